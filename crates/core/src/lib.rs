@@ -1,0 +1,25 @@
+//! Value types shared by every loadlab crate.
+//!
+//! * [`duration`]: Go-style duration parsing and formatting (`1m30s`, `107.381249ms`),
+//!   so flags and reports read exactly like vegeta's.
+//! * [`rate`]: request rates (`400`, `400/1s`, `10/100ms`, `0`, `infinity`).
+//! * [`size`]: byte sizes (`200kb`, `1mb`, `512`).
+//! * [`sample`]: the fixed-size, `Copy` record of one request, and [`sample::ErrorKind`].
+//! * [`pacer`]: pure, clock-free schedules: when request *n* is due, as an offset from the start.
+//! * [`sink`]: the consumer interface every results destination implements.
+//!
+//! Nothing here does I/O or knows about sockets; everything is table-testable without a clock.
+
+pub mod duration;
+pub mod pacer;
+pub mod rate;
+pub mod sample;
+pub mod sink;
+pub mod size;
+
+pub use duration::{format_go_duration, parse_go_duration, DurationError};
+pub use pacer::{Pacer, PacerError, PacerSpec};
+pub use rate::{Rate, RateError};
+pub use sample::{ErrorKind, Sample};
+pub use sink::{Sink, TargetInfo};
+pub use size::{parse_size, SizeError};

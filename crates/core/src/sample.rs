@@ -1,0 +1,177 @@
+//! The record of one request: fixed size, `Copy`, no strings, no body.
+
+/// Why a request failed at the transport level. A response with a 5xx status is
+/// *not* an error kind: its status carries it. `status == 0` iff `error != None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum ErrorKind {
+    /// The request completed with a response (whatever its status).
+    #[default]
+    None = 0,
+    /// No complete response within `-timeout`.
+    Timeout = 1,
+    /// The connection was refused.
+    ConnectRefused = 2,
+    /// Connecting took longer than the timeout.
+    ConnectTimeout = 3,
+    /// The peer reset the connection.
+    ConnectionReset = 4,
+    /// The peer closed the connection before a complete response (EOF).
+    ConnectionClosed = 5,
+    /// TLS handshake or certificate failure.
+    Tls = 6,
+    /// The host name could not be resolved.
+    Dns = 7,
+    /// The response was not valid HTTP.
+    Protocol = 8,
+    /// More redirects than `-redirects` allows.
+    TooManyRedirects = 9,
+    /// The request was still in flight when the attack was stopped.
+    Canceled = 10,
+    /// The local address could not be bound, or no local port was free.
+    AddressUnavailable = 11,
+    /// Any other I/O failure.
+    Io = 12,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 13] = [
+        ErrorKind::None,
+        ErrorKind::Timeout,
+        ErrorKind::ConnectRefused,
+        ErrorKind::ConnectTimeout,
+        ErrorKind::ConnectionReset,
+        ErrorKind::ConnectionClosed,
+        ErrorKind::Tls,
+        ErrorKind::Dns,
+        ErrorKind::Protocol,
+        ErrorKind::TooManyRedirects,
+        ErrorKind::Canceled,
+        ErrorKind::AddressUnavailable,
+        ErrorKind::Io,
+    ];
+
+    pub fn from_u8(v: u8) -> Option<ErrorKind> {
+        ErrorKind::ALL.get(v as usize).copied()
+    }
+
+    /// A short, stable, machine-friendly name (used in JSON and CSV).
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::None => "",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::ConnectRefused => "connection_refused",
+            ErrorKind::ConnectTimeout => "connect_timeout",
+            ErrorKind::ConnectionReset => "connection_reset",
+            ErrorKind::ConnectionClosed => "eof",
+            ErrorKind::Tls => "tls",
+            ErrorKind::Dns => "dns",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::TooManyRedirects => "too_many_redirects",
+            ErrorKind::Canceled => "canceled",
+            ErrorKind::AddressUnavailable => "address_unavailable",
+            ErrorKind::Io => "io",
+        }
+    }
+
+    /// The human text used in the report's error set, after `METHOD URL: `.
+    pub fn message(self) -> &'static str {
+        match self {
+            ErrorKind::None => "",
+            ErrorKind::Timeout => "timeout awaiting response",
+            ErrorKind::ConnectRefused => "connect: connection refused",
+            ErrorKind::ConnectTimeout => "connect: i/o timeout",
+            ErrorKind::ConnectionReset => "connection reset by peer",
+            ErrorKind::ConnectionClosed => "EOF",
+            ErrorKind::Tls => "tls handshake failed",
+            ErrorKind::Dns => "no such host",
+            ErrorKind::Protocol => "malformed HTTP response",
+            ErrorKind::TooManyRedirects => "stopped after too many redirects",
+            ErrorKind::Canceled => "canceled: attack stopped before a response arrived",
+            ErrorKind::AddressUnavailable => "cannot assign requested address",
+            ErrorKind::Io => "i/o error",
+        }
+    }
+
+    /// Parses a [`ErrorKind::code`] back.
+    pub fn from_code(code: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.iter().copied().find(|k| k.code() == code)
+    }
+}
+
+/// One request, as measured. All instants are nanosecond offsets from the
+/// attack's start (whose wall-clock time lives in the results file header).
+///
+/// Latency is measured from the **intended** send time (`intended_ns`, the
+/// pacer's schedule), so a stalled server or a lagging generator cannot hide:
+/// that is [`Sample::latency_ns`]. The uncorrected service time, from the
+/// actual send, is [`Sample::service_ns`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sample {
+    /// Sequence number of the request in its attack (0-based).
+    pub seq: u64,
+    /// Index of the target in the attack's target table.
+    pub target: u32,
+    /// When the pacer scheduled the request.
+    pub intended_ns: u64,
+    /// When the request actually started (connection acquired or being dialled).
+    pub sent_ns: u64,
+    /// When the response head (status line) arrived; 0 if it never did.
+    pub first_byte_ns: u64,
+    /// When the response was complete, or the request failed.
+    pub done_ns: u64,
+    /// Time spent establishing a new connection for this request (0 if reused).
+    pub connect_ns: u32,
+    /// HTTP status, or 0 if there was no response.
+    pub status: u16,
+    /// Transport failure, if any.
+    pub error: ErrorKind,
+    /// Request bytes written (body only, as vegeta counts them).
+    pub bytes_out: u64,
+    /// Response body bytes received (every byte, whether stored or not).
+    pub bytes_in: u64,
+}
+
+impl Sample {
+    /// Corrected latency: completion minus the intended send time.
+    pub fn latency_ns(&self) -> u64 {
+        self.done_ns.saturating_sub(self.intended_ns)
+    }
+    /// Uncorrected service time: completion minus the actual send.
+    pub fn service_ns(&self) -> u64 {
+        self.done_ns.saturating_sub(self.sent_ns)
+    }
+    /// How late the request went out compared with the schedule.
+    pub fn send_lag_ns(&self) -> u64 {
+        self.sent_ns.saturating_sub(self.intended_ns)
+    }
+    /// Time to first byte measured from the actual send (0 if no response).
+    pub fn ttfb_ns(&self) -> u64 {
+        if self.first_byte_ns == 0 { 0 } else { self.first_byte_ns.saturating_sub(self.sent_ns) }
+    }
+    /// vegeta's definition of success: 200 ≤ status < 400.
+    pub fn is_success(&self) -> bool {
+        (200..400).contains(&self.status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn error_kind_round_trip() {
+        for k in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_u8(k as u8), Some(k));
+            assert_eq!(ErrorKind::from_code(k.code()), Some(k));
+        }
+        assert_eq!(ErrorKind::from_u8(200), None);
+    }
+    #[test]
+    fn derived_times() {
+        let s = Sample { intended_ns: 100, sent_ns: 150, done_ns: 1_150, status: 200, ..Default::default() };
+        assert_eq!(s.latency_ns(), 1_050);
+        assert_eq!(s.service_ns(), 1_000);
+        assert_eq!(s.send_lag_ns(), 50);
+        assert!(s.is_success());
+    }
+}

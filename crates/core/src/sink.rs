@@ -1,0 +1,55 @@
+//! Consumers of the sample stream: results files, histograms, live progress, the store.
+
+use crate::sample::Sample;
+
+/// What a sink needs to know about a target to label its samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetInfo {
+    pub method: String,
+    pub url: String,
+}
+
+/// A consumer of samples. The engine calls [`Sink::register_target`] once per
+/// target before the first sample that refers to it, then [`Sink::record`] per
+/// completed request, then [`Sink::finish`].
+pub trait Sink: Send {
+    fn register_target(&mut self, _index: u32, _target: &TargetInfo) {}
+    fn record(&mut self, sample: &Sample);
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for Box<S> {
+    fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        (**self).register_target(index, target)
+    }
+    fn record(&mut self, sample: &Sample) {
+        (**self).record(sample)
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        (**self).finish()
+    }
+}
+
+/// Sends every sample to each of several sinks.
+pub struct Tee(pub Vec<Box<dyn Sink>>);
+
+impl Sink for Tee {
+    fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        for s in &mut self.0 {
+            s.register_target(index, target);
+        }
+    }
+    fn record(&mut self, sample: &Sample) {
+        for s in &mut self.0 {
+            s.record(sample);
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        for s in &mut self.0 {
+            s.finish()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,1 @@
+//! The load engine (placeholder until the engine lands).
