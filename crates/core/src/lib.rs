@@ -21,5 +21,5 @@ pub use duration::{format_go_duration, parse_go_duration, DurationError};
 pub use pacer::{Pacer, PacerError, PacerSpec};
 pub use rate::{Rate, RateError};
 pub use sample::{ErrorKind, Sample};
-pub use sink::{Sink, TargetInfo};
+pub use sink::{AttackInfo, Sink, Tee, TargetInfo};
 pub use size::{parse_size, SizeError};

@@ -9,10 +9,23 @@ pub struct TargetInfo {
     pub url: String,
 }
 
-/// A consumer of samples. The engine calls [`Sink::register_target`] once per
-/// target before the first sample that refers to it, then [`Sink::record`] per
-/// completed request, then [`Sink::finish`].
+/// Facts about an attack that a sink needs before the first sample.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AttackInfo {
+    /// The attack's name (`-name`), may be empty.
+    pub name: String,
+    /// Wall-clock time of the attack's start (offset 0 of every sample), in
+    /// nanoseconds since the Unix epoch.
+    pub start_unix_ns: u64,
+}
+
+/// A consumer of samples. The engine calls [`Sink::begin`] once when the attack
+/// starts, [`Sink::register_target`] once per target before the first sample
+/// that refers to it, then [`Sink::record`] per completed request, then
+/// [`Sink::finish`]. Calls come from one dedicated thread, never from async
+/// tasks, so a sink may block (e.g. write to a file).
 pub trait Sink: Send {
+    fn begin(&mut self, _info: &AttackInfo) {}
     fn register_target(&mut self, _index: u32, _target: &TargetInfo) {}
     fn record(&mut self, sample: &Sample);
     fn finish(&mut self) -> std::io::Result<()> {
@@ -21,6 +34,9 @@ pub trait Sink: Send {
 }
 
 impl<S: Sink + ?Sized> Sink for Box<S> {
+    fn begin(&mut self, info: &AttackInfo) {
+        (**self).begin(info)
+    }
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
         (**self).register_target(index, target)
     }
@@ -36,6 +52,11 @@ impl<S: Sink + ?Sized> Sink for Box<S> {
 pub struct Tee(pub Vec<Box<dyn Sink>>);
 
 impl Sink for Tee {
+    fn begin(&mut self, info: &AttackInfo) {
+        for s in &mut self.0 {
+            s.begin(info);
+        }
+    }
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
         for s in &mut self.0 {
             s.register_target(index, target);

@@ -1,0 +1,43 @@
+//! Exit codes, one per kind of failure, documented in docs/exit-codes.md.
+
+use std::fmt::Display;
+
+pub const OK: i32 = 0;
+/// An unexpected internal failure.
+pub const INTERNAL: i32 = 1;
+/// A bad flag or flag value (clap's own code for usage errors).
+pub const USAGE: i32 = 2;
+/// A malformed input file: targets, results, recipe, plan.
+pub const BAD_INPUT: i32 = 3;
+/// A file that cannot be read or written.
+pub const IO: i32 = 4;
+/// The network: cannot bind, cannot reach what must be reached.
+pub const NETWORK: i32 = 5;
+
+/// An error that ends the process with a message and a distinct exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn new(code: i32, message: impl Display) -> Self {
+        CliError { code, message: message.to_string() }
+    }
+    pub fn usage(message: impl Display) -> Self {
+        Self::new(USAGE, message)
+    }
+    pub fn bad_input(message: impl Display) -> Self {
+        Self::new(BAD_INPUT, message)
+    }
+    pub fn io(message: impl Display) -> Self {
+        Self::new(IO, message)
+    }
+    pub fn network(message: impl Display) -> Self {
+        Self::new(NETWORK, message)
+    }
+    pub fn internal(message: impl Display) -> Self {
+        Self::new(INTERNAL, message)
+    }
+}
