@@ -1,0 +1,117 @@
+//! `loadlab attack` flags: vegeta's names and defaults, plus rate shapes.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::ArgAction;
+use loadlab_core::Rate;
+
+use crate::flags;
+
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "RATE SHAPES:\n  -rate=400                        constant 400 requests/s (also 400/1s, 10/100ms)\n  -rate=0 (or infinity)            as fast as possible; needs -max-workers or -max-connections\n  -rate=100 -ramp-to=1000 -ramp-duration=60s   linear ramp, then hold 1000/s\n  -pace=30s@50,1m@200,1m@200->800  piecewise plan: DURATION@RATE or DURATION@FROM->TO; ends with the plan\n  -rate=100 -sine-amplitude=50 -sine-period=1m  sine wave around the mean\n\nResults are written to stdout (binary, compact) unless -output is given; pipe them\ninto `loadlab report`. On a terminal with no -output, a text report is printed instead.")]
+pub struct AttackArgs {
+    /// Requests per time unit: FREQ[/DURATION]; 0 or infinity = as fast as possible
+    #[arg(long, default_value = "50/1s", value_parser = flags::rate)]
+    pub rate: Rate,
+    /// Duration of the test [0 = until the targets, the plan or -max-requests end it, or Ctrl-C]
+    #[arg(long, default_value = "0s", value_parser = flags::duration)]
+    pub duration: Duration,
+    /// Stop after this many requests
+    #[arg(long)]
+    pub max_requests: Option<u64>,
+    /// Linear ramp: final rate (requests/s), reached after -ramp-duration, then held
+    #[arg(long, requires = "ramp_duration")]
+    pub ramp_to: Option<f64>,
+    /// Linear ramp: how long the ramp from -rate to -ramp-to lasts
+    #[arg(long, value_parser = flags::duration, requires = "ramp_to")]
+    pub ramp_duration: Option<Duration>,
+    /// Piecewise rate plan, e.g. "30s@50,1m@200,1m@200->800" (the attack ends with the plan)
+    #[arg(long, conflicts_with_all = ["ramp_to", "sine_amplitude"])]
+    pub pace: Option<String>,
+    /// Sine pacer: amplitude (requests/s) around -rate
+    #[arg(long, requires = "sine_period", conflicts_with = "ramp_to")]
+    pub sine_amplitude: Option<f64>,
+    /// Sine pacer: period of one wave
+    #[arg(long, value_parser = flags::duration, requires = "sine_amplitude")]
+    pub sine_period: Option<Duration>,
+
+    /// Targets file [default: stdin]
+    #[arg(long, default_value = "stdin")]
+    pub targets: String,
+    /// Targets format: http or json
+    #[arg(long, default_value = "http", value_parser = ["http", "json"])]
+    pub format: String,
+    /// Read targets lazily, as they arrive
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub lazy: bool,
+    /// Request body file
+    #[arg(long)]
+    pub body: Option<PathBuf>,
+    /// Request header "Name: value" (repeatable)
+    #[arg(long = "header", short = 'H', value_parser = flags::header, action = ArgAction::Append)]
+    pub headers: Vec<(String, String)>,
+    /// Attack name (recorded in the results)
+    #[arg(long, default_value = "")]
+    pub name: String,
+    /// Output file for results [default: stdout]
+    #[arg(long, default_value = "stdout")]
+    pub output: String,
+
+    /// Initial number of workers
+    #[arg(long, default_value_t = 10)]
+    pub workers: u64,
+    /// Maximum number of concurrent requests [default: unlimited]
+    #[arg(long)]
+    pub max_workers: Option<u64>,
+    /// Max idle open connections per target host
+    #[arg(long, default_value_t = 10000)]
+    pub connections: usize,
+    /// Max connections per target host [default: unlimited]
+    #[arg(long)]
+    pub max_connections: Option<usize>,
+    /// Requests timeout
+    #[arg(long, default_value = "30s", value_parser = flags::duration)]
+    pub timeout: Duration,
+    /// Number of redirects to follow; -1 = don't follow but count as success
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
+    pub redirects: i32,
+    /// Use persistent connections
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "true")]
+    pub keepalive: bool,
+    /// Send HTTP/2 requests when supported by the server (TLS, ALPN)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "true")]
+    pub http2: bool,
+    /// Send HTTP/2 requests without TLS (prior knowledge)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub h2c: bool,
+    /// Ignore invalid server TLS certificates
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub insecure: bool,
+    /// TLS client PEM encoded certificate file
+    #[arg(long)]
+    pub cert: Option<PathBuf>,
+    /// TLS client PEM encoded private key file
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// TLS root certificate files (comma separated list)
+    #[arg(long, value_delimiter = ',')]
+    pub root_certs: Vec<PathBuf>,
+    /// Connect over this Unix socket instead of TCP
+    #[arg(long)]
+    pub unix_socket: Option<PathBuf>,
+    /// Connect to DST instead of SRC: SRC_HOST:SRC_PORT:DST_HOST:DST_PORT (repeatable)
+    #[arg(long, value_parser = flags::connect_to, action = ArgAction::Append)]
+    pub connect_to: Vec<(String, String)>,
+    /// Local IP address to bind
+    #[arg(long)]
+    pub laddr: Option<IpAddr>,
+    /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
+    #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
+    pub max_body: i64,
+    /// Never show live progress, even on a terminal
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub quiet: bool,
+}

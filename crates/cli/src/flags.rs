@@ -1,0 +1,85 @@
+//! Typed values for Go-style flags, parsed once at the edge (clap value parsers).
+
+use std::time::Duration;
+
+use loadlab_core::{parse_go_duration, parse_size, Rate};
+
+pub fn duration(s: &str) -> Result<Duration, String> {
+    parse_go_duration(s).map_err(|e| e.to_string())
+}
+
+pub fn rate(s: &str) -> Result<Rate, String> {
+    Rate::parse(s).map_err(|e| e.to_string())
+}
+
+/// `-max-body`: -1 (everything), or a size such as `0`, `512`, `10kb`.
+pub fn max_body(s: &str) -> Result<i64, String> {
+    if s.trim() == "-1" {
+        return Ok(-1);
+    }
+    parse_size(s)
+        .map_err(|e| e.to_string())
+        .and_then(|n| i64::try_from(n).map_err(|_| format!("size {s:?} is too large")))
+}
+
+/// A request header in `Name: value` form.
+pub fn header(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once(':')
+        .ok_or_else(|| format!("invalid header {s:?}: expected \"Name: value\""))?;
+    let k = k.trim();
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+        return Err(format!("invalid header {s:?}: bad header name {k:?}"));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
+/// `-connect-to src:port:dst:port` (host:port pairs, IPv6 hosts in brackets).
+pub fn connect_to(s: &str) -> Result<(String, String), String> {
+    let parts = split_host_ports(s);
+    match parts.as_slice() {
+        [a, b, c, d] => Ok((format!("{a}:{b}"), format!("{c}:{d}"))),
+        _ => Err(format!("invalid -connect-to {s:?}: expected SRC_HOST:SRC_PORT:DST_HOST:DST_PORT")),
+    }
+}
+
+fn split_host_ports(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_brackets = false;
+    for c in s.chars() {
+        match c {
+            '[' => {
+                in_brackets = true;
+                cur.push(c)
+            }
+            ']' => {
+                in_brackets = false;
+                cur.push(c)
+            }
+            ':' if !in_brackets => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn parses_flag_values() {
+        assert_eq!(header("replayed-traffic: true").unwrap(), ("replayed-traffic".into(), "true".into()));
+        assert!(header("nocolon").is_err());
+        assert_eq!(max_body("-1").unwrap(), -1);
+        assert_eq!(max_body("10kb").unwrap(), 10240);
+        assert!(max_body("ten").is_err());
+        assert_eq!(
+            connect_to("example.com:80:127.0.0.1:8080").unwrap(),
+            ("example.com:80".into(), "127.0.0.1:8080".into())
+        );
+        assert_eq!(connect_to("a:1:[::1]:2").unwrap(), ("a:1".into(), "[::1]:2".into()));
+        assert!(connect_to("a:1").is_err());
+    }
+}

@@ -1,0 +1,136 @@
+//! Live progress on stderr (only when stderr is a terminal): elapsed / total,
+//! requests, current rate, success ratio and p99 so far. It is a [`Sink`] like
+//! any other consumer of the sample stream; a small thread redraws the line.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use loadlab_core::{format_go_duration, Sample, Sink};
+
+#[derive(Default)]
+struct Shared {
+    completed: u64,
+    successes: u64,
+    p99_ns: u64,
+}
+
+/// Records samples for the progress line.
+pub struct ProgressSink {
+    shared: Arc<Mutex<Shared>>,
+    hist: Histogram<u64>,
+    completed: u64,
+    successes: u64,
+    last_publish: Instant,
+}
+
+impl Sink for ProgressSink {
+    fn record(&mut self, s: &Sample) {
+        self.completed += 1;
+        if s.is_success() {
+            self.successes += 1;
+        }
+        let _ = self.hist.record(s.latency_ns().max(1));
+        if self.completed % 256 == 0 || self.last_publish.elapsed() > Duration::from_millis(100) {
+            self.publish();
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.publish();
+        Ok(())
+    }
+}
+
+impl ProgressSink {
+    fn publish(&mut self) {
+        self.last_publish = Instant::now();
+        if let Ok(mut g) = self.shared.lock() {
+            g.completed = self.completed;
+            g.successes = self.successes;
+            g.p99_ns = self.hist.value_at_quantile(0.99);
+        }
+    }
+}
+
+/// The drawing side: call [`Progress::stop`] when the attack ends.
+pub struct Progress {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Starts a progress line if stderr is a terminal; returns the sink to add to
+/// the attack's sinks and the handle that stops the drawing.
+pub fn start(total: Option<Duration>) -> Option<(ProgressSink, Progress)> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sink = ProgressSink {
+        shared: shared.clone(),
+        hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 2).ok()?,
+        completed: 0,
+        successes: 0,
+        last_publish: Instant::now(),
+    };
+    let stop2 = stop.clone();
+    let thread = std::thread::spawn(move || draw(shared, stop2, total));
+    Some((sink, Progress { stop, thread: Some(thread) }))
+}
+
+fn draw(shared: Arc<Mutex<Shared>>, stop: Arc<AtomicBool>, total: Option<Duration>) {
+    let bar = match total {
+        Some(t) if !t.is_zero() => ProgressBar::new(t.as_millis() as u64),
+        _ => ProgressBar::new_spinner(),
+    };
+    bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+    let style = if total.is_some_and(|t| !t.is_zero()) {
+        "{bar:20} {msg}"
+    } else {
+        "{spinner} {msg}"
+    };
+    bar.set_style(ProgressStyle::with_template(style).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let start = Instant::now();
+    let (mut last_n, mut last_t) = (0u64, start);
+    let mut rate = 0.0;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(250));
+        let (n, ok, p99) = match shared.lock() {
+            Ok(g) => (g.completed, g.successes, g.p99_ns),
+            Err(_) => break,
+        };
+        let now = Instant::now();
+        let dt = now.duration_since(last_t).as_secs_f64();
+        if dt >= 0.5 {
+            rate = (n - last_n) as f64 / dt;
+            last_n = n;
+            last_t = now;
+        }
+        let elapsed = now.duration_since(start);
+        let el = format_go_duration(Duration::from_secs(elapsed.as_secs()));
+        let of = total
+            .filter(|t| !t.is_zero())
+            .map(|t| format!(" / {}", format_go_duration(t)))
+            .unwrap_or_default();
+        let success = if n == 0 { 100.0 } else { ok as f64 * 100.0 / n as f64 };
+        bar.set_position(elapsed.as_millis() as u64);
+        bar.set_message(format!(
+            "{el}{of}  requests {n}  rate {rate:.1}/s  success {success:.2}%  p99 {}",
+            format_go_duration(Duration::from_micros(p99 / 1000))
+        ));
+    }
+    bar.finish_and_clear();
+}
+
+impl Progress {
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
