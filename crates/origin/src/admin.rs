@@ -1,0 +1,250 @@
+//! The admin API under `/_admin/`: OriginSimulator's endpoints with the same
+//! paths and response shapes, plus `stats` (JSON) and `metrics` (Prometheus text).
+//!
+//! Only loopback clients are answered unless a token is configured; with a
+//! token every admin request must carry it (`Authorization: Bearer <token>` or
+//! `X-Admin-Token: <token>`), wherever it comes from.
+
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use serde_json::{Map, Value, json};
+
+use crate::body::OriginBody;
+use crate::recipe::parse_recipes;
+use crate::server::Conn;
+use crate::state::{IngestError, State};
+use crate::stats::FAULT_NAMES;
+
+pub(crate) async fn handle(req: Request<Incoming>, conn: &Conn) -> Response<OriginBody> {
+    let state = &conn.state;
+    if let Some(resp) = check_access(&req, conn) {
+        return resp;
+    }
+    let path = req.uri().path().trim_start_matches("/_admin").trim_start_matches('/').trim_end_matches('/');
+    let post_only = path == "add_recipe";
+    if post_only && req.method() != Method::POST {
+        return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "add_recipe takes POST");
+    }
+    if !post_only && !matches!(*req.method(), Method::GET | Method::HEAD | Method::POST) {
+        return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "admin endpoints take GET");
+    }
+    match path {
+        "status" => text(StatusCode::OK, "ok!".into()),
+        "add_recipe" => add_recipe(req, state).await,
+        "current_recipe" => json_resp(StatusCode::OK, &current_recipes(state)),
+        "restart" => {
+            state.restart().await;
+            text(StatusCode::OK, "ok!".into())
+        }
+        "routes" => {
+            let table = state.table.load();
+            let keys: Vec<&str> = table.routes().map(|r| r.recipe.route.as_str()).collect();
+            text(StatusCode::OK, keys.join("\n"))
+        }
+        "routes_status" => {
+            let table = state.table.load();
+            let lines: Vec<String> = table
+                .routes()
+                .map(|r| match r.current_stage() {
+                    Some(s) => format!("{} {} {}", r.recipe.route, s.status, s.latency.describe()),
+                    None => format!("{} 406 0", r.recipe.route),
+                })
+                .collect();
+            text(StatusCode::OK, lines.join("\n"))
+        }
+        "current_count" => {
+            let mut m = Map::new();
+            let mut total = 0;
+            for (status, n) in state.current_count() {
+                total += n;
+                m.insert(status.to_string(), json!(n));
+            }
+            m.insert("total_requests".into(), json!(total));
+            json_resp(StatusCode::OK, &Value::Object(m))
+        }
+        "clear_current_count" => {
+            state.clear_current_count();
+            json_resp(StatusCode::OK, &json!({"cleared": "yes"}))
+        }
+        "stats" => json_resp(StatusCode::OK, &stats_json(state)),
+        "metrics" => {
+            let mut resp = text(StatusCode::OK, metrics_text(state));
+            resp.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+            resp
+        }
+        other => error(StatusCode::NOT_FOUND, "(path)", &format!("no admin endpoint {other:?}")),
+    }
+}
+
+fn check_access(req: &Request<Incoming>, conn: &Conn) -> Option<Response<OriginBody>> {
+    match &conn.state.config.admin_token {
+        None if conn.peer.ip().is_loopback() => None,
+        None => Some(error(
+            StatusCode::FORBIDDEN,
+            "(access)",
+            "the admin API answers only loopback clients unless a token is configured",
+        )),
+        Some(token) => {
+            let h = req.headers();
+            let bearer = h
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .map(str::trim);
+            let direct = h.get("x-admin-token").and_then(|v| v.to_str().ok()).map(str::trim);
+            match bearer.or(direct) {
+                None => Some(error(StatusCode::UNAUTHORIZED, "(access)", "admin token required")),
+                Some(given) if constant_time_eq(given.as_bytes(), token.as_bytes()) => None,
+                Some(_) => Some(error(StatusCode::UNAUTHORIZED, "(access)", "wrong admin token")),
+            }
+        }
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn add_recipe(req: Request<Incoming>, state: &State) -> Response<OriginBody> {
+    let limit = state.config.admin_body_limit;
+    let body = match Limited::new(req.into_body(), limit).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "(body)",
+                &format!("recipe is over the {limit}-byte admin body limit"),
+            );
+        }
+        Err(e) => return error(StatusCode::BAD_REQUEST, "(body)", &format!("reading the request body: {e}")),
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return error(StatusCode::BAD_REQUEST, "(json)", "the body is not UTF-8");
+    };
+    let recipes = match parse_recipes(text) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e.field, &e.reason),
+    };
+    match state.ingest(recipes).await {
+        Ok(()) => json_resp(StatusCode::CREATED, &current_recipes(state)),
+        Err(IngestError::Recipe(e)) => error(StatusCode::BAD_REQUEST, &e.field, &e.reason),
+        Err(IngestError::Fetch { field, source }) => error(StatusCode::BAD_GATEWAY, &field, &source.0),
+    }
+}
+
+fn current_recipes(state: &State) -> Value {
+    Value::Array(state.table.load().routes().map(|r| r.recipe.echo.clone()).collect())
+}
+
+fn stats_json(state: &State) -> Value {
+    let table = state.table.load();
+    let routes: Vec<Value> = state
+        .all_stats()
+        .iter()
+        .map(|s| {
+            let by_status: Map<String, Value> =
+                s.statuses().into_iter().map(|(k, n)| (k.to_string(), json!(n))).collect();
+            let faults: Map<String, Value> =
+                FAULT_NAMES.iter().zip(s.faults()).map(|(k, n)| (k.to_string(), json!(n))).collect();
+            let h = &s.latency;
+            let ms = |us: u64| us as f64 / 1000.0;
+            let stage = table.get(&s.route).map(|r| match r.current_stage() {
+                Some(st) => json!({"status": st.status, "latency": st.latency.describe(),
+                                   "at_ms": st.at.as_millis() as u64}),
+                None => json!({"status": 406, "latency": "0", "at_ms": null}),
+            });
+            json!({
+                "route": s.route,
+                "active": table.get(&s.route).is_some(),
+                "stage": stage,
+                "requests": by_status.values().filter_map(Value::as_u64).sum::<u64>(),
+                "by_status": by_status,
+                "faults": faults,
+                "rejected": s.rejected.load(std::sync::atomic::Ordering::Relaxed),
+                "in_flight": s.in_flight.load(std::sync::atomic::Ordering::Relaxed),
+                "queued": s.queued.load(std::sync::atomic::Ordering::Relaxed),
+                "latency_ms": {
+                    "count": h.count(), "mean": h.mean_us() / 1000.0,
+                    "p50": ms(h.quantile(0.5)), "p90": ms(h.quantile(0.9)), "p95": ms(h.quantile(0.95)),
+                    "p99": ms(h.quantile(0.99)), "p999": ms(h.quantile(0.999)), "max": ms(h.max_us()),
+                },
+            })
+        })
+        .collect();
+    json!({"uptime_s": state.started.elapsed().as_secs_f64(), "routes": routes})
+}
+
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+fn metrics_text(state: &State) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    let all = state.all_stats();
+    let mut out = String::new();
+    out.push_str("# HELP loadlab_origin_requests_total Responses sent, by route and status.\n");
+    out.push_str("# TYPE loadlab_origin_requests_total counter\n");
+    for s in &all {
+        for (status, n) in s.statuses() {
+            let _ = writeln!(out, "loadlab_origin_requests_total{{route=\"{}\",status=\"{status}\"}} {n}", label(&s.route));
+        }
+    }
+    out.push_str("# HELP loadlab_origin_faults_total Requests answered with a simulated fault, by kind.\n");
+    out.push_str("# TYPE loadlab_origin_faults_total counter\n");
+    for s in &all {
+        for (kind, n) in FAULT_NAMES.iter().zip(s.faults()) {
+            let _ = writeln!(out, "loadlab_origin_faults_total{{route=\"{}\",kind=\"{kind}\"}} {n}", label(&s.route));
+        }
+    }
+    out.push_str("# HELP loadlab_origin_rejected_total Requests refused by the capacity model.\n");
+    out.push_str("# TYPE loadlab_origin_rejected_total counter\n");
+    for s in &all {
+        let _ = writeln!(out, "loadlab_origin_rejected_total{{route=\"{}\"}} {}", label(&s.route), s.rejected.load(Relaxed));
+    }
+    out.push_str("# HELP loadlab_origin_in_flight Requests being served now.\n");
+    out.push_str("# TYPE loadlab_origin_in_flight gauge\n");
+    for s in &all {
+        let _ = writeln!(out, "loadlab_origin_in_flight{{route=\"{}\"}} {}", label(&s.route), s.in_flight.load(Relaxed));
+    }
+    out.push_str("# HELP loadlab_origin_queued Requests waiting for capacity now.\n");
+    out.push_str("# TYPE loadlab_origin_queued gauge\n");
+    for s in &all {
+        let _ = writeln!(out, "loadlab_origin_queued{{route=\"{}\"}} {}", label(&s.route), s.queued.load(Relaxed));
+    }
+    out.push_str("# HELP loadlab_origin_latency_seconds Time from request to response head.\n");
+    out.push_str("# TYPE loadlab_origin_latency_seconds summary\n");
+    for s in &all {
+        let r = label(&s.route);
+        for q in [0.5, 0.9, 0.99, 0.999] {
+            let v = s.latency.quantile(q) as f64 / 1e6;
+            let _ = writeln!(out, "loadlab_origin_latency_seconds{{route=\"{r}\",quantile=\"{q}\"}} {v}");
+        }
+        let _ = writeln!(out, "loadlab_origin_latency_seconds_sum{{route=\"{r}\"}} {}", s.latency.sum_us() as f64 / 1e6);
+        let _ = writeln!(out, "loadlab_origin_latency_seconds_count{{route=\"{r}\"}} {}", s.latency.count());
+    }
+    out
+}
+
+fn text(status: StatusCode, body: String) -> Response<OriginBody> {
+    let mut resp = Response::new(OriginBody::full(Bytes::from(body)));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    resp
+}
+
+fn json_resp(status: StatusCode, v: &Value) -> Response<OriginBody> {
+    let mut resp = Response::new(OriginBody::full(Bytes::from(v.to_string())));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    resp
+}
+
+/// A JSON error naming the field and the reason.
+pub(crate) fn error(status: StatusCode, field: &str, reason: &str) -> Response<OriginBody> {
+    json_resp(status, &json!({"error": format!("{field}: {reason}"), "field": field, "reason": reason}))
+}
