@@ -1,10 +1,77 @@
-//! `loadlab origin` (placeholder until the origin simulator lands).
+//! `loadlab origin`: run the built-in origin simulator (OriginSimulator-compatible recipes).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use loadlab_origin::{OriginConfig, OriginError};
 
 use crate::exit::CliError;
 
+/// Serve OriginSimulator-style recipes over HTTP/1.1 and h2c, with an admin API under /_admin/.
 #[derive(Debug, clap::Args)]
-pub struct OriginArgs {}
+pub struct OriginArgs {
+    /// Address to listen on. Non-loopback addresses need --admin-token.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Recipe file (a JSON recipe or a list of them) to load at start-up.
+    #[arg(long, value_name = "FILE")]
+    pub recipe: Option<std::path::PathBuf>,
+    /// Token the admin API requires (Authorization: Bearer TOKEN or X-Admin-Token: TOKEN).
+    /// Without it the admin API answers loopback clients only.
+    #[arg(long, value_name = "TOKEN")]
+    pub admin_token: Option<String>,
+    /// With no recipe, answer 406 "Recipe not set" (OriginSimulator <= 1.0) instead of
+    /// serving the default page (OriginSimulator 1.1).
+    #[arg(long)]
+    pub no_default_page: bool,
+    /// Largest admin request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    pub admin_body_limit: usize,
+    /// Worker threads (default: one per available CPU).
+    #[arg(long, value_name = "N")]
+    pub workers: Option<usize>,
+}
 
-pub fn run(_args: OriginArgs) -> Result<(), CliError> {
-    Err(CliError::internal("origin is not built yet"))
+pub fn run(args: OriginArgs) -> Result<(), CliError> {
+    let recipes = match &args.recipe {
+        None => Vec::new(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
+            loadlab_origin::parse_recipes(&text)
+                .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?
+        }
+    };
+    let config = OriginConfig {
+        recipes,
+        admin_token: args.admin_token.clone(),
+        default_page: !args.no_default_page,
+        admin_body_limit: args.admin_body_limit,
+        shutdown_grace: Duration::from_secs(2),
+        workers: args.workers,
+    };
+    if config.admin_token.is_none() && !args.listen.ip().is_loopback() {
+        return Err(CliError::usage(OriginError::UnsafeAdmin(args.listen)));
+    }
+    let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| CliError::network(format!("cannot listen on {}: {e}", args.listen)))?;
+        let addr = listener.local_addr().map_err(|e| CliError::network(e.to_string()))?;
+        eprintln!("loadlab origin: listening on http://{addr} (admin API at /_admin/)");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        loadlab_origin::serve(listener, config, shutdown).await.map_err(|e| match e {
+            OriginError::UnsafeAdmin(_) => CliError::usage(e),
+            OriginError::Recipe(_) => CliError::bad_input(e),
+            OriginError::Ingest(_) | OriginError::Io(_) => CliError::network(e),
+        })
+    })
 }
