@@ -1,1 +1,42 @@
-//! The load engine (placeholder until the engine lands).
+//! loadlab's results and reports: everything between the engine's sample
+//! stream and the text a person (or a script) reads.
+//!
+//! * [`codec`]: our compact binary results file ([`ResultsWriter`] is a
+//!   [`loadlab_core::Sink`]; [`ResultsReader`] streams it back), documented
+//!   in `docs/results-format.md`. About 20 bytes per request; survives being
+//!   cut off mid-record.
+//! * [`open_results`]: reads our files, vegeta JSON and vegeta CSV results
+//!   (sniffed from the first bytes), so old runs can be re-reported and mixed.
+//! * [`encode`]: writes vegeta's JSON and CSV result encodings.
+//! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
+//!   latency, the uncorrected service time and the send lag.
+//! * [`report`]: `text`, `json`, `hist[...]` and `hdrplot` renderers with
+//!   vegeta's layouts.
+//!
+//! Everything reads [`Record`]s: a `Copy` [`loadlab_core::Sample`] plus
+//! shared labels, so reading allocates only when a label changes.
+
+pub mod codec;
+pub mod encode;
+mod error;
+mod gofmt;
+pub mod metrics;
+mod open;
+mod record;
+pub mod report;
+pub mod series;
+mod tabwriter;
+pub mod timefmt;
+pub mod vegeta;
+
+pub use codec::{ResultsReader, ResultsWriter};
+pub use encode::{Encoder, Encoding};
+pub use error::ReadError;
+pub use gofmt::{round_for_text, round_duration};
+pub use metrics::{Metrics, Summary, DEFAULT_LATE_THRESHOLD_NS};
+pub use open::{open_results, Format, Results};
+pub use record::{status_text, Record};
+pub use report::{
+    format_report_hdrplot, format_report_hist, format_report_json, format_report_text, render, ReportType,
+    ReportTypeError,
+};

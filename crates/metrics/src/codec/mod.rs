@@ -1,0 +1,235 @@
+//! loadlab's own results file: a magic + version header, then a stream of
+//! small, framed, append-only records. See `docs/results-format.md`.
+//!
+//! Every record is `type (1 byte) | payload length (varint) | payload |
+//! CRC-8 of all the preceding bytes of the record`. The length lets a reader
+//! skip record types it does not know; the length plus the checksum let it
+//! stop cleanly at the last whole record of a file that was cut off (crash,
+//! `kill -9`, full disk) and report that as a warning, not an error.
+//!
+//! Sample records are delta-encoded against the previous sample of the same
+//! attack (sequence number, intended send time) and store the other instants
+//! as differences, so a typical request costs about 20 bytes.
+
+mod reader;
+mod writer;
+
+pub use reader::ResultsReader;
+pub use writer::ResultsWriter;
+
+/// The first bytes of every loadlab results file (and of every attack in a
+/// concatenation of files). The high first byte and the CR LF / SUB bytes
+/// catch files mangled by text-mode transfers, as PNG's signature does.
+pub const MAGIC: [u8; 8] = *b"\x89LLRES\r\n";
+/// The format version written after [`MAGIC`]; readers reject newer majors.
+pub const VERSION: u8 = 1;
+/// Magic, version byte, flags byte.
+pub const HEADER_LEN: usize = MAGIC.len() + 2;
+
+/// Record types. Values below 0x40 are defined by version 1; unknown types are
+/// skipped by readers (their length is known), so later versions can add
+/// optional records without breaking old readers.
+pub(crate) mod kind {
+    /// Attack start: `start_unix_ns` (8 bytes LE), name length (varint), name.
+    pub const BEGIN: u8 = 0x01;
+    /// Target dictionary entry: index, method, url (varint-prefixed strings).
+    pub const TARGET: u8 = 0x02;
+    /// One request; see `encode_sample`.
+    pub const SAMPLE: u8 = 0x03;
+    /// Clean end of the attack: number of samples written (varint).
+    pub const END: u8 = 0x04;
+}
+
+/// Largest payload a reader accepts; anything bigger is corruption.
+pub(crate) const MAX_PAYLOAD: u64 = 1 << 20;
+
+/// CRC-8 (polynomial 0x07), table driven: one lookup per byte is plenty for
+/// records of about 20 bytes and catches torn or zero-filled tails.
+pub(crate) fn crc8(data: &[u8]) -> u8 {
+    const TABLE: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u8;
+            let mut b = 0;
+            while b < 8 {
+                c = if c & 0x80 != 0 { (c << 1) ^ 0x07 } else { c << 1 };
+                b += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    let mut crc = 0u8;
+    for &b in data {
+        crc = TABLE[(crc ^ b) as usize];
+    }
+    crc
+}
+
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a varint from `buf` at `*pos`; `None` if it is cut off or too long.
+pub(crate) fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = *buf.get(*pos)?;
+        *pos += 1;
+        if shift == 63 && b > 1 {
+            return None;
+        }
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+        shift += 7;
+        if shift > 63 {
+            return None;
+        }
+    }
+}
+
+/// Signed difference `a - b` of two u64 instants, zigzag-encoded so small
+/// differences in either direction stay small. Wrapping makes it exact for
+/// any pair of values.
+pub(crate) fn zigzag_diff(a: u64, b: u64) -> u64 {
+    let d = a.wrapping_sub(b) as i64;
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+/// Inverse of [`zigzag_diff`]: `b + diff`.
+pub(crate) fn apply_zigzag(b: u64, z: u64) -> u64 {
+    let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+    b.wrapping_add(d as u64)
+}
+
+/// Delta state shared by the encoder and decoder of one attack's samples.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct DeltaState {
+    pub prev_seq: Option<u64>,
+    pub prev_intended: u64,
+}
+
+/// Sample payload, in order (all varints):
+/// 1. zigzag(seq − (previous seq + 1)), 0 for the usual next-in-line
+/// 2. target index
+/// 3. zigzag(intended − previous intended)
+/// 4. zigzag(sent − intended)            (the send lag)
+/// 5. 0 if no first byte, else zigzag(first_byte − sent) + 1
+/// 6. zigzag(done − (first_byte or sent))
+/// 7. connect_ns
+/// 8. status << 5 | error kind
+/// 9. bytes_out
+/// 10. bytes_in
+pub(crate) fn encode_sample(out: &mut Vec<u8>, st: &mut DeltaState, s: &loadlab_core::Sample) {
+    let expected_seq = st.prev_seq.map_or(0, |p| p.wrapping_add(1));
+    put_varint(out, zigzag_diff(s.seq, expected_seq));
+    put_varint(out, u64::from(s.target));
+    put_varint(out, zigzag_diff(s.intended_ns, st.prev_intended));
+    put_varint(out, zigzag_diff(s.sent_ns, s.intended_ns));
+    let done_base = if s.first_byte_ns == 0 {
+        put_varint(out, 0);
+        s.sent_ns
+    } else {
+        put_varint(out, zigzag_diff(s.first_byte_ns, s.sent_ns).wrapping_add(1));
+        s.first_byte_ns
+    };
+    put_varint(out, zigzag_diff(s.done_ns, done_base));
+    put_varint(out, u64::from(s.connect_ns));
+    put_varint(out, (u64::from(s.status) << 5) | u64::from(s.error as u8));
+    put_varint(out, s.bytes_out);
+    put_varint(out, s.bytes_in);
+    st.prev_seq = Some(s.seq);
+    st.prev_intended = s.intended_ns;
+}
+
+/// Decodes what [`encode_sample`] wrote; `None` if the payload is malformed.
+pub(crate) fn decode_sample(p: &[u8], st: &mut DeltaState) -> Option<loadlab_core::Sample> {
+    let mut pos = 0;
+    let mut g = || get_varint(p, &mut pos);
+    let expected_seq = st.prev_seq.map_or(0, |p| p.wrapping_add(1));
+    let seq = apply_zigzag(expected_seq, g()?);
+    let target = u32::try_from(g()?).ok()?;
+    let intended_ns = apply_zigzag(st.prev_intended, g()?);
+    let sent_ns = apply_zigzag(intended_ns, g()?);
+    let fb = g()?;
+    let first_byte_ns = if fb == 0 { 0 } else { apply_zigzag(sent_ns, fb - 1) };
+    let done_base = if fb == 0 { sent_ns } else { first_byte_ns };
+    let done_ns = apply_zigzag(done_base, g()?);
+    let connect_ns = u32::try_from(g()?).ok()?;
+    let se = g()?;
+    let status = u16::try_from(se >> 5).ok()?;
+    let error = loadlab_core::ErrorKind::from_u8((se & 0x1f) as u8)?;
+    let bytes_out = g()?;
+    let bytes_in = g()?;
+    if pos != p.len() {
+        return None;
+    }
+    st.prev_seq = Some(seq);
+    st.prev_intended = intended_ns;
+    Some(loadlab_core::Sample {
+        seq,
+        target,
+        intended_ns,
+        sent_ns,
+        first_byte_ns,
+        done_ns,
+        connect_ns,
+        status,
+        error,
+        bytes_out,
+        bytes_in,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_core::{ErrorKind, Sample};
+
+    #[test]
+    fn varints_round_trip() {
+        for v in [0u64, 1, 127, 128, 300, u32::MAX as u64, u64::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            let mut pos = 0;
+            assert_eq!(get_varint(&b, &mut pos), Some(v));
+            assert_eq!(pos, b.len());
+        }
+        assert_eq!(get_varint(&[0x80], &mut 0), None);
+    }
+
+    #[test]
+    fn zigzag_is_exact_for_extremes() {
+        for (a, b) in [(0u64, u64::MAX), (u64::MAX, 0), (5, 7), (7, 5), (0, 0)] {
+            assert_eq!(apply_zigzag(b, zigzag_diff(a, b)), a);
+        }
+        assert_eq!(zigzag_diff(7, 5), 4);
+        assert_eq!(zigzag_diff(5, 7), 3);
+    }
+
+    #[test]
+    fn samples_round_trip_including_odd_values() {
+        let samples = [
+            Sample { seq: 0, intended_ns: 0, sent_ns: 10, first_byte_ns: 50, done_ns: 60, status: 200, bytes_in: 100, ..Default::default() },
+            Sample { seq: 2, target: 3, intended_ns: 5, sent_ns: 4, first_byte_ns: 0, done_ns: 1, status: 0, error: ErrorKind::Io, ..Default::default() },
+            Sample { seq: u64::MAX, target: u32::MAX, intended_ns: u64::MAX, sent_ns: 0, first_byte_ns: 1, done_ns: u64::MAX, connect_ns: u32::MAX, status: u16::MAX, error: ErrorKind::Canceled, bytes_out: u64::MAX, bytes_in: u64::MAX },
+            Sample { seq: 1, ..Default::default() },
+        ];
+        let mut enc = DeltaState::default();
+        let mut dec = DeltaState::default();
+        for s in samples {
+            let mut buf = Vec::new();
+            encode_sample(&mut buf, &mut enc, &s);
+            assert_eq!(decode_sample(&buf, &mut dec), Some(s));
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! [`ResultsReader`]: streams [`Record`]s out of loadlab results files,
+//! including several files concatenated with `cat`, and stops with a warning
+//! (not an error) at a record cut off by a crash.
+
+use std::io::{self, Read};
+use std::sync::Arc;
+
+use loadlab_core::Sample;
+
+use super::{crc8, decode_sample, get_varint, kind, DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION};
+use crate::error::ReadError;
+use crate::record::Record;
+
+const BUF_SIZE: usize = 256 * 1024;
+
+/// Iterator over the records of a loadlab results stream.
+pub struct ResultsReader<R: Read> {
+    src: R,
+    name: String,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
+    /// File offset of `buf[0]`, for messages.
+    base: u64,
+    attack: Arc<str>,
+    start_unix_ns: u64,
+    targets: Vec<Option<(Arc<str>, Arc<str>)>>,
+    empty: Arc<str>,
+    state: DeltaState,
+    in_segment: bool,
+    segment_samples: u64,
+    total: u64,
+    unknown_target_warned: bool,
+    warnings: Vec<String>,
+    done: bool,
+}
+
+enum Step {
+    Record(Record),
+    Continue,
+    Stop,
+}
+
+impl<R: Read> ResultsReader<R> {
+    /// Reads and checks the file header. `name` labels messages (a file name,
+    /// or `stdin`).
+    pub fn new(src: R, name: &str) -> Result<Self, ReadError> {
+        let empty: Arc<str> = Arc::from("");
+        let mut r = ResultsReader {
+            src,
+            name: name.to_string(),
+            buf: vec![0; BUF_SIZE],
+            pos: 0,
+            end: 0,
+            eof: false,
+            base: 0,
+            attack: empty.clone(),
+            start_unix_ns: 0,
+            targets: Vec::new(),
+            empty,
+            state: DeltaState::default(),
+            in_segment: false,
+            segment_samples: 0,
+            total: 0,
+            unknown_target_warned: false,
+            warnings: Vec::new(),
+            done: false,
+        };
+        if !r.fill(HEADER_LEN)? || r.buf[..MAGIC.len()] != MAGIC {
+            let start = crate::open::describe_start(&r.buf[r.pos..r.end]);
+            return Err(ReadError::UnknownFormat { name: r.name.clone(), start });
+        }
+        r.header()?;
+        Ok(r)
+    }
+
+    /// Non-fatal problems met so far (a truncated last record, an attack
+    /// without its end record...). Complete once the iterator is exhausted.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Makes at least `n` bytes available from `pos`; false if the stream
+    /// ends first.
+    fn fill(&mut self, n: usize) -> Result<bool, ReadError> {
+        if self.end - self.pos >= n {
+            return Ok(true);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.base += self.pos as u64;
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if n > self.buf.len() {
+            self.buf.resize(n.next_power_of_two(), 0);
+        }
+        while self.end < n && !self.eof {
+            match self.src.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ReadError::io(&self.name, e)),
+            }
+        }
+        Ok(self.end - self.pos >= n)
+    }
+
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Consumes a file header at `pos` (already known to be whole and to
+    /// start with the magic) and starts a new attack segment.
+    fn header(&mut self) -> Result<(), ReadError> {
+        let version = self.buf[self.pos + MAGIC.len()];
+        if version > VERSION {
+            return Err(ReadError::UnsupportedVersion { name: self.name.clone(), version, supported: VERSION });
+        }
+        self.pos += HEADER_LEN;
+        self.close_segment();
+        self.in_segment = true;
+        self.attack = self.empty.clone();
+        self.start_unix_ns = 0;
+        self.targets.clear();
+        self.state = DeltaState::default();
+        self.segment_samples = 0;
+        Ok(())
+    }
+
+    fn close_segment(&mut self) {
+        if self.in_segment {
+            self.in_segment = false;
+            self.warnings.push(format!(
+                "{}: attack {:?} has no end record after {} samples: it was interrupted (or is still being written)",
+                self.name, &*self.attack, self.segment_samples
+            ));
+        }
+    }
+
+    fn truncated(&mut self, what: &str) -> Step {
+        let left = self.end - self.pos;
+        self.warnings.push(format!(
+            "{}: truncated {what} at byte {} ({left} trailing bytes ignored); read {} whole records",
+            self.name,
+            self.offset(),
+            self.total
+        ));
+        self.in_segment = false;
+        Step::Stop
+    }
+
+    fn corrupt(&mut self, what: &str) -> Step {
+        self.warnings.push(format!(
+            "{}: {what} at byte {}; ignoring the rest of the file after {} whole records",
+            self.name,
+            self.offset(),
+            self.total
+        ));
+        self.in_segment = false;
+        Step::Stop
+    }
+
+    fn step(&mut self) -> Result<Step, ReadError> {
+        if !self.fill(1)? {
+            self.close_segment();
+            return Ok(Step::Stop);
+        }
+        if self.buf[self.pos] == MAGIC[0] {
+            if !self.fill(HEADER_LEN)? {
+                return Ok(self.truncated("file header"));
+            }
+            if self.buf[self.pos..self.pos + MAGIC.len()] != MAGIC {
+                return Ok(self.corrupt("corrupt file header"));
+            }
+            self.header()?;
+            return Ok(Step::Continue);
+        }
+        // type + up to 10 varint bytes; a short read here only matters if the
+        // varint itself turns out to be cut off.
+        self.fill(11)?;
+        let avail = &self.buf[self.pos..self.end];
+        let rtype = avail[0];
+        let mut p = 1;
+        let len = match get_varint(avail, &mut p) {
+            Some(l) => l,
+            None if avail.len() < 11 && self.eof => return Ok(self.truncated("record")),
+            None => return Ok(self.corrupt("corrupt record length")),
+        };
+        if rtype == 0 || len > MAX_PAYLOAD {
+            return Ok(self.corrupt("corrupt record (bad type or length)"));
+        }
+        let whole = p + len as usize + 1;
+        if !self.fill(whole)? {
+            return Ok(self.truncated("record"));
+        }
+        let rec = &self.buf[self.pos..self.pos + whole];
+        if crc8(&rec[..whole - 1]) != rec[whole - 1] {
+            return Ok(self.corrupt("checksum mismatch (torn or corrupt record)"));
+        }
+        let payload_range = self.pos + p..self.pos + whole - 1;
+        self.pos += whole;
+        if !self.in_segment {
+            return Ok(self.corrupt("record outside an attack"));
+        }
+        let payload = &self.buf[payload_range];
+        match rtype {
+            kind::SAMPLE => {
+                let Some(sample) = decode_sample(payload, &mut self.state) else {
+                    return Err(self.bad("undecodable sample record"));
+                };
+                self.segment_samples += 1;
+                self.total += 1;
+                return Ok(Step::Record(self.make_record(sample)));
+            }
+            kind::BEGIN => {
+                if payload.len() < 8 {
+                    return Err(self.bad("short attack-start record"));
+                }
+                let start = u64::from_le_bytes(payload[..8].try_into().expect("8 bytes"));
+                let mut q = 8;
+                let name = read_str(payload, &mut q).ok_or_else(|| self.bad("bad attack name"))?;
+                self.attack = Arc::from(name);
+                self.start_unix_ns = start;
+            }
+            kind::TARGET => {
+                let mut q = 0;
+                let parsed = (|| {
+                    let idx = usize::try_from(get_varint(payload, &mut q)?).ok()?;
+                    let method = read_str(payload, &mut q)?;
+                    let url = read_str(payload, &mut q)?;
+                    Some((idx, Arc::<str>::from(method), Arc::<str>::from(url)))
+                })();
+                let Some((idx, method, url)) = parsed else {
+                    return Err(self.bad("bad target record"));
+                };
+                if idx >= 1 << 24 {
+                    return Err(self.bad("target index too large"));
+                }
+                if self.targets.len() <= idx {
+                    self.targets.resize(idx + 1, None);
+                }
+                self.targets[idx] = Some((method, url));
+            }
+            kind::END => {
+                let mut q = 0;
+                let n = get_varint(payload, &mut q).ok_or_else(|| self.bad("bad end record"))?;
+                if n != self.segment_samples {
+                    self.warnings.push(format!(
+                        "{}: attack {:?} says it wrote {n} samples but {} were read",
+                        self.name, &*self.attack, self.segment_samples
+                    ));
+                }
+                // Only another file header (a concatenated file) may follow.
+                self.in_segment = false;
+            }
+            _ => {} // a record type from a later version: skipped by design
+        }
+        Ok(Step::Continue)
+    }
+
+    fn bad(&self, msg: &str) -> ReadError {
+        ReadError::malformed(&self.name, format!("byte {}", self.offset()), msg)
+    }
+
+    fn make_record(&mut self, sample: Sample) -> Record {
+        let (method, url) = match self.targets.get(sample.target as usize) {
+            Some(Some((m, u))) => (m.clone(), u.clone()),
+            _ => {
+                if !self.unknown_target_warned {
+                    self.unknown_target_warned = true;
+                    self.warnings.push(format!(
+                        "{}: sample {} refers to unregistered target {}",
+                        self.name, sample.seq, sample.target
+                    ));
+                }
+                (self.empty.clone(), self.empty.clone())
+            }
+        };
+        Record {
+            attack: self.attack.clone(),
+            start_unix_ns: self.start_unix_ns,
+            sample,
+            method,
+            url,
+            error_text: None,
+        }
+    }
+}
+
+fn read_str<'a>(p: &'a [u8], pos: &mut usize) -> Option<&'a str> {
+    let len = usize::try_from(get_varint(p, pos)?).ok()?;
+    let s = p.get(*pos..pos.checked_add(len)?)?;
+    *pos += len;
+    std::str::from_utf8(s).ok()
+}
+
+impl<R: Read> Iterator for ResultsReader<R> {
+    type Item = Result<Record, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.step() {
+                Ok(Step::Record(r)) => return Some(Ok(r)),
+                Ok(Step::Continue) => {}
+                Ok(Step::Stop) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,172 @@
+//! [`ResultsWriter`]: the results-file [`Sink`]. Encodes into one reused
+//! buffer (no allocation per request) and hands it to the underlying writer
+//! when it fills or when [`ResultsWriter::flush_interval`] has passed, so a
+//! killed attack still leaves a file readable up to its last flush.
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
+
+use super::{crc8, encode_sample, kind, put_varint, DeltaState, MAGIC, VERSION};
+
+/// Flush when this much is buffered, whatever the time.
+const BUF_LIMIT: usize = 64 * 1024;
+
+/// Writes loadlab results (see `docs/results-format.md`) to any `Write`.
+///
+/// Write errors cannot be returned from [`Sink::record`]; the first one is
+/// kept, later records are dropped, and [`Sink::finish`] returns it.
+pub struct ResultsWriter<W: Write + Send> {
+    out: W,
+    buf: Vec<u8>,
+    payload: Vec<u8>,
+    state: DeltaState,
+    began: bool,
+    finished: bool,
+    samples: u64,
+    seg_samples: u64,
+    written: u64,
+    last_flush: Instant,
+    flush_interval: Duration,
+    error: Option<io::Error>,
+}
+
+impl<W: Write + Send> ResultsWriter<W> {
+    pub fn new(out: W) -> Self {
+        ResultsWriter {
+            out,
+            buf: Vec::with_capacity(BUF_LIMIT + 1024),
+            payload: Vec::with_capacity(128),
+            state: DeltaState::default(),
+            began: false,
+            finished: false,
+            samples: 0,
+            seg_samples: 0,
+            written: 0,
+            last_flush: Instant::now(),
+            flush_interval: Duration::from_millis(100),
+            error: None,
+        }
+    }
+
+    /// How often buffered records are pushed to the underlying writer even
+    /// if the buffer is not full (default 100 ms).
+    pub fn flush_interval(mut self, every: Duration) -> Self {
+        self.flush_interval = every;
+        self
+    }
+
+    /// Samples recorded so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// Bytes handed to the underlying writer so far (excluding the buffer).
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// The first write error, if any.
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
+    /// Finishes (if not done yet) and returns the underlying writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.finish()?;
+        Ok(self.out)
+    }
+
+    fn start_segment(&mut self, info: &AttackInfo) {
+        self.buf.extend_from_slice(&MAGIC);
+        self.buf.push(VERSION);
+        self.buf.push(0); // flags, reserved
+        self.payload.clear();
+        self.payload.extend_from_slice(&info.start_unix_ns.to_le_bytes());
+        put_varint(&mut self.payload, info.name.len() as u64);
+        self.payload.extend_from_slice(info.name.as_bytes());
+        self.frame(kind::BEGIN);
+        self.state = DeltaState::default();
+        self.began = true;
+        self.finished = false;
+        self.seg_samples = 0;
+    }
+
+    /// Appends `payload` as a record of `kind` to the buffer.
+    fn frame(&mut self, kind: u8) {
+        let start = self.buf.len();
+        self.buf.push(kind);
+        put_varint(&mut self.buf, self.payload.len() as u64);
+        self.buf.extend_from_slice(&self.payload);
+        let crc = crc8(&self.buf[start..]);
+        self.buf.push(crc);
+    }
+
+    fn push_out(&mut self, flush: bool) {
+        if self.error.is_some() {
+            self.buf.clear();
+            return;
+        }
+        let res = self.out.write_all(&self.buf).and_then(|_| if flush { self.out.flush() } else { Ok(()) });
+        match res {
+            Ok(()) => self.written += self.buf.len() as u64,
+            Err(e) => self.error = Some(e),
+        }
+        self.buf.clear();
+        self.last_flush = Instant::now();
+    }
+
+    fn maybe_flush(&mut self) {
+        if self.buf.len() >= BUF_LIMIT || self.last_flush.elapsed() >= self.flush_interval {
+            self.push_out(true);
+        }
+    }
+}
+
+impl<W: Write + Send> Sink for ResultsWriter<W> {
+    fn begin(&mut self, info: &AttackInfo) {
+        self.start_segment(info);
+        self.maybe_flush();
+    }
+
+    fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        if !self.began {
+            self.start_segment(&AttackInfo::default());
+        }
+        self.payload.clear();
+        put_varint(&mut self.payload, u64::from(index));
+        put_varint(&mut self.payload, target.method.len() as u64);
+        self.payload.extend_from_slice(target.method.as_bytes());
+        put_varint(&mut self.payload, target.url.len() as u64);
+        self.payload.extend_from_slice(target.url.as_bytes());
+        self.frame(kind::TARGET);
+        self.maybe_flush();
+    }
+
+    fn record(&mut self, sample: &Sample) {
+        if !self.began {
+            self.start_segment(&AttackInfo::default());
+        }
+        self.payload.clear();
+        encode_sample(&mut self.payload, &mut self.state, sample);
+        self.frame(kind::SAMPLE);
+        self.samples += 1;
+        self.seg_samples += 1;
+        self.maybe_flush();
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if self.began && !self.finished {
+            self.payload.clear();
+            put_varint(&mut self.payload, self.seg_samples);
+            self.frame(kind::END);
+            self.finished = true;
+        }
+        self.push_out(true);
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        }
+    }
+}

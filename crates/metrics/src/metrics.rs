@@ -1,0 +1,435 @@
+//! [`Metrics`]: everything the reports need, accumulated one [`Record`] at a
+//! time in constant memory (HdrHistograms, counters, a per-second series).
+//!
+//! The vegeta fields are computed exactly as vegeta defines them, with our
+//! timestamps: a request's *send* time is its **intended** send time and its
+//! latency the **corrected** latency (completion − intended). So
+//! `earliest`/`latest` span the schedule, `end` is the last completion, and
+//! merging several files (even of different formats) is just adding all
+//! their records: the time span covers them all, as in vegeta.
+//!
+//! On top of vegeta's fields: the uncorrected service time (from the actual
+//! send) and the send lag, each as an HdrHistogram, and the number of
+//! requests sent later than [`DEFAULT_LATE_THRESHOLD_NS`] after their
+//! intended time.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use hdrhistogram::Histogram;
+use loadlab_core::ErrorKind;
+
+use crate::record::{status_text, write_error_string, Record};
+use crate::series::Series;
+
+/// A request whose send lag exceeds this (1 ms) counts as *late*. 1 ms is
+/// well above the scheduling jitter of a healthy generator (tens of µs) and
+/// matches the accuracy wrk2 claims for its schedule, so a late count > 0
+/// means the generator or the connection pool really fell behind.
+pub const DEFAULT_LATE_THRESHOLD_NS: u64 = 1_000_000;
+
+/// Histograms track 1 ns .. 24 h at 3 significant digits; longer values are
+/// clamped to 24 h (their exact max is still kept).
+const HIST_MAX_NS: u64 = 24 * 3_600_000_000_000;
+
+/// One latency distribution: an HdrHistogram plus exact sum, min and max.
+#[derive(Clone)]
+pub struct Distribution {
+    hist: Histogram<u64>,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Distribution {
+    fn new() -> Self {
+        Distribution {
+            hist: Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds"),
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    fn add(&mut self, v: u64) {
+        self.hist.saturating_record(v);
+        self.sum += u128::from(v);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    fn merge(&mut self, other: &Distribution) {
+        // Same bounds on both sides, so `add` cannot fail.
+        let _ = self.hist.add(&other.hist);
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    /// Value at quantile `q` (0..=1), exact to 3 significant digits (the
+    /// highest value equivalent to the bucket), clamped to the exact min/max.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count() == 0 {
+            return 0;
+        }
+        self.hist.value_at_quantile(q).clamp(self.min, self.max)
+    }
+
+    /// The underlying histogram (for plots and exports).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        let n = self.count();
+        if n == 0 {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            total: u64::try_from(self.sum).unwrap_or(u64::MAX),
+            // vegeta: time.Duration(float64(total) / float64(requests)).
+            mean: (self.sum as f64 / n as f64) as u64,
+            p50: self.quantile(0.50),
+            p90: self.quantile(0.90),
+            p95: self.quantile(0.95),
+            p99: self.quantile(0.99),
+            max: self.max,
+            min: self.min,
+        }
+    }
+}
+
+/// vegeta's latency block, in ns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LatencySummary {
+    pub total: u64,
+    pub mean: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p95: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub min: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ByteSummary {
+    pub total: u64,
+    pub mean: f64,
+}
+
+/// The derived figures of a [`Metrics`], as vegeta's `Metrics.Close` computes
+/// them, plus ours. Times are ns; instants are ns since the Unix epoch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub requests: u64,
+    pub rate: f64,
+    pub throughput: f64,
+    pub success: f64,
+    /// `None` when there were no requests.
+    pub earliest_unix_ns: Option<u64>,
+    pub latest_unix_ns: Option<u64>,
+    pub end_unix_ns: Option<u64>,
+    pub duration_ns: u64,
+    pub wait_ns: u64,
+    /// Corrected latency (from the intended send time).
+    pub latencies: LatencySummary,
+    /// Uncorrected service time (from the actual send).
+    pub uncorrected: LatencySummary,
+    pub send_lag: LatencySummary,
+    pub late: u64,
+    pub late_threshold_ns: u64,
+    pub bytes_in: ByteSummary,
+    pub bytes_out: ByteSummary,
+    /// `(code, count)` ordered as strings, as vegeta prints them.
+    pub status_codes: Vec<(String, u64)>,
+    /// Distinct error texts in order of first appearance.
+    pub errors: Vec<String>,
+    /// `hist[...]` buckets: `(lower bound ns, count)`; empty unless configured.
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl Summary {
+    /// True when the corrected and uncorrected latencies differ enough to be
+    /// worth showing both: some request was late, or a corrected figure is
+    /// more than 10 % above its uncorrected counterpart.
+    pub fn corrections_matter(&self) -> bool {
+        if self.late > 0 {
+            return true;
+        }
+        let c = &self.latencies;
+        let u = &self.uncorrected;
+        [(c.mean, u.mean), (c.p50, u.p50), (c.p90, u.p90), (c.p95, u.p95), (c.p99, u.p99), (c.max, u.max)]
+            .iter()
+            .any(|&(c, u)| c as f64 > u as f64 * 1.10)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum ErrKey {
+    Text(Arc<str>),
+    Status(u16),
+    Transport(Arc<str>, Arc<str>, ErrorKind),
+}
+
+/// Accumulates records; see the module docs for the definitions.
+#[derive(Clone)]
+pub struct Metrics {
+    requests: u64,
+    successes: u64,
+    /// Counts for status 0..=999; anything else in `other_status`.
+    status: Vec<u64>,
+    other_status: BTreeMap<u16, u64>,
+    bytes_in: u64,
+    bytes_out: u64,
+    earliest: u64,
+    latest: u64,
+    end: u64,
+    latency: Distribution,
+    service: Distribution,
+    lag: Distribution,
+    late: u64,
+    late_threshold_ns: u64,
+    error_seen: HashSet<ErrKey>,
+    errors: Vec<ErrKey>,
+    buckets: Option<(Vec<u64>, Vec<u64>)>,
+    series: Series,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        Metrics {
+            requests: 0,
+            successes: 0,
+            status: vec![0; 1000],
+            other_status: BTreeMap::new(),
+            bytes_in: 0,
+            bytes_out: 0,
+            earliest: u64::MAX,
+            latest: 0,
+            end: 0,
+            latency: Distribution::new(),
+            service: Distribution::new(),
+            lag: Distribution::new(),
+            late: 0,
+            late_threshold_ns: DEFAULT_LATE_THRESHOLD_NS,
+            error_seen: HashSet::new(),
+            errors: Vec::new(),
+            buckets: None,
+            series: Series::default(),
+        }
+    }
+
+    /// Counts corrected latencies into `hist[...]` buckets (lower bounds in
+    /// ns, ascending; a request below the first or above the last bound falls
+    /// into the last bucket, as in vegeta).
+    pub fn with_buckets(mut self, bounds: Vec<u64>) -> Self {
+        let n = bounds.len();
+        self.buckets = Some((bounds, vec![0; n]));
+        self
+    }
+
+    /// Changes what counts as a late send (default 1 ms).
+    pub fn with_late_threshold(mut self, ns: u64) -> Self {
+        self.late_threshold_ns = ns;
+        self
+    }
+
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    pub fn add(&mut self, r: &Record) {
+        let s = &r.sample;
+        self.requests += 1;
+        match self.status.get_mut(s.status as usize) {
+            Some(c) => *c += 1,
+            None => *self.other_status.entry(s.status).or_default() += 1,
+        }
+        self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
+        self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
+        let ts = r.abs_intended_ns();
+        let lat = s.latency_ns();
+        self.earliest = self.earliest.min(ts);
+        self.latest = self.latest.max(ts);
+        self.end = self.end.max(ts.saturating_add(lat));
+        let ok = s.is_success();
+        if ok {
+            self.successes += 1;
+        }
+        self.latency.add(lat);
+        self.service.add(s.service_ns());
+        let lag = s.send_lag_ns();
+        self.lag.add(lag);
+        if lag > self.late_threshold_ns {
+            self.late += 1;
+        }
+        if let Some((bounds, counts)) = &mut self.buckets {
+            let mut i = bounds.partition_point(|&b| b <= lat);
+            // `i` is the number of bounds ≤ lat: bucket i-1, or the last
+            // bucket for latencies below the first bound (vegeta's fallback).
+            i = if i == 0 { counts.len() - 1 } else { i - 1 };
+            counts[i] += 1;
+        }
+        self.series.add(ts, lat, ok);
+        self.add_error(r);
+    }
+
+    fn add_error(&mut self, r: &Record) {
+        let s = &r.sample;
+        let key = if let Some(t) = &r.error_text {
+            if t.is_empty() {
+                return;
+            }
+            ErrKey::Text(t.clone())
+        } else if s.error != ErrorKind::None {
+            ErrKey::Transport(r.method.clone(), r.url.clone(), s.error)
+        } else if s.status != 0 && !s.is_success() {
+            ErrKey::Status(s.status)
+        } else {
+            return;
+        };
+        if !self.error_seen.contains(&key) {
+            self.error_seen.insert(key.clone());
+            self.errors.push(key);
+        }
+    }
+
+    /// Adds everything `other` accumulated (e.g. per-file or per-worker
+    /// metrics). Bucket counts merge only if both use the same bounds.
+    pub fn merge(&mut self, other: &Metrics) {
+        self.requests += other.requests;
+        self.successes += other.successes;
+        for (a, b) in self.status.iter_mut().zip(&other.status) {
+            *a += b;
+        }
+        for (k, v) in &other.other_status {
+            *self.other_status.entry(*k).or_default() += v;
+        }
+        self.bytes_in = self.bytes_in.saturating_add(other.bytes_in);
+        self.bytes_out = self.bytes_out.saturating_add(other.bytes_out);
+        self.earliest = self.earliest.min(other.earliest);
+        self.latest = self.latest.max(other.latest);
+        self.end = self.end.max(other.end);
+        self.latency.merge(&other.latency);
+        self.service.merge(&other.service);
+        self.lag.merge(&other.lag);
+        self.late += other.late;
+        for k in &other.errors {
+            if self.error_seen.insert(k.clone()) {
+                self.errors.push(k.clone());
+            }
+        }
+        if let (Some((b1, c1)), Some((b2, c2))) = (&mut self.buckets, &other.buckets)
+            && b1 == b2
+        {
+            for (a, b) in c1.iter_mut().zip(c2) {
+                *a += b;
+            }
+        }
+        self.series.merge(&other.series);
+    }
+
+    /// Corrected latency distribution.
+    pub fn latency(&self) -> &Distribution {
+        &self.latency
+    }
+    /// Uncorrected service time distribution.
+    pub fn service(&self) -> &Distribution {
+        &self.service
+    }
+    /// Send lag distribution.
+    pub fn send_lag(&self) -> &Distribution {
+        &self.lag
+    }
+    /// Per-second series (keyed by the intended send second).
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    /// vegeta's `Close`: the derived figures. Non-destructive, so it can be
+    /// called periodically (`report -every`) while records keep arriving.
+    pub fn close(&self) -> Summary {
+        self.summary()
+    }
+
+    pub fn summary(&self) -> Summary {
+        let n = self.requests;
+        let (earliest, latest, end) = if n == 0 { (None, None, None) } else { (Some(self.earliest), Some(self.latest), Some(self.end)) };
+        let duration_ns = latest.unwrap_or(0) - earliest.unwrap_or(0);
+        let wait_ns = end.unwrap_or(0) - latest.unwrap_or(0);
+        let secs = |ns: u64| (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
+        let (mut rate, mut throughput) = (n as f64, self.successes as f64);
+        if duration_ns > 0 {
+            rate /= secs(duration_ns);
+            throughput /= secs(duration_ns + wait_ns);
+        }
+        if n == 0 {
+            (rate, throughput) = (0.0, 0.0);
+        }
+        let mean = |t: u64| if n == 0 { 0.0 } else { t as f64 / n as f64 };
+        let mut codes: Vec<(String, u64)> = self
+            .status
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(code, c)| (code.to_string(), *c))
+            .chain(self.other_status.iter().map(|(k, v)| (k.to_string(), *v)))
+            .collect();
+        codes.sort();
+        Summary {
+            requests: n,
+            rate,
+            throughput,
+            success: if n == 0 { 0.0 } else { self.successes as f64 / n as f64 },
+            earliest_unix_ns: earliest,
+            latest_unix_ns: latest,
+            end_unix_ns: end,
+            duration_ns,
+            wait_ns,
+            latencies: self.latency.summary(),
+            uncorrected: self.service.summary(),
+            send_lag: self.lag.summary(),
+            late: self.late,
+            late_threshold_ns: self.late_threshold_ns,
+            bytes_in: ByteSummary { total: self.bytes_in, mean: mean(self.bytes_in) },
+            bytes_out: ByteSummary { total: self.bytes_out, mean: mean(self.bytes_out) },
+            status_codes: codes,
+            errors: self.error_strings(),
+            buckets: match &self.buckets {
+                Some((b, c)) => b.iter().copied().zip(c.iter().copied()).collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn error_strings(&self) -> Vec<String> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for k in &self.errors {
+            let s = match k {
+                ErrKey::Text(t) => t.to_string(),
+                ErrKey::Status(code) => status_text(*code),
+                ErrKey::Transport(m, u, kind) => {
+                    let mut s = String::new();
+                    write_error_string(&mut s, m, u, *kind, 0);
+                    s
+                }
+            };
+            if seen.insert(s.clone()) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}

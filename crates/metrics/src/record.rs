@@ -1,0 +1,107 @@
+//! The unit every reader yields and every report consumes: one request with
+//! its labels, cheap to clone (the strings are shared `Arc<str>`s).
+
+use std::sync::Arc;
+
+use loadlab_core::{ErrorKind, Sample};
+
+/// One request read back from a results file (ours or vegeta's).
+///
+/// Sample instants are offsets from `start_unix_ns`; use the `abs_*` helpers
+/// for wall-clock times. Records decoded from vegeta files carry
+/// `start_unix_ns == 0` and absolute offsets, because vegeta results arrive in
+/// completion order and have no attack start to be relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The attack's name (`-name`), possibly empty.
+    pub attack: Arc<str>,
+    /// Wall-clock start of the attack, ns since the Unix epoch.
+    pub start_unix_ns: u64,
+    pub sample: Sample,
+    pub method: Arc<str>,
+    pub url: Arc<str>,
+    /// The original error text when the source had one (vegeta input);
+    /// `None` for our own files, whose errors are fully described by
+    /// `sample.error` and `sample.status`.
+    pub error_text: Option<Arc<str>>,
+}
+
+impl Record {
+    /// Intended send time, ns since the Unix epoch.
+    pub fn abs_intended_ns(&self) -> u64 {
+        self.start_unix_ns.saturating_add(self.sample.intended_ns)
+    }
+    /// Completion time, ns since the Unix epoch.
+    pub fn abs_done_ns(&self) -> u64 {
+        self.start_unix_ns.saturating_add(self.sample.done_ns)
+    }
+
+    /// The text vegeta would put in its `error` field and its report's Error
+    /// Set: the original text if we have it; for a transport failure
+    /// `Get "http://host/path": EOF` (Go's `url.Error` layout); for a status
+    /// outside 200..400, `500 Internal Server Error`; otherwise empty.
+    pub fn error_string(&self) -> String {
+        if let Some(t) = &self.error_text {
+            return t.to_string();
+        }
+        let mut out = String::new();
+        write_error_string(&mut out, &self.method, &self.url, self.sample.error, self.sample.status);
+        out
+    }
+}
+
+/// Appends the vegeta-style error text for these facts to `out` (nothing when
+/// the request succeeded). Shared by the encoders and the error set.
+pub fn write_error_string(out: &mut String, method: &str, url: &str, error: ErrorKind, status: u16) {
+    if error != ErrorKind::None {
+        // Go's url.Error prints the method with only its first letter upper-case.
+        let mut chars = method.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.extend(chars.flat_map(|c| c.to_lowercase()));
+        }
+        out.push_str(" \"");
+        out.push_str(url);
+        out.push_str("\": ");
+        out.push_str(error.message());
+    } else if status != 0 && !(200..400).contains(&status) {
+        out.push_str(&status_text(status));
+    }
+}
+
+/// `500 Internal Server Error`, as Go's `http.Response.Status` reads.
+pub fn status_text(status: u16) -> String {
+    let reason = http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason());
+    match reason {
+        Some(r) => format!("{status} {r}"),
+        None => status.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(method: &str, error: ErrorKind, status: u16) -> Record {
+        Record {
+            attack: "".into(),
+            start_unix_ns: 0,
+            sample: Sample { status, error, ..Default::default() },
+            method: method.into(),
+            url: "http://127.0.0.1:8080/a".into(),
+            error_text: None,
+        }
+    }
+
+    #[test]
+    fn error_strings_follow_go() {
+        assert_eq!(
+            rec("GET", ErrorKind::ConnectionClosed, 0).error_string(),
+            "Get \"http://127.0.0.1:8080/a\": EOF"
+        );
+        assert_eq!(rec("GET", ErrorKind::None, 500).error_string(), "500 Internal Server Error");
+        assert_eq!(rec("GET", ErrorKind::None, 200).error_string(), "");
+        assert_eq!(rec("GET", ErrorKind::None, 302).error_string(), "");
+        assert_eq!(rec("GET", ErrorKind::None, 404).error_string(), "404 Not Found");
+    }
+}
