@@ -1,0 +1,117 @@
+//! The attack's settings: one validated struct built by every face (vegeta,
+//! ab, wrk, study plans), with vegeta's defaults.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use loadlab_core::{PacerSpec, Rate};
+
+/// TLS settings (`-insecure`, `-cert`, `-key`, `-root-certs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// Accept any server certificate (self-signed, wrong host, expired).
+    pub insecure: bool,
+    /// Client certificate chain (PEM), used with `key`.
+    pub cert: Option<PathBuf>,
+    /// Client private key (PEM), used with `cert`.
+    pub key: Option<PathBuf>,
+    /// Extra trusted roots (PEM files). The built-in web roots are always trusted too.
+    pub root_certs: Vec<PathBuf>,
+}
+
+/// Everything the engine needs to run one attack.
+#[derive(Debug, Clone)]
+pub struct AttackConfig {
+    /// `-name`: recorded in the results file header.
+    pub name: String,
+    /// When request *n* is due. `Constant(Rate::UNLIMITED)` = as fast as the caps allow.
+    pub pacer: PacerSpec,
+    /// Stop scheduling once this much time has passed (None = no time limit).
+    pub duration: Option<Duration>,
+    /// Stop after this many requests (None = no count limit).
+    pub max_requests: Option<u64>,
+    /// Workers started up front (`-workers`).
+    pub workers: u64,
+    /// Cap on concurrent in-flight requests (`-max-workers`; None = unlimited).
+    pub max_workers: Option<u64>,
+    /// Maximum idle keep-alive connections kept per host (`-connections`).
+    pub connections: usize,
+    /// Maximum open connections per host (`-max-connections`; None = unlimited).
+    pub max_connections: Option<usize>,
+    /// Bound on each whole request, connect included (`-timeout`).
+    pub timeout: Duration,
+    /// Redirects to follow (`-redirects`); -1 = don't follow (3xx is a success).
+    pub redirects: i32,
+    /// Reuse connections (`-keepalive`); false sends `Connection: close`.
+    pub keepalive: bool,
+    /// Offer HTTP/2 via ALPN on TLS connections (`-http2`).
+    pub http2: bool,
+    /// Speak HTTP/2 with prior knowledge on cleartext connections (`-h2c`).
+    pub h2c: bool,
+    pub tls: TlsOptions,
+    /// Send every request over this Unix socket (`-unix-socket`).
+    pub unix_socket: Option<PathBuf>,
+    /// `host:port` → `host:port` overrides (`-connect-to`); several entries with
+    /// the same source are used round-robin.
+    pub connect_to: Vec<(String, String)>,
+    /// Local address to bind (`-laddr`).
+    pub laddr: Option<IpAddr>,
+    /// Headers added to every request (`-header`).
+    pub headers: Vec<(String, String)>,
+    /// Body for targets that have none (`-body`).
+    pub body: Option<Bytes>,
+    /// Response body bytes to capture (`-max-body`). The engine never stores
+    /// bodies: every byte is read and counted in `bytes_in`, none is kept.
+    pub max_body: i64,
+    /// Closed model (ab, wrk without `-R`): exactly `max_workers` workers, each
+    /// sending its next request as soon as the previous one completes; the
+    /// pacer is ignored and latency is measured from the actual send.
+    pub closed_loop: bool,
+}
+
+impl Default for AttackConfig {
+    fn default() -> Self {
+        AttackConfig {
+            name: String::new(),
+            pacer: PacerSpec::Constant(Rate::per_second(50)),
+            duration: None,
+            max_requests: None,
+            workers: 10,
+            max_workers: None,
+            connections: 10_000,
+            max_connections: None,
+            timeout: Duration::from_secs(30),
+            redirects: 10,
+            keepalive: true,
+            http2: true,
+            h2c: false,
+            tls: TlsOptions::default(),
+            unix_socket: None,
+            connect_to: Vec::new(),
+            laddr: None,
+            headers: Vec::new(),
+            body: None,
+            max_body: -1,
+            closed_loop: false,
+        }
+    }
+}
+
+impl AttackConfig {
+    /// True when requests are sent as fast as the concurrency cap allows.
+    pub(crate) fn unpaced(&self) -> bool {
+        self.closed_loop || self.pacer.is_unlimited()
+    }
+
+    /// The concurrency limit: `max_workers`, else `max_connections` when
+    /// unpaced (each in-flight HTTP/1.1 request needs its own connection).
+    pub(crate) fn worker_cap(&self) -> Option<u64> {
+        match (self.max_workers, self.max_connections) {
+            (Some(w), _) => Some(w.max(1)),
+            (None, Some(c)) if self.unpaced() => Some(c.max(1) as u64),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! A lean HTTP/1.1 client exchange: write pre-built request bytes, parse the
+//! response head with `httparse`, then read and count (never keep) the body,
+//! whether delimited by `Content-Length`, chunked, or the end of the stream.
+//! One read buffer per connection is reused for every request.
+
+use loadlab_core::ErrorKind;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::Instant;
+
+use crate::transport::{classify, Stream};
+
+const BUF: usize = 16 * 1024;
+const MAX_HEAD: usize = 64 * 1024;
+const MAX_HEADERS: usize = 96;
+
+/// One HTTP/1.1 connection and its read buffer.
+pub(crate) struct H1Conn {
+    stream: Stream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Holds a `-max-connections` slot for as long as the connection lives.
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+/// What came back.
+pub(crate) struct H1Response {
+    pub status: u16,
+    pub bytes_in: u64,
+    /// True when the connection may carry another request.
+    pub reusable: bool,
+    /// `Location` header of a redirect (only kept for 3xx).
+    pub location: Option<String>,
+}
+
+/// A failed exchange. `fresh` means nothing of a response arrived, so a
+/// request on a reused connection the server had already closed may be retried.
+pub(crate) struct H1Error {
+    pub kind: ErrorKind,
+    pub fresh: bool,
+}
+
+fn err(kind: ErrorKind, fresh: bool) -> H1Error {
+    H1Error { kind, fresh }
+}
+
+impl H1Conn {
+    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Self {
+        H1Conn { stream, buf: vec![0; BUF], start: 0, end: 0, _permit: permit }
+    }
+
+    /// Reads more bytes after `end`, growing the buffer up to `MAX_HEAD` for a
+    /// long response head. Returns the number of bytes read (0 = EOF).
+    async fn fill(&mut self) -> Result<usize, ErrorKind> {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else if self.buf.len() < MAX_HEAD {
+                self.buf.resize(self.buf.len() * 2, 0);
+            } else {
+                return Err(ErrorKind::Protocol);
+            }
+        }
+        let n = self.stream.read(&mut self.buf[self.end..]).await.map_err(|e| classify(&e))?;
+        self.end += n;
+        Ok(n)
+    }
+
+    /// Sends `request` and reads the whole response. `first_byte` is set when
+    /// the first response byte arrives.
+    pub async fn exchange(&mut self, request: &[u8], head_only: bool, first_byte: &mut Option<Instant>) -> Result<H1Response, H1Error> {
+        // Leftover bytes from a previous response are not ours to interpret.
+        self.start = 0;
+        self.end = 0;
+        if let Err(e) = self.stream.write_all(request).await {
+            return Err(err(classify(&e), true));
+        }
+        if let Err(e) = self.stream.flush().await {
+            return Err(err(classify(&e), true));
+        }
+        loop {
+            // Parse the head from the buffered bytes.
+            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let mut resp = httparse::Response::new(&mut headers);
+            let parsed = if self.end > self.start {
+                resp.parse(&self.buf[self.start..self.end])
+            } else {
+                Ok(httparse::Status::Partial)
+            };
+            match parsed {
+                Ok(httparse::Status::Complete(head_len)) => {
+                    let status = resp.code.unwrap_or(0);
+                    let http10 = resp.version == Some(0);
+                    let mut content_length: Option<u64> = None;
+                    let mut chunked = false;
+                    let mut close = http10;
+                    let mut location = None;
+                    for h in resp.headers.iter() {
+                        let name = h.name.as_bytes();
+                        if name.eq_ignore_ascii_case(b"content-length") {
+                            let v = std::str::from_utf8(h.value).ok().and_then(|s| s.trim().parse::<u64>().ok());
+                            match v {
+                                Some(v) => content_length = Some(v),
+                                None => return Err(err(ErrorKind::Protocol, false)),
+                            }
+                        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+                            chunked = h.value.split(|&b| b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                        } else if name.eq_ignore_ascii_case(b"connection") {
+                            for t in h.value.split(|&b| b == b',') {
+                                let t = t.trim_ascii();
+                                if t.eq_ignore_ascii_case(b"close") {
+                                    close = true;
+                                } else if t.eq_ignore_ascii_case(b"keep-alive") && http10 {
+                                    close = false;
+                                }
+                            }
+                        } else if name.eq_ignore_ascii_case(b"location") && (300..400).contains(&status) {
+                            location = std::str::from_utf8(h.value).ok().map(str::to_string);
+                        }
+                    }
+                    self.start += head_len;
+                    if (100..200).contains(&status) {
+                        if status == 101 {
+                            return Err(err(ErrorKind::Protocol, false));
+                        }
+                        continue; // 100 Continue and friends: the real response follows.
+                    }
+                    let no_body = head_only || status == 204 || status == 304;
+                    let (bytes_in, delimited) = if no_body {
+                        (0, true)
+                    } else if chunked {
+                        (self.read_chunked().await?, true)
+                    } else if let Some(n) = content_length {
+                        self.read_exact_body(n).await?;
+                        (n, true)
+                    } else {
+                        (self.read_to_eof().await?, false)
+                    };
+                    return Ok(H1Response { status, bytes_in, reusable: delimited && !close, location });
+                }
+                Ok(httparse::Status::Partial) => {
+                    let got_any = self.end > 0;
+                    match self.fill().await {
+                        Ok(0) => {
+                            let kind = if got_any { ErrorKind::Protocol } else { ErrorKind::ConnectionClosed };
+                            return Err(err(kind, !got_any));
+                        }
+                        Ok(_) => {
+                            if first_byte.is_none() {
+                                *first_byte = Some(Instant::now());
+                            }
+                        }
+                        Err(k) => return Err(err(k, !got_any)),
+                    }
+                }
+                Err(_) => return Err(err(ErrorKind::Protocol, false)),
+            }
+        }
+    }
+
+    async fn read_exact_body(&mut self, n: u64) -> Result<(), H1Error> {
+        let mut remaining = n;
+        loop {
+            let have = (self.end - self.start) as u64;
+            let take = have.min(remaining);
+            self.start += take as usize;
+            remaining -= take;
+            if remaining == 0 {
+                return Ok(());
+            }
+            match self.fill().await {
+                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(_) => {}
+                Err(k) => return Err(err(k, false)),
+            }
+        }
+    }
+
+    async fn read_to_eof(&mut self) -> Result<u64, H1Error> {
+        let mut total = (self.end - self.start) as u64;
+        self.start = self.end;
+        loop {
+            match self.fill().await {
+                Ok(0) => return Ok(total),
+                Ok(n) => {
+                    total += n as u64;
+                    self.start = self.end;
+                }
+                Err(k) => return Err(err(k, false)),
+            }
+        }
+    }
+
+    async fn read_chunked(&mut self) -> Result<u64, H1Error> {
+        let mut dec = Chunked::default();
+        let mut total = 0u64;
+        loop {
+            let used = dec.feed(&self.buf[self.start..self.end], &mut total).map_err(|_| err(ErrorKind::Protocol, false))?;
+            self.start += used;
+            if dec.done() {
+                return Ok(total);
+            }
+            match self.fill().await {
+                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(_) => {}
+                Err(k) => return Err(err(k, false)),
+            }
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Ck {
+    #[default]
+    Size,
+    Ext,
+    SizeLf,
+    Data,
+    DataCr,
+    DataLf,
+    TrailerStart,
+    TrailerLine,
+    EndLf,
+    Done,
+}
+
+/// Incremental chunked-encoding decoder that counts payload bytes.
+#[derive(Debug, Default)]
+pub(crate) struct Chunked {
+    st: Ck,
+    size: u64,
+    digits: u32,
+}
+
+impl Chunked {
+    pub fn done(&self) -> bool {
+        self.st == Ck::Done
+    }
+
+    /// Consumes bytes from `data`, adding payload sizes to `total`; returns how
+    /// many bytes were used (stops at the end of the message).
+    pub fn feed(&mut self, data: &[u8], total: &mut u64) -> Result<usize, ()> {
+        let mut i = 0;
+        while i < data.len() && self.st != Ck::Done {
+            if self.st == Ck::Data {
+                let take = (self.size).min((data.len() - i) as u64);
+                *total += take;
+                self.size -= take;
+                i += take as usize;
+                if self.size == 0 {
+                    self.st = Ck::DataCr;
+                }
+                continue;
+            }
+            let b = data[i];
+            i += 1;
+            self.st = match (self.st, b) {
+                (Ck::Size, b) if b.is_ascii_hexdigit() => {
+                    let d = (b as char).to_digit(16).ok_or(())? as u64;
+                    self.digits += 1;
+                    if self.digits > 15 {
+                        return Err(());
+                    }
+                    self.size = self.size * 16 + d;
+                    Ck::Size
+                }
+                (Ck::Size, b';' | b' ' | b'\t') if self.digits > 0 => Ck::Ext,
+                (Ck::Size, b'\r') if self.digits > 0 => Ck::SizeLf,
+                (Ck::Size, b'\n') if self.digits > 0 => self.after_size(),
+                (Ck::Ext, b'\r') => Ck::SizeLf,
+                (Ck::Ext, b'\n') => self.after_size(),
+                (Ck::Ext, _) => Ck::Ext,
+                (Ck::SizeLf, b'\n') => self.after_size(),
+                (Ck::DataCr, b'\r') => Ck::DataLf,
+                (Ck::DataCr, b'\n') | (Ck::DataLf, b'\n') => {
+                    self.size = 0;
+                    self.digits = 0;
+                    Ck::Size
+                }
+                (Ck::TrailerStart, b'\r') => Ck::EndLf,
+                (Ck::TrailerStart, b'\n') | (Ck::EndLf, b'\n') => Ck::Done,
+                (Ck::TrailerStart, _) => Ck::TrailerLine,
+                (Ck::TrailerLine, b'\n') => Ck::TrailerStart,
+                (Ck::TrailerLine, _) => Ck::TrailerLine,
+                _ => return Err(()),
+            };
+        }
+        Ok(i)
+    }
+
+    fn after_size(&mut self) -> Ck {
+        if self.size == 0 { Ck::TrailerStart } else { Ck::Data }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_in_pieces(msg: &[u8], piece: usize) -> Result<(u64, usize), ()> {
+        let mut d = Chunked::default();
+        let mut total = 0;
+        let mut used = 0;
+        for c in msg.chunks(piece) {
+            let u = d.feed(c, &mut total)?;
+            used += u;
+            if d.done() {
+                break;
+            }
+        }
+        assert!(d.done());
+        Ok((total, used))
+    }
+
+    #[test]
+    fn chunked_in_any_split() {
+        let msg = b"5;ext=1\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+        for piece in 1..msg.len() {
+            let (total, used) = decode_in_pieces(msg, piece).unwrap();
+            assert_eq!(total, 31);
+            assert_eq!(used, msg.len() - 4, "piece {piece}");
+        }
+    }
+
+    #[test]
+    fn chunked_rejects_garbage() {
+        let mut d = Chunked::default();
+        assert!(d.feed(b"zz\r\n", &mut 0).is_err());
+        let mut d = Chunked::default();
+        assert!(d.feed(b"3\r\nabcX", &mut 0).is_err());
+    }
+}

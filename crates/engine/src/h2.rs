@@ -1,0 +1,75 @@
+//! HTTP/2 (over TLS with ALPN, or cleartext with prior knowledge) through
+//! hyper's connection API. One multiplexed connection per endpoint.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use loadlab_core::ErrorKind;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::Instant;
+
+use crate::transport::{classify, Stream};
+
+pub(crate) async fn handshake(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
+    let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+        .await
+        .map_err(|e| hyper_kind(&e))?;
+    tokio::spawn(async move {
+        // The connection lives (and holds its -max-connections slot) until the
+        // server closes it or every sender is gone.
+        let _ = conn.await;
+        drop(permit);
+    });
+    Ok(sender)
+}
+
+/// Maps a hyper error to a sample's error kind.
+pub(crate) fn hyper_kind(e: &hyper::Error) -> ErrorKind {
+    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return classify(io);
+        }
+        src = s.source();
+    }
+    if e.is_timeout() {
+        ErrorKind::Timeout
+    } else if e.is_closed() || e.is_incomplete_message() || e.is_canceled() {
+        ErrorKind::ConnectionClosed
+    } else {
+        ErrorKind::Protocol
+    }
+}
+
+pub(crate) struct H2Response {
+    pub status: u16,
+    pub bytes_in: u64,
+    pub location: Option<String>,
+}
+
+/// Sends one request on a shared HTTP/2 connection and counts the body.
+pub(crate) async fn exchange(
+    sender: &mut SendRequest<Full<Bytes>>,
+    req: http::Request<Full<Bytes>>,
+    first_byte: &mut Option<Instant>,
+) -> Result<H2Response, ErrorKind> {
+    sender.ready().await.map_err(|e| hyper_kind(&e))?;
+    let resp = sender.send_request(req).await.map_err(|e| hyper_kind(&e))?;
+    *first_byte = Some(Instant::now());
+    let status = resp.status().as_u16();
+    let location = if resp.status().is_redirection() {
+        resp.headers().get(http::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_string)
+    } else {
+        None
+    };
+    let mut body = resp.into_body();
+    let mut bytes_in = 0u64;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| hyper_kind(&e))?;
+        if let Some(d) = frame.data_ref() {
+            bytes_in += d.len() as u64;
+        }
+    }
+    Ok(H2Response { status, bytes_in, location })
+}

@@ -1,0 +1,266 @@
+//! Requests: templates built once per target (the HTTP/1.1 bytes are
+//! pre-rendered, so sending costs one `write`), and the execution of one
+//! request with its redirects, retry of stale keep-alive connections, and
+//! timeout.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Uri};
+use http_body_util::Full;
+use loadlab_core::ErrorKind;
+use tokio::time::Instant;
+
+use crate::targets::{check_url, Target};
+use crate::transport::{Conn, EndpointKey, HostPool, Transport};
+
+/// A target made ready to send.
+pub(crate) struct Template {
+    pub pool: Arc<HostPool>,
+    /// The whole HTTP/1.1 request: head and body.
+    pub h1: Bytes,
+    pub method: Method,
+    pub uri: Uri,
+    /// Request headers (defaults merged in), for HTTP/2 and redirects.
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+}
+
+fn endpoint(uri: &Uri) -> EndpointKey {
+    let tls = uri.scheme_str() == Some("https");
+    let host = uri.host().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
+    EndpointKey { tls, host, port }
+}
+
+impl Template {
+    /// Builds a template; `extra_headers` and `default_body` come from the
+    /// attack's `-header`s and `-body` (headers already on the target are not repeated).
+    pub fn build(
+        target: &Target,
+        extra_headers: &[(String, String)],
+        default_body: Option<&Bytes>,
+        transport: &Transport,
+    ) -> Result<Template, String> {
+        let uri = check_url(&target.url)?;
+        let mut headers: Vec<(String, String)> = Vec::with_capacity(extra_headers.len() + target.headers.len());
+        for h in extra_headers {
+            if !target.headers.iter().any(|t| t.0.eq_ignore_ascii_case(&h.0) && t.1 == h.1) {
+                headers.push(h.clone());
+            }
+        }
+        headers.extend(target.headers.iter().cloned());
+        let body = if target.body.is_empty() { default_body.cloned().unwrap_or_default() } else { target.body.clone() };
+        Ok(Self::from_parts(target.method.clone(), uri, headers, body, transport))
+    }
+
+    fn from_parts(method: Method, uri: Uri, headers: Vec<(String, String)>, body: Bytes, transport: &Transport) -> Template {
+        let pool = transport.pool(&endpoint(&uri));
+        let h1 = render_h1(&method, &uri, &headers, &body, transport.keepalive());
+        Template { pool, h1, method, uri, headers, body }
+    }
+
+    /// The request to send after a redirect to `location`, or None if the
+    /// location is unusable.
+    fn redirect(&self, status: u16, location: &str, transport: &Transport) -> Option<Template> {
+        let uri = resolve(&self.uri, location)?;
+        let (method, body) = if matches!(status, 301..=303) && self.method != Method::HEAD {
+            (Method::GET, Bytes::new())
+        } else {
+            (self.method.clone(), self.body.clone())
+        };
+        Some(Self::from_parts(method, uri, self.headers.clone(), body, transport))
+    }
+
+    fn h2_request(&self) -> Option<http::Request<Full<Bytes>>> {
+        let mut b = http::Request::builder().method(self.method.clone()).uri(self.uri.clone());
+        for (k, v) in &self.headers {
+            if !k.eq_ignore_ascii_case("host") && !k.eq_ignore_ascii_case("connection") && !k.eq_ignore_ascii_case("content-length") {
+                b = b.header(k.as_str(), v.as_str());
+            }
+        }
+        b.body(Full::new(self.body.clone())).ok()
+    }
+}
+
+/// Resolves a `Location` against the URL that answered.
+fn resolve(base: &Uri, location: &str) -> Option<Uri> {
+    if let Ok(u) = check_url(location) {
+        return Some(u);
+    }
+    let scheme = base.scheme_str()?;
+    let authority = base.authority()?.as_str();
+    let s = if let Some(rest) = location.strip_prefix("//") {
+        format!("{scheme}://{rest}")
+    } else if location.starts_with('/') {
+        format!("{scheme}://{authority}{location}")
+    } else {
+        let path = base.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        format!("{scheme}://{authority}{}{location}", if dir.is_empty() { "/" } else { dir })
+    };
+    check_url(&s).ok()
+}
+
+fn render_h1(method: &Method, uri: &Uri, headers: &[(String, String)], body: &Bytes, keepalive: bool) -> Bytes {
+    let mut b = Vec::with_capacity(128 + headers.len() * 32 + body.len());
+    b.extend_from_slice(method.as_str().as_bytes());
+    b.push(b' ');
+    b.extend_from_slice(uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes());
+    b.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+    let host = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host")).map(|(_, v)| v.as_str());
+    let authority = uri.authority().map_or("", |a| a.as_str());
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    b.extend_from_slice(host.unwrap_or(authority).as_bytes());
+    b.extend_from_slice(b"\r\n");
+    let mut agent = false;
+    for (k, v) in headers {
+        if k.eq_ignore_ascii_case("host") || k.eq_ignore_ascii_case("content-length") {
+            continue;
+        }
+        if !keepalive && k.eq_ignore_ascii_case("connection") {
+            continue;
+        }
+        agent |= k.eq_ignore_ascii_case("user-agent");
+        b.extend_from_slice(k.as_bytes());
+        b.extend_from_slice(b": ");
+        b.extend_from_slice(v.as_bytes());
+        b.extend_from_slice(b"\r\n");
+    }
+    if !agent {
+        b.extend_from_slice(b"User-Agent: loadlab\r\n");
+    }
+    if !body.is_empty() || matches!(*method, Method::POST | Method::PUT | Method::PATCH) {
+        b.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+    }
+    if !keepalive {
+        b.extend_from_slice(b"Connection: close\r\n");
+    }
+    b.extend_from_slice(b"\r\n");
+    b.extend_from_slice(body);
+    Bytes::from(b)
+}
+
+/// The measured result of one request.
+pub(crate) struct Outcome {
+    pub status: u16,
+    pub error: ErrorKind,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    /// When the request started: connection taken from the pool, or dialling began.
+    pub sent: Option<Instant>,
+    pub first_byte: Option<Instant>,
+    pub connect_ns: u32,
+}
+
+impl Outcome {
+    fn failed(&mut self, kind: ErrorKind) {
+        self.status = 0;
+        self.error = kind;
+    }
+}
+
+/// How many times a request is retried on a fresh connection when a reused
+/// keep-alive connection turns out to have been closed by the server.
+const STALE_RETRIES: u32 = 3;
+
+/// Sends one request (following redirects) and measures it. Never fails:
+/// failures are recorded in the outcome. The whole request is bounded by `deadline`.
+pub(crate) async fn execute(tpl: &Template, transport: &Transport, redirects: i32, deadline: Instant, out: &mut Outcome) {
+    out.bytes_out = tpl.body.len() as u64;
+    let mut owned: Option<Template> = None;
+    let mut hops = 0i32;
+    loop {
+        let cur = owned.as_ref().unwrap_or(tpl);
+        let (status, location) = match attempt(cur, transport, deadline, out).await {
+            Ok(r) => r,
+            Err(kind) => return out.failed(kind),
+        };
+        out.status = status;
+        out.error = ErrorKind::None;
+        let location = match location {
+            Some(l) if redirects >= 0 && (300..400).contains(&status) && status != 304 => l,
+            _ => return,
+        };
+        if hops >= redirects {
+            return out.failed(ErrorKind::TooManyRedirects);
+        }
+        hops += 1;
+        match cur.redirect(status, &location, transport) {
+            Some(next) => owned = Some(next),
+            None => return out.failed(ErrorKind::Protocol),
+        }
+    }
+}
+
+/// One request/response on one connection (with stale-connection retries).
+async fn attempt(tpl: &Template, transport: &Transport, deadline: Instant, out: &mut Outcome) -> Result<(u16, Option<String>), ErrorKind> {
+    let mut retries = 0;
+    loop {
+        let mut dial_started = Instant::now();
+        let acquired = match tokio::time::timeout_at(deadline, transport.acquire(&tpl.pool, &mut dial_started)).await {
+            Ok(r) => r,
+            Err(_) => {
+                out.sent.get_or_insert(dial_started);
+                return Err(ErrorKind::ConnectTimeout);
+            }
+        };
+        let acquired = match acquired {
+            Ok(a) => a,
+            Err(k) => {
+                out.sent.get_or_insert(dial_started);
+                return Err(k);
+            }
+        };
+        if acquired.reused {
+            out.sent.get_or_insert_with(Instant::now);
+        } else {
+            out.sent.get_or_insert(dial_started);
+            out.connect_ns = out.connect_ns.saturating_add(acquired.connect_ns);
+        }
+        match acquired.conn {
+            Conn::H1(mut c) => {
+                let head_only = tpl.method == Method::HEAD;
+                let r = tokio::time::timeout_at(deadline, c.exchange(&tpl.h1, head_only, &mut out.first_byte)).await;
+                match r {
+                    Err(_) => {
+                        drop(c);
+                        tpl.pool.closed();
+                        return Err(ErrorKind::Timeout);
+                    }
+                    Ok(Ok(resp)) => {
+                        out.bytes_in += resp.bytes_in;
+                        if resp.reusable && transport.keepalive() {
+                            tpl.pool.put(c);
+                        } else {
+                            drop(c);
+                            tpl.pool.closed();
+                        }
+                        return Ok((resp.status, resp.location));
+                    }
+                    Ok(Err(e)) => {
+                        drop(c);
+                        tpl.pool.closed();
+                        if e.fresh && acquired.reused && retries < STALE_RETRIES {
+                            retries += 1;
+                            continue;
+                        }
+                        return Err(e.kind);
+                    }
+                }
+            }
+            Conn::H2(mut sender) => {
+                let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
+                let r = tokio::time::timeout_at(deadline, crate::h2::exchange(&mut sender, req, &mut out.first_byte)).await;
+                return match r {
+                    Err(_) => Err(ErrorKind::Timeout),
+                    Ok(Ok(resp)) => {
+                        out.bytes_in += resp.bytes_in;
+                        Ok((resp.status, resp.location))
+                    }
+                    Ok(Err(k)) => Err(k),
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,483 @@
+//! The attack loop: one loop for every mode, parameterised by the pacer, the
+//! stop conditions and the concurrency cap.
+//!
+//! Workers claim request numbers from a shared counter, in order. A worker
+//! that claims request *n* sleeps until `start + pacer.send_at(n)` (an
+//! absolute instant), sends, measures, and claims again. When every worker is
+//! busy the next request waits for one to free up: it goes out late and the
+//! lateness is recorded as send lag (the schedule is never silently thinned).
+//! Below the `max_workers` cap a new worker is started whenever a claim finds
+//! no other idle worker, so one is always ready for the next slot.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use crate::collector::{self, Msg, BATCH};
+use crate::config::AttackConfig;
+use crate::live::{AttackSummary, LiveStats, StopReason};
+use crate::request::{execute, Outcome, Template};
+use crate::targets::{Target, TargetError, TargetSource};
+use crate::timer::PreciseSleep;
+use crate::transport::Transport;
+use crate::{EngineError, INTERRUPT_GRACE, LATE_THRESHOLD};
+
+/// A worker hands its batch to the sink thread at least this often.
+const FLUSH_EVERY: Duration = Duration::from_millis(20);
+
+enum Targets {
+    Static(Vec<Arc<Template>>),
+    Lazy {
+        rx: tokio::sync::Mutex<mpsc::Receiver<Result<Target, TargetError>>>,
+        index: Mutex<HashMap<(http::Method, String), u32>>,
+    },
+}
+
+struct Shared {
+    cfg: AttackConfig,
+    pacer: Box<dyn Pacer>,
+    paced: bool,
+    start: Instant,
+    cap: u64,
+    next: AtomicU64,
+    busy: AtomicU64,
+    workers: AtomicU64,
+    stopping: AtomicBool,
+    reason: Mutex<Option<StopReason>>,
+    target_error: Mutex<Option<TargetError>>,
+    /// Interrupt: sleeping workers give up their claims.
+    abort: watch::Receiver<bool>,
+    /// End of the grace period: in-flight requests are recorded as canceled.
+    cancel: watch::Receiver<bool>,
+    targets: Targets,
+    transport: Transport,
+    /// Cloned into each worker; taken at the end so the sink thread sees the channel close.
+    tx: Mutex<Option<mpsc::Sender<Msg>>>,
+    live: Arc<LiveStats>,
+    /// Workers still running, and the signal that the last one exited.
+    running: AtomicU64,
+    all_done: tokio::sync::Notify,
+    first_sent: AtomicU64,
+    last_sent: AtomicU64,
+    last_done: AtomicU64,
+    max_lag: AtomicU64,
+    canceled: AtomicU64,
+}
+
+impl Shared {
+    fn stop(&self, why: StopReason) {
+        let mut r = self.reason.lock().expect("reason lock");
+        r.get_or_insert(why);
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    fn offset(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.start).as_nanos() as u64
+    }
+
+    fn spawn_worker(self: &Arc<Self>) {
+        let Some(tx) = self.tx.lock().expect("tx lock").clone() else { return };
+        self.workers.fetch_add(1, Ordering::Relaxed);
+        self.running.fetch_add(1, Ordering::AcqRel);
+        let sh = self.clone();
+        tokio::spawn(async move {
+            worker(&sh, tx).await;
+            if sh.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+                sh.all_done.notify_one();
+            }
+        });
+    }
+
+    async fn next_lazy(&self, tx: &mpsc::Sender<Msg>, abort: &mut watch::Receiver<bool>) -> Option<(u32, Arc<Template>)> {
+        let Targets::Lazy { rx, index } = &self.targets else { return None };
+        let item = tokio::select! {
+            item = async { rx.lock().await.recv().await } => item,
+            _ = abort.wait_for(|v| *v) => return None,
+        };
+        let target = match item {
+            None => {
+                self.stop(StopReason::Exhausted);
+                return None;
+            }
+            Some(Err(e)) => {
+                self.target_error.lock().expect("lock").get_or_insert(e);
+                self.stop(StopReason::TargetError);
+                return None;
+            }
+            Some(Ok(t)) => t,
+        };
+        let tpl = match Template::build(&target, &self.cfg.headers, self.cfg.body.as_ref(), &self.transport) {
+            Ok(t) => Arc::new(t),
+            Err(reason) => {
+                let e = TargetError::Syntax { source_name: "lazy targets".into(), line: 0, reason };
+                self.target_error.lock().expect("lock").get_or_insert(e);
+                self.stop(StopReason::TargetError);
+                return None;
+            }
+        };
+        let key = (target.method.clone(), target.url.clone());
+        let (idx, new) = {
+            let mut map = index.lock().expect("lock");
+            let len = map.len() as u32;
+            match map.get(&key) {
+                Some(i) => (*i, false),
+                None => {
+                    map.insert(key, len);
+                    (len, true)
+                }
+            }
+        };
+        if new {
+            let info = TargetInfo { method: target.method.to_string(), url: target.url };
+            let _ = tx.send(Msg::Target(idx, info)).await;
+        }
+        Some((idx, tpl))
+    }
+}
+
+async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>) {
+    if !batch.is_empty() {
+        let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
+        let _ = tx.send(Msg::Batch(full)).await;
+    }
+}
+
+/// One worker: claims, waits for the intended instant, sends, records. The
+/// sample channel sender is dropped before the worker reports its exit.
+async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
+    let mut sleeper = if sh.paced { Some(PreciseSleep::new()) } else { None };
+    let mut batch: Vec<Sample> = Vec::with_capacity(BATCH);
+    let mut batch_started = Instant::now();
+    let mut abort = sh.abort.clone();
+    let mut cancel = sh.cancel.clone();
+    let live = &*sh.live;
+    loop {
+        if sh.stopping.load(Ordering::Acquire) {
+            break;
+        }
+        let n = sh.next.fetch_add(1, Ordering::Relaxed);
+        if sh.cfg.max_requests.is_some_and(|m| n >= m) {
+            sh.stop(StopReason::MaxRequests);
+            break;
+        }
+        let busy = sh.busy.fetch_add(1, Ordering::Relaxed) + 1;
+        let claim_done = || sh.busy.fetch_sub(1, Ordering::Relaxed);
+        if sh.paced && busy >= sh.workers.load(Ordering::Relaxed) && sh.workers.load(Ordering::Relaxed) < sh.cap {
+            sh.spawn_worker();
+        }
+        let intended = if sh.paced {
+            let Some(off) = sh.pacer.send_at(n) else {
+                sh.stop(StopReason::Exhausted);
+                claim_done();
+                break;
+            };
+            if sh.cfg.duration.is_some_and(|d| off >= d) {
+                sh.stop(StopReason::Duration);
+                claim_done();
+                break;
+            }
+            let intended = sh.start + off;
+            let now = Instant::now();
+            if intended > now {
+                if intended - now > Duration::from_millis(5) {
+                    flush(&tx, &mut batch).await;
+                    batch_started = Instant::now();
+                }
+                let sleeper = sleeper.as_mut().expect("paced workers have a timer");
+                tokio::select! {
+                    _ = sleeper.until(intended) => {}
+                    _ = abort.wait_for(|v| *v) => { claim_done(); break; }
+                }
+            }
+            Some(intended)
+        } else {
+            if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
+                sh.stop(StopReason::Duration);
+                claim_done();
+                break;
+            }
+            None
+        };
+        let (target, tpl) = match &sh.targets {
+            Targets::Static(v) => {
+                let i = (n % v.len() as u64) as usize;
+                (i as u32, v[i].clone())
+            }
+            Targets::Lazy { .. } => match sh.next_lazy(&tx, &mut abort).await {
+                Some(x) => x,
+                None => {
+                    claim_done();
+                    break;
+                }
+            },
+        };
+
+        live.sent.fetch_add(1, Ordering::Relaxed);
+        live.in_flight.fetch_add(1, Ordering::Relaxed);
+        let begin = Instant::now();
+        let mut out = Outcome {
+            status: 0,
+            error: ErrorKind::None,
+            bytes_in: 0,
+            bytes_out: 0,
+            sent: None,
+            first_byte: None,
+            connect_ns: 0,
+        };
+        let deadline = begin + sh.cfg.timeout;
+        let canceled = tokio::select! {
+            _ = execute(&tpl, &sh.transport, sh.cfg.redirects, deadline, &mut out) => false,
+            _ = cancel.wait_for(|v| *v) => true,
+        };
+        let done = Instant::now();
+        if canceled {
+            out.status = 0;
+            out.error = ErrorKind::Canceled;
+            sh.canceled.fetch_add(1, Ordering::Relaxed);
+        }
+        let sent_ns = sh.offset(out.sent.unwrap_or(begin));
+        let intended_ns = intended.map_or(sent_ns, |i| sh.offset(i)).min(sent_ns);
+        let lag = sent_ns - intended_ns;
+        if lag > LATE_THRESHOLD.as_nanos() as u64 {
+            live.late.fetch_add(1, Ordering::Relaxed);
+        }
+        sh.max_lag.fetch_max(lag, Ordering::Relaxed);
+        sh.first_sent.fetch_min(sent_ns, Ordering::Relaxed);
+        sh.last_sent.fetch_max(sent_ns, Ordering::Relaxed);
+        let done_ns = sh.offset(done).max(sent_ns);
+        sh.last_done.fetch_max(done_ns, Ordering::Relaxed);
+        let sample = Sample {
+            seq: n,
+            target,
+            intended_ns,
+            sent_ns,
+            first_byte_ns: out.first_byte.map_or(0, |t| sh.offset(t).max(1)),
+            done_ns,
+            connect_ns: out.connect_ns,
+            status: out.status,
+            error: out.error,
+            bytes_out: out.bytes_out,
+            bytes_in: out.bytes_in,
+        };
+        live.in_flight.fetch_sub(1, Ordering::Relaxed);
+        live.completed.fetch_add(1, Ordering::Relaxed);
+        if sample.is_success() {
+            live.successes.fetch_add(1, Ordering::Relaxed);
+        }
+        if batch.is_empty() {
+            batch_started = done;
+        }
+        batch.push(sample);
+        if batch.len() >= BATCH || done - batch_started >= FLUSH_EVERY {
+            flush(&tx, &mut batch).await;
+        }
+        claim_done();
+        if canceled {
+            break;
+        }
+    }
+    flush(&tx, &mut batch).await;
+    drop(tx);
+}
+
+fn validate(cfg: &AttackConfig) -> Result<(), EngineError> {
+    if cfg.timeout.is_zero() {
+        return Err(EngineError::Config("-timeout must be greater than zero".into()));
+    }
+    if cfg.unpaced() && cfg.worker_cap().is_none() {
+        let what = if cfg.closed_loop { "a closed-loop attack" } else { "-rate=0 (or infinity)" };
+        return Err(EngineError::Config(format!("{what} needs a concurrency cap: set -max-workers (or -max-connections)")));
+    }
+    if cfg.workers == 0 && !cfg.unpaced() {
+        return Err(EngineError::Config("-workers must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// Counts requests the schedule called for before `limit` that were not sent.
+fn unsent(pacer: &dyn Pacer, sent: u64, limit: Duration, max: Option<u64>) -> u64 {
+    let due = |n: u64| max.is_none_or(|m| n < m) && pacer.send_at(n).is_some_and(|t| t < limit);
+    if !due(sent) {
+        return 0;
+    }
+    let (mut lo, mut step) = (sent, 1u64);
+    while due(lo.saturating_add(step)) && step < (1 << 40) {
+        lo += step;
+        step *= 2;
+    }
+    let mut hi = lo.saturating_add(step);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if due(mid) { lo = mid } else { hi = mid }
+    }
+    lo + 1 - sent
+}
+
+/// Runs an attack. See the crate docs for the model.
+pub async fn attack_with_live(
+    cfg: AttackConfig,
+    targets: TargetSource,
+    sink: Box<dyn Sink>,
+    shutdown: impl Future<Output = ()> + Send,
+    live: Arc<LiveStats>,
+) -> Result<AttackSummary, EngineError> {
+    validate(&cfg)?;
+    let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
+    let transport = Transport::new(&cfg, Some(tls));
+    let (targets, infos) = match targets {
+        TargetSource::Static(ts) => {
+            if ts.is_empty() {
+                return Err(EngineError::NoTargets);
+            }
+            let mut tpls = Vec::with_capacity(ts.len());
+            let mut infos = Vec::with_capacity(ts.len());
+            for (i, t) in ts.iter().enumerate() {
+                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), &transport)
+                    .map_err(|reason| EngineError::Target { index: i, reason })?;
+                tpls.push(Arc::new(tpl));
+                infos.push(TargetInfo { method: t.method.to_string(), url: t.url.clone() });
+            }
+            (Targets::Static(tpls), infos)
+        }
+        TargetSource::Lazy(iter) => {
+            let (tx, rx) = mpsc::channel(1024);
+            std::thread::Builder::new()
+                .name("loadlab-targets".into())
+                .spawn(move || {
+                    for t in iter {
+                        let stop = t.is_err();
+                        if tx.blocking_send(t).is_err() || stop {
+                            break;
+                        }
+                    }
+                })
+                .map_err(EngineError::Runtime)?;
+            (Targets::Lazy { rx: tokio::sync::Mutex::new(rx), index: Mutex::new(HashMap::new()) }, Vec::new())
+        }
+    };
+
+    let start_unix_ns = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let info = AttackInfo { name: cfg.name.clone(), start_unix_ns };
+    let collector = collector::spawn(sink, info, infos).map_err(EngineError::Runtime)?;
+    let (abort_tx, abort_rx) = watch::channel(false);
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let paced = !cfg.unpaced();
+    let cap = cfg.worker_cap().unwrap_or(u64::MAX);
+    let initial = if paced { cfg.workers.clamp(1, cap) } else { cap };
+    let duration = cfg.duration;
+    let timeout = cfg.timeout;
+    let start = Instant::now();
+    let sh = Arc::new(Shared {
+        pacer: cfg.pacer.build(),
+        cfg,
+        paced,
+        start,
+        cap,
+        next: AtomicU64::new(0),
+        busy: AtomicU64::new(0),
+        workers: AtomicU64::new(0),
+        stopping: AtomicBool::new(false),
+        reason: Mutex::new(None),
+        target_error: Mutex::new(None),
+        abort: abort_rx,
+        cancel: cancel_rx,
+        targets,
+        transport,
+        tx: Mutex::new(Some(collector.tx)),
+        live,
+        running: AtomicU64::new(0),
+        all_done: tokio::sync::Notify::new(),
+        first_sent: AtomicU64::new(u64::MAX),
+        last_sent: AtomicU64::new(0),
+        last_done: AtomicU64::new(0),
+        max_lag: AtomicU64::new(0),
+        canceled: AtomicU64::new(0),
+    });
+    for _ in 0..initial {
+        sh.spawn_worker();
+    }
+
+    let mut shutdown = std::pin::pin!(shutdown);
+    let far = start + Duration::from_secs(100 * 365 * 24 * 3600);
+    let duration_end = tokio::time::sleep_until(duration.map_or(far, |d| start + d));
+    let mut duration_end = std::pin::pin!(duration_end);
+    let mut duration_armed = duration.is_some();
+    let grace_end = tokio::time::sleep_until(far);
+    let mut grace_end = std::pin::pin!(grace_end);
+    let (mut interrupted, mut interrupt_at, mut cancel_sent) = (false, Duration::ZERO, false);
+    loop {
+        if sh.running.load(Ordering::Acquire) == 0 {
+            break;
+        }
+        tokio::select! {
+            _ = sh.all_done.notified() => continue,
+            _ = &mut shutdown, if !interrupted => {
+                interrupted = true;
+                interrupt_at = start.elapsed();
+                sh.stop(StopReason::Interrupted);
+                let _ = abort_tx.send(true);
+                grace_end.as_mut().reset(Instant::now() + INTERRUPT_GRACE.min(timeout));
+            }
+            _ = &mut duration_end, if duration_armed => {
+                duration_armed = false;
+                sh.stop(StopReason::Duration);
+            }
+            _ = &mut grace_end, if interrupted && !cancel_sent => {
+                cancel_sent = true;
+                let _ = cancel_tx.send(true);
+            }
+        }
+    }
+    // Every worker is gone: close the channel so the sink thread drains and finishes.
+    drop(sh.tx.lock().expect("tx lock").take());
+    let sink_result = collector.done.await;
+    match sink_result {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(EngineError::Sink(e)),
+        Err(_) => return Err(EngineError::Sink(std::io::Error::other("the results sink panicked"))),
+    }
+    let live = &sh.live;
+    let requests = live.sent();
+    let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
+    let first = sh.first_sent.load(Ordering::Relaxed);
+    let last = sh.last_sent.load(Ordering::Relaxed);
+    let last_done = sh.last_done.load(Ordering::Relaxed);
+    let (attack_duration, wait) = if requests == 0 {
+        (Duration::ZERO, Duration::ZERO)
+    } else {
+        (Duration::from_nanos(last.saturating_sub(first)), Duration::from_nanos(last_done.saturating_sub(last)))
+    };
+    let unsent = if !sh.paced {
+        0
+    } else {
+        let limit = match (stop_reason, duration) {
+            (StopReason::Interrupted, _) => Some(interrupt_at),
+            (StopReason::Duration, Some(d)) => Some(d),
+            _ => None,
+        };
+        limit.map_or(0, |l| unsent(sh.pacer.as_ref(), requests, l, sh.cfg.max_requests))
+    };
+    let target_error = sh.target_error.lock().expect("lock").take();
+    Ok(AttackSummary {
+        start_unix_ns,
+        requests,
+        successes: live.successes(),
+        attack_duration,
+        wait,
+        interrupted,
+        stop_reason,
+        late: live.late(),
+        max_send_lag: Duration::from_nanos(sh.max_lag.load(Ordering::Relaxed)),
+        unsent,
+        canceled: sh.canceled.load(Ordering::Relaxed),
+        dropped_samples: 0,
+        workers: sh.workers.load(Ordering::Relaxed),
+        target_error,
+    })
+}

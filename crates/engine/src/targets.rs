@@ -1,0 +1,327 @@
+//! vegeta's target formats.
+//!
+//! * `http`: `METHOD URL`, then `Name: value` header lines, then an optional
+//!   `@path` body file; `#` starts a comment; a target ends at a blank line, at
+//!   its `@body` line, or where the next line starts with an HTTP method.
+//! * `json`: one object per line: `{"method","url","body" (base64),"header": {"Name": ["v", ...]}}`.
+//!
+//! Both read line by line so `-lazy` can stream targets from a generator.
+
+use std::collections::VecDeque;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use bytes::Bytes;
+
+/// One request to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub method: http::Method,
+    /// Absolute `http://` or `https://` URL.
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+}
+
+/// Which target format to read (`-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TargetFormat {
+    #[default]
+    Http,
+    Json,
+}
+
+impl std::str::FromStr for TargetFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "http" => Ok(TargetFormat::Http),
+            "json" => Ok(TargetFormat::Json),
+            _ => Err(format!("unknown target format {s:?}: expected http or json")),
+        }
+    }
+}
+
+/// Why targets could not be read. Each names the source and, where it
+/// applies, the line.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{source_name}:{line}: {reason}")]
+    Syntax { source_name: String, line: usize, reason: String },
+    #[error("{source_name}:{line}: cannot read body file {path:?}: {err}")]
+    BodyFile { source_name: String, line: usize, path: PathBuf, err: std::io::Error },
+    #[error("cannot read targets from {source_name}: {err}")]
+    Io { source_name: String, err: std::io::Error },
+    #[error("{source_name}: no targets found")]
+    Empty { source_name: String },
+}
+
+/// Where the engine takes its targets from.
+pub enum TargetSource {
+    /// Used round-robin.
+    Static(Vec<Target>),
+    /// Each target is used once, as it arrives; the attack ends when the
+    /// iterator does (`-lazy`). The iterator may block: it runs on its own thread.
+    Lazy(Box<dyn Iterator<Item = Result<Target, TargetError>> + Send>),
+}
+
+impl std::fmt::Debug for TargetSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetSource::Static(t) => f.debug_tuple("Static").field(t).finish(),
+            TargetSource::Lazy(_) => f.write_str("Lazy(..)"),
+        }
+    }
+}
+
+/// Reads every target. `default_body` is used by targets without a body and
+/// `default_headers` come before each target's own headers. (The engine also
+/// applies `AttackConfig::headers`/`body`, skipping exact duplicates, so
+/// passing the same defaults in both places is harmless.)
+pub fn parse_targets(
+    reader: impl BufRead,
+    format: TargetFormat,
+    source_name: &str,
+    default_body: Option<&Bytes>,
+    default_headers: &[(String, String)],
+) -> Result<Vec<Target>, TargetError> {
+    let mut out = Vec::new();
+    for t in TargetReader::new(reader, format, source_name) {
+        let mut t = t?;
+        if t.body.is_empty() {
+            if let Some(b) = default_body {
+                t.body = b.clone();
+            }
+        }
+        if !default_headers.is_empty() {
+            let mut h = default_headers.to_vec();
+            h.append(&mut t.headers);
+            t.headers = h;
+        }
+        out.push(t);
+    }
+    if out.is_empty() {
+        return Err(TargetError::Empty { source_name: source_name.to_string() });
+    }
+    Ok(out)
+}
+
+/// Streams targets as they are read (`-lazy`).
+pub fn lazy_targets(
+    reader: impl BufRead + Send + 'static,
+    format: TargetFormat,
+    source_name: &str,
+) -> TargetSource {
+    TargetSource::Lazy(Box::new(TargetReader::new(reader, format, source_name)))
+}
+
+const METHODS: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"];
+
+fn starts_with_method(line: &str) -> bool {
+    METHODS.iter().any(|m| line.strip_prefix(m).is_some_and(|rest| rest.starts_with([' ', '\t'])))
+}
+
+/// Checks that `url` is an absolute http(s) URL the engine can send to.
+pub(crate) fn check_url(url: &str) -> Result<http::Uri, String> {
+    let uri: http::Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(format!("bad URL {url:?}: expected an absolute http:// or https:// URL")),
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(format!("bad URL {url:?}: missing host"));
+    }
+    Ok(uri)
+}
+
+/// An iterator over the targets of one source, in either format.
+pub struct TargetReader<R> {
+    reader: R,
+    format: TargetFormat,
+    source_name: String,
+    /// Lines read ahead (http format needs one line of lookahead).
+    pending: VecDeque<(usize, String)>,
+    line_no: usize,
+    done: bool,
+}
+
+impl<R: BufRead> TargetReader<R> {
+    pub fn new(reader: R, format: TargetFormat, source_name: &str) -> Self {
+        TargetReader {
+            reader,
+            format,
+            source_name: source_name.to_string(),
+            pending: VecDeque::new(),
+            line_no: 0,
+            done: false,
+        }
+    }
+
+    fn read_line(&mut self) -> Result<Option<(usize, String)>, TargetError> {
+        if let Some(l) = self.pending.pop_front() {
+            return Ok(Some(l));
+        }
+        let mut s = String::new();
+        match self.reader.read_line(&mut s) {
+            Ok(0) => Ok(None),
+            Ok(_) => {
+                self.line_no += 1;
+                Ok(Some((self.line_no, s.trim().to_string())))
+            }
+            Err(err) => Err(TargetError::Io { source_name: self.source_name.clone(), err }),
+        }
+    }
+
+    fn peek_line(&mut self) -> Result<Option<&(usize, String)>, TargetError> {
+        if self.pending.is_empty() {
+            if let Some(l) = self.read_line()? {
+                self.pending.push_back(l);
+            }
+        }
+        Ok(self.pending.front())
+    }
+
+    fn syntax(&self, line: usize, reason: impl Into<String>) -> TargetError {
+        TargetError::Syntax { source_name: self.source_name.clone(), line, reason: reason.into() }
+    }
+
+    fn next_http(&mut self) -> Result<Option<Target>, TargetError> {
+        let (no, line) = loop {
+            match self.read_line()? {
+                None => return Ok(None),
+                Some((_, l)) if l.is_empty() || l.starts_with('#') => continue,
+                Some(l) => break l,
+            }
+        };
+        let (method, url) = match line.split_once([' ', '\t']) {
+            Some((m, u)) => (m, u.trim()),
+            None => return Err(self.syntax(no, format!("expected \"METHOD URL\", got {line:?}"))),
+        };
+        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(self.syntax(no, format!("bad method {method:?}: expected e.g. GET, POST")));
+        }
+        let method = http::Method::from_bytes(method.as_bytes())
+            .map_err(|_| self.syntax(no, format!("bad method {method:?}")))?;
+        check_url(url).map_err(|e| self.syntax(no, e))?;
+        let mut t = Target { method, url: url.to_string(), headers: Vec::new(), body: Bytes::new() };
+        loop {
+            match self.peek_line()? {
+                None => break,
+                Some((_, l)) if l.is_empty() || starts_with_method(l) => break,
+                Some(_) => {}
+            }
+            let (no, l) = self.read_line()?.expect("peeked");
+            if l.starts_with('#') {
+                continue;
+            }
+            if let Some(path) = l.strip_prefix('@') {
+                let path = PathBuf::from(path.trim());
+                t.body = std::fs::read(&path)
+                    .map(Bytes::from)
+                    .map_err(|err| TargetError::BodyFile {
+                        source_name: self.source_name.clone(),
+                        line: no,
+                        path,
+                        err,
+                    })?;
+                break;
+            }
+            let (k, v) = l.split_once(':').ok_or_else(|| {
+                self.syntax(no, format!("expected a header \"Name: value\", a body \"@file\" or a blank line, got {l:?}"))
+            })?;
+            let k = k.trim();
+            if k.is_empty() || http::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                return Err(self.syntax(no, format!("bad header name {k:?}")));
+            }
+            let v = v.trim();
+            if http::HeaderValue::from_str(v).is_err() {
+                return Err(self.syntax(no, format!("bad value for header {k:?}")));
+            }
+            t.headers.push((k.to_string(), v.to_string()));
+        }
+        Ok(Some(t))
+    }
+
+    fn next_json(&mut self) -> Result<Option<Target>, TargetError> {
+        let (no, line) = loop {
+            match self.read_line()? {
+                None => return Ok(None),
+                Some((_, l)) if l.is_empty() => continue,
+                Some(l) => break l,
+            }
+        };
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| self.syntax(no, format!("expected a JSON target object: {e}")))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| self.syntax(no, "expected a JSON object {\"method\":..,\"url\":..}"))?;
+        let method = match obj.get("method") {
+            Some(serde_json::Value::String(m)) if !m.is_empty() => m,
+            _ => return Err(self.syntax(no, "required string field \"method\" is missing")),
+        };
+        let method = http::Method::from_bytes(method.as_bytes())
+            .map_err(|_| self.syntax(no, format!("bad method {method:?}")))?;
+        let url = match obj.get("url") {
+            Some(serde_json::Value::String(u)) if !u.is_empty() => u.clone(),
+            _ => return Err(self.syntax(no, "required string field \"url\" is missing")),
+        };
+        check_url(&url).map_err(|e| self.syntax(no, e))?;
+        let body = match obj.get("body") {
+            None | Some(serde_json::Value::Null) => Bytes::new(),
+            Some(serde_json::Value::String(b)) => base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map(Bytes::from)
+                .map_err(|e| self.syntax(no, format!("field \"body\" is not valid base64: {e}")))?,
+            Some(_) => return Err(self.syntax(no, "field \"body\" must be a base64 string")),
+        };
+        let mut headers = Vec::new();
+        match obj.get("header") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::Object(h)) => {
+                for (k, vs) in h {
+                    let vs = vs.as_array().ok_or_else(|| {
+                        self.syntax(no, format!("header {k:?} must be an array of strings"))
+                    })?;
+                    for v in vs {
+                        let v = v.as_str().ok_or_else(|| {
+                            self.syntax(no, format!("header {k:?} must be an array of strings"))
+                        })?;
+                        headers.push((k.clone(), v.to_string()));
+                    }
+                }
+            }
+            Some(_) => return Err(self.syntax(no, "field \"header\" must be an object of string arrays")),
+        }
+        for k in obj.keys() {
+            if !matches!(k.as_str(), "method" | "url" | "body" | "header") {
+                return Err(self.syntax(no, format!("unknown field {k:?} (expected method, url, body, header)")));
+            }
+        }
+        Ok(Some(Target { method, url, headers, body }))
+    }
+}
+
+impl<R: BufRead> Iterator for TargetReader<R> {
+    type Item = Result<Target, TargetError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = match self.format {
+            TargetFormat::Http => self.next_http(),
+            TargetFormat::Json => self.next_json(),
+        };
+        match r {
+            Ok(Some(t)) => Some(Ok(t)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! rustls client configuration: web roots plus `-root-certs`, optional client
+//! certificate, `-insecure`, and ALPN for HTTP/2.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+
+use crate::config::TlsOptions;
+use crate::EngineError;
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, EngineError> {
+    let data = std::fs::read(path).map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
+    let certs: Result<Vec<_>, _> = rustls_pemfile::certs(&mut data.as_slice()).collect();
+    let certs = certs.map_err(|e| EngineError::Tls(format!("{}: bad PEM certificate: {e}", path.display())))?;
+    if certs.is_empty() {
+        return Err(EngineError::Tls(format!("{}: no PEM certificate found", path.display())));
+    }
+    Ok(certs)
+}
+
+fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, EngineError> {
+    let data = std::fs::read(path).map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
+    rustls_pemfile::private_key(&mut data.as_slice())
+        .map_err(|e| EngineError::Tls(format!("{}: bad PEM private key: {e}", path.display())))?
+        .ok_or_else(|| EngineError::Tls(format!("{}: no PEM private key found", path.display())))
+}
+
+/// Builds the client configuration. `alpn_h2` offers `h2` before `http/1.1`.
+pub(crate) fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfig>, EngineError> {
+    let provider = provider();
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| EngineError::Tls(e.to_string()))?;
+    let builder = if opts.insecure {
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnything(provider)))
+    } else {
+        let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        for p in &opts.root_certs {
+            for c in read_certs(p)? {
+                roots
+                    .add(c)
+                    .map_err(|e| EngineError::Tls(format!("{}: unusable root certificate: {e}", p.display())))?;
+            }
+        }
+        builder.with_root_certificates(roots)
+    };
+    let mut cfg = match (&opts.cert, &opts.key) {
+        (Some(c), Some(k)) => builder
+            .with_client_auth_cert(read_certs(c)?, read_key(k)?)
+            .map_err(|e| EngineError::Tls(format!("client certificate {}: {e}", c.display())))?,
+        (None, None) => builder.with_no_client_auth(),
+        _ => return Err(EngineError::Config("-cert and -key must be given together".into())),
+    };
+    cfg.alpn_protocols = if alpn_h2 { vec![b"h2".to_vec(), b"http/1.1".to_vec()] } else { vec![b"http/1.1".to_vec()] };
+    Ok(Arc::new(cfg))
+}
+
+/// `-insecure`: accepts any certificate, but still checks that handshake
+/// signatures are well formed so the session itself works.
+#[derive(Debug)]
+struct AcceptAnything(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnything {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}

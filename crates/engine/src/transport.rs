@@ -1,0 +1,316 @@
+//! Connections: dialling (TCP, Unix sockets, `-connect-to`, `-laddr`, TLS with
+//! ALPN), per-host pools of idle keep-alive connections, and the mapping of
+//! I/O failures to [`ErrorKind`]s.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use loadlab_core::ErrorKind;
+use rustls::pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpSocket, TcpStream, UnixStream};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+
+use crate::config::AttackConfig;
+use crate::h1::H1Conn;
+
+/// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
+pub(crate) enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+    Tls(Box<tokio_rustls::client::TlsStream<Stream>>),
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Tcp(s) => Pin::new(s).poll_flush(cx),
+            Stream::Unix(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Maps an I/O failure to the short kind recorded in the sample.
+pub(crate) fn classify(e: &io::Error) -> ErrorKind {
+    use io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused => ErrorKind::ConnectRefused,
+        K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted => ErrorKind::ConnectionReset,
+        K::UnexpectedEof => ErrorKind::ConnectionClosed,
+        K::AddrNotAvailable | K::AddrInUse => ErrorKind::AddressUnavailable,
+        K::TimedOut => ErrorKind::Timeout,
+        K::NotFound if e.raw_os_error().is_some() => ErrorKind::ConnectRefused,
+        _ => ErrorKind::Io,
+    }
+}
+
+/// Where requests for one `scheme://host:port` go.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct EndpointKey {
+    pub tls: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+/// A connection ready for one request.
+pub(crate) enum Conn {
+    H1(Box<H1Conn>),
+    H2(hyper::client::conn::http2::SendRequest<Full<Bytes>>),
+}
+
+/// The pool for one endpoint: idle HTTP/1.1 connections, a shared HTTP/2
+/// connection, and the `-max-connections` cap.
+pub(crate) struct HostPool {
+    pub key: EndpointKey,
+    idle: Mutex<Vec<Box<H1Conn>>>,
+    h2: Mutex<Option<hyper::client::conn::http2::SendRequest<Full<Bytes>>>>,
+    open: Option<Arc<Semaphore>>,
+    /// Wakes a request waiting for a connection when one is returned or closed.
+    freed: Notify,
+    max_idle: usize,
+}
+
+impl HostPool {
+    fn take_idle(&self) -> Option<Box<H1Conn>> {
+        self.idle.lock().expect("pool lock").pop()
+    }
+
+    /// Returns a connection after a complete exchange it can be reused for.
+    pub fn put(&self, c: Box<H1Conn>) {
+        {
+            let mut idle = self.idle.lock().expect("pool lock");
+            if idle.len() < self.max_idle {
+                idle.push(c);
+            }
+        }
+        if self.open.is_some() {
+            self.freed.notify_one();
+        }
+    }
+
+    /// Called after a connection was dropped, so a waiter may dial.
+    pub fn closed(&self) {
+        if self.open.is_some() {
+            self.freed.notify_one();
+        }
+    }
+
+    fn h2(&self) -> Option<hyper::client::conn::http2::SendRequest<Full<Bytes>>> {
+        let g = self.h2.lock().expect("pool lock");
+        match &*g {
+            Some(s) if !s.is_closed() => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A connection handed to a request, with how long dialling took (0 if reused).
+pub(crate) struct Acquired {
+    pub conn: Conn,
+    pub connect_ns: u32,
+    pub reused: bool,
+}
+
+/// Dials and pools connections for every endpoint of an attack.
+pub(crate) struct Transport {
+    pools: Mutex<HashMap<EndpointKey, Arc<HostPool>>>,
+    dns: Mutex<HashMap<String, Arc<[SocketAddr]>>>,
+    connect_to: HashMap<String, (Vec<String>, AtomicUsize)>,
+    unix_socket: Option<PathBuf>,
+    laddr: Option<IpAddr>,
+    tls: Option<Arc<rustls::ClientConfig>>,
+    h2c: bool,
+    keepalive: bool,
+    max_idle: usize,
+    max_open: Option<usize>,
+}
+
+impl Transport {
+    pub fn new(cfg: &AttackConfig, tls: Option<Arc<rustls::ClientConfig>>) -> Self {
+        let mut connect_to: HashMap<String, (Vec<String>, AtomicUsize)> = HashMap::new();
+        for (src, dst) in &cfg.connect_to {
+            connect_to.entry(src.clone()).or_insert_with(|| (Vec::new(), AtomicUsize::new(0))).0.push(dst.clone());
+        }
+        Transport {
+            pools: Mutex::new(HashMap::new()),
+            dns: Mutex::new(HashMap::new()),
+            connect_to,
+            unix_socket: cfg.unix_socket.clone(),
+            laddr: cfg.laddr,
+            tls,
+            h2c: cfg.h2c,
+            keepalive: cfg.keepalive,
+            max_idle: if cfg.keepalive { cfg.connections } else { 0 },
+            max_open: cfg.max_connections,
+        }
+    }
+
+    pub fn keepalive(&self) -> bool {
+        self.keepalive
+    }
+
+    /// The pool for an endpoint, created on first use.
+    pub fn pool(&self, key: &EndpointKey) -> Arc<HostPool> {
+        let mut pools = self.pools.lock().expect("pools lock");
+        if let Some(p) = pools.get(key) {
+            return p.clone();
+        }
+        let p = Arc::new(HostPool {
+            key: key.clone(),
+            idle: Mutex::new(Vec::new()),
+            h2: Mutex::new(None),
+            open: self.max_open.map(|n| Arc::new(Semaphore::new(n.max(1)))),
+            freed: Notify::new(),
+            max_idle: self.max_idle,
+        });
+        pools.insert(key.clone(), p.clone());
+        p
+    }
+
+    /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
+    /// keep-alive one, or a new one (waiting under `-max-connections`).
+    pub async fn acquire(&self, pool: &HostPool, dial_started: &mut tokio::time::Instant) -> Result<Acquired, ErrorKind> {
+        loop {
+            if let Some(h2) = pool.h2() {
+                return Ok(Acquired { conn: Conn::H2(h2), connect_ns: 0, reused: true });
+            }
+            if let Some(c) = pool.take_idle() {
+                return Ok(Acquired { conn: Conn::H1(c), connect_ns: 0, reused: true });
+            }
+            let permit = match &pool.open {
+                None => None,
+                Some(sem) => match sem.clone().try_acquire_owned() {
+                    Ok(p) => Some(p),
+                    Err(_) => {
+                        pool.freed.notified().await;
+                        continue;
+                    }
+                },
+            };
+            let t0 = tokio::time::Instant::now();
+            *dial_started = t0;
+            let conn = self.dial(pool, permit).await?;
+            let connect_ns = u32::try_from(t0.elapsed().as_nanos()).unwrap_or(u32::MAX);
+            return Ok(Acquired { conn, connect_ns, reused: false });
+        }
+    }
+
+    async fn resolve(&self, hostport: &str) -> Result<Arc<[SocketAddr]>, ErrorKind> {
+        if let Ok(a) = hostport.parse::<SocketAddr>() {
+            return Ok(Arc::from(vec![a]));
+        }
+        if let Some(a) = self.dns.lock().expect("dns lock").get(hostport) {
+            return Ok(a.clone());
+        }
+        let addrs: Vec<SocketAddr> = match tokio::net::lookup_host(hostport).await {
+            Ok(a) => a.collect(),
+            Err(_) => return Err(ErrorKind::Dns),
+        };
+        if addrs.is_empty() {
+            return Err(ErrorKind::Dns);
+        }
+        let addrs: Arc<[SocketAddr]> = Arc::from(addrs);
+        self.dns.lock().expect("dns lock").insert(hostport.to_string(), addrs.clone());
+        Ok(addrs)
+    }
+
+    async fn connect_tcp(&self, addr: SocketAddr) -> io::Result<TcpStream> {
+        let s = match self.laddr {
+            None => TcpStream::connect(addr).await?,
+            Some(l) => {
+                let sock = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+                sock.bind(SocketAddr::new(l, 0))?;
+                sock.connect(addr).await?
+            }
+        };
+        s.set_nodelay(true)?;
+        Ok(s)
+    }
+
+    async fn dial(&self, pool: &HostPool, permit: Option<OwnedSemaphorePermit>) -> Result<Conn, ErrorKind> {
+        let key = &pool.key;
+        let raw = if let Some(path) = &self.unix_socket {
+            Stream::Unix(UnixStream::connect(path).await.map_err(|e| classify(&e))?)
+        } else {
+            let hostport = format!("{}:{}", bracket(&key.host), key.port);
+            let dst = match self.connect_to.get(&hostport) {
+                Some((dsts, next)) => dsts[next.fetch_add(1, Ordering::Relaxed) % dsts.len()].clone(),
+                None => hostport,
+            };
+            let addrs = self.resolve(&dst).await?;
+            let mut last = ErrorKind::ConnectRefused;
+            let mut stream = None;
+            for a in addrs.iter() {
+                match self.connect_tcp(*a).await {
+                    Ok(s) => {
+                        stream = Some(s);
+                        break;
+                    }
+                    Err(e) => last = classify(&e),
+                }
+            }
+            Stream::Tcp(stream.ok_or(last)?)
+        };
+        let (stream, h2) = if key.tls {
+            let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
+            let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
+            let tls = tokio_rustls::TlsConnector::from(cfg).connect(name, raw).await.map_err(|e| match classify(&e) {
+                k @ (ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed) => k,
+                _ => ErrorKind::Tls,
+            })?;
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            (Stream::Tls(Box::new(tls)), h2)
+        } else {
+            (raw, self.h2c)
+        };
+        if h2 {
+            let sender = crate::h2::handshake(stream, permit).await?;
+            *pool.h2.lock().expect("pool lock") = Some(sender.clone());
+            Ok(Conn::H2(sender))
+        } else {
+            Ok(Conn::H1(Box::new(H1Conn::new(stream, permit))))
+        }
+    }
+}
+
+/// IPv6 literals need brackets in `host:port`.
+fn bracket(host: &str) -> std::borrow::Cow<'_, str> {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]").into()
+    } else {
+        host.into()
+    }
+}
