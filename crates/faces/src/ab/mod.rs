@@ -1,0 +1,10 @@
+//! `loadlab ab`: ApacheBench's command line and report on loadlab's engine.
+
+pub mod collect;
+pub mod flags;
+pub mod report;
+pub mod run;
+
+pub use flags::{parse, AbCommand, AbFlagError, AbOptions, USAGE};
+pub use report::{AbReport, Failures, GnuplotRow, Phases};
+pub use run::{banner, run, AbError, AbRun};
