@@ -1,0 +1,173 @@
+//! Golden files for every report layout: fixed synthetic records → exact
+//! text in `tests/golden/*.txt`. Regenerate with `UPDATE_GOLDEN=1 cargo test`
+//! and review the diff by eye against vegeta's layouts.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{Rng, START};
+use loadlab_core::{ErrorKind, Sample};
+use loadlab_metrics::{render, Metrics, Record, ReportType};
+
+fn record(sample: Sample) -> Record {
+    Record {
+        attack: Arc::from("golden"),
+        start_unix_ns: START,
+        sample,
+        method: Arc::from("GET"),
+        url: Arc::from("http://127.0.0.1:8080/index.html"),
+        error_text: None,
+    }
+}
+
+/// A calm run: 5,000 requests at 1,000/s, on schedule, all 200 with 100-byte
+/// bodies, latencies mostly 100 µs – 1 ms with a tail up to ~70 ms.
+fn calm() -> Vec<Record> {
+    let mut rng = Rng(42);
+    (0..5_000u64)
+        .map(|seq| {
+            let intended = seq * 1_000_000;
+            let sent = intended + 3_000 + rng.below(20_000);
+            let lat = match rng.below(100) {
+                0 => 5_000_000 + rng.below(65_000_000),
+                1..=9 => 1_000_000 + rng.below(4_000_000),
+                _ => 100_000 + rng.below(900_000),
+            };
+            record(Sample {
+                seq,
+                intended_ns: intended,
+                sent_ns: sent,
+                first_byte_ns: sent + lat - 2_000,
+                done_ns: sent + lat,
+                status: 200,
+                bytes_in: 100,
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// A troubled run: 2,000 requests at 400/s; the server stalls for a second
+/// in the middle, so requests queue (send lag) and the corrected latency
+/// rises while the service time does not; some 500s, 404s and resets.
+fn troubled() -> Vec<Record> {
+    let mut rng = Rng(7);
+    let interval = 2_500_000;
+    let stall = (2_000_000_000u64, 3_000_000_000u64);
+    let mut free_at = 0u64; // one connection: a request waits for the previous one
+    (0..2_000u64)
+        .map(|seq| {
+            let intended = seq * interval;
+            let sent = intended.max(free_at) + 2_000 + rng.below(8_000);
+            let mut service = 800_000 + rng.below(1_200_000);
+            if sent < stall.1 && sent + service > stall.0 {
+                service += stall.1 - sent.max(stall.0);
+            }
+            let done = sent + service;
+            free_at = done;
+            let (status, error, bytes_in) = match seq % 97 {
+                13 => (0, ErrorKind::ConnectionReset, 0),
+                29 | 58 => (500, ErrorKind::None, 21),
+                71 => (404, ErrorKind::None, 9),
+                _ => (200, ErrorKind::None, 4_096),
+            };
+            record(Sample {
+                seq,
+                intended_ns: intended,
+                sent_ns: sent,
+                first_byte_ns: if status == 0 { 0 } else { done - 10_000 },
+                done_ns: done,
+                status,
+                error,
+                bytes_out: 64,
+                bytes_in,
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+fn check(name: &str, got: &str) {
+    let path = format!("{}/tests/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (run with UPDATE_GOLDEN=1)"));
+    assert_eq!(got, want, "{name} differs from {path}");
+}
+
+fn report(recs: &[Record], rt: &str) -> String {
+    let rt: ReportType = rt.parse().unwrap();
+    let mut m = rt.new_metrics();
+    for r in recs {
+        m.add(r);
+    }
+    render(&rt, &m)
+}
+
+#[test]
+fn text_calm() {
+    let out = report(&calm(), "text");
+    assert!(!out.contains("Uncorrected"), "on-schedule runs keep vegeta's exact lines:\n{out}");
+    check("text_calm", &out);
+}
+
+#[test]
+fn text_troubled() {
+    let out = report(&troubled(), "text");
+    assert!(out.contains("Uncorrected") && out.contains("Send Lag"), "{out}");
+    check("text_troubled", &out);
+}
+
+#[test]
+fn json_calm() {
+    check("json_calm", &report(&calm(), "json"));
+}
+
+#[test]
+fn json_troubled() {
+    let out = report(&troubled(), "json");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["requests"], 2_000);
+    check("json_troubled", &out);
+}
+
+#[test]
+fn hist_calm() {
+    check("hist_calm", &report(&calm(), "hist[0,100us,500us,1ms,5ms,10ms]"));
+}
+
+#[test]
+fn hist_without_configured_buckets_comes_from_the_histogram() {
+    // Same bounds, metrics built without bucket counters: counts come from
+    // the HdrHistogram, so only latencies within 0.1 % of a bound may move.
+    let rt: ReportType = "hist[0,100us,500us,1ms,5ms,10ms]".parse().unwrap();
+    let mut m = Metrics::new();
+    for r in calm() {
+        m.add(&r);
+    }
+    let approx = render(&rt, &m);
+    let exact = report(&calm(), "hist[0,100us,500us,1ms,5ms,10ms]");
+    let counts = |t: &str| -> Vec<i64> {
+        t.lines().skip(1).map(|l| l.split_whitespace().nth(2).unwrap().parse().unwrap()).collect()
+    };
+    let (a, e) = (counts(&approx), counts(&exact));
+    assert_eq!(a.iter().sum::<i64>(), 5_000);
+    for (a, e) in a.iter().zip(&e) {
+        assert!((a - e).abs() <= 10, "{approx}\n{exact}");
+    }
+}
+
+#[test]
+fn hdrplot_troubled() {
+    check("hdrplot_troubled", &report(&troubled(), "hdrplot"));
+}
+
+#[test]
+fn empty_reports() {
+    let out = report(&[], "text");
+    check("text_empty", &out);
+    check("json_empty", &report(&[], "json"));
+}
