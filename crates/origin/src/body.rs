@@ -35,10 +35,13 @@ pub struct Shaped {
     stop_at: usize,
     bytes_per_sec: Option<u64>,
     sleep: Option<Pin<Box<Sleep>>>,
+    cutting: bool,
 }
 
 /// Slow bodies are sent in ticks of this length.
 const TICK: Duration = Duration::from_millis(50);
+/// A truncated body waits this long after its last bytes before the connection is cut.
+const CUT_PAUSE: Duration = Duration::from_millis(20);
 
 impl OriginBody {
     pub fn full(b: Bytes) -> Self {
@@ -54,7 +57,7 @@ impl OriginBody {
             Some(k) => ((data.len() as f64 * k) as usize).min(data.len().saturating_sub(1)),
             None => data.len(),
         };
-        OriginBody::Shaped(Box::new(Shaped { data, sent: 0, stop_at, bytes_per_sec, sleep: None }))
+        OriginBody::Shaped(Box::new(Shaped { data, sent: 0, stop_at, bytes_per_sec, sleep: None, cutting: false }))
     }
 }
 
@@ -85,7 +88,21 @@ impl Body for OriginBody {
 impl Shaped {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
         if self.sent >= self.stop_at {
-            return Poll::Ready(if self.stop_at < self.data.len() { Some(Err(Aborted)) } else { None });
+            if self.stop_at >= self.data.len() {
+                return Poll::Ready(None);
+            }
+            // Cut short. Pause first so the bytes already given are flushed to the
+            // socket; failing at once would make hyper drop them with the connection.
+            if !self.cutting {
+                self.cutting = true;
+                self.sleep = Some(Box::pin(tokio::time::sleep(CUT_PAUSE)));
+            }
+            if let Some(sleep) = self.sleep.as_mut() {
+                if sleep.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+            }
+            return Poll::Ready(Some(Err(Aborted)));
         }
         let chunk = match self.bytes_per_sec {
             None => self.stop_at - self.sent,

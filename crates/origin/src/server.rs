@@ -151,7 +151,7 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
     let Some(stage) = route.current_stage() else {
         return Ok(not_set(req.uri().path(), head, stats, arrived));
     };
-    drop(req);
+    let path = req.uri().path();
 
     let _permit = match &route.limiter {
         None => None,
@@ -159,7 +159,7 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
             Some(p) => Some(p),
             None => {
                 stats.rejected.fetch_add(1, Ordering::Relaxed);
-                return Ok(finish(&route, lim.reject_status, head, None, arrived));
+                return Ok(finish(&route, path, lim.reject_status, head, None, arrived));
             }
         },
     };
@@ -174,7 +174,7 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
         tokio::time::sleep(latency).await;
     }
     match fault {
-        None => Ok(finish(&route, status, head, None, arrived)),
+        None => Ok(finish(&route, path, status, head, None, arrived)),
         Some(FaultKind::Reset) => {
             stats.count_fault(FaultCount::Reset);
             conn.reset.store(true, Ordering::Relaxed);
@@ -206,7 +206,7 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
                 }
                 _ => unreachable!("matched above"),
             };
-            Ok(finish(&route, status, head, Some(shape), arrived))
+            Ok(finish(&route, path, status, head, Some(shape), arrived))
         }
     }
 }
@@ -252,7 +252,7 @@ struct Shape {
 }
 
 /// Builds the response for `status` and records it.
-fn finish(route: &Route, status: u16, head: bool, shape: Option<Shape>, arrived: Instant) -> Response<OriginBody> {
+fn finish(route: &Route, path: &str, status: u16, head: bool, shape: Option<Shape>, arrived: Instant) -> Response<OriginBody> {
     let payload = &route.payload;
     let with_payload = status == 200 || (route.recipe.body_on_error && status != 304);
     let status = match payload.origin_status {
@@ -275,7 +275,7 @@ fn finish(route: &Route, status: u16, head: bool, shape: Option<Shape>, arrived:
         for (k, v) in &payload.error_headers {
             h.insert(k.clone(), v.clone());
         }
-        set_body(&mut resp, error_text(status.as_u16()), head, shape);
+        set_body(&mut resp, error_text(status.as_u16(), path), head, shape);
         resp
     };
     *resp.status_mut() = status;
@@ -296,8 +296,9 @@ fn set_body(resp: &mut Response<OriginBody>, body: Bytes, head: bool, shape: Opt
 }
 
 /// OriginSimulator's bodies for statuses without the payload.
-fn error_text(status: u16) -> Bytes {
+fn error_text(status: u16, path: &str) -> Bytes {
     match status {
+        406 => Bytes::from(not_set_text(path)),
         304 => Bytes::new(),
         404 => Bytes::from_static(b"Not found"),
         500 => Bytes::from_static(b"Error 500"),
@@ -308,9 +309,13 @@ fn error_text(status: u16) -> Bytes {
     }
 }
 
+fn not_set_text(path: &str) -> String {
+    format!("Recipe not set at {path}, please POST a recipe for this route to /_admin/add_recipe")
+}
+
 /// 406 for a path without a recipe (or before its first stage), as OriginSimulator words it.
 fn not_set(path: &str, head: bool, stats: &RouteStats, arrived: Instant) -> Response<OriginBody> {
-    let text = format!("Recipe not set at {path}, please POST a recipe for this route to /_admin/add_recipe");
+    let text = not_set_text(path);
     let mut resp = Response::new(OriginBody::empty());
     resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     set_body(&mut resp, Bytes::from(text), head, None);
