@@ -80,7 +80,7 @@ async fn request_inner(addr: SocketAddr, method: &str, path: &str, headers: &[(&
         return Outcome::Reset;
     }
     let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
+    let mut chunk = vec![0u8; 65536];
     loop {
         match s.read(&mut chunk).await {
             Ok(0) => break,
