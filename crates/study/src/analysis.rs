@@ -1,0 +1,255 @@
+//! Analysis of a study's stored runs: SLO pass/fail, ceilings, verdicts.
+//!
+//! Everything here is a pure function of the plan and the runs, so a report
+//! can be rebuilt from the store at any time and the runner's decisions
+//! (stop rules, bisection) are reproducible on `--resume`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::collect::RunSummary;
+use crate::hypothesis::{Cmp, Hypothesis, Metric, Operand};
+use crate::plan::{Plan, Slo};
+use crate::stats::{self, Evidence, Stratum, Verdict};
+use crate::store::RunRow;
+
+/// Sweep steps are the plan's rates; probes are the ceiling search's bisection.
+pub const SWEEP: &str = "sweep";
+pub const PROBE: &str = "probe";
+
+/// Whether a run meets the SLO (None when the plan has no SLO).
+pub fn slo_pass(slo: Option<&Slo>, s: &RunSummary) -> Option<bool> {
+    let slo = slo?;
+    if s.requests == 0 {
+        return Some(false);
+    }
+    let mut ok = slo.success.is_none_or(|min| s.success >= min);
+    for (p, bound) in &slo.latency {
+        let v = match *p as u32 {
+            50 => s.p50_ns,
+            90 => s.p90_ns,
+            95 => s.p95_ns,
+            99 => s.p99_ns,
+            _ => s.max_ns,
+        };
+        ok &= v as u128 <= bound.as_nanos();
+    }
+    Some(ok)
+}
+
+/// A step passes when a strict majority of its repetitions pass.
+pub fn step_pass(passes: &[bool]) -> bool {
+    !passes.is_empty() && passes.iter().filter(|p| **p).count() * 2 > passes.len()
+}
+
+/// A target's ceiling: the highest rate known to pass and the lowest known to fail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ceiling {
+    pub target: String,
+    /// Highest passing rate below `fail` (None: even the lowest rate failed).
+    pub pass: Option<u64>,
+    /// Lowest failing rate (None: never failed, the ceiling is above the sweep).
+    pub fail: Option<u64>,
+}
+
+impl Ceiling {
+    pub fn describe(&self) -> String {
+        match (self.pass, self.fail) {
+            (Some(p), Some(f)) => format!("{p} req/s (passes at {p}, fails at {f})"),
+            (Some(p), None) => format!("at least {p} req/s (never failed)"),
+            (None, Some(f)) => format!("below {f} req/s (failed at the lowest rate tried)"),
+            (None, None) => "unknown (no runs)".into(),
+        }
+    }
+}
+
+/// Pass/fail outcome per (phase, rate) for one target, from its runs.
+pub fn step_outcomes(runs: &[RunRow], target: &str, phase: &str) -> Vec<(u64, bool)> {
+    let mut rates: Vec<u64> = runs.iter().filter(|r| r.target == target && r.phase == phase).map(|r| r.rate).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    rates
+        .into_iter()
+        .map(|rate| {
+            let passes: Vec<bool> = runs
+                .iter()
+                .filter(|r| r.target == target && r.phase == phase && r.rate == rate)
+                .map(|r| r.slo_pass.unwrap_or(true))
+                .collect();
+            (rate, step_pass(&passes))
+        })
+        .collect()
+}
+
+/// The ceiling of one target from its sweep and probe outcomes.
+pub fn ceiling(runs: &[RunRow], target: &str) -> Ceiling {
+    let mut all = step_outcomes(runs, target, SWEEP);
+    all.extend(step_outcomes(runs, target, PROBE));
+    let fail = all.iter().filter(|(_, p)| !p).map(|(r, _)| *r).min();
+    let pass = all.iter().filter(|(r, p)| *p && fail.is_none_or(|f| *r < f)).map(|(r, _)| *r).max();
+    Ceiling { target: target.into(), pass, fail }
+}
+
+/// The value of `metric` in one run.
+pub fn metric_value(m: Metric, s: &RunSummary) -> Option<f64> {
+    Some(match m {
+        Metric::Mean => s.mean_ns,
+        Metric::P50 => s.p50_ns as f64,
+        Metric::P90 => s.p90_ns as f64,
+        Metric::P95 => s.p95_ns as f64,
+        Metric::P99 => s.p99_ns as f64,
+        Metric::Max => s.max_ns as f64,
+        Metric::Success => s.success,
+        Metric::Throughput => s.throughput,
+        Metric::Cpu => s.cpu_mean?,
+        Metric::Ceiling => return None,
+    })
+}
+
+/// Per-repetition values of a target's sweep runs at one rate.
+pub fn values(runs: &[RunRow], target: &str, rate: u64, m: Metric) -> Vec<f64> {
+    runs.iter()
+        .filter(|r| r.phase == SWEEP && r.target == target && r.rate == rate)
+        .filter_map(|r| metric_value(m, &r.summary))
+        .collect()
+}
+
+/// A hypothesis answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub hypothesis: String,
+    pub verdict: Verdict,
+    pub evidence: Option<Evidence>,
+    /// The per-rate values the verdict rests on.
+    pub strata: Vec<Stratum>,
+    /// One-paragraph explanation for the report.
+    pub explanation: String,
+}
+
+fn mirror(op: Cmp) -> Cmp {
+    match op {
+        Cmp::Lt => Cmp::Gt,
+        Cmp::Le => Cmp::Ge,
+        Cmp::Gt => Cmp::Lt,
+        Cmp::Ge => Cmp::Le,
+        Cmp::Eq => Cmp::Eq,
+    }
+}
+
+/// Answers one hypothesis from the runs.
+pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
+    let m = h.metric();
+    // Normalise so the left side is a target.
+    let (left, op, right) = match (&h.left, &h.right) {
+        (Operand::Const(_), _) => (&h.right, mirror(h.op), &h.left),
+        _ => (&h.left, h.op, &h.right),
+    };
+    let Operand::Target { target: a, .. } = left else { unreachable!("parser guarantees a target side") };
+    if m == Metric::Ceiling {
+        return answer_ceiling(runs, h, a, op, right);
+    }
+    let mut strata = Vec::new();
+    for &rate in &plan.load.rates {
+        if !h.covers_rate(rate) {
+            continue;
+        }
+        let va = values(runs, a, rate, m);
+        let vb = match right {
+            Operand::Target { target, .. } => values(runs, target, rate, m),
+            Operand::Const(c) => vec![*c],
+        };
+        if !va.is_empty() && !vb.is_empty() {
+            strata.push(Stratum { label: format!("{rate} req/s"), a: va, b: vb });
+        }
+    }
+    let b_name = match right {
+        Operand::Target { target, .. } => target.clone(),
+        Operand::Const(c) => m.fmt_value(*c),
+    };
+    let seed = h.text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |acc, b| (acc ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let Some(ev) = stats::compare(&strata, seed) else {
+        return Answer {
+            hypothesis: h.text.clone(),
+            verdict: Verdict::Inconclusive,
+            evidence: None,
+            strata,
+            explanation: "no rate has runs of both sides (stopped early, or outside the `at rate` range)".into(),
+        };
+    };
+    let verdict = stats::verdict(op, &ev);
+    let fmt_d = |v: f64| {
+        let s = m.fmt_value(v.abs());
+        if v < 0.0 { format!("-{s}") } else { format!("+{s}") }
+    };
+    let rel = ev.relative.map(|r| format!(" ({:+.1}%)", r * 100.0)).unwrap_or_default();
+    let p = ev.p_value.map(|p| format!("{p:.3}")).unwrap_or_else(|| "n/a (no variation)".into());
+    let mut explanation = format!(
+        "{a} − {b_name}: {}{rel} on average over {} rate(s); 95% bootstrap CI [{}, {}]; n = {} vs {} runs; \
+         Mann–Whitney p = {p}, Cliff's δ = {:+.2}.",
+        fmt_d(ev.diff),
+        strata.len(),
+        fmt_d(ev.ci.0),
+        fmt_d(ev.ci.1),
+        ev.n_a,
+        ev.n_b,
+        ev.cliffs_delta,
+    );
+    if ev.n_a < 2 || ev.n_b < 2 {
+        explanation.push_str(" Too few repetitions to estimate noise: raise `repetitions`.");
+    }
+    Answer { hypothesis: h.text.clone(), verdict, evidence: Some(ev), strata, explanation }
+}
+
+fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Operand) -> Answer {
+    let ca = ceiling(runs, a);
+    // A ceiling is a bracket [pass, fail): compare brackets, not points.
+    let (a_lo, a_hi) = (ca.pass.unwrap_or(0) as f64, ca.fail.map_or(f64::INFINITY, |f| f as f64));
+    let (b_lo, b_hi, b_desc) = match right {
+        Operand::Target { target, .. } => {
+            let cb = ceiling(runs, target);
+            (cb.pass.unwrap_or(0) as f64, cb.fail.map_or(f64::INFINITY, |f| f as f64), format!("{target}: {}", cb.describe()))
+        }
+        Operand::Const(c) => (*c, *c, format!("{c}")),
+    };
+    // A > B for sure when A's known pass is at or above B's known failure.
+    let (sup, rej) = match op {
+        Cmp::Gt | Cmp::Ge => (a_lo >= b_hi, a_hi <= b_lo),
+        Cmp::Lt | Cmp::Le => (a_hi <= b_lo, a_lo >= b_hi),
+        Cmp::Eq => (false, a_lo >= b_hi || a_hi <= b_lo),
+    };
+    let verdict = if sup {
+        Verdict::Supported
+    } else if rej {
+        Verdict::Rejected
+    } else {
+        Verdict::Inconclusive
+    };
+    Answer {
+        hypothesis: h.text.clone(),
+        verdict,
+        evidence: None,
+        strata: Vec::new(),
+        explanation: format!(
+            "{a}: {}; {b_desc}. Each ceiling is a bracket from the search (one run per probe), \
+             so the verdict compares brackets: it is only decided when they do not overlap.",
+            ca.describe()
+        ),
+    }
+}
+
+/// Everything the report needs besides the raw runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub ceilings: Vec<Ceiling>,
+    pub answers: Vec<Answer>,
+}
+
+pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
+    Analysis {
+        ceilings: if plan.ceiling.is_some() || plan.slo.is_some() {
+            plan.targets.iter().map(|t| ceiling(runs, &t.name)).collect()
+        } else {
+            Vec::new()
+        },
+        answers: plan.hypotheses.iter().map(|h| answer(plan, runs, h)).collect(),
+    }
+}

@@ -1,0 +1,289 @@
+//! Hypotheses in a small readable grammar:
+//!
+//! ```text
+//! hypothesis := operand OP operand [ "at" "rate" [CMP] NUMBER ]
+//! operand    := TARGET "." METRIC | NUMBER [ "ms" | "s" | "us" | "%" ]
+//! OP, CMP    := "<" | "<=" | ">" | ">=" | "=="   (CMP only; default "==")
+//! METRIC     := mean | p50 | p90 | p95 | p99 | max | success | throughput | cpu | ceiling
+//! ```
+//!
+//! e.g. `c6g.p99 < c5.p99 at rate <= 1000`, `c6g.success >= c5.success`,
+//! `c5.p99 < 200ms`, `c6g.ceiling > c5.ceiling`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Metric {
+    Mean,
+    P50,
+    P90,
+    P95,
+    P99,
+    Max,
+    /// Success ratio, 0..1.
+    Success,
+    /// Successful responses per second.
+    Throughput,
+    /// Mean CPU % of the monitored process.
+    Cpu,
+    /// Highest rate within the SLO (one value per target, from the ceiling search).
+    Ceiling,
+}
+
+impl Metric {
+    pub const ALL: [(&'static str, Metric); 10] = [
+        ("mean", Metric::Mean),
+        ("p50", Metric::P50),
+        ("p90", Metric::P90),
+        ("p95", Metric::P95),
+        ("p99", Metric::P99),
+        ("max", Metric::Max),
+        ("success", Metric::Success),
+        ("throughput", Metric::Throughput),
+        ("cpu", Metric::Cpu),
+        ("ceiling", Metric::Ceiling),
+    ];
+    pub fn name(self) -> &'static str {
+        Metric::ALL.iter().find(|(_, m)| *m == self).map_or("?", |(n, _)| n)
+    }
+    /// Latency metrics are stored in nanoseconds.
+    pub fn is_latency(self) -> bool {
+        matches!(self, Metric::Mean | Metric::P50 | Metric::P90 | Metric::P95 | Metric::P99 | Metric::Max)
+    }
+    /// Formats a value of this metric for people.
+    pub fn fmt_value(self, v: f64) -> String {
+        if self.is_latency() {
+            format!("{:.3}ms", v / 1e6)
+        } else if self == Metric::Success {
+            format!("{:.2}%", v * 100.0)
+        } else if self == Metric::Cpu {
+            format!("{v:.1}%")
+        } else {
+            format!("{v:.2}")
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+}
+
+impl Cmp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+            Cmp::Eq => "==",
+        }
+    }
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Eq => a == b,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Operand {
+    Target { target: String, metric: Metric },
+    /// A constant in the metric's unit (nanoseconds for latencies, 0..1 for success).
+    Const(f64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hypothesis {
+    pub text: String,
+    pub left: Operand,
+    pub op: Cmp,
+    pub right: Operand,
+    /// Restricts the evidence to sweep rates satisfying `rate CMP N`.
+    pub at_rate: Option<(Cmp, u64)>,
+}
+
+impl fmt::Display for Hypothesis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn tokenize(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else if matches!(c, '<' | '>' | '=' | '!') {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            let mut op = c.to_string();
+            if chars.peek() == Some(&'=') {
+                op.push('=');
+                chars.next();
+            }
+            out.push(op);
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn parse_cmp(t: &str) -> Option<Cmp> {
+    Some(match t {
+        "<" => Cmp::Lt,
+        "<=" => Cmp::Le,
+        ">" => Cmp::Gt,
+        ">=" => Cmp::Ge,
+        "==" | "=" => Cmp::Eq,
+        _ => return None,
+    })
+}
+
+fn parse_metric(m: &str) -> Result<Metric, String> {
+    Metric::ALL.iter().find(|(n, _)| *n == m).map(|(_, x)| *x).ok_or_else(|| {
+        let names = Metric::ALL.iter().map(|(n, _)| *n);
+        match crate::plan::suggest(m, names) {
+            Some(s) => format!("unknown metric {m:?} (did you mean {s:?}?)"),
+            None => format!("unknown metric {m:?}"),
+        }
+    })
+}
+
+fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
+    if let Some((target, metric)) = t.split_once('.')
+        && !target.chars().next().is_some_and(|c| c.is_ascii_digit())
+    {
+        if !targets.contains(&target) {
+            return Err(match crate::plan::suggest(target, targets.iter().copied()) {
+                Some(s) => format!("unknown target {target:?} (did you mean {s:?}?)"),
+                None => format!("unknown target {target:?} (targets: {})", targets.join(", ")),
+            });
+        }
+        return Ok(Operand::Target { target: target.into(), metric: parse_metric(metric)? });
+    }
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e6)
+    } else if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1e9)
+    } else if let Some(n) = t.strip_suffix('%') {
+        (n, 0.01)
+    } else {
+        (t, 1.0)
+    };
+    num.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map(|x| Operand::Const(x * scale))
+        .ok_or_else(|| format!("expected TARGET.METRIC or a number, got {t:?}"))
+}
+
+impl Hypothesis {
+    /// Parses one hypothesis; `targets` are the plan's target names.
+    pub fn parse(text: &str, targets: &[&str]) -> Result<Hypothesis, String> {
+        let toks = tokenize(text);
+        if toks.len() < 3 {
+            return Err("expected `A.metric OP B.metric [at rate OP N]`".into());
+        }
+        let left = parse_operand(&toks[0], targets)?;
+        let op = parse_cmp(&toks[1]).ok_or_else(|| format!("expected a comparison (<, <=, >, >=), got {:?}", toks[1]))?;
+        let right = parse_operand(&toks[2], targets)?;
+        let at_rate = match toks.get(3).map(String::as_str) {
+            None => None,
+            Some("at") => {
+                if toks.get(4).map(String::as_str) != Some("rate") {
+                    return Err("expected `at rate [OP] N`".into());
+                }
+                let (cmp, n) = match toks.get(5).and_then(|t| parse_cmp(t)) {
+                    Some(c) => (c, toks.get(6)),
+                    None => (Cmp::Eq, toks.get(5)),
+                };
+                let n = n.and_then(|n| n.parse::<u64>().ok()).ok_or("expected a rate number after `at rate`")?;
+                let used = if toks.get(5).and_then(|t| parse_cmp(t)).is_some() { 7 } else { 6 };
+                if toks.len() > used {
+                    return Err(format!("unexpected {:?} at the end", toks[used]));
+                }
+                Some((cmp, n))
+            }
+            Some(other) => return Err(format!("unexpected {other:?}; expected `at rate ...`")),
+        };
+        let h = Hypothesis { text: text.trim().to_string(), left, op, right, at_rate };
+        match (&h.left, &h.right) {
+            (Operand::Const(_), Operand::Const(_)) => return Err("at least one side must be TARGET.METRIC".into()),
+            (Operand::Target { metric: a, .. }, Operand::Target { metric: b, .. }) if a != b => {
+                return Err(format!("both sides must use the same metric ({} vs {})", a.name(), b.name()));
+            }
+            _ => {}
+        }
+        Ok(h)
+    }
+
+    pub fn metric(&self) -> Metric {
+        match (&self.left, &self.right) {
+            (Operand::Target { metric, .. }, _) | (_, Operand::Target { metric, .. }) => *metric,
+            _ => Metric::P99,
+        }
+    }
+
+    pub fn needs_ceiling(&self) -> bool {
+        self.metric() == Metric::Ceiling
+    }
+
+    /// True when `rate` is within the hypothesis' `at rate` restriction.
+    pub fn covers_rate(&self, rate: u64) -> bool {
+        self.at_rate.is_none_or(|(c, n)| c.holds(rate as f64, n as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const T: &[&str] = &["c5", "c6g"];
+
+    #[test]
+    fn parses_the_seed_hypotheses() {
+        let h = Hypothesis::parse("c6g.p99 < c5.p99 at rate <= 1000", T).unwrap();
+        assert_eq!(h.op, Cmp::Lt);
+        assert_eq!(h.at_rate, Some((Cmp::Le, 1000)));
+        assert!(h.covers_rate(1000) && !h.covers_rate(1100));
+        let h = Hypothesis::parse("c6g.success >= c5.success", T).unwrap();
+        assert_eq!(h.metric(), Metric::Success);
+        assert_eq!(h.at_rate, None);
+        let h = Hypothesis::parse("c5.p99<=200ms at rate 400", T).unwrap();
+        assert_eq!(h.right, Operand::Const(200e6));
+        assert_eq!(h.at_rate, Some((Cmp::Eq, 400)));
+    }
+
+    #[test]
+    fn rejects_with_suggestions() {
+        let e = Hypothesis::parse("c6x.p99 < c5.p99", T).unwrap_err();
+        assert!(e.contains("did you mean \"c6g\""), "{e}");
+        let e = Hypothesis::parse("c6g.p98 < c5.p99", T).unwrap_err();
+        assert!(e.contains("unknown metric"), "{e}");
+        assert!(Hypothesis::parse("c6g.p99 < c5.mean", T).is_err());
+        assert!(Hypothesis::parse("c6g.p99 ~ c5.p99", T).is_err());
+        assert!(Hypothesis::parse("c6g.p99 < c5.p99 at rate <= x", T).is_err());
+        assert!(Hypothesis::parse("1 < 2", T).is_err());
+    }
+}

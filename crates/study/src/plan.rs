@@ -1,0 +1,537 @@
+//! The study plan: a YAML file parsed once into validated, typed config.
+//!
+//! Parsing has two layers (low-level → high-level): `Raw*` structs mirror the
+//! YAML with `deny_unknown_fields`, then [`Plan::from_yaml`] checks meaning
+//! (durations, rates, references to targets) and resolves defaults. Every
+//! error names the file, line and column; an unknown key comes with the
+//! nearest valid key as a suggestion.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loadlab_core::parse_go_duration;
+use serde::{Deserialize, Serialize};
+
+use crate::hypothesis::Hypothesis;
+
+/// A plan error with its location.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct PlanError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlan {
+    name: String,
+    #[serde(default)]
+    question: Option<String>,
+    #[serde(default)]
+    origin: Option<RawOrigin>,
+    targets: Vec<RawTarget>,
+    load: RawLoad,
+    #[serde(default)]
+    repetitions: Option<u32>,
+    #[serde(default)]
+    slo: Option<RawSlo>,
+    #[serde(default)]
+    stop: Option<RawStop>,
+    #[serde(default)]
+    ceiling: Option<RawCeiling>,
+    #[serde(default)]
+    hypotheses: Vec<String>,
+    #[serde(default)]
+    monitor: Option<RawMonitor>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOrigin {
+    #[serde(default)]
+    recipe: Option<String>,
+    #[serde(default)]
+    recipes: Option<serde_yaml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTarget {
+    name: String,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    targets_file: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLoad {
+    #[serde(default)]
+    rates: Option<Vec<u64>>,
+    #[serde(default)]
+    ramp: Option<RawRamp>,
+    step: String,
+    #[serde(default)]
+    warmup: Option<String>,
+    #[serde(default)]
+    cooldown: Option<String>,
+    #[serde(default)]
+    workers: Option<u64>,
+    #[serde(default)]
+    max_workers: Option<u64>,
+    #[serde(default)]
+    connections: Option<usize>,
+    #[serde(default)]
+    max_connections: Option<usize>,
+    #[serde(default)]
+    timeout: Option<String>,
+    #[serde(default)]
+    keepalive: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRamp {
+    from: u64,
+    to: u64,
+    by: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSlo {
+    #[serde(default)]
+    success: Option<serde_yaml::Value>,
+    #[serde(default)]
+    p50: Option<String>,
+    #[serde(default)]
+    p90: Option<String>,
+    #[serde(default)]
+    p95: Option<String>,
+    #[serde(default)]
+    p99: Option<String>,
+    #[serde(default)]
+    max: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStop {
+    #[serde(default)]
+    after_failures: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCeiling {
+    resolution: u64,
+    #[serde(default)]
+    max_probes: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMonitor {
+    #[serde(default)]
+    pid: Option<u32>,
+    #[serde(default)]
+    process: Option<String>,
+    #[serde(default)]
+    interval: Option<String>,
+}
+
+/// The validated plan. Serialized (JSON) into the store as the resolved plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub name: String,
+    pub question: Option<String>,
+    pub origin: Option<OriginPlan>,
+    pub targets: Vec<TargetPlan>,
+    pub load: LoadPlan,
+    /// Runs of each (rate, target), interleaved A B A B.
+    pub repetitions: u32,
+    pub slo: Option<Slo>,
+    /// Stop stepping a target up after this many consecutive SLO failures.
+    pub stop_after_failures: Option<u32>,
+    pub ceiling: Option<CeilingPlan>,
+    pub hypotheses: Vec<Hypothesis>,
+    pub monitor: Option<MonitorPlan>,
+}
+
+/// An origin to start in-process; `recipes_json` is handed to the origin's parser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OriginPlan {
+    pub recipes_json: String,
+    /// Where the recipe came from: a file path or "inline".
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetPlan {
+    pub name: String,
+    pub requests: Vec<RequestPlan>,
+}
+
+/// One request template. `url` may contain `{origin}`, replaced by the
+/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestPlan {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadPlan {
+    /// Requests per second of each sweep step, ascending.
+    pub rates: Vec<u64>,
+    /// Duration of each run, warm-up included.
+    pub step: Duration,
+    /// The first part of each run, sent but excluded from statistics.
+    pub warmup: Duration,
+    /// Pause between runs.
+    pub cooldown: Duration,
+    pub workers: u64,
+    pub max_workers: Option<u64>,
+    pub connections: usize,
+    pub max_connections: Option<usize>,
+    pub timeout: Duration,
+    pub keepalive: bool,
+}
+
+/// Service-level objective a run must meet to "pass".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Slo {
+    /// Minimum success ratio, 0..=1.
+    pub success: Option<f64>,
+    /// Maximum latency at a percentile, e.g. (99.0, 500ms).
+    pub latency: Vec<(f64, Duration)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CeilingPlan {
+    /// Bisect until the pass/fail bracket is at most this wide (requests/s).
+    pub resolution: u64,
+    pub max_probes: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorPlan {
+    pub pid: Option<u32>,
+    pub process: Option<String>,
+    pub interval: Duration,
+}
+
+/// Finds where `needle` first appears in `src` (1-based line and column).
+pub fn locate(src: &str, needle: &str) -> (usize, usize) {
+    match src.find(needle) {
+        Some(off) => {
+            let before = &src[..off];
+            let line = before.matches('\n').count() + 1;
+            let col = off - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            (line, col)
+        }
+        None => (1, 1),
+    }
+}
+
+/// The nearest valid key to `bad` among `valid`, if it is close enough.
+pub fn suggest<'a>(bad: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    valid
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(bad, k), k))
+        .filter(|(s, _)| *s > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// Turns serde_yaml's message into ours: location prefix, and for an unknown
+/// key, the nearest valid key.
+fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
+    let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+    let mut msg = e.to_string();
+    if let Some(i) = msg.find(" at line ") {
+        msg.truncate(i);
+    }
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        let bad = rest.split('`').next().unwrap_or("");
+        let valid: Vec<&str> = rest
+            .split("expected ")
+            .nth(1)
+            .map(|s| s.split('`').skip(1).step_by(2).collect())
+            .unwrap_or_default();
+        msg = match suggest(bad, valid.iter().copied()) {
+            Some(k) => format!("unknown key `{bad}` (did you mean `{k}`?)"),
+            None => format!("unknown key `{bad}` (valid keys: {})", valid.join(", ")),
+        };
+    }
+    PlanError { file: file.to_string(), line, column, message: msg }
+}
+
+impl Plan {
+    /// Reads and validates a plan file. Relative paths inside it (recipe,
+    /// targets files) are resolved against the plan's directory.
+    pub fn from_file(path: &Path) -> Result<Plan, PlanError> {
+        let file = path.display().to_string();
+        let src = std::fs::read_to_string(path).map_err(|e| PlanError {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read plan: {e}"),
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Plan::from_yaml(&src, &file, &base)
+    }
+
+    /// Parses and validates plan text; `file` is only used in messages.
+    pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
+        let raw: RawPlan = serde_yaml::from_str(src).map_err(|e| yaml_error(file, e))?;
+        let err = |needle: &str, message: String| {
+            let (line, column) = locate(src, needle);
+            PlanError { file: file.to_string(), line, column, message }
+        };
+        let dur = |key: &str, v: &str| {
+            parse_go_duration(v).map_err(|e| err(v, format!("{key}: invalid duration {v:?}: {e}")))
+        };
+
+        if raw.name.trim().is_empty() {
+            return Err(err("name", "name must not be empty".into()));
+        }
+        if raw.targets.is_empty() {
+            return Err(err("targets", "at least one target is needed".into()));
+        }
+        let mut targets = Vec::new();
+        for t in &raw.targets {
+            if !t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || t.name.is_empty() {
+                return Err(err(&t.name, format!("target name {:?} must be letters, digits, '-' or '_'", t.name)));
+            }
+            if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
+                return Err(err(&format!("name: {}", t.name), format!("duplicate target name {:?}", t.name)));
+            }
+            targets.push(resolve_target(t, base).map_err(|m| err(&t.name, m))?);
+        }
+
+        let l = &raw.load;
+        let rates = match (&l.rates, &l.ramp) {
+            (Some(r), None) => r.clone(),
+            (None, Some(r)) => {
+                if r.by == 0 || r.to < r.from {
+                    return Err(err("ramp", "ramp needs from <= to and by > 0".into()));
+                }
+                (r.from..=r.to).step_by(r.by as usize).collect()
+            }
+            (Some(_), Some(_)) => return Err(err("ramp", "give either `rates` or `ramp`, not both".into())),
+            (None, None) => return Err(err("load", "load needs `rates` (a list) or `ramp` (from, to, by)".into())),
+        };
+        if rates.is_empty() || rates.contains(&0) {
+            return Err(err("rates", "rates must be a non-empty list of rates > 0".into()));
+        }
+        if rates.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(err("rates", "rates must be strictly ascending".into()));
+        }
+        let step = dur("step", &l.step)?;
+        let warmup = l.warmup.as_deref().map(|v| dur("warmup", v)).transpose()?.unwrap_or_default();
+        if step.is_zero() || warmup >= step {
+            return Err(err(&l.step, "step must be longer than zero and longer than warmup".into()));
+        }
+        let load = LoadPlan {
+            rates,
+            step,
+            warmup,
+            cooldown: l.cooldown.as_deref().map(|v| dur("cooldown", v)).transpose()?.unwrap_or_default(),
+            workers: l.workers.unwrap_or(10),
+            max_workers: l.max_workers,
+            connections: l.connections.unwrap_or(10_000),
+            max_connections: l.max_connections,
+            timeout: l.timeout.as_deref().map(|v| dur("timeout", v)).transpose()?.unwrap_or(Duration::from_secs(30)),
+            keepalive: l.keepalive.unwrap_or(true),
+        };
+
+        let slo = match &raw.slo {
+            None => None,
+            Some(s) => {
+                let success = match &s.success {
+                    None => None,
+                    Some(v) => Some(parse_ratio(v).map_err(|m| err("success", format!("slo.success: {m}")))?),
+                };
+                let mut latency = Vec::new();
+                for (p, v) in [(50.0, &s.p50), (90.0, &s.p90), (95.0, &s.p95), (99.0, &s.p99), (100.0, &s.max)] {
+                    if let Some(v) = v {
+                        latency.push((p, dur("slo", v)?));
+                    }
+                }
+                Some(Slo { success, latency })
+            }
+        };
+        let ceiling = match &raw.ceiling {
+            None => None,
+            Some(c) => {
+                if slo.is_none() {
+                    return Err(err("ceiling", "ceiling search needs an `slo` to decide pass/fail".into()));
+                }
+                if c.resolution == 0 {
+                    return Err(err("resolution", "ceiling.resolution must be > 0".into()));
+                }
+                Some(CeilingPlan { resolution: c.resolution, max_probes: c.max_probes.unwrap_or(8) })
+            }
+        };
+        let stop_after_failures = match &raw.stop {
+            Some(RawStop { after_failures: Some(0) }) => {
+                return Err(err("after_failures", "stop.after_failures must be >= 1".into()));
+            }
+            Some(s) => s.after_failures.or(Some(1)),
+            None => None,
+        };
+        if stop_after_failures.is_some() && slo.is_none() {
+            return Err(err("stop", "stop rules need an `slo` to decide failure".into()));
+        }
+
+        let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+        let mut hypotheses = Vec::new();
+        for h in &raw.hypotheses {
+            let parsed = Hypothesis::parse(h, &names).map_err(|m| err(h, format!("hypothesis {h:?}: {m}")))?;
+            if parsed.needs_ceiling() && ceiling.is_none() {
+                return Err(err(h, format!("hypothesis {h:?} uses `ceiling` but the plan has no ceiling search")));
+            }
+            hypotheses.push(parsed);
+        }
+
+        let origin = match &raw.origin {
+            None => None,
+            Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
+        };
+        if origin.is_none()
+            && let Some(t) = targets.iter().find(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
+        {
+            return Err(err(&t.name, format!("target {:?} uses {{origin}} but the plan starts no origin", t.name)));
+        }
+
+        let monitor = match &raw.monitor {
+            None => None,
+            Some(m) => {
+                if m.pid.is_some() == m.process.is_some() {
+                    return Err(err("monitor", "monitor needs exactly one of `pid` or `process`".into()));
+                }
+                let interval = m.interval.as_deref().map(|v| dur("interval", v)).transpose()?.unwrap_or(Duration::from_secs(1));
+                Some(MonitorPlan { pid: m.pid, process: m.process.clone(), interval })
+            }
+        };
+
+        Ok(Plan {
+            name: raw.name.clone(),
+            question: raw.question.clone(),
+            origin,
+            targets,
+            load,
+            repetitions: raw.repetitions.unwrap_or(1).max(1),
+            slo,
+            stop_after_failures,
+            ceiling,
+            hypotheses,
+            monitor,
+        })
+    }
+
+    pub fn target(&self, name: &str) -> Option<&TargetPlan> {
+        self.targets.iter().find(|t| t.name == name)
+    }
+}
+
+/// `99.9%`, `"99.9%"`, `0.999` → 0.999.
+fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
+    let x = match v {
+        serde_yaml::Value::Number(n) => n.as_f64().ok_or("not a number")?,
+        serde_yaml::Value::String(s) => {
+            let s = s.trim();
+            match s.strip_suffix('%') {
+                Some(p) => p.trim().parse::<f64>().map_err(|_| format!("invalid percentage {s:?}"))? / 100.0,
+                None => s.parse::<f64>().map_err(|_| format!("invalid ratio {s:?}"))?,
+            }
+        }
+        _ => return Err("expected a ratio like 0.999 or \"99.9%\"".into()),
+    };
+    if !(0.0..=1.0).contains(&x) {
+        return Err(format!("ratio {x} is outside 0..1 (write 99.9% or 0.999)"));
+    }
+    Ok(x)
+}
+
+fn resolve_target(t: &RawTarget, base: &Path) -> Result<TargetPlan, String> {
+    let headers: Vec<(String, String)> = t.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let requests = match (&t.url, &t.targets_file) {
+        (Some(url), None) => {
+            let method = t.method.clone().unwrap_or_else(|| "GET".into()).to_ascii_uppercase();
+            http::Method::from_bytes(method.as_bytes()).map_err(|_| format!("invalid method {method:?}"))?;
+            vec![RequestPlan { method, url: url.clone(), headers, body: t.body.clone() }]
+        }
+        (None, Some(file)) => {
+            let path = base.join(file);
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read targets file {}: {e}", path.display()))?;
+            parse_http_targets(&text, &headers, &path)?
+        }
+        _ => return Err(format!("target {:?} needs exactly one of `url` or `targets_file`", t.name)),
+    };
+    Ok(TargetPlan { name: t.name.clone(), requests })
+}
+
+/// The vegeta `http` targets format: `METHOD URL`, header lines, optional
+/// `@body-file`, blank line between targets, `#` comments.
+fn parse_http_targets(text: &str, headers: &[(String, String)], path: &Path) -> Result<Vec<RequestPlan>, String> {
+    let mut out: Vec<RequestPlan> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let here = || format!("{}:{}", path.display(), i + 1);
+        if let Some(body) = line.strip_prefix('@') {
+            let bp = path.parent().unwrap_or(Path::new(".")).join(body);
+            let b = std::fs::read_to_string(&bp).map_err(|e| format!("{}: cannot read body {}: {e}", here(), bp.display()))?;
+            out.last_mut().ok_or_else(|| format!("{}: body before any target", here()))?.body = Some(b);
+        } else if let Some((m, u)) = line.split_once(' ')
+            && http::Method::from_bytes(m.as_bytes()).is_ok()
+            && m.chars().all(|c| c.is_ascii_uppercase())
+            && u.trim().contains("://")
+        {
+            out.push(RequestPlan { method: m.into(), url: u.trim().into(), headers: headers.to_vec(), body: None });
+        } else if let Some((k, v)) = line.split_once(':') {
+            out.last_mut()
+                .ok_or_else(|| format!("{}: header before any target", here()))?
+                .headers
+                .push((k.trim().into(), v.trim().into()));
+        } else {
+            return Err(format!("{}: expected `METHOD URL`, a header or @body", here()));
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no targets", path.display()));
+    }
+    Ok(out)
+}
+
+fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, String> {
+    match (&o.recipe, &o.recipes) {
+        (Some(file), None) => {
+            let path: PathBuf = base.join(file);
+            let json = std::fs::read_to_string(&path).map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
+            Ok(OriginPlan { recipes_json: json, source: file.clone() })
+        }
+        (None, Some(v)) => {
+            let json = serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
+            Ok(OriginPlan { recipes_json: json, source: "inline".into() })
+        }
+        _ => Err("origin needs exactly one of `recipe` (a file) or `recipes` (inline)".into()),
+    }
+}

@@ -1,0 +1,166 @@
+//! A tiny document model rendered twice: Markdown (charts as PNG files) and
+//! self-contained HTML (charts as inline SVG, styles inline, no scripts,
+//! no external fonts or links needed to view it).
+
+use std::fmt::Write;
+
+use super::charts::Figure;
+
+pub enum Block {
+    Heading(u8, String),
+    Para(String),
+    /// Bulleted list.
+    List(Vec<String>),
+    /// Preformatted text (vegeta reports, plans, command lines).
+    Code(String, String),
+    Table { header: Vec<String>, rows: Vec<Vec<String>> },
+    Chart(Figure),
+    /// A verdict line, styled by its word in HTML.
+    Verdict { verdict: String, text: String },
+}
+
+pub fn html_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Markdown with `![title](charts/<id>.png)` for charts.
+pub fn markdown(blocks: &[Block]) -> String {
+    let mut o = String::new();
+    for b in blocks {
+        match b {
+            Block::Heading(l, t) => {
+                let _ = writeln!(o, "{} {t}\n", "#".repeat(*l as usize));
+            }
+            Block::Para(t) => {
+                let _ = writeln!(o, "{t}\n");
+            }
+            Block::List(items) => {
+                for i in items {
+                    let _ = writeln!(o, "- {i}");
+                }
+                o.push('\n');
+            }
+            Block::Code(lang, t) => {
+                let _ = writeln!(o, "```{lang}\n{}\n```\n", t.trim_end());
+            }
+            Block::Table { header, rows } => {
+                let _ = writeln!(o, "| {} |", header.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | "));
+                let _ = writeln!(o, "|{}", " --- |".repeat(header.len()));
+                for r in rows {
+                    let _ = writeln!(o, "| {} |", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
+                }
+                o.push('\n');
+            }
+            Block::Chart(f) => {
+                let _ = writeln!(o, "![{}](charts/{}.png)\n", f.title, f.id);
+            }
+            Block::Verdict { verdict, text } => {
+                let _ = writeln!(o, "**{}** — {text}\n", verdict.to_uppercase());
+            }
+        }
+    }
+    o
+}
+
+const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #ccc;margin-top:2em}
+table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
+pre{background:#f6f8fa;padding:0.8em;overflow-x:auto;font-size:0.85em}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+.verdict{padding:0.5em 0.8em;border-left:5px solid #999;background:#fafafa;margin:0.5em 0}
+.supported{border-color:#1a7f37}.rejected{border-color:#cf222e}.inconclusive{border-color:#9a6700}";
+
+/// A self-contained HTML page. Fails only if a chart cannot be drawn.
+pub fn html(title: &str, blocks: &[Block]) -> Result<String, String> {
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>\n",
+        html_escape(title)
+    );
+    for b in blocks {
+        match b {
+            Block::Heading(l, t) => {
+                let _ = writeln!(o, "<h{l}>{}</h{l}>", html_escape(t));
+            }
+            Block::Para(t) => {
+                let _ = writeln!(o, "<p>{}</p>", inline(t));
+            }
+            Block::List(items) => {
+                o.push_str("<ul>");
+                for i in items {
+                    let _ = write!(o, "<li>{}</li>", inline(i));
+                }
+                o.push_str("</ul>\n");
+            }
+            Block::Code(_, t) => {
+                let _ = writeln!(o, "<pre>{}</pre>", html_escape(t.trim_end()));
+            }
+            Block::Table { header, rows } => {
+                o.push_str("<table><thead><tr>");
+                for h in header {
+                    let _ = write!(o, "<th>{}</th>", html_escape(h));
+                }
+                o.push_str("</tr></thead><tbody>\n");
+                for r in rows {
+                    o.push_str("<tr>");
+                    for c in r {
+                        let _ = write!(o, "<td>{}</td>", html_escape(c));
+                    }
+                    o.push_str("</tr>\n");
+                }
+                o.push_str("</tbody></table>\n");
+            }
+            Block::Chart(f) => {
+                let svg = f.svg()?;
+                // Drop the XML prolog if any: inline SVG must start at <svg>.
+                let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+                let _ = writeln!(
+                    o,
+                    "<figure id=\"{}\">{svg}<figcaption>{}</figcaption></figure>",
+                    html_escape(&f.id),
+                    html_escape(&f.title)
+                );
+            }
+            Block::Verdict { verdict, text } => {
+                let _ = writeln!(
+                    o,
+                    "<div class=\"verdict {}\"><strong>{}</strong> — {}</div>",
+                    html_escape(verdict),
+                    html_escape(&verdict.to_uppercase()),
+                    inline(text)
+                );
+            }
+        }
+    }
+    o.push_str("</body></html>\n");
+    Ok(o)
+}
+
+/// Escapes text and renders `code` spans (the only inline markup we use).
+fn inline(t: &str) -> String {
+    let mut o = String::new();
+    for (i, part) in t.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(o, "<code>{}</code>", html_escape(part));
+        } else {
+            o.push_str(&html_escape(part).replace("**", ""));
+        }
+    }
+    o
+}

@@ -1,0 +1,366 @@
+//! The study report: `report.md` (+ `charts/*.png`) and a self-contained
+//! `report.html` (charts as inline SVG), shaped like a hand-written load-test
+//! write-up: question and hypotheses, verdicts, setup, summary tables,
+//! ceilings, charts, then one section per step with vegeta-style numbers.
+
+pub mod charts;
+pub mod doc;
+pub mod text;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use loadlab_core::format_go_duration;
+
+use crate::analysis::{Analysis, PROBE, SWEEP};
+use crate::env::Environment;
+use crate::plan::Plan;
+use crate::store::{RunRow, StudyRow};
+use charts::{Axis, Figure, Line, Panel};
+use doc::Block;
+
+fn ms(ns: f64) -> String {
+    format_go_duration(Duration::from_nanos(ns as u64))
+}
+
+/// Pooled figures of one (phase, rate, target) over its repetitions.
+struct Agg<'a> {
+    runs: Vec<&'a RunRow>,
+    hist: Histogram<u64>,
+    success: f64,
+    throughput: f64,
+    codes: BTreeMap<u16, u64>,
+    cpu: Option<f64>,
+    pass: Option<bool>,
+}
+
+fn aggregate<'a>(runs: &'a [RunRow], phase: &str, rate: u64, target: &str) -> Option<Agg<'a>> {
+    let rs: Vec<&RunRow> = runs.iter().filter(|r| r.phase == phase && r.rate == rate && r.target == target).collect();
+    if rs.is_empty() {
+        return None;
+    }
+    let mut hist = rs[0].latency.clone();
+    for r in &rs[1..] {
+        let _ = hist.add(&r.latency);
+    }
+    let total: u64 = rs.iter().map(|r| r.summary.requests).sum();
+    let ok: f64 = rs.iter().map(|r| r.summary.success * r.summary.requests as f64).sum();
+    let mut codes = BTreeMap::new();
+    for r in &rs {
+        for (c, n) in &r.summary.status_codes {
+            *codes.entry(*c).or_insert(0) += n;
+        }
+    }
+    let cpus: Vec<f64> = rs.iter().filter_map(|r| r.summary.cpu_mean).collect();
+    let passes: Vec<bool> = rs.iter().filter_map(|r| r.slo_pass).collect();
+    Some(Agg {
+        success: if total > 0 { ok / total as f64 } else { 0.0 },
+        throughput: rs.iter().map(|r| r.summary.throughput).sum::<f64>() / rs.len() as f64,
+        cpu: (!cpus.is_empty()).then(|| cpus.iter().sum::<f64>() / cpus.len() as f64),
+        pass: (!passes.is_empty()).then(|| crate::analysis::step_pass(&passes)),
+        runs: rs,
+        hist,
+        codes,
+    })
+}
+
+fn q(h: &Histogram<u64>, p: f64) -> f64 {
+    if h.is_empty() { 0.0 } else { h.value_at_quantile(p) as f64 }
+}
+
+fn target_index(plan: &Plan, name: &str) -> usize {
+    plan.targets.iter().position(|t| t.name == name).unwrap_or(0)
+}
+
+/// The equivalent `loadlab attack` command line of one run of a target.
+pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> String {
+    let Some(t) = plan.target(target) else { return String::new() };
+    let l = &plan.load;
+    let mut input = String::new();
+    for r in &t.requests {
+        input.push_str(&format!("{} {}", r.method, r.url.replace("{origin}", base_url)));
+    }
+    let mut cmd = format!("echo \"{input}\" | loadlab attack");
+    if let Some(r) = t.requests.first() {
+        for (k, v) in &r.headers {
+            cmd.push_str(&format!(" -header=\"{k}: {v}\""));
+        }
+        if r.body.is_some() {
+            cmd.push_str(" -body=body.txt");
+        }
+    }
+    cmd.push_str(&format!(" -duration={} -rate={rate} -workers={}", format_go_duration(l.step), l.workers));
+    if let Some(m) = l.max_workers {
+        cmd.push_str(&format!(" -max-workers={m}"));
+    }
+    if l.timeout != Duration::from_secs(30) {
+        cmd.push_str(&format!(" -timeout={}", format_go_duration(l.timeout)));
+    }
+    if !l.keepalive {
+        cmd.push_str(" -keepalive=false");
+    }
+    cmd.push_str(" | tee results.bin | loadlab report");
+    cmd
+}
+
+fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
+    move |p| q(h, p)
+}
+
+/// Builds the whole document.
+pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis) -> Vec<Block> {
+    let env: Environment = serde_json::from_str(&study.environment_json).unwrap_or_default();
+    let mut b = Vec::new();
+    b.push(Block::Heading(1, format!("Study: {}", plan.name)));
+    b.push(Block::Para(format!(
+        "Study #{} · started {} · status {} · {} runs · store `{}`",
+        study.id,
+        study.created_at,
+        study.status,
+        runs.len(),
+        study.plan_path
+    )));
+    if let Some(qn) = &plan.question {
+        b.push(Block::Heading(2, "Question".into()));
+        b.push(Block::Para(qn.clone()));
+    }
+
+    // Verdicts first: the answer is what readers come for.
+    if !analysis.answers.is_empty() {
+        b.push(Block::Heading(2, "Hypotheses and verdicts".into()));
+        for (i, a) in analysis.answers.iter().enumerate() {
+            b.push(Block::Verdict {
+                verdict: a.verdict.word().into(),
+                text: format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation),
+            });
+        }
+        b.push(Block::Para(
+            "Method: each run (one repetition of one target at one rate) gives one value of the metric; the effect is the \
+             mean difference A − B averaged over rates, with a 95% stratified bootstrap confidence interval (2000 resamples). \
+             A hypothesis is supported when the interval lies entirely on its side of zero, rejected when it lies entirely on \
+             the other side, inconclusive otherwise. Mann–Whitney p and Cliff's δ are shown as a distribution-free cross-check."
+                .into(),
+        ));
+    }
+
+    // Ceilings.
+    if !analysis.ceilings.is_empty() {
+        b.push(Block::Heading(2, "Ceilings".into()));
+        let slo = plan.slo.as_ref().map(describe_slo).unwrap_or_default();
+        b.push(Block::Para(format!("Highest rate each target sustains within the SLO ({slo}).")));
+        let rows = analysis
+            .ceilings
+            .iter()
+            .map(|c| {
+                vec![
+                    c.target.clone(),
+                    c.pass.map_or("—".into(), |p| p.to_string()),
+                    c.fail.map_or("—".into(), |f| f.to_string()),
+                    c.describe(),
+                ]
+            })
+            .collect();
+        b.push(Block::Table { header: vec!["Target".into(), "Passes at".into(), "Fails at".into(), "Ceiling".into()], rows });
+    }
+
+    // Summary table: rate × target.
+    b.push(Block::Heading(2, "Summary by rate and target".into()));
+    b.push(Block::Para(format!(
+        "Pooled over {} repetition(s) per cell, warm-up excluded. Latency is measured from the intended send time (corrected for coordinated omission).",
+        plan.repetitions
+    )));
+    let mut rows = Vec::new();
+    let mut sat: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    let mut rates: Vec<(String, u64)> = runs.iter().map(|r| (r.phase.clone(), r.rate)).collect();
+    rates.sort_by_key(|(p, r)| (*r, p != SWEEP));
+    rates.dedup();
+    for (phase, rate) in &rates {
+        for t in &plan.targets {
+            let Some(a) = aggregate(runs, phase, *rate, &t.name) else { continue };
+            let p = percent_of(&a.hist);
+            let codes: Vec<String> = a.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
+            rows.push(vec![
+                format!("{rate}{}", if phase == PROBE { " (probe)" } else { "" }),
+                t.name.clone(),
+                a.runs.len().to_string(),
+                ms(a.runs.iter().map(|r| r.summary.mean_ns).sum::<f64>() / a.runs.len() as f64),
+                ms(p(0.5)),
+                ms(p(0.95)),
+                ms(p(0.99)),
+                ms(a.hist.max() as f64),
+                format!("{:.2}%", a.success * 100.0),
+                format!("{:.1}", a.throughput),
+                codes.join(" "),
+                a.cpu.map_or("—".into(), |c| format!("{c:.0}%")),
+                match a.pass {
+                    Some(true) => "pass".into(),
+                    Some(false) => "FAIL".into(),
+                    None => "—".into(),
+                },
+            ]);
+            sat.entry(t.name.clone()).or_default().push((*rate as f64, a.throughput, p(0.99) / 1e6));
+        }
+    }
+    let header = ["Rate", "Target", "Runs", "Mean", "p50", "p95", "p99", "Max", "Success", "Throughput", "Status codes", "CPU", "SLO"];
+    b.push(Block::Table { header: header.iter().map(|s| s.to_string()).collect(), rows });
+
+    // Charts.
+    b.push(Block::Heading(2, "Charts".into()));
+    let mut sat_lines_t = Vec::new();
+    let mut sat_lines_p = Vec::new();
+    for (name, mut pts) in sat {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let c = target_index(plan, &name);
+        sat_lines_t.push(Line { label: name.clone(), color: c, points: pts.iter().map(|p| (p.0, p.1)).collect(), dashed: false, markers: true });
+        sat_lines_p.push(Line { label: name.clone(), color: c, points: pts.iter().map(|p| (p.0, p.2.max(0.001))).collect(), dashed: false, markers: true });
+    }
+    if let Some(max_rate) = runs.iter().map(|r| r.rate).max() {
+        sat_lines_t.push(Line { label: "offered".into(), color: 6, points: vec![(0.0, 0.0), (max_rate as f64, max_rate as f64)], dashed: true, markers: false });
+    }
+    b.push(Block::Chart(Figure {
+        id: "saturation".into(),
+        title: "Saturation: offered rate vs achieved throughput and p99".into(),
+        panels: vec![
+            Panel { x_label: "offered rate (req/s)".into(), y_label: "successful req/s".into(), x_axis: Axis::Linear, y_axis: Axis::Linear, x_ticks: None, lines: sat_lines_t, shade: None },
+            Panel { x_label: "offered rate (req/s)".into(), y_label: "p99 latency (ms, log)".into(), x_axis: Axis::Linear, y_axis: Axis::Log, x_ticks: None, lines: sat_lines_p, shade: None },
+        ],
+    }));
+    for t in &plan.targets {
+        let lines: Vec<Line> = plan
+            .load
+            .rates
+            .iter()
+            .enumerate()
+            .filter_map(|(i, rate)| {
+                let a = aggregate(runs, SWEEP, *rate, &t.name)?;
+                Some(Line { label: format!("{rate} req/s"), color: i, points: charts::spectrum_points(&a.hist), dashed: false, markers: false })
+            })
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        b.push(Block::Chart(Figure {
+            id: format!("spectrum-{}", t.name),
+            title: format!("Percentile spectrum — {}", t.name),
+            panels: vec![spectrum_panel(lines)],
+        }));
+    }
+
+    // Steps.
+    b.push(Block::Heading(2, "Steps".into()));
+    b.push(Block::Para(format!(
+        "Each run lasts {} of which the first {} is warm-up: run, drawn shaded in the charts, excluded from every figure. \
+         Targets are interleaved within each step (A B A B …) so drift hits them alike.",
+        format_go_duration(plan.load.step),
+        format_go_duration(plan.load.warmup)
+    )));
+    for (i, (phase, rate)) in rates.iter().enumerate() {
+        let kind = if phase == PROBE { "ceiling probe" } else { "step" };
+        b.push(Block::Heading(3, format!("Test {} — {rate} requests per second ({kind})", i + 1)));
+        let mut time_lines = Vec::new();
+        let mut overlay = Vec::new();
+        for t in &plan.targets {
+            let Some(a) = aggregate(runs, phase, *rate, &t.name) else { continue };
+            let c = target_index(plan, &t.name);
+            for r in &a.runs {
+                b.push(Block::Heading(4, format!("{} — repetition {}", t.name, r.repetition)));
+                b.push(Block::Code(String::new(), format!("{}\n\n{}{}", attack_command(plan, &t.name, &rate.to_string(), "http://ORIGIN"), text::vegeta_text(&r.summary), text::extras(&r.summary, plan.load.warmup))));
+                let pts: Vec<(f64, f64)> = r.series.iter().map(|p| (p.t, p.p99_ns as f64 / 1e6)).collect();
+                let label = if a.runs.len() > 1 { format!("{} #{} p99", t.name, r.repetition) } else { format!("{} p99", t.name) };
+                time_lines.push(Line { label, color: c, points: pts, dashed: r.repetition > 1, markers: false });
+            }
+            overlay.push(Line { label: t.name.clone(), color: c, points: charts::spectrum_points(&a.hist), dashed: false, markers: false });
+        }
+        let slug = format!("{phase}-{rate}");
+        b.push(Block::Chart(Figure {
+            id: format!("latency-{slug}"),
+            title: format!("Latency over time at {rate} req/s (p99 per bucket; warm-up shaded)"),
+            panels: vec![Panel {
+                x_label: "seconds since start of run".into(),
+                y_label: "latency (ms)".into(),
+                x_axis: Axis::Linear,
+                y_axis: Axis::Linear,
+                x_ticks: None,
+                lines: time_lines,
+                shade: (!plan.load.warmup.is_zero()).then(|| (0.0, plan.load.warmup.as_secs_f64())),
+            }],
+        }));
+        if overlay.len() > 1 {
+            b.push(Block::Chart(Figure { id: format!("ab-{slug}"), title: format!("A/B overlay at {rate} req/s: percentile spectrum"), panels: vec![spectrum_panel(overlay)] }));
+        }
+    }
+
+    // Setup last-but-one: long, for reproduction.
+    b.push(Block::Heading(2, "Setup".into()));
+    b.push(Block::Table {
+        header: vec!["Host".into(), "CPU".into(), "Cores".into(), "Kernel".into(), "loadlab".into(), "Revision".into()],
+        rows: vec![vec![env.host, env.cpu_model, env.cores.to_string(), env.kernel, env.loadlab_version, env.git_revision]],
+    });
+    let mut items = vec![
+        format!("Targets: {}", plan.targets.iter().map(|t| format!("`{}` ({})", t.name, t.requests.iter().map(|r| format!("{} {}", r.method, r.url)).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")),
+        format!("Rates: {:?} req/s, {} per run, {} warm-up, {} cool-down, {} repetition(s)", plan.load.rates, format_go_duration(plan.load.step), format_go_duration(plan.load.warmup), format_go_duration(plan.load.cooldown), plan.repetitions),
+    ];
+    if let Some(s) = &plan.slo {
+        items.push(format!("SLO: {}", describe_slo(s)));
+    }
+    if let Some(c) = &plan.ceiling {
+        items.push(format!("Ceiling search: bisect to {} req/s, at most {} probes per target", c.resolution, c.max_probes));
+    }
+    if let Some(m) = &plan.monitor {
+        items.push(format!("Monitored: {}", m.process.clone().unwrap_or_else(|| format!("pid {}", m.pid.unwrap_or(0)))));
+    }
+    b.push(Block::List(items));
+    b.push(Block::Para("Equivalent command lines (one per target; `-rate=X` is each step's rate):".into()));
+    let cmds: Vec<String> = plan.targets.iter().map(|t| attack_command(plan, &t.name, "X", "http://ORIGIN")).collect();
+    b.push(Block::Code("sh".into(), cmds.join("\n")));
+    if let Some(o) = &plan.origin {
+        b.push(Block::Para(format!("Origin recipe ({}), served in-process at `http://ORIGIN`:", o.source)));
+        b.push(Block::Code("json".into(), o.recipes_json.clone()));
+    }
+    b.push(Block::Para("The plan:".into()));
+    b.push(Block::Code("yaml".into(), study.plan_yaml.clone()));
+    b
+}
+
+fn spectrum_panel(lines: Vec<Line>) -> Panel {
+    Panel {
+        x_label: "percentile (log scale of 1/(1−p))".into(),
+        y_label: "latency (ms)".into(),
+        x_axis: Axis::Log,
+        y_axis: Axis::Linear,
+        x_ticks: Some(charts::percentile_tick),
+        lines,
+        shade: None,
+    }
+}
+
+pub fn describe_slo(s: &crate::plan::Slo) -> String {
+    let mut parts = Vec::new();
+    if let Some(x) = s.success {
+        parts.push(format!("success ≥ {:.2}%", x * 100.0));
+    }
+    for (p, d) in &s.latency {
+        let name = if *p >= 100.0 { "max".to_string() } else { format!("p{p}") };
+        parts.push(format!("{name} ≤ {}", format_go_duration(*d)));
+    }
+    parts.join(", ")
+}
+
+/// Writes `report.md`, `charts/*.png` and `report.html` into `out`.
+pub fn write_report(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis, out: &Path) -> Result<(), String> {
+    let charts_dir = out.join("charts");
+    std::fs::create_dir_all(&charts_dir).map_err(|e| format!("{}: {e}", charts_dir.display()))?;
+    let blocks = build(study, plan, runs, analysis);
+    for blk in &blocks {
+        if let Block::Chart(f) = blk {
+            f.png(&charts_dir.join(format!("{}.png", f.id)))?;
+        }
+    }
+    let md = doc::markdown(&blocks);
+    std::fs::write(out.join("report.md"), md).map_err(|e| format!("report.md: {e}"))?;
+    let html = doc::html(&format!("Study: {}", plan.name), &blocks)?;
+    std::fs::write(out.join("report.html"), html).map_err(|e| format!("report.html: {e}"))?;
+    Ok(())
+}

@@ -1,0 +1,336 @@
+//! Runs a plan: the sweep (rates × repetitions × targets, interleaved
+//! A B A B so drift hits every target alike), stop rules, then the ceiling
+//! search (bisection between the last passing and first failing rate).
+//!
+//! The schedule is a pure function of the plan and of the outcomes so far, so
+//! `--resume` replays it: runs already committed to the store are read back
+//! instead of being run again, and the first missing run is where work resumes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use loadlab_core::{PacerSpec, Rate};
+use loadlab_engine::{AttackConfig, LiveStats, Target, TargetSource};
+
+use crate::analysis::{self, PROBE, SWEEP};
+use crate::collect::{Collector, RunData, collector};
+use crate::env::Environment;
+use crate::monitor::{self, Monitor};
+use crate::plan::Plan;
+use crate::store::{MonitorPoint, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("origin: {0}")]
+    Origin(String),
+    #[error("engine: {0}")]
+    Engine(String),
+    #[error("{0}")]
+    Monitor(String),
+    #[error("interrupted: study {study} stopped after {done} committed run(s); continue with --resume")]
+    Interrupted { study: i64, done: usize },
+    #[error("cannot resume: {0}")]
+    Resume(String),
+    #[error("report: {0}")]
+    Report(String),
+}
+
+/// How to run a study.
+pub struct RunOptions {
+    /// The store file.
+    pub db: PathBuf,
+    /// The report folder (default: `studies/<id>-<name>` under the current directory).
+    pub out: Option<PathBuf>,
+    /// Continue the latest unfinished study of this plan instead of starting anew.
+    pub resume: bool,
+    /// The plan file (identifies the study for `--resume`) and its text.
+    pub plan_path: String,
+    pub plan_yaml: String,
+    /// Set to stop the study: the run in flight is abandoned (not committed).
+    pub stop: Arc<AtomicBool>,
+    /// Progress lines (one per run).
+    pub progress: Box<dyn FnMut(&str) + Send>,
+}
+
+/// What a finished study produced.
+#[derive(Debug, Clone)]
+pub struct StudyOutcome {
+    pub study_id: i64,
+    pub out_dir: PathBuf,
+    /// Runs executed by this invocation (excludes runs read back on resume).
+    pub executed: usize,
+    /// Runs read back from the store.
+    pub reused: usize,
+}
+
+struct Ctx<'a> {
+    plan: &'a Plan,
+    store: &'a mut Store,
+    study: i64,
+    done: HashMap<(String, u64, String, u32), Option<bool>>,
+    base_url: String,
+    pid: Option<u32>,
+    opts: &'a mut RunOptions,
+    executed: usize,
+    reused: usize,
+    total_hint: usize,
+}
+
+impl Ctx<'_> {
+    /// Returns the run's SLO outcome, running it unless already stored.
+    fn run(&mut self, phase: &str, rate: u64, target: &str, rep: u32) -> Result<Option<bool>, StudyError> {
+        let key = (phase.to_string(), rate, target.to_string(), rep);
+        if let Some(p) = self.done.get(&key) {
+            self.reused += 1;
+            return Ok(*p);
+        }
+        if self.opts.stop.load(Ordering::Relaxed) {
+            return Err(StudyError::Interrupted { study: self.study, done: self.done.len() });
+        }
+        if self.executed > 0 && !self.plan.load.cooldown.is_zero() {
+            sleep_unless(&self.opts.stop, self.plan.load.cooldown);
+        }
+        let (data, mon) = execute(self.plan, target, rate, &self.base_url, self.pid, &self.opts.stop)?;
+        if self.opts.stop.load(Ordering::Relaxed) {
+            return Err(StudyError::Interrupted { study: self.study, done: self.done.len() });
+        }
+        let pass = analysis::slo_pass(self.plan.slo.as_ref(), &data.summary);
+        self.store.save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
+        self.done.insert(key, pass);
+        self.executed += 1;
+        let s = &data.summary;
+        let verdict = match pass {
+            Some(true) => "within SLO",
+            Some(false) => "FAILS SLO",
+            None => "",
+        };
+        let line = format!(
+            "[{}/~{}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
+            self.done.len(),
+            self.total_hint,
+            s.requests,
+            s.throughput,
+            loadlab_core::format_go_duration(Duration::from_nanos(s.p99_ns)),
+            s.success * 100.0,
+        );
+        (self.opts.progress)(&line);
+        Ok(pass)
+    }
+}
+
+fn sleep_unless(stop: &AtomicBool, d: Duration) {
+    let end = std::time::Instant::now() + d;
+    while !stop.load(Ordering::Relaxed) {
+        let now = std::time::Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// Runs one attack through the engine and collects it.
+fn execute(
+    plan: &Plan,
+    target: &str,
+    rate: u64,
+    base_url: &str,
+    pid: Option<u32>,
+    stop: &Arc<AtomicBool>,
+) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
+    let l = &plan.load;
+    let t = plan.target(target).ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
+    let targets: Vec<Target> = t
+        .requests
+        .iter()
+        .map(|r| {
+            Ok(Target {
+                method: http::Method::from_bytes(r.method.as_bytes()).map_err(|e| StudyError::Engine(e.to_string()))?,
+                url: r.url.replace("{origin}", base_url),
+                headers: r.headers.clone(),
+                body: r.body.clone().map(Bytes::from).unwrap_or_default(),
+            })
+        })
+        .collect::<Result<_, StudyError>>()?;
+    let cfg = AttackConfig {
+        name: format!("{}/{target}/{rate}", plan.name),
+        pacer: PacerSpec::Constant(Rate::per_second(rate)),
+        duration: Some(l.step),
+        workers: l.workers,
+        max_workers: l.max_workers,
+        connections: l.connections,
+        max_connections: l.max_connections,
+        timeout: l.timeout,
+        keepalive: l.keepalive,
+        ..AttackConfig::default()
+    };
+    // About 100 points per run in the latency-over-time chart, at least 100 ms each.
+    let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
+    let (sink, slot) = collector(Collector::new(rate, l.warmup.as_nanos() as u64, bucket));
+    let mon = pid.map(|p| Monitor::start(p, plan.monitor.as_ref().map_or(Duration::from_secs(1), |m| m.interval)));
+    let flag = stop.clone();
+    let shutdown = async move {
+        while !flag.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    };
+    let res = loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), Box::new(sink), shutdown, LiveStats::new());
+    let points = mon.map(Monitor::stop).unwrap_or_default();
+    let summary = res.map_err(|e| StudyError::Engine(e.to_string()))?;
+    let c = slot.lock().ok().and_then(|mut g| g.take()).ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
+    let mut data = c.finish();
+    data.summary.unsent = summary.unsent;
+    data.summary.late = summary.late;
+    // CPU figures exclude the warm-up, like every other figure.
+    let warm = plan.load.warmup.as_secs_f64();
+    let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
+    if !measured.is_empty() {
+        data.summary.cpu_mean = Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
+        data.summary.cpu_max = measured.iter().map(|p| p.cpu).fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
+        data.summary.rss_max = measured.iter().map(|p| p.rss).max();
+    }
+    Ok((data, points))
+}
+
+/// Runs (or resumes) a study and writes its report. Blocking.
+pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, StudyError> {
+    let mut store = Store::open(&opts.db)?;
+    let plan_json = serde_json::to_string(plan).unwrap_or_default();
+    let (study, out_dir, done) = if opts.resume {
+        let row = store
+            .resumable(&opts.plan_path)?
+            .ok_or_else(|| StudyError::Resume(format!("no unfinished study of {} in {}", opts.plan_path, opts.db.display())))?;
+        if row.plan_json != plan_json {
+            return Err(StudyError::Resume(format!(
+                "the plan changed since study {} started; run it as a new study (without --resume)",
+                row.id
+            )));
+        }
+        let runs = store.runs(row.id)?;
+        let done = runs.into_iter().map(|r| ((r.phase, r.rate, r.target, r.repetition), r.slo_pass)).collect();
+        (row.id, PathBuf::from(row.out_dir), done)
+    } else {
+        let env = serde_json::to_string(&Environment::capture()).unwrap_or_default();
+        let id = store.create_study(&plan.name, &opts.plan_path, &opts.plan_yaml, &plan_json, &env, "")?;
+        let out = opts.out.clone().unwrap_or_else(|| default_out_dir(id, &plan.name));
+        store.set_out_dir(id, &out.display().to_string())?;
+        (id, out, HashMap::new())
+    };
+
+    // The in-process origin lives as long as the study.
+    let origin = match &plan.origin {
+        None => None,
+        Some(o) => {
+            let recipes = loadlab_origin::parse_recipes(&o.recipes_json).map_err(|e| StudyError::Origin(e.to_string()))?;
+            let cfg = loadlab_origin::OriginConfig { recipes, workers: Some(1), ..Default::default() };
+            let addr = "127.0.0.1:0".parse().expect("static address");
+            Some(loadlab_origin::spawn(addr, cfg).map_err(|e| StudyError::Origin(e.to_string()))?)
+        }
+    };
+    let base_url = origin.as_ref().map(|o| o.url()).unwrap_or_default();
+    let pid = match &plan.monitor {
+        Some(m) => Some(monitor::resolve(m).map_err(StudyError::Monitor)?),
+        None => None,
+    };
+    let total_hint = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let mut ctx = Ctx {
+        plan,
+        store: &mut store,
+        study,
+        done,
+        base_url,
+        pid,
+        opts: &mut opts,
+        executed: 0,
+        reused: 0,
+        total_hint,
+    };
+    let result = schedule(&mut ctx);
+    let (executed, reused) = (ctx.executed, ctx.reused);
+    drop(origin);
+    if let Err(e) = result {
+        let _ = store.set_status(study, "interrupted");
+        return Err(e);
+    }
+    let runs = store.runs(study)?;
+    let analysis = analysis::analyse(plan, &runs);
+    store.set_analysis(study, &serde_json::to_string(&analysis).unwrap_or_default())?;
+    let row = store.study(study)?;
+    crate::report::write_report(&row, plan, &runs, &analysis, &out_dir).map_err(|e| StudyError::Report(e.to_string()))?;
+    store.set_status(study, "done")?;
+    Ok(StudyOutcome { study_id: study, out_dir, executed, reused })
+}
+
+/// `studies/<id>-<name>` with the name made file-system safe.
+pub fn default_out_dir(id: i64, name: &str) -> PathBuf {
+    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+    Path::new("studies").join(format!("{id}-{safe}"))
+}
+
+/// The study's schedule: sweep with stop rules, then ceiling bisection.
+fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
+    let plan = ctx.plan;
+    let names: Vec<String> = plan.targets.iter().map(|t| t.name.clone()).collect();
+    let mut fails_in_row: HashMap<String, u32> = HashMap::new();
+    let mut stopped: Vec<String> = Vec::new();
+    for &rate in &plan.load.rates {
+        let active: Vec<&String> = names.iter().filter(|n| !stopped.contains(n)).collect();
+        if active.is_empty() {
+            break;
+        }
+        let mut passes: HashMap<&String, Vec<bool>> = HashMap::new();
+        for rep in 1..=plan.repetitions {
+            for t in &active {
+                let p = ctx.run(SWEEP, rate, t, rep)?;
+                passes.entry(t).or_default().push(p.unwrap_or(true));
+            }
+        }
+        for t in &active {
+            let ok = analysis::step_pass(&passes[t]);
+            let n = fails_in_row.entry((*t).clone()).or_default();
+            *n = if ok { 0 } else { *n + 1 };
+            if plan.stop_after_failures.is_some_and(|limit| *n >= limit) {
+                (ctx.opts.progress)(&format!("stop rule: {t} failed the SLO {n} step(s) in a row; no higher rates for it"));
+                stopped.push((*t).clone());
+            }
+        }
+    }
+    let Some(c) = &plan.ceiling else { return Ok(()) };
+    // Bisect each target's bracket, one probe per target per round (interleaved).
+    let mut brackets: Vec<(String, u64, u64, u32)> = Vec::new();
+    for t in &names {
+        let outcomes = analysis::step_outcomes(&ctx.store.runs(ctx.study)?, t, SWEEP);
+        let Some(fail) = outcomes.iter().filter(|(_, p)| !p).map(|(r, _)| *r).min() else { continue };
+        let lo = outcomes.iter().filter(|(r, p)| *p && *r < fail).map(|(r, _)| *r).max().unwrap_or(0);
+        brackets.push((t.clone(), lo, fail, 0));
+    }
+    loop {
+        let mut progressed = false;
+        for (t, lo, hi, probes) in brackets.iter_mut() {
+            if *hi - *lo <= c.resolution || *probes >= c.max_probes {
+                continue;
+            }
+            let mid = *lo + (*hi - *lo) / 2;
+            if mid == 0 || mid == *lo {
+                continue;
+            }
+            *probes += 1;
+            progressed = true;
+            if ctx.run(PROBE, mid, t, 1)?.unwrap_or(true) {
+                *lo = mid;
+            } else {
+                *hi = mid;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    Ok(())
+}
