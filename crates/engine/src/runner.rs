@@ -81,9 +81,20 @@ impl Shared {
         t.saturating_duration_since(self.start).as_nanos() as u64
     }
 
-    fn spawn_worker(self: &Arc<Self>) {
+    /// Starts one more worker if the cap allows (atomically: concurrent
+    /// claims on a multi-thread runtime must not overshoot `max_workers`).
+    fn grow(self: &Arc<Self>) {
+        let mut w = self.workers.load(Ordering::Relaxed);
+        while w < self.cap {
+            match self.workers.compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return self.spawn_counted(),
+                Err(now) => w = now,
+            }
+        }
+    }
+
+    fn spawn_counted(self: &Arc<Self>) {
         let Some(tx) = self.tx.lock().expect("tx lock").clone() else { return };
-        self.workers.fetch_add(1, Ordering::Relaxed);
         self.running.fetch_add(1, Ordering::AcqRel);
         let sh = self.clone();
         tokio::spawn(async move {
@@ -168,8 +179,8 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         }
         let busy = sh.busy.fetch_add(1, Ordering::Relaxed) + 1;
         let claim_done = || sh.busy.fetch_sub(1, Ordering::Relaxed);
-        if sh.paced && busy >= sh.workers.load(Ordering::Relaxed) && sh.workers.load(Ordering::Relaxed) < sh.cap {
-            sh.spawn_worker();
+        if sh.paced && busy >= sh.workers.load(Ordering::Relaxed) {
+            sh.grow();
         }
         let intended = if sh.paced {
             let Some(off) = sh.pacer.send_at(n) else {
@@ -381,7 +392,8 @@ pub async fn attack_with_live(
         cap,
         next: AtomicU64::new(0),
         busy: AtomicU64::new(0),
-        workers: AtomicU64::new(0),
+        // Counted before any starts, so early claims see the full initial pool.
+        workers: AtomicU64::new(initial),
         stopping: AtomicBool::new(false),
         reason: Mutex::new(None),
         target_error: Mutex::new(None),
@@ -400,7 +412,7 @@ pub async fn attack_with_live(
         canceled: AtomicU64::new(0),
     });
     for _ in 0..initial {
-        sh.spawn_worker();
+        sh.spawn_counted();
     }
 
     let mut shutdown = std::pin::pin!(shutdown);
