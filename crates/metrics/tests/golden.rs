@@ -171,3 +171,53 @@ fn empty_reports() {
     check("text_empty", &out);
     check("json_empty", &report(&[], "json"));
 }
+
+/// The figures of vegeta's own report in the reference notes (§2.2) render
+/// to exactly that report, trailing spaces included.
+#[test]
+fn text_layout_matches_vegetas_reference_report() {
+    use loadlab_metrics::metrics::{ByteSummary, LatencySummary};
+    use loadlab_metrics::report::text_from_summary;
+    let lat = LatencySummary {
+        total: 0,
+        min: 120_346,
+        mean: 1_247_911,
+        p50: 254_753,
+        p90: 577_788,
+        p95: 3_446_123,
+        p99: 45_208_400,
+        max: 67_405_000,
+    };
+    let s = loadlab_metrics::Summary {
+        requests: 5000,
+        rate: 1000.22,
+        throughput: 1000.12,
+        success: 1.0,
+        earliest_unix_ns: Some(0),
+        latest_unix_ns: Some(4_999_000_000),
+        end_unix_ns: Some(4_999_488_217),
+        duration_ns: 4_999_000_000,
+        wait_ns: 488_217,
+        latencies: lat,
+        uncorrected: lat,
+        send_lag: LatencySummary::default(),
+        late: 0,
+        late_threshold_ns: 1_000_000,
+        bytes_in: ByteSummary { total: 500_000, mean: 100.0 },
+        bytes_out: ByteSummary { total: 0, mean: 0.0 },
+        status_codes: vec![("200".to_string(), 5000)],
+        errors: vec![],
+        buckets: vec![],
+    };
+    let want = "\
+Requests      [total, rate, throughput]         5000, 1000.22, 1000.12
+Duration      [total, attack, wait]             4.999s, 4.999s, 488.217µs
+Latencies     [min, mean, 50, 90, 95, 99, max]  120.346µs, 1.248ms, 254.753µs, 577.788µs, 3.446ms, 45.208ms, 67.405ms
+Bytes In      [total, mean]                     500000, 100.00
+Bytes Out     [total, mean]                     0, 0.00
+Success       [ratio]                           100.00%
+Status Codes  [code:count]                      200:5000  
+Error Set:
+";
+    assert_eq!(text_from_summary(&s), want);
+}
