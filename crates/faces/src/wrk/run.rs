@@ -1,0 +1,112 @@
+//! Wires a [`WrkOptions`] to the engine: probe, then an open-model attack at
+//! `-R` (one global schedule, at most `-c` connections) or wrk's closed loop
+//! at `-c`, then wrk2's report.
+
+use std::future::Future;
+use std::io::Write;
+use std::time::Duration;
+
+use bytes::Bytes;
+use loadlab_core::{PacerSpec, Rate};
+use loadlab_engine::{AttackConfig, AttackSummary, EngineError, Target, TargetSource, TlsOptions};
+
+use super::collect::WrkCollector;
+use super::flags::WrkOptions;
+use super::report::{render_body, render_header, WrkReport};
+use crate::probe::{probe, ProbeError, ProbeInfo};
+
+/// `-v`: the version line.
+pub fn version() -> String {
+    format!("wrk 4.0.0 [loadlab {}] (wrk2-compatible face of loadlab)\n", env!("CARGO_PKG_VERSION"))
+}
+
+/// Why a run failed (failed requests are not errors: they are in the report).
+#[derive(Debug, thiserror::Error)]
+pub enum WrkError {
+    #[error("{0}")]
+    Probe(#[from] ProbeError),
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+    #[error("cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// What a run produced, for callers that check figures.
+#[derive(Debug)]
+pub struct WrkRun {
+    pub report: WrkReport,
+    pub summary: AttackSummary,
+    pub probe: ProbeInfo,
+}
+
+/// The engine settings for wrk's model. With `-R`: one constant-rate schedule
+/// for the whole run (so any rate, even below the thread count, is honoured
+/// and many connections cause no bursts), at most `-c` connections, latency
+/// from the intended send time. Without `-R`: `-c` workers in a closed loop.
+pub fn attack_config(o: &WrkOptions) -> AttackConfig {
+    let c = o.connections;
+    AttackConfig {
+        name: String::from("wrk"),
+        pacer: PacerSpec::Constant(o.rate.map_or(Rate::UNLIMITED, Rate::per_second)),
+        closed_loop: o.rate.is_none(),
+        workers: c,
+        max_workers: Some(c),
+        max_connections: Some(c as usize),
+        connections: c as usize,
+        duration: Some(o.duration),
+        timeout: o.timeout,
+        keepalive: true,
+        http2: false,
+        h2c: false,
+        redirects: -1,
+        tls: TlsOptions { insecure: true, ..TlsOptions::default() },
+        headers: o.headers.clone(),
+        ..AttackConfig::default()
+    }
+}
+
+/// Runs wrk: header, the attack, the report on `out`. `-t` sets the number
+/// of runtime threads.
+pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = ()> + Send) -> Result<WrkRun, WrkError> {
+    let mut report = WrkReport {
+        url: o.url.clone(),
+        duration_s: o.duration.as_secs_f64().round() as u64,
+        threads: o.threads,
+        connections: o.connections,
+        show_latency: o.latency,
+        show_uncorrected: o.u_latency,
+        ..WrkReport::default()
+    };
+    let _ = out.write_all(render_header(&report).as_bytes());
+    let _ = out.flush();
+    let rt = if o.threads <= 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(o.threads as usize).enable_all().build()
+    }
+    .map_err(WrkError::Runtime)?;
+    let info = rt.block_on(probe(&o.endpoint, "GET", &o.headers, o.timeout.max(Duration::from_secs(2))))?;
+    let (collector, state) = WrkCollector::new(o.threads);
+    let target = Target { method: http::Method::GET, url: o.url.clone(), headers: Vec::new(), body: Bytes::new() };
+    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), Box::new(collector), shutdown))?;
+    drop(rt);
+    let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+    // wrk's runtime is the whole run: the schedule's length, or longer when
+    // the last responses came in after it.
+    let runtime_ns = st.last_done_ns.max(summary.attack_duration.as_nanos() as u64);
+    report.calibration = if o.rate.is_some() { st.calibration() } else { Vec::new() };
+    report.req_per_sec = st.req_per_sec(runtime_ns);
+    report.latency = std::mem::take(&mut st.latency);
+    report.uncorrected = std::mem::take(&mut st.uncorrected);
+    report.complete = st.complete;
+    report.runtime_s = runtime_ns as f64 / 1e9;
+    // Header bytes are counted from the probe's response head, as wrk counts
+    // every byte read.
+    report.bytes_read = st.body_bytes + st.complete * info.head_len;
+    report.errors = st.errors;
+    report.non_2xx_3xx = st.non_2xx_3xx;
+    drop(st);
+    let _ = out.write_all(render_body(&report).as_bytes());
+    let _ = out.flush();
+    Ok(WrkRun { report, summary, probe: info })
+}
