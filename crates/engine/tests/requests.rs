@@ -1,0 +1,151 @@
+//! What goes on the wire: headers, bodies, Host, Content-Length, redirects,
+//! and what comes back (every body byte counted).
+
+mod common;
+use common::*;
+
+use bytes::Bytes;
+use loadlab_core::{ErrorKind, PacerSpec, Rate};
+use loadlab_engine::{attack, AttackConfig, Target, TargetSource};
+
+fn cfg(n: u64) -> AttackConfig {
+    AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), max_requests: Some(n), ..Default::default() }
+}
+
+fn header<'a>(s: &'a Seen, name: &str) -> Vec<&'a str> {
+    s.headers.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
+}
+
+#[tokio::test]
+async fn headers_and_bodies_arrive() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let targets = TargetSource::Static(vec![
+        Target {
+            method: http::Method::POST,
+            url: srv.url("/post?x=1"),
+            headers: vec![("X-Target".into(), "t1".into())],
+            body: Bytes::from_static(b"{\"a\":1}"),
+        },
+        get(&srv.url("/get")),
+    ]);
+    let c = AttackConfig {
+        headers: vec![("X-Common".into(), "c".into()), ("X-Multi".into(), "1".into()), ("X-Multi".into(), "2".into())],
+        body: Some(Bytes::from_static(b"default-body")),
+        ..cfg(4)
+    };
+    attack(c, targets, sink.boxed(), never()).await.unwrap();
+    let s = sink.samples();
+    assert_eq!(s.iter().map(|s| s.target).collect::<Vec<_>>(), vec![0, 1, 0, 1], "round robin");
+    assert_eq!(s[0].bytes_out, 7);
+    assert_eq!(s[1].bytes_out, 12);
+    let targets = sink.targets.lock().unwrap().clone();
+    assert_eq!(targets.len(), 2);
+    assert_eq!(targets[0].1.method, "POST");
+    assert_eq!(targets[1].1.url, srv.url("/get"));
+    let seen = srv.stats.seen.lock().unwrap();
+    let post = seen.iter().find(|s| s.method == "POST").unwrap();
+    assert_eq!(post.path, "/post?x=1");
+    assert_eq!(post.body, b"{\"a\":1}");
+    assert_eq!(header(post, "content-length"), vec!["7"]);
+    assert_eq!(header(post, "x-target"), vec!["t1"]);
+    assert_eq!(header(post, "x-common"), vec!["c"]);
+    assert_eq!(header(post, "x-multi"), vec!["1", "2"]);
+    assert_eq!(header(post, "host"), vec![srv.addr.to_string().as_str()]);
+    let get = seen.iter().find(|s| s.method == "GET").unwrap();
+    assert_eq!(get.body, b"default-body");
+    assert_eq!(header(get, "x-common"), vec!["c"]);
+}
+
+#[tokio::test]
+async fn host_header_override_and_large_chunked_body_is_counted() {
+    // A streamed (chunked) 1 MiB response: every byte counts in bytes_in.
+    let srv = serve(handler(|_| async {
+        let body = http_body_util::Full::new(Bytes::from(vec![b'z'; 1 << 20]));
+        hyper::Response::new(body)
+    }))
+    .await;
+    let sink = Collect::default();
+    let t = Target { headers: vec![("Host".into(), "example.test".into())], ..get(&srv.url("/big")) };
+    attack(cfg(3), TargetSource::Static(vec![t]), sink.boxed(), never()).await.unwrap();
+    assert!(sink.samples().iter().all(|s| s.status == 200 && s.bytes_in == 1 << 20));
+    let seen = srv.stats.seen.lock().unwrap();
+    assert!(seen.iter().all(|s| header(s, "host") == vec!["example.test"]));
+}
+
+fn redirector() -> Handler {
+    handler(|s: Seen| async move {
+        // /r/N redirects to /r/N-1; /r/0 answers 200.
+        let n: u32 = s.path.trim_start_matches("/r/").parse().unwrap_or(0);
+        if n == 0 {
+            ok("done")
+        } else {
+            hyper::Response::builder()
+                .status(302)
+                .header("location", format!("/r/{}", n - 1))
+                .body(http_body_util::Full::new(Bytes::from_static(b"moved")))
+                .unwrap()
+        }
+    })
+}
+
+#[tokio::test]
+async fn redirects_are_followed() {
+    let srv = serve(redirector()).await;
+    let sink = Collect::default();
+    attack(cfg(1), one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    let s = sink.samples();
+    assert_eq!((s[0].status, s[0].error), (200, ErrorKind::None));
+    assert_eq!(s[0].bytes_in, 3 * 5 + 4, "every body byte received");
+    assert_eq!(srv.requests(), 4);
+}
+
+#[tokio::test]
+async fn too_many_redirects() {
+    let srv = serve(redirector()).await;
+    let sink = Collect::default();
+    attack(AttackConfig { redirects: 2, ..cfg(1) }, one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    let s = sink.samples();
+    assert_eq!((s[0].status, s[0].error), (0, ErrorKind::TooManyRedirects));
+    assert_eq!(srv.requests(), 3);
+}
+
+#[tokio::test]
+async fn redirects_not_followed_count_as_success() {
+    let srv = serve(redirector()).await;
+    let sink = Collect::default();
+    attack(AttackConfig { redirects: -1, ..cfg(1) }, one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    let s = sink.samples();
+    assert_eq!((s[0].status, s[0].error), (302, ErrorKind::None));
+    assert!(s[0].is_success());
+    assert_eq!(srv.requests(), 1);
+}
+
+#[tokio::test]
+async fn lazy_targets_are_streamed_and_registered_once_each() {
+    let srv = serve(hello()).await;
+    let text = format!("GET {a}\n\nGET {b}\nX-B: 1\n\nGET {a}\n", a = srv.url("/a"), b = srv.url("/b"));
+    let src = loadlab_engine::lazy_targets(std::io::Cursor::new(text.into_bytes()), loadlab_engine::TargetFormat::Http, "stdin");
+    let sink = Collect::default();
+    let c = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), ..Default::default() };
+    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    assert_eq!(sum.requests, 3);
+    assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
+    assert_eq!(sink.targets.lock().unwrap().len(), 2);
+    let idx: Vec<u32> = sink.samples().iter().map(|s| s.target).collect();
+    assert_eq!(idx, vec![0, 1, 0]);
+}
+
+#[tokio::test]
+async fn lazy_target_error_stops_the_attack_and_is_reported() {
+    let srv = serve(hello()).await;
+    let text = format!("GET {}\n\nBOGUS\n", srv.url("/a"));
+    let src = loadlab_engine::lazy_targets(std::io::Cursor::new(text.into_bytes()), loadlab_engine::TargetFormat::Http, "t.txt");
+    let sink = Collect::default();
+    let c = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), ..Default::default() };
+    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    assert_eq!(sum.requests, 1);
+    let e = sum.target_error.expect("error reported").to_string();
+    assert!(e.starts_with("t.txt:3:"), "{e}");
+    assert!(sink.finished.load(std::sync::atomic::Ordering::SeqCst));
+}

@@ -1,0 +1,130 @@
+//! HTTPS with rustls: -insecure, -root-certs, HTTP/2 via ALPN, and h2c.
+
+mod common;
+use common::*;
+
+use std::sync::Arc;
+
+use loadlab_core::{ErrorKind, PacerSpec, Rate};
+use loadlab_engine::{attack, AttackConfig, TlsOptions};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio::net::TcpListener;
+
+struct TlsServer {
+    srv: Server,
+    cert_pem: String,
+}
+
+async fn serve_tls() -> TlsServer {
+    let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let cert_pem = ck.cert.pem();
+    let cert = CertificateDer::from(ck.cert.der().to_vec());
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
+    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stats = Arc::new(Stats::default());
+    let st = stats.clone();
+    let h = hello();
+    tokio::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else { return };
+            st.accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let (acceptor, st, h) = (acceptor.clone(), st.clone(), h.clone());
+            tokio::spawn(async move {
+                if let Ok(tls) = acceptor.accept(sock).await {
+                    serve_conn(hyper_util::rt::TokioIo::new(tls), st, h);
+                }
+            });
+        }
+    });
+    TlsServer { srv: Server { addr, stats }, cert_pem }
+}
+
+fn cfg(srv: &Server, tls: TlsOptions, http2: bool) -> AttackConfig {
+    AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(200)),
+        max_requests: Some(5),
+        tls,
+        http2,
+        // The certificate is for "localhost": reach it on the listener's address.
+        connect_to: vec![(format!("localhost:{}", srv.addr.port()), srv.addr.to_string())],
+        ..Default::default()
+    }
+}
+
+async fn run(c: AttackConfig, srv: &Server) -> Vec<loadlab_core::Sample> {
+    let sink = Collect::default();
+    let url = format!("https://localhost:{}/", srv.addr.port());
+    attack(c, one(&url), sink.boxed(), never()).await.unwrap();
+    sink.samples()
+}
+
+#[tokio::test]
+async fn insecure_accepts_a_self_signed_certificate() {
+    let t = serve_tls().await;
+    let s = run(cfg(&t.srv, TlsOptions { insecure: true, ..Default::default() }, false), &t.srv).await;
+    assert!(s.iter().all(|s| s.status == 200 && s.bytes_in == 5), "{s:?}");
+    assert!(s[0].connect_ns > 0);
+    assert!(t.srv.stats.seen.lock().unwrap().iter().all(|s| s.version == http::Version::HTTP_11));
+}
+
+#[tokio::test]
+async fn untrusted_certificate_is_a_tls_error() {
+    let t = serve_tls().await;
+    let s = run(cfg(&t.srv, TlsOptions::default(), false), &t.srv).await;
+    assert_eq!(s.len(), 5);
+    assert!(s.iter().all(|s| s.status == 0 && s.error == ErrorKind::Tls), "{s:?}");
+    assert_eq!(t.srv.requests(), 0);
+}
+
+#[tokio::test]
+async fn extra_root_certificate_is_trusted() {
+    let t = serve_tls().await;
+    let dir = tempfile::tempdir().unwrap();
+    let pem = dir.path().join("root.pem");
+    std::fs::write(&pem, &t.cert_pem).unwrap();
+    let s = run(cfg(&t.srv, TlsOptions { root_certs: vec![pem], ..Default::default() }, false), &t.srv).await;
+    assert!(s.iter().all(|s| s.status == 200), "{s:?}");
+}
+
+#[tokio::test]
+async fn missing_root_cert_file_is_a_setup_error() {
+    let c = AttackConfig { tls: TlsOptions { root_certs: vec!["/nonexistent/root.pem".into()], ..Default::default() }, ..Default::default() };
+    let err = attack(c, one("https://localhost/"), Collect::default().boxed(), never()).await.unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/root.pem"), "{err}");
+}
+
+#[tokio::test]
+async fn http2_over_tls_via_alpn() {
+    let t = serve_tls().await;
+    let s = run(cfg(&t.srv, TlsOptions { insecure: true, ..Default::default() }, true), &t.srv).await;
+    assert!(s.iter().all(|s| s.status == 200 && s.bytes_in == 5), "{s:?}");
+    let seen = t.srv.stats.seen.lock().unwrap();
+    assert_eq!(seen.len(), 5);
+    assert!(seen.iter().all(|s| s.version == http::Version::HTTP_2));
+    assert_eq!(t.srv.accepted(), 1, "one multiplexed connection");
+}
+
+#[tokio::test]
+async fn h2c_prior_knowledge() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(200)),
+        max_requests: Some(5),
+        h2c: true,
+        ..Default::default()
+    };
+    attack(c, one(&srv.url("/h2c")), sink.boxed(), never()).await.unwrap();
+    assert!(sink.samples().iter().all(|s| s.status == 200 && s.bytes_in == 5));
+    let seen = srv.stats.seen.lock().unwrap();
+    assert!(seen.iter().all(|s| s.version == http::Version::HTTP_2 && s.path == "/h2c"));
+}
