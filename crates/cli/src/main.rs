@@ -4,6 +4,8 @@
 mod args;
 mod cmd;
 mod exit;
+mod flags;
+mod progress;
 
 use clap::{Parser, Subcommand};
 
@@ -20,8 +22,18 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Send HTTP requests on a schedule and write results (vegeta's `attack`).
+    Attack(cmd::attack::AttackArgs),
+    /// Report on results files: text, json, hist[...] or hdrplot (vegeta's `report`).
+    Report(cmd::report::ReportArgs),
+    /// Convert results to vegeta's JSON or CSV encodings (vegeta's `encode`).
+    Encode(cmd::encode::EncodeArgs),
     /// Run the built-in origin simulator (OriginSimulator-compatible recipes).
     Origin(cmd::origin::OriginArgs),
+    /// ApacheBench-compatible closed-model benchmark (`loadlab ab -h`).
+    Ab(cmd::ab::AbArgs),
+    /// wrk2-compatible benchmark: open model at -R, closed loop without (`loadlab wrk -h`).
+    Wrk(cmd::wrk::WrkArgs),
 }
 
 fn main() {
@@ -35,7 +47,12 @@ fn main() {
         }
     };
     let result: Result<(), CliError> = match cli.command {
+        Command::Attack(a) => cmd::attack::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Encode(a) => cmd::encode::run(a),
         Command::Origin(a) => cmd::origin::run(a),
+        Command::Ab(a) => cmd::ab::run(a),
+        Command::Wrk(a) => cmd::wrk::run(a),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

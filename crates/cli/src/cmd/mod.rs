@@ -1,3 +1,9 @@
 //! One module per subcommand.
 
+pub mod ab;
+pub mod attack;
+mod attack_args;
+pub mod encode;
 pub mod origin;
+pub mod report;
+pub mod wrk;

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""loadlab attack beside its peers, one run, same target, pinned CPUs.
+
+  python3 bench/attack.py [--reps 3] [--seconds 8] [--long]
+
+Server: nginx (one worker) on CPU 0 serving a 100-byte file over keep-alive.
+Clients: pinned to CPU 1, one at a time.
+
+1. As fast as possible, 50 connections: client CPU µs per request
+   (user+sys / requests) for wrk, ab, h2load, hey, vegeta, oha, loadlab.
+2. Fixed 5,000 requests/s for N seconds: client CPU % of one core, achieved
+   rate, reported p50 (vegeta, oha if installed, loadlab).
+3. Results size: bytes per request in the results file (vegeta vs loadlab).
+4. --long: RSS every 30 s over a 10-minute attack at 5,000/s streaming results
+   to disk, and 10,000 concurrent keep-alive connections held.
+
+Peers come from Debian (wrk, apache2-utils, nghttp2-client, hey) and
+`go install github.com/tsenart/vegeta/v12@latest`; missing peers are skipped.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import LOADLAB, Nginx, build_loadlab, have, median, run_measured  # noqa: E402
+
+VEGETA = os.path.expanduser("~/go/bin/vegeta")
+
+
+def loadlab_report(path):
+    out = subprocess.run([LOADLAB, "report", "-type=json", path], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def vegeta_report(path):
+    out = subprocess.run([VEGETA, "report", "-type=json", path], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def max_speed(tool, url, secs, tmp):
+    """Returns (requests, cpu seconds) for one as-fast-as-possible run with 50 connections."""
+    n_fixed = 60000 * secs  # for count-based tools; ~60k/s is above what one nginx core serves
+    if tool == "wrk":
+        out, _, cpu, _, _ = run_measured(["wrk", "-t1", "-c50", f"-d{secs}s", url])
+        return int(re.search(r"(\d+) requests in", out).group(1)), cpu
+    if tool == "ab":
+        out, _, cpu, _, _ = run_measured(["ab", "-q", "-k", "-c50", "-n", str(n_fixed // 3), url])
+        return int(re.search(r"Complete requests:\s+(\d+)", out).group(1)), cpu
+    if tool == "h2load":
+        out, _, cpu, _, _ = run_measured(["h2load", "--h1", "-c50", "-n", str(n_fixed // 3), url])
+        return int(re.search(r"requests: \d+ total, \d+ started, (\d+) done", out).group(1)), cpu
+    if tool == "hey":
+        out, _, cpu, _, _ = run_measured(["hey", "-c", "50", "-z", f"{secs}s", url])
+        return sum(int(x) for x in re.findall(r"\[\d+\]\s+(\d+) responses", out)), cpu
+    if tool == "vegeta":
+        res = os.path.join(tmp, "vegeta.bin")
+        _, _, cpu, _, _ = run_measured([VEGETA, "attack", "-rate=0", "-max-workers=50", f"-duration={secs}s",
+                                        "-max-body=0", f"-output={res}"], stdin=f"GET {url}\n")
+        return vegeta_report(res)["requests"], cpu
+    if tool == "loadlab":
+        res = os.path.join(tmp, "loadlab.bin")
+        _, _, cpu, _, _ = run_measured([LOADLAB, "attack", "-rate=0", "-max-workers=50", "-connections=50",
+                                        f"-duration={secs}s", f"-output={res}"], stdin=f"GET {url}\n")
+        return loadlab_report(res)["requests"], cpu
+    raise ValueError(tool)
+
+
+def fixed_rate(tool, url, secs, tmp, rate=5000):
+    """Returns dict(cpu_pct, rate, p50_ms, bytes_per_req)."""
+    if tool == "vegeta":
+        res = os.path.join(tmp, "vegeta-fixed.bin")
+        _, _, cpu, _, _ = run_measured([VEGETA, "attack", f"-rate={rate}", f"-duration={secs}s",
+                                        f"-output={res}"], stdin=f"GET {url}\n")
+        rep = vegeta_report(res)
+    elif tool == "loadlab":
+        res = os.path.join(tmp, "loadlab-fixed.bin")
+        _, _, cpu, _, _ = run_measured([LOADLAB, "attack", f"-rate={rate}", f"-duration={secs}s",
+                                        f"-output={res}"], stdin=f"GET {url}\n")
+        rep = loadlab_report(res)
+    elif tool == "oha":
+        out, _, cpu, _, _ = run_measured(["oha", "--no-tui", "--output-format", "json", "-q", str(rate),
+                                          "-z", f"{secs}s", "-c", "50", url])
+        j = json.loads(out)
+        return {"cpu_pct": cpu / secs * 100, "rate": j["summary"]["requestsPerSec"],
+                "p50_ms": j["latencyPercentiles"]["p50"] * 1000, "bytes_per_req": None}
+    else:
+        raise ValueError(tool)
+    return {"cpu_pct": cpu / secs * 100, "rate": rep["rate"], "p50_ms": rep["latencies"]["50th"] / 1e6,
+            "bytes_per_req": os.path.getsize(res) / max(rep["requests"], 1), "requests": rep["requests"]}
+
+
+def long_run(url, tmp):
+    res = os.path.join(tmp, "long.bin")
+    p = subprocess.Popen(["taskset", "-c", "1", LOADLAB, "attack", "-rate=5000", "-duration=10m",
+                          f"-output={res}"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p.stdin.write(f"GET {url}\n".encode())
+    p.stdin.close()
+    samples = []
+    while p.poll() is None:
+        time.sleep(30)
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+            samples.append(rss)
+            print(f"  t={len(samples) * 30:4d}s RSS {rss / 1024:.1f} MiB  file {os.path.getsize(res) / 2**20:.0f} MiB", flush=True)
+        except (FileNotFoundError, AttributeError):
+            break
+    p.wait()
+    rep = loadlab_report(res)
+    print(f"  10-minute run: {rep['requests']} requests, success {rep['success'] * 100:.2f}%, "
+          f"RSS first/last/max {samples[0] / 1024:.1f}/{samples[-1] / 1024:.1f}/{max(samples) / 1024:.1f} MiB")
+    # 10,000 concurrent keep-alive connections.
+    res = os.path.join(tmp, "conns.bin")
+    run_measured([LOADLAB, "attack", "-rate=0", "-max-workers=10000", "-connections=10000",
+                  "-max-connections=10000", "-duration=10s", f"-output={res}"], stdin=f"GET {url}\n")
+    rep = loadlab_report(res)
+    print(f"  10,000 connections: {rep['requests']} requests, success {rep['success'] * 100:.2f}%, "
+          f"status codes {rep['status_codes']}, errors {rep['errors'][:3]}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=8)
+    ap.add_argument("--long", action="store_true")
+    ap.add_argument("--skip-build", action="store_true")
+    args = ap.parse_args()
+    if not args.skip_build:
+        build_loadlab()
+    nginx = Nginx({"100b": 100})
+    url = nginx.url("100b")
+    tmp = tempfile.mkdtemp(prefix="loadlab-bench-")
+    try:
+        tools = [t for t in ["wrk", "ab", "h2load", "hey"] if have(t)]
+        if os.path.exists(VEGETA):
+            tools.append("vegeta")
+        tools.append("loadlab")
+        print(f"# 1. As fast as possible, 50 connections, {args.seconds}s, median of {args.reps}")
+        print(f"{'tool':8} {'requests/s':>12} {'µs CPU/request':>15}")
+        us = {}
+        for tool in tools:
+            per, rps = [], []
+            for _ in range(args.reps):
+                n, cpu = max_speed(tool, url, args.seconds, tmp)
+                per.append(cpu / n * 1e6)
+                rps.append(n / args.seconds)
+            us[tool] = median(per)
+            print(f"{tool:8} {median(rps):12.0f} {us[tool]:15.2f}", flush=True)
+        if "wrk" in us:
+            print(f"loadlab ÷ wrk CPU per request: {us['loadlab'] / us['wrk']:.2f} (goal ≤ 1.00)")
+
+        print(f"\n# 2. Fixed 5,000 requests/s for {args.seconds}s, median of {args.reps}")
+        print(f"{'tool':8} {'CPU % core':>10} {'rate':>10} {'p50 ms':>8} {'B/request':>10}")
+        fixed_tools = (["vegeta"] if os.path.exists(VEGETA) else []) + (["oha"] if have("oha") else []) + ["loadlab"]
+        for tool in fixed_tools:
+            runs = [fixed_rate(tool, url, args.seconds, tmp) for _ in range(args.reps)]
+            cpu = median([r["cpu_pct"] for r in runs])
+            rate = median([r["rate"] for r in runs])
+            p50 = median([r["p50_ms"] for r in runs])
+            bpr = runs[-1]["bytes_per_req"]
+            print(f"{tool:8} {cpu:10.1f} {rate:10.2f} {p50:8.3f} {bpr if bpr is None else round(bpr, 1)!s:>10}", flush=True)
+        if args.long:
+            print("\n# 4. Memory over 10 minutes at 5,000/s, then 10,000 connections")
+            long_run(url, tmp)
+    finally:
+        nginx.stop()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+//! `loadlab attack`: vegeta's command line on loadlab's engine.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+
+use loadlab_core::{PacerSpec, Sink, Tee};
+use loadlab_engine::{AttackConfig, TargetFormat, TargetSource, TlsOptions};
+use loadlab_metrics::ResultsWriter;
+
+pub use super::attack_args::AttackArgs;
+use crate::exit::CliError;
+use crate::progress;
+
+/// Where the results go.
+enum Output {
+    Stdout,
+    File(String),
+    /// stdout is a terminal and no `-output` was given: keep results in a
+    /// temporary file and print the text report at the end instead of binary.
+    ReportOnTerminal(tempfile::NamedTempFile),
+}
+
+pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
+    if let Some(plan) = &a.pace {
+        return PacerSpec::parse_plan(plan).map_err(CliError::usage);
+    }
+    if let Some(to) = a.ramp_to {
+        let over = a.ramp_duration.unwrap_or_default();
+        if a.rate.is_unlimited() {
+            return Err(CliError::usage("-ramp-to needs a starting -rate greater than 0"));
+        }
+        return PacerSpec::linear(a.rate.hz(), to, over).map_err(CliError::usage);
+    }
+    if let Some(amp) = a.sine_amplitude {
+        if a.rate.is_unlimited() {
+            return Err(CliError::usage("-sine-amplitude needs a mean -rate greater than 0"));
+        }
+        let period = a.sine_period.unwrap_or_default();
+        return PacerSpec::sine(a.rate.hz(), amp, period).map_err(CliError::usage);
+    }
+    Ok(PacerSpec::Constant(a.rate))
+}
+
+/// Builds the engine's configuration from the flags (everything validated here).
+pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
+    let pacer = pacer(a)?;
+    if pacer.is_unlimited() && a.max_workers.is_none() && a.max_connections.is_none() {
+        return Err(CliError::usage(
+            "-rate=0 (as fast as possible) needs a cap: add -max-workers=N (concurrent requests) or -max-connections=N",
+        ));
+    }
+    if a.max_workers == Some(0) {
+        return Err(CliError::usage("-max-workers must be at least 1"));
+    }
+    if a.cert.is_some() != a.key.is_some() {
+        return Err(CliError::usage("-cert and -key must be given together"));
+    }
+    for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
+        if !p.is_file() {
+            return Err(CliError::io(format!("cannot read TLS file {}: no such file", p.display())));
+        }
+    }
+    let body = match &a.body {
+        Some(p) => Some(
+            std::fs::read(p)
+                .map_err(|e| CliError::io(format!("cannot read -body file {}: {e}", p.display())))?
+                .into(),
+        ),
+        None => None,
+    };
+    Ok(AttackConfig {
+        name: a.name.clone(),
+        pacer,
+        duration: (!a.duration.is_zero()).then_some(a.duration),
+        max_requests: a.max_requests,
+        workers: a.workers,
+        max_workers: a.max_workers,
+        connections: a.connections,
+        max_connections: a.max_connections,
+        timeout: a.timeout,
+        redirects: a.redirects,
+        keepalive: a.keepalive,
+        http2: a.http2,
+        h2c: a.h2c,
+        tls: TlsOptions {
+            insecure: a.insecure,
+            cert: a.cert.clone(),
+            key: a.key.clone(),
+            root_certs: a.root_certs.clone(),
+        },
+        unix_socket: a.unix_socket.clone(),
+        connect_to: a.connect_to.clone(),
+        laddr: a.laddr,
+        headers: a.headers.clone(),
+        body,
+        max_body: a.max_body,
+        closed_loop: false,
+    })
+}
+
+fn targets(a: &AttackArgs, cfg: &AttackConfig) -> Result<TargetSource, CliError> {
+    let format: TargetFormat = a.format.parse().map_err(CliError::usage)?;
+    let (reader, name): (Box<dyn BufRead + Send>, String) = if a.targets == "stdin" || a.targets == "-" {
+        if std::io::stdin().is_terminal() {
+            eprintln!("loadlab: reading targets from stdin (e.g. GET http://127.0.0.1:8080/ then Ctrl-D); see -targets");
+        }
+        (Box::new(BufReader::new(std::io::stdin())), "stdin".to_string())
+    } else {
+        let f = File::open(&a.targets)
+            .map_err(|e| CliError::io(format!("cannot read -targets file {}: {e}", a.targets)))?;
+        (Box::new(BufReader::new(f)), a.targets.clone())
+    };
+    if a.lazy {
+        return Ok(loadlab_engine::lazy_targets(reader, format, &name));
+    }
+    let list = loadlab_engine::parse_targets(reader, format, &name, cfg.body.as_ref(), &[])
+        .map_err(|e| match e {
+            loadlab_engine::TargetError::Io { .. } => CliError::io(e),
+            _ => CliError::bad_input(e),
+        })?;
+    Ok(TargetSource::Static(list))
+}
+
+pub fn run(a: AttackArgs) -> Result<(), CliError> {
+    let cfg = config(&a)?;
+    let output = if a.output == "stdout" || a.output == "-" {
+        if std::io::stdout().is_terminal() {
+            Output::ReportOnTerminal(
+                tempfile::NamedTempFile::new().map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?,
+            )
+        } else {
+            Output::Stdout
+        }
+    } else {
+        Output::File(a.output.clone())
+    };
+    let writer: Box<dyn Write + Send> = match &output {
+        Output::Stdout => Box::new(std::io::stdout()),
+        Output::File(path) => Box::new(
+            File::create(path).map_err(|e| CliError::io(format!("cannot write -output file {path}: {e}")))?,
+        ),
+        Output::ReportOnTerminal(tmp) => Box::new(
+            tmp.reopen().map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
+        ),
+    };
+    let targets = targets(&a, &cfg)?;
+
+    let total = cfg.duration.or_else(|| cfg.pacer.build().planned_duration());
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)))];
+    let progress = if a.quiet { None } else { progress::start(total) };
+    let progress = progress.map(|(sink, handle)| {
+        sinks.push(Box::new(sink));
+        handle
+    });
+
+    let summary = run_attack(cfg, targets, Box::new(Tee(sinks)));
+    if let Some(p) = progress {
+        p.stop();
+    }
+    let summary = summary?;
+    if summary.interrupted {
+        eprintln!("loadlab: interrupted; {} requests recorded", summary.requests);
+    }
+    if let Output::ReportOnTerminal(tmp) = output {
+        eprintln!("loadlab: stdout is a terminal, so here is the text report (use -output=FILE or a pipe to keep results)");
+        super::report::print_text_report(tmp.path())?;
+    }
+    Ok(())
+}
+
+/// Runs the engine on its own runtime until it ends or Ctrl-C.
+fn run_attack(
+    cfg: AttackConfig,
+    targets: TargetSource,
+    sink: Box<dyn Sink>,
+) -> Result<loadlab_engine::AttackSummary, CliError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async move {
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        loadlab_engine::attack(cfg, targets, sink, shutdown).await
+    })
+    .map_err(engine_error)
+}
+
+fn engine_error(e: loadlab_engine::EngineError) -> CliError {
+    CliError::new(crate::exit::BAD_INPUT, e)
+}
+

@@ -1,0 +1,125 @@
+//! `loadlab report`: reports from loadlab, vegeta JSON and vegeta CSV results.
+
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use loadlab_metrics::{open_results, render, Metrics, ReportType};
+
+use crate::exit::CliError;
+use crate::flags;
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Report type: text, json, hist[BUCKETS] (e.g. hist[0,1ms,5ms,10ms]) or hdrplot
+    #[arg(long = "type", default_value = "text")]
+    pub kind: String,
+    /// Print the report again at this interval while results are still arriving
+    #[arg(long, value_parser = flags::duration)]
+    pub every: Option<Duration>,
+    /// Output file [default: stdout]
+    #[arg(long, default_value = "stdout")]
+    pub output: String,
+    /// Results files (loadlab, vegeta JSON or CSV; mixed formats are merged) [default: stdin]
+    pub files: Vec<String>,
+}
+
+/// One input: a file or stdin.
+pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError> {
+    if name == "-" || name == "stdin" {
+        return Ok((Box::new(std::io::stdin()), "stdin".to_string()));
+    }
+    let f = File::open(name).map_err(|e| CliError::io(format!("cannot read {name}: {e}")))?;
+    Ok((Box::new(f), name.to_string()))
+}
+
+/// Reads every record of `inputs` into `m` (locked per batch, so `-every`
+/// can render while reading). Warnings go to stderr.
+pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> {
+    for name in inputs {
+        let (reader, label) = open_input(name)?;
+        let mut results = open_results(reader, &label).map_err(read_error)?;
+        let mut batch = Vec::with_capacity(1024);
+        loop {
+            let next = results.next();
+            let done = next.is_none();
+            if let Some(r) = next {
+                batch.push(r.map_err(read_error)?);
+            }
+            if batch.len() == 1024 || (done && !batch.is_empty()) {
+                let mut g = m.lock().map_err(|_| CliError::internal("report state poisoned"))?;
+                for r in batch.drain(..) {
+                    g.add(&r);
+                }
+            }
+            if done {
+                break;
+            }
+        }
+        for w in results.warnings() {
+            eprintln!("loadlab: warning: {w}");
+        }
+    }
+    Ok(())
+}
+
+pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
+    if e.is_io() { CliError::io(e) } else { CliError::bad_input(e) }
+}
+
+pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    let kind: ReportType = a.kind.parse().map_err(CliError::usage)?;
+    let inputs = if a.files.is_empty() { vec!["stdin".to_string()] } else { a.files.clone() };
+    if inputs.iter().any(|f| f == "stdin" || f == "-") && std::io::stdin().is_terminal() {
+        eprintln!("loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)");
+    }
+    let mut out: Box<dyn Write> = if a.output == "stdout" || a.output == "-" {
+        Box::new(std::io::stdout())
+    } else {
+        Box::new(File::create(&a.output).map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?)
+    };
+    let metrics = Arc::new(Mutex::new(kind.new_metrics()));
+    match a.every {
+        None => read_into(&inputs, &metrics)?,
+        Some(every) => {
+            let (m2, inputs2) = (metrics.clone(), inputs.clone());
+            let reader = std::thread::spawn(move || read_into(&inputs2, &m2));
+            while !reader.is_finished() {
+                std::thread::sleep(every.min(Duration::from_millis(50)));
+                // Sleep the whole interval unless reading finishes first.
+                let start = std::time::Instant::now();
+                while start.elapsed() < every && !reader.is_finished() {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                if reader.is_finished() {
+                    break;
+                }
+                let text = render(&kind, &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?);
+                write_out(&mut out, &text)?;
+            }
+            reader.join().map_err(|_| CliError::internal("the results reader panicked"))??;
+        }
+    }
+    let text = render(&kind, &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?);
+    write_out(&mut out, &text)
+}
+
+fn write_out(out: &mut Box<dyn Write>, text: &str) -> Result<(), CliError> {
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::io(format!("cannot write the report: {e}"))),
+    }
+}
+
+/// Prints the text report of one results file on stdout (used by `attack` on a terminal).
+pub fn print_text_report(path: &Path) -> Result<(), CliError> {
+    let m = Mutex::new(Metrics::new());
+    read_into(&[path.display().to_string()], &m)?;
+    let text = render(&ReportType::Text, &*m.lock().map_err(|_| CliError::internal("poisoned"))?);
+    let mut out: Box<dyn Write> = Box::new(std::io::stdout());
+    write_out(&mut out, &text)
+}
