@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{AttackConfig, AttackSummary, EngineError, Target, TargetSource, TlsOptions};
+use loadlab_engine::{AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource, TlsOptions};
 
 use super::collect::WrkCollector;
 use super::flags::WrkOptions;
@@ -91,9 +91,10 @@ pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = (
     let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), Box::new(collector), shutdown))?;
     drop(rt);
     let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
-    // wrk's runtime is the whole run: the schedule's length, or longer when
-    // the last responses came in after it.
-    let runtime_ns = st.last_done_ns.max(summary.attack_duration.as_nanos() as u64);
+    // wrk's runtime is the whole run: `-d` (or longer when the last responses
+    // came in after it); an interrupted run counts only the time it ran.
+    let ran_ns = st.last_done_ns.max(summary.attack_duration.as_nanos() as u64);
+    let runtime_ns = if summary.stop_reason == StopReason::Duration { ran_ns.max(o.duration.as_nanos() as u64) } else { ran_ns };
     report.calibration = if o.rate.is_some() { st.calibration() } else { Vec::new() };
     report.req_per_sec = st.req_per_sec(runtime_ns);
     report.latency = std::mem::take(&mut st.latency);
