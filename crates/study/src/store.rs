@@ -239,6 +239,15 @@ impl Store {
         Ok(())
     }
 
+    /// The stored analysis (ceilings, verdicts) of a finished study, as JSON.
+    pub fn analysis(&self, study: i64) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT analysis_json FROM studies WHERE id = ?1", [study], |r| r.get(0))
+            .optional()
+            .map(Option::flatten)
+            .map_err(self.sql())
+    }
+
     pub fn studies(&self) -> Result<Vec<StudyRow>, StoreError> {
         let mut st = self
             .conn

@@ -1,0 +1,169 @@
+//! Whole studies against the built-in origin: ceiling search on a route with
+//! a known capacity, an A/B study with hypotheses, interruption and resume.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use loadlab_study::stats::Verdict;
+use loadlab_study::{Plan, RunOptions, Store, StudyError, run_study};
+
+fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<String>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    (
+        RunOptions {
+            db: dir.join("study.db"),
+            out: Some(dir.join("out")),
+            resume,
+            plan_path: dir.join("plan.yaml").display().to_string(),
+            plan_yaml: yaml.to_string(),
+            stop: Arc::new(AtomicBool::new(false)),
+            progress: Box::new(move |s| l.lock().unwrap().push(s.to_string())),
+        },
+        log,
+    )
+}
+
+// Capacity = concurrency / latency = 4 / 20ms = 200 req/s; beyond it the
+// origin rejects with 503 at once (queue 0).
+const CEILING_PLAN: &str = r#"
+name: ceiling
+origin:
+  recipes:
+    - route: /cap
+      random_content: 1kb
+      stages: [{at: 0, status: 200, latency: 20ms}]
+      capacity: {concurrency: 4, queue: 0}
+targets:
+  - name: cap
+    url: "{origin}/cap"
+load:
+  rates: [60, 120, 240, 480]
+  step: 1s
+  warmup: 200ms
+  workers: 8
+slo:
+  success: 95%
+stop:
+  after_failures: 1
+ceiling:
+  resolution: 15
+"#;
+
+#[test]
+fn ceiling_search_converges_on_known_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::from_yaml(CEILING_PLAN, "plan.yaml", dir.path()).unwrap();
+    let (o, log) = opts(dir.path(), CEILING_PLAN, false);
+    let out = run_study(&plan, o).unwrap();
+    let store = Store::open(&dir.path().join("study.db")).unwrap();
+    let runs = store.runs(out.study_id).unwrap();
+    // The stop rule skipped 480 after 240 failed.
+    assert!(!runs.iter().any(|r| r.rate == 480), "{:?}", log.lock().unwrap());
+    let c = loadlab_study::analysis::ceiling(&runs, "cap");
+    let (pass, fail) = (c.pass.unwrap(), c.fail.unwrap());
+    assert!(fail - pass <= 15, "bracket {pass}..{fail} wider than the resolution");
+    assert!((150..=260).contains(&pass) && fail >= 165, "ceiling {pass}..{fail} is far from the 200 req/s capacity");
+    assert!(runs.iter().any(|r| r.phase == "probe"));
+    assert!(dir.path().join("out/report.html").exists());
+}
+
+const AB_PLAN: &str = r#"
+name: fast-vs-slow
+question: Is the fast route faster than the slow one?
+origin:
+  recipes:
+    - route: /fast
+      random_content: 2kb
+      stages: [{at: 0, status: 200, latency: 5ms}]
+    - route: /slow
+      random_content: 2kb
+      stages: [{at: 0, status: 200, latency: 30ms}]
+targets:
+  - name: fast
+    url: "{origin}/fast"
+    headers: {x-test: "yes"}
+  - name: slow
+    url: "{origin}/slow"
+load:
+  rates: [40, 80]
+  step: 800ms
+  warmup: 200ms
+  cooldown: 50ms
+repetitions: 2
+slo:
+  success: 99%
+  p99: 1s
+hypotheses:
+  - fast.p99 < slow.p99
+  - fast.success >= slow.success
+  - slow.p50 > 25ms at rate <= 40
+monitor:
+  pid: PID
+  interval: 100ms
+"#;
+
+#[test]
+fn ab_study_interrupted_then_resumed_writes_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = AB_PLAN.replace("PID", &std::process::id().to_string());
+    let plan = Plan::from_yaml(&yaml, "plan.yaml", dir.path()).unwrap();
+
+    // Stop after the third committed run.
+    let (mut o, _) = opts(dir.path(), &yaml, false);
+    let stop = o.stop.clone();
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    o.progress = Box::new(move |_| {
+        if n2.fetch_add(1, Ordering::SeqCst) + 1 == 3 {
+            stop.store(true, Ordering::SeqCst);
+        }
+    });
+    match run_study(&plan, o) {
+        Err(StudyError::Interrupted { done, .. }) => assert_eq!(done, 3),
+        other => panic!("expected an interruption, got {other:?}"),
+    }
+    let store = Store::open(&dir.path().join("study.db")).unwrap();
+    assert_eq!(store.runs(1).unwrap().len(), 3);
+    assert_eq!(store.study(1).unwrap().status, "interrupted");
+
+    let (o, _) = opts(dir.path(), &yaml, true);
+    let out = run_study(&plan, o).unwrap();
+    assert_eq!(out.study_id, 1);
+    assert_eq!(out.reused, 3);
+    assert_eq!(out.executed, 5, "2 rates x 2 targets x 2 repetitions = 8 runs");
+    let runs = store.runs(1).unwrap();
+    assert_eq!(runs.len(), 8);
+    // Interleaving: within a step, targets alternate.
+    let order: Vec<&str> = runs.iter().filter(|r| r.rate == 40).map(|r| r.target.as_str()).collect();
+    assert_eq!(order, ["fast", "slow", "fast", "slow"]);
+    // Figures are plausible: 30 ms route vs 5 ms route.
+    for r in &runs {
+        let s = &r.summary;
+        assert!(s.requests > 0 && s.warmup_requests > 0, "{s:?}");
+        assert!(s.cpu_mean.is_some(), "monitor figures missing");
+        if r.target == "slow" {
+            assert!(s.p50_ns >= 30_000_000, "{s:?}");
+        }
+    }
+
+    let row = store.study(1).unwrap();
+    assert_eq!(row.status, "done");
+    let analysis: loadlab_study::analysis::Analysis =
+        serde_json::from_str(&store.analysis(1).unwrap().unwrap()).unwrap();
+    assert_eq!(analysis.answers[0].verdict, Verdict::Supported, "{:?}", analysis.answers[0]);
+    assert_eq!(analysis.answers[1].verdict, Verdict::Supported, "{:?}", analysis.answers[1]);
+    assert_eq!(analysis.answers[2].verdict, Verdict::Supported, "{:?}", analysis.answers[2]);
+
+    let md = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
+    for needle in ["# Study: fast-vs-slow", "Latencies     [min, mean, 50, 90, 95, 99, max]", "| Rate | Target |", "SUPPORTED", "charts/saturation.png", "loadlab attack"] {
+        assert!(md.contains(needle), "report.md lacks {needle:?}");
+    }
+    assert!(dir.path().join("out/charts/saturation.png").exists());
+    assert!(dir.path().join("out/charts/spectrum-fast.png").exists());
+    let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(html.matches("<svg").count() >= 5);
+    assert!(!html.contains("<script") && !html.contains("http://fonts") && !html.contains("<link"));
+}
+
