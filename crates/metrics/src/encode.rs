@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use crate::gofmt::{csv_field, json_string};
-use crate::record::{write_error_string, Record};
+use crate::record::{Record, write_error_string};
 use crate::timefmt::write_rfc3339;
 
 /// The two encodings `loadlab encode -to=` accepts.
@@ -44,7 +44,12 @@ pub struct Encoder<W: Write> {
 
 impl<W: Write> Encoder<W> {
     pub fn new(out: W, enc: Encoding) -> Self {
-        Encoder { out, enc, line: String::with_capacity(512), err: String::new() }
+        Encoder {
+            out,
+            enc,
+            line: String::with_capacity(512),
+            err: String::new(),
+        }
     }
 
     pub fn encode(&mut self, r: &Record) -> io::Result<()> {
@@ -80,7 +85,11 @@ pub fn json_line(out: &mut String, scratch: &mut String, r: &Record) {
     let s = &r.sample;
     out.push_str("{\"attack\":");
     json_string(out, &r.attack);
-    let _ = write!(out, ",\"seq\":{},\"code\":{},\"timestamp\":\"", s.seq, s.status);
+    let _ = write!(
+        out,
+        ",\"seq\":{},\"code\":{},\"timestamp\":\"",
+        s.seq, s.status
+    );
     write_rfc3339(out, i128::from(r.abs_intended_ns()));
     let _ = write!(
         out,
@@ -101,7 +110,15 @@ pub fn json_line(out: &mut String, scratch: &mut String, r: &Record) {
 pub fn csv_line(out: &mut String, scratch: &mut String, r: &Record) {
     use std::fmt::Write as _;
     let s = &r.sample;
-    let _ = write!(out, "{},{},{},{},{},", r.abs_intended_ns(), s.status, s.latency_ns(), s.bytes_out, s.bytes_in);
+    let _ = write!(
+        out,
+        "{},{},{},{},{},",
+        r.abs_intended_ns(),
+        s.status,
+        s.latency_ns(),
+        s.bytes_out,
+        s.bytes_in
+    );
     csv_field(out, error_text(scratch, r));
     out.push_str(",,");
     csv_field(out, &r.attack);

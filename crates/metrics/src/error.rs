@@ -18,14 +18,26 @@ pub enum ReadError {
     #[error("{name}: not a loadlab results file, vegeta JSON or CSV results (starts with {start})")]
     UnknownFormat { name: String, start: String },
     /// A vegeta gob file: recognised, but not supported.
-    #[error("{name}: this is a vegeta gob results file, which loadlab does not read; convert it first with `vegeta encode -to=json {name} > {name}.json`")]
+    #[error(
+        "{name}: this is a vegeta gob results file, which loadlab does not read; convert it first with `vegeta encode -to=json {name} > {name}.json`"
+    )]
     Gob { name: String },
     /// A loadlab results file written by a newer version.
-    #[error("{name}: loadlab results format version {version} is newer than this loadlab understands (version {supported})")]
-    UnsupportedVersion { name: String, version: u8, supported: u8 },
+    #[error(
+        "{name}: loadlab results format version {version} is newer than this loadlab understands (version {supported})"
+    )]
+    UnsupportedVersion {
+        name: String,
+        version: u8,
+        supported: u8,
+    },
     /// A record that cannot be decoded (line numbers are 1-based).
     #[error("{name}: {location}: {message}")]
-    Malformed { name: String, location: String, message: String },
+    Malformed {
+        name: String,
+        location: String,
+        message: String,
+    },
 }
 
 impl ReadError {
@@ -36,10 +48,21 @@ impl ReadError {
     }
 
     pub(crate) fn io(name: &str, error: io::Error) -> Self {
-        ReadError::Io { name: name.to_string(), error }
+        ReadError::Io {
+            name: name.to_string(),
+            error,
+        }
     }
 
-    pub(crate) fn malformed(name: &str, location: impl Into<String>, message: impl Into<String>) -> Self {
-        ReadError::Malformed { name: name.to_string(), location: location.into(), message: message.into() }
+    pub(crate) fn malformed(
+        name: &str,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ReadError::Malformed {
+            name: name.to_string(),
+            location: location.into(),
+            message: message.into(),
+        }
     }
 }

@@ -53,7 +53,9 @@ pub fn json_float(out: &mut String, f: f64) {
 /// contains a comma, a quote, CR or LF, or starts with white space.
 pub fn csv_field(out: &mut String, s: &str) {
     let needs = !s.is_empty()
-        && (s == "\\." || s.contains([',', '"', '\r', '\n']) || s.chars().next().is_some_and(char::is_whitespace));
+        && (s == "\\."
+            || s.contains([',', '"', '\r', '\n'])
+            || s.chars().next().is_some_and(char::is_whitespace));
     if !needs {
         out.push_str(s);
         return;
@@ -75,14 +77,25 @@ pub fn round_duration(d: u64, m: u64) -> u64 {
         return d;
     }
     let r = d % m;
-    if r + r < m { d - r } else { d.saturating_add(m - r) }
+    if r + r < m {
+        d - r
+    } else {
+        d.saturating_add(m - r)
+    }
 }
 
 /// The rounding vegeta's text report applies to every duration: to the next
 /// smaller unit of the duration's own unit (≥1h → minutes, ≥1m → seconds,
 /// ≥1s → ms, ≥1ms → µs, ≥1µs → ns).
 pub fn round_for_text(d: u64) -> u64 {
-    const UNITS: [u64; 6] = [3_600_000_000_000, 60_000_000_000, 1_000_000_000, 1_000_000, 1_000, 1];
+    const UNITS: [u64; 6] = [
+        3_600_000_000_000,
+        60_000_000_000,
+        1_000_000_000,
+        1_000_000,
+        1_000,
+        1,
+    ];
     for i in 0..UNITS.len() - 1 {
         if d >= UNITS[i] {
             return round_duration(d, UNITS[i + 1]);
@@ -102,7 +115,15 @@ mod tests {
 
     #[test]
     fn floats_like_go() {
-        let cases = [(0.0, "0"), (1.0, "1"), (1000.2200440088018, "1000.2200440088018"), (0.5, "0.5"), (1e-7, "1e-07"), (1.5e21, "1.5e+21"), (123456789.0, "123456789")];
+        let cases = [
+            (0.0, "0"),
+            (1.0, "1"),
+            (1000.2200440088018, "1000.2200440088018"),
+            (0.5, "0.5"),
+            (1e-7, "1e-07"),
+            (1.5e21, "1.5e+21"),
+            (123456789.0, "123456789"),
+        ];
         for (f, s) in cases {
             let mut o = String::new();
             json_float(&mut o, f);
@@ -119,7 +140,13 @@ mod tests {
 
     #[test]
     fn csv_quoting_like_go() {
-        for (s, want) in [("", ""), ("a", "a"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), (" x", "\" x\"")] {
+        for (s, want) in [
+            ("", ""),
+            ("a", "a"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            (" x", "\" x\""),
+        ] {
             let mut o = String::new();
             csv_field(&mut o, s);
             assert_eq!(o, want);

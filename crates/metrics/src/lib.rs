@@ -32,11 +32,11 @@ pub mod vegeta;
 pub use codec::{ResultsReader, ResultsWriter};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;
-pub use gofmt::{round_for_text, round_duration};
-pub use metrics::{Metrics, Summary, DEFAULT_LATE_THRESHOLD_NS};
-pub use open::{open_results, Format, Results};
-pub use record::{status_text, Record};
+pub use gofmt::{round_duration, round_for_text};
+pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
+pub use open::{Format, Results, open_results};
+pub use record::{Record, status_text};
 pub use report::{
-    format_report_hdrplot, format_report_hist, format_report_json, format_report_text, render, ReportType,
-    ReportTypeError,
+    ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
+    format_report_text, render,
 };

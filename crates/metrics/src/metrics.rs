@@ -19,7 +19,7 @@ use std::sync::Arc;
 use hdrhistogram::Histogram;
 use loadlab_core::ErrorKind;
 
-use crate::record::{status_text, write_error_string, Record};
+use crate::record::{Record, status_text, write_error_string};
 use crate::series::Series;
 
 /// A request whose send lag exceeds this (1 ms) counts as *late*. 1 ms is
@@ -163,9 +163,16 @@ impl Summary {
         }
         let c = &self.latencies;
         let u = &self.uncorrected;
-        [(c.mean, u.mean), (c.p50, u.p50), (c.p90, u.p90), (c.p95, u.p95), (c.p99, u.p99), (c.max, u.max)]
-            .iter()
-            .any(|&(c, u)| c as f64 > u as f64 * 1.10)
+        [
+            (c.mean, u.mean),
+            (c.p50, u.p50),
+            (c.p90, u.p90),
+            (c.p95, u.p95),
+            (c.p99, u.p99),
+            (c.max, u.max),
+        ]
+        .iter()
+        .any(|&(c, u)| c as f64 > u as f64 * 1.10)
     }
 }
 
@@ -365,7 +372,11 @@ impl Metrics {
 
     pub fn summary(&self) -> Summary {
         let n = self.requests;
-        let (earliest, latest, end) = if n == 0 { (None, None, None) } else { (Some(self.earliest), Some(self.latest), Some(self.end)) };
+        let (earliest, latest, end) = if n == 0 {
+            (None, None, None)
+        } else {
+            (Some(self.earliest), Some(self.latest), Some(self.end))
+        };
         let duration_ns = latest.unwrap_or(0) - earliest.unwrap_or(0);
         let wait_ns = end.unwrap_or(0) - latest.unwrap_or(0);
         let secs = |ns: u64| (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
@@ -391,7 +402,11 @@ impl Metrics {
             requests: n,
             rate,
             throughput,
-            success: if n == 0 { 0.0 } else { self.successes as f64 / n as f64 },
+            success: if n == 0 {
+                0.0
+            } else {
+                self.successes as f64 / n as f64
+            },
             earliest_unix_ns: earliest,
             latest_unix_ns: latest,
             end_unix_ns: end,
@@ -402,8 +417,14 @@ impl Metrics {
             send_lag: self.lag.summary(),
             late: self.late,
             late_threshold_ns: self.late_threshold_ns,
-            bytes_in: ByteSummary { total: self.bytes_in, mean: mean(self.bytes_in) },
-            bytes_out: ByteSummary { total: self.bytes_out, mean: mean(self.bytes_out) },
+            bytes_in: ByteSummary {
+                total: self.bytes_in,
+                mean: mean(self.bytes_in),
+            },
+            bytes_out: ByteSummary {
+                total: self.bytes_out,
+                mean: mean(self.bytes_out),
+            },
             status_codes: codes,
             errors: self.error_strings(),
             buckets: match &self.buckets {

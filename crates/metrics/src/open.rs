@@ -3,7 +3,7 @@
 
 use std::io::{BufReader, Cursor, Read};
 
-use crate::codec::{ResultsReader, HEADER_LEN, MAGIC};
+use crate::codec::{HEADER_LEN, MAGIC, ResultsReader};
 use crate::error::ReadError;
 use crate::record::Record;
 use crate::vegeta::{CsvDecoder, JsonDecoder};
@@ -70,22 +70,35 @@ const SNIFF: usize = 512;
 pub fn open_results<R: Read + Send + 'static>(reader: R, name: &str) -> Result<Results, ReadError> {
     let mut reader: Box<dyn Read + Send> = Box::new(reader);
     let mut head = Vec::with_capacity(SNIFF);
-    (&mut reader).take(SNIFF as u64).read_to_end(&mut head).map_err(|e| ReadError::io(name, e))?;
+    (&mut reader)
+        .take(SNIFF as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| ReadError::io(name, e))?;
     let format = sniff(&head, name)?;
     let mut warnings = Vec::new();
     let src: Source = Cursor::new(head.clone()).chain(reader);
     let inner = match format {
         Format::Empty => {
             if !head.is_empty() {
-                warnings.push(format!("{name}: truncated file header ({} bytes); no records", head.len()));
+                warnings.push(format!(
+                    "{name}: truncated file header ({} bytes); no records",
+                    head.len()
+                ));
             }
             Inner::Empty
         }
         Format::Loadlab => Inner::Loadlab(ResultsReader::new(src, name)?),
-        Format::VegetaJson => Inner::Json(JsonDecoder::new(BufReader::with_capacity(256 * 1024, src), name)),
+        Format::VegetaJson => Inner::Json(JsonDecoder::new(
+            BufReader::with_capacity(256 * 1024, src),
+            name,
+        )),
         Format::VegetaCsv => Inner::Csv(CsvDecoder::new(src, name)),
     };
-    Ok(Results { inner, format, warnings })
+    Ok(Results {
+        inner,
+        format,
+        warnings,
+    })
 }
 
 fn sniff(head: &[u8], name: &str) -> Result<Format, ReadError> {
@@ -98,20 +111,32 @@ fn sniff(head: &[u8], name: &str) -> Result<Format, ReadError> {
     if head.starts_with(&MAGIC) {
         return Ok(Format::Loadlab);
     }
-    let text = head.iter().position(|b| !b.is_ascii_whitespace()).map_or(&head[..0], |i| &head[i..]);
+    let text = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(&head[..0], |i| &head[i..]);
     if text.first() == Some(&b'{') {
         return Ok(Format::VegetaJson);
     }
     let first_line = text.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let commas = first_line.iter().filter(|&&b| b == b',').count();
-    if text.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-') && commas >= 11 {
+    if text
+        .first()
+        .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
+        && commas >= 11
+    {
         return Ok(Format::VegetaCsv);
     }
     let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     if contains(b"Result") && (contains(b"Attack") || contains(b"Timestamp")) {
-        return Err(ReadError::Gob { name: name.to_string() });
+        return Err(ReadError::Gob {
+            name: name.to_string(),
+        });
     }
-    Err(ReadError::UnknownFormat { name: name.to_string(), start: describe_start(head) })
+    Err(ReadError::UnknownFormat {
+        name: name.to_string(),
+        start: describe_start(head),
+    })
 }
 
 /// A short, printable description of the first bytes of an unknown file.
@@ -123,13 +148,18 @@ pub(crate) fn describe_start(head: &[u8]) -> String {
         return "1f 8b: gzip-compressed data; decompress it first".to_string();
     }
     let n = head.len().min(24);
-    let printable = head[..n].iter().all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\t' || b == b'\n' || b == b'\r');
+    let printable = head[..n]
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\t' || b == b'\n' || b == b'\r');
     if printable {
         let s = String::from_utf8_lossy(&head[..n]);
         let more = if head.len() > n { "..." } else { "" };
         format!("\"{}{more}\"", s.escape_debug())
     } else {
-        let hex: Vec<String> = head[..n.min(12)].iter().map(|b| format!("{b:02x}")).collect();
+        let hex: Vec<String> = head[..n.min(12)]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         format!("bytes {}", hex.join(" "))
     }
 }

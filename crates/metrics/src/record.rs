@@ -45,14 +45,26 @@ impl Record {
             return t.to_string();
         }
         let mut out = String::new();
-        write_error_string(&mut out, &self.method, &self.url, self.sample.error, self.sample.status);
+        write_error_string(
+            &mut out,
+            &self.method,
+            &self.url,
+            self.sample.error,
+            self.sample.status,
+        );
         out
     }
 }
 
 /// Appends the vegeta-style error text for these facts to `out` (nothing when
 /// the request succeeded). Shared by the encoders and the error set.
-pub fn write_error_string(out: &mut String, method: &str, url: &str, error: ErrorKind, status: u16) {
+pub fn write_error_string(
+    out: &mut String,
+    method: &str,
+    url: &str,
+    error: ErrorKind,
+    status: u16,
+) {
     if error != ErrorKind::None {
         // Go's url.Error prints the method with only its first letter upper-case.
         let mut chars = method.chars();
@@ -71,7 +83,9 @@ pub fn write_error_string(out: &mut String, method: &str, url: &str, error: Erro
 
 /// `500 Internal Server Error`, as Go's `http.Response.Status` reads.
 pub fn status_text(status: u16) -> String {
-    let reason = http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason());
+    let reason = http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason());
     match reason {
         Some(r) => format!("{status} {r}"),
         None => status.to_string(),
@@ -86,7 +100,11 @@ mod tests {
         Record {
             attack: "".into(),
             start_unix_ns: 0,
-            sample: Sample { status, error, ..Default::default() },
+            sample: Sample {
+                status,
+                error,
+                ..Default::default()
+            },
             method: method.into(),
             url: "http://127.0.0.1:8080/a".into(),
             error_text: None,
@@ -99,9 +117,15 @@ mod tests {
             rec("GET", ErrorKind::ConnectionClosed, 0).error_string(),
             "Get \"http://127.0.0.1:8080/a\": EOF"
         );
-        assert_eq!(rec("GET", ErrorKind::None, 500).error_string(), "500 Internal Server Error");
+        assert_eq!(
+            rec("GET", ErrorKind::None, 500).error_string(),
+            "500 Internal Server Error"
+        );
         assert_eq!(rec("GET", ErrorKind::None, 200).error_string(), "");
         assert_eq!(rec("GET", ErrorKind::None, 302).error_string(), "");
-        assert_eq!(rec("GET", ErrorKind::None, 404).error_string(), "404 Not Found");
+        assert_eq!(
+            rec("GET", ErrorKind::None, 404).error_string(),
+            "404 Not Found"
+        );
     }
 }

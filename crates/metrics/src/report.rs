@@ -25,12 +25,20 @@ pub enum ReportType {
 /// Why a `-type` value was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReportTypeError {
-    #[error("unknown report type {0:?}: use text, json, hist[BUCKETS] (e.g. hist[0,1ms,5ms,10ms]) or hdrplot")]
+    #[error(
+        "unknown report type {0:?}: use text, json, hist[BUCKETS] (e.g. hist[0,1ms,5ms,10ms]) or hdrplot"
+    )]
     Unknown(String),
-    #[error("bad histogram {input:?}: expected hist[D1,D2,...] with Go durations, e.g. hist[0,1ms,5ms]")]
+    #[error(
+        "bad histogram {input:?}: expected hist[D1,D2,...] with Go durations, e.g. hist[0,1ms,5ms]"
+    )]
     BadHist { input: String },
     #[error("bad histogram bucket {bucket:?} in {input:?}: {reason}")]
-    BadBucket { input: String, bucket: String, reason: String },
+    BadBucket {
+        input: String,
+        bucket: String,
+        reason: String,
+    },
 }
 
 impl FromStr for ReportType {
@@ -49,11 +57,17 @@ impl FromStr for ReportType {
             .strip_prefix('[')
             .and_then(|r| r.strip_suffix(']'))
             .filter(|r| !r.trim().is_empty())
-            .ok_or_else(|| ReportTypeError::BadHist { input: s.to_string() })?;
+            .ok_or_else(|| ReportTypeError::BadHist {
+                input: s.to_string(),
+            })?;
         let mut bounds: Vec<u64> = Vec::new();
         for (i, part) in inner.split(',').enumerate() {
             let b = part.trim();
-            let bad = |reason: String| ReportTypeError::BadBucket { input: s.to_string(), bucket: b.to_string(), reason };
+            let bad = |reason: String| ReportTypeError::BadBucket {
+                input: s.to_string(),
+                bucket: b.to_string(),
+                reason,
+            };
             let d = loadlab_core::parse_go_duration(b).map_err(|e| bad(e.to_string()))?;
             let ns = u64::try_from(d.as_nanos()).map_err(|_| bad("too large".to_string()))?;
             if i == 0 && ns > 0 {
@@ -63,7 +77,10 @@ impl FromStr for ReportType {
                 && ns <= prev
                 && !(i == 0 && ns == 0)
             {
-                return Err(bad(format!("buckets must increase, but it is not above {}", go_duration(prev))));
+                return Err(bad(format!(
+                    "buckets must increase, but it is not above {}",
+                    go_duration(prev)
+                )));
             }
             bounds.push(ns);
         }
@@ -106,12 +123,18 @@ pub fn format_report_text(m: &Metrics) -> String {
 }
 
 fn lat7(l: &LatencySummary) -> String {
-    [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max].map(rd).join(", ")
+    [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
+        .map(rd)
+        .join(", ")
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "Requests\t[total, rate, throughput]\t{}, {:.2}, {:.2}", s.requests, s.rate, s.throughput);
+    let _ = writeln!(
+        t,
+        "Requests\t[total, rate, throughput]\t{}, {:.2}, {:.2}",
+        s.requests, s.rate, s.throughput
+    );
     let _ = writeln!(
         t,
         "Duration\t[total, attack, wait]\t{}, {}, {}",
@@ -119,9 +142,17 @@ pub fn text_from_summary(s: &Summary) -> String {
         rd(s.duration_ns),
         rd(s.wait_ns)
     );
-    let _ = writeln!(t, "Latencies\t[min, mean, 50, 90, 95, 99, max]\t{}", lat7(&s.latencies));
+    let _ = writeln!(
+        t,
+        "Latencies\t[min, mean, 50, 90, 95, 99, max]\t{}",
+        lat7(&s.latencies)
+    );
     if s.corrections_matter() {
-        let _ = writeln!(t, "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}", lat7(&s.uncorrected));
+        let _ = writeln!(
+            t,
+            "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}",
+            lat7(&s.uncorrected)
+        );
         let l = &s.send_lag;
         let _ = writeln!(
             t,
@@ -133,8 +164,16 @@ pub fn text_from_summary(s: &Summary) -> String {
             s.late
         );
     }
-    let _ = writeln!(t, "Bytes In\t[total, mean]\t{}, {:.2}", s.bytes_in.total, s.bytes_in.mean);
-    let _ = writeln!(t, "Bytes Out\t[total, mean]\t{}, {:.2}", s.bytes_out.total, s.bytes_out.mean);
+    let _ = writeln!(
+        t,
+        "Bytes In\t[total, mean]\t{}, {:.2}",
+        s.bytes_in.total, s.bytes_in.mean
+    );
+    let _ = writeln!(
+        t,
+        "Bytes Out\t[total, mean]\t{}, {:.2}",
+        s.bytes_out.total, s.bytes_out.mean
+    );
     let _ = writeln!(t, "Success\t[ratio]\t{:.2}%", s.success * 100.0);
     t.push_str("Status Codes\t[code:count]\t");
     for (code, n) in &s.status_codes {
@@ -183,9 +222,17 @@ pub fn format_report_json(m: &Metrics) -> String {
         }
         o.push('}');
     }
-    let _ = write!(o, ",\"bytes_in\":{{\"total\":{},\"mean\":", s.bytes_in.total);
+    let _ = write!(
+        o,
+        ",\"bytes_in\":{{\"total\":{},\"mean\":",
+        s.bytes_in.total
+    );
     json_float(&mut o, s.bytes_in.mean);
-    let _ = write!(o, "}},\"bytes_out\":{{\"total\":{},\"mean\":", s.bytes_out.total);
+    let _ = write!(
+        o,
+        "}},\"bytes_out\":{{\"total\":{},\"mean\":",
+        s.bytes_out.total
+    );
     json_float(&mut o, s.bytes_out.mean);
     o.push_str("},\"earliest\":");
     json_time(&mut o, s.earliest_unix_ns);
@@ -193,7 +240,11 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_time(&mut o, s.latest_unix_ns);
     o.push_str(",\"end\":");
     json_time(&mut o, s.end_unix_ns);
-    let _ = write!(o, ",\"duration\":{},\"wait\":{},\"requests\":{},\"rate\":", s.duration_ns, s.wait_ns, s.requests);
+    let _ = write!(
+        o,
+        ",\"duration\":{},\"wait\":{},\"requests\":{},\"rate\":",
+        s.duration_ns, s.wait_ns, s.requests
+    );
     json_float(&mut o, s.rate);
     o.push_str(",\"throughput\":");
     json_float(&mut o, s.throughput);
@@ -217,7 +268,11 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_latencies(&mut o, &s.uncorrected);
     o.push_str(",\"send_lag\":");
     json_latencies(&mut o, &s.send_lag);
-    let _ = writeln!(o, ",\"late\":{},\"late_threshold\":{}}}", s.late, s.late_threshold_ns);
+    let _ = writeln!(
+        o,
+        ",\"late\":{},\"late_threshold\":{}}}",
+        s.late, s.late_threshold_ns
+    );
     o
 }
 
@@ -249,9 +304,15 @@ pub fn format_report_hist(m: &Metrics, bounds: &[u64]) -> String {
     let total: u64 = counts.iter().sum();
     let mut t = String::from("Bucket\t\t#\t%\tHistogram\n");
     for (i, c) in counts.iter().enumerate() {
-        let ratio = if total == 0 { 0.0 } else { *c as f64 / total as f64 };
+        let ratio = if total == 0 {
+            0.0
+        } else {
+            *c as f64 / total as f64
+        };
         let lo = go_duration(bounds[i]);
-        let hi = bounds.get(i + 1).map_or_else(|| "+Inf".to_string(), |b| go_duration(*b));
+        let hi = bounds
+            .get(i + 1)
+            .map_or_else(|| "+Inf".to_string(), |b| go_duration(*b));
         let bar = "#".repeat((ratio * 75.0) as usize);
         let _ = writeln!(t, "[{lo},\t{hi}]\t{c}\t{:.2}%\t{bar}", ratio * 100.0);
     }
@@ -293,7 +354,11 @@ pub fn format_report_hdrplot(m: &Metrics) -> String {
         let v = lat.quantile(q);
         let ms = (v / 1_000_000) as f64 + (v % 1_000_000) as f64 / 1e6;
         let count = (q * total + 0.5) as i64;
-        let one_by = if q < 1.0 { 1.0 / (1.0 - q) } else { 10_000_000.0 };
+        let one_by = if q < 1.0 {
+            1.0 / (1.0 - q)
+        } else {
+            10_000_000.0
+        };
         let _ = writeln!(t, "{ms:.6}\t{q:.6}\t{count}\t{one_by:.6}");
     }
     align(&t)
@@ -308,8 +373,14 @@ mod tests {
         assert_eq!("text".parse(), Ok(ReportType::Text));
         assert_eq!("json".parse(), Ok(ReportType::Json));
         assert_eq!("hdrplot".parse(), Ok(ReportType::HdrPlot));
-        assert_eq!("hist[0,1ms,5ms]".parse(), Ok(ReportType::Hist(vec![0, 1_000_000, 5_000_000])));
-        assert_eq!("hist[1ms, 5ms]".parse(), Ok(ReportType::Hist(vec![0, 1_000_000, 5_000_000])));
+        assert_eq!(
+            "hist[0,1ms,5ms]".parse(),
+            Ok(ReportType::Hist(vec![0, 1_000_000, 5_000_000]))
+        );
+        assert_eq!(
+            "hist[1ms, 5ms]".parse(),
+            Ok(ReportType::Hist(vec![0, 1_000_000, 5_000_000]))
+        );
     }
 
     #[test]
@@ -317,10 +388,22 @@ mod tests {
         let e = "hist[0,1ms,5xs]".parse::<ReportType>().unwrap_err();
         assert!(e.to_string().contains("\"5xs\""), "{e}");
         let e = "hist[0,5ms,1ms]".parse::<ReportType>().unwrap_err();
-        assert!(e.to_string().contains("\"1ms\"") && e.to_string().contains("increase"), "{e}");
-        assert!(matches!("hist[]".parse::<ReportType>(), Err(ReportTypeError::BadHist { .. })));
-        assert!(matches!("hist0,1ms".parse::<ReportType>(), Err(ReportTypeError::BadHist { .. })));
-        assert!(matches!("txt".parse::<ReportType>(), Err(ReportTypeError::Unknown(_))));
+        assert!(
+            e.to_string().contains("\"1ms\"") && e.to_string().contains("increase"),
+            "{e}"
+        );
+        assert!(matches!(
+            "hist[]".parse::<ReportType>(),
+            Err(ReportTypeError::BadHist { .. })
+        ));
+        assert!(matches!(
+            "hist0,1ms".parse::<ReportType>(),
+            Err(ReportTypeError::BadHist { .. })
+        ));
+        assert!(matches!(
+            "txt".parse::<ReportType>(),
+            Err(ReportTypeError::Unknown(_))
+        ));
     }
 
     #[test]

@@ -15,7 +15,11 @@ pub struct Second {
 
 impl Second {
     pub fn mean_latency_ns(&self) -> u64 {
-        if self.requests == 0 { 0 } else { (self.latency_sum_ns / u128::from(self.requests)) as u64 }
+        if self.requests == 0 {
+            0
+        } else {
+            (self.latency_sum_ns / u128::from(self.requests)) as u64
+        }
     }
 
     fn merge(&mut self, o: &Second) {

@@ -27,7 +27,13 @@ fn width(s: &str) -> usize {
     s.chars().count()
 }
 
-fn format(lines: &[Vec<&str>], widths: &mut Vec<usize>, mut line0: usize, line1: usize, out: &mut String) {
+fn format(
+    lines: &[Vec<&str>],
+    widths: &mut Vec<usize>,
+    mut line0: usize,
+    line1: usize,
+    out: &mut String,
+) {
     let column = widths.len();
     let mut this = line0;
     while this < line1 {
@@ -81,6 +87,9 @@ mod tests {
 
     #[test]
     fn pads_empty_cells() {
-        assert_eq!(align("Bucket\t\t#\n[0s,\t1ms]\t3\n"), "Bucket        #\n[0s,    1ms]  3\n");
+        assert_eq!(
+            align("Bucket\t\t#\n[0s,\t1ms]\t3\n"),
+            "Bucket        #\n[0s,    1ms]  3\n"
+        );
     }
 }

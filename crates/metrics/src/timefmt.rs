@@ -23,7 +23,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let mp = (5 * doy + 2) / 153;
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 /// Appends `unix_ns` as Go's RFC3339Nano in UTC: trailing zeros of the
@@ -34,7 +42,13 @@ pub fn write_rfc3339(out: &mut String, unix_ns: i128) {
     let nanos = unix_ns.rem_euclid(1_000_000_000) as u32;
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
     let sod = secs.rem_euclid(86_400);
-    let _ = write!(out, "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", sod / 3600, sod % 3600 / 60, sod % 60);
+    let _ = write!(
+        out,
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    );
     if nanos != 0 {
         let mut f = format!("{nanos:09}");
         while f.ends_with('0') {
@@ -56,7 +70,13 @@ pub fn rfc3339(unix_ns: i128) -> String {
 /// digits) into ns since the Unix epoch. `None` if malformed.
 pub fn parse_rfc3339(s: &str) -> Option<i128> {
     let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b't' || b[10] == b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b'T' || b[10] == b't' || b[10] == b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
@@ -107,18 +127,41 @@ mod tests {
     #[test]
     fn formats_like_go() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_581_088_819_782_000_000), "2020-02-07T15:20:19.782Z");
-        assert_eq!(rfc3339(1_700_000_000_123_456_789), "2023-11-14T22:13:20.123456789Z");
+        assert_eq!(
+            rfc3339(1_581_088_819_782_000_000),
+            "2020-02-07T15:20:19.782Z"
+        );
+        assert_eq!(
+            rfc3339(1_700_000_000_123_456_789),
+            "2023-11-14T22:13:20.123456789Z"
+        );
         // Go's zero time, used by vegeta's JSON report when there are no requests.
         assert_eq!(rfc3339(-62_135_596_800_000_000_000), "0001-01-01T00:00:00Z");
     }
 
     #[test]
     fn parses_offsets_and_fractions() {
-        assert_eq!(parse_rfc3339("2023-11-14T22:13:20.123456789Z"), Some(1_700_000_000_123_456_789));
-        assert_eq!(parse_rfc3339("2023-11-14T23:13:20.5+01:00"), Some(1_700_000_000_500_000_000));
-        assert_eq!(parse_rfc3339("2023-11-14T21:13:20-01:00"), Some(1_700_000_000_000_000_000));
-        for bad in ["", "2023-11-14", "2023-11-14T22:13:20", "2023-13-14T22:13:20Z", "2023-11-14T22:13:20.Z", "2023-11-14T22:13:20.1234567890Z", "x023-11-14T22:13:20Z"] {
+        assert_eq!(
+            parse_rfc3339("2023-11-14T22:13:20.123456789Z"),
+            Some(1_700_000_000_123_456_789)
+        );
+        assert_eq!(
+            parse_rfc3339("2023-11-14T23:13:20.5+01:00"),
+            Some(1_700_000_000_500_000_000)
+        );
+        assert_eq!(
+            parse_rfc3339("2023-11-14T21:13:20-01:00"),
+            Some(1_700_000_000_000_000_000)
+        );
+        for bad in [
+            "",
+            "2023-11-14",
+            "2023-11-14T22:13:20",
+            "2023-13-14T22:13:20Z",
+            "2023-11-14T22:13:20.Z",
+            "2023-11-14T22:13:20.1234567890Z",
+            "x023-11-14T22:13:20Z",
+        ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }

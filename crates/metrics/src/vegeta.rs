@@ -34,7 +34,11 @@ pub fn classify_error(text: &str) -> ErrorKind {
     if has("connection refused") {
         ErrorKind::ConnectRefused
     } else if has("timeout") || has("deadline exceeded") {
-        if has("dial") || has("connect") { ErrorKind::ConnectTimeout } else { ErrorKind::Timeout }
+        if has("dial") || has("connect") {
+            ErrorKind::ConnectTimeout
+        } else {
+            ErrorKind::Timeout
+        }
     } else if has("reset by peer") || has("connection reset") {
         ErrorKind::ConnectionReset
     } else if has("no such host") || has("lookup ") {
@@ -94,7 +98,11 @@ struct Raw<'a> {
 impl Interner {
     fn record(&mut self, raw: Raw<'_>, name: &str, line: u64) -> Result<Record, ReadError> {
         let ts = u64::try_from(raw.ts_ns).map_err(|_| {
-            ReadError::malformed(name, format!("line {line}"), "timestamp before 1970 or out of range")
+            ReadError::malformed(
+                name,
+                format!("line {line}"),
+                "timestamp before 1970 or out of range",
+            )
         })?;
         let latency = u64::try_from(raw.latency_ns.max(0)).unwrap_or(0);
         let error_text = if raw.error.is_empty() && raw.code != 0 {
@@ -102,7 +110,11 @@ impl Interner {
         } else {
             Some(intern(&mut self.error, raw.error))
         };
-        let error = if raw.code == 0 { classify_error(raw.error) } else { ErrorKind::None };
+        let error = if raw.code == 0 {
+            classify_error(raw.error)
+        } else {
+            ErrorKind::None
+        };
         Ok(Record {
             attack: intern(&mut self.attack, raw.attack),
             start_unix_ns: 0,
@@ -162,13 +174,23 @@ pub struct JsonDecoder<R: BufRead> {
 
 impl<R: BufRead> JsonDecoder<R> {
     pub fn new(src: R, name: &str) -> Self {
-        JsonDecoder { src, name: name.to_string(), line: Vec::with_capacity(512), lineno: 0, interner: Interner::default(), done: false }
+        JsonDecoder {
+            src,
+            name: name.to_string(),
+            line: Vec::with_capacity(512),
+            lineno: 0,
+            interner: Interner::default(),
+            done: false,
+        }
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, ReadError> {
         loop {
             self.line.clear();
-            let n = self.src.read_until(b'\n', &mut self.line).map_err(|e| ReadError::io(&self.name, e))?;
+            let n = self
+                .src
+                .read_until(b'\n', &mut self.line)
+                .map_err(|e| ReadError::io(&self.name, e))?;
             if n == 0 {
                 return Ok(None);
             }
@@ -181,7 +203,11 @@ impl<R: BufRead> JsonDecoder<R> {
                 ReadError::malformed(&self.name, loc(), format!("not a vegeta JSON result: {e}"))
             })?;
             let ts_ns = parse_rfc3339(&j.timestamp).ok_or_else(|| {
-                ReadError::malformed(&self.name, loc(), format!("timestamp {:?} is not RFC 3339", j.timestamp))
+                ReadError::malformed(
+                    &self.name,
+                    loc(),
+                    format!("timestamp {:?} is not RFC 3339", j.timestamp),
+                )
             })?;
             let raw = Raw {
                 attack: &j.attack,
@@ -227,13 +253,24 @@ pub struct CsvDecoder<R: std::io::Read> {
 
 impl<R: std::io::Read> CsvDecoder<R> {
     pub fn new(src: R, name: &str) -> Self {
-        let rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(src);
-        CsvDecoder { rdr, name: name.to_string(), rec: csv::StringRecord::new(), interner: Interner::default(), done: false }
+        let rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(src);
+        CsvDecoder {
+            rdr,
+            name: name.to_string(),
+            rec: csv::StringRecord::new(),
+            interner: Interner::default(),
+            done: false,
+        }
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, ReadError> {
         let more = self.rdr.read_record(&mut self.rec).map_err(|e| {
-            let line = e.position().map_or_else(|| "input".to_string(), |p| format!("line {}", p.line()));
+            let line = e
+                .position()
+                .map_or_else(|| "input".to_string(), |p| format!("line {}", p.line()));
             match e.into_kind() {
                 csv::ErrorKind::Io(io) => ReadError::io(&self.name, io),
                 other => ReadError::malformed(&self.name, line, format!("bad CSV: {other:?}")),
@@ -253,8 +290,19 @@ impl<R: std::io::Read> CsvDecoder<R> {
         }
         // Go's reader trims leading spaces of every field.
         let f = |i: usize| self.rec[i].trim_start();
-        fn num<T: std::str::FromStr>(name: &str, loc: &str, col: &str, v: &str) -> Result<T, ReadError> {
-            v.parse().map_err(|_| ReadError::malformed(name, loc, format!("column {col}: {v:?} is not a valid number")))
+        fn num<T: std::str::FromStr>(
+            name: &str,
+            loc: &str,
+            col: &str,
+            v: &str,
+        ) -> Result<T, ReadError> {
+            v.parse().map_err(|_| {
+                ReadError::malformed(
+                    name,
+                    loc,
+                    format!("column {col}: {v:?} is not a valid number"),
+                )
+            })
         }
         let n = &self.name;
         let raw = Raw {
@@ -295,13 +343,34 @@ mod tests {
     fn classifies_go_errors() {
         let cases = [
             ("Get \"http://h/timeout\": EOF", ErrorKind::ConnectionClosed),
-            ("Get \"http://h/\": dial tcp 127.0.0.1:1: connect: connection refused", ErrorKind::ConnectRefused),
-            ("Get \"http://h/\": dial tcp 10.0.0.1:80: i/o timeout", ErrorKind::ConnectTimeout),
-            ("Get \"http://h/\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", ErrorKind::Timeout),
-            ("Post \"http://h/\": read tcp 1.2.3.4:5->6.7.8.9:80: read: connection reset by peer", ErrorKind::ConnectionReset),
-            ("Get \"https://h/\": x509: certificate signed by unknown authority", ErrorKind::Tls),
-            ("Get \"http://nope/\": dial tcp: lookup nope: no such host", ErrorKind::Dns),
-            ("Get \"http://h/\": stopped after 10 redirects", ErrorKind::TooManyRedirects),
+            (
+                "Get \"http://h/\": dial tcp 127.0.0.1:1: connect: connection refused",
+                ErrorKind::ConnectRefused,
+            ),
+            (
+                "Get \"http://h/\": dial tcp 10.0.0.1:80: i/o timeout",
+                ErrorKind::ConnectTimeout,
+            ),
+            (
+                "Get \"http://h/\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+                ErrorKind::Timeout,
+            ),
+            (
+                "Post \"http://h/\": read tcp 1.2.3.4:5->6.7.8.9:80: read: connection reset by peer",
+                ErrorKind::ConnectionReset,
+            ),
+            (
+                "Get \"https://h/\": x509: certificate signed by unknown authority",
+                ErrorKind::Tls,
+            ),
+            (
+                "Get \"http://nope/\": dial tcp: lookup nope: no such host",
+                ErrorKind::Dns,
+            ),
+            (
+                "Get \"http://h/\": stopped after 10 redirects",
+                ErrorKind::TooManyRedirects,
+            ),
             ("something odd", ErrorKind::Io),
         ];
         for (t, k) in cases {

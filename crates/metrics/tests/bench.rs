@@ -6,9 +6,11 @@ mod common;
 use std::io::BufReader;
 use std::time::Instant;
 
-use common::{realistic, START};
+use common::{START, realistic};
 use loadlab_core::{AttackInfo, Sink, TargetInfo};
-use loadlab_metrics::{format_report_text, open_results, Encoder, Encoding, Metrics, ResultsWriter};
+use loadlab_metrics::{
+    Encoder, Encoding, Metrics, ResultsWriter, format_report_text, open_results,
+};
 
 #[test]
 #[ignore]
@@ -20,8 +22,17 @@ fn ten_million_records_write_read_report() {
 
     let t = Instant::now();
     let mut w = ResultsWriter::new(std::fs::File::create(&path).unwrap());
-    w.begin(&AttackInfo { name: "bench".into(), start_unix_ns: START });
-    w.register_target(0, &TargetInfo { method: "GET".into(), url: "http://127.0.0.1:8080/".into() });
+    w.begin(&AttackInfo {
+        name: "bench".into(),
+        start_unix_ns: START,
+    });
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://127.0.0.1:8080/".into(),
+        },
+    );
     for round in 0..N / samples.len() as u64 {
         let shift = round * 200_000_000_000;
         for s in &samples {
@@ -57,8 +68,14 @@ fn ten_million_records_write_read_report() {
 
     let t = Instant::now();
     let json_path = dir.path().join("big.json");
-    let mut e = Encoder::new(std::io::BufWriter::new(std::fs::File::create(&json_path).unwrap()), Encoding::Json);
-    for r in open_results(std::fs::File::open(&path).unwrap(), "big.bin").unwrap().take(1_000_000) {
+    let mut e = Encoder::new(
+        std::io::BufWriter::new(std::fs::File::create(&json_path).unwrap()),
+        Encoding::Json,
+    );
+    for r in open_results(std::fs::File::open(&path).unwrap(), "big.bin")
+        .unwrap()
+        .take(1_000_000)
+    {
         e.encode(&r.unwrap()).unwrap();
     }
     e.finish().unwrap();
@@ -66,17 +83,31 @@ fn ten_million_records_write_read_report() {
     let json_size = std::fs::metadata(&json_path).unwrap().len();
     let t = Instant::now();
     let mut m2 = Metrics::new();
-    for r in open_results(BufReader::new(std::fs::File::open(&json_path).unwrap()), "big.json").unwrap() {
+    for r in open_results(
+        BufReader::new(std::fs::File::open(&json_path).unwrap()),
+        "big.json",
+    )
+    .unwrap()
+    {
         m2.add(&r.unwrap());
     }
     let json_read_1m = t.elapsed();
 
     assert_eq!(n, N);
     println!("{report}");
-    println!("write {N} samples:        {write:?} ({:.0} ns/sample)", write.as_nanos() as f64 / N as f64);
-    println!("file size:                {size} bytes ({:.2} B/request)", size as f64 / N as f64);
+    println!(
+        "write {N} samples:        {write:?} ({:.0} ns/sample)",
+        write.as_nanos() as f64 / N as f64
+    );
+    println!(
+        "file size:                {size} bytes ({:.2} B/request)",
+        size as f64 / N as f64
+    );
     println!("read {N} records:         {read_only:?}");
     println!("read + metrics + report:  {read_report:?}");
-    println!("encode 1M to vegeta JSON: {encode_1m:?} ({:.0} B/request)", json_size as f64 / 1e6);
+    println!(
+        "encode 1M to vegeta JSON: {encode_1m:?} ({:.0} B/request)",
+        json_size as f64 / 1e6
+    );
     println!("read 1M vegeta JSON + metrics: {json_read_1m:?}");
 }

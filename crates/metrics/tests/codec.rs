@@ -6,9 +6,9 @@ mod common;
 use std::io::Cursor;
 use std::time::Duration;
 
-use common::{realistic, write_file, Rng, START};
+use common::{Rng, START, realistic, write_file};
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
-use loadlab_metrics::{open_results, Format, Record, ResultsReader, ResultsWriter};
+use loadlab_metrics::{Format, Record, ResultsReader, ResultsWriter, open_results};
 
 fn read_all(bytes: Vec<u8>) -> (Vec<Record>, Vec<String>) {
     let mut r = ResultsReader::new(Cursor::new(bytes), "test.bin").expect("header");
@@ -19,9 +19,18 @@ fn read_all(bytes: Vec<u8>) -> (Vec<Record>, Vec<String>) {
 #[test]
 fn typical_request_costs_at_most_32_bytes() {
     let samples = realistic(100_000, 5_000, 7);
-    let bytes = write_file("size", START, &[("GET", "http://127.0.0.1:8080/100b")], &samples);
+    let bytes = write_file(
+        "size",
+        START,
+        &[("GET", "http://127.0.0.1:8080/100b")],
+        &samples,
+    );
     let per = bytes.len() as f64 / samples.len() as f64;
-    println!("results file: {} bytes for {} requests = {per:.2} B/request", bytes.len(), samples.len());
+    println!(
+        "results file: {} bytes for {} requests = {per:.2} B/request",
+        bytes.len(),
+        samples.len()
+    );
     assert!(per <= 32.0, "{per:.2} bytes per request");
     let (recs, warnings) = read_all(bytes);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -45,13 +54,27 @@ fn errors_and_several_targets_round_trip() {
             first_byte_ns: if i % 7 == 0 { 0 } else { i * 1_000_000 + 5_000 },
             done_ns: i * 1_000_000 + 9_000,
             connect_ns: 0,
-            status: if i % 7 == 0 { 0 } else if i % 5 == 0 { 503 } else { 200 },
-            error: if i % 7 == 0 { ErrorKind::ALL[(i as usize / 7) % 12 + 1] } else { ErrorKind::None },
+            status: if i % 7 == 0 {
+                0
+            } else if i % 5 == 0 {
+                503
+            } else {
+                200
+            },
+            error: if i % 7 == 0 {
+                ErrorKind::ALL[(i as usize / 7) % 12 + 1]
+            } else {
+                ErrorKind::None
+            },
             bytes_out: i % 4 * 10,
             bytes_in: if i % 7 == 0 { 0 } else { 1_000 + i },
         })
         .collect();
-    let targets = [("GET", "http://a/1"), ("POST", "http://a/2"), ("DELETE", "http://b/ü?x=1&y=2")];
+    let targets = [
+        ("GET", "http://a/1"),
+        ("POST", "http://a/2"),
+        ("DELETE", "http://b/ü?x=1&y=2"),
+    ];
     let bytes = write_file("mixed", START, &targets, &samples);
     let (recs, warnings) = read_all(bytes);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -75,11 +98,17 @@ fn a_file_cut_anywhere_reads_up_to_its_last_whole_record_with_a_warning() {
             write_file("cut", START, &[("GET", "http://x/")], &samples[..k]).len() - end_len
         })
         .collect();
-    let cuts = (1..full.len()).rev().take(120).chain((1..full.len()).step_by(37));
+    let cuts = (1..full.len())
+        .rev()
+        .take(120)
+        .chain((1..full.len()).step_by(37));
     for cut in cuts {
         let part = full[..cut].to_vec();
         let mut res = open_results(Cursor::new(part), "cut.bin").expect("opens");
-        let recs: Vec<Record> = res.by_ref().map(|r| r.expect("a cut file is not an error")).collect();
+        let recs: Vec<Record> = res
+            .by_ref()
+            .map(|r| r.expect("a cut file is not an error"))
+            .collect();
         let whole = ends.iter().rposition(|&e| e <= cut).unwrap_or(0);
         assert_eq!(recs.len(), whole, "cut at {cut}");
         for (r, s) in recs.iter().zip(&samples) {
@@ -95,7 +124,11 @@ fn a_file_cut_anywhere_reads_up_to_its_last_whole_record_with_a_warning() {
     let mut res = open_results(Cursor::new(full[..full.len() - 1].to_vec()), "short.bin").unwrap();
     assert_eq!(res.by_ref().count(), samples.len());
     let w = res.warnings();
-    assert!(w.iter().any(|w| w.contains("short.bin") && w.contains("truncated")), "{w:?}");
+    assert!(
+        w.iter()
+            .any(|w| w.contains("short.bin") && w.contains("truncated")),
+        "{w:?}"
+    );
 }
 
 #[test]
@@ -103,12 +136,25 @@ fn concatenated_files_read_as_several_attacks() {
     let a = realistic(500, 1_000, 11);
     let b = realistic(700, 2_000, 12);
     let mut bytes = write_file("first", START, &[("GET", "http://a/")], &a);
-    bytes.extend(write_file("second", START + 5_000_000_000, &[("POST", "http://b/"), ("GET", "http://b/2")], &b));
+    bytes.extend(write_file(
+        "second",
+        START + 5_000_000_000,
+        &[("POST", "http://b/"), ("GET", "http://b/2")],
+        &b,
+    ));
     let (recs, warnings) = read_all(bytes);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(recs.len(), 1_200);
-    assert!(recs[..500].iter().all(|r| &*r.attack == "first" && r.start_unix_ns == START && &*r.url == "http://a/"));
-    assert!(recs[500..].iter().all(|r| &*r.attack == "second" && &*r.method == "POST"));
+    assert!(
+        recs[..500]
+            .iter()
+            .all(|r| &*r.attack == "first" && r.start_unix_ns == START && &*r.url == "http://a/")
+    );
+    assert!(
+        recs[500..]
+            .iter()
+            .all(|r| &*r.attack == "second" && &*r.method == "POST")
+    );
     assert_eq!(recs[500].sample, b[0]);
 }
 
@@ -118,20 +164,37 @@ fn periodic_flush_leaves_a_readable_file_when_the_process_dies() {
     let path = dir.path().join("live.bin");
     let file = std::fs::File::create(&path).unwrap();
     let mut w = ResultsWriter::new(file).flush_interval(Duration::from_millis(20));
-    w.begin(&AttackInfo { name: "live".into(), start_unix_ns: START });
-    w.register_target(0, &TargetInfo { method: "GET".into(), url: "http://x/".into() });
+    w.begin(&AttackInfo {
+        name: "live".into(),
+        start_unix_ns: START,
+    });
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://x/".into(),
+        },
+    );
     let samples = realistic(100, 1_000, 5);
     for s in &samples {
         w.record(s);
     }
     std::thread::sleep(Duration::from_millis(40));
-    w.record(&Sample { seq: 100, intended_ns: 1, ..samples[0] }); // triggers the timed flush
+    w.record(&Sample {
+        seq: 100,
+        intended_ns: 1,
+        ..samples[0]
+    }); // triggers the timed flush
     // No finish(): as if killed. Whatever reached the file must be readable.
     let mut res = open_results(std::fs::File::open(&path).unwrap(), "live.bin").unwrap();
     assert_eq!(res.format(), Format::Loadlab);
-    let n = res.by_ref().map(|r| r.unwrap()).count();
+    let n = res.by_ref().map(|r| r.unwrap()).collect::<Vec<_>>().len();
     assert_eq!(n, 101);
-    assert!(res.warnings().iter().any(|w| w.contains("no end record")), "{:?}", res.warnings());
+    assert!(
+        res.warnings().iter().any(|w| w.contains("no end record")),
+        "{:?}",
+        res.warnings()
+    );
     drop(w);
 }
 
@@ -161,15 +224,21 @@ fn corruption_never_panics_and_stops_with_a_warning() {
     let mut b = full.clone();
     b.extend(std::iter::repeat_n(0u8, 4096));
     let mut res = open_results(Cursor::new(b), "zeros.bin").unwrap();
-    assert_eq!(res.by_ref().map(|r| r.unwrap()).count(), samples.len());
-    assert!(res.warnings().iter().any(|w| w.contains("corrupt")), "{:?}", res.warnings());
+    assert_eq!(res.by_ref().map(|r| r.unwrap()).collect::<Vec<_>>().len(), samples.len());
+    assert!(
+        res.warnings().iter().any(|w| w.contains("corrupt")),
+        "{:?}",
+        res.warnings()
+    );
 }
 
 #[test]
 fn newer_versions_are_refused_clearly() {
     let mut b = write_file("v", START, &[], &[]);
     b[8] = 9;
-    let err = open_results(Cursor::new(b), "new.bin").err().expect("refused");
+    let err = open_results(Cursor::new(b), "new.bin")
+        .err()
+        .expect("refused");
     assert_eq!(
         err.to_string(),
         "new.bin: loadlab results format version 9 is newer than this loadlab understands (version 1)"

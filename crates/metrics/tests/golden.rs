@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use common::{Rng, START};
 use loadlab_core::{ErrorKind, Sample};
-use loadlab_metrics::{render, Metrics, Record, ReportType};
+use loadlab_metrics::{Metrics, Record, ReportType, render};
 
 fn record(sample: Sample) -> Record {
     Record {
@@ -94,7 +94,8 @@ fn check(name: &str, got: &str) {
         std::fs::write(&path, got).unwrap();
         return;
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e} (run with UPDATE_GOLDEN=1)"));
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run with UPDATE_GOLDEN=1)"));
     assert_eq!(got, want, "{name} differs from {path}");
 }
 
@@ -110,14 +111,20 @@ fn report(recs: &[Record], rt: &str) -> String {
 #[test]
 fn text_calm() {
     let out = report(&calm(), "text");
-    assert!(!out.contains("Uncorrected"), "on-schedule runs keep vegeta's exact lines:\n{out}");
+    assert!(
+        !out.contains("Uncorrected"),
+        "on-schedule runs keep vegeta's exact lines:\n{out}"
+    );
     check("text_calm", &out);
 }
 
 #[test]
 fn text_troubled() {
     let out = report(&troubled(), "text");
-    assert!(out.contains("Uncorrected") && out.contains("Send Lag"), "{out}");
+    assert!(
+        out.contains("Uncorrected") && out.contains("Send Lag"),
+        "{out}"
+    );
     check("text_troubled", &out);
 }
 
@@ -136,7 +143,10 @@ fn json_troubled() {
 
 #[test]
 fn hist_calm() {
-    check("hist_calm", &report(&calm(), "hist[0,100us,500us,1ms,5ms,10ms]"));
+    check(
+        "hist_calm",
+        &report(&calm(), "hist[0,100us,500us,1ms,5ms,10ms]"),
+    );
 }
 
 #[test]
@@ -151,7 +161,10 @@ fn hist_without_configured_buckets_comes_from_the_histogram() {
     let approx = render(&rt, &m);
     let exact = report(&calm(), "hist[0,100us,500us,1ms,5ms,10ms]");
     let counts = |t: &str| -> Vec<i64> {
-        t.lines().skip(1).map(|l| l.split_whitespace().nth(2).unwrap().parse().unwrap()).collect()
+        t.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().nth(2).unwrap().parse().unwrap())
+            .collect()
     };
     let (a, e) = (counts(&approx), counts(&exact));
     assert_eq!(a.iter().sum::<i64>(), 5_000);
@@ -203,8 +216,14 @@ fn text_layout_matches_vegetas_reference_report() {
         send_lag: LatencySummary::default(),
         late: 0,
         late_threshold_ns: 1_000_000,
-        bytes_in: ByteSummary { total: 500_000, mean: 100.0 },
-        bytes_out: ByteSummary { total: 0, mean: 0.0 },
+        bytes_in: ByteSummary {
+            total: 500_000,
+            mean: 100.0,
+        },
+        bytes_out: ByteSummary {
+            total: 0,
+            mean: 0.0,
+        },
         status_codes: vec![("200".to_string(), 5000)],
         errors: vec![],
         buckets: vec![],

@@ -7,10 +7,10 @@ mod common;
 use std::io::Cursor;
 use std::sync::Arc;
 
-use common::{realistic, write_file, START};
+use common::{START, realistic, write_file};
 use loadlab_core::{ErrorKind, Sample};
 use loadlab_metrics::{
-    format_report_text, open_results, Encoder, Encoding, Format, Metrics, ReadError, Record,
+    Encoder, Encoding, Format, Metrics, ReadError, Record, format_report_text, open_results,
 };
 
 fn read(bytes: &[u8], name: &str) -> (Format, Vec<Record>) {
@@ -36,17 +36,34 @@ fn check_hand_written(recs: &[Record]) {
     assert_eq!(recs.len(), 3);
     let t0 = 1_581_088_819_782_123_456u64;
     let r = &recs[0];
-    assert_eq!((&*r.attack, &*r.method, &*r.url), ("big", "GET", "http://localhost:8080/"));
+    assert_eq!(
+        (&*r.attack, &*r.method, &*r.url),
+        ("big", "GET", "http://localhost:8080/")
+    );
     assert_eq!(r.abs_intended_ns(), t0);
     assert_eq!(r.sample.sent_ns, r.sample.intended_ns);
     assert_eq!(r.abs_done_ns(), t0 + 2_709_000);
-    assert_eq!((r.sample.status, r.sample.error, r.sample.bytes_in), (200, ErrorKind::None, 463_428));
+    assert_eq!(
+        (r.sample.status, r.sample.error, r.sample.bytes_in),
+        (200, ErrorKind::None, 463_428)
+    );
     assert_eq!(r.error_text, None);
     let r = &recs[1];
-    assert_eq!((r.sample.seq, r.sample.status, r.sample.bytes_out, r.sample.bytes_in), (1, 500, 10, 21));
+    assert_eq!(
+        (
+            r.sample.seq,
+            r.sample.status,
+            r.sample.bytes_out,
+            r.sample.bytes_in
+        ),
+        (1, 500, 10, 21)
+    );
     assert_eq!(r.error_string(), "500 Internal Server Error");
     let r = &recs[2];
-    assert_eq!((r.sample.status, r.sample.error), (0, ErrorKind::ConnectRefused));
+    assert_eq!(
+        (r.sample.status, r.sample.error),
+        (0, ErrorKind::ConnectRefused)
+    );
     assert_eq!(r.sample.latency_ns(), 30_000_000_000);
     assert_eq!(
         r.error_string(),
@@ -72,13 +89,22 @@ fn reads_hand_written_vegeta_csv() {
 
 fn sample_records() -> Vec<Record> {
     let samples = realistic(300, 1_000, 21);
-    let bytes = write_file("rt, \"quoted\" <name>", START, &[("GET", "http://h:1/a?x=1&y=2")], &samples);
+    let bytes = write_file(
+        "rt, \"quoted\" <name>",
+        START,
+        &[("GET", "http://h:1/a?x=1&y=2")],
+        &samples,
+    );
     let mut recs = read(&bytes, "rt.bin").1;
     // Mix in failures of every kind and error statuses.
     for (i, r) in recs.iter_mut().enumerate().filter(|(i, _)| i % 10 == 0) {
         let k = ErrorKind::ALL[(i / 10) % 12 + 1];
         r.sample.status = if i % 20 == 0 { 0 } else { 503 };
-        r.sample.error = if r.sample.status == 0 { k } else { ErrorKind::None };
+        r.sample.error = if r.sample.status == 0 {
+            k
+        } else {
+            ErrorKind::None
+        };
     }
     recs
 }
@@ -98,10 +124,25 @@ fn assert_representable_fields_equal(a: &Record, b: &Record) {
     assert_eq!(a.abs_done_ns(), b.abs_done_ns());
     assert_eq!(a.sample.latency_ns(), b.sample.latency_ns());
     assert_eq!(
-        (a.sample.seq, a.sample.status, a.sample.error, a.sample.bytes_in, a.sample.bytes_out),
-        (b.sample.seq, b.sample.status, b.sample.error, b.sample.bytes_in, b.sample.bytes_out)
+        (
+            a.sample.seq,
+            a.sample.status,
+            a.sample.error,
+            a.sample.bytes_in,
+            a.sample.bytes_out
+        ),
+        (
+            b.sample.seq,
+            b.sample.status,
+            b.sample.error,
+            b.sample.bytes_in,
+            b.sample.bytes_out
+        )
     );
-    assert_eq!((&a.attack, &a.method, &a.url), (&b.attack, &b.method, &b.url));
+    assert_eq!(
+        (&a.attack, &a.method, &a.url),
+        (&b.attack, &b.method, &b.url)
+    );
     assert_eq!(a.error_string(), b.error_string());
 }
 
@@ -111,7 +152,14 @@ fn json_and_csv_round_trip() {
     for enc in [Encoding::Json, Encoding::Csv] {
         let bytes = encode(&recs, enc);
         let (f, back) = read(&bytes, "rt");
-        assert_eq!(f, if enc == Encoding::Json { Format::VegetaJson } else { Format::VegetaCsv });
+        assert_eq!(
+            f,
+            if enc == Encoding::Json {
+                Format::VegetaJson
+            } else {
+                Format::VegetaCsv
+            }
+        );
         assert_eq!(back.len(), recs.len());
         for (a, b) in recs.iter().zip(&back) {
             assert_representable_fields_equal(a, b);
@@ -158,7 +206,12 @@ fn merging_files_of_mixed_formats_equals_one_metrics_of_all_records() {
     let (a, rest) = recs.split_at(100);
     let (b, c) = rest.split_at(100);
     let bin_samples: Vec<Sample> = a.iter().map(|r| r.sample).collect();
-    let bin = write_file(&a[0].attack, START, &[("GET", "http://h:1/a?x=1&y=2")], &bin_samples);
+    let bin = write_file(
+        &a[0].attack,
+        START,
+        &[("GET", "http://h:1/a?x=1&y=2")],
+        &bin_samples,
+    );
     let json = encode(b, Encoding::Json);
     let csv = encode(c, Encoding::Csv);
     let mut merged = Metrics::new();
@@ -169,26 +222,51 @@ fn merging_files_of_mixed_formats_equals_one_metrics_of_all_records() {
     }
     let (sa, sm) = (all.summary(), merged.summary());
     assert_eq!(sa.latencies, sm.latencies);
-    assert_eq!((sa.requests, sa.earliest_unix_ns, sa.end_unix_ns), (sm.requests, sm.earliest_unix_ns, sm.end_unix_ns));
+    assert_eq!(
+        (sa.requests, sa.earliest_unix_ns, sa.end_unix_ns),
+        (sm.requests, sm.earliest_unix_ns, sm.end_unix_ns)
+    );
     assert_eq!(sa.status_codes, sm.status_codes);
     assert_eq!(sa.errors, sm.errors);
     // vegeta files have no separate send time, so only the corrected view is
     // comparable; the vegeta lines of the text report are identical.
-    let strip = |t: String| t.lines().filter(|l| !l.starts_with("Uncorrected") && !l.starts_with("Send Lag")).collect::<Vec<_>>().join("\n");
-    assert_eq!(strip(format_report_text(&all)), strip(format_report_text(&merged)));
+    let strip = |t: String| {
+        t.lines()
+            .filter(|l| !l.starts_with("Uncorrected") && !l.starts_with("Send Lag"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(format_report_text(&all)),
+        strip(format_report_text(&merged))
+    );
 }
 
 #[test]
 fn other_files_get_clear_errors() {
     let cases: [(&[u8], &str); 4] = [
-        (b"GET http://localhost:8080/\nHost: x\n", "targets.txt: not a loadlab results file, vegeta JSON or CSV results (starts with \"GET http://localhost:808...\")"),
-        (&[0x1f, 0x8b, 8, 0, 0, 0], "x.gz: not a loadlab results file, vegeta JSON or CSV results (starts with 1f 8b: gzip-compressed data; decompress it first)"),
-        (&[0x00, 0xff, 0x01, 0x02], "bin: not a loadlab results file, vegeta JSON or CSV results (starts with bytes 00 ff 01 02)"),
-        (b"\x3b\xff\x81\x03\x01\x01\x06Result\x01\xff\x82\x00\x01\x0c\x01\x06Attack\x01\x0c", "r.gob: this is a vegeta gob results file, which loadlab does not read; convert it first with `vegeta encode -to=json r.gob > r.gob.json`"),
+        (
+            b"GET http://localhost:8080/\nHost: x\n",
+            "targets.txt: not a loadlab results file, vegeta JSON or CSV results (starts with \"GET http://localhost:808...\")",
+        ),
+        (
+            &[0x1f, 0x8b, 8, 0, 0, 0],
+            "x.gz: not a loadlab results file, vegeta JSON or CSV results (starts with 1f 8b: gzip-compressed data; decompress it first)",
+        ),
+        (
+            &[0x00, 0xff, 0x01, 0x02],
+            "bin: not a loadlab results file, vegeta JSON or CSV results (starts with bytes 00 ff 01 02)",
+        ),
+        (
+            b"\x3b\xff\x81\x03\x01\x01\x06Result\x01\xff\x82\x00\x01\x0c\x01\x06Attack\x01\x0c",
+            "r.gob: this is a vegeta gob results file, which loadlab does not read; convert it first with `vegeta encode -to=json r.gob > r.gob.json`",
+        ),
     ];
     for (bytes, want) in cases {
         let name = want.split(':').next().unwrap();
-        let err = open_results(Cursor::new(bytes.to_vec()), name).err().expect("refused");
+        let err = open_results(Cursor::new(bytes.to_vec()), name)
+            .err()
+            .expect("refused");
         assert!(!err.is_io());
         assert_eq!(err.to_string(), want);
     }
@@ -200,19 +278,29 @@ fn malformed_lines_are_named() {
     let res = open_results(Cursor::new(bad_json.into_bytes()), "b.json").unwrap();
     let errs: Vec<ReadError> = res.filter_map(Result::err).collect();
     assert_eq!(errs.len(), 1);
-    assert_eq!(errs[0].to_string(), "b.json: line 5: timestamp \"yesterday\" is not RFC 3339");
+    assert_eq!(
+        errs[0].to_string(),
+        "b.json: line 5: timestamp \"yesterday\" is not RFC 3339"
+    );
 
     let bad_json = "{\"seq\":1,\n";
     let mut res = open_results(Cursor::new(bad_json.as_bytes().to_vec()), "c.json").unwrap();
     let e = res.next().unwrap().unwrap_err().to_string();
-    assert!(e.starts_with("c.json: line 1: not a vegeta JSON result"), "{e}");
+    assert!(
+        e.starts_with("c.json: line 1: not a vegeta JSON result"),
+        "{e}"
+    );
 
     let bad_csv = format!("{CSV}1,2,3,4,5,6,7,8,9,10,11\n");
     let res = open_results(Cursor::new(bad_csv.into_bytes()), "b.csv").unwrap();
     let errs: Vec<String> = res.filter_map(Result::err).map(|e| e.to_string()).collect();
-    assert_eq!(errs, ["b.csv: line 4: expected 12 vegeta CSV columns, found 11"]);
+    assert_eq!(
+        errs,
+        ["b.csv: line 4: expected 12 vegeta CSV columns, found 11"]
+    );
 
-    let bad_csv = "1581088819782123456,abc,1,0,0,,,a,0,GET,http://x/,\n1,2,3,4,5,6,7,8,9,10,11,12\n";
+    let bad_csv =
+        "1581088819782123456,abc,1,0,0,,,a,0,GET,http://x/,\n1,2,3,4,5,6,7,8,9,10,11,12\n";
     let mut res = open_results(Cursor::new(bad_csv.as_bytes().to_vec()), "c.csv").unwrap();
     assert_eq!(
         res.next().unwrap().unwrap_err().to_string(),

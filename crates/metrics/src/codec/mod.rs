@@ -53,7 +53,11 @@ pub(crate) fn crc8(data: &[u8]) -> u8 {
             let mut c = i as u8;
             let mut b = 0;
             while b < 8 {
-                c = if c & 0x80 != 0 { (c << 1) ^ 0x07 } else { c << 1 };
+                c = if c & 0x80 != 0 {
+                    (c << 1) ^ 0x07
+                } else {
+                    c << 1
+                };
                 b += 1;
             }
             t[i] = c;
@@ -161,7 +165,11 @@ pub(crate) fn decode_sample(p: &[u8], st: &mut DeltaState) -> Option<loadlab_cor
     let intended_ns = apply_zigzag(st.prev_intended, g()?);
     let sent_ns = apply_zigzag(intended_ns, g()?);
     let fb = g()?;
-    let first_byte_ns = if fb == 0 { 0 } else { apply_zigzag(sent_ns, fb - 1) };
+    let first_byte_ns = if fb == 0 {
+        0
+    } else {
+        apply_zigzag(sent_ns, fb - 1)
+    };
     let done_base = if fb == 0 { sent_ns } else { first_byte_ns };
     let done_ns = apply_zigzag(done_base, g()?);
     let connect_ns = u32::try_from(g()?).ok()?;
@@ -219,10 +227,44 @@ mod tests {
     #[test]
     fn samples_round_trip_including_odd_values() {
         let samples = [
-            Sample { seq: 0, intended_ns: 0, sent_ns: 10, first_byte_ns: 50, done_ns: 60, status: 200, bytes_in: 100, ..Default::default() },
-            Sample { seq: 2, target: 3, intended_ns: 5, sent_ns: 4, first_byte_ns: 0, done_ns: 1, status: 0, error: ErrorKind::Io, ..Default::default() },
-            Sample { seq: u64::MAX, target: u32::MAX, intended_ns: u64::MAX, sent_ns: 0, first_byte_ns: 1, done_ns: u64::MAX, connect_ns: u32::MAX, status: u16::MAX, error: ErrorKind::Canceled, bytes_out: u64::MAX, bytes_in: u64::MAX },
-            Sample { seq: 1, ..Default::default() },
+            Sample {
+                seq: 0,
+                intended_ns: 0,
+                sent_ns: 10,
+                first_byte_ns: 50,
+                done_ns: 60,
+                status: 200,
+                bytes_in: 100,
+                ..Default::default()
+            },
+            Sample {
+                seq: 2,
+                target: 3,
+                intended_ns: 5,
+                sent_ns: 4,
+                first_byte_ns: 0,
+                done_ns: 1,
+                status: 0,
+                error: ErrorKind::Io,
+                ..Default::default()
+            },
+            Sample {
+                seq: u64::MAX,
+                target: u32::MAX,
+                intended_ns: u64::MAX,
+                sent_ns: 0,
+                first_byte_ns: 1,
+                done_ns: u64::MAX,
+                connect_ns: u32::MAX,
+                status: u16::MAX,
+                error: ErrorKind::Canceled,
+                bytes_out: u64::MAX,
+                bytes_in: u64::MAX,
+            },
+            Sample {
+                seq: 1,
+                ..Default::default()
+            },
         ];
         let mut enc = DeltaState::default();
         let mut dec = DeltaState::default();

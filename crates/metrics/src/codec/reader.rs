@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use loadlab_core::Sample;
 
-use super::{crc8, decode_sample, get_varint, kind, DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION};
+use super::{
+    DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION, crc8, decode_sample, get_varint, kind,
+};
 use crate::error::ReadError;
 use crate::record::Record;
 
@@ -69,7 +71,10 @@ impl<R: Read> ResultsReader<R> {
         };
         if !r.fill(HEADER_LEN)? || r.buf[..MAGIC.len()] != MAGIC {
             let start = crate::open::describe_start(&r.buf[r.pos..r.end]);
-            return Err(ReadError::UnknownFormat { name: r.name.clone(), start });
+            return Err(ReadError::UnknownFormat {
+                name: r.name.clone(),
+                start,
+            });
         }
         r.header()?;
         Ok(r)
@@ -116,7 +121,11 @@ impl<R: Read> ResultsReader<R> {
     fn header(&mut self) -> Result<(), ReadError> {
         let version = self.buf[self.pos + MAGIC.len()];
         if version > VERSION {
-            return Err(ReadError::UnsupportedVersion { name: self.name.clone(), version, supported: VERSION });
+            return Err(ReadError::UnsupportedVersion {
+                name: self.name.clone(),
+                version,
+                supported: VERSION,
+            });
         }
         self.pos += HEADER_LEN;
         self.close_segment();

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
 
-use super::{crc8, encode_sample, kind, put_varint, DeltaState, MAGIC, VERSION};
+use super::{DeltaState, MAGIC, VERSION, crc8, encode_sample, kind, put_varint};
 
 /// Flush when this much is buffered, whatever the time.
 const BUF_LIMIT: usize = 64 * 1024;
@@ -83,7 +83,8 @@ impl<W: Write + Send> ResultsWriter<W> {
         self.buf.push(VERSION);
         self.buf.push(0); // flags, reserved
         self.payload.clear();
-        self.payload.extend_from_slice(&info.start_unix_ns.to_le_bytes());
+        self.payload
+            .extend_from_slice(&info.start_unix_ns.to_le_bytes());
         put_varint(&mut self.payload, info.name.len() as u64);
         self.payload.extend_from_slice(info.name.as_bytes());
         self.frame(kind::BEGIN);
@@ -108,7 +109,10 @@ impl<W: Write + Send> ResultsWriter<W> {
             self.buf.clear();
             return;
         }
-        let res = self.out.write_all(&self.buf).and_then(|_| if flush { self.out.flush() } else { Ok(()) });
+        let res = self
+            .out
+            .write_all(&self.buf)
+            .and_then(|_| if flush { self.out.flush() } else { Ok(()) });
         match res {
             Ok(()) => self.written += self.buf.len() as u64,
             Err(e) => self.error = Some(e),

@@ -38,7 +38,11 @@ pub fn realistic(n: u64, rate_per_s: u64, seed: u64) -> Vec<Sample> {
                 sent_ns: sent,
                 first_byte_ns: first,
                 done_ns: done,
-                connect_ns: if seq < 50 { 80_000 + rng.below(20_000) as u32 } else { 0 },
+                connect_ns: if seq < 50 {
+                    80_000 + rng.below(20_000) as u32
+                } else {
+                    0
+                },
                 status: 200,
                 error: ErrorKind::None,
                 bytes_out: 0,
@@ -55,9 +59,18 @@ pub const START: u64 = 1_700_000_000_000_000_000;
 /// Writes one attack into a byte vector.
 pub fn write_file(name: &str, start: u64, targets: &[(&str, &str)], samples: &[Sample]) -> Vec<u8> {
     let mut w = ResultsWriter::new(Vec::new());
-    w.begin(&AttackInfo { name: name.to_string(), start_unix_ns: start });
+    w.begin(&AttackInfo {
+        name: name.to_string(),
+        start_unix_ns: start,
+    });
     for (i, (m, u)) in targets.iter().enumerate() {
-        w.register_target(i as u32, &TargetInfo { method: m.to_string(), url: u.to_string() });
+        w.register_target(
+            i as u32,
+            &TargetInfo {
+                method: m.to_string(),
+                url: u.to_string(),
+            },
+        );
     }
     for s in samples {
         w.record(s);
