@@ -10,6 +10,7 @@
 //! * [`encode`]: writes vegeta's JSON and CSV result encodings.
 //! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
 //!   latency, the uncorrected service time and the send lag.
+//! * [`MetricsSink`]: a [`loadlab_core::Sink`] feeding [`Metrics`] live.
 //! * [`report`]: `text`, `json`, `hist[...]` and `hdrplot` renderers with
 //!   vegeta's layouts.
 //!
@@ -25,6 +26,7 @@ mod open;
 mod record;
 pub mod report;
 pub mod series;
+mod sink;
 mod tabwriter;
 pub mod timefmt;
 pub mod vegeta;
@@ -40,3 +42,4 @@ pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
     format_report_text, render,
 };
+pub use sink::MetricsSink;

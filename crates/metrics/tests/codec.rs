@@ -224,7 +224,10 @@ fn corruption_never_panics_and_stops_with_a_warning() {
     let mut b = full.clone();
     b.extend(std::iter::repeat_n(0u8, 4096));
     let mut res = open_results(Cursor::new(b), "zeros.bin").unwrap();
-    assert_eq!(res.by_ref().map(|r| r.unwrap()).collect::<Vec<_>>().len(), samples.len());
+    assert_eq!(
+        res.by_ref().map(|r| r.unwrap()).collect::<Vec<_>>().len(),
+        samples.len()
+    );
     assert!(
         res.warnings().iter().any(|w| w.contains("corrupt")),
         "{:?}",

@@ -1,0 +1,80 @@
+//! [`MetricsSink`]: feeds [`Metrics`] straight from the engine's sample
+//! stream, for a report or live progress at the end of an attack without
+//! re-reading the results file.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
+
+use crate::metrics::Metrics;
+use crate::record::Record;
+
+/// A [`Sink`] that adds every sample to a shared [`Metrics`]. Clone the
+/// [`MetricsSink::handle`] to read the metrics from another thread (e.g. a
+/// progress line every second) while the attack runs; the lock is held only
+/// for one `add`.
+pub struct MetricsSink {
+    metrics: Arc<Mutex<Metrics>>,
+    attack: Arc<str>,
+    start_unix_ns: u64,
+    targets: Vec<(Arc<str>, Arc<str>)>,
+    empty: Arc<str>,
+}
+
+impl MetricsSink {
+    pub fn new(metrics: Metrics) -> Self {
+        let empty: Arc<str> = Arc::from("");
+        MetricsSink {
+            metrics: Arc::new(Mutex::new(metrics)),
+            attack: empty.clone(),
+            start_unix_ns: 0,
+            targets: Vec::new(),
+            empty,
+        }
+    }
+
+    /// The shared metrics.
+    pub fn handle(&self) -> Arc<Mutex<Metrics>> {
+        self.metrics.clone()
+    }
+
+    /// Locks the metrics (a panic elsewhere does not make them unreadable).
+    pub fn lock(&self) -> MutexGuard<'_, Metrics> {
+        self.metrics.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Sink for MetricsSink {
+    fn begin(&mut self, info: &AttackInfo) {
+        self.attack = Arc::from(info.name.as_str());
+        self.start_unix_ns = info.start_unix_ns;
+    }
+
+    fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        let i = index as usize;
+        if self.targets.len() <= i {
+            self.targets
+                .resize(i + 1, (self.empty.clone(), self.empty.clone()));
+        }
+        self.targets[i] = (
+            Arc::from(target.method.as_str()),
+            Arc::from(target.url.as_str()),
+        );
+    }
+
+    fn record(&mut self, sample: &Sample) {
+        let (method, url) = match self.targets.get(sample.target as usize) {
+            Some((m, u)) => (m.clone(), u.clone()),
+            None => (self.empty.clone(), self.empty.clone()),
+        };
+        let rec = Record {
+            attack: self.attack.clone(),
+            start_unix_ns: self.start_unix_ns,
+            sample: *sample,
+            method,
+            url,
+            error_text: None,
+        };
+        self.lock().add(&rec);
+    }
+}

@@ -1,0 +1,73 @@
+//! The two sinks side by side, as the engine drives them: the live
+//! `MetricsSink` and the `ResultsWriter` on a real file, through a `Tee`,
+//! must give the same report as re-reading the file.
+
+mod common;
+
+use common::{START, realistic};
+use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo, Tee};
+use loadlab_metrics::{
+    Metrics, MetricsSink, ResultsWriter, format_report_json, format_report_text, open_results,
+};
+
+#[test]
+fn live_metrics_equal_metrics_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.bin");
+    let live = MetricsSink::new(Metrics::new());
+    let handle = live.handle();
+    let file = ResultsWriter::new(std::fs::File::create(&path).unwrap());
+    let mut tee = Tee(vec![Box::new(live), Box::new(file)]);
+    tee.begin(&AttackInfo {
+        name: "tee".into(),
+        start_unix_ns: START,
+    });
+    tee.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://127.0.0.1:1/".into(),
+        },
+    );
+    tee.register_target(
+        1,
+        &TargetInfo {
+            method: "POST".into(),
+            url: "http://127.0.0.1:1/p".into(),
+        },
+    );
+    let mut samples = realistic(20_000, 5_000, 3);
+    for (i, s) in samples.iter_mut().enumerate() {
+        s.target = (i % 2) as u32;
+        if i % 1_000 == 0 {
+            *s = Sample {
+                status: 0,
+                error: ErrorKind::Timeout,
+                first_byte_ns: 0,
+                bytes_in: 0,
+                ..*s
+            };
+        }
+    }
+    for s in &samples {
+        tee.record(s);
+    }
+    tee.finish().unwrap();
+
+    let mut from_file = Metrics::new();
+    let mut res = open_results(std::fs::File::open(&path).unwrap(), "run.bin").unwrap();
+    for r in res.by_ref() {
+        from_file.add(&r.unwrap());
+    }
+    assert!(res.warnings().is_empty(), "{:?}", res.warnings());
+    let live = handle.lock().unwrap();
+    assert_eq!(live.requests(), 20_000);
+    assert_eq!(format_report_text(&live), format_report_text(&from_file));
+    assert_eq!(format_report_json(&live), format_report_json(&from_file));
+    let text = format_report_text(&live);
+    assert!(
+        text.contains("Get \"http://127.0.0.1:1/\": timeout awaiting response"),
+        "{text}"
+    );
+    assert!(text.contains("0:20  200:19980"), "{text}");
+}
