@@ -50,12 +50,16 @@ pub fn write_rfc3339(out: &mut String, unix_ns: i128) {
         sod % 60
     );
     if nanos != 0 {
-        let mut f = format!("{nanos:09}");
-        while f.ends_with('0') {
-            f.pop();
+        // Nine digits without the trailing zeros, and no allocation.
+        let mut digits = [0u8; 9];
+        let mut n = nanos;
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
         }
+        let len = 9 - digits.iter().rev().take_while(|&&d| d == b'0').count();
         out.push('.');
-        out.push_str(&f);
+        out.extend(digits[..len].iter().map(|&d| d as char));
     }
     out.push('Z');
 }
