@@ -34,6 +34,8 @@ enum Command {
     Ab(cmd::ab::AbArgs),
     /// wrk2-compatible benchmark: open model at -R, closed loop without (`loadlab wrk -h`).
     Wrk(cmd::wrk::WrkArgs),
+    /// Plot latency over time from results files as a self-contained HTML page (vegeta's `plot`).
+    Plot(cmd::plot::PlotArgs),
 }
 
 fn main() {
@@ -53,6 +55,7 @@ fn main() {
         Command::Origin(a) => cmd::origin::run(a),
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

@@ -5,5 +5,6 @@ pub mod attack;
 mod attack_args;
 pub mod encode;
 pub mod origin;
+pub mod plot;
 pub mod report;
 pub mod wrk;

@@ -1,0 +1,43 @@
+//! `loadlab wrk <options> <url>`: wrk2's flags and report on loadlab's
+//! engine. Arguments are parsed with wrk's own syntax by `loadlab_faces::wrk`
+//! (see docs/faces.md).
+
+use loadlab_faces::wrk::{self, WrkCommand, WrkError};
+
+use crate::exit::{self, CliError};
+
+#[derive(Debug, clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct WrkArgs {
+    /// wrk's options and URL (`loadlab wrk -h` lists them).
+    #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+    args: Vec<String>,
+}
+
+pub fn run(a: WrkArgs) -> Result<(), CliError> {
+    let opts = match wrk::parse(&a.args).map_err(|e| CliError::usage(format!("wrk: {e}")))? {
+        WrkCommand::Help => {
+            print!("{}", wrk::USAGE);
+            return Ok(());
+        }
+        WrkCommand::Version => {
+            print!("{}", wrk::version());
+            return Ok(());
+        }
+        WrkCommand::Run(o) => o,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    wrk::run(&opts, &mut out, shutdown).map_err(|e| {
+        let code = match &e {
+            WrkError::Probe(_) => exit::NETWORK,
+            WrkError::Engine(loadlab_engine::EngineError::Config(_)) => exit::USAGE,
+            _ => exit::INTERNAL,
+        };
+        CliError::new(code, format!("wrk: {e}"))
+    })?;
+    Ok(())
+}
