@@ -17,3 +17,5 @@ pub mod runner;
 pub use plan::{Plan, PlanError};
 pub use runner::{RunOptions, StudyError, StudyOutcome, run_study};
 pub use store::{Store, StoreError};
+pub mod compare;
+pub mod demo;

@@ -111,9 +111,9 @@ impl Ctx<'_> {
             None => "",
         };
         let line = format!(
-            "[{}/~{}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
+            "[run {} of ~{}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
             self.done.len(),
-            self.total_hint,
+            self.total_hint.max(self.done.len()),
             s.requests,
             s.throughput,
             loadlab_core::format_go_duration(Duration::from_nanos(s.p99_ns)),
@@ -261,9 +261,11 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     let runs = store.runs(study)?;
     let analysis = analysis::analyse(plan, &runs);
     store.set_analysis(study, &serde_json::to_string(&analysis).unwrap_or_default())?;
-    let row = store.study(study)?;
-    crate::report::write_report(&row, plan, &runs, &analysis, &out_dir).map_err(|e| StudyError::Report(e.to_string()))?;
+    // Every run is committed: the study is done even if writing the report
+    // fails (`loadlab runs report ID` rewrites it from the store).
     store.set_status(study, "done")?;
+    let row = store.study(study)?;
+    crate::report::write_report(&row, plan, &runs, &analysis, &out_dir).map_err(StudyError::Report)?;
     Ok(StudyOutcome { study_id: study, out_dir, executed, reused })
 }
 

@@ -207,6 +207,11 @@ impl Figure {
 
 /// Tick text for the percentile axis (x = log10(1/(1−q))).
 pub fn percentile_tick(v: f64) -> String {
+    // Only whole decades (90%, 99%, 99.9% ...): in-between ticks read badly.
+    if (v - v.round()).abs() > 0.01 {
+        return String::new();
+    }
+    let v = v.round();
     let q = 1.0 - 10f64.powf(-v);
     let pct = q * 100.0;
     if pct < 99.0 { format!("{pct:.0}%") } else { format!("{}%", fmt_num_trim(pct)) }

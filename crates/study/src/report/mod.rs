@@ -21,8 +21,16 @@ use crate::store::{RunRow, StudyRow};
 use charts::{Axis, Figure, Line, Panel};
 use doc::Block;
 
+/// Table-friendly latency: 3 significant digits in ms (full precision lives in the vegeta blocks).
 fn ms(ns: f64) -> String {
-    format_go_duration(Duration::from_nanos(ns as u64))
+    let v = ns / 1e6;
+    if v >= 100.0 {
+        format!("{v:.0}ms")
+    } else if v >= 10.0 {
+        format!("{v:.1}ms")
+    } else {
+        format!("{v:.2}ms")
+    }
 }
 
 /// Pooled figures of one (phase, rate, target) over its repetitions.
@@ -115,7 +123,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let mut b = Vec::new();
     b.push(Block::Heading(1, format!("Study: {}", plan.name)));
     b.push(Block::Para(format!(
-        "Study #{} · started {} · status {} · {} runs · store `{}`",
+        "Study #{} · started {} · status {} · {} runs · plan `{}`",
         study.id,
         study.created_at,
         study.status,

@@ -1,0 +1,105 @@
+//! `loadlab runs [list]`, `loadlab runs show STUDY`, `loadlab runs run RUN`,
+//! `loadlab runs report STUDY [--out DIR]`: what the store holds.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use loadlab_core::format_go_duration;
+use loadlab_study::analysis::Analysis;
+use loadlab_study::{Plan, Store};
+
+use crate::exit::CliError;
+
+#[derive(Debug, clap::Args)]
+pub struct RunsArgs {
+    /// The SQLite store.
+    #[arg(long, default_value = super::study::DEFAULT_DB, global = true)]
+    pub db: PathBuf,
+    #[command(subcommand)]
+    pub action: Option<RunsAction>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum RunsAction {
+    /// One line per study (the default).
+    List,
+    /// A study: plan, environment, every run, ceilings and verdicts.
+    Show { study: i64 },
+    /// One run in vegeta's text layout.
+    Run { run: i64 },
+    /// Rewrites a study's report from the store.
+    Report {
+        study: i64,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn open(db: &PathBuf) -> Result<Store, CliError> {
+    if !db.exists() {
+        return Err(CliError::io(format!("{}: no such store (run a study first, or pass --db)", db.display())));
+    }
+    Store::open(db).map_err(CliError::bad_input)
+}
+
+fn d(ns: u64) -> String {
+    format_go_duration(Duration::from_nanos(ns))
+}
+
+pub fn run(a: RunsArgs) -> Result<(), CliError> {
+    let store = open(&a.db)?;
+    match a.action.unwrap_or(RunsAction::List) {
+        RunsAction::List => {
+            println!("{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}", "ID", "NAME", "STATUS", "RUNS", "CREATED", "REPORT");
+            for s in store.studies().map_err(CliError::io)? {
+                println!("{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}", s.id, s.name, s.status, s.runs, s.created_at, s.out_dir);
+            }
+        }
+        RunsAction::Show { study } => {
+            let s = store.study(study).map_err(CliError::usage)?;
+            println!("study {} {:?}: {} ({} runs), created {}, plan {}", s.id, s.name, s.status, s.runs, s.created_at, s.plan_path);
+            println!("environment: {}", s.environment_json);
+            println!("report: {}", s.out_dir);
+            println!();
+            println!("{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10} {:>12} {:>12} {:>8}  SLO", "RUN", "PHASE", "RATE", "TARGET", "REP", "REQS", "OK/S", "P50", "P99", "SUCCESS");
+            for r in store.runs(study).map_err(CliError::io)? {
+                let m = &r.summary;
+                let slo = match r.slo_pass {
+                    Some(true) => "pass",
+                    Some(false) => "FAIL",
+                    None => "-",
+                };
+                println!(
+                    "{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10.1} {:>12} {:>12} {:>7.2}%  {slo}",
+                    r.id, r.phase, r.rate, r.target, r.repetition, m.requests, m.throughput, d(m.p50_ns), d(m.p99_ns), m.success * 100.0
+                );
+            }
+            if let Some(json) = store.analysis(study).map_err(CliError::io)?
+                && let Ok(an) = serde_json::from_str::<Analysis>(&json)
+            {
+                println!();
+                for c in &an.ceilings {
+                    println!("ceiling {}: {}", c.target, c.describe());
+                }
+                for h in &an.answers {
+                    println!("{}: {} — {}", h.verdict.word().to_uppercase(), h.hypothesis, h.explanation);
+                }
+            }
+        }
+        RunsAction::Run { run } => {
+            let r = store.run(run).map_err(CliError::usage)?;
+            println!("run {} of study {}: {} {} req/s, target {}, repetition {}, started {}", r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at);
+            print!("{}", loadlab_study::report::text::vegeta_text(&r.summary));
+        }
+        RunsAction::Report { study, out } => {
+            let s = store.study(study).map_err(CliError::usage)?;
+            let plan: Plan = serde_json::from_str(&s.plan_json).map_err(|e| CliError::bad_input(format!("study {study}: stored plan: {e}")))?;
+            let runs = store.runs(study).map_err(CliError::io)?;
+            let analysis = loadlab_study::analysis::analyse(&plan, &runs);
+            let out = out.unwrap_or_else(|| PathBuf::from(&s.out_dir));
+            loadlab_study::report::write_report(&s, &plan, &runs, &analysis, &out).map_err(CliError::io)?;
+            println!("Report: {}", out.join("report.html").display());
+        }
+    }
+    Ok(())
+}

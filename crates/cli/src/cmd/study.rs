@@ -1,0 +1,86 @@
+//! `loadlab study PLAN.yaml [--out DIR] [--db FILE] [--resume]`: runs a study
+//! plan, records it in the store and writes report.md + report.html.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use loadlab_study::{Plan, RunOptions, StoreError, StudyError};
+
+use crate::exit::CliError;
+
+/// Where studies are stored unless `--db` or `LOADLAB_DB` says otherwise.
+pub const DEFAULT_DB: &str = "loadlab.db";
+
+#[derive(Debug, clap::Args)]
+pub struct StudyArgs {
+    /// The study plan (YAML; see docs/study.md).
+    pub plan: PathBuf,
+    /// Report folder [default: studies/<id>-<name>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The SQLite store.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Continue the latest unfinished study of this plan from its last committed run.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// Sets the returned flag on Ctrl-C (SIGINT) or SIGTERM.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = std::thread::Builder::new().name("loadlab-signals".into()).spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        rt.block_on(async {
+            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+            }
+        });
+        eprintln!("loadlab: stopping; the run in flight is discarded, committed runs are kept (continue with --resume)");
+        f.store(true, Ordering::SeqCst);
+    });
+    flag
+}
+
+pub fn study_error(e: StudyError) -> CliError {
+    match e {
+        StudyError::Store(StoreError::Foreign { .. } | StoreError::TooNew { .. }) => CliError::bad_input(e),
+        StudyError::Store(_) | StudyError::Report(_) => CliError::io(e),
+        StudyError::Origin(_) => CliError::network(e),
+        StudyError::Interrupted { .. } => CliError::new(130, e),
+        StudyError::Resume(_) | StudyError::Monitor(_) => CliError::usage(e),
+        StudyError::Engine(_) => CliError::internal(e),
+    }
+}
+
+/// Runs a parsed plan with progress on stderr; returns the report folder.
+pub fn run_plan(plan: &Plan, plan_path: &Path, plan_yaml: String, out: Option<PathBuf>, db: PathBuf, resume: bool) -> Result<PathBuf, CliError> {
+    let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
+    let opts = RunOptions {
+        db,
+        out,
+        resume,
+        plan_path: canonical.display().to_string(),
+        plan_yaml,
+        stop: stop_flag(),
+        progress: Box::new(|line| eprintln!("{line}")),
+    };
+    let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
+    if outcome.reused > 0 {
+        eprintln!("resumed study {}: {} run(s) reused from the store, {} run now", outcome.study_id, outcome.reused, outcome.executed);
+    }
+    Ok(outcome.out_dir)
+}
+
+pub fn run(a: StudyArgs) -> Result<(), CliError> {
+    let yaml = std::fs::read_to_string(&a.plan).map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
+    let plan = Plan::from_file(&a.plan).map_err(CliError::bad_input)?;
+    let out = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
+    println!("Report: {}", out.join("report.html").display());
+    println!("        {}", out.join("report.md").display());
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! The HTML report, rendered by a real headless Chromium: charts (inline SVG)
+//! and tables must be in the rendered DOM, with nothing fetched from outside.
+//! The report is built from synthetic runs (no network), so this test is fast.
+
+use std::path::Path;
+use std::process::Command;
+
+use loadlab_core::Sample;
+use loadlab_study::collect::Collector;
+use loadlab_study::store::{RunRow, StudyRow};
+use loadlab_study::{Plan, analysis, report};
+
+const PLAN: &str = r#"
+name: synthetic
+question: Does b answer slower than a?
+targets:
+  - {name: a, url: "http://127.0.0.1:1/a"}
+  - {name: b, url: "http://127.0.0.1:1/b"}
+load: {rates: [100, 200], step: 2s, warmup: 500ms}
+repetitions: 2
+slo: {success: 99%, p99: 80ms}
+ceiling: {resolution: 50}
+hypotheses: ["a.p99 < b.p99", "a.success >= b.success"]
+"#;
+
+fn run(id: i64, target: &str, rate: u64, rep: u32, base_ms: u64, plan: &Plan) -> RunRow {
+    let mut c = Collector::new(rate, 500_000_000, 100_000_000);
+    let n = rate * 2;
+    for i in 0..n {
+        let at = i * 1_000_000_000 / rate;
+        let lat = (base_ms + (i * 7 + rep as u64 * 3) % 20) * 1_000_000 + rate * 10_000;
+        c.record(&Sample { seq: i, intended_ns: at, sent_ns: at, done_ns: at + lat, status: 200, bytes_in: 100, ..Default::default() });
+    }
+    let data = c.finish();
+    RunRow {
+        id,
+        study_id: 1,
+        phase: "sweep".into(),
+        rate,
+        target: target.into(),
+        repetition: rep,
+        started_at: "2026-01-01T00:00:00Z".into(),
+        slo_pass: analysis::slo_pass(plan.slo.as_ref(), &data.summary),
+        summary: data.summary,
+        latency: data.latency,
+        service: data.service,
+        series: data.series,
+        monitor: Vec::new(),
+    }
+}
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| {
+        Command::new("sh").arg("-c").arg(format!("command -v {b}")).output().is_ok_and(|o| o.status.success())
+    })
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::from_yaml(PLAN, "plan.yaml", dir.path()).unwrap();
+    let mut runs = Vec::new();
+    let mut id = 0;
+    for rate in [100, 200] {
+        for rep in 1..=2 {
+            for (t, base) in [("a", 10), ("b", 40)] {
+                id += 1;
+                runs.push(run(id, t, rate, rep, base, &plan));
+            }
+        }
+    }
+    let row = StudyRow {
+        id: 1,
+        name: "synthetic".into(),
+        plan_path: "plan.yaml".into(),
+        plan_yaml: PLAN.into(),
+        plan_json: serde_json::to_string(&plan).unwrap(),
+        environment_json: "{}".into(),
+        out_dir: String::new(),
+        created_at: "2026-01-01T00:00:00Z".into(),
+        finished_at: None,
+        status: "done".into(),
+        runs: runs.len() as i64,
+    };
+    let an = analysis::analyse(&plan, &runs);
+    assert_eq!(an.answers[0].verdict, loadlab_study::stats::Verdict::Supported);
+    let out = dir.path().join("report");
+    report::write_report(&row, &plan, &runs, &an, &out).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("<script") && !html.contains("<link") && !html.contains("@import"), "report must be self-contained");
+
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed, and CI is set: install Debian's `chromium` package");
+        }
+        eprintln!("\n!!!!!!!!!! SKIPPED: chromium not found; the HTML report was NOT checked in a browser (apt-get install chromium) !!!!!!!!!!\n");
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let dom = dump_dom(bin, &out.join("report.html"), profile.path());
+    // Charts: saturation, 2 spectra, per-step latency + A/B overlays.
+    let svgs = dom.matches("<svg").count();
+    assert!(svgs >= 7, "expected at least 7 charts in the rendered DOM, got {svgs}");
+    assert!(dom.contains("<polyline") || dom.contains("<path"), "charts have no lines");
+    assert!(dom.matches("<table").count() >= 3, "tables missing");
+    assert!(dom.contains("SUPPORTED"), "verdict missing");
+    assert!(dom.contains("Percentile spectrum — a"));
+    assert!(dom.contains("Requests      [total, rate, throughput]"));
+}
+
+fn dump_dom(bin: &str, file: &Path, profile: &Path) -> String {
+    let out = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--virtual-time-budget=2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.canonicalize().unwrap().display()))
+        .output()
+        .expect("run chromium");
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
