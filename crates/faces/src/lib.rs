@@ -12,12 +12,14 @@
 //! Each face is split the same way: a flag model (parse once into a validated
 //! struct), a collector (a [`loadlab_core::Sink`] turning samples into the
 //! face's figures), a pure renderer (figures in, text out; golden-tested) and
-//! a runner that wires them to the engine.
+//! a runner that wires them to the engine. [`results`] lets a face also keep
+//! every sample in a loadlab results file.
 
 pub mod ab;
 pub mod getopt;
 pub mod hist;
 pub mod plot;
 pub mod probe;
+pub mod results;
 pub mod units;
 pub mod wrk;

@@ -15,7 +15,7 @@ pub struct AbArgs {
 }
 
 pub fn run(a: AbArgs) -> Result<(), CliError> {
-    let opts = match ab::parse(&a.args).map_err(|e| CliError::usage(format!("ab: {e}")))? {
+    let mut opts = match ab::parse(&a.args).map_err(|e| CliError::usage(format!("ab: {e}")))? {
         AbCommand::Help => {
             print!("{}", ab::USAGE);
             return Ok(());
@@ -26,6 +26,7 @@ pub fn run(a: AbArgs) -> Result<(), CliError> {
         }
         AbCommand::Run(o) => o,
     };
+    opts.results = std::env::var_os(loadlab_faces::results::RESULTS_ENV).map(std::path::PathBuf::from);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let shutdown = async {
@@ -34,6 +35,7 @@ pub fn run(a: AbArgs) -> Result<(), CliError> {
     ab::run(&opts, &mut out, Box::new(std::io::stderr()), shutdown).map_err(|e| {
         let code = match &e {
             AbError::Probe(_) => exit::NETWORK,
+            AbError::Results(_) => exit::IO,
             AbError::Write { .. } => exit::IO,
             AbError::Engine(loadlab_engine::EngineError::Config(_)) => exit::USAGE,
             _ => exit::INTERNAL,

@@ -15,7 +15,7 @@ pub struct WrkArgs {
 }
 
 pub fn run(a: WrkArgs) -> Result<(), CliError> {
-    let opts = match wrk::parse(&a.args).map_err(|e| CliError::usage(format!("wrk: {e}")))? {
+    let mut opts = match wrk::parse(&a.args).map_err(|e| CliError::usage(format!("wrk: {e}")))? {
         WrkCommand::Help => {
             print!("{}", wrk::USAGE);
             return Ok(());
@@ -26,6 +26,7 @@ pub fn run(a: WrkArgs) -> Result<(), CliError> {
         }
         WrkCommand::Run(o) => o,
     };
+    opts.results = std::env::var_os(loadlab_faces::results::RESULTS_ENV).map(std::path::PathBuf::from);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let shutdown = async {
@@ -34,6 +35,7 @@ pub fn run(a: WrkArgs) -> Result<(), CliError> {
     wrk::run(&opts, &mut out, shutdown).map_err(|e| {
         let code = match &e {
             WrkError::Probe(_) => exit::NETWORK,
+            WrkError::Results(_) => exit::IO,
             WrkError::Engine(loadlab_engine::EngineError::Config(_)) => exit::USAGE,
             _ => exit::INTERNAL,
         };

@@ -73,6 +73,9 @@ pub const UNSUPPORTED: &[(char, &str)] = &[
 pub struct AbOptions {
     pub url: String,
     pub endpoint: Endpoint,
+    /// Also write every sample to this loadlab results file (not a flag of
+    /// the tool: the CLI sets it from `LOADLAB_RESULTS`).
+    pub results: Option<std::path::PathBuf>,
     pub requests: u64,
     pub concurrency: u64,
     pub timelimit: Option<Duration>,
@@ -150,6 +153,7 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     let mut head = false;
     let mut o = AbOptions {
         url: String::new(),
+        results: None,
         endpoint: Endpoint { https: false, host: String::new(), port: 0, path: String::new() },
         requests: 1,
         concurrency: 1,

@@ -13,6 +13,7 @@ use super::collect::{heartbeat, AbCollector};
 use super::flags::AbOptions;
 use super::report::{gnuplot_tsv, percentile_csv, render, AbReport};
 use crate::probe::{probe, ProbeError, ProbeInfo};
+use crate::results::{with_results_file, ResultsFileError};
 
 /// The first line of the banner: ab's, so tools that sniff it still match.
 pub fn banner() -> String {
@@ -32,6 +33,8 @@ pub enum AbError {
     Engine(#[from] EngineError),
     #[error("cannot write {path}: {err}")]
     Write { path: String, err: std::io::Error },
+    #[error("{0}")]
+    Results(#[from] ResultsFileError),
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -90,7 +93,8 @@ pub fn run(
         headers: Vec::new(),
         body: Bytes::new(),
     };
-    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), Box::new(collector), shutdown))?;
+    let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
+    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), sink, shutdown))?;
     let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
     if beat > 0 {
         eprintln!("Finished {} requests", st.complete);

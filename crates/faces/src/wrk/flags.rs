@@ -25,6 +25,9 @@ const OPTS: &[Opt] = &[
 pub struct WrkOptions {
     pub url: String,
     pub endpoint: Endpoint,
+    /// Also write every sample to this loadlab results file (not a flag of
+    /// the tool: the CLI sets it from `LOADLAB_RESULTS`).
+    pub results: Option<std::path::PathBuf>,
     pub threads: u64,
     pub connections: u64,
     pub duration: Duration,
@@ -105,6 +108,7 @@ pub fn parse(args: &[String]) -> Result<WrkCommand, WrkFlagError> {
     let items = getopt::parse(args, OPTS)?;
     let mut o = WrkOptions {
         url: String::new(),
+        results: None,
         endpoint: Endpoint { https: false, host: String::new(), port: 0, path: String::new() },
         threads: 2,
         connections: 10,

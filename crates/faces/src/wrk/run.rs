@@ -14,6 +14,7 @@ use super::collect::WrkCollector;
 use super::flags::WrkOptions;
 use super::report::{render_body, render_header, WrkReport};
 use crate::probe::{probe, ProbeError, ProbeInfo};
+use crate::results::{with_results_file, ResultsFileError};
 
 /// `-v`: the version line.
 pub fn version() -> String {
@@ -27,6 +28,8 @@ pub enum WrkError {
     Probe(#[from] ProbeError),
     #[error("{0}")]
     Engine(#[from] EngineError),
+    #[error("{0}")]
+    Results(#[from] ResultsFileError),
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -88,7 +91,8 @@ pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = (
     let info = rt.block_on(probe(&o.endpoint, "GET", &o.headers, o.timeout.max(Duration::from_secs(2))))?;
     let (collector, state) = WrkCollector::new(o.threads);
     let target = Target { method: http::Method::GET, url: o.url.clone(), headers: Vec::new(), body: Bytes::new() };
-    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), Box::new(collector), shutdown))?;
+    let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
+    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), sink, shutdown))?;
     drop(rt);
     let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
     // wrk's runtime is the whole run: `-d` (or longer when the last responses
