@@ -36,6 +36,14 @@ enum Command {
     Wrk(cmd::wrk::WrkArgs),
     /// Plot latency over time from results files as a self-contained HTML page (vegeta's `plot`).
     Plot(cmd::plot::PlotArgs),
+    /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
+    Study(cmd::study::StudyArgs),
+    /// List and show the studies and runs in the store.
+    Runs(cmd::runs::RunsArgs),
+    /// Compare two runs (`12 15`) or two targets of studies (`3:c5 3:c6g`) with statistics.
+    Compare(cmd::compare::CompareArgs),
+    /// A two-minute self-contained study: in-process origin, two routes, report.
+    Demo(cmd::demo::DemoArgs),
 }
 
 fn main() {
@@ -56,6 +64,10 @@ fn main() {
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        Command::Study(a) => cmd::study::run(a),
+        Command::Runs(a) => cmd::runs::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

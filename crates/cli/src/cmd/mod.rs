@@ -8,3 +8,7 @@ pub mod origin;
 pub mod plot;
 pub mod report;
 pub mod wrk;
+pub mod study;
+pub mod runs;
+pub mod compare;
+pub mod demo;
