@@ -93,6 +93,20 @@ fn ten_million_records_write_read_report() {
     }
     let json_read_1m = t.elapsed();
 
+    let t = Instant::now();
+    let mut w = ResultsWriter::new(std::io::sink());
+    w.begin(&AttackInfo {
+        name: "bench".into(),
+        start_unix_ns: START,
+    });
+    for _ in 0..10 {
+        for s in &samples {
+            w.record(s);
+        }
+    }
+    w.finish().unwrap();
+    let encode_only = t.elapsed();
+
     assert_eq!(n, N);
     println!("{report}");
     println!(
@@ -102,6 +116,10 @@ fn ten_million_records_write_read_report() {
     println!(
         "file size:                {size} bytes ({:.2} B/request)",
         size as f64 / N as f64
+    );
+    println!(
+        "encode only (io::sink):   {:.0} ns/sample",
+        encode_only.as_nanos() as f64 / N as f64
     );
     println!("read {N} records:         {read_only:?}");
     println!("read + metrics + report:  {read_report:?}");

@@ -179,12 +179,14 @@ fn periodic_flush_leaves_a_readable_file_when_the_process_dies() {
     for s in &samples {
         w.record(s);
     }
-    std::thread::sleep(Duration::from_millis(40));
+    // The engine's clock moves on: a sample completing 30 ms after the last
+    // one triggers the timed flush (interval 20 ms).
+    let last = samples.iter().map(|s| s.done_ns).max().unwrap();
     w.record(&Sample {
         seq: 100,
-        intended_ns: 1,
+        done_ns: last + 30_000_000,
         ..samples[0]
-    }); // triggers the timed flush
+    });
     // No finish(): as if killed. Whatever reached the file must be readable.
     let mut res = open_results(std::fs::File::open(&path).unwrap(), "live.bin").unwrap();
     assert_eq!(res.format(), Format::Loadlab);
