@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use loadlab_faces::{ab, wrk};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 const BODY: &str = "hello world\n";
 
@@ -16,11 +17,54 @@ struct Seen {
     connections: u64,
 }
 
-/// Starts the server on its own thread and runtime; returns its base URL.
-fn server() -> (String, Arc<Mutex<Seen>>) {
+/// Serves one connection: a fixed response per request head, closing after
+/// `Connection: close`.
+async fn handle<S: AsyncRead + AsyncWrite + Unpin>(mut sock: S, seen: Arc<Mutex<Seen>>, conn: u64, t0: Instant) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+            match sock.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+        buf.drain(..end + 4);
+        seen.lock().unwrap().arrivals.push((t0.elapsed(), conn));
+        let close = head.contains("connection: close");
+        let is_head = head.starts_with("head ");
+        let resp = format!(
+            "HTTP/1.1 200 OK\r\nServer: test/1\r\nContent-Length: {}\r\n\r\n{}",
+            BODY.len(),
+            if is_head { "" } else { BODY }
+        );
+        if sock.write_all(resp.as_bytes()).await.is_err() || close {
+            let _ = sock.shutdown().await;
+            return;
+        }
+    }
+}
+
+/// Starts the server (HTTPS with a self-signed certificate when `tls`) on its
+/// own thread and runtime; returns its base URL.
+fn server_with(tls: bool) -> (String, Arc<Mutex<Seen>>) {
     let seen = Arc::new(Mutex::new(Seen::default()));
     let s2 = seen.clone();
     let (tx, rx) = std::sync::mpsc::channel();
+    let acceptor = tls.then(|| {
+        let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+        let cert = CertificateDer::from(ck.cert.der().to_vec());
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
+        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![cert], key)
+            .unwrap();
+        tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
+    });
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async move {
@@ -28,32 +72,21 @@ fn server() -> (String, Arc<Mutex<Seen>>) {
             tx.send(l.local_addr().unwrap()).unwrap();
             let t0 = Instant::now();
             loop {
-                let Ok((mut sock, _)) = l.accept().await else { return };
+                let Ok((sock, _)) = l.accept().await else { return };
                 let seen = s2.clone();
                 let conn = {
                     let mut s = seen.lock().unwrap();
                     s.connections += 1;
                     s.connections
                 };
+                let acceptor = acceptor.clone();
                 tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    loop {
-                        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                            match sock.read(&mut chunk).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    match acceptor {
+                        None => handle(sock, seen, conn, t0).await,
+                        Some(a) => {
+                            if let Ok(tls) = a.accept(sock).await {
+                                handle(tls, seen, conn, t0).await;
                             }
-                            continue;
-                        };
-                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                        buf.drain(..end + 4);
-                        seen.lock().unwrap().arrivals.push((t0.elapsed(), conn));
-                        let close = head.contains("connection: close");
-                        let is_head = head.starts_with("head ");
-                        let resp = format!("HTTP/1.1 200 OK\r\nServer: test/1\r\nContent-Length: {}\r\n\r\n{}", BODY.len(), if is_head { "" } else { BODY });
-                        if sock.write_all(resp.as_bytes()).await.is_err() || close {
-                            return;
                         }
                     }
                 });
@@ -61,7 +94,11 @@ fn server() -> (String, Arc<Mutex<Seen>>) {
         });
     });
     let addr = rx.recv().unwrap();
-    (format!("http://{addr}"), seen)
+    (format!("{}://{addr}", if tls { "https" } else { "http" }), seen)
+}
+
+fn server() -> (String, Arc<Mutex<Seen>>) {
+    server_with(false)
 }
 
 fn args(v: &[&str]) -> Vec<String> {
@@ -192,4 +229,24 @@ fn unreachable_server_is_a_clear_error() {
     let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
     let e = ab::run(&o, &mut Vec::new(), Box::new(std::io::sink()), std::future::pending()).unwrap_err();
     assert!(e.to_string().contains(&addr.to_string()), "{e}");
+}
+
+#[test]
+fn ab_and_wrk_speak_https() {
+    let (base, seen) = server_with(true);
+    let a = args(&["-k", "-c", "2", "-n", "20", &format!("{base}/secure")]);
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
+    let mut out = Vec::new();
+    let run = ab::run(&o, &mut out, Box::new(std::io::sink()), std::future::pending()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("SSL/TLS Protocol:       TLSv1."), "{text}");
+    assert!(text.contains("Complete requests:      20\n") && text.contains("Failed requests:        0\n"), "{text}");
+    assert!(!text.contains("TLS Server Name"), "no SNI line for an IP address");
+    assert_eq!(run.report.html_transferred, 20 * BODY.len() as u64);
+    let w = args(&["-t1", "-c2", "-d1s", "-R50", &format!("{base}/")]);
+    let wrk::WrkCommand::Run(o) = wrk::parse(&w).unwrap() else { panic!() };
+    let run = wrk::run(&o, &mut Vec::new(), std::future::pending()).unwrap();
+    assert!((45..=51).contains(&run.report.complete), "{}", run.report.complete);
+    assert!(!run.report.errors.any());
+    assert_eq!(seen.lock().unwrap().arrivals.len() as u64, 20 + 1 + run.report.complete + 1);
 }
