@@ -211,14 +211,13 @@ impl Collector {
             unsent: 0,
             late: 0,
         };
-        let bucket_s = self.bucket_ns as f64 / 1e9;
         let series = self
             .buckets
             .into_iter()
             .enumerate()
             .filter(|(_, b)| b.0 > 0)
             .map(|(i, (count, ok, h, warmup))| SeriesPoint {
-                t: i as f64 * bucket_s,
+                t: (i as u64 * self.bucket_ns) as f64 / 1e9,
                 count,
                 ok,
                 p50_ns: h.value_at_quantile(0.5),

@@ -265,7 +265,11 @@ fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
     if let Some(i) = msg.find(" at line ") {
         msg.truncate(i);
     }
-    if let Some(rest) = msg.strip_prefix("unknown field `") {
+    if let Some(at) = msg.find("unknown field `") {
+        // serde_yaml prefixes the path of the mapping (`load: `): keep it.
+        let prefix = msg[..at].to_string();
+        let rest = msg[at + "unknown field `".len()..].to_string();
+        let rest = rest.as_str();
         let bad = rest.split('`').next().unwrap_or("");
         let valid: Vec<&str> = rest
             .split("expected ")
@@ -273,8 +277,8 @@ fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
             .map(|s| s.split('`').skip(1).step_by(2).collect())
             .unwrap_or_default();
         msg = match suggest(bad, valid.iter().copied()) {
-            Some(k) => format!("unknown key `{bad}` (did you mean `{k}`?)"),
-            None => format!("unknown key `{bad}` (valid keys: {})", valid.join(", ")),
+            Some(k) => format!("{prefix}unknown key `{bad}` (did you mean `{k}`?)"),
+            None => format!("{prefix}unknown key `{bad}` (valid keys: {})", valid.join(", ")),
         };
     }
     PlanError { file: file.to_string(), line, column, message: msg }

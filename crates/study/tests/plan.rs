@@ -1,0 +1,110 @@
+//! Plan validation: every error names file, line and column; unknown keys get
+//! the nearest valid key; the shipped examples parse.
+
+use std::path::Path;
+
+use loadlab_study::Plan;
+
+fn err(yaml: &str) -> loadlab_study::PlanError {
+    Plan::from_yaml(yaml, "p.yaml", Path::new(".")).unwrap_err()
+}
+
+const GOOD: &str = "name: x
+targets:
+  - name: a
+    url: http://127.0.0.1:1/
+load:
+  rates: [10, 20]
+  step: 2s
+";
+
+#[test]
+fn a_minimal_plan_gets_defaults() {
+    let p = Plan::from_yaml(GOOD, "p.yaml", Path::new(".")).unwrap();
+    assert_eq!(p.repetitions, 1);
+    assert_eq!(p.load.workers, 10);
+    assert_eq!(p.load.warmup, std::time::Duration::ZERO);
+    assert_eq!(p.targets[0].requests[0].method, "GET");
+}
+
+#[test]
+fn unknown_key_is_located_and_the_nearest_key_suggested() {
+    let e = err(&GOOD.replace("  step: 2s", "  step: 2s\n  warmpu: 1s"));
+    assert_eq!((e.file.as_str(), e.line, e.column), ("p.yaml", 8, 3), "{e}");
+    assert!(e.message.contains("unknown key `warmpu` (did you mean `warmup`?)"), "{e}");
+    let e = err(&GOOD.replace("name: x", "name: x\nrepetitons: 3"));
+    assert_eq!(e.line, 2, "{e}");
+    assert!(e.message.contains("did you mean `repetitions`?"), "{e}");
+    assert!(e.to_string().starts_with("p.yaml:2:1: "), "{e}");
+}
+
+#[test]
+fn bad_values_are_located() {
+    let e = err(&GOOD.replace("step: 2s", "step: 2 seconds"));
+    assert_eq!(e.line, 7, "{e}");
+    assert!(e.message.contains("invalid duration"), "{e}");
+    let e = err(&GOOD.replace("[10, 20]", "[20, 10]"));
+    assert_eq!(e.line, 6, "{e}");
+    assert!(e.message.contains("ascending"), "{e}");
+    let e = err(&GOOD.replace("[10, 20]", "[10, fast]"));
+    assert_eq!(e.line, 6, "{e}");
+    let e = err(&format!("{GOOD}hypotheses:\n  - a.p99 < c.p99\n"));
+    assert_eq!((e.line, e.column), (9, 5), "{e}");
+    assert!(e.message.contains("unknown target \"c\""), "{e}");
+    let e = err(&format!("{GOOD}slo:\n  success: 120%\n"));
+    assert_eq!(e.line, 9, "{e}");
+    let e = err(&format!("{GOOD}ceiling:\n  resolution: 10\n"));
+    assert!(e.message.contains("needs an `slo`"), "{e}");
+    let e = err(&GOOD.replace("http://127.0.0.1:1/", "\"{origin}/x\""));
+    assert!(e.message.contains("starts no origin"), "{e}");
+    let e = err("name: x\ntargets: []\nload: {rates: [1], step: 1s}\n");
+    assert!(e.message.contains("at least one target"), "{e}");
+    let e = err(&GOOD.replace("    url: http://127.0.0.1:1/\n", "    url: http://127.0.0.1:1/\n  - name: a\n    url: http://x/\n"));
+    assert!(e.message.contains("duplicate target"), "{e}");
+    // Syntax errors carry serde_yaml's location.
+    let e = err("name: [unclosed\n");
+    assert!(e.file == "p.yaml" && e.line >= 1 && !e.message.contains(" at line "), "{e}");
+}
+
+#[test]
+fn ramp_targets_file_and_recipe_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("targets.txt"), "# two targets\nGET http://127.0.0.1:1/a\nX-A: 1\n\nPOST http://127.0.0.1:1/b\n@body.json\n").unwrap();
+    std::fs::write(dir.path().join("body.json"), "{}").unwrap();
+    std::fs::write(dir.path().join("recipe.json"), r#"{"route":"/*","stages":[{"at":0,"status":200,"latency":0}],"body":"ok"}"#).unwrap();
+    let yaml = "name: r
+origin: {recipe: recipe.json}
+targets:
+  - {name: t, targets_file: targets.txt, headers: {x-all: y}}
+load: {ramp: {from: 100, to: 500, by: 200}, step: 1s}
+";
+    std::fs::write(dir.path().join("plan.yaml"), yaml).unwrap();
+    let p = Plan::from_file(&dir.path().join("plan.yaml")).unwrap();
+    assert_eq!(p.load.rates, vec![100, 300, 500]);
+    let r = &p.targets[0].requests;
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].headers, vec![("x-all".to_string(), "y".to_string()), ("X-A".to_string(), "1".to_string())]);
+    assert_eq!((r[1].method.as_str(), r[1].body.as_deref()), ("POST", Some("{}")));
+    assert_eq!(p.origin.unwrap().source, "recipe.json");
+    let missing = yaml.replace("recipe.json", "nope.json");
+    let e = Plan::from_yaml(&missing, "plan.yaml", dir.path()).unwrap_err();
+    assert!(e.message.contains("cannot read recipe"), "{e}");
+}
+
+#[test]
+fn shipped_plans_parse() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            Plan::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+            n += 1;
+        }
+    }
+    assert!(n >= 1);
+    let demo = Plan::from_yaml(loadlab_study::demo::DEMO_PLAN, "demo.yaml", Path::new(".")).unwrap();
+    assert_eq!(demo.hypotheses.len(), 3);
+    // The demo's recipes must be accepted by the origin itself.
+    loadlab_origin::parse_recipes(&demo.origin.unwrap().recipes_json).unwrap();
+}
