@@ -69,12 +69,27 @@ const SNIFF: usize = 512;
 /// stream. `name` (a file name or `stdin`) labels every message.
 pub fn open_results<R: Read + Send + 'static>(reader: R, name: &str) -> Result<Results, ReadError> {
     let mut reader: Box<dyn Read + Send> = Box::new(reader);
+    // Read only as much as the decision needs: on a live pipe
+    // (`attack | report -every=1s`) more bytes may be seconds away.
     let mut head = Vec::with_capacity(SNIFF);
-    (&mut reader)
-        .take(SNIFF as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| ReadError::io(name, e))?;
-    let format = sniff(&head, name)?;
+    let mut chunk = [0u8; SNIFF];
+    let format = loop {
+        let eof = head.len() >= SNIFF || {
+            let want = SNIFF - head.len();
+            match reader.read(&mut chunk[..want]) {
+                Ok(0) => true,
+                Ok(k) => {
+                    head.extend_from_slice(&chunk[..k]);
+                    head.len() >= SNIFF
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => false,
+                Err(e) => return Err(ReadError::io(name, e)),
+            }
+        };
+        if let Some(decided) = sniff(&head, eof, name) {
+            break decided?;
+        }
+    };
     let mut warnings = Vec::new();
     let src: Source = Cursor::new(head.clone()).chain(reader);
     let inner = match format {
@@ -101,42 +116,53 @@ pub fn open_results<R: Read + Send + 'static>(reader: R, name: &str) -> Result<R
     })
 }
 
-fn sniff(head: &[u8], name: &str) -> Result<Format, ReadError> {
+/// Decides the format from the first bytes, or `None` if it needs more and
+/// the input has not ended (`done`: end of input or enough bytes read).
+fn sniff(head: &[u8], done: bool, name: &str) -> Option<Result<Format, ReadError>> {
     if head.is_empty() {
-        return Ok(Format::Empty);
+        return done.then_some(Ok(Format::Empty));
     }
-    if head.len() < HEADER_LEN && MAGIC.starts_with(head) {
-        return Ok(Format::Empty); // a header cut off: warned about by the caller
+    if head.len() < HEADER_LEN && MAGIC.starts_with(&head[..head.len().min(MAGIC.len())]) {
+        // A header still arriving, or cut off (warned about by the caller).
+        return done.then_some(Ok(Format::Empty));
     }
     if head.starts_with(&MAGIC) {
-        return Ok(Format::Loadlab);
+        return Some(Ok(Format::Loadlab));
     }
-    let text = head
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .map_or(&head[..0], |i| &head[i..]);
-    if text.first() == Some(&b'{') {
-        return Ok(Format::VegetaJson);
+    let Some(start) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return done.then(|| Err(unknown(head, name)));
+    };
+    let text = &head[start..];
+    if text[0] == b'{' {
+        return Some(Ok(Format::VegetaJson));
     }
-    let first_line = text.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    let commas = first_line.iter().filter(|&&b| b == b',').count();
-    if text
-        .first()
-        .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
-        && commas >= 11
-    {
-        return Ok(Format::VegetaCsv);
+    if text[0].is_ascii_digit() || text[0] == b'-' {
+        let line_end = text.iter().position(|&b| b == b'\n');
+        if line_end.is_none() && !done {
+            return None;
+        }
+        let first_line = &text[..line_end.unwrap_or(text.len())];
+        if first_line.iter().filter(|&&b| b == b',').count() >= 11 {
+            return Some(Ok(Format::VegetaCsv));
+        }
+    }
+    if !done {
+        return None;
     }
     let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     if contains(b"Result") && (contains(b"Attack") || contains(b"Timestamp")) {
-        return Err(ReadError::Gob {
+        return Some(Err(ReadError::Gob {
             name: name.to_string(),
-        });
+        }));
     }
-    Err(ReadError::UnknownFormat {
+    Some(Err(unknown(head, name)))
+}
+
+fn unknown(head: &[u8], name: &str) -> ReadError {
+    ReadError::UnknownFormat {
         name: name.to_string(),
         start: describe_start(head),
-    })
+    }
 }
 
 /// A short, printable description of the first bytes of an unknown file.

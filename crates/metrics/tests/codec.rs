@@ -249,3 +249,49 @@ fn newer_versions_are_refused_clearly() {
         "new.bin: loadlab results format version 9 is newer than this loadlab understands (version 1)"
     );
 }
+
+/// A reader fed chunk by chunk, like a pipe from a running attack.
+struct PipeReader(std::sync::mpsc::Receiver<Vec<u8>>, Vec<u8>);
+
+impl std::io::Read for PipeReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.1.is_empty() {
+            match self.0.recv() {
+                Ok(chunk) => self.1 = chunk,
+                Err(_) => return Ok(0), // sender gone: EOF
+            }
+        }
+        let n = buf.len().min(self.1.len());
+        buf[..n].copy_from_slice(&self.1[..n]);
+        self.1.drain(..n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_live_stream_yields_records_before_more_bytes_arrive() {
+    let samples = realistic(3, 1_000, 4);
+    let full = write_file("live", START, &[("GET", "http://x/")], &samples);
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut res = open_results(PipeReader(rx, Vec::new()), "stdin").unwrap();
+        for r in res.by_ref() {
+            out_tx.send(r.unwrap().sample).unwrap();
+        }
+        res.warnings()
+    });
+    // Everything up to the end of the first sample: far less than the
+    // sniffing window, and the "attack" sends nothing more for now.
+    let first_end = write_file("live", START, &[("GET", "http://x/")], &samples[..1]).len() - 4;
+    tx.send(full[..first_end].to_vec()).unwrap();
+    let got = out_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("first record before more input");
+    assert_eq!(got, samples[0]);
+    tx.send(full[first_end..].to_vec()).unwrap();
+    drop(tx);
+    let rest: Vec<Sample> = out_rx.iter().collect();
+    assert_eq!(rest, samples[1..]);
+    assert!(reader.join().unwrap().is_empty());
+}

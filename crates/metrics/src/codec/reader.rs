@@ -186,16 +186,20 @@ impl<R: Read> ResultsReader<R> {
             self.header()?;
             return Ok(Step::Continue);
         }
-        // type + up to 10 varint bytes; a short read here only matters if the
-        // varint itself turns out to be cut off.
-        self.fill(11)?;
-        let avail = &self.buf[self.pos..self.end];
-        let rtype = avail[0];
-        let mut p = 1;
-        let len = match get_varint(avail, &mut p) {
-            Some(l) => l,
-            None if avail.len() < 11 && self.eof => return Ok(self.truncated("record")),
-            None => return Ok(self.corrupt("corrupt record length")),
+        // Type, then the length varint byte by byte: never wait for bytes
+        // beyond the record (a live pipe may not have them yet).
+        let mut want = 2;
+        let (rtype, p, len) = loop {
+            if !self.fill(want)? {
+                return Ok(self.truncated("record"));
+            }
+            let avail = &self.buf[self.pos..self.end];
+            let mut p = 1;
+            match get_varint(avail, &mut p) {
+                Some(len) => break (avail[0], p, len),
+                None if avail.len() > 10 => return Ok(self.corrupt("corrupt record length")),
+                None => want = avail.len() + 1,
+            }
         };
         if rtype == 0 || len > MAX_PAYLOAD {
             return Ok(self.corrupt("corrupt record (bad type or length)"));
