@@ -40,6 +40,6 @@ pub use open::{Format, Results, open_results};
 pub use record::{Record, status_text};
 pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
-    format_report_text, render,
+    format_report_text, format_report_text_exact, render,
 };
 pub use sink::MetricsSink;

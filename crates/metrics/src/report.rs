@@ -129,6 +129,22 @@ fn lat7(l: &LatencySummary) -> String {
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
+    text_with(s, rd)
+}
+
+/// The text report with every duration at full nanosecond precision
+/// (`1m0.103771332s`, `107.381249ms`), as vegeta printed it before it
+/// started rounding; same lines, same alignment rules.
+pub fn format_report_text_exact(m: &Metrics) -> String {
+    text_with(&m.summary(), go_duration)
+}
+
+fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
+    let lat7 = |l: &LatencySummary| {
+        [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
+            .map(rd)
+            .join(", ")
+    };
     let mut t = String::new();
     let _ = writeln!(
         t,

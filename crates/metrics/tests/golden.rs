@@ -240,3 +240,19 @@ Error Set:
 ";
     assert_eq!(text_from_summary(&s), want);
 }
+
+#[test]
+fn exact_text_keeps_every_nanosecond() {
+    let mut m = Metrics::new();
+    for r in troubled() {
+        m.add(&r);
+    }
+    let exact = loadlab_metrics::format_report_text_exact(&m);
+    let rounded = loadlab_metrics::format_report_text(&m);
+    assert_eq!(exact.lines().count(), rounded.lines().count());
+    assert!(
+        exact.contains("Latencies     [min, mean, 50, 90, 95, 99, max]  806.74µs, 228.355534ms"),
+        "{exact}"
+    );
+    assert!(exact.contains("1.001908263s"), "{exact}");
+}

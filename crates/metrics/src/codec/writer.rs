@@ -140,7 +140,8 @@ impl<W: Write + Send> ResultsWriter<W> {
         let interval = u64::try_from(self.flush_interval.as_nanos()).unwrap_or(u64::MAX);
         if self.buf.len() >= BUF_LIMIT
             || done_ns >= self.next_flush_ns
-            || (self.samples.is_multiple_of(256) && self.last_flush.elapsed() >= self.flush_interval)
+            || (self.samples.is_multiple_of(256)
+                && self.last_flush.elapsed() >= self.flush_interval)
         {
             self.push_out(true);
             self.next_flush_ns = done_ns.saturating_add(interval);
