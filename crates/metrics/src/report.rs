@@ -122,11 +122,6 @@ pub fn format_report_text(m: &Metrics) -> String {
     text_from_summary(&m.summary())
 }
 
-fn lat7(l: &LatencySummary) -> String {
-    [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
-        .map(rd)
-        .join(", ")
-}
 
 pub fn text_from_summary(s: &Summary) -> String {
     text_with(s, rd)
