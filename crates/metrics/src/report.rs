@@ -122,7 +122,6 @@ pub fn format_report_text(m: &Metrics) -> String {
     text_from_summary(&m.summary())
 }
 
-
 pub fn text_from_summary(s: &Summary) -> String {
     text_with(s, rd)
 }
