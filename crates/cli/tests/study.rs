@@ -1,0 +1,115 @@
+//! `loadlab study`, `runs`, `compare` as a user runs them: the real binary,
+//! killed mid-study with SIGKILL and resumed; bad plans and foreign stores.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use loadlab_study::Store;
+
+const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
+
+const PLAN: &str = r#"
+name: kill-and-resume
+origin:
+  recipes:
+    - {route: /a, body: "hello a", stages: [{at: 0, status: 200, latency: 2ms}]}
+    - {route: /b, body: "hello b", stages: [{at: 0, status: 200, latency: 6ms}]}
+targets:
+  - {name: a, url: "{origin}/a"}
+  - {name: b, url: "{origin}/b"}
+load: {rates: [50, 100], step: 1s, warmup: 200ms}
+repetitions: 2
+slo: {success: 99%}
+hypotheses: ["a.p50 < b.p50"]
+"#;
+
+fn loadlab(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN).current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn killed_study_resumes_without_losing_or_repeating_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("plan.yaml"), PLAN).unwrap();
+    let mut child = Command::new(BIN)
+        .current_dir(d)
+        .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill -9 once at least two runs are committed.
+    let t0 = Instant::now();
+    let committed = loop {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no run was committed within 60s");
+        assert!(child.try_wait().unwrap().is_none(), "the study ended before it could be killed");
+        if d.join("s.db").exists()
+            && let Ok(s) = Store::open(&d.join("s.db"))
+            && let Ok(runs) = s.runs(1)
+            && runs.len() >= 2
+        {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break Store::open(&d.join("s.db")).unwrap().runs(1).unwrap().len();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!((2..8).contains(&committed), "{committed}");
+    let before: Vec<(i64, u64)> = Store::open(&d.join("s.db")).unwrap().runs(1).unwrap().iter().map(|r| (r.id, r.summary.requests)).collect();
+
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--resume"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(&format!("{committed} run(s) reused")), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("out/report.html"));
+
+    let store = Store::open(&d.join("s.db")).unwrap();
+    let runs = store.runs(1).unwrap();
+    assert_eq!(runs.len(), 8, "2 rates x 2 targets x 2 repetitions");
+    // The committed runs are untouched (same ids, same figures).
+    for (id, n) in before {
+        assert_eq!(store.run(id).unwrap().summary.requests, n);
+    }
+    assert_eq!(store.studies().unwrap().len(), 1);
+    assert!(d.join("out/report.md").exists() && d.join("out/report.html").exists());
+
+    let list = loadlab(d, &["runs", "--db", "s.db"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(list.status.success() && text.contains("kill-and-resume") && text.contains("done"), "{text}");
+    let show = String::from_utf8_lossy(&loadlab(d, &["runs", "show", "1", "--db", "s.db"]).stdout).into_owned();
+    assert!(show.contains("SUPPORTED: a.p50 < b.p50"), "{show}");
+    let run = String::from_utf8_lossy(&loadlab(d, &["runs", "run", "1", "--db", "s.db"]).stdout).into_owned();
+    assert!(run.contains("Requests      [total, rate, throughput]"), "{run}");
+    let cmp = loadlab(d, &["compare", "1:a", "1:b", "--db", "s.db"]);
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
+    let p50 = text.lines().find(|l| l.starts_with("p50")).unwrap_or_else(|| panic!("{text}"));
+    assert!(p50.ends_with("A lower"), "{text}");
+    let cmp = loadlab(d, &["compare", "1", "2", "--db", "s.db"]);
+    assert!(cmp.status.success() && String::from_utf8_lossy(&cmp.stdout).contains("pseudo-replicates"));
+    // A resume with nothing left to resume is a usage error.
+    let again = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--resume"]);
+    assert_eq!(again.status.code(), Some(2), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+#[test]
+fn bad_plan_and_foreign_store_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("plan.yaml"), PLAN.replace("repetitions: 2", "repetition: 2")).unwrap();
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("plan.yaml:11:1: unknown key `repetition` (did you mean `repetitions`?)"), "{err}");
+    assert!(!d.join("s.db").exists(), "a bad plan must not create a store");
+
+    std::fs::write(d.join("plan.yaml"), PLAN).unwrap();
+    std::fs::write(d.join("mine.db"), "precious\n").unwrap();
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "mine.db"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("not a loadlab database"), "{err}");
+    assert_eq!(std::fs::read_to_string(d.join("mine.db")).unwrap(), "precious\n");
+}
