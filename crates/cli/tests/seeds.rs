@@ -35,14 +35,23 @@ fn origin(dir: &Path) -> Origin {
     let body = "x".repeat(DOC_LEN);
     std::fs::write(&recipe, format!(r#"{{"route": "/*", "body": "{body}", "stages": [{{"at": 0, "status": 200, "latency": 0}}]}}"#)).unwrap();
     let mut child = Command::new(BIN)
-        .args(["origin", "--listen", "127.0.0.1:0", "--workers", "1", "--recipe"])
+        .args([
+            "origin",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--recipe",
+        ])
         .arg(&recipe)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start loadlab origin");
     let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     // "loadlab origin: listening on http://127.0.0.1:PORT (admin API at /_admin/)"
     let base = line
         .split_whitespace()
@@ -57,13 +66,27 @@ fn sh(dir: &Path, line: &str, envs: &[(&str, &Path)]) -> (String, String) {
     let bin_dir = Path::new(BIN).parent().unwrap();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(line).current_dir(dir);
-    cmd.env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()));
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}",
+            bin_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
     for (k, v) in envs {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
-    let (so, se) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
-    assert!(out.status.success(), "`{line}` failed ({}):\n{so}\n{se}", out.status);
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(
+        out.status.success(),
+        "`{line}` failed ({}):\n{so}\n{se}",
+        out.status
+    );
     (so, se)
 }
 
@@ -75,7 +98,10 @@ fn json_report(dir: &Path, file: &str) -> serde_json::Value {
 
 /// The value after `label` on its line, e.g. `field(&t, "Complete requests:")`.
 fn field<'a>(text: &'a str, label: &str) -> &'a str {
-    let line = text.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label:?} line in:\n{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} line in:\n{text}"));
     line[label.len()..].trim()
 }
 
@@ -83,7 +109,10 @@ fn field<'a>(text: &'a str, label: &str) -> &'a str {
 fn in_order(text: &str, prefixes: &[&str]) {
     let mut lines = text.lines();
     for p in prefixes {
-        assert!(lines.any(|l| l.starts_with(p)), "{p:?} missing or out of order in:\n{text}");
+        assert!(
+            lines.any(|l| l.starts_with(p)),
+            "{p:?} missing or out of order in:\n{text}"
+        );
     }
 }
 
@@ -126,7 +155,10 @@ fn seed_000_vegeta_attack_piped_to_report() {
     assert!(requests.starts_with("800, 400."), "{requests}");
     assert_eq!(field(&text, "Success       [ratio]"), "100.00%");
     assert_eq!(field(&text, "Status Codes  [code:count]"), "200:800");
-    assert_eq!(field(&text, "Bytes In      [total, mean]"), format!("{}, {DOC_LEN}.00", 800 * DOC_LEN));
+    assert_eq!(
+        field(&text, "Bytes In      [total, mean]"),
+        format!("{}, {DOC_LEN}.00", 800 * DOC_LEN)
+    );
     // The teed file reports the same figures.
     let (again, _) = sh(dir.path(), "loadlab report results.bin", &[]);
     assert_eq!(again, text);
@@ -177,12 +209,22 @@ fn seed_002_ab_with_gnuplot_file() {
             " 100%",
         ],
     );
-    assert_eq!(progress.lines().filter(|l| l.starts_with("Completed ")).count(), 10, "{progress}");
+    assert_eq!(
+        progress
+            .lines()
+            .filter(|l| l.starts_with("Completed "))
+            .count(),
+        10,
+        "{progress}"
+    );
     assert!(progress.contains("Finished 1000 requests"), "{progress}");
     assert_eq!(field(&text, "Document Length:"), format!("{DOC_LEN} bytes"));
     assert_eq!(field(&text, "Complete requests:"), "1000");
     assert_eq!(field(&text, "Failed requests:"), "0");
-    assert_eq!(field(&text, "HTML transferred:"), format!("{} bytes", 1000 * DOC_LEN));
+    assert_eq!(
+        field(&text, "HTML transferred:"),
+        format!("{} bytes", 1000 * DOC_LEN)
+    );
 
     // Agreement with loadlab's own report of the same samples.
     let r = json_report(dir.path(), "ab.bin");
@@ -190,23 +232,61 @@ fn seed_002_ab_with_gnuplot_file() {
     assert_eq!(r["success"], 1.0);
     assert_eq!(r["bytes_in"]["total"], (1000 * DOC_LEN) as u64);
     let max_ms = r["latencies"]["max"].as_f64().unwrap() / 1e6;
-    let longest: f64 = field(&text, " 100%").split_whitespace().next().unwrap().parse().unwrap();
-    assert!((longest - max_ms).abs() <= 1.0, "ab longest {longest} ms vs report max {max_ms} ms");
+    let longest: f64 = field(&text, " 100%")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (longest - max_ms).abs() <= 1.0,
+        "ab longest {longest} ms vs report max {max_ms} ms"
+    );
     let p50_ms = r["latencies"]["50th"].as_f64().unwrap() / 1e6;
     let ab50: f64 = field(&text, "  50%").parse().unwrap();
-    assert!((ab50 - p50_ms).abs() <= 1.0, "ab 50% {ab50} ms vs report p50 {p50_ms} ms");
-    let rps: f64 = field(&text, "Requests per second:").split_whitespace().next().unwrap().parse().unwrap();
-    let taken: f64 = field(&text, "Time taken for tests:").split_whitespace().next().unwrap().parse().unwrap();
-    assert!((rps - 1000.0 / taken).abs() / rps < 0.01, "{rps} vs 1000/{taken}");
+    assert!(
+        (ab50 - p50_ms).abs() <= 1.0,
+        "ab 50% {ab50} ms vs report p50 {p50_ms} ms"
+    );
+    let rps: f64 = field(&text, "Requests per second:")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let taken: f64 = field(&text, "Time taken for tests:")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (rps - 1000.0 / taken).abs() / rps < 0.01,
+        "{rps} vs 1000/{taken}"
+    );
     // The report's span (first send to last completion) fits inside ab's time taken.
     let span_s = (r["duration"].as_f64().unwrap() + r["wait"].as_f64().unwrap()) / 1e9;
     assert!(span_s <= taken + 0.001, "{span_s} > {taken}");
 
     let tsv = std::fs::read_to_string(dir.path().join("out.data")).unwrap();
-    assert_eq!(tsv.lines().next(), Some("starttime\tseconds\tctime\tdtime\tttime\twait"));
+    assert_eq!(
+        tsv.lines().next(),
+        Some("starttime\tseconds\tctime\tdtime\tttime\twait")
+    );
     assert_eq!(tsv.lines().count(), 1001);
-    let last_ttime: f64 = tsv.lines().last().unwrap().split('\t').nth(4).unwrap().parse().unwrap();
-    assert_eq!(last_ttime, longest, "the TSV is sorted by ttime, so its last row is the longest request");
+    let last_ttime: f64 = tsv
+        .lines()
+        .last()
+        .unwrap()
+        .split('\t')
+        .nth(4)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        last_ttime, longest,
+        "the TSV is sorted by ttime, so its last row is the longest request"
+    );
 }
 
 #[test]
@@ -233,9 +313,15 @@ fn seed_003_wrk2_at_a_fixed_rate() {
     );
     let summary = text.lines().find(|l| l.contains(" requests in ")).unwrap();
     let n: u64 = summary.split_whitespace().next().unwrap().parse().unwrap();
-    assert!(summary.contains(" requests in 2.0") && summary.ends_with("B read"), "{summary}");
+    assert!(
+        summary.contains(" requests in 2.0") && summary.ends_with("B read"),
+        "{summary}"
+    );
     assert!((1990..=2000).contains(&n), "{summary}");
-    assert!(!text.contains("Socket errors") && !text.contains("Non-2xx"), "{text}");
+    assert!(
+        !text.contains("Socket errors") && !text.contains("Non-2xx"),
+        "{text}"
+    );
     let rps: f64 = field(&text, "Requests/sec:").parse().unwrap();
     assert!((rps - 1000.0).abs() < 20.0, "{rps}");
 
@@ -247,6 +333,12 @@ fn seed_003_wrk2_at_a_fixed_rate() {
     let (avg_us, max_us) = (wrk_time_us(row[0]), wrk_time_us(row[2]));
     let mean_us = r["latencies"]["mean"].as_f64().unwrap() / 1e3;
     let rmax_us = r["latencies"]["max"].as_f64().unwrap() / 1e3;
-    assert!((avg_us - mean_us).abs() <= 0.01 * mean_us + 5.0, "wrk avg {avg_us}us vs report mean {mean_us}us");
-    assert!((max_us - rmax_us).abs() <= 0.01 * rmax_us + 5.0, "wrk max {max_us}us vs report max {rmax_us}us");
+    assert!(
+        (avg_us - mean_us).abs() <= 0.01 * mean_us + 5.0,
+        "wrk avg {avg_us}us vs report mean {mean_us}us"
+    );
+    assert!(
+        (max_us - rmax_us).abs() <= 0.01 * rmax_us + 5.0,
+        "wrk max {max_us}us vs report max {rmax_us}us"
+    );
 }

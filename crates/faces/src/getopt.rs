@@ -13,17 +13,29 @@ pub struct Opt {
 
 impl Opt {
     pub const fn flag(short: char) -> Opt {
-        Opt { short: Some(short), long: None, takes_value: false }
+        Opt {
+            short: Some(short),
+            long: None,
+            takes_value: false,
+        }
     }
     pub const fn value(short: char) -> Opt {
-        Opt { short: Some(short), long: None, takes_value: true }
+        Opt {
+            short: Some(short),
+            long: None,
+            takes_value: true,
+        }
     }
     pub const fn with_long(mut self, long: &'static str) -> Opt {
         self.long = Some(long);
         self
     }
     pub const fn long_only(long: &'static str, takes_value: bool) -> Opt {
-        Opt { short: None, long: Some(long), takes_value }
+        Opt {
+            short: None,
+            long: Some(long),
+            takes_value,
+        }
     }
     /// The name used in messages: `-c` or `--timeout`.
     pub fn name(&self) -> String {
@@ -39,7 +51,10 @@ impl Opt {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
     /// An option, identified by its short letter (or long name when it has none).
-    Opt { key: String, value: Option<String> },
+    Opt {
+        key: String,
+        value: Option<String>,
+    },
     Positional(String),
 }
 
@@ -84,12 +99,18 @@ pub fn parse(args: &[String], opts: &[Opt]) -> Result<Vec<Item>, GetoptError> {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (long, None),
             };
-            let o = opts.iter().find(|o| o.long == Some(name)).ok_or_else(|| GetoptError::Unknown(format!("--{name}")))?;
+            let o = opts
+                .iter()
+                .find(|o| o.long == Some(name))
+                .ok_or_else(|| GetoptError::Unknown(format!("--{name}")))?;
             let value = if o.takes_value {
                 match inline {
                     Some(v) => Some(v),
                     None => {
-                        let v = args.get(i).cloned().ok_or_else(|| GetoptError::MissingValue(format!("--{name}")))?;
+                        let v = args
+                            .get(i)
+                            .cloned()
+                            .ok_or_else(|| GetoptError::MissingValue(format!("--{name}")))?;
                         i += 1;
                         Some(v)
                     }
@@ -108,20 +129,32 @@ pub fn parse(args: &[String], opts: &[Opt]) -> Result<Vec<Item>, GetoptError> {
         while j < chars.len() {
             let c = chars[j];
             j += 1;
-            let o = opts.iter().find(|o| o.short == Some(c)).ok_or_else(|| GetoptError::Unknown(format!("-{c}")))?;
+            let o = opts
+                .iter()
+                .find(|o| o.short == Some(c))
+                .ok_or_else(|| GetoptError::Unknown(format!("-{c}")))?;
             if o.takes_value {
                 let rest: String = chars[j..].iter().collect();
                 let value = if !rest.is_empty() {
                     rest
                 } else {
-                    let v = args.get(i).cloned().ok_or_else(|| GetoptError::MissingValue(format!("-{c}")))?;
+                    let v = args
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| GetoptError::MissingValue(format!("-{c}")))?;
                     i += 1;
                     v
                 };
-                out.push(Item::Opt { key: key(o), value: Some(value) });
+                out.push(Item::Opt {
+                    key: key(o),
+                    value: Some(value),
+                });
                 break;
             }
-            out.push(Item::Opt { key: key(o), value: None });
+            out.push(Item::Opt {
+                key: key(o),
+                value: None,
+            });
         }
     }
     Ok(out)
@@ -144,8 +177,25 @@ mod tests {
 
     #[test]
     fn parses_tool_spellings() {
-        let items = parse(&s(&["-c10", "-kq", "--latency", "--timeout=2s", "-c", "5", "URL", "--timeout", "3s"]), OPTS).unwrap();
-        let o = |k: &str, v: Option<&str>| Item::Opt { key: k.into(), value: v.map(String::from) };
+        let items = parse(
+            &s(&[
+                "-c10",
+                "-kq",
+                "--latency",
+                "--timeout=2s",
+                "-c",
+                "5",
+                "URL",
+                "--timeout",
+                "3s",
+            ]),
+            OPTS,
+        )
+        .unwrap();
+        let o = |k: &str, v: Option<&str>| Item::Opt {
+            key: k.into(),
+            value: v.map(String::from),
+        };
         assert_eq!(
             items,
             vec![
@@ -163,9 +213,21 @@ mod tests {
 
     #[test]
     fn rejects_clearly() {
-        assert_eq!(parse(&s(&["-x"]), OPTS), Err(GetoptError::Unknown("-x".into())));
-        assert_eq!(parse(&s(&["-c"]), OPTS), Err(GetoptError::MissingValue("-c".into())));
-        assert_eq!(parse(&s(&["--latency=1"]), OPTS), Err(GetoptError::UnexpectedValue("--latency".into())));
-        assert_eq!(parse(&s(&["--", "-c"]), OPTS).unwrap(), vec![Item::Positional("-c".into())]);
+        assert_eq!(
+            parse(&s(&["-x"]), OPTS),
+            Err(GetoptError::Unknown("-x".into()))
+        );
+        assert_eq!(
+            parse(&s(&["-c"]), OPTS),
+            Err(GetoptError::MissingValue("-c".into()))
+        );
+        assert_eq!(
+            parse(&s(&["--latency=1"]), OPTS),
+            Err(GetoptError::UnexpectedValue("--latency".into()))
+        );
+        assert_eq!(
+            parse(&s(&["--", "-c"]), OPTS).unwrap(),
+            vec![Item::Positional("-c".into())]
+        );
     }
 }

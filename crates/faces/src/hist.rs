@@ -29,8 +29,16 @@ impl Default for Dist {
 
 impl Dist {
     pub fn new() -> Dist {
-        let hist = Histogram::new_with_bounds(1, MAX_US, SIGFIG).expect("static histogram bounds are valid");
-        Dist { hist, n: 0, sum: 0.0, sum_sq: 0.0, min: u64::MAX, max: 0 }
+        let hist = Histogram::new_with_bounds(1, MAX_US, SIGFIG)
+            .expect("static histogram bounds are valid");
+        Dist {
+            hist,
+            n: 0,
+            sum: 0.0,
+            sum_sq: 0.0,
+            min: u64::MAX,
+            max: 0,
+        }
     }
 
     pub fn record(&mut self, us: u64) {
@@ -65,7 +73,11 @@ impl Dist {
     }
     /// Exact arithmetic mean.
     pub fn mean(&self) -> f64 {
-        if self.n == 0 { 0.0 } else { self.sum / self.n as f64 }
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum / self.n as f64
+        }
     }
     /// Exact sample standard deviation (divides by n−1, as ab does).
     pub fn sample_stdev(&self) -> f64 {
@@ -78,7 +90,11 @@ impl Dist {
     }
     /// Value at a percentile (0–100) from the histogram.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 { 0 } else { self.hist.value_at_percentile(p) }
+        if self.n == 0 {
+            0
+        } else {
+            self.hist.value_at_percentile(p)
+        }
     }
 }
 
@@ -111,7 +127,12 @@ pub fn spectrum(h: &Histogram<u64>, ticks: u32) -> Vec<SpectrumLine> {
     }
     let buckets: Vec<(u64, u64)> = h
         .iter_recorded()
-        .map(|v| (h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+        .map(|v| {
+            (
+                h.highest_equivalent(v.value_iterated_to()),
+                v.count_at_value(),
+            )
+        })
         .collect();
     let mut level = 0.0f64;
     let mut i = 0usize;
@@ -125,7 +146,11 @@ pub fn spectrum(h: &Histogram<u64>, ticks: u32) -> Vec<SpectrumLine> {
         loop {
             let current = 100.0 * cum as f64 / total as f64;
             if level <= current {
-                out.push(SpectrumLine { value: buckets[i].0, percentile: level, total_count: cum });
+                out.push(SpectrumLine {
+                    value: buckets[i].0,
+                    percentile: level,
+                    total_count: cum,
+                });
                 let half = 2f64.powi(((100.0 / (100.0 - level)).log2() as i64 + 1) as i32);
                 level += 100.0 / (ticks as f64 * half);
                 continue 'rows;
@@ -138,7 +163,11 @@ pub fn spectrum(h: &Histogram<u64>, ticks: u32) -> Vec<SpectrumLine> {
         }
     }
     let last = buckets.last().map(|b| b.0).unwrap_or(0);
-    out.push(SpectrumLine { value: last, percentile: 100.0, total_count: total });
+    out.push(SpectrumLine {
+        value: last,
+        percentile: 100.0,
+        total_count: total,
+    });
     out
 }
 

@@ -40,25 +40,52 @@ impl Endpoint {
             Some("https") => true,
             _ => return Err(bad()),
         };
-        let host = uri.host().ok_or_else(bad)?.trim_start_matches('[').trim_end_matches(']').to_string();
+        let host = uri
+            .host()
+            .ok_or_else(bad)?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
         if host.is_empty() {
             return Err(bad());
         }
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let path = uri.path_and_query().map(|p| p.as_str()).filter(|p| !p.is_empty()).unwrap_or("/").to_string();
-        Ok(Endpoint { https, host, port, path })
+        let path = uri
+            .path_and_query()
+            .map(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+            .unwrap_or("/")
+            .to_string();
+        Ok(Endpoint {
+            https,
+            host,
+            port,
+            path,
+        })
     }
 
     /// `host:port` for connecting (brackets around IPv6 literals).
     pub fn authority(&self) -> String {
-        if self.host.contains(':') { format!("[{}]:{}", self.host, self.port) } else { format!("{}:{}", self.host, self.port) }
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
     }
 
     /// The Host header value: the port only when it is not the default.
     pub fn host_header(&self) -> String {
         let default = if self.https { 443 } else { 80 };
-        let h = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
-        if self.port == default { h } else { format!("{h}:{}", self.port) }
+        let h = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.port == default {
+            h
+        } else {
+            format!("{h}:{}", self.port)
+        }
     }
 }
 
@@ -91,7 +118,12 @@ trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
 
 /// Sends one request (`method` is GET or HEAD) and reads the response head.
-pub async fn probe(ep: &Endpoint, method: &str, headers: &[(String, String)], timeout: Duration) -> Result<ProbeInfo, ProbeError> {
+pub async fn probe(
+    ep: &Endpoint,
+    method: &str,
+    headers: &[(String, String)],
+    timeout: Duration,
+) -> Result<ProbeInfo, ProbeError> {
     let who = ep.authority();
     match tokio::time::timeout(timeout, probe_inner(ep, method, headers)).await {
         Ok(r) => r.map_err(|e| match e {
@@ -113,7 +145,11 @@ impl From<std::io::Error> for Inner {
     }
 }
 
-async fn probe_inner(ep: &Endpoint, method: &str, headers: &[(String, String)]) -> Result<ProbeInfo, Inner> {
+async fn probe_inner(
+    ep: &Endpoint,
+    method: &str,
+    headers: &[(String, String)],
+) -> Result<ProbeInfo, Inner> {
     let tcp = TcpStream::connect(ep.authority()).await?;
     let _ = tcp.set_nodelay(true);
     let mut tls_protocol = None;
@@ -210,7 +246,12 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAny {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
     fn verify_tls13_signature(
         &self,
@@ -218,7 +259,12 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAny {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
@@ -232,11 +278,20 @@ mod tests {
     #[test]
     fn endpoints() {
         let e = Endpoint::parse("http://example.com/~Lars/md3/").unwrap();
-        assert_eq!((e.https, e.host.as_str(), e.port, e.path.as_str()), (false, "example.com", 80, "/~Lars/md3/"));
+        assert_eq!(
+            (e.https, e.host.as_str(), e.port, e.path.as_str()),
+            (false, "example.com", 80, "/~Lars/md3/")
+        );
         let e = Endpoint::parse("https://h:8443").unwrap();
-        assert_eq!((e.https, e.port, e.path.as_str(), e.host_header()), (true, 8443, "/", "h:8443".to_string()));
+        assert_eq!(
+            (e.https, e.port, e.path.as_str(), e.host_header()),
+            (true, 8443, "/", "h:8443".to_string())
+        );
         let e = Endpoint::parse("http://[::1]:81/x?y=1").unwrap();
-        assert_eq!((e.host.as_str(), e.authority(), e.path.as_str()), ("::1", "[::1]:81".to_string(), "/x?y=1"));
+        assert_eq!(
+            (e.host.as_str(), e.authority(), e.path.as_str()),
+            ("::1", "[::1]:81".to_string(), "/x?y=1")
+        );
         assert!(Endpoint::parse("ftp://x/").is_err());
         assert!(Endpoint::parse("localhost:80/").is_err());
     }
@@ -256,7 +311,14 @@ mod tests {
             req
         });
         let ep = Endpoint::parse(&format!("http://{addr}/p")).unwrap();
-        let info = probe(&ep, "GET", &[("X-A".into(), "1".into())], Duration::from_secs(5)).await.unwrap();
+        let info = probe(
+            &ep,
+            "GET",
+            &[("X-A".into(), "1".into())],
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
         assert_eq!(info.status, 200);
         assert_eq!(info.server, "unit/1.0");
         assert_eq!(info.head_len, 56);

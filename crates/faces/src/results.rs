@@ -21,9 +21,15 @@ pub struct ResultsFileError {
 }
 
 /// `sink` alone, or `sink` plus a results writer on `path`.
-pub fn with_results_file(sink: Box<dyn Sink>, path: Option<&Path>) -> Result<Box<dyn Sink>, ResultsFileError> {
+pub fn with_results_file(
+    sink: Box<dyn Sink>,
+    path: Option<&Path>,
+) -> Result<Box<dyn Sink>, ResultsFileError> {
     let Some(path) = path else { return Ok(sink) };
-    let f = File::create(path).map_err(|err| ResultsFileError { path: path.to_path_buf(), err })?;
+    let f = File::create(path).map_err(|err| ResultsFileError {
+        path: path.to_path_buf(),
+        err,
+    })?;
     let writer = ResultsWriter::new(BufWriter::with_capacity(256 * 1024, f));
     Ok(Box::new(Tee(vec![sink, Box::new(writer)])))
 }

@@ -10,10 +10,26 @@ struct Units {
     units: &'static [&'static str],
 }
 
-const TIME_US: Units = Units { scale: 1000.0, base: "us", units: &["ms", "s"] };
-const TIME_S: Units = Units { scale: 60.0, base: "s", units: &["m", "h"] };
-const BINARY: Units = Units { scale: 1024.0, base: "", units: &["K", "M", "G", "T", "P"] };
-const METRIC: Units = Units { scale: 1000.0, base: "", units: &["k", "M", "G", "T", "P"] };
+const TIME_US: Units = Units {
+    scale: 1000.0,
+    base: "us",
+    units: &["ms", "s"],
+};
+const TIME_S: Units = Units {
+    scale: 60.0,
+    base: "s",
+    units: &["m", "h"],
+};
+const BINARY: Units = Units {
+    scale: 1024.0,
+    base: "",
+    units: &["K", "M", "G", "T", "P"],
+};
+const METRIC: Units = Units {
+    scale: 1000.0,
+    base: "",
+    units: &["k", "M", "G", "T", "P"],
+};
 
 fn format_units(n: f64, m: &Units, precision: usize) -> String {
     let mut amt = n;

@@ -4,30 +4,46 @@
 
 use std::path::PathBuf;
 
-use loadlab_faces::ab::report::{gnuplot_tsv, percentile_csv, render as render_ab, AbReport, Failures, GnuplotRow, Phases};
+use loadlab_faces::ab::report::{
+    AbReport, Failures, GnuplotRow, Phases, gnuplot_tsv, percentile_csv, render as render_ab,
+};
 use loadlab_faces::hist::Dist;
-use loadlab_faces::wrk::report::{render as render_wrk, Calibration, RowStats, SocketErrors, WrkReport};
+use loadlab_faces::wrk::report::{
+    Calibration, RowStats, SocketErrors, WrkReport, render as render_wrk,
+};
 
 fn check(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
     if expected != actual {
         for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
             if e != a {
-                panic!("{name}: first difference at line {}:\nexpected: {e:?}\nactual:   {a:?}", i + 1);
+                panic!(
+                    "{name}: first difference at line {}:\nexpected: {e:?}\nactual:   {a:?}",
+                    i + 1
+                );
             }
         }
-        panic!("{name}: line counts differ: expected {}, actual {}", expected.lines().count(), actual.lines().count());
+        panic!(
+            "{name}: line counts differ: expected {}, actual {}",
+            expected.lines().count(),
+            actual.lines().count()
+        );
     }
 }
 
 /// A deterministic pseudo-random sequence (no clock, no RNG crate).
 fn lcg(seed: &mut u64) -> u64 {
-    *seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+    *seed = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
     *seed >> 33
 }
 
@@ -84,7 +100,12 @@ fn ab_layout_with_failures_keepalive_body_tls_and_short_table() {
     r.tls_server_name = Some(r.hostname.clone());
     r.port = 443;
     r.document_length = None;
-    r.failures = Failures { connect: 1, receive: 2, length: 3, exceptions: 0 };
+    r.failures = Failures {
+        connect: 1,
+        receive: 2,
+        length: 3,
+        exceptions: 0,
+    };
     r.non_2xx = 4;
     r.keepalive_requests = Some(990);
     r.body_sent = Some(12_000);
@@ -105,7 +126,11 @@ fn wrk_report(latency: bool) -> WrkReport {
     let mut seed = 11;
     for i in 0..29_994u64 {
         let base = 1_000 + lcg(&mut seed) % 1_400;
-        let spike = if i % 500 == 0 { 40_000 + lcg(&mut seed) % 15_000 } else { 0 };
+        let spike = if i % 500 == 0 {
+            40_000 + lcg(&mut seed) % 15_000
+        } else {
+            0
+        };
         lat.record(base + spike);
         unc.record(base + spike / 4);
     }
@@ -115,12 +140,20 @@ fn wrk_report(latency: bool) -> WrkReport {
         threads: 2,
         connections: 10,
         calibration: vec![
-            Calibration { mean_latency_ms: 1.702, interval_ms: 1000 },
-            Calibration { mean_latency_ms: 1.683, interval_ms: 1000 },
+            Calibration {
+                mean_latency_ms: 1.702,
+                interval_ms: 1000,
+            },
+            Calibration {
+                mean_latency_ms: 1.683,
+                interval_ms: 1000,
+            },
         ],
         latency: lat,
         uncorrected: unc,
-        req_per_sec: RowStats::from_values(&[526.0, 471.0, 505.0, 499.0, 1110.0, 500.0, 480.0, 520.0]),
+        req_per_sec: RowStats::from_values(&[
+            526.0, 471.0, 505.0, 499.0, 1110.0, 500.0, 480.0, 520.0,
+        ]),
         show_latency: latency,
         show_uncorrected: latency,
         complete: 29_994,
@@ -138,7 +171,12 @@ fn wrk_layout() {
 #[test]
 fn wrk_layout_with_latency_blocks_and_errors() {
     let mut r = wrk_report(true);
-    r.errors = SocketErrors { connect: 0, read: 2, write: 0, timeout: 5 };
+    r.errors = SocketErrors {
+        connect: 0,
+        read: 2,
+        write: 0,
+        timeout: 5,
+    };
     r.non_2xx_3xx = 17;
     check("wrk_latency.txt", &render_wrk(&r));
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
-use loadlab_faces::plot::{build_series, plot, Input};
+use loadlab_faces::plot::{Input, build_series, plot};
 use loadlab_metrics::ResultsWriter;
 
 /// A loadlab binary results file: `n` requests at 1 kHz named `name`, every
@@ -13,11 +13,26 @@ use loadlab_metrics::ResultsWriter;
 fn results_file(path: &Path, name: &str, n: u64) {
     let f = std::fs::File::create(path).unwrap();
     let mut w = ResultsWriter::new(std::io::BufWriter::new(f));
-    w.begin(&AttackInfo { name: name.into(), start_unix_ns: 1_795_000_000_000_000_000 });
-    w.register_target(0, &TargetInfo { method: "GET".into(), url: "http://127.0.0.1/".into() });
+    w.begin(&AttackInfo {
+        name: name.into(),
+        start_unix_ns: 1_795_000_000_000_000_000,
+    });
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://127.0.0.1/".into(),
+        },
+    );
     for seq in 0..n {
         let intended = seq * 1_000_000;
-        let lat = 1_000_000 + (seq % 13) * 50_000 + if (n / 2..n / 2 + 100).contains(&seq) { 40_000_000 } else { 0 };
+        let lat = 1_000_000
+            + (seq % 13) * 50_000
+            + if (n / 2..n / 2 + 100).contains(&seq) {
+                40_000_000
+            } else {
+                0
+            };
         let (status, error) = if seq % 50 == 7 {
             (0, ErrorKind::Timeout)
         } else if seq % 10 == 3 {
@@ -41,7 +56,10 @@ fn results_file(path: &Path, name: &str, n: u64) {
 }
 
 fn input(path: &Path) -> Input {
-    Input { name: path.file_name().unwrap().to_string_lossy().into_owned(), reader: Box::new(std::fs::File::open(path).unwrap()) }
+    Input {
+        name: path.file_name().unwrap().to_string_lossy().into_owned(),
+        reader: Box::new(std::fs::File::open(path).unwrap()),
+    }
 }
 
 #[test]
@@ -51,7 +69,10 @@ fn series_per_file_attack_and_outcome_downsampled() {
     results_file(&a, "baseline", 20_000);
     results_file(&b, "candidate", 3_000);
     let s = build_series(vec![input(&a), input(&b)], 500).unwrap();
-    let names: Vec<(String, bool, u64, usize)> = s.iter().map(|s| (s.label.clone(), s.ok, s.total, s.points.len())).collect();
+    let names: Vec<(String, bool, u64, usize)> = s
+        .iter()
+        .map(|s| (s.label.clone(), s.ok, s.total, s.points.len()))
+        .collect();
     assert_eq!(
         names,
         vec![
@@ -74,13 +95,26 @@ fn page_is_self_contained() {
     results_file(&a, "x</script><b>", 100);
     let html = plot(vec![input(&a)], "T & <b>", 4000).unwrap();
     assert!(html.contains("<title>T &amp; &lt;b&gt;</title>"));
-    assert!(!html.contains("x</script>"), "data must not close the script element");
-    assert!(!html.contains("http://") || !html.contains("src=\"http"), "no network resources");
+    assert!(
+        !html.contains("x</script>"),
+        "data must not close the script element"
+    );
+    assert!(
+        !html.contains("http://") || !html.contains("src=\"http"),
+        "no network resources"
+    );
     assert!(!html.contains("<script src") && !html.contains("<link"));
 }
 
 fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
 }
 
 #[test]
@@ -89,7 +123,9 @@ fn chromium_draws_every_series() {
         if std::env::var_os("CI").is_some() {
             panic!("chromium is required in CI for the plot test (apt-get install -y chromium)");
         }
-        eprintln!("\n!!!!!!!! SKIPPING chromium_draws_every_series: no chromium on PATH (apt-get install -y chromium) !!!!!!!!\n");
+        eprintln!(
+            "\n!!!!!!!! SKIPPING chromium_draws_every_series: no chromium on PATH (apt-get install -y chromium) !!!!!!!!\n"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -113,16 +149,46 @@ fn chromium_draws_every_series() {
     ];
     let url = format!("file://{}", page.display());
     let udd = format!("--user-data-dir={}", profile.display());
-    let out = Command::new(browser).args(common).arg(&udd).arg("--dump-dom").arg(&url).output().unwrap();
+    let out = Command::new(browser)
+        .args(common)
+        .arg(&udd)
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(dom.contains("data-drawn-series=\"4\""), "series not drawn; stderr: {}\n{}", String::from_utf8_lossy(&out.stderr), &dom[..dom.len().min(2000)]);
+    assert!(
+        dom.contains("data-drawn-series=\"4\""),
+        "series not drawn; stderr: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        &dom[..dom.len().min(2000)]
+    );
     // 4000 + 3600 + 4000 + 600 points (error series below the threshold stay whole).
-    assert!(dom.contains("data-drawn-points=\"12200\""), "{}", &dom[..dom.len().min(2000)]);
+    assert!(
+        dom.contains("data-drawn-points=\"12200\""),
+        "{}",
+        &dom[..dom.len().min(2000)]
+    );
     assert!(dom.contains("4 series drawn, 12200 points"));
     let shot = dir.path().join("plot.png");
-    let out = Command::new(browser).args(common).arg(&udd).arg(format!("--screenshot={}", shot.display())).arg(&url).output().unwrap();
-    let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "screenshot too small: {} bytes", png.len());
+    let out = Command::new(browser)
+        .args(common)
+        .arg(&udd)
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    let png = std::fs::read(&shot).unwrap_or_else(|e| {
+        panic!(
+            "no screenshot ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+        "screenshot too small: {} bytes",
+        png.len()
+    );
     if let Some(keep) = std::env::var_os("PLOT_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }

@@ -19,7 +19,12 @@ struct Seen {
 
 /// Serves one connection: a fixed response per request head, closing after
 /// `Connection: close`.
-async fn handle<S: AsyncRead + AsyncWrite + Unpin>(mut sock: S, seen: Arc<Mutex<Seen>>, conn: u64, t0: Instant) {
+async fn handle<S: AsyncRead + AsyncWrite + Unpin>(
+    mut sock: S,
+    seen: Arc<Mutex<Seen>>,
+    conn: u64,
+    t0: Instant,
+) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
@@ -57,22 +62,29 @@ fn server_with(tls: bool) -> (String, Arc<Mutex<Seen>>) {
         let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
         let cert = CertificateDer::from(ck.cert.der().to_vec());
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
-        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(vec![cert], key)
-            .unwrap();
+        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
         tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
     });
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(l.local_addr().unwrap()).unwrap();
             let t0 = Instant::now();
             loop {
-                let Ok((sock, _)) = l.accept().await else { return };
+                let Ok((sock, _)) = l.accept().await else {
+                    return;
+                };
                 let seen = s2.clone();
                 let conn = {
                     let mut s = seen.lock().unwrap();
@@ -94,7 +106,10 @@ fn server_with(tls: bool) -> (String, Arc<Mutex<Seen>>) {
         });
     });
     let addr = rx.recv().unwrap();
-    (format!("{}://{addr}", if tls { "https" } else { "http" }), seen)
+    (
+        format!("{}://{addr}", if tls { "https" } else { "http" }),
+        seen,
+    )
 }
 
 fn server() -> (String, Arc<Mutex<Seen>>) {
@@ -112,13 +127,34 @@ fn ab_runs_the_seed_command_shape() {
     let g = dir.path().join("out.data");
     let e = dir.path().join("p.csv");
     let url = format!("{base}/~Lars/md3/");
-    let a = args(&["-c", "4", "-n", "200", "-g", g.to_str().unwrap(), "-e", e.to_str().unwrap(), &url]);
-    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
+    let a = args(&[
+        "-c",
+        "4",
+        "-n",
+        "200",
+        "-g",
+        g.to_str().unwrap(),
+        "-e",
+        e.to_str().unwrap(),
+        &url,
+    ]);
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
-    let run = ab::run(&o, &mut out, Box::new(std::io::sink()), std::future::pending()).unwrap();
+    let run = ab::run(
+        &o,
+        &mut out,
+        Box::new(std::io::sink()),
+        std::future::pending(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     let head_len = run.probe.head_len;
-    assert_eq!(head_len, "HTTP/1.1 200 OK\r\nServer: test/1\r\nContent-Length: 12\r\n\r\n".len() as u64);
+    assert_eq!(
+        head_len,
+        "HTTP/1.1 200 OK\r\nServer: test/1\r\nContent-Length: 12\r\n\r\n".len() as u64
+    );
     for line in [
         "Benchmarking 127.0.0.1 (be patient)\n",
         "Server Software:        test/1\n",
@@ -144,8 +180,14 @@ fn ab_runs_the_seed_command_shape() {
     let lines: Vec<&str> = tsv.lines().collect();
     assert_eq!(lines[0], "starttime\tseconds\tctime\tdtime\tttime\twait");
     assert_eq!(lines.len(), 201);
-    let ttimes: Vec<u64> = lines[1..].iter().map(|l| l.split('\t').nth(4).unwrap().parse().unwrap()).collect();
-    assert!(ttimes.windows(2).all(|w| w[0] <= w[1]), "not sorted by ttime");
+    let ttimes: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l.split('\t').nth(4).unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        ttimes.windows(2).all(|w| w[0] <= w[1]),
+        "not sorted by ttime"
+    );
     let csv = std::fs::read_to_string(&e).unwrap();
     assert_eq!(csv.lines().count(), 102);
     assert!(csv.starts_with("Percentage served,Time in ms\n0,"));
@@ -155,9 +197,17 @@ fn ab_runs_the_seed_command_shape() {
 fn ab_keepalive_reuses_connections() {
     let (base, seen) = server();
     let a = args(&["-k", "-q", "-c", "3", "-n", "90", &format!("{base}/")]);
-    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
-    ab::run(&o, &mut out, Box::new(std::io::sink()), std::future::pending()).unwrap();
+    ab::run(
+        &o,
+        &mut out,
+        Box::new(std::io::sink()),
+        std::future::pending(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("Keep-Alive requests:    90\n"), "{text}");
     assert!(text.contains("(be patient)...")); // -q: no progress lines
@@ -170,19 +220,37 @@ fn ab_keepalive_reuses_connections() {
 fn wrk_honours_a_rate_below_the_thread_count() {
     let (base, seen) = server();
     let a = args(&["-t4", "-c8", "-d2s", "-R2", "-L", "-U", &format!("{base}/")]);
-    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else { panic!() };
+    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
     let run = wrk::run(&o, &mut out, std::future::pending()).unwrap();
     let text = String::from_utf8(out).unwrap();
     // 2/s for 2 s: 4 requests (wrk2 would send ~0 or an uncontrolled rate).
     assert!((3..=5).contains(&run.report.complete), "{text}");
-    assert_eq!(seen.lock().unwrap().arrivals.len() as u64, run.report.complete + 1);
-    assert_eq!(text.matches("  Thread calibration: mean lat.: ").count(), 4, "{text}");
-    assert!(text.starts_with(&format!("Running 2s test @ {base}/\n  4 threads and 8 connections\n")));
+    assert_eq!(
+        seen.lock().unwrap().arrivals.len() as u64,
+        run.report.complete + 1
+    );
+    assert_eq!(
+        text.matches("  Thread calibration: mean lat.: ").count(),
+        4,
+        "{text}"
+    );
+    assert!(text.starts_with(&format!(
+        "Running 2s test @ {base}/\n  4 threads and 8 connections\n"
+    )));
     assert!(text.contains("  Latency Distribution (HdrHistogram - Recorded Latency)\n"));
     assert!(text.contains("  Latency Distribution (HdrHistogram - Uncorrected Latency (measured without taking delayed starts into account))\n"));
-    assert_eq!(text.matches("#[Buckets =           27, SubBuckets     =         2048]\n").count(), 2);
-    assert!(text.contains(&format!("  {} requests in 2.", run.report.complete)), "{text}");
+    assert_eq!(
+        text.matches("#[Buckets =           27, SubBuckets     =         2048]\n")
+            .count(),
+        2
+    );
+    assert!(
+        text.contains(&format!("  {} requests in 2.", run.report.complete)),
+        "{text}"
+    );
     assert!(text.contains("\nRequests/sec: ") && text.contains("\nTransfer/sec: "));
 }
 
@@ -190,18 +258,28 @@ fn wrk_honours_a_rate_below_the_thread_count() {
 fn wrk_spreads_requests_over_many_connections_without_bursts() {
     let (base, seen) = server();
     let a = args(&["-t2", "-c100", "-d1500ms", "-R200", &format!("{base}/")]);
-    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else { panic!() };
+    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
     let run = wrk::run(&o, &mut out, std::future::pending()).unwrap();
     // 200/s for 1.5 s.
-    assert!((270..=310).contains(&run.report.complete), "{}", run.report.complete);
+    assert!(
+        (270..=310).contains(&run.report.complete),
+        "{}",
+        run.report.complete
+    );
     let s = seen.lock().unwrap();
     // Skip the probe; count arrivals in every 50 ms window. A steady 200/s
     // puts 10 in each; connection-synchronised bursts would put dozens.
     let t: Vec<Duration> = s.arrivals.iter().skip(1).map(|a| a.0).collect();
     let worst = t
         .iter()
-        .map(|&start| t.iter().filter(|&&x| x >= start && x < start + Duration::from_millis(50)).count())
+        .map(|&start| {
+            t.iter()
+                .filter(|&&x| x >= start && x < start + Duration::from_millis(50))
+                .count()
+        })
         .max()
         .unwrap();
     assert!(worst <= 30, "{worst} requests within 50 ms");
@@ -211,7 +289,9 @@ fn wrk_spreads_requests_over_many_connections_without_bursts() {
 fn wrk_closed_loop_without_rate() {
     let (base, _seen) = server();
     let a = args(&["-t1", "-c2", "-d1s", &format!("{base}/")]);
-    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else { panic!() };
+    let wrk::WrkCommand::Run(o) = wrk::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
     let run = wrk::run(&o, &mut out, std::future::pending()).unwrap();
     let text = String::from_utf8(out).unwrap();
@@ -226,8 +306,16 @@ fn unreachable_server_is_a_clear_error() {
     let addr = l.local_addr().unwrap();
     drop(l);
     let a = args(&["-n", "5", &format!("http://{addr}/")]);
-    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
-    let e = ab::run(&o, &mut Vec::new(), Box::new(std::io::sink()), std::future::pending()).unwrap_err();
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
+    let e = ab::run(
+        &o,
+        &mut Vec::new(),
+        Box::new(std::io::sink()),
+        std::future::pending(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains(&addr.to_string()), "{e}");
 }
 
@@ -235,18 +323,42 @@ fn unreachable_server_is_a_clear_error() {
 fn ab_and_wrk_speak_https() {
     let (base, seen) = server_with(true);
     let a = args(&["-k", "-c", "2", "-n", "20", &format!("{base}/secure")]);
-    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else { panic!() };
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
     let mut out = Vec::new();
-    let run = ab::run(&o, &mut out, Box::new(std::io::sink()), std::future::pending()).unwrap();
+    let run = ab::run(
+        &o,
+        &mut out,
+        Box::new(std::io::sink()),
+        std::future::pending(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("SSL/TLS Protocol:       TLSv1."), "{text}");
-    assert!(text.contains("Complete requests:      20\n") && text.contains("Failed requests:        0\n"), "{text}");
-    assert!(!text.contains("TLS Server Name"), "no SNI line for an IP address");
+    assert!(
+        text.contains("Complete requests:      20\n")
+            && text.contains("Failed requests:        0\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("TLS Server Name"),
+        "no SNI line for an IP address"
+    );
     assert_eq!(run.report.html_transferred, 20 * BODY.len() as u64);
     let w = args(&["-t1", "-c2", "-d1s", "-R50", &format!("{base}/")]);
-    let wrk::WrkCommand::Run(o) = wrk::parse(&w).unwrap() else { panic!() };
+    let wrk::WrkCommand::Run(o) = wrk::parse(&w).unwrap() else {
+        panic!()
+    };
     let run = wrk::run(&o, &mut Vec::new(), std::future::pending()).unwrap();
-    assert!((45..=51).contains(&run.report.complete), "{}", run.report.complete);
+    assert!(
+        (45..=51).contains(&run.report.complete),
+        "{}",
+        run.report.complete
+    );
     assert!(!run.report.errors.any());
-    assert_eq!(seen.lock().unwrap().arrivals.len() as u64, 20 + 1 + run.report.complete + 1);
+    assert_eq!(
+        seen.lock().unwrap().arrivals.len() as u64,
+        20 + 1 + run.report.complete + 1
+    );
 }

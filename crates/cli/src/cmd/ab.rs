@@ -26,7 +26,8 @@ pub fn run(a: AbArgs) -> Result<(), CliError> {
         }
         AbCommand::Run(o) => o,
     };
-    opts.results = std::env::var_os(loadlab_faces::results::RESULTS_ENV).map(std::path::PathBuf::from);
+    opts.results =
+        std::env::var_os(loadlab_faces::results::RESULTS_ENV).map(std::path::PathBuf::from);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let shutdown = async {

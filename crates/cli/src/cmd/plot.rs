@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use loadlab_faces::plot::{self, Input, PlotError, DEFAULT_THRESHOLD, DEFAULT_TITLE};
+use loadlab_faces::plot::{self, DEFAULT_THRESHOLD, DEFAULT_TITLE, Input, PlotError};
 
 use crate::exit::{self, CliError};
 
@@ -25,13 +25,24 @@ pub struct PlotArgs {
 
 pub fn run(a: PlotArgs) -> Result<(), CliError> {
     let mut inputs = Vec::new();
-    let files = if a.files.is_empty() { vec![PathBuf::from("-")] } else { a.files };
+    let files = if a.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        a.files
+    };
     for f in files {
         if f.as_os_str() == "-" {
-            inputs.push(Input { name: "stdin".into(), reader: Box::new(std::io::stdin()) });
+            inputs.push(Input {
+                name: "stdin".into(),
+                reader: Box::new(std::io::stdin()),
+            });
         } else {
-            let file = std::fs::File::open(&f).map_err(|e| CliError::io(format!("plot: cannot open {}: {e}", f.display())))?;
-            inputs.push(Input { name: f.display().to_string(), reader: Box::new(file) });
+            let file = std::fs::File::open(&f)
+                .map_err(|e| CliError::io(format!("plot: cannot open {}: {e}", f.display())))?;
+            inputs.push(Input {
+                name: f.display().to_string(),
+                reader: Box::new(file),
+            });
         }
     }
     let html = plot::plot(inputs, &a.title, a.threshold).map_err(|e| match e {

@@ -43,13 +43,25 @@ pub struct AbCollector {
 
 impl AbCollector {
     /// `heartbeat`: print `Completed N requests` every this many requests (0 = never).
-    pub fn new(keep_rows: bool, variable_length: bool, heartbeat: u64, progress: Option<Box<dyn Write + Send>>) -> (AbCollector, Arc<Mutex<AbState>>) {
+    pub fn new(
+        keep_rows: bool,
+        variable_length: bool,
+        heartbeat: u64,
+        progress: Option<Box<dyn Write + Send>>,
+    ) -> (AbCollector, Arc<Mutex<AbState>>) {
         let state = Arc::new(Mutex::new(AbState {
             gnuplot: keep_rows.then(Vec::new),
             variable_length,
             ..AbState::default()
         }));
-        (AbCollector { state: state.clone(), heartbeat, progress }, state)
+        (
+            AbCollector {
+                state: state.clone(),
+                heartbeat,
+                progress,
+            },
+            state,
+        )
     }
 }
 
@@ -75,7 +87,10 @@ impl AbState {
                 self.failures.connect += 1;
                 return;
             }
-            ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed | ErrorKind::Protocol | ErrorKind::Io => {
+            ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionClosed
+            | ErrorKind::Protocol
+            | ErrorKind::Io => {
                 self.failures.receive += 1;
                 return;
             }
@@ -127,15 +142,19 @@ impl Sink for AbCollector {
 
     fn record(&mut self, sample: &Sample) {
         let done = {
-            let Ok(mut st) = self.state.lock() else { return };
+            let Ok(mut st) = self.state.lock() else {
+                return;
+            };
             st.record(sample);
             st.complete
         };
-        if self.heartbeat > 0 && done > 0 && done % self.heartbeat == 0 {
-            if let Some(w) = &mut self.progress {
-                let _ = writeln!(w, "Completed {done} requests");
-                let _ = w.flush();
-            }
+        if self.heartbeat > 0
+            && done > 0
+            && done % self.heartbeat == 0
+            && let Some(w) = &mut self.progress
+        {
+            let _ = writeln!(w, "Completed {done} requests");
+            let _ = w.flush();
         }
     }
 }
@@ -143,7 +162,11 @@ impl Sink for AbCollector {
 /// ab's progress interval: every 10% of `-n` (at least 100 requests), only
 /// when more than 150 requests are asked for and `-q` is not given.
 pub fn heartbeat(requests: u64, quiet: bool) -> u64 {
-    if quiet || requests <= 150 { 0 } else { (requests / 10).max(100) }
+    if quiet || requests <= 150 {
+        0
+    } else {
+        (requests / 10).max(100)
+    }
 }
 
 #[cfg(test)]
@@ -151,21 +174,55 @@ mod tests {
     use super::*;
 
     fn ok(seq: u64, sent: u64, connect: u32, first: u64, done: u64, len: u64) -> Sample {
-        Sample { seq, sent_ns: sent, intended_ns: sent, connect_ns: connect, first_byte_ns: first, done_ns: done, status: 200, bytes_in: len, ..Default::default() }
+        Sample {
+            seq,
+            sent_ns: sent,
+            intended_ns: sent,
+            connect_ns: connect,
+            first_byte_ns: first,
+            done_ns: done,
+            status: 200,
+            bytes_in: len,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn phases_failures_and_progress() {
         let (mut c, st) = AbCollector::new(true, false, 2, Some(Box::new(std::io::sink())));
-        c.begin(&AttackInfo { name: String::new(), start_unix_ns: 1_000_000_000_000 });
+        c.begin(&AttackInfo {
+            name: String::new(),
+            start_unix_ns: 1_000_000_000_000,
+        });
         c.record(&ok(0, 0, 1_000_000, 3_000_000, 5_000_000, 100));
         c.record(&ok(1, 0, 0, 1_000_000, 2_000_000, 99));
-        c.record(&Sample { seq: 2, error: ErrorKind::ConnectRefused, done_ns: 9_000_000, ..Default::default() });
-        c.record(&Sample { seq: 3, error: ErrorKind::Canceled, done_ns: 10_000_000, ..Default::default() });
-        c.record(&Sample { status: 404, ..ok(4, 0, 0, 1_000_000, 2_000_000, 100) });
+        c.record(&Sample {
+            seq: 2,
+            error: ErrorKind::ConnectRefused,
+            done_ns: 9_000_000,
+            ..Default::default()
+        });
+        c.record(&Sample {
+            seq: 3,
+            error: ErrorKind::Canceled,
+            done_ns: 10_000_000,
+            ..Default::default()
+        });
+        c.record(&Sample {
+            status: 404,
+            ..ok(4, 0, 0, 1_000_000, 2_000_000, 100)
+        });
         let st = st.lock().unwrap();
         assert_eq!((st.complete, st.responses, st.non_2xx), (4, 3, 1));
-        assert_eq!(st.failures, Failures { connect: 1, receive: 0, length: 1, exceptions: 0 });
+        assert_eq!(
+            st.failures,
+            Failures {
+                connect: 1,
+                receive: 0,
+                length: 1,
+                exceptions: 0
+            }
+        );
         assert_eq!(st.document_length, Some(100));
         assert_eq!(st.last_done_ns, 9_000_000);
         assert_eq!(st.phases.total.max(), 5_000);

@@ -109,15 +109,27 @@ pub enum AbFlagError {
     #[error("{0}")]
     Getopt(#[from] GetoptError),
     #[error("{flag} is not supported by loadlab ab ({what}); unsupported ab flags: {all}")]
-    Unsupported { flag: String, what: &'static str, all: String },
+    Unsupported {
+        flag: String,
+        what: &'static str,
+        all: String,
+    },
     #[error("invalid value {value:?} for {flag}: {why}")]
-    Value { flag: String, value: String, why: String },
+    Value {
+        flag: String,
+        value: String,
+        why: String,
+    },
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
     Url(#[from] UrlError),
     #[error("cannot read {flag} file {path}: {err}")]
-    File { flag: String, path: String, err: std::io::Error },
+    File {
+        flag: String,
+        path: String,
+        err: std::io::Error,
+    },
 }
 
 fn num(flag: char, v: &str) -> Result<u64, AbFlagError> {
@@ -129,8 +141,15 @@ fn num(flag: char, v: &str) -> Result<u64, AbFlagError> {
 }
 
 fn seconds(flag: char, v: &str) -> Result<Duration, AbFlagError> {
-    let bad = |why: &str| AbFlagError::Value { flag: format!("-{flag}"), value: v.to_string(), why: why.into() };
-    let f: f64 = v.trim().parse().map_err(|_| bad("expected seconds, e.g. 30"))?;
+    let bad = |why: &str| AbFlagError::Value {
+        flag: format!("-{flag}"),
+        value: v.to_string(),
+        why: why.into(),
+    };
+    let f: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| bad("expected seconds, e.g. 30"))?;
     if !(f > 0.0 && f.is_finite() && f < 1e9) {
         return Err(bad("must be a positive number of seconds"));
     }
@@ -154,7 +173,12 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     let mut o = AbOptions {
         url: String::new(),
         results: None,
-        endpoint: Endpoint { https: false, host: String::new(), port: 0, path: String::new() },
+        endpoint: Endpoint {
+            https: false,
+            host: String::new(),
+            port: 0,
+            path: String::new(),
+        },
         requests: 1,
         concurrency: 1,
         timelimit: None,
@@ -178,11 +202,21 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
                 urls.push(p);
                 continue;
             }
-            Item::Opt { key, value } => (key.chars().next().unwrap_or('?'), value.unwrap_or_default()),
+            Item::Opt { key, value } => {
+                (key.chars().next().unwrap_or('?'), value.unwrap_or_default())
+            }
         };
         if let Some((_, what)) = UNSUPPORTED.iter().find(|(c, _)| *c == k) {
-            let all = UNSUPPORTED.iter().map(|(c, _)| format!("-{c}")).collect::<Vec<_>>().join(" ");
-            return Err(AbFlagError::Unsupported { flag: format!("-{k}"), what, all });
+            let all = UNSUPPORTED
+                .iter()
+                .map(|(c, _)| format!("-{c}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Err(AbFlagError::Unsupported {
+                flag: format!("-{k}"),
+                what,
+                all,
+            });
         }
         match k {
             'h' => return Ok(AbCommand::Help),
@@ -206,24 +240,38 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
             'C' => cookies.push(v),
             'p' | 'u' => {
                 if body_file.as_ref().is_some_and(|(c, _)| *c != k) {
-                    return Err(AbFlagError::Usage("cannot mix -p (POST) and -u (PUT)".into()));
+                    return Err(AbFlagError::Usage(
+                        "cannot mix -p (POST) and -u (PUT)".into(),
+                    ));
                 }
                 body_file = Some((k, v));
             }
             'A' => {
                 if !v.contains(':') {
-                    return Err(AbFlagError::Value { flag: "-A".into(), value: v, why: "expected user:password".into() });
+                    return Err(AbFlagError::Value {
+                        flag: "-A".into(),
+                        value: v,
+                        why: "expected user:password".into(),
+                    });
                 }
                 let enc = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
                 headers.push(("Authorization".into(), format!("Basic {enc}")));
             }
             'H' => {
                 let Some((name, value)) = v.split_once(':') else {
-                    return Err(AbFlagError::Value { flag: "-H".into(), value: v, why: "expected \"Name: value\"".into() });
+                    return Err(AbFlagError::Value {
+                        flag: "-H".into(),
+                        value: v,
+                        why: "expected \"Name: value\"".into(),
+                    });
                 };
                 let name = name.trim();
                 if name.is_empty() || name.contains(char::is_whitespace) {
-                    return Err(AbFlagError::Value { flag: "-H".into(), value: v.clone(), why: "bad header name".into() });
+                    return Err(AbFlagError::Value {
+                        flag: "-H".into(),
+                        value: v.clone(),
+                        why: "bad header name".into(),
+                    });
                 }
                 headers.push((name.to_string(), value.trim().to_string()));
             }
@@ -232,8 +280,18 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     }
     let url = match urls.as_slice() {
         [u] => u.clone(),
-        [] => return Err(AbFlagError::Usage("missing URL: loadlab ab [options] [http[s]://]hostname[:port]/path".into())),
-        _ => return Err(AbFlagError::Usage(format!("expected one URL, got {}: {}", urls.len(), urls.join(" ")))),
+        [] => {
+            return Err(AbFlagError::Usage(
+                "missing URL: loadlab ab [options] [http[s]://]hostname[:port]/path".into(),
+            ));
+        }
+        _ => {
+            return Err(AbFlagError::Usage(format!(
+                "expected one URL, got {}: {}",
+                urls.len(),
+                urls.join(" ")
+            )));
+        }
     };
     o.endpoint = Endpoint::parse(&url)?;
     o.url = url;
@@ -242,12 +300,27 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     }
     if let Some((flag, path)) = body_file {
         if head {
-            return Err(AbFlagError::Usage("cannot mix HEAD (-i) with POST/PUT (-p/-u)".into()));
+            return Err(AbFlagError::Usage(
+                "cannot mix HEAD (-i) with POST/PUT (-p/-u)".into(),
+            ));
         }
-        let body = std::fs::read(&path).map_err(|err| AbFlagError::File { flag: format!("-{flag}"), path: path.clone(), err })?;
+        let body = std::fs::read(&path).map_err(|err| AbFlagError::File {
+            flag: format!("-{flag}"),
+            path: path.clone(),
+            err,
+        })?;
         o.body = Some(body);
-        method.get_or_insert_with(|| if flag == 'p' { "POST".into() } else { "PUT".into() });
-        headers.push(("Content-Type".into(), content_type.take().unwrap_or_else(|| "text/plain".into())));
+        method.get_or_insert_with(|| {
+            if flag == 'p' {
+                "POST".into()
+            } else {
+                "PUT".into()
+            }
+        });
+        headers.push((
+            "Content-Type".into(),
+            content_type.take().unwrap_or_else(|| "text/plain".into()),
+        ));
     } else if let Some(ct) = content_type {
         headers.push(("Content-Type".into(), ct));
     }
@@ -257,7 +330,11 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
         (None, false) => "GET".into(),
     };
     if http::Method::from_bytes(o.method.as_bytes()).is_err() {
-        return Err(AbFlagError::Value { flag: "-m".into(), value: o.method.clone(), why: "not an HTTP method".into() });
+        return Err(AbFlagError::Value {
+            flag: "-m".into(),
+            value: o.method.clone(),
+            why: "not an HTTP method".into(),
+        });
     }
     o.requests = match (requests, timelimit) {
         (Some(n), _) => n,
@@ -268,7 +345,9 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
         return Err(AbFlagError::Usage("-n must be at least 1".into()));
     }
     if concurrency == 0 || concurrency > MAX_CONCURRENCY {
-        return Err(AbFlagError::Usage(format!("invalid concurrency -c {concurrency}: must be 1..{MAX_CONCURRENCY}")));
+        return Err(AbFlagError::Usage(format!(
+            "invalid concurrency -c {concurrency}: must be 1..{MAX_CONCURRENCY}"
+        )));
     }
     if concurrency > o.requests {
         return Err(AbFlagError::Usage(format!(
@@ -336,7 +415,15 @@ mod tests {
 
     #[test]
     fn seed_command() {
-        let o = run(&["-c", "10", "-n", "1000", "-g", "out.data", "http://h/~Lars/md3/"]);
+        let o = run(&[
+            "-c",
+            "10",
+            "-n",
+            "1000",
+            "-g",
+            "out.data",
+            "http://h/~Lars/md3/",
+        ]);
         assert_eq!((o.concurrency, o.requests), (10, 1000));
         assert_eq!(o.gnuplot.as_deref(), Some(std::path::Path::new("out.data")));
         assert_eq!(o.method, "GET");
@@ -346,7 +433,20 @@ mod tests {
 
     #[test]
     fn headers_cookies_auth() {
-        let o = run(&["-kq", "-H", "X-A: 1", "-C", "a=1", "-C", "b=2", "-A", "u:p", "-t", "5", "http://h/"]);
+        let o = run(&[
+            "-kq",
+            "-H",
+            "X-A: 1",
+            "-C",
+            "a=1",
+            "-C",
+            "b=2",
+            "-A",
+            "u:p",
+            "-t",
+            "5",
+            "http://h/",
+        ]);
         assert!(o.keepalive && o.quiet);
         assert_eq!(o.requests, TIMELIMIT_REQUESTS);
         assert_eq!(o.timelimit, Some(Duration::from_secs(5)));
@@ -365,11 +465,22 @@ mod tests {
         let f = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(f.path(), b"a=1").unwrap();
         let path = f.path().to_str().unwrap();
-        let o = run(&["-p", path, "-T", "application/x-www-form-urlencoded", "http://h/"]);
+        let o = run(&[
+            "-p",
+            path,
+            "-T",
+            "application/x-www-form-urlencoded",
+            "http://h/",
+        ]);
         assert_eq!(o.method, "POST");
         assert_eq!(o.body.as_deref(), Some(&b"a=1"[..]));
-        assert!(o.headers.contains(&("Content-Type".into(), "application/x-www-form-urlencoded".into())));
-        let e = p(&["-p", "/nonexistent/x", "http://h/"]).unwrap_err().to_string();
+        assert!(o.headers.contains(&(
+            "Content-Type".into(),
+            "application/x-www-form-urlencoded".into()
+        )));
+        let e = p(&["-p", "/nonexistent/x", "http://h/"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("-p") && e.contains("/nonexistent/x"), "{e}");
     }
 
@@ -377,11 +488,18 @@ mod tests {
     fn rejections_name_the_flag() {
         let e = p(&["-w", "http://h/"]).unwrap_err().to_string();
         assert!(e.contains("-w is not supported") && e.contains("-X"), "{e}");
-        let e = p(&["-c", "10", "-n", "5", "http://h/"]).unwrap_err().to_string();
+        let e = p(&["-c", "10", "-n", "5", "http://h/"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("greater than total"), "{e}");
         let e = p(&["-n", "x", "http://h/"]).unwrap_err().to_string();
         assert!(e.contains("-n"), "{e}");
-        assert!(p(&["-n", "5"]).unwrap_err().to_string().contains("missing URL"));
+        assert!(
+            p(&["-n", "5"])
+                .unwrap_err()
+                .to_string()
+                .contains("missing URL")
+        );
         assert!(p(&["ftp://h/"]).is_err());
         assert!(matches!(p(&["-h"]).unwrap(), AbCommand::Help));
         assert!(matches!(p(&["-V"]).unwrap(), AbCommand::Version));

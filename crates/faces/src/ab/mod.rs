@@ -5,6 +5,6 @@ pub mod flags;
 pub mod report;
 pub mod run;
 
-pub use flags::{parse, AbCommand, AbFlagError, AbOptions, USAGE};
+pub use flags::{AbCommand, AbFlagError, AbOptions, USAGE, parse};
 pub use report::{AbReport, Failures, GnuplotRow, Phases};
-pub use run::{banner, run, AbError, AbRun};
+pub use run::{AbError, AbRun, banner, run};

@@ -133,12 +133,32 @@ pub fn render(r: &AbReport) -> String {
     if t > 0.0 && done > 0 {
         let d = done as f64;
         let _ = writeln!(o, "Requests per second:    {:.2} [#/sec] (mean)", d / t);
-        let _ = writeln!(o, "Time per request:       {:.3} [ms] (mean)", r.concurrency as f64 * t * 1000.0 / d);
-        let _ = writeln!(o, "Time per request:       {:.3} [ms] (mean, across all concurrent requests)", t * 1000.0 / d);
-        let _ = writeln!(o, "Transfer rate:          {:.2} [Kbytes/sec] received", r.total_transferred as f64 / 1024.0 / t);
+        let _ = writeln!(
+            o,
+            "Time per request:       {:.3} [ms] (mean)",
+            r.concurrency as f64 * t * 1000.0 / d
+        );
+        let _ = writeln!(
+            o,
+            "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
+            t * 1000.0 / d
+        );
+        let _ = writeln!(
+            o,
+            "Transfer rate:          {:.2} [Kbytes/sec] received",
+            r.total_transferred as f64 / 1024.0 / t
+        );
         if let Some(b) = r.body_sent {
-            let _ = writeln!(o, "                        {:.2} kb/s sent", b as f64 / 1024.0 / t);
-            let _ = writeln!(o, "                        {:.2} kb/s total", (r.total_transferred + b) as f64 / 1024.0 / t);
+            let _ = writeln!(
+                o,
+                "                        {:.2} kb/s sent",
+                b as f64 / 1024.0 / t
+            );
+            let _ = writeln!(
+                o,
+                "                        {:.2} kb/s total",
+                (r.total_transferred + b) as f64 / 1024.0 / t
+            );
         }
     }
     let p = &r.phases;
@@ -156,15 +176,26 @@ pub fn render(r: &AbReport) -> String {
                 let (min, mean, sd, median, max) = row_figures(d);
                 let _ = writeln!(o, "{name}{min:5} {mean:4} {sd:5.1} {median:6} {max:7}");
             }
-            let what = ["the initial connection time", "the processing time", "the waiting time", "the total time"];
+            let what = [
+                "the initial connection time",
+                "the processing time",
+                "the waiting time",
+                "the total time",
+            ];
             for (what, (_, d)) in what.iter().zip(rows) {
                 let (_, mean, sd, median, _) = row_figures(d);
                 let diff = (mean as f64 - median as f64).abs();
                 if diff > 2.0 * sd {
-                    let _ = writeln!(o, "ERROR: The median and mean for {what} are more than twice the standard");
+                    let _ = writeln!(
+                        o,
+                        "ERROR: The median and mean for {what} are more than twice the standard"
+                    );
                     o.push_str("       deviation apart. These results are NOT reliable.\n");
                 } else if diff > sd {
-                    let _ = writeln!(o, "WARNING: The median and mean for {what} are not within a normal deviation");
+                    let _ = writeln!(
+                        o,
+                        "WARNING: The median and mean for {what} are not within a normal deviation"
+                    );
                     o.push_str("        These results are probably not that reliable.\n");
                 }
             }
@@ -246,7 +277,9 @@ pub fn gnuplot_tsv(rows: &mut [GnuplotRow]) -> String {
 /// `Sun Nov 22 12:12:55 2026`: APR's ctime layout (zero-padded day).
 pub fn ctime_utc(unix_s: u64) -> String {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let days = unix_s / 86_400;
     let rem = unix_s % 86_400;
     let (y, m, d) = civil_from_days(days as i64);
@@ -291,8 +324,18 @@ mod tests {
     #[test]
     fn gnuplot_sorted_by_total_time() {
         let mut rows = vec![
-            GnuplotRow { start_unix_us: 2_000_000, connect_us: 1_400, total_us: 9_000, waiting_us: 7_000 },
-            GnuplotRow { start_unix_us: 1_000_000, connect_us: 0, total_us: 3_499, waiting_us: 2_500 },
+            GnuplotRow {
+                start_unix_us: 2_000_000,
+                connect_us: 1_400,
+                total_us: 9_000,
+                waiting_us: 7_000,
+            },
+            GnuplotRow {
+                start_unix_us: 1_000_000,
+                connect_us: 0,
+                total_us: 3_499,
+                waiting_us: 2_500,
+            },
         ];
         let tsv = gnuplot_tsv(&mut rows);
         assert_eq!(

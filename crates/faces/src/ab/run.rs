@@ -9,11 +9,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use loadlab_engine::{AttackConfig, AttackSummary, EngineError, Target, TargetSource, TlsOptions};
 
-use super::collect::{heartbeat, AbCollector};
+use super::collect::{AbCollector, heartbeat};
 use super::flags::AbOptions;
-use super::report::{gnuplot_tsv, percentile_csv, render, AbReport};
-use crate::probe::{probe, ProbeError, ProbeInfo};
-use crate::results::{with_results_file, ResultsFileError};
+use super::report::{AbReport, gnuplot_tsv, percentile_csv, render};
+use crate::probe::{ProbeError, ProbeInfo, probe};
+use crate::results::{ResultsFileError, with_results_file};
 
 /// The first line of the banner: ab's, so tools that sniff it still match.
 pub fn banner() -> String {
@@ -66,7 +66,10 @@ pub fn attack_config(o: &AbOptions) -> AttackConfig {
         http2: false,
         h2c: false,
         redirects: -1,
-        tls: TlsOptions { insecure: true, ..TlsOptions::default() },
+        tls: TlsOptions {
+            insecure: true,
+            ..TlsOptions::default()
+        },
         headers: o.headers.clone(),
         body: o.body.clone().map(Bytes::from),
         ..AttackConfig::default()
@@ -81,12 +84,27 @@ pub fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<AbRun, AbError> {
     let beat = heartbeat(o.requests, o.quiet);
-    let _ = write!(out, "{}Benchmarking {} (be patient){}", banner(), o.endpoint.host, if beat > 0 { "\n" } else { "..." });
+    let _ = write!(
+        out,
+        "{}Benchmarking {} (be patient){}",
+        banner(),
+        o.endpoint.host,
+        if beat > 0 { "\n" } else { "..." }
+    );
     let _ = out.flush();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(AbError::Runtime)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(AbError::Runtime)?;
     let probe_method = if o.method == "GET" { "GET" } else { "HEAD" };
-    let info = rt.block_on(probe(&o.endpoint, probe_method, &o.headers, o.timeout.min(Duration::from_secs(10))))?;
-    let (collector, state) = AbCollector::new(o.gnuplot.is_some(), o.variable_length, beat, Some(progress));
+    let info = rt.block_on(probe(
+        &o.endpoint,
+        probe_method,
+        &o.headers,
+        o.timeout.min(Duration::from_secs(10)),
+    ))?;
+    let (collector, state) =
+        AbCollector::new(o.gnuplot.is_some(), o.variable_length, beat, Some(progress));
     let target = Target {
         method: http::Method::from_bytes(o.method.as_bytes()).unwrap_or(http::Method::GET),
         url: o.url.clone(),
@@ -94,7 +112,12 @@ pub fn run(
         body: Bytes::new(),
     };
     let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
-    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), sink, shutdown))?;
+    let summary = rt.block_on(loadlab_engine::attack(
+        attack_config(o),
+        TargetSource::Static(vec![target]),
+        sink,
+        shutdown,
+    ))?;
     let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
     if beat > 0 {
         eprintln!("Finished {} requests", st.complete);
@@ -109,9 +132,14 @@ pub fn run(
         hostname: o.endpoint.host.clone(),
         port: o.endpoint.port,
         tls_protocol: info.tls_protocol.clone(),
-        tls_server_name: (o.endpoint.https && o.endpoint.host.parse::<std::net::IpAddr>().is_err()).then(|| o.endpoint.host.clone()),
+        tls_server_name: (o.endpoint.https && o.endpoint.host.parse::<std::net::IpAddr>().is_err())
+            .then(|| o.endpoint.host.clone()),
         path: o.endpoint.path.clone(),
-        document_length: if o.variable_length { None } else { Some(st.document_length.unwrap_or(0)) },
+        document_length: if o.variable_length {
+            None
+        } else {
+            Some(st.document_length.unwrap_or(0))
+        },
         concurrency: o.concurrency,
         time_taken_s: st.last_done_ns as f64 / 1e9,
         complete: st.complete,
@@ -121,7 +149,10 @@ pub fn run(
         // Responses after which the connection stayed open: every response
         // except those that ended a connection early (more connections than
         // workers means the server closed some).
-        keepalive_requests: o.keepalive.then(|| st.responses.saturating_sub(st.connects.saturating_sub(o.concurrency))),
+        keepalive_requests: o.keepalive.then(|| {
+            st.responses
+                .saturating_sub(st.connects.saturating_sub(o.concurrency))
+        }),
         total_transferred: st.body_bytes + st.responses * info.head_len,
         body_sent: o.body.as_ref().map(|_| st.bytes_out),
         html_transferred: st.body_bytes,
@@ -138,9 +169,16 @@ pub fn run(
         write_file(path, &gnuplot_tsv(rows))?;
     }
     drop(st);
-    Ok(AbRun { report, summary, probe: info })
+    Ok(AbRun {
+        report,
+        summary,
+        probe: info,
+    })
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), AbError> {
-    std::fs::write(path, text).map_err(|err| AbError::Write { path: path.display().to_string(), err })
+    std::fs::write(path, text).map_err(|err| AbError::Write {
+        path: path.display().to_string(),
+        err,
+    })
 }

@@ -49,7 +49,9 @@ mod tests {
 
     #[test]
     fn keeps_ends_and_spikes() {
-        let mut data: Vec<(f64, f64)> = (0..10_000).map(|i| (i as f64, 1.0 + (i % 7) as f64 * 0.01)).collect();
+        let mut data: Vec<(f64, f64)> = (0..10_000)
+            .map(|i| (i as f64, 1.0 + (i % 7) as f64 * 0.01))
+            .collect();
         data[5_000].1 = 500.0;
         let d = lttb(&data, 100);
         assert_eq!(d.len(), 100);

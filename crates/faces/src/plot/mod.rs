@@ -12,7 +12,7 @@ mod page;
 use std::collections::BTreeMap;
 use std::io::Read;
 
-use loadlab_metrics::{open_results, ReadError};
+use loadlab_metrics::{ReadError, open_results};
 
 pub use lttb::lttb;
 
@@ -78,14 +78,24 @@ pub fn build_series(inputs: Vec<Input>, threshold: usize) -> Result<Vec<Series>,
             let t = rec.abs_intended_ns();
             earliest = earliest.min(t);
             let ok = rec.sample.error == loadlab_core::ErrorKind::None && rec.sample.is_success();
-            raw.entry((label, !ok)).or_default().push((t, rec.sample.latency_ns()));
+            raw.entry((label, !ok))
+                .or_default()
+                .push((t, rec.sample.latency_ns()));
         }
     }
     let mut out = Vec::with_capacity(raw.len());
     for ((label, is_err), mut pts) in raw {
         pts.sort_unstable_by_key(|p| p.0);
-        let xy: Vec<(f64, f64)> = pts.iter().map(|&(t, l)| ((t - earliest) as f64 / 1e9, l as f64 / 1e6)).collect();
-        out.push(Series { label, ok: !is_err, total: pts.len() as u64, points: lttb(&xy, threshold) });
+        let xy: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(t, l)| ((t - earliest) as f64 / 1e9, l as f64 / 1e6))
+            .collect();
+        out.push(Series {
+            label,
+            ok: !is_err,
+            total: pts.len() as u64,
+            points: lttb(&xy, threshold),
+        });
     }
     Ok(out)
 }
@@ -104,7 +114,9 @@ pub fn render_html(title: &str, series: &[Series]) -> String {
     });
     // `</` inside a script element would end it; `<\/` is the same JSON string.
     let json = data.to_string().replace("</", "<\\/");
-    page::TEMPLATE.replace("{{TITLE}}", &html_escape(title)).replace("{{DATA}}", &json)
+    page::TEMPLATE
+        .replace("{{TITLE}}", &html_escape(title))
+        .replace("{{DATA}}", &json)
 }
 
 fn round(v: f64, digits: i32) -> f64 {
@@ -113,7 +125,10 @@ fn round(v: f64, digits: i32) -> f64 {
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Reads, downsamples and renders in one call.

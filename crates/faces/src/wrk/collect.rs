@@ -136,7 +136,10 @@ impl WrkState {
                 } else {
                     0.0
                 };
-                Calibration { mean_latency_ms: mean_us / 1000.0, interval_ms: SAMPLE_INTERVAL_MS }
+                Calibration {
+                    mean_latency_ms: mean_us / 1000.0,
+                    interval_ms: SAMPLE_INTERVAL_MS,
+                }
             })
             .collect()
     }
@@ -181,12 +184,36 @@ mod tests {
                 ..Default::default()
             });
         }
-        st.record(&Sample { seq: 40, error: ErrorKind::Timeout, ..Default::default() });
-        st.record(&Sample { seq: 41, error: ErrorKind::ConnectRefused, ..Default::default() });
-        st.record(&Sample { seq: 42, error: ErrorKind::ConnectionReset, ..Default::default() });
-        st.record(&Sample { seq: 43, error: ErrorKind::Canceled, ..Default::default() });
+        st.record(&Sample {
+            seq: 40,
+            error: ErrorKind::Timeout,
+            ..Default::default()
+        });
+        st.record(&Sample {
+            seq: 41,
+            error: ErrorKind::ConnectRefused,
+            ..Default::default()
+        });
+        st.record(&Sample {
+            seq: 42,
+            error: ErrorKind::ConnectionReset,
+            ..Default::default()
+        });
+        st.record(&Sample {
+            seq: 43,
+            error: ErrorKind::Canceled,
+            ..Default::default()
+        });
         assert_eq!((st.complete, st.body_bytes, st.non_2xx_3xx), (40, 400, 1));
-        assert_eq!(st.errors, SocketErrors { connect: 1, read: 1, write: 0, timeout: 1 });
+        assert_eq!(
+            st.errors,
+            SocketErrors {
+                connect: 1,
+                read: 1,
+                write: 0,
+                timeout: 1
+            }
+        );
         assert_eq!(st.latency.max(), 2000);
         assert_eq!(st.uncorrected.max(), 1000);
         let r = st.req_per_sec(4_002_000_000);
@@ -196,7 +223,12 @@ mod tests {
         assert!((c[0].mean_latency_ms - 2.0).abs() < 1e-9);
         // Shorter than a second: scaled per-thread totals.
         let mut short = WrkState::new(1);
-        short.record(&Sample { seq: 0, done_ns: 100_000_000, status: 200, ..Default::default() });
+        short.record(&Sample {
+            seq: 0,
+            done_ns: 100_000_000,
+            status: 200,
+            ..Default::default()
+        });
         assert!((short.req_per_sec(500_000_000).mean - 2.0).abs() < 1e-9);
     }
 }

@@ -52,12 +52,18 @@ pub enum WrkCommand {
 pub enum WrkFlagError {
     #[error("{0}")]
     Getopt(#[from] GetoptError),
-    #[error("-s/--script is not supported: loadlab wrk has no Lua scripting (use `loadlab attack` with a targets file for varied requests)")]
+    #[error(
+        "-s/--script is not supported: loadlab wrk has no Lua scripting (use `loadlab attack` with a targets file for varied requests)"
+    )]
     Script,
     #[error("-B/--batch_latency is not supported by loadlab wrk")]
     Batch,
     #[error("invalid value {value:?} for {flag}: {why}")]
-    Value { flag: String, value: String, why: String },
+    Value {
+        flag: String,
+        value: String,
+        why: String,
+    },
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -66,7 +72,11 @@ pub enum WrkFlagError {
 
 /// wrk's counts: `10`, `1k`, `2M` (metric multiples).
 fn metric(flag: &str, v: &str) -> Result<u64, WrkFlagError> {
-    let bad = || WrkFlagError::Value { flag: flag.into(), value: v.into(), why: "expected a whole number, e.g. 10, 1k".into() };
+    let bad = || WrkFlagError::Value {
+        flag: flag.into(),
+        value: v.into(),
+        why: "expected a whole number, e.g. 10, 1k".into(),
+    };
     let s = v.trim();
     let (num, mult) = match s.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => {
@@ -87,10 +97,14 @@ fn metric(flag: &str, v: &str) -> Result<u64, WrkFlagError> {
 /// wrk's times: `30s`, `2m`, `1h`, a bare number of seconds, or a Go-style
 /// duration such as `500ms` or `1.5s`.
 fn time(flag: &str, v: &str) -> Result<Duration, WrkFlagError> {
-    let bad = || WrkFlagError::Value { flag: flag.into(), value: v.into(), why: "expected a time such as 30s, 2m, 1h or 500ms".into() };
+    let bad = || WrkFlagError::Value {
+        flag: flag.into(),
+        value: v.into(),
+        why: "expected a time such as 30s, 2m, 1h or 500ms".into(),
+    };
     let s = v.trim();
     let d = if let Ok(n) = s.parse::<f64>() {
-        if !(n.is_finite() && n >= 0.0 && n < 1e9) {
+        if !(0.0..1e9).contains(&n) {
             return Err(bad());
         }
         Duration::from_secs_f64(n)
@@ -109,7 +123,12 @@ pub fn parse(args: &[String]) -> Result<WrkCommand, WrkFlagError> {
     let mut o = WrkOptions {
         url: String::new(),
         results: None,
-        endpoint: Endpoint { https: false, host: String::new(), port: 0, path: String::new() },
+        endpoint: Endpoint {
+            https: false,
+            host: String::new(),
+            port: 0,
+            path: String::new(),
+        },
         threads: 2,
         connections: 10,
         duration: Duration::from_secs(10),
@@ -142,17 +161,36 @@ pub fn parse(args: &[String]) -> Result<WrkCommand, WrkFlagError> {
             "U" => o.u_latency = true,
             "H" => {
                 let Some((name, value)) = v.split_once(':') else {
-                    return Err(WrkFlagError::Value { flag: "-H".into(), value: v, why: "expected \"Name: value\"".into() });
+                    return Err(WrkFlagError::Value {
+                        flag: "-H".into(),
+                        value: v,
+                        why: "expected \"Name: value\"".into(),
+                    });
                 };
-                o.headers.push((name.trim().to_string(), value.trim().to_string()));
+                o.headers
+                    .push((name.trim().to_string(), value.trim().to_string()));
             }
-            other => return Err(WrkFlagError::Getopt(GetoptError::Unknown(other.to_string()))),
+            other => {
+                return Err(WrkFlagError::Getopt(GetoptError::Unknown(
+                    other.to_string(),
+                )));
+            }
         }
     }
     o.url = match urls.as_slice() {
         [u] => u.clone(),
-        [] => return Err(WrkFlagError::Usage("missing URL: loadlab wrk <options> <url>".into())),
-        _ => return Err(WrkFlagError::Usage(format!("expected one URL, got {}: {}", urls.len(), urls.join(" ")))),
+        [] => {
+            return Err(WrkFlagError::Usage(
+                "missing URL: loadlab wrk <options> <url>".into(),
+            ));
+        }
+        _ => {
+            return Err(WrkFlagError::Usage(format!(
+                "expected one URL, got {}: {}",
+                urls.len(),
+                urls.join(" ")
+            )));
+        }
     };
     o.endpoint = Endpoint::parse(&o.url)?;
     if o.threads == 0 {
@@ -165,7 +203,9 @@ pub fn parse(args: &[String]) -> Result<WrkCommand, WrkFlagError> {
         )));
     }
     if o.rate == Some(0) {
-        return Err(WrkFlagError::Usage("-R must be at least 1 request per second".into()));
+        return Err(WrkFlagError::Usage(
+            "-R must be at least 1 request per second".into(),
+        ));
     }
     Ok(WrkCommand::Run(Box::new(o)))
 }
@@ -208,28 +248,70 @@ mod tests {
     #[test]
     fn seed_command() {
         let o = run(&["-t2", "-c10", "-d30s", "-R1000", "http://h:8084/"]);
-        assert_eq!((o.threads, o.connections, o.duration, o.rate), (2, 10, Duration::from_secs(30), Some(1000)));
+        assert_eq!(
+            (o.threads, o.connections, o.duration, o.rate),
+            (2, 10, Duration::from_secs(30), Some(1000))
+        );
         assert_eq!(o.timeout, Duration::from_secs(2));
         assert!(!o.latency);
     }
 
     #[test]
     fn long_forms_and_units() {
-        let o = run(&["--threads", "1", "--connections=2k", "--duration", "2m", "--latency", "-U", "--timeout", "500ms", "-R", "1k", "-H", "X-A: 1", "http://h/"]);
-        assert_eq!((o.threads, o.connections, o.duration), (1, 2000, Duration::from_secs(120)));
-        assert_eq!((o.rate, o.timeout), (Some(1000), Duration::from_millis(500)));
+        let o = run(&[
+            "--threads",
+            "1",
+            "--connections=2k",
+            "--duration",
+            "2m",
+            "--latency",
+            "-U",
+            "--timeout",
+            "500ms",
+            "-R",
+            "1k",
+            "-H",
+            "X-A: 1",
+            "http://h/",
+        ]);
+        assert_eq!(
+            (o.threads, o.connections, o.duration),
+            (1, 2000, Duration::from_secs(120))
+        );
+        assert_eq!(
+            (o.rate, o.timeout),
+            (Some(1000), Duration::from_millis(500))
+        );
         assert!(o.latency && o.u_latency);
         assert_eq!(o.headers, vec![("X-A".to_string(), "1".to_string())]);
-        assert_eq!(run(&["-d", "1.5", "http://h/"]).duration, Duration::from_millis(1500));
+        assert_eq!(
+            run(&["-d", "1.5", "http://h/"]).duration,
+            Duration::from_millis(1500)
+        );
     }
 
     #[test]
     fn rejections() {
         let e = p(&["-s", "x.lua", "http://h/"]).unwrap_err().to_string();
         assert!(e.contains("Lua"), "{e}");
-        assert!(p(&["-t4", "-c2", "http://h/"]).unwrap_err().to_string().contains(">= threads"));
-        assert!(p(&["-d", "soon", "http://h/"]).unwrap_err().to_string().contains("-d"));
-        assert!(p(&["-c", "x", "http://h/"]).unwrap_err().to_string().contains("-c"));
+        assert!(
+            p(&["-t4", "-c2", "http://h/"])
+                .unwrap_err()
+                .to_string()
+                .contains(">= threads")
+        );
+        assert!(
+            p(&["-d", "soon", "http://h/"])
+                .unwrap_err()
+                .to_string()
+                .contains("-d")
+        );
+        assert!(
+            p(&["-c", "x", "http://h/"])
+                .unwrap_err()
+                .to_string()
+                .contains("-c")
+        );
         assert!(p(&["-R", "0", "http://h/"]).is_err());
         assert!(p(&[]).unwrap_err().to_string().contains("missing URL"));
         assert!(matches!(p(&["--version"]).unwrap(), WrkCommand::Version));

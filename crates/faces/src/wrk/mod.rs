@@ -5,6 +5,6 @@ pub mod flags;
 pub mod report;
 pub mod run;
 
-pub use flags::{parse, WrkCommand, WrkFlagError, WrkOptions, USAGE};
+pub use flags::{USAGE, WrkCommand, WrkFlagError, WrkOptions, parse};
 pub use report::{Calibration, RowStats, SocketErrors, WrkReport};
-pub use run::{run, version, WrkError, WrkRun};
+pub use run::{WrkError, WrkRun, run, version};

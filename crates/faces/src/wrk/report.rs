@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::hist::{shape, spectrum, Dist};
+use crate::hist::{Dist, shape, spectrum};
 use crate::units::{binary, metric, pad_units, time_us};
 
 /// Mean, standard deviation, maximum and share within one deviation of the
@@ -33,7 +33,12 @@ impl RowStats {
         };
         let max = v.iter().copied().fold(0.0, f64::max);
         let within = v.iter().filter(|x| (**x - mean).abs() <= stdev).count() as f64;
-        RowStats { mean, stdev, max, within_stdev_pct: 100.0 * within / n }
+        RowStats {
+            mean,
+            stdev,
+            max,
+            within_stdev_pct: 100.0 * within / n,
+        }
     }
 
     /// From a latency distribution (microseconds).
@@ -45,8 +50,17 @@ impl RowStats {
         let stdev = d.sample_stdev();
         let lo = (mean - stdev).max(0.0).ceil() as u64;
         let hi = (mean + stdev).floor() as u64;
-        let within = if hi >= lo { d.hist.count_between(lo, hi) } else { 0 };
-        RowStats { mean, stdev, max: d.max() as f64, within_stdev_pct: 100.0 * within as f64 / d.count() as f64 }
+        let within = if hi >= lo {
+            d.hist.count_between(lo, hi)
+        } else {
+            0
+        };
+        RowStats {
+            mean,
+            stdev,
+            max: d.max() as f64,
+            within_stdev_pct: 100.0 * within as f64 / d.count() as f64,
+        }
     }
 }
 
@@ -103,7 +117,11 @@ pub struct WrkReport {
 pub fn render_header(r: &WrkReport) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Running {} test @ {}", time_s(r.duration_s), r.url);
-    let _ = writeln!(o, "  {} threads and {} connections", r.threads, r.connections);
+    let _ = writeln!(
+        o,
+        "  {} threads and {} connections",
+        r.threads, r.connections
+    );
     o
 }
 
@@ -129,23 +147,51 @@ fn stats_row(o: &mut String, name: &str, s: &RowStats, fmt: fn(f64) -> String) {
 fn hdr_block(o: &mut String, d: &Dist, description: &str) {
     let _ = writeln!(o, "  Latency Distribution (HdrHistogram - {description})");
     for p in [50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0] {
-        let v = if p >= 100.0 { d.hist.max() } else { d.percentile(p) };
+        let v = if p >= 100.0 {
+            d.hist.max()
+        } else {
+            d.percentile(p)
+        };
         let _ = write!(o, "{p:7.3}%");
         o.push_str(&pad_units(&time_us(v as f64), 10));
         o.push('\n');
     }
     o.push_str("\n  Detailed Percentile spectrum:\n");
-    let _ = write!(o, "{:>12} {:>12} {:>12} {:>12}\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+    let _ = write!(
+        o,
+        "{:>12} {:>12} {:>12} {:>12}\n\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    );
     for l in spectrum(&d.hist, 5) {
         let q = l.percentile / 100.0;
         let inv = 1.0 / (1.0 - q);
-        let inv = if inv.is_finite() { format!("{inv:12.2}") } else { format!("{:>12}", "inf") };
-        let _ = writeln!(o, "{:12.3} {:12.6} {:12} {inv}", l.value as f64 / 1000.0, q, l.total_count);
+        let inv = if inv.is_finite() {
+            format!("{inv:12.2}")
+        } else {
+            format!("{:>12}", "inf")
+        };
+        let _ = writeln!(
+            o,
+            "{:12.3} {:12.6} {:12} {inv}",
+            l.value as f64 / 1000.0,
+            q,
+            l.total_count
+        );
     }
     let (buckets, sub) = shape(&d.hist);
     let (mean, sd) = hist_moments(d);
-    let _ = writeln!(o, "#[Mean    = {:12.3}, StdDeviation   = {:12.3}]", mean / 1000.0, sd / 1000.0);
-    let _ = writeln!(o, "#[Max     = {:12.3}, Total count    = {:12}]", d.hist.max() as f64 / 1000.0, d.hist.len());
+    let _ = writeln!(
+        o,
+        "#[Mean    = {:12.3}, StdDeviation   = {:12.3}]",
+        mean / 1000.0,
+        sd / 1000.0
+    );
+    let _ = writeln!(
+        o,
+        "#[Max     = {:12.3}, Total count    = {:12}]",
+        d.hist.max() as f64 / 1000.0,
+        d.hist.len()
+    );
     let _ = writeln!(o, "#[Buckets = {buckets:12}, SubBuckets     = {sub:12}]");
     o.push_str("----------------------------------------------------------\n");
 }
@@ -153,7 +199,11 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
 /// The footer's mean and deviation are the histogram's own (population
 /// deviation over bucket values), as HdrHistogram prints them.
 fn hist_moments(d: &Dist) -> (f64, f64) {
-    if d.hist.is_empty() { (0.0, 0.0) } else { (d.hist.mean(), d.hist.stdev()) }
+    if d.hist.is_empty() {
+        (0.0, 0.0)
+    } else {
+        (d.hist.mean(), d.hist.stdev())
+    }
 }
 
 /// Everything after the header: calibration lines, thread stats, latency
@@ -167,7 +217,11 @@ pub fn render_body(r: &WrkReport) -> String {
             c.mean_latency_ms, c.interval_ms
         );
     }
-    let _ = writeln!(o, "  Thread Stats{:>6}{:>11}{:>8}{:>12}", "Avg", "Stdev", "Max", "+/- Stdev");
+    let _ = writeln!(
+        o,
+        "  Thread Stats{:>6}{:>11}{:>8}{:>12}",
+        "Avg", "Stdev", "Max", "+/- Stdev"
+    );
     stats_row(&mut o, "Latency", &RowStats::from_dist(&r.latency), time_us);
     stats_row(&mut o, "Req/Sec", &r.req_per_sec, metric);
     if r.show_latency {
@@ -175,10 +229,20 @@ pub fn render_body(r: &WrkReport) -> String {
     }
     if r.show_uncorrected {
         o.push('\n');
-        hdr_block(&mut o, &r.uncorrected, "Uncorrected Latency (measured without taking delayed starts into account)");
+        hdr_block(
+            &mut o,
+            &r.uncorrected,
+            "Uncorrected Latency (measured without taking delayed starts into account)",
+        );
     }
     let runtime_us = r.runtime_s * 1_000_000.0;
-    let _ = writeln!(o, "  {} requests in {}, {}B read", r.complete, time_us(runtime_us), binary(r.bytes_read as f64));
+    let _ = writeln!(
+        o,
+        "  {} requests in {}, {}B read",
+        r.complete,
+        time_us(runtime_us),
+        binary(r.bytes_read as f64)
+    );
     let e = &r.errors;
     if e.any() {
         let _ = writeln!(
@@ -191,7 +255,10 @@ pub fn render_body(r: &WrkReport) -> String {
         let _ = writeln!(o, "  Non-2xx or 3xx responses: {}", r.non_2xx_3xx);
     }
     let (rps, bps) = if r.runtime_s > 0.0 {
-        (r.complete as f64 / r.runtime_s, r.bytes_read as f64 / r.runtime_s)
+        (
+            r.complete as f64 / r.runtime_s,
+            r.bytes_read as f64 / r.runtime_s,
+        )
     } else {
         (0.0, 0.0)
     };

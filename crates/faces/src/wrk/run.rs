@@ -8,17 +8,22 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource, TlsOptions};
+use loadlab_engine::{
+    AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource, TlsOptions,
+};
 
 use super::collect::WrkCollector;
 use super::flags::WrkOptions;
-use super::report::{render_body, render_header, WrkReport};
-use crate::probe::{probe, ProbeError, ProbeInfo};
-use crate::results::{with_results_file, ResultsFileError};
+use super::report::{WrkReport, render_body, render_header};
+use crate::probe::{ProbeError, ProbeInfo, probe};
+use crate::results::{ResultsFileError, with_results_file};
 
 /// `-v`: the version line.
 pub fn version() -> String {
-    format!("wrk 4.0.0 [loadlab {}] (wrk2-compatible face of loadlab)\n", env!("CARGO_PKG_VERSION"))
+    format!(
+        "wrk 4.0.0 [loadlab {}] (wrk2-compatible face of loadlab)\n",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// Why a run failed (failed requests are not errors: they are in the report).
@@ -62,7 +67,10 @@ pub fn attack_config(o: &WrkOptions) -> AttackConfig {
         http2: false,
         h2c: false,
         redirects: -1,
-        tls: TlsOptions { insecure: true, ..TlsOptions::default() },
+        tls: TlsOptions {
+            insecure: true,
+            ..TlsOptions::default()
+        },
         headers: o.headers.clone(),
         ..AttackConfig::default()
     }
@@ -70,7 +78,11 @@ pub fn attack_config(o: &WrkOptions) -> AttackConfig {
 
 /// Runs wrk: header, the attack, the report on `out`. `-t` sets the number
 /// of runtime threads.
-pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = ()> + Send) -> Result<WrkRun, WrkError> {
+pub fn run(
+    o: &WrkOptions,
+    out: &mut dyn Write,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<WrkRun, WrkError> {
     let mut report = WrkReport {
         url: o.url.clone(),
         duration_s: o.duration.as_secs_f64().round() as u64,
@@ -83,23 +95,53 @@ pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = (
     let _ = out.write_all(render_header(&report).as_bytes());
     let _ = out.flush();
     let rt = if o.threads <= 1 {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
     } else {
-        tokio::runtime::Builder::new_multi_thread().worker_threads(o.threads as usize).enable_all().build()
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(o.threads as usize)
+            .enable_all()
+            .build()
     }
     .map_err(WrkError::Runtime)?;
-    let info = rt.block_on(probe(&o.endpoint, "GET", &o.headers, o.timeout.max(Duration::from_secs(2))))?;
+    let info = rt.block_on(probe(
+        &o.endpoint,
+        "GET",
+        &o.headers,
+        o.timeout.max(Duration::from_secs(2)),
+    ))?;
     let (collector, state) = WrkCollector::new(o.threads);
-    let target = Target { method: http::Method::GET, url: o.url.clone(), headers: Vec::new(), body: Bytes::new() };
+    let target = Target {
+        method: http::Method::GET,
+        url: o.url.clone(),
+        headers: Vec::new(),
+        body: Bytes::new(),
+    };
     let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
-    let summary = rt.block_on(loadlab_engine::attack(attack_config(o), TargetSource::Static(vec![target]), sink, shutdown))?;
+    let summary = rt.block_on(loadlab_engine::attack(
+        attack_config(o),
+        TargetSource::Static(vec![target]),
+        sink,
+        shutdown,
+    ))?;
     drop(rt);
     let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
     // wrk's runtime is the whole run: `-d` (or longer when the last responses
     // came in after it); an interrupted run counts only the time it ran.
-    let ran_ns = st.last_done_ns.max(summary.attack_duration.as_nanos() as u64);
-    let runtime_ns = if summary.stop_reason == StopReason::Duration { ran_ns.max(o.duration.as_nanos() as u64) } else { ran_ns };
-    report.calibration = if o.rate.is_some() { st.calibration() } else { Vec::new() };
+    let ran_ns = st
+        .last_done_ns
+        .max(summary.attack_duration.as_nanos() as u64);
+    let runtime_ns = if summary.stop_reason == StopReason::Duration {
+        ran_ns.max(o.duration.as_nanos() as u64)
+    } else {
+        ran_ns
+    };
+    report.calibration = if o.rate.is_some() {
+        st.calibration()
+    } else {
+        Vec::new()
+    };
     report.req_per_sec = st.req_per_sec(runtime_ns);
     report.latency = std::mem::take(&mut st.latency);
     report.uncorrected = std::mem::take(&mut st.uncorrected);
@@ -113,5 +155,9 @@ pub fn run(o: &WrkOptions, out: &mut dyn Write, shutdown: impl Future<Output = (
     drop(st);
     let _ = out.write_all(render_body(&report).as_bytes());
     let _ = out.flush();
-    Ok(WrkRun { report, summary, probe: info })
+    Ok(WrkRun {
+        report,
+        summary,
+        probe: info,
+    })
 }
