@@ -25,7 +25,11 @@ hypotheses: ["a.p50 < b.p50"]
 "#;
 
 fn loadlab(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN).current_dir(dir).args(args).output().unwrap()
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -43,8 +47,14 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     // Kill -9 once at least two runs are committed.
     let t0 = Instant::now();
     let committed = loop {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no run was committed within 60s");
-        assert!(child.try_wait().unwrap().is_none(), "the study ended before it could be killed");
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no run was committed within 60s"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the study ended before it could be killed"
+        );
         if d.join("s.db").exists()
             && let Ok(s) = Store::open(&d.join("s.db"))
             && let Ok(runs) = s.runs(1)
@@ -57,7 +67,13 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!((2..8).contains(&committed), "{committed}");
-    let before: Vec<(i64, u64)> = Store::open(&d.join("s.db")).unwrap().runs(1).unwrap().iter().map(|r| (r.id, r.summary.requests)).collect();
+    let before: Vec<(i64, u64)> = Store::open(&d.join("s.db"))
+        .unwrap()
+        .runs(1)
+        .unwrap()
+        .iter()
+        .map(|r| (r.id, r.summary.requests))
+        .collect();
 
     let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--resume"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -77,33 +93,65 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
 
     let list = loadlab(d, &["runs", "--db", "s.db"]);
     let text = String::from_utf8_lossy(&list.stdout);
-    assert!(list.status.success() && text.contains("kill-and-resume") && text.contains("done"), "{text}");
-    let show = String::from_utf8_lossy(&loadlab(d, &["runs", "show", "1", "--db", "s.db"]).stdout).into_owned();
+    assert!(
+        list.status.success() && text.contains("kill-and-resume") && text.contains("done"),
+        "{text}"
+    );
+    let show = String::from_utf8_lossy(&loadlab(d, &["runs", "show", "1", "--db", "s.db"]).stdout)
+        .into_owned();
     assert!(show.contains("SUPPORTED: a.p50 < b.p50"), "{show}");
-    let run = String::from_utf8_lossy(&loadlab(d, &["runs", "run", "1", "--db", "s.db"]).stdout).into_owned();
-    assert!(run.contains("Requests      [total, rate, throughput]"), "{run}");
+    let run = String::from_utf8_lossy(&loadlab(d, &["runs", "run", "1", "--db", "s.db"]).stdout)
+        .into_owned();
+    assert!(
+        run.contains("Requests      [total, rate, throughput]"),
+        "{run}"
+    );
     let cmp = loadlab(d, &["compare", "1:a", "1:b", "--db", "s.db"]);
     let text = String::from_utf8_lossy(&cmp.stdout);
-    assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
-    let p50 = text.lines().find(|l| l.starts_with("p50")).unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    let p50 = text
+        .lines()
+        .find(|l| l.starts_with("p50"))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(p50.ends_with("A lower"), "{text}");
     let cmp = loadlab(d, &["compare", "1", "2", "--db", "s.db"]);
-    assert!(cmp.status.success() && String::from_utf8_lossy(&cmp.stdout).contains("pseudo-replicates"));
+    assert!(
+        cmp.status.success() && String::from_utf8_lossy(&cmp.stdout).contains("pseudo-replicates")
+    );
     // A resume with nothing left to resume is a usage error.
     let again = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--resume"]);
-    assert_eq!(again.status.code(), Some(2), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 }
 
 #[test]
 fn bad_plan_and_foreign_store_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("plan.yaml"), PLAN.replace("repetitions: 2", "repetition: 2")).unwrap();
+    std::fs::write(
+        d.join("plan.yaml"),
+        PLAN.replace("repetitions: 2", "repetition: 2"),
+    )
+    .unwrap();
     let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("plan.yaml:11:1: unknown key `repetition` (did you mean `repetitions`?)"), "{err}");
-    assert!(!d.join("s.db").exists(), "a bad plan must not create a store");
+    assert!(
+        err.contains("plan.yaml:11:1: unknown key `repetition` (did you mean `repetitions`?)"),
+        "{err}"
+    );
+    assert!(
+        !d.join("s.db").exists(),
+        "a bad plan must not create a store"
+    );
 
     std::fs::write(d.join("plan.yaml"), PLAN).unwrap();
     std::fs::write(d.join("mine.db"), "precious\n").unwrap();
@@ -111,5 +159,8 @@ fn bad_plan_and_foreign_store_are_clear_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("not a loadlab database"), "{err}");
-    assert_eq!(std::fs::read_to_string(d.join("mine.db")).unwrap(), "precious\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("mine.db")).unwrap(),
+        "precious\n"
+    );
 }

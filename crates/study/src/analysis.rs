@@ -64,7 +64,11 @@ impl Ceiling {
 
 /// Pass/fail outcome per (phase, rate) for one target, from its runs.
 pub fn step_outcomes(runs: &[RunRow], target: &str, phase: &str) -> Vec<(u64, bool)> {
-    let mut rates: Vec<u64> = runs.iter().filter(|r| r.target == target && r.phase == phase).map(|r| r.rate).collect();
+    let mut rates: Vec<u64> = runs
+        .iter()
+        .filter(|r| r.target == target && r.phase == phase)
+        .map(|r| r.rate)
+        .collect();
     rates.sort_unstable();
     rates.dedup();
     rates
@@ -85,8 +89,16 @@ pub fn ceiling(runs: &[RunRow], target: &str) -> Ceiling {
     let mut all = step_outcomes(runs, target, SWEEP);
     all.extend(step_outcomes(runs, target, PROBE));
     let fail = all.iter().filter(|(_, p)| !p).map(|(r, _)| *r).min();
-    let pass = all.iter().filter(|(r, p)| *p && fail.is_none_or(|f| *r < f)).map(|(r, _)| *r).max();
-    Ceiling { target: target.into(), pass, fail }
+    let pass = all
+        .iter()
+        .filter(|(r, p)| *p && fail.is_none_or(|f| *r < f))
+        .map(|(r, _)| *r)
+        .max();
+    Ceiling {
+        target: target.into(),
+        pass,
+        fail,
+    }
 }
 
 /// The value of `metric` in one run.
@@ -143,7 +155,9 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         (Operand::Const(_), _) => (&h.right, mirror(h.op), &h.left),
         _ => (&h.left, h.op, &h.right),
     };
-    let Operand::Target { target: a, .. } = left else { unreachable!("parser guarantees a target side") };
+    let Operand::Target { target: a, .. } = left else {
+        unreachable!("parser guarantees a target side")
+    };
     if m == Metric::Ceiling {
         return answer_ceiling(runs, h, a, op, right);
     }
@@ -158,30 +172,48 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
             Operand::Const(c) => vec![*c],
         };
         if !va.is_empty() && !vb.is_empty() {
-            strata.push(Stratum { label: format!("{rate} req/s"), a: va, b: vb });
+            strata.push(Stratum {
+                label: format!("{rate} req/s"),
+                a: va,
+                b: vb,
+            });
         }
     }
     let b_name = match right {
         Operand::Target { target, .. } => target.clone(),
         Operand::Const(c) => m.fmt_value(*c),
     };
-    let seed = h.text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |acc, b| (acc ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let seed = h.text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |acc, b| {
+        (acc ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
     let Some(ev) = stats::compare(&strata, seed) else {
         return Answer {
             hypothesis: h.text.clone(),
             verdict: Verdict::Inconclusive,
             evidence: None,
             strata,
-            explanation: "no rate has runs of both sides (stopped early, or outside the `at rate` range)".into(),
+            explanation:
+                "no rate has runs of both sides (stopped early, or outside the `at rate` range)"
+                    .into(),
         };
     };
     let verdict = stats::verdict(op, &ev);
     let fmt_d = |v: f64| {
         let s = m.fmt_value(v.abs());
-        if v < 0.0 { format!("-{s}") } else { format!("+{s}") }
+        if v < 0.0 {
+            format!("-{s}")
+        } else {
+            format!("+{s}")
+        }
     };
-    let rel = ev.relative.map(|r| format!(" ({:+.1}%)", r * 100.0)).unwrap_or_default();
-    let p = ev.p_value.map(|p| format!("{p:.3}")).unwrap_or_else(|| "n/a (no variation)".into());
+    let rel = ev
+        .relative
+        .map(|r| format!(" ({:+.1}%)", r * 100.0))
+        .unwrap_or_default();
+    let p = ev
+        .p_value
+        .map(|p| format!("{p:.3}"))
+        .unwrap_or_else(|| "n/a (no variation)".into());
     let mut explanation = format!(
         "{a} − {b_name}: {}{rel} on average over {} rate(s); 95% bootstrap CI [{}, {}]; n = {} vs {} runs; \
          Mann–Whitney p = {p}, Cliff's δ = {:+.2}.",
@@ -196,17 +228,30 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
     if ev.n_a < 2 || ev.n_b < 2 {
         explanation.push_str(" Too few repetitions to estimate noise: raise `repetitions`.");
     }
-    Answer { hypothesis: h.text.clone(), verdict, evidence: Some(ev), strata, explanation }
+    Answer {
+        hypothesis: h.text.clone(),
+        verdict,
+        evidence: Some(ev),
+        strata,
+        explanation,
+    }
 }
 
 fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Operand) -> Answer {
     let ca = ceiling(runs, a);
     // A ceiling is a bracket [pass, fail): compare brackets, not points.
-    let (a_lo, a_hi) = (ca.pass.unwrap_or(0) as f64, ca.fail.map_or(f64::INFINITY, |f| f as f64));
+    let (a_lo, a_hi) = (
+        ca.pass.unwrap_or(0) as f64,
+        ca.fail.map_or(f64::INFINITY, |f| f as f64),
+    );
     let (b_lo, b_hi, b_desc) = match right {
         Operand::Target { target, .. } => {
             let cb = ceiling(runs, target);
-            (cb.pass.unwrap_or(0) as f64, cb.fail.map_or(f64::INFINITY, |f| f as f64), format!("{target}: {}", cb.describe()))
+            (
+                cb.pass.unwrap_or(0) as f64,
+                cb.fail.map_or(f64::INFINITY, |f| f as f64),
+                format!("{target}: {}", cb.describe()),
+            )
         }
         Operand::Const(c) => (*c, *c, format!("{c}")),
     };
@@ -246,10 +291,17 @@ pub struct Analysis {
 pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
     Analysis {
         ceilings: if plan.ceiling.is_some() || plan.slo.is_some() {
-            plan.targets.iter().map(|t| ceiling(runs, &t.name)).collect()
+            plan.targets
+                .iter()
+                .map(|t| ceiling(runs, &t.name))
+                .collect()
         } else {
             Vec::new()
         },
-        answers: plan.hypotheses.iter().map(|h| answer(plan, runs, h)).collect(),
+        answers: plan
+            .hypotheses
+            .iter()
+            .map(|h| answer(plan, runs, h))
+            .collect(),
     }
 }

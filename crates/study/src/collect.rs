@@ -134,7 +134,8 @@ impl Collector {
         let lat = s.latency_ns().max(1);
         let b = (s.intended_ns / self.bucket_ns) as usize;
         if b >= self.buckets.len() && b < 100_000 {
-            self.buckets.resize_with(b + 1, || (0, 0, new_hist(2), false));
+            self.buckets
+                .resize_with(b + 1, || (0, 0, new_hist(2), false));
         }
         let warm = s.intended_ns < self.warmup_ns;
         if let Some(bucket) = self.buckets.get_mut(b) {
@@ -162,7 +163,9 @@ impl Collector {
                     None => s.error.message().to_string(),
                 }
             } else {
-                let reason = http::StatusCode::from_u16(s.status).ok().and_then(|c| c.canonical_reason());
+                let reason = http::StatusCode::from_u16(s.status)
+                    .ok()
+                    .and_then(|c| c.canonical_reason());
                 format!("{} {}", s.status, reason.unwrap_or(""))
             };
             *self.errors.entry(msg).or_default() += 1;
@@ -178,20 +181,42 @@ impl Collector {
 
     pub fn finish(self) -> RunData {
         let n = self.latency.len();
-        let attack_ns = if n > 0 { self.last_sent.saturating_sub(self.first_sent) } else { 0 };
+        let attack_ns = if n > 0 {
+            self.last_sent.saturating_sub(self.first_sent)
+        } else {
+            0
+        };
         let wait_ns = self.last_done.saturating_sub(self.last_sent);
         let duration_ns = attack_ns + wait_ns;
-        let q = |h: &Histogram<u64>, p: f64| if h.is_empty() { 0 } else { h.value_at_quantile(p) };
+        let q = |h: &Histogram<u64>, p: f64| {
+            if h.is_empty() {
+                0
+            } else {
+                h.value_at_quantile(p)
+            }
+        };
         let summary = RunSummary {
             offered_rate: self.offered_rate,
             requests: n,
-            rate: if attack_ns > 0 { (n.saturating_sub(1)) as f64 / (attack_ns as f64 / 1e9) } else { 0.0 },
-            throughput: if duration_ns > 0 { self.ok as f64 / (duration_ns as f64 / 1e9) } else { 0.0 },
+            rate: if attack_ns > 0 {
+                (n.saturating_sub(1)) as f64 / (attack_ns as f64 / 1e9)
+            } else {
+                0.0
+            },
+            throughput: if duration_ns > 0 {
+                self.ok as f64 / (duration_ns as f64 / 1e9)
+            } else {
+                0.0
+            },
             duration_ns,
             attack_ns,
             wait_ns,
             min_ns: if n > 0 { self.latency.min() } else { 0 },
-            mean_ns: if n > 0 { self.sum_ns as f64 / n as f64 } else { 0.0 },
+            mean_ns: if n > 0 {
+                self.sum_ns as f64 / n as f64
+            } else {
+                0.0
+            },
             p50_ns: q(&self.latency, 0.5),
             p90_ns: q(&self.latency, 0.9),
             p95_ns: q(&self.latency, 0.95),
@@ -199,7 +224,11 @@ impl Collector {
             max_ns: if n > 0 { self.latency.max() } else { 0 },
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
-            success: if n > 0 { self.ok as f64 / n as f64 } else { 0.0 },
+            success: if n > 0 {
+                self.ok as f64 / n as f64
+            } else {
+                0.0
+            },
             status_codes: self.codes,
             errors: self.errors,
             warmup_requests: self.warmup_requests,
@@ -226,7 +255,12 @@ impl Collector {
                 warmup,
             })
             .collect();
-        RunData { summary, latency: self.latency, service: self.service, series }
+        RunData {
+            summary,
+            latency: self.latency,
+            service: self.service,
+            series,
+        }
     }
 }
 
@@ -243,7 +277,13 @@ pub struct CollectorSink {
 /// A sink and the slot it will fill.
 pub fn collector(c: Collector) -> (CollectorSink, Slot) {
     let slot: Slot = Arc::new(Mutex::new(None));
-    (CollectorSink { inner: Some(c), slot: slot.clone() }, slot)
+    (
+        CollectorSink {
+            inner: Some(c),
+            slot: slot.clone(),
+        },
+        slot,
+    )
 }
 
 impl CollectorSink {
@@ -262,7 +302,13 @@ impl Sink for CollectorSink {
         if let Some(c) = &mut self.inner {
             let i = index as usize;
             if c.targets.len() <= i {
-                c.targets.resize(i + 1, TargetInfo { method: String::new(), url: String::new() });
+                c.targets.resize(
+                    i + 1,
+                    TargetInfo {
+                        method: String::new(),
+                        url: String::new(),
+                    },
+                );
             }
             c.targets[i] = target.clone();
         }
@@ -319,7 +365,11 @@ mod tests {
         assert!((m.success - 0.9).abs() < 1e-9);
         assert_eq!(m.status_codes[&500], 10);
         assert_eq!(m.errors["500 Internal Server Error"], 10);
-        assert!(m.max_ns < 11_000_000, "warm-up leaked into max: {}", m.max_ns);
+        assert!(
+            m.max_ns < 11_000_000,
+            "warm-up leaked into max: {}",
+            m.max_ns
+        );
         assert!(d.series.iter().any(|p| p.warmup) && d.series.iter().any(|p| !p.warmup));
         assert_eq!(d.series.iter().map(|p| p.count).sum::<u64>(), 110);
     }

@@ -25,10 +25,14 @@ impl Side {
     pub fn parse(s: &str) -> Result<Side, String> {
         match s.split_once(':') {
             Some((study, target)) => Ok(Side::Target {
-                study: study.parse().map_err(|_| format!("{s:?}: expected STUDY:TARGET with a numeric study id"))?,
+                study: study
+                    .parse()
+                    .map_err(|_| format!("{s:?}: expected STUDY:TARGET with a numeric study id"))?,
                 target: target.to_string(),
             }),
-            None => s.parse().map(Side::Run).map_err(|_| format!("{s:?}: expected a run id (e.g. 12) or STUDY:TARGET (e.g. 3:c5)")),
+            None => s.parse().map(Side::Run).map_err(|_| {
+                format!("{s:?}: expected a run id (e.g. 12) or STUDY:TARGET (e.g. 3:c5)")
+            }),
         }
     }
     pub fn label(&self) -> String {
@@ -57,7 +61,14 @@ pub struct Comparison {
     pub rows: Vec<Row>,
 }
 
-const METRICS: [Metric; 6] = [Metric::Mean, Metric::P50, Metric::P95, Metric::P99, Metric::Success, Metric::Throughput];
+const METRICS: [Metric; 6] = [
+    Metric::Mean,
+    Metric::P50,
+    Metric::P95,
+    Metric::P99,
+    Metric::Success,
+    Metric::Throughput,
+];
 
 fn reading(ev: &Evidence) -> String {
     if ev.n_a < 2 || ev.n_b < 2 {
@@ -73,7 +84,11 @@ fn reading(ev: &Evidence) -> String {
 
 fn bucket_strata(a: &RunRow, b: &RunRow, m: Metric) -> Option<Stratum> {
     let vals = |r: &RunRow| -> Vec<f64> {
-        let width = if r.series.len() > 1 { r.series[1].t - r.series[0].t } else { 1.0 };
+        let width = if r.series.len() > 1 {
+            r.series[1].t - r.series[0].t
+        } else {
+            1.0
+        };
         r.series
             .iter()
             .filter(|p| !p.warmup && p.count > 0)
@@ -88,7 +103,11 @@ fn bucket_strata(a: &RunRow, b: &RunRow, m: Metric) -> Option<Stratum> {
             .collect()
     };
     let (va, vb) = (vals(a), vals(b));
-    (!va.is_empty() && !vb.is_empty()).then(|| Stratum { label: "buckets".into(), a: va, b: vb })
+    (!va.is_empty() && !vb.is_empty()).then(|| Stratum {
+        label: "buckets".into(),
+        a: va,
+        b: vb,
+    })
 }
 
 /// Compares two sides stored in `store`.
@@ -99,33 +118,74 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
         (Side::Run(x), Side::Run(y)) => {
             let (ra, rb) = (store.run(*x)?, store.run(*y)?);
             basis = "time buckets within each run as pseudo-replicates (within-run variation only; repeat runs for a stronger answer)".into();
-            for m in [Metric::P50, Metric::P99, Metric::Success, Metric::Throughput] {
+            for m in [
+                Metric::P50,
+                Metric::P99,
+                Metric::Success,
+                Metric::Throughput,
+            ] {
                 if let Some(s) = bucket_strata(&ra, &rb, m)
                     && let Some(ev) = stats::compare(&[s], 42)
                 {
-                    rows.push(Row { metric: m, reading: reading(&ev), evidence: ev });
+                    rows.push(Row {
+                        metric: m,
+                        reading: reading(&ev),
+                        evidence: ev,
+                    });
                 }
             }
         }
-        (Side::Target { study: sa, target: ta }, Side::Target { study: sb, target: tb }) => {
+        (
+            Side::Target {
+                study: sa,
+                target: ta,
+            },
+            Side::Target {
+                study: sb,
+                target: tb,
+            },
+        ) => {
             let (runs_a, runs_b) = (store.runs(*sa)?, store.runs(*sb)?);
-            let mut rates: Vec<u64> = runs_a.iter().filter(|r| r.phase == SWEEP && &r.target == ta).map(|r| r.rate).collect();
+            let mut rates: Vec<u64> = runs_a
+                .iter()
+                .filter(|r| r.phase == SWEEP && &r.target == ta)
+                .map(|r| r.rate)
+                .collect();
             rates.sort_unstable();
             rates.dedup();
-            basis = "per-repetition values at each sweep rate both sides ran (one stratum per rate)".into();
+            basis =
+                "per-repetition values at each sweep rate both sides ran (one stratum per rate)"
+                    .into();
             for m in METRICS {
                 let strata: Vec<Stratum> = rates
                     .iter()
-                    .map(|&rate| Stratum { label: format!("{rate}"), a: values(&runs_a, ta, rate, m), b: values(&runs_b, tb, rate, m) })
+                    .map(|&rate| Stratum {
+                        label: format!("{rate}"),
+                        a: values(&runs_a, ta, rate, m),
+                        b: values(&runs_b, tb, rate, m),
+                    })
                     .collect();
                 if let Some(ev) = stats::compare(&strata, 42) {
-                    rows.push(Row { metric: m, reading: reading(&ev), evidence: ev });
+                    rows.push(Row {
+                        metric: m,
+                        reading: reading(&ev),
+                        evidence: ev,
+                    });
                 }
             }
         }
-        _ => return Err(StoreError::Corrupt("compare two runs, or two STUDY:TARGET sides, not one of each".into())),
+        _ => {
+            return Err(StoreError::Invalid(
+                "compare two runs, or two STUDY:TARGET sides, not one of each".into(),
+            ));
+        }
     }
-    Ok(Comparison { a: a.label(), b: b.label(), basis, rows })
+    Ok(Comparison {
+        a: a.label(),
+        b: b.label(),
+        basis,
+        rows,
+    })
 }
 
 /// A plain-text table of a comparison.

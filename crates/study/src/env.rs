@@ -14,7 +14,9 @@ pub struct Environment {
 }
 
 fn read(path: &str) -> String {
-    std::fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_default()
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 impl Environment {
@@ -27,20 +29,26 @@ impl Environment {
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string())
             .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-        let git_revision = option_env!("LOADLAB_GIT_REV").map(str::to_string).unwrap_or_else(|| {
-            std::process::Command::new("git")
-                .args(["rev-parse", "--short", "HEAD"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                .unwrap_or_else(|| "unknown".into())
-        });
+        let git_revision = option_env!("LOADLAB_GIT_REV")
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                std::process::Command::new("git")
+                    .args(["rev-parse", "--short", "HEAD"])
+                    .output()
+                    .ok()
+                    .filter(|o| o.status.success())
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                    .unwrap_or_else(|| "unknown".into())
+            });
         Environment {
             host: read("/proc/sys/kernel/hostname"),
             cpu_model,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            kernel: format!("{} {}", read("/proc/sys/kernel/ostype"), read("/proc/sys/kernel/osrelease")),
+            kernel: format!(
+                "{} {}",
+                read("/proc/sys/kernel/ostype"),
+                read("/proc/sys/kernel/osrelease")
+            ),
             loadlab_version: env!("CARGO_PKG_VERSION").to_string(),
             git_revision,
         }

@@ -46,11 +46,17 @@ impl Metric {
         ("ceiling", Metric::Ceiling),
     ];
     pub fn name(self) -> &'static str {
-        Metric::ALL.iter().find(|(_, m)| *m == self).map_or("?", |(n, _)| n)
+        Metric::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("?", |(n, _)| n)
     }
     /// Latency metrics are stored in nanoseconds.
     pub fn is_latency(self) -> bool {
-        matches!(self, Metric::Mean | Metric::P50 | Metric::P90 | Metric::P95 | Metric::P99 | Metric::Max)
+        matches!(
+            self,
+            Metric::Mean | Metric::P50 | Metric::P90 | Metric::P95 | Metric::P99 | Metric::Max
+        )
     }
     /// Formats a value of this metric for people.
     pub fn fmt_value(self, v: f64) -> String {
@@ -98,7 +104,10 @@ impl Cmp {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Operand {
-    Target { target: String, metric: Metric },
+    Target {
+        target: String,
+        metric: Metric,
+    },
     /// A constant in the metric's unit (nanoseconds for latencies, 0..1 for success).
     Const(f64),
 }
@@ -160,13 +169,17 @@ fn parse_cmp(t: &str) -> Option<Cmp> {
 }
 
 fn parse_metric(m: &str) -> Result<Metric, String> {
-    Metric::ALL.iter().find(|(n, _)| *n == m).map(|(_, x)| *x).ok_or_else(|| {
-        let names = Metric::ALL.iter().map(|(n, _)| *n);
-        match crate::plan::suggest(m, names) {
-            Some(s) => format!("unknown metric {m:?} (did you mean {s:?}?)"),
-            None => format!("unknown metric {m:?}"),
-        }
-    })
+    Metric::ALL
+        .iter()
+        .find(|(n, _)| *n == m)
+        .map(|(_, x)| *x)
+        .ok_or_else(|| {
+            let names = Metric::ALL.iter().map(|(n, _)| *n);
+            match crate::plan::suggest(m, names) {
+                Some(s) => format!("unknown metric {m:?} (did you mean {s:?}?)"),
+                None => format!("unknown metric {m:?}"),
+            }
+        })
 }
 
 fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
@@ -174,12 +187,20 @@ fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
         && !target.chars().next().is_some_and(|c| c.is_ascii_digit())
     {
         if !targets.contains(&target) {
-            return Err(match crate::plan::suggest(target, targets.iter().copied()) {
-                Some(s) => format!("unknown target {target:?} (did you mean {s:?}?)"),
-                None => format!("unknown target {target:?} (targets: {})", targets.join(", ")),
-            });
+            return Err(
+                match crate::plan::suggest(target, targets.iter().copied()) {
+                    Some(s) => format!("unknown target {target:?} (did you mean {s:?}?)"),
+                    None => format!(
+                        "unknown target {target:?} (targets: {})",
+                        targets.join(", ")
+                    ),
+                },
+            );
         }
-        return Ok(Operand::Target { target: target.into(), metric: parse_metric(metric)? });
+        return Ok(Operand::Target {
+            target: target.into(),
+            metric: parse_metric(metric)?,
+        });
     }
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1e6)
@@ -207,7 +228,8 @@ impl Hypothesis {
             return Err("expected `A.metric OP B.metric [at rate OP N]`".into());
         }
         let left = parse_operand(&toks[0], targets)?;
-        let op = parse_cmp(&toks[1]).ok_or_else(|| format!("expected a comparison (<, <=, >, >=), got {:?}", toks[1]))?;
+        let op = parse_cmp(&toks[1])
+            .ok_or_else(|| format!("expected a comparison (<, <=, >, >=), got {:?}", toks[1]))?;
         let right = parse_operand(&toks[2], targets)?;
         let at_rate = match toks.get(3).map(String::as_str) {
             None => None,
@@ -219,8 +241,14 @@ impl Hypothesis {
                     Some(c) => (c, toks.get(6)),
                     None => (Cmp::Eq, toks.get(5)),
                 };
-                let n = n.and_then(|n| n.parse::<u64>().ok()).ok_or("expected a rate number after `at rate`")?;
-                let used = if toks.get(5).and_then(|t| parse_cmp(t)).is_some() { 7 } else { 6 };
+                let n = n
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or("expected a rate number after `at rate`")?;
+                let used = if toks.get(5).and_then(|t| parse_cmp(t)).is_some() {
+                    7
+                } else {
+                    6
+                };
                 if toks.len() > used {
                     return Err(format!("unexpected {:?} at the end", toks[used]));
                 }
@@ -228,11 +256,23 @@ impl Hypothesis {
             }
             Some(other) => return Err(format!("unexpected {other:?}; expected `at rate ...`")),
         };
-        let h = Hypothesis { text: text.trim().to_string(), left, op, right, at_rate };
+        let h = Hypothesis {
+            text: text.trim().to_string(),
+            left,
+            op,
+            right,
+            at_rate,
+        };
         match (&h.left, &h.right) {
-            (Operand::Const(_), Operand::Const(_)) => return Err("at least one side must be TARGET.METRIC".into()),
+            (Operand::Const(_), Operand::Const(_)) => {
+                return Err("at least one side must be TARGET.METRIC".into());
+            }
             (Operand::Target { metric: a, .. }, Operand::Target { metric: b, .. }) if a != b => {
-                return Err(format!("both sides must use the same metric ({} vs {})", a.name(), b.name()));
+                return Err(format!(
+                    "both sides must use the same metric ({} vs {})",
+                    a.name(),
+                    b.name()
+                ));
             }
             _ => {}
         }
@@ -252,7 +292,8 @@ impl Hypothesis {
 
     /// True when `rate` is within the hypothesis' `at rate` restriction.
     pub fn covers_rate(&self, rate: u64) -> bool {
-        self.at_rate.is_none_or(|(c, n)| c.holds(rate as f64, n as f64))
+        self.at_rate
+            .is_none_or(|(c, n)| c.holds(rate as f64, n as f64))
     }
 }
 

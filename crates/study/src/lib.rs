@@ -3,16 +3,16 @@
 //! analysed with [`stats`] (bootstrap CIs and rank tests across repetitions)
 //! and written up by [`report`] as Markdown + self-contained HTML with charts.
 
-pub mod collect;
-pub mod hypothesis;
-pub mod plan;
-pub mod stats;
-pub mod env;
-pub mod monitor;
-pub mod store;
 pub mod analysis;
+pub mod collect;
+pub mod env;
+pub mod hypothesis;
+pub mod monitor;
+pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod stats;
+pub mod store;
 
 pub use plan::{Plan, PlanError};
 pub use runner::{RunOptions, StudyError, StudyOutcome, run_study};

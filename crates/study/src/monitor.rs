@@ -16,7 +16,9 @@ pub fn find_process(name: &str) -> Option<u32> {
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .collect();
     pids.sort_unstable();
-    pids.into_iter().find(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == name))
+    pids.into_iter().find(|p| {
+        std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == name)
+    })
 }
 
 /// Resolves the plan's pid or process name.
@@ -24,7 +26,9 @@ pub fn resolve(plan: &MonitorPlan) -> Result<u32, String> {
     match (plan.pid, &plan.process) {
         (Some(p), _) if std::path::Path::new(&format!("/proc/{p}")).exists() => Ok(p),
         (Some(p), _) => Err(format!("monitor: no process with pid {p}")),
-        (None, Some(n)) => find_process(n).ok_or_else(|| format!("monitor: no process named {n:?}")),
+        (None, Some(n)) => {
+            find_process(n).ok_or_else(|| format!("monitor: no process named {n:?}"))
+        }
         (None, None) => Err("monitor: needs pid or process".into()),
     }
 }
@@ -37,7 +41,13 @@ fn read_proc(pid: u32) -> Option<(u64, u64)> {
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    let rss_kb = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()?;
     Some((ticks, rss_kb * 1024))
 }
 
@@ -66,12 +76,18 @@ impl Monitor {
                     continue;
                 }
                 next += interval;
-                let Some((ticks, rss)) = read_proc(pid) else { break };
+                let Some((ticks, rss)) = read_proc(pid) else {
+                    break;
+                };
                 let at = Instant::now();
                 if let Some((pt, pticks)) = prev {
                     let wall = at.duration_since(pt).as_secs_f64().max(1e-6);
                     let cpu = (ticks.saturating_sub(pticks)) as f64 / TICKS_PER_SEC / wall * 100.0;
-                    out.push(MonitorPoint { t: at.duration_since(t0).as_secs_f64(), cpu, rss });
+                    out.push(MonitorPoint {
+                        t: at.duration_since(t0).as_secs_f64(),
+                        cpu,
+                        rss,
+                    });
                 }
                 prev = Some((at, ticks));
             }

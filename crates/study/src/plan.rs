@@ -278,10 +278,18 @@ fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
             .unwrap_or_default();
         msg = match suggest(bad, valid.iter().copied()) {
             Some(k) => format!("{prefix}unknown key `{bad}` (did you mean `{k}`?)"),
-            None => format!("{prefix}unknown key `{bad}` (valid keys: {})", valid.join(", ")),
+            None => format!(
+                "{prefix}unknown key `{bad}` (valid keys: {})",
+                valid.join(", ")
+            ),
         };
     }
-    PlanError { file: file.to_string(), line, column, message: msg }
+    PlanError {
+        file: file.to_string(),
+        line,
+        column,
+        message: msg,
+    }
 }
 
 impl Plan {
@@ -304,7 +312,12 @@ impl Plan {
         let raw: RawPlan = serde_yaml::from_str(src).map_err(|e| yaml_error(file, e))?;
         let err = |needle: &str, message: String| {
             let (line, column) = locate(src, needle);
-            PlanError { file: file.to_string(), line, column, message }
+            PlanError {
+                file: file.to_string(),
+                line,
+                column,
+                message,
+            }
         };
         let dur = |key: &str, v: &str| {
             parse_go_duration(v).map_err(|e| err(v, format!("{key}: invalid duration {v:?}: {e}")))
@@ -318,11 +331,25 @@ impl Plan {
         }
         let mut targets = Vec::new();
         for t in &raw.targets {
-            if !t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || t.name.is_empty() {
-                return Err(err(&t.name, format!("target name {:?} must be letters, digits, '-' or '_'", t.name)));
+            if !t
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                || t.name.is_empty()
+            {
+                return Err(err(
+                    &t.name,
+                    format!(
+                        "target name {:?} must be letters, digits, '-' or '_'",
+                        t.name
+                    ),
+                ));
             }
             if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
-                return Err(err(&format!("name: {}", t.name), format!("duplicate target name {:?}", t.name)));
+                return Err(err(
+                    &format!("name: {}", t.name),
+                    format!("duplicate target name {:?}", t.name),
+                ));
             }
             targets.push(resolve_target(t, base).map_err(|m| err(&t.name, m))?);
         }
@@ -336,30 +363,61 @@ impl Plan {
                 }
                 (r.from..=r.to).step_by(r.by as usize).collect()
             }
-            (Some(_), Some(_)) => return Err(err("ramp", "give either `rates` or `ramp`, not both".into())),
-            (None, None) => return Err(err("load", "load needs `rates` (a list) or `ramp` (from, to, by)".into())),
+            (Some(_), Some(_)) => {
+                return Err(err(
+                    "ramp",
+                    "give either `rates` or `ramp`, not both".into(),
+                ));
+            }
+            (None, None) => {
+                return Err(err(
+                    "load",
+                    "load needs `rates` (a list) or `ramp` (from, to, by)".into(),
+                ));
+            }
         };
         if rates.is_empty() || rates.contains(&0) {
-            return Err(err("rates", "rates must be a non-empty list of rates > 0".into()));
+            return Err(err(
+                "rates",
+                "rates must be a non-empty list of rates > 0".into(),
+            ));
         }
         if rates.windows(2).any(|w| w[0] >= w[1]) {
             return Err(err("rates", "rates must be strictly ascending".into()));
         }
         let step = dur("step", &l.step)?;
-        let warmup = l.warmup.as_deref().map(|v| dur("warmup", v)).transpose()?.unwrap_or_default();
+        let warmup = l
+            .warmup
+            .as_deref()
+            .map(|v| dur("warmup", v))
+            .transpose()?
+            .unwrap_or_default();
         if step.is_zero() || warmup >= step {
-            return Err(err(&l.step, "step must be longer than zero and longer than warmup".into()));
+            return Err(err(
+                &l.step,
+                "step must be longer than zero and longer than warmup".into(),
+            ));
         }
         let load = LoadPlan {
             rates,
             step,
             warmup,
-            cooldown: l.cooldown.as_deref().map(|v| dur("cooldown", v)).transpose()?.unwrap_or_default(),
+            cooldown: l
+                .cooldown
+                .as_deref()
+                .map(|v| dur("cooldown", v))
+                .transpose()?
+                .unwrap_or_default(),
             workers: l.workers.unwrap_or(10),
             max_workers: l.max_workers,
             connections: l.connections.unwrap_or(10_000),
             max_connections: l.max_connections,
-            timeout: l.timeout.as_deref().map(|v| dur("timeout", v)).transpose()?.unwrap_or(Duration::from_secs(30)),
+            timeout: l
+                .timeout
+                .as_deref()
+                .map(|v| dur("timeout", v))
+                .transpose()?
+                .unwrap_or(Duration::from_secs(30)),
             keepalive: l.keepalive.unwrap_or(true),
         };
 
@@ -368,10 +426,18 @@ impl Plan {
             Some(s) => {
                 let success = match &s.success {
                     None => None,
-                    Some(v) => Some(parse_ratio(v).map_err(|m| err("success", format!("slo.success: {m}")))?),
+                    Some(v) => Some(
+                        parse_ratio(v).map_err(|m| err("success", format!("slo.success: {m}")))?,
+                    ),
                 };
                 let mut latency = Vec::new();
-                for (p, v) in [(50.0, &s.p50), (90.0, &s.p90), (95.0, &s.p95), (99.0, &s.p99), (100.0, &s.max)] {
+                for (p, v) in [
+                    (50.0, &s.p50),
+                    (90.0, &s.p90),
+                    (95.0, &s.p95),
+                    (99.0, &s.p99),
+                    (100.0, &s.max),
+                ] {
                     if let Some(v) = v {
                         latency.push((p, dur("slo", v)?));
                     }
@@ -383,31 +449,55 @@ impl Plan {
             None => None,
             Some(c) => {
                 if slo.is_none() {
-                    return Err(err("ceiling", "ceiling search needs an `slo` to decide pass/fail".into()));
+                    return Err(err(
+                        "ceiling",
+                        "ceiling search needs an `slo` to decide pass/fail".into(),
+                    ));
                 }
                 if c.resolution == 0 {
                     return Err(err("resolution", "ceiling.resolution must be > 0".into()));
                 }
-                Some(CeilingPlan { resolution: c.resolution, max_probes: c.max_probes.unwrap_or(8) })
+                Some(CeilingPlan {
+                    resolution: c.resolution,
+                    max_probes: c.max_probes.unwrap_or(8),
+                })
             }
         };
         let stop_after_failures = match &raw.stop {
-            Some(RawStop { after_failures: Some(0) }) => {
-                return Err(err("after_failures", "stop.after_failures must be >= 1".into()));
+            Some(RawStop {
+                after_failures: Some(0),
+            }) => {
+                return Err(err(
+                    "after_failures",
+                    "stop.after_failures must be >= 1".into(),
+                ));
             }
             Some(s) => s.after_failures.or(Some(1)),
             None => None,
         };
         if stop_after_failures.is_some() && slo.is_none() {
-            return Err(err("stop", "stop rules need an `slo` to decide failure".into()));
+            return Err(err(
+                "stop",
+                "stop rules need an `slo` to decide failure".into(),
+            ));
         }
 
         let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
         let mut hypotheses = Vec::new();
         for h in &raw.hypotheses {
-            let parsed = Hypothesis::parse(h, &names).map_err(|m| err(h, format!("hypothesis {h:?}: {m}")))?;
+            let parsed = Hypothesis::parse(h, &names)
+                .map_err(|m| err(h, format!("hypothesis {h:?}: {m}")))?;
+            if parsed.metric() == crate::hypothesis::Metric::Cpu && raw.monitor.is_none() {
+                return Err(err(
+                    h,
+                    format!("hypothesis {h:?} uses `cpu` but the plan has no `monitor`"),
+                ));
+            }
             if parsed.needs_ceiling() && ceiling.is_none() {
-                return Err(err(h, format!("hypothesis {h:?} uses `ceiling` but the plan has no ceiling search")));
+                return Err(err(
+                    h,
+                    format!("hypothesis {h:?} uses `ceiling` but the plan has no ceiling search"),
+                ));
             }
             hypotheses.push(parsed);
         }
@@ -417,19 +507,39 @@ impl Plan {
             Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
         };
         if origin.is_none()
-            && let Some(t) = targets.iter().find(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
+            && let Some(t) = targets
+                .iter()
+                .find(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
         {
-            return Err(err(&t.name, format!("target {:?} uses {{origin}} but the plan starts no origin", t.name)));
+            return Err(err(
+                &t.name,
+                format!(
+                    "target {:?} uses {{origin}} but the plan starts no origin",
+                    t.name
+                ),
+            ));
         }
 
         let monitor = match &raw.monitor {
             None => None,
             Some(m) => {
                 if m.pid.is_some() == m.process.is_some() {
-                    return Err(err("monitor", "monitor needs exactly one of `pid` or `process`".into()));
+                    return Err(err(
+                        "monitor",
+                        "monitor needs exactly one of `pid` or `process`".into(),
+                    ));
                 }
-                let interval = m.interval.as_deref().map(|v| dur("interval", v)).transpose()?.unwrap_or(Duration::from_secs(1));
-                Some(MonitorPlan { pid: m.pid, process: m.process.clone(), interval })
+                let interval = m
+                    .interval
+                    .as_deref()
+                    .map(|v| dur("interval", v))
+                    .transpose()?
+                    .unwrap_or(Duration::from_secs(1));
+                Some(MonitorPlan {
+                    pid: m.pid,
+                    process: m.process.clone(),
+                    interval,
+                })
             }
         };
 
@@ -460,8 +570,15 @@ fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
         serde_yaml::Value::String(s) => {
             let s = s.trim();
             match s.strip_suffix('%') {
-                Some(p) => p.trim().parse::<f64>().map_err(|_| format!("invalid percentage {s:?}"))? / 100.0,
-                None => s.parse::<f64>().map_err(|_| format!("invalid ratio {s:?}"))?,
+                Some(p) => {
+                    p.trim()
+                        .parse::<f64>()
+                        .map_err(|_| format!("invalid percentage {s:?}"))?
+                        / 100.0
+                }
+                None => s
+                    .parse::<f64>()
+                    .map_err(|_| format!("invalid ratio {s:?}"))?,
             }
         }
         _ => return Err("expected a ratio like 0.999 or \"99.9%\"".into()),
@@ -473,26 +590,53 @@ fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
 }
 
 fn resolve_target(t: &RawTarget, base: &Path) -> Result<TargetPlan, String> {
-    let headers: Vec<(String, String)> = t.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let headers: Vec<(String, String)> = t
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let requests = match (&t.url, &t.targets_file) {
         (Some(url), None) => {
-            let method = t.method.clone().unwrap_or_else(|| "GET".into()).to_ascii_uppercase();
-            http::Method::from_bytes(method.as_bytes()).map_err(|_| format!("invalid method {method:?}"))?;
-            vec![RequestPlan { method, url: url.clone(), headers, body: t.body.clone() }]
+            let method = t
+                .method
+                .clone()
+                .unwrap_or_else(|| "GET".into())
+                .to_ascii_uppercase();
+            http::Method::from_bytes(method.as_bytes())
+                .map_err(|_| format!("invalid method {method:?}"))?;
+            vec![RequestPlan {
+                method,
+                url: url.clone(),
+                headers,
+                body: t.body.clone(),
+            }]
         }
         (None, Some(file)) => {
             let path = base.join(file);
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read targets file {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read targets file {}: {e}", path.display()))?;
             parse_http_targets(&text, &headers, &path)?
         }
-        _ => return Err(format!("target {:?} needs exactly one of `url` or `targets_file`", t.name)),
+        _ => {
+            return Err(format!(
+                "target {:?} needs exactly one of `url` or `targets_file`",
+                t.name
+            ));
+        }
     };
-    Ok(TargetPlan { name: t.name.clone(), requests })
+    Ok(TargetPlan {
+        name: t.name.clone(),
+        requests,
+    })
 }
 
 /// The vegeta `http` targets format: `METHOD URL`, header lines, optional
 /// `@body-file`, blank line between targets, `#` comments.
-fn parse_http_targets(text: &str, headers: &[(String, String)], path: &Path) -> Result<Vec<RequestPlan>, String> {
+fn parse_http_targets(
+    text: &str,
+    headers: &[(String, String)],
+    path: &Path,
+) -> Result<Vec<RequestPlan>, String> {
     let mut out: Vec<RequestPlan> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -502,21 +646,32 @@ fn parse_http_targets(text: &str, headers: &[(String, String)], path: &Path) -> 
         let here = || format!("{}:{}", path.display(), i + 1);
         if let Some(body) = line.strip_prefix('@') {
             let bp = path.parent().unwrap_or(Path::new(".")).join(body);
-            let b = std::fs::read_to_string(&bp).map_err(|e| format!("{}: cannot read body {}: {e}", here(), bp.display()))?;
-            out.last_mut().ok_or_else(|| format!("{}: body before any target", here()))?.body = Some(b);
+            let b = std::fs::read_to_string(&bp)
+                .map_err(|e| format!("{}: cannot read body {}: {e}", here(), bp.display()))?;
+            out.last_mut()
+                .ok_or_else(|| format!("{}: body before any target", here()))?
+                .body = Some(b);
         } else if let Some((m, u)) = line.split_once(' ')
             && http::Method::from_bytes(m.as_bytes()).is_ok()
             && m.chars().all(|c| c.is_ascii_uppercase())
             && u.trim().contains("://")
         {
-            out.push(RequestPlan { method: m.into(), url: u.trim().into(), headers: headers.to_vec(), body: None });
+            out.push(RequestPlan {
+                method: m.into(),
+                url: u.trim().into(),
+                headers: headers.to_vec(),
+                body: None,
+            });
         } else if let Some((k, v)) = line.split_once(':') {
             out.last_mut()
                 .ok_or_else(|| format!("{}: header before any target", here()))?
                 .headers
                 .push((k.trim().into(), v.trim().into()));
         } else {
-            return Err(format!("{}: expected `METHOD URL`, a header or @body", here()));
+            return Err(format!(
+                "{}: expected `METHOD URL`, a header or @body",
+                here()
+            ));
         }
     }
     if out.is_empty() {
@@ -529,12 +684,20 @@ fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, String> {
     match (&o.recipe, &o.recipes) {
         (Some(file), None) => {
             let path: PathBuf = base.join(file);
-            let json = std::fs::read_to_string(&path).map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
-            Ok(OriginPlan { recipes_json: json, source: file.clone() })
+            let json = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
+            Ok(OriginPlan {
+                recipes_json: json,
+                source: file.clone(),
+            })
         }
         (None, Some(v)) => {
-            let json = serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
-            Ok(OriginPlan { recipes_json: json, source: "inline".into() })
+            let json =
+                serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
+            Ok(OriginPlan {
+                recipes_json: json,
+                source: "inline".into(),
+            })
         }
         _ => Err("origin needs exactly one of `recipe` (a file) or `recipes` (inline)".into()),
     }

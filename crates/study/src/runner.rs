@@ -33,7 +33,9 @@ pub enum StudyError {
     Engine(String),
     #[error("{0}")]
     Monitor(String),
-    #[error("interrupted: study {study} stopped after {done} committed run(s); continue with --resume")]
+    #[error(
+        "interrupted: study {study} stopped after {done} committed run(s); continue with --resume"
+    )]
     Interrupted { study: i64, done: usize },
     #[error("cannot resume: {0}")]
     Resume(String),
@@ -84,24 +86,44 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Returns the run's SLO outcome, running it unless already stored.
-    fn run(&mut self, phase: &str, rate: u64, target: &str, rep: u32) -> Result<Option<bool>, StudyError> {
+    fn run(
+        &mut self,
+        phase: &str,
+        rate: u64,
+        target: &str,
+        rep: u32,
+    ) -> Result<Option<bool>, StudyError> {
         let key = (phase.to_string(), rate, target.to_string(), rep);
         if let Some(p) = self.done.get(&key) {
             self.reused += 1;
             return Ok(*p);
         }
         if self.opts.stop.load(Ordering::Relaxed) {
-            return Err(StudyError::Interrupted { study: self.study, done: self.done.len() });
+            return Err(StudyError::Interrupted {
+                study: self.study,
+                done: self.done.len(),
+            });
         }
         if self.executed > 0 && !self.plan.load.cooldown.is_zero() {
             sleep_unless(&self.opts.stop, self.plan.load.cooldown);
         }
-        let (data, mon) = execute(self.plan, target, rate, &self.base_url, self.pid, &self.opts.stop)?;
+        let (data, mon) = execute(
+            self.plan,
+            target,
+            rate,
+            &self.base_url,
+            self.pid,
+            &self.opts.stop,
+        )?;
         if self.opts.stop.load(Ordering::Relaxed) {
-            return Err(StudyError::Interrupted { study: self.study, done: self.done.len() });
+            return Err(StudyError::Interrupted {
+                study: self.study,
+                done: self.done.len(),
+            });
         }
         let pass = analysis::slo_pass(self.plan.slo.as_ref(), &data.summary);
-        self.store.save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
+        self.store
+            .save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
         self.done.insert(key, pass);
         self.executed += 1;
         let s = &data.summary;
@@ -145,13 +167,16 @@ fn execute(
     stop: &Arc<AtomicBool>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
     let l = &plan.load;
-    let t = plan.target(target).ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
+    let t = plan
+        .target(target)
+        .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
     let targets: Vec<Target> = t
         .requests
         .iter()
         .map(|r| {
             Ok(Target {
-                method: http::Method::from_bytes(r.method.as_bytes()).map_err(|e| StudyError::Engine(e.to_string()))?,
+                method: http::Method::from_bytes(r.method.as_bytes())
+                    .map_err(|e| StudyError::Engine(e.to_string()))?,
                 url: r.url.replace("{origin}", base_url),
                 headers: r.headers.clone(),
                 body: r.body.clone().map(Bytes::from).unwrap_or_default(),
@@ -173,17 +198,34 @@ fn execute(
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
     let (sink, slot) = collector(Collector::new(rate, l.warmup.as_nanos() as u64, bucket));
-    let mon = pid.map(|p| Monitor::start(p, plan.monitor.as_ref().map_or(Duration::from_secs(1), |m| m.interval)));
+    let mon = pid.map(|p| {
+        Monitor::start(
+            p,
+            plan.monitor
+                .as_ref()
+                .map_or(Duration::from_secs(1), |m| m.interval),
+        )
+    });
     let flag = stop.clone();
     let shutdown = async move {
         while !flag.load(Ordering::Relaxed) {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     };
-    let res = loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), Box::new(sink), shutdown, LiveStats::new());
+    let res = loadlab_engine::run_blocking(
+        cfg,
+        TargetSource::Static(targets),
+        Box::new(sink),
+        shutdown,
+        LiveStats::new(),
+    );
     let points = mon.map(Monitor::stop).unwrap_or_default();
     let summary = res.map_err(|e| StudyError::Engine(e.to_string()))?;
-    let c = slot.lock().ok().and_then(|mut g| g.take()).ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
+    let c = slot
+        .lock()
+        .ok()
+        .and_then(|mut g| g.take())
+        .ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
     let mut data = c.finish();
     data.summary.unsent = summary.unsent;
     data.summary.late = summary.late;
@@ -191,8 +233,12 @@ fn execute(
     let warm = plan.load.warmup.as_secs_f64();
     let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
     if !measured.is_empty() {
-        data.summary.cpu_mean = Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
-        data.summary.cpu_max = measured.iter().map(|p| p.cpu).fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
+        data.summary.cpu_mean =
+            Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
+        data.summary.cpu_max = measured
+            .iter()
+            .map(|p| p.cpu)
+            .fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
         data.summary.rss_max = measured.iter().map(|p| p.rss).max();
     }
     Ok((data, points))
@@ -203,9 +249,13 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     let mut store = Store::open(&opts.db)?;
     let plan_json = serde_json::to_string(plan).unwrap_or_default();
     let (study, out_dir, done) = if opts.resume {
-        let row = store
-            .resumable(&opts.plan_path)?
-            .ok_or_else(|| StudyError::Resume(format!("no unfinished study of {} in {}", opts.plan_path, opts.db.display())))?;
+        let row = store.resumable(&opts.plan_path)?.ok_or_else(|| {
+            StudyError::Resume(format!(
+                "no unfinished study of {} in {}",
+                opts.plan_path,
+                opts.db.display()
+            ))
+        })?;
         if row.plan_json != plan_json {
             return Err(StudyError::Resume(format!(
                 "the plan changed since study {} started; run it as a new study (without --resume)",
@@ -213,12 +263,25 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
             )));
         }
         let runs = store.runs(row.id)?;
-        let done = runs.into_iter().map(|r| ((r.phase, r.rate, r.target, r.repetition), r.slo_pass)).collect();
+        let done = runs
+            .into_iter()
+            .map(|r| ((r.phase, r.rate, r.target, r.repetition), r.slo_pass))
+            .collect();
         (row.id, PathBuf::from(row.out_dir), done)
     } else {
         let env = serde_json::to_string(&Environment::capture()).unwrap_or_default();
-        let id = store.create_study(&plan.name, &opts.plan_path, &opts.plan_yaml, &plan_json, &env, "")?;
-        let out = opts.out.clone().unwrap_or_else(|| default_out_dir(id, &plan.name));
+        let id = store.create_study(
+            &plan.name,
+            &opts.plan_path,
+            &opts.plan_yaml,
+            &plan_json,
+            &env,
+            "",
+        )?;
+        let out = opts
+            .out
+            .clone()
+            .unwrap_or_else(|| default_out_dir(id, &plan.name));
         store.set_out_dir(id, &out.display().to_string())?;
         (id, out, HashMap::new())
     };
@@ -227,8 +290,13 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     let origin = match &plan.origin {
         None => None,
         Some(o) => {
-            let recipes = loadlab_origin::parse_recipes(&o.recipes_json).map_err(|e| StudyError::Origin(e.to_string()))?;
-            let cfg = loadlab_origin::OriginConfig { recipes, workers: Some(1), ..Default::default() };
+            let recipes = loadlab_origin::parse_recipes(&o.recipes_json)
+                .map_err(|e| StudyError::Origin(e.to_string()))?;
+            let cfg = loadlab_origin::OriginConfig {
+                recipes,
+                workers: Some(1),
+                ..Default::default()
+            };
             let addr = "127.0.0.1:0".parse().expect("static address");
             Some(loadlab_origin::spawn(addr, cfg).map_err(|e| StudyError::Origin(e.to_string()))?)
         }
@@ -265,13 +333,28 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     // fails (`loadlab runs report ID` rewrites it from the store).
     store.set_status(study, "done")?;
     let row = store.study(study)?;
-    crate::report::write_report(&row, plan, &runs, &analysis, &out_dir).map_err(StudyError::Report)?;
-    Ok(StudyOutcome { study_id: study, out_dir, executed, reused })
+    crate::report::write_report(&row, plan, &runs, &analysis, &out_dir)
+        .map_err(StudyError::Report)?;
+    Ok(StudyOutcome {
+        study_id: study,
+        out_dir,
+        executed,
+        reused,
+    })
 }
 
 /// `studies/<id>-<name>` with the name made file-system safe.
 pub fn default_out_dir(id: i64, name: &str) -> PathBuf {
-    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
     Path::new("studies").join(format!("{id}-{safe}"))
 }
 
@@ -298,18 +381,29 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
             let n = fails_in_row.entry((*t).clone()).or_default();
             *n = if ok { 0 } else { *n + 1 };
             if plan.stop_after_failures.is_some_and(|limit| *n >= limit) {
-                (ctx.opts.progress)(&format!("stop rule: {t} failed the SLO {n} step(s) in a row; no higher rates for it"));
+                (ctx.opts.progress)(&format!(
+                    "stop rule: {t} failed the SLO {n} step(s) in a row; no higher rates for it"
+                ));
                 stopped.push((*t).clone());
             }
         }
     }
-    let Some(c) = &plan.ceiling else { return Ok(()) };
+    let Some(c) = &plan.ceiling else {
+        return Ok(());
+    };
     // Bisect each target's bracket, one probe per target per round (interleaved).
     let mut brackets: Vec<(String, u64, u64, u32)> = Vec::new();
     for t in &names {
         let outcomes = analysis::step_outcomes(&ctx.store.runs(ctx.study)?, t, SWEEP);
-        let Some(fail) = outcomes.iter().filter(|(_, p)| !p).map(|(r, _)| *r).min() else { continue };
-        let lo = outcomes.iter().filter(|(r, p)| *p && *r < fail).map(|(r, _)| *r).max().unwrap_or(0);
+        let Some(fail) = outcomes.iter().filter(|(_, p)| !p).map(|(r, _)| *r).min() else {
+            continue;
+        };
+        let lo = outcomes
+            .iter()
+            .filter(|(r, p)| *p && *r < fail)
+            .map(|(r, _)| *r)
+            .max()
+            .unwrap_or(0);
         brackets.push((t.clone(), lo, fail, 0));
     }
     loop {

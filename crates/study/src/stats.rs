@@ -73,7 +73,11 @@ pub struct Evidence {
 }
 
 fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
 }
 
 /// Resamples used by [`compare`].
@@ -82,7 +86,10 @@ pub const RESAMPLES: usize = 2_000;
 /// Computes D, its bootstrap CI and the rank statistics. Strata where either
 /// side is empty are ignored. Returns None when no stratum is usable.
 pub fn compare(strata: &[Stratum], seed: u64) -> Option<Evidence> {
-    let strata: Vec<&Stratum> = strata.iter().filter(|s| !s.a.is_empty() && !s.b.is_empty()).collect();
+    let strata: Vec<&Stratum> = strata
+        .iter()
+        .filter(|s| !s.a.is_empty() && !s.b.is_empty())
+        .collect();
     if strata.is_empty() {
         return None;
     }
@@ -96,8 +103,14 @@ pub fn compare(strata: &[Stratum], seed: u64) -> Option<Evidence> {
     for _ in 0..RESAMPLES {
         let mut d = 0.0;
         for s in &strata {
-            let ra: f64 = (0..s.a.len()).map(|_| s.a[rng.random_range(0..s.a.len())]).sum::<f64>() / s.a.len() as f64;
-            let rb: f64 = (0..s.b.len()).map(|_| s.b[rng.random_range(0..s.b.len())]).sum::<f64>() / s.b.len() as f64;
+            let ra: f64 = (0..s.a.len())
+                .map(|_| s.a[rng.random_range(0..s.a.len())])
+                .sum::<f64>()
+                / s.a.len() as f64;
+            let rb: f64 = (0..s.b.len())
+                .map(|_| s.b[rng.random_range(0..s.b.len())])
+                .sum::<f64>()
+                / s.b.len() as f64;
             d += ra - rb;
         }
         boots.push(d / k);
@@ -128,7 +141,13 @@ fn mann_whitney(strata: &[&Stratum]) -> (Option<f64>, f64) {
         let mut us = 0.0;
         for x in &s.a {
             for y in &s.b {
-                us += if x > y { 1.0 } else if x == y { 0.5 } else { 0.0 };
+                us += if x > y {
+                    1.0
+                } else if x == y {
+                    0.5
+                } else {
+                    0.0
+                };
             }
         }
         // Tie correction: Σ(t³ − t) over groups of equal values in the pooled sample.
@@ -153,7 +172,11 @@ fn mann_whitney(strata: &[&Stratum]) -> (Option<f64>, f64) {
         }
         pairs += na * nb;
     }
-    let delta = if pairs > 0.0 { (2.0 * u - pairs) / pairs } else { 0.0 };
+    let delta = if pairs > 0.0 {
+        (2.0 * u - pairs) / pairs
+    } else {
+        0.0
+    };
     if var <= 0.0 {
         return (None, delta);
     }
@@ -165,9 +188,16 @@ fn mann_whitney(strata: &[&Stratum]) -> (Option<f64>, f64) {
 pub fn normal_cdf(z: f64) -> f64 {
     let x = z.abs() / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     let erf = 1.0 - poly * (-x * x).exp();
-    if z >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
 }
 
 /// Reads the verdict of `A op B` from the interval of D = A − B.
@@ -237,9 +267,15 @@ mod tests {
         let mut inconclusive = 0;
         for seed in 0..40 {
             let mut rng = SmallRng::seed_from_u64(1000 + seed);
-            let strata = vec![Stratum { label: "x".into(), a: normal(&mut rng, 100.0, 10.0, 8), b: normal(&mut rng, 100.0, 10.0, 8) }];
+            let strata = vec![Stratum {
+                label: "x".into(),
+                a: normal(&mut rng, 100.0, 10.0, 8),
+                b: normal(&mut rng, 100.0, 10.0, 8),
+            }];
             let ev = compare(&strata, seed).unwrap();
-            if verdict(Cmp::Lt, &ev) == Verdict::Inconclusive && verdict(Cmp::Gt, &ev) == Verdict::Inconclusive {
+            if verdict(Cmp::Lt, &ev) == Verdict::Inconclusive
+                && verdict(Cmp::Gt, &ev) == Verdict::Inconclusive
+            {
                 inconclusive += 1;
             }
         }
@@ -248,19 +284,47 @@ mod tests {
 
     #[test]
     fn equal_constants_and_single_runs() {
-        let s = vec![Stratum { label: "r".into(), a: vec![1.0, 1.0, 1.0], b: vec![1.0, 1.0, 1.0] }];
+        let s = vec![Stratum {
+            label: "r".into(),
+            a: vec![1.0, 1.0, 1.0],
+            b: vec![1.0, 1.0, 1.0],
+        }];
         let ev = compare(&s, 0).unwrap();
         assert_eq!(ev.ci, (0.0, 0.0));
         assert_eq!(ev.p_value, None);
         assert_eq!(verdict(Cmp::Ge, &ev), Verdict::Supported);
         assert_eq!(verdict(Cmp::Lt, &ev), Verdict::Rejected);
         // One run a side cannot say anything about noise.
-        let s = vec![Stratum { label: "r".into(), a: vec![1.0], b: vec![5.0] }];
-        assert_eq!(verdict(Cmp::Lt, &compare(&s, 0).unwrap()), Verdict::Inconclusive);
+        let s = vec![Stratum {
+            label: "r".into(),
+            a: vec![1.0],
+            b: vec![5.0],
+        }];
+        assert_eq!(
+            verdict(Cmp::Lt, &compare(&s, 0).unwrap()),
+            Verdict::Inconclusive
+        );
         // Against a constant, repetitions on one side are enough.
-        let s = vec![Stratum { label: "r".into(), a: vec![1.0, 1.1, 0.9], b: vec![5.0] }];
-        assert_eq!(verdict(Cmp::Lt, &compare(&s, 0).unwrap()), Verdict::Supported);
-        assert!(compare(&[Stratum { label: "e".into(), a: vec![], b: vec![1.0] }], 0).is_none());
+        let s = vec![Stratum {
+            label: "r".into(),
+            a: vec![1.0, 1.1, 0.9],
+            b: vec![5.0],
+        }];
+        assert_eq!(
+            verdict(Cmp::Lt, &compare(&s, 0).unwrap()),
+            Verdict::Supported
+        );
+        assert!(
+            compare(
+                &[Stratum {
+                    label: "e".into(),
+                    a: vec![],
+                    b: vec![1.0]
+                }],
+                0
+            )
+            .is_none()
+        );
     }
 
     #[test]

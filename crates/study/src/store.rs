@@ -25,16 +25,23 @@ pub const SCHEMA_VERSION: i32 = 1;
 pub enum StoreError {
     #[error("{path}: not a loadlab database ({reason}); refusing to touch it")]
     Foreign { path: String, reason: String },
-    #[error("{path}: database schema version {found} is newer than this loadlab understands ({SCHEMA_VERSION})")]
+    #[error(
+        "{path}: database schema version {found} is newer than this loadlab understands ({SCHEMA_VERSION})"
+    )]
     TooNew { path: String, found: i32 },
     #[error("{path}: {source}")]
-    Sql { path: String, source: rusqlite::Error },
+    Sql {
+        path: String,
+        source: rusqlite::Error,
+    },
     #[error("no study with id {0}")]
     NoStudy(i64),
     #[error("no run with id {0}")]
     NoRun(i64),
     #[error("corrupt record: {0}")]
     Corrupt(String),
+    #[error("{0}")]
+    Invalid(String),
 }
 
 const SCHEMA: &str = "
@@ -130,11 +137,15 @@ fn encode(h: &Histogram<u64>) -> Vec<u8> {
 }
 
 fn decode(b: &[u8]) -> Result<Histogram<u64>, StoreError> {
-    Deserializer::new().deserialize(&mut &b[..]).map_err(|e| StoreError::Corrupt(format!("histogram: {e:?}")))
+    Deserializer::new()
+        .deserialize(&mut &b[..])
+        .map_err(|e| StoreError::Corrupt(format!("histogram: {e:?}")))
 }
 
 pub fn now_rfc3339() -> String {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = d.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil-from-days (Howard Hinnant's algorithm).
@@ -147,7 +158,12 @@ pub fn now_rfc3339() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + (month <= 2) as i64;
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 impl Store {
@@ -155,36 +171,66 @@ impl Store {
     /// loadlab store; anything else is refused untouched.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let p = path.display().to_string();
-        let sql = |source| StoreError::Sql { path: p.clone(), source };
+        let sql = |source| StoreError::Sql {
+            path: p.clone(),
+            source,
+        };
         let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
         if exists {
             // Check the header before SQLite touches the file: a foreign file
             // must not get a journal, a schema or anything else.
             let mut head = [0u8; 16];
             use std::io::Read;
-            let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+            let n = std::fs::File::open(path)
+                .and_then(|mut f| f.read(&mut head))
+                .unwrap_or(0);
             if n < 16 || &head != b"SQLite format 3\0" {
-                return Err(StoreError::Foreign { path: p, reason: "not an SQLite file".into() });
+                return Err(StoreError::Foreign {
+                    path: p,
+                    reason: "not an SQLite file".into(),
+                });
             }
-            let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+            let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+                .map_err(sql)?;
             let app: i32 = conn
                 .query_row("PRAGMA application_id", [], |r| r.get(0))
-                .map_err(|e| StoreError::Foreign { path: p.clone(), reason: format!("damaged: {e}") })?;
+                .map_err(|e| StoreError::Foreign {
+                    path: p.clone(),
+                    reason: format!("damaged: {e}"),
+                })?;
             if app != APPLICATION_ID {
-                return Err(StoreError::Foreign { path: p, reason: format!("application_id is {app:#x}") });
+                return Err(StoreError::Foreign {
+                    path: p,
+                    reason: format!("application_id is {app:#x}"),
+                });
             }
             let ok: String = conn
                 .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| StoreError::Foreign { path: p.clone(), reason: format!("damaged: {e}") })?;
+                .map_err(|e| StoreError::Foreign {
+                    path: p.clone(),
+                    reason: format!("damaged: {e}"),
+                })?;
             if ok != "ok" {
-                return Err(StoreError::Foreign { path: p, reason: format!("damaged: {ok}") });
+                return Err(StoreError::Foreign {
+                    path: p,
+                    reason: format!("damaged: {ok}"),
+                });
             }
-            let ver: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
+            let ver: i32 = conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(sql)?;
             if ver > SCHEMA_VERSION {
-                return Err(StoreError::TooNew { path: p, found: ver });
+                return Err(StoreError::TooNew {
+                    path: p,
+                    found: ver,
+                });
             }
-            conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql)?;
-            return Ok(Store { conn, path: path.to_path_buf() });
+            conn.busy_timeout(std::time::Duration::from_secs(5))
+                .map_err(sql)?;
+            return Ok(Store {
+                conn,
+                path: path.to_path_buf(),
+            });
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(dir);
@@ -192,14 +238,22 @@ impl Store {
         let mut conn = Connection::open(path).map_err(sql)?;
         let tx = conn.transaction().map_err(sql)?;
         tx.execute_batch(SCHEMA).map_err(sql)?;
-        tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
-            .map_err(sql)?;
+        tx.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+        ))
+        .map_err(sql)?;
         tx.commit().map_err(sql)?;
-        Ok(Store { conn, path: path.to_path_buf() })
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        move |source| StoreError::Sql { path: self.path.display().to_string(), source }
+        move |source| StoreError::Sql {
+            path: self.path.display().to_string(),
+            source,
+        }
     }
 
     pub fn create_study(
@@ -224,25 +278,42 @@ impl Store {
     pub fn set_status(&self, study: i64, status: &str) -> Result<(), StoreError> {
         let finished = (status == "done").then(now_rfc3339);
         self.conn
-            .execute("UPDATE studies SET status = ?2, finished_at = ?3 WHERE id = ?1", params![study, status, finished])
+            .execute(
+                "UPDATE studies SET status = ?2, finished_at = ?3 WHERE id = ?1",
+                params![study, status, finished],
+            )
             .map_err(self.sql())?;
         Ok(())
     }
 
     pub fn set_out_dir(&self, study: i64, out: &str) -> Result<(), StoreError> {
-        self.conn.execute("UPDATE studies SET out_dir = ?2 WHERE id = ?1", params![study, out]).map_err(self.sql())?;
+        self.conn
+            .execute(
+                "UPDATE studies SET out_dir = ?2 WHERE id = ?1",
+                params![study, out],
+            )
+            .map_err(self.sql())?;
         Ok(())
     }
 
     pub fn set_analysis(&self, study: i64, json: &str) -> Result<(), StoreError> {
-        self.conn.execute("UPDATE studies SET analysis_json = ?2 WHERE id = ?1", params![study, json]).map_err(self.sql())?;
+        self.conn
+            .execute(
+                "UPDATE studies SET analysis_json = ?2 WHERE id = ?1",
+                params![study, json],
+            )
+            .map_err(self.sql())?;
         Ok(())
     }
 
     /// The stored analysis (ceilings, verdicts) of a finished study, as JSON.
     pub fn analysis(&self, study: i64) -> Result<Option<String>, StoreError> {
         self.conn
-            .query_row("SELECT analysis_json FROM studies WHERE id = ?1", [study], |r| r.get(0))
+            .query_row(
+                "SELECT analysis_json FROM studies WHERE id = ?1",
+                [study],
+                |r| r.get(0),
+            )
             .optional()
             .map(Option::flatten)
             .map_err(self.sql())
@@ -278,12 +349,19 @@ impl Store {
     }
 
     pub fn study(&self, id: i64) -> Result<StudyRow, StoreError> {
-        self.studies()?.into_iter().find(|s| s.id == id).ok_or(StoreError::NoStudy(id))
+        self.studies()?
+            .into_iter()
+            .find(|s| s.id == id)
+            .ok_or(StoreError::NoStudy(id))
     }
 
     /// The most recent unfinished study started from this plan file, if any.
     pub fn resumable(&self, plan_path: &str) -> Result<Option<StudyRow>, StoreError> {
-        Ok(self.studies()?.into_iter().rev().find(|s| s.plan_path == plan_path && s.status != "done"))
+        Ok(self
+            .studies()?
+            .into_iter()
+            .rev()
+            .find(|s| s.plan_path == plan_path && s.status != "done"))
     }
 
     /// Commits one run (and its step, if new) in a single transaction.
@@ -300,10 +378,16 @@ impl Store {
         slo_pass: Option<bool>,
     ) -> Result<i64, StoreError> {
         let p = self.path.display().to_string();
-        let sql = |source| StoreError::Sql { path: p.clone(), source };
+        let sql = |source| StoreError::Sql {
+            path: p.clone(),
+            source,
+        };
         let tx = self.conn.transaction().map_err(sql)?;
-        tx.execute("INSERT OR IGNORE INTO steps (study_id, phase, rate) VALUES (?1, ?2, ?3)", params![study, phase, rate as i64])
-            .map_err(sql)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO steps (study_id, phase, rate) VALUES (?1, ?2, ?3)",
+            params![study, phase, rate as i64],
+        )
+        .map_err(sql)?;
         let step: i64 = tx
             .query_row(
                 "SELECT id FROM steps WHERE study_id = ?1 AND phase = ?2 AND rate = ?3",
@@ -335,13 +419,31 @@ impl Store {
         Ok(id)
     }
 
-    const RUN_COLS: &'static str = "r.id, r.study_id, s.phase, s.rate, r.target, r.repetition, r.started_at, r.summary_json,
+    const RUN_COLS: &'static str =
+        "r.id, r.study_id, s.phase, s.rate, r.target, r.repetition, r.started_at, r.summary_json,
         r.latency_hdr, r.service_hdr, r.series_json, r.monitor_json, r.slo_pass";
 
     fn read_runs(&self, filter: &str, arg: i64) -> Result<Vec<RunRow>, StoreError> {
-        let q = format!("SELECT {} FROM runs r JOIN steps s ON s.id = r.step_id WHERE {filter} ORDER BY r.id", Self::RUN_COLS);
+        let q = format!(
+            "SELECT {} FROM runs r JOIN steps s ON s.id = r.step_id WHERE {filter} ORDER BY r.id",
+            Self::RUN_COLS
+        );
         let mut st = self.conn.prepare(&q).map_err(self.sql())?;
-        type Raw = (i64, i64, String, i64, String, u32, String, String, Vec<u8>, Vec<u8>, String, String, Option<bool>);
+        type Raw = (
+            i64,
+            i64,
+            String,
+            i64,
+            String,
+            u32,
+            String,
+            String,
+            Vec<u8>,
+            Vec<u8>,
+            String,
+            String,
+            Option<bool>,
+        );
         let raws: Vec<Raw> = st
             .query_map([arg], |r| {
                 Ok((
@@ -364,24 +466,42 @@ impl Store {
             .collect::<Result<_, _>>()
             .map_err(self.sql())?;
         raws.into_iter()
-            .map(|(id, study_id, phase, rate, target, repetition, started_at, sj, lh, sh, ser, mon, slo_pass)| {
-                let bad = |what: &str, e: serde_json::Error| StoreError::Corrupt(format!("run {id} {what}: {e}"));
-                Ok(RunRow {
+            .map(
+                |(
                     id,
                     study_id,
                     phase,
-                    rate: rate as u64,
+                    rate,
                     target,
                     repetition,
                     started_at,
-                    summary: serde_json::from_str(&sj).map_err(|e| bad("summary", e))?,
-                    latency: decode(&lh)?,
-                    service: decode(&sh)?,
-                    series: serde_json::from_str(&ser).map_err(|e| bad("series", e))?,
-                    monitor: serde_json::from_str(&mon).map_err(|e| bad("monitor", e))?,
+                    sj,
+                    lh,
+                    sh,
+                    ser,
+                    mon,
                     slo_pass,
-                })
-            })
+                )| {
+                    let bad = |what: &str, e: serde_json::Error| {
+                        StoreError::Corrupt(format!("run {id} {what}: {e}"))
+                    };
+                    Ok(RunRow {
+                        id,
+                        study_id,
+                        phase,
+                        rate: rate as u64,
+                        target,
+                        repetition,
+                        started_at,
+                        summary: serde_json::from_str(&sj).map_err(|e| bad("summary", e))?,
+                        latency: decode(&lh)?,
+                        service: decode(&sh)?,
+                        series: serde_json::from_str(&ser).map_err(|e| bad("series", e))?,
+                        monitor: serde_json::from_str(&mon).map_err(|e| bad("monitor", e))?,
+                        slo_pass,
+                    })
+                },
+            )
             .collect()
     }
 
@@ -390,11 +510,21 @@ impl Store {
     }
 
     pub fn run(&self, id: i64) -> Result<RunRow, StoreError> {
-        self.read_runs("r.id = ?1", id)?.into_iter().next().ok_or(StoreError::NoRun(id))
+        self.read_runs("r.id = ?1", id)?
+            .into_iter()
+            .next()
+            .ok_or(StoreError::NoRun(id))
     }
 
     /// Whether a run is already committed (used by resume).
-    pub fn has_run(&self, study: i64, phase: &str, rate: u64, target: &str, rep: u32) -> Result<bool, StoreError> {
+    pub fn has_run(
+        &self,
+        study: i64,
+        phase: &str,
+        rate: u64,
+        target: &str,
+        rep: u32,
+    ) -> Result<bool, StoreError> {
         self.conn
             .query_row(
                 "SELECT r.id FROM runs r JOIN steps s ON s.id = r.step_id

@@ -31,7 +31,11 @@ fn a_minimal_plan_gets_defaults() {
 fn unknown_key_is_located_and_the_nearest_key_suggested() {
     let e = err(&GOOD.replace("  step: 2s", "  step: 2s\n  warmpu: 1s"));
     assert_eq!((e.file.as_str(), e.line, e.column), ("p.yaml", 8, 3), "{e}");
-    assert!(e.message.contains("unknown key `warmpu` (did you mean `warmup`?)"), "{e}");
+    assert!(
+        e.message
+            .contains("unknown key `warmpu` (did you mean `warmup`?)"),
+        "{e}"
+    );
     let e = err(&GOOD.replace("name: x", "name: x\nrepetitons: 3"));
     assert_eq!(e.line, 2, "{e}");
     assert!(e.message.contains("did you mean `repetitions`?"), "{e}");
@@ -59,11 +63,17 @@ fn bad_values_are_located() {
     assert!(e.message.contains("starts no origin"), "{e}");
     let e = err("name: x\ntargets: []\nload: {rates: [1], step: 1s}\n");
     assert!(e.message.contains("at least one target"), "{e}");
-    let e = err(&GOOD.replace("    url: http://127.0.0.1:1/\n", "    url: http://127.0.0.1:1/\n  - name: a\n    url: http://x/\n"));
+    let e = err(&GOOD.replace(
+        "    url: http://127.0.0.1:1/\n",
+        "    url: http://127.0.0.1:1/\n  - name: a\n    url: http://x/\n",
+    ));
     assert!(e.message.contains("duplicate target"), "{e}");
     // Syntax errors carry serde_yaml's location.
     let e = err("name: [unclosed\n");
-    assert!(e.file == "p.yaml" && e.line >= 1 && !e.message.contains(" at line "), "{e}");
+    assert!(
+        e.file == "p.yaml" && e.line >= 1 && !e.message.contains(" at line "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -71,7 +81,11 @@ fn ramp_targets_file_and_recipe_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("targets.txt"), "# two targets\nGET http://127.0.0.1:1/a\nX-A: 1\n\nPOST http://127.0.0.1:1/b\n@body.json\n").unwrap();
     std::fs::write(dir.path().join("body.json"), "{}").unwrap();
-    std::fs::write(dir.path().join("recipe.json"), r#"{"route":"/*","stages":[{"at":0,"status":200,"latency":0}],"body":"ok"}"#).unwrap();
+    std::fs::write(
+        dir.path().join("recipe.json"),
+        r#"{"route":"/*","stages":[{"at":0,"status":200,"latency":0}],"body":"ok"}"#,
+    )
+    .unwrap();
     let yaml = "name: r
 origin: {recipe: recipe.json}
 targets:
@@ -83,8 +97,17 @@ load: {ramp: {from: 100, to: 500, by: 200}, step: 1s}
     assert_eq!(p.load.rates, vec![100, 300, 500]);
     let r = &p.targets[0].requests;
     assert_eq!(r.len(), 2);
-    assert_eq!(r[0].headers, vec![("x-all".to_string(), "y".to_string()), ("X-A".to_string(), "1".to_string())]);
-    assert_eq!((r[1].method.as_str(), r[1].body.as_deref()), ("POST", Some("{}")));
+    assert_eq!(
+        r[0].headers,
+        vec![
+            ("x-all".to_string(), "y".to_string()),
+            ("X-A".to_string(), "1".to_string())
+        ]
+    );
+    assert_eq!(
+        (r[1].method.as_str(), r[1].body.as_deref()),
+        ("POST", Some("{}"))
+    );
     assert_eq!(p.origin.unwrap().source, "recipe.json");
     let missing = yaml.replace("recipe.json", "nope.json");
     let e = Plan::from_yaml(&missing, "plan.yaml", dir.path()).unwrap_err();
@@ -103,7 +126,8 @@ fn shipped_plans_parse() {
         }
     }
     assert!(n >= 1);
-    let demo = Plan::from_yaml(loadlab_study::demo::DEMO_PLAN, "demo.yaml", Path::new(".")).unwrap();
+    let demo =
+        Plan::from_yaml(loadlab_study::demo::DEMO_PLAN, "demo.yaml", Path::new(".")).unwrap();
     assert_eq!(demo.hypotheses.len(), 3);
     // The demo's recipes must be accepted by the origin itself.
     loadlab_origin::parse_recipes(&demo.origin.unwrap().recipes_json).unwrap();

@@ -29,7 +29,15 @@ fn run(id: i64, target: &str, rate: u64, rep: u32, base_ms: u64, plan: &Plan) ->
     for i in 0..n {
         let at = i * 1_000_000_000 / rate;
         let lat = (base_ms + (i * 7 + rep as u64 * 3) % 20) * 1_000_000 + rate * 10_000;
-        c.record(&Sample { seq: i, intended_ns: at, sent_ns: at, done_ns: at + lat, status: 200, bytes_in: 100, ..Default::default() });
+        c.record(&Sample {
+            seq: i,
+            intended_ns: at,
+            sent_ns: at,
+            done_ns: at + lat,
+            status: 200,
+            bytes_in: 100,
+            ..Default::default()
+        });
     }
     let data = c.finish();
     RunRow {
@@ -50,9 +58,15 @@ fn run(id: i64, target: &str, rate: u64, rep: u32, base_ms: u64, plan: &Plan) ->
 }
 
 fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| {
-        Command::new("sh").arg("-c").arg(format!("command -v {b}")).output().is_ok_and(|o| o.status.success())
-    })
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(format!("command -v {b}"))
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
 }
 
 #[test]
@@ -83,25 +97,39 @@ fn html_report_renders_in_headless_chromium() {
         runs: runs.len() as i64,
     };
     let an = analysis::analyse(&plan, &runs);
-    assert_eq!(an.answers[0].verdict, loadlab_study::stats::Verdict::Supported);
+    assert_eq!(
+        an.answers[0].verdict,
+        loadlab_study::stats::Verdict::Supported
+    );
     let out = dir.path().join("report");
     report::write_report(&row, &plan, &runs, &an, &out).unwrap();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(!html.contains("<script") && !html.contains("<link") && !html.contains("@import"), "report must be self-contained");
+    assert!(
+        !html.contains("<script") && !html.contains("<link") && !html.contains("@import"),
+        "report must be self-contained"
+    );
 
     let Some(bin) = chromium() else {
         if std::env::var_os("CI").is_some() {
             panic!("chromium is not installed, and CI is set: install Debian's `chromium` package");
         }
-        eprintln!("\n!!!!!!!!!! SKIPPED: chromium not found; the HTML report was NOT checked in a browser (apt-get install chromium) !!!!!!!!!!\n");
+        eprintln!(
+            "\n!!!!!!!!!! SKIPPED: chromium not found; the HTML report was NOT checked in a browser (apt-get install chromium) !!!!!!!!!!\n"
+        );
         return;
     };
     let profile = tempfile::tempdir().unwrap();
     let dom = dump_dom(bin, &out.join("report.html"), profile.path());
     // Charts: saturation, 2 spectra, per-step latency + A/B overlays.
     let svgs = dom.matches("<svg").count();
-    assert!(svgs >= 7, "expected at least 7 charts in the rendered DOM, got {svgs}");
-    assert!(dom.contains("<polyline") || dom.contains("<path"), "charts have no lines");
+    assert!(
+        svgs >= 7,
+        "expected at least 7 charts in the rendered DOM, got {svgs}"
+    );
+    assert!(
+        dom.contains("<polyline") || dom.contains("<path"),
+        "charts have no lines"
+    );
     assert!(dom.matches("<table").count() >= 3, "tables missing");
     assert!(dom.contains("SUPPORTED"), "verdict missing");
     assert!(dom.contains("Percentile spectrum — a"));
@@ -126,6 +154,10 @@ fn dump_dom(bin: &str, file: &Path, profile: &Path) -> String {
         .arg(format!("file://{}", file.canonicalize().unwrap().display()))
         .output()
         .expect("run chromium");
-    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -9,7 +9,14 @@ fn data() -> loadlab_study::collect::RunData {
     let mut c = Collector::new(100, 0, 100_000_000);
     for i in 0..500u64 {
         let at = i * 10_000_000;
-        c.record(&Sample { seq: i, intended_ns: at, sent_ns: at, done_ns: at + 1_000_000 + i * 10_000, status: 200, ..Default::default() });
+        c.record(&Sample {
+            seq: i,
+            intended_ns: at,
+            sent_ns: at,
+            done_ns: at + 1_000_000 + i * 10_000,
+            status: 200,
+            ..Default::default()
+        });
     }
     c.finish()
 }
@@ -19,11 +26,18 @@ fn runs_round_trip_and_resume_lookup() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.db");
     let mut s = Store::open(&db).unwrap();
-    let id = s.create_study("n", "/p.yaml", "name: n", "{}", "{}", "out").unwrap();
+    let id = s
+        .create_study("n", "/p.yaml", "name: n", "{}", "{}", "out")
+        .unwrap();
     let d = data();
-    let run = s.save_run(id, "sweep", 100, "a", 1, &d, &[], Some(true)).unwrap();
+    let run = s
+        .save_run(id, "sweep", 100, "a", 1, &d, &[], Some(true))
+        .unwrap();
     // A second copy of the same run is refused by the schema: nothing runs twice.
-    assert!(s.save_run(id, "sweep", 100, "a", 1, &d, &[], Some(true)).is_err());
+    assert!(
+        s.save_run(id, "sweep", 100, "a", 1, &d, &[], Some(true))
+            .is_err()
+    );
     drop(s);
     let s = Store::open(&db).unwrap();
     let r = s.run(run).unwrap();
@@ -31,7 +45,12 @@ fn runs_round_trip_and_resume_lookup() {
     assert_eq!(r.summary, d.summary);
     assert_eq!(r.series.len(), d.series.len());
     for (a, b) in r.series.iter().zip(&d.series) {
-        assert!((a.t - b.t).abs() < 1e-9 && a.count == b.count && a.p99_ns == b.p99_ns && a.warmup == b.warmup);
+        assert!(
+            (a.t - b.t).abs() < 1e-9
+                && a.count == b.count
+                && a.p99_ns == b.p99_ns
+                && a.warmup == b.warmup
+        );
     }
     assert!(s.has_run(id, "sweep", 100, "a", 1).unwrap());
     assert!(!s.has_run(id, "sweep", 100, "a", 2).unwrap());
@@ -49,7 +68,11 @@ fn assert_refused_untouched(path: &std::path::Path, want: &str) {
     };
     assert!(matches!(e, StoreError::Foreign { .. }), "{e}");
     assert!(e.to_string().contains(want), "{e}");
-    assert_eq!(std::fs::read(path).unwrap(), before, "the file was modified");
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        before,
+        "the file was modified"
+    );
     assert!(!path.with_extension("db-journal").exists());
 }
 
@@ -64,7 +87,8 @@ fn foreign_and_damaged_files_are_refused_untouched() {
     let other = dir.path().join("other.db");
     {
         let c = rusqlite::Connection::open(&other).unwrap();
-        c.execute_batch("CREATE TABLE mine (x INTEGER); INSERT INTO mine VALUES (1);").unwrap();
+        c.execute_batch("CREATE TABLE mine (x INTEGER); INSERT INTO mine VALUES (1);")
+            .unwrap();
     }
     assert_refused_untouched(&other, "application_id");
 
@@ -74,7 +98,8 @@ fn foreign_and_damaged_files_are_refused_untouched() {
         let mut s = Store::open(&ours).unwrap();
         let id = s.create_study("n", "/p", "", "{}", "{}", "").unwrap();
         for rep in 1..=5 {
-            s.save_run(id, "sweep", 100, "a", rep, &data(), &[], None).unwrap();
+            s.save_run(id, "sweep", 100, "a", rep, &data(), &[], None)
+                .unwrap();
         }
     }
     let mut bytes = std::fs::read(&ours).unwrap();
@@ -84,4 +109,3 @@ fn foreign_and_damaged_files_are_refused_untouched() {
     std::fs::write(&ours, &bytes).unwrap();
     assert_refused_untouched(&ours, "damaged");
 }
-

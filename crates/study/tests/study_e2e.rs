@@ -60,11 +60,21 @@ fn ceiling_search_converges_on_known_capacity() {
     let store = Store::open(&dir.path().join("study.db")).unwrap();
     let runs = store.runs(out.study_id).unwrap();
     // The stop rule skipped 480 after 240 failed.
-    assert!(!runs.iter().any(|r| r.rate == 480), "{:?}", log.lock().unwrap());
+    assert!(
+        !runs.iter().any(|r| r.rate == 480),
+        "{:?}",
+        log.lock().unwrap()
+    );
     let c = loadlab_study::analysis::ceiling(&runs, "cap");
     let (pass, fail) = (c.pass.unwrap(), c.fail.unwrap());
-    assert!(fail - pass <= 15, "bracket {pass}..{fail} wider than the resolution");
-    assert!((150..=260).contains(&pass) && fail >= 165, "ceiling {pass}..{fail} is far from the 200 req/s capacity");
+    assert!(
+        fail - pass <= 15,
+        "bracket {pass}..{fail} wider than the resolution"
+    );
+    assert!(
+        (150..=260).contains(&pass) && fail >= 165,
+        "ceiling {pass}..{fail} is far from the 200 req/s capacity"
+    );
     assert!(runs.iter().any(|r| r.phase == "probe"));
     assert!(dir.path().join("out/report.html").exists());
 }
@@ -132,11 +142,18 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     let out = run_study(&plan, o).unwrap();
     assert_eq!(out.study_id, 1);
     assert_eq!(out.reused, 3);
-    assert_eq!(out.executed, 5, "2 rates x 2 targets x 2 repetitions = 8 runs");
+    assert_eq!(
+        out.executed, 5,
+        "2 rates x 2 targets x 2 repetitions = 8 runs"
+    );
     let runs = store.runs(1).unwrap();
     assert_eq!(runs.len(), 8);
     // Interleaving: within a step, targets alternate.
-    let order: Vec<&str> = runs.iter().filter(|r| r.rate == 40).map(|r| r.target.as_str()).collect();
+    let order: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.rate == 40)
+        .map(|r| r.target.as_str())
+        .collect();
     assert_eq!(order, ["fast", "slow", "fast", "slow"]);
     // Figures are plausible: 30 ms route vs 5 ms route.
     for r in &runs {
@@ -152,12 +169,34 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     assert_eq!(row.status, "done");
     let analysis: loadlab_study::analysis::Analysis =
         serde_json::from_str(&store.analysis(1).unwrap().unwrap()).unwrap();
-    assert_eq!(analysis.answers[0].verdict, Verdict::Supported, "{:?}", analysis.answers[0]);
-    assert_eq!(analysis.answers[1].verdict, Verdict::Supported, "{:?}", analysis.answers[1]);
-    assert_eq!(analysis.answers[2].verdict, Verdict::Supported, "{:?}", analysis.answers[2]);
+    assert_eq!(
+        analysis.answers[0].verdict,
+        Verdict::Supported,
+        "{:?}",
+        analysis.answers[0]
+    );
+    assert_eq!(
+        analysis.answers[1].verdict,
+        Verdict::Supported,
+        "{:?}",
+        analysis.answers[1]
+    );
+    assert_eq!(
+        analysis.answers[2].verdict,
+        Verdict::Supported,
+        "{:?}",
+        analysis.answers[2]
+    );
 
     let md = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
-    for needle in ["# Study: fast-vs-slow", "Latencies     [min, mean, 50, 90, 95, 99, max]", "| Rate | Target |", "SUPPORTED", "charts/saturation.png", "loadlab attack"] {
+    for needle in [
+        "# Study: fast-vs-slow",
+        "Latencies     [min, mean, 50, 90, 95, 99, max]",
+        "| Rate | Target |",
+        "SUPPORTED",
+        "charts/saturation.png",
+        "loadlab attack",
+    ] {
         assert!(md.contains(needle), "report.md lacks {needle:?}");
     }
     assert!(dir.path().join("out/charts/saturation.png").exists());
@@ -166,4 +205,3 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     assert!(html.matches("<svg").count() >= 5);
     assert!(!html.contains("<script") && !html.contains("http://fonts") && !html.contains("<link"));
 }
-

@@ -26,7 +26,10 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
     let sa = Side::parse(&a.a).map_err(CliError::usage)?;
     let sb = Side::parse(&a.b).map_err(CliError::usage)?;
     if !a.db.exists() {
-        return Err(CliError::io(format!("{}: no such store (pass --db)", a.db.display())));
+        return Err(CliError::io(format!(
+            "{}: no such store (pass --db)",
+            a.db.display()
+        )));
     }
     let store = Store::open(&a.db).map_err(CliError::bad_input)?;
     let c = compare(&store, &sa, &sb).map_err(CliError::usage)?;

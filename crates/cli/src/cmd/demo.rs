@@ -19,16 +19,34 @@ pub struct DemoArgs {
 }
 
 pub fn run(a: DemoArgs) -> Result<(), CliError> {
-    std::fs::create_dir_all(&a.out).map_err(|e| CliError::io(format!("{}: {e}", a.out.display())))?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| CliError::io(format!("{}: {e}", a.out.display())))?;
     let plan_path = a.out.join("plan.yaml");
-    std::fs::write(&plan_path, DEMO_PLAN).map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
+    std::fs::write(&plan_path, DEMO_PLAN)
+        .map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
     let mut plan = Plan::from_file(&plan_path).map_err(CliError::bad_input)?;
     // Watch this very process (origin and client share it): the CPU column.
-    plan.monitor = Some(MonitorPlan { pid: Some(std::process::id()), process: None, interval: std::time::Duration::from_secs(1) });
-    eprintln!("loadlab demo: origin with routes /c5 and /c6g in-process; plan written to {}", plan_path.display());
-    eprintln!("about 20 runs of 4s each (2 repetitions, interleaved), then a ceiling search; Ctrl-C stops");
+    plan.monitor = Some(MonitorPlan {
+        pid: Some(std::process::id()),
+        process: None,
+        interval: std::time::Duration::from_secs(1),
+    });
+    eprintln!(
+        "loadlab demo: origin with routes /c5 and /c6g in-process; plan written to {}",
+        plan_path.display()
+    );
+    eprintln!(
+        "about 20 runs of 4s each (2 repetitions, interleaved), then a ceiling search; Ctrl-C stops"
+    );
     let report = a.out.join("report");
-    let out = super::study::run_plan(&plan, &plan_path, DEMO_PLAN.to_string(), Some(report), a.out.join("study.db"), false)?;
+    let out = super::study::run_plan(
+        &plan,
+        &plan_path,
+        DEMO_PLAN.to_string(),
+        Some(report),
+        a.out.join("study.db"),
+        false,
+    )?;
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
     Ok(())

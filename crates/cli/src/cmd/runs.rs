@@ -37,7 +37,10 @@ pub enum RunsAction {
 
 fn open(db: &PathBuf) -> Result<Store, CliError> {
     if !db.exists() {
-        return Err(CliError::io(format!("{}: no such store (run a study first, or pass --db)", db.display())));
+        return Err(CliError::io(format!(
+            "{}: no such store (run a study first, or pass --db)",
+            db.display()
+        )));
     }
     Store::open(db).map_err(CliError::bad_input)
 }
@@ -50,18 +53,30 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
     let store = open(&a.db)?;
     match a.action.unwrap_or(RunsAction::List) {
         RunsAction::List => {
-            println!("{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}", "ID", "NAME", "STATUS", "RUNS", "CREATED", "REPORT");
+            println!(
+                "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}",
+                "ID", "NAME", "STATUS", "RUNS", "CREATED", "REPORT"
+            );
             for s in store.studies().map_err(CliError::io)? {
-                println!("{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}", s.id, s.name, s.status, s.runs, s.created_at, s.out_dir);
+                println!(
+                    "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}",
+                    s.id, s.name, s.status, s.runs, s.created_at, s.out_dir
+                );
             }
         }
         RunsAction::Show { study } => {
             let s = store.study(study).map_err(CliError::usage)?;
-            println!("study {} {:?}: {} ({} runs), created {}, plan {}", s.id, s.name, s.status, s.runs, s.created_at, s.plan_path);
+            println!(
+                "study {} {:?}: {} ({} runs), created {}, plan {}",
+                s.id, s.name, s.status, s.runs, s.created_at, s.plan_path
+            );
             println!("environment: {}", s.environment_json);
             println!("report: {}", s.out_dir);
             println!();
-            println!("{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10} {:>12} {:>12} {:>8}  SLO", "RUN", "PHASE", "RATE", "TARGET", "REP", "REQS", "OK/S", "P50", "P99", "SUCCESS");
+            println!(
+                "{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10} {:>12} {:>12} {:>8}  SLO",
+                "RUN", "PHASE", "RATE", "TARGET", "REP", "REQS", "OK/S", "P50", "P99", "SUCCESS"
+            );
             for r in store.runs(study).map_err(CliError::io)? {
                 let m = &r.summary;
                 let slo = match r.slo_pass {
@@ -71,7 +86,16 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 };
                 println!(
                     "{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10.1} {:>12} {:>12} {:>7.2}%  {slo}",
-                    r.id, r.phase, r.rate, r.target, r.repetition, m.requests, m.throughput, d(m.p50_ns), d(m.p99_ns), m.success * 100.0
+                    r.id,
+                    r.phase,
+                    r.rate,
+                    r.target,
+                    r.repetition,
+                    m.requests,
+                    m.throughput,
+                    d(m.p50_ns),
+                    d(m.p99_ns),
+                    m.success * 100.0
                 );
             }
             if let Some(json) = store.analysis(study).map_err(CliError::io)?
@@ -82,22 +106,32 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                     println!("ceiling {}: {}", c.target, c.describe());
                 }
                 for h in &an.answers {
-                    println!("{}: {} — {}", h.verdict.word().to_uppercase(), h.hypothesis, h.explanation);
+                    println!(
+                        "{}: {} — {}",
+                        h.verdict.word().to_uppercase(),
+                        h.hypothesis,
+                        h.explanation
+                    );
                 }
             }
         }
         RunsAction::Run { run } => {
             let r = store.run(run).map_err(CliError::usage)?;
-            println!("run {} of study {}: {} {} req/s, target {}, repetition {}, started {}", r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at);
+            println!(
+                "run {} of study {}: {} {} req/s, target {}, repetition {}, started {}",
+                r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at
+            );
             print!("{}", loadlab_study::report::text::vegeta_text(&r.summary));
         }
         RunsAction::Report { study, out } => {
             let s = store.study(study).map_err(CliError::usage)?;
-            let plan: Plan = serde_json::from_str(&s.plan_json).map_err(|e| CliError::bad_input(format!("study {study}: stored plan: {e}")))?;
+            let plan: Plan = serde_json::from_str(&s.plan_json)
+                .map_err(|e| CliError::bad_input(format!("study {study}: stored plan: {e}")))?;
             let runs = store.runs(study).map_err(CliError::io)?;
             let analysis = loadlab_study::analysis::analyse(&plan, &runs);
             let out = out.unwrap_or_else(|| PathBuf::from(&s.out_dir));
-            loadlab_study::report::write_report(&s, &plan, &runs, &analysis, &out).map_err(CliError::io)?;
+            loadlab_study::report::write_report(&s, &plan, &runs, &analysis, &out)
+                .map_err(CliError::io)?;
             println!("Report: {}", out.join("report.html").display());
         }
     }

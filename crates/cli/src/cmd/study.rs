@@ -48,7 +48,9 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 
 pub fn study_error(e: StudyError) -> CliError {
     match e {
-        StudyError::Store(StoreError::Foreign { .. } | StoreError::TooNew { .. }) => CliError::bad_input(e),
+        StudyError::Store(StoreError::Foreign { .. } | StoreError::TooNew { .. }) => {
+            CliError::bad_input(e)
+        }
         StudyError::Store(_) | StudyError::Report(_) => CliError::io(e),
         StudyError::Origin(_) => CliError::network(e),
         StudyError::Interrupted { .. } => CliError::new(130, e),
@@ -58,7 +60,14 @@ pub fn study_error(e: StudyError) -> CliError {
 }
 
 /// Runs a parsed plan with progress on stderr; returns the report folder.
-pub fn run_plan(plan: &Plan, plan_path: &Path, plan_yaml: String, out: Option<PathBuf>, db: PathBuf, resume: bool) -> Result<PathBuf, CliError> {
+pub fn run_plan(
+    plan: &Plan,
+    plan_path: &Path,
+    plan_yaml: String,
+    out: Option<PathBuf>,
+    db: PathBuf,
+    resume: bool,
+) -> Result<PathBuf, CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
         db,
@@ -71,13 +80,17 @@ pub fn run_plan(plan: &Plan, plan_path: &Path, plan_yaml: String, out: Option<Pa
     };
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
     if outcome.reused > 0 {
-        eprintln!("resumed study {}: {} run(s) reused from the store, {} run now", outcome.study_id, outcome.reused, outcome.executed);
+        eprintln!(
+            "resumed study {}: {} run(s) reused from the store, {} run now",
+            outcome.study_id, outcome.reused, outcome.executed
+        );
     }
     Ok(outcome.out_dir)
 }
 
 pub fn run(a: StudyArgs) -> Result<(), CliError> {
-    let yaml = std::fs::read_to_string(&a.plan).map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
+    let yaml = std::fs::read_to_string(&a.plan)
+        .map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
     let plan = Plan::from_file(&a.plan).map_err(CliError::bad_input)?;
     let out = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
     println!("Report: {}", out.join("report.html").display());

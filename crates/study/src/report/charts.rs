@@ -95,7 +95,14 @@ fn range(vals: impl Iterator<Item = f64>, axis: Axis) -> (f64, f64) {
         hi = lo + 1.0;
     }
     let pad = (hi - lo) * 0.05;
-    (if axis == Axis::Linear && lo >= 0.0 { lo } else { lo - pad }, hi + pad)
+    (
+        if axis == Axis::Linear && lo >= 0.0 {
+            lo
+        } else {
+            lo - pad
+        },
+        hi + pad,
+    )
 }
 
 fn fmt_num(v: f64) -> String {
@@ -110,9 +117,19 @@ fn fmt_num(v: f64) -> String {
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, caption: Option<&str>) -> DrawResult<DB> {
-    let xs = p.lines.iter().flat_map(|l| l.points.iter().map(|q| tr(p.x_axis, q.0)));
-    let ys = p.lines.iter().flat_map(|l| l.points.iter().map(|q| tr(p.y_axis, q.1)));
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    caption: Option<&str>,
+) -> DrawResult<DB> {
+    let xs = p
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|q| tr(p.x_axis, q.0)));
+    let ys = p
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|q| tr(p.y_axis, q.1)));
     let (x0, x1) = range(xs, p.x_axis);
     let (y0, y1) = range(ys, p.y_axis);
     let mut b = ChartBuilder::on(area);
@@ -142,11 +159,18 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, capt
         .draw()?;
     if let Some((a, b)) = p.shade {
         let (a, b) = (tr(p.x_axis, a), tr(p.x_axis, b));
-        chart.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], RGBColor(225, 225, 225).filled())))?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(a, y0), (b, y1)],
+            RGBColor(225, 225, 225).filled(),
+        )))?;
     }
     for l in &p.lines {
         let color = PALETTE[l.color % PALETTE.len()];
-        let pts: Vec<(f64, f64)> = l.points.iter().map(|&(x, y)| (tr(p.x_axis, x), tr(p.y_axis, y))).collect();
+        let pts: Vec<(f64, f64)> = l
+            .points
+            .iter()
+            .map(|&(x, y)| (tr(p.x_axis, x), tr(p.y_axis, y)))
+            .collect();
         let style = ShapeStyle::from(&color).stroke_width(if l.dashed { 1 } else { 2 });
         let series = if l.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 6, 4, style))?
@@ -154,7 +178,9 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, capt
             chart.draw_series(LineSeries::new(pts.clone(), style))?
         };
         if !l.label.is_empty() {
-            series.label(l.label.as_str()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            series.label(l.label.as_str()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
         }
         if l.markers {
             chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, color.filled())))?;
@@ -214,7 +240,11 @@ pub fn percentile_tick(v: f64) -> String {
     let v = v.round();
     let q = 1.0 - 10f64.powf(-v);
     let pct = q * 100.0;
-    if pct < 99.0 { format!("{pct:.0}%") } else { format!("{}%", fmt_num_trim(pct)) }
+    if pct < 99.0 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{}%", fmt_num_trim(pct))
+    }
 }
 
 fn fmt_num_trim(v: f64) -> String {

@@ -13,10 +13,16 @@ pub enum Block {
     List(Vec<String>),
     /// Preformatted text (vegeta reports, plans, command lines).
     Code(String, String),
-    Table { header: Vec<String>, rows: Vec<Vec<String>> },
+    Table {
+        header: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
     Chart(Figure),
     /// A verdict line, styled by its word in HTML.
-    Verdict { verdict: String, text: String },
+    Verdict {
+        verdict: String,
+        text: String,
+    },
 }
 
 pub fn html_escape(s: &str) -> String {
@@ -58,10 +64,22 @@ pub fn markdown(blocks: &[Block]) -> String {
                 let _ = writeln!(o, "```{lang}\n{}\n```\n", t.trim_end());
             }
             Block::Table { header, rows } => {
-                let _ = writeln!(o, "| {} |", header.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | "));
+                let _ = writeln!(
+                    o,
+                    "| {} |",
+                    header
+                        .iter()
+                        .map(|h| md_cell(h))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                );
                 let _ = writeln!(o, "|{}", " --- |".repeat(header.len()));
                 for r in rows {
-                    let _ = writeln!(o, "| {} |", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
+                    let _ = writeln!(
+                        o,
+                        "| {} |",
+                        r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+                    );
                 }
                 o.push('\n');
             }

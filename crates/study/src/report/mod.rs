@@ -45,7 +45,10 @@ struct Agg<'a> {
 }
 
 fn aggregate<'a>(runs: &'a [RunRow], phase: &str, rate: u64, target: &str) -> Option<Agg<'a>> {
-    let rs: Vec<&RunRow> = runs.iter().filter(|r| r.phase == phase && r.rate == rate && r.target == target).collect();
+    let rs: Vec<&RunRow> = runs
+        .iter()
+        .filter(|r| r.phase == phase && r.rate == rate && r.target == target)
+        .collect();
     if rs.is_empty() {
         return None;
     }
@@ -54,7 +57,10 @@ fn aggregate<'a>(runs: &'a [RunRow], phase: &str, rate: u64, target: &str) -> Op
         let _ = hist.add(&r.latency);
     }
     let total: u64 = rs.iter().map(|r| r.summary.requests).sum();
-    let ok: f64 = rs.iter().map(|r| r.summary.success * r.summary.requests as f64).sum();
+    let ok: f64 = rs
+        .iter()
+        .map(|r| r.summary.success * r.summary.requests as f64)
+        .sum();
     let mut codes = BTreeMap::new();
     for r in &rs {
         for (c, n) in &r.summary.status_codes {
@@ -75,20 +81,33 @@ fn aggregate<'a>(runs: &'a [RunRow], phase: &str, rate: u64, target: &str) -> Op
 }
 
 fn q(h: &Histogram<u64>, p: f64) -> f64 {
-    if h.is_empty() { 0.0 } else { h.value_at_quantile(p) as f64 }
+    if h.is_empty() {
+        0.0
+    } else {
+        h.value_at_quantile(p) as f64
+    }
 }
 
 fn target_index(plan: &Plan, name: &str) -> usize {
-    plan.targets.iter().position(|t| t.name == name).unwrap_or(0)
+    plan.targets
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or(0)
 }
 
 /// The equivalent `loadlab attack` command line of one run of a target.
 pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> String {
-    let Some(t) = plan.target(target) else { return String::new() };
+    let Some(t) = plan.target(target) else {
+        return String::new();
+    };
     let l = &plan.load;
     let mut input = String::new();
     for r in &t.requests {
-        input.push_str(&format!("{} {}", r.method, r.url.replace("{origin}", base_url)));
+        input.push_str(&format!(
+            "{} {}",
+            r.method,
+            r.url.replace("{origin}", base_url)
+        ));
     }
     let mut cmd = format!("echo \"{input}\" | loadlab attack");
     if let Some(r) = t.requests.first() {
@@ -99,7 +118,11 @@ pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> 
             cmd.push_str(" -body=body.txt");
         }
     }
-    cmd.push_str(&format!(" -duration={} -rate={rate} -workers={}", format_go_duration(l.step), l.workers));
+    cmd.push_str(&format!(
+        " -duration={} -rate={rate} -workers={}",
+        format_go_duration(l.step),
+        l.workers
+    ));
     if let Some(m) = l.max_workers {
         cmd.push_str(&format!(" -max-workers={m}"));
     }
@@ -157,7 +180,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     if !analysis.ceilings.is_empty() {
         b.push(Block::Heading(2, "Ceilings".into()));
         let slo = plan.slo.as_ref().map(describe_slo).unwrap_or_default();
-        b.push(Block::Para(format!("Highest rate each target sustains within the SLO ({slo}).")));
+        b.push(Block::Para(format!(
+            "Highest rate each target sustains within the SLO ({slo})."
+        )));
         let rows = analysis
             .ceilings
             .iter()
@@ -170,7 +195,15 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 ]
             })
             .collect();
-        b.push(Block::Table { header: vec!["Target".into(), "Passes at".into(), "Fails at".into(), "Ceiling".into()], rows });
+        b.push(Block::Table {
+            header: vec![
+                "Target".into(),
+                "Passes at".into(),
+                "Fails at".into(),
+                "Ceiling".into(),
+            ],
+            rows,
+        });
     }
 
     // Summary table: rate × target.
@@ -186,7 +219,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     rates.dedup();
     for (phase, rate) in &rates {
         for t in &plan.targets {
-            let Some(a) = aggregate(runs, phase, *rate, &t.name) else { continue };
+            let Some(a) = aggregate(runs, phase, *rate, &t.name) else {
+                continue;
+            };
             let p = percent_of(&a.hist);
             let codes: Vec<String> = a.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
             rows.push(vec![
@@ -208,11 +243,32 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     None => "—".into(),
                 },
             ]);
-            sat.entry(t.name.clone()).or_default().push((*rate as f64, a.throughput, p(0.99) / 1e6));
+            sat.entry(t.name.clone()).or_default().push((
+                *rate as f64,
+                a.throughput,
+                p(0.99) / 1e6,
+            ));
         }
     }
-    let header = ["Rate", "Target", "Runs", "Mean", "p50", "p95", "p99", "Max", "Success", "Throughput", "Status codes", "CPU", "SLO"];
-    b.push(Block::Table { header: header.iter().map(|s| s.to_string()).collect(), rows });
+    let header = [
+        "Rate",
+        "Target",
+        "Runs",
+        "Mean",
+        "p50",
+        "p95",
+        "p99",
+        "Max",
+        "Success",
+        "Throughput",
+        "Status codes",
+        "CPU",
+        "SLO",
+    ];
+    b.push(Block::Table {
+        header: header.iter().map(|s| s.to_string()).collect(),
+        rows,
+    });
 
     // Charts.
     b.push(Block::Heading(2, "Charts".into()));
@@ -221,18 +277,52 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     for (name, mut pts) in sat {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let c = target_index(plan, &name);
-        sat_lines_t.push(Line { label: name.clone(), color: c, points: pts.iter().map(|p| (p.0, p.1)).collect(), dashed: false, markers: true });
-        sat_lines_p.push(Line { label: name.clone(), color: c, points: pts.iter().map(|p| (p.0, p.2.max(0.001))).collect(), dashed: false, markers: true });
+        sat_lines_t.push(Line {
+            label: name.clone(),
+            color: c,
+            points: pts.iter().map(|p| (p.0, p.1)).collect(),
+            dashed: false,
+            markers: true,
+        });
+        sat_lines_p.push(Line {
+            label: name.clone(),
+            color: c,
+            points: pts.iter().map(|p| (p.0, p.2.max(0.001))).collect(),
+            dashed: false,
+            markers: true,
+        });
     }
     if let Some(max_rate) = runs.iter().map(|r| r.rate).max() {
-        sat_lines_t.push(Line { label: "offered".into(), color: 6, points: vec![(0.0, 0.0), (max_rate as f64, max_rate as f64)], dashed: true, markers: false });
+        sat_lines_t.push(Line {
+            label: "offered".into(),
+            color: 6,
+            points: vec![(0.0, 0.0), (max_rate as f64, max_rate as f64)],
+            dashed: true,
+            markers: false,
+        });
     }
     b.push(Block::Chart(Figure {
         id: "saturation".into(),
         title: "Saturation: offered rate vs achieved throughput and p99".into(),
         panels: vec![
-            Panel { x_label: "offered rate (req/s)".into(), y_label: "successful req/s".into(), x_axis: Axis::Linear, y_axis: Axis::Linear, x_ticks: None, lines: sat_lines_t, shade: None },
-            Panel { x_label: "offered rate (req/s)".into(), y_label: "p99 latency (ms, log)".into(), x_axis: Axis::Linear, y_axis: Axis::Log, x_ticks: None, lines: sat_lines_p, shade: None },
+            Panel {
+                x_label: "offered rate (req/s)".into(),
+                y_label: "successful req/s".into(),
+                x_axis: Axis::Linear,
+                y_axis: Axis::Linear,
+                x_ticks: None,
+                lines: sat_lines_t,
+                shade: None,
+            },
+            Panel {
+                x_label: "offered rate (req/s)".into(),
+                y_label: "p99 latency (ms, log)".into(),
+                x_axis: Axis::Linear,
+                y_axis: Axis::Log,
+                x_ticks: None,
+                lines: sat_lines_p,
+                shade: None,
+            },
         ],
     }));
     for t in &plan.targets {
@@ -243,7 +333,13 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             .enumerate()
             .filter_map(|(i, rate)| {
                 let a = aggregate(runs, SWEEP, *rate, &t.name)?;
-                Some(Line { label: format!("{rate} req/s"), color: i, points: charts::spectrum_points(&a.hist), dashed: false, markers: false })
+                Some(Line {
+                    label: format!("{rate} req/s"),
+                    color: i,
+                    points: charts::spectrum_points(&a.hist),
+                    dashed: false,
+                    markers: false,
+                })
             })
             .collect();
         if lines.is_empty() {
@@ -265,21 +361,61 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         format_go_duration(plan.load.warmup)
     )));
     for (i, (phase, rate)) in rates.iter().enumerate() {
-        let kind = if phase == PROBE { "ceiling probe" } else { "step" };
-        b.push(Block::Heading(3, format!("Test {} — {rate} requests per second ({kind})", i + 1)));
+        let kind = if phase == PROBE {
+            "ceiling probe"
+        } else {
+            "step"
+        };
+        b.push(Block::Heading(
+            3,
+            format!("Test {} — {rate} requests per second ({kind})", i + 1),
+        ));
         let mut time_lines = Vec::new();
         let mut overlay = Vec::new();
         for t in &plan.targets {
-            let Some(a) = aggregate(runs, phase, *rate, &t.name) else { continue };
+            let Some(a) = aggregate(runs, phase, *rate, &t.name) else {
+                continue;
+            };
             let c = target_index(plan, &t.name);
             for r in &a.runs {
-                b.push(Block::Heading(4, format!("{} — repetition {}", t.name, r.repetition)));
-                b.push(Block::Code(String::new(), format!("{}\n\n{}{}", attack_command(plan, &t.name, &rate.to_string(), "http://ORIGIN"), text::vegeta_text(&r.summary), text::extras(&r.summary, plan.load.warmup))));
-                let pts: Vec<(f64, f64)> = r.series.iter().map(|p| (p.t, p.p99_ns as f64 / 1e6)).collect();
-                let label = if a.runs.len() > 1 { format!("{} #{} p99", t.name, r.repetition) } else { format!("{} p99", t.name) };
-                time_lines.push(Line { label, color: c, points: pts, dashed: r.repetition > 1, markers: false });
+                b.push(Block::Heading(
+                    4,
+                    format!("{} — repetition {}", t.name, r.repetition),
+                ));
+                b.push(Block::Code(
+                    String::new(),
+                    format!(
+                        "{}\n\n{}{}",
+                        attack_command(plan, &t.name, &rate.to_string(), "http://ORIGIN"),
+                        text::vegeta_text(&r.summary),
+                        text::extras(&r.summary, plan.load.warmup)
+                    ),
+                ));
+                let pts: Vec<(f64, f64)> = r
+                    .series
+                    .iter()
+                    .map(|p| (p.t, p.p99_ns as f64 / 1e6))
+                    .collect();
+                let label = if a.runs.len() > 1 {
+                    format!("{} #{} p99", t.name, r.repetition)
+                } else {
+                    format!("{} p99", t.name)
+                };
+                time_lines.push(Line {
+                    label,
+                    color: c,
+                    points: pts,
+                    dashed: r.repetition > 1,
+                    markers: false,
+                });
             }
-            overlay.push(Line { label: t.name.clone(), color: c, points: charts::spectrum_points(&a.hist), dashed: false, markers: false });
+            overlay.push(Line {
+                label: t.name.clone(),
+                color: c,
+                points: charts::spectrum_points(&a.hist),
+                dashed: false,
+                markers: false,
+            });
         }
         let slug = format!("{phase}-{rate}");
         b.push(Block::Chart(Figure {
@@ -296,35 +432,92 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             }],
         }));
         if overlay.len() > 1 {
-            b.push(Block::Chart(Figure { id: format!("ab-{slug}"), title: format!("A/B overlay at {rate} req/s: percentile spectrum"), panels: vec![spectrum_panel(overlay)] }));
+            b.push(Block::Chart(Figure {
+                id: format!("ab-{slug}"),
+                title: format!("A/B overlay at {rate} req/s: percentile spectrum"),
+                panels: vec![spectrum_panel(overlay)],
+            }));
         }
     }
 
     // Setup last-but-one: long, for reproduction.
     b.push(Block::Heading(2, "Setup".into()));
     b.push(Block::Table {
-        header: vec!["Host".into(), "CPU".into(), "Cores".into(), "Kernel".into(), "loadlab".into(), "Revision".into()],
-        rows: vec![vec![env.host, env.cpu_model, env.cores.to_string(), env.kernel, env.loadlab_version, env.git_revision]],
+        header: vec![
+            "Host".into(),
+            "CPU".into(),
+            "Cores".into(),
+            "Kernel".into(),
+            "loadlab".into(),
+            "Revision".into(),
+        ],
+        rows: vec![vec![
+            env.host,
+            env.cpu_model,
+            env.cores.to_string(),
+            env.kernel,
+            env.loadlab_version,
+            env.git_revision,
+        ]],
     });
     let mut items = vec![
-        format!("Targets: {}", plan.targets.iter().map(|t| format!("`{}` ({})", t.name, t.requests.iter().map(|r| format!("{} {}", r.method, r.url)).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")),
-        format!("Rates: {:?} req/s, {} per run, {} warm-up, {} cool-down, {} repetition(s)", plan.load.rates, format_go_duration(plan.load.step), format_go_duration(plan.load.warmup), format_go_duration(plan.load.cooldown), plan.repetitions),
+        format!(
+            "Targets: {}",
+            plan.targets
+                .iter()
+                .map(|t| format!(
+                    "`{}` ({})",
+                    t.name,
+                    t.requests
+                        .iter()
+                        .map(|r| format!("{} {}", r.method, r.url))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        format!(
+            "Rates: {:?} req/s, {} per run, {} warm-up, {} cool-down, {} repetition(s)",
+            plan.load.rates,
+            format_go_duration(plan.load.step),
+            format_go_duration(plan.load.warmup),
+            format_go_duration(plan.load.cooldown),
+            plan.repetitions
+        ),
     ];
     if let Some(s) = &plan.slo {
         items.push(format!("SLO: {}", describe_slo(s)));
     }
     if let Some(c) = &plan.ceiling {
-        items.push(format!("Ceiling search: bisect to {} req/s, at most {} probes per target", c.resolution, c.max_probes));
+        items.push(format!(
+            "Ceiling search: bisect to {} req/s, at most {} probes per target",
+            c.resolution, c.max_probes
+        ));
     }
     if let Some(m) = &plan.monitor {
-        items.push(format!("Monitored: {}", m.process.clone().unwrap_or_else(|| format!("pid {}", m.pid.unwrap_or(0)))));
+        items.push(format!(
+            "Monitored: {}",
+            m.process
+                .clone()
+                .unwrap_or_else(|| format!("pid {}", m.pid.unwrap_or(0)))
+        ));
     }
     b.push(Block::List(items));
-    b.push(Block::Para("Equivalent command lines (one per target; `-rate=X` is each step's rate):".into()));
-    let cmds: Vec<String> = plan.targets.iter().map(|t| attack_command(plan, &t.name, "X", "http://ORIGIN")).collect();
+    b.push(Block::Para(
+        "Equivalent command lines (one per target; `-rate=X` is each step's rate):".into(),
+    ));
+    let cmds: Vec<String> = plan
+        .targets
+        .iter()
+        .map(|t| attack_command(plan, &t.name, "X", "http://ORIGIN"))
+        .collect();
     b.push(Block::Code("sh".into(), cmds.join("\n")));
     if let Some(o) = &plan.origin {
-        b.push(Block::Para(format!("Origin recipe ({}), served in-process at `http://ORIGIN`:", o.source)));
+        b.push(Block::Para(format!(
+            "Origin recipe ({}), served in-process at `http://ORIGIN`:",
+            o.source
+        )));
         b.push(Block::Code("json".into(), o.recipes_json.clone()));
     }
     b.push(Block::Para("The plan:".into()));
@@ -350,14 +543,24 @@ pub fn describe_slo(s: &crate::plan::Slo) -> String {
         parts.push(format!("success ≥ {:.2}%", x * 100.0));
     }
     for (p, d) in &s.latency {
-        let name = if *p >= 100.0 { "max".to_string() } else { format!("p{p}") };
+        let name = if *p >= 100.0 {
+            "max".to_string()
+        } else {
+            format!("p{p}")
+        };
         parts.push(format!("{name} ≤ {}", format_go_duration(*d)));
     }
     parts.join(", ")
 }
 
 /// Writes `report.md`, `charts/*.png` and `report.html` into `out`.
-pub fn write_report(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis, out: &Path) -> Result<(), String> {
+pub fn write_report(
+    study: &StudyRow,
+    plan: &Plan,
+    runs: &[RunRow],
+    analysis: &Analysis,
+    out: &Path,
+) -> Result<(), String> {
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir).map_err(|e| format!("{}: {e}", charts_dir.display()))?;
     let blocks = build(study, plan, runs, analysis);

@@ -16,8 +16,18 @@ pub fn vegeta_text(s: &RunSummary) -> String {
     let mut o = String::new();
     let n = s.requests.max(1) as f64;
     let ok = (s.success * s.requests as f64).round() as u64;
-    let _ = writeln!(o, "Requests      [total, rate, throughput]         {}, {:.2}, {:.2}", s.requests, s.rate, s.throughput);
-    let _ = writeln!(o, "Duration      [total, attack, wait]             {}, {}, {}", d(s.duration_ns), d(s.attack_ns), d(s.wait_ns));
+    let _ = writeln!(
+        o,
+        "Requests      [total, rate, throughput]         {}, {:.2}, {:.2}",
+        s.requests, s.rate, s.throughput
+    );
+    let _ = writeln!(
+        o,
+        "Duration      [total, attack, wait]             {}, {}, {}",
+        d(s.duration_ns),
+        d(s.attack_ns),
+        d(s.wait_ns)
+    );
     let _ = writeln!(
         o,
         "Latencies     [min, mean, 50, 90, 95, 99, max]  {}, {}, {}, {}, {}, {}, {}",
@@ -29,11 +39,33 @@ pub fn vegeta_text(s: &RunSummary) -> String {
         d(s.p99_ns),
         d(s.max_ns)
     );
-    let _ = writeln!(o, "Bytes In      [total, mean]                     {}, {:.2}", s.bytes_in, s.bytes_in as f64 / n);
-    let _ = writeln!(o, "Bytes Out     [total, mean]                     {}, {:.2}", s.bytes_out, s.bytes_out as f64 / n);
-    let _ = writeln!(o, "Success       [ratio]                           {:.2}%", s.success * 100.0);
-    let codes: Vec<String> = s.status_codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
-    let _ = writeln!(o, "Status Codes  [code:count]                      {}  ", codes.join("  "));
+    let _ = writeln!(
+        o,
+        "Bytes In      [total, mean]                     {}, {:.2}",
+        s.bytes_in,
+        s.bytes_in as f64 / n
+    );
+    let _ = writeln!(
+        o,
+        "Bytes Out     [total, mean]                     {}, {:.2}",
+        s.bytes_out,
+        s.bytes_out as f64 / n
+    );
+    let _ = writeln!(
+        o,
+        "Success       [ratio]                           {:.2}%",
+        s.success * 100.0
+    );
+    let codes: Vec<String> = s
+        .status_codes
+        .iter()
+        .map(|(c, n)| format!("{c}:{n}"))
+        .collect();
+    let _ = writeln!(
+        o,
+        "Status Codes  [code:count]                      {}  ",
+        codes.join("  ")
+    );
     let _ = writeln!(o, "Error Set:");
     for e in s.errors.keys() {
         let _ = writeln!(o, "{e}");
@@ -46,7 +78,12 @@ pub fn vegeta_text(s: &RunSummary) -> String {
 pub fn extras(s: &RunSummary, warmup: Duration) -> String {
     let mut o = String::new();
     if s.warmup_requests > 0 {
-        let _ = writeln!(o, "Warm-up       {} requests in the first {} (run, not counted above)", s.warmup_requests, d(warmup.as_nanos() as u64));
+        let _ = writeln!(
+            o,
+            "Warm-up       {} requests in the first {} (run, not counted above)",
+            s.warmup_requests,
+            d(warmup.as_nanos() as u64)
+        );
     }
     let _ = writeln!(
         o,
@@ -57,7 +94,10 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
         d(s.service_p99_ns)
     );
     if let (Some(m), Some(x)) = (s.cpu_mean, s.cpu_max) {
-        let rss = s.rss_max.map(|r| format!(", RSS max {:.1} MiB", r as f64 / 1048576.0)).unwrap_or_default();
+        let rss = s
+            .rss_max
+            .map(|r| format!(", RSS max {:.1} MiB", r as f64 / 1048576.0))
+            .unwrap_or_default();
         let _ = writeln!(o, "Monitored     CPU mean {m:.1}%, max {x:.1}%{rss}");
     }
     o
