@@ -33,7 +33,7 @@ pub fn run(a: WrkArgs) -> Result<(), CliError> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    wrk::run(&opts, &mut out, shutdown).map_err(|e| {
+    let run = wrk::run(&opts, &mut out, shutdown).map_err(|e| {
         let code = match &e {
             WrkError::Probe(_) => exit::NETWORK,
             WrkError::Results(_) => exit::IO,
@@ -42,5 +42,13 @@ pub fn run(a: WrkArgs) -> Result<(), CliError> {
         };
         CliError::new(code, format!("wrk: {e}"))
     })?;
+    // wrk2's layout has no line for a schedule the connections could not
+    // keep; say it on stderr so stdout stays parseable.
+    if run.summary.unsent > 0 {
+        eprintln!(
+            "loadlab wrk: {} scheduled requests were never sent: all {} connections were busy (the rate was not reached)",
+            run.summary.unsent, opts.connections
+        );
+    }
     Ok(())
 }
