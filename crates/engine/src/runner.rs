@@ -6,8 +6,9 @@
 //! absolute instant), sends, measures, and claims again. When every worker is
 //! busy the next request waits for one to free up: it goes out late and the
 //! lateness is recorded as send lag (the schedule is never silently thinned).
-//! Below the `max_workers` cap a new worker is started whenever a claim finds
-//! no other idle worker, so one is always ready for the next slot.
+//! Workers start at `workers`; below the `max_workers` cap a new one is
+//! started whenever a send would leave no worker out of flight to claim the
+//! next slot, as vegeta grows its pool.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -28,8 +29,9 @@ use crate::timer::PreciseSleep;
 use crate::transport::Transport;
 use crate::{EngineError, INTERRUPT_GRACE, LATE_THRESHOLD};
 
-/// A worker hands its batch to the sink thread at least this often.
-const FLUSH_EVERY: Duration = Duration::from_millis(20);
+/// A worker hands its batch to the sink thread at least this often (each
+/// hand-over may wake the sink thread: a futex call and a context switch).
+const FLUSH_EVERY: Duration = Duration::from_millis(200);
 
 enum Targets {
     Static(Vec<Arc<Template>>),
@@ -46,7 +48,8 @@ struct Shared {
     start: Instant,
     cap: u64,
     next: AtomicU64,
-    busy: AtomicU64,
+    /// Workers with a request in flight (paced mode).
+    sending: AtomicU64,
     workers: AtomicU64,
     stopping: AtomicBool,
     reason: Mutex<Option<StopReason>>,
@@ -177,40 +180,32 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             sh.stop(StopReason::MaxRequests);
             break;
         }
-        let busy = sh.busy.fetch_add(1, Ordering::Relaxed) + 1;
-        let claim_done = || sh.busy.fetch_sub(1, Ordering::Relaxed);
-        if sh.paced && busy >= sh.workers.load(Ordering::Relaxed) {
-            sh.grow();
-        }
         let intended = if sh.paced {
             let Some(off) = sh.pacer.send_at(n) else {
                 sh.stop(StopReason::Exhausted);
-                claim_done();
                 break;
             };
             if sh.cfg.duration.is_some_and(|d| off >= d) {
                 sh.stop(StopReason::Duration);
-                claim_done();
                 break;
             }
             let intended = sh.start + off;
             let now = Instant::now();
             if intended > now {
-                if intended - now > Duration::from_millis(5) {
+                // Don't let a long sleep hold samples past the flush interval.
+                if !batch.is_empty() && intended > batch_started + FLUSH_EVERY {
                     flush(&tx, &mut batch).await;
-                    batch_started = Instant::now();
                 }
                 let sleeper = sleeper.as_mut().expect("paced workers have a timer");
                 tokio::select! {
                     _ = sleeper.until(intended) => {}
-                    _ = abort.wait_for(|v| *v) => { claim_done(); break; }
+                    _ = abort.wait_for(|v| *v) => break,
                 }
             }
             Some(intended)
         } else {
             if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
                 sh.stop(StopReason::Duration);
-                claim_done();
                 break;
             }
             None
@@ -223,12 +218,18 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             Targets::Lazy { .. } => match sh.next_lazy(&tx, &mut abort).await {
                 Some(x) => x,
                 None => {
-                    claim_done();
                     break;
                 }
             },
         };
 
+        // Keep at least one worker out of flight, free to claim the next
+        // slot: if this send would occupy the last one, add a worker (up to
+        // the cap). A stalled server thus grows the pool as in vegeta, and
+        // with a cap the schedule queues and shows as send lag.
+        if sh.paced && sh.sending.fetch_add(1, Ordering::AcqRel) + 1 >= sh.workers.load(Ordering::Acquire) {
+            sh.grow();
+        }
         live.sent.fetch_add(1, Ordering::Relaxed);
         live.in_flight.fetch_add(1, Ordering::Relaxed);
         let begin = Instant::now();
@@ -288,7 +289,9 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         if batch.len() >= BATCH || done - batch_started >= FLUSH_EVERY {
             flush(&tx, &mut batch).await;
         }
-        claim_done();
+        if sh.paced {
+            sh.sending.fetch_sub(1, Ordering::AcqRel);
+        }
         if canceled {
             break;
         }
@@ -391,7 +394,7 @@ pub async fn attack_with_live(
         start,
         cap,
         next: AtomicU64::new(0),
-        busy: AtomicU64::new(0),
+        sending: AtomicU64::new(0),
         // Counted before any starts, so early claims see the full initial pool.
         workers: AtomicU64::new(initial),
         stopping: AtomicBool::new(false),
