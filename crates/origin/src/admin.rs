@@ -7,34 +7,56 @@
 
 use std::fmt::Write as _;
 
+use std::net::SocketAddr;
+
 use bytes::Bytes;
-use http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Limited};
-use hyper::body::Incoming;
+use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use serde_json::{Map, Value, json};
 
-use crate::body::OriginBody;
 use crate::recipe::parse_recipes;
-use crate::server::Conn;
 use crate::state::{IngestError, State};
 use crate::stats::FAULT_NAMES;
 
-pub(crate) async fn handle(req: Request<Incoming>, conn: &Conn) -> Response<OriginBody> {
-    let state = &conn.state;
-    if let Some(resp) = check_access(&req, conn) {
+/// An admin answer: status, content type, body.
+pub(crate) struct Simple {
+    pub status: StatusCode,
+    pub content_type: HeaderValue,
+    pub body: Bytes,
+}
+
+/// The admin request body as the transport read it (bounded by the limit).
+pub(crate) enum AdminBody {
+    Data(Bytes),
+    TooLarge,
+    Failed(String),
+}
+
+pub(crate) fn is_admin(path: &str) -> bool {
+    path.strip_prefix("/_admin").is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+pub(crate) async fn handle(
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+    body: AdminBody,
+    state: &State,
+    peer: SocketAddr,
+) -> Simple {
+    if let Some(resp) = check_access(headers, state, peer) {
         return resp;
     }
-    let path = req.uri().path().trim_start_matches("/_admin").trim_start_matches('/').trim_end_matches('/');
+    let path = path.trim_start_matches("/_admin").trim_start_matches('/').trim_end_matches('/');
     let post_only = path == "add_recipe";
-    if post_only && req.method() != Method::POST {
+    if post_only && method != Method::POST {
         return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "add_recipe takes POST");
     }
-    if !post_only && !matches!(*req.method(), Method::GET | Method::HEAD | Method::POST) {
+    if !post_only && !matches!(*method, Method::GET | Method::HEAD | Method::POST) {
         return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "admin endpoints take GET");
     }
     match path {
         "status" => text(StatusCode::OK, "ok!".into()),
-        "add_recipe" => add_recipe(req, state).await,
+        "add_recipe" => add_recipe(body, state).await,
         "current_recipe" => json_resp(StatusCode::OK, &current_recipes(state)),
         "restart" => {
             state.restart().await;
@@ -73,24 +95,22 @@ pub(crate) async fn handle(req: Request<Incoming>, conn: &Conn) -> Response<Orig
         "stats" => json_resp(StatusCode::OK, &stats_json(state)),
         "metrics" => {
             let mut resp = text(StatusCode::OK, metrics_text(state));
-            resp.headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+            resp.content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
             resp
         }
         other => error(StatusCode::NOT_FOUND, "(path)", &format!("no admin endpoint {other:?}")),
     }
 }
 
-fn check_access(req: &Request<Incoming>, conn: &Conn) -> Option<Response<OriginBody>> {
-    match &conn.state.config.admin_token {
-        None if conn.peer.ip().is_loopback() => None,
+fn check_access(h: &HeaderMap, state: &State, peer: SocketAddr) -> Option<Simple> {
+    match &state.config.admin_token {
+        None if peer.ip().is_loopback() => None,
         None => Some(error(
             StatusCode::FORBIDDEN,
             "(access)",
             "the admin API answers only loopback clients unless a token is configured",
         )),
         Some(token) => {
-            let h = req.headers();
             let bearer = h
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
@@ -110,18 +130,18 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn add_recipe(req: Request<Incoming>, state: &State) -> Response<OriginBody> {
-    let limit = state.config.admin_body_limit;
-    let body = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+async fn add_recipe(body: AdminBody, state: &State) -> Simple {
+    let body = match body {
+        AdminBody::Data(b) => b,
+        AdminBody::TooLarge => {
+            let limit = state.config.admin_body_limit;
             return error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "(body)",
                 &format!("recipe is over the {limit}-byte admin body limit"),
             );
         }
-        Err(e) => return error(StatusCode::BAD_REQUEST, "(body)", &format!("reading the request body: {e}")),
+        AdminBody::Failed(e) => return error(StatusCode::BAD_REQUEST, "(body)", &format!("reading the request body: {e}")),
     };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error(StatusCode::BAD_REQUEST, "(json)", "the body is not UTF-8");
@@ -230,21 +250,19 @@ fn metrics_text(state: &State) -> String {
     out
 }
 
-fn text(status: StatusCode, body: String) -> Response<OriginBody> {
-    let mut resp = Response::new(OriginBody::full(Bytes::from(body)));
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-    resp
+fn text(status: StatusCode, body: String) -> Simple {
+    Simple { status, content_type: HeaderValue::from_static("text/plain; charset=utf-8"), body: Bytes::from(body) }
 }
 
-fn json_resp(status: StatusCode, v: &Value) -> Response<OriginBody> {
-    let mut resp = Response::new(OriginBody::full(Bytes::from(v.to_string())));
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
-    resp
+fn json_resp(status: StatusCode, v: &Value) -> Simple {
+    Simple {
+        status,
+        content_type: HeaderValue::from_static("application/json; charset=utf-8"),
+        body: Bytes::from(v.to_string()),
+    }
 }
 
 /// A JSON error naming the field and the reason.
-pub(crate) fn error(status: StatusCode, field: &str, reason: &str) -> Response<OriginBody> {
+pub(crate) fn error(status: StatusCode, field: &str, reason: &str) -> Simple {
     json_resp(status, &json!({"error": format!("{field}: {reason}"), "field": field, "reason": reason}))
 }

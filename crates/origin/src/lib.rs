@@ -10,7 +10,8 @@
 //!
 //! Layout: [`recipe`] parses and validates; [`payload`] builds bodies once;
 //! [`table`] holds the immutable route snapshot; [`state`] changes it;
-//! [`server`] is the request path; [`admin`] the admin API; [`stats`] the
+//! `respond` is the request path, `http1` (by hand, with sendfile) and `h2`
+//! (hyper) put it on the wire; `admin` is the admin API; [`stats`] the
 //! lock-free counters.
 //!
 //! ```no_run
@@ -24,8 +25,11 @@
 
 mod admin;
 mod body;
+mod h2;
+mod http1;
 pub mod payload;
 pub mod recipe;
+mod respond;
 mod server;
 pub mod state;
 pub mod stats;

@@ -31,6 +31,23 @@ pub struct Payload {
     pub error_headers: Vec<(HeaderName, HeaderValue)>,
     /// The status the origin answered, served instead of a stage's 200.
     pub origin_status: Option<StatusCode>,
+    /// The same bytes in an in-memory file, so HTTP/1.1 can `sendfile` them
+    /// without copying through user space (large bodies only).
+    pub file: Option<Arc<std::fs::File>>,
+}
+
+/// Bodies at least this large are also kept in a memory file for sendfile.
+pub const SENDFILE_MIN: usize = 16 * 1024;
+
+fn file_copy(body: &[u8]) -> Option<Arc<std::fs::File>> {
+    if body.len() < SENDFILE_MIN {
+        return None;
+    }
+    let fd = rustix::fs::memfd_create("loadlab-origin-payload", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
+    let mut file = std::fs::File::from(fd);
+    // Without a file copy the body is still served, by ordinary writes.
+    file.write_all(body).ok()?;
+    Some(Arc::new(file))
 }
 
 /// Why a payload could not be built (an origin fetch failed).
@@ -92,7 +109,8 @@ pub async fn build(recipe: &Recipe) -> Result<Payload, FetchError> {
         }
         headers.push((name, value));
     }
-    Ok(Payload { body, headers, error_headers, origin_status })
+    let file = file_copy(&body);
+    Ok(Payload { body, headers, error_headers, origin_status, file })
 }
 
 fn body_starts_with_brace(src: &Source) -> bool {
