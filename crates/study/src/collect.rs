@@ -95,7 +95,7 @@ pub struct Collector {
     lag: Histogram<u64>,
     buckets: Vec<(u64, u64, Histogram<u64>, bool)>,
     codes: BTreeMap<u16, u64>,
-    errors: BTreeMap<String, u64>,
+    errors: BTreeMap<(u16, u8, u32), u64>,
     warmup_requests: u64,
     ok: u64,
     bytes_in: u64,
@@ -156,19 +156,12 @@ impl Collector {
         if s.is_success() {
             self.ok += 1;
         } else {
-            let msg = if s.error != ErrorKind::None {
-                let t = self.targets.get(s.target as usize);
-                match t {
-                    Some(t) => format!("{} {}: {}", t.method, t.url, s.error.message()),
-                    None => s.error.message().to_string(),
-                }
-            } else {
-                let reason = http::StatusCode::from_u16(s.status)
-                    .ok()
-                    .and_then(|c| c.canonical_reason());
-                format!("{} {}", s.status, reason.unwrap_or(""))
-            };
-            *self.errors.entry(msg).or_default() += 1;
+            // A compact key per failure; the text is built once, in `finish`
+            // (no allocation per failed request).
+            *self
+                .errors
+                .entry((s.status, s.error as u8, s.target))
+                .or_default() += 1;
         }
         self.bytes_in += s.bytes_in;
         self.bytes_out += s.bytes_out;
@@ -230,7 +223,7 @@ impl Collector {
                 0.0
             },
             status_codes: self.codes,
-            errors: self.errors,
+            errors: error_texts(&self.errors, &self.targets),
             warmup_requests: self.warmup_requests,
             service_p99_ns: q(&self.service, 0.99),
             send_lag_p99_ns: q(&self.lag, 0.99),
@@ -262,6 +255,31 @@ impl Collector {
             series,
         }
     }
+}
+
+/// vegeta's error-set texts: `METHOD URL: reason` for transport failures,
+/// `500 Internal Server Error` for failing statuses.
+fn error_texts(
+    errors: &BTreeMap<(u16, u8, u32), u64>,
+    targets: &[TargetInfo],
+) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for (&(status, kind, target), &n) in errors {
+        let kind = ErrorKind::from_u8(kind).unwrap_or(ErrorKind::Io);
+        let msg = if kind != ErrorKind::None {
+            match targets.get(target as usize) {
+                Some(t) => format!("{} {}: {}", t.method, t.url, kind.message()),
+                None => kind.message().to_string(),
+            }
+        } else {
+            let reason = http::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|c| c.canonical_reason());
+            format!("{status} {}", reason.unwrap_or(""))
+        };
+        *out.entry(msg).or_insert(0) += n;
+    }
+    out
 }
 
 /// Where a [`CollectorSink`] leaves its collector when the engine is done with it.
