@@ -148,8 +148,14 @@ for run in $(seq 1 "$RUNS"); do
       b=$(curl -s "http://127.0.0.1:$ORIGIN_PORT/$s" | wc -c)
       [ "$a" = "$b" ] || { echo "size mismatch for $s: nginx $a, loadlab $b" >&2; exit 1; }
     fi
-    n=$(rps "http://127.0.0.1:$NGINX_PORT/$s")
-    l=$(rps "http://127.0.0.1:$ORIGIN_PORT/$s")
+    # Alternate who goes first, so neither always runs on a warmer machine.
+    if [ $(( run % 2 )) = 1 ]; then
+      n=$(rps "http://127.0.0.1:$NGINX_PORT/$s")
+      l=$(rps "http://127.0.0.1:$ORIGIN_PORT/$s")
+    else
+      l=$(rps "http://127.0.0.1:$ORIGIN_PORT/$s")
+      n=$(rps "http://127.0.0.1:$NGINX_PORT/$s")
+    fi
     NG[$s]+="$n "
     LL[$s]+="$l "
     echo "run $run $s: nginx $n req/s, loadlab $l req/s" >&2

@@ -143,7 +143,9 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
                     body: Bytes::from(status.canonical_reason().unwrap_or("bad request")),
                 };
                 write_simple(&mut out, &msg, false, true);
-                let _ = flush(&stream, &mut out, false).await;
+                if flush(&stream, &mut out, false).await.is_ok() {
+                    linger_close(stream).await;
+                }
                 return;
             }
         };
@@ -204,7 +206,9 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
             }
         }
         if close {
-            let _ = flush(&stream, &mut out, false).await;
+            if flush(&stream, &mut out, false).await.is_ok() {
+                linger_close(stream).await;
+            }
             return;
         }
         if out.len() >= OUT_FLUSH && flush(&stream, &mut out, false).await.is_err() {
@@ -322,6 +326,25 @@ fn with_date(f: impl FnOnce(&[u8])) {
         }
         f(c.1.as_bytes());
     });
+}
+
+/// Sends FIN, then reads (and drops) whatever the client still sends for a
+/// while: closing with unread input would make the kernel send RST, which can
+/// destroy the response before the client reads it.
+async fn linger_close(mut stream: TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    if stream.shutdown().await.is_err() {
+        return;
+    }
+    let mut sink = [0u8; 4096];
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Ok(n) = stream.read(&mut sink).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 async fn read_body(stream: &mut TcpStream, buf: &mut BytesMut, n: usize) -> io::Result<Bytes> {
