@@ -19,14 +19,18 @@ impl Sink for Keep {
     }
 }
 
-/// user+sys CPU seconds of this process, from /proc/self/stat.
+/// CPU seconds used by all threads of this process (ns-precise, from
+/// /proc/self/task/*/schedstat; threads that already exited are not counted,
+/// which only matters for the short-lived target reader).
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
-    ticks / 100.0
+    let mut ns = 0u64;
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for t in dir.flatten() {
+            let s = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            ns += s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    ns as f64 / 1e9
 }
 
 fn pct(v: &mut [u64], p: f64) -> Duration {

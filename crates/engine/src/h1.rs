@@ -10,7 +10,11 @@ use tokio::time::Instant;
 
 use crate::transport::{classify, Stream};
 
-const BUF: usize = 16 * 1024;
+/// Initial (and idle) read buffer: small, because 10,000 idle keep-alive
+/// connections must stay cheap; it grows to `BODY_BUF` while a large body is
+/// read and shrinks back before the next request.
+const BUF: usize = 4 * 1024;
+const BODY_BUF: usize = 64 * 1024;
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_HEADERS: usize = 96;
 
@@ -78,6 +82,10 @@ impl H1Conn {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
         self.end = 0;
+        if self.buf.len() > BUF {
+            self.buf.truncate(BUF);
+            self.buf.shrink_to_fit();
+        }
         if let Err(e) = self.stream.write_all(request).await {
             return Err(err(classify(&e), true));
         }
@@ -164,8 +172,16 @@ impl H1Conn {
         }
     }
 
+    /// Makes room for reading a large body in fewer system calls.
+    fn grow_for_body(&mut self, remaining: u64) {
+        if remaining > self.buf.len() as u64 && self.buf.len() < BODY_BUF {
+            self.buf.resize(BODY_BUF, 0);
+        }
+    }
+
     async fn read_exact_body(&mut self, n: u64) -> Result<(), H1Error> {
         let mut remaining = n;
+        self.grow_for_body(n);
         loop {
             let have = (self.end - self.start) as u64;
             let take = have.min(remaining);
@@ -183,6 +199,7 @@ impl H1Conn {
     }
 
     async fn read_to_eof(&mut self) -> Result<u64, H1Error> {
+        self.grow_for_body(u64::MAX);
         let mut total = (self.end - self.start) as u64;
         self.start = self.end;
         loop {
@@ -200,11 +217,16 @@ impl H1Conn {
     async fn read_chunked(&mut self) -> Result<u64, H1Error> {
         let mut dec = Chunked::default();
         let mut total = 0u64;
+        let mut reads = 0u32;
         loop {
             let used = dec.feed(&self.buf[self.start..self.end], &mut total).map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
             if dec.done() {
                 return Ok(total);
+            }
+            reads += 1;
+            if reads == 4 {
+                self.grow_for_body(u64::MAX);
             }
             match self.fill().await {
                 Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),

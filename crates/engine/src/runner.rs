@@ -496,3 +496,22 @@ pub async fn attack_with_live(
         target_error,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_core::pacer::ConstantPacer;
+    use loadlab_core::Rate;
+
+    #[test]
+    fn unsent_counts_the_schedule_shortfall() {
+        let p = ConstantPacer(Rate::per_second(100));
+        // 1 s at 100/s schedules requests 0..=99.
+        assert_eq!(unsent(&p, 100, Duration::from_secs(1), None), 0);
+        assert_eq!(unsent(&p, 60, Duration::from_secs(1), None), 40);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(1), None), 100);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(1), Some(30)), 30);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(3600), None), 360_000);
+        assert_eq!(unsent(&p, 10, Duration::ZERO, None), 0);
+    }
+}
