@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use loadlab_metrics::{open_results, render, Metrics, ReportType};
+use loadlab_metrics::{format_report_text_exact, open_results, Metrics, ReportType};
 
 use crate::exit::CliError;
 use crate::flags;
@@ -63,6 +63,15 @@ pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> 
         }
     }
     Ok(())
+}
+
+/// Renders a report. The text report prints durations at full precision, Go
+/// style (`1m0.103771332s`, `107.381249ms`), as the seeds' reports show them.
+pub fn render(kind: &ReportType, m: &Metrics) -> String {
+    match kind {
+        ReportType::Text => format_report_text_exact(m),
+        other => loadlab_metrics::render(other, m),
+    }
 }
 
 pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
