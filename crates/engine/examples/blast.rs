@@ -27,7 +27,11 @@ fn cpu_seconds() -> f64 {
     if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
         for t in dir.flatten() {
             let s = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
-            ns += s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            ns += s
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
         }
     }
     ns as f64 / 1e9
@@ -49,13 +53,22 @@ fn main() {
     let secs: u64 = a[3].parse().expect("seconds");
     let conc: u64 = a[4].parse().expect("concurrency");
     let cfg = AttackConfig {
-        pacer: PacerSpec::Constant(if rate == 0 { Rate::UNLIMITED } else { Rate::per_second(rate) }),
+        pacer: PacerSpec::Constant(if rate == 0 {
+            Rate::UNLIMITED
+        } else {
+            Rate::per_second(rate)
+        }),
         duration: Some(Duration::from_secs(secs)),
         max_workers: Some(conc),
         workers: conc.min(10),
         ..Default::default()
     };
-    let target = Target { method: http::Method::GET, url: a[1].clone(), headers: vec![], body: Default::default() };
+    let target = Target {
+        method: http::Method::GET,
+        url: a[1].clone(),
+        headers: vec![],
+        body: Default::default(),
+    };
     let keep = Keep::default();
     let cpu0 = cpu_seconds();
     let t0 = Instant::now();

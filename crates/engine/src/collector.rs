@@ -22,25 +22,31 @@ pub(crate) struct Collector {
     pub done: oneshot::Receiver<std::io::Result<()>>,
 }
 
-pub(crate) fn spawn(mut sink: Box<dyn Sink>, info: AttackInfo, targets: Vec<TargetInfo>) -> std::io::Result<Collector> {
+pub(crate) fn spawn(
+    mut sink: Box<dyn Sink>,
+    info: AttackInfo,
+    targets: Vec<TargetInfo>,
+) -> std::io::Result<Collector> {
     let (tx, mut rx) = mpsc::channel::<Msg>(CHANNEL_BATCHES);
     let (done_tx, done) = oneshot::channel();
-    std::thread::Builder::new().name("loadlab-sink".into()).spawn(move || {
-        sink.begin(&info);
-        for (i, t) in targets.iter().enumerate() {
-            sink.register_target(i as u32, t);
-        }
-        while let Some(msg) = rx.blocking_recv() {
-            match msg {
-                Msg::Batch(samples) => {
-                    for s in &samples {
-                        sink.record(s);
-                    }
-                }
-                Msg::Target(i, t) => sink.register_target(i, &t),
+    std::thread::Builder::new()
+        .name("loadlab-sink".into())
+        .spawn(move || {
+            sink.begin(&info);
+            for (i, t) in targets.iter().enumerate() {
+                sink.register_target(i as u32, t);
             }
-        }
-        let _ = done_tx.send(sink.finish());
-    })?;
+            while let Some(msg) = rx.blocking_recv() {
+                match msg {
+                    Msg::Batch(samples) => {
+                        for s in &samples {
+                            sink.record(s);
+                        }
+                    }
+                    Msg::Target(i, t) => sink.register_target(i, &t),
+                }
+            }
+            let _ = done_tx.send(sink.finish());
+        })?;
     Ok(Collector { tx, done })
 }

@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use crate::transport::{classify, Stream};
+use crate::transport::{Stream, classify};
 
 /// Initial (and idle) read buffer: small, because 10,000 idle keep-alive
 /// connections must stay cheap; it grows to `BODY_BUF` while a large body is
@@ -51,7 +51,13 @@ fn err(kind: ErrorKind, fresh: bool) -> H1Error {
 
 impl H1Conn {
     pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Self {
-        H1Conn { stream, buf: vec![0; BUF], start: 0, end: 0, _permit: permit }
+        H1Conn {
+            stream,
+            buf: vec![0; BUF],
+            start: 0,
+            end: 0,
+            _permit: permit,
+        }
     }
 
     /// Reads more bytes after `end`, growing the buffer up to `MAX_HEAD` for a
@@ -71,14 +77,23 @@ impl H1Conn {
                 return Err(ErrorKind::Protocol);
             }
         }
-        let n = self.stream.read(&mut self.buf[self.end..]).await.map_err(|e| classify(&e))?;
+        let n = self
+            .stream
+            .read(&mut self.buf[self.end..])
+            .await
+            .map_err(|e| classify(&e))?;
         self.end += n;
         Ok(n)
     }
 
     /// Sends `request` and reads the whole response. `first_byte` is set when
     /// the first response byte arrives.
-    pub async fn exchange(&mut self, request: &[u8], head_only: bool, first_byte: &mut Option<Instant>) -> Result<H1Response, H1Error> {
+    pub async fn exchange(
+        &mut self,
+        request: &[u8],
+        head_only: bool,
+        first_byte: &mut Option<Instant>,
+    ) -> Result<H1Response, H1Error> {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
         self.end = 0;
@@ -112,13 +127,18 @@ impl H1Conn {
                     for h in resp.headers.iter() {
                         let name = h.name.as_bytes();
                         if name.eq_ignore_ascii_case(b"content-length") {
-                            let v = std::str::from_utf8(h.value).ok().and_then(|s| s.trim().parse::<u64>().ok());
+                            let v = std::str::from_utf8(h.value)
+                                .ok()
+                                .and_then(|s| s.trim().parse::<u64>().ok());
                             match v {
                                 Some(v) => content_length = Some(v),
                                 None => return Err(err(ErrorKind::Protocol, false)),
                             }
                         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-                            chunked = h.value.split(|&b| b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                            chunked = h
+                                .value
+                                .split(|&b| b == b',')
+                                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
                         } else if name.eq_ignore_ascii_case(b"connection") {
                             for t in h.value.split(|&b| b == b',') {
                                 let t = t.trim_ascii();
@@ -128,7 +148,9 @@ impl H1Conn {
                                     close = false;
                                 }
                             }
-                        } else if name.eq_ignore_ascii_case(b"location") && (300..400).contains(&status) {
+                        } else if name.eq_ignore_ascii_case(b"location")
+                            && (300..400).contains(&status)
+                        {
                             location = std::str::from_utf8(h.value).ok().map(str::to_string);
                         }
                     }
@@ -150,13 +172,22 @@ impl H1Conn {
                     } else {
                         (self.read_to_eof().await?, false)
                     };
-                    return Ok(H1Response { status, bytes_in, reusable: delimited && !close, location });
+                    return Ok(H1Response {
+                        status,
+                        bytes_in,
+                        reusable: delimited && !close,
+                        location,
+                    });
                 }
                 Ok(httparse::Status::Partial) => {
                     let got_any = self.end > 0;
                     match self.fill().await {
                         Ok(0) => {
-                            let kind = if got_any { ErrorKind::Protocol } else { ErrorKind::ConnectionClosed };
+                            let kind = if got_any {
+                                ErrorKind::Protocol
+                            } else {
+                                ErrorKind::ConnectionClosed
+                            };
                             return Err(err(kind, !got_any));
                         }
                         Ok(_) => {
@@ -219,7 +250,9 @@ impl H1Conn {
         let mut total = 0u64;
         let mut reads = 0u32;
         loop {
-            let used = dec.feed(&self.buf[self.start..self.end], &mut total).map_err(|_| err(ErrorKind::Protocol, false))?;
+            let used = dec
+                .feed(&self.buf[self.start..self.end], &mut total)
+                .map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
             if dec.done() {
                 return Ok(total);
@@ -317,7 +350,11 @@ impl Chunked {
     }
 
     fn after_size(&mut self) -> Ck {
-        if self.size == 0 { Ck::TrailerStart } else { Ck::Data }
+        if self.size == 0 {
+            Ck::TrailerStart
+        } else {
+            Ck::Data
+        }
     }
 }
 
@@ -342,7 +379,8 @@ mod tests {
 
     #[test]
     fn chunked_in_any_split() {
-        let msg = b"5;ext=1\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+        let msg =
+            b"5;ext=1\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-T: 1\r\n\r\nNEXT";
         for piece in 1..msg.len() {
             let (total, used) = decode_in_pieces(msg, piece).unwrap();
             assert_eq!(total, 31);

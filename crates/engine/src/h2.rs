@@ -9,12 +9,16 @@ use loadlab_core::ErrorKind;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use crate::transport::{classify, Stream};
+use crate::transport::{Stream, classify};
 
-pub(crate) async fn handshake(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
-    let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-        .await
-        .map_err(|e| hyper_kind(&e))?;
+pub(crate) async fn handshake(
+    stream: Stream,
+    permit: Option<OwnedSemaphorePermit>,
+) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
+    let (sender, conn) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .map_err(|e| hyper_kind(&e))?;
     tokio::spawn(async move {
         // The connection lives (and holds its -max-connections slot) until the
         // server closes it or every sender is gone.
@@ -59,7 +63,10 @@ pub(crate) async fn exchange(
     *first_byte = Some(Instant::now());
     let status = resp.status().as_u16();
     let location = if resp.status().is_redirection() {
-        resp.headers().get(http::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_string)
+        resp.headers()
+            .get(http::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
     } else {
         None
     };
@@ -71,5 +78,9 @@ pub(crate) async fn exchange(
             bytes_in += d.len() as u64;
         }
     }
-    Ok(H2Response { status, bytes_in, location })
+    Ok(H2Response {
+        status,
+        bytes_in,
+        location,
+    })
 }

@@ -78,7 +78,9 @@ use std::time::Duration;
 pub use config::{AttackConfig, TlsOptions};
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
-pub use targets::{lazy_targets, parse_targets, Target, TargetError, TargetFormat, TargetReader, TargetSource};
+pub use targets::{
+    Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
+};
 
 /// A request sent later than this after its intended time counts as late.
 pub const LATE_THRESHOLD: Duration = Duration::from_millis(1);
@@ -123,6 +125,9 @@ pub fn run_blocking(
     shutdown: impl Future<Output = ()> + Send,
     live: Arc<LiveStats>,
 ) -> Result<AttackSummary, EngineError> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(EngineError::Runtime)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(EngineError::Runtime)?;
     rt.block_on(attack_with_live(cfg, targets, sink, shutdown, live))
 }

@@ -11,7 +11,7 @@ use http_body_util::Full;
 use loadlab_core::ErrorKind;
 use tokio::time::Instant;
 
-use crate::targets::{check_url, Target};
+use crate::targets::{Target, check_url};
 use crate::transport::{Conn, EndpointKey, HostPool, Transport};
 
 /// A target made ready to send.
@@ -28,7 +28,12 @@ pub(crate) struct Template {
 
 fn endpoint(uri: &Uri) -> EndpointKey {
     let tls = uri.scheme_str() == Some("https");
-    let host = uri.host().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let host = uri
+        .host()
+        .unwrap_or("")
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
     let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
     EndpointKey { tls, host, port }
 }
@@ -43,21 +48,49 @@ impl Template {
         transport: &Transport,
     ) -> Result<Template, String> {
         let uri = check_url(&target.url)?;
-        let mut headers: Vec<(String, String)> = Vec::with_capacity(extra_headers.len() + target.headers.len());
+        let mut headers: Vec<(String, String)> =
+            Vec::with_capacity(extra_headers.len() + target.headers.len());
         for h in extra_headers {
-            if !target.headers.iter().any(|t| t.0.eq_ignore_ascii_case(&h.0) && t.1 == h.1) {
+            if !target
+                .headers
+                .iter()
+                .any(|t| t.0.eq_ignore_ascii_case(&h.0) && t.1 == h.1)
+            {
                 headers.push(h.clone());
             }
         }
         headers.extend(target.headers.iter().cloned());
-        let body = if target.body.is_empty() { default_body.cloned().unwrap_or_default() } else { target.body.clone() };
-        Ok(Self::from_parts(target.method.clone(), uri, headers, body, transport))
+        let body = if target.body.is_empty() {
+            default_body.cloned().unwrap_or_default()
+        } else {
+            target.body.clone()
+        };
+        Ok(Self::from_parts(
+            target.method.clone(),
+            uri,
+            headers,
+            body,
+            transport,
+        ))
     }
 
-    fn from_parts(method: Method, uri: Uri, headers: Vec<(String, String)>, body: Bytes, transport: &Transport) -> Template {
+    fn from_parts(
+        method: Method,
+        uri: Uri,
+        headers: Vec<(String, String)>,
+        body: Bytes,
+        transport: &Transport,
+    ) -> Template {
         let pool = transport.pool(&endpoint(&uri));
         let h1 = render_h1(&method, &uri, &headers, &body, transport.keepalive());
-        Template { pool, h1, method, uri, headers, body }
+        Template {
+            pool,
+            h1,
+            method,
+            uri,
+            headers,
+            body,
+        }
     }
 
     /// The request to send after a redirect to `location`, or None if the
@@ -69,13 +102,24 @@ impl Template {
         } else {
             (self.method.clone(), self.body.clone())
         };
-        Some(Self::from_parts(method, uri, self.headers.clone(), body, transport))
+        Some(Self::from_parts(
+            method,
+            uri,
+            self.headers.clone(),
+            body,
+            transport,
+        ))
     }
 
     fn h2_request(&self) -> Option<http::Request<Full<Bytes>>> {
-        let mut b = http::Request::builder().method(self.method.clone()).uri(self.uri.clone());
+        let mut b = http::Request::builder()
+            .method(self.method.clone())
+            .uri(self.uri.clone());
         for (k, v) in &self.headers {
-            if !k.eq_ignore_ascii_case("host") && !k.eq_ignore_ascii_case("connection") && !k.eq_ignore_ascii_case("content-length") {
+            if !k.eq_ignore_ascii_case("host")
+                && !k.eq_ignore_ascii_case("connection")
+                && !k.eq_ignore_ascii_case("content-length")
+            {
                 b = b.header(k.as_str(), v.as_str());
             }
         }
@@ -97,18 +141,30 @@ fn resolve(base: &Uri, location: &str) -> Option<Uri> {
     } else {
         let path = base.path();
         let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-        format!("{scheme}://{authority}{}{location}", if dir.is_empty() { "/" } else { dir })
+        format!(
+            "{scheme}://{authority}{}{location}",
+            if dir.is_empty() { "/" } else { dir }
+        )
     };
     check_url(&s).ok()
 }
 
-fn render_h1(method: &Method, uri: &Uri, headers: &[(String, String)], body: &Bytes, keepalive: bool) -> Bytes {
+fn render_h1(
+    method: &Method,
+    uri: &Uri,
+    headers: &[(String, String)],
+    body: &Bytes,
+    keepalive: bool,
+) -> Bytes {
     let mut b = Vec::with_capacity(128 + headers.len() * 32 + body.len());
     b.extend_from_slice(method.as_str().as_bytes());
     b.push(b' ');
     b.extend_from_slice(uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes());
     b.extend_from_slice(b" HTTP/1.1\r\nHost: ");
-    let host = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host")).map(|(_, v)| v.as_str());
+    let host = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map(|(_, v)| v.as_str());
     let authority = uri.authority().map_or("", |a| a.as_str());
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     b.extend_from_slice(host.unwrap_or(authority).as_bytes());
@@ -166,7 +222,13 @@ const STALE_RETRIES: u32 = 3;
 
 /// Sends one request (following redirects) and measures it. Never fails:
 /// failures are recorded in the outcome. The whole request is bounded by `deadline`.
-pub(crate) async fn execute(tpl: &Template, transport: &Transport, redirects: i32, deadline: Instant, out: &mut Outcome) {
+pub(crate) async fn execute(
+    tpl: &Template,
+    transport: &Transport,
+    redirects: i32,
+    deadline: Instant,
+    out: &mut Outcome,
+) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
     let mut hops = 0i32;
@@ -194,11 +256,21 @@ pub(crate) async fn execute(tpl: &Template, transport: &Transport, redirects: i3
 }
 
 /// One request/response on one connection (with stale-connection retries).
-async fn attempt(tpl: &Template, transport: &Transport, deadline: Instant, out: &mut Outcome) -> Result<(u16, Option<String>), ErrorKind> {
+async fn attempt(
+    tpl: &Template,
+    transport: &Transport,
+    deadline: Instant,
+    out: &mut Outcome,
+) -> Result<(u16, Option<String>), ErrorKind> {
     let mut retries = 0;
     loop {
         let mut dial_started = Instant::now();
-        let acquired = match tokio::time::timeout_at(deadline, transport.acquire(&tpl.pool, &mut dial_started)).await {
+        let acquired = match tokio::time::timeout_at(
+            deadline,
+            transport.acquire(&tpl.pool, &mut dial_started),
+        )
+        .await
+        {
             Ok(r) => r,
             Err(_) => {
                 out.sent.get_or_insert(dial_started);
@@ -221,7 +293,11 @@ async fn attempt(tpl: &Template, transport: &Transport, deadline: Instant, out: 
         match acquired.conn {
             Conn::H1(mut c) => {
                 let head_only = tpl.method == Method::HEAD;
-                let r = tokio::time::timeout_at(deadline, c.exchange(&tpl.h1, head_only, &mut out.first_byte)).await;
+                let r = tokio::time::timeout_at(
+                    deadline,
+                    c.exchange(&tpl.h1, head_only, &mut out.first_byte),
+                )
+                .await;
                 match r {
                     Err(_) => {
                         drop(c);
@@ -251,7 +327,11 @@ async fn attempt(tpl: &Template, transport: &Transport, deadline: Instant, out: 
             }
             Conn::H2(mut sender) => {
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
-                let r = tokio::time::timeout_at(deadline, crate::h2::exchange(&mut sender, req, &mut out.first_byte)).await;
+                let r = tokio::time::timeout_at(
+                    deadline,
+                    crate::h2::exchange(&mut sender, req, &mut out.first_byte),
+                )
+                .await;
                 return match r {
                     Err(_) => Err(ErrorKind::Timeout),
                     Ok(Ok(resp)) => {

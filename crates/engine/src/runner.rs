@@ -20,10 +20,10 @@ use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::collector::{self, Msg, BATCH};
+use crate::collector::{self, BATCH, Msg};
 use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
-use crate::request::{execute, Outcome, Template};
+use crate::request::{Outcome, Template, execute};
 use crate::targets::{Target, TargetError, TargetSource};
 use crate::timer::PreciseSleep;
 use crate::transport::Transport;
@@ -89,7 +89,10 @@ impl Shared {
     fn grow(self: &Arc<Self>) {
         let mut w = self.workers.load(Ordering::Relaxed);
         while w < self.cap {
-            match self.workers.compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Relaxed) {
+            match self
+                .workers
+                .compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 Ok(_) => return self.spawn_counted(),
                 Err(now) => w = now,
             }
@@ -97,7 +100,9 @@ impl Shared {
     }
 
     fn spawn_counted(self: &Arc<Self>) {
-        let Some(tx) = self.tx.lock().expect("tx lock").clone() else { return };
+        let Some(tx) = self.tx.lock().expect("tx lock").clone() else {
+            return;
+        };
         self.running.fetch_add(1, Ordering::AcqRel);
         let sh = self.clone();
         tokio::spawn(async move {
@@ -108,8 +113,14 @@ impl Shared {
         });
     }
 
-    async fn next_lazy(&self, tx: &mpsc::Sender<Msg>, abort: &mut watch::Receiver<bool>) -> Option<(u32, Arc<Template>)> {
-        let Targets::Lazy { rx, index } = &self.targets else { return None };
+    async fn next_lazy(
+        &self,
+        tx: &mpsc::Sender<Msg>,
+        abort: &mut watch::Receiver<bool>,
+    ) -> Option<(u32, Arc<Template>)> {
+        let Targets::Lazy { rx, index } = &self.targets else {
+            return None;
+        };
         let item = tokio::select! {
             item = async { rx.lock().await.recv().await } => item,
             _ = abort.wait_for(|v| *v) => return None,
@@ -126,10 +137,19 @@ impl Shared {
             }
             Some(Ok(t)) => t,
         };
-        let tpl = match Template::build(&target, &self.cfg.headers, self.cfg.body.as_ref(), &self.transport) {
+        let tpl = match Template::build(
+            &target,
+            &self.cfg.headers,
+            self.cfg.body.as_ref(),
+            &self.transport,
+        ) {
             Ok(t) => Arc::new(t),
             Err(reason) => {
-                let e = TargetError::Syntax { source_name: "lazy targets".into(), line: 0, reason };
+                let e = TargetError::Syntax {
+                    source_name: "lazy targets".into(),
+                    line: 0,
+                    reason,
+                };
                 self.target_error.lock().expect("lock").get_or_insert(e);
                 self.stop(StopReason::TargetError);
                 return None;
@@ -148,7 +168,10 @@ impl Shared {
             }
         };
         if new {
-            let info = TargetInfo { method: target.method.to_string(), url: target.url };
+            let info = TargetInfo {
+                method: target.method.to_string(),
+                url: target.url,
+            };
             let _ = tx.send(Msg::Target(idx, info)).await;
         }
         Some((idx, tpl))
@@ -165,7 +188,11 @@ async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>) {
 /// One worker: claims, waits for the intended instant, sends, records. The
 /// sample channel sender is dropped before the worker reports its exit.
 async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
-    let mut sleeper = if sh.paced { Some(PreciseSleep::new()) } else { None };
+    let mut sleeper = if sh.paced {
+        Some(PreciseSleep::new())
+    } else {
+        None
+    };
     let mut batch: Vec<Sample> = Vec::with_capacity(BATCH);
     let mut batch_started = Instant::now();
     let mut abort = sh.abort.clone();
@@ -227,7 +254,9 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         // slot: if this send would occupy the last one, add a worker (up to
         // the cap). A stalled server thus grows the pool as in vegeta, and
         // with a cap the schedule queues and shows as send lag.
-        if sh.paced && sh.sending.fetch_add(1, Ordering::AcqRel) + 1 >= sh.workers.load(Ordering::Acquire) {
+        if sh.paced
+            && sh.sending.fetch_add(1, Ordering::AcqRel) + 1 >= sh.workers.load(Ordering::Acquire)
+        {
             sh.grow();
         }
         live.sent.fetch_add(1, Ordering::Relaxed);
@@ -302,11 +331,19 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
 
 fn validate(cfg: &AttackConfig) -> Result<(), EngineError> {
     if cfg.timeout.is_zero() {
-        return Err(EngineError::Config("-timeout must be greater than zero".into()));
+        return Err(EngineError::Config(
+            "-timeout must be greater than zero".into(),
+        ));
     }
     if cfg.unpaced() && cfg.worker_cap().is_none() {
-        let what = if cfg.closed_loop { "a closed-loop attack" } else { "-rate=0 (or infinity)" };
-        return Err(EngineError::Config(format!("{what} needs a concurrency cap: set -max-workers (or -max-connections)")));
+        let what = if cfg.closed_loop {
+            "a closed-loop attack"
+        } else {
+            "-rate=0 (or infinity)"
+        };
+        return Err(EngineError::Config(format!(
+            "{what} needs a concurrency cap: set -max-workers (or -max-connections)"
+        )));
     }
     if cfg.workers == 0 && !cfg.unpaced() {
         return Err(EngineError::Config("-workers must be at least 1".into()));
@@ -355,7 +392,10 @@ pub async fn attack_with_live(
                 let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), &transport)
                     .map_err(|reason| EngineError::Target { index: i, reason })?;
                 tpls.push(Arc::new(tpl));
-                infos.push(TargetInfo { method: t.method.to_string(), url: t.url.clone() });
+                infos.push(TargetInfo {
+                    method: t.method.to_string(),
+                    url: t.url.clone(),
+                });
             }
             (Targets::Static(tpls), infos)
         }
@@ -372,18 +412,33 @@ pub async fn attack_with_live(
                     }
                 })
                 .map_err(EngineError::Runtime)?;
-            (Targets::Lazy { rx: tokio::sync::Mutex::new(rx), index: Mutex::new(HashMap::new()) }, Vec::new())
+            (
+                Targets::Lazy {
+                    rx: tokio::sync::Mutex::new(rx),
+                    index: Mutex::new(HashMap::new()),
+                },
+                Vec::new(),
+            )
         }
     };
 
-    let start_unix_ns = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    let info = AttackInfo { name: cfg.name.clone(), start_unix_ns };
+    let start_unix_ns = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let info = AttackInfo {
+        name: cfg.name.clone(),
+        start_unix_ns,
+    };
     let collector = collector::spawn(sink, info, infos).map_err(EngineError::Runtime)?;
     let (abort_tx, abort_rx) = watch::channel(false);
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let paced = !cfg.unpaced();
     let cap = cfg.worker_cap().unwrap_or(u64::MAX);
-    let initial = if paced { cfg.workers.clamp(1, cap) } else { cap };
+    let initial = if paced {
+        cfg.workers.clamp(1, cap)
+    } else {
+        cap
+    };
     let duration = cfg.duration;
     let timeout = cfg.timeout;
     let start = Instant::now();
@@ -455,7 +510,11 @@ pub async fn attack_with_live(
     match sink_result {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(EngineError::Sink(e)),
-        Err(_) => return Err(EngineError::Sink(std::io::Error::other("the results sink panicked"))),
+        Err(_) => {
+            return Err(EngineError::Sink(std::io::Error::other(
+                "the results sink panicked",
+            )));
+        }
     }
     let live = &sh.live;
     let requests = live.sent();
@@ -466,7 +525,10 @@ pub async fn attack_with_live(
     let (attack_duration, wait) = if requests == 0 {
         (Duration::ZERO, Duration::ZERO)
     } else {
-        (Duration::from_nanos(last.saturating_sub(first)), Duration::from_nanos(last_done.saturating_sub(last)))
+        (
+            Duration::from_nanos(last.saturating_sub(first)),
+            Duration::from_nanos(last_done.saturating_sub(last)),
+        )
     };
     let unsent = if !sh.paced {
         0
@@ -476,7 +538,9 @@ pub async fn attack_with_live(
             (StopReason::Duration, Some(d)) => Some(d),
             _ => None,
         };
-        limit.map_or(0, |l| unsent(sh.pacer.as_ref(), requests, l, sh.cfg.max_requests))
+        limit.map_or(0, |l| {
+            unsent(sh.pacer.as_ref(), requests, l, sh.cfg.max_requests)
+        })
     };
     let target_error = sh.target_error.lock().expect("lock").take();
     Ok(AttackSummary {
@@ -500,8 +564,8 @@ pub async fn attack_with_live(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loadlab_core::pacer::ConstantPacer;
     use loadlab_core::Rate;
+    use loadlab_core::pacer::ConstantPacer;
 
     #[test]
     fn unsent_counts_the_schedule_shortfall() {

@@ -38,7 +38,9 @@ impl std::str::FromStr for TargetFormat {
         match s {
             "http" => Ok(TargetFormat::Http),
             "json" => Ok(TargetFormat::Json),
-            _ => Err(format!("unknown target format {s:?}: expected http or json")),
+            _ => Err(format!(
+                "unknown target format {s:?}: expected http or json"
+            )),
         }
     }
 }
@@ -48,11 +50,23 @@ impl std::str::FromStr for TargetFormat {
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     #[error("{source_name}:{line}: {reason}")]
-    Syntax { source_name: String, line: usize, reason: String },
+    Syntax {
+        source_name: String,
+        line: usize,
+        reason: String,
+    },
     #[error("{source_name}:{line}: cannot read body file {path:?}: {err}")]
-    BodyFile { source_name: String, line: usize, path: PathBuf, err: std::io::Error },
+    BodyFile {
+        source_name: String,
+        line: usize,
+        path: PathBuf,
+        err: std::io::Error,
+    },
     #[error("cannot read targets from {source_name}: {err}")]
-    Io { source_name: String, err: std::io::Error },
+    Io {
+        source_name: String,
+        err: std::io::Error,
+    },
     #[error("{source_name}: no targets found")]
     Empty { source_name: String },
 }
@@ -89,10 +103,8 @@ pub fn parse_targets(
     let mut out = Vec::new();
     for t in TargetReader::new(reader, format, source_name) {
         let mut t = t?;
-        if t.body.is_empty() {
-            if let Some(b) = default_body {
-                t.body = b.clone();
-            }
+        if let Some(b) = default_body.filter(|_| t.body.is_empty()) {
+            t.body = b.clone();
         }
         if !default_headers.is_empty() {
             let mut h = default_headers.to_vec();
@@ -102,7 +114,9 @@ pub fn parse_targets(
         out.push(t);
     }
     if out.is_empty() {
-        return Err(TargetError::Empty { source_name: source_name.to_string() });
+        return Err(TargetError::Empty {
+            source_name: source_name.to_string(),
+        });
     }
     Ok(out)
 }
@@ -116,10 +130,15 @@ pub fn lazy_targets(
     TargetSource::Lazy(Box::new(TargetReader::new(reader, format, source_name)))
 }
 
-const METHODS: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"];
+const METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+];
 
 fn starts_with_method(line: &str) -> bool {
-    METHODS.iter().any(|m| line.strip_prefix(m).is_some_and(|rest| rest.starts_with([' ', '\t'])))
+    METHODS.iter().any(|m| {
+        line.strip_prefix(m)
+            .is_some_and(|rest| rest.starts_with([' ', '\t']))
+    })
 }
 
 /// Checks that `url` is an absolute http(s) URL the engine can send to.
@@ -127,7 +146,11 @@ pub(crate) fn check_url(url: &str) -> Result<http::Uri, String> {
     let uri: http::Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
-        _ => return Err(format!("bad URL {url:?}: expected an absolute http:// or https:// URL")),
+        _ => {
+            return Err(format!(
+                "bad URL {url:?}: expected an absolute http:// or https:// URL"
+            ));
+        }
     }
     if uri.host().is_none_or(str::is_empty) {
         return Err(format!("bad URL {url:?}: missing host"));
@@ -169,21 +192,28 @@ impl<R: BufRead> TargetReader<R> {
                 self.line_no += 1;
                 Ok(Some((self.line_no, s.trim().to_string())))
             }
-            Err(err) => Err(TargetError::Io { source_name: self.source_name.clone(), err }),
+            Err(err) => Err(TargetError::Io {
+                source_name: self.source_name.clone(),
+                err,
+            }),
         }
     }
 
     fn peek_line(&mut self) -> Result<Option<&(usize, String)>, TargetError> {
-        if self.pending.is_empty() {
-            if let Some(l) = self.read_line()? {
-                self.pending.push_back(l);
-            }
+        if self.pending.is_empty()
+            && let Some(l) = self.read_line()?
+        {
+            self.pending.push_back(l);
         }
         Ok(self.pending.front())
     }
 
     fn syntax(&self, line: usize, reason: impl Into<String>) -> TargetError {
-        TargetError::Syntax { source_name: self.source_name.clone(), line, reason: reason.into() }
+        TargetError::Syntax {
+            source_name: self.source_name.clone(),
+            line,
+            reason: reason.into(),
+        }
     }
 
     fn next_http(&mut self) -> Result<Option<Target>, TargetError> {
@@ -199,12 +229,20 @@ impl<R: BufRead> TargetReader<R> {
             None => return Err(self.syntax(no, format!("expected \"METHOD URL\", got {line:?}"))),
         };
         if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(self.syntax(no, format!("bad method {method:?}: expected e.g. GET, POST")));
+            return Err(self.syntax(
+                no,
+                format!("bad method {method:?}: expected e.g. GET, POST"),
+            ));
         }
         let method = http::Method::from_bytes(method.as_bytes())
             .map_err(|_| self.syntax(no, format!("bad method {method:?}")))?;
         check_url(url).map_err(|e| self.syntax(no, e))?;
-        let mut t = Target { method, url: url.to_string(), headers: Vec::new(), body: Bytes::new() };
+        let mut t = Target {
+            method,
+            url: url.to_string(),
+            headers: Vec::new(),
+            body: Bytes::new(),
+        };
         loop {
             match self.peek_line()? {
                 None => break,
@@ -217,14 +255,15 @@ impl<R: BufRead> TargetReader<R> {
             }
             if let Some(path) = l.strip_prefix('@') {
                 let path = PathBuf::from(path.trim());
-                t.body = std::fs::read(&path)
-                    .map(Bytes::from)
-                    .map_err(|err| TargetError::BodyFile {
-                        source_name: self.source_name.clone(),
-                        line: no,
-                        path,
-                        err,
-                    })?;
+                t.body =
+                    std::fs::read(&path)
+                        .map(Bytes::from)
+                        .map_err(|err| TargetError::BodyFile {
+                            source_name: self.source_name.clone(),
+                            line: no,
+                            path,
+                            err,
+                        })?;
                 break;
             }
             let (k, v) = l.split_once(':').ok_or_else(|| {
@@ -291,14 +330,24 @@ impl<R: BufRead> TargetReader<R> {
                     }
                 }
             }
-            Some(_) => return Err(self.syntax(no, "field \"header\" must be an object of string arrays")),
+            Some(_) => {
+                return Err(self.syntax(no, "field \"header\" must be an object of string arrays"));
+            }
         }
         for k in obj.keys() {
             if !matches!(k.as_str(), "method" | "url" | "body" | "header") {
-                return Err(self.syntax(no, format!("unknown field {k:?} (expected method, url, body, header)")));
+                return Err(self.syntax(
+                    no,
+                    format!("unknown field {k:?} (expected method, url, body, header)"),
+                ));
             }
         }
-        Ok(Some(Target { method, url, headers, body }))
+        Ok(Some(Target {
+            method,
+            url,
+            headers,
+            body,
+        }))
     }
 }
 

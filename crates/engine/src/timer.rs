@@ -55,10 +55,18 @@ impl PreciseSleep {
                 continue;
             }
             let spec = Itimerspec {
-                it_interval: Timespec { tv_sec: 0, tv_nsec: 0 },
-                it_value: Timespec { tv_sec: wait.as_secs() as _, tv_nsec: wait.subsec_nanos() as _ },
+                it_interval: Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                },
+                it_value: Timespec {
+                    tv_sec: wait.as_secs() as _,
+                    tv_nsec: wait.subsec_nanos() as _,
+                },
             };
-            if rustix::time::timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).is_err() {
+            if rustix::time::timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec)
+                .is_err()
+            {
                 tokio::time::sleep_until(deadline).await;
                 return;
             }

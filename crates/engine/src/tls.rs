@@ -9,45 +9,58 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
-use crate::config::TlsOptions;
 use crate::EngineError;
+use crate::config::TlsOptions;
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
 fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, EngineError> {
-    let data = std::fs::read(path).map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
+    let data = std::fs::read(path)
+        .map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
     let certs: Result<Vec<_>, _> = rustls_pemfile::certs(&mut data.as_slice()).collect();
-    let certs = certs.map_err(|e| EngineError::Tls(format!("{}: bad PEM certificate: {e}", path.display())))?;
+    let certs = certs
+        .map_err(|e| EngineError::Tls(format!("{}: bad PEM certificate: {e}", path.display())))?;
     if certs.is_empty() {
-        return Err(EngineError::Tls(format!("{}: no PEM certificate found", path.display())));
+        return Err(EngineError::Tls(format!(
+            "{}: no PEM certificate found",
+            path.display()
+        )));
     }
     Ok(certs)
 }
 
 fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, EngineError> {
-    let data = std::fs::read(path).map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
+    let data = std::fs::read(path)
+        .map_err(|e| EngineError::Tls(format!("cannot read {}: {e}", path.display())))?;
     rustls_pemfile::private_key(&mut data.as_slice())
         .map_err(|e| EngineError::Tls(format!("{}: bad PEM private key: {e}", path.display())))?
         .ok_or_else(|| EngineError::Tls(format!("{}: no PEM private key found", path.display())))
 }
 
 /// Builds the client configuration. `alpn_h2` offers `h2` before `http/1.1`.
-pub(crate) fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfig>, EngineError> {
+pub(crate) fn client_config(
+    opts: &TlsOptions,
+    alpn_h2: bool,
+) -> Result<Arc<ClientConfig>, EngineError> {
     let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| EngineError::Tls(e.to_string()))?;
     let builder = if opts.insecure {
-        builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnything(provider)))
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AcceptAnything(provider)))
     } else {
-        let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let mut roots = RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         for p in &opts.root_certs {
             for c in read_certs(p)? {
-                roots
-                    .add(c)
-                    .map_err(|e| EngineError::Tls(format!("{}: unusable root certificate: {e}", p.display())))?;
+                roots.add(c).map_err(|e| {
+                    EngineError::Tls(format!("{}: unusable root certificate: {e}", p.display()))
+                })?;
             }
         }
         builder.with_root_certificates(roots)
@@ -57,9 +70,17 @@ pub(crate) fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<Clie
             .with_client_auth_cert(read_certs(c)?, read_key(k)?)
             .map_err(|e| EngineError::Tls(format!("client certificate {}: {e}", c.display())))?,
         (None, None) => builder.with_no_client_auth(),
-        _ => return Err(EngineError::Config("-cert and -key must be given together".into())),
+        _ => {
+            return Err(EngineError::Config(
+                "-cert and -key must be given together".into(),
+            ));
+        }
     };
-    cfg.alpn_protocols = if alpn_h2 { vec![b"h2".to_vec(), b"http/1.1".to_vec()] } else { vec![b"http/1.1".to_vec()] };
+    cfg.alpn_protocols = if alpn_h2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     Ok(Arc::new(cfg))
 }
 
@@ -85,7 +106,12 @@ impl ServerCertVerifier for AcceptAnything {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
     fn verify_tls13_signature(
         &self,
@@ -93,7 +119,12 @@ impl ServerCertVerifier for AcceptAnything {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()

@@ -30,7 +30,11 @@ pub(crate) enum Stream {
 }
 
 impl AsyncRead for Stream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
@@ -40,7 +44,11 @@ impl AsyncRead for Stream {
 }
 
 impl AsyncWrite for Stream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
@@ -95,6 +103,9 @@ pub(crate) enum Conn {
 /// connection, and the `-max-connections` cap.
 pub(crate) struct HostPool {
     pub key: EndpointKey,
+    // Boxed so that moving a connection in and out of the pool (once per
+    // request) copies a pointer, not the connection.
+    #[allow(clippy::vec_box)]
     idle: Mutex<Vec<Box<H1Conn>>>,
     h2: Mutex<Option<hyper::client::conn::http2::SendRequest<Full<Bytes>>>>,
     open: Option<Arc<Semaphore>>,
@@ -162,7 +173,11 @@ impl Transport {
     pub fn new(cfg: &AttackConfig, tls: Option<Arc<rustls::ClientConfig>>) -> Self {
         let mut connect_to: HashMap<String, (Vec<String>, AtomicUsize)> = HashMap::new();
         for (src, dst) in &cfg.connect_to {
-            connect_to.entry(src.clone()).or_insert_with(|| (Vec::new(), AtomicUsize::new(0))).0.push(dst.clone());
+            connect_to
+                .entry(src.clone())
+                .or_insert_with(|| (Vec::new(), AtomicUsize::new(0)))
+                .0
+                .push(dst.clone());
         }
         Transport {
             pools: Mutex::new(HashMap::new()),
@@ -202,13 +217,25 @@ impl Transport {
 
     /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
     /// keep-alive one, or a new one (waiting under `-max-connections`).
-    pub async fn acquire(&self, pool: &HostPool, dial_started: &mut tokio::time::Instant) -> Result<Acquired, ErrorKind> {
+    pub async fn acquire(
+        &self,
+        pool: &HostPool,
+        dial_started: &mut tokio::time::Instant,
+    ) -> Result<Acquired, ErrorKind> {
         loop {
             if let Some(h2) = pool.h2() {
-                return Ok(Acquired { conn: Conn::H2(h2), connect_ns: 0, reused: true });
+                return Ok(Acquired {
+                    conn: Conn::H2(h2),
+                    connect_ns: 0,
+                    reused: true,
+                });
             }
             if let Some(c) = pool.take_idle() {
-                return Ok(Acquired { conn: Conn::H1(c), connect_ns: 0, reused: true });
+                return Ok(Acquired {
+                    conn: Conn::H1(c),
+                    connect_ns: 0,
+                    reused: true,
+                });
             }
             let permit = match &pool.open {
                 None => None,
@@ -224,7 +251,11 @@ impl Transport {
             *dial_started = t0;
             let conn = self.dial(pool, permit).await?;
             let connect_ns = u32::try_from(t0.elapsed().as_nanos()).unwrap_or(u32::MAX);
-            return Ok(Acquired { conn, connect_ns, reused: false });
+            return Ok(Acquired {
+                conn,
+                connect_ns,
+                reused: false,
+            });
         }
     }
 
@@ -243,7 +274,10 @@ impl Transport {
             return Err(ErrorKind::Dns);
         }
         let addrs: Arc<[SocketAddr]> = Arc::from(addrs);
-        self.dns.lock().expect("dns lock").insert(hostport.to_string(), addrs.clone());
+        self.dns
+            .lock()
+            .expect("dns lock")
+            .insert(hostport.to_string(), addrs.clone());
         Ok(addrs)
     }
 
@@ -251,7 +285,11 @@ impl Transport {
         let s = match self.laddr {
             None => TcpStream::connect(addr).await?,
             Some(l) => {
-                let sock = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+                let sock = if addr.is_ipv4() {
+                    TcpSocket::new_v4()?
+                } else {
+                    TcpSocket::new_v6()?
+                };
                 sock.bind(SocketAddr::new(l, 0))?;
                 sock.connect(addr).await?
             }
@@ -260,14 +298,20 @@ impl Transport {
         Ok(s)
     }
 
-    async fn dial(&self, pool: &HostPool, permit: Option<OwnedSemaphorePermit>) -> Result<Conn, ErrorKind> {
+    async fn dial(
+        &self,
+        pool: &HostPool,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Result<Conn, ErrorKind> {
         let key = &pool.key;
         let raw = if let Some(path) = &self.unix_socket {
             Stream::Unix(UnixStream::connect(path).await.map_err(|e| classify(&e))?)
         } else {
             let hostport = format!("{}:{}", bracket(&key.host), key.port);
             let dst = match self.connect_to.get(&hostport) {
-                Some((dsts, next)) => dsts[next.fetch_add(1, Ordering::Relaxed) % dsts.len()].clone(),
+                Some((dsts, next)) => {
+                    dsts[next.fetch_add(1, Ordering::Relaxed) % dsts.len()].clone()
+                }
                 None => hostport,
             };
             let addrs = self.resolve(&dst).await?;
@@ -287,10 +331,13 @@ impl Transport {
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
             let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
-            let tls = tokio_rustls::TlsConnector::from(cfg).connect(name, raw).await.map_err(|e| match classify(&e) {
-                k @ (ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed) => k,
-                _ => ErrorKind::Tls,
-            })?;
+            let tls = tokio_rustls::TlsConnector::from(cfg)
+                .connect(name, raw)
+                .await
+                .map_err(|e| match classify(&e) {
+                    k @ (ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed) => k,
+                    _ => ErrorKind::Tls,
+                })?;
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             (Stream::Tls(Box::new(tls)), h2)
         } else {

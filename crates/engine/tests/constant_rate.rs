@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 use loadlab_core::{Pacer, PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig};
+use loadlab_engine::{AttackConfig, attack};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_per_second_for_one_second() {
@@ -15,7 +15,9 @@ async fn two_hundred_per_second_for_one_second() {
         duration: Some(ms(1000)),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     let samples = sink.samples();
     assert_eq!(sum.requests, 200, "{sum:?}");
     assert_eq!(samples.len(), 200);
@@ -27,15 +29,24 @@ async fn two_hundred_per_second_for_one_second() {
         assert_eq!(s.target, 0);
         assert_eq!(s.status, 200);
         assert_eq!(s.bytes_in, 5);
-        assert_eq!(s.intended_ns, pacer.send_at(i as u64).unwrap().as_nanos() as u64);
+        assert_eq!(
+            s.intended_ns,
+            pacer.send_at(i as u64).unwrap().as_nanos() as u64
+        );
         assert!(s.sent_ns >= s.intended_ns);
         assert!(s.first_byte_ns >= s.sent_ns && s.done_ns >= s.first_byte_ns);
     }
     // The sink ran on its own thread, not on a runtime worker.
     assert_eq!(sink.thread.lock().unwrap().as_deref(), Some("loadlab-sink"));
     // On a loaded machine a few sends may be late, but most are on time.
-    let on_time = samples.iter().filter(|s| s.send_lag_ns() < 5_000_000).count();
-    assert!(on_time > 150, "only {on_time} of 200 sent within 5ms of schedule");
+    let on_time = samples
+        .iter()
+        .filter(|s| s.send_lag_ns() < 5_000_000)
+        .count();
+    assert!(
+        on_time > 150,
+        "only {on_time} of 200 sent within 5ms of schedule"
+    );
     assert_eq!(sum.unsent, 0);
     assert!(!sum.interrupted);
 }
@@ -44,8 +55,13 @@ async fn two_hundred_per_second_for_one_second() {
 async fn plan_pacer_ends_the_attack_by_itself() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let cfg = AttackConfig { pacer: PacerSpec::parse_plan("200ms@100,100ms@50").unwrap(), ..Default::default() };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::parse_plan("200ms@100,100ms@50").unwrap(),
+        ..Default::default()
+    };
+    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     assert_eq!(sum.requests, 25);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
 }

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig};
+use loadlab_engine::{AttackConfig, attack};
 
 fn cfg(keepalive: bool) -> AttackConfig {
     AttackConfig {
@@ -20,7 +20,9 @@ fn cfg(keepalive: bool) -> AttackConfig {
 async fn keepalive_reuses_few_connections() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let sum = attack(cfg(true), one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let sum = attack(cfg(true), one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     assert_eq!(sum.requests, 100);
     assert!(srv.accepted() <= 2, "accepted {}", srv.accepted());
     let s = sink.samples();
@@ -34,12 +36,22 @@ async fn keepalive_reuses_few_connections() {
 async fn keepalive_off_dials_per_request() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let sum = attack(cfg(false), one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let sum = attack(cfg(false), one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     assert_eq!(sum.requests, 100);
     assert_eq!(srv.accepted(), 100);
     let seen = srv.stats.seen.lock().unwrap();
-    assert!(seen.iter().all(|s| s.headers.iter().any(|(k, v)| k == "connection" && v == "close")));
-    assert!(sink.samples().iter().all(|s| s.status == 200 && s.connect_ns > 0));
+    assert!(seen.iter().all(|s| {
+        s.headers
+            .iter()
+            .any(|(k, v)| k == "connection" && v == "close")
+    }));
+    assert!(
+        sink.samples()
+            .iter()
+            .all(|s| s.status == 200 && s.connect_ns > 0)
+    );
 }
 
 #[tokio::test]
@@ -51,16 +63,23 @@ async fn server_closing_idle_connections_is_not_an_error() {
         let i = n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         async move {
             let mut r = ok("x");
-            if i % 2 == 0 {
-                r.headers_mut().insert("connection", http::HeaderValue::from_static("close"));
+            if i.is_multiple_of(2) {
+                r.headers_mut()
+                    .insert("connection", http::HeaderValue::from_static("close"));
             }
             r
         }
     }))
     .await;
     let sink = Collect::default();
-    let c = AttackConfig { max_workers: Some(1), max_requests: Some(20), ..cfg(true) };
-    attack(c, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let c = AttackConfig {
+        max_workers: Some(1),
+        max_requests: Some(20),
+        ..cfg(true)
+    };
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     let s = sink.samples();
     assert!(s.iter().all(|s| s.status == 200), "{s:?}");
     // Requests 0, 2, 4, ... close their connection: 20 requests need 11 connections.

@@ -6,14 +6,22 @@ use common::*;
 
 use bytes::Bytes;
 use loadlab_core::{ErrorKind, PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig, Target, TargetSource};
+use loadlab_engine::{AttackConfig, Target, TargetSource, attack};
 
 fn cfg(n: u64) -> AttackConfig {
-    AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), max_requests: Some(n), ..Default::default() }
+    AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(500)),
+        max_requests: Some(n),
+        ..Default::default()
+    }
 }
 
 fn header<'a>(s: &'a Seen, name: &str) -> Vec<&'a str> {
-    s.headers.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
+    s.headers
+        .iter()
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+        .collect()
 }
 
 #[tokio::test]
@@ -30,13 +38,21 @@ async fn headers_and_bodies_arrive() {
         get(&srv.url("/get")),
     ]);
     let c = AttackConfig {
-        headers: vec![("X-Common".into(), "c".into()), ("X-Multi".into(), "1".into()), ("X-Multi".into(), "2".into())],
+        headers: vec![
+            ("X-Common".into(), "c".into()),
+            ("X-Multi".into(), "1".into()),
+            ("X-Multi".into(), "2".into()),
+        ],
         body: Some(Bytes::from_static(b"default-body")),
         ..cfg(4)
     };
     attack(c, targets, sink.boxed(), never()).await.unwrap();
     let s = sink.samples();
-    assert_eq!(s.iter().map(|s| s.target).collect::<Vec<_>>(), vec![0, 1, 0, 1], "round robin");
+    assert_eq!(
+        s.iter().map(|s| s.target).collect::<Vec<_>>(),
+        vec![0, 1, 0, 1],
+        "round robin"
+    );
     assert_eq!(s[0].bytes_out, 7);
     assert_eq!(s[1].bytes_out, 12);
     let targets = sink.targets.lock().unwrap().clone();
@@ -66,11 +82,23 @@ async fn host_header_override_and_large_body_is_counted() {
     }))
     .await;
     let sink = Collect::default();
-    let t = Target { headers: vec![("Host".into(), "example.test".into())], ..get(&srv.url("/big")) };
-    attack(cfg(3), TargetSource::Static(vec![t]), sink.boxed(), never()).await.unwrap();
-    assert!(sink.samples().iter().all(|s| s.status == 200 && s.bytes_in == 1 << 20));
+    let t = Target {
+        headers: vec![("Host".into(), "example.test".into())],
+        ..get(&srv.url("/big"))
+    };
+    attack(cfg(3), TargetSource::Static(vec![t]), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert!(
+        sink.samples()
+            .iter()
+            .all(|s| s.status == 200 && s.bytes_in == 1 << 20)
+    );
     let seen = srv.stats.seen.lock().unwrap();
-    assert!(seen.iter().all(|s| header(s, "host") == vec!["example.test"]));
+    assert!(
+        seen.iter()
+            .all(|s| header(s, "host") == vec!["example.test"])
+    );
 }
 
 fn redirector() -> Handler {
@@ -93,7 +121,9 @@ fn redirector() -> Handler {
 async fn redirects_are_followed() {
     let srv = serve(redirector()).await;
     let sink = Collect::default();
-    attack(cfg(1), one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    attack(cfg(1), one(&srv.url("/r/3")), sink.boxed(), never())
+        .await
+        .unwrap();
     let s = sink.samples();
     assert_eq!((s[0].status, s[0].error), (200, ErrorKind::None));
     assert_eq!(s[0].bytes_in, 3 * 5 + 4, "every body byte received");
@@ -104,7 +134,17 @@ async fn redirects_are_followed() {
 async fn too_many_redirects() {
     let srv = serve(redirector()).await;
     let sink = Collect::default();
-    attack(AttackConfig { redirects: 2, ..cfg(1) }, one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    attack(
+        AttackConfig {
+            redirects: 2,
+            ..cfg(1)
+        },
+        one(&srv.url("/r/3")),
+        sink.boxed(),
+        never(),
+    )
+    .await
+    .unwrap();
     let s = sink.samples();
     assert_eq!((s[0].status, s[0].error), (0, ErrorKind::TooManyRedirects));
     assert_eq!(srv.requests(), 3);
@@ -114,7 +154,17 @@ async fn too_many_redirects() {
 async fn redirects_not_followed_count_as_success() {
     let srv = serve(redirector()).await;
     let sink = Collect::default();
-    attack(AttackConfig { redirects: -1, ..cfg(1) }, one(&srv.url("/r/3")), sink.boxed(), never()).await.unwrap();
+    attack(
+        AttackConfig {
+            redirects: -1,
+            ..cfg(1)
+        },
+        one(&srv.url("/r/3")),
+        sink.boxed(),
+        never(),
+    )
+    .await
+    .unwrap();
     let s = sink.samples();
     assert_eq!((s[0].status, s[0].error), (302, ErrorKind::None));
     assert!(s[0].is_success());
@@ -124,10 +174,21 @@ async fn redirects_not_followed_count_as_success() {
 #[tokio::test]
 async fn lazy_targets_are_streamed_and_registered_once_each() {
     let srv = serve(hello()).await;
-    let text = format!("GET {a}\n\nGET {b}\nX-B: 1\n\nGET {a}\n", a = srv.url("/a"), b = srv.url("/b"));
-    let src = loadlab_engine::lazy_targets(std::io::Cursor::new(text.into_bytes()), loadlab_engine::TargetFormat::Http, "stdin");
+    let text = format!(
+        "GET {a}\n\nGET {b}\nX-B: 1\n\nGET {a}\n",
+        a = srv.url("/a"),
+        b = srv.url("/b")
+    );
+    let src = loadlab_engine::lazy_targets(
+        std::io::Cursor::new(text.into_bytes()),
+        loadlab_engine::TargetFormat::Http,
+        "stdin",
+    );
     let sink = Collect::default();
-    let c = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), ..Default::default() };
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(500)),
+        ..Default::default()
+    };
     let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
     assert_eq!(sum.requests, 3);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
@@ -140,9 +201,16 @@ async fn lazy_targets_are_streamed_and_registered_once_each() {
 async fn lazy_target_error_stops_the_attack_and_is_reported() {
     let srv = serve(hello()).await;
     let text = format!("GET {}\n\nBOGUS\n", srv.url("/a"));
-    let src = loadlab_engine::lazy_targets(std::io::Cursor::new(text.into_bytes()), loadlab_engine::TargetFormat::Http, "t.txt");
+    let src = loadlab_engine::lazy_targets(
+        std::io::Cursor::new(text.into_bytes()),
+        loadlab_engine::TargetFormat::Http,
+        "t.txt",
+    );
     let sink = Collect::default();
-    let c = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(500)), ..Default::default() };
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(500)),
+        ..Default::default()
+    };
     let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
     assert_eq!(sum.requests, 1);
     let e = sum.target_error.expect("error reported").to_string();
@@ -158,7 +226,9 @@ async fn raw_server(responses: Vec<&'static [u8]>) -> std::net::SocketAddr {
     let n = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     tokio::spawn(async move {
         loop {
-            let Ok((mut c, _)) = l.accept().await else { return };
+            let Ok((mut c, _)) = l.accept().await else {
+                return;
+            };
             let (n, responses) = (n.clone(), responses.clone());
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 8192];
@@ -170,7 +240,8 @@ async fn raw_server(responses: Vec<&'static [u8]>) -> std::net::SocketAddr {
                             Ok(k) => got.extend_from_slice(&buf[..k]),
                         }
                     }
-                    let r = responses[n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % responses.len()];
+                    let r = responses
+                        [n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % responses.len()];
                     // Write in small pieces to exercise partial reads.
                     for piece in r.chunks(7) {
                         if c.write_all(piece).await.is_err() {
@@ -197,8 +268,29 @@ async fn chunked_eof_delimited_and_informational_responses() {
     ])
     .await;
     let sink = Collect::default();
-    let c = AttackConfig { max_workers: Some(1), ..cfg(8) };
-    attack(c, one(&format!("http://{addr}/")), sink.boxed(), never()).await.unwrap();
-    let got: Vec<(u16, u64)> = sink.samples().iter().map(|s| (s.status, s.bytes_in)).collect();
-    assert_eq!(got, vec![(200, 31), (201, 3), (200, 13), (204, 0), (200, 31), (201, 3), (200, 13), (204, 0)]);
+    let c = AttackConfig {
+        max_workers: Some(1),
+        ..cfg(8)
+    };
+    attack(c, one(&format!("http://{addr}/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    let got: Vec<(u16, u64)> = sink
+        .samples()
+        .iter()
+        .map(|s| (s.status, s.bytes_in))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (200, 31),
+            (201, 3),
+            (200, 13),
+            (204, 0),
+            (200, 31),
+            (201, 3),
+            (200, 13),
+            (204, 0)
+        ]
+    );
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig};
+use loadlab_engine::{AttackConfig, attack};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_second_stall_shows_in_corrected_p99_only() {
@@ -37,17 +37,30 @@ async fn one_second_stall_shows_in_corrected_p99_only() {
         max_workers: Some(4),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     let s = sink.samples();
     assert_eq!(s.len(), 1500, "{sum:?}");
     assert!(s.iter().all(|s| s.status == 200));
     let corrected = pct(s.iter().map(|s| s.latency_ns()).collect(), 99.0);
     let service = pct(s.iter().map(|s| s.service_ns()).collect(), 99.0);
-    assert!(corrected >= 500_000_000, "corrected p99 {corrected}ns should show the 1s stall");
-    assert!(service < 200_000_000, "uncorrected p99 {service}ns should not (only 4 requests were stuck)");
+    assert!(
+        corrected >= 500_000_000,
+        "corrected p99 {corrected}ns should show the 1s stall"
+    );
+    assert!(
+        service < 200_000_000,
+        "uncorrected p99 {service}ns should not (only 4 requests were stuck)"
+    );
     // The queued requests went out late, and the summary says so.
     assert!(sum.late >= 300, "late = {}", sum.late);
     assert!(sum.max_send_lag >= ms(500));
     assert_eq!(sum.workers, 4, "{sum:?}");
-    assert!(srv.stats.max_in_flight.load(std::sync::atomic::Ordering::SeqCst) <= 4);
+    assert!(
+        srv.stats
+            .max_in_flight
+            .load(std::sync::atomic::Ordering::SeqCst)
+            <= 4
+    );
 }

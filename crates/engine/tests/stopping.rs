@@ -7,18 +7,27 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use loadlab_core::{ErrorKind, PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig, StopReason};
+use loadlab_engine::{AttackConfig, StopReason, attack};
 
 #[tokio::test]
 async fn max_requests_stops_exactly() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let cfg = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(2000)), max_requests: Some(37), ..Default::default() };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(2000)),
+        max_requests: Some(37),
+        ..Default::default()
+    };
+    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     assert_eq!(sum.requests, 37);
     assert_eq!(sum.stop_reason, StopReason::MaxRequests);
     let s = sink.samples();
-    assert_eq!(s.iter().map(|s| s.seq).collect::<Vec<_>>(), (0..37).collect::<Vec<_>>());
+    assert_eq!(
+        s.iter().map(|s| s.seq).collect::<Vec<_>>(),
+        (0..37).collect::<Vec<_>>()
+    );
     assert_eq!(srv.requests(), 37);
 }
 
@@ -33,7 +42,9 @@ async fn duration_stops_an_unlimited_attack() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never()).await.unwrap();
+    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
     assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
     assert!(sum.requests > 10);
     assert_eq!(sum.stop_reason, StopReason::Duration);
@@ -56,17 +67,34 @@ async fn shutdown_mid_run_returns_promptly_and_cancels_in_flight() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), tokio::time::sleep(ms(400))).await.unwrap();
+    let sum = attack(
+        cfg,
+        one(&srv.url("/")),
+        sink.boxed(),
+        tokio::time::sleep(ms(400)),
+    )
+    .await
+    .unwrap();
     let took = t.elapsed();
     assert!(took < ms(5000), "took {took:?}");
-    assert!(took >= ms(400) + loadlab_engine::INTERRUPT_GRACE - ms(100), "waited the grace period: {took:?}");
+    assert!(
+        took >= ms(400) + loadlab_engine::INTERRUPT_GRACE - ms(100),
+        "waited the grace period: {took:?}"
+    );
     assert!(sum.interrupted);
     assert_eq!(sum.stop_reason, StopReason::Interrupted);
     assert!(sink.finished.load(Ordering::SeqCst));
     let s = sink.samples();
     assert_eq!(s.len() as u64, sum.requests);
-    assert!((15..=25).contains(&s.len()), "{} requests in 0.4 s at 50/s", s.len());
-    assert!(s.iter().all(|s| s.error == ErrorKind::Canceled && s.status == 0));
+    assert!(
+        (15..=25).contains(&s.len()),
+        "{} requests in 0.4 s at 50/s",
+        s.len()
+    );
+    assert!(
+        s.iter()
+            .all(|s| s.error == ErrorKind::Canceled && s.status == 0)
+    );
     assert_eq!(sum.canceled, sum.requests);
 }
 
@@ -74,12 +102,26 @@ async fn shutdown_mid_run_returns_promptly_and_cancels_in_flight() {
 async fn shutdown_with_a_fast_server_loses_nothing() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let cfg = AttackConfig { pacer: PacerSpec::Constant(Rate::per_second(100)), ..Default::default() };
+    let cfg = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(100)),
+        ..Default::default()
+    };
     let t = Instant::now();
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), tokio::time::sleep(ms(300))).await.unwrap();
+    let sum = attack(
+        cfg,
+        one(&srv.url("/")),
+        sink.boxed(),
+        tokio::time::sleep(ms(300)),
+    )
+    .await
+    .unwrap();
     assert!(t.elapsed() < ms(2000));
     assert!(sum.interrupted);
     let s = sink.samples();
-    assert!(s.len() >= 20 && s.iter().all(|s| s.status == 200), "{}", s.len());
+    assert!(
+        s.len() >= 20 && s.iter().all(|s| s.status == 200),
+        "{}",
+        s.len()
+    );
     assert_eq!(sum.canceled, 0);
 }

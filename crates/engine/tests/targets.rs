@@ -3,14 +3,26 @@
 use std::io::Cursor;
 
 use bytes::Bytes;
-use loadlab_engine::{parse_targets, TargetError, TargetFormat};
+use loadlab_engine::{TargetError, TargetFormat, parse_targets};
 
 fn http(text: &str) -> Result<Vec<loadlab_engine::Target>, TargetError> {
-    parse_targets(Cursor::new(text.as_bytes().to_vec()), TargetFormat::Http, "targets.txt", None, &[])
+    parse_targets(
+        Cursor::new(text.as_bytes().to_vec()),
+        TargetFormat::Http,
+        "targets.txt",
+        None,
+        &[],
+    )
 }
 
 fn json(text: &str) -> Result<Vec<loadlab_engine::Target>, TargetError> {
-    parse_targets(Cursor::new(text.as_bytes().to_vec()), TargetFormat::Json, "targets.json", None, &[])
+    parse_targets(
+        Cursor::new(text.as_bytes().to_vec()),
+        TargetFormat::Json,
+        "targets.json",
+        None,
+        &[],
+    )
 }
 
 #[test]
@@ -27,11 +39,20 @@ fn http_format() {
     assert_eq!(t.len(), 4);
     assert_eq!(t[0].method, http::Method::GET);
     assert_eq!(t[0].url, "http://goku:9090/path/to/dragon?item=ball");
-    assert_eq!(t[0].headers, vec![("X-Account-ID".into(), "8675309".into()), ("Accept".into(), "*/*".into())]);
+    assert_eq!(
+        t[0].headers,
+        vec![
+            ("X-Account-ID".into(), "8675309".into()),
+            ("Accept".into(), "*/*".into())
+        ]
+    );
     assert_eq!(t[1].method, http::Method::POST);
     assert_eq!(t[1].body, Bytes::from_static(b"{\"k\":1}"));
     assert_eq!(t[1].headers.len(), 1);
-    assert_eq!((t[2].url.as_str(), t[3].url.as_str()), ("http://goku:9090/a", "http://goku:9090/b"));
+    assert_eq!(
+        (t[2].url.as_str(), t[3].url.as_str()),
+        ("http://goku:9090/a", "http://goku:9090/b")
+    );
 }
 
 #[test]
@@ -46,7 +67,10 @@ fn defaults_apply() {
     )
     .unwrap();
     assert_eq!(t[0].body, d);
-    assert_eq!(t[0].headers, vec![("X-D".into(), "d".into()), ("X-A".into(), "1".into())]);
+    assert_eq!(
+        t[0].headers,
+        vec![("X-D".into(), "d".into()), ("X-A".into(), "1".into())]
+    );
 }
 
 #[test]
@@ -57,13 +81,19 @@ fn http_errors_name_file_and_line() {
         ("GET not-a-url\n", "targets.txt:1: bad URL"),
         ("GET ftp://h/x\n", "targets.txt:1: bad URL"),
         ("GET http://h/\nX-A 1\n", "targets.txt:2: expected a header"),
-        ("GET http://h/\n@/nonexistent/body\n", "targets.txt:2: cannot read body file"),
+        (
+            "GET http://h/\n@/nonexistent/body\n",
+            "targets.txt:2: cannot read body file",
+        ),
     ];
     for (text, want) in cases {
         let e = http(text).unwrap_err().to_string();
         assert!(e.starts_with(want), "{text:?}: {e}");
     }
-    assert!(matches!(http("# only comments\n\n"), Err(TargetError::Empty { .. })));
+    assert!(matches!(
+        http("# only comments\n\n"),
+        Err(TargetError::Empty { .. })
+    ));
 }
 
 #[test]
@@ -72,7 +102,10 @@ fn json_format() {
     let t = json(text).unwrap();
     assert_eq!(t.len(), 2);
     assert_eq!(t[0].body, Bytes::from_static(b"hello"));
-    assert_eq!(t[0].headers, vec![("X-A".into(), "1".into()), ("X-A".into(), "2".into())]);
+    assert_eq!(
+        t[0].headers,
+        vec![("X-A".into(), "1".into()), ("X-A".into(), "2".into())]
+    );
     assert_eq!(t[1].method, http::Method::GET);
     assert!(t[1].body.is_empty());
 }
@@ -80,12 +113,30 @@ fn json_format() {
 #[test]
 fn json_errors_name_file_and_line() {
     let cases = [
-        ("{\"url\":\"http://h/\"}\n", "targets.json:1: required string field \"method\""),
-        ("{\"method\":\"GET\",\"url\":\"http://h/\"}\n{\"method\":\"GET\"}\n", "targets.json:2: required string field \"url\""),
-        ("{\"method\":\"GET\",\"url\":\"http://h/\",\"body\":\"***\"}\n", "targets.json:1: field \"body\" is not valid base64"),
-        ("{\"method\":\"GET\",\"url\":\"http://h/\",\"header\":{\"A\":\"x\"}}\n", "targets.json:1: header \"A\" must be an array"),
-        ("not json\n", "targets.json:1: expected a JSON target object"),
-        ("{\"method\":\"GET\",\"url\":\"http://h/\",\"extra\":1}\n", "targets.json:1: unknown field \"extra\""),
+        (
+            "{\"url\":\"http://h/\"}\n",
+            "targets.json:1: required string field \"method\"",
+        ),
+        (
+            "{\"method\":\"GET\",\"url\":\"http://h/\"}\n{\"method\":\"GET\"}\n",
+            "targets.json:2: required string field \"url\"",
+        ),
+        (
+            "{\"method\":\"GET\",\"url\":\"http://h/\",\"body\":\"***\"}\n",
+            "targets.json:1: field \"body\" is not valid base64",
+        ),
+        (
+            "{\"method\":\"GET\",\"url\":\"http://h/\",\"header\":{\"A\":\"x\"}}\n",
+            "targets.json:1: header \"A\" must be an array",
+        ),
+        (
+            "not json\n",
+            "targets.json:1: expected a JSON target object",
+        ),
+        (
+            "{\"method\":\"GET\",\"url\":\"http://h/\",\"extra\":1}\n",
+            "targets.json:1: unknown field \"extra\"",
+        ),
     ];
     for (text, want) in cases {
         let e = json(text).unwrap_err().to_string();

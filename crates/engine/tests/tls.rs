@@ -6,7 +6,7 @@ use common::*;
 use std::sync::Arc;
 
 use loadlab_core::{ErrorKind, PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig, TlsOptions};
+use loadlab_engine::{AttackConfig, TlsOptions, attack};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
 
@@ -20,12 +20,14 @@ async fn serve_tls() -> TlsServer {
     let cert_pem = ck.cert.pem();
     let cert = CertificateDer::from(ck.cert.der().to_vec());
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
-    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
+    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert], key)
+    .unwrap();
     cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -35,8 +37,11 @@ async fn serve_tls() -> TlsServer {
     let h = hello();
     tokio::spawn(async move {
         loop {
-            let Ok((sock, _)) = listener.accept().await else { return };
-            st.accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
+            st.accepted
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let (acceptor, st, h) = (acceptor.clone(), st.clone(), h.clone());
             tokio::spawn(async move {
                 if let Ok(tls) = acceptor.accept(sock).await {
@@ -45,7 +50,10 @@ async fn serve_tls() -> TlsServer {
             });
         }
     });
-    TlsServer { srv: Server { addr, stats }, cert_pem }
+    TlsServer {
+        srv: Server { addr, stats },
+        cert_pem,
+    }
 }
 
 fn cfg(srv: &Server, tls: TlsOptions, http2: bool) -> AttackConfig {
@@ -55,7 +63,10 @@ fn cfg(srv: &Server, tls: TlsOptions, http2: bool) -> AttackConfig {
         tls,
         http2,
         // The certificate is for "localhost": reach it on the listener's address.
-        connect_to: vec![(format!("localhost:{}", srv.addr.port()), srv.addr.to_string())],
+        connect_to: vec![(
+            format!("localhost:{}", srv.addr.port()),
+            srv.addr.to_string(),
+        )],
         ..Default::default()
     }
 }
@@ -70,10 +81,32 @@ async fn run(c: AttackConfig, srv: &Server) -> Vec<loadlab_core::Sample> {
 #[tokio::test]
 async fn insecure_accepts_a_self_signed_certificate() {
     let t = serve_tls().await;
-    let s = run(cfg(&t.srv, TlsOptions { insecure: true, ..Default::default() }, false), &t.srv).await;
-    assert!(s.iter().all(|s| s.status == 200 && s.bytes_in == 5), "{s:?}");
+    let s = run(
+        cfg(
+            &t.srv,
+            TlsOptions {
+                insecure: true,
+                ..Default::default()
+            },
+            false,
+        ),
+        &t.srv,
+    )
+    .await;
+    assert!(
+        s.iter().all(|s| s.status == 200 && s.bytes_in == 5),
+        "{s:?}"
+    );
     assert!(s[0].connect_ns > 0);
-    assert!(t.srv.stats.seen.lock().unwrap().iter().all(|s| s.version == http::Version::HTTP_11));
+    assert!(
+        t.srv
+            .stats
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| s.version == http::Version::HTTP_11)
+    );
 }
 
 #[tokio::test]
@@ -81,7 +114,10 @@ async fn untrusted_certificate_is_a_tls_error() {
     let t = serve_tls().await;
     let s = run(cfg(&t.srv, TlsOptions::default(), false), &t.srv).await;
     assert_eq!(s.len(), 5);
-    assert!(s.iter().all(|s| s.status == 0 && s.error == ErrorKind::Tls), "{s:?}");
+    assert!(
+        s.iter().all(|s| s.status == 0 && s.error == ErrorKind::Tls),
+        "{s:?}"
+    );
     assert_eq!(t.srv.requests(), 0);
 }
 
@@ -91,22 +127,60 @@ async fn extra_root_certificate_is_trusted() {
     let dir = tempfile::tempdir().unwrap();
     let pem = dir.path().join("root.pem");
     std::fs::write(&pem, &t.cert_pem).unwrap();
-    let s = run(cfg(&t.srv, TlsOptions { root_certs: vec![pem], ..Default::default() }, false), &t.srv).await;
+    let s = run(
+        cfg(
+            &t.srv,
+            TlsOptions {
+                root_certs: vec![pem],
+                ..Default::default()
+            },
+            false,
+        ),
+        &t.srv,
+    )
+    .await;
     assert!(s.iter().all(|s| s.status == 200), "{s:?}");
 }
 
 #[tokio::test]
 async fn missing_root_cert_file_is_a_setup_error() {
-    let c = AttackConfig { tls: TlsOptions { root_certs: vec!["/nonexistent/root.pem".into()], ..Default::default() }, ..Default::default() };
-    let err = attack(c, one("https://localhost/"), Collect::default().boxed(), never()).await.unwrap_err();
+    let c = AttackConfig {
+        tls: TlsOptions {
+            root_certs: vec!["/nonexistent/root.pem".into()],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let err = attack(
+        c,
+        one("https://localhost/"),
+        Collect::default().boxed(),
+        never(),
+    )
+    .await
+    .unwrap_err();
     assert!(err.to_string().contains("/nonexistent/root.pem"), "{err}");
 }
 
 #[tokio::test]
 async fn http2_over_tls_via_alpn() {
     let t = serve_tls().await;
-    let s = run(cfg(&t.srv, TlsOptions { insecure: true, ..Default::default() }, true), &t.srv).await;
-    assert!(s.iter().all(|s| s.status == 200 && s.bytes_in == 5), "{s:?}");
+    let s = run(
+        cfg(
+            &t.srv,
+            TlsOptions {
+                insecure: true,
+                ..Default::default()
+            },
+            true,
+        ),
+        &t.srv,
+    )
+    .await;
+    assert!(
+        s.iter().all(|s| s.status == 200 && s.bytes_in == 5),
+        "{s:?}"
+    );
     let seen = t.srv.stats.seen.lock().unwrap();
     assert_eq!(seen.len(), 5);
     assert!(seen.iter().all(|s| s.version == http::Version::HTTP_2));
@@ -123,8 +197,17 @@ async fn h2c_prior_knowledge() {
         h2c: true,
         ..Default::default()
     };
-    attack(c, one(&srv.url("/h2c")), sink.boxed(), never()).await.unwrap();
-    assert!(sink.samples().iter().all(|s| s.status == 200 && s.bytes_in == 5));
+    attack(c, one(&srv.url("/h2c")), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert!(
+        sink.samples()
+            .iter()
+            .all(|s| s.status == 200 && s.bytes_in == 5)
+    );
     let seen = srv.stats.seen.lock().unwrap();
-    assert!(seen.iter().all(|s| s.version == http::Version::HTTP_2 && s.path == "/h2c"));
+    assert!(
+        seen.iter()
+            .all(|s| s.version == http::Version::HTTP_2 && s.path == "/h2c")
+    );
 }

@@ -6,7 +6,7 @@ use common::*;
 use std::sync::Arc;
 
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{attack, AttackConfig};
+use loadlab_engine::{AttackConfig, attack};
 
 #[tokio::test]
 async fn requests_go_over_the_unix_socket() {
@@ -17,8 +17,11 @@ async fn requests_go_over_the_unix_socket() {
     let st = stats.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((sock, _)) = listener.accept().await else { return };
-            st.accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
+            st.accepted
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             serve_conn(hyper_util::rt::TokioIo::new(sock), st.clone(), hello());
         }
     });
@@ -29,9 +32,20 @@ async fn requests_go_over_the_unix_socket() {
         unix_socket: Some(path),
         ..Default::default()
     };
-    attack(c, one("http://app.local/u"), sink.boxed(), never()).await.unwrap();
-    assert!(sink.samples().iter().all(|s| s.status == 200 && s.bytes_in == 5));
+    attack(c, one("http://app.local/u"), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert!(
+        sink.samples()
+            .iter()
+            .all(|s| s.status == 200 && s.bytes_in == 5)
+    );
     let seen = stats.seen.lock().unwrap();
     assert_eq!(seen.len(), 10);
-    assert!(seen.iter().all(|s| s.path == "/u" && s.headers.iter().any(|(k, v)| k == "host" && v == "app.local")));
+    assert!(seen.iter().all(|s| {
+        s.path == "/u"
+            && s.headers
+                .iter()
+                .any(|(k, v)| k == "host" && v == "app.local")
+    }));
 }

@@ -37,7 +37,8 @@ pub struct Stats {
     pub seen: Mutex<Vec<Seen>>,
 }
 
-pub type Handler = Arc<dyn Fn(Seen) -> Pin<Box<dyn Future<Output = Response<Full<Bytes>>> + Send>> + Send + Sync>;
+pub type Handler =
+    Arc<dyn Fn(Seen) -> Pin<Box<dyn Future<Output = Response<Full<Bytes>>> + Send>> + Send + Sync>;
 
 pub fn handler<F, Fut>(f: F) -> Handler
 where
@@ -72,15 +73,26 @@ impl Server {
     }
 }
 
-async fn handle(req: Request<Incoming>, stats: Arc<Stats>, h: Handler) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(
+    req: Request<Incoming>,
+    stats: Arc<Stats>,
+    h: Handler,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let n = stats.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     stats.max_in_flight.fetch_max(n, Ordering::SeqCst);
     stats.requests.fetch_add(1, Ordering::SeqCst);
     let (parts, body) = req.into_parts();
-    let body = body.collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
+    let body = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes().to_vec())
+        .unwrap_or_default();
     let seen = Seen {
         method: parts.method.to_string(),
-        path: parts.uri.path_and_query().map_or("/".into(), |p| p.to_string()),
+        path: parts
+            .uri
+            .path_and_query()
+            .map_or("/".into(), |p| p.to_string()),
         version: parts.version,
         headers: parts
             .headers
@@ -103,7 +115,9 @@ pub async fn serve(h: Handler) -> Server {
     let st = stats.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((sock, _)) = listener.accept().await else { return };
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
             st.accepted.fetch_add(1, Ordering::SeqCst);
             serve_conn(TokioIo::new(sock), st.clone(), h.clone());
         }
@@ -153,7 +167,12 @@ impl Sink for Collect {
         self.targets.lock().unwrap().push((index, target.clone()));
     }
     fn record(&mut self, sample: &Sample) {
-        let known = self.targets.lock().unwrap().iter().any(|(i, _)| *i == sample.target);
+        let known = self
+            .targets
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(i, _)| *i == sample.target);
         assert!(known, "sample for unregistered target {}", sample.target);
         self.samples.lock().unwrap().push(*sample);
     }
@@ -164,7 +183,12 @@ impl Sink for Collect {
 }
 
 pub fn get(url: &str) -> loadlab_engine::Target {
-    loadlab_engine::Target { method: http::Method::GET, url: url.to_string(), headers: vec![], body: Bytes::new() }
+    loadlab_engine::Target {
+        method: http::Method::GET,
+        url: url.to_string(),
+        headers: vec![],
+        body: Bytes::new(),
+    }
 }
 
 pub fn one(url: &str) -> loadlab_engine::TargetSource {
