@@ -32,7 +32,8 @@ pub(crate) enum AdminBody {
 }
 
 pub(crate) fn is_admin(path: &str) -> bool {
-    path.strip_prefix("/_admin").is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    path.strip_prefix("/_admin")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 pub(crate) async fn handle(
@@ -46,13 +47,24 @@ pub(crate) async fn handle(
     if let Some(resp) = check_access(headers, state, peer) {
         return resp;
     }
-    let path = path.trim_start_matches("/_admin").trim_start_matches('/').trim_end_matches('/');
+    let path = path
+        .trim_start_matches("/_admin")
+        .trim_start_matches('/')
+        .trim_end_matches('/');
     let post_only = path == "add_recipe";
     if post_only && method != Method::POST {
-        return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "add_recipe takes POST");
+        return error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "(method)",
+            "add_recipe takes POST",
+        );
     }
     if !post_only && !matches!(*method, Method::GET | Method::HEAD | Method::POST) {
-        return error(StatusCode::METHOD_NOT_ALLOWED, "(method)", "admin endpoints take GET");
+        return error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "(method)",
+            "admin endpoints take GET",
+        );
     }
     match path {
         "status" => text(StatusCode::OK, "ok!".into()),
@@ -95,10 +107,15 @@ pub(crate) async fn handle(
         "stats" => json_resp(StatusCode::OK, &stats_json(state)),
         "metrics" => {
             let mut resp = text(StatusCode::OK, metrics_text(state));
-            resp.content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
+            resp.content_type =
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
             resp
         }
-        other => error(StatusCode::NOT_FOUND, "(path)", &format!("no admin endpoint {other:?}")),
+        other => error(
+            StatusCode::NOT_FOUND,
+            "(path)",
+            &format!("no admin endpoint {other:?}"),
+        ),
     }
 }
 
@@ -116,11 +133,22 @@ fn check_access(h: &HeaderMap, state: &State, peer: SocketAddr) -> Option<Simple
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.strip_prefix("Bearer "))
                 .map(str::trim);
-            let direct = h.get("x-admin-token").and_then(|v| v.to_str().ok()).map(str::trim);
+            let direct = h
+                .get("x-admin-token")
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim);
             match bearer.or(direct) {
-                None => Some(error(StatusCode::UNAUTHORIZED, "(access)", "admin token required")),
+                None => Some(error(
+                    StatusCode::UNAUTHORIZED,
+                    "(access)",
+                    "admin token required",
+                )),
                 Some(given) if constant_time_eq(given.as_bytes(), token.as_bytes()) => None,
-                Some(_) => Some(error(StatusCode::UNAUTHORIZED, "(access)", "wrong admin token")),
+                Some(_) => Some(error(
+                    StatusCode::UNAUTHORIZED,
+                    "(access)",
+                    "wrong admin token",
+                )),
             }
         }
     }
@@ -141,7 +169,13 @@ async fn add_recipe(body: AdminBody, state: &State) -> Simple {
                 &format!("recipe is over the {limit}-byte admin body limit"),
             );
         }
-        AdminBody::Failed(e) => return error(StatusCode::BAD_REQUEST, "(body)", &format!("reading the request body: {e}")),
+        AdminBody::Failed(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "(body)",
+                &format!("reading the request body: {e}"),
+            );
+        }
     };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error(StatusCode::BAD_REQUEST, "(json)", "the body is not UTF-8");
@@ -153,12 +187,21 @@ async fn add_recipe(body: AdminBody, state: &State) -> Simple {
     match state.ingest(recipes).await {
         Ok(()) => json_resp(StatusCode::CREATED, &current_recipes(state)),
         Err(IngestError::Recipe(e)) => error(StatusCode::BAD_REQUEST, &e.field, &e.reason),
-        Err(IngestError::Fetch { field, source }) => error(StatusCode::BAD_GATEWAY, &field, &source.0),
+        Err(IngestError::Fetch { field, source }) => {
+            error(StatusCode::BAD_GATEWAY, &field, &source.0)
+        }
     }
 }
 
 fn current_recipes(state: &State) -> Value {
-    Value::Array(state.table.load().routes().map(|r| r.recipe.echo.clone()).collect())
+    Value::Array(
+        state
+            .table
+            .load()
+            .routes()
+            .map(|r| r.recipe.echo.clone())
+            .collect(),
+    )
 }
 
 fn stats_json(state: &State) -> Value {
@@ -200,7 +243,9 @@ fn stats_json(state: &State) -> Value {
 }
 
 fn label(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 fn metrics_text(state: &State) -> String {
@@ -211,30 +256,55 @@ fn metrics_text(state: &State) -> String {
     out.push_str("# TYPE loadlab_origin_requests_total counter\n");
     for s in &all {
         for (status, n) in s.statuses() {
-            let _ = writeln!(out, "loadlab_origin_requests_total{{route=\"{}\",status=\"{status}\"}} {n}", label(&s.route));
+            let _ = writeln!(
+                out,
+                "loadlab_origin_requests_total{{route=\"{}\",status=\"{status}\"}} {n}",
+                label(&s.route)
+            );
         }
     }
-    out.push_str("# HELP loadlab_origin_faults_total Requests answered with a simulated fault, by kind.\n");
+    out.push_str(
+        "# HELP loadlab_origin_faults_total Requests answered with a simulated fault, by kind.\n",
+    );
     out.push_str("# TYPE loadlab_origin_faults_total counter\n");
     for s in &all {
         for (kind, n) in FAULT_NAMES.iter().zip(s.faults()) {
-            let _ = writeln!(out, "loadlab_origin_faults_total{{route=\"{}\",kind=\"{kind}\"}} {n}", label(&s.route));
+            let _ = writeln!(
+                out,
+                "loadlab_origin_faults_total{{route=\"{}\",kind=\"{kind}\"}} {n}",
+                label(&s.route)
+            );
         }
     }
     out.push_str("# HELP loadlab_origin_rejected_total Requests refused by the capacity model.\n");
     out.push_str("# TYPE loadlab_origin_rejected_total counter\n");
     for s in &all {
-        let _ = writeln!(out, "loadlab_origin_rejected_total{{route=\"{}\"}} {}", label(&s.route), s.rejected.load(Relaxed));
+        let _ = writeln!(
+            out,
+            "loadlab_origin_rejected_total{{route=\"{}\"}} {}",
+            label(&s.route),
+            s.rejected.load(Relaxed)
+        );
     }
     out.push_str("# HELP loadlab_origin_in_flight Requests being served now.\n");
     out.push_str("# TYPE loadlab_origin_in_flight gauge\n");
     for s in &all {
-        let _ = writeln!(out, "loadlab_origin_in_flight{{route=\"{}\"}} {}", label(&s.route), s.in_flight.load(Relaxed));
+        let _ = writeln!(
+            out,
+            "loadlab_origin_in_flight{{route=\"{}\"}} {}",
+            label(&s.route),
+            s.in_flight.load(Relaxed)
+        );
     }
     out.push_str("# HELP loadlab_origin_queued Requests waiting for capacity now.\n");
     out.push_str("# TYPE loadlab_origin_queued gauge\n");
     for s in &all {
-        let _ = writeln!(out, "loadlab_origin_queued{{route=\"{}\"}} {}", label(&s.route), s.queued.load(Relaxed));
+        let _ = writeln!(
+            out,
+            "loadlab_origin_queued{{route=\"{}\"}} {}",
+            label(&s.route),
+            s.queued.load(Relaxed)
+        );
     }
     out.push_str("# HELP loadlab_origin_latency_seconds Time from request to response head.\n");
     out.push_str("# TYPE loadlab_origin_latency_seconds summary\n");
@@ -242,16 +312,31 @@ fn metrics_text(state: &State) -> String {
         let r = label(&s.route);
         for q in [0.5, 0.9, 0.99, 0.999] {
             let v = s.latency.quantile(q) as f64 / 1e6;
-            let _ = writeln!(out, "loadlab_origin_latency_seconds{{route=\"{r}\",quantile=\"{q}\"}} {v}");
+            let _ = writeln!(
+                out,
+                "loadlab_origin_latency_seconds{{route=\"{r}\",quantile=\"{q}\"}} {v}"
+            );
         }
-        let _ = writeln!(out, "loadlab_origin_latency_seconds_sum{{route=\"{r}\"}} {}", s.latency.sum_us() as f64 / 1e6);
-        let _ = writeln!(out, "loadlab_origin_latency_seconds_count{{route=\"{r}\"}} {}", s.latency.count());
+        let _ = writeln!(
+            out,
+            "loadlab_origin_latency_seconds_sum{{route=\"{r}\"}} {}",
+            s.latency.sum_us() as f64 / 1e6
+        );
+        let _ = writeln!(
+            out,
+            "loadlab_origin_latency_seconds_count{{route=\"{r}\"}} {}",
+            s.latency.count()
+        );
     }
     out
 }
 
 fn text(status: StatusCode, body: String) -> Simple {
-    Simple { status, content_type: HeaderValue::from_static("text/plain; charset=utf-8"), body: Bytes::from(body) }
+    Simple {
+        status,
+        content_type: HeaderValue::from_static("text/plain; charset=utf-8"),
+        body: Bytes::from(body),
+    }
 }
 
 fn json_resp(status: StatusCode, v: &Value) -> Simple {
@@ -264,5 +349,8 @@ fn json_resp(status: StatusCode, v: &Value) -> Simple {
 
 /// A JSON error naming the field and the reason.
 pub(crate) fn error(status: StatusCode, field: &str, reason: &str) -> Simple {
-    json_resp(status, &json!({"error": format!("{field}: {reason}"), "field": field, "reason": reason}))
+    json_resp(
+        status,
+        &json!({"error": format!("{field}: {reason}"), "field": field, "reason": reason}),
+    )
 }

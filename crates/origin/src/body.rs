@@ -45,7 +45,11 @@ const CUT_PAUSE: Duration = Duration::from_millis(20);
 
 impl OriginBody {
     pub fn full(b: Bytes) -> Self {
-        if b.is_empty() { OriginBody::Full(None) } else { OriginBody::Full(Some(b)) }
+        if b.is_empty() {
+            OriginBody::Full(None)
+        } else {
+            OriginBody::Full(Some(b))
+        }
     }
 
     pub fn empty() -> Self {
@@ -57,7 +61,14 @@ impl OriginBody {
             Some(k) => ((data.len() as f64 * k) as usize).min(data.len().saturating_sub(1)),
             None => data.len(),
         };
-        OriginBody::Shaped(Box::new(Shaped { data, sent: 0, stop_at, bytes_per_sec, sleep: None, cutting: false }))
+        OriginBody::Shaped(Box::new(Shaped {
+            data,
+            sent: 0,
+            stop_at,
+            bytes_per_sec,
+            sleep: None,
+            cutting: false,
+        }))
     }
 }
 
@@ -65,7 +76,10 @@ impl Body for OriginBody {
     type Data = Bytes;
     type Error = Aborted;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Aborted>>> {
         match self.get_mut() {
             OriginBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             OriginBody::Shaped(s) => s.poll_next(cx),
@@ -97,20 +111,20 @@ impl Shaped {
                 self.cutting = true;
                 self.sleep = Some(Box::pin(tokio::time::sleep(CUT_PAUSE)));
             }
-            if let Some(sleep) = self.sleep.as_mut() {
-                if sleep.as_mut().poll(cx).is_pending() {
-                    return Poll::Pending;
-                }
+            if let Some(sleep) = self.sleep.as_mut()
+                && sleep.as_mut().poll(cx).is_pending()
+            {
+                return Poll::Pending;
             }
             return Poll::Ready(Some(Err(Aborted)));
         }
         let chunk = match self.bytes_per_sec {
             None => self.stop_at - self.sent,
             Some(bps) => {
-                if let Some(sleep) = self.sleep.as_mut() {
-                    if sleep.as_mut().poll(cx).is_pending() {
-                        return Poll::Pending;
-                    }
+                if let Some(sleep) = self.sleep.as_mut()
+                    && sleep.as_mut().poll(cx).is_pending()
+                {
+                    return Poll::Pending;
                 }
                 let per_tick = ((bps as f64 * TICK.as_secs_f64()) as usize).max(1);
                 let n = per_tick.min(self.stop_at - self.sent);

@@ -43,7 +43,11 @@ impl hyper::rt::Read for Rewound {
 }
 
 impl hyper::rt::Write for Rewound {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         Pin::new(&mut self.inner).poll_write(cx, buf)
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -69,9 +73,18 @@ struct Conn {
     peer: SocketAddr,
 }
 
-pub(crate) async fn serve(stream: TcpStream, pre: Bytes, state: Arc<State>, peer: SocketAddr, watcher: Watcher) {
+pub(crate) async fn serve(
+    stream: TcpStream,
+    pre: Bytes,
+    state: Arc<State>,
+    peer: SocketAddr,
+    watcher: Watcher,
+) {
     let conn = Arc::new(Conn { state, peer });
-    let io = Rewound { pre, inner: TokioIo::new(stream) };
+    let io = Rewound {
+        pre,
+        inner: TokioIo::new(stream),
+    };
     let svc = service_fn(move |req| handle(req, conn.clone()));
     let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
     builder.max_concurrent_streams(1024);
@@ -85,10 +98,23 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
         let limit = conn.state.config.admin_body_limit;
         let body = match Limited::new(body, limit).collect().await {
             Ok(b) => AdminBody::Data(b.to_bytes()),
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => AdminBody::TooLarge,
+            Err(e)
+                if e.downcast_ref::<http_body_util::LengthLimitError>()
+                    .is_some() =>
+            {
+                AdminBody::TooLarge
+            }
             Err(e) => AdminBody::Failed(e.to_string()),
         };
-        let s = admin::handle(&parts.method, parts.uri.path(), &parts.headers, body, &conn.state, conn.peer).await;
+        let s = admin::handle(
+            &parts.method,
+            parts.uri.path(),
+            &parts.headers,
+            body,
+            &conn.state,
+            conn.peer,
+        )
+        .await;
         return Ok(simple(s, is_head));
     }
     match respond::handle(&conn.state, req.uri().path()).await {
@@ -100,11 +126,17 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
 
 fn simple(s: Simple, is_head: bool) -> Response<OriginBody> {
     let len = s.body.len();
-    let mut resp = Response::new(if is_head { OriginBody::empty() } else { OriginBody::full(s.body) });
+    let mut resp = Response::new(if is_head {
+        OriginBody::empty()
+    } else {
+        OriginBody::full(s.body)
+    });
     *resp.status_mut() = s.status;
-    resp.headers_mut().insert(header::CONTENT_TYPE, s.content_type);
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, s.content_type);
     if is_head {
-        resp.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        resp.headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
     }
     resp
 }

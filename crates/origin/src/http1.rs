@@ -50,9 +50,13 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     let mut req = httparse::Request::new(&mut headers);
     let len = match req.parse(buf) {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE),
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+        }
         Ok(httparse::Status::Partial) => return Parse::Partial,
-        Err(httparse::Error::TooManyHeaders) => return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+        }
         Err(_) => return Parse::Error(StatusCode::BAD_REQUEST),
     };
     let Ok(method) = Method::from_bytes(req.method.unwrap_or("GET").as_bytes()) else {
@@ -60,7 +64,10 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     };
     let mut target = req.path.unwrap_or("/");
     // Absolute form (`GET http://host/path`), as proxies send it.
-    if let Some(rest) = target.strip_prefix("http://").or_else(|| target.strip_prefix("https://")) {
+    if let Some(rest) = target
+        .strip_prefix("http://")
+        .or_else(|| target.strip_prefix("https://"))
+    {
         target = rest.find('/').map_or("/", |i| &rest[i..]);
     }
     let p = target.split(['?', '#']).next().unwrap_or("/");
@@ -80,7 +87,10 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     for h in req.headers.iter() {
         let name = h.name;
         if name.eq_ignore_ascii_case("content-length") {
-            match std::str::from_utf8(h.value).ok().and_then(|v| v.trim().parse().ok()) {
+            match std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+            {
                 Some(n) => head.content_length = n,
                 None => return Parse::Error(StatusCode::BAD_REQUEST),
             }
@@ -96,7 +106,10 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     if admin::is_admin(path) {
         let mut map = HeaderMap::new();
         for h in req.headers.iter() {
-            if let (Ok(k), Ok(v)) = (HeaderName::from_bytes(h.name.as_bytes()), HeaderValue::from_bytes(h.value)) {
+            if let (Ok(k), Ok(v)) = (
+                HeaderName::from_bytes(h.name.as_bytes()),
+                HeaderValue::from_bytes(h.value),
+            ) {
                 map.append(k, v);
             }
         }
@@ -106,11 +119,18 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
 }
 
 fn contains_token(value: &[u8], token: &[u8]) -> bool {
-    value.split(|b| *b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+    value
+        .split(|b| *b == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
 }
 
 /// Serves one HTTP/1.x connection; `buf` holds bytes already read from it.
-pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<State>, peer: SocketAddr) {
+pub(crate) async fn serve(
+    mut stream: TcpStream,
+    mut buf: BytesMut,
+    state: Arc<State>,
+    peer: SocketAddr,
+) {
     let mut out: Vec<u8> = Vec::with_capacity(512);
     let mut path = String::new();
     let mut stop = state.stop.clone();
@@ -151,7 +171,11 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
         };
         buf.advance(head.len);
         let is_head = head.method == Method::HEAD;
-        let mut close = if head.http11 { head.close } else { !head.keep_alive };
+        let mut close = if head.http11 {
+            head.close
+        } else {
+            !head.keep_alive
+        };
         let has_body = head.content_length > 0 || head.chunked;
         if head.expect_continue && has_body && head.http11 {
             out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
@@ -165,7 +189,9 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
             let body = if head.chunked {
                 // Rare for admin clients; refusing keeps the parser small.
                 close = true;
-                AdminBody::Failed("chunked request bodies are not supported; send Content-Length".into())
+                AdminBody::Failed(
+                    "chunked request bodies are not supported; send Content-Length".into(),
+                )
             } else if head.content_length > limit {
                 close = true;
                 AdminBody::TooLarge
@@ -182,7 +208,11 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
             if head.chunked {
                 // The body is ignored; rather than decode it, end the connection after answering.
                 close = true;
-            } else if head.content_length > 0 && discard(&mut stream, &mut buf, head.content_length).await.is_err() {
+            } else if head.content_length > 0
+                && discard(&mut stream, &mut buf, head.content_length)
+                    .await
+                    .is_err()
+            {
                 return;
             }
             match respond::handle(&state, &path).await {
@@ -218,11 +248,18 @@ pub(crate) async fn serve(mut stream: TcpStream, mut buf: BytesMut, state: Arc<S
 }
 
 /// Writes a response. Returns Ok(false) when the connection must end (a cut body).
-async fn write_send(stream: &TcpStream, out: &mut Vec<u8>, send: &Send, is_head: bool, close: bool) -> io::Result<bool> {
+async fn write_send(
+    stream: &TcpStream,
+    out: &mut Vec<u8>,
+    send: &Send,
+    is_head: bool,
+    close: bool,
+) -> io::Result<bool> {
     let body = send.body();
     write_status(out, send.status);
     send.each_header(|k, v| {
-        if k != header::CONTENT_LENGTH && k != header::TRANSFER_ENCODING && k != header::CONNECTION {
+        if k != header::CONTENT_LENGTH && k != header::TRANSFER_ENCODING && k != header::CONNECTION
+        {
             put_header(out, k.as_str().as_bytes(), v.as_bytes());
         }
     });
@@ -318,7 +355,9 @@ thread_local! {
 
 fn with_date(f: impl FnOnce(&[u8])) {
     let now = SystemTime::now();
-    let secs = now.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     DATE.with(|cell| {
         let mut c = cell.borrow_mut();
         if c.0 != secs {
@@ -387,9 +426,15 @@ async fn flush(stream: &TcpStream, out: &mut Vec<u8>, more: bool) -> io::Result<
 }
 
 async fn write_all(stream: &TcpStream, mut data: &[u8], more: bool) -> io::Result<()> {
-    let flags = if more { SendFlags::NOSIGNAL | SendFlags::MORE } else { SendFlags::NOSIGNAL };
+    let flags = if more {
+        SendFlags::NOSIGNAL | SendFlags::MORE
+    } else {
+        SendFlags::NOSIGNAL
+    };
     while !data.is_empty() {
-        match stream.try_io(Interest::WRITABLE, || rustix::net::send(stream, data, flags).map_err(io::Error::from)) {
+        match stream.try_io(Interest::WRITABLE, || {
+            rustix::net::send(stream, data, flags).map_err(io::Error::from)
+        }) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
             Ok(n) => data = &data[n..],
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => stream.writable().await?,

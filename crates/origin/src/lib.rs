@@ -40,7 +40,9 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-pub use recipe::{Capacity, ErrorMix, Fault, FaultKind, Recipe, RecipeError, Source, Stage, parse_recipes};
+pub use recipe::{
+    Capacity, ErrorMix, Fault, FaultKind, Recipe, RecipeError, Source, Stage, parse_recipes,
+};
 pub use state::DEFAULT_RECIPE;
 pub use timing::Latency;
 
@@ -79,7 +81,9 @@ impl Default for OriginConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum OriginError {
-    #[error("refusing to serve the admin API on non-loopback address {0} without an admin token (set one, or listen on 127.0.0.1)")]
+    #[error(
+        "refusing to serve the admin API on non-loopback address {0} without an admin token (set one, or listen on 127.0.0.1)"
+    )]
     UnsafeAdmin(SocketAddr),
     #[error("recipe: {0}")]
     Recipe(#[from] RecipeError),
@@ -171,40 +175,48 @@ pub fn spawn(addr: SocketAddr, config: OriginConfig) -> Result<OriginHandle, Ori
         .build()?;
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), OriginError>>();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::Builder::new().name("loadlab-origin-main".into()).spawn(move || {
-        runtime.block_on(async move {
-            let listener = match tokio::net::TcpListener::from_std(std_listener) {
-                Ok(l) => l,
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e.into()));
-                    return;
-                }
-            };
-            let (watch_tx, watch_rx) = tokio::sync::watch::channel(false);
-            let state = match state::State::build(config, watch_rx).await {
-                Ok(s) => s,
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e.into()));
-                    return;
-                }
-            };
-            let _ = ready_tx.send(Ok(()));
-            server::accept_loop(listener, state, watch_tx, async {
-                let _ = stop_rx.await;
-            })
-            .await;
-        });
-        // Dropping the runtime here cancels any request still hanging.
-    })?;
+    let thread = std::thread::Builder::new()
+        .name("loadlab-origin-main".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(std_listener) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e.into()));
+                        return;
+                    }
+                };
+                let (watch_tx, watch_rx) = tokio::sync::watch::channel(false);
+                let state = match state::State::build(config, watch_rx).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e.into()));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(()));
+                server::accept_loop(listener, state, watch_tx, async {
+                    let _ = stop_rx.await;
+                })
+                .await;
+            });
+            // Dropping the runtime here cancels any request still hanging.
+        })?;
     match ready_rx.recv() {
-        Ok(Ok(())) => Ok(OriginHandle { addr, stop: Some(stop_tx), thread: Some(thread) }),
+        Ok(Ok(())) => Ok(OriginHandle {
+            addr,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }),
         Ok(Err(e)) => {
             let _ = thread.join();
             Err(e)
         }
         Err(_) => {
             let _ = thread.join();
-            Err(OriginError::Ingest("the origin thread ended during start-up".into()))
+            Err(OriginError::Ingest(
+                "the origin thread ended during start-up".into(),
+            ))
         }
     }
 }

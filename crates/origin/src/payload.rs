@@ -43,7 +43,8 @@ fn file_copy(body: &[u8]) -> Option<Arc<std::fs::File>> {
     if body.len() < SENDFILE_MIN {
         return None;
     }
-    let fd = rustix::fs::memfd_create("loadlab-origin-payload", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
+    let fd =
+        rustix::fs::memfd_create("loadlab-origin-payload", rustix::fs::MemfdFlags::CLOEXEC).ok()?;
     let mut file = std::fs::File::from(fd);
     // Without a file copy the body is still served, by ordinary writes.
     file.write_all(body).ok()?;
@@ -100,7 +101,10 @@ pub async fn build(recipe: &Recipe) -> Result<Payload, FetchError> {
     }
     for (k, v) in &recipe.headers {
         // Validated by the parser, so these conversions cannot fail here.
-        let (Ok(name), Ok(value)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(v)) else {
+        let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(v),
+        ) else {
             continue;
         };
         headers.retain(|(n, _)| *n != name);
@@ -110,7 +114,13 @@ pub async fn build(recipe: &Recipe) -> Result<Payload, FetchError> {
         headers.push((name, value));
     }
     let file = file_copy(&body);
-    Ok(Payload { body, headers, error_headers, origin_status, file })
+    Ok(Payload {
+        body,
+        headers,
+        error_headers,
+        origin_status,
+        file,
+    })
 }
 
 fn body_starts_with_brace(src: &Source) -> bool {
@@ -149,7 +159,10 @@ pub fn expand(text: &str) -> Vec<u8> {
 }
 
 pub fn gzip_bytes(data: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 2 + 64), flate2::Compression::default());
+    let mut enc = flate2::write::GzEncoder::new(
+        Vec::with_capacity(data.len() / 2 + 64),
+        flate2::Compression::default(),
+    );
     // Writing into a Vec cannot fail.
     let _ = enc.write_all(data);
     enc.finish().unwrap_or_default()
@@ -164,24 +177,42 @@ struct Fetched {
 }
 
 /// GETs `url` once, without following redirects, keeping status and content type.
-async fn fetch(url: &str, recipe_headers: &[(String, String)], gzip: bool) -> Result<Fetched, FetchError> {
+async fn fetch(
+    url: &str,
+    recipe_headers: &[(String, String)],
+    gzip: bool,
+) -> Result<Fetched, FetchError> {
     tokio::time::timeout(FETCH_TIMEOUT, fetch_inner(url, recipe_headers, gzip))
         .await
-        .map_err(|_| FetchError(format!("fetching {url}: no complete answer within {FETCH_TIMEOUT:?}")))?
+        .map_err(|_| {
+            FetchError(format!(
+                "fetching {url}: no complete answer within {FETCH_TIMEOUT:?}"
+            ))
+        })?
 }
 
-async fn fetch_inner(url: &str, recipe_headers: &[(String, String)], gzip: bool) -> Result<Fetched, FetchError> {
+async fn fetch_inner(
+    url: &str,
+    recipe_headers: &[(String, String)],
+    gzip: bool,
+) -> Result<Fetched, FetchError> {
     let fail = |what: String| FetchError(format!("fetching {url}: {what}"));
     let uri: http::Uri = url.parse().map_err(|e| fail(format!("bad URL: {e}")))?;
     let tls = uri.scheme_str() == Some("https");
-    let host = uri.host().ok_or_else(|| fail("no host".into()))?.to_string();
+    let host = uri
+        .host()
+        .ok_or_else(|| fail("no host".into()))?
+        .to_string();
     let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
     let tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
         .await
         .map_err(|e| fail(format!("cannot connect: {e}")))?;
     let mut req = http::Request::builder()
         .uri(uri.path_and_query().map(|p| p.as_str()).unwrap_or("/"))
-        .header(http::header::HOST, uri.authority().map(|a| a.as_str()).unwrap_or(&host))
+        .header(
+            http::header::HOST,
+            uri.authority().map(|a| a.as_str()).unwrap_or(&host),
+        )
         .header(http::header::USER_AGENT, "loadlab-origin");
     for (k, v) in recipe_headers {
         // OriginSimulator sends the recipe's headers on the fetch, swapping
@@ -194,16 +225,21 @@ async fn fetch_inner(url: &str, recipe_headers: &[(String, String)], gzip: bool)
     if gzip {
         req = req.header(http::header::ACCEPT_ENCODING, "gzip");
     }
-    let req = req.body(Empty::<Bytes>::new()).map_err(|e| fail(e.to_string()))?;
+    let req = req
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| fail(e.to_string()))?;
     let resp = if tls {
         let mut roots = rustls::RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| fail(e.to_string()))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        let name = rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| fail(e.to_string()))?;
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| fail(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let name = rustls::pki_types::ServerName::try_from(host.clone())
+            .map_err(|e| fail(e.to_string()))?;
         let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
             .connect(name, tcp)
             .await
@@ -226,14 +262,25 @@ async fn fetch_inner(url: &str, recipe_headers: &[(String, String)], gzip: bool)
         .await
         .map_err(|e| fail(format!("reading the body: {e}")))?
         .to_bytes();
-    Ok(Fetched { status, content_type, location, gzipped, body })
+    Ok(Fetched {
+        status,
+        content_type,
+        location,
+        gzipped,
+        body,
+    })
 }
 
-async fn send<T>(io: T, req: http::Request<Empty<Bytes>>) -> Result<http::Response<hyper::body::Incoming>, String>
+async fn send<T>(
+    io: T,
+    req: http::Request<Empty<Bytes>>,
+) -> Result<http::Response<hyper::body::Incoming>, String>
 where
     T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.map_err(|e| e.to_string())?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
+        .await
+        .map_err(|e| e.to_string())?;
     tokio::spawn(async move {
         let _ = conn.await;
     });

@@ -24,7 +24,10 @@ pub struct RecipeError {
 
 impl RecipeError {
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        RecipeError { field: field.into(), reason: reason.into() }
+        RecipeError {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -128,7 +131,14 @@ const KNOWN: &[&str] = &[
 /// Parses a single recipe object or a list of them.
 pub fn parse_recipes(json: &str) -> Result<Vec<Recipe>, RecipeError> {
     let value: Value = serde_json::from_str(json).map_err(|e| {
-        RecipeError::new("(json)", format!("malformed JSON at line {} column {}: {e}", e.line(), e.column()))
+        RecipeError::new(
+            "(json)",
+            format!(
+                "malformed JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
     })?;
     match value {
         Value::Array(items) => {
@@ -156,12 +166,18 @@ pub fn parse_recipes(json: &str) -> Result<Vec<Recipe>, RecipeError> {
 
 fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
     let err = |f: &str, r: String| RecipeError::new(format!("{at}{f}"), r);
-    let obj = v
-        .as_object()
-        .ok_or_else(|| err("(recipe)", format!("expected an object, got {}", kind_of(v))))?;
+    let obj = v.as_object().ok_or_else(|| {
+        err(
+            "(recipe)",
+            format!("expected an object, got {}", kind_of(v)),
+        )
+    })?;
     for k in obj.keys() {
         if !KNOWN.contains(&k.as_str()) {
-            return Err(err(k, format!("unknown field (known: {})", KNOWN.join(", "))));
+            return Err(err(
+                k,
+                format!("unknown field (known: {})", KNOWN.join(", ")),
+            ));
         }
     }
     let opt_str = |f: &str| -> Result<Option<String>, RecipeError> {
@@ -182,7 +198,10 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
         Some(v) => {
             let n = timing::parse_size_value(v).map_err(|r| err("random_content", r))?;
             if n > MAX_PAYLOAD {
-                return Err(err("random_content", format!("{n} bytes is over the {MAX_PAYLOAD}-byte limit")));
+                return Err(err(
+                    "random_content",
+                    format!("{n} bytes is over the {MAX_PAYLOAD}-byte limit"),
+                ));
             }
             Some(n)
         }
@@ -192,16 +211,23 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
     }
     let source = if let Some(o) = origin.clone() {
         if !(o.starts_with("http://") || o.starts_with("https://")) {
-            return Err(err("origin", format!("{o:?} is not an http:// or https:// URL")));
+            return Err(err(
+                "origin",
+                format!("{o:?} is not an http:// or https:// URL"),
+            ));
         }
-        o.parse::<http::Uri>().map_err(|e| err("origin", format!("{o:?} is not a URL: {e}")))?;
+        o.parse::<http::Uri>()
+            .map_err(|e| err("origin", format!("{o:?} is not a URL: {e}")))?;
         Source::Origin(o)
     } else if let Some(b) = body.clone() {
         Source::Body(b)
     } else if let Some(n) = random {
         Source::Random(n)
     } else {
-        return Err(err("(recipe)", "missing field: one of origin, body or random_content is required".into()));
+        return Err(err(
+            "(recipe)",
+            "missing field: one of origin, body or random_content is required".into(),
+        ));
     };
 
     let headers = match obj.get("headers") {
@@ -210,18 +236,32 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
             let mut out = Vec::with_capacity(m.len());
             for (k, v) in m {
                 let f = format!("headers.{k}");
-                let val = v.as_str().ok_or_else(|| err(&f, format!("expected a string, got {}", kind_of(v))))?;
-                http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| err(&f, "invalid header name".into()))?;
-                http::HeaderValue::from_str(val).map_err(|_| err(&f, "invalid header value".into()))?;
+                let val = v
+                    .as_str()
+                    .ok_or_else(|| err(&f, format!("expected a string, got {}", kind_of(v))))?;
+                http::HeaderName::from_bytes(k.as_bytes())
+                    .map_err(|_| err(&f, "invalid header name".into()))?;
+                http::HeaderValue::from_str(val)
+                    .map_err(|_| err(&f, "invalid header value".into()))?;
                 out.push((k.to_ascii_lowercase(), val.to_string()));
             }
             out
         }
-        Some(o) => return Err(err("headers", format!("expected an object, got {}", kind_of(o)))),
+        Some(o) => {
+            return Err(err(
+                "headers",
+                format!("expected an object, got {}", kind_of(o)),
+            ));
+        }
     };
 
     let stages = match obj.get("stages") {
-        None | Some(Value::Null) => return Err(err("stages", "missing field: at least one stage is required".into())),
+        None | Some(Value::Null) => {
+            return Err(err(
+                "stages",
+                "missing field: at least one stage is required".into(),
+            ));
+        }
         Some(Value::Array(a)) if a.is_empty() => {
             return Err(err("stages", "at least one stage is required".into()));
         }
@@ -234,13 +274,23 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
             st.sort_by_key(|s| s.at); // stable: later entries win ties
             st
         }
-        Some(o) => return Err(err("stages", format!("expected a list, got {}", kind_of(o)))),
+        Some(o) => {
+            return Err(err(
+                "stages",
+                format!("expected a list, got {}", kind_of(o)),
+            ));
+        }
     };
 
     let body_on_error = match obj.get("body_on_error") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
-        Some(o) => return Err(err("body_on_error", format!("expected true or false, got {}", kind_of(o)))),
+        Some(o) => {
+            return Err(err(
+                "body_on_error",
+                format!("expected true or false, got {}", kind_of(o)),
+            ));
+        }
     };
     let capacity = match obj.get("capacity") {
         None | Some(Value::Null) => None,
@@ -249,19 +299,45 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
 
     // The echo keeps OriginSimulator's full struct shape, then our extensions if used.
     let mut echo = Map::new();
-    echo.insert("body".into(), obj.get("body").cloned().unwrap_or(Value::Null));
-    echo.insert("headers".into(), obj.get("headers").filter(|h| !h.is_null()).cloned().unwrap_or(json!({})));
-    echo.insert("origin".into(), obj.get("origin").cloned().unwrap_or(Value::Null));
-    echo.insert("random_content".into(), obj.get("random_content").cloned().unwrap_or(Value::Null));
+    echo.insert(
+        "body".into(),
+        obj.get("body").cloned().unwrap_or(Value::Null),
+    );
+    echo.insert(
+        "headers".into(),
+        obj.get("headers")
+            .filter(|h| !h.is_null())
+            .cloned()
+            .unwrap_or(json!({})),
+    );
+    echo.insert(
+        "origin".into(),
+        obj.get("origin").cloned().unwrap_or(Value::Null),
+    );
+    echo.insert(
+        "random_content".into(),
+        obj.get("random_content").cloned().unwrap_or(Value::Null),
+    );
     echo.insert("route".into(), Value::String(route.clone()));
-    echo.insert("stages".into(), obj.get("stages").cloned().unwrap_or(json!([])));
+    echo.insert(
+        "stages".into(),
+        obj.get("stages").cloned().unwrap_or(json!([])),
+    );
     for k in ["body_on_error", "capacity"] {
         if let Some(v) = obj.get(k).filter(|v| !v.is_null()) {
             echo.insert(k.into(), v.clone());
         }
     }
 
-    Ok(Recipe { route, source, headers, stages, body_on_error, capacity, echo: Value::Object(echo) })
+    Ok(Recipe {
+        route,
+        source,
+        headers,
+        stages,
+        body_on_error,
+        capacity,
+        echo: Value::Object(echo),
+    })
 }
 
 fn validate_route(route: &str) -> Result<(), String> {
@@ -269,7 +345,9 @@ fn validate_route(route: &str) -> Result<(), String> {
         return Err(format!("{route:?} must start with /"));
     }
     if route.find('*').is_some_and(|i| i != route.len() - 1) {
-        return Err(format!("{route:?}: * is allowed only at the end (a prefix wildcard)"));
+        return Err(format!(
+            "{route:?}: * is allowed only at the end (a prefix wildcard)"
+        ));
     }
     if route == "/_admin" || route.starts_with("/_admin/") {
         return Err("routes under /_admin are reserved for the admin API".into());
@@ -284,8 +362,13 @@ fn status_of(v: Option<&Value>, field: &str) -> Result<u16, RecipeError> {
             .as_u64()
             .filter(|s| (100..=599).contains(s))
             .map(|s| s as u16)
-            .ok_or_else(|| RecipeError::new(field, format!("{n} is not an HTTP status (100..599)"))),
-        Some(o) => Err(RecipeError::new(field, format!("expected a status number, got {}", kind_of(o)))),
+            .ok_or_else(|| {
+                RecipeError::new(field, format!("{n} is not an HTTP status (100..599)"))
+            }),
+        Some(o) => Err(RecipeError::new(
+            field,
+            format!("expected a status number, got {}", kind_of(o)),
+        )),
     }
 }
 
@@ -296,10 +379,15 @@ fn parse_stage(v: &Value, at: &str) -> Result<Stage, RecipeError> {
         .ok_or_else(|| RecipeError::new(at, format!("expected an object, got {}", kind_of(v))))?;
     for k in obj.keys() {
         if !["at", "status", "latency", "errors", "faults"].contains(&k.as_str()) {
-            return Err(RecipeError::new(f(k), "unknown field (known: at, status, latency, errors, faults)"));
+            return Err(RecipeError::new(
+                f(k),
+                "unknown field (known: at, status, latency, errors, faults)",
+            ));
         }
     }
-    let at_v = obj.get("at").ok_or_else(|| RecipeError::new(f("at"), "missing field"))?;
+    let at_v = obj
+        .get("at")
+        .ok_or_else(|| RecipeError::new(f("at"), "missing field"))?;
     let at_d = timing::parse_duration_value(at_v).map_err(|r| RecipeError::new(f("at"), r))?;
     let status = status_of(obj.get("status"), &f("status"))?;
     let latency = timing::parse_latency(obj.get("latency").unwrap_or(&Value::Null))
@@ -309,7 +397,10 @@ fn parse_stage(v: &Value, at: &str) -> Result<Stage, RecipeError> {
         Some(Value::Object(m)) => {
             for k in m.keys() {
                 if k != "rate" && k != "status" {
-                    return Err(RecipeError::new(f(&format!("errors.{k}")), "unknown field (known: rate, status)"));
+                    return Err(RecipeError::new(
+                        f(&format!("errors.{k}")),
+                        "unknown field (known: rate, status)",
+                    ));
                 }
             }
             let rate = timing::parse_rate(m.get("rate").unwrap_or(&Value::Null))
@@ -317,20 +408,41 @@ fn parse_stage(v: &Value, at: &str) -> Result<Stage, RecipeError> {
             let status = status_of(m.get("status"), &f("errors.status"))?;
             Some(ErrorMix { rate, status })
         }
-        Some(o) => return Err(RecipeError::new(f("errors"), format!("expected an object, got {}", kind_of(o)))),
+        Some(o) => {
+            return Err(RecipeError::new(
+                f("errors"),
+                format!("expected an object, got {}", kind_of(o)),
+            ));
+        }
     };
     let faults = match obj.get("faults") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => {
-            a.iter().enumerate().map(|(i, x)| parse_fault(x, &f(&format!("faults[{i}]")))).collect::<Result<_, _>>()?
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| parse_fault(x, &f(&format!("faults[{i}]"))))
+            .collect::<Result<_, _>>()?,
+        Some(o) => {
+            return Err(RecipeError::new(
+                f("faults"),
+                format!("expected a list, got {}", kind_of(o)),
+            ));
         }
-        Some(o) => return Err(RecipeError::new(f("faults"), format!("expected a list, got {}", kind_of(o)))),
     };
     let total: f64 = faults.iter().map(|x: &Fault| x.rate).sum();
     if total > 1.0 + 1e-9 {
-        return Err(RecipeError::new(f("faults"), format!("fault rates add up to {:.1}%, over 100%", total * 100.0)));
+        return Err(RecipeError::new(
+            f("faults"),
+            format!("fault rates add up to {:.1}%, over 100%", total * 100.0),
+        ));
     }
-    Ok(Stage { at: at_d, status, latency, errors, faults })
+    Ok(Stage {
+        at: at_d,
+        status,
+        latency,
+        errors,
+        faults,
+    })
 }
 
 fn parse_fault(v: &Value, at: &str) -> Result<Fault, RecipeError> {
@@ -338,22 +450,33 @@ fn parse_fault(v: &Value, at: &str) -> Result<Fault, RecipeError> {
     let obj = v
         .as_object()
         .ok_or_else(|| RecipeError::new(at, format!("expected an object, got {}", kind_of(v))))?;
-    let kind = obj
-        .get("kind")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RecipeError::new(f("kind"), "missing field (reset, close, hang, slow or truncate)"))?;
+    let kind = obj.get("kind").and_then(Value::as_str).ok_or_else(|| {
+        RecipeError::new(
+            f("kind"),
+            "missing field (reset, close, hang, slow or truncate)",
+        )
+    })?;
     let allowed: &[&str] = match kind {
         "reset" | "close" => &["kind", "rate"],
         "hang" => &["kind", "rate", "for"],
         "slow" => &["kind", "rate", "bytes_per_sec"],
         "truncate" => &["kind", "rate", "keep"],
         other => {
-            return Err(RecipeError::new(f("kind"), format!("{other:?} is not a fault (reset, close, hang, slow, truncate)")));
+            return Err(RecipeError::new(
+                f("kind"),
+                format!("{other:?} is not a fault (reset, close, hang, slow, truncate)"),
+            ));
         }
     };
     for k in obj.keys() {
         if !allowed.contains(&k.as_str()) {
-            return Err(RecipeError::new(f(k), format!("unknown field for a {kind} fault (known: {})", allowed.join(", "))));
+            return Err(RecipeError::new(
+                f(k),
+                format!(
+                    "unknown field for a {kind} fault (known: {})",
+                    allowed.join(", ")
+                ),
+            ));
         }
     }
     let rate = match obj.get("rate") {
@@ -365,12 +488,18 @@ fn parse_fault(v: &Value, at: &str) -> Result<Fault, RecipeError> {
         "close" => FaultKind::Close,
         "hang" => FaultKind::Hang(match obj.get("for") {
             None | Some(Value::Null) => None,
-            Some(d) => Some(timing::parse_duration_value(d).map_err(|e| RecipeError::new(f("for"), e))?),
+            Some(d) => {
+                Some(timing::parse_duration_value(d).map_err(|e| RecipeError::new(f("for"), e))?)
+            }
         }),
         "slow" => {
-            let b = obj.get("bytes_per_sec").and_then(Value::as_u64).filter(|b| *b > 0).ok_or_else(|| {
-                RecipeError::new(f("bytes_per_sec"), "missing or not a positive whole number")
-            })?;
+            let b = obj
+                .get("bytes_per_sec")
+                .and_then(Value::as_u64)
+                .filter(|b| *b > 0)
+                .ok_or_else(|| {
+                    RecipeError::new(f("bytes_per_sec"), "missing or not a positive whole number")
+                })?;
             FaultKind::Slow(b)
         }
         _ => {
@@ -379,7 +508,10 @@ fn parse_fault(v: &Value, at: &str) -> Result<Fault, RecipeError> {
                 Some(k) => timing::parse_rate(k).map_err(|e| RecipeError::new(f("keep"), e))?,
             };
             if keep >= 1.0 {
-                return Err(RecipeError::new(f("keep"), "must keep less than 100% to truncate"));
+                return Err(RecipeError::new(
+                    f("keep"),
+                    "must keep less than 100% to truncate",
+                ));
             }
             FaultKind::Truncate(keep)
         }
@@ -394,31 +526,46 @@ fn parse_capacity(v: &Value, at: &str) -> Result<Capacity, RecipeError> {
         .ok_or_else(|| RecipeError::new(at, format!("expected an object, got {}", kind_of(v))))?;
     for k in obj.keys() {
         if !["concurrency", "queue", "queue_timeout", "reject_status"].contains(&k.as_str()) {
-            return Err(RecipeError::new(f(k), "unknown field (known: concurrency, queue, queue_timeout, reject_status)"));
+            return Err(RecipeError::new(
+                f(k),
+                "unknown field (known: concurrency, queue, queue_timeout, reject_status)",
+            ));
         }
     }
     let concurrency = obj
         .get("concurrency")
         .and_then(Value::as_u64)
         .filter(|c| *c > 0 && *c <= 1_000_000)
-        .ok_or_else(|| RecipeError::new(f("concurrency"), "missing or not a whole number in 1..1000000"))?
-        as usize;
+        .ok_or_else(|| {
+            RecipeError::new(
+                f("concurrency"),
+                "missing or not a whole number in 1..1000000",
+            )
+        })? as usize;
     let queue = match obj.get("queue") {
         None => 0,
         Some(q) => q
             .as_u64()
             .filter(|q| *q <= 10_000_000)
-            .ok_or_else(|| RecipeError::new(f("queue"), "not a whole number in 0..10000000"))? as usize,
+            .ok_or_else(|| RecipeError::new(f("queue"), "not a whole number in 0..10000000"))?
+            as usize,
     };
     let queue_timeout = match obj.get("queue_timeout") {
         None | Some(Value::Null) => None,
-        Some(d) => Some(timing::parse_duration_value(d).map_err(|e| RecipeError::new(f("queue_timeout"), e))?),
+        Some(d) => Some(
+            timing::parse_duration_value(d).map_err(|e| RecipeError::new(f("queue_timeout"), e))?,
+        ),
     };
     let reject_status = match obj.get("reject_status") {
         None => 503,
         s => status_of(s, &f("reject_status"))?,
     };
-    Ok(Capacity { concurrency, queue, queue_timeout, reject_status })
+    Ok(Capacity {
+        concurrency,
+        queue,
+        queue_timeout,
+        reject_status,
+    })
 }
 
 /// Checks every `<<size>>` placeholder of a body and returns the expanded length.
@@ -433,7 +580,9 @@ pub fn placeholder_total(body: &str) -> Result<u64, String> {
         };
     }
     if total > MAX_PAYLOAD {
-        return Err(format!("expands to {total} bytes, over the {MAX_PAYLOAD}-byte limit"));
+        return Err(format!(
+            "expands to {total} bytes, over the {MAX_PAYLOAD}-byte limit"
+        ));
     }
     Ok(total)
 }
@@ -449,7 +598,11 @@ pub(crate) fn split_placeholders(body: &str) -> Vec<Piece<'_>> {
     let mut rest = body;
     while let Some(open) = rest.find("<<") {
         // `.+?` needs at least one character between the markers.
-        match rest[open + 2..].get(1..).and_then(|s| s.find(">>")).map(|i| open + 3 + i) {
+        match rest[open + 2..]
+            .get(1..)
+            .and_then(|s| s.find(">>"))
+            .map(|i| open + 3 + i)
+        {
             Some(close) => {
                 if open > 0 {
                     out.push(Piece::Text(&rest[..open]));

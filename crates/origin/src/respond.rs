@@ -72,7 +72,9 @@ impl Send {
         match (&self.route, self.with_payload) {
             (Some(r), true) => r.payload.headers.iter().for_each(|(k, v)| f(k, v)),
             (route, _) => {
-                let extra = route.as_ref().map_or(&[][..], |r| &r.payload.error_headers[..]);
+                let extra = route
+                    .as_ref()
+                    .map_or(&[][..], |r| &r.payload.error_headers[..]);
                 if !extra.iter().any(|(k, _)| k == header::CONTENT_TYPE) {
                     f(&header::CONTENT_TYPE, &TEXT_HTML);
                 }
@@ -107,12 +109,17 @@ pub(crate) async fn handle(state: &State, path: &str) -> Reply {
         },
     };
 
-    let (latency, fault, status) = match (&stage.latency, stage.faults.is_empty() && stage.errors.is_none()) {
+    let (latency, fault, status) = match (
+        &stage.latency,
+        stage.faults.is_empty() && stage.errors.is_none(),
+    ) {
         // The common case draws no random numbers at all.
         (crate::Latency::Fixed(d), true) => (*d, None, stage.status),
         _ => {
             let mut rng = rand::rng();
-            let latency = stage.latency.sample(1.0 - rng.random::<f64>(), rng.random::<f64>());
+            let latency = stage
+                .latency
+                .sample(1.0 - rng.random::<f64>(), rng.random::<f64>());
             let (fault, status) = roll(stage, &mut rng);
             (latency, fault, status)
         }
@@ -142,17 +149,38 @@ pub(crate) async fn handle(state: &State, path: &str) -> Reply {
         }
         Some(FaultKind::Slow(bps)) => {
             stats.count_fault(FaultCount::Slow);
-            finish(&route, path, status, Some(Shape { keep: None, bytes_per_sec: Some(bps) }), arrived)
+            finish(
+                &route,
+                path,
+                status,
+                Some(Shape {
+                    keep: None,
+                    bytes_per_sec: Some(bps),
+                }),
+                arrived,
+            )
         }
         Some(FaultKind::Truncate(keep)) => {
             stats.count_fault(FaultCount::Truncate);
-            finish(&route, path, status, Some(Shape { keep: Some(keep), bytes_per_sec: None }), arrived)
+            finish(
+                &route,
+                path,
+                status,
+                Some(Shape {
+                    keep: Some(keep),
+                    bytes_per_sec: None,
+                }),
+                arrived,
+            )
         }
     }
 }
 
 /// Waits for a capacity permit; None = rejected (queue full or waited too long).
-async fn admit<'a>(lim: &'a Limiter, stats: &RouteStats) -> Option<tokio::sync::SemaphorePermit<'a>> {
+async fn admit<'a>(
+    lim: &'a Limiter,
+    stats: &RouteStats,
+) -> Option<tokio::sync::SemaphorePermit<'a>> {
     if let Ok(p) = lim.permits.try_acquire() {
         return Some(p);
     }
@@ -162,7 +190,10 @@ async fn admit<'a>(lim: &'a Limiter, stats: &RouteStats) -> Option<tokio::sync::
     }
     match lim.queue_timeout {
         None => lim.permits.acquire().await.ok(),
-        Some(t) => tokio::time::timeout(t, lim.permits.acquire()).await.ok()?.ok(),
+        Some(t) => tokio::time::timeout(t, lim.permits.acquire())
+            .await
+            .ok()?
+            .ok(),
     }
 }
 
@@ -178,26 +209,45 @@ fn roll(stage: &Stage, rng: &mut impl Rng) -> (Option<FaultKind>, u16) {
             }
         }
     }
-    if let Some(e) = &stage.errors {
-        if rng.random::<f64>() < e.rate {
-            return (None, e.status);
-        }
+    if let Some(e) = &stage.errors
+        && rng.random::<f64>() < e.rate
+    {
+        return (None, e.status);
     }
     (None, stage.status)
 }
 
 /// Decides the response for `status` and records it.
-fn finish(route: &Arc<Route>, path: &str, status: u16, shape: Option<Shape>, arrived: Instant) -> Reply {
+fn finish(
+    route: &Arc<Route>,
+    path: &str,
+    status: u16,
+    shape: Option<Shape>,
+    arrived: Instant,
+) -> Reply {
     let with_payload = status == 200 || (route.recipe.body_on_error && status != 304);
     let code = match route.payload.origin_status {
         Some(s) if status == 200 => s,
         _ => StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
     };
     route.stats.count_status(code.as_u16());
-    route.stats.latency.record(arrived.elapsed().as_micros() as u64);
-    let text = if with_payload { Bytes::new() } else { error_text(status, path) };
+    route
+        .stats
+        .latency
+        .record(arrived.elapsed().as_micros() as u64);
+    let text = if with_payload {
+        Bytes::new()
+    } else {
+        error_text(status, path)
+    };
     let shape = shape.filter(|_| with_payload || !text.is_empty());
-    Reply::Send(Send { status: code, route: Some(route.clone()), with_payload, text, shape })
+    Reply::Send(Send {
+        status: code,
+        route: Some(route.clone()),
+        with_payload,
+        text,
+        shape,
+    })
 }
 
 /// OriginSimulator's bodies for statuses without the payload.

@@ -52,7 +52,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl State {
     /// Builds the state with the configured recipes (fetching origins) or the default.
-    pub async fn build(config: OriginConfig, stop: tokio::sync::watch::Receiver<bool>) -> Result<Arc<State>, IngestError> {
+    pub async fn build(
+        config: OriginConfig,
+        stop: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<Arc<State>, IngestError> {
         let state = Arc::new(State {
             table: ArcSwap::from_pointee(RouteTable::default()),
             stats: Mutex::new(BTreeMap::new()),
@@ -81,7 +84,10 @@ impl State {
     }
 
     fn stats_for(&self, route: &str) -> Arc<RouteStats> {
-        lock(&self.stats).entry(route.to_string()).or_insert_with(|| Arc::new(RouteStats::new(route))).clone()
+        lock(&self.stats)
+            .entry(route.to_string())
+            .or_insert_with(|| Arc::new(RouteStats::new(route)))
+            .clone()
     }
 
     /// Adds or replaces routes. All payloads are built first; the table changes
@@ -91,24 +97,39 @@ impl State {
         let n = recipes.len();
         let mut built = Vec::with_capacity(n);
         for (i, recipe) in recipes.into_iter().enumerate() {
-            let payload = payload::build(&recipe).await.map_err(|source| IngestError::Fetch {
-                field: if n == 1 { "origin".into() } else { format!("[{i}].origin") },
-                source,
-            })?;
+            let payload = payload::build(&recipe)
+                .await
+                .map_err(|source| IngestError::Fetch {
+                    field: if n == 1 {
+                        "origin".into()
+                    } else {
+                        format!("[{i}].origin")
+                    },
+                    source,
+                })?;
             built.push((recipe, payload));
         }
         // Every stage offset counts from this one instant: the moment of acceptance.
         let accepted_at = Instant::now();
         let current = self.table.load_full();
-        let mut routes: BTreeMap<String, Arc<Route>> =
-            current.routes().map(|r| (r.recipe.route.clone(), r.clone())).collect();
+        let mut routes: BTreeMap<String, Arc<Route>> = current
+            .routes()
+            .map(|r| (r.recipe.route.clone(), r.clone()))
+            .collect();
         for (recipe, payload) in built {
             let stats = self.stats_for(&recipe.route);
             let limiter = recipe.capacity.as_ref().map(Limiter::new);
-            let route = Route { recipe: Arc::new(recipe), payload, accepted_at, stats, limiter };
+            let route = Route {
+                recipe: Arc::new(recipe),
+                payload,
+                accepted_at,
+                stats,
+                limiter,
+            };
             routes.insert(route.recipe.route.clone(), Arc::new(route));
         }
-        self.table.store(Arc::new(RouteTable::from_routes(routes.into_values())));
+        self.table
+            .store(Arc::new(RouteTable::from_routes(routes.into_values())));
         Ok(())
     }
 
@@ -120,7 +141,8 @@ impl State {
             self.table.store(Arc::new(RouteTable::default()));
             lock(&self.stats).clear();
             lock(&self.baseline).clear();
-            self.unmatched.store(Arc::new(RouteStats::new("(unmatched)")));
+            self.unmatched
+                .store(Arc::new(RouteStats::new("(unmatched)")));
         }
         let _ = self.ingest(self.default_recipes()).await;
     }

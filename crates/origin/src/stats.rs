@@ -83,7 +83,11 @@ impl AtomicHistogram {
 
     pub fn mean_us(&self) -> f64 {
         let c = self.count();
-        if c == 0 { 0.0 } else { self.sum_us.load(Relaxed) as f64 / c as f64 }
+        if c == 0 {
+            0.0
+        } else {
+            self.sum_us.load(Relaxed) as f64 / c as f64
+        }
     }
 
     pub fn sum_us(&self) -> u64 {

@@ -69,7 +69,8 @@ impl RouteTable {
                 }
             }
         }
-        t.wild.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        t.wild
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
         t
     }
 
@@ -78,7 +79,10 @@ impl RouteTable {
         if let Some(r) = self.exact.get(path) {
             return Some(r);
         }
-        self.wild.iter().find(|(p, _)| path.starts_with(p.as_str())).map(|(_, r)| r)
+        self.wild
+            .iter()
+            .find(|(p, _)| path.starts_with(p.as_str()))
+            .map(|(_, r)| r)
     }
 
     pub fn routes(&self) -> impl Iterator<Item = &Arc<Route>> {

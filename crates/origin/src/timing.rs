@@ -19,7 +19,11 @@ pub enum Latency {
     /// Uniform between the two ends, inclusive (OriginSimulator's `"1000ms..1500ms"`).
     Uniform(Duration, Duration),
     /// Long-tailed: log-normal with this median and 99th percentile, optionally capped.
-    LogNormal { median: Duration, p99: Duration, max: Option<Duration> },
+    LogNormal {
+        median: Duration,
+        p99: Duration,
+        max: Option<Duration>,
+    },
 }
 
 impl Latency {
@@ -81,7 +85,9 @@ pub fn parse_duration_str(s: &str) -> Result<Duration, String> {
         return Err(format!("{t:?} has no unit; {DURATION_RULE}"));
     };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{t:?} is not a whole number of ms or s; {DURATION_RULE}"));
+        return Err(format!(
+            "{t:?} is not a whole number of ms or s; {DURATION_RULE}"
+        ));
     }
     let n: u64 = digits.parse().map_err(|_| format!("{t:?} is too large"))?;
     n.checked_mul(scale_ms)
@@ -98,7 +104,10 @@ pub fn parse_duration_value(v: &Value) -> Result<Duration, String> {
             "bare number {n} is ambiguous; write \"{n}ms\" or \"{n}s\" ({DURATION_RULE})"
         )),
         Value::String(s) => parse_duration_str(s),
-        other => Err(format!("expected a duration string, got {}", kind_of(other))),
+        other => Err(format!(
+            "expected a duration string, got {}",
+            kind_of(other)
+        )),
     }
 }
 
@@ -112,7 +121,9 @@ pub fn parse_latency(v: &Value) -> Result<Latency, String> {
             let lo = parse_duration_str(a)?;
             let hi = parse_duration_str(b)?;
             if lo > hi {
-                return Err(format!("range {s:?} runs backwards (its start is after its end)"));
+                return Err(format!(
+                    "range {s:?} runs backwards (its start is after its end)"
+                ));
             }
             Ok(Latency::Uniform(lo, hi))
         }
@@ -182,16 +193,21 @@ pub fn parse_rate(v: &Value) -> Result<f64, String> {
     let r = match v {
         Value::String(s) => {
             let t = s.trim();
-            let num = t
-                .strip_suffix('%')
-                .ok_or_else(|| format!("{t:?}: write a percentage like \"5%\" or a fraction 0.05"))?;
+            let num = t.strip_suffix('%').ok_or_else(|| {
+                format!("{t:?}: write a percentage like \"5%\" or a fraction 0.05")
+            })?;
             num.trim()
                 .parse::<f64>()
                 .map_err(|_| format!("{t:?} is not a percentage"))?
                 / 100.0
         }
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        other => return Err(format!("expected a rate like \"5%\", got {}", kind_of(other))),
+        other => {
+            return Err(format!(
+                "expected a rate like \"5%\", got {}",
+                kind_of(other)
+            ));
+        }
     };
     if !(0.0..=1.0).contains(&r) {
         return Err(format!("rate {v} is outside 0%..100%"));
@@ -225,7 +241,14 @@ mod tests {
         assert_eq!(ok(json!("0s")), Duration::ZERO);
         assert_eq!(ok(json!("250ms")), Duration::from_millis(250));
         assert_eq!(ok(json!("3s")), Duration::from_secs(3));
-        for bad in [json!(100), json!("1.5s"), json!("2m"), json!("ms"), json!("10"), json!(null)] {
+        for bad in [
+            json!(100),
+            json!("1.5s"),
+            json!("2m"),
+            json!("ms"),
+            json!("10"),
+            json!(null),
+        ] {
             assert!(parse_duration_value(&bad).is_err(), "{bad} should fail");
         }
     }

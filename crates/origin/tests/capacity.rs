@@ -37,7 +37,13 @@ async fn excess_load_queues_then_is_rejected() {
     let slowest = ok.iter().map(|(_, d)| *d).max().unwrap();
     assert!(slowest >= Duration::from_millis(1900), "{results:?}");
     // Rejections are immediate.
-    assert!(results.iter().filter(|(s, _)| *s == 500).all(|(_, d)| *d < Duration::from_millis(1000)), "{results:?}");
+    assert!(
+        results
+            .iter()
+            .filter(|(s, _)| *s == 500)
+            .all(|(_, d)| *d < Duration::from_millis(1000)),
+        "{results:?}"
+    );
     assert!(t.elapsed() < Duration::from_secs(10));
     let stats = get(o.addr, "/_admin/stats").await.json();
     assert_eq!(stats["routes"][0]["rejected"], 4);

@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 use common::*;
 
 fn with_fault(fault: &str) -> String {
-    format!(r#"{{"random_content":"20kb","stages":[{{"at":0,"status":200,"latency":0,"faults":[{fault}]}}]}}"#)
+    format!(
+        r#"{{"random_content":"20kb","stages":[{{"at":0,"status":200,"latency":0,"faults":[{fault}]}}]}}"#
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn error_mix_replaces_a_share_of_statuses() {
-    let o = start_with(r#"{"random_content":"1kb","stages":[{"at":0,"status":200,"latency":0,"errors":{"rate":"30%","status":503}}]}"#);
+    let o = start_with(
+        r#"{"random_content":"1kb","stages":[{"at":0,"status":200,"latency":0,"errors":{"rate":"30%","status":503}}]}"#,
+    );
     let mut errs = 0;
     for _ in 0..300 {
         match get(o.addr, "/").await.status {
@@ -56,10 +60,19 @@ async fn hang_fault_never_answers_and_bounded_hang_then_closes() {
     assert!(matches!(out, Outcome::Closed), "{out:?}");
     assert!(t.elapsed() >= Duration::from_millis(300));
     // Shutting down ends hanging requests instead of waiting a day.
-    let h = tokio::spawn(request(o.addr, "GET", "/", &[], b"", Duration::from_secs(30)));
+    let h = tokio::spawn(request(
+        o.addr,
+        "GET",
+        "/",
+        &[],
+        b"",
+        Duration::from_secs(30),
+    ));
     tokio::time::sleep(Duration::from_millis(100)).await;
     let t = Instant::now();
-    tokio::task::spawn_blocking(move || o.shutdown()).await.unwrap();
+    tokio::task::spawn_blocking(move || o.shutdown())
+        .await
+        .unwrap();
     assert!(t.elapsed() < Duration::from_secs(5));
     assert!(!matches!(h.await.unwrap(), Outcome::Timeout));
 }
@@ -81,7 +94,11 @@ async fn truncate_fault_cuts_the_body() {
     let o = start_with(&with_fault(r#"{"kind":"truncate","keep":"25%"}"#));
     let out = request(o.addr, "GET", "/", &[], b"", Duration::from_secs(5)).await;
     match out {
-        Outcome::Truncated { status, got, expected } => {
+        Outcome::Truncated {
+            status,
+            got,
+            expected,
+        } => {
             assert_eq!(status, 200);
             assert_eq!(expected, 20 * 1024);
             assert!(got < expected, "{got}");

@@ -8,9 +8,14 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h2c_prior_knowledge() {
-    let o = common::start_with(r#"{"random_content":"50kb","stages":[{"at":0,"status":200,"latency":0}]}"#);
+    let o = common::start_with(
+        r#"{"random_content":"50kb","stages":[{"at":0,"status":200,"latency":0}]}"#,
+    );
     let tcp = tokio::net::TcpStream::connect(o.addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp)).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
+            .await
+            .unwrap();
     tokio::spawn(conn);
     for _ in 0..3 {
         let req = http::Request::builder()

@@ -17,12 +17,15 @@ async fn read_responses(s: &mut TcpStream, n: usize) -> Vec<(u16, String, Vec<u8
     let mut out = Vec::new();
     let mut chunk = vec![0u8; 65536];
     while out.len() < n {
-        loop {
-            let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else { break };
+        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&buf[..end]).to_string();
             let len: usize = head
                 .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap())
+                })
                 .unwrap_or(0);
             if buf.len() < end + 4 + len {
                 break;
@@ -34,7 +37,10 @@ async fn read_responses(s: &mut TcpStream, n: usize) -> Vec<(u16, String, Vec<u8
                 return out;
             }
         }
-        let r = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk)).await.expect("response in time").unwrap();
+        let r = tokio::time::timeout(Duration::from_secs(10), s.read(&mut chunk))
+            .await
+            .expect("response in time")
+            .unwrap();
         assert!(r > 0, "connection closed after {} responses", out.len());
         buf.extend_from_slice(&chunk[..r]);
     }
@@ -56,7 +62,9 @@ async fn keep_alive_and_pipelining() {
     assert!(r[0].1.to_ascii_lowercase().contains("\r\ndate: "));
     // The same connection keeps serving.
     for _ in 0..20 {
-        s.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+        s.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
         assert_eq!(read_responses(&mut s, 1).await[0].2.len(), 100 * 1024);
     }
 }
@@ -86,7 +94,10 @@ async fn request_bodies_are_skipped_and_expect_continue_is_answered() {
     assert_eq!((r[0].0, r[1].0), (200, 200));
 
     // Expect: 100-continue on the admin API (curl does this for bodies over 1 KiB).
-    let recipe = format!(r#"{{"route":"/e","body":"{}","stages":[{{"at":0,"status":200}}]}}"#, "e".repeat(2000));
+    let recipe = format!(
+        r#"{{"route":"/e","body":"{}","stages":[{{"at":0,"status":200}}]}}"#,
+        "e".repeat(2000)
+    );
     let mut s = TcpStream::connect(o.addr).await.unwrap();
     let head = format!(
         "POST /_admin/add_recipe HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
@@ -94,7 +105,10 @@ async fn request_bodies_are_skipped_and_expect_continue_is_answered() {
     );
     s.write_all(head.as_bytes()).await.unwrap();
     let mut first = vec![0u8; 64];
-    let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut first)).await.unwrap().unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut first))
+        .await
+        .unwrap()
+        .unwrap();
     assert!(first[..n].starts_with(b"HTTP/1.1 100 Continue\r\n\r\n"));
     s.write_all(recipe.as_bytes()).await.unwrap();
     assert_eq!(read_responses(&mut s, 1).await[0].0, 201);
@@ -107,7 +121,10 @@ async fn chunked_request_body_gets_an_answer_then_close() {
     let mut s = TcpStream::connect(o.addr).await.unwrap();
     s.write_all(b"POST /small HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n").await.unwrap();
     let mut all = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut all)).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut all))
+        .await
+        .unwrap()
+        .unwrap();
     let text = String::from_utf8_lossy(&all);
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
     assert!(text.contains("connection: close"));
@@ -117,10 +134,19 @@ async fn chunked_request_body_gets_an_answer_then_close() {
 async fn malformed_requests_get_400() {
     let o = start_with(RECIPE);
     let mut s = TcpStream::connect(o.addr).await.unwrap();
-    s.write_all(b"GARBAGE\x01 / HTTP/1.1\r\n\r\n").await.unwrap();
+    s.write_all(b"GARBAGE\x01 / HTTP/1.1\r\n\r\n")
+        .await
+        .unwrap();
     let mut all = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut all)).await.unwrap().unwrap();
-    assert!(String::from_utf8_lossy(&all).starts_with("HTTP/1.1 400"), "{}", String::from_utf8_lossy(&all));
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut all))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&all).starts_with("HTTP/1.1 400"),
+        "{}",
+        String::from_utf8_lossy(&all)
+    );
     // The server is unaffected.
     assert_eq!(get(o.addr, "/small").await.text(), "hello");
 }
@@ -134,7 +160,9 @@ async fn many_concurrent_keep_alive_connections() {
             tokio::spawn(async move {
                 let mut s = TcpStream::connect(addr).await.unwrap();
                 for _ in 0..5 {
-                    s.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+                    s.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                        .await
+                        .unwrap();
                     assert_eq!(read_responses(&mut s, 1).await[0].2.len(), 100 * 1024);
                 }
             })
@@ -144,6 +172,12 @@ async fn many_concurrent_keep_alive_connections() {
         t.await.unwrap();
     }
     let stats = get(o.addr, "/_admin/stats").await.json();
-    let big = stats["routes"].as_array().unwrap().iter().find(|r| r["route"] == "/big").unwrap().clone();
+    let big = stats["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["route"] == "/big")
+        .unwrap()
+        .clone();
     assert_eq!(big["by_status"]["200"], 1000);
 }

@@ -21,7 +21,11 @@ async fn fetched_once_with_status_and_content_type() {
             let n = s.read(&mut buf).await.unwrap_or(0);
             let req = String::from_utf8_lossy(&buf[..n]).to_string();
             // The recipe's headers travel with the fetch.
-            let tag = if req.to_ascii_lowercase().contains("x-team: news") { "tagged" } else { "plain" };
+            let tag = if req.to_ascii_lowercase().contains("x-team: news") {
+                "tagged"
+            } else {
+                "plain"
+            };
             let body = format!("<feed>{tag}</feed>");
             let resp = format!(
                 "HTTP/1.1 404 Not Found\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -42,30 +46,53 @@ async fn fetched_once_with_status_and_content_type() {
         assert_eq!(r.text(), "<feed>tagged</feed>");
         assert_eq!(r.header("x-team"), Some("news"));
     }
-    assert_eq!(hits.load(Ordering::SeqCst), 1, "fetched once, at acceptance");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "fetched once, at acceptance"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_origin_is_an_error_and_previous_recipes_stay() {
-    let o = start_with(r#"{"route":"/*","body":"before","stages":[{"at":0,"status":200,"latency":0}]}"#);
+    let o = start_with(
+        r#"{"route":"/*","body":"before","stages":[{"at":0,"status":200,"latency":0}]}"#,
+    );
     // A port that was just free: nothing listens there.
-    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let recipe = format!(r#"{{"route":"/*","origin":"http://{dead}/","stages":[{{"at":0,"status":200,"latency":0}}]}}"#);
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let recipe = format!(
+        r#"{{"route":"/*","origin":"http://{dead}/","stages":[{{"at":0,"status":200,"latency":0}}]}}"#
+    );
     let r = post_recipe(o.addr, &recipe).await;
     assert_eq!(r.status, 502);
     let j = r.json();
     assert_eq!(j["field"], "origin");
-    assert!(j["reason"].as_str().unwrap().contains("cannot connect"), "{j}");
+    assert!(
+        j["reason"].as_str().unwrap().contains("cannot connect"),
+        "{j}"
+    );
     assert_eq!(get(o.addr, "/x").await.text(), "before");
 }
 
 #[test]
 fn unreachable_origin_at_start_up_is_an_error() {
-    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let recipes = loadlab_origin::parse_recipes(&format!(
         r#"{{"origin":"http://{dead}/","stages":[{{"at":0,"status":200,"latency":0}}]}}"#
     ))
     .unwrap();
-    let err = loadlab_origin::spawn("127.0.0.1:0".parse().unwrap(), loadlab_origin::OriginConfig { recipes, ..Default::default() });
+    let err = loadlab_origin::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        loadlab_origin::OriginConfig {
+            recipes,
+            ..Default::default()
+        },
+    );
     assert!(err.is_err());
 }

@@ -35,7 +35,9 @@ async fn exact_then_longest_prefix() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn precedence_holds_with_more_than_32_routes() {
     // OriginSimulator's order becomes undefined past 32 routes (Erlang map order).
-    let mut list: Vec<_> = (0..40).map(|i| recipe(&format!("/r{i:02}*"), &format!("r{i:02}"))).collect();
+    let mut list: Vec<_> = (0..40)
+        .map(|i| recipe(&format!("/r{i:02}*"), &format!("r{i:02}")))
+        .collect();
     list.push(recipe("/r1*", "short"));
     list.push(recipe("/r12/deep*", "deep"));
     let o = start_with(&serde_json::to_string(&list).unwrap());

@@ -34,7 +34,8 @@ async fn stages_apply_in_order_of_at_not_of_listing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn before_the_first_stage_the_route_answers_406() {
     let o = start(Default::default());
-    let recipe = r#"{"route":"/late","random_content":"10b","stages":[{"at":"500ms","status":200}]}"#;
+    let recipe =
+        r#"{"route":"/late","random_content":"10b","stages":[{"at":"500ms","status":200}]}"#;
     assert_eq!(post_recipe(o.addr, recipe).await.status, 201);
     let seen = statuses_over(o.addr, "/late", Duration::from_millis(1000)).await;
     assert_eq!(seen, vec![406, 200]);

@@ -53,7 +53,10 @@ pub fn run(args: OriginArgs) -> Result<(), CliError> {
     if config.admin_token.is_none() && !args.listen.ip().is_loopback() {
         return Err(CliError::usage(OriginError::UnsafeAdmin(args.listen)));
     }
-    let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
@@ -63,15 +66,19 @@ pub fn run(args: OriginArgs) -> Result<(), CliError> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| CliError::network(format!("cannot listen on {}: {e}", args.listen)))?;
-        let addr = listener.local_addr().map_err(|e| CliError::network(e.to_string()))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| CliError::network(e.to_string()))?;
         eprintln!("loadlab origin: listening on http://{addr} (admin API at /_admin/)");
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        loadlab_origin::serve(listener, config, shutdown).await.map_err(|e| match e {
-            OriginError::UnsafeAdmin(_) => CliError::usage(e),
-            OriginError::Recipe(_) => CliError::bad_input(e),
-            OriginError::Ingest(_) | OriginError::Io(_) => CliError::network(e),
-        })
+        loadlab_origin::serve(listener, config, shutdown)
+            .await
+            .map_err(|e| match e {
+                OriginError::UnsafeAdmin(_) => CliError::usage(e),
+                OriginError::Recipe(_) => CliError::bad_input(e),
+                OriginError::Ingest(_) | OriginError::Io(_) => CliError::network(e),
+            })
     })
 }

@@ -18,13 +18,17 @@ pub struct Resp {
 
 impl Resp {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
     }
 }
 
@@ -36,7 +40,11 @@ pub enum Outcome {
     /// Closed with no response bytes at all.
     Closed,
     /// A response head arrived but fewer body bytes than announced.
-    Truncated { status: u16, got: usize, expected: usize },
+    Truncated {
+        status: u16,
+        got: usize,
+        expected: usize,
+    },
     /// Nothing within the deadline.
     Timeout,
 }
@@ -47,7 +55,10 @@ pub fn start(config: OriginConfig) -> OriginHandle {
 
 pub fn start_with(recipe_json: &str) -> OriginHandle {
     let recipes = loadlab_origin::parse_recipes(recipe_json).expect("valid recipe");
-    start(OriginConfig { recipes, ..Default::default() })
+    start(OriginConfig {
+        recipes,
+        ..Default::default()
+    })
 }
 
 pub async fn request(
@@ -64,7 +75,13 @@ pub async fn request(
     }
 }
 
-async fn request_inner(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Outcome {
+async fn request_inner(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Outcome {
     let mut s = TcpStream::connect(addr).await.expect("connect");
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
     for (k, v) in headers {
@@ -101,10 +118,21 @@ async fn request_inner(addr: SocketAddr, method: &str, path: &str, headers: &[(&
 }
 
 fn parse(buf: &[u8], head: bool) -> Outcome {
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").expect("complete head") + 4;
+    let end = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("complete head")
+        + 4;
     let head_text = String::from_utf8_lossy(&buf[..end]);
     let mut lines = head_text.split("\r\n");
-    let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status: u16 = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers: Vec<(String, String)> = lines
         .filter(|l| !l.is_empty())
         .map(|l| {
@@ -113,18 +141,41 @@ fn parse(buf: &[u8], head: bool) -> Outcome {
         })
         .collect();
     let rest = &buf[end..];
-    let resp = Resp { status, headers, body: rest.to_vec() };
+    let resp = Resp {
+        status,
+        headers,
+        body: rest.to_vec(),
+    };
     if head {
-        return Outcome::Resp(Resp { body: Vec::new(), ..resp });
+        return Outcome::Resp(Resp {
+            body: Vec::new(),
+            ..resp
+        });
     }
-    if let Some(len) = resp.header("content-length").and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(len) = resp
+        .header("content-length")
+        .and_then(|v| v.parse::<usize>().ok())
+    {
         if rest.len() < len {
-            return Outcome::Truncated { status, got: rest.len(), expected: len };
+            return Outcome::Truncated {
+                status,
+                got: rest.len(),
+                expected: len,
+            };
         }
-        return Outcome::Resp(Resp { body: rest[..len].to_vec(), ..resp });
+        return Outcome::Resp(Resp {
+            body: rest[..len].to_vec(),
+            ..resp
+        });
     }
-    if resp.header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        return Outcome::Resp(Resp { body: dechunk(rest), ..resp });
+    if resp
+        .header("transfer-encoding")
+        .is_some_and(|v| v.contains("chunked"))
+    {
+        return Outcome::Resp(Resp {
+            body: dechunk(rest),
+            ..resp
+        });
     }
     Outcome::Resp(resp)
 }
@@ -132,8 +183,11 @@ fn parse(buf: &[u8], head: bool) -> Outcome {
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
-        let Some(nl) = b.windows(2).position(|w| w == b"\r\n") else { return out };
-        let size = usize::from_str_radix(std::str::from_utf8(&b[..nl]).unwrap().trim(), 16).unwrap_or(0);
+        let Some(nl) = b.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&b[..nl]).unwrap().trim(), 16).unwrap_or(0);
         if size == 0 {
             return out;
         }
@@ -160,7 +214,9 @@ pub async fn post_recipe(addr: SocketAddr, json: &str) -> Resp {
 pub fn gunzip(b: &[u8]) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(b).read_to_end(&mut out).expect("valid gzip");
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .expect("valid gzip");
     out
 }
 
