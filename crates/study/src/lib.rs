@@ -2,20 +2,27 @@
 //! the [`runner`] through loadlab-engine, recorded in an SQLite [`store`],
 //! analysed with [`stats`] (bootstrap CIs and rank tests across repetitions)
 //! and written up by [`report`] as Markdown + self-contained HTML with charts.
+//!
+//! Data flow: plan → runner (engine attack per run, samples into a
+//! [`collect::CollectorSink`]: HdrHistograms + time series, warm-up excluded)
+//! → store (one transaction per run) → [`analysis`] (SLO, ceilings, verdicts,
+//! a pure function of the stored runs) → [`report`]. `loadlab compare` uses
+//! [`compare`]; `loadlab demo` runs [`demo::DEMO_PLAN`].
 
 pub mod analysis;
 pub mod collect;
+pub mod compare;
+pub mod demo;
 pub mod env;
 pub mod hypothesis;
 pub mod monitor;
 pub mod plan;
 pub mod report;
 pub mod runner;
+mod sources;
 pub mod stats;
 pub mod store;
 
 pub use plan::{Plan, PlanError};
 pub use runner::{RunOptions, StudyError, StudyOutcome, run_study};
 pub use store::{Store, StoreError};
-pub mod compare;
-pub mod demo;

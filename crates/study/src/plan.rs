@@ -7,13 +7,14 @@
 //! nearest valid key as a suggestion.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use loadlab_core::parse_go_duration;
 use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
+use crate::sources::{resolve_origin, resolve_target};
 
 /// A plan error with its location.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -51,27 +52,27 @@ struct RawPlan {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawOrigin {
+pub(crate) struct RawOrigin {
     #[serde(default)]
-    recipe: Option<String>,
+    pub(crate) recipe: Option<String>,
     #[serde(default)]
-    recipes: Option<serde_yaml::Value>,
+    pub(crate) recipes: Option<serde_yaml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTarget {
-    name: String,
+pub(crate) struct RawTarget {
+    pub(crate) name: String,
     #[serde(default)]
-    url: Option<String>,
+    pub(crate) url: Option<String>,
     #[serde(default)]
-    method: Option<String>,
+    pub(crate) method: Option<String>,
     #[serde(default)]
-    headers: BTreeMap<String, String>,
+    pub(crate) headers: BTreeMap<String, String>,
     #[serde(default)]
-    body: Option<String>,
+    pub(crate) body: Option<String>,
     #[serde(default)]
-    targets_file: Option<String>,
+    pub(crate) targets_file: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -587,118 +588,4 @@ fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
         return Err(format!("ratio {x} is outside 0..1 (write 99.9% or 0.999)"));
     }
     Ok(x)
-}
-
-fn resolve_target(t: &RawTarget, base: &Path) -> Result<TargetPlan, String> {
-    let headers: Vec<(String, String)> = t
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let requests = match (&t.url, &t.targets_file) {
-        (Some(url), None) => {
-            let method = t
-                .method
-                .clone()
-                .unwrap_or_else(|| "GET".into())
-                .to_ascii_uppercase();
-            http::Method::from_bytes(method.as_bytes())
-                .map_err(|_| format!("invalid method {method:?}"))?;
-            vec![RequestPlan {
-                method,
-                url: url.clone(),
-                headers,
-                body: t.body.clone(),
-            }]
-        }
-        (None, Some(file)) => {
-            let path = base.join(file);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read targets file {}: {e}", path.display()))?;
-            parse_http_targets(&text, &headers, &path)?
-        }
-        _ => {
-            return Err(format!(
-                "target {:?} needs exactly one of `url` or `targets_file`",
-                t.name
-            ));
-        }
-    };
-    Ok(TargetPlan {
-        name: t.name.clone(),
-        requests,
-    })
-}
-
-/// The vegeta `http` targets format: `METHOD URL`, header lines, optional
-/// `@body-file`, blank line between targets, `#` comments.
-fn parse_http_targets(
-    text: &str,
-    headers: &[(String, String)],
-    path: &Path,
-) -> Result<Vec<RequestPlan>, String> {
-    let mut out: Vec<RequestPlan> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let here = || format!("{}:{}", path.display(), i + 1);
-        if let Some(body) = line.strip_prefix('@') {
-            let bp = path.parent().unwrap_or(Path::new(".")).join(body);
-            let b = std::fs::read_to_string(&bp)
-                .map_err(|e| format!("{}: cannot read body {}: {e}", here(), bp.display()))?;
-            out.last_mut()
-                .ok_or_else(|| format!("{}: body before any target", here()))?
-                .body = Some(b);
-        } else if let Some((m, u)) = line.split_once(' ')
-            && http::Method::from_bytes(m.as_bytes()).is_ok()
-            && m.chars().all(|c| c.is_ascii_uppercase())
-            && u.trim().contains("://")
-        {
-            out.push(RequestPlan {
-                method: m.into(),
-                url: u.trim().into(),
-                headers: headers.to_vec(),
-                body: None,
-            });
-        } else if let Some((k, v)) = line.split_once(':') {
-            out.last_mut()
-                .ok_or_else(|| format!("{}: header before any target", here()))?
-                .headers
-                .push((k.trim().into(), v.trim().into()));
-        } else {
-            return Err(format!(
-                "{}: expected `METHOD URL`, a header or @body",
-                here()
-            ));
-        }
-    }
-    if out.is_empty() {
-        return Err(format!("{}: no targets", path.display()));
-    }
-    Ok(out)
-}
-
-fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, String> {
-    match (&o.recipe, &o.recipes) {
-        (Some(file), None) => {
-            let path: PathBuf = base.join(file);
-            let json = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
-            Ok(OriginPlan {
-                recipes_json: json,
-                source: file.clone(),
-            })
-        }
-        (None, Some(v)) => {
-            let json =
-                serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
-            Ok(OriginPlan {
-                recipes_json: json,
-                source: "inline".into(),
-            })
-        }
-        _ => Err("origin needs exactly one of `recipe` (a file) or `recipes` (inline)".into()),
-    }
 }

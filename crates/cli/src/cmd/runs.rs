@@ -35,7 +35,7 @@ pub enum RunsAction {
     },
 }
 
-fn open(db: &PathBuf) -> Result<Store, CliError> {
+fn open(db: &std::path::Path) -> Result<Store, CliError> {
     if !db.exists() {
         return Err(CliError::io(format!(
             "{}: no such store (run a study first, or pass --db)",
@@ -54,8 +54,8 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
     match a.action.unwrap_or(RunsAction::List) {
         RunsAction::List => {
             println!(
-                "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}",
-                "ID", "NAME", "STATUS", "RUNS", "CREATED", "REPORT"
+                "{:>4}  {:<24} {:<12} {:>5}  {:<20}  REPORT",
+                "ID", "NAME", "STATUS", "RUNS", "CREATED"
             );
             for s in store.studies().map_err(CliError::io)? {
                 println!(

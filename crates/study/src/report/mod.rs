@@ -428,7 +428,8 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 y_axis: Axis::Linear,
                 x_ticks: None,
                 lines: time_lines,
-                shade: (!plan.load.warmup.is_zero()).then(|| (0.0, plan.load.warmup.as_secs_f64())),
+                shade: (!plan.load.warmup.is_zero())
+                    .then_some((0.0, plan.load.warmup.as_secs_f64())),
             }],
         }));
         if overlay.len() > 1 {
