@@ -1,0 +1,269 @@
+//! `loadlab attack | report | encode` end to end: the real binary against a
+//! real in-process origin on 127.0.0.1, real pipes, real files.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use loadlab_origin::{parse_recipes, spawn, OriginConfig, OriginHandle};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_loadlab")
+}
+
+fn origin(recipe: &str) -> OriginHandle {
+    let recipes = parse_recipes(recipe).expect("recipe");
+    spawn("127.0.0.1:0".parse().unwrap(), OriginConfig { recipes, workers: Some(1), ..Default::default() })
+        .expect("origin")
+}
+
+fn fast_origin() -> OriginHandle {
+    origin(r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#)
+}
+
+/// Runs loadlab with `args`, feeding `stdin`, bounded by a generous timeout.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loadlab");
+    let mut si = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = wait_bounded(child, Duration::from_secs(60));
+    writer.join().unwrap();
+    out
+}
+
+fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("loadlab did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn field<'a>(report: &'a str, label: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} line in:\n{report}"))
+}
+
+#[test]
+fn attack_pipe_report_has_vegetas_layout_and_exact_counts() {
+    let o = fast_origin();
+    let target = format!("GET {}/foobar\n", o.url());
+    let results = run(
+        &["attack", "-header=replayed-traffic: true", "-duration=1s", "-rate=100", "-workers=20"],
+        target.as_bytes(),
+    );
+    assert!(results.status.success(), "{}", text(&results.stderr));
+    assert!(results.stdout.len() < 100 * 40, "results are compact: {} bytes for 100 requests", results.stdout.len());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.bin");
+    std::fs::write(&path, &results.stdout).unwrap();
+    let rep = run(&["report", path.to_str().unwrap()], b"");
+    assert!(rep.status.success(), "{}", text(&rep.stderr));
+    let report = text(&rep.stdout);
+    let labels = [
+        "Requests      [total, rate, throughput]",
+        "Duration      [total, attack, wait]",
+        "Latencies     [min, mean, 50, 90, 95, 99, max]",
+        "Bytes In      [total, mean]",
+        "Bytes Out     [total, mean]",
+        "Success       [ratio]",
+        "Status Codes  [code:count]",
+        "Error Set:",
+    ];
+    let mut last = 0;
+    for l in labels {
+        let pos = report.find(l).unwrap_or_else(|| panic!("missing {l:?} in:\n{report}"));
+        assert!(pos >= last, "{l:?} out of order in:\n{report}");
+        last = pos;
+    }
+    assert!(field(&report, "Requests").contains(" 100, "), "{report}");
+    assert!(field(&report, "Status Codes").contains("200:100"), "{report}");
+    assert!(field(&report, "Bytes In").contains("1100, 11.00"), "{report}");
+    assert!(field(&report, "Success").contains("100.00%"), "{report}");
+
+    // The same file through stdin, and as JSON.
+    let rep2 = run(&["report", "-type=json"], &results.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep2.stdout).expect("json report");
+    assert_eq!(json["requests"], 100);
+    assert_eq!(json["status_codes"]["200"], 100);
+}
+
+#[test]
+fn rate_infinity_with_a_request_limit_runs_as_fast_as_allowed() {
+    let o = fast_origin();
+    let target = format!("GET {}/\n", o.url());
+    let out = run(&["attack", "-rate=infinity", "-max-workers=4", "-max-requests=300"], target.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json"], &out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    assert_eq!(json["requests"], 300);
+    // Not paced at vegeta's 50/s default: 300 requests take well under the 6 s that would need.
+    assert!(json["duration"].as_u64().unwrap() < 5_000_000_000, "{json}");
+}
+
+#[test]
+fn encode_round_trips_through_vegeta_json_and_csv() {
+    let o = fast_origin();
+    let target = format!("GET {}/x\n", o.url());
+    let out = run(&["attack", "-rate=200", "-max-requests=50"], target.as_bytes());
+    assert!(out.status.success());
+    for to in ["json", "csv"] {
+        let enc = run(&["encode", &format!("-to={to}")], &out.stdout);
+        assert!(enc.status.success(), "{}", text(&enc.stderr));
+        let lines = text(&enc.stdout);
+        assert_eq!(lines.lines().count(), 50, "{to}:\n{lines}");
+        let rep = run(&["report", "-type=json"], &enc.stdout);
+        let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        assert_eq!(json["requests"], 50, "{to}");
+        assert_eq!(json["status_codes"]["200"], 50, "{to}");
+    }
+}
+
+#[test]
+fn refused_target_is_measured_not_a_crash() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let target = format!("GET http://127.0.0.1:{port}/down\n");
+    let out = run(&["attack", "-rate=50", "-max-requests=10", "-timeout=2s"], target.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep = run(&["report"], &out.stdout);
+    let report = text(&rep.stdout);
+    assert!(field(&report, "Status Codes").contains("0:10"), "{report}");
+    assert!(report.contains("connection refused"), "{report}");
+    assert!(field(&report, "Success").contains("0.00%"), "{report}");
+}
+
+#[test]
+fn ctrl_c_mid_run_leaves_a_readable_file_and_exits_zero() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.bin");
+    let mut child = Command::new(bin())
+        .args(["attack", "-rate=200", "-duration=60s", &format!("-output={}", path.display())])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut si = child.stdin.take().unwrap();
+        writeln!(si, "GET {}/", o.url()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let out = wait_bounded(child, Duration::from_secs(15));
+    assert!(started.elapsed() < Duration::from_secs(8), "took {:?} to stop", started.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json", path.to_str().unwrap()], b"");
+    assert!(rep.status.success(), "{}", text(&rep.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let n = json["requests"].as_u64().unwrap();
+    assert!((100..=1000).contains(&n), "about 1.5 s at 200/s, got {n}");
+}
+
+#[test]
+fn truncated_results_are_read_up_to_the_last_whole_record() {
+    let o = fast_origin();
+    let out = run(&["attack", "-rate=500", "-max-requests=200"], format!("GET {}/\n", o.url()).as_bytes());
+    let mut bytes = out.stdout.clone();
+    bytes.truncate(bytes.len() - 7);
+    let rep = run(&["report", "-type=json"], &bytes);
+    assert!(rep.status.success(), "{}", text(&rep.stderr));
+    assert!(text(&rep.stderr).contains("warning"), "{}", text(&rep.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let n = json["requests"].as_u64().unwrap();
+    assert!((190..200).contains(&n), "{n}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
+    // Unknown flag: usage error, nearest flag suggested.
+    let out = run(&["attack", "-duraton=1s"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--duration"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // Bad rate, bad duration, bad size.
+    for (flag, what) in [("-rate=fast", "invalid rate"), ("-duration=10", "missing unit"), ("-max-body=ten", "invalid size")] {
+        let out = run(&["attack", flag], b"");
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(text(&out.stderr).contains(what), "{flag}: {}", text(&out.stderr));
+    }
+    // Unlimited rate without a cap.
+    let out = run(&["attack", "-rate=0"], b"GET http://127.0.0.1:1/\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("-max-workers"), "{}", text(&out.stderr));
+    // Malformed targets: line named.
+    let out = run(&["attack", "-max-requests=1"], b"GET http://127.0.0.1:1/\nFETCH nothing\n");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("stdin:2"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // Unreadable file.
+    let out = run(&["attack", "-targets=/nonexistent/targets.txt"], b"");
+    assert_eq!(out.status.code(), Some(4));
+    assert!(text(&out.stderr).contains("/nonexistent/targets.txt"));
+    // A results file of another format.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("notes.txt");
+    std::fs::write(&p, "these are my notes, not results\n").unwrap();
+    let out = run(&["report", p.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("notes.txt"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // Bad report type.
+    let out = run(&["report", "-type=hist[0,5xs]"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("5xs"));
+    // Missing results file.
+    let out = run(&["report", "/nonexistent/results.bin"], b"");
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn ramp_and_pace_plans_run_from_the_command_line() {
+    let o = fast_origin();
+    let target = format!("GET {}/\n", o.url());
+    // 1 s at 50/s then 1 s ramping 50 -> 150/s: 50 + 100 = 150 requests, then the plan ends.
+    let out = run(&["attack", "-pace=1s@50,1s@50->150"], target.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json"], &out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let n = json["requests"].as_u64().unwrap();
+    assert!((149..=151).contains(&n), "{n}");
+    // Linear ramp flags, bounded by -duration.
+    let out = run(&["attack", "-rate=10", "-ramp-to=110", "-ramp-duration=1s", "-duration=1s"], target.as_bytes());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json"], &out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let n = json["requests"].as_u64().unwrap();
+    assert!((59..=61).contains(&n), "(10+110)/2 = 60 requests in the first second, got {n}");
+    // A bad plan is a usage error naming the segment.
+    let out = run(&["attack", "-pace=1s@50,oops"], target.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("segment 2"), "{}", text(&out.stderr));
+}
