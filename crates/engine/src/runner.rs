@@ -429,6 +429,8 @@ pub async fn attack_with_live(
         }
     };
 
+    // The caller may share one LiveStats across attacks: report only ours.
+    let base = (live.sent(), live.successes(), live.late());
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
@@ -524,7 +526,7 @@ pub async fn attack_with_live(
         }
     }
     let live = &sh.live;
-    let requests = live.sent();
+    let requests = live.sent() - base.0;
     let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
     let first = sh.first_sent.load(Ordering::Relaxed);
     let last = sh.last_sent.load(Ordering::Relaxed);
@@ -553,12 +555,12 @@ pub async fn attack_with_live(
     Ok(AttackSummary {
         start_unix_ns,
         requests,
-        successes: live.successes(),
+        successes: live.successes() - base.1,
         attack_duration,
         wait,
         interrupted,
         stop_reason,
-        late: live.late(),
+        late: live.late() - base.2,
         max_send_lag: Duration::from_nanos(sh.max_lag.load(Ordering::Relaxed)),
         unsent,
         canceled: sh.canceled.load(Ordering::Relaxed),

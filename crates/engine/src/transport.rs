@@ -174,7 +174,8 @@ impl Transport {
         let mut connect_to: HashMap<String, (Vec<String>, AtomicUsize)> = HashMap::new();
         for (src, dst) in &cfg.connect_to {
             connect_to
-                .entry(src.clone())
+                // Host names compare case-insensitively, as in URLs.
+                .entry(src.to_ascii_lowercase())
                 .or_insert_with(|| (Vec::new(), AtomicUsize::new(0)))
                 .0
                 .push(dst.clone());
