@@ -6,7 +6,7 @@
 # Server (either) pinned to CPU 0, wrk pinned to CPU 1, interleaved runs,
 # medians printed with the ratio loadlab/nginx. Then the latency check:
 # a 100 ms route, 10,000 keep-alive connections, 2,000 requests/s open-model
-# (bench/origin/open_load.py, latency from the intended send time).
+# (crates/origin/examples/open_load.rs, latency from the intended send time).
 #
 # Env: BUILD (0: use the binaries already built), RUNS, DUR, CONNS, SIZES ("100b 50kb 200kb"), SLOW_CONNS (10000),
 #      SLOW_RATE (2000), SLOW_DUR (20), SLOW_SIZE (50kb), CARGO_TARGET_DIR.
@@ -36,8 +36,13 @@ need wrk wrk
 command -v nginx >/dev/null 2>&1 || need nginx nginx-light || need nginx nginx
 need taskset util-linux
 need python3 python3
+need curl curl
 
 EXAMPLE="$TARGET/release/examples/origin_serve"
+OPEN_LOAD="$TARGET/release/examples/open_load"
+if [ "${BUILD:-1}" != 0 ]; then
+  (cd "$ROOT" && cargo build --release -p loadlab-origin --examples >&2)
+fi
 if [ "${BUILD:-1}" = 0 ]; then
   # BUILD=0: use what is built, preferring the loadlab binary.
   if [ -x "$LOADLAB" ]; then ORIGIN_CMD=("$LOADLAB" origin --workers 1 --recipe); else ORIGIN_CMD=("$EXAMPLE"); fi
@@ -46,7 +51,6 @@ elif echo "building loadlab (release) ..." >&2 && (cd "$ROOT" && cargo build --r
 else
   # The CLI crate may be mid-change; the origin library alone is what is measured.
   echo "loadlab did not build; measuring the origin library through examples/origin_serve" >&2
-  (cd "$ROOT" && cargo build --release -p loadlab-origin --example origin_serve >&2)
   ORIGIN_CMD=("$EXAMPLE")
 fi
 
@@ -173,8 +177,8 @@ done
 
 echo
 echo "latency check: /slow ($SLOW_SIZE, latency 100ms), $SLOW_CONNS connections, $SLOW_RATE req/s open model, ${SLOW_DUR}s"
-taskset -c 1 python3 "$ROOT/bench/origin/open_load.py" "http://127.0.0.1:$ORIGIN_PORT/slow" "$SLOW_CONNS" "$SLOW_RATE" "$SLOW_DUR"
-echo "server's own view:"
+taskset -c 1 "$OPEN_LOAD" "http://127.0.0.1:$ORIGIN_PORT/slow" "$SLOW_CONNS" "$SLOW_RATE" "$SLOW_DUR"
+echo "server's own view (request parsed to response head queued):"
 curl -s "http://127.0.0.1:$ORIGIN_PORT/_admin/stats" | python3 -c '
 import json,sys
 for r in json.load(sys.stdin)["routes"]:
