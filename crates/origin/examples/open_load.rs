@@ -17,7 +17,10 @@ fn main() {
         eprintln!("usage: open_load URL CONNS RATE DURATION_S");
         std::process::exit(2);
     }
-    let url = args[0].strip_prefix("http://").unwrap_or(&args[0]).to_string();
+    let url = args[0]
+        .strip_prefix("http://")
+        .unwrap_or(&args[0])
+        .to_string();
     let (authority, path) = match url.find('/') {
         Some(i) => (url[..i].to_string(), url[i..].to_string()),
         None => (url.clone(), "/".to_string()),
@@ -25,7 +28,10 @@ fn main() {
     let conns: usize = args[1].parse().expect("CONNS");
     let rate: f64 = args[2].parse().expect("RATE");
     let secs: f64 = args[3].parse().expect("DURATION_S");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(run(authority, path, conns, rate, secs));
 }
 
@@ -47,8 +53,11 @@ async fn run(authority: String, path: String, conns: usize, rate: f64, secs: f64
             None => connect_errors += 1,
         }
     }
-    let request: &'static [u8] =
-        Box::leak(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n\r\n").into_bytes().into_boxed_slice());
+    let request: &'static [u8] = Box::leak(
+        format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n\r\n")
+            .into_bytes()
+            .into_boxed_slice(),
+    );
     let t0 = Instant::now() + Duration::from_millis(500);
     let end = t0 + Duration::from_secs_f64(secs);
     let n = streams.len();
@@ -134,7 +143,11 @@ async fn exchange(s: &mut TcpStream, request: &[u8]) -> std::io::Result<u16> {
         }
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let len: usize = head
         .lines()
         .find_map(|l| l.strip_prefix("content-length:"))

@@ -117,7 +117,7 @@ async fn handle(req: Request<Incoming>, conn: Arc<Conn>) -> Result<Response<Orig
         .await;
         return Ok(simple(s, is_head));
     }
-    match respond::handle(&conn.state, req.uri().path()).await {
+    match respond::handle(&conn.state, req.uri().path(), std::future::pending()).await {
         Reply::Send(s) => Ok(to_response(&s, is_head)),
         // Over HTTP/2 a reset or a close ends the stream, not the connection.
         Reply::Reset | Reply::Close => Err(Aborted),

@@ -215,7 +215,7 @@ pub(crate) async fn serve(
             {
                 return;
             }
-            match respond::handle(&state, &path).await {
+            match respond::handle(&state, &path, client_gone(&stream)).await {
                 Reply::Send(send) => {
                     close |= *stop.borrow();
                     match write_send(&stream, &mut out, &send, is_head, close).await {
@@ -365,6 +365,16 @@ fn with_date(f: impl FnOnce(&[u8])) {
         }
         f(c.1.as_bytes());
     });
+}
+
+/// Resolves when the client has closed its side (or the socket failed).
+async fn client_gone(stream: &TcpStream) {
+    let mut one = [0u8; 1];
+    match stream.peek(&mut one).await {
+        Ok(0) | Err(_) => {}
+        // More requests are waiting (pipelining): the client is still there.
+        Ok(_) => std::future::pending().await,
+    }
 }
 
 /// Sends FIN, then reads (and drops) whatever the client still sends for a

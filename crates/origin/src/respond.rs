@@ -7,6 +7,7 @@
 //! a sleep for the latency. Counters are the route's own atomics. No lock is
 //! shared by all requests.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -84,8 +85,14 @@ impl Send {
     }
 }
 
-/// Answers a (non-admin) request for `path`.
-pub(crate) async fn handle(state: &State, path: &str) -> Reply {
+/// Answers a (non-admin) request for `path`. `client_gone` resolves if the
+/// client disconnects; only a hanging request listens to it, so that hangs
+/// whose clients gave up do not pile up.
+pub(crate) async fn handle(
+    state: &State,
+    path: &str,
+    client_gone: impl Future<Output = ()>,
+) -> Reply {
     let arrived = Instant::now();
     let route = state.table.load().lookup(path).cloned();
     let Some(route) = route else {
@@ -144,6 +151,7 @@ pub(crate) async fn handle(state: &State, path: &str) -> Reply {
             tokio::select! {
                 _ = tokio::time::sleep(limit) => {}
                 _ = stop.wait_for(|s| *s) => {}
+                _ = client_gone => {}
             }
             Reply::Close
         }

@@ -120,3 +120,22 @@ async fn partial_fault_rate_mixes_faults_and_answers() {
     }
     assert!(ok > 20 && closed > 20, "ok {ok} closed {closed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hang_ends_when_its_client_leaves() {
+    let o = start_with(&with_fault(r#"{"kind":"hang"}"#));
+    for _ in 0..3 {
+        let out = request(o.addr, "GET", "/", &[], b"", Duration::from_millis(200)).await;
+        assert!(matches!(out, Outcome::Timeout), "{out:?}");
+    }
+    // The clients gave up (their sockets were dropped): nothing stays in flight.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let stats = get(o.addr, "/_admin/stats").await.json();
+        if stats["routes"][0]["in_flight"] == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "hangs still in flight: {stats}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
