@@ -104,12 +104,10 @@ impl Shared {
             return;
         };
         self.running.fetch_add(1, Ordering::AcqRel);
-        let sh = self.clone();
+        let exit = Exit(self.clone());
         tokio::spawn(async move {
-            worker(&sh, tx).await;
-            if sh.running.fetch_sub(1, Ordering::AcqRel) == 1 {
-                sh.all_done.notify_one();
-            }
+            worker(&exit.0, tx).await;
+            drop(exit);
         });
     }
 
@@ -175,6 +173,18 @@ impl Shared {
             let _ = tx.send(Msg::Target(idx, info)).await;
         }
         Some((idx, tpl))
+    }
+}
+
+/// Reports a worker's exit even if it panicked, so the attack cannot hang
+/// waiting for it.
+struct Exit(Arc<Shared>);
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.all_done.notify_one();
+        }
     }
 }
 
