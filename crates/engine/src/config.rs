@@ -100,6 +100,38 @@ impl Default for AttackConfig {
 }
 
 impl AttackConfig {
+    /// Checks the settings that do not need the network, so a front end can
+    /// fail before opening its output (the engine checks again when it runs).
+    pub fn validate(&self) -> Result<(), crate::EngineError> {
+        use crate::EngineError::Config;
+        if self.timeout.is_zero() {
+            return Err(Config("-timeout must be greater than zero".into()));
+        }
+        if self.unpaced() && self.worker_cap().is_none() {
+            let what = if self.closed_loop {
+                "a closed-loop attack"
+            } else {
+                "-rate=0 (or infinity)"
+            };
+            return Err(Config(format!(
+                "{what} needs a concurrency cap: set -max-workers (or -max-connections)"
+            )));
+        }
+        if self.workers == 0 && !self.unpaced() {
+            return Err(Config("-workers must be at least 1".into()));
+        }
+        if self.max_workers == Some(0) {
+            return Err(Config("-max-workers must be at least 1".into()));
+        }
+        if self.max_connections == Some(0) {
+            return Err(Config("-max-connections must be at least 1".into()));
+        }
+        if self.tls.cert.is_some() != self.tls.key.is_some() {
+            return Err(Config("-cert and -key must be given together".into()));
+        }
+        Ok(())
+    }
+
     /// True when requests are sent as fast as the concurrency cap allows.
     pub(crate) fn unpaced(&self) -> bool {
         self.closed_loop || self.pacer.is_unlimited()

@@ -210,7 +210,8 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
     } else {
         None
     };
-    let mut batch: Vec<Sample> = Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
+    let mut batch: Vec<Sample> =
+        Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
     let mut batch_started = Instant::now();
     let mut abort = sh.abort.clone();
     let mut cancel = sh.cancel.clone();
@@ -346,28 +347,6 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
     drop(tx);
 }
 
-fn validate(cfg: &AttackConfig) -> Result<(), EngineError> {
-    if cfg.timeout.is_zero() {
-        return Err(EngineError::Config(
-            "-timeout must be greater than zero".into(),
-        ));
-    }
-    if cfg.unpaced() && cfg.worker_cap().is_none() {
-        let what = if cfg.closed_loop {
-            "a closed-loop attack"
-        } else {
-            "-rate=0 (or infinity)"
-        };
-        return Err(EngineError::Config(format!(
-            "{what} needs a concurrency cap: set -max-workers (or -max-connections)"
-        )));
-    }
-    if cfg.workers == 0 && !cfg.unpaced() {
-        return Err(EngineError::Config("-workers must be at least 1".into()));
-    }
-    Ok(())
-}
-
 /// Counts requests the schedule called for before `limit` that were not sent.
 fn unsent(pacer: &dyn Pacer, sent: u64, limit: Duration, max: Option<u64>) -> u64 {
     let due = |n: u64| max.is_none_or(|m| n < m) && pacer.send_at(n).is_some_and(|t| t < limit);
@@ -395,7 +374,7 @@ pub async fn attack_with_live(
     shutdown: impl Future<Output = ()> + Send,
     live: Arc<LiveStats>,
 ) -> Result<AttackSummary, EngineError> {
-    validate(&cfg)?;
+    cfg.validate()?;
     let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
     let transport = Transport::new(&cfg, Some(tls));
     let (targets, infos) = match targets {

@@ -24,6 +24,18 @@ pub struct Target {
     pub body: Bytes,
 }
 
+impl Target {
+    /// A target without headers or body.
+    pub fn new(method: http::Method, url: impl Into<String>) -> Target {
+        Target {
+            method,
+            url: url.into(),
+            headers: Vec::new(),
+            body: Bytes::new(),
+        }
+    }
+}
+
 /// Which target format to read (`-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TargetFormat {
