@@ -119,5 +119,7 @@ mod tests {
         assert!(pts.iter().all(|p| p.rss > 0));
         assert!(pts.iter().any(|p| p.cpu > 10.0), "{pts:?}");
         assert_eq!(find_process("definitely-not-a-process-name"), None);
+        let me = std::fs::read_to_string("/proc/self/comm").unwrap();
+        assert!(find_process(me.trim()).is_some());
     }
 }

@@ -132,10 +132,17 @@ impl Ctx<'_> {
             Some(false) => "FAILS SLO",
             None => "",
         };
+        let counter = if phase == SWEEP {
+            format!(
+                "run {} of {}",
+                self.done.len(),
+                self.total_hint.max(self.done.len())
+            )
+        } else {
+            format!("run {}", self.done.len())
+        };
         let line = format!(
-            "[run {} of ~{}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
-            self.done.len(),
-            self.total_hint.max(self.done.len()),
+            "[{counter}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
             s.requests,
             s.throughput,
             loadlab_core::format_go_duration(Duration::from_nanos(s.p99_ns)),
