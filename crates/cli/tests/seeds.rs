@@ -48,16 +48,28 @@ fn origin(dir: &Path) -> Origin {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start loadlab origin");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    // "loadlab origin: listening on http://127.0.0.1:PORT (admin API at /_admin/)"
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("origin did not say where it listens: {line:?}"))
-        .to_string();
+    // "loadlab origin: listening on http://127.0.0.1:PORT (admin API at /_admin/)",
+    // possibly after other messages.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let mut base = None;
+    for _ in 0..20 {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        seen.push_str(&line);
+        if line.contains("listening on") {
+            base = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://"))
+                .map(str::to_string);
+            break;
+        }
+    }
+    let base = base.unwrap_or_else(|| panic!("origin did not say where it listens: {seen:?}"));
+    // Keep draining: a closed pipe would make the origin's next message fail.
+    std::thread::spawn(move || for _ in stderr.lines() {});
     Origin { child, base }
 }
 
