@@ -13,8 +13,9 @@
 //!   stalled server or a busy generator cannot hide (no coordinated
 //!   omission); the actual send (`sent_ns`) is recorded too, giving the
 //!   uncorrected service time and the send lag. Workers start at
-//!   `workers` and grow on demand up to `max_workers`; when all are busy the
-//!   next request waits and goes out late — it is never silently skipped.
+//!   `workers`; whenever a send would leave no worker free to claim the next
+//!   slot, one more is added, up to `max_workers`. At the cap the next
+//!   request waits and goes out late — it is never silently skipped.
 //!   Requests sent more than [`LATE_THRESHOLD`] after their intended time are
 //!   counted as late; requests the schedule called for that could not be sent
 //!   before the attack stopped are counted as `unsent` in the summary.
@@ -49,6 +50,14 @@
 //! `timeout`). After shutdown (Ctrl-C), they get [`INTERRUPT_GRACE`] (or
 //! `timeout` if shorter), then are recorded as `ErrorKind::Canceled`. Then the
 //! sink is finished and the [`AttackSummary`] returned.
+//!
+//! # Cost
+//!
+//! No allocation per request on the HTTP/1.1 path (checked with a `malloc`
+//! uprobe: ~1,400 calls for 43,000 requests, all start-up and sample
+//! batches). Idle connections cost a 4 KiB read buffer; 10,000 concurrent
+//! keep-alive connections ran at ~100 MB RSS. `examples/blast.rs` is the
+//! quick benchmark (`taskset -c 1 blast URL RATE SECONDS CONCURRENCY`).
 //!
 //! # Threads
 //!
