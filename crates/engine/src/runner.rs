@@ -52,6 +52,8 @@ struct Shared {
     sending: AtomicU64,
     workers: AtomicU64,
     stopping: AtomicBool,
+    /// The same as `stopping`, for tasks that wait (lazy target reads).
+    stopped: watch::Sender<bool>,
     reason: Mutex<Option<StopReason>>,
     target_error: Mutex<Option<TargetError>>,
     /// Interrupt: sleeping workers give up their claims.
@@ -78,6 +80,7 @@ impl Shared {
         let mut r = self.reason.lock().expect("reason lock");
         r.get_or_insert(why);
         self.stopping.store(true, Ordering::Release);
+        self.stopped.send_replace(true);
     }
 
     fn offset(&self, t: Instant) -> u64 {
@@ -119,9 +122,12 @@ impl Shared {
         let Targets::Lazy { rx, index } = &self.targets else {
             return None;
         };
+        // A generator may block forever (stdin); any stop must not wait for it.
+        let mut stopped = self.stopped.subscribe();
         let item = tokio::select! {
             item = async { rx.lock().await.recv().await } => item,
             _ = abort.wait_for(|v| *v) => return None,
+            _ = stopped.wait_for(|v| *v) => return None,
         };
         let target = match item {
             None => {
@@ -451,6 +457,7 @@ pub async fn attack_with_live(
         // Counted before any starts, so early claims see the full initial pool.
         workers: AtomicU64::new(initial),
         stopping: AtomicBool::new(false),
+        stopped: watch::channel(false).0,
         reason: Mutex::new(None),
         target_error: Mutex::new(None),
         abort: abort_rx,

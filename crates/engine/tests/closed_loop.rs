@@ -81,12 +81,27 @@ async fn unlimited_rate_with_max_connections_caps_concurrency() {
 #[test]
 fn bad_configs_are_rejected_before_running() {
     let bad = [
-        AttackConfig { timeout: std::time::Duration::ZERO, ..Default::default() },
-        AttackConfig { closed_loop: true, ..Default::default() },
-        AttackConfig { max_workers: Some(0), ..Default::default() },
-        AttackConfig { workers: 0, ..Default::default() },
         AttackConfig {
-            tls: loadlab_engine::TlsOptions { cert: Some("c.pem".into()), ..Default::default() },
+            timeout: std::time::Duration::ZERO,
+            ..Default::default()
+        },
+        AttackConfig {
+            closed_loop: true,
+            ..Default::default()
+        },
+        AttackConfig {
+            max_workers: Some(0),
+            ..Default::default()
+        },
+        AttackConfig {
+            workers: 0,
+            ..Default::default()
+        },
+        AttackConfig {
+            tls: loadlab_engine::TlsOptions {
+                cert: Some("c.pem".into()),
+                ..Default::default()
+            },
             ..Default::default()
         },
     ];

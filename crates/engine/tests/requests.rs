@@ -294,3 +294,24 @@ async fn chunked_eof_delimited_and_informational_responses() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_lazy_generator_that_never_ends_does_not_hold_up_the_stop() {
+    let srv = serve(hello()).await;
+    let (tx, rx) = std::sync::mpsc::channel::<Result<Target, loadlab_engine::TargetError>>();
+    tx.send(Ok(get(&srv.url("/first")))).unwrap();
+    // `tx` stays alive: the iterator blocks forever after the first target.
+    let src = TargetSource::Lazy(Box::new(rx.into_iter()));
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(100)),
+        duration: Some(ms(300)),
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
+    assert_eq!(sum.requests, 1);
+    assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Duration);
+    drop(tx);
+}
