@@ -106,6 +106,12 @@ impl Ctx<'_> {
         }
         if self.executed > 0 && !self.plan.load.cooldown.is_zero() {
             sleep_unless(&self.opts.stop, self.plan.load.cooldown);
+            if self.opts.stop.load(Ordering::Relaxed) {
+                return Err(StudyError::Interrupted {
+                    study: self.study,
+                    done: self.done.len(),
+                });
+            }
         }
         let (data, mon) = execute(
             self.plan,
