@@ -164,3 +164,43 @@ fn bad_plan_and_foreign_store_are_clear_errors() {
         "precious\n"
     );
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("plan.yaml"), PLAN).unwrap();
+    let child = Command::new(BIN)
+        .current_dir(d)
+        .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no run was committed within 60s"
+        );
+        if d.join("s.db").exists()
+            && let Ok(s) = Store::open(&d.join("s.db"))
+            && s.runs(1).is_ok_and(|r| !r.is_empty())
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("--resume"), "{err}");
+    let store = Store::open(&d.join("s.db")).unwrap();
+    assert_eq!(store.study(1).unwrap().status, "interrupted");
+    assert!(store.runs(1).unwrap().len() < 8);
+}
