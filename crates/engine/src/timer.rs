@@ -8,8 +8,6 @@
 //! cannot be created, the worker falls back to tokio's timer.
 
 use std::os::fd::OwnedFd;
-use std::time::Duration;
-
 use rustix::time::{Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec};
 use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
@@ -47,13 +45,10 @@ impl PreciseSleep {
             if now >= deadline {
                 return;
             }
+            // One precise timer for the whole wait: going through tokio's
+            // timer first would cost a second wake-up (a context switch) per
+            // request, which is most of the CPU a paced request costs.
             let wait = deadline - now;
-            // Long waits go through tokio's cheap timer first; only the last
-            // couple of milliseconds need the precise one.
-            if wait > Duration::from_millis(3) {
-                tokio::time::sleep_until(deadline - Duration::from_millis(2)).await;
-                continue;
-            }
             let spec = Itimerspec {
                 it_interval: Timespec {
                     tv_sec: 0,
