@@ -13,6 +13,9 @@ pub const BAD_INPUT: i32 = 3;
 pub const IO: i32 = 4;
 /// The network: cannot bind, cannot reach what must be reached.
 pub const NETWORK: i32 = 5;
+/// A study stopped by Ctrl-C or SIGTERM before its last step (128 + SIGINT);
+/// `loadlab study --resume` continues it.
+pub const INTERRUPTED: i32 = 130;
 
 /// An error that ends the process with a message and a distinct exit code.
 #[derive(Debug)]

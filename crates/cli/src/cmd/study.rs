@@ -53,7 +53,7 @@ pub fn study_error(e: StudyError) -> CliError {
         }
         StudyError::Store(_) | StudyError::Report(_) => CliError::io(e),
         StudyError::Origin(_) => CliError::network(e),
-        StudyError::Interrupted { .. } => CliError::new(130, e),
+        StudyError::Interrupted { .. } => CliError::new(crate::exit::INTERRUPTED, e),
         StudyError::Resume(_) | StudyError::Monitor(_) => CliError::usage(e),
         StudyError::Engine(_) => CliError::internal(e),
     }
