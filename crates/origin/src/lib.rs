@@ -123,6 +123,26 @@ pub async fn serve(
     Ok(())
 }
 
+/// Listen backlog requested (the kernel caps it at `net.core.somaxconn`).
+/// Thousands of clients connecting at once overflow a short queue, and a
+/// dropped handshake costs its first request a retransmission (1 s or more).
+pub const LISTEN_BACKLOG: i32 = 65_535;
+
+/// Binds a non-blocking listener with a long accept queue ([`LISTEN_BACKLOG`]);
+/// convert it with `tokio::net::TcpListener::from_std` to pass to [`serve`].
+pub fn bind_listener(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        None,
+    )?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
 /// An origin running on its own thread and runtime; stops when dropped.
 pub struct OriginHandle {
     pub addr: SocketAddr,
@@ -160,8 +180,7 @@ impl Drop for OriginHandle {
 /// Starts an origin in-process on a background thread with its own runtime.
 /// Returns once it is listening and its start-up recipes are loaded.
 pub fn spawn(addr: SocketAddr, config: OriginConfig) -> Result<OriginHandle, OriginError> {
-    let std_listener = std::net::TcpListener::bind(addr)?;
-    std_listener.set_nonblocking(true)?;
+    let std_listener = bind_listener(addr)?;
     let addr = std_listener.local_addr()?;
     check_safe(addr, &config)?;
     let workers = config

@@ -63,8 +63,8 @@ pub fn run(args: OriginArgs) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
+        let listener = loadlab_origin::bind_listener(args.listen)
+            .and_then(tokio::net::TcpListener::from_std)
             .map_err(|e| CliError::network(format!("cannot listen on {}: {e}", args.listen)))?;
         let addr = listener
             .local_addr()
