@@ -50,12 +50,15 @@ class Nginx:
 
     def __init__(self, files, port=18080, worker_connections=20000):
         self.dir = tempfile.mkdtemp(prefix="loadlab-bench-nginx-")
+        # nginx's worker runs as an unprivileged user: it must be able to read the files.
+        os.chmod(self.dir, 0o755)
         self.port = port
         www = os.path.join(self.dir, "www")
         os.makedirs(www)
         for name, size in files.items():
             with open(os.path.join(www, name), "wb") as f:
                 f.write(b"x" * size)
+            os.chmod(os.path.join(www, name), 0o644)
         conf = os.path.join(self.dir, "nginx.conf")
         with open(conf, "w") as f:
             f.write(f"""
@@ -80,6 +83,9 @@ http {{
         self.proc = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", conf, "-p", self.dir],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
+        import urllib.request
+        with urllib.request.urlopen(self.url(next(iter(files)))) as r:
+            assert r.status == 200, f"nginx answered {r.status}"
 
     def url(self, name):
         return f"http://127.0.0.1:{self.port}/{name}"
