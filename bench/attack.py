@@ -49,11 +49,11 @@ def max_speed(tool, url, secs, tmp):
         out, _, cpu, _, _ = run_measured(["wrk", "-t1", "-c50", f"-d{secs}s", url])
         return int(re.search(r"(\d+) requests in", out).group(1)), cpu
     if tool == "ab":
-        out, _, cpu, _, _ = run_measured(["ab", "-q", "-k", "-c50", "-n", str(n_fixed // 3), url])
-        return int(re.search(r"Complete requests:\s+(\d+)", out).group(1)), cpu
+        out, _, cpu, wall, _ = run_measured(["ab", "-q", "-k", "-c50", "-n", str(n_fixed // 3), url])
+        return int(re.search(r"Complete requests:\s+(\d+)", out).group(1)), cpu, wall
     if tool == "h2load":
-        out, _, cpu, _, _ = run_measured(["h2load", "--h1", "-c50", "-n", str(n_fixed // 3), url])
-        return int(re.search(r"requests: \d+ total, \d+ started, (\d+) done", out).group(1)), cpu
+        out, _, cpu, wall, _ = run_measured(["h2load", "--h1", "-c50", "-n", str(n_fixed // 3), url])
+        return int(re.search(r"requests: \d+ total, \d+ started, (\d+) done", out).group(1)), cpu, wall
     if tool == "hey":
         out, _, cpu, _, _ = run_measured(["hey", "-c", "50", "-z", f"{secs}s", url])
         return sum(int(x) for x in re.findall(r"\[\d+\]\s+(\d+) responses", out)), cpu
@@ -146,9 +146,11 @@ def main():
         for tool in tools:
             per, rps = [], []
             for _ in range(args.reps):
-                n, cpu = max_speed(tool, url, args.seconds, tmp)
+                res = max_speed(tool, url, args.seconds, tmp)
+                n, cpu = res[0], res[1]
+                wall = res[2] if len(res) > 2 else args.seconds  # count-based tools: their own wall time
                 per.append(cpu / n * 1e6)
-                rps.append(n / args.seconds)
+                rps.append(n / wall)
             us[tool] = median(per)
             print(f"{tool:8} {median(rps):12.0f} {us[tool]:15.2f}", flush=True)
         if "wrk" in us:

@@ -267,3 +267,35 @@ fn ramp_and_pace_plans_run_from_the_command_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("segment 2"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn report_every_prints_growing_reports_from_a_live_pipe() {
+    let o = fast_origin();
+    let mut attack = Command::new(bin())
+        .args(["attack", "-rate=100", "-duration=2500ms"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(attack.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
+    let report = Command::new(bin())
+        .args(["report", "-every=1s"])
+        .stdin(attack.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(report, Duration::from_secs(30));
+    let _ = attack.wait();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let totals: Vec<u64> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("Requests"))
+        .map(|l| l.split_whitespace().nth(4).unwrap().trim_end_matches(',').parse().unwrap())
+        .collect();
+    assert!(totals.len() >= 2, "{totals:?}");
+    assert!(totals[0] > 0, "the first periodic report already counts requests: {totals:?}");
+    assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
+    assert_eq!(*totals.last().unwrap(), 250, "{totals:?}");
+}

@@ -35,28 +35,16 @@ pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError
     Ok((Box::new(f), name.to_string()))
 }
 
-/// Reads every record of `inputs` into `m` (locked per batch, so `-every`
-/// can render while reading). Warnings go to stderr.
+/// Reads every record of `inputs` into `m`. The lock is taken per record (it
+/// is uncontended except for `-every`), so a periodic report sees every record
+/// read so far, even from a slow live pipe. Warnings go to stderr.
 pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> {
     for name in inputs {
         let (reader, label) = open_input(name)?;
         let mut results = open_results(reader, &label).map_err(read_error)?;
-        let mut batch = Vec::with_capacity(1024);
-        loop {
-            let next = results.next();
-            let done = next.is_none();
-            if let Some(r) = next {
-                batch.push(r.map_err(read_error)?);
-            }
-            if batch.len() == 1024 || (done && !batch.is_empty()) {
-                let mut g = m.lock().map_err(|_| CliError::internal("report state poisoned"))?;
-                for r in batch.drain(..) {
-                    g.add(&r);
-                }
-            }
-            if done {
-                break;
-            }
+        for r in results.by_ref() {
+            let r = r.map_err(read_error)?;
+            m.lock().map_err(|_| CliError::internal("report state poisoned"))?.add(&r);
         }
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
