@@ -1,6 +1,8 @@
 //! Live progress on stderr (only when stderr is a terminal): elapsed / total,
-//! requests, current rate, success ratio and p99 so far. It is a [`Sink`] like
-//! any other consumer of the sample stream; a small thread redraws the line.
+//! requests, current rate, success ratio and p99 so far. Counts come from the
+//! engine's [`LiveStats`] (updated per request); the p99 comes from a [`Sink`]
+//! fed with the sample stream (which arrives in per-worker batches). A small
+//! thread redraws the line.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,11 +12,10 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use loadlab_core::{format_go_duration, Sample, Sink};
+use loadlab_engine::LiveStats;
 
 #[derive(Default)]
 struct Shared {
-    completed: u64,
-    successes: u64,
     p99_ns: u64,
 }
 
@@ -23,16 +24,12 @@ pub struct ProgressSink {
     shared: Arc<Mutex<Shared>>,
     hist: Histogram<u64>,
     completed: u64,
-    successes: u64,
     last_publish: Instant,
 }
 
 impl Sink for ProgressSink {
     fn record(&mut self, s: &Sample) {
         self.completed += 1;
-        if s.is_success() {
-            self.successes += 1;
-        }
         let _ = self.hist.record(s.latency_ns().max(1));
         if self.completed % 256 == 0 || self.last_publish.elapsed() > Duration::from_millis(100) {
             self.publish();
@@ -48,8 +45,6 @@ impl ProgressSink {
     fn publish(&mut self) {
         self.last_publish = Instant::now();
         if let Ok(mut g) = self.shared.lock() {
-            g.completed = self.completed;
-            g.successes = self.successes;
             g.p99_ns = self.hist.value_at_quantile(0.99);
         }
     }
@@ -63,7 +58,7 @@ pub struct Progress {
 
 /// Starts a progress line if stderr is a terminal; returns the sink to add to
 /// the attack's sinks and the handle that stops the drawing.
-pub fn start(total: Option<Duration>) -> Option<(ProgressSink, Progress)> {
+pub fn start(total: Option<Duration>, live: Arc<LiveStats>) -> Option<(ProgressSink, Progress)> {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return None;
@@ -74,15 +69,14 @@ pub fn start(total: Option<Duration>) -> Option<(ProgressSink, Progress)> {
         shared: shared.clone(),
         hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 2).ok()?,
         completed: 0,
-        successes: 0,
         last_publish: Instant::now(),
     };
     let stop2 = stop.clone();
-    let thread = std::thread::spawn(move || draw(shared, stop2, total));
+    let thread = std::thread::spawn(move || draw(shared, live, stop2, total));
     Some((sink, Progress { stop, thread: Some(thread) }))
 }
 
-fn draw(shared: Arc<Mutex<Shared>>, stop: Arc<AtomicBool>, total: Option<Duration>) {
+fn draw(shared: Arc<Mutex<Shared>>, live: Arc<LiveStats>, stop: Arc<AtomicBool>, total: Option<Duration>) {
     let bar = match total {
         Some(t) if !t.is_zero() => ProgressBar::new(t.as_millis() as u64),
         _ => ProgressBar::new_spinner(),
@@ -99,14 +93,15 @@ fn draw(shared: Arc<Mutex<Shared>>, stop: Arc<AtomicBool>, total: Option<Duratio
     let mut rate = 0.0;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(250));
-        let (n, ok, p99) = match shared.lock() {
-            Ok(g) => (g.completed, g.successes, g.p99_ns),
+        let p99 = match shared.lock() {
+            Ok(g) => g.p99_ns,
             Err(_) => break,
         };
+        let (n, ok) = (live.completed(), live.successes());
         let now = Instant::now();
         let dt = now.duration_since(last_t).as_secs_f64();
         if dt >= 0.5 {
-            rate = (n - last_n) as f64 / dt;
+            rate = n.saturating_sub(last_n) as f64 / dt;
             last_n = n;
             last_t = now;
         }

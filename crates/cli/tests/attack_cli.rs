@@ -299,3 +299,41 @@ fn report_every_prints_growing_reports_from_a_live_pipe() {
     assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
     assert_eq!(*totals.last().unwrap(), 250, "{totals:?}");
 }
+
+#[test]
+fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
+    // `script` (util-linux) gives the attack a pseudo-terminal, as a user's shell would.
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "`script` (util-linux) is needed in CI");
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    }
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let targets = dir.path().join("targets.txt");
+    std::fs::write(&targets, format!("GET {}/\n", o.url())).unwrap();
+    let results = dir.path().join("r.bin");
+    let typescript = dir.path().join("typescript");
+    let cmd = format!(
+        "stty cols 200; {} attack -targets={} -rate=100 -duration=1500ms -output={}",
+        bin(),
+        targets.display(),
+        results.display()
+    );
+    let child = Command::new("script")
+        .args(["-qec", &cmd, typescript.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert!(out.status.success());
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    assert!(screen.contains("requests") && screen.contains("rate") && screen.contains("p99"), "{screen}");
+    assert!(screen.contains("/ 1.5s"), "elapsed / total shown: {screen}");
+    // The results file is untouched by the progress line.
+    let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("clean results");
+    assert_eq!(json["requests"], 150);
+}

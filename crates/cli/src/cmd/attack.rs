@@ -147,13 +147,14 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
 
     let total = cfg.duration.or_else(|| cfg.pacer.build().planned_duration());
     let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)))];
-    let progress = if a.quiet { None } else { progress::start(total) };
+    let live = loadlab_engine::LiveStats::new();
+    let progress = if a.quiet { None } else { progress::start(total, live.clone()) };
     let progress = progress.map(|(sink, handle)| {
         sinks.push(Box::new(sink));
         handle
     });
 
-    let summary = run_attack(cfg, targets, Box::new(Tee(sinks)));
+    let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
     if let Some(p) = progress {
         p.stop();
     }
@@ -173,6 +174,7 @@ fn run_attack(
     cfg: AttackConfig,
     targets: TargetSource,
     sink: Box<dyn Sink>,
+    live: std::sync::Arc<loadlab_engine::LiveStats>,
 ) -> Result<loadlab_engine::AttackSummary, CliError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -182,7 +184,7 @@ fn run_attack(
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        loadlab_engine::attack(cfg, targets, sink, shutdown).await
+        loadlab_engine::attack_with_live(cfg, targets, sink, shutdown, live).await
     })
     .map_err(engine_error)
 }
