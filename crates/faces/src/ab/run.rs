@@ -105,12 +105,8 @@ pub fn run(
     ))?;
     let (collector, state) =
         AbCollector::new(o.gnuplot.is_some(), o.variable_length, beat, Some(progress));
-    let target = Target {
-        method: http::Method::from_bytes(o.method.as_bytes()).unwrap_or(http::Method::GET),
-        url: o.url.clone(),
-        headers: Vec::new(),
-        body: Bytes::new(),
-    };
+    let method = http::Method::from_bytes(o.method.as_bytes()).unwrap_or(http::Method::GET);
+    let target = Target::new(method, o.url.clone());
     let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
     let summary = rt.block_on(loadlab_engine::attack(
         attack_config(o),

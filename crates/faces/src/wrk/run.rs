@@ -6,7 +6,6 @@ use std::future::Future;
 use std::io::Write;
 use std::time::Duration;
 
-use bytes::Bytes;
 use loadlab_core::{PacerSpec, Rate};
 use loadlab_engine::{
     AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource, TlsOptions,
@@ -112,12 +111,7 @@ pub fn run(
         o.timeout.max(Duration::from_secs(2)),
     ))?;
     let (collector, state) = WrkCollector::new(o.threads);
-    let target = Target {
-        method: http::Method::GET,
-        url: o.url.clone(),
-        headers: Vec::new(),
-        body: Bytes::new(),
-    };
+    let target = Target::new(http::Method::GET, o.url.clone());
     let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
     let summary = rt.block_on(loadlab_engine::attack(
         attack_config(o),
