@@ -28,7 +28,9 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
         if s == "--" {
             after_double_dash = true;
         }
-        let keep_short = face.as_deref().is_some_and(|f| SHORT_FLAG_FACES.contains(&f));
+        let keep_short = face
+            .as_deref()
+            .is_some_and(|f| SHORT_FLAG_FACES.contains(&f));
         if !after_double_dash && !keep_short && is_single_dash_long(s) {
             out.push(OsString::from(format!("-{s}")));
         } else {
@@ -40,7 +42,9 @@ pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
 
 /// `-rate=400`, `-rate`, `-max-body` but not `-h`, `-5`, `-`, `--rate`.
 fn is_single_dash_long(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix('-') else { return false };
+    let Some(rest) = s.strip_prefix('-') else {
+        return false;
+    };
     if rest.starts_with('-') {
         return false;
     }
@@ -60,13 +64,37 @@ mod tests {
     #[test]
     fn rewrites_go_style_flags() {
         assert_eq!(
-            n(&["loadlab", "attack", "-rate=400", "-duration", "1s", "-h", "--workers=2", "-"]),
-            ["loadlab", "attack", "--rate=400", "--duration", "1s", "-h", "--workers=2", "-"]
+            n(&[
+                "loadlab",
+                "attack",
+                "-rate=400",
+                "-duration",
+                "1s",
+                "-h",
+                "--workers=2",
+                "-"
+            ]),
+            [
+                "loadlab",
+                "attack",
+                "--rate=400",
+                "--duration",
+                "1s",
+                "-h",
+                "--workers=2",
+                "-"
+            ]
         );
     }
     #[test]
     fn leaves_short_flag_faces_alone() {
-        assert_eq!(n(&["loadlab", "ab", "-c", "10", "-n", "5"]), ["loadlab", "ab", "-c", "10", "-n", "5"]);
-        assert_eq!(n(&["loadlab", "wrk", "-t2", "-c10", "-d30s"]), ["loadlab", "wrk", "-t2", "-c10", "-d30s"]);
+        assert_eq!(
+            n(&["loadlab", "ab", "-c", "10", "-n", "5"]),
+            ["loadlab", "ab", "-c", "10", "-n", "5"]
+        );
+        assert_eq!(
+            n(&["loadlab", "wrk", "-t2", "-c10", "-d30s"]),
+            ["loadlab", "wrk", "-t2", "-c10", "-d30s"]
+        );
     }
 }

@@ -26,7 +26,10 @@ pub struct CliError {
 
 impl CliError {
     pub fn new(code: i32, message: impl Display) -> Self {
-        CliError { code, message: message.to_string() }
+        CliError {
+            code,
+            message: message.to_string(),
+        }
     }
     pub fn usage(message: impl Display) -> Self {
         Self::new(USAGE, message)

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use loadlab_core::{parse_go_duration, parse_size, Rate};
+use loadlab_core::{Rate, parse_go_duration, parse_size};
 
 pub fn duration(s: &str) -> Result<Duration, String> {
     parse_go_duration(s).map_err(|e| e.to_string())
@@ -39,7 +39,9 @@ pub fn connect_to(s: &str) -> Result<(String, String), String> {
     let parts = split_host_ports(s);
     match parts.as_slice() {
         [a, b, c, d] => Ok((format!("{a}:{b}"), format!("{c}:{d}"))),
-        _ => Err(format!("invalid -connect-to {s:?}: expected SRC_HOST:SRC_PORT:DST_HOST:DST_PORT")),
+        _ => Err(format!(
+            "invalid -connect-to {s:?}: expected SRC_HOST:SRC_PORT:DST_HOST:DST_PORT"
+        )),
     }
 }
 
@@ -70,7 +72,10 @@ mod tests {
     use super::*;
     #[test]
     fn parses_flag_values() {
-        assert_eq!(header("replayed-traffic: true").unwrap(), ("replayed-traffic".into(), "true".into()));
+        assert_eq!(
+            header("replayed-traffic: true").unwrap(),
+            ("replayed-traffic".into(), "true".into())
+        );
         assert!(header("nocolon").is_err());
         assert_eq!(max_body("-1").unwrap(), -1);
         assert_eq!(max_body("10kb").unwrap(), 10240);
@@ -79,7 +84,10 @@ mod tests {
             connect_to("example.com:80:127.0.0.1:8080").unwrap(),
             ("example.com:80".into(), "127.0.0.1:8080".into())
         );
-        assert_eq!(connect_to("a:1:[::1]:2").unwrap(), ("a:1".into(), "[::1]:2".into()));
+        assert_eq!(
+            connect_to("a:1:[::1]:2").unwrap(),
+            ("a:1".into(), "[::1]:2".into())
+        );
         assert!(connect_to("a:1").is_err());
     }
 }

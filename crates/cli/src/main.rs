@@ -20,6 +20,9 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up and matched once: the size of the largest variant
+// (the attack flags) costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Send HTTP requests on a schedule and write results (vegeta's `attack`).
@@ -51,7 +54,11 @@ fn main() {
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             std::process::exit(code);
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use loadlab_core::{format_go_duration, Sample, Sink};
+use loadlab_core::{Sample, Sink, format_go_duration};
 use loadlab_engine::LiveStats;
 
 #[derive(Default)]
@@ -31,7 +31,9 @@ impl Sink for ProgressSink {
     fn record(&mut self, s: &Sample) {
         self.completed += 1;
         let _ = self.hist.record(s.latency_ns().max(1));
-        if self.completed % 256 == 0 || self.last_publish.elapsed() > Duration::from_millis(100) {
+        if self.completed.is_multiple_of(256)
+            || self.last_publish.elapsed() > Duration::from_millis(100)
+        {
             self.publish();
         }
     }
@@ -73,10 +75,21 @@ pub fn start(total: Option<Duration>, live: Arc<LiveStats>) -> Option<(ProgressS
     };
     let stop2 = stop.clone();
     let thread = std::thread::spawn(move || draw(shared, live, stop2, total));
-    Some((sink, Progress { stop, thread: Some(thread) }))
+    Some((
+        sink,
+        Progress {
+            stop,
+            thread: Some(thread),
+        },
+    ))
 }
 
-fn draw(shared: Arc<Mutex<Shared>>, live: Arc<LiveStats>, stop: Arc<AtomicBool>, total: Option<Duration>) {
+fn draw(
+    shared: Arc<Mutex<Shared>>,
+    live: Arc<LiveStats>,
+    stop: Arc<AtomicBool>,
+    total: Option<Duration>,
+) {
     let bar = match total {
         Some(t) if !t.is_zero() => ProgressBar::new(t.as_millis() as u64),
         _ => ProgressBar::new_spinner(),
@@ -87,7 +100,9 @@ fn draw(shared: Arc<Mutex<Shared>>, live: Arc<LiveStats>, stop: Arc<AtomicBool>,
     } else {
         "{spinner} {msg}"
     };
-    bar.set_style(ProgressStyle::with_template(style).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template(style).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let start = Instant::now();
     let (mut last_n, mut last_t) = (0u64, start);
     let mut rate = 0.0;
@@ -111,7 +126,11 @@ fn draw(shared: Arc<Mutex<Shared>>, live: Arc<LiveStats>, stop: Arc<AtomicBool>,
             .filter(|t| !t.is_zero())
             .map(|t| format!(" / {}", format_go_duration(t)))
             .unwrap_or_default();
-        let success = if n == 0 { 100.0 } else { ok as f64 * 100.0 / n as f64 };
+        let success = if n == 0 {
+            100.0
+        } else {
+            ok as f64 * 100.0 / n as f64
+        };
         bar.set_position(elapsed.as_millis() as u64);
         bar.set_message(format!(
             "{el}{of}  requests {n}  rate {rate:.1}/s  success {success:.2}%  p99 {}",

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use loadlab_origin::{parse_recipes, spawn, OriginConfig, OriginHandle};
+use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -13,12 +13,21 @@ fn bin() -> &'static str {
 
 fn origin(recipe: &str) -> OriginHandle {
     let recipes = parse_recipes(recipe).expect("recipe");
-    spawn("127.0.0.1:0".parse().unwrap(), OriginConfig { recipes, workers: Some(1), ..Default::default() })
-        .expect("origin")
+    spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        OriginConfig {
+            recipes,
+            workers: Some(1),
+            ..Default::default()
+        },
+    )
+    .expect("origin")
 }
 
 fn fast_origin() -> OriginHandle {
-    origin(r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#)
+    origin(
+        r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#,
+    )
 }
 
 /// Runs loadlab with `args`, feeding `stdin`, bounded by a generous timeout.
@@ -70,11 +79,21 @@ fn attack_pipe_report_has_vegetas_layout_and_exact_counts() {
     let o = fast_origin();
     let target = format!("GET {}/foobar\n", o.url());
     let results = run(
-        &["attack", "-header=replayed-traffic: true", "-duration=1s", "-rate=100", "-workers=20"],
+        &[
+            "attack",
+            "-header=replayed-traffic: true",
+            "-duration=1s",
+            "-rate=100",
+            "-workers=20",
+        ],
         target.as_bytes(),
     );
     assert!(results.status.success(), "{}", text(&results.stderr));
-    assert!(results.stdout.len() < 100 * 40, "results are compact: {} bytes for 100 requests", results.stdout.len());
+    assert!(
+        results.stdout.len() < 100 * 40,
+        "results are compact: {} bytes for 100 requests",
+        results.stdout.len()
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results.bin");
@@ -94,13 +113,21 @@ fn attack_pipe_report_has_vegetas_layout_and_exact_counts() {
     ];
     let mut last = 0;
     for l in labels {
-        let pos = report.find(l).unwrap_or_else(|| panic!("missing {l:?} in:\n{report}"));
+        let pos = report
+            .find(l)
+            .unwrap_or_else(|| panic!("missing {l:?} in:\n{report}"));
         assert!(pos >= last, "{l:?} out of order in:\n{report}");
         last = pos;
     }
     assert!(field(&report, "Requests").contains(" 100, "), "{report}");
-    assert!(field(&report, "Status Codes").contains("200:100"), "{report}");
-    assert!(field(&report, "Bytes In").contains("1100, 11.00"), "{report}");
+    assert!(
+        field(&report, "Status Codes").contains("200:100"),
+        "{report}"
+    );
+    assert!(
+        field(&report, "Bytes In").contains("1100, 11.00"),
+        "{report}"
+    );
     assert!(field(&report, "Success").contains("100.00%"), "{report}");
 
     // The same file through stdin, and as JSON.
@@ -114,7 +141,15 @@ fn attack_pipe_report_has_vegetas_layout_and_exact_counts() {
 fn rate_infinity_with_a_request_limit_runs_as_fast_as_allowed() {
     let o = fast_origin();
     let target = format!("GET {}/\n", o.url());
-    let out = run(&["attack", "-rate=infinity", "-max-workers=4", "-max-requests=300"], target.as_bytes());
+    let out = run(
+        &[
+            "attack",
+            "-rate=infinity",
+            "-max-workers=4",
+            "-max-requests=300",
+        ],
+        target.as_bytes(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rep = run(&["report", "-type=json"], &out.stdout);
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
@@ -127,7 +162,10 @@ fn rate_infinity_with_a_request_limit_runs_as_fast_as_allowed() {
 fn encode_round_trips_through_vegeta_json_and_csv() {
     let o = fast_origin();
     let target = format!("GET {}/x\n", o.url());
-    let out = run(&["attack", "-rate=200", "-max-requests=50"], target.as_bytes());
+    let out = run(
+        &["attack", "-rate=200", "-max-requests=50"],
+        target.as_bytes(),
+    );
     assert!(out.status.success());
     for to in ["json", "csv"] {
         let enc = run(&["encode", &format!("-to={to}")], &out.stdout);
@@ -148,7 +186,10 @@ fn refused_target_is_measured_not_a_crash() {
         l.local_addr().unwrap().port()
     };
     let target = format!("GET http://127.0.0.1:{port}/down\n");
-    let out = run(&["attack", "-rate=50", "-max-requests=10", "-timeout=2s"], target.as_bytes());
+    let out = run(
+        &["attack", "-rate=50", "-max-requests=10", "-timeout=2s"],
+        target.as_bytes(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rep = run(&["report"], &out.stdout);
     let report = text(&rep.stdout);
@@ -163,7 +204,12 @@ fn ctrl_c_mid_run_leaves_a_readable_file_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.bin");
     let mut child = Command::new(bin())
-        .args(["attack", "-rate=200", "-duration=60s", &format!("-output={}", path.display())])
+        .args([
+            "attack",
+            "-rate=200",
+            "-duration=60s",
+            &format!("-output={}", path.display()),
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -175,10 +221,17 @@ fn ctrl_c_mid_run_leaves_a_readable_file_and_exits_zero() {
     }
     std::thread::sleep(Duration::from_millis(1500));
     let started = Instant::now();
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(kill.success());
     let out = wait_bounded(child, Duration::from_secs(15));
-    assert!(started.elapsed() < Duration::from_secs(8), "took {:?} to stop", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "took {:?} to stop",
+        started.elapsed()
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let rep = run(&["report", "-type=json", path.to_str().unwrap()], b"");
     assert!(rep.status.success(), "{}", text(&rep.stderr));
@@ -190,12 +243,19 @@ fn ctrl_c_mid_run_leaves_a_readable_file_and_exits_zero() {
 #[test]
 fn truncated_results_are_read_up_to_the_last_whole_record() {
     let o = fast_origin();
-    let out = run(&["attack", "-rate=500", "-max-requests=200"], format!("GET {}/\n", o.url()).as_bytes());
+    let out = run(
+        &["attack", "-rate=500", "-max-requests=200"],
+        format!("GET {}/\n", o.url()).as_bytes(),
+    );
     let mut bytes = out.stdout.clone();
     bytes.truncate(bytes.len() - 7);
     let rep = run(&["report", "-type=json"], &bytes);
     assert!(rep.status.success(), "{}", text(&rep.stderr));
-    assert!(text(&rep.stderr).contains("warning"), "{}", text(&rep.stderr));
+    assert!(
+        text(&rep.stderr).contains("warning"),
+        "{}",
+        text(&rep.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
     let n = json["requests"].as_u64().unwrap();
     assert!((190..200).contains(&n), "{n}");
@@ -206,22 +266,45 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
     // Unknown flag: usage error, nearest flag suggested.
     let out = run(&["attack", "-duraton=1s"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--duration"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--duration"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     // Bad rate, bad duration, bad size.
-    for (flag, what) in [("-rate=fast", "invalid rate"), ("-duration=10", "missing unit"), ("-max-body=ten", "invalid size")] {
+    for (flag, what) in [
+        ("-rate=fast", "invalid rate"),
+        ("-duration=10", "missing unit"),
+        ("-max-body=ten", "invalid size"),
+    ] {
         let out = run(&["attack", flag], b"");
         assert_eq!(out.status.code(), Some(2), "{flag}");
-        assert!(text(&out.stderr).contains(what), "{flag}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(what),
+            "{flag}: {}",
+            text(&out.stderr)
+        );
     }
     // Unlimited rate without a cap.
     let out = run(&["attack", "-rate=0"], b"GET http://127.0.0.1:1/\n");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("-max-workers"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("-max-workers"),
+        "{}",
+        text(&out.stderr)
+    );
     // Malformed targets: line named.
-    let out = run(&["attack", "-max-requests=1"], b"GET http://127.0.0.1:1/\nFETCH nothing\n");
+    let out = run(
+        &["attack", "-max-requests=1"],
+        b"GET http://127.0.0.1:1/\nFETCH nothing\n",
+    );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("stdin:2"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("stdin:2"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     // Unreadable file.
     let out = run(&["attack", "-targets=/nonexistent/targets.txt"], b"");
@@ -233,7 +316,11 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
     std::fs::write(&p, "these are my notes, not results\n").unwrap();
     let out = run(&["report", p.to_str().unwrap()], b"");
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("notes.txt"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("notes.txt"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     // Bad report type.
     let out = run(&["report", "-type=hist[0,5xs]"], b"");
@@ -256,16 +343,32 @@ fn ramp_and_pace_plans_run_from_the_command_line() {
     let n = json["requests"].as_u64().unwrap();
     assert!((149..=151).contains(&n), "{n}");
     // Linear ramp flags, bounded by -duration.
-    let out = run(&["attack", "-rate=10", "-ramp-to=110", "-ramp-duration=1s", "-duration=1s"], target.as_bytes());
+    let out = run(
+        &[
+            "attack",
+            "-rate=10",
+            "-ramp-to=110",
+            "-ramp-duration=1s",
+            "-duration=1s",
+        ],
+        target.as_bytes(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rep = run(&["report", "-type=json"], &out.stdout);
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
     let n = json["requests"].as_u64().unwrap();
-    assert!((59..=61).contains(&n), "(10+110)/2 = 60 requests in the first second, got {n}");
+    assert!(
+        (59..=61).contains(&n),
+        "(10+110)/2 = 60 requests in the first second, got {n}"
+    );
     // A bad plan is a usage error naming the segment.
     let out = run(&["attack", "-pace=1s@50,oops"], target.as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("segment 2"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("segment 2"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -292,10 +395,20 @@ fn report_every_prints_growing_reports_from_a_live_pipe() {
     let totals: Vec<u64> = text(&out.stdout)
         .lines()
         .filter(|l| l.starts_with("Requests"))
-        .map(|l| l.split_whitespace().nth(4).unwrap().trim_end_matches(',').parse().unwrap())
+        .map(|l| {
+            l.split_whitespace()
+                .nth(4)
+                .unwrap()
+                .trim_end_matches(',')
+                .parse()
+                .unwrap()
+        })
         .collect();
     assert!(totals.len() >= 2, "{totals:?}");
-    assert!(totals[0] > 0, "the first periodic report already counts requests: {totals:?}");
+    assert!(
+        totals[0] > 0,
+        "the first periodic report already counts requests: {totals:?}"
+    );
     assert!(totals.windows(2).all(|w| w[0] <= w[1]), "{totals:?}");
     assert_eq!(*totals.last().unwrap(), 250, "{totals:?}");
 }
@@ -304,7 +417,10 @@ fn report_every_prints_growing_reports_from_a_live_pipe() {
 fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
     // `script` (util-linux) gives the attack a pseudo-terminal, as a user's shell would.
     if Command::new("script").arg("--version").output().is_err() {
-        assert!(std::env::var_os("CI").is_none(), "`script` (util-linux) is needed in CI");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed in CI"
+        );
         eprintln!("SKIPPED: `script` is not installed");
         return;
     }
@@ -330,7 +446,10 @@ fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
     let out = wait_bounded(child, Duration::from_secs(30));
     assert!(out.status.success());
     let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
-    assert!(screen.contains("requests") && screen.contains("rate") && screen.contains("p99"), "{screen}");
+    assert!(
+        screen.contains("requests") && screen.contains("rate") && screen.contains("p99"),
+        "{screen}"
+    );
     assert!(screen.contains("/ 1.5s"), "elapsed / total shown: {screen}");
     // The results file is untouched by the progress line.
     let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");

@@ -10,7 +10,9 @@ pub enum DurationError {
     Empty,
     #[error("invalid duration {0:?}: expected a number with a unit, e.g. 30s, 1m30s, 250ms")]
     Invalid(String),
-    #[error("invalid duration {input:?}: missing unit after {number:?} (use ns, us, ms, s, m or h)")]
+    #[error(
+        "invalid duration {input:?}: missing unit after {number:?} (use ns, us, ms, s, m or h)"
+    )]
     MissingUnit { input: String, number: String },
     #[error("invalid duration {input:?}: unknown unit {unit:?} (use ns, us, ms, s, m or h)")]
     UnknownUnit { input: String, unit: String },
@@ -92,7 +94,9 @@ pub fn parse_go_duration(input: &str) -> Result<Duration, DurationError> {
         if !frac_part.is_empty() {
             // Keep at most 18 fractional digits; more cannot matter at ns resolution.
             let digits = &frac_part[..frac_part.len().min(18)];
-            let frac: u128 = digits.parse().map_err(|_| DurationError::Invalid(input.to_string()))?;
+            let frac: u128 = digits
+                .parse()
+                .map_err(|_| DurationError::Invalid(input.to_string()))?;
             let scale = 10u128.pow(digits.len() as u32);
             ns += frac * unit_ns / scale;
         }
@@ -172,16 +176,29 @@ mod tests {
             (".5s", 500_000_000),
         ];
         for (s, ns) in cases {
-            assert_eq!(parse_go_duration(s).unwrap(), Duration::from_nanos(ns), "{s}");
+            assert_eq!(
+                parse_go_duration(s).unwrap(),
+                Duration::from_nanos(ns),
+                "{s}"
+            );
         }
     }
 
     #[test]
     fn rejects_bad_forms() {
-        assert!(matches!(parse_go_duration("10"), Err(DurationError::MissingUnit { .. })));
-        assert!(matches!(parse_go_duration("10x"), Err(DurationError::UnknownUnit { .. })));
+        assert!(matches!(
+            parse_go_duration("10"),
+            Err(DurationError::MissingUnit { .. })
+        ));
+        assert!(matches!(
+            parse_go_duration("10x"),
+            Err(DurationError::UnknownUnit { .. })
+        ));
         assert!(matches!(parse_go_duration(""), Err(DurationError::Empty)));
-        assert!(matches!(parse_go_duration("-1s"), Err(DurationError::Negative(_))));
+        assert!(matches!(
+            parse_go_duration("-1s"),
+            Err(DurationError::Negative(_))
+        ));
         assert!(parse_go_duration("1..2s").is_err());
         assert!(parse_go_duration("s").is_err());
     }
@@ -209,7 +226,14 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        for ns in [1u64, 999, 1_001, 123_456_789, 61_000_000_001, 7_322_000_000_123] {
+        for ns in [
+            1u64,
+            999,
+            1_001,
+            123_456_789,
+            61_000_000_001,
+            7_322_000_000_123,
+        ] {
             let d = Duration::from_nanos(ns);
             assert_eq!(parse_go_duration(&format_go_duration(d)).unwrap(), d);
         }

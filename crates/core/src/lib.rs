@@ -17,9 +17,9 @@ pub mod sample;
 pub mod sink;
 pub mod size;
 
-pub use duration::{format_go_duration, parse_go_duration, DurationError};
+pub use duration::{DurationError, format_go_duration, parse_go_duration};
 pub use pacer::{Pacer, PacerError, PacerSpec};
 pub use rate::{Rate, RateError};
 pub use sample::{ErrorKind, Sample};
-pub use sink::{AttackInfo, Sink, Tee, TargetInfo};
-pub use size::{parse_size, SizeError};
+pub use sink::{AttackInfo, Sink, TargetInfo, Tee};
+pub use size::{SizeError, parse_size};

@@ -42,10 +42,17 @@ pub trait Pacer: Send + Sync + fmt::Debug {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PacerError {
     #[error("invalid pace plan {input:?}: segment {index} ({segment:?}): {reason}")]
-    BadSegment { input: String, index: usize, segment: String, reason: String },
+    BadSegment {
+        input: String,
+        index: usize,
+        segment: String,
+        reason: String,
+    },
     #[error("invalid pace plan: it is empty")]
     EmptyPlan,
-    #[error("invalid sine pacer: amplitude {amp} is larger than the mean rate {mean} (the rate would go negative)")]
+    #[error(
+        "invalid sine pacer: amplitude {amp} is larger than the mean rate {mean} (the rate would go negative)"
+    )]
     SineAmplitude { mean: f64, amp: f64 },
     #[error("invalid {what}: {reason}")]
     Invalid { what: &'static str, reason: String },
@@ -110,12 +117,24 @@ impl PiecewisePacer {
         }
         starts.push(c);
         offsets.push(t);
-        PiecewisePacer { segments, starts, offsets, hold }
+        PiecewisePacer {
+            segments,
+            starts,
+            offsets,
+            hold,
+        }
     }
 
     /// A linear ramp from `from` to `to` over `over`, then holding `to`.
     pub fn linear(from: f64, to: f64, over: Duration) -> Self {
-        PiecewisePacer::new(vec![Segment { duration: over, from, to }], true)
+        PiecewisePacer::new(
+            vec![Segment {
+                duration: over,
+                from,
+                to,
+            }],
+            true,
+        )
     }
 }
 
@@ -181,11 +200,19 @@ impl Pacer for PiecewisePacer {
                 return s.from + (s.to - s.from) * x;
             }
         }
-        if self.hold { self.segments.last().map_or(0.0, |s| s.to) } else { 0.0 }
+        if self.hold {
+            self.segments.last().map_or(0.0, |s| s.to)
+        } else {
+            0.0
+        }
     }
 
     fn planned_duration(&self) -> Option<Duration> {
-        if self.hold { None } else { self.offsets.last().copied() }
+        if self.hold {
+            None
+        } else {
+            self.offsets.last().copied()
+        }
     }
 }
 
@@ -231,10 +258,18 @@ impl Pacer for SinePacer {
             if f.abs() < 1e-9 {
                 break;
             }
-            if f > 0.0 { hi = t } else { lo = t }
+            if f > 0.0 {
+                hi = t
+            } else {
+                lo = t
+            }
             let r = self.rate(t);
             let next = if r > 1e-12 { t - f / r } else { f64::NAN };
-            t = if next.is_finite() && next > lo && next < hi { next } else { (lo + hi) / 2.0 };
+            t = if next.is_finite() && next > lo && next < hi {
+                next
+            } else {
+                (lo + hi) / 2.0
+            };
             if hi - lo < 1e-10 {
                 break;
             }
@@ -251,21 +286,34 @@ impl Pacer for SinePacer {
 pub enum PacerSpec {
     Constant(Rate),
     /// Linear ramp from `from` to `to` over `over`, then holding `to`.
-    Linear { from: f64, to: f64, over: Duration },
+    Linear {
+        from: f64,
+        to: f64,
+        over: Duration,
+    },
     /// Piecewise plan; the attack ends when the plan does.
     Plan(Vec<Segment>),
-    Sine { mean: f64, amp: f64, period: Duration },
+    Sine {
+        mean: f64,
+        amp: f64,
+        period: Duration,
+    },
 }
 
 impl PacerSpec {
     pub fn build(&self) -> Box<dyn Pacer> {
         match self {
             PacerSpec::Constant(r) => Box::new(ConstantPacer(*r)),
-            PacerSpec::Linear { from, to, over } => Box::new(PiecewisePacer::linear(*from, *to, *over)),
-            PacerSpec::Plan(segs) => Box::new(PiecewisePacer::new(segs.clone(), false)),
-            PacerSpec::Sine { mean, amp, period } => {
-                Box::new(SinePacer { mean: *mean, amp: *amp, period: *period, phase: 0.0 })
+            PacerSpec::Linear { from, to, over } => {
+                Box::new(PiecewisePacer::linear(*from, *to, *over))
             }
+            PacerSpec::Plan(segs) => Box::new(PiecewisePacer::new(segs.clone(), false)),
+            PacerSpec::Sine { mean, amp, period } => Box::new(SinePacer {
+                mean: *mean,
+                amp: *amp,
+                period: *period,
+                phase: 0.0,
+            }),
         }
     }
 
@@ -286,12 +334,21 @@ impl PacerSpec {
     /// Builds a linear ramp, checking its arguments.
     pub fn linear(from: f64, to: f64, over: Duration) -> Result<PacerSpec, PacerError> {
         if over.is_zero() {
-            return Err(PacerError::Invalid { what: "ramp", reason: "-ramp-duration must be greater than zero".into() });
-        }
-        if !(from.is_finite() && to.is_finite()) || from < 0.0 || to < 0.0 || (from == 0.0 && to == 0.0) {
             return Err(PacerError::Invalid {
                 what: "ramp",
-                reason: format!("rates must be finite, non-negative and not both zero (got {from} -> {to})"),
+                reason: "-ramp-duration must be greater than zero".into(),
+            });
+        }
+        if !(from.is_finite() && to.is_finite())
+            || from < 0.0
+            || to < 0.0
+            || (from == 0.0 && to == 0.0)
+        {
+            return Err(PacerError::Invalid {
+                what: "ramp",
+                reason: format!(
+                    "rates must be finite, non-negative and not both zero (got {from} -> {to})"
+                ),
             });
         }
         Ok(PacerSpec::Linear { from, to, over })
@@ -300,10 +357,16 @@ impl PacerSpec {
     /// Builds a sine pacer, checking its arguments.
     pub fn sine(mean: f64, amp: f64, period: Duration) -> Result<PacerSpec, PacerError> {
         if period.is_zero() {
-            return Err(PacerError::Invalid { what: "sine pacer", reason: "-sine-period must be greater than zero".into() });
+            return Err(PacerError::Invalid {
+                what: "sine pacer",
+                reason: "-sine-period must be greater than zero".into(),
+            });
         }
         if !(mean.is_finite() && mean > 0.0) || amp < 0.0 {
-            return Err(PacerError::Invalid { what: "sine pacer", reason: "needs a finite mean rate > 0 and amplitude >= 0".into() });
+            return Err(PacerError::Invalid {
+                what: "sine pacer",
+                reason: "needs a finite mean rate > 0 and amplitude >= 0".into(),
+            });
         }
         if amp > mean {
             return Err(PacerError::SineAmplitude { mean, amp });
@@ -329,9 +392,9 @@ impl PacerSpec {
                 segment: part.to_string(),
                 reason,
             };
-            let (d, r) = part
-                .split_once('@')
-                .ok_or_else(|| bad("expected DURATION@RATE or DURATION@FROM->TO, e.g. 30s@50".into()))?;
+            let (d, r) = part.split_once('@').ok_or_else(|| {
+                bad("expected DURATION@RATE or DURATION@FROM->TO, e.g. 30s@50".into())
+            })?;
             let duration = parse_go_duration(d.trim()).map_err(|e| bad(e.to_string()))?;
             if duration.is_zero() {
                 return Err(bad("the duration must be greater than zero".into()));
@@ -364,7 +427,11 @@ impl fmt::Display for PacerSpec {
         match self {
             PacerSpec::Constant(r) => write!(f, "constant {r}"),
             PacerSpec::Linear { from, to, over } => {
-                write!(f, "linear {from}/s -> {to}/s over {}", format_go_duration(*over))
+                write!(
+                    f,
+                    "linear {from}/s -> {to}/s over {}",
+                    format_go_duration(*over)
+                )
             }
             PacerSpec::Plan(segs) => {
                 let parts: Vec<String> = segs
@@ -380,7 +447,11 @@ impl fmt::Display for PacerSpec {
                 write!(f, "plan {}", parts.join(","))
             }
             PacerSpec::Sine { mean, amp, period } => {
-                write!(f, "sine {mean}/s ± {amp}/s every {}", format_go_duration(*period))
+                write!(
+                    f,
+                    "sine {mean}/s ± {amp}/s every {}",
+                    format_go_duration(*period)
+                )
             }
         }
     }
@@ -406,7 +477,10 @@ mod tests {
         assert_eq!(p.send_at(3), Some(ms(30)));
         // No overflow far out.
         let p = ConstantPacer(Rate::per_second(1));
-        assert_eq!(p.send_at(1_000_000_000), Some(Duration::from_secs(1_000_000_000)));
+        assert_eq!(
+            p.send_at(1_000_000_000),
+            Some(Duration::from_secs(1_000_000_000))
+        );
     }
 
     #[test]
@@ -453,10 +527,16 @@ mod tests {
         let spec = PacerSpec::parse_plan("30s@50, 1m@200,10s@0,1s@10/100ms").unwrap();
         let p = spec.build();
         assert_eq!(p.send_at(1500), Some(Duration::from_secs(30)));
-        assert_eq!(p.send_at(1501), Some(Duration::from_secs(30) + Duration::from_millis(5)));
+        assert_eq!(
+            p.send_at(1501),
+            Some(Duration::from_secs(30) + Duration::from_millis(5))
+        );
         // 1500 + 12000 = 13500 requests, then a 10 s pause, then 100 requests at 100/s.
         assert_eq!(p.send_at(13_500).unwrap().as_secs_f64().round(), 100.0);
-        assert_eq!(p.send_at(13_599).map(|d| d < Duration::from_secs(101)), Some(true));
+        assert_eq!(
+            p.send_at(13_599).map(|d| d < Duration::from_secs(101)),
+            Some(true)
+        );
         assert_eq!(p.send_at(13_600), None);
         assert_eq!(p.planned_duration(), Some(Duration::from_secs(101)));
         let mut prev = Duration::ZERO;
@@ -472,7 +552,10 @@ mod tests {
     #[test]
     fn plan_errors_name_the_segment() {
         let e = PacerSpec::parse_plan("30s@50,1m").unwrap_err().to_string();
-        assert!(e.contains("segment 2") && e.contains("DURATION@RATE"), "{e}");
+        assert!(
+            e.contains("segment 2") && e.contains("DURATION@RATE"),
+            "{e}"
+        );
         let e = PacerSpec::parse_plan("30x@50").unwrap_err().to_string();
         assert!(e.contains("segment 1") && e.contains("unknown unit"), "{e}");
         assert!(PacerSpec::parse_plan("").is_err());

@@ -16,7 +16,9 @@ pub struct Rate {
 /// Why a rate string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RateError {
-    #[error("invalid rate {0:?}: expected FREQ or FREQ/DURATION, e.g. 400, 400/1s, 10/100ms, 0 or infinity")]
+    #[error(
+        "invalid rate {0:?}: expected FREQ or FREQ/DURATION, e.g. 400, 400/1s, 10/100ms, 0 or infinity"
+    )]
     Invalid(String),
     #[error("invalid rate {input:?}: {reason}")]
     BadPer { input: String, reason: String },
@@ -24,10 +26,16 @@ pub enum RateError {
 
 impl Rate {
     /// Unlimited: send as fast as the worker and connection caps allow.
-    pub const UNLIMITED: Rate = Rate { freq: 0, per: Duration::from_secs(1) };
+    pub const UNLIMITED: Rate = Rate {
+        freq: 0,
+        per: Duration::from_secs(1),
+    };
 
     pub fn per_second(freq: u64) -> Rate {
-        Rate { freq, per: Duration::from_secs(1) }
+        Rate {
+            freq,
+            per: Duration::from_secs(1),
+        }
     }
 
     pub fn is_unlimited(&self) -> bool {
@@ -53,7 +61,9 @@ impl Rate {
             Some((f, p)) => (f.trim(), Some(p.trim())),
             None => (s, None),
         };
-        let freq: u64 = f.parse().map_err(|_| RateError::Invalid(input.to_string()))?;
+        let freq: u64 = f
+            .parse()
+            .map_err(|_| RateError::Invalid(input.to_string()))?;
         let per = match p {
             None => Duration::from_secs(1),
             Some(p) => {
@@ -85,7 +95,12 @@ impl fmt::Display for Rate {
         if self.is_unlimited() {
             write!(f, "infinity")
         } else {
-            write!(f, "{}/{}", self.freq, crate::duration::format_go_duration(self.per))
+            write!(
+                f,
+                "{}/{}",
+                self.freq,
+                crate::duration::format_go_duration(self.per)
+            )
         }
     }
 }
@@ -107,7 +122,10 @@ mod tests {
         assert_eq!(Rate::parse("50/s").unwrap(), Rate::per_second(50));
         assert_eq!(
             Rate::parse("10/100ms").unwrap(),
-            Rate { freq: 10, per: Duration::from_millis(100) }
+            Rate {
+                freq: 10,
+                per: Duration::from_millis(100)
+            }
         );
         assert!(Rate::parse("0").unwrap().is_unlimited());
         assert!(Rate::parse("infinity").unwrap().is_unlimited());

@@ -147,7 +147,11 @@ impl Sample {
     }
     /// Time to first byte measured from the actual send (0 if no response).
     pub fn ttfb_ns(&self) -> u64 {
-        if self.first_byte_ns == 0 { 0 } else { self.first_byte_ns.saturating_sub(self.sent_ns) }
+        if self.first_byte_ns == 0 {
+            0
+        } else {
+            self.first_byte_ns.saturating_sub(self.sent_ns)
+        }
     }
     /// vegeta's definition of success: 200 ≤ status < 400.
     pub fn is_success(&self) -> bool {
@@ -168,7 +172,13 @@ mod tests {
     }
     #[test]
     fn derived_times() {
-        let s = Sample { intended_ns: 100, sent_ns: 150, done_ns: 1_150, status: 200, ..Default::default() };
+        let s = Sample {
+            intended_ns: 100,
+            sent_ns: 150,
+            done_ns: 1_150,
+            status: 200,
+            ..Default::default()
+        };
         assert_eq!(s.latency_ns(), 1_050);
         assert_eq!(s.service_ns(), 1_000);
         assert_eq!(s.send_lag_ns(), 50);

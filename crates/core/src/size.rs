@@ -3,7 +3,9 @@
 /// Why a size string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {
-    #[error("invalid size {0:?}: expected a whole number with an optional unit b, kb, mb or gb (e.g. 512, 200kb, 1mb)")]
+    #[error(
+        "invalid size {0:?}: expected a whole number with an optional unit b, kb, mb or gb (e.g. 512, 200kb, 1mb)"
+    )]
     Invalid(String),
     #[error("invalid size {0:?}: too large")]
     Overflow(String),
@@ -18,7 +20,9 @@ pub fn parse_size(input: &str) -> Result<u64, SizeError> {
     if num.is_empty() {
         return Err(SizeError::Invalid(input.to_string()));
     }
-    let n: u64 = num.parse().map_err(|_| SizeError::Overflow(input.to_string()))?;
+    let n: u64 = num
+        .parse()
+        .map_err(|_| SizeError::Overflow(input.to_string()))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -26,7 +30,8 @@ pub fn parse_size(input: &str) -> Result<u64, SizeError> {
         "g" | "gb" | "gib" => 1 << 30,
         _ => return Err(SizeError::Invalid(input.to_string())),
     };
-    n.checked_mul(mult).ok_or_else(|| SizeError::Overflow(input.to_string()))
+    n.checked_mul(mult)
+        .ok_or_else(|| SizeError::Overflow(input.to_string()))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 //! `timerfd` (nanosecond resolution) registered with the reactor; if one
 //! cannot be created, the worker falls back to tokio's timer.
 
-use std::os::fd::OwnedFd;
 use rustix::time::{Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec};
+use std::os::fd::OwnedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
 

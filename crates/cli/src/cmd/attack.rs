@@ -27,13 +27,17 @@ pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
     if let Some(to) = a.ramp_to {
         let over = a.ramp_duration.unwrap_or_default();
         if a.rate.is_unlimited() {
-            return Err(CliError::usage("-ramp-to needs a starting -rate greater than 0"));
+            return Err(CliError::usage(
+                "-ramp-to needs a starting -rate greater than 0",
+            ));
         }
         return PacerSpec::linear(a.rate.hz(), to, over).map_err(CliError::usage);
     }
     if let Some(amp) = a.sine_amplitude {
         if a.rate.is_unlimited() {
-            return Err(CliError::usage("-sine-amplitude needs a mean -rate greater than 0"));
+            return Err(CliError::usage(
+                "-sine-amplitude needs a mean -rate greater than 0",
+            ));
         }
         let period = a.sine_period.unwrap_or_default();
         return PacerSpec::sine(a.rate.hz(), amp, period).map_err(CliError::usage);
@@ -57,7 +61,10 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     }
     for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
         if !p.is_file() {
-            return Err(CliError::io(format!("cannot read TLS file {}: no such file", p.display())));
+            return Err(CliError::io(format!(
+                "cannot read TLS file {}: no such file",
+                p.display()
+            )));
         }
     }
     let body = match &a.body {
@@ -100,11 +107,18 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
 
 fn targets(a: &AttackArgs, cfg: &AttackConfig) -> Result<TargetSource, CliError> {
     let format: TargetFormat = a.format.parse().map_err(CliError::usage)?;
-    let (reader, name): (Box<dyn BufRead + Send>, String) = if a.targets == "stdin" || a.targets == "-" {
+    let (reader, name): (Box<dyn BufRead + Send>, String) = if a.targets == "stdin"
+        || a.targets == "-"
+    {
         if std::io::stdin().is_terminal() {
-            eprintln!("loadlab: reading targets from stdin (e.g. GET http://127.0.0.1:8080/ then Ctrl-D); see -targets");
+            eprintln!(
+                "loadlab: reading targets from stdin (e.g. GET http://127.0.0.1:8080/ then Ctrl-D); see -targets"
+            );
         }
-        (Box::new(BufReader::new(std::io::stdin())), "stdin".to_string())
+        (
+            Box::new(BufReader::new(std::io::stdin())),
+            "stdin".to_string(),
+        )
     } else {
         let f = File::open(&a.targets)
             .map_err(|e| CliError::io(format!("cannot read -targets file {}: {e}", a.targets)))?;
@@ -126,7 +140,8 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let output = if a.output == "stdout" || a.output == "-" {
         if std::io::stdout().is_terminal() {
             Output::ReportOnTerminal(
-                tempfile::NamedTempFile::new().map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?,
+                tempfile::NamedTempFile::new()
+                    .map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?,
             )
         } else {
             Output::Stdout
@@ -137,18 +152,28 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let writer: Box<dyn Write + Send> = match &output {
         Output::Stdout => Box::new(std::io::stdout()),
         Output::File(path) => Box::new(
-            File::create(path).map_err(|e| CliError::io(format!("cannot write -output file {path}: {e}")))?,
+            File::create(path)
+                .map_err(|e| CliError::io(format!("cannot write -output file {path}: {e}")))?,
         ),
         Output::ReportOnTerminal(tmp) => Box::new(
-            tmp.reopen().map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
+            tmp.reopen()
+                .map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
         ),
     };
     let targets = targets(&a, &cfg)?;
 
-    let total = cfg.duration.or_else(|| cfg.pacer.build().planned_duration());
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)))];
+    let total = cfg
+        .duration
+        .or_else(|| cfg.pacer.build().planned_duration());
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(
+        BufWriter::with_capacity(1 << 16, writer),
+    ))];
     let live = loadlab_engine::LiveStats::new();
-    let progress = if a.quiet { None } else { progress::start(total, live.clone()) };
+    let progress = if a.quiet {
+        None
+    } else {
+        progress::start(total, live.clone())
+    };
     let progress = progress.map(|(sink, handle)| {
         sinks.push(Box::new(sink));
         handle
@@ -160,10 +185,15 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     }
     let summary = summary?;
     if summary.interrupted {
-        eprintln!("loadlab: interrupted; {} requests recorded", summary.requests);
+        eprintln!(
+            "loadlab: interrupted; {} requests recorded",
+            summary.requests
+        );
     }
     if let Output::ReportOnTerminal(tmp) = output {
-        eprintln!("loadlab: stdout is a terminal, so here is the text report (use -output=FILE or a pipe to keep results)");
+        eprintln!(
+            "loadlab: stdout is a terminal, so here is the text report (use -output=FILE or a pipe to keep results)"
+        );
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
@@ -192,4 +222,3 @@ fn run_attack(
 fn engine_error(e: loadlab_engine::EngineError) -> CliError {
     CliError::new(crate::exit::BAD_INPUT, e)
 }
-

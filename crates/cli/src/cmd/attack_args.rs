@@ -9,9 +9,10 @@ use loadlab_core::Rate;
 
 use crate::flags;
 
-
 #[derive(Debug, clap::Args)]
-#[command(after_help = "RATE SHAPES:\n  -rate=400                        constant 400 requests/s (also 400/1s, 10/100ms)\n  -rate=0 (or infinity)            as fast as possible; needs -max-workers or -max-connections\n  -rate=100 -ramp-to=1000 -ramp-duration=60s   linear ramp, then hold 1000/s\n  -pace=30s@50,1m@200,1m@200->800  piecewise plan: DURATION@RATE or DURATION@FROM->TO; ends with the plan\n  -rate=100 -sine-amplitude=50 -sine-period=1m  sine wave around the mean\n\nResults are written to stdout (binary, compact) unless -output is given; pipe them\ninto `loadlab report`. On a terminal with no -output, a text report is printed instead.")]
+#[command(
+    after_help = "RATE SHAPES:\n  -rate=400                        constant 400 requests/s (also 400/1s, 10/100ms)\n  -rate=0 (or infinity)            as fast as possible; needs -max-workers or -max-connections\n  -rate=100 -ramp-to=1000 -ramp-duration=60s   linear ramp, then hold 1000/s\n  -pace=30s@50,1m@200,1m@200->800  piecewise plan: DURATION@RATE or DURATION@FROM->TO; ends with the plan\n  -rate=100 -sine-amplitude=50 -sine-period=1m  sine wave around the mean\n\nResults are written to stdout (binary, compact) unless -output is given; pipe them\ninto `loadlab report`. On a terminal with no -output, a text report is printed instead."
+)]
 pub struct AttackArgs {
     /// Requests per time unit: FREQ[/DURATION]; 0 or infinity = as fast as possible
     #[arg(long, default_value = "50/1s", value_parser = flags::rate)]

@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use loadlab_metrics::{open_results, Encoder, Encoding};
+use loadlab_metrics::{Encoder, Encoding, open_results};
 
 use super::report::{open_input, read_error};
 use crate::exit::CliError;
@@ -25,17 +25,32 @@ pub fn run(a: EncodeArgs) -> Result<(), CliError> {
         "json" => Encoding::Json,
         "csv" => Encoding::Csv,
         "gob" => return Err(CliError::usage("-to=gob is not supported: use json or csv")),
-        other => return Err(CliError::usage(format!("unknown encoding {other:?}: use json or csv"))),
+        other => {
+            return Err(CliError::usage(format!(
+                "unknown encoding {other:?}: use json or csv"
+            )));
+        }
     };
-    let inputs = if a.files.is_empty() { vec!["stdin".to_string()] } else { a.files.clone() };
+    let inputs = if a.files.is_empty() {
+        vec!["stdin".to_string()]
+    } else {
+        a.files.clone()
+    };
     let out: Box<dyn Write> = if a.output == "stdout" || a.output == "-" {
         Box::new(std::io::stdout().lock())
     } else {
-        Box::new(File::create(&a.output).map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?)
+        Box::new(
+            File::create(&a.output)
+                .map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?,
+        )
     };
     let mut encoder = Encoder::new(BufWriter::with_capacity(1 << 16, out), enc);
     let write_err = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::BrokenPipe { None } else { Some(CliError::io(format!("cannot write: {e}"))) }
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            None
+        } else {
+            Some(CliError::io(format!("cannot write: {e}")))
+        }
     };
     for name in &inputs {
         let (reader, label) = open_input(name)?;

@@ -3,12 +3,12 @@
 pub mod ab;
 pub mod attack;
 mod attack_args;
+pub mod compare;
+pub mod demo;
 pub mod encode;
 pub mod origin;
 pub mod plot;
 pub mod report;
-pub mod wrk;
-pub mod study;
 pub mod runs;
-pub mod compare;
-pub mod demo;
+pub mod study;
+pub mod wrk;

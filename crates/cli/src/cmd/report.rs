@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use loadlab_metrics::{format_report_text_exact, open_results, Metrics, ReportType};
+use loadlab_metrics::{Metrics, ReportType, format_report_text_exact, open_results};
 
 use crate::exit::CliError;
 use crate::flags;
@@ -44,7 +44,9 @@ pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> 
         let mut results = open_results(reader, &label).map_err(read_error)?;
         for r in results.by_ref() {
             let r = r.map_err(read_error)?;
-            m.lock().map_err(|_| CliError::internal("report state poisoned"))?.add(&r);
+            m.lock()
+                .map_err(|_| CliError::internal("report state poisoned"))?
+                .add(&r);
         }
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
@@ -63,19 +65,32 @@ pub fn render(kind: &ReportType, m: &Metrics) -> String {
 }
 
 pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
-    if e.is_io() { CliError::io(e) } else { CliError::bad_input(e) }
+    if e.is_io() {
+        CliError::io(e)
+    } else {
+        CliError::bad_input(e)
+    }
 }
 
 pub fn run(a: ReportArgs) -> Result<(), CliError> {
     let kind: ReportType = a.kind.parse().map_err(CliError::usage)?;
-    let inputs = if a.files.is_empty() { vec!["stdin".to_string()] } else { a.files.clone() };
+    let inputs = if a.files.is_empty() {
+        vec!["stdin".to_string()]
+    } else {
+        a.files.clone()
+    };
     if inputs.iter().any(|f| f == "stdin" || f == "-") && std::io::stdin().is_terminal() {
-        eprintln!("loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)");
+        eprintln!(
+            "loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)"
+        );
     }
     let mut out: Box<dyn Write> = if a.output == "stdout" || a.output == "-" {
         Box::new(std::io::stdout())
     } else {
-        Box::new(File::create(&a.output).map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?)
+        Box::new(
+            File::create(&a.output)
+                .map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?,
+        )
     };
     let metrics = Arc::new(Mutex::new(kind.new_metrics()));
     match a.every {
@@ -93,13 +108,21 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
                 if reader.is_finished() {
                     break;
                 }
-                let text = render(&kind, &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?);
+                let text = render(
+                    &kind,
+                    &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
+                );
                 write_out(&mut out, &text)?;
             }
-            reader.join().map_err(|_| CliError::internal("the results reader panicked"))??;
+            reader
+                .join()
+                .map_err(|_| CliError::internal("the results reader panicked"))??;
         }
     }
-    let text = render(&kind, &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?);
+    let text = render(
+        &kind,
+        &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
+    );
     write_out(&mut out, &text)
 }
 
@@ -116,7 +139,10 @@ fn write_out(out: &mut Box<dyn Write>, text: &str) -> Result<(), CliError> {
 pub fn print_text_report(path: &Path) -> Result<(), CliError> {
     let m = Mutex::new(Metrics::new());
     read_into(&[path.display().to_string()], &m)?;
-    let text = render(&ReportType::Text, &*m.lock().map_err(|_| CliError::internal("poisoned"))?);
+    let text = render(
+        &ReportType::Text,
+        &*m.lock().map_err(|_| CliError::internal("poisoned"))?,
+    );
     let mut out: Box<dyn Write> = Box::new(std::io::stdout());
     write_out(&mut out, &text)
 }
