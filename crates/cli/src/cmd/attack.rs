@@ -105,7 +105,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     })
 }
 
-fn targets(a: &AttackArgs, cfg: &AttackConfig) -> Result<TargetSource, CliError> {
+fn targets(a: &AttackArgs) -> Result<TargetSource, CliError> {
     let format: TargetFormat = a.format.parse().map_err(CliError::usage)?;
     let (reader, name): (Box<dyn BufRead + Send>, String) = if a.targets == "stdin"
         || a.targets == "-"
@@ -127,8 +127,9 @@ fn targets(a: &AttackArgs, cfg: &AttackConfig) -> Result<TargetSource, CliError>
     if a.lazy {
         return Ok(loadlab_engine::lazy_targets(reader, format, &name));
     }
-    let list = loadlab_engine::parse_targets(reader, format, &name, cfg.body.as_ref(), &[])
-        .map_err(|e| match e {
+    // The engine applies `-body` and `-header` to every target itself.
+    let list =
+        loadlab_engine::parse_targets(reader, format, &name, None, &[]).map_err(|e| match e {
             loadlab_engine::TargetError::Io { .. } => CliError::io(e),
             _ => CliError::bad_input(e),
         })?;
@@ -160,7 +161,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
         ),
     };
-    let targets = targets(&a, &cfg)?;
+    let targets = targets(&a)?;
 
     let total = cfg
         .duration

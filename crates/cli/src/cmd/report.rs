@@ -98,11 +98,10 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         Some(every) => {
             let (m2, inputs2) = (metrics.clone(), inputs.clone());
             let reader = std::thread::spawn(move || read_into(&inputs2, &m2));
-            while !reader.is_finished() {
-                std::thread::sleep(every.min(Duration::from_millis(50)));
-                // Sleep the whole interval unless reading finishes first.
-                let start = std::time::Instant::now();
-                while start.elapsed() < every && !reader.is_finished() {
+            // Absolute ticks, so rendering time does not stretch the interval.
+            let mut next = std::time::Instant::now() + every;
+            loop {
+                while std::time::Instant::now() < next && !reader.is_finished() {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 if reader.is_finished() {
@@ -113,6 +112,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
                     &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
                 );
                 write_out(&mut out, &text)?;
+                next += every;
             }
             reader
                 .join()
