@@ -24,6 +24,9 @@ pub(crate) struct H1Conn {
     buf: Vec<u8>,
     start: usize,
     end: usize,
+    /// When the data of the last read arrived (the kernel's stamp where
+    /// there is one, else when the read returned).
+    last_rx: Instant,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -36,6 +39,8 @@ pub(crate) struct H1Response {
     pub reusable: bool,
     /// `Location` header of a redirect (only kept for 3xx).
     pub location: Option<String>,
+    /// When the last byte of the response arrived.
+    pub done: Instant,
 }
 
 /// A failed exchange. `fresh` means nothing of a response arrived, so a
@@ -56,6 +61,7 @@ impl H1Conn {
             buf: vec![0; BUF],
             start: 0,
             end: 0,
+            last_rx: Instant::now(),
             _permit: permit,
         }
     }
@@ -83,6 +89,9 @@ impl H1Conn {
             .await
             .map_err(|e| classify(&e))?;
         self.end += n;
+        if n > 0 {
+            self.last_rx = self.stream.last_rx().unwrap_or_else(Instant::now);
+        }
         Ok(n)
     }
 
@@ -177,6 +186,7 @@ impl H1Conn {
                         bytes_in,
                         reusable: delimited && !close,
                         location,
+                        done: self.last_rx,
                     });
                 }
                 Ok(httparse::Status::Partial) => {
@@ -192,7 +202,7 @@ impl H1Conn {
                         }
                         Ok(_) => {
                             if first_byte.is_none() {
-                                *first_byte = Some(Instant::now());
+                                *first_byte = Some(self.last_rx);
                             }
                         }
                         Err(k) => return Err(err(k, !got_any)),

@@ -75,6 +75,7 @@ mod h2;
 pub mod live;
 mod request;
 mod runner;
+mod rxtime;
 pub mod targets;
 mod timer;
 mod tls;

@@ -206,11 +206,15 @@ pub(crate) struct Outcome {
     /// When the request started: connection taken from the pool, or dialling began.
     pub sent: Option<Instant>,
     pub first_byte: Option<Instant>,
+    /// When the last byte of a complete response arrived; `None` means "when
+    /// the exchange returned".
+    pub done: Option<Instant>,
     pub connect_ns: u32,
 }
 
 impl Outcome {
     fn failed(&mut self, kind: ErrorKind) {
+        self.done = None;
         self.status = 0;
         self.error = kind;
     }
@@ -306,6 +310,7 @@ async fn attempt(
                     }
                     Ok(Ok(resp)) => {
                         out.bytes_in += resp.bytes_in;
+                        out.done = Some(resp.done);
                         if resp.reusable && transport.keepalive() {
                             tpl.pool.put(c);
                         } else {
@@ -336,6 +341,7 @@ async fn attempt(
                     Err(_) => Err(ErrorKind::Timeout),
                     Ok(Ok(resp)) => {
                         out.bytes_in += resp.bytes_in;
+                        out.done = None;
                         Ok((resp.status, resp.location))
                     }
                     Ok(Err(k)) => Err(k),

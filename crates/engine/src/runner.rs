@@ -293,6 +293,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             bytes_out: 0,
             sent: None,
             first_byte: None,
+            done: None,
             connect_ns: 0,
         };
         let deadline = begin + sh.cfg.timeout;
@@ -300,7 +301,10 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             _ = execute(&tpl, &sh.transport, sh.cfg.redirects, deadline, &mut out) => false,
             _ = cancel.wait_for(|v| *v) => true,
         };
-        let done = Instant::now();
+        let now = Instant::now();
+        // The kernel's receive stamp of the last byte where there is one: a
+        // response is not later for having been read later.
+        let done = out.done.filter(|d| *d <= now).unwrap_or(now);
         if canceled {
             out.status = 0;
             out.error = ErrorKind::Canceled;

@@ -21,12 +21,25 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::config::AttackConfig;
 use crate::h1::H1Conn;
+use crate::rxtime::StampedTcp;
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
 pub(crate) enum Stream {
-    Tcp(TcpStream),
+    Tcp(StampedTcp),
     Unix(UnixStream),
     Tls(Box<tokio_rustls::client::TlsStream<Stream>>),
+}
+
+impl Stream {
+    /// When the data of the last read reached this host, as the kernel
+    /// stamped it (TCP, also under TLS); `None` where there is no stamp.
+    pub fn last_rx(&self) -> Option<tokio::time::Instant> {
+        match self {
+            Stream::Tcp(s) => s.last_rx(),
+            Stream::Unix(_) => None,
+            Stream::Tls(s) => s.get_ref().0.last_rx(),
+        }
+    }
 }
 
 impl AsyncRead for Stream {
@@ -327,7 +340,7 @@ impl Transport {
                     Err(e) => last = classify(&e),
                 }
             }
-            Stream::Tcp(stream.ok_or(last)?)
+            Stream::Tcp(StampedTcp::new(stream.ok_or(last)?))
         };
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;

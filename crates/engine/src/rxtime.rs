@@ -1,0 +1,149 @@
+//! Kernel receive times for TCP reads.
+//!
+//! Every TCP connection asks the kernel to stamp incoming data
+//! (`SO_TIMESTAMPNS`), and every read returns the stamp of the last packet it
+//! consumed. A response is therefore timed by when its bytes reached this
+//! host, not by when the client got round to reading them: the engine may
+//! collect responses once per scheduling window (see `clock.rs`) without
+//! adding that wait to any latency, and a busy client does not inflate the
+//! latencies it reports.
+
+use std::io::{self, IoSliceMut};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg, setsockopt, sockopt};
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+/// A stamp older than this is not trusted (the wall clock was stepped).
+const MAX_AGE: Duration = Duration::from_secs(10);
+
+/// Asks the kernel to stamp the data received on `fd`. Returns false where
+/// the kernel refuses (then reads are timed when they return).
+pub(crate) fn enable(fd: BorrowedFd<'_>) -> bool {
+    setsockopt(&fd, sockopt::ReceiveTimestampns, &true).is_ok()
+}
+
+/// A TCP stream whose reads remember when their data arrived.
+pub(crate) struct StampedTcp {
+    stream: TcpStream,
+    stamped: bool,
+    cmsg: [u8; 64],
+    /// When the data of the last non-empty read arrived.
+    last_rx: Option<Instant>,
+}
+
+impl StampedTcp {
+    pub fn new(stream: TcpStream) -> Self {
+        let stamped = enable(stream.as_fd());
+        StampedTcp {
+            stream,
+            stamped,
+            cmsg: [0; 64],
+            last_rx: None,
+        }
+    }
+
+    /// When the data returned by the last read reached this host (the
+    /// kernel's stamp), or `None` if the kernel gave none.
+    pub fn last_rx(&self) -> Option<Instant> {
+        self.last_rx
+    }
+}
+
+/// One non-blocking `recvmsg`: the byte count and, for a non-empty read, the
+/// kernel's receive stamp of its data.
+fn read_stamped(
+    fd: std::os::fd::RawFd,
+    cmsg: &mut [u8],
+    buf: &mut [u8],
+) -> io::Result<(usize, Option<Instant>)> {
+    let mut iov = [IoSliceMut::new(buf)];
+    let msg =
+        recvmsg::<()>(fd, &mut iov, Some(cmsg), MsgFlags::MSG_DONTWAIT).map_err(io::Error::from)?;
+    let n = msg.bytes;
+    let mut stamp = None;
+    if n > 0
+        && let Ok(cmsgs) = msg.cmsgs()
+    {
+        for c in cmsgs {
+            if let ControlMessageOwned::ScmTimestampns(ts) = c {
+                stamp = Some(Duration::new(ts.tv_sec() as u64, ts.tv_nsec() as u32));
+            }
+        }
+    }
+    Ok((n, stamp.and_then(to_instant)))
+}
+
+/// Converts a wall-clock stamp to the monotonic clock the engine measures with.
+fn to_instant(stamp: Duration) -> Option<Instant> {
+    let now_mono = Instant::now();
+    let now_wall = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+    // A stamp from the future (clock stepped back) counts as "now".
+    let age = now_wall.saturating_sub(stamp);
+    if age > MAX_AGE {
+        return None;
+    }
+    now_mono.checked_sub(age)
+}
+
+impl AsRawFd for StampedTcp {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.stream.as_raw_fd()
+    }
+}
+
+impl AsyncRead for StampedTcp {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if !this.stamped {
+            this.last_rx = None;
+            return Pin::new(&mut this.stream).poll_read(cx, buf);
+        }
+        loop {
+            ready!(this.stream.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            let fd = this.stream.as_raw_fd();
+            let cmsg = &mut this.cmsg;
+            // `try_io` clears the readiness only when the read would block.
+            let r = this
+                .stream
+                .try_io(Interest::READABLE, || read_stamped(fd, cmsg, unfilled));
+            match r {
+                Ok((n, stamp)) => {
+                    if n > 0 {
+                        this.last_rx = stamp;
+                    }
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for StampedTcp {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
