@@ -105,7 +105,10 @@ impl ErrorKind {
 /// Latency is measured from the **intended** send time (`intended_ns`, the
 /// pacer's schedule), so a stalled server or a lagging generator cannot hide:
 /// that is [`Sample::latency_ns`]. The uncorrected service time, from the
-/// actual send, is [`Sample::service_ns`].
+/// actual send, is [`Sample::service_ns`]. The engine may send a request a
+/// little *before* its intended time (it groups sends that fall within one
+/// clock window, see `-resolution`); such a request is measured from its
+/// actual send, never from the later intended time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Sample {
     /// Sequence number of the request in its attack (0-based).
@@ -133,15 +136,18 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// Corrected latency: completion minus the intended send time.
+    /// Corrected latency: completion minus the intended send time (or
+    /// minus the actual send, when that was earlier).
     pub fn latency_ns(&self) -> u64 {
-        self.done_ns.saturating_sub(self.intended_ns)
+        self.done_ns
+            .saturating_sub(self.intended_ns.min(self.sent_ns))
     }
     /// Uncorrected service time: completion minus the actual send.
     pub fn service_ns(&self) -> u64 {
         self.done_ns.saturating_sub(self.sent_ns)
     }
-    /// How late the request went out compared with the schedule.
+    /// How late the request went out compared with the schedule (0 when it
+    /// went out on time or early).
     pub fn send_lag_ns(&self) -> u64 {
         self.sent_ns.saturating_sub(self.intended_ns)
     }
@@ -183,5 +189,15 @@ mod tests {
         assert_eq!(s.service_ns(), 1_000);
         assert_eq!(s.send_lag_ns(), 50);
         assert!(s.is_success());
+        // Sent 30 ns early: measured from the send, no lag.
+        let early = Sample {
+            intended_ns: 100,
+            sent_ns: 70,
+            done_ns: 1_070,
+            ..s
+        };
+        assert_eq!(early.latency_ns(), 1_000);
+        assert_eq!(early.service_ns(), 1_000);
+        assert_eq!(early.send_lag_ns(), 0);
     }
 }

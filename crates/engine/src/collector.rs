@@ -8,9 +8,9 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Samples per batch: large enough to make channel traffic negligible,
 /// small enough that the live view stays current.
-pub(crate) const BATCH: usize = 64;
+pub(crate) const BATCH: usize = 256;
 /// Batches the channel holds before workers wait.
-const CHANNEL_BATCHES: usize = 1024;
+const CHANNEL_BATCHES: usize = 256;
 
 pub(crate) enum Msg {
     Batch(Vec<Sample>),

@@ -8,6 +8,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use loadlab_core::{PacerSpec, Rate};
 
+/// The send clock's default window: at most ~1,000 wake-ups a second.
+pub const DEFAULT_RESOLUTION: Duration = Duration::from_millis(1);
+
 /// TLS settings (`-insecure`, `-cert`, `-key`, `-root-certs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TlsOptions {
@@ -69,6 +72,11 @@ pub struct AttackConfig {
     /// sending its next request as soon as the previous one completes; the
     /// pacer is ignored and latency is measured from the actual send.
     pub closed_loop: bool,
+    /// The send clock's window (`-resolution`): requests due within it of
+    /// each other go out together (up to this much early, measured from
+    /// their actual send), and responses are collected once per window.
+    /// Zero sends every request at its own instant.
+    pub resolution: Duration,
 }
 
 impl Default for AttackConfig {
@@ -95,6 +103,7 @@ impl Default for AttackConfig {
             body: None,
             max_body: -1,
             closed_loop: false,
+            resolution: DEFAULT_RESOLUTION,
         }
     }
 }
@@ -125,6 +134,9 @@ impl AttackConfig {
         }
         if self.max_connections == Some(0) {
             return Err(Config("-max-connections must be at least 1".into()));
+        }
+        if self.resolution > Duration::from_millis(100) {
+            return Err(Config("-resolution must be at most 100ms".into()));
         }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
             return Err(Config("-cert and -key must be given together".into()));

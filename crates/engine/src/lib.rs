@@ -68,6 +68,7 @@
 //! full, workers wait rather than drop samples. `-lazy` targets are read on
 //! their own thread.
 
+mod clock;
 mod collector;
 pub mod config;
 mod h1;

@@ -20,12 +20,12 @@ use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use crate::clock::{Clock, Slot};
 use crate::collector::{self, BATCH, Msg};
 use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
 use crate::request::{Outcome, Template, execute};
 use crate::targets::{Target, TargetError, TargetSource};
-use crate::timer::PreciseSleep;
 use crate::transport::Transport;
 use crate::{EngineError, INTERRUPT_GRACE, LATE_THRESHOLD};
 
@@ -48,6 +48,10 @@ struct Shared {
     start: Instant,
     cap: u64,
     next: AtomicU64,
+    /// Paced claims take this lock so that requests join the clock's gates in
+    /// schedule order.
+    claim_lock: Mutex<()>,
+    clock: Clock,
     /// Workers with a request in flight (paced mode).
     sending: AtomicU64,
     workers: AtomicU64,
@@ -182,6 +186,34 @@ impl Shared {
     }
 }
 
+/// The next request a paced worker is to send.
+enum Claim {
+    Send(u64, Instant, Slot),
+    Stop,
+}
+
+impl Shared {
+    /// Claims the next request of the schedule and places it in a gate.
+    fn claim_paced(&self) -> Claim {
+        let _order = self.claim_lock.lock().expect("claim lock");
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        if self.cfg.max_requests.is_some_and(|m| n >= m) {
+            self.stop(StopReason::MaxRequests);
+            return Claim::Stop;
+        }
+        let Some(off) = self.pacer.send_at(n) else {
+            self.stop(StopReason::Exhausted);
+            return Claim::Stop;
+        };
+        if self.cfg.duration.is_some_and(|d| off >= d) {
+            self.stop(StopReason::Duration);
+            return Claim::Stop;
+        }
+        let intended = self.start + off;
+        Claim::Send(n, intended, self.clock.slot(intended, Instant::now()))
+    }
+}
+
 /// Reports a worker's exit even if it panicked, so the attack cannot hang
 /// waiting for it.
 struct Exit(Arc<Shared>);
@@ -211,11 +243,6 @@ async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>) {
 /// One worker: claims, waits for the intended instant, sends, records. The
 /// sample channel sender is dropped before the worker reports its exit.
 async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
-    let mut sleeper = if sh.paced {
-        Some(PreciseSleep::new())
-    } else {
-        None
-    };
     let mut batch: Vec<Sample> =
         Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
     let mut batch_started = Instant::now();
@@ -226,40 +253,33 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         if sh.stopping.load(Ordering::Acquire) {
             break;
         }
-        let n = sh.next.fetch_add(1, Ordering::Relaxed);
-        if sh.cfg.max_requests.is_some_and(|m| n >= m) {
-            sh.stop(StopReason::MaxRequests);
-            break;
-        }
-        let intended = if sh.paced {
-            let Some(off) = sh.pacer.send_at(n) else {
-                sh.stop(StopReason::Exhausted);
-                break;
+        let (n, intended) = if sh.paced {
+            let (n, intended, slot) = match sh.claim_paced() {
+                Claim::Send(n, i, s) => (n, i, s),
+                Claim::Stop => break,
             };
-            if sh.cfg.duration.is_some_and(|d| off >= d) {
-                sh.stop(StopReason::Duration);
-                break;
-            }
-            let intended = sh.start + off;
-            let now = Instant::now();
-            if intended > now {
-                // Don't let a long sleep hold samples past the flush interval.
-                if !batch.is_empty() && intended > batch_started + FLUSH_EVERY {
+            if let Slot::Wait(gate) = slot {
+                // Don't let a long wait hold samples past the flush interval.
+                if !batch.is_empty() && gate.at() > batch_started + FLUSH_EVERY {
                     flush(&tx, &mut batch).await;
                 }
-                let sleeper = sleeper.as_mut().expect("paced workers have a timer");
                 tokio::select! {
-                    _ = sleeper.until(intended) => {}
+                    _ = gate.wait() => {}
                     _ = abort.wait_for(|v| *v) => break,
                 }
             }
-            Some(intended)
+            (n, Some(intended))
         } else {
+            let n = sh.next.fetch_add(1, Ordering::Relaxed);
+            if sh.cfg.max_requests.is_some_and(|m| n >= m) {
+                sh.stop(StopReason::MaxRequests);
+                break;
+            }
             if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
                 sh.stop(StopReason::Duration);
                 break;
             }
-            None
+            (n, None)
         };
         let (target, tpl) = match &sh.targets {
             Targets::Static(v) => {
@@ -311,8 +331,10 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             sh.canceled.fetch_add(1, Ordering::Relaxed);
         }
         let sent_ns = sh.offset(out.sent.unwrap_or(begin));
-        let intended_ns = intended.map_or(sent_ns, |i| sh.offset(i)).min(sent_ns);
-        let lag = sent_ns - intended_ns;
+        // The schedule is kept as it was: a request of a group may have gone
+        // out early (see clock.rs); its latency then counts from the send.
+        let intended_ns = intended.map_or(sent_ns, |i| sh.offset(i));
+        let lag = sent_ns.saturating_sub(intended_ns);
         if lag > LATE_THRESHOLD.as_nanos() as u64 {
             live.late.fetch_add(1, Ordering::Relaxed);
         }
@@ -449,6 +471,12 @@ pub async fn attack_with_live(
     };
     let duration = cfg.duration;
     let timeout = cfg.timeout;
+    let resolution = cfg.resolution;
+    // Collecting responses in step with the clock sleeps the thread that
+    // polls the sockets: only on a current-thread runtime is that one thread.
+    let in_step = !resolution.is_zero()
+        && tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::CurrentThread;
     let start = Instant::now();
     let sh = Arc::new(Shared {
         pacer: cfg.pacer.build(),
@@ -457,6 +485,8 @@ pub async fn attack_with_live(
         start,
         cap,
         next: AtomicU64::new(0),
+        claim_lock: Mutex::new(()),
+        clock: Clock::new(resolution),
         sending: AtomicU64::new(0),
         // Counted before any starts, so early claims see the full initial pool.
         workers: AtomicU64::new(initial),
@@ -481,6 +511,10 @@ pub async fn attack_with_live(
     for _ in 0..initial {
         sh.spawn_counted();
     }
+    let clock_task = paced.then(|| {
+        let sh = sh.clone();
+        tokio::spawn(async move { sh.clock.run(&sh.live, in_step, &sh.transport).await })
+    });
 
     let mut shutdown = std::pin::pin!(shutdown);
     let far = start + Duration::from_secs(100 * 365 * 24 * 3600);
@@ -512,6 +546,10 @@ pub async fn attack_with_live(
                 let _ = cancel_tx.send(true);
             }
         }
+    }
+    if let Some(t) = clock_task {
+        t.abort();
+        let _ = t.await;
     }
     // Every worker is gone: close the channel so the sink thread drains and finishes.
     drop(sh.tx.lock().expect("tx lock").take());

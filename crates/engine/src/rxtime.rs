@@ -38,14 +38,20 @@ pub(crate) struct StampedTcp {
 }
 
 impl StampedTcp {
-    pub fn new(stream: TcpStream) -> Self {
-        let stamped = enable(stream.as_fd());
+    /// Wraps a connected stream; `stamp` asks the kernel for receive stamps.
+    pub fn new(stream: TcpStream, stamp: bool) -> Self {
+        let stamped = stamp && enable(stream.as_fd());
         StampedTcp {
             stream,
             stamped,
             cmsg: [0; 64],
             last_rx: None,
         }
+    }
+
+    /// True when the kernel agreed to stamp this connection's data.
+    pub fn stamped(&self) -> bool {
+        self.stamped
     }
 
     /// When the data returned by the last read reached this host (the
@@ -111,12 +117,26 @@ impl AsyncRead for StampedTcp {
         loop {
             ready!(this.stream.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
+            let len = unfilled.len();
             let fd = this.stream.as_raw_fd();
             let cmsg = &mut this.cmsg;
-            // `try_io` clears the readiness only when the read would block.
-            let r = this
-                .stream
-                .try_io(Interest::READABLE, || read_stamped(fd, cmsg, unfilled));
+            // A short read drained the socket: report "would block" to
+            // `try_io` so it clears the readiness (as tokio's own reads do),
+            // and the next read waits for new data instead of first making a
+            // system call that fails.
+            let mut drained = None;
+            let r = this.stream.try_io(Interest::READABLE, || {
+                let (n, stamp) = read_stamped(fd, cmsg, unfilled)?;
+                if n > 0 && n < len {
+                    drained = Some((n, stamp));
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                Ok((n, stamp))
+            });
+            let r = match (r, drained) {
+                (_, Some(got)) => Ok(got),
+                (r, None) => r,
+            };
             match r {
                 Ok((n, stamp)) => {
                     if n > 0 {

@@ -7,7 +7,7 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -33,6 +33,15 @@ pub(crate) enum Stream {
 impl Stream {
     /// When the data of the last read reached this host, as the kernel
     /// stamped it (TCP, also under TLS); `None` where there is no stamp.
+    /// True when reads carry the kernel's receive stamps.
+    pub fn stamped(&self) -> bool {
+        match self {
+            Stream::Tcp(s) => s.stamped(),
+            Stream::Unix(_) => false,
+            Stream::Tls(s) => s.get_ref().0.stamped(),
+        }
+    }
+
     pub fn last_rx(&self) -> Option<tokio::time::Instant> {
         match self {
             Stream::Tcp(s) => s.last_rx(),
@@ -180,6 +189,13 @@ pub(crate) struct Transport {
     keepalive: bool,
     max_idle: usize,
     max_open: Option<usize>,
+    /// Set once a connection without kernel receive stamps was opened
+    /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
+    /// be read as they arrive to be timed right.
+    unstamped: AtomicBool,
+    /// Ask the kernel for receive stamps (paced attacks; at full speed the
+    /// client reads at once and the stamps would only cost time).
+    stamp: bool,
 }
 
 impl Transport {
@@ -204,7 +220,15 @@ impl Transport {
             keepalive: cfg.keepalive,
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
+            unstamped: AtomicBool::new(false),
+            stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
         }
+    }
+
+    /// True while every connection opened so far times its responses by
+    /// kernel receive stamps.
+    pub fn all_stamped(&self) -> bool {
+        !self.unstamped.load(Ordering::Relaxed)
     }
 
     pub fn keepalive(&self) -> bool {
@@ -340,7 +364,7 @@ impl Transport {
                     Err(e) => last = classify(&e),
                 }
             }
-            Stream::Tcp(StampedTcp::new(stream.ok_or(last)?))
+            Stream::Tcp(StampedTcp::new(stream.ok_or(last)?, self.stamp))
         };
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
@@ -357,6 +381,9 @@ impl Transport {
         } else {
             (raw, self.h2c)
         };
+        if h2 || !stream.stamped() {
+            self.unstamped.store(true, Ordering::Relaxed);
+        }
         if h2 {
             let sender = crate::h2::handshake(stream, permit).await?;
             *pool.h2.lock().expect("pool lock") = Some(sender.clone());

@@ -102,6 +102,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         body,
         max_body: a.max_body,
         closed_loop: false,
+        resolution: a.resolution,
     })
 }
 

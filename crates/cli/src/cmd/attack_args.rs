@@ -112,6 +112,11 @@ pub struct AttackArgs {
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
     pub max_body: i64,
+    /// Send clock window: requests due within it go out together (up to this
+    /// much early, timed from their actual send) and responses are collected
+    /// once per window; 0 = wake for every request at its own instant
+    #[arg(long, default_value = "1ms", value_parser = flags::duration)]
+    pub resolution: Duration,
     /// Never show live progress, even on a terminal
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
     pub quiet: bool,
