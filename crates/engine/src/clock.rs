@@ -9,8 +9,10 @@
 //! * **groups sends**: the requests whose intended times fall within one
 //!   window of the group's first request form a *gate*; the gate opens at
 //!   that first intended time and all of them go out together. A request may
-//!   thus leave up to one window *early*, never late by design; it is then
-//!   measured from its actual send, so no latency is shortened. When the rate
+//!   thus leave up to one window *early* (1¼ at most: the timer is aimed
+//!   early by the wake-up delay it has measured, capped at a quarter window),
+//!   never late by design; it is then measured from its actual send, so no
+//!   latency is shortened. When the rate
 //!   is below one request per window every request has its own gate and goes
 //!   out at its own instant.
 //! * **collects responses in step**: while requests are in flight and
@@ -163,11 +165,11 @@ impl Clock {
         at.checked_sub(advance).unwrap_or(at)
     }
 
-    /// Learns how late wake-ups from idle are (kept below half a window, so a
-    /// request never leaves more than a window early).
+    /// Learns how late wake-ups from idle are. The advance is kept below a
+    /// quarter window, so a request leaves at most 1¼ windows early.
     fn observe_wake(&self, armed: Instant, woke: Instant) {
         let late = woke.saturating_duration_since(armed).as_nanos() as u64;
-        let cap = (self.resolution / 2).as_nanos() as u64;
+        let cap = (self.resolution / 4).as_nanos() as u64;
         let old = self.advance_ns.load(Ordering::Relaxed);
         let new = (old * 7 + late.min(cap)) / 8;
         self.advance_ns.store(new.min(cap), Ordering::Relaxed);
