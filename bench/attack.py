@@ -77,10 +77,12 @@ def fixed_rate(tool, url, secs, tmp, rate=5000):
         _, _, cpu, _, _ = run_measured([VEGETA, "attack", f"-rate={rate}", f"-duration={secs}s",
                                         f"-output={res}"], stdin=f"GET {url}\n")
         rep = vegeta_report(res)
-    elif tool == "loadlab":
+    elif tool in ("loadlab", "loadlab-res0"):
+        # loadlab-res0: the send clock off (-resolution=0), every request at its own instant.
         res = os.path.join(tmp, "loadlab-fixed.bin")
+        extra = ["-resolution=0"] if tool == "loadlab-res0" else []
         _, _, cpu, _, _ = run_measured([LOADLAB, "attack", f"-rate={rate}", f"-duration={secs}s",
-                                        f"-output={res}"], stdin=f"GET {url}\n")
+                                        f"-output={res}"] + extra, stdin=f"GET {url}\n")
         rep = loadlab_report(res)
     elif tool == "oha":
         out, _, cpu, _, _ = run_measured(["oha", "--no-tui", "--output-format", "json", "-q", str(rate),
@@ -157,15 +159,15 @@ def main():
             print(f"loadlab ÷ wrk CPU per request: {us['loadlab'] / us['wrk']:.2f} (goal ≤ 1.00)")
 
         print(f"\n# 2. Fixed 5,000 requests/s for {args.seconds}s, median of {args.reps}")
-        print(f"{'tool':8} {'CPU % core':>10} {'rate':>10} {'p50 ms':>8} {'B/request':>10}")
-        fixed_tools = (["vegeta"] if os.path.exists(VEGETA) else []) + (["oha"] if have("oha") else []) + ["loadlab"]
+        print(f"{'tool':12} {'CPU % core':>10} {'rate':>10} {'p50 ms':>8} {'B/request':>10}")
+        fixed_tools = (["vegeta"] if os.path.exists(VEGETA) else []) + (["oha"] if have("oha") else []) + ["loadlab", "loadlab-res0"]
         for tool in fixed_tools:
             runs = [fixed_rate(tool, url, args.seconds, tmp) for _ in range(args.reps)]
             cpu = median([r["cpu_pct"] for r in runs])
             rate = median([r["rate"] for r in runs])
             p50 = median([r["p50_ms"] for r in runs])
             bpr = runs[-1]["bytes_per_req"]
-            print(f"{tool:8} {cpu:10.1f} {rate:10.2f} {p50:8.3f} {bpr if bpr is None else round(bpr, 1)!s:>10}", flush=True)
+            print(f"{tool:12} {cpu:10.1f} {rate:10.2f} {p50:8.3f} {bpr if bpr is None else round(bpr, 1)!s:>10}", flush=True)
         if args.long:
             print("\n# 4. Memory over 10 minutes at 5,000/s, then 10,000 connections")
             long_run(url, tmp)

@@ -1,7 +1,8 @@
 //! Writers of vegeta's JSON and CSV result encodings (`loadlab encode`), with
 //! vegeta's field names and column order so its own tools can read them.
 //!
-//! What we write, and why: `timestamp` is the **intended** send time and
+//! What we write, and why: `timestamp` is the **intended** send time (the
+//! actual send, for a request the send clock sent early) and
 //! `latency` the **corrected** latency (completion − intended send), the
 //! honest figure that includes any time the request waited for its turn.
 //! Their sum is still the completion time, so vegeta's `end` and `wait`
@@ -90,7 +91,7 @@ pub fn json_line(out: &mut String, scratch: &mut String, r: &Record) {
         ",\"seq\":{},\"code\":{},\"timestamp\":\"",
         s.seq, s.status
     );
-    write_rfc3339(out, i128::from(r.abs_intended_ns()));
+    write_rfc3339(out, i128::from(r.abs_latency_start_ns()));
     let _ = write!(
         out,
         "\",\"latency\":{},\"bytes_out\":{},\"bytes_in\":{},\"error\":",
@@ -113,7 +114,7 @@ pub fn csv_line(out: &mut String, scratch: &mut String, r: &Record) {
     let _ = write!(
         out,
         "{},{},{},{},{},",
-        r.abs_intended_ns(),
+        r.abs_latency_start_ns(),
         s.status,
         s.latency_ns(),
         s.bytes_out,
