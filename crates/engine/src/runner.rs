@@ -26,6 +26,7 @@ use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
 use crate::request::{Outcome, Template, execute};
 use crate::targets::{Target, TargetError, TargetSource};
+use crate::timer::PreciseSleep;
 use crate::transport::Transport;
 use crate::{EngineError, INTERRUPT_GRACE, LATE_THRESHOLD};
 
@@ -243,6 +244,8 @@ async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>) {
 /// One worker: claims, waits for the intended instant, sends, records. The
 /// sample channel sender is dropped before the worker reports its exit.
 async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
+    // With `-resolution=0` each worker sleeps on its own precise timer.
+    let mut own_timer: Option<PreciseSleep> = None;
     let mut batch: Vec<Sample> =
         Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
     let mut batch_started = Instant::now();
@@ -258,14 +261,27 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 Claim::Send(n, i, s) => (n, i, s),
                 Claim::Stop => break,
             };
-            if let Slot::Wait(gate) = slot {
-                // Don't let a long wait hold samples past the flush interval.
-                if !batch.is_empty() && gate.at() > batch_started + FLUSH_EVERY {
-                    flush(&tx, &mut batch).await;
-                }
-                tokio::select! {
+            let wait_until = match &slot {
+                Slot::Now => None,
+                Slot::Wait(gate) => Some(gate.at()),
+                Slot::Own(at) => Some(*at),
+            };
+            // Don't let a long wait hold samples past the flush interval.
+            if wait_until.is_some_and(|t| !batch.is_empty() && t > batch_started + FLUSH_EVERY) {
+                flush(&tx, &mut batch).await;
+            }
+            match slot {
+                Slot::Now => {}
+                Slot::Wait(gate) => tokio::select! {
                     _ = gate.wait() => {}
                     _ = abort.wait_for(|v| *v) => break,
+                },
+                Slot::Own(at) => {
+                    let sleeper = own_timer.get_or_insert_with(PreciseSleep::new);
+                    tokio::select! {
+                        _ = sleeper.until(at) => {}
+                        _ = abort.wait_for(|v| *v) => break,
+                    }
                 }
             }
             (n, Some(intended))
@@ -511,7 +527,7 @@ pub async fn attack_with_live(
     for _ in 0..initial {
         sh.spawn_counted();
     }
-    let clock_task = paced.then(|| {
+    let clock_task = (paced && !resolution.is_zero()).then(|| {
         let sh = sh.clone();
         tokio::spawn(async move { sh.clock.run(&sh.live, in_step, &sh.transport).await })
     });
