@@ -286,6 +286,14 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
             text(&out.stderr)
         );
     }
+    // A send clock window too coarse to be meant.
+    let out = run(&["attack", "-resolution=1s"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("-resolution must be at most 100ms"),
+        "{}",
+        text(&out.stderr)
+    );
     // Unlimited rate without a cap.
     let out = run(&["attack", "-rate=0"], b"GET http://127.0.0.1:1/\n");
     assert_eq!(out.status.code(), Some(2));

@@ -5,11 +5,17 @@
 //!
 //! * **Open model (default).** A [`loadlab_core::Pacer`] says when request
 //!   *n* is due, as an offset from the start. Workers claim request numbers
-//!   in order from a shared counter; the claiming worker sleeps until the
-//!   absolute instant `start + send_at(n)` (never a relative sleep, so there
-//!   is no drift; the last few milliseconds use a Linux `timerfd` because
-//!   tokio's timer only has millisecond resolution), then sends. Latency is
-//!   measured from that **intended** instant (`Sample::intended_ns`), so a
+//!   in order from a shared counter and wait for the absolute instant
+//!   `start + send_at(n)` (never a relative sleep, so there is no drift).
+//!   One send clock per attack (`clock.rs`, `resolution`, default 1 ms)
+//!   groups the requests due within one window into a gate that opens at
+//!   the first one's instant, and on a current-thread runtime collects
+//!   responses once per window, each timed by the kernel's receive stamp
+//!   (`rxtime.rs`): about one wake-up per window instead of two per request.
+//!   A request of a group may thus leave up to a window early, and is then
+//!   measured from its actual send. With `resolution` zero each worker
+//!   sleeps on its own `timerfd` until its exact instant. Latency is
+//!   measured from the **intended** instant (`Sample::intended_ns`), so a
 //!   stalled server or a busy generator cannot hide (no coordinated
 //!   omission); the actual send (`sent_ns`) is recorded too, giving the
 //!   uncorrected service time and the send lag. Workers start at
@@ -28,7 +34,9 @@
 //!
 //! `intended_ns` (schedule) → `sent_ns` (connection taken from the pool, or
 //! dialling began; `connect_ns` = dial + TLS time) → `first_byte_ns` (first
-//! response byte) → `done_ns` (body fully read, or the failure). Every body
+//! response byte) → `done_ns` (body fully read, or the failure). Over TCP
+//! (HTTP/1.1, plain or TLS) the last two are the kernel's receive stamps of
+//! the data (`SO_TIMESTAMPNS`), not when the client read it. Every body
 //! byte is read and counted in `bytes_in`; none is stored. `bytes_out` is the
 //! request body size. Failures are data: status 0 and an
 //! [`loadlab_core::ErrorKind`].

@@ -56,6 +56,11 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     if a.max_workers == Some(0) {
         return Err(CliError::usage("-max-workers must be at least 1"));
     }
+    if a.resolution > std::time::Duration::from_millis(100) {
+        return Err(CliError::usage(
+            "-resolution must be at most 100ms (the default, 1ms, suits most rates; 0 = exact instants)",
+        ));
+    }
     if a.cert.is_some() != a.key.is_some() {
         return Err(CliError::usage("-cert and -key must be given together"));
     }
