@@ -11,6 +11,7 @@ Clients: pinned to CPU 1, one at a time.
 2. Fixed 5,000 requests/s for N seconds: client CPU % of one core, achieved
    rate, reported p50 (vegeta, oha if installed, loadlab).
 3. Results size: bytes per request in the results file (vegeta vs loadlab).
+   --paired N: only this comparison, loadlab and oha alternating N times.
 4. --long: RSS every 30 s over a 10-minute attack at 5,000/s streaming results
    to disk, and 10,000 concurrent keep-alive connections held.
 
@@ -68,6 +69,21 @@ def max_speed(tool, url, secs, tmp):
                                         f"-duration={secs}s", f"-output={res}"], stdin=f"GET {url}\n")
         return loadlab_report(res)["requests"], cpu
     raise ValueError(tool)
+
+
+def paired(url, secs, tmp, n):
+    """loadlab and oha alternating at 5,000/s: the host's noise hits both alike."""
+    rows = {"loadlab": [], "oha": []}
+    for i in range(n):
+        for tool in rows:
+            r = fixed_rate(tool, url, secs, tmp)
+            rows[tool].append(r)
+            print(f"run {i} {tool:8} CPU {r['cpu_pct']:5.1f} %  p50 {r['p50_ms']:.3f} ms  rate {r['rate']:.2f}", flush=True)
+    ll = median([r["cpu_pct"] for r in rows["loadlab"]])
+    oh = median([r["cpu_pct"] for r in rows["oha"]])
+    print(f"median CPU: loadlab {ll:.1f} %, oha {oh:.1f} %, ratio {ll / oh:.2f}; "
+          f"p50: loadlab {median([r['p50_ms'] for r in rows['loadlab']]):.3f} ms, "
+          f"oha {median([r['p50_ms'] for r in rows['oha']]):.3f} ms")
 
 
 def fixed_rate(tool, url, secs, tmp, rate=5000):
@@ -130,6 +146,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--long", action="store_true")
+    ap.add_argument("--paired", type=int, default=0, metavar="N",
+                    help="only the 5,000/s comparison: loadlab and oha alternating, N runs each")
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
     if not args.skip_build:
@@ -138,6 +156,9 @@ def main():
     url = nginx.url("100b")
     tmp = tempfile.mkdtemp(prefix="loadlab-bench-")
     try:
+        if args.paired:
+            paired(url, args.seconds, tmp, args.paired)
+            return
         tools = [t for t in ["wrk", "ab", "h2load", "hey"] if have(t)]
         if os.path.exists(VEGETA):
             tools.append("vegeta")
