@@ -100,6 +100,17 @@ pub(crate) enum Slot {
     Own(Instant),
 }
 
+impl Slot {
+    /// The instant the request waits for, if it waits at all.
+    pub fn until(&self) -> Option<Instant> {
+        match self {
+            Slot::Now => None,
+            Slot::Wait(gate) => Some(gate.at()),
+            Slot::Own(at) => Some(*at),
+        }
+    }
+}
+
 impl Clock {
     pub fn new(resolution: Duration) -> Self {
         Clock {

@@ -261,13 +261,11 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 Claim::Send(n, i, s) => (n, i, s),
                 Claim::Stop => break,
             };
-            let wait_until = match &slot {
-                Slot::Now => None,
-                Slot::Wait(gate) => Some(gate.at()),
-                Slot::Own(at) => Some(*at),
-            };
             // Don't let a long wait hold samples past the flush interval.
-            if wait_until.is_some_and(|t| !batch.is_empty() && t > batch_started + FLUSH_EVERY) {
+            if slot
+                .until()
+                .is_some_and(|t| !batch.is_empty() && t > batch_started + FLUSH_EVERY)
+            {
                 flush(&tx, &mut batch).await;
             }
             match slot {
