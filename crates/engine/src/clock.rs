@@ -86,6 +86,9 @@ pub(crate) struct Clock {
     /// Estimated lateness of a wake-up from idle (EWMA, ns): the timer is
     /// armed this much early so that gates open on time.
     advance_ns: AtomicU64,
+    /// The attack was interrupted: every gate is open, and requests that
+    /// pass one are not to be sent.
+    aborted: AtomicBool,
 }
 
 /// What a claim of the next request returns.
@@ -121,7 +124,25 @@ impl Clock {
             }),
             queued: Notify::new(),
             advance_ns: AtomicU64::new(0),
+            aborted: AtomicBool::new(false),
         }
+    }
+
+    /// Interrupt: opens every gate at once, and every later claim is due at
+    /// once; callers check [`Clock::aborted`] after their wait and give up
+    /// the request. (One flag read per request instead of one more waiter
+    /// registered on a channel for every wait.)
+    pub fn abort(&self) {
+        let mut q = self.queue.lock().expect("clock lock");
+        self.aborted.store(true, Ordering::Release);
+        for g in q.pending.drain(..) {
+            g.release();
+        }
+        q.last = None;
+    }
+
+    pub fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
     }
 
     /// Places a request intended for `intended` in a gate. Callers must call
@@ -135,6 +156,9 @@ impl Clock {
             };
         }
         let mut q = self.queue.lock().expect("clock lock");
+        if self.aborted.load(Ordering::Acquire) {
+            return Slot::Now;
+        }
         if let Some(last) = &q.last
             && intended < last.at + self.resolution
             && intended >= last.at

@@ -230,15 +230,17 @@ pub(crate) async fn execute(
     tpl: &Template,
     transport: &Transport,
     redirects: i32,
+    begin: Instant,
     deadline: Instant,
     out: &mut Outcome,
 ) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
     let mut hops = 0i32;
+    let mut started = begin;
     loop {
         let cur = owned.as_ref().unwrap_or(tpl);
-        let (status, location) = match attempt(cur, transport, deadline, out).await {
+        let (status, location) = match attempt(cur, transport, started, deadline, out).await {
             Ok(r) => r,
             Err(kind) => return out.failed(kind),
         };
@@ -252,6 +254,7 @@ pub(crate) async fn execute(
             return out.failed(ErrorKind::TooManyRedirects);
         }
         hops += 1;
+        started = Instant::now();
         match cur.redirect(status, &location, transport) {
             Some(next) => owned = Some(next),
             None => return out.failed(ErrorKind::Protocol),
@@ -260,15 +263,18 @@ pub(crate) async fn execute(
 }
 
 /// One request/response on one connection (with stale-connection retries).
+/// `started` is when the attempt began (read once by the caller: every
+/// clock read is paid on each of thousands of requests a second).
 async fn attempt(
     tpl: &Template,
     transport: &Transport,
+    started: Instant,
     deadline: Instant,
     out: &mut Outcome,
 ) -> Result<(u16, Option<String>), ErrorKind> {
     let mut retries = 0;
+    let mut dial_started = started;
     loop {
-        let mut dial_started = Instant::now();
         let acquired = match tokio::time::timeout_at(
             deadline,
             transport.acquire(&tpl.pool, &mut dial_started),
@@ -289,7 +295,9 @@ async fn attempt(
             }
         };
         if acquired.reused {
-            out.sent.get_or_insert_with(Instant::now);
+            // `acquire` moved `dial_started` on if it had to wait for a
+            // connection, so this is when the request went out.
+            out.sent.get_or_insert(dial_started);
         } else {
             out.sent.get_or_insert(dial_started);
             out.connect_ns = out.connect_ns.saturating_add(acquired.connect_ns);
@@ -324,6 +332,7 @@ async fn attempt(
                         tpl.pool.closed();
                         if e.fresh && acquired.reused && retries < STALE_RETRIES {
                             retries += 1;
+                            dial_started = Instant::now();
                             continue;
                         }
                         return Err(e.kind);

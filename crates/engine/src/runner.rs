@@ -14,8 +14,10 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use atomic_waker::AtomicWaker;
 use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -64,7 +66,7 @@ struct Shared {
     /// Interrupt: sleeping workers give up their claims.
     abort: watch::Receiver<bool>,
     /// End of the grace period: in-flight requests are recorded as canceled.
-    cancel: watch::Receiver<bool>,
+    cancel: Cancel,
     targets: Targets,
     transport: Transport,
     /// Cloned into each worker; taken at the end so the sink thread sees the channel close.
@@ -187,6 +189,29 @@ impl Shared {
     }
 }
 
+/// Cancels every request in flight (the end of an interrupt's grace).
+#[derive(Default)]
+struct Cancel {
+    flag: AtomicBool,
+    /// One per worker ever started (a worker's entry outlives it, harmlessly).
+    wakers: Mutex<Vec<Arc<AtomicWaker>>>,
+}
+
+impl Cancel {
+    fn register(&self) -> Arc<AtomicWaker> {
+        let w = Arc::new(AtomicWaker::new());
+        self.wakers.lock().expect("cancel lock").push(w.clone());
+        w
+    }
+
+    fn fire(&self) {
+        self.flag.store(true, Ordering::Release);
+        for w in self.wakers.lock().expect("cancel lock").iter() {
+            w.wake();
+        }
+    }
+}
+
 /// The next request a paced worker is to send.
 enum Claim {
     Send(u64, Instant, Slot),
@@ -250,7 +275,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
     let mut batch_started = Instant::now();
     let mut abort = sh.abort.clone();
-    let mut cancel = sh.cancel.clone();
+    let waker = sh.cancel.register();
     let live = &*sh.live;
     loop {
         if sh.stopping.load(Ordering::Acquire) {
@@ -270,10 +295,8 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             }
             match slot {
                 Slot::Now => {}
-                Slot::Wait(gate) => tokio::select! {
-                    _ = gate.wait() => {}
-                    _ = abort.wait_for(|v| *v) => break,
-                },
+                // An interrupt opens every gate (Clock::abort).
+                Slot::Wait(gate) => gate.wait().await,
                 Slot::Own(at) => {
                     let sleeper = own_timer.get_or_insert_with(PreciseSleep::new);
                     tokio::select! {
@@ -281,6 +304,9 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                         _ = abort.wait_for(|v| *v) => break,
                     }
                 }
+            }
+            if sh.clock.aborted() {
+                break;
             }
             (n, Some(intended))
         } else {
@@ -331,9 +357,26 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             connect_ns: 0,
         };
         let deadline = begin + sh.cfg.timeout;
-        let canceled = tokio::select! {
-            _ = execute(&tpl, &sh.transport, sh.cfg.redirects, deadline, &mut out) => false,
-            _ = cancel.wait_for(|v| *v) => true,
+        let canceled = {
+            // Registering this worker's waker is two atomic operations; a
+            // waiter on a channel would take and release a lock twice per
+            // request.
+            let mut run = std::pin::pin!(execute(
+                &tpl,
+                &sh.transport,
+                sh.cfg.redirects,
+                begin,
+                deadline,
+                &mut out
+            ));
+            std::future::poll_fn(|cx| {
+                waker.register(cx.waker());
+                if sh.cancel.flag.load(Ordering::Acquire) {
+                    return Poll::Ready(true);
+                }
+                run.as_mut().poll(cx).map(|()| false)
+            })
+            .await
         };
         let now = Instant::now();
         // The kernel's receive stamp of the last byte where there is one: a
@@ -475,7 +518,6 @@ pub async fn attack_with_live(
     };
     let collector = collector::spawn(sink, info, infos).map_err(EngineError::Runtime)?;
     let (abort_tx, abort_rx) = watch::channel(false);
-    let (cancel_tx, cancel_rx) = watch::channel(false);
     let paced = !cfg.unpaced();
     let cap = cfg.worker_cap().unwrap_or(u64::MAX);
     let initial = if paced {
@@ -509,7 +551,7 @@ pub async fn attack_with_live(
         reason: Mutex::new(None),
         target_error: Mutex::new(None),
         abort: abort_rx,
-        cancel: cancel_rx,
+        cancel: Cancel::default(),
         targets,
         transport,
         tx: Mutex::new(Some(collector.tx)),
@@ -549,6 +591,7 @@ pub async fn attack_with_live(
                 interrupt_at = start.elapsed();
                 sh.stop(StopReason::Interrupted);
                 let _ = abort_tx.send(true);
+                sh.clock.abort();
                 grace_end.as_mut().reset(Instant::now() + INTERRUPT_GRACE.min(timeout));
             }
             _ = &mut duration_end, if duration_armed => {
@@ -557,7 +600,7 @@ pub async fn attack_with_live(
             }
             _ = &mut grace_end, if interrupted && !cancel_sent => {
                 cancel_sent = true;
-                let _ = cancel_tx.send(true);
+                sh.cancel.fire();
             }
         }
     }

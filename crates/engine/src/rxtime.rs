@@ -85,16 +85,52 @@ fn read_stamped(
     Ok((n, stamp.and_then(to_instant)))
 }
 
+/// A pair of readings of the monotonic and wall clocks, taken together.
+#[derive(Clone, Copy)]
+struct ClockPair {
+    mono: Instant,
+    wall: Duration,
+}
+
+impl ClockPair {
+    fn now() -> Option<Self> {
+        let mono = Instant::now();
+        let wall = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+        Some(ClockPair { mono, wall })
+    }
+}
+
+/// A pair is reused for stamps up to this long after it was taken: reading
+/// both clocks for every response cost more than the conversion itself, and
+/// the two clocks drift apart by far less than a microsecond in this time.
+const PAIR_REUSE: Duration = Duration::from_millis(100);
+
+thread_local! {
+    static PAIR: std::cell::Cell<Option<ClockPair>> = const { std::cell::Cell::new(None) };
+}
+
 /// Converts a wall-clock stamp to the monotonic clock the engine measures with.
 fn to_instant(stamp: Duration) -> Option<Instant> {
-    let now_mono = Instant::now();
-    let now_wall = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
-    // A stamp from the future (clock stepped back) counts as "now".
-    let age = now_wall.saturating_sub(stamp);
-    if age > MAX_AGE {
-        return None;
-    }
-    now_mono.checked_sub(age)
+    PAIR.with(|cell| {
+        if let Some(p) = cell.get()
+            && stamp.abs_diff(p.wall) <= PAIR_REUSE
+        {
+            return if stamp >= p.wall {
+                p.mono.checked_add(stamp - p.wall)
+            } else {
+                p.mono.checked_sub(p.wall - stamp)
+            };
+        }
+        // Time has moved on (or the wall clock was stepped): a fresh pair.
+        let p = ClockPair::now()?;
+        cell.set(Some(p));
+        // A stamp from the future (clock stepped back) counts as "now".
+        let age = p.wall.saturating_sub(stamp);
+        if age > MAX_AGE {
+            return None;
+        }
+        p.mono.checked_sub(age)
+    })
 }
 
 impl AsRawFd for StampedTcp {
@@ -165,5 +201,40 @@ impl AsyncWrite for StampedTcp {
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wall_now() -> Duration {
+        SystemTime::now().duration_since(UNIX_EPOCH).unwrap()
+    }
+
+    fn near(a: Instant, b: Instant) -> bool {
+        let d = if a > b { a - b } else { b - a };
+        d < Duration::from_millis(20)
+    }
+
+    #[test]
+    fn stamps_convert_to_the_monotonic_clock_with_a_reused_pair() {
+        let ms = Duration::from_millis;
+        // Fresh pair, then conversions that reuse it (stamps before and after it).
+        let now = Instant::now();
+        assert!(near(to_instant(wall_now()).unwrap(), now));
+        assert!(near(to_instant(wall_now() - ms(50)).unwrap(), now - ms(50)));
+        std::thread::sleep(ms(30));
+        let now = Instant::now();
+        assert!(near(to_instant(wall_now()).unwrap(), now));
+        // Past the reuse span: a new pair, still right.
+        std::thread::sleep(PAIR_REUSE + ms(20));
+        let now = Instant::now();
+        assert!(near(to_instant(wall_now()).unwrap(), now));
+        // Too old to trust: the wall clock was stepped.
+        assert!(to_instant(wall_now() - MAX_AGE - ms(1000)).is_none());
+        // From the future (the wall clock was stepped back): "now".
+        let t = to_instant(wall_now() + ms(500)).unwrap();
+        assert!(near(t, Instant::now()) && t <= Instant::now());
     }
 }

@@ -281,6 +281,7 @@ impl Transport {
                     Ok(p) => Some(p),
                     Err(_) => {
                         pool.freed.notified().await;
+                        *dial_started = tokio::time::Instant::now();
                         continue;
                     }
                 },

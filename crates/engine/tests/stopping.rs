@@ -125,3 +125,34 @@ async fn shutdown_with_a_fast_server_loses_nothing() {
     );
     assert_eq!(sum.canceled, 0);
 }
+
+#[tokio::test]
+async fn shutdown_releases_workers_waiting_for_a_far_send_time() {
+    // One request every 10 s: after the first, every worker waits for the
+    // clock. Ctrl-C at 300 ms must end the wait at once and send nothing more.
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::Constant(Rate {
+            freq: 1,
+            per: ms(10_000),
+        }),
+        duration: Some(ms(60_000)),
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let sum = attack(
+        cfg,
+        one(&srv.url("/")),
+        sink.boxed(),
+        tokio::time::sleep(ms(300)),
+    )
+    .await
+    .unwrap();
+    assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
+    assert!(sum.interrupted);
+    assert_eq!(sum.requests, 1);
+    assert_eq!(srv.requests(), 1);
+    assert_eq!(sink.samples().len(), 1);
+    assert_eq!(sum.canceled, 0);
+}
