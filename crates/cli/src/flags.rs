@@ -22,6 +22,25 @@ pub fn max_body(s: &str) -> Result<i64, String> {
         .and_then(|n| i64::try_from(n).map_err(|_| format!("size {s:?} is too large")))
 }
 
+/// `-dns-ttl`, as in vegeta: `0` = look each host up once, `-1` (or any
+/// negative duration) = look up for every new connection, else a duration.
+pub fn dns_ttl(s: &str) -> Result<loadlab_engine::DnsCache, String> {
+    use loadlab_engine::DnsCache;
+    let t = s.trim();
+    if let Some(rest) = t.strip_prefix('-') {
+        if rest == "1" || duration(rest).is_ok_and(|d| !d.is_zero()) {
+            return Ok(DnsCache::Off);
+        }
+        return Err(format!(
+            "invalid -dns-ttl {s:?}: expected 0 (forever), -1 (off) or a duration such as 5m"
+        ));
+    }
+    match duration(t)? {
+        d if d.is_zero() => Ok(DnsCache::Forever),
+        d => Ok(DnsCache::For(d)),
+    }
+}
+
 /// A request header in `Name: value` form.
 pub fn header(s: &str) -> Result<(String, String), String> {
     let (k, v) = s
@@ -89,5 +108,19 @@ mod tests {
             ("a:1".into(), "[::1]:2".into())
         );
         assert!(connect_to("a:1").is_err());
+    }
+
+    #[test]
+    fn dns_ttl_takes_vegetas_meanings() {
+        assert_eq!(dns_ttl("0"), Ok(loadlab_engine::DnsCache::Forever));
+        assert_eq!(dns_ttl("0s"), Ok(loadlab_engine::DnsCache::Forever));
+        assert_eq!(dns_ttl("-1"), Ok(loadlab_engine::DnsCache::Off));
+        assert_eq!(dns_ttl("-1s"), Ok(loadlab_engine::DnsCache::Off));
+        assert_eq!(
+            dns_ttl("5m"),
+            Ok(loadlab_engine::DnsCache::For(Duration::from_secs(300)))
+        );
+        assert!(dns_ttl("soon").is_err());
+        assert!(dns_ttl("-x").unwrap_err().contains("-dns-ttl"));
     }
 }

@@ -294,6 +294,25 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
         "{}",
         text(&out.stderr)
     );
+    // vegeta flags loadlab does not support say so, instead of "unknown".
+    for (flag, what) in [
+        ("-resolvers=127.0.0.1:53", "-resolvers is not supported"),
+        ("-proxy-header=X-A: 1", "-proxy-header is not supported"),
+        (
+            "-prometheus-addr=127.0.0.1:8880",
+            "-prometheus-addr is not supported",
+        ),
+        ("-dns-ttl=soon", "invalid"),
+    ] {
+        let out = run(&["attack", flag], b"GET http://127.0.0.1:1/\n");
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(
+            text(&out.stderr).contains(what),
+            "{flag}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
     // Unlimited rate without a cap.
     let out = run(&["attack", "-rate=0"], b"GET http://127.0.0.1:1/\n");
     assert_eq!(out.status.code(), Some(2));
@@ -463,4 +482,38 @@ fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
     let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("clean results");
     assert_eq!(json["requests"], 150);
+}
+
+#[test]
+fn vegetas_chunked_dns_ttl_and_session_ticket_flags_are_accepted() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, "{\"n\":1}").unwrap();
+    let targets = format!("POST http://localhost:{}/chunked\n", o.addr.port());
+    let out = run(
+        &[
+            "attack",
+            "-rate=100",
+            "-max-requests=5",
+            "-chunked",
+            "-dns-ttl=-1",
+            "-session-tickets",
+            &format!("-body={}", body.display()),
+            "-output=-",
+        ],
+        targets.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut rep = Command::new(bin())
+        .args(["report"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    rep.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+    let rep = rep.wait_with_output().unwrap();
+    let rep = text(&rep.stdout);
+    assert!(field(&rep, "Success").contains("100.00%"), "{rep}");
+    assert!(field(&rep, "Bytes Out").contains(" 35, 7.00"), "{rep}");
 }

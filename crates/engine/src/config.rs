@@ -22,6 +22,22 @@ pub struct TlsOptions {
     pub key: Option<PathBuf>,
     /// Extra trusted roots (PEM files). The built-in web roots are always trusted too.
     pub root_certs: Vec<PathBuf>,
+    /// Resume TLS sessions on new connections (session tickets / IDs). Off
+    /// by default, as in vegeta: every new connection pays a full handshake.
+    pub session_tickets: bool,
+}
+
+/// How long resolved addresses are reused (`-dns-ttl`, with vegeta's
+/// meanings: `0` = for the whole attack, `-1` = never, else a duration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DnsCache {
+    /// Look each host up once (the default).
+    #[default]
+    Forever,
+    /// Look the host up for every new connection.
+    Off,
+    /// Reuse a lookup for this long.
+    For(Duration),
 }
 
 /// Everything the engine needs to run one attack.
@@ -65,6 +81,11 @@ pub struct AttackConfig {
     pub headers: Vec<(String, String)>,
     /// Body for targets that have none (`-body`).
     pub body: Option<Bytes>,
+    /// Send request bodies with chunked transfer encoding (`-chunked`,
+    /// HTTP/1.1 only; HTTP/2 frames bodies itself).
+    pub chunked: bool,
+    /// How long a host name's addresses are reused (`-dns-ttl`).
+    pub dns_cache: DnsCache,
     /// Response body bytes to capture (`-max-body`). The engine never stores
     /// bodies: every byte is read and counted in `bytes_in`, none is kept.
     pub max_body: i64,
@@ -102,6 +123,8 @@ impl Default for AttackConfig {
             headers: Vec::new(),
             body: None,
             max_body: -1,
+            chunked: false,
+            dns_cache: DnsCache::Forever,
             closed_loop: false,
             resolution: DEFAULT_RESOLUTION,
         }

@@ -94,7 +94,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{AttackConfig, TlsOptions};
+pub use config::{AttackConfig, DnsCache, TlsOptions};
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use targets::{

@@ -82,7 +82,14 @@ impl Template {
         transport: &Transport,
     ) -> Template {
         let pool = transport.pool(&endpoint(&uri));
-        let h1 = render_h1(&method, &uri, &headers, &body, transport.keepalive());
+        let h1 = render_h1(
+            &method,
+            &uri,
+            &headers,
+            &body,
+            transport.keepalive(),
+            transport.chunked(),
+        );
         Template {
             pool,
             h1,
@@ -155,6 +162,7 @@ fn render_h1(
     headers: &[(String, String)],
     body: &Bytes,
     keepalive: bool,
+    chunked: bool,
 ) -> Bytes {
     let mut b = Vec::with_capacity(128 + headers.len() * 32 + body.len());
     b.extend_from_slice(method.as_str().as_bytes());
@@ -171,7 +179,10 @@ fn render_h1(
     b.extend_from_slice(b"\r\n");
     let mut agent = false;
     for (k, v) in headers {
-        if k.eq_ignore_ascii_case("host") || k.eq_ignore_ascii_case("content-length") {
+        if k.eq_ignore_ascii_case("host")
+            || k.eq_ignore_ascii_case("content-length")
+            || (chunked && k.eq_ignore_ascii_case("transfer-encoding"))
+        {
             continue;
         }
         if !keepalive && k.eq_ignore_ascii_case("connection") {
@@ -186,14 +197,28 @@ fn render_h1(
     if !agent {
         b.extend_from_slice(b"User-Agent: loadlab\r\n");
     }
-    if !body.is_empty() || matches!(*method, Method::POST | Method::PUT | Method::PATCH) {
+    let has_body =
+        !body.is_empty() || matches!(*method, Method::POST | Method::PUT | Method::PATCH);
+    if has_body && chunked {
+        b.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+    } else if has_body {
         b.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
     }
     if !keepalive {
         b.extend_from_slice(b"Connection: close\r\n");
     }
     b.extend_from_slice(b"\r\n");
-    b.extend_from_slice(body);
+    if has_body && chunked {
+        // The whole body as one chunk, then the last (empty) chunk.
+        if !body.is_empty() {
+            b.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
+            b.extend_from_slice(body);
+            b.extend_from_slice(b"\r\n");
+        }
+        b.extend_from_slice(b"0\r\n\r\n");
+    } else {
+        b.extend_from_slice(body);
+    }
     Bytes::from(b)
 }
 

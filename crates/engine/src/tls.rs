@@ -76,6 +76,11 @@ pub(crate) fn client_config(
             ));
         }
     };
+    cfg.resumption = if opts.session_tickets {
+        rustls::client::Resumption::default()
+    } else {
+        rustls::client::Resumption::disabled()
+    };
     cfg.alpn_protocols = if alpn_h2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {

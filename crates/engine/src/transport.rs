@@ -19,7 +19,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpSocket, TcpStream, UnixStream};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
-use crate::config::AttackConfig;
+use crate::config::{AttackConfig, DnsCache};
 use crate::h1::H1Conn;
 use crate::rxtime::StampedTcp;
 
@@ -177,16 +177,22 @@ pub(crate) struct Acquired {
     pub reused: bool,
 }
 
+/// A host's resolved addresses and when they were looked up.
+type Lookup = (Arc<[SocketAddr]>, tokio::time::Instant);
+
 /// Dials and pools connections for every endpoint of an attack.
 pub(crate) struct Transport {
     pools: Mutex<HashMap<EndpointKey, Arc<HostPool>>>,
-    dns: Mutex<HashMap<String, Arc<[SocketAddr]>>>,
+    /// Resolved addresses and when they were looked up.
+    dns: Mutex<HashMap<String, Lookup>>,
+    dns_cache: DnsCache,
     connect_to: HashMap<String, (Vec<String>, AtomicUsize)>,
     unix_socket: Option<PathBuf>,
     laddr: Option<IpAddr>,
     tls: Option<Arc<rustls::ClientConfig>>,
     h2c: bool,
     keepalive: bool,
+    chunked: bool,
     max_idle: usize,
     max_open: Option<usize>,
     /// Set once a connection without kernel receive stamps was opened
@@ -212,12 +218,14 @@ impl Transport {
         Transport {
             pools: Mutex::new(HashMap::new()),
             dns: Mutex::new(HashMap::new()),
+            dns_cache: cfg.dns_cache,
             connect_to,
             unix_socket: cfg.unix_socket.clone(),
             laddr: cfg.laddr,
             tls,
             h2c: cfg.h2c,
             keepalive: cfg.keepalive,
+            chunked: cfg.chunked,
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
             unstamped: AtomicBool::new(false),
@@ -233,6 +241,10 @@ impl Transport {
 
     pub fn keepalive(&self) -> bool {
         self.keepalive
+    }
+
+    pub fn chunked(&self) -> bool {
+        self.chunked
     }
 
     /// The pool for an endpoint, created on first use.
@@ -302,8 +314,15 @@ impl Transport {
         if let Ok(a) = hostport.parse::<SocketAddr>() {
             return Ok(Arc::from(vec![a]));
         }
-        if let Some(a) = self.dns.lock().expect("dns lock").get(hostport) {
-            return Ok(a.clone());
+        if let Some((a, at)) = self.dns.lock().expect("dns lock").get(hostport) {
+            let fresh = match self.dns_cache {
+                DnsCache::Forever => true,
+                DnsCache::Off => false,
+                DnsCache::For(ttl) => at.elapsed() < ttl,
+            };
+            if fresh {
+                return Ok(a.clone());
+            }
         }
         let addrs: Vec<SocketAddr> = match tokio::net::lookup_host(hostport).await {
             Ok(a) => a.collect(),
@@ -313,10 +332,12 @@ impl Transport {
             return Err(ErrorKind::Dns);
         }
         let addrs: Arc<[SocketAddr]> = Arc::from(addrs);
-        self.dns
-            .lock()
-            .expect("dns lock")
-            .insert(hostport.to_string(), addrs.clone());
+        if self.dns_cache != DnsCache::Off {
+            self.dns.lock().expect("dns lock").insert(
+                hostport.to_string(),
+                (addrs.clone(), tokio::time::Instant::now()),
+            );
+        }
         Ok(addrs)
     }
 
@@ -401,5 +422,47 @@ fn bracket(host: &str) -> std::borrow::Cow<'_, str> {
         format!("[{host}]").into()
     } else {
         host.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn transport(dns_cache: DnsCache) -> Transport {
+        let cfg = AttackConfig {
+            dns_cache,
+            ..Default::default()
+        };
+        Transport::new(&cfg, None)
+    }
+
+    fn looked_up_at(t: &Transport, host: &str) -> Option<tokio::time::Instant> {
+        t.dns.lock().unwrap().get(host).map(|e| e.1)
+    }
+
+    #[tokio::test]
+    async fn dns_lookups_are_reused_for_the_ttl() {
+        let host = "localhost:80";
+        let t = transport(DnsCache::For(Duration::from_millis(300)));
+        t.resolve(host).await.unwrap();
+        let first = looked_up_at(&t, host).unwrap();
+        t.resolve(host).await.unwrap();
+        assert_eq!(looked_up_at(&t, host), Some(first), "within the ttl");
+        tokio::time::sleep(Duration::from_millis(350)).await;
+        t.resolve(host).await.unwrap();
+        assert!(looked_up_at(&t, host).unwrap() > first, "after the ttl");
+
+        let t = transport(DnsCache::Forever);
+        t.resolve(host).await.unwrap();
+        let first = looked_up_at(&t, host).unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        t.resolve(host).await.unwrap();
+        assert_eq!(looked_up_at(&t, host), Some(first));
+
+        let t = transport(DnsCache::Off);
+        assert!(!t.resolve(host).await.unwrap().is_empty());
+        assert_eq!(looked_up_at(&t, host), None, "nothing kept");
     }
 }

@@ -315,3 +315,43 @@ async fn a_lazy_generator_that_never_ends_does_not_hold_up_the_stop() {
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Duration);
     drop(tx);
 }
+
+#[tokio::test]
+async fn chunked_sends_bodies_in_chunks_on_a_kept_alive_connection() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let post = |body: &'static [u8]| Target {
+        method: http::Method::POST,
+        url: srv.url("/p"),
+        headers: vec![("Transfer-Encoding".into(), "gzip".into())],
+        body: Bytes::from_static(body),
+    };
+    let targets =
+        TargetSource::Static(vec![post(b"hello, chunks"), post(b""), get(&srv.url("/g"))]);
+    let c = AttackConfig {
+        chunked: true,
+        workers: 1,
+        max_workers: Some(1),
+        ..cfg(6)
+    };
+    attack(c, targets, sink.boxed(), never()).await.unwrap();
+    let s = sink.samples();
+    assert!(s.iter().all(|s| s.status == 200), "{s:?}");
+    assert_eq!(s[0].bytes_out, 13, "body bytes, not the chunk framing");
+    // One connection carried all six: each chunked body ended where it should.
+    assert_eq!(srv.accepted(), 1);
+    let seen = srv.stats.seen.lock().unwrap();
+    assert_eq!(seen.len(), 6);
+    for (i, r) in seen.iter().enumerate() {
+        match i % 3 {
+            0 => assert_eq!(r.body, b"hello, chunks"),
+            _ => assert!(r.body.is_empty()),
+        }
+        if r.method == "POST" {
+            assert_eq!(header(r, "transfer-encoding"), vec!["chunked"], "{r:?}");
+            assert!(header(r, "content-length").is_empty());
+        } else {
+            assert!(header(r, "transfer-encoding").is_empty());
+        }
+    }
+}

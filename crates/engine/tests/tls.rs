@@ -13,6 +13,8 @@ use tokio::net::TcpListener;
 struct TlsServer {
     srv: Server,
     cert_pem: String,
+    /// Handshakes that resumed an earlier session.
+    resumed: Arc<std::sync::atomic::AtomicU64>,
 }
 
 async fn serve_tls() -> TlsServer {
@@ -35,6 +37,8 @@ async fn serve_tls() -> TlsServer {
     let stats = Arc::new(Stats::default());
     let st = stats.clone();
     let h = hello();
+    let resumed = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let res = resumed.clone();
     tokio::spawn(async move {
         loop {
             let Ok((sock, _)) = listener.accept().await else {
@@ -42,9 +46,12 @@ async fn serve_tls() -> TlsServer {
             };
             st.accepted
                 .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let (acceptor, st, h) = (acceptor.clone(), st.clone(), h.clone());
+            let (acceptor, st, h, res) = (acceptor.clone(), st.clone(), h.clone(), res.clone());
             tokio::spawn(async move {
                 if let Ok(tls) = acceptor.accept(sock).await {
+                    if tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+                        res.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
                     serve_conn(hyper_util::rt::TokioIo::new(tls), st, h);
                 }
             });
@@ -53,6 +60,7 @@ async fn serve_tls() -> TlsServer {
     TlsServer {
         srv: Server { addr, stats },
         cert_pem,
+        resumed,
     }
 }
 
@@ -210,4 +218,32 @@ async fn h2c_prior_knowledge() {
         seen.iter()
             .all(|s| s.version == http::Version::HTTP_2 && s.path == "/h2c")
     );
+}
+
+#[tokio::test]
+async fn sessions_resume_only_with_session_tickets() {
+    // No keep-alive: every request opens (and handshakes) a new connection.
+    for tickets in [false, true] {
+        let t = serve_tls().await;
+        let mut c = cfg(
+            &t.srv,
+            TlsOptions {
+                insecure: true,
+                session_tickets: tickets,
+                ..Default::default()
+            },
+            false,
+        );
+        c.keepalive = false;
+        c.workers = 1;
+        let s = run(c, &t.srv).await;
+        assert!(s.iter().all(|s| s.status == 200), "{s:?}");
+        assert_eq!(t.srv.accepted(), 5);
+        let resumed = t.resumed.load(std::sync::atomic::Ordering::SeqCst);
+        if tickets {
+            assert!(resumed >= 3, "{resumed} of 5 handshakes resumed");
+        } else {
+            assert_eq!(resumed, 0);
+        }
+    }
 }

@@ -61,6 +61,21 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             "-resolution must be at most 100ms (the default, 1ms, suits most rates; 0 = exact instants)",
         ));
     }
+    if a.resolvers.is_some() {
+        return Err(CliError::usage(
+            "-resolvers is not supported: loadlab uses the system resolver (-connect-to=HOST:PORT:ADDR:PORT sends a host's traffic to an address)",
+        ));
+    }
+    if !a.proxy_header.is_empty() {
+        return Err(CliError::usage(
+            "-proxy-header is not supported: loadlab connects to targets directly, never through a proxy",
+        ));
+    }
+    if a.prometheus_addr.is_some() {
+        return Err(CliError::usage(
+            "-prometheus-addr is not supported: live progress is shown on stderr, and `loadlab report -every=5s` reports intervals",
+        ));
+    }
     if a.cert.is_some() != a.key.is_some() {
         return Err(CliError::usage("-cert and -key must be given together"));
     }
@@ -99,12 +114,15 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             cert: a.cert.clone(),
             key: a.key.clone(),
             root_certs: a.root_certs.clone(),
+            session_tickets: a.session_tickets,
         },
         unix_socket: a.unix_socket.clone(),
         connect_to: a.connect_to.clone(),
         laddr: a.laddr,
         headers: a.headers.clone(),
         body,
+        chunked: a.chunked,
+        dns_cache: a.dns_ttl,
         max_body: a.max_body,
         closed_loop: false,
         resolution: a.resolution,

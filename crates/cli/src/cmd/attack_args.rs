@@ -109,6 +109,24 @@ pub struct AttackArgs {
     /// Local IP address to bind
     #[arg(long)]
     pub laddr: Option<IpAddr>,
+    /// Send request bodies with chunked transfer encoding (HTTP/1.1)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub chunked: bool,
+    /// Resume TLS sessions on new connections (session tickets)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
+    pub session_tickets: bool,
+    /// Cache DNS lookups for the given duration [-1 = disabled, 0 = forever]
+    #[arg(long, default_value = "0s", value_parser = flags::dns_ttl, allow_hyphen_values = true)]
+    pub dns_ttl: loadlab_engine::DnsCache,
+    /// (vegeta's custom DNS servers: not supported; see -connect-to)
+    #[arg(long, hide = true)]
+    pub resolvers: Option<String>,
+    /// (vegeta's proxy CONNECT headers: not supported)
+    #[arg(long, hide = true, action = ArgAction::Append)]
+    pub proxy_header: Vec<String>,
+    /// (vegeta's Prometheus endpoint: not supported)
+    #[arg(long, hide = true)]
+    pub prometheus_addr: Option<String>,
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
     pub max_body: i64,
