@@ -13,7 +13,8 @@ Clients: pinned to CPU 1, one at a time.
 3. Results size: bytes per request in the results file (vegeta vs loadlab).
    --paired N: only this comparison, loadlab and oha alternating N times.
 4. --long: RSS every 30 s over a 10-minute attack at 5,000/s streaming results
-   to disk, and 10,000 concurrent keep-alive connections held.
+   to disk, and 10,000 concurrent keep-alive connections held (counted with
+   `ss` while the attack runs). --connections: only the latter.
 
 Peers come from Debian (wrk, apache2-utils, nghttp2-client, hey) and
 `go install github.com/tsenart/vegeta/v12@latest`; missing peers are skipped.
@@ -132,13 +133,36 @@ def long_run(url, tmp):
     rep = loadlab_report(res)
     print(f"  10-minute run: {rep['requests']} requests, success {rep['success'] * 100:.2f}%, "
           f"RSS first/last/max {samples[0] / 1024:.1f}/{samples[-1] / 1024:.1f}/{max(samples) / 1024:.1f} MiB")
-    # 10,000 concurrent keep-alive connections.
+    connections_run(url, tmp)
+
+
+def established(port):
+    """Established TCP connections to `port` on this host (client side)."""
+    out = subprocess.run(["ss", "-Htn", "state", "established", f"( dport = :{port} )"],
+                         capture_output=True, text=True).stdout
+    return len(out.splitlines())
+
+
+def connections_run(url, tmp, n=10000):
+    """n concurrent keep-alive connections: counts the established sockets
+    while the attack runs (every worker holds its own connection)."""
     res = os.path.join(tmp, "conns.bin")
-    run_measured([LOADLAB, "attack", "-rate=0", "-max-workers=10000", "-connections=10000",
-                  "-max-connections=10000", "-duration=10s", f"-output={res}"], stdin=f"GET {url}\n")
+    port = int(re.search(r":(\d+)/", url).group(1))
+    p = subprocess.Popen(["taskset", "-c", "1", LOADLAB, "attack", "-rate=0", f"-max-workers={n}",
+                          f"-connections={n}", f"-max-connections={n}", "-duration=15s", f"-output={res}"],
+                         stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdin.write(f"GET {url}\n".encode())
+    p.stdin.close()
+    peak = 0
+    while p.poll() is None:
+        time.sleep(1)
+        peak = max(peak, established(port))
+    err = p.stderr.read().decode(errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError(f"loadlab exited {p.returncode}: {err[-500:]}")
     rep = loadlab_report(res)
-    print(f"  10,000 connections: {rep['requests']} requests, success {rep['success'] * 100:.2f}%, "
-          f"status codes {rep['status_codes']}, errors {rep['errors'][:3]}")
+    print(f"  {n:,} connections: peak {peak:,} established at once, {rep['requests']} requests, "
+          f"success {rep['success'] * 100:.2f}%, status codes {rep['status_codes']}, errors {rep['errors'][:3]}")
 
 
 def main():
@@ -148,6 +172,8 @@ def main():
     ap.add_argument("--long", action="store_true")
     ap.add_argument("--paired", type=int, default=0, metavar="N",
                     help="only the 5,000/s comparison: loadlab and oha alternating, N runs each")
+    ap.add_argument("--connections", action="store_true",
+                    help="only the 10,000 concurrent connections check")
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
     if not args.skip_build:
@@ -158,6 +184,9 @@ def main():
     try:
         if args.paired:
             paired(url, args.seconds, tmp, args.paired)
+            return
+        if args.connections:
+            connections_run(url, tmp)
             return
         tools = [t for t in ["wrk", "ab", "h2load", "hey"] if have(t)]
         if os.path.exists(VEGETA):

@@ -90,6 +90,15 @@ impl Shared {
         self.stopped.send_replace(true);
     }
 
+    /// True (and the attack stops) when request `n` is past `max_requests`.
+    fn past_limit(&self, n: u64) -> bool {
+        let past = self.cfg.max_requests.is_some_and(|m| n >= m);
+        if past {
+            self.stop(StopReason::MaxRequests);
+        }
+        past
+    }
+
     fn offset(&self, t: Instant) -> u64 {
         t.saturating_duration_since(self.start).as_nanos() as u64
     }
@@ -223,8 +232,7 @@ impl Shared {
     fn claim_paced(&self) -> Claim {
         let _order = self.claim_lock.lock().expect("claim lock");
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        if self.cfg.max_requests.is_some_and(|m| n >= m) {
-            self.stop(StopReason::MaxRequests);
+        if self.past_limit(n) {
             return Claim::Stop;
         }
         let Some(off) = self.pacer.send_at(n) else {
@@ -311,8 +319,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             (n, Some(intended))
         } else {
             let n = sh.next.fetch_add(1, Ordering::Relaxed);
-            if sh.cfg.max_requests.is_some_and(|m| n >= m) {
-                sh.stop(StopReason::MaxRequests);
+            if sh.past_limit(n) {
                 break;
             }
             if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
