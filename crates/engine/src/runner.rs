@@ -202,7 +202,7 @@ impl Shared {
 #[derive(Default)]
 struct Cancel {
     flag: AtomicBool,
-    /// One per worker ever started (a worker's entry outlives it, harmlessly).
+    /// One per worker ever started; an exited worker leaves an empty slot.
     wakers: Mutex<Vec<Arc<AtomicWaker>>>,
 }
 
@@ -440,6 +440,8 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         }
     }
     flush(&tx, &mut batch).await;
+    // The registry keeps the waker's slot; let go of this task's waker.
+    drop(waker.take());
     drop(tx);
 }
 
