@@ -280,7 +280,16 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
             .into_iter()
             .map(|r| ((r.phase, r.rate, r.target, r.repetition), r.slo_pass))
             .collect();
-        (row.id, PathBuf::from(row.out_dir), done)
+        // A new --out moves the report; without one it goes where the
+        // study started writing it.
+        let out = match &opts.out {
+            Some(o) => {
+                store.set_out_dir(row.id, &o.display().to_string())?;
+                o.clone()
+            }
+            None => PathBuf::from(row.out_dir),
+        };
+        (row.id, out, done)
     } else {
         let env = serde_json::to_string(&Environment::capture()).unwrap_or_default();
         let id = store.create_study(

@@ -138,9 +138,12 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     assert_eq!(store.runs(1).unwrap().len(), 3);
     assert_eq!(store.study(1).unwrap().status, "interrupted");
 
-    let (o, _) = opts(dir.path(), &yaml, true);
+    // Resumed with a new --out: the report goes there.
+    let (mut o, _) = opts(dir.path(), &yaml, true);
+    o.out = Some(dir.path().join("out2"));
     let out = run_study(&plan, o).unwrap();
     assert_eq!(out.study_id, 1);
+    assert_eq!(out.out_dir, dir.path().join("out2"));
     assert_eq!(out.reused, 3);
     assert_eq!(
         out.executed, 5,
@@ -167,6 +170,7 @@ fn ab_study_interrupted_then_resumed_writes_report() {
 
     let row = store.study(1).unwrap();
     assert_eq!(row.status, "done");
+    assert_eq!(row.out_dir, dir.path().join("out2").display().to_string());
     let analysis: loadlab_study::analysis::Analysis =
         serde_json::from_str(&store.analysis(1).unwrap().unwrap()).unwrap();
     assert_eq!(
@@ -188,7 +192,7 @@ fn ab_study_interrupted_then_resumed_writes_report() {
         analysis.answers[2]
     );
 
-    let md = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
+    let md = std::fs::read_to_string(dir.path().join("out2/report.md")).unwrap();
     for needle in [
         "# Study: fast-vs-slow",
         "Latencies     [min, mean, 50, 90, 95, 99, max]",
@@ -199,9 +203,9 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     ] {
         assert!(md.contains(needle), "report.md lacks {needle:?}");
     }
-    assert!(dir.path().join("out/charts/saturation.png").exists());
-    assert!(dir.path().join("out/charts/spectrum-fast.png").exists());
-    let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(dir.path().join("out2/charts/saturation.png").exists());
+    assert!(dir.path().join("out2/charts/spectrum-fast.png").exists());
+    let html = std::fs::read_to_string(dir.path().join("out2/report.html")).unwrap();
     assert!(html.matches("<svg").count() >= 5);
     assert!(!html.contains("<script") && !html.contains("http://fonts") && !html.contains("<link"));
 }
