@@ -272,37 +272,20 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
         text(&out.stderr)
     );
     assert!(out.stdout.is_empty());
-    // Bad rate, bad duration, bad size.
+    // Bad rate, duration, size or send clock window; vegeta flags loadlab
+    // does not support say so, instead of "unknown".
     for (flag, what) in [
         ("-rate=fast", "invalid rate"),
         ("-duration=10", "missing unit"),
         ("-max-body=ten", "invalid size"),
-    ] {
-        let out = run(&["attack", flag], b"");
-        assert_eq!(out.status.code(), Some(2), "{flag}");
-        assert!(
-            text(&out.stderr).contains(what),
-            "{flag}: {}",
-            text(&out.stderr)
-        );
-    }
-    // A send clock window too coarse to be meant.
-    let out = run(&["attack", "-resolution=1s"], b"");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("-resolution must be at most 100ms"),
-        "{}",
-        text(&out.stderr)
-    );
-    // vegeta flags loadlab does not support say so, instead of "unknown".
-    for (flag, what) in [
+        ("-resolution=1s", "-resolution must be at most 100ms"),
+        ("-dns-ttl=soon", "invalid"),
         ("-resolvers=127.0.0.1:53", "-resolvers is not supported"),
         ("-proxy-header=X-A: 1", "-proxy-header is not supported"),
         (
-            "-prometheus-addr=127.0.0.1:8880",
+            "-prometheus-addr=:8880",
             "-prometheus-addr is not supported",
         ),
-        ("-dns-ttl=soon", "invalid"),
     ] {
         let out = run(&["attack", flag], b"GET http://127.0.0.1:1/\n");
         assert_eq!(out.status.code(), Some(2), "{flag}");
