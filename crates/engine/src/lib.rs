@@ -100,6 +100,7 @@ pub use runner::attack_with_live;
 pub use targets::{
     Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
 };
+pub use tls::client_config as tls_client_config;
 
 /// A request sent later than this after its intended time counts as late.
 pub const LATE_THRESHOLD: Duration = Duration::from_millis(1);

@@ -40,10 +40,8 @@ fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, EngineError> {
 }
 
 /// Builds the client configuration. `alpn_h2` offers `h2` before `http/1.1`.
-pub(crate) fn client_config(
-    opts: &TlsOptions,
-    alpn_h2: bool,
-) -> Result<Arc<ClientConfig>, EngineError> {
+/// (Also used by the ab/wrk faces' probe, which shares the engine's TLS.)
+pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfig>, EngineError> {
     let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()

@@ -154,7 +154,7 @@ async fn probe_inner(
     let _ = tcp.set_nodelay(true);
     let mut tls_protocol = None;
     let mut stream: Box<dyn Stream> = if ep.https {
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(insecure_client_config()));
+        let connector = tokio_rustls::TlsConnector::from(insecure_client_config()?);
         let name = rustls::pki_types::ServerName::try_from(ep.host.clone())
             .map_err(|e| Inner::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
         let tls = connector.connect(name, tcp).await?;
@@ -214,61 +214,13 @@ async fn probe_inner(
 
 /// ab and wrk never verify server certificates; the faces keep that behaviour
 /// so that a self-signed test server works as it does with them.
-fn insecure_client_config() -> rustls::ClientConfig {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut cfg = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default protocol versions")
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AcceptAny(provider)))
-        .with_no_client_auth();
-    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
-    cfg
-}
-
-#[derive(Debug)]
-struct AcceptAny(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for AcceptAny {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _server_name: &rustls::pki_types::ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+fn insecure_client_config() -> Result<Arc<rustls::ClientConfig>, Inner> {
+    let opts = loadlab_engine::TlsOptions {
+        insecure: true,
+        ..Default::default()
+    };
+    loadlab_engine::tls_client_config(&opts, false)
+        .map_err(|e| Inner::Io(std::io::Error::other(e.to_string())))
 }
 
 #[cfg(test)]
