@@ -23,3 +23,31 @@ pub mod probe;
 pub mod results;
 pub mod units;
 pub mod wrk;
+
+/// The engine settings ab and wrk share: `connections` connections (and as
+/// many requests in flight at most), HTTP/1.1 only, certificates not verified
+/// and redirects not followed (neither tool verifies or follows).
+pub(crate) fn face_config(
+    name: &str,
+    connections: u64,
+    timeout: std::time::Duration,
+    headers: &[(String, String)],
+) -> loadlab_engine::AttackConfig {
+    loadlab_engine::AttackConfig {
+        name: name.to_string(),
+        workers: connections,
+        max_workers: Some(connections),
+        max_connections: Some(connections as usize),
+        connections: connections as usize,
+        timeout,
+        http2: false,
+        h2c: false,
+        redirects: -1,
+        tls: loadlab_engine::TlsOptions {
+            insecure: true,
+            ..Default::default()
+        },
+        headers: headers.to_vec(),
+        ..Default::default()
+    }
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
-use loadlab_engine::{AttackConfig, AttackSummary, EngineError, Target, TargetSource, TlsOptions};
+use loadlab_engine::{AttackConfig, AttackSummary, EngineError, Target, TargetSource};
 
 use super::collect::{AbCollector, heartbeat};
 use super::flags::AbOptions;
@@ -53,26 +53,12 @@ pub struct AbRun {
 /// not followed.
 pub fn attack_config(o: &AbOptions) -> AttackConfig {
     AttackConfig {
-        name: String::from("ab"),
         closed_loop: true,
-        workers: o.concurrency,
-        max_workers: Some(o.concurrency),
-        max_connections: Some(o.concurrency as usize),
-        connections: o.concurrency as usize,
         max_requests: Some(o.requests),
         duration: o.timelimit,
-        timeout: o.timeout,
         keepalive: o.keepalive,
-        http2: false,
-        h2c: false,
-        redirects: -1,
-        tls: TlsOptions {
-            insecure: true,
-            ..TlsOptions::default()
-        },
-        headers: o.headers.clone(),
         body: o.body.clone().map(Bytes::from),
-        ..AttackConfig::default()
+        ..crate::face_config("ab", o.concurrency, o.timeout, &o.headers)
     }
 }
 

@@ -7,9 +7,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use loadlab_core::{PacerSpec, Rate};
-use loadlab_engine::{
-    AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource, TlsOptions,
-};
+use loadlab_engine::{AttackConfig, AttackSummary, EngineError, StopReason, Target, TargetSource};
 
 use super::collect::WrkCollector;
 use super::flags::WrkOptions;
@@ -51,27 +49,12 @@ pub struct WrkRun {
 /// and many connections cause no bursts), at most `-c` connections, latency
 /// from the intended send time. Without `-R`: `-c` workers in a closed loop.
 pub fn attack_config(o: &WrkOptions) -> AttackConfig {
-    let c = o.connections;
     AttackConfig {
-        name: String::from("wrk"),
         pacer: PacerSpec::Constant(o.rate.map_or(Rate::UNLIMITED, Rate::per_second)),
         closed_loop: o.rate.is_none(),
-        workers: c,
-        max_workers: Some(c),
-        max_connections: Some(c as usize),
-        connections: c as usize,
         duration: Some(o.duration),
-        timeout: o.timeout,
         keepalive: true,
-        http2: false,
-        h2c: false,
-        redirects: -1,
-        tls: TlsOptions {
-            insecure: true,
-            ..TlsOptions::default()
-        },
-        headers: o.headers.clone(),
-        ..AttackConfig::default()
+        ..crate::face_config("wrk", o.connections, o.timeout, &o.headers)
     }
 }
 
