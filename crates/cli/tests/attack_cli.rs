@@ -500,3 +500,73 @@ fn vegetas_chunked_dns_ttl_and_session_ticket_flags_are_accepted() {
     assert!(field(&rep, "Success").contains("100.00%"), "{rep}");
     assert!(field(&rep, "Bytes Out").contains(" 35, 7.00"), "{rep}");
 }
+
+#[test]
+fn report_by_target_or_attack_splits_the_report() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.bin");
+    let b = dir.path().join("b.bin");
+    let two = format!("GET {0}/one\nHEAD {0}/two\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-rate=200",
+            "-max-requests=10",
+            "-name=alpha",
+            &format!("-output={}", a.display()),
+        ],
+        two.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let one = format!("GET {}/one\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-rate=200",
+            "-max-requests=4",
+            "-name=beta",
+            &format!("-output={}", b.display()),
+        ],
+        one.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+
+    // By target: the two files' GET /one merge; one block per target, in order.
+    let out = run(&["report", "-by=target", &a, &b], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = text(&out.stdout);
+    let heads: Vec<&str> = rep.lines().filter(|l| l.starts_with("Target: ")).collect();
+    assert_eq!(
+        heads,
+        [
+            format!("Target: GET {}/one", o.url()),
+            format!("Target: HEAD {}/two", o.url())
+        ],
+        "{rep}"
+    );
+    let totals: Vec<&str> = rep
+        .lines()
+        .filter(|l| l.starts_with("Requests"))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    assert_eq!(totals, ["9,", "5,"], "{rep}");
+
+    // By attack, as JSON: one object keyed by -name.
+    let out = run(&["report", "-by=attack", "-type=json", &a, &b], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["alpha"]["requests"], 10);
+    assert_eq!(v["beta"]["requests"], 4);
+    assert_eq!(v.as_object().unwrap().len(), 2);
+
+    // A grouping that does not exist is a usage error.
+    let out = run(&["report", "-by=color", &a], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("target"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -12,7 +12,7 @@
 //!   latency, the uncorrected service time and the send lag.
 //! * [`MetricsSink`]: a [`loadlab_core::Sink`] feeding [`Metrics`] live.
 //! * [`report`]: `text`, `json`, `hist[...]` and `hdrplot` renderers with
-//!   vegeta's layouts.
+//!   vegeta's layouts; [`Grouped`] splits a report by target or by attack.
 //!
 //! Everything reads [`Record`]s: a `Copy` [`loadlab_core::Sample`] plus
 //! shared labels, so reading allocates only when a label changes.
@@ -21,6 +21,7 @@ pub mod codec;
 pub mod encode;
 mod error;
 mod gofmt;
+pub mod group;
 pub mod metrics;
 mod open;
 mod record;
@@ -35,6 +36,7 @@ pub use codec::{ResultsReader, ResultsWriter};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;
 pub use gofmt::{round_duration, round_for_text};
+pub use group::{GroupBy, Grouped};
 pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
 pub use open::{Format, Results, open_results};
 pub use record::{Record, status_text};

@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use loadlab_metrics::{Metrics, ReportType, format_report_text_exact, open_results};
+use loadlab_metrics::{
+    GroupBy, Grouped, Metrics, ReportType, format_report_text_exact, open_results,
+};
 
 use crate::exit::CliError;
 use crate::flags;
@@ -19,6 +21,9 @@ pub struct ReportArgs {
     /// Print the report again at this interval while results are still arriving
     #[arg(long, value_parser = flags::duration)]
     pub every: Option<Duration>,
+    /// One report per target (method and URL) or per attack name (-name)
+    #[arg(long, value_parser = ["target", "attack"])]
+    pub by: Option<String>,
     /// Output file [default: stdout]
     #[arg(long, default_value = "stdout")]
     pub output: String,
@@ -38,7 +43,7 @@ pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError
 /// Reads every record of `inputs` into `m`. The lock is taken per record (it
 /// is uncontended except for `-every`), so a periodic report sees every record
 /// read so far, even from a slow live pipe. Warnings go to stderr.
-pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> {
+pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> {
     for name in inputs {
         let (reader, label) = open_input(name)?;
         let mut results = open_results(reader, &label).map_err(read_error)?;
@@ -57,11 +62,11 @@ pub fn read_into(inputs: &[String], m: &Mutex<Metrics>) -> Result<(), CliError> 
 
 /// Renders a report. The text report prints durations at full precision, Go
 /// style (`1m0.103771332s`, `107.381249ms`), as the seeds' reports show them.
-pub fn render(kind: &ReportType, m: &Metrics) -> String {
-    match kind {
+pub fn render(kind: &ReportType, g: &Grouped) -> String {
+    g.render(|m: &Metrics| match kind {
         ReportType::Text => format_report_text_exact(m),
         other => loadlab_metrics::render(other, m),
-    }
+    })
 }
 
 pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
@@ -92,7 +97,12 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))?,
         )
     };
-    let metrics = Arc::new(Mutex::new(kind.new_metrics()));
+    let by: Option<GroupBy> =
+        a.by.as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(CliError::usage)?;
+    let metrics = Arc::new(Mutex::new(Grouped::new(&kind, by)));
     match a.every {
         None => read_into(&inputs, &metrics)?,
         Some(every) => {
@@ -137,7 +147,7 @@ fn write_out(out: &mut Box<dyn Write>, text: &str) -> Result<(), CliError> {
 
 /// Prints the text report of one results file on stdout (used by `attack` on a terminal).
 pub fn print_text_report(path: &Path) -> Result<(), CliError> {
-    let m = Mutex::new(Metrics::new());
+    let m = Mutex::new(Grouped::new(&ReportType::Text, None));
     read_into(&[path.display().to_string()], &m)?;
     let text = render(
         &ReportType::Text,

@@ -1,0 +1,118 @@
+//! Reports split by target or by attack (`loadlab report -by=target`): one
+//! set of [`Metrics`] per group, rendered one after the other in the order
+//! the groups first appear in the results.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use crate::metrics::Metrics;
+use crate::record::Record;
+use crate::report::ReportType;
+
+/// What a report is split by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// Method and URL (`GET http://host/path`).
+    Target,
+    /// The attack's name (`-name`).
+    Attack,
+}
+
+impl FromStr for GroupBy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "target" => Ok(GroupBy::Target),
+            "attack" => Ok(GroupBy::Attack),
+            _ => Err(format!("unknown grouping {s:?}: use target or attack")),
+        }
+    }
+}
+
+impl GroupBy {
+    fn label(self) -> &'static str {
+        match self {
+            GroupBy::Target => "Target",
+            GroupBy::Attack => "Attack",
+        }
+    }
+
+    fn key(self, r: &Record) -> String {
+        match self {
+            GroupBy::Target => format!("{} {}", r.method, r.url),
+            GroupBy::Attack if r.attack.is_empty() => "(unnamed)".to_string(),
+            GroupBy::Attack => r.attack.to_string(),
+        }
+    }
+}
+
+/// Metrics for the whole input, or one per group.
+pub struct Grouped {
+    by: Option<GroupBy>,
+    kind: ReportType,
+    groups: Vec<(String, Metrics)>,
+    index: HashMap<String, usize>,
+}
+
+impl Grouped {
+    pub fn new(kind: &ReportType, by: Option<GroupBy>) -> Self {
+        // Ungrouped: one set of metrics, present even with no records.
+        let groups = match by {
+            None => vec![(String::new(), kind.new_metrics())],
+            Some(_) => Vec::new(),
+        };
+        Grouped {
+            by,
+            kind: kind.clone(),
+            groups,
+            index: HashMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, r: &Record) {
+        let Some(by) = self.by else {
+            self.groups[0].1.add(r);
+            return;
+        };
+        let key = by.key(r);
+        let i = match self.index.get(&key) {
+            Some(i) => *i,
+            None => {
+                self.groups.push((key.clone(), self.kind.new_metrics()));
+                self.index.insert(key, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        self.groups[i].1.add(r);
+    }
+
+    /// The groups in order of first appearance (one unnamed group when not split).
+    pub fn groups(&self) -> &[(String, Metrics)] {
+        &self.groups
+    }
+
+    /// Renders every group with `one`: text kinds as blocks under a
+    /// `Target: …` (or `Attack: …`) line, JSON as one object keyed by group.
+    pub fn render(&self, one: impl Fn(&Metrics) -> String) -> String {
+        let Some(by) = self.by else {
+            return one(&self.groups[0].1);
+        };
+        if self.kind == ReportType::Json {
+            let body: Vec<String> = self
+                .groups
+                .iter()
+                .map(|(k, m)| {
+                    let key = serde_json::to_string(k).unwrap_or_else(|_| "\"?\"".into());
+                    format!("{key}:{}", one(m).trim_end())
+                })
+                .collect();
+            return format!("{{{}}}\n", body.join(","));
+        }
+        let blocks: Vec<String> = self
+            .groups
+            .iter()
+            .map(|(k, m)| format!("{}: {k}\n{}", by.label(), one(m)))
+            .collect();
+        blocks.join("\n")
+    }
+}
