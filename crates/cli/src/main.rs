@@ -6,6 +6,7 @@ mod cmd;
 mod exit;
 mod flags;
 mod progress;
+mod prom_server;
 
 use clap::{Parser, Subcommand};
 

@@ -282,10 +282,7 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
         ("-dns-ttl=soon", "invalid"),
         ("-resolvers=127.0.0.1:53", "-resolvers is not supported"),
         ("-proxy-header=X-A: 1", "-proxy-header is not supported"),
-        (
-            "-prometheus-addr=:8880",
-            "-prometheus-addr is not supported",
-        ),
+        ("-prometheus-addr=nowhere", "invalid -prometheus-addr"),
     ] {
         let out = run(&["attack", flag], b"GET http://127.0.0.1:1/\n");
         assert_eq!(out.status.code(), Some(2), "{flag}");
@@ -569,4 +566,86 @@ fn report_by_target_or_attack_splits_the_report() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// One HTTP/1.1 GET over a plain socket; the response body.
+fn http_get(addr: &str) -> Option<String> {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).ok()?;
+    buf.split_once("\r\n\r\n").map(|(_, b)| b.to_string())
+}
+
+#[test]
+fn prometheus_metrics_are_served_while_the_attack_runs() {
+    use std::io::{BufRead, BufReader};
+    let o = fast_origin();
+    let mut child = Command::new(bin())
+        .args([
+            "attack",
+            "-rate=100",
+            "-duration=3s",
+            "-prometheus-addr=127.0.0.1:0",
+            "-output=/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let targets = format!("GET {0}/ok\nGET http://127.0.0.1:1/down\n", o.url());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(targets.as_bytes())
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("loadlab: Prometheus metrics on http://")
+        .and_then(|r| r.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    // Scrape until both targets show up (samples reach the sink in batches,
+    // each worker's at least every 200 ms).
+    let start = Instant::now();
+    let body = loop {
+        let body = http_get(&addr).expect("the exporter answers during the attack");
+        let both = body.contains("status=\"200\"") && body.contains("request_fail_count{");
+        if both || start.elapsed() > Duration::from_secs(2) {
+            break body;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let ok = format!("method=\"GET\",url=\"{}/ok\",status=\"200\"", o.url());
+    let count: u64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("request_seconds_count{{{ok}}} ")))
+        .unwrap_or_else(|| panic!("no count for {ok} in\n{body}"))
+        .parse()
+        .unwrap();
+    assert!((1..=300).contains(&count), "{count}");
+    assert!(body.contains("# TYPE request_seconds histogram"), "{body}");
+    assert!(
+        body.lines().any(|l| l.starts_with("request_fail_count{")
+            && l.contains("url=\"http://127.0.0.1:1/down\"")
+            && l.contains("connection refused")),
+        "{body}"
+    );
+    let rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+        rest
+    });
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(0), "{}", rest.join().unwrap());
+    // Gone with the attack.
+    assert!(http_get(&addr).is_none());
 }

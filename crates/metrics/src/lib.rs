@@ -11,6 +11,7 @@
 //! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
 //!   latency, the uncorrected service time and the send lag.
 //! * [`MetricsSink`]: a [`loadlab_core::Sink`] feeding [`Metrics`] live.
+//! * [`prom`]: vegeta's Prometheus metrics of an attack in progress.
 //! * [`report`]: `text`, `json`, `hist[...]` and `hdrplot` renderers with
 //!   vegeta's layouts; [`Grouped`] splits a report by target or by attack.
 //!
@@ -24,6 +25,7 @@ mod gofmt;
 pub mod group;
 pub mod metrics;
 mod open;
+pub mod prom;
 mod record;
 pub mod report;
 pub mod series;
@@ -39,6 +41,7 @@ pub use gofmt::{round_duration, round_for_text};
 pub use group::{GroupBy, Grouped};
 pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
 pub use open::{Format, Results, open_results};
+pub use prom::{PromMetrics, PromSink};
 pub use record::{Record, status_text};
 pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,

@@ -71,11 +71,6 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             "-proxy-header is not supported: loadlab connects to targets directly, never through a proxy",
         ));
     }
-    if a.prometheus_addr.is_some() {
-        return Err(CliError::usage(
-            "-prometheus-addr is not supported: live progress is shown on stderr, and `loadlab report -every=5s` reports intervals",
-        ));
-    }
     if a.cert.is_some() != a.key.is_some() {
         return Err(CliError::usage("-cert and -key must be given together"));
     }
@@ -204,7 +199,23 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         handle
     });
 
+    // Listening before the attack starts: a busy port is an error, not a gap.
+    let prom = match &a.prometheus_addr {
+        Some(addr) => {
+            let metrics = loadlab_metrics::PromMetrics::new();
+            let server = crate::prom_server::start(addr, metrics.clone())?;
+            eprintln!(
+                "loadlab: Prometheus metrics on http://{}/metrics",
+                server.addr
+            );
+            sinks.push(Box::new(metrics.sink()));
+            Some(server)
+        }
+        None => None,
+    };
+
     let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
+    drop(prom);
     if let Some(p) = progress {
         p.stop();
     }

@@ -124,8 +124,8 @@ pub struct AttackArgs {
     /// (vegeta's proxy CONNECT headers: not supported)
     #[arg(long, hide = true, action = ArgAction::Append)]
     pub proxy_header: Vec<String>,
-    /// (vegeta's Prometheus endpoint: not supported)
-    #[arg(long, hide = true)]
+    /// Serve Prometheus metrics here while the attack runs, e.g. 127.0.0.1:8880 or :8880
+    #[arg(long)]
     pub prometheus_addr: Option<String>,
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
