@@ -649,3 +649,27 @@ fn prometheus_metrics_are_served_while_the_attack_runs() {
     // Gone with the attack.
     assert!(http_get(&addr).is_none());
 }
+
+#[test]
+fn bad_input_leaves_an_existing_results_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("results.bin");
+    std::fs::write(&f, b"yesterday's results").unwrap();
+    let out_flag = format!("-output={}", f.display());
+    // Malformed targets.
+    let out = run(
+        &["attack", "-max-requests=1", &out_flag],
+        b"FETCH nothing\n",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    // A metrics port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let prom = format!("-prometheus-addr={}", taken.local_addr().unwrap());
+    let out = run(
+        &["attack", "-max-requests=1", &out_flag, &prom],
+        b"GET http://127.0.0.1:1/\n",
+    );
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("cannot listen on -prometheus-addr"));
+    assert_eq!(std::fs::read(&f).unwrap(), b"yesterday's results");
+}

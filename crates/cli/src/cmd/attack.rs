@@ -157,6 +157,22 @@ fn targets(a: &AttackArgs) -> Result<TargetSource, CliError> {
 
 pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let cfg = config(&a)?;
+    // Everything that can fail on bad input (targets, a busy metrics port)
+    // is checked before -output is created: an existing results file is
+    // only replaced by an attack that runs.
+    let targets = targets(&a)?;
+    let prom = match &a.prometheus_addr {
+        Some(addr) => {
+            let metrics = loadlab_metrics::PromMetrics::new();
+            let server = crate::prom_server::start(addr, metrics.clone())?;
+            eprintln!(
+                "loadlab: Prometheus metrics on http://{}/metrics",
+                server.addr
+            );
+            Some((server, metrics))
+        }
+        None => None,
+    };
     let output = if a.output == "stdout" || a.output == "-" {
         if std::io::stdout().is_terminal() {
             Output::ReportOnTerminal(
@@ -180,7 +196,6 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
         ),
     };
-    let targets = targets(&a)?;
 
     let total = cfg
         .duration
@@ -199,20 +214,9 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         handle
     });
 
-    // Listening before the attack starts: a busy port is an error, not a gap.
-    let prom = match &a.prometheus_addr {
-        Some(addr) => {
-            let metrics = loadlab_metrics::PromMetrics::new();
-            let server = crate::prom_server::start(addr, metrics.clone())?;
-            eprintln!(
-                "loadlab: Prometheus metrics on http://{}/metrics",
-                server.addr
-            );
-            sinks.push(Box::new(metrics.sink()));
-            Some(server)
-        }
-        None => None,
-    };
+    if let Some((_, metrics)) = &prom {
+        sinks.push(Box::new(metrics.sink()));
+    }
 
     let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
     drop(prom);
