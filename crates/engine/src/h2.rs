@@ -1,5 +1,6 @@
 //! HTTP/2 (over TLS with ALPN, or cleartext with prior knowledge) through
-//! hyper's connection API. One multiplexed connection per endpoint.
+//! hyper's connection API. Connections are shared by many streams; the pool
+//! (`transport.rs`) opens another when every one is full.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};

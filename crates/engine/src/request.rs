@@ -364,13 +364,14 @@ async fn attempt(
                     }
                 }
             }
-            Conn::H2(mut sender) => {
+            Conn::H2(mut lease) => {
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
                 let r = tokio::time::timeout_at(
                     deadline,
-                    crate::h2::exchange(&mut sender, req, &mut out.first_byte),
+                    crate::h2::exchange(&mut lease.sender, req, &mut out.first_byte),
                 )
                 .await;
+                drop(lease);
                 return match r {
                     Err(_) => Err(ErrorKind::Timeout),
                     Ok(Ok(resp)) => {

@@ -118,18 +118,74 @@ pub(crate) struct EndpointKey {
 /// A connection ready for one request.
 pub(crate) enum Conn {
     H1(Box<H1Conn>),
-    H2(hyper::client::conn::http2::SendRequest<Full<Bytes>>),
+    H2(H2Lease),
 }
 
-/// The pool for one endpoint: idle HTTP/1.1 connections, a shared HTTP/2
-/// connection, and the `-max-connections` cap.
+/// Streams one HTTP/2 connection carries before another is opened: the
+/// smallest limit servers are asked to allow (RFC 9113, 6.5.2). A server
+/// that allows fewer queues the rest on the connection.
+pub(crate) const H2_STREAMS_PER_CONN: usize = 100;
+
+type H2Sender = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
+
+/// One open HTTP/2 connection and the streams it carries now.
+struct H2Entry {
+    sender: H2Sender,
+    streams: Arc<AtomicUsize>,
+}
+
+/// The endpoint's HTTP/2 connections.
+#[derive(Default)]
+struct H2Set {
+    conns: Vec<H2Entry>,
+    /// A connection is being opened because every one was full: others
+    /// queue on the least busy one meanwhile instead of dialling too.
+    dialing: bool,
+}
+
+/// The turn to open an endpoint's next HTTP/2 connection (see `HostPool::h2`).
+struct DialTurn<'a> {
+    pool: &'a HostPool,
+    held: bool,
+}
+
+impl DialTurn<'_> {
+    fn release(&mut self) {
+        if std::mem::take(&mut self.held) {
+            self.pool.h2_dial_ended();
+        }
+    }
+}
+
+impl Drop for DialTurn<'_> {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// A stream on a shared HTTP/2 connection, counted until dropped.
+pub(crate) struct H2Lease {
+    pub sender: H2Sender,
+    streams: Arc<AtomicUsize>,
+}
+
+impl Drop for H2Lease {
+    fn drop(&mut self) {
+        self.streams.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The pool for one endpoint: idle HTTP/1.1 connections, the shared HTTP/2
+/// connections (as many as the streams in flight need, [`H2_STREAMS_PER_CONN`]
+/// each, as Go's client opens more when one is full), and the
+/// `-max-connections` cap.
 pub(crate) struct HostPool {
     pub key: EndpointKey,
     // Boxed so that moving a connection in and out of the pool (once per
     // request) copies a pointer, not the connection.
     #[allow(clippy::vec_box)]
     idle: Mutex<Vec<Box<H1Conn>>>,
-    h2: Mutex<Option<hyper::client::conn::http2::SendRequest<Full<Bytes>>>>,
+    h2: Mutex<H2Set>,
     open: Option<Arc<Semaphore>>,
     /// Wakes a request waiting for a connection when one is returned or closed.
     freed: Notify,
@@ -161,12 +217,48 @@ impl HostPool {
         }
     }
 
-    fn h2(&self) -> Option<hyper::client::conn::http2::SendRequest<Full<Bytes>>> {
-        let g = self.h2.lock().expect("pool lock");
-        match &*g {
-            Some(s) if !s.is_closed() => Some(s.clone()),
-            _ => None,
+    /// A stream on the least busy HTTP/2 connection. A full one is only
+    /// taken when `queue` is set or another connection is being opened;
+    /// otherwise `Err(true)`: this caller is to open the next one (holding
+    /// a [`DialTurn`]). `Err(false)`: there is no HTTP/2 connection.
+    fn h2(&self, queue: bool) -> Result<H2Lease, bool> {
+        let mut set = self.h2.lock().expect("pool lock");
+        set.conns.retain(|c| !c.sender.is_closed());
+        let Some(best) = set
+            .conns
+            .iter()
+            .min_by_key(|c| c.streams.load(Ordering::Relaxed))
+        else {
+            return Err(false);
+        };
+        let busy = best.streams.load(Ordering::Relaxed);
+        if busy >= H2_STREAMS_PER_CONN && !queue && !set.dialing {
+            set.dialing = true;
+            return Err(true);
         }
+        best.streams.fetch_add(1, Ordering::Relaxed);
+        Ok(H2Lease {
+            sender: best.sender.clone(),
+            streams: best.streams.clone(),
+        })
+    }
+
+    /// Adds a new HTTP/2 connection and leases its first stream.
+    fn add_h2(&self, sender: H2Sender) -> H2Lease {
+        let streams = Arc::new(AtomicUsize::new(1));
+        let mut set = self.h2.lock().expect("pool lock");
+        set.dialing = false;
+        set.conns.push(H2Entry {
+            sender: sender.clone(),
+            streams: streams.clone(),
+        });
+        H2Lease { sender, streams }
+    }
+
+    /// The request that was to open the next HTTP/2 connection is done
+    /// (it opened it, failed, got HTTP/1.1 or was cancelled).
+    fn h2_dial_ended(&self) {
+        self.h2.lock().expect("pool lock").dialing = false;
     }
 }
 
@@ -256,7 +348,7 @@ impl Transport {
         let p = Arc::new(HostPool {
             key: key.clone(),
             idle: Mutex::new(Vec::new()),
-            h2: Mutex::new(None),
+            h2: Mutex::new(H2Set::default()),
             open: self.max_open.map(|n| Arc::new(Semaphore::new(n.max(1)))),
             freed: Notify::new(),
             max_idle: self.max_idle,
@@ -272,13 +364,20 @@ impl Transport {
         pool: &HostPool,
         dial_started: &mut tokio::time::Instant,
     ) -> Result<Acquired, ErrorKind> {
+        // Held when this request was picked to open the endpoint's next
+        // HTTP/2 connection; released however acquire ends (a dial that
+        // fails, gives HTTP/1.1, or is cancelled lets the next one try).
+        let mut turn = DialTurn { pool, held: false };
         loop {
-            if let Some(h2) = pool.h2() {
-                return Ok(Acquired {
-                    conn: Conn::H2(h2),
-                    connect_ns: 0,
-                    reused: true,
-                });
+            match pool.h2(false) {
+                Ok(h2) => {
+                    return Ok(Acquired {
+                        conn: Conn::H2(h2),
+                        connect_ns: 0,
+                        reused: true,
+                    });
+                }
+                Err(picked) => turn.held |= picked,
             }
             if let Some(c) = pool.take_idle() {
                 return Ok(Acquired {
@@ -292,6 +391,15 @@ impl Transport {
                 Some(sem) => match sem.clone().try_acquire_owned() {
                     Ok(p) => Some(p),
                     Err(_) => {
+                        // At the cap: queue on an HTTP/2 connection if there is one.
+                        turn.release();
+                        if let Ok(h2) = pool.h2(true) {
+                            return Ok(Acquired {
+                                conn: Conn::H2(h2),
+                                connect_ns: 0,
+                                reused: true,
+                            });
+                        }
                         pool.freed.notified().await;
                         *dial_started = tokio::time::Instant::now();
                         continue;
@@ -408,8 +516,7 @@ impl Transport {
         }
         if h2 {
             let sender = crate::h2::handshake(stream, permit).await?;
-            *pool.h2.lock().expect("pool lock") = Some(sender.clone());
-            Ok(Conn::H2(sender))
+            Ok(Conn::H2(pool.add_h2(sender)))
         } else {
             Ok(Conn::H1(Box::new(H1Conn::new(stream, permit))))
         }

@@ -1,0 +1,98 @@
+//! HTTP/2 connections: streams are shared, and a full connection makes
+//! another one open, so requests do not queue inside the client.
+
+mod common;
+use common::*;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use loadlab_core::{PacerSpec, Rate};
+use loadlab_engine::{AttackConfig, attack};
+use tokio::net::TcpListener;
+
+/// An h2c server that allows `streams` concurrent streams per connection and
+/// answers every request after `delay_ms`.
+async fn serve_h2c(streams: u32, delay_ms: u64) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stats = Arc::new(Stats::default());
+    let st = stats.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
+            st.accepted.fetch_add(1, Ordering::SeqCst);
+            let st = st.clone();
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(move |_req| {
+                    let st = st.clone();
+                    async move {
+                        let n = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                        st.max_in_flight.fetch_max(n, Ordering::SeqCst);
+                        tokio::time::sleep(ms(delay_ms)).await;
+                        st.in_flight.fetch_sub(1, Ordering::SeqCst);
+                        st.requests.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, std::convert::Infallible>(ok("h2"))
+                    }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .max_concurrent_streams(streams)
+                    .serve_connection(TokioIo::new(sock), svc)
+                    .await;
+            });
+        }
+    });
+    Server { addr, stats }
+}
+
+#[tokio::test]
+async fn a_full_connection_opens_another_instead_of_queueing() {
+    // 400/s for 1 s at 300 ms each: about 120 requests in flight, more than
+    // the 100 streams one connection carries.
+    let srv = serve_h2c(100, 300).await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(400)),
+        max_requests: Some(400),
+        h2c: true,
+        ..Default::default()
+    };
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    let s = sink.samples();
+    assert_eq!(s.len(), 400);
+    assert!(s.iter().all(|s| s.status == 200), "{:?}", &s[..3]);
+    let conns = srv.accepted();
+    assert!((2..=8).contains(&conns), "{conns} connections");
+    // Nothing waited for a free stream: the server saw more than one
+    // connection's worth at once, and the median is the server's 300 ms.
+    assert!(srv.stats.max_in_flight.load(Ordering::SeqCst) > 100);
+    let p50 = pct(s.iter().map(|s| s.latency_ns()).collect(), 50.0);
+    assert!(p50 < 450_000_000, "p50 {p50} ns");
+}
+
+#[tokio::test]
+async fn max_connections_caps_http2_connections_and_streams_queue() {
+    // One connection allowed: the rest of the streams queue on it.
+    let srv = serve_h2c(100, 300).await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(400)),
+        max_requests: Some(200),
+        h2c: true,
+        max_connections: Some(1),
+        ..Default::default()
+    };
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    let s = sink.samples();
+    assert_eq!(s.len(), 200);
+    assert!(s.iter().all(|s| s.status == 200));
+    assert_eq!(srv.accepted(), 1);
+    assert!(srv.stats.max_in_flight.load(Ordering::SeqCst) <= 100);
+}
