@@ -4,48 +4,35 @@
 mod common;
 use common::*;
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use loadlab_core::{PacerSpec, Rate};
 use loadlab_engine::{AttackConfig, attack};
-use tokio::net::TcpListener;
 
 /// An h2c server that allows `streams` concurrent streams per connection and
 /// answers every request after `delay_ms`.
 async fn serve_h2c(streams: u32, delay_ms: u64) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stats = Arc::new(Stats::default());
-    let st = stats.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((sock, _)) = listener.accept().await else {
-                return;
-            };
-            st.accepted.fetch_add(1, Ordering::SeqCst);
-            let st = st.clone();
-            tokio::spawn(async move {
-                let svc = hyper::service::service_fn(move |_req| {
-                    let st = st.clone();
-                    async move {
-                        let n = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                        st.max_in_flight.fetch_max(n, Ordering::SeqCst);
-                        tokio::time::sleep(ms(delay_ms)).await;
-                        st.in_flight.fetch_sub(1, Ordering::SeqCst);
-                        st.requests.fetch_add(1, Ordering::SeqCst);
-                        Ok::<_, std::convert::Infallible>(ok("h2"))
-                    }
-                });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .max_concurrent_streams(streams)
-                    .serve_connection(TokioIo::new(sock), svc)
-                    .await;
+    serve_with(move |sock, st| {
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |_req| {
+                let st = st.clone();
+                async move {
+                    let n = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    st.max_in_flight.fetch_max(n, Ordering::SeqCst);
+                    tokio::time::sleep(ms(delay_ms)).await;
+                    st.in_flight.fetch_sub(1, Ordering::SeqCst);
+                    st.requests.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, std::convert::Infallible>(ok("h2"))
+                }
             });
-        }
-    });
-    Server { addr, stats }
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .max_concurrent_streams(streams)
+                .serve_connection(TokioIo::new(sock), svc)
+                .await;
+        });
+    })
+    .await
 }
 
 #[tokio::test]

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use loadlab_core::{ErrorKind, PacerSpec, Rate};
 use loadlab_engine::{AttackConfig, TlsOptions, attack};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use tokio::net::TcpListener;
 
 struct TlsServer {
     srv: Server,
@@ -32,33 +31,22 @@ async fn serve_tls() -> TlsServer {
     .unwrap();
     cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stats = Arc::new(Stats::default());
-    let st = stats.clone();
-    let h = hello();
     let resumed = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let res = resumed.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((sock, _)) = listener.accept().await else {
-                return;
-            };
-            st.accepted
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let (acceptor, st, h, res) = (acceptor.clone(), st.clone(), h.clone(), res.clone());
-            tokio::spawn(async move {
-                if let Ok(tls) = acceptor.accept(sock).await {
-                    if tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
-                        res.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    }
-                    serve_conn(hyper_util::rt::TokioIo::new(tls), st, h);
+    let srv = serve_with(move |sock, st| {
+        let (acceptor, res) = (acceptor.clone(), res.clone());
+        tokio::spawn(async move {
+            if let Ok(tls) = acceptor.accept(sock).await {
+                if tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+                    res.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 }
-            });
-        }
-    });
+                serve_conn(hyper_util::rt::TokioIo::new(tls), st, hello());
+            }
+        });
+    })
+    .await;
     TlsServer {
-        srv: Server { addr, stats },
+        srv,
         cert_pem,
         resumed,
     }

@@ -109,6 +109,15 @@ async fn handle(
 
 /// Serves HTTP/1.1 and h2c (auto-detected) on 127.0.0.1:0.
 pub async fn serve(h: Handler) -> Server {
+    serve_with(move |sock, st| serve_conn(TokioIo::new(sock), st, h.clone())).await
+}
+
+/// Listens on 127.0.0.1:0, counts accepted connections and hands each one
+/// (with the server's stats) to `per_conn`.
+pub async fn serve_with<F>(per_conn: F) -> Server
+where
+    F: Fn(tokio::net::TcpStream, Arc<Stats>) + Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stats = Arc::new(Stats::default());
@@ -119,7 +128,7 @@ pub async fn serve(h: Handler) -> Server {
                 return;
             };
             st.accepted.fetch_add(1, Ordering::SeqCst);
-            serve_conn(TokioIo::new(sock), st.clone(), h.clone());
+            per_conn(sock, st.clone());
         }
     });
     Server { addr, stats }
