@@ -15,6 +15,7 @@ use crate::transport::{Stream, classify};
 pub(crate) async fn handshake(
     stream: Stream,
     permit: Option<OwnedSemaphorePermit>,
+    on_close: impl FnOnce() + Send + 'static,
 ) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
     let (sender, conn) =
         hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
@@ -25,6 +26,7 @@ pub(crate) async fn handshake(
         // server closes it or every sender is gone.
         let _ = conn.await;
         drop(permit);
+        on_close();
     });
     Ok(sender)
 }

@@ -361,13 +361,16 @@ impl Transport {
     /// keep-alive one, or a new one (waiting under `-max-connections`).
     pub async fn acquire(
         &self,
-        pool: &HostPool,
+        pool: &Arc<HostPool>,
         dial_started: &mut tokio::time::Instant,
     ) -> Result<Acquired, ErrorKind> {
         // Held when this request was picked to open the endpoint's next
         // HTTP/2 connection; released however acquire ends (a dial that
         // fails, gives HTTP/1.1, or is cancelled lets the next one try).
-        let mut turn = DialTurn { pool, held: false };
+        let mut turn = DialTurn {
+            pool: pool.as_ref(),
+            held: false,
+        };
         loop {
             match pool.h2(false) {
                 Ok(h2) => {
@@ -468,7 +471,7 @@ impl Transport {
 
     async fn dial(
         &self,
-        pool: &HostPool,
+        pool: &Arc<HostPool>,
         permit: Option<OwnedSemaphorePermit>,
     ) -> Result<Conn, ErrorKind> {
         let key = &pool.key;
@@ -515,7 +518,16 @@ impl Transport {
             self.unstamped.store(true, Ordering::Relaxed);
         }
         if h2 {
-            let sender = crate::h2::handshake(stream, permit).await?;
+            // When it closes, a request waiting for a -max-connections slot
+            // may dial. (Weak: the pool holds this connection's sender, which
+            // keeps the connection open.)
+            let p = Arc::downgrade(pool);
+            let on_close = move || {
+                if let Some(p) = p.upgrade() {
+                    p.closed();
+                }
+            };
+            let sender = crate::h2::handshake(stream, permit, on_close).await?;
             Ok(Conn::H2(pool.add_h2(sender)))
         } else {
             Ok(Conn::H1(Box::new(H1Conn::new(stream, permit))))

@@ -83,3 +83,50 @@ async fn max_connections_caps_http2_connections_and_streams_queue() {
     assert_eq!(srv.accepted(), 1);
     assert!(srv.stats.max_in_flight.load(Ordering::SeqCst) <= 100);
 }
+
+#[tokio::test]
+async fn connections_the_server_closes_are_replaced_within_the_cap() {
+    // Every connection is closed (GOAWAY) 100 ms after it opens; with one
+    // connection allowed, the next request must dial anew each time.
+    let srv = serve_with(|sock, _st| {
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(|_req| async {
+                Ok::<_, std::convert::Infallible>(ok("h2"))
+            });
+            let conn = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(sock), svc);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = tokio::time::sleep(ms(100)) => {}
+            }
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        });
+    })
+    .await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(200)),
+        max_requests: Some(100),
+        h2c: true,
+        max_connections: Some(1),
+        timeout: ms(2000),
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert!(t.elapsed() < ms(4000), "took {:?}", t.elapsed());
+    let s = sink.samples();
+    assert_eq!(s.len(), 100);
+    let ok = s.iter().filter(|s| s.status == 200).count();
+    assert!(ok >= 90, "{ok} of 100 succeeded");
+    assert!(
+        s.iter()
+            .all(|s| s.error != loadlab_core::ErrorKind::Timeout),
+        "a request waited for a connection slot that never came back"
+    );
+    assert!(srv.accepted() >= 3, "{} connections", srv.accepted());
+}
