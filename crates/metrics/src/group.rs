@@ -108,11 +108,11 @@ impl Grouped {
                 .collect();
             return format!("{{{}}}\n", body.join(","));
         }
-        let blocks: Vec<String> = self
-            .groups
+        // Every block ends with a blank line, so that reports printed one
+        // after another (`-every`) stay apart too.
+        self.groups
             .iter()
-            .map(|(k, m)| format!("{}: {k}\n{}", by.label(), one(m)))
-            .collect();
-        blocks.join("\n")
+            .map(|(k, m)| format!("{}: {k}\n{}\n", by.label(), one(m)))
+            .collect()
     }
 }
