@@ -19,18 +19,23 @@ pub struct PromServer {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// `HOST:PORT`, or `:PORT` for every interface (Go's form, as vegeta takes it).
+/// `HOST:PORT` (an address or a name such as `localhost`), or `:PORT` for
+/// every interface (Go's form, as vegeta takes it).
 fn parse_addr(s: &str) -> Result<SocketAddr, CliError> {
+    use std::net::ToSocketAddrs;
     let full = if s.starts_with(':') {
         format!("0.0.0.0{s}")
     } else {
         s.to_string()
     };
-    full.parse().map_err(|_| {
-        CliError::usage(format!(
-            "invalid -prometheus-addr {s:?}: expected HOST:PORT, e.g. 127.0.0.1:8880 or :8880"
-        ))
-    })
+    full.parse()
+        .ok()
+        .or_else(|| full.to_socket_addrs().ok()?.next())
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "invalid -prometheus-addr {s:?}: expected HOST:PORT, e.g. 127.0.0.1:8880 or :8880"
+            ))
+        })
 }
 
 /// Listens on `addr` (synchronously, so a busy port is reported before the
@@ -111,5 +116,25 @@ impl Drop for PromServer {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_take_gos_forms() {
+        assert_eq!(
+            parse_addr(":8880").unwrap(),
+            "0.0.0.0:8880".parse().unwrap()
+        );
+        assert_eq!(
+            parse_addr("127.0.0.1:9").unwrap(),
+            "127.0.0.1:9".parse().unwrap()
+        );
+        assert!(parse_addr("localhost:9").unwrap().ip().is_loopback());
+        assert!(parse_addr("nowhere").is_err());
+        assert!(parse_addr("127.0.0.1").is_err());
     }
 }
