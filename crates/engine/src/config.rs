@@ -143,10 +143,10 @@ impl AttackConfig {
             let what = if self.closed_loop {
                 "a closed-loop attack"
             } else {
-                "-rate=0 (or infinity)"
+                "-rate=0 (as fast as possible)"
             };
             return Err(Config(format!(
-                "{what} needs a concurrency cap: set -max-workers (or -max-connections)"
+                "{what} needs a cap: add -max-workers=N (concurrent requests) or -max-connections=N"
             )));
         }
         if self.workers == 0 && !self.unpaced() {
@@ -159,7 +159,10 @@ impl AttackConfig {
             return Err(Config("-max-connections must be at least 1".into()));
         }
         if self.resolution > Duration::from_millis(100) {
-            return Err(Config("-resolution must be at most 100ms".into()));
+            return Err(Config(
+                "-resolution must be at most 100ms (the default, 1ms, suits most rates; 0 = exact instants)"
+                    .into(),
+            ));
         }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
             return Err(Config("-cert and -key must be given together".into()));

@@ -48,19 +48,6 @@ pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
 /// Builds the engine's configuration from the flags (everything validated here).
 pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     let pacer = pacer(a)?;
-    if pacer.is_unlimited() && a.max_workers.is_none() && a.max_connections.is_none() {
-        return Err(CliError::usage(
-            "-rate=0 (as fast as possible) needs a cap: add -max-workers=N (concurrent requests) or -max-connections=N",
-        ));
-    }
-    if a.max_workers == Some(0) {
-        return Err(CliError::usage("-max-workers must be at least 1"));
-    }
-    if a.resolution > std::time::Duration::from_millis(100) {
-        return Err(CliError::usage(
-            "-resolution must be at most 100ms (the default, 1ms, suits most rates; 0 = exact instants)",
-        ));
-    }
     if a.resolvers.is_some() {
         return Err(CliError::usage(
             "-resolvers is not supported: loadlab uses the system resolver (-connect-to=HOST:PORT:ADDR:PORT sends a host's traffic to an address)",
@@ -71,26 +58,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             "-proxy-header is not supported: loadlab connects to targets directly, never through a proxy",
         ));
     }
-    if a.cert.is_some() != a.key.is_some() {
-        return Err(CliError::usage("-cert and -key must be given together"));
-    }
-    for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
-        if !p.is_file() {
-            return Err(CliError::io(format!(
-                "cannot read TLS file {}: no such file",
-                p.display()
-            )));
-        }
-    }
-    let body = match &a.body {
-        Some(p) => Some(
-            std::fs::read(p)
-                .map_err(|e| CliError::io(format!("cannot read -body file {}: {e}", p.display())))?
-                .into(),
-        ),
-        None => None,
-    };
-    Ok(AttackConfig {
+    let mut cfg = AttackConfig {
         name: a.name.clone(),
         pacer,
         duration: (!a.duration.is_zero()).then_some(a.duration),
@@ -115,13 +83,37 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         connect_to: a.connect_to.clone(),
         laddr: a.laddr,
         headers: a.headers.clone(),
-        body,
+        body: None,
         chunked: a.chunked,
         dns_cache: a.dns_ttl,
         max_body: a.max_body,
         closed_loop: false,
         resolution: a.resolution,
-    })
+    };
+    // The engine's own checks (caps, -resolution, -cert with -key, ...),
+    // as usage errors before any file is read or written.
+    if let Err(e) = cfg.validate() {
+        return Err(match e {
+            loadlab_engine::EngineError::Config(m) => CliError::usage(m),
+            other => CliError::usage(other.to_string()),
+        });
+    }
+    for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
+        if !p.is_file() {
+            return Err(CliError::io(format!(
+                "cannot read TLS file {}: no such file",
+                p.display()
+            )));
+        }
+    }
+    if let Some(p) = &a.body {
+        cfg.body = Some(
+            std::fs::read(p)
+                .map_err(|e| CliError::io(format!("cannot read -body file {}: {e}", p.display())))?
+                .into(),
+        );
+    }
+    Ok(cfg)
 }
 
 fn targets(a: &AttackArgs) -> Result<TargetSource, CliError> {
