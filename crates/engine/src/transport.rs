@@ -269,6 +269,17 @@ pub(crate) struct Acquired {
     pub reused: bool,
 }
 
+impl Acquired {
+    /// A connection that was already open.
+    fn reused(conn: Conn) -> Self {
+        Acquired {
+            conn,
+            connect_ns: 0,
+            reused: true,
+        }
+    }
+}
+
 /// A host's resolved addresses and when they were looked up.
 type Lookup = (Arc<[SocketAddr]>, tokio::time::Instant);
 
@@ -373,21 +384,11 @@ impl Transport {
         };
         loop {
             match pool.h2(false) {
-                Ok(h2) => {
-                    return Ok(Acquired {
-                        conn: Conn::H2(h2),
-                        connect_ns: 0,
-                        reused: true,
-                    });
-                }
+                Ok(h2) => return Ok(Acquired::reused(Conn::H2(h2))),
                 Err(picked) => turn.held |= picked,
             }
             if let Some(c) = pool.take_idle() {
-                return Ok(Acquired {
-                    conn: Conn::H1(c),
-                    connect_ns: 0,
-                    reused: true,
-                });
+                return Ok(Acquired::reused(Conn::H1(c)));
             }
             let permit = match &pool.open {
                 None => None,
@@ -397,11 +398,7 @@ impl Transport {
                         // At the cap: queue on an HTTP/2 connection if there is one.
                         turn.release();
                         if let Ok(h2) = pool.h2(true) {
-                            return Ok(Acquired {
-                                conn: Conn::H2(h2),
-                                connect_ns: 0,
-                                reused: true,
-                            });
+                            return Ok(Acquired::reused(Conn::H2(h2)));
                         }
                         pool.freed.notified().await;
                         *dial_started = tokio::time::Instant::now();
