@@ -65,11 +65,7 @@ impl PromMetrics {
     pub fn render(&self) -> String {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let labels = |target: u32, status: u16| {
-            let (method, url) = st
-                .targets
-                .get(target as usize)
-                .and_then(Option::as_ref)
-                .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()));
+            let (method, url) = method_url(&st.targets, target);
             format!(
                 "method=\"{}\",url=\"{}\",status=\"{status}\"",
                 escape(method),
@@ -124,6 +120,14 @@ impl PromMetrics {
     }
 }
 
+/// The method and URL of target `i` (empty if it was never registered).
+fn method_url(targets: &[Option<TargetInfo>], i: u32) -> (&str, &str) {
+    targets
+        .get(i as usize)
+        .and_then(Option::as_ref)
+        .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()))
+}
+
 /// A label value in the text format: backslash, double quote and newline escaped.
 fn escape(v: &str) -> String {
     v.replace('\\', "\\\\")
@@ -144,7 +148,8 @@ impl Sink for PromSink {
     }
 
     fn record(&mut self, s: &Sample) {
-        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        let st = &mut *guard;
         let latency = s.latency_ns();
         let seconds = latency as f64 / 1e9;
         let v = st.series.entry((s.target, s.status)).or_default();
@@ -156,15 +161,9 @@ impl Sink for PromSink {
             v.buckets[b] += 1;
         }
         if !s.is_success() {
-            let (method, url) = st
-                .targets
-                .get(s.target as usize)
-                .and_then(Option::as_ref)
-                .map_or((String::new(), String::new()), |t| {
-                    (t.method.clone(), t.url.clone())
-                });
+            let (method, url) = method_url(&st.targets, s.target);
             let mut msg = String::new();
-            write_error_string(&mut msg, &method, &url, s.error, s.status);
+            write_error_string(&mut msg, method, url, s.error, s.status);
             *st.fails.entry((s.target, s.status, msg)).or_default() += 1;
         }
     }
