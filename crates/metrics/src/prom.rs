@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
+use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
 
 use crate::record::write_error_string;
 
@@ -39,8 +39,9 @@ struct State {
     targets: Vec<Option<TargetInfo>>,
     /// By (target index, status code).
     series: BTreeMap<(u32, u16), Series>,
-    /// By (target index, status code, error text).
-    fails: BTreeMap<(u32, u16, String), u64>,
+    /// By (target index, status code, error kind): the message label is
+    /// made from these when the metrics are read, not for every failure.
+    fails: BTreeMap<(u32, u16, ErrorKind), u64>,
 }
 
 /// The figures of one attack, shared between its sink and an HTTP server.
@@ -92,12 +93,15 @@ impl PromMetrics {
         }
         out.push_str("# HELP request_fail_count Count of failed requests\n");
         out.push_str("# TYPE request_fail_count counter\n");
-        for ((t, s, msg), n) in &st.fails {
+        for ((t, s, kind), n) in &st.fails {
+            let (method, url) = method_url(&st.targets, *t);
+            let mut msg = String::new();
+            write_error_string(&mut msg, method, url, *kind, *s);
             let _ = writeln!(
                 out,
                 "request_fail_count{{{},message=\"{}\"}} {n}",
                 labels(*t, *s),
-                escape(msg)
+                escape(&msg)
             );
         }
         out.push_str("# HELP request_seconds Request latency\n");
@@ -148,8 +152,7 @@ impl Sink for PromSink {
     }
 
     fn record(&mut self, s: &Sample) {
-        let mut guard = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
-        let st = &mut *guard;
+        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
         let latency = s.latency_ns();
         let seconds = latency as f64 / 1e9;
         let v = st.series.entry((s.target, s.status)).or_default();
@@ -161,10 +164,7 @@ impl Sink for PromSink {
             v.buckets[b] += 1;
         }
         if !s.is_success() {
-            let (method, url) = method_url(&st.targets, s.target);
-            let mut msg = String::new();
-            write_error_string(&mut msg, method, url, s.error, s.status);
-            *st.fails.entry((s.target, s.status, msg)).or_default() += 1;
+            *st.fails.entry((s.target, s.status, s.error)).or_default() += 1;
         }
     }
 }
