@@ -83,18 +83,26 @@ struct Shared {
 }
 
 impl Shared {
-    fn stop(&self, why: StopReason) {
+    /// No request past this point is claimed. Requests already claimed still
+    /// go out: a worker may hold a claim up to a pool's worth of requests
+    /// ahead of the clock, and those are part of the schedule.
+    fn stop_claims(&self, why: StopReason) {
         let mut r = self.reason.lock().expect("reason lock");
         r.get_or_insert(why);
         self.stopping.store(true, Ordering::Release);
+    }
+
+    /// The attack is over: claims stop and waits for lazy targets give up.
+    fn stop(&self, why: StopReason) {
+        self.stop_claims(why);
         self.stopped.send_replace(true);
     }
 
-    /// True (and the attack stops) when request `n` is past `max_requests`.
+    /// True (and claims stop) when request `n` is past `max_requests`.
     fn past_limit(&self, n: u64) -> bool {
         let past = self.cfg.max_requests.is_some_and(|m| n >= m);
         if past {
-            self.stop(StopReason::MaxRequests);
+            self.stop_claims(StopReason::MaxRequests);
         }
         past
     }
@@ -138,12 +146,20 @@ impl Shared {
         let Targets::Lazy { rx, index } = &self.targets else {
             return None;
         };
-        // A generator may block forever (stdin); any stop must not wait for it.
+        // A generator may block forever (stdin): the end of the attack must
+        // not wait for it. A target already read is still taken first
+        // (`biased`), so a claimed request is never dropped while its target
+        // is at hand.
         let mut stopped = self.stopped.subscribe();
-        let item = tokio::select! {
-            item = async { rx.lock().await.recv().await } => item,
+        let got = tokio::select! {
+            biased;
+            item = async { rx.lock().await.recv().await } => Some(item),
             _ = abort.wait_for(|v| *v) => return None,
-            _ = stopped.wait_for(|v| *v) => return None,
+            _ = stopped.wait_for(|v| *v) => None,
+        };
+        let item = match got {
+            Some(item) => item,
+            None => Some(rx.lock().await.try_recv().ok()?),
         };
         let target = match item {
             None => {
@@ -236,11 +252,11 @@ impl Shared {
             return Claim::Stop;
         }
         let Some(off) = self.pacer.send_at(n) else {
-            self.stop(StopReason::Exhausted);
+            self.stop_claims(StopReason::Exhausted);
             return Claim::Stop;
         };
         if self.cfg.duration.is_some_and(|d| off >= d) {
-            self.stop(StopReason::Duration);
+            self.stop_claims(StopReason::Duration);
             return Claim::Stop;
         }
         let intended = self.start + off;
@@ -323,7 +339,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 break;
             }
             if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
-                sh.stop(StopReason::Duration);
+                sh.stop_claims(StopReason::Duration);
                 break;
             }
             (n, None)
