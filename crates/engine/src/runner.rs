@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::clock::{Clock, Slot};
-use crate::collector::{self, BATCH, Msg};
+use crate::collector::{self, BATCH, Hold, Holds, Msg};
 use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
 use crate::request::{Outcome, Template, execute};
@@ -80,6 +80,9 @@ struct Shared {
     last_done: AtomicU64,
     max_lag: AtomicU64,
     canceled: AtomicU64,
+    /// Each worker's earliest unflushed completion (the sink thread writes
+    /// samples in completion order with them).
+    holds: Arc<Holds>,
 }
 
 impl Shared {
@@ -282,11 +285,12 @@ fn batch_capacity(workers: u64) -> usize {
     (BATCH * 64 / workers.max(1) as usize).clamp(8, BATCH)
 }
 
-async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>) {
+async fn flush(tx: &mpsc::Sender<Msg>, batch: &mut Vec<Sample>, hold: &Hold) {
     if !batch.is_empty() {
         let cap = batch.capacity();
         let full = std::mem::replace(batch, Vec::with_capacity(cap));
         let _ = tx.send(Msg::Batch(full)).await;
+        hold.clear();
     }
 }
 
@@ -300,6 +304,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
     let mut batch_started = Instant::now();
     let mut abort = sh.abort.clone();
     let waker = sh.cancel.register();
+    let hold = sh.holds.register();
     let live = &*sh.live;
     loop {
         if sh.stopping.load(Ordering::Acquire) {
@@ -315,7 +320,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 .until()
                 .is_some_and(|t| !batch.is_empty() && t > batch_started + FLUSH_EVERY)
             {
-                flush(&tx, &mut batch).await;
+                flush(&tx, &mut batch, &hold).await;
             }
             match slot {
                 Slot::Now => {}
@@ -369,6 +374,10 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         live.sent.fetch_add(1, Ordering::Relaxed);
         live.in_flight.fetch_add(1, Ordering::Relaxed);
         let begin = Instant::now();
+        if batch.is_empty() {
+            // No sample of this worker can complete before this request starts.
+            hold.begin(sh.offset(begin));
+        }
         let mut out = Outcome {
             status: 0,
             error: ErrorKind::None,
@@ -446,7 +455,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         }
         batch.push(sample);
         if batch.len() >= batch.capacity() || done - batch_started >= FLUSH_EVERY {
-            flush(&tx, &mut batch).await;
+            flush(&tx, &mut batch, &hold).await;
         }
         if sh.paced {
             sh.sending.fetch_sub(1, Ordering::AcqRel);
@@ -455,7 +464,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             break;
         }
     }
-    flush(&tx, &mut batch).await;
+    flush(&tx, &mut batch, &hold).await;
     // The registry keeps the waker's slot; let go of this task's waker.
     drop(waker.take());
     drop(tx);
@@ -541,7 +550,9 @@ pub async fn attack_with_live(
         name: cfg.name.clone(),
         start_unix_ns,
     };
-    let collector = collector::spawn(sink, info, infos).map_err(EngineError::Runtime)?;
+    let holds = Arc::new(Holds::default());
+    let collector =
+        collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;
     let (abort_tx, abort_rx) = watch::channel(false);
     let paced = !cfg.unpaced();
     let cap = cfg.worker_cap().unwrap_or(u64::MAX);
@@ -588,6 +599,7 @@ pub async fn attack_with_live(
         last_done: AtomicU64::new(0),
         max_lag: AtomicU64::new(0),
         canceled: AtomicU64::new(0),
+        holds,
     });
     for _ in 0..initial {
         sh.spawn_counted();
