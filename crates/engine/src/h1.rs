@@ -19,6 +19,12 @@ const BUF: usize = 4 * 1024;
 const BODY_BUF: usize = 64 * 1024;
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_HEADERS: usize = 96;
+/// Body bytes a request reads before it lets the other tasks run. A fast
+/// sender keeps a socket always readable, and tokio's cooperative budget
+/// (128 reads of up to 64 KiB) would let one task read 8 MiB in a turn: with
+/// a few hundred such responses the send clock's task waits whole seconds
+/// for its turn and the schedule falls behind.
+const YIELD_EVERY: usize = 256 * 1024;
 
 /// One HTTP/1.1 connection and its read buffer.
 pub(crate) struct H1Conn {
@@ -29,6 +35,8 @@ pub(crate) struct H1Conn {
     /// When the data of the last read arrived (the kernel's stamp where
     /// there is one, else when the read returned).
     last_rx: Instant,
+    /// Bytes read since this task last yielded (see [`YIELD_EVERY`]).
+    unyielded: usize,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -64,6 +72,7 @@ impl H1Conn {
             start: 0,
             end: 0,
             last_rx: Instant::now(),
+            unyielded: 0,
             _permit: permit,
         }
     }
@@ -93,6 +102,11 @@ impl H1Conn {
         self.end += n;
         if n > 0 {
             self.last_rx = self.stream.last_rx().unwrap_or_else(Instant::now);
+            self.unyielded += n;
+            if self.unyielded >= YIELD_EVERY {
+                self.unyielded = 0;
+                tokio::task::yield_now().await;
+            }
         }
         Ok(n)
     }

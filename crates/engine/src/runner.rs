@@ -362,14 +362,20 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             },
         };
 
-        // Keep at least one worker out of flight, free to claim the next
-        // slot: if this send would occupy the last one, add a worker (up to
-        // the cap). A stalled server thus grows the pool as in vegeta, and
-        // with a cap the schedule queues and shows as send lag.
-        if sh.paced
-            && sh.sending.fetch_add(1, Ordering::AcqRel) + 1 >= sh.workers.load(Ordering::Acquire)
-        {
-            sh.grow();
+        // Keep workers out of flight, free to claim the next slots: if this
+        // send would leave fewer than one (plus one per 16 in flight) free,
+        // add workers (up to the cap). A stalled server thus grows the pool
+        // as in vegeta, and with a cap the schedule queues and shows as send
+        // lag. The headroom matters on a busy runtime: a new worker runs
+        // only when its turn comes, so growing one at a time would let only
+        // one request out per turn of every busy task.
+        if sh.paced {
+            let busy = sh.sending.fetch_add(1, Ordering::AcqRel) + 1;
+            let want = busy + 1 + busy / 16;
+            let have = sh.workers.load(Ordering::Acquire);
+            for _ in have..want {
+                sh.grow();
+            }
         }
         live.sent.fetch_add(1, Ordering::Relaxed);
         live.in_flight.fetch_add(1, Ordering::Relaxed);
