@@ -673,3 +673,30 @@ fn bad_input_leaves_an_existing_results_file_alone() {
     assert!(text(&out.stderr).contains("cannot listen on -prometheus-addr"));
     assert_eq!(std::fs::read(&f).unwrap(), b"yesterday's results");
 }
+
+#[test]
+fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
+    let o = fast_origin();
+    let bare = format!("{}/", o.url().trim_start_matches("http://"));
+    let out = run(&["ab", "-n", "10", &bare], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Complete requests:      10\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    for args in [
+        &["ab", "--help"][..],
+        &["ab", "-h"],
+        &["wrk", "--help"],
+        &["wrk", "-h"],
+    ] {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).starts_with(&format!("Usage: loadlab {} ", args[0])),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+}
