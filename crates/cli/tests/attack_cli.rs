@@ -692,7 +692,12 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
         &["wrk", "-h"],
     ] {
         let out = run(args, b"");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
         assert!(
             text(&out.stdout).starts_with(&format!("Usage: loadlab {} ", args[0])),
             "{args:?}: {}",

@@ -385,7 +385,10 @@ fn ab_accepts_a_url_without_scheme_as_http() {
     assert_eq!(run.summary.requests, 10);
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("Complete requests:      10\n"), "{text}");
-    assert!(text.contains("Document Path:          /bare?x=1\n"), "{text}");
+    assert!(
+        text.contains("Document Path:          /bare?x=1\n"),
+        "{text}"
+    );
     // The probe plus ten requests reached the server.
     assert_eq!(seen.lock().unwrap().arrivals.len(), 11);
     // Without a path, as with a scheme, `/` is requested.
