@@ -705,3 +705,17 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
         );
     }
 }
+
+#[test]
+fn help_shows_each_default_once() {
+    for cmd in ["attack", "report", "encode", "plot", "origin", "study", "runs"] {
+        let out = run(&[cmd, "--help"], b"");
+        assert_eq!(out.status.code(), Some(0), "{cmd}");
+        for line in text(&out.stdout).lines() {
+            assert!(
+                line.matches("[default:").count() <= 1,
+                "loadlab {cmd} --help: {line:?}"
+            );
+        }
+    }
+}
