@@ -458,6 +458,15 @@ fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
         "{screen}"
     );
     assert!(screen.contains("/ 1.5s"), "elapsed / total shown: {screen}");
+    // The last frame stays, with the attack's whole duration and every request
+    // (the time used to be truncated to whole seconds: "1s / 1.5s").
+    let at = screen.rfind("/ 1.5s  requests").unwrap();
+    let (before, last) = screen.split_at(at);
+    assert!(
+        before.ends_with(" 1.5s ") && last.starts_with("/ 1.5s  requests 150 "),
+        "last frame: {:?}",
+        &last[..last.len().min(60)]
+    );
     // The results file is untouched by the progress line.
     let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("clean results");
@@ -708,7 +717,9 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
 
 #[test]
 fn help_shows_each_default_once() {
-    for cmd in ["attack", "report", "encode", "plot", "origin", "study", "runs"] {
+    for cmd in [
+        "attack", "report", "encode", "plot", "origin", "study", "runs",
+    ] {
         let out = run(&[cmd, "--help"], b"");
         assert_eq!(out.status.code(), Some(0), "{cmd}");
         for line in text(&out.stdout).lines() {
