@@ -106,9 +106,26 @@ fn draw(
     let start = Instant::now();
     let (mut last_n, mut last_t) = (0u64, start);
     let mut rate = 0.0;
+    let total = total.filter(|t| !t.is_zero());
+    let line = |elapsed: Duration, n: u64, ok: u64, rate: f64, p99: u64| {
+        let el = format_go_duration(shown_elapsed(elapsed, total));
+        let of = total
+            .map(|t| format!(" / {}", format_go_duration(t)))
+            .unwrap_or_default();
+        let success = if n == 0 {
+            100.0
+        } else {
+            ok as f64 * 100.0 / n as f64
+        };
+        format!(
+            "{el}{of}  requests {n}  rate {rate:.1}/s  success {success:.2}%  p99 {}",
+            format_go_duration(Duration::from_micros(p99 / 1000))
+        )
+    };
+    let mut p99 = 0;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(250));
-        let p99 = match shared.lock() {
+        p99 = match shared.lock() {
             Ok(g) => g.p99_ns,
             Err(_) => break,
         };
@@ -121,23 +138,28 @@ fn draw(
             last_t = now;
         }
         let elapsed = now.duration_since(start);
-        let el = format_go_duration(Duration::from_secs(elapsed.as_secs()));
-        let of = total
-            .filter(|t| !t.is_zero())
-            .map(|t| format!(" / {}", format_go_duration(t)))
-            .unwrap_or_default();
-        let success = if n == 0 {
-            100.0
-        } else {
-            ok as f64 * 100.0 / n as f64
-        };
         bar.set_position(elapsed.as_millis() as u64);
-        bar.set_message(format!(
-            "{el}{of}  requests {n}  rate {rate:.1}/s  success {success:.2}%  p99 {}",
-            format_go_duration(Duration::from_micros(p99 / 1000))
-        ));
+        bar.set_message(line(elapsed, n, ok, rate, p99));
     }
-    bar.finish_and_clear();
+    // The last frame: the whole attack (its time, and its mean rate), left on
+    // screen, so a 2s attack ends on "2s / 2s" rather than on the last tick's "1s".
+    let elapsed = start.elapsed();
+    let p99 = shared.lock().map_or(p99, |g| g.p99_ns);
+    let (n, ok) = (live.completed(), live.successes());
+    let mean = n as f64 / elapsed.as_secs_f64().max(1e-3);
+    bar.set_position(elapsed.as_millis() as u64);
+    bar.finish_with_message(line(elapsed, n, ok, mean, p99));
+}
+
+/// Elapsed time as the line shows it: to the nearest second (a tick at 1.75s
+/// of a 2s attack shows 2s, not 1s), never past the attack's planned total,
+/// which it reaches at the end even when that is not whole seconds (1.5s).
+fn shown_elapsed(elapsed: Duration, total: Option<Duration>) -> Duration {
+    let rounded = Duration::from_secs(elapsed.as_secs_f64().round() as u64);
+    match total {
+        Some(t) if elapsed >= t || rounded > t => t,
+        _ => rounded,
+    }
 }
 
 impl Progress {

@@ -458,6 +458,15 @@ fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
         "{screen}"
     );
     assert!(screen.contains("/ 1.5s"), "elapsed / total shown: {screen}");
+    // The last frame stays, with the attack's whole duration and every request
+    // (the time used to be truncated to whole seconds: "1s / 1.5s").
+    let at = screen.rfind("/ 1.5s  requests").unwrap();
+    let (before, last) = screen.split_at(at);
+    assert!(
+        before.ends_with(" 1.5s ") && last.starts_with("/ 1.5s  requests 150 "),
+        "last frame: {:?}",
+        &last[..last.len().min(60)]
+    );
     // The results file is untouched by the progress line.
     let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("clean results");
@@ -672,4 +681,52 @@ fn bad_input_leaves_an_existing_results_file_alone() {
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("cannot listen on -prometheus-addr"));
     assert_eq!(std::fs::read(&f).unwrap(), b"yesterday's results");
+}
+
+#[test]
+fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
+    let o = fast_origin();
+    let bare = format!("{}/", o.url().trim_start_matches("http://"));
+    let out = run(&["ab", "-n", "10", &bare], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Complete requests:      10\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    for args in [
+        &["ab", "--help"][..],
+        &["ab", "-h"],
+        &["wrk", "--help"],
+        &["wrk", "-h"],
+    ] {
+        let out = run(args, b"");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stdout).starts_with(&format!("Usage: loadlab {} ", args[0])),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn help_shows_each_default_once() {
+    for cmd in [
+        "attack", "report", "encode", "plot", "origin", "study", "runs",
+    ] {
+        let out = run(&[cmd, "--help"], b"");
+        assert_eq!(out.status.code(), Some(0), "{cmd}");
+        for line in text(&out.stdout).lines() {
+            assert!(
+                line.matches("[default:").count() <= 1,
+                "loadlab {cmd} --help: {line:?}"
+            );
+        }
+    }
 }

@@ -362,3 +362,60 @@ fn ab_and_wrk_speak_https() {
         20 + 1 + run.report.complete + 1
     );
 }
+
+#[test]
+fn ab_accepts_a_url_without_scheme_as_http() {
+    // ab assumes http:// when the URL has no scheme: `ab -n 10 127.0.0.1:PORT/`.
+    let (base, seen) = server();
+    let bare = format!("{}/bare?x=1", base.strip_prefix("http://").unwrap());
+    let a = args(&["-q", "-n", "10", &bare]);
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
+    assert!(!o.endpoint.https);
+    assert_eq!(o.endpoint.path, "/bare?x=1");
+    let mut out = Vec::new();
+    let run = ab::run(
+        &o,
+        &mut out,
+        Box::new(std::io::sink()),
+        std::future::pending(),
+    )
+    .unwrap();
+    assert_eq!(run.summary.requests, 10);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("Complete requests:      10\n"), "{text}");
+    assert!(
+        text.contains("Document Path:          /bare?x=1\n"),
+        "{text}"
+    );
+    // The probe plus ten requests reached the server.
+    assert_eq!(seen.lock().unwrap().arrivals.len(), 11);
+    // Without a path, as with a scheme, `/` is requested.
+    let a = args(&["-n", "1", base.strip_prefix("http://").unwrap()]);
+    let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
+        panic!()
+    };
+    assert_eq!(o.endpoint.path, "/");
+    // A scheme other than http/https is still refused by name.
+    let e = ab::parse(&args(&["-n", "1", "ftp://127.0.0.1/"]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ftp://127.0.0.1/"), "{e}");
+}
+
+#[test]
+fn ab_and_wrk_long_help_is_the_usage() {
+    assert!(matches!(
+        ab::parse(&args(&["--help"])).unwrap(),
+        ab::AbCommand::Help
+    ));
+    assert!(matches!(
+        ab::parse(&args(&["-n", "5", "--help", "http://h/"])).unwrap(),
+        ab::AbCommand::Help
+    ));
+    assert!(matches!(
+        wrk::parse(&args(&["--help"])).unwrap(),
+        wrk::WrkCommand::Help
+    ));
+}

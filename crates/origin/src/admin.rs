@@ -182,15 +182,48 @@ async fn add_recipe(body: AdminBody, state: &State) -> Simple {
     };
     let recipes = match parse_recipes(text) {
         Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, &e.field, &e.reason),
+        Err(e) => return recipe_error(StatusCode::BAD_REQUEST, &e),
     };
     match state.ingest(recipes).await {
         Ok(()) => json_resp(StatusCode::CREATED, &current_recipes(state)),
-        Err(IngestError::Recipe(e)) => error(StatusCode::BAD_REQUEST, &e.field, &e.reason),
-        Err(IngestError::Fetch { field, source }) => {
-            error(StatusCode::BAD_GATEWAY, &field, &source.0)
+        Err(IngestError::Recipe(e)) => recipe_error(StatusCode::BAD_REQUEST, &e),
+        Err(IngestError::Fetch {
+            field,
+            recipe,
+            route,
+            source,
+        }) => {
+            let mut e = crate::recipe::RecipeError::new(field, source.0);
+            e.recipe = recipe;
+            e.route = recipe.map(|_| route);
+            recipe_error(StatusCode::BAD_GATEWAY, &e)
         }
     }
+}
+
+/// `{"error", "field", "reason"}`, plus for a recipe of a list its position
+/// (`recipe`) and `route`, and `errors`: every bad recipe of the list.
+fn recipe_error(status: StatusCode, e: &crate::recipe::RecipeError) -> Simple {
+    let one = |e: &crate::recipe::RecipeError| {
+        let mut m = Map::new();
+        m.insert("field".into(), json!(e.field));
+        m.insert("reason".into(), json!(e.reason));
+        if let Some(i) = e.recipe {
+            m.insert("recipe".into(), json!(i));
+            m.insert("route".into(), json!(e.route));
+        }
+        m
+    };
+    let mut top = one(e);
+    top.insert("error".into(), json!(e.to_string()));
+    if e.recipe.is_some() {
+        let all: Vec<Value> = std::iter::once(e)
+            .chain(&e.more)
+            .map(|x| Value::Object(one(x)))
+            .collect();
+        top.insert("errors".into(), Value::Array(all));
+    }
+    json_resp(status, &Value::Object(top))
 }
 
 fn current_recipes(state: &State) -> Value {

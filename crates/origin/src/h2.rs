@@ -88,6 +88,8 @@ pub(crate) async fn serve(
     let svc = service_fn(move |req| handle(req, conn.clone()));
     let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
     builder.max_concurrent_streams(1024);
+    // The same 64 KiB limit on request heads as HTTP/1.1 (hyper's default is 16 KiB); h2 answers 431 beyond.
+    builder.max_header_list_size(64 * 1024);
     let _ = watcher.watch(builder.serve_connection(io, svc)).await;
 }
 

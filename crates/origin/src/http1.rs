@@ -49,6 +49,10 @@ fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut req = httparse::Request::new(&mut headers);
     let len = match req.parse(buf) {
+        // A head that arrived whole in one read is held to the same limit.
+        Ok(httparse::Status::Complete(n)) if n > MAX_HEAD => {
+            return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+        }
         Ok(httparse::Status::Complete(n)) => n,
         Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
             return Parse::Error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
@@ -218,7 +222,7 @@ pub(crate) async fn serve(
             match respond::handle(&state, &path, client_gone(&stream)).await {
                 Reply::Send(send) => {
                     close |= *stop.borrow();
-                    match write_send(&stream, &mut out, &send, is_head, close).await {
+                    match write_send(&stream, &mut out, &send, is_head, &mut close).await {
                         Ok(true) => {}
                         Ok(false) | Err(_) => return,
                     }
@@ -248,22 +252,29 @@ pub(crate) async fn serve(
 }
 
 /// Writes a response. Returns Ok(false) when the connection must end (a cut body).
+/// A recipe's `connection` header is sent (OriginSimulator's README example
+/// has `"connection": "keepalive"`); one that says `close` sets `close`, so
+/// the connection really ends after the response.
 async fn write_send(
     stream: &TcpStream,
     out: &mut Vec<u8>,
     send: &Send,
     is_head: bool,
-    close: bool,
+    close: &mut bool,
 ) -> io::Result<bool> {
     let body = send.body();
     write_status(out, send.status);
+    let mut connection: Option<&HeaderValue> = None;
     send.each_header(|k, v| {
-        if k != header::CONTENT_LENGTH && k != header::TRANSFER_ENCODING && k != header::CONNECTION
-        {
+        if k == header::CONNECTION {
+            connection = Some(v);
+        } else if k != header::CONTENT_LENGTH && k != header::TRANSFER_ENCODING {
             put_header(out, k.as_str().as_bytes(), v.as_bytes());
         }
     });
-    finish_head(out, body.len(), close);
+    let connection = connection.map(HeaderValue::as_bytes);
+    *close |= connection.is_some_and(|v| contains_token(v, b"close"));
+    finish_head(out, body.len(), *close, connection);
     if is_head || body.is_empty() {
         return Ok(true);
     }
@@ -305,7 +316,7 @@ async fn write_send(
 fn write_simple(out: &mut Vec<u8>, s: &Simple, is_head: bool, close: bool) {
     write_status(out, s.status);
     put_header(out, b"content-type", s.content_type.as_bytes());
-    finish_head(out, s.body.len(), close);
+    finish_head(out, s.body.len(), close, None);
     if !is_head {
         out.extend_from_slice(&s.body);
     }
@@ -326,7 +337,10 @@ fn put_header(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
     out.extend_from_slice(b"\r\n");
 }
 
-fn finish_head(out: &mut Vec<u8>, content_length: usize, close: bool) {
+/// Ends a head: length, date and the connection header (`connection`, the
+/// recipe's value if any, led by `close, ` when the connection ends and the
+/// value does not already say so, as Cowboy writes it for OriginSimulator).
+fn finish_head(out: &mut Vec<u8>, content_length: usize, close: bool, connection: Option<&[u8]>) {
     out.extend_from_slice(b"content-length: ");
     let mut digits = [0u8; 20];
     let mut i = digits.len();
@@ -342,8 +356,16 @@ fn finish_head(out: &mut Vec<u8>, content_length: usize, close: bool) {
     out.extend_from_slice(&digits[i..]);
     out.extend_from_slice(b"\r\ndate: ");
     with_date(|d| out.extend_from_slice(d));
-    if close {
-        out.extend_from_slice(b"\r\nconnection: close");
+    match connection {
+        None if close => out.extend_from_slice(b"\r\nconnection: close"),
+        None => {}
+        Some(v) => {
+            out.extend_from_slice(b"\r\nconnection: ");
+            if close && !contains_token(v, b"close") {
+                out.extend_from_slice(b"close, ");
+            }
+            out.extend_from_slice(v);
+        }
     }
     out.extend_from_slice(b"\r\n\r\n");
 }

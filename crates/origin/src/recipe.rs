@@ -14,12 +14,20 @@ use crate::timing::{self, Latency, kind_of};
 /// Upper bound of one generated payload; protects the server from `"<<900mb>>"`.
 pub const MAX_PAYLOAD: u64 = 256 * 1024 * 1024;
 
-/// A recipe rejected: where (`[1].stages[0].latency`) and why.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{field}: {reason}")]
+/// A recipe rejected: where (`[1].stages[0].latency`) and why. In a list,
+/// also which recipe (its position and route) and every other bad recipe of
+/// the same list, so that one round trip names them all.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecipeError {
     pub field: String,
     pub reason: String,
+    /// The recipe's position in a list (None for a single recipe).
+    pub recipe: Option<usize>,
+    /// The route of the recipe at fault (after the leading `/` is supplied),
+    /// when it has a string one.
+    pub route: Option<String>,
+    /// The other bad recipes of the same list, in list order.
+    pub more: Vec<RecipeError>,
 }
 
 impl RecipeError {
@@ -27,9 +35,43 @@ impl RecipeError {
         RecipeError {
             field: field.into(),
             reason: reason.into(),
+            recipe: None,
+            route: None,
+            more: Vec::new(),
         }
     }
+
+    fn one(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)?;
+        if let (Some(_), Some(route)) = (self.recipe, &self.route) {
+            write!(f, " (route {route:?})")?;
+        }
+        Ok(())
+    }
 }
+
+impl std::fmt::Display for RecipeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.one(f)?;
+        if !self.more.is_empty() {
+            let n = self.more.len();
+            write!(
+                f,
+                "; {n} more bad recipe{}: ",
+                if n == 1 { "" } else { "s" }
+            )?;
+            for (i, e) in self.more.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                e.one(f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RecipeError {}
 
 /// Where a route's payload comes from (OriginSimulator's precedence: origin > body > random_content).
 #[derive(Debug, Clone, PartialEq)]
@@ -145,17 +187,34 @@ pub fn parse_recipes(json: &str) -> Result<Vec<Recipe>, RecipeError> {
             if items.is_empty() {
                 return Err(RecipeError::new("(list)", "an empty list holds no recipe"));
             }
-            let recipes = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| parse_recipe(v, &format!("[{i}].")))
-                .collect::<Result<Vec<_>, _>>()?;
+            // Every recipe is checked, so that all the bad ones are named;
+            // the list is still applied all or nothing.
+            let mut recipes = Vec::with_capacity(items.len());
+            let mut errors: Vec<RecipeError> = Vec::new();
+            for (i, v) in items.iter().enumerate() {
+                match parse_recipe(v, &format!("[{i}].")) {
+                    Ok(r) => recipes.push(r),
+                    Err(mut e) => {
+                        e.recipe = Some(i);
+                        e.route = route_of(v);
+                        errors.push(e);
+                    }
+                }
+            }
+            if !errors.is_empty() {
+                let mut first = errors.remove(0);
+                first.more = errors;
+                return Err(first);
+            }
             for (i, r) in recipes.iter().enumerate() {
                 if recipes[..i].iter().any(|p| p.route == r.route) {
-                    return Err(RecipeError::new(
+                    let mut e = RecipeError::new(
                         format!("[{i}].route"),
                         format!("route {:?} appears twice in one list", r.route),
-                    ));
+                    );
+                    e.recipe = Some(i);
+                    e.route = Some(r.route.clone());
+                    return Err(e);
                 }
             }
             Ok(recipes)
@@ -188,7 +247,7 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
         }
     };
 
-    let route = opt_str("route")?.unwrap_or_else(|| "/*".to_string());
+    let route = opt_str("route")?.map_or_else(|| "/*".to_string(), |r| with_slash(&r));
     validate_route(&route).map_err(|r| err("route", r))?;
 
     let origin = opt_str("origin")?;
@@ -340,9 +399,29 @@ fn parse_recipe(v: &Value, at: &str) -> Result<Recipe, RecipeError> {
     })
 }
 
+/// `news/x` is `/news/x`: OriginSimulator's own test fixtures write routes
+/// without the slash (it stores them as written, where no request path can
+/// ever match them). An empty route stays empty, to be refused.
+fn with_slash(route: &str) -> String {
+    if route.is_empty() || route.starts_with('/') {
+        route.to_string()
+    } else {
+        format!("/{route}")
+    }
+}
+
+/// The route of a (possibly bad) recipe, as it would be loaded, for error messages.
+fn route_of(v: &Value) -> Option<String> {
+    match v.as_object()?.get("route") {
+        None | Some(Value::Null) => Some("/*".into()),
+        Some(Value::String(r)) => Some(with_slash(r)),
+        Some(_) => None,
+    }
+}
+
 fn validate_route(route: &str) -> Result<(), String> {
-    if !route.starts_with('/') {
-        return Err(format!("{route:?} must start with /"));
+    if route.is_empty() {
+        return Err("an empty route matches nothing (use \"/\" or \"/*\")".into());
     }
     if route.find('*').is_some_and(|i| i != route.len() - 1) {
         return Err(format!(

@@ -69,7 +69,7 @@ impl Send {
     }
 
     /// Calls `f` for each header, recipe headers last so they win.
-    pub fn each_header(&self, mut f: impl FnMut(&HeaderName, &HeaderValue)) {
+    pub fn each_header<'a>(&'a self, mut f: impl FnMut(&'a HeaderName, &'a HeaderValue)) {
         match (&self.route, self.with_payload) {
             (Some(r), true) => r.payload.headers.iter().for_each(|(k, v)| f(k, v)),
             (route, _) => {

@@ -27,8 +27,14 @@ pub const DEFAULT_RECIPE: &str = r#"{
 pub enum IngestError {
     #[error(transparent)]
     Recipe(#[from] RecipeError),
-    #[error("{field}: {source}")]
-    Fetch { field: String, source: FetchError },
+    #[error("{field}: {source}{}", recipe.map_or(String::new(), |_| format!(" (route {route:?})")))]
+    Fetch {
+        field: String,
+        /// The recipe's position, when it came in a list.
+        recipe: Option<usize>,
+        route: String,
+        source: FetchError,
+    },
 }
 
 pub struct State {
@@ -105,6 +111,8 @@ impl State {
                     } else {
                         format!("[{i}].origin")
                     },
+                    recipe: (n > 1).then_some(i),
+                    route: recipe.route.clone(),
                     source,
                 })?;
             built.push((recipe, payload));

@@ -97,9 +97,9 @@ async fn bad_recipes_are_refused_and_state_is_intact() {
             "not an HTTP status",
         ),
         (
-            r#"{"route":"/x","body":"a","headers":null,"stages":[{"at":0,"status":200}],"route":"x"}"#,
+            r#"{"route":"/x","body":"a","headers":null,"stages":[{"at":0,"status":200}],"route":""}"#,
             "route",
-            "must start with /",
+            "empty",
         ),
         (
             r#"{"route":"/a*b","body":"a","stages":[{"at":0,"status":200}]}"#,
@@ -181,4 +181,91 @@ fn parse_recipes_errors_are_typed_and_readable() {
     .unwrap_err();
     assert_eq!(e.field, "stages[0].latency");
     assert!(e.to_string().starts_with("stages[0].latency: "), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn route_without_leading_slash_is_taken_as_slash_route() {
+    // OriginSimulator's own fixture (multi_route_origin_recipes) has
+    // `"route": "news/entertainment_and_arts"`.
+    let o = start_with(GOOD);
+    let r = post_recipe(
+        o.addr,
+        r#"[{"route":"/news","body":"news","stages":[{"at":0,"status":200,"latency":0}]},
+            {"route":"news/entertainment_and_arts","body":"arts","stages":[{"at":0,"status":200,"latency":0}]},
+            {"route":"sport*","body":"sport","stages":[{"at":0,"status":200,"latency":0}]}]"#,
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(
+        get(o.addr, "/news/entertainment_and_arts").await.text(),
+        "arts"
+    );
+    assert_eq!(get(o.addr, "/sport/football").await.text(), "sport");
+    let routes = get(o.addr, "/_admin/routes").await.text();
+    assert!(
+        routes.lines().any(|l| l == "/news/entertainment_and_arts"),
+        "{routes}"
+    );
+    let echo = r.json();
+    assert!(
+        echo.as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["route"] == "/news/entertainment_and_arts"),
+        "{echo}"
+    );
+    // The same route with and without its slash is the same route, once.
+    let r = post_recipe(
+        o.addr,
+        r#"[{"route":"/twice","body":"a","stages":[{"at":0,"status":200}]},
+            {"route":"twice","body":"b","stages":[{"at":0,"status":200}]}]"#,
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["field"], json!("[1].route"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_recipe_in_a_list_is_named_by_index_and_route() {
+    let o = start_with(GOOD);
+    let before = get(o.addr, "/_admin/current_recipe").await.json();
+    let r = post_recipe(
+        o.addr,
+        r#"[{"route":"/fine","body":"a","stages":[{"at":0,"status":200}]},
+            {"route":"/news","body":"a","stages":[{"at":"10","status":200}]},
+            {"route":"/also-fine","body":"a","stages":[{"at":0,"status":200}]},
+            {"route":"/sport","random_content":"12tb","stages":[{"at":0,"status":200}]}]"#,
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    let j = r.json();
+    // The first bad recipe, in the top-level fields…
+    assert_eq!(j["recipe"], json!(1), "{j}");
+    assert_eq!(j["route"], json!("/news"), "{j}");
+    assert_eq!(j["field"], json!("[1].stages[0].at"), "{j}");
+    let msg = j["error"].as_str().unwrap();
+    assert!(msg.contains("[1]") && msg.contains("/news"), "{msg}");
+    // …and every bad one in `errors`, so one round trip fixes them all.
+    let errors = j["errors"].as_array().expect("errors list");
+    let named: Vec<(u64, &str, &str)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e["recipe"].as_u64().unwrap(),
+                e["route"].as_str().unwrap(),
+                e["field"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            (1, "/news", "[1].stages[0].at"),
+            (3, "/sport", "[3].random_content")
+        ],
+        "{j}"
+    );
+    // All or nothing: not even the good recipes of the list were applied.
+    assert_eq!(get(o.addr, "/_admin/current_recipe").await.json(), before);
+    assert_eq!(get(o.addr, "/fine").await.text(), "root");
 }

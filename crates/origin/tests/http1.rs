@@ -181,3 +181,101 @@ async fn many_concurrent_keep_alive_connections() {
         .clone();
     assert_eq!(big["by_status"]["200"], 1000);
 }
+
+/// Reads until the server closes (bounded), returning everything.
+async fn read_to_close(s: &mut TcpStream) -> String {
+    let mut all = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut all))
+        .await
+        .expect("server closes in time")
+        .unwrap();
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+fn connection_values(head: &str) -> Vec<String> {
+    head.lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case("connection")
+                .then(|| v.trim().to_string())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recipe_connection_header_is_sent_and_connection_handling_stays_right() {
+    // OriginSimulator's README example: `"connection": "keepalive"` in headers.
+    let o = start_with(
+        r#"[{"route":"/news","body":"news","headers":{"connection":"keepalive","cache-control":"private, max-age=0, no-cache"},
+             "stages":[{"at":0,"status":200,"latency":"0ms"}]},
+            {"route":"/down","body":"x","headers":{"connection":"keepalive"},
+             "stages":[{"at":0,"status":503,"latency":"0ms"}]},
+            {"route":"/bye","body":"bye","headers":{"connection":"close"},
+             "stages":[{"at":0,"status":200,"latency":"0ms"}]}]"#,
+    );
+    // Keep-alive: the recipe's value is sent as written, exactly once, and the
+    // connection keeps serving.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    for path in ["/news", "/down", "/news"] {
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let r = read_responses(&mut s, 1).await;
+        assert_eq!(connection_values(&r[0].1), vec!["keepalive"], "{}", r[0].1);
+    }
+    // The client asks to close: the header says close too (with the recipe's
+    // token after it, as OriginSimulator's Cowboy writes it), and the server closes.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"GET /news HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let all = read_to_close(&mut s).await;
+    assert_eq!(connection_values(&all), vec!["close, keepalive"], "{all}");
+    assert!(all.ends_with("\r\n\r\nnews"), "{all}");
+    // A recipe that says close is obeyed: the response says so, then the
+    // connection ends, even though the client wanted to keep it.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"GET /bye HTTP/1.1\r\nHost: x\r\n\r\nGET /bye HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let all = read_to_close(&mut s).await;
+    assert_eq!(connection_values(&all), vec!["close"], "{all}");
+    assert_eq!(all.matches("HTTP/1.1 200").count(), 1, "{all}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_head_over_64_kib_gets_431() {
+    let o = start_with(RECIPE);
+    // One 100 KB header field, sent in one write so that the whole head can
+    // arrive in a single read.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    let req = format!(
+        "GET /small HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(100 * 1000)
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let all = read_to_close(&mut s).await;
+    assert!(
+        all.starts_with("HTTP/1.1 431 "),
+        "{}",
+        &all[..all.len().min(200)]
+    );
+    assert!(all.to_ascii_lowercase().contains("connection: close"));
+    // Just under the limit is served.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    let req = format!(
+        "GET /small HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(60 * 1024)
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    assert_eq!(read_responses(&mut s, 1).await[0].2, b"hello");
+    // Many requests' worth of small pipelined heads are not one big head.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    let one = format!(
+        "GET /small HTTP/1.1\r\nHost: x\r\nX-Pad: {}\r\n\r\n",
+        "p".repeat(1000)
+    );
+    s.write_all(one.repeat(100).as_bytes()).await.unwrap();
+    assert_eq!(read_responses(&mut s, 100).await.len(), 100);
+}

@@ -39,7 +39,7 @@ pub struct AttackArgs {
     #[arg(long, value_parser = flags::duration, requires = "sine_amplitude")]
     pub sine_period: Option<Duration>,
 
-    /// Targets file [default: stdin]
+    /// Targets file
     #[arg(long, default_value = "stdin")]
     pub targets: String,
     /// Targets format: http or json
@@ -57,7 +57,7 @@ pub struct AttackArgs {
     /// Attack name (recorded in the results)
     #[arg(long, default_value = "")]
     pub name: String,
-    /// Output file for results [default: stdout]
+    /// Output file for results
     #[arg(long, default_value = "stdout")]
     pub output: String,
 

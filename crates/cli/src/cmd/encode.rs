@@ -13,7 +13,7 @@ pub struct EncodeArgs {
     /// Output encoding: json or csv
     #[arg(long, default_value = "json")]
     pub to: String,
-    /// Output file [default: stdout]
+    /// Output file
     #[arg(long, default_value = "stdout")]
     pub output: String,
     /// Results files (loadlab, vegeta JSON or CSV) [default: stdin]

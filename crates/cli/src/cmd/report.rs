@@ -24,7 +24,7 @@ pub struct ReportArgs {
     /// One report per target (method and URL) or per attack name (-name)
     #[arg(long, value_parser = ["target", "attack"])]
     pub by: Option<String>,
-    /// Output file [default: stdout]
+    /// Output file
     #[arg(long, default_value = "stdout")]
     pub output: String,
     /// Results files (loadlab, vegeta JSON or CSV; mixed formats are merged) [default: stdin]

@@ -35,8 +35,10 @@ const OPTS: &[Opt] = &[
     Opt::flag('i'),
     Opt::flag('d'),
     Opt::flag('S'),
-    Opt::flag('h'),
-    Opt::flag('V'),
+    // ab itself knows only -h and -V; the long spellings are what users of
+    // every other tool try first.
+    Opt::flag('h').with_long("help"),
+    Opt::flag('V').with_long("version"),
     // Known to ab, rejected here (see UNSUPPORTED).
     Opt::value('b'),
     Opt::value('B'),
@@ -293,6 +295,12 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
             )));
         }
     };
+    // ab assumes http:// when the URL has no scheme (`ab 127.0.0.1:8080/`).
+    let url = if url.contains("://") {
+        url
+    } else {
+        format!("http://{url}")
+    };
     o.endpoint = Endpoint::parse(&url)?;
     o.url = url;
     if !cookies.is_empty() {
@@ -385,7 +393,7 @@ Options are:
                     Inserted after all normal header lines. (repeatable)
     -A attribute    Add Basic WWW Authentication, the attributes
                     are a colon separated username and password.
-    -V              Print version number and exit
+    -V, --version   Print version number and exit
     -k              Use HTTP KeepAlive feature
     -d              Do not show percentiles served table.
     -S              Do not show confidence estimators and warnings.
@@ -395,7 +403,7 @@ Options are:
     -e filename     Output CSV file with percentages served
     -r              Don't exit on socket receive errors (loadlab never does).
     -m method       Method name
-    -h              Display usage information (this message)
+    -h, --help      Display usage information (this message)
 Not supported: -b -B -w -x -y -z -X -P -Z -f -E -I (see docs/faces.md)
 ";
 
