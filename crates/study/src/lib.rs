@@ -19,6 +19,7 @@ pub mod monitor;
 pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod secrets;
 mod sources;
 pub mod stats;
 pub mod store;

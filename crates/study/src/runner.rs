@@ -183,6 +183,9 @@ fn execute(
     let t = plan
         .target(target)
         .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
+    // Only the engine sees the expanded values; every message is scrubbed.
+    let scrubbed = |m: String| StudyError::Engine(crate::secrets::scrub(plan, base_url, &m));
+    let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
     let targets: Vec<Target> = t
         .requests
         .iter()
@@ -190,8 +193,12 @@ fn execute(
             Ok(Target {
                 method: http::Method::from_bytes(r.method.as_bytes())
                     .map_err(|e| StudyError::Engine(e.to_string()))?,
-                url: r.url.replace("{origin}", base_url),
-                headers: r.headers.clone(),
+                url: expand(&r.url)?.replace("{origin}", base_url),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                    .collect::<Result<_, StudyError>>()?,
                 body: r.body.clone().map(Bytes::from).unwrap_or_default(),
             })
         })
@@ -233,13 +240,18 @@ fn execute(
         LiveStats::new(),
     );
     let points = mon.map(Monitor::stop).unwrap_or_default();
-    let summary = res.map_err(|e| StudyError::Engine(e.to_string()))?;
+    let summary = res.map_err(|e| scrubbed(e.to_string()))?;
     let c = slot
         .lock()
         .ok()
         .and_then(|mut g| g.take())
         .ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
     let mut data = c.finish();
+    // Error texts name the URL as sent: show it as the plan does.
+    for (k, n) in std::mem::take(&mut data.summary.errors) {
+        let k = crate::secrets::scrub(plan, base_url, &k);
+        *data.summary.errors.entry(k).or_default() += n;
+    }
     data.summary.unsent = summary.unsent;
     data.summary.late = summary.late;
     // CPU figures exclude the warm-up, like every other figure.
@@ -260,7 +272,9 @@ fn execute(
 /// Runs (or resumes) a study and writes its report. Blocking.
 pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, StudyError> {
     let mut store = Store::open(&opts.db)?;
-    let plan_json = serde_json::to_string(plan).unwrap_or_default();
+    // What is stored is redacted: the resolved plan keeps `${NAME}`
+    // references (never their values) and hides literal credentials.
+    let plan_json = serde_json::to_string(&plan.redacted()).unwrap_or_default();
     let (study, out_dir, done) = if opts.resume {
         let row = store.resumable(&opts.plan_path)?.ok_or_else(|| {
             StudyError::Resume(format!(
@@ -295,7 +309,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         let id = store.create_study(
             &plan.name,
             &opts.plan_path,
-            &opts.plan_yaml,
+            &crate::secrets::redact_plan_yaml(&opts.plan_yaml),
             &plan_json,
             &env,
             "",

@@ -96,7 +96,10 @@ fn target_index(plan: &Plan, name: &str) -> usize {
 }
 
 /// The equivalent `loadlab attack` command line of one run of a target.
+/// Credentials are redacted (see [`Plan::redacted`]); `${NAME}` references
+/// are kept, so the shell expands them when the line is run.
 pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> String {
+    let plan = &plan.redacted();
     let Some(t) = plan.target(target) else {
         return String::new();
     };
@@ -142,6 +145,8 @@ fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
 
 /// Builds the whole document.
 pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis) -> Vec<Block> {
+    // Reports are made to be shared: no credential in any line of them.
+    let plan = &plan.redacted();
     let env: Environment = serde_json::from_str(&study.environment_json).unwrap_or_default();
     let mut b = Vec::new();
     b.push(Block::Heading(1, format!("Study: {}", plan.name)));
@@ -522,7 +527,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         b.push(Block::Code("json".into(), o.recipes_json.clone()));
     }
     b.push(Block::Para("The plan:".into()));
-    b.push(Block::Code("yaml".into(), study.plan_yaml.clone()));
+    b.push(Block::Code(
+        "yaml".into(),
+        crate::secrets::redact_plan_yaml(&study.plan_yaml),
+    ));
     b
 }
 

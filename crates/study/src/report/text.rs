@@ -68,7 +68,8 @@ pub fn vegeta_text(s: &RunSummary) -> String {
     );
     let _ = writeln!(o, "Error Set:");
     for e in s.errors.keys() {
-        let _ = writeln!(o, "{e}");
+        // Stored texts are already redacted; this guards stores written before.
+        let _ = writeln!(o, "{}", crate::secrets::redact_urls(e));
     }
     let _ = ok;
     o
