@@ -25,5 +25,5 @@ pub mod stats;
 pub mod store;
 
 pub use plan::{Plan, PlanError};
-pub use runner::{RunOptions, StudyError, StudyOutcome, run_study};
+pub use runner::{Observer, RunInfo, RunOptions, StudyError, StudyOutcome, run_study};
 pub use store::{Store, StoreError};
