@@ -73,6 +73,26 @@ fn study_prints_its_outline_then_one_line_per_run_without_a_terminal() {
         assert!(l.contains(" left] ") == (i < 3), "{l:?}");
         assert!(l.contains("req/s") || l.contains(" ok/s"), "{l:?}");
     }
+    // p99 like a Go duration rounded to 3 significant digits (12.3ms, not 12.345678ms).
+    for (_, l) in &runs {
+        let p99 = l.split("p99 ").nth(1).unwrap().split(',').next().unwrap();
+        assert!(significant(p99) <= 3, "{l:?}");
+    }
+    let show = Command::new(BIN)
+        .current_dir(d)
+        .args(["runs", "show", "1", "--db", "s.db"])
+        .output()
+        .unwrap();
+    let show = String::from_utf8_lossy(&show.stdout);
+    let rows: Vec<&str> = show.lines().filter(|l| l.contains(" sweep ")).collect();
+    assert_eq!(rows.len(), 4, "{show}");
+    for row in rows {
+        // RUN PHASE RATE TARGET REP REQS OK/S P50 P99 SUCCESS SLO
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        for lat in [cols[7], cols[8]] {
+            assert!(significant(lat) <= 3, "{lat:?} in {row:?}");
+        }
+    }
     // Each line is written when its run ends, not at the end: three more
     // runs of 500 ms follow the first line; the outline precedes the first run.
     let outline_at = lines[0].0;
@@ -85,4 +105,16 @@ fn study_prints_its_outline_then_one_line_per_run_without_a_terminal() {
         end >= first_run_at + Duration::from_millis(1400),
         "first run line at {first_run_at:?}, exit at {end:?}: lines were held back"
     );
+}
+
+/// Significant digits of a Go duration such as `12.345678ms` (8) or `1m2.5s` (3).
+fn significant(d: &str) -> usize {
+    let digits: String = d.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_start_matches('0');
+    let digits = if d.contains('.') {
+        digits
+    } else {
+        digits.trim_end_matches('0')
+    };
+    digits.len()
 }

@@ -230,7 +230,7 @@ impl Ctx<'_> {
             "[{counter}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
             s.requests,
             s.throughput,
-            loadlab_core::format_go_duration(Duration::from_nanos(s.p99_ns)),
+            crate::report::text::round_duration(s.p99_ns),
             s.success * 100.0,
         );
         (self.opts.progress)(&line);
@@ -267,7 +267,8 @@ fn probes_left(mut lo: u64, mut hi: u64, mut probes: u32, c: &CeilingPlan) -> us
 }
 
 /// The plan's outline and estimated time, printed before the first run.
-pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path) -> Vec<String> {
+/// `stored`: runs already in the store (a resumed study), not run again.
+pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) -> Vec<String> {
     let l = &plan.load;
     let names: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
     let rates: Vec<String> = l.rates.iter().map(u64::to_string).collect();
@@ -296,7 +297,8 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path) -> Vec<String> {
         ));
     }
     let per_run = l.step + l.cooldown;
-    let mut second = format!("estimated time: about {}", approx(per_run * runs as u32));
+    let left = runs.saturating_sub(stored);
+    let mut second = format!("estimated time: about {}", approx(per_run * left as u32));
     if let Some(c) = &plan.ceiling {
         // Worst case: the widest bracket the sweep can leave, for every target.
         let mut widest = (0, l.rates[0]);
@@ -318,11 +320,19 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path) -> Vec<String> {
             "; fewer runs if a target fails the SLO {n} step(s) in a row"
         ));
     }
-    vec![
-        first,
-        second,
-        format!("store: {} · report: {}", db.display(), out.display()),
-    ]
+    let mut lines = vec![first];
+    if stored > 0 {
+        lines.push(format!(
+            "resuming study {study}: {stored} run(s) reused from the store, the others run now"
+        ));
+    }
+    lines.push(second);
+    lines.push(format!(
+        "store: {} · report: {}",
+        db.display(),
+        out.display()
+    ));
+    lines
 }
 
 fn sleep_unless(stop: &AtomicBool, d: Duration) {
@@ -512,7 +522,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     };
     let planned = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
     if let Some(o) = opts.observer.as_mut() {
-        o.outline(&outline(plan, study, &opts.db, &out_dir));
+        o.outline(&outline(plan, study, &opts.db, &out_dir, done.len()));
     }
     let mut ctx = Ctx {
         plan,

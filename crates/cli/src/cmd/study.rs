@@ -108,13 +108,8 @@ pub fn run_plan(
         progress: Box::new(|line| eprintln!("{line}")),
         observer: Some(Box::new(StderrObserver::default())),
     };
+    // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
-    if outcome.reused > 0 {
-        eprintln!(
-            "resumed study {}: {} run(s) reused from the store, {} run now",
-            outcome.study_id, outcome.reused, outcome.executed
-        );
-    }
     Ok(outcome.out_dir)
 }
 
