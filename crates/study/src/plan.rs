@@ -172,7 +172,7 @@ pub struct Plan {
     pub monitor: Option<MonitorPlan>,
     /// Headers whose values are credentials, besides the usual ones
     /// ([`crate::secrets::CREDENTIAL_HEADERS`]): redacted wherever shown.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redact: Vec<String>,
     /// Values of the `${NAME}` references in the targets, captured at load.
     /// Never serialized: the store keeps the references, not the values.
