@@ -2,7 +2,8 @@
 //! requests, current rate, success ratio and p99 so far. Counts come from the
 //! engine's [`LiveStats`] (updated per request); the p99 comes from a [`Sink`]
 //! fed with the sample stream (which arrives in per-worker batches). A small
-//! thread redraws the line.
+//! thread redraws the line. `loadlab study` uses the same line for its
+//! current run, with a label in front (which run of how many, time left).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -61,6 +62,17 @@ pub struct Progress {
 /// Starts a progress line if stderr is a terminal; returns the sink to add to
 /// the attack's sinks and the handle that stops the drawing.
 pub fn start(total: Option<Duration>, live: Arc<LiveStats>) -> Option<(ProgressSink, Progress)> {
+    start_labelled(total, live, String::new(), None)
+}
+
+/// [`start`] with `label` in front of the figures and, given the time left
+/// beyond this attack when it starts (`left`), a countdown after the label.
+pub fn start_labelled(
+    total: Option<Duration>,
+    live: Arc<LiveStats>,
+    label: String,
+    left: Option<Duration>,
+) -> Option<(ProgressSink, Progress)> {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return None;
@@ -74,7 +86,7 @@ pub fn start(total: Option<Duration>, live: Arc<LiveStats>) -> Option<(ProgressS
         last_publish: Instant::now(),
     };
     let stop2 = stop.clone();
-    let thread = std::thread::spawn(move || draw(shared, live, stop2, total));
+    let thread = std::thread::spawn(move || draw(shared, live, stop2, total, label, left));
     Some((
         sink,
         Progress {
@@ -89,20 +101,25 @@ fn draw(
     live: Arc<LiveStats>,
     stop: Arc<AtomicBool>,
     total: Option<Duration>,
+    label: String,
+    left: Option<Duration>,
 ) {
     let bar = match total {
         Some(t) if !t.is_zero() => ProgressBar::new(t.as_millis() as u64),
         _ => ProgressBar::new_spinner(),
     };
     bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
-    let style = if total.is_some_and(|t| !t.is_zero()) {
-        "{bar:20} {msg}"
-    } else {
-        "{spinner} {msg}"
+    let style = match (total.is_some_and(|t| !t.is_zero()), label.is_empty()) {
+        (true, true) => "{bar:20} {msg}",
+        (false, true) => "{spinner} {msg}",
+        // The label on a line of its own: the figures stay where `attack` has them.
+        (true, false) => "{prefix}\n{bar:20} {msg}",
+        (false, false) => "{prefix}\n{spinner} {msg}",
     };
     bar.set_style(
         ProgressStyle::with_template(style).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    bar.set_prefix(label.clone());
     let start = Instant::now();
     let (mut last_n, mut last_t) = (0u64, start);
     let mut rate = 0.0;
@@ -139,7 +156,16 @@ fn draw(
         }
         let elapsed = now.duration_since(start);
         bar.set_position(elapsed.as_millis() as u64);
+        if let Some(l) = left {
+            let l = loadlab_study::runner::approx(l.saturating_sub(elapsed));
+            bar.set_prefix(format!("{label}, about {l} left"));
+        }
         bar.set_message(line(elapsed, n, ok, rate, p99));
+    }
+    if !label.is_empty() {
+        // A study's run: its own summary line follows, and the next run redraws.
+        bar.finish_and_clear();
+        return;
     }
     // The last frame: the whole attack (its time, and its mean rate), left on
     // screen, so a 2s attack ends on "2s / 2s" rather than on the last tick's "1s".

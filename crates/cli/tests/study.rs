@@ -79,6 +79,10 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains(&format!("{committed} run(s) reused")), "{err}");
+    // Said at the start, before the first run, not at the end.
+    let reused_at = err.find("run(s) reused").unwrap();
+    let first_run_at = err.find("[run ").unwrap_or_else(|| panic!("{err}"));
+    assert!(reused_at < first_run_at, "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("out/report.html"));
 
     let store = Store::open(&d.join("s.db")).unwrap();

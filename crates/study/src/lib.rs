@@ -19,10 +19,11 @@ pub mod monitor;
 pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod secrets;
 mod sources;
 pub mod stats;
 pub mod store;
 
 pub use plan::{Plan, PlanError};
-pub use runner::{RunOptions, StudyError, StudyOutcome, run_study};
+pub use runner::{Observer, RunInfo, RunOptions, StudyError, StudyOutcome, run_study};
 pub use store::{Store, StoreError};

@@ -48,6 +48,8 @@ struct RawPlan {
     hypotheses: Vec<String>,
     #[serde(default)]
     monitor: Option<RawMonitor>,
+    #[serde(default)]
+    redact: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,6 +170,14 @@ pub struct Plan {
     pub ceiling: Option<CeilingPlan>,
     pub hypotheses: Vec<Hypothesis>,
     pub monitor: Option<MonitorPlan>,
+    /// Headers whose values are credentials, besides the usual ones
+    /// ([`crate::secrets::CREDENTIAL_HEADERS`]): redacted wherever shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redact: Vec<String>,
+    /// Values of the `${NAME}` references in the targets, captured at load.
+    /// Never serialized: the store keeps the references, not the values.
+    #[serde(skip)]
+    pub env: crate::secrets::EnvValues,
 }
 
 /// An origin to start in-process; `recipes_json` is handed to the origin's parser.
@@ -185,7 +195,8 @@ pub struct TargetPlan {
 }
 
 /// One request template. `url` may contain `{origin}`, replaced by the
-/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time.
+/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
+/// and header values may contain `${NAME}`, expanded from [`Plan::env`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestPlan {
     pub method: String,
@@ -354,6 +365,7 @@ impl Plan {
             }
             targets.push(resolve_target(t, base).map_err(|m| err(&t.name, m))?);
         }
+        let env = crate::secrets::capture(&targets, src, file)?;
 
         let l = &raw.load;
         let rates = match (&l.rates, &l.ramp) {
@@ -556,7 +568,26 @@ impl Plan {
             ceiling,
             hypotheses,
             monitor,
+            redact: raw.redact.iter().map(|h| h.trim().to_string()).collect(),
+            env,
         })
+    }
+
+    /// The plan as it may be shown or stored: credential header values and
+    /// URL passwords redacted (see [`crate::secrets`]), references to the
+    /// environment kept as written, no captured values. Idempotent.
+    pub fn redacted(&self) -> Plan {
+        let mut p = self.clone();
+        p.env = crate::secrets::EnvValues::default();
+        for t in &mut p.targets {
+            for r in &mut t.requests {
+                r.url = crate::secrets::redact_urls(&r.url);
+                for (k, v) in &mut r.headers {
+                    *v = crate::secrets::redact_header_value(k, v, &self.redact);
+                }
+            }
+        }
+        p
     }
 
     pub fn target(&self, name: &str) -> Option<&TargetPlan> {

@@ -10,17 +10,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use loadlab_core::{PacerSpec, Rate};
+use loadlab_core::{PacerSpec, Rate, Sink, Tee, format_go_duration};
 use loadlab_engine::{AttackConfig, LiveStats, Target, TargetSource};
 
 use crate::analysis::{self, PROBE, SWEEP};
 use crate::collect::{Collector, RunData, collector};
 use crate::env::Environment;
 use crate::monitor::{self, Monitor};
-use crate::plan::Plan;
+use crate::plan::{CeilingPlan, Plan};
 use crate::store::{MonitorPoint, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +56,56 @@ pub struct RunOptions {
     pub plan_yaml: String,
     /// Set to stop the study: the run in flight is abandoned (not committed).
     pub stop: Arc<AtomicBool>,
-    /// Progress lines (one per run).
+    /// Progress lines (one per completed run, and stop rules).
     pub progress: Box<dyn FnMut(&str) + Send>,
+    /// A live display: the plan's outline at start, each run as it goes.
+    pub observer: Option<Box<dyn Observer>>,
+}
+
+/// What a live display is told when a run starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// Position of the run in the schedule, from 1.
+    pub index: usize,
+    /// Runs planned so far: shrinks when a stop rule drops a target's higher
+    /// rates, grows when the ceiling search starts (at most its worst case).
+    pub total: usize,
+    pub phase: String,
+    pub rate: u64,
+    pub target: String,
+    pub repetition: u32,
+    /// How long the run sends (the plan's `step`).
+    pub step: Duration,
+    /// Estimated time until the study ends, this run included.
+    pub left: Duration,
+}
+
+impl RunInfo {
+    /// `run 3/24 sweep 800/s c6g #2`
+    pub fn label(&self) -> String {
+        format!(
+            "run {}/{} {} {}/s {} #{}",
+            self.index, self.total, self.phase, self.rate, self.target, self.repetition,
+        )
+    }
+}
+
+/// Hooks for a live display of a study (the CLI draws one on a terminal).
+pub trait Observer: Send {
+    /// Once, before the first run: the plan's outline and the estimated time.
+    fn outline(&mut self, _lines: &[String]) {}
+    /// A run starts. The returned sink, if any, gets the run's samples;
+    /// `live` counts its requests as they go.
+    fn run_started(&mut self, _run: &RunInfo, _live: Arc<LiveStats>) -> Option<Box<dyn Sink>> {
+        None
+    }
+    /// The run has ended (before its progress line is written).
+    fn run_ended(&mut self) {}
+}
+
+/// A duration for estimates: whole seconds (at least 1s), Go syntax.
+pub fn approx(d: Duration) -> String {
+    format_go_duration(Duration::from_secs(d.as_secs_f64().round().max(1.0) as u64))
 }
 
 /// What a finished study produced.
@@ -81,7 +129,11 @@ struct Ctx<'a> {
     opts: &'a mut RunOptions,
     executed: usize,
     reused: usize,
-    total_hint: usize,
+    /// Position in the schedule (reused runs included) and runs planned.
+    position: usize,
+    planned: usize,
+    /// Wall time spent by executed runs (cool-down included), for estimates.
+    spent: Duration,
 }
 
 impl Ctx<'_> {
@@ -94,10 +146,13 @@ impl Ctx<'_> {
         rep: u32,
     ) -> Result<Option<bool>, StudyError> {
         let key = (phase.to_string(), rate, target.to_string(), rep);
+        self.position += 1;
+        self.planned = self.planned.max(self.position);
         if let Some(p) = self.done.get(&key) {
             self.reused += 1;
             return Ok(*p);
         }
+        let t0 = Instant::now();
         if self.opts.stop.load(Ordering::Relaxed) {
             return Err(StudyError::Interrupted {
                 study: self.study,
@@ -113,14 +168,35 @@ impl Ctx<'_> {
                 });
             }
         }
-        let (data, mon) = execute(
+        let info = RunInfo {
+            index: self.position,
+            total: self.planned,
+            phase: phase.to_string(),
+            rate,
+            target: target.to_string(),
+            repetition: rep,
+            step: self.plan.load.step,
+            left: self.per_run() * (self.planned - self.position + 1) as u32,
+        };
+        let live = LiveStats::new();
+        let extra = match self.opts.observer.as_mut() {
+            Some(o) => o.run_started(&info, live.clone()),
+            None => None,
+        };
+        let res = execute(
             self.plan,
             target,
             rate,
             &self.base_url,
             self.pid,
             &self.opts.stop,
-        )?;
+            extra,
+            live,
+        );
+        if let Some(o) = self.opts.observer.as_mut() {
+            o.run_ended();
+        }
+        let (data, mon) = res?;
         if self.opts.stop.load(Ordering::Relaxed) {
             return Err(StudyError::Interrupted {
                 study: self.study,
@@ -132,31 +208,131 @@ impl Ctx<'_> {
             .save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
         self.done.insert(key, pass);
         self.executed += 1;
+        self.spent += t0.elapsed();
         let s = &data.summary;
         let verdict = match pass {
             Some(true) => "within SLO",
             Some(false) => "FAILS SLO",
             None => "",
         };
-        let counter = if phase == SWEEP {
+        let left = self.planned - self.position;
+        let counter = if left > 0 {
             format!(
-                "run {} of {}",
-                self.done.len(),
-                self.total_hint.max(self.done.len())
+                "run {}/{}, about {} left",
+                self.position,
+                self.planned,
+                approx(self.per_run() * left as u32)
             )
         } else {
-            format!("run {}", self.done.len())
+            format!("run {}/{}", self.position, self.planned)
         };
         let line = format!(
             "[{counter}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
             s.requests,
             s.throughput,
-            loadlab_core::format_go_duration(Duration::from_nanos(s.p99_ns)),
+            crate::report::text::round_duration(s.p99_ns),
             s.success * 100.0,
         );
         (self.opts.progress)(&line);
         Ok(pass)
     }
+
+    /// Wall time per run: measured once runs are done, else the plan's.
+    fn per_run(&self) -> Duration {
+        if self.executed > 0 {
+            self.spent / self.executed as u32
+        } else {
+            self.plan.load.step + self.plan.load.cooldown
+        }
+    }
+}
+
+/// Bisection probes a bracket may still need, at most (the wider half kept).
+fn probes_left(mut lo: u64, mut hi: u64, mut probes: u32, c: &CeilingPlan) -> usize {
+    let mut n = 0;
+    while hi - lo > c.resolution && probes < c.max_probes {
+        let mid = lo + (hi - lo) / 2;
+        if mid == 0 || mid == lo {
+            break;
+        }
+        if hi - mid >= mid - lo {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        probes += 1;
+        n += 1;
+    }
+    n
+}
+
+/// The plan's outline and estimated time, printed before the first run.
+/// `stored`: runs already in the store (a resumed study), not run again.
+pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) -> Vec<String> {
+    let l = &plan.load;
+    let names: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
+    let rates: Vec<String> = l.rates.iter().map(u64::to_string).collect();
+    let rates = if rates.len() > 6 {
+        format!("{}, {}, …, {}", rates[0], rates[1], rates[rates.len() - 1])
+    } else {
+        rates.join(", ")
+    };
+    let runs = l.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let mut first = format!(
+        "study {study} \"{}\": {} target(s) ({}) × {} rate(s) ({rates} req/s) × {} repetition(s) = {runs} runs of {}",
+        plan.name,
+        names.len(),
+        names.join(", "),
+        l.rates.len(),
+        plan.repetitions,
+        format_go_duration(l.step),
+    );
+    if !l.warmup.is_zero() {
+        first.push_str(&format!(" ({} warm-up)", format_go_duration(l.warmup)));
+    }
+    if !l.cooldown.is_zero() {
+        first.push_str(&format!(
+            ", {} cool-down between runs",
+            format_go_duration(l.cooldown)
+        ));
+    }
+    let per_run = l.step + l.cooldown;
+    let left = runs.saturating_sub(stored);
+    let mut second = format!("estimated time: about {}", approx(per_run * left as u32));
+    if let Some(c) = &plan.ceiling {
+        // Worst case: the widest bracket the sweep can leave, for every target.
+        let mut widest = (0, l.rates[0]);
+        for w in l.rates.windows(2) {
+            if w[1] - w[0] > widest.1 - widest.0 {
+                widest = (w[0], w[1]);
+            }
+        }
+        let probes = probes_left(widest.0, widest.1, 0, c) * plan.targets.len();
+        if probes > 0 {
+            second.push_str(&format!(
+                ", then a ceiling search of at most {probes} run(s) (about {} more)",
+                approx(per_run * probes as u32)
+            ));
+        }
+    }
+    if let Some(n) = plan.stop_after_failures {
+        second.push_str(&format!(
+            "; fewer runs if a target fails the SLO {n} step(s) in a row"
+        ));
+    }
+    let mut lines = vec![first];
+    if stored > 0 {
+        lines.push(format!(
+            "resuming study {study}: {stored} run(s) reused from the store, the others run now"
+        ));
+    }
+    lines.push(second);
+    lines.push(format!(
+        "store: {} · report: {}",
+        db.display(),
+        out.display()
+    ));
+    lines
 }
 
 fn sleep_unless(stop: &AtomicBool, d: Duration) {
@@ -171,6 +347,7 @@ fn sleep_unless(stop: &AtomicBool, d: Duration) {
 }
 
 /// Runs one attack through the engine and collects it.
+#[allow(clippy::too_many_arguments)]
 fn execute(
     plan: &Plan,
     target: &str,
@@ -178,11 +355,16 @@ fn execute(
     base_url: &str,
     pid: Option<u32>,
     stop: &Arc<AtomicBool>,
+    extra: Option<Box<dyn Sink>>,
+    live: Arc<LiveStats>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
     let l = &plan.load;
     let t = plan
         .target(target)
         .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
+    // Only the engine sees the expanded values; every message is scrubbed.
+    let scrubbed = |m: String| StudyError::Engine(crate::secrets::scrub(plan, base_url, &m));
+    let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
     let targets: Vec<Target> = t
         .requests
         .iter()
@@ -190,8 +372,12 @@ fn execute(
             Ok(Target {
                 method: http::Method::from_bytes(r.method.as_bytes())
                     .map_err(|e| StudyError::Engine(e.to_string()))?,
-                url: r.url.replace("{origin}", base_url),
-                headers: r.headers.clone(),
+                url: expand(&r.url)?.replace("{origin}", base_url),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                    .collect::<Result<_, StudyError>>()?,
                 body: r.body.clone().map(Bytes::from).unwrap_or_default(),
             })
         })
@@ -225,21 +411,25 @@ fn execute(
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     };
-    let res = loadlab_engine::run_blocking(
-        cfg,
-        TargetSource::Static(targets),
-        Box::new(sink),
-        shutdown,
-        LiveStats::new(),
-    );
+    let sink: Box<dyn Sink> = match extra {
+        Some(e) => Box::new(Tee(vec![Box::new(sink), e])),
+        None => Box::new(sink),
+    };
+    let res =
+        loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live);
     let points = mon.map(Monitor::stop).unwrap_or_default();
-    let summary = res.map_err(|e| StudyError::Engine(e.to_string()))?;
+    let summary = res.map_err(|e| scrubbed(e.to_string()))?;
     let c = slot
         .lock()
         .ok()
         .and_then(|mut g| g.take())
         .ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
     let mut data = c.finish();
+    // Error texts name the URL as sent: show it as the plan does.
+    for (k, n) in std::mem::take(&mut data.summary.errors) {
+        let k = crate::secrets::scrub(plan, base_url, &k);
+        *data.summary.errors.entry(k).or_default() += n;
+    }
     data.summary.unsent = summary.unsent;
     data.summary.late = summary.late;
     // CPU figures exclude the warm-up, like every other figure.
@@ -260,7 +450,9 @@ fn execute(
 /// Runs (or resumes) a study and writes its report. Blocking.
 pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, StudyError> {
     let mut store = Store::open(&opts.db)?;
-    let plan_json = serde_json::to_string(plan).unwrap_or_default();
+    // What is stored is redacted: the resolved plan keeps `${NAME}`
+    // references (never their values) and hides literal credentials.
+    let plan_json = serde_json::to_string(&plan.redacted()).unwrap_or_default();
     let (study, out_dir, done) = if opts.resume {
         let row = store.resumable(&opts.plan_path)?.ok_or_else(|| {
             StudyError::Resume(format!(
@@ -295,7 +487,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         let id = store.create_study(
             &plan.name,
             &opts.plan_path,
-            &opts.plan_yaml,
+            &crate::secrets::redact_plan_yaml(&opts.plan_yaml),
             &plan_json,
             &env,
             "",
@@ -328,7 +520,10 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         Some(m) => Some(monitor::resolve(m).map_err(StudyError::Monitor)?),
         None => None,
     };
-    let total_hint = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let planned = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    if let Some(o) = opts.observer.as_mut() {
+        o.outline(&outline(plan, study, &opts.db, &out_dir, done.len()));
+    }
     let mut ctx = Ctx {
         plan,
         store: &mut store,
@@ -339,7 +534,9 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         opts: &mut opts,
         executed: 0,
         reused: 0,
-        total_hint,
+        position: 0,
+        planned,
+        spent: Duration::ZERO,
     };
     let result = schedule(&mut ctx);
     let (executed, reused) = (ctx.executed, ctx.reused);
@@ -386,7 +583,7 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
     let names: Vec<String> = plan.targets.iter().map(|t| t.name.clone()).collect();
     let mut fails_in_row: HashMap<String, u32> = HashMap::new();
     let mut stopped: Vec<String> = Vec::new();
-    for &rate in &plan.load.rates {
+    for (ri, &rate) in plan.load.rates.iter().enumerate() {
         let active: Vec<&String> = names.iter().filter(|n| !stopped.contains(n)).collect();
         if active.is_empty() {
             break;
@@ -407,6 +604,8 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
                     "stop rule: {t} failed the SLO {n} step(s) in a row; no higher rates for it"
                 ));
                 stopped.push((*t).clone());
+                let skipped = (plan.load.rates.len() - ri - 1) * plan.repetitions as usize;
+                ctx.planned = ctx.planned.saturating_sub(skipped).max(ctx.position);
             }
         }
     }
@@ -429,6 +628,11 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
         brackets.push((t.clone(), lo, fail, 0));
     }
     loop {
+        let left: usize = brackets
+            .iter()
+            .map(|(_, lo, hi, n)| probes_left(*lo, *hi, *n, c))
+            .sum();
+        ctx.planned = ctx.position + left;
         let mut progressed = false;
         for (t, lo, hi, probes) in brackets.iter_mut() {
             if *hi - *lo <= c.resolution || *probes >= c.max_probes {
@@ -451,4 +655,23 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_left_is_the_worst_case_of_the_bisection() {
+        let c = CeilingPlan {
+            resolution: 10,
+            max_probes: 8,
+        };
+        // 0..50: 25, 37 (or 12), 43 (or 31) ... until the bracket is <= 10 wide.
+        assert_eq!(probes_left(0, 50, 0, &c), 3);
+        assert_eq!(probes_left(100, 110, 0, &c), 0);
+        assert_eq!(probes_left(0, 1000, 6, &c), 2, "capped by max_probes");
+        assert_eq!(approx(Duration::from_millis(300)), "1s");
+        assert_eq!(approx(Duration::from_millis(61_600)), "1m2s");
+    }
 }

@@ -20,6 +20,7 @@ fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<Stri
             plan_yaml: yaml.to_string(),
             stop: Arc::new(AtomicBool::new(false)),
             progress: Box::new(move |s| l.lock().unwrap().push(s.to_string())),
+            observer: None,
         },
         log,
     )

@@ -2,9 +2,7 @@
 //! `loadlab runs report STUDY [--out DIR]`: what the store holds.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use loadlab_core::format_go_duration;
 use loadlab_study::analysis::Analysis;
 use loadlab_study::{Plan, Store};
 
@@ -45,8 +43,9 @@ fn open(db: &std::path::Path) -> Result<Store, CliError> {
     Store::open(db).map_err(CliError::bad_input)
 }
 
+/// Latencies in the runs table: 3 significant digits, like the progress lines.
 fn d(ns: u64) -> String {
-    format_go_duration(Duration::from_nanos(ns))
+    loadlab_study::report::text::round_duration(ns)
 }
 
 pub fn run(a: RunsArgs) -> Result<(), CliError> {

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use loadlab_study::{Plan, RunOptions, StoreError, StudyError};
+use loadlab_core::Sink;
+use loadlab_engine::LiveStats;
+use loadlab_study::{Observer, Plan, RunInfo, RunOptions, StoreError, StudyError};
 
 use crate::exit::CliError;
 
@@ -59,6 +61,33 @@ pub fn study_error(e: StudyError) -> CliError {
     }
 }
 
+/// The study's progress on stderr: its outline at start and, on a terminal,
+/// the live line of the current run (the one `attack` draws). Without a
+/// terminal the runner's one line per completed run is all there is.
+#[derive(Default)]
+struct StderrObserver {
+    current: Option<crate::progress::Progress>,
+}
+
+impl Observer for StderrObserver {
+    fn outline(&mut self, lines: &[String]) {
+        for l in lines {
+            eprintln!("{l}");
+        }
+    }
+    fn run_started(&mut self, run: &RunInfo, live: Arc<LiveStats>) -> Option<Box<dyn Sink>> {
+        let (sink, handle) =
+            crate::progress::start_labelled(Some(run.step), live, run.label(), Some(run.left))?;
+        self.current = Some(handle);
+        Some(Box::new(sink))
+    }
+    fn run_ended(&mut self) {
+        if let Some(p) = self.current.take() {
+            p.stop();
+        }
+    }
+}
+
 /// Runs a parsed plan with progress on stderr; returns the report folder.
 pub fn run_plan(
     plan: &Plan,
@@ -77,14 +106,10 @@ pub fn run_plan(
         plan_yaml,
         stop: stop_flag(),
         progress: Box::new(|line| eprintln!("{line}")),
+        observer: Some(Box::new(StderrObserver::default())),
     };
+    // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
-    if outcome.reused > 0 {
-        eprintln!(
-            "resumed study {}: {} run(s) reused from the store, {} run now",
-            outcome.study_id, outcome.reused, outcome.executed
-        );
-    }
     Ok(outcome.out_dir)
 }
 

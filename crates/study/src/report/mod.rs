@@ -18,7 +18,7 @@ use crate::analysis::{Analysis, PROBE, SWEEP};
 use crate::env::Environment;
 use crate::plan::Plan;
 use crate::store::{RunRow, StudyRow};
-use charts::{Axis, Figure, Line, Panel};
+use charts::{Axis, Figure, Line, Panel, Rule};
 use doc::Block;
 
 /// Table-friendly latency: 3 significant digits in ms (full precision lives in the vegeta blocks).
@@ -96,7 +96,10 @@ fn target_index(plan: &Plan, name: &str) -> usize {
 }
 
 /// The equivalent `loadlab attack` command line of one run of a target.
+/// Credentials are redacted (see [`Plan::redacted`]); `${NAME}` references
+/// are kept, so the shell expands them when the line is run.
 pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> String {
+    let plan = &plan.redacted();
     let Some(t) = plan.target(target) else {
         return String::new();
     };
@@ -142,6 +145,8 @@ fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
 
 /// Builds the whole document.
 pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis) -> Vec<Block> {
+    // Reports are made to be shared: no credential in any line of them.
+    let plan = &plan.redacted();
     let env: Environment = serde_json::from_str(&study.environment_json).unwrap_or_default();
     let mut b = Vec::new();
     b.push(Block::Heading(1, format!("Study: {}", plan.name)));
@@ -292,6 +297,19 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             markers: true,
         });
     }
+    // The p99 chart shows the SLO's p99 bound and each ceiling found.
+    let slo_p99 = slo_p99_rule(plan);
+    let mut p99_rules: Vec<Rule> = slo_p99.iter().cloned().collect();
+    for c in &analysis.ceilings {
+        if let (Some(pass), Some(_)) = (c.pass, c.fail) {
+            p99_rules.push(Rule {
+                vertical: true,
+                value: pass as f64,
+                label: format!("{} ceiling {pass} req/s", c.target),
+                color: target_index(plan, &c.target),
+            });
+        }
+    }
     if let Some(max_rate) = runs.iter().map(|r| r.rate).max() {
         sat_lines_t.push(Line {
             label: "offered".into(),
@@ -313,6 +331,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 x_ticks: None,
                 lines: sat_lines_t,
                 shade: None,
+                rules: Vec::new(),
             },
             Panel {
                 x_label: "offered rate (req/s)".into(),
@@ -322,6 +341,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 x_ticks: None,
                 lines: sat_lines_p,
                 shade: None,
+                rules: p99_rules,
             },
         ],
     }));
@@ -430,6 +450,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 lines: time_lines,
                 shade: (!plan.load.warmup.is_zero())
                     .then_some((0.0, plan.load.warmup.as_secs_f64())),
+                rules: slo_p99.iter().cloned().collect(),
             }],
         }));
         if overlay.len() > 1 {
@@ -522,7 +543,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         b.push(Block::Code("json".into(), o.recipes_json.clone()));
     }
     b.push(Block::Para("The plan:".into()));
-    b.push(Block::Code("yaml".into(), study.plan_yaml.clone()));
+    b.push(Block::Code(
+        "yaml".into(),
+        crate::secrets::redact_plan_yaml(&study.plan_yaml),
+    ));
     b
 }
 
@@ -535,7 +559,24 @@ fn spectrum_panel(lines: Vec<Line>) -> Panel {
         x_ticks: Some(charts::percentile_tick),
         lines,
         shade: None,
+        rules: Vec::new(),
     }
+}
+
+/// The SLO's p99 bound as a horizontal line (in ms), if the plan has one.
+fn slo_p99_rule(plan: &Plan) -> Option<Rule> {
+    let (_, d) = plan
+        .slo
+        .as_ref()?
+        .latency
+        .iter()
+        .find(|(p, _)| (*p - 99.0).abs() < 1e-9)?;
+    Some(Rule {
+        vertical: false,
+        value: d.as_secs_f64() * 1e3,
+        label: format!("SLO p99 ≤ {}", format_go_duration(*d)),
+        color: 6,
+    })
 }
 
 pub fn describe_slo(s: &crate::plan::Slo) -> String {

@@ -11,6 +11,19 @@ fn d(ns: u64) -> String {
     format_go_duration(Duration::from_nanos(ns))
 }
 
+/// A latency for one-line summaries (progress lines, `runs show`): rounded
+/// to 3 significant digits, Go syntax (`12.3ms`, `523µs`, `1.23s`).
+pub fn round_duration(ns: u64) -> String {
+    let digits = ns.checked_ilog10().map_or(0, |l| l + 1);
+    let ns = if digits > 3 {
+        let p = 10u64.pow(digits - 3);
+        (ns + p / 2) / p * p
+    } else {
+        ns
+    };
+    d(ns)
+}
+
 /// vegeta's `text` report layout (current column set).
 pub fn vegeta_text(s: &RunSummary) -> String {
     let mut o = String::new();
@@ -68,7 +81,8 @@ pub fn vegeta_text(s: &RunSummary) -> String {
     );
     let _ = writeln!(o, "Error Set:");
     for e in s.errors.keys() {
-        let _ = writeln!(o, "{e}");
+        // Stored texts are already redacted; this guards stores written before.
+        let _ = writeln!(o, "{}", crate::secrets::redact_urls(e));
     }
     let _ = ok;
     o
@@ -101,4 +115,20 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
         let _ = writeln!(o, "Monitored     CPU mean {m:.1}%, max {x:.1}%{rss}");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_duration_keeps_3_significant_digits() {
+        use super::round_duration as r;
+        assert_eq!(r(7_737_343), "7.74ms");
+        assert_eq!(r(12_345_678), "12.3ms");
+        assert_eq!(r(523_199), "523µs");
+        assert_eq!(r(999_600), "1ms");
+        assert_eq!(r(1_234_567_890), "1.23s");
+        assert_eq!(r(61_649_000_000), "1m1.6s");
+        assert_eq!(r(850), "850ns");
+        assert_eq!(r(0), "0s");
+    }
 }

@@ -1,0 +1,510 @@
+//! Secrets in plans: `${NAME}` references to the environment, and redaction
+//! of credentials wherever a human-readable artefact is written (the report,
+//! the store, `runs show`, progress lines, error messages).
+//!
+//! A plan keeps its request templates unexpanded (`Bearer ${API_TOKEN}`); the
+//! values of the referenced variables are captured when the plan is loaded
+//! ([`capture`]) and live only in memory ([`EnvValues`] is never serialized),
+//! so only the engine ever sees the expanded request. What is shown or stored
+//! goes through [`Plan::redacted`](crate::Plan::redacted) and
+//! [`redact_plan_yaml`]: the values of credential headers (`Authorization`,
+//! `Proxy-Authorization`, `Cookie`, `X-Api-Key` and any header named in the
+//! plan's `redact:` list) become `REDACTED` unless they are only a reference
+//! to the environment, and URL passwords become `xxxxx` (as Go's
+//! `url.URL.Redacted` writes them).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::plan::{PlanError, TargetPlan};
+
+/// Headers whose values are credentials, lower case.
+pub const CREDENTIAL_HEADERS: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+];
+
+/// What a redacted header value (or the secret part of it) is replaced with.
+pub const REDACTED: &str = "REDACTED";
+
+/// What a redacted URL password is replaced with (Go's `url.URL.Redacted`).
+pub const URL_PASSWORD: &str = "xxxxx";
+
+/// Values of the environment variables a plan references, captured at load.
+/// Never serialized; its `Debug` shows the names only.
+#[derive(Clone, Default, PartialEq)]
+pub struct EnvValues(BTreeMap<String, String>);
+
+impl fmt::Debug for EnvValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
+impl EnvValues {
+    /// The captured values (for scrubbing text).
+    fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.values().map(String::as_str)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece<'a> {
+    Lit(&'a str),
+    Var(&'a str),
+}
+
+/// Splits a value into literal text and `${NAME}` references; `$${` is a
+/// literal `${`. A `$` not followed by `{` is literal.
+fn pieces(s: &str) -> Result<Vec<Piece<'_>>, String> {
+    let mut out = Vec::new();
+    let mut lit_start = 0;
+    let mut i = 0;
+    let b = s.as_bytes();
+    while i < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        if s[i..].starts_with("$${") {
+            if lit_start < i {
+                out.push(Piece::Lit(&s[lit_start..i]));
+            }
+            // The second `$` starts the next literal run: `${` stays literal.
+            lit_start = i + 1;
+            i += 3;
+            continue;
+        }
+        if !s[i..].starts_with("${") {
+            i += 1;
+            continue;
+        }
+        let Some(len) = s[i + 2..].find('}') else {
+            return Err(format!(
+                "unterminated `${{` in {s:?} (write ${{NAME}}, or $${{ for a literal ${{)"
+            ));
+        };
+        let name = &s[i + 2..i + 2 + len];
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "`${{{name}}}` is not a variable reference (names are letters, digits and _; write $${{ for a literal ${{)"
+            ));
+        }
+        if lit_start < i {
+            out.push(Piece::Lit(&s[lit_start..i]));
+        }
+        out.push(Piece::Var(name));
+        i += 2 + len + 1;
+        lit_start = i;
+    }
+    if lit_start < s.len() {
+        out.push(Piece::Lit(&s[lit_start..]));
+    }
+    Ok(out)
+}
+
+/// The variables `s` references.
+pub fn references(s: &str) -> Result<Vec<&str>, String> {
+    Ok(pieces(s)?
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Var(n) => Some(n),
+            Piece::Lit(_) => None,
+        })
+        .collect())
+}
+
+/// Expands `${NAME}` references with the captured values.
+pub fn expand(s: &str, env: &EnvValues) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    for p in pieces(s)? {
+        match p {
+            Piece::Lit(l) => out.push_str(l),
+            Piece::Var(n) => out.push_str(
+                env.0
+                    .get(n)
+                    .ok_or_else(|| format!("environment variable {n} was not captured"))?,
+            ),
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `s` is exactly one `${NAME}` reference.
+fn is_reference(s: &str) -> bool {
+    matches!(pieces(s).as_deref(), Ok([Piece::Var(_)]))
+}
+
+/// Whether a header (any case) carries a credential.
+pub fn is_credential(name: &str, extra: &[String]) -> bool {
+    let n = name.trim();
+    CREDENTIAL_HEADERS.iter().any(|c| c.eq_ignore_ascii_case(n))
+        || extra.iter().any(|c| c.trim().eq_ignore_ascii_case(n))
+}
+
+/// The value of a header as it may be shown: a credential's value is
+/// replaced by `REDACTED`, keeping an `Authorization` scheme (`Bearer
+/// REDACTED`) and a value that is only a reference to the environment
+/// (`Bearer ${API_TOKEN}`: it holds no secret). Other headers are unchanged.
+pub fn redact_header_value(name: &str, value: &str, extra: &[String]) -> String {
+    if !is_credential(name, extra) || value.trim().is_empty() {
+        return value.to_string();
+    }
+    let auth = ["authorization", "proxy-authorization"]
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(name.trim()));
+    let v = value.trim();
+    let (scheme, rest) = match v.split_once(char::is_whitespace) {
+        Some((s, r)) if auth && !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic()) => {
+            (Some(s), r.trim())
+        }
+        _ => (None, v),
+    };
+    let rest = if is_reference(rest) { rest } else { REDACTED };
+    match scheme {
+        Some(s) => format!("{s} {rest}"),
+        None => rest.to_string(),
+    }
+}
+
+/// Replaces the password of every `scheme://user:password@host` in `text`
+/// with `xxxxx`, unless it is only a reference to the environment.
+pub fn redact_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        // The authority ends at a path, query or fragment, or where the text
+        // around a URL would end it.
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let userinfo = &authority[..at];
+                match userinfo.split_once(':') {
+                    Some((user, pass)) if !pass.is_empty() && !is_reference(pass) => {
+                        out.push_str(user);
+                        out.push(':');
+                        out.push_str(URL_PASSWORD);
+                        out.push_str(&authority[at..]);
+                    }
+                    _ => out.push_str(authority),
+                }
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Finds `needle` outside YAML comments (1-based line and column).
+fn locate_outside_comments(src: &str, needle: &str) -> Option<(usize, usize)> {
+    for (n, line) in src.lines().enumerate() {
+        let mut from = 0;
+        while let Some(off) = line[from..].find(needle) {
+            let col = from + off;
+            let before = &line[..col];
+            let comment = before.trim_start().starts_with('#') || before.contains(" #");
+            if !comment {
+                return Some((n + 1, col + 1));
+            }
+            from = col + needle.len();
+        }
+    }
+    None
+}
+
+/// Checks every `${NAME}` in the targets' URLs and header values and captures
+/// the variables' values from the environment. A missing variable is an error
+/// at the place the plan references it.
+pub fn capture(targets: &[TargetPlan], src: &str, file: &str) -> Result<EnvValues, PlanError> {
+    let at = |needle: &str, target: &str, message: String| {
+        let (line, column, message) = match locate_outside_comments(src, needle) {
+            Some((l, c)) => (l, c, message),
+            None => {
+                let (l, c) = locate_outside_comments(src, &format!("name: {target}"))
+                    .or_else(|| locate_outside_comments(src, target))
+                    .unwrap_or((1, 1));
+                (l, c, format!("{message} (in its targets file)"))
+            }
+        };
+        PlanError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let mut env = EnvValues::default();
+    for t in targets {
+        for r in &t.requests {
+            let values = std::iter::once(("url".to_string(), r.url.as_str())).chain(
+                r.headers
+                    .iter()
+                    .map(|(k, v)| (format!("header {k}"), v.as_str())),
+            );
+            for (what, v) in values {
+                let names = references(v)
+                    .map_err(|m| at(v, &t.name, format!("target {:?}: {what}: {m}", t.name)))?;
+                for n in names {
+                    if env.0.contains_key(n) {
+                        continue;
+                    }
+                    match std::env::var(n) {
+                        Ok(val) => {
+                            env.0.insert(n.to_string(), val);
+                        }
+                        Err(e) => {
+                            let why = match e {
+                                std::env::VarError::NotPresent => "is not set",
+                                std::env::VarError::NotUnicode(_) => "is not valid UTF-8",
+                            };
+                            return Err(at(
+                                &format!("${{{n}}}"),
+                                &t.name,
+                                format!(
+                                    "environment variable {n} {why} (target {:?} uses ${{{n}}} in its {what}; export it or write $${{ for a literal ${{)",
+                                    t.name
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
+/// `{origin}` = `base_url` and references expanded) become their redacted
+/// templates, remaining URL passwords become `xxxxx`, and any captured
+/// environment value or literal credential still present becomes `REDACTED`.
+/// Used for error messages and the error set of a run.
+pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
+    let shown = plan.redacted();
+    let mut out = text.to_string();
+    for (t, s) in plan.targets.iter().zip(&shown.targets) {
+        for (r, d) in t.requests.iter().zip(&s.requests) {
+            if let Ok(sent) = expand(&r.url, &plan.env) {
+                let sent = sent.replace("{origin}", base_url);
+                let disp = d.url.replace("{origin}", base_url);
+                if sent != disp && !sent.is_empty() {
+                    out = out.replace(&sent, &disp);
+                }
+            }
+        }
+    }
+    out = redact_urls(&out);
+    // Anything left that is known to be secret (too short a value would
+    // mangle ordinary text; such a value is no secret anyway).
+    let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
+    for t in &plan.targets {
+        for r in &t.requests {
+            for (k, v) in &r.headers {
+                if is_credential(k, &plan.redact) {
+                    secrets.push(v.trim().to_string());
+                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
+                        secrets.push(rest.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    secrets.retain(|s| s.len() >= 4 && !is_reference(s));
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    for s in secrets {
+        out = out.replace(&s, REDACTED);
+    }
+    out
+}
+
+/// Pairs (as written, as shown) for the credentials of a plan's YAML value.
+fn yaml_replacements(v: &serde_yaml::Value) -> Vec<(String, String)> {
+    let extra: Vec<String> = v
+        .get("redact")
+        .and_then(|r| r.as_sequence())
+        .map(|s| {
+            s.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let Some(targets) = v.get("targets").and_then(|t| t.as_sequence()) else {
+        return out;
+    };
+    for t in targets {
+        if let Some(url) = t.get("url").and_then(|u| u.as_str()) {
+            let red = redact_urls(url);
+            if red != url {
+                out.push((url.to_string(), red));
+            }
+        }
+        if let Some(h) = t.get("headers").and_then(|h| h.as_mapping()) {
+            for (k, val) in h {
+                let (Some(k), Some(val)) = (k.as_str(), val.as_str()) else {
+                    continue;
+                };
+                let red = redact_header_value(k, val, &extra);
+                if red != val {
+                    out.push((val.to_string(), red));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The plan's text as it may be stored and shown: credential header values
+/// and URL passwords redacted in place (comments and layout kept). If a value
+/// cannot be found verbatim (an escaped or multi-line string), the plan is
+/// re-serialized from its parsed form instead, with a note saying so.
+pub fn redact_plan_yaml(text: &str) -> String {
+    let Ok(mut v) = serde_yaml::from_str::<serde_yaml::Value>(text) else {
+        return text.to_string();
+    };
+    let mut reps = yaml_replacements(&v);
+    if reps.is_empty() {
+        return text.to_string();
+    }
+    reps.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    let mut out = text.to_string();
+    for (from, to) in &reps {
+        out = out.replace(from.as_str(), to);
+    }
+    let clean = serde_yaml::from_str::<serde_yaml::Value>(&out)
+        .is_ok_and(|w| yaml_replacements(&w).is_empty());
+    if clean {
+        return out;
+    }
+    // Structural fallback.
+    let extra: Vec<String> = v
+        .get("redact")
+        .and_then(|r| r.as_sequence())
+        .map(|s| {
+            s.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(targets) = v.get_mut("targets").and_then(|t| t.as_sequence_mut()) {
+        for t in targets {
+            if let Some(u) = t.get_mut("url")
+                && let Some(s) = u.as_str()
+            {
+                *u = serde_yaml::Value::String(redact_urls(s));
+            }
+            if let Some(h) = t.get_mut("headers").and_then(|h| h.as_mapping_mut()) {
+                for (k, val) in h.iter_mut() {
+                    if let (Some(k), Some(s)) = (k.as_str(), val.as_str()) {
+                        *val = serde_yaml::Value::String(redact_header_value(k, s, &extra));
+                    }
+                }
+            }
+        }
+    }
+    format!(
+        "# loadlab re-serialized this plan to redact its credentials (comments and layout are not kept)\n{}",
+        serde_yaml::to_string(&v).unwrap_or_default()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_and_escapes() {
+        assert_eq!(references("Bearer ${API_TOKEN}").unwrap(), ["API_TOKEN"]);
+        assert_eq!(references("a$b ${X}${Y_2}").unwrap(), ["X", "Y_2"]);
+        assert!(references("$${NOT}").unwrap().is_empty());
+        let mut env = EnvValues::default();
+        env.0.insert("X".into(), "v".into());
+        assert_eq!(expand("$${X} ${X} $5", &env).unwrap(), "${X} v $5");
+        assert!(references("${1X}").is_err());
+        assert!(references("${X").is_err());
+        assert_eq!(format!("{env:?}"), "{\"X\"}");
+    }
+
+    #[test]
+    fn header_values() {
+        let none: &[String] = &[];
+        assert_eq!(
+            redact_header_value("Authorization", "Bearer abc.def", none),
+            "Bearer REDACTED"
+        );
+        assert_eq!(
+            redact_header_value("authorization", "Bearer ${TOKEN}", none),
+            "Bearer ${TOKEN}"
+        );
+        assert_eq!(
+            redact_header_value("X-Api-Key", "sk-live 123", none),
+            "REDACTED"
+        );
+        assert_eq!(redact_header_value("Cookie", "${C}", none), "${C}");
+        assert_eq!(
+            redact_header_value("Accept", "text/html", none),
+            "text/html"
+        );
+        let extra = ["X-Session".to_string()];
+        assert_eq!(
+            redact_header_value("x-session", "s3cr3t", &extra),
+            "REDACTED"
+        );
+        // Idempotent.
+        assert_eq!(
+            redact_header_value("Authorization", "Bearer REDACTED", none),
+            "Bearer REDACTED"
+        );
+    }
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            redact_urls("GET http://user:pa:ss@127.0.0.1:8/x?y=1: connection refused"),
+            "GET http://user:xxxxx@127.0.0.1:8/x?y=1: connection refused"
+        );
+        assert_eq!(redact_urls("http://u:${P}@h/"), "http://u:${P}@h/");
+        assert_eq!(
+            redact_urls("http://token@h/ and https://h/"),
+            "http://token@h/ and https://h/"
+        );
+        assert_eq!(redact_urls("\"http://a:b@h\""), "\"http://a:xxxxx@h\"");
+    }
+
+    #[test]
+    fn plan_yaml_in_place_and_fallback() {
+        let y = "name: x # a comment\ntargets:\n  - name: a\n    url: http://me:hunter22@h/\n    headers: {Authorization: \"Bearer tok123\", Accept: x, X-S: zz99}\nredact: [X-S]\n";
+        let r = redact_plan_yaml(y);
+        assert!(r.contains("# a comment"), "{r}");
+        assert!(
+            r.contains("http://me:xxxxx@h/") && r.contains("Bearer REDACTED"),
+            "{r}"
+        );
+        assert!(
+            !r.contains("hunter22") && !r.contains("tok123") && !r.contains("zz99"),
+            "{r}"
+        );
+        // An escaped value is not found verbatim: re-serialized.
+        let y = "name: x\ntargets:\n  - name: a\n    url: http://h/\n    headers: {Cookie: \"s\\x3d123456\"}\n";
+        let r = redact_plan_yaml(y);
+        assert!(r.starts_with("# loadlab re-serialized"), "{r}");
+        assert!(!r.contains("123456"), "{r}");
+        assert_eq!(redact_plan_yaml(&r), r);
+    }
+}
