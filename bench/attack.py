@@ -15,6 +15,9 @@ Clients: pinned to CPU 1, one at a time.
 4. --long: RSS every 30 s over a 10-minute attack at 5,000/s streaming results
    to disk, and 10,000 concurrent keep-alive connections held (counted with
    `ss` while the attack runs). --connections: only the latter.
+5. --baseline BIN --paired N: this build and another loadlab binary (an older
+   commit's release build) alternating N times, at full speed (µs CPU per
+   request) and at 5,000/s (CPU %): the before/after of an engine change.
 
 Peers come from Debian (wrk, apache2-utils, nghttp2-client, hey) and
 `go install github.com/tsenart/vegeta/v12@latest`; missing peers are skipped.
@@ -85,6 +88,31 @@ def paired(url, secs, tmp, n):
     print(f"median CPU: loadlab {ll:.1f} %, oha {oh:.1f} %, ratio {ll / oh:.2f}; "
           f"p50: loadlab {median([r['p50_ms'] for r in rows['loadlab']]):.3f} ms, "
           f"oha {median([r['p50_ms'] for r in rows['oha']]):.3f} ms")
+
+
+def against_baseline(url, secs, tmp, n, baseline):
+    """This build and `baseline` alternating: full speed and 5,000/s."""
+    global LOADLAB
+    builds = {"this": LOADLAB, "baseline": baseline}
+    rows = {k: {"us": [], "cpu": [], "p50": []} for k in builds}
+    for i in range(n):
+        for name, path in builds.items():
+            LOADLAB = path
+            reqs, cpu = max_speed("loadlab", url, secs, tmp)
+            f = fixed_rate("loadlab", url, secs, tmp)
+            r = rows[name]
+            r["us"].append(cpu / reqs * 1e6)
+            r["cpu"].append(f["cpu_pct"])
+            r["p50"].append(f["p50_ms"])
+            print(f"run {i} {name:8} full speed {reqs / secs:9.0f}/s {r['us'][-1]:6.2f} µs CPU/request   "
+                  f"5,000/s: CPU {f['cpu_pct']:5.1f} %  p50 {f['p50_ms']:.3f} ms  rate {f['rate']:.2f}", flush=True)
+    LOADLAB = builds["this"]
+    t, b = rows["this"], rows["baseline"]
+    print(f"median µs CPU/request: this {median(t['us']):.2f}, baseline {median(b['us']):.2f}, "
+          f"ratio {median(t['us']) / median(b['us']):.3f}")
+    print(f"median CPU % at 5,000/s: this {median(t['cpu']):.1f}, baseline {median(b['cpu']):.1f}, "
+          f"ratio {median(t['cpu']) / median(b['cpu']):.3f}; p50 this {median(t['p50']):.3f} ms, "
+          f"baseline {median(b['p50']):.3f} ms")
 
 
 def fixed_rate(tool, url, secs, tmp, rate=5000):
@@ -174,6 +202,8 @@ def main():
                     help="only the 5,000/s comparison: loadlab and oha alternating, N runs each")
     ap.add_argument("--connections", action="store_true",
                     help="only the 10,000 concurrent connections check")
+    ap.add_argument("--baseline", metavar="BIN",
+                    help="with --paired N: compare this build with another loadlab binary")
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
     if not args.skip_build:
@@ -182,6 +212,9 @@ def main():
     url = nginx.url("100b")
     tmp = tempfile.mkdtemp(prefix="loadlab-bench-")
     try:
+        if args.paired and args.baseline:
+            against_baseline(url, args.seconds, tmp, args.paired, os.path.abspath(args.baseline))
+            return
         if args.paired:
             paired(url, args.seconds, tmp, args.paired)
             return
