@@ -673,3 +673,60 @@ fn bad_input_leaves_an_existing_results_file_alone() {
     assert!(text(&out.stderr).contains("cannot listen on -prometheus-addr"));
     assert_eq!(std::fs::read(&f).unwrap(), b"yesterday's results");
 }
+
+/// Writes a loadlab results file of `samples` (one target, `GET http://127.0.0.1:1/`).
+fn results_file(path: &std::path::Path, samples: &[loadlab_core::Sample]) {
+    use loadlab_core::{AttackInfo, Sink, TargetInfo};
+    let mut w = loadlab_metrics::ResultsWriter::new(std::fs::File::create(path).unwrap());
+    w.begin(&AttackInfo {
+        name: String::new(),
+        start_unix_ns: 1_700_000_000_000_000_000,
+    });
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://127.0.0.1:1/".into(),
+        },
+    );
+    for s in samples {
+        w.record(s);
+    }
+    w.finish().unwrap();
+}
+
+fn ok_sample(seq: u64, intended: u64, sent: u64, done: u64) -> loadlab_core::Sample {
+    loadlab_core::Sample {
+        seq,
+        intended_ns: intended,
+        sent_ns: sent,
+        first_byte_ns: done - 1_000,
+        done_ns: done,
+        status: 200,
+        bytes_in: 11,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn report_rounds_durations_as_vegeta_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    results_file(
+        &f,
+        &[
+            ok_sample(0, 0, 0, 1_020_135),
+            ok_sample(1, 1_990_135_281, 1_990_135_281, 1_992_844_404),
+        ],
+    );
+    let out = run(&["report", f.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = text(&out.stdout);
+    assert!(
+        field(&rep, "Duration").ends_with("  1.993s, 1.99s, 2.709ms"),
+        "{rep}"
+    );
+    assert!(field(&rep, "Latencies").contains("  1.02ms, "), "{rep}");
+    // Nothing was late: vegeta's eight lines only.
+    assert_eq!(rep.lines().count(), 8, "{rep}");
+}

@@ -45,6 +45,6 @@ pub use prom::{PromMetrics, PromSink};
 pub use record::{Record, status_text};
 pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
-    format_report_text, format_report_text_exact, render,
+    format_report_text, render,
 };
 pub use sink::MetricsSink;

@@ -113,32 +113,27 @@ fn rd(ns: u64) -> String {
 }
 
 /// vegeta's text report, line for line, with durations rounded as vegeta
-/// rounds them (see [`round_for_text`]). When the corrected and uncorrected
-/// latencies differ materially ([`Summary::corrections_matter`]), two lines
-/// follow `Latencies`: `Uncorrected` (same seven figures, from the actual
-/// send) and `Send Lag` (mean, 99th percentile, max, and the count of late
-/// sends). Scripts that match vegeta's line prefixes are unaffected.
+/// rounds them (see [`round_for_text`]): `1.99s`, `59.997s`, `2.709ms`.
+///
+/// loadlab's own lines come after all of vegeta's (the error set included),
+/// after a blank line, and only when they say something
+/// ([`Summary::corrections_matter`]): `Uncorrected` (the seven latency
+/// figures from the actual send) and `Send Lag` (mean, 99th percentile,
+/// max, and the count of late sends). Scripts that pick vegeta's lines by
+/// prefix or by position are unaffected.
 pub fn format_report_text(m: &Metrics) -> String {
     text_from_summary(&m.summary())
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
-    text_with(s, rd)
-}
-
-/// The text report with every duration at full nanosecond precision
-/// (`1m0.103771332s`, `107.381249ms`), as vegeta printed it before it
-/// started rounding; same lines, same alignment rules.
-pub fn format_report_text_exact(m: &Metrics) -> String {
-    text_with(&m.summary(), go_duration)
-}
-
-fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
     let lat7 = |l: &LatencySummary| {
         [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
             .map(rd)
             .join(", ")
     };
+    // vegeta's tabbed lines and ours are aligned together (our labels and
+    // brackets are no wider than vegeta's, so its columns do not move);
+    // the error set, which has no tabs, is spliced in between afterwards.
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -157,6 +152,23 @@ fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
         "Latencies\t[min, mean, 50, 90, 95, 99, max]\t{}",
         lat7(&s.latencies)
     );
+    let _ = writeln!(
+        t,
+        "Bytes In\t[total, mean]\t{}, {:.2}",
+        s.bytes_in.total, s.bytes_in.mean
+    );
+    let _ = writeln!(
+        t,
+        "Bytes Out\t[total, mean]\t{}, {:.2}",
+        s.bytes_out.total, s.bytes_out.mean
+    );
+    let _ = writeln!(t, "Success\t[ratio]\t{:.2}%", s.success * 100.0);
+    t.push_str("Status Codes\t[code:count]\t");
+    for (code, n) in &s.status_codes {
+        let _ = write!(t, "{code}:{n}  ");
+    }
+    t.push('\n');
+    const VEGETA_TABBED: usize = 7;
     if s.corrections_matter() {
         let _ = writeln!(
             t,
@@ -174,27 +186,20 @@ fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
             s.late
         );
     }
-    let _ = writeln!(
-        t,
-        "Bytes In\t[total, mean]\t{}, {:.2}",
-        s.bytes_in.total, s.bytes_in.mean
-    );
-    let _ = writeln!(
-        t,
-        "Bytes Out\t[total, mean]\t{}, {:.2}",
-        s.bytes_out.total, s.bytes_out.mean
-    );
-    let _ = writeln!(t, "Success\t[ratio]\t{:.2}%", s.success * 100.0);
-    t.push_str("Status Codes\t[code:count]\t");
-    for (code, n) in &s.status_codes {
-        let _ = write!(t, "{code}:{n}  ");
-    }
-    t.push_str("\nError Set:\n");
+    let aligned = align(&t);
+    let mut lines = aligned.split_inclusive('\n');
+    let mut out: String = lines.by_ref().take(VEGETA_TABBED).collect();
+    out.push_str("Error Set:\n");
     for e in &s.errors {
-        t.push_str(e);
-        t.push('\n');
+        out.push_str(e);
+        out.push('\n');
     }
-    align(&t)
+    let ours: String = lines.collect();
+    if !ours.is_empty() {
+        out.push('\n');
+        out.push_str(&ours);
+    }
+    out
 }
 
 fn json_latencies(out: &mut String, l: &LatencySummary) {

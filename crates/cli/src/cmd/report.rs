@@ -6,9 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use loadlab_metrics::{
-    GroupBy, Grouped, Metrics, ReportType, format_report_text_exact, open_results,
-};
+use loadlab_metrics::{GroupBy, Grouped, Metrics, ReportType, open_results};
 
 use crate::exit::CliError;
 use crate::flags;
@@ -60,13 +58,10 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
     Ok(())
 }
 
-/// Renders a report. The text report prints durations at full precision, Go
-/// style (`1m0.103771332s`, `107.381249ms`), as the seeds' reports show them.
+/// Renders a report. The text report rounds durations as vegeta's does
+/// (`1.99s`, `59.997s`, `2.709ms`).
 pub fn render(kind: &ReportType, g: &Grouped) -> String {
-    g.render(|m: &Metrics| match kind {
-        ReportType::Text => format_report_text_exact(m),
-        other => loadlab_metrics::render(other, m),
-    })
+    g.render(|m: &Metrics| loadlab_metrics::render(kind, m))
 }
 
 pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
