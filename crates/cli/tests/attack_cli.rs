@@ -730,3 +730,75 @@ fn report_rounds_durations_as_vegeta_does() {
     // Nothing was late: vegeta's eight lines only.
     assert_eq!(rep.lines().count(), 8, "{rep}");
 }
+
+fn slow_origin(latency: &str) -> OriginHandle {
+    origin(&format!(
+        r#"{{"route":"/*","body":"slow","stages":[{{"at":0,"status":200,"latency":"{latency}"}}]}}"#
+    ))
+}
+
+/// The number after `label` in a text report line, e.g. the rate of
+/// `Requests [total, rate, throughput]  20, 10.26, 10.01` is item 1.
+fn item(report: &str, label: &str, i: usize) -> String {
+    let line = field(report, label);
+    let values = line.rsplit("  ").next().unwrap();
+    values.split(", ").nth(i).unwrap().trim().to_string()
+}
+
+/// Parses a Go duration as the text report prints it (`1.99s`, `780ms`).
+fn go_secs(s: &str) -> f64 {
+    let (num, unit) = s
+        .find(|c: char| c.is_ascii_alphabetic() || c == 'µ')
+        .map(|i| s.split_at(i))
+        .unwrap();
+    let n: f64 = num.parse().unwrap_or_else(|_| panic!("duration {s:?}"));
+    n * match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        u => panic!("unit {u} in {s:?}"),
+    }
+}
+
+#[test]
+fn a_generator_that_falls_behind_reports_its_actual_send_rate_and_span() {
+    // One worker against a server that takes 100 ms: at most ~10 sends a
+    // second although the schedule asks for 50/s.
+    let o = slow_origin("100ms");
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &["attack", "-rate=50", "-duration=2s", "-max-workers=1"],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = run(&["report"], &out.stdout);
+    let rep = text(&rep.stdout);
+    let n: f64 = item(&rep, "Requests", 0).parse().unwrap();
+    let rate: f64 = item(&rep, "Requests", 1).parse().unwrap();
+    let attack = go_secs(&item(&rep, "Duration", 1));
+    let wait = go_secs(&item(&rep, "Duration", 2));
+    assert!(n >= 3.0, "{rep}");
+    // Sends are at least 100 ms apart: the actual span and rate say so.
+    assert!(attack >= (n - 1.0) * 0.099, "{rep}");
+    assert!(rate <= n / ((n - 1.0) * 0.099), "{rep}");
+    assert!(rate < 16.0, "{rep}");
+    // wait = last done − last send: one response time, not the backlog.
+    assert!((0.099..1.0).contains(&wait), "{rep}");
+    // The schedule the sends were meant to keep is on its own line, after vegeta's.
+    let sched_rate: f64 = item(&rep, "Schedule", 0).parse().unwrap();
+    assert!(sched_rate > 40.0, "{rep}");
+    let pos = |l: &str| rep.find(l).unwrap_or_else(|| panic!("no {l} in {rep}"));
+    assert!(pos("Error Set:") < pos("Schedule"), "{rep}");
+    assert!(pos("Schedule") < pos("Send Lag"), "{rep}");
+    // The JSON report agrees and keeps the schedule too.
+    let rep = run(&["report", "-type=json"], &out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let duration = json["duration"].as_u64().unwrap() as f64 / 1e9;
+    assert!(duration >= (n - 1.0) * 0.099, "{json}");
+    assert!(json["schedule"]["rate"].as_f64().unwrap() > 40.0, "{json}");
+    assert!(
+        json["schedule"]["duration"].as_u64().unwrap() as f64 / 1e9 < duration,
+        "{json}"
+    );
+}

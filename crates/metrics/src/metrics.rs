@@ -1,17 +1,20 @@
 //! [`Metrics`]: everything the reports need, accumulated one [`Record`] at a
 //! time in constant memory (HdrHistograms, counters, a per-second series).
 //!
-//! The vegeta fields are computed exactly as vegeta defines them, with our
-//! timestamps: a request's *send* time is its **intended** send time and its
-//! latency the **corrected** latency (completion − intended). So
-//! `earliest`/`latest` span the schedule, `end` is the last completion, and
-//! merging several files (even of different formats) is just adding all
+//! The vegeta fields are computed exactly as vegeta defines them, from the
+//! instants vegeta has: `earliest`/`latest` are the first and last **actual**
+//! sends and `end` the last completion, so `rate` = requests ÷ (last send −
+//! first send), `attack` = last send − first send and `wait` = last
+//! completion − last send, even when the generator fell behind its schedule.
+//! The latencies are the **corrected** latency (completion − intended send).
+//! Merging several files (even of different formats) is just adding all
 //! their records: the time span covers them all, as in vegeta.
 //!
-//! On top of vegeta's fields: the uncorrected service time (from the actual
-//! send) and the send lag, each as an HdrHistogram, and the number of
-//! requests sent later than [`DEFAULT_LATE_THRESHOLD_NS`] after their
-//! intended time.
+//! On top of vegeta's fields: the schedule the sends were meant to keep (the
+//! first and last **intended** send, and the rate between them), the
+//! uncorrected service time (from the actual send) and the send lag, each as
+//! an HdrHistogram, and the number of requests sent later than
+//! [`DEFAULT_LATE_THRESHOLD_NS`] after their intended time.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -116,6 +119,18 @@ pub struct LatencySummary {
     pub min: u64,
 }
 
+/// The intended send times of the requests that were sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ScheduleSummary {
+    /// First and last intended send time; `None` when there were no requests.
+    pub earliest_unix_ns: Option<u64>,
+    pub latest_unix_ns: Option<u64>,
+    /// Last intended − first intended.
+    pub duration_ns: u64,
+    /// Requests ÷ duration, as vegeta computes its rate.
+    pub rate: f64,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ByteSummary {
     pub total: u64,
@@ -130,12 +145,18 @@ pub struct Summary {
     pub rate: f64,
     pub throughput: f64,
     pub success: f64,
-    /// `None` when there were no requests.
+    /// First and last actual send, last completion; `None` when there
+    /// were no requests.
     pub earliest_unix_ns: Option<u64>,
     pub latest_unix_ns: Option<u64>,
     pub end_unix_ns: Option<u64>,
+    /// Last send − first send.
     pub duration_ns: u64,
+    /// Last completion − last send.
     pub wait_ns: u64,
+    /// The schedule of the requests sent: first and last intended send
+    /// time, and the rate between them.
+    pub schedule: ScheduleSummary,
     /// Corrected latency (from the intended send time).
     pub latencies: LatencySummary,
     /// Uncorrected service time (from the actual send).
@@ -184,6 +205,8 @@ pub struct Metrics {
     earliest: u64,
     latest: u64,
     end: u64,
+    intended_earliest: u64,
+    intended_latest: u64,
     latency: Distribution,
     service: Distribution,
     lag: Distribution,
@@ -213,6 +236,8 @@ impl Metrics {
             earliest: u64::MAX,
             latest: 0,
             end: 0,
+            intended_earliest: u64::MAX,
+            intended_latest: 0,
             latency: Distribution::new(),
             service: Distribution::new(),
             lag: Distribution::new(),
@@ -254,10 +279,13 @@ impl Metrics {
         self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
         let ts = r.abs_intended_ns();
+        let sent = r.abs_sent_ns();
         let lat = s.latency_ns();
-        self.earliest = self.earliest.min(ts);
-        self.latest = self.latest.max(ts);
-        self.end = self.end.max(ts.saturating_add(lat));
+        self.earliest = self.earliest.min(sent);
+        self.latest = self.latest.max(sent);
+        self.end = self.end.max(r.abs_done_ns());
+        self.intended_earliest = self.intended_earliest.min(ts);
+        self.intended_latest = self.intended_latest.max(ts);
         let ok = s.is_success();
         if ok {
             self.successes += 1;
@@ -316,6 +344,8 @@ impl Metrics {
         self.earliest = self.earliest.min(other.earliest);
         self.latest = self.latest.max(other.latest);
         self.end = self.end.max(other.end);
+        self.intended_earliest = self.intended_earliest.min(other.intended_earliest);
+        self.intended_latest = self.intended_latest.max(other.intended_latest);
         self.latency.merge(&other.latency);
         self.service.merge(&other.service);
         self.lag.merge(&other.lag);
@@ -366,7 +396,9 @@ impl Metrics {
             (Some(self.earliest), Some(self.latest), Some(self.end))
         };
         let duration_ns = latest.unwrap_or(0) - earliest.unwrap_or(0);
-        let wait_ns = end.unwrap_or(0) - latest.unwrap_or(0);
+        // A request sent early (by the send clock) can complete before a
+        // later one was sent: never a negative wait.
+        let wait_ns = end.unwrap_or(0).saturating_sub(latest.unwrap_or(0));
         let secs = |ns: u64| (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
         let (mut rate, mut throughput) = (n as f64, self.successes as f64);
         if duration_ns > 0 {
@@ -376,6 +408,17 @@ impl Metrics {
         if n == 0 {
             (rate, throughput) = (0.0, 0.0);
         }
+        let schedule = if n == 0 {
+            ScheduleSummary::default()
+        } else {
+            let d = self.intended_latest - self.intended_earliest;
+            ScheduleSummary {
+                earliest_unix_ns: Some(self.intended_earliest),
+                latest_unix_ns: Some(self.intended_latest),
+                duration_ns: d,
+                rate: if d > 0 { n as f64 / secs(d) } else { n as f64 },
+            }
+        };
         let mean = |t: u64| if n == 0 { 0.0 } else { t as f64 / n as f64 };
         let mut codes: Vec<(String, u64)> = self
             .status
@@ -400,6 +443,7 @@ impl Metrics {
             end_unix_ns: end,
             duration_ns,
             wait_ns,
+            schedule,
             latencies: self.latency.summary(),
             uncorrected: self.service.summary(),
             send_lag: self.lag.summary(),

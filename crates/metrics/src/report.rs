@@ -115,12 +115,14 @@ fn rd(ns: u64) -> String {
 /// vegeta's text report, line for line, with durations rounded as vegeta
 /// rounds them (see [`round_for_text`]): `1.99s`, `59.997s`, `2.709ms`.
 ///
+/// `Requests` and `Duration` come from the actual sends, as in vegeta.
 /// loadlab's own lines come after all of vegeta's (the error set included),
 /// after a blank line, and only when they say something
-/// ([`Summary::corrections_matter`]): `Uncorrected` (the seven latency
-/// figures from the actual send) and `Send Lag` (mean, 99th percentile,
-/// max, and the count of late sends). Scripts that pick vegeta's lines by
-/// prefix or by position are unaffected.
+/// ([`Summary::corrections_matter`]): `Schedule` (the rate and span the
+/// sends were meant to keep), `Send Lag` (mean, 99th percentile, max, and
+/// the count of late sends) and `Uncorrected` (the seven latency figures
+/// from the actual send). Scripts that pick vegeta's lines by prefix or by
+/// position are unaffected.
 pub fn format_report_text(m: &Metrics) -> String {
     text_from_summary(&m.summary())
 }
@@ -172,8 +174,9 @@ pub fn text_from_summary(s: &Summary) -> String {
     if s.corrections_matter() {
         let _ = writeln!(
             t,
-            "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}",
-            lat7(&s.uncorrected)
+            "Schedule\t[rate, attack]\t{:.2}, {}",
+            s.schedule.rate,
+            rd(s.schedule.duration_ns)
         );
         let l = &s.send_lag;
         let _ = writeln!(
@@ -184,6 +187,11 @@ pub fn text_from_summary(s: &Summary) -> String {
             rd(l.p99),
             rd(l.max),
             s.late
+        );
+        let _ = writeln!(
+            t,
+            "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}",
+            lat7(&s.uncorrected)
         );
     }
     let aligned = align(&t);
@@ -221,7 +229,9 @@ fn json_time(out: &mut String, t: Option<u64>) {
 
 /// vegeta's JSON report (same keys, same order, one line), followed by our
 /// keys: `uncorrected` and `send_lag` (latency blocks in ns), `late` and
-/// `late_threshold` (ns). `buckets` appears when the metrics count buckets.
+/// `late_threshold` (ns), and `schedule` (`earliest`, `latest`: the first
+/// and last intended send; `duration` in ns; `rate`). `buckets` appears
+/// when the metrics count buckets.
 pub fn format_report_json(m: &Metrics) -> String {
     let s = m.summary();
     let mut o = String::with_capacity(1024);
@@ -283,11 +293,17 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_latencies(&mut o, &s.uncorrected);
     o.push_str(",\"send_lag\":");
     json_latencies(&mut o, &s.send_lag);
-    let _ = writeln!(
+    let _ = write!(
         o,
-        ",\"late\":{},\"late_threshold\":{}}}",
+        ",\"late\":{},\"late_threshold\":{},\"schedule\":{{\"earliest\":",
         s.late, s.late_threshold_ns
     );
+    json_time(&mut o, s.schedule.earliest_unix_ns);
+    o.push_str(",\"latest\":");
+    json_time(&mut o, s.schedule.latest_unix_ns);
+    let _ = write!(o, ",\"duration\":{},\"rate\":", s.schedule.duration_ns);
+    json_float(&mut o, s.schedule.rate);
+    o.push_str("}}\n");
     o
 }
 

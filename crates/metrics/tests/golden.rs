@@ -269,6 +269,7 @@ fn text_layout_matches_vegetas_reference_report() {
         end_unix_ns: Some(4_999_488_217),
         duration_ns: 4_999_000_000,
         wait_ns: 488_217,
+        schedule: Default::default(),
         latencies: lat,
         uncorrected: lat,
         send_lag: LatencySummary::default(),
