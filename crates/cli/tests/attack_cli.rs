@@ -802,3 +802,49 @@ fn a_generator_that_falls_behind_reports_its_actual_send_rate_and_span() {
         "{json}"
     );
 }
+
+#[test]
+fn scheduled_requests_never_sent_show_in_every_report() {
+    // One worker, a 100 ms server, 50/s for 2 s: the schedule calls for 100
+    // requests, about 20 go out; the rest are counted, not hidden.
+    let o = slow_origin("100ms");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-duration=2s",
+            "-max-workers=1",
+            "-name=capped",
+            &format!("-output={}", f.display()),
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let f = f.to_str().unwrap();
+    let rep = text(&run(&["report", f], b"").stdout);
+    let sent: u64 = item(&rep, "Requests", 0).parse().unwrap();
+    let unsent: u64 = item(&rep, "Unsent", 0).parse().unwrap();
+    assert_eq!(sent + unsent, 100, "{rep}");
+    assert!(unsent >= 50, "{rep}");
+    let pos = |l: &str| rep.find(l).unwrap_or_else(|| panic!("no {l} in {rep}"));
+    assert!(pos("Error Set:") < pos("Unsent"), "{rep}");
+    // JSON, and the blocks of -by=attack and -by=target.
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["report", "-type=json", f], b"").stdout).unwrap();
+    assert_eq!(json["unsent"].as_u64(), Some(unsent), "{json}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["report", "-type=json", "-by=attack", f], b"").stdout)
+            .unwrap();
+    assert_eq!(json["capped"]["unsent"].as_u64(), Some(unsent), "{json}");
+    for by in ["-by=attack", "-by=target"] {
+        let rep = text(&run(&["report", by, f], b"").stdout);
+        assert_eq!(
+            item(&rep, "Unsent", 0).parse::<u64>().unwrap(),
+            unsent,
+            "{by}: {rep}"
+        );
+    }
+}

@@ -164,6 +164,12 @@ pub struct Summary {
     pub send_lag: LatencySummary,
     pub late: u64,
     pub late_threshold_ns: u64,
+    /// Requests the schedule called for that were never sent (the
+    /// generator fell behind and the attack ended first).
+    pub unsent: u64,
+    /// True when `unsent` is the count of the whole attack(s) these records
+    /// came from, not of these records alone (`report -by=target`).
+    pub unsent_attack_wide: bool,
     pub bytes_in: ByteSummary,
     pub bytes_out: ByteSummary,
     /// `(code, count)` ordered as strings, as vegeta prints them.
@@ -216,6 +222,8 @@ pub struct Metrics {
     errors: Vec<ErrKey>,
     buckets: Option<(Vec<u64>, Vec<u64>)>,
     series: Series,
+    unsent: u64,
+    unsent_attack_wide: bool,
 }
 
 impl Default for Metrics {
@@ -247,7 +255,23 @@ impl Metrics {
             errors: Vec::new(),
             buckets: None,
             series: Series::default(),
+            unsent: 0,
+            unsent_attack_wide: false,
         }
+    }
+
+    /// Adds requests an attack's schedule called for that were never sent
+    /// (a results file records them per attack, see
+    /// [`crate::Results::unsent`]).
+    pub fn add_unsent(&mut self, n: u64) {
+        self.unsent = self.unsent.saturating_add(n);
+    }
+
+    /// Marks the unsent count as the whole attack's rather than these
+    /// records' own (a report split by target cannot attribute unsent
+    /// requests to one target).
+    pub fn set_unsent_attack_wide(&mut self) {
+        self.unsent_attack_wide = true;
     }
 
     /// Counts corrected latencies into `hist[...]` buckets (lower bounds in
@@ -363,6 +387,8 @@ impl Metrics {
             }
         }
         self.series.merge(&other.series);
+        self.unsent = self.unsent.saturating_add(other.unsent);
+        self.unsent_attack_wide |= other.unsent_attack_wide;
     }
 
     /// Corrected latency distribution.
@@ -449,6 +475,8 @@ impl Metrics {
             send_lag: self.lag.summary(),
             late: self.late,
             late_threshold_ns: self.late_threshold_ns,
+            unsent: self.unsent,
+            unsent_attack_wide: self.unsent_attack_wide,
             bytes_in: ByteSummary {
                 total: self.bytes_in,
                 mean: mean(self.bytes_in),

@@ -39,6 +39,16 @@ impl Results {
         self.format
     }
 
+    /// Per attack name, the requests its schedule called for that were never
+    /// sent (only loadlab files record it). Complete once the iterator has
+    /// returned `None`.
+    pub fn unsent(&self) -> &[(std::sync::Arc<str>, u64)] {
+        match &self.inner {
+            Inner::Loadlab(r) => r.unsent(),
+            _ => &[],
+        }
+    }
+
     /// Non-fatal problems (e.g. a truncated last record). Complete once the
     /// iterator has returned `None`.
     pub fn warnings(&self) -> Vec<String> {

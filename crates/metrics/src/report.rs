@@ -118,7 +118,8 @@ fn rd(ns: u64) -> String {
 /// `Requests` and `Duration` come from the actual sends, as in vegeta.
 /// loadlab's own lines come after all of vegeta's (the error set included),
 /// after a blank line, and only when they say something
-/// ([`Summary::corrections_matter`]): `Schedule` (the rate and span the
+/// `Unsent` (requests the schedule called for that were never sent) when
+/// there are any, then, when [`Summary::corrections_matter`], `Schedule` (the rate and span the
 /// sends were meant to keep), `Send Lag` (mean, 99th percentile, max, and
 /// the count of late sends) and `Uncorrected` (the seven latency figures
 /// from the actual send). Scripts that pick vegeta's lines by prefix or by
@@ -171,6 +172,14 @@ pub fn text_from_summary(s: &Summary) -> String {
     }
     t.push('\n');
     const VEGETA_TABBED: usize = 7;
+    if s.unsent > 0 {
+        let scope = if s.unsent_attack_wide {
+            "whole attack"
+        } else {
+            "scheduled, never sent"
+        };
+        let _ = writeln!(t, "Unsent\t[{scope}]\t{}", s.unsent);
+    }
     if s.corrections_matter() {
         let _ = writeln!(
             t,
@@ -229,7 +238,8 @@ fn json_time(out: &mut String, t: Option<u64>) {
 
 /// vegeta's JSON report (same keys, same order, one line), followed by our
 /// keys: `uncorrected` and `send_lag` (latency blocks in ns), `late` and
-/// `late_threshold` (ns), and `schedule` (`earliest`, `latest`: the first
+/// `late_threshold` (ns), `unsent` (requests scheduled but never sent),
+/// and `schedule` (`earliest`, `latest`: the first
 /// and last intended send; `duration` in ns; `rate`). `buckets` appears
 /// when the metrics count buckets.
 pub fn format_report_json(m: &Metrics) -> String {
@@ -295,8 +305,8 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_latencies(&mut o, &s.send_lag);
     let _ = write!(
         o,
-        ",\"late\":{},\"late_threshold\":{},\"schedule\":{{\"earliest\":",
-        s.late, s.late_threshold_ns
+        ",\"late\":{},\"late_threshold\":{},\"unsent\":{},\"schedule\":{{\"earliest\":",
+        s.late, s.late_threshold_ns, s.unsent
     );
     json_time(&mut o, s.schedule.earliest_unix_ns);
     o.push_str(",\"latest\":");

@@ -186,6 +186,29 @@ fn text_slow_on_time_run_has_only_vegetas_lines() {
     assert_eq!(out.lines().count(), 8, "{out}");
 }
 
+/// Requests the schedule called for but never sent get their own line,
+/// first of loadlab's, even when nothing that was sent was late.
+#[test]
+fn text_and_json_with_unsent_requests() {
+    let mut m = Metrics::new();
+    for r in calm() {
+        m.add(&r);
+    }
+    m.add_unsent(148);
+    let out = render(&ReportType::Text, &m);
+    assert_vegeta_lines_first(&out);
+    check("text_unsent", &out);
+    let json = render(&ReportType::Json, &m);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["unsent"], 148);
+    let mut m = Metrics::new();
+    for r in troubled() {
+        m.add(&r);
+    }
+    m.add_unsent(3);
+    check("text_troubled_unsent", &render(&ReportType::Text, &m));
+}
+
 #[test]
 fn json_calm() {
     check("json_calm", &report(&calm(), "json"));
@@ -275,6 +298,8 @@ fn text_layout_matches_vegetas_reference_report() {
         send_lag: LatencySummary::default(),
         late: 0,
         late_threshold_ns: 1_000_000,
+        unsent: 0,
+        unsent_attack_wide: false,
         bytes_in: ByteSummary {
             total: 500_000,
             mean: 100.0,

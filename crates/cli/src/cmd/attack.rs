@@ -192,9 +192,11 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let total = cfg
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(
-        BufWriter::with_capacity(1 << 16, writer),
-    ))];
+    let (results, results_back) = HandBack::new(ResultsWriter::new(BufWriter::with_capacity(
+        1 << 16,
+        writer,
+    )));
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(results)];
     let live = loadlab_engine::LiveStats::new();
     let progress = if a.quiet {
         None
@@ -216,6 +218,13 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         p.stop();
     }
     let summary = summary?;
+    // The engine has flushed the samples; the attack's own count of
+    // requests it never sent goes in before the end record.
+    if let Ok(mut w) = results_back.try_recv() {
+        w.write_unsent(summary.unsent);
+        w.finish()
+            .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
+    }
     if summary.interrupted {
         eprintln!(
             "loadlab: interrupted; {} requests recorded",
@@ -229,6 +238,58 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+type Results = ResultsWriter<BufWriter<Box<dyn Write + Send>>>;
+
+/// The results writer as the engine's sink: when the engine finishes the
+/// sink, the samples are flushed and the writer handed back (the end record
+/// not yet written), so that the attack's summary — the requests it never
+/// sent — can be recorded in the file first.
+struct HandBack {
+    inner: Option<Results>,
+    back: std::sync::mpsc::SyncSender<Results>,
+}
+
+impl HandBack {
+    fn new(w: Results) -> (Self, std::sync::mpsc::Receiver<Results>) {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        (
+            HandBack {
+                inner: Some(w),
+                back: tx,
+            },
+            rx,
+        )
+    }
+}
+
+impl Sink for HandBack {
+    fn begin(&mut self, info: &loadlab_core::AttackInfo) {
+        if let Some(w) = &mut self.inner {
+            w.begin(info);
+        }
+    }
+    fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
+        if let Some(w) = &mut self.inner {
+            w.register_target(index, target);
+        }
+    }
+    fn record(&mut self, sample: &loadlab_core::Sample) {
+        if let Some(w) = &mut self.inner {
+            w.record(sample);
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        let Some(mut w) = self.inner.take() else {
+            return Ok(());
+        };
+        w.flush()?;
+        // The receiver lives until the attack returns; if it is gone the
+        // writer is dropped without its end record, as after a crash.
+        let _ = self.back.try_send(w);
+        Ok(())
+    }
 }
 
 /// Runs the engine on its own runtime until it ends or Ctrl-C.

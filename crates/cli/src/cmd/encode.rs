@@ -64,6 +64,11 @@ pub fn run(a: EncodeArgs) -> Result<(), CliError> {
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
         }
+        for (attack, n) in results.unsent() {
+            eprintln!(
+                "loadlab: note: {label}: attack {attack:?} never sent {n} scheduled requests; vegeta's encodings have no place for that count"
+            );
+        }
     }
     match encoder.finish().and_then(|mut w| w.flush()) {
         Ok(()) => Ok(()),

@@ -51,6 +51,13 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
                 .map_err(|_| CliError::internal("report state poisoned"))?
                 .add(&r);
         }
+        let mut g = m
+            .lock()
+            .map_err(|_| CliError::internal("report state poisoned"))?;
+        for (attack, n) in results.unsent() {
+            g.add_unsent(attack, *n);
+        }
+        drop(g);
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
         }
