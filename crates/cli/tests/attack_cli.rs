@@ -831,6 +831,12 @@ fn scheduled_requests_never_sent_show_in_every_report() {
     assert!(unsent >= 50, "{rep}");
     let pos = |l: &str| rep.find(l).unwrap_or_else(|| panic!("no {l} in {rep}"));
     assert!(pos("Error Set:") < pos("Unsent"), "{rep}");
+    // The attack said so on stderr too.
+    assert!(
+        text(&out.stderr).contains(&format!("; {unsent} scheduled requests never sent")),
+        "{}",
+        text(&out.stderr)
+    );
     // JSON, and the blocks of -by=attack and -by=target.
     let json: serde_json::Value =
         serde_json::from_slice(&run(&["report", "-type=json", f], b"").stdout).unwrap();
@@ -847,4 +853,51 @@ fn scheduled_requests_never_sent_show_in_every_report() {
             "{by}: {rep}"
         );
     }
+}
+
+#[test]
+fn a_failing_target_is_summed_up_on_stderr() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    let target = format!("GET http://127.0.0.1:{port}/down\n");
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-max-requests=10",
+            "-timeout=2s",
+            &format!("-output={}", f.display()),
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    let l = lines[0];
+    assert!(l.starts_with("loadlab: "), "{l}");
+    assert!(l.contains("0.00% success"), "{l}");
+    assert!(
+        l.contains(&format!("127.0.0.1:{port}/down")) && l.contains("connection refused"),
+        "{l}"
+    );
+    assert!(l.contains("10 of 10"), "{l}");
+
+    // A healthy run says nothing.
+    let o = fast_origin();
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-max-requests=5",
+            &format!("-output={}", f.display()),
+        ],
+        format!("GET {}/\n", o.url()).as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
 }

@@ -1,7 +1,9 @@
 //! `loadlab attack`: vegeta's command line on loadlab's engine.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 use loadlab_core::{PacerSpec, Sink, Tee};
 use loadlab_engine::{AttackConfig, TargetFormat, TargetSource, TlsOptions};
@@ -211,6 +213,8 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     if let Some((_, metrics)) = &prom {
         sinks.push(Box::new(metrics.sink()));
     }
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    sinks.push(Box::new(TallySink(tally.clone(), Tally::default())));
 
     let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
     drop(prom);
@@ -231,6 +235,13 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
             summary.requests
         );
     }
+    if let Some(line) = tally
+        .lock()
+        .ok()
+        .and_then(|t| t.summary_line(summary.unsent))
+    {
+        eprintln!("loadlab: {line}");
+    }
     if let Output::ReportOnTerminal(tmp) = output {
         eprintln!(
             "loadlab: stdout is a terminal, so here is the text report (use -output=FILE or a pipe to keep results)"
@@ -238,6 +249,105 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+/// What went wrong, counted for the one-line summary on stderr.
+#[derive(Default)]
+struct Tally {
+    requests: u64,
+    successes: u64,
+    targets: Vec<loadlab_core::TargetInfo>,
+    /// (target, error kind, status) of failures → count.
+    failures: HashMap<(u32, loadlab_core::ErrorKind, u16), u64>,
+}
+
+impl Tally {
+    /// `N requests, R% success; top error: TEXT (K of N)[; U scheduled
+    /// requests never sent]`, or `None` when every request succeeded and
+    /// none was left unsent.
+    fn summary_line(&self, unsent: u64) -> Option<String> {
+        let failed = self.requests - self.successes;
+        if failed == 0 && unsent == 0 {
+            return None;
+        }
+        let mut line = format!("{} requests", self.requests);
+        if self.requests > 0 {
+            line += &format!(
+                ", {:.2}% success",
+                self.successes as f64 * 100.0 / self.requests as f64
+            );
+        }
+        // The most frequent failure; ties go to the first target, kind, status.
+        let top = self
+            .failures
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
+        if let Some((&(target, error, status), &n)) = top {
+            let (method, url) = self
+                .targets
+                .get(target as usize)
+                .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()));
+            let r = loadlab_metrics::Record {
+                attack: Arc::from(""),
+                start_unix_ns: 0,
+                sample: loadlab_core::Sample {
+                    error,
+                    status,
+                    ..Default::default()
+                },
+                method: Arc::from(method),
+                url: Arc::from(url),
+                error_text: None,
+            };
+            line += &format!(
+                "; top error: {} ({n} of {})",
+                r.error_string(),
+                self.requests
+            );
+        }
+        if unsent > 0 {
+            line += &format!("; {unsent} scheduled requests never sent");
+        }
+        Some(line)
+    }
+}
+
+/// Counts into a private [`Tally`] (no lock per request) and publishes it
+/// when the attack finishes.
+struct TallySink(Arc<Mutex<Tally>>, Tally);
+
+impl Sink for TallySink {
+    fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
+        let i = index as usize;
+        if self.1.targets.len() <= i {
+            self.1.targets.resize(
+                i + 1,
+                loadlab_core::TargetInfo {
+                    method: String::new(),
+                    url: String::new(),
+                },
+            );
+        }
+        self.1.targets[i] = target.clone();
+    }
+    fn record(&mut self, s: &loadlab_core::Sample) {
+        self.1.requests += 1;
+        if s.is_success() {
+            self.1.successes += 1;
+        } else {
+            *self
+                .1
+                .failures
+                .entry((s.target, s.error, s.status))
+                .or_default() += 1;
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Ok(mut t) = self.0.lock() {
+            *t = std::mem::take(&mut self.1);
+        }
+        Ok(())
+    }
 }
 
 type Results = ResultsWriter<BufWriter<Box<dyn Write + Send>>>;
