@@ -901,3 +901,57 @@ fn a_failing_target_is_summed_up_on_stderr() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stderr), "");
 }
+
+#[test]
+fn usage_errors_are_one_line_starting_with_loadlab() {
+    for (args, want) in [
+        (&["attack", "-duraton=1s"][..], "--duration"),
+        (&["attack", "-rate=fast"][..], "invalid rate \"fast\""),
+        (&["attack", "-ramp-to=5"][..], "--ramp-duration"),
+        (&["report", "-typ=json"][..], "--type"),
+        (&["report", "-by"][..], "-by"),
+        (&["encode", "-too=csv"][..], "--to"),
+        (&["origin", "--listen"][..], "--listen"),
+        (&["plot", "-titel=x"][..], "--title"),
+        (&["atack"][..], "'attack'"),
+        (&["runs", "--bogus"][..], "--bogus"),
+    ] {
+        let out = run(args, b"");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got:\n{err}");
+        assert!(err.starts_with("loadlab: "), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {want:?} in {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_url_given_to_attack_as_an_argument_gets_the_pipe_suggested() {
+    for (args, want) in [
+        (
+            &["attack", "http://127.0.0.1:8080/"][..],
+            "echo \"GET http://127.0.0.1:8080/\" | loadlab attack",
+        ),
+        (
+            &[
+                "attack",
+                "-rate=10",
+                "-duration=5s",
+                "https://example.test/a?b=1",
+            ][..],
+            "echo \"GET https://example.test/a?b=1\" | loadlab attack -rate=10 -duration=5s",
+        ),
+        (
+            &["attack", "POST", "http://127.0.0.1:8080/upload", "-rate=5"][..],
+            "echo \"POST http://127.0.0.1:8080/upload\" | loadlab attack -rate=5",
+        ),
+    ] {
+        let out = run(args, b"");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("loadlab: "), "{err}");
+        assert!(err.contains(want), "{args:?}: {want:?} in {err}");
+    }
+}
