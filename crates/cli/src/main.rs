@@ -16,7 +16,9 @@ use crate::exit::CliError;
 /// loadlab: open-model HTTP load testing, a programmable origin simulator, and
 /// studies written up as reports.
 #[derive(Debug, Parser)]
-#[command(name = "loadlab", version, about, long_about = None)]
+// A repeated flag overrides the earlier one (`-duration=5s -duration=1s`),
+// as with Go's flag package; flags meant to repeat (`-header`) accumulate.
+#[command(name = "loadlab", version, about, long_about = None, args_override_self = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

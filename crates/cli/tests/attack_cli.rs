@@ -955,3 +955,68 @@ fn a_url_given_to_attack_as_an_argument_gets_the_pipe_suggested() {
         assert!(err.contains(want), "{args:?}: {want:?} in {err}");
     }
 }
+
+#[test]
+fn a_repeated_flag_is_not_an_error_the_last_one_wins() {
+    // As with Go's flag package, which wrapper scripts rely on:
+    // `wrapper -duration=5s "$@"` with the user's own -duration.
+    let o = fast_origin();
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-duration=30s",
+            "-rate=10",
+            "-rate=200",
+            "-max-requests=1000",
+            "-max-requests=20",
+            "-header=X-A: 1",
+            "-header=X-B: 2",
+            "-keepalive=false",
+            "-keepalive",
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json", "-type=text"], &out.stdout);
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    let rep = text(&rep.stdout);
+    assert!(field(&rep, "Requests").contains(" 20, "), "{rep}");
+    // 20 requests at 200/s, not 10/s.
+    let attack = go_secs(&item(&rep, "Duration", 1));
+    assert!(attack < 1.0, "{rep}");
+
+    // Flags meant to repeat still accumulate: both headers are sent.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        use std::io::Read;
+        let (mut s, _) = l.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut head = Vec::new();
+        let mut b = [0u8; 1024];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = s.read(&mut b).unwrap();
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&b[..n]);
+        }
+        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        String::from_utf8_lossy(&head).to_ascii_lowercase()
+    });
+    let out = run(
+        &[
+            "attack",
+            "-max-requests=1",
+            "-max-requests=1",
+            "-header=X-A: 1",
+            "-header=X-B: 2",
+        ],
+        format!("GET http://{addr}/\n").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let head = server.join().unwrap();
+    assert!(head.contains("x-a: 1") && head.contains("x-b: 2"), "{head}");
+}
