@@ -1020,3 +1020,31 @@ fn a_repeated_flag_is_not_an_error_the_last_one_wins() {
     let head = server.join().unwrap();
     assert!(head.contains("x-a: 1") && head.contains("x-b: 2"), "{head}");
 }
+
+#[test]
+fn vegetas_gob_results_are_reported_from_a_pipe() {
+    // `vegeta attack | loadlab report`: vegeta's default output is a gob
+    // stream. The fixture and vegeta's own report of it were written by vegeta.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../metrics/tests/fixtures");
+    let gob = std::fs::read(format!("{dir}/vegeta_mixed.gob")).unwrap();
+    let want = std::fs::read_to_string(format!("{dir}/vegeta_mixed.gob.report.txt")).unwrap();
+    let out = run(&["report"], &gob);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = text(&out.stdout);
+    for label in [
+        "Requests",
+        "Duration",
+        "Bytes In",
+        "Success",
+        "Status Codes",
+    ] {
+        assert_eq!(field(&got, label), field(&want, label), "{got}");
+    }
+    assert!(
+        got.ends_with(want.split("Error Set:\n").nth(1).unwrap()),
+        "{got}"
+    );
+    // And on to vegeta's JSON.
+    let out = run(&["encode"], &gob);
+    assert_eq!(text(&out.stdout).lines().count(), 30);
+}

@@ -16,7 +16,7 @@ pub struct EncodeArgs {
     /// Output file [default: stdout]
     #[arg(long, default_value = "stdout")]
     pub output: String,
-    /// Results files (loadlab, vegeta JSON or CSV) [default: stdin]
+    /// Results files (loadlab, vegeta gob, JSON or CSV) [default: stdin]
     pub files: Vec<String>,
 }
 

@@ -1,4 +1,4 @@
-//! `loadlab report`: reports from loadlab, vegeta JSON and vegeta CSV results.
+//! `loadlab report`: reports from loadlab results and vegeta gob, JSON and CSV results.
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -25,7 +25,7 @@ pub struct ReportArgs {
     /// Output file [default: stdout]
     #[arg(long, default_value = "stdout")]
     pub output: String,
-    /// Results files (loadlab, vegeta JSON or CSV; mixed formats are merged) [default: stdin]
+    /// Results files (loadlab, vegeta gob, JSON or CSV; mixed formats are merged) [default: stdin]
     pub files: Vec<String>,
 }
 
