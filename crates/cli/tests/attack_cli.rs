@@ -1048,3 +1048,43 @@ fn vegetas_gob_results_are_reported_from_a_pipe() {
     let out = run(&["encode"], &gob);
     assert_eq!(text(&out.stdout).lines().count(), 30);
 }
+
+#[test]
+fn report_buckets_as_in_vegeta() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    results_file(
+        &f,
+        &[
+            ok_sample(0, 0, 0, 500_000),
+            ok_sample(1, 10_000_000, 10_000_000, 12_000_000),
+            ok_sample(2, 20_000_000, 20_000_000, 40_000_000),
+            ok_sample(3, 30_000_000, 30_000_000, 31_000_000),
+        ],
+    );
+    let f = f.to_str().unwrap();
+    // -type=json -buckets: the JSON report carries the bucket counts.
+    let out = run(&["report", "-type=json", "-buckets=[0,1ms,10ms]", f], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["buckets"],
+        serde_json::json!({"0": 1, "1000000": 2, "10000000": 1}),
+        "{json}"
+    );
+    // -type=hist -buckets: the histogram of those buckets (and -buckets
+    // wins over hist[...]).
+    for t in ["-type=hist", "-type=hist[0,5ms]"] {
+        let out = run(&["report", t, "-buckets=[0,1ms,10ms]", f], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let rep = text(&out.stdout);
+        assert_eq!(rep.lines().count(), 4, "{rep}");
+        assert!(rep.contains("[1ms,   10ms]  2 "), "{rep}");
+    }
+    // Other report types ignore it, as vegeta's do; a bad value is named.
+    let out = run(&["report", "-buckets=[0,1ms]", f], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run(&["report", "-type=json", "-buckets=[0,1xs]", f], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("1xs"), "{}", text(&out.stderr));
+}

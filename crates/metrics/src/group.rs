@@ -56,6 +56,8 @@ pub struct Grouped {
     /// By target: the attack names each group's records came from, so an
     /// attack's unsent count reaches its targets' blocks.
     attacks: Vec<Vec<Arc<str>>>,
+    /// Bucket bounds every group counts (`report -buckets`).
+    buckets: Option<Vec<u64>>,
 }
 
 impl Grouped {
@@ -71,6 +73,26 @@ impl Grouped {
             groups,
             index: HashMap::new(),
             attacks: Vec::new(),
+            buckets: None,
+        }
+    }
+
+    /// Counts latencies into these buckets (lower bounds in ns, as
+    /// [`ReportType::Hist`] holds them), for a JSON report's `buckets`
+    /// (vegeta's `report -type=json -buckets=[...]`). Call before adding.
+    pub fn with_buckets(mut self, bounds: Vec<u64>) -> Self {
+        self.buckets = Some(bounds);
+        for i in 0..self.groups.len() {
+            self.groups[i].1 = self.new_metrics();
+        }
+        self
+    }
+
+    fn new_metrics(&self) -> Metrics {
+        let m = self.kind.new_metrics();
+        match &self.buckets {
+            Some(b) => m.with_buckets(b.clone()),
+            None => m,
         }
     }
 
@@ -97,7 +119,8 @@ impl Grouped {
         match self.index.get(&key) {
             Some(i) => *i,
             None => {
-                self.groups.push((key.clone(), self.kind.new_metrics()));
+                let m = self.new_metrics();
+                self.groups.push((key.clone(), m));
                 self.attacks.push(Vec::new());
                 self.index.insert(key, self.groups.len() - 1);
                 self.groups.len() - 1

@@ -16,6 +16,10 @@ pub struct ReportArgs {
     /// Report type: text, json, hist[BUCKETS] (e.g. hist[0,1ms,5ms,10ms]) or hdrplot
     #[arg(long = "type", default_value = "text")]
     pub kind: String,
+    /// Histogram buckets, e.g. "[0,1ms,10ms]": counted into the JSON report
+    /// (-type=json), or the buckets of -type=hist
+    #[arg(long)]
+    pub buckets: Option<String>,
     /// Print the report again at this interval while results are still arriving
     #[arg(long, value_parser = flags::duration)]
     pub every: Option<Duration>,
@@ -79,8 +83,51 @@ pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
     }
 }
 
-pub fn run(a: ReportArgs) -> Result<(), CliError> {
+/// `-buckets=[0,1ms,10ms]` (vegeta's form; the brackets may be left out):
+/// lower bounds in ns, a leading 0 added as vegeta adds it.
+fn buckets(s: &str) -> Result<Vec<u64>, CliError> {
+    let inner = s.trim();
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(inner);
+    match format!("hist[{inner}]").parse::<ReportType>() {
+        Ok(ReportType::Hist(b)) => Ok(b),
+        Err(loadlab_metrics::ReportTypeError::BadBucket { bucket, reason, .. }) => Err(
+            CliError::usage(format!("bad -buckets {s:?}: bucket {bucket:?}: {reason}")),
+        ),
+        _ => Err(CliError::usage(format!(
+            "bad -buckets {s:?}: expected [D1,D2,...] with Go durations, e.g. [0,1ms,10ms]"
+        ))),
+    }
+}
+
+/// The report type, with `-buckets` applied as vegeta applies it: the
+/// buckets of a `hist` report (`-type=hist` needs no brackets then), and
+/// counted into a `json` report; other types ignore it.
+fn report_kind(a: &ReportArgs) -> Result<(ReportType, Option<Vec<u64>>), CliError> {
+    let bounds = a.buckets.as_deref().map(buckets).transpose()?;
+    if a.kind.starts_with("hist")
+        && let Some(b) = &bounds
+    {
+        return Ok((ReportType::Hist(b.clone()), None));
+    }
+    if a.kind == "hist" {
+        return Err(CliError::usage(
+            "-type=hist needs buckets: -type=hist[0,1ms,5ms] or -buckets=[0,1ms,5ms]",
+        ));
+    }
     let kind: ReportType = a.kind.parse().map_err(CliError::usage)?;
+    let json_buckets = if kind == ReportType::Json {
+        bounds
+    } else {
+        None
+    };
+    Ok((kind, json_buckets))
+}
+
+pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    let (kind, json_buckets) = report_kind(&a)?;
     let inputs = if a.files.is_empty() {
         vec!["stdin".to_string()]
     } else {
@@ -104,7 +151,11 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
             .map(str::parse)
             .transpose()
             .map_err(CliError::usage)?;
-    let metrics = Arc::new(Mutex::new(Grouped::new(&kind, by)));
+    let mut grouped = Grouped::new(&kind, by);
+    if let Some(b) = json_buckets {
+        grouped = grouped.with_buckets(b);
+    }
+    let metrics = Arc::new(Mutex::new(grouped));
     match a.every {
         None => read_into(&inputs, &metrics)?,
         Some(every) => {
