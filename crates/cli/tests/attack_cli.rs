@@ -1088,3 +1088,27 @@ fn report_buckets_as_in_vegeta() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("1xs"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn timeout_zero_means_no_timeout() {
+    let o = slow_origin("300ms");
+    let target = format!("GET {}/\n", o.url());
+    let report_of = |timeout: &str| {
+        let out = run(
+            &["attack", "-rate=20", "-max-requests=2", timeout],
+            target.as_bytes(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{timeout}: {}",
+            text(&out.stderr)
+        );
+        text(&run(&["report"], &out.stdout).stdout)
+    };
+    let rep = report_of("-timeout=0");
+    assert!(field(&rep, "Status Codes").contains("200:2"), "{rep}");
+    // The same server with a timeout below its latency fails: the flag is used.
+    let rep = report_of("-timeout=100ms");
+    assert!(field(&rep, "Status Codes").contains("0:2"), "{rep}");
+}

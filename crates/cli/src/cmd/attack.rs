@@ -47,6 +47,11 @@ pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
     Ok(PacerSpec::Constant(a.rate))
 }
 
+/// `-timeout=0`: no timeout, as in vegeta (Go's `http.Client` with a zero
+/// `Timeout`). The engine bounds every request, so "none" is a bound no
+/// attack reaches: 1 year (well inside what the timer wheel schedules).
+pub const NO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(365 * 24 * 3600);
+
 /// Builds the engine's configuration from the flags (everything validated here).
 pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     let pacer = pacer(a)?;
@@ -69,7 +74,11 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         max_workers: a.max_workers,
         connections: a.connections,
         max_connections: a.max_connections,
-        timeout: a.timeout,
+        timeout: if a.timeout.is_zero() {
+            NO_TIMEOUT
+        } else {
+            a.timeout
+        },
         redirects: a.redirects,
         keepalive: a.keepalive,
         http2: a.http2,
