@@ -1112,3 +1112,63 @@ fn timeout_zero_means_no_timeout() {
     let rep = report_of("-timeout=100ms");
     assert!(field(&rep, "Status Codes").contains("0:2"), "{rep}");
 }
+
+#[test]
+fn report_every_clears_the_screen_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed in CI"
+        );
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    }
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let targets = dir.path().join("targets.txt");
+    std::fs::write(&targets, format!("GET {}/\n", o.url())).unwrap();
+    let typescript = dir.path().join("typescript");
+    let pipeline = format!(
+        "{0} attack -quiet -targets={1} -rate=50 -duration=1500ms | {0} report -every=400ms",
+        bin(),
+        targets.display()
+    );
+    let child = Command::new("script")
+        .args(["-qec", &pipeline, typescript.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert!(out.status.success());
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    const CLEAR: &str = "\x1b[2J\x1b[0;0H";
+    let reports = screen.matches("Requests").count();
+    assert!(reports >= 2, "{screen}");
+    // Every report is drawn on a cleared screen.
+    assert_eq!(screen.matches(CLEAR).count(), reports, "{screen:?}");
+    assert!(screen.contains(&format!("{CLEAR}Requests")), "{screen:?}");
+
+    // Into a pipe or a file: no escape codes.
+    let mut attack = Command::new(bin())
+        .args(["attack", "-rate=50", "-duration=1s"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(attack.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
+    let report = Command::new(bin())
+        .args(["report", "-every=300ms"])
+        .stdin(attack.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(report, Duration::from_secs(30));
+    let _ = attack.wait();
+    let piped = text(&out.stdout);
+    assert!(piped.matches("Requests").count() >= 2, "{piped}");
+    assert!(!piped.contains('\x1b'), "{piped:?}");
+}

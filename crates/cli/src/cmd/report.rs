@@ -138,7 +138,16 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
             "loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)"
         );
     }
-    let mut out: Box<dyn Write> = if a.output == "stdout" || a.output == "-" {
+    let to_stdout = a.output == "stdout" || a.output == "-";
+    // As vegeta does, -every redraws the report on a cleared screen when it
+    // goes to a terminal (the final report too, so that it stands alone);
+    // never into a pipe or a file.
+    let clear = if a.every.is_some() && to_stdout && std::io::stdout().is_terminal() {
+        CLEAR_SCREEN
+    } else {
+        ""
+    };
+    let mut out: Box<dyn Write> = if to_stdout {
         Box::new(std::io::stdout())
     } else {
         Box::new(
@@ -174,7 +183,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
                     &kind,
                     &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
                 );
-                write_out(&mut out, &text)?;
+                write_out(&mut out, &format!("{clear}{text}"))?;
                 next += every;
             }
             reader
@@ -186,8 +195,11 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         &kind,
         &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
     );
-    write_out(&mut out, &text)
+    write_out(&mut out, &format!("{clear}{text}"))
 }
+
+/// Erase the screen and move the cursor home (vegeta's `-every` prefix).
+const CLEAR_SCREEN: &str = "\x1b[2J\x1b[0;0H";
 
 fn write_out(out: &mut Box<dyn Write>, text: &str) -> Result<(), CliError> {
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
