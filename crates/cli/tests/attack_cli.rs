@@ -1172,3 +1172,63 @@ fn report_every_clears_the_screen_on_a_terminal_only() {
     assert!(piped.matches("Requests").count() >= 2, "{piped}");
     assert!(!piped.contains('\x1b'), "{piped:?}");
 }
+
+#[test]
+fn targets_typed_on_a_terminal_end_with_one_ctrl_d() {
+    // `script` (util-linux) runs the attack on a pseudo-terminal whose input
+    // we type: a target line, then a single Ctrl-D (the terminal's EOF).
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed in CI"
+        );
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    }
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.bin");
+    let typescript = dir.path().join("typescript");
+    let cmd = format!(
+        "{} attack -quiet -rate=10 -max-requests=2 -output={}",
+        bin(),
+        results.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, typescript.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    write!(keys, "GET {}/typed\n", o.url()).unwrap();
+    keys.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    keys.write_all(b"\x04").unwrap();
+    keys.flush().unwrap();
+    // The terminal stays open (no more keys): one Ctrl-D must be enough.
+    let start = Instant::now();
+    let mut exited = false;
+    while start.elapsed() < Duration::from_secs(10) {
+        if child.try_wait().unwrap().is_some() {
+            exited = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !exited {
+        // A second Ctrl-D releases it: that is the defect.
+        let _ = keys.write_all(b"\x04");
+        let _ = keys.flush();
+        std::thread::sleep(Duration::from_secs(2));
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("attack still waited for targets after one Ctrl-D");
+    }
+    drop(keys);
+    let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("results");
+    assert_eq!(json["requests"], 2, "{json}");
+}

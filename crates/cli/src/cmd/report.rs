@@ -36,7 +36,9 @@ pub struct ReportArgs {
 /// One input: a file or stdin.
 pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError> {
     if name == "-" || name == "stdin" {
-        return Ok((Box::new(std::io::stdin()), "stdin".to_string()));
+        // Results typed or pasted on a terminal end with one Ctrl-D.
+        let stdin = super::attack::StickyEof::new(std::io::stdin());
+        return Ok((Box::new(stdin), "stdin".to_string()));
     }
     let f = File::open(name).map_err(|e| CliError::io(format!("cannot read {name}: {e}")))?;
     Ok((Box::new(f), name.to_string()))
