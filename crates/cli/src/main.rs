@@ -7,6 +7,7 @@ mod exit;
 mod flags;
 mod progress;
 mod prom_server;
+mod usage;
 
 use clap::{Parser, Subcommand};
 
@@ -15,7 +16,9 @@ use crate::exit::CliError;
 /// loadlab: open-model HTTP load testing, a programmable origin simulator, and
 /// studies written up as reports.
 #[derive(Debug, Parser)]
-#[command(name = "loadlab", version, about, long_about = None)]
+// A repeated flag overrides the earlier one (`-duration=5s -duration=1s`),
+// as with Go's flag package; flags meant to repeat (`-header`) accumulate.
+#[command(name = "loadlab", version, about, long_about = None, args_override_self = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -51,17 +54,31 @@ enum Command {
 }
 
 fn main() {
-    let argv = args::normalize(std::env::args_os().collect());
+    let original: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv = args::normalize(original.clone());
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            };
-            let _ = e.print();
-            std::process::exit(code);
+            use clap::error::ErrorKind;
+            match e.kind() {
+                // --help, --version: stdout, exit 0. `loadlab` alone: the
+                // help, on stderr, exit 2.
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    std::process::exit(if e.use_stderr() {
+                        exit::USAGE
+                    } else {
+                        exit::OK
+                    });
+                }
+                // Usage errors: one line, as docs/exit-codes.md promises.
+                _ => {
+                    eprintln!("{}", usage::one_line(&e, &original));
+                    std::process::exit(exit::USAGE);
+                }
+            }
         }
     };
     let result: Result<(), CliError> = match cli.command {

@@ -730,3 +730,564 @@ fn help_shows_each_default_once() {
         }
     }
 }
+
+/// Writes a loadlab results file of `samples` (one target, `GET http://127.0.0.1:1/`).
+fn results_file(path: &std::path::Path, samples: &[loadlab_core::Sample]) {
+    use loadlab_core::{AttackInfo, Sink, TargetInfo};
+    let mut w = loadlab_metrics::ResultsWriter::new(std::fs::File::create(path).unwrap());
+    w.begin(&AttackInfo {
+        name: String::new(),
+        start_unix_ns: 1_700_000_000_000_000_000,
+    });
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://127.0.0.1:1/".into(),
+        },
+    );
+    for s in samples {
+        w.record(s);
+    }
+    w.finish().unwrap();
+}
+
+fn ok_sample(seq: u64, intended: u64, sent: u64, done: u64) -> loadlab_core::Sample {
+    loadlab_core::Sample {
+        seq,
+        intended_ns: intended,
+        sent_ns: sent,
+        first_byte_ns: done - 1_000,
+        done_ns: done,
+        status: 200,
+        bytes_in: 11,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn report_rounds_durations_as_vegeta_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    results_file(
+        &f,
+        &[
+            ok_sample(0, 0, 0, 1_020_135),
+            ok_sample(1, 1_990_135_281, 1_990_135_281, 1_992_844_404),
+        ],
+    );
+    let out = run(&["report", f.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = text(&out.stdout);
+    assert!(
+        field(&rep, "Duration").ends_with("  1.993s, 1.99s, 2.709ms"),
+        "{rep}"
+    );
+    assert!(field(&rep, "Latencies").contains("  1.02ms, "), "{rep}");
+    // Nothing was late: vegeta's eight lines only.
+    assert_eq!(rep.lines().count(), 8, "{rep}");
+}
+
+fn slow_origin(latency: &str) -> OriginHandle {
+    origin(&format!(
+        r#"{{"route":"/*","body":"slow","stages":[{{"at":0,"status":200,"latency":"{latency}"}}]}}"#
+    ))
+}
+
+/// The number after `label` in a text report line, e.g. the rate of
+/// `Requests [total, rate, throughput]  20, 10.26, 10.01` is item 1.
+fn item(report: &str, label: &str, i: usize) -> String {
+    let line = field(report, label);
+    let values = line.rsplit("  ").next().unwrap();
+    values.split(", ").nth(i).unwrap().trim().to_string()
+}
+
+/// Parses a Go duration as the text report prints it (`1.99s`, `780ms`).
+fn go_secs(s: &str) -> f64 {
+    let (num, unit) = s
+        .find(|c: char| c.is_ascii_alphabetic() || c == 'µ')
+        .map(|i| s.split_at(i))
+        .unwrap();
+    let n: f64 = num.parse().unwrap_or_else(|_| panic!("duration {s:?}"));
+    n * match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        u => panic!("unit {u} in {s:?}"),
+    }
+}
+
+#[test]
+fn a_generator_that_falls_behind_reports_its_actual_send_rate_and_span() {
+    // One worker against a server that takes 100 ms: at most ~10 sends a
+    // second although the schedule asks for 50/s.
+    let o = slow_origin("100ms");
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &["attack", "-rate=50", "-duration=2s", "-max-workers=1"],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = run(&["report"], &out.stdout);
+    let rep = text(&rep.stdout);
+    let n: f64 = item(&rep, "Requests", 0).parse().unwrap();
+    let rate: f64 = item(&rep, "Requests", 1).parse().unwrap();
+    let attack = go_secs(&item(&rep, "Duration", 1));
+    let wait = go_secs(&item(&rep, "Duration", 2));
+    assert!(n >= 3.0, "{rep}");
+    // Sends are at least 100 ms apart: the actual span and rate say so.
+    assert!(attack >= (n - 1.0) * 0.099, "{rep}");
+    assert!(rate <= n / ((n - 1.0) * 0.099), "{rep}");
+    assert!(rate < 16.0, "{rep}");
+    // wait = last done − last send: one response time, not the backlog.
+    assert!((0.099..1.0).contains(&wait), "{rep}");
+    // The schedule the sends were meant to keep is on its own line, after vegeta's.
+    let sched_rate: f64 = item(&rep, "Schedule", 0).parse().unwrap();
+    assert!(sched_rate > 40.0, "{rep}");
+    let pos = |l: &str| rep.find(l).unwrap_or_else(|| panic!("no {l} in {rep}"));
+    assert!(pos("Error Set:") < pos("Schedule"), "{rep}");
+    assert!(pos("Schedule") < pos("Send Lag"), "{rep}");
+    // The JSON report agrees and keeps the schedule too.
+    let rep = run(&["report", "-type=json"], &out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    let duration = json["duration"].as_u64().unwrap() as f64 / 1e9;
+    assert!(duration >= (n - 1.0) * 0.099, "{json}");
+    assert!(json["schedule"]["rate"].as_f64().unwrap() > 40.0, "{json}");
+    assert!(
+        json["schedule"]["duration"].as_u64().unwrap() as f64 / 1e9 < duration,
+        "{json}"
+    );
+}
+
+#[test]
+fn scheduled_requests_never_sent_show_in_every_report() {
+    // One worker, a 100 ms server, 50/s for 2 s: the schedule calls for 100
+    // requests, about 20 go out; the rest are counted, not hidden.
+    let o = slow_origin("100ms");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-duration=2s",
+            "-max-workers=1",
+            "-name=capped",
+            &format!("-output={}", f.display()),
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let f = f.to_str().unwrap();
+    let rep = text(&run(&["report", f], b"").stdout);
+    let sent: u64 = item(&rep, "Requests", 0).parse().unwrap();
+    let unsent: u64 = item(&rep, "Unsent", 0).parse().unwrap();
+    assert_eq!(sent + unsent, 100, "{rep}");
+    assert!(unsent >= 50, "{rep}");
+    let pos = |l: &str| rep.find(l).unwrap_or_else(|| panic!("no {l} in {rep}"));
+    assert!(pos("Error Set:") < pos("Unsent"), "{rep}");
+    // The attack said so on stderr too.
+    assert!(
+        text(&out.stderr).contains(&format!("; {unsent} scheduled requests never sent")),
+        "{}",
+        text(&out.stderr)
+    );
+    // JSON, and the blocks of -by=attack and -by=target.
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["report", "-type=json", f], b"").stdout).unwrap();
+    assert_eq!(json["unsent"].as_u64(), Some(unsent), "{json}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["report", "-type=json", "-by=attack", f], b"").stdout)
+            .unwrap();
+    assert_eq!(json["capped"]["unsent"].as_u64(), Some(unsent), "{json}");
+    for by in ["-by=attack", "-by=target"] {
+        let rep = text(&run(&["report", by, f], b"").stdout);
+        assert_eq!(
+            item(&rep, "Unsent", 0).parse::<u64>().unwrap(),
+            unsent,
+            "{by}: {rep}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_target_is_summed_up_on_stderr() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    let target = format!("GET http://127.0.0.1:{port}/down\n");
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-max-requests=10",
+            "-timeout=2s",
+            &format!("-output={}", f.display()),
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    let l = lines[0];
+    assert!(l.starts_with("loadlab: "), "{l}");
+    assert!(l.contains("0.00% success"), "{l}");
+    assert!(
+        l.contains(&format!("127.0.0.1:{port}/down")) && l.contains("connection refused"),
+        "{l}"
+    );
+    assert!(l.contains("10 of 10"), "{l}");
+
+    // A healthy run says nothing.
+    let o = fast_origin();
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-max-requests=5",
+            &format!("-output={}", f.display()),
+        ],
+        format!("GET {}/\n", o.url()).as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn usage_errors_are_one_line_starting_with_loadlab() {
+    for (args, want) in [
+        (&["attack", "-duraton=1s"][..], "--duration"),
+        (&["attack", "-rate=fast"][..], "invalid rate \"fast\""),
+        (&["attack", "-ramp-to=5"][..], "--ramp-duration"),
+        (&["report", "-typ=json"][..], "--type"),
+        (&["report", "-by"][..], "-by"),
+        (&["encode", "-too=csv"][..], "--to"),
+        (&["origin", "--listen"][..], "--listen"),
+        (&["plot", "-titel=x"][..], "--title"),
+        (&["atack"][..], "'attack'"),
+        (&["runs", "--bogus"][..], "--bogus"),
+    ] {
+        let out = run(args, b"");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got:\n{err}");
+        assert!(err.starts_with("loadlab: "), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {want:?} in {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_url_given_to_attack_as_an_argument_gets_the_pipe_suggested() {
+    for (args, want) in [
+        (
+            &["attack", "http://127.0.0.1:8080/"][..],
+            "echo \"GET http://127.0.0.1:8080/\" | loadlab attack",
+        ),
+        (
+            &[
+                "attack",
+                "-rate=10",
+                "-duration=5s",
+                "https://example.test/a?b=1",
+            ][..],
+            "echo \"GET https://example.test/a?b=1\" | loadlab attack -rate=10 -duration=5s",
+        ),
+        (
+            &["attack", "POST", "http://127.0.0.1:8080/upload", "-rate=5"][..],
+            "echo \"POST http://127.0.0.1:8080/upload\" | loadlab attack -rate=5",
+        ),
+    ] {
+        let out = run(args, b"");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("loadlab: "), "{err}");
+        assert!(err.contains(want), "{args:?}: {want:?} in {err}");
+    }
+}
+
+#[test]
+fn a_repeated_flag_is_not_an_error_the_last_one_wins() {
+    // As with Go's flag package, which wrapper scripts rely on:
+    // `wrapper -duration=5s "$@"` with the user's own -duration.
+    let o = fast_origin();
+    let target = format!("GET {}/\n", o.url());
+    let out = run(
+        &[
+            "attack",
+            "-duration=30s",
+            "-rate=10",
+            "-rate=200",
+            "-max-requests=1000",
+            "-max-requests=20",
+            "-header=X-A: 1",
+            "-header=X-B: 2",
+            "-keepalive=false",
+            "-keepalive",
+        ],
+        target.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = run(&["report", "-type=json", "-type=text"], &out.stdout);
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    let rep = text(&rep.stdout);
+    assert!(field(&rep, "Requests").contains(" 20, "), "{rep}");
+    // 20 requests at 200/s, not 10/s.
+    let attack = go_secs(&item(&rep, "Duration", 1));
+    assert!(attack < 1.0, "{rep}");
+
+    // Flags meant to repeat still accumulate: both headers are sent.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        use std::io::Read;
+        let (mut s, _) = l.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut head = Vec::new();
+        let mut b = [0u8; 1024];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = s.read(&mut b).unwrap();
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&b[..n]);
+        }
+        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        String::from_utf8_lossy(&head).to_ascii_lowercase()
+    });
+    let out = run(
+        &[
+            "attack",
+            "-max-requests=1",
+            "-max-requests=1",
+            "-header=X-A: 1",
+            "-header=X-B: 2",
+        ],
+        format!("GET http://{addr}/\n").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let head = server.join().unwrap();
+    assert!(head.contains("x-a: 1") && head.contains("x-b: 2"), "{head}");
+}
+
+#[test]
+fn vegetas_gob_results_are_reported_from_a_pipe() {
+    // `vegeta attack | loadlab report`: vegeta's default output is a gob
+    // stream. The fixture and vegeta's own report of it were written by vegeta.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../metrics/tests/fixtures");
+    let gob = std::fs::read(format!("{dir}/vegeta_mixed.gob")).unwrap();
+    let want = std::fs::read_to_string(format!("{dir}/vegeta_mixed.gob.report.txt")).unwrap();
+    let out = run(&["report"], &gob);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = text(&out.stdout);
+    for label in [
+        "Requests",
+        "Duration",
+        "Bytes In",
+        "Success",
+        "Status Codes",
+    ] {
+        assert_eq!(field(&got, label), field(&want, label), "{got}");
+    }
+    assert!(
+        got.ends_with(want.split("Error Set:\n").nth(1).unwrap()),
+        "{got}"
+    );
+    // And on to vegeta's JSON.
+    let out = run(&["encode"], &gob);
+    assert_eq!(text(&out.stdout).lines().count(), 30);
+}
+
+#[test]
+fn report_buckets_as_in_vegeta() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.bin");
+    results_file(
+        &f,
+        &[
+            ok_sample(0, 0, 0, 500_000),
+            ok_sample(1, 10_000_000, 10_000_000, 12_000_000),
+            ok_sample(2, 20_000_000, 20_000_000, 40_000_000),
+            ok_sample(3, 30_000_000, 30_000_000, 31_000_000),
+        ],
+    );
+    let f = f.to_str().unwrap();
+    // -type=json -buckets: the JSON report carries the bucket counts.
+    let out = run(&["report", "-type=json", "-buckets=[0,1ms,10ms]", f], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["buckets"],
+        serde_json::json!({"0": 1, "1000000": 2, "10000000": 1}),
+        "{json}"
+    );
+    // -type=hist -buckets: the histogram of those buckets (and -buckets
+    // wins over hist[...]).
+    for t in ["-type=hist", "-type=hist[0,5ms]"] {
+        let out = run(&["report", t, "-buckets=[0,1ms,10ms]", f], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let rep = text(&out.stdout);
+        assert_eq!(rep.lines().count(), 4, "{rep}");
+        assert!(rep.contains("[1ms,   10ms]  2 "), "{rep}");
+    }
+    // Other report types ignore it, as vegeta's do; a bad value is named.
+    let out = run(&["report", "-buckets=[0,1ms]", f], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run(&["report", "-type=json", "-buckets=[0,1xs]", f], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("1xs"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn timeout_zero_means_no_timeout() {
+    let o = slow_origin("300ms");
+    let target = format!("GET {}/\n", o.url());
+    let report_of = |timeout: &str| {
+        let out = run(
+            &["attack", "-rate=20", "-max-requests=2", timeout],
+            target.as_bytes(),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{timeout}: {}",
+            text(&out.stderr)
+        );
+        text(&run(&["report"], &out.stdout).stdout)
+    };
+    let rep = report_of("-timeout=0");
+    assert!(field(&rep, "Status Codes").contains("200:2"), "{rep}");
+    // The same server with a timeout below its latency fails: the flag is used.
+    let rep = report_of("-timeout=100ms");
+    assert!(field(&rep, "Status Codes").contains("0:2"), "{rep}");
+}
+
+#[test]
+fn report_every_clears_the_screen_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed in CI"
+        );
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    }
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let targets = dir.path().join("targets.txt");
+    std::fs::write(&targets, format!("GET {}/\n", o.url())).unwrap();
+    let typescript = dir.path().join("typescript");
+    let pipeline = format!(
+        "{0} attack -quiet -targets={1} -rate=50 -duration=1500ms | {0} report -every=400ms",
+        bin(),
+        targets.display()
+    );
+    let child = Command::new("script")
+        .args(["-qec", &pipeline, typescript.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert!(out.status.success());
+    let screen = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    const CLEAR: &str = "\x1b[2J\x1b[0;0H";
+    let reports = screen.matches("Requests").count();
+    assert!(reports >= 2, "{screen}");
+    // Every report is drawn on a cleared screen.
+    assert_eq!(screen.matches(CLEAR).count(), reports, "{screen:?}");
+    assert!(screen.contains(&format!("{CLEAR}Requests")), "{screen:?}");
+
+    // Into a pipe or a file: no escape codes.
+    let mut attack = Command::new(bin())
+        .args(["attack", "-rate=50", "-duration=1s"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(attack.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
+    let report = Command::new(bin())
+        .args(["report", "-every=300ms"])
+        .stdin(attack.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(report, Duration::from_secs(30));
+    let _ = attack.wait();
+    let piped = text(&out.stdout);
+    assert!(piped.matches("Requests").count() >= 2, "{piped}");
+    assert!(!piped.contains('\x1b'), "{piped:?}");
+}
+
+#[test]
+fn targets_typed_on_a_terminal_end_with_one_ctrl_d() {
+    // `script` (util-linux) runs the attack on a pseudo-terminal whose input
+    // we type: a target line, then a single Ctrl-D (the terminal's EOF).
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed in CI"
+        );
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    }
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.bin");
+    let typescript = dir.path().join("typescript");
+    let cmd = format!(
+        "{} attack -quiet -rate=10 -max-requests=2 -output={}",
+        bin(),
+        results.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, typescript.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().expect("piped stdin");
+    let url = o.url();
+    let mut typed = || -> std::io::Result<()> {
+        std::thread::sleep(Duration::from_millis(500));
+        writeln!(keys, "GET {url}/typed")?;
+        keys.flush()?;
+        std::thread::sleep(Duration::from_millis(300));
+        keys.write_all(b"\x04")?;
+        keys.flush()
+    };
+    let typed = typed();
+    // The terminal stays open (no more keys): one Ctrl-D must be enough.
+    let start = Instant::now();
+    let mut exited = false;
+    while typed.is_ok() && start.elapsed() < Duration::from_secs(10) {
+        if let Ok(Some(_)) = child.try_wait() {
+            exited = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !exited {
+        // A second Ctrl-D would release it: that was the defect.
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    typed.expect("typing into the terminal");
+    assert!(exited, "attack still waited for targets after one Ctrl-D");
+    drop(keys);
+    let rep = run(&["report", "-type=json", results.to_str().unwrap()], b"");
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("results");
+    assert_eq!(json["requests"], 2, "{json}");
+}

@@ -15,13 +15,10 @@ pub enum ReadError {
         error: io::Error,
     },
     /// The file is not in any format we read.
-    #[error("{name}: not a loadlab results file, vegeta JSON or CSV results (starts with {start})")]
-    UnknownFormat { name: String, start: String },
-    /// A vegeta gob file: recognised, but not supported.
     #[error(
-        "{name}: this is a vegeta gob results file, which loadlab does not read; convert it first with `vegeta encode -to=json {name} > {name}.json`"
+        "{name}: not a loadlab results file, vegeta gob, JSON or CSV results (starts with {start})"
     )]
-    Gob { name: String },
+    UnknownFormat { name: String, start: String },
     /// A loadlab results file written by a newer version.
     #[error(
         "{name}: loadlab results format version {version} is newer than this loadlab understands (version {supported})"

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::metrics::Metrics;
 use crate::record::Record;
@@ -52,6 +53,11 @@ pub struct Grouped {
     kind: ReportType,
     groups: Vec<(String, Metrics)>,
     index: HashMap<String, usize>,
+    /// By target: the attack names each group's records came from, so an
+    /// attack's unsent count reaches its targets' blocks.
+    attacks: Vec<Vec<Arc<str>>>,
+    /// Bucket bounds every group counts (`report -buckets`).
+    buckets: Option<Vec<u64>>,
 }
 
 impl Grouped {
@@ -66,6 +72,27 @@ impl Grouped {
             kind: kind.clone(),
             groups,
             index: HashMap::new(),
+            attacks: Vec::new(),
+            buckets: None,
+        }
+    }
+
+    /// Counts latencies into these buckets (lower bounds in ns, as
+    /// [`ReportType::Hist`] holds them), for a JSON report's `buckets`
+    /// (vegeta's `report -type=json -buckets=[...]`). Call before adding.
+    pub fn with_buckets(mut self, bounds: Vec<u64>) -> Self {
+        self.buckets = Some(bounds);
+        for i in 0..self.groups.len() {
+            self.groups[i].1 = self.new_metrics();
+        }
+        self
+    }
+
+    fn new_metrics(&self) -> Metrics {
+        let m = self.kind.new_metrics();
+        match &self.buckets {
+            Some(b) => m.with_buckets(b.clone()),
+            None => m,
         }
     }
 
@@ -75,15 +102,60 @@ impl Grouped {
             return;
         };
         let key = by.key(r);
-        let i = match self.index.get(&key) {
+        let i = self.group(key);
+        self.groups[i].1.add(r);
+        if by == GroupBy::Target {
+            let seen = &mut self.attacks[i];
+            if !seen
+                .iter()
+                .any(|a| Arc::ptr_eq(a, &r.attack) || **a == *r.attack)
+            {
+                seen.push(r.attack.clone());
+            }
+        }
+    }
+
+    fn group(&mut self, key: String) -> usize {
+        match self.index.get(&key) {
             Some(i) => *i,
             None => {
-                self.groups.push((key.clone(), self.kind.new_metrics()));
+                let m = self.new_metrics();
+                self.groups.push((key.clone(), m));
+                self.attacks.push(Vec::new());
                 self.index.insert(key, self.groups.len() - 1);
                 self.groups.len() - 1
             }
-        };
-        self.groups[i].1.add(r);
+        }
+    }
+
+    /// Adds an attack's count of requests scheduled but never sent: to the
+    /// report, to the attack's block (`-by=attack`), or to the block of every
+    /// target the attack sent to (`-by=target`; marked as the whole attack's
+    /// count there, since unsent requests belong to no target).
+    pub fn add_unsent(&mut self, attack: &str, n: u64) {
+        if n == 0 {
+            return;
+        }
+        match self.by {
+            None => self.groups[0].1.add_unsent(n),
+            Some(GroupBy::Attack) => {
+                let key = if attack.is_empty() {
+                    "(unnamed)".to_string()
+                } else {
+                    attack.to_string()
+                };
+                let i = self.group(key);
+                self.groups[i].1.add_unsent(n);
+            }
+            Some(GroupBy::Target) => {
+                for (i, seen) in self.attacks.iter().enumerate() {
+                    if seen.iter().any(|a| **a == *attack) {
+                        self.groups[i].1.add_unsent(n);
+                        self.groups[i].1.set_unsent_attack_wide();
+                    }
+                }
+            }
+        }
     }
 
     /// The groups in order of first appearance (one unnamed group when not split).

@@ -5,7 +5,7 @@
 //!   [`loadlab_core::Sink`]; [`ResultsReader`] streams it back), documented
 //!   in `docs/results-format.md`. About 20 bytes per request; survives being
 //!   cut off mid-record.
-//! * [`open_results`]: reads our files, vegeta JSON and vegeta CSV results
+//! * [`open_results`]: reads our files and vegeta's gob, JSON and CSV results
 //!   (sniffed from the first bytes), so old runs can be re-reported and mixed.
 //! * [`encode`]: writes vegeta's JSON and CSV result encodings.
 //! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
@@ -21,6 +21,7 @@
 pub mod codec;
 pub mod encode;
 mod error;
+mod gob;
 mod gofmt;
 pub mod group;
 pub mod metrics;
@@ -45,6 +46,6 @@ pub use prom::{PromMetrics, PromSink};
 pub use record::{Record, status_text};
 pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
-    format_report_text, format_report_text_exact, render,
+    format_report_text, render,
 };
 pub use sink::MetricsSink;

@@ -1,17 +1,20 @@
 //! [`Metrics`]: everything the reports need, accumulated one [`Record`] at a
 //! time in constant memory (HdrHistograms, counters, a per-second series).
 //!
-//! The vegeta fields are computed exactly as vegeta defines them, with our
-//! timestamps: a request's *send* time is its **intended** send time and its
-//! latency the **corrected** latency (completion − intended). So
-//! `earliest`/`latest` span the schedule, `end` is the last completion, and
-//! merging several files (even of different formats) is just adding all
+//! The vegeta fields are computed exactly as vegeta defines them, from the
+//! instants vegeta has: `earliest`/`latest` are the first and last **actual**
+//! sends and `end` the last completion, so `rate` = requests ÷ (last send −
+//! first send), `attack` = last send − first send and `wait` = last
+//! completion − last send, even when the generator fell behind its schedule.
+//! The latencies are the **corrected** latency (completion − intended send).
+//! Merging several files (even of different formats) is just adding all
 //! their records: the time span covers them all, as in vegeta.
 //!
-//! On top of vegeta's fields: the uncorrected service time (from the actual
-//! send) and the send lag, each as an HdrHistogram, and the number of
-//! requests sent later than [`DEFAULT_LATE_THRESHOLD_NS`] after their
-//! intended time.
+//! On top of vegeta's fields: the schedule the sends were meant to keep (the
+//! first and last **intended** send, and the rate between them), the
+//! uncorrected service time (from the actual send) and the send lag, each as
+//! an HdrHistogram, and the number of requests sent later than
+//! [`DEFAULT_LATE_THRESHOLD_NS`] after their intended time.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -116,6 +119,18 @@ pub struct LatencySummary {
     pub min: u64,
 }
 
+/// The intended send times of the requests that were sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ScheduleSummary {
+    /// First and last intended send time; `None` when there were no requests.
+    pub earliest_unix_ns: Option<u64>,
+    pub latest_unix_ns: Option<u64>,
+    /// Last intended − first intended.
+    pub duration_ns: u64,
+    /// Requests ÷ duration, as vegeta computes its rate.
+    pub rate: f64,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ByteSummary {
     pub total: u64,
@@ -130,12 +145,18 @@ pub struct Summary {
     pub rate: f64,
     pub throughput: f64,
     pub success: f64,
-    /// `None` when there were no requests.
+    /// First and last actual send, last completion; `None` when there
+    /// were no requests.
     pub earliest_unix_ns: Option<u64>,
     pub latest_unix_ns: Option<u64>,
     pub end_unix_ns: Option<u64>,
+    /// Last send − first send.
     pub duration_ns: u64,
+    /// Last completion − last send.
     pub wait_ns: u64,
+    /// The schedule of the requests sent: first and last intended send
+    /// time, and the rate between them.
+    pub schedule: ScheduleSummary,
     /// Corrected latency (from the intended send time).
     pub latencies: LatencySummary,
     /// Uncorrected service time (from the actual send).
@@ -143,6 +164,12 @@ pub struct Summary {
     pub send_lag: LatencySummary,
     pub late: u64,
     pub late_threshold_ns: u64,
+    /// Requests the schedule called for that were never sent (the
+    /// generator fell behind and the attack ended first).
+    pub unsent: u64,
+    /// True when `unsent` is the count of the whole attack(s) these records
+    /// came from, not of these records alone (`report -by=target`).
+    pub unsent_attack_wide: bool,
     pub bytes_in: ByteSummary,
     pub bytes_out: ByteSummary,
     /// `(code, count)` ordered as strings, as vegeta prints them.
@@ -154,25 +181,13 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// True when the corrected and uncorrected latencies differ enough to be
-    /// worth showing both: some request was late, or a corrected figure is
-    /// more than 10 % above its uncorrected counterpart.
+    /// True when the corrected and uncorrected latencies differ by more
+    /// than the measurement's resolution: some request went out more than
+    /// the late threshold (1 ms, the send clock's default window) after
+    /// its intended time. Below that, the two differ only by scheduling
+    /// jitter, whatever the ratio (a 100 µs response sent 30 µs late).
     pub fn corrections_matter(&self) -> bool {
-        if self.late > 0 {
-            return true;
-        }
-        let c = &self.latencies;
-        let u = &self.uncorrected;
-        [
-            (c.mean, u.mean),
-            (c.p50, u.p50),
-            (c.p90, u.p90),
-            (c.p95, u.p95),
-            (c.p99, u.p99),
-            (c.max, u.max),
-        ]
-        .iter()
-        .any(|&(c, u)| c as f64 > u as f64 * 1.10)
+        self.late > 0
     }
 }
 
@@ -196,6 +211,8 @@ pub struct Metrics {
     earliest: u64,
     latest: u64,
     end: u64,
+    intended_earliest: u64,
+    intended_latest: u64,
     latency: Distribution,
     service: Distribution,
     lag: Distribution,
@@ -205,6 +222,8 @@ pub struct Metrics {
     errors: Vec<ErrKey>,
     buckets: Option<(Vec<u64>, Vec<u64>)>,
     series: Series,
+    unsent: u64,
+    unsent_attack_wide: bool,
 }
 
 impl Default for Metrics {
@@ -225,6 +244,8 @@ impl Metrics {
             earliest: u64::MAX,
             latest: 0,
             end: 0,
+            intended_earliest: u64::MAX,
+            intended_latest: 0,
             latency: Distribution::new(),
             service: Distribution::new(),
             lag: Distribution::new(),
@@ -234,7 +255,23 @@ impl Metrics {
             errors: Vec::new(),
             buckets: None,
             series: Series::default(),
+            unsent: 0,
+            unsent_attack_wide: false,
         }
+    }
+
+    /// Adds requests an attack's schedule called for that were never sent
+    /// (a results file records them per attack, see
+    /// [`crate::Results::unsent`]).
+    pub fn add_unsent(&mut self, n: u64) {
+        self.unsent = self.unsent.saturating_add(n);
+    }
+
+    /// Marks the unsent count as the whole attack's rather than these
+    /// records' own (a report split by target cannot attribute unsent
+    /// requests to one target).
+    pub fn set_unsent_attack_wide(&mut self) {
+        self.unsent_attack_wide = true;
     }
 
     /// Counts corrected latencies into `hist[...]` buckets (lower bounds in
@@ -266,10 +303,13 @@ impl Metrics {
         self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
         let ts = r.abs_intended_ns();
+        let sent = r.abs_sent_ns();
         let lat = s.latency_ns();
-        self.earliest = self.earliest.min(ts);
-        self.latest = self.latest.max(ts);
-        self.end = self.end.max(ts.saturating_add(lat));
+        self.earliest = self.earliest.min(sent);
+        self.latest = self.latest.max(sent);
+        self.end = self.end.max(r.abs_done_ns());
+        self.intended_earliest = self.intended_earliest.min(ts);
+        self.intended_latest = self.intended_latest.max(ts);
         let ok = s.is_success();
         if ok {
             self.successes += 1;
@@ -328,6 +368,8 @@ impl Metrics {
         self.earliest = self.earliest.min(other.earliest);
         self.latest = self.latest.max(other.latest);
         self.end = self.end.max(other.end);
+        self.intended_earliest = self.intended_earliest.min(other.intended_earliest);
+        self.intended_latest = self.intended_latest.max(other.intended_latest);
         self.latency.merge(&other.latency);
         self.service.merge(&other.service);
         self.lag.merge(&other.lag);
@@ -345,6 +387,8 @@ impl Metrics {
             }
         }
         self.series.merge(&other.series);
+        self.unsent = self.unsent.saturating_add(other.unsent);
+        self.unsent_attack_wide |= other.unsent_attack_wide;
     }
 
     /// Corrected latency distribution.
@@ -378,7 +422,9 @@ impl Metrics {
             (Some(self.earliest), Some(self.latest), Some(self.end))
         };
         let duration_ns = latest.unwrap_or(0) - earliest.unwrap_or(0);
-        let wait_ns = end.unwrap_or(0) - latest.unwrap_or(0);
+        // A request sent early (by the send clock) can complete before a
+        // later one was sent: never a negative wait.
+        let wait_ns = end.unwrap_or(0).saturating_sub(latest.unwrap_or(0));
         let secs = |ns: u64| (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
         let (mut rate, mut throughput) = (n as f64, self.successes as f64);
         if duration_ns > 0 {
@@ -388,6 +434,17 @@ impl Metrics {
         if n == 0 {
             (rate, throughput) = (0.0, 0.0);
         }
+        let schedule = if n == 0 {
+            ScheduleSummary::default()
+        } else {
+            let d = self.intended_latest - self.intended_earliest;
+            ScheduleSummary {
+                earliest_unix_ns: Some(self.intended_earliest),
+                latest_unix_ns: Some(self.intended_latest),
+                duration_ns: d,
+                rate: if d > 0 { n as f64 / secs(d) } else { n as f64 },
+            }
+        };
         let mean = |t: u64| if n == 0 { 0.0 } else { t as f64 / n as f64 };
         let mut codes: Vec<(String, u64)> = self
             .status
@@ -412,11 +469,14 @@ impl Metrics {
             end_unix_ns: end,
             duration_ns,
             wait_ns,
+            schedule,
             latencies: self.latency.summary(),
             uncorrected: self.service.summary(),
             send_lag: self.lag.summary(),
             late: self.late,
             late_threshold_ns: self.late_threshold_ns,
+            unsent: self.unsent,
+            unsent_attack_wide: self.unsent_attack_wide,
             bytes_in: ByteSummary {
                 total: self.bytes_in,
                 mean: mean(self.bytes_in),

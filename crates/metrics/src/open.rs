@@ -1,10 +1,11 @@
 //! Format sniffing: one entry point that reads loadlab binary results,
-//! vegeta JSON or vegeta CSV results, and says clearly what anything else is.
+//! vegeta gob, JSON or CSV results, and says clearly what anything else is.
 
 use std::io::{BufReader, Cursor, Read};
 
 use crate::codec::{HEADER_LEN, MAGIC, ResultsReader};
 use crate::error::ReadError;
+use crate::gob::{GobDecoder, looks_like_gob};
 use crate::record::Record;
 use crate::vegeta::{CsvDecoder, JsonDecoder};
 
@@ -12,6 +13,8 @@ use crate::vegeta::{CsvDecoder, JsonDecoder};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Loadlab,
+    /// vegeta's default encoding (`vegeta attack > results.gob`).
+    VegetaGob,
     VegetaJson,
     VegetaCsv,
     /// An empty input: no records.
@@ -22,6 +25,7 @@ type Source = std::io::Chain<Cursor<Vec<u8>>, Box<dyn Read + Send>>;
 
 enum Inner {
     Loadlab(ResultsReader<Source>),
+    Gob(GobDecoder<BufReader<Source>>),
     Json(JsonDecoder<BufReader<Source>>),
     Csv(CsvDecoder<Source>),
     Empty,
@@ -39,12 +43,24 @@ impl Results {
         self.format
     }
 
+    /// Per attack name, the requests its schedule called for that were never
+    /// sent (only loadlab files record it). Complete once the iterator has
+    /// returned `None`.
+    pub fn unsent(&self) -> &[(std::sync::Arc<str>, u64)] {
+        match &self.inner {
+            Inner::Loadlab(r) => r.unsent(),
+            _ => &[],
+        }
+    }
+
     /// Non-fatal problems (e.g. a truncated last record). Complete once the
     /// iterator has returned `None`.
     pub fn warnings(&self) -> Vec<String> {
         let mut w = self.warnings.clone();
-        if let Inner::Loadlab(r) = &self.inner {
-            w.extend(r.warnings().iter().cloned());
+        match &self.inner {
+            Inner::Loadlab(r) => w.extend(r.warnings().iter().cloned()),
+            Inner::Gob(r) => w.extend(r.warnings().iter().cloned()),
+            _ => {}
         }
         w
     }
@@ -55,6 +71,7 @@ impl Iterator for Results {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.inner {
             Inner::Loadlab(r) => r.next(),
+            Inner::Gob(r) => r.next(),
             Inner::Json(r) => r.next(),
             Inner::Csv(r) => r.next(),
             Inner::Empty => None,
@@ -103,6 +120,10 @@ pub fn open_results<R: Read + Send + 'static>(reader: R, name: &str) -> Result<R
             Inner::Empty
         }
         Format::Loadlab => Inner::Loadlab(ResultsReader::new(src, name)?),
+        Format::VegetaGob => Inner::Gob(GobDecoder::new(
+            BufReader::with_capacity(256 * 1024, src),
+            name,
+        )),
         Format::VegetaJson => Inner::Json(JsonDecoder::new(
             BufReader::with_capacity(256 * 1024, src),
             name,
@@ -129,6 +150,14 @@ fn sniff(head: &[u8], done: bool, name: &str) -> Option<Result<Format, ReadError
     if head.starts_with(&MAGIC) {
         return Some(Ok(Format::Loadlab));
     }
+    // vegeta's default encoding: its first message defines the Result type
+    // (a negative type id from -64 down, which no JSON or CSV text starts
+    // with). vegeta's own reader tries gob first too.
+    match looks_like_gob(head) {
+        Some(true) => return Some(Ok(Format::VegetaGob)),
+        None if !done => return None,
+        _ => {}
+    }
     let Some(start) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
         return done.then(|| Err(unknown(head, name)));
     };
@@ -148,12 +177,6 @@ fn sniff(head: &[u8], done: bool, name: &str) -> Option<Result<Format, ReadError
     }
     if !done {
         return None;
-    }
-    let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    if contains(b"Result") && (contains(b"Attack") || contains(b"Timestamp")) {
-        return Some(Err(ReadError::Gob {
-            name: name.to_string(),
-        }));
     }
     Some(Err(unknown(head, name)))
 }

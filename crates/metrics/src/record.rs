@@ -31,6 +31,10 @@ impl Record {
     pub fn abs_intended_ns(&self) -> u64 {
         self.start_unix_ns.saturating_add(self.sample.intended_ns)
     }
+    /// Actual send time, ns since the Unix epoch.
+    pub fn abs_sent_ns(&self) -> u64 {
+        self.start_unix_ns.saturating_add(self.sample.sent_ns)
+    }
     /// The instant the corrected latency counts from (the intended send
     /// time, or the actual send when the request went out early), ns since
     /// the Unix epoch: this plus `latency_ns` is the completion time.

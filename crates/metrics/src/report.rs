@@ -113,32 +113,30 @@ fn rd(ns: u64) -> String {
 }
 
 /// vegeta's text report, line for line, with durations rounded as vegeta
-/// rounds them (see [`round_for_text`]). When the corrected and uncorrected
-/// latencies differ materially ([`Summary::corrections_matter`]), two lines
-/// follow `Latencies`: `Uncorrected` (same seven figures, from the actual
-/// send) and `Send Lag` (mean, 99th percentile, max, and the count of late
-/// sends). Scripts that match vegeta's line prefixes are unaffected.
+/// rounds them (see [`round_for_text`]): `1.99s`, `59.997s`, `2.709ms`.
+///
+/// `Requests` and `Duration` come from the actual sends, as in vegeta.
+/// loadlab's own lines come after all of vegeta's (the error set included),
+/// after a blank line, and only when they say something
+/// `Unsent` (requests the schedule called for that were never sent) when
+/// there are any, then, when [`Summary::corrections_matter`], `Schedule` (the rate and span the
+/// sends were meant to keep), `Send Lag` (mean, 99th percentile, max, and
+/// the count of late sends) and `Uncorrected` (the seven latency figures
+/// from the actual send). Scripts that pick vegeta's lines by prefix or by
+/// position are unaffected.
 pub fn format_report_text(m: &Metrics) -> String {
     text_from_summary(&m.summary())
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
-    text_with(s, rd)
-}
-
-/// The text report with every duration at full nanosecond precision
-/// (`1m0.103771332s`, `107.381249ms`), as vegeta printed it before it
-/// started rounding; same lines, same alignment rules.
-pub fn format_report_text_exact(m: &Metrics) -> String {
-    text_with(&m.summary(), go_duration)
-}
-
-fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
     let lat7 = |l: &LatencySummary| {
         [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
             .map(rd)
             .join(", ")
     };
+    // vegeta's tabbed lines and ours are aligned together (our labels and
+    // brackets are no wider than vegeta's, so its columns do not move);
+    // the error set, which has no tabs, is spliced in between afterwards.
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -157,23 +155,6 @@ fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
         "Latencies\t[min, mean, 50, 90, 95, 99, max]\t{}",
         lat7(&s.latencies)
     );
-    if s.corrections_matter() {
-        let _ = writeln!(
-            t,
-            "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}",
-            lat7(&s.uncorrected)
-        );
-        let l = &s.send_lag;
-        let _ = writeln!(
-            t,
-            "Send Lag\t[mean, 99, max, late>{}]\t{}, {}, {}, {}",
-            go_duration(s.late_threshold_ns),
-            rd(l.mean),
-            rd(l.p99),
-            rd(l.max),
-            s.late
-        );
-    }
     let _ = writeln!(
         t,
         "Bytes In\t[total, mean]\t{}, {:.2}",
@@ -189,12 +170,53 @@ fn text_with(s: &Summary, rd: fn(u64) -> String) -> String {
     for (code, n) in &s.status_codes {
         let _ = write!(t, "{code}:{n}  ");
     }
-    t.push_str("\nError Set:\n");
-    for e in &s.errors {
-        t.push_str(e);
-        t.push('\n');
+    t.push('\n');
+    const VEGETA_TABBED: usize = 7;
+    if s.unsent > 0 {
+        let scope = if s.unsent_attack_wide {
+            "whole attack"
+        } else {
+            "scheduled, never sent"
+        };
+        let _ = writeln!(t, "Unsent\t[{scope}]\t{}", s.unsent);
     }
-    align(&t)
+    if s.corrections_matter() {
+        let _ = writeln!(
+            t,
+            "Schedule\t[rate, attack]\t{:.2}, {}",
+            s.schedule.rate,
+            rd(s.schedule.duration_ns)
+        );
+        let l = &s.send_lag;
+        let _ = writeln!(
+            t,
+            "Send Lag\t[mean, 99, max, late>{}]\t{}, {}, {}, {}",
+            go_duration(s.late_threshold_ns),
+            rd(l.mean),
+            rd(l.p99),
+            rd(l.max),
+            s.late
+        );
+        let _ = writeln!(
+            t,
+            "Uncorrected\t[min, mean, 50, 90, 95, 99, max]\t{}",
+            lat7(&s.uncorrected)
+        );
+    }
+    let aligned = align(&t);
+    let mut lines = aligned.split_inclusive('\n');
+    let mut out: String = lines.by_ref().take(VEGETA_TABBED).collect();
+    out.push_str("Error Set:\n");
+    for e in &s.errors {
+        out.push_str(e);
+        out.push('\n');
+    }
+    let ours: String = lines.collect();
+    if !ours.is_empty() {
+        out.push('\n');
+        out.push_str(&ours);
+    }
+    out
 }
 
 fn json_latencies(out: &mut String, l: &LatencySummary) {
@@ -216,7 +238,10 @@ fn json_time(out: &mut String, t: Option<u64>) {
 
 /// vegeta's JSON report (same keys, same order, one line), followed by our
 /// keys: `uncorrected` and `send_lag` (latency blocks in ns), `late` and
-/// `late_threshold` (ns). `buckets` appears when the metrics count buckets.
+/// `late_threshold` (ns), `unsent` (requests scheduled but never sent),
+/// and `schedule` (`earliest`, `latest`: the first
+/// and last intended send; `duration` in ns; `rate`). `buckets` appears
+/// when the metrics count buckets.
 pub fn format_report_json(m: &Metrics) -> String {
     let s = m.summary();
     let mut o = String::with_capacity(1024);
@@ -278,11 +303,17 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_latencies(&mut o, &s.uncorrected);
     o.push_str(",\"send_lag\":");
     json_latencies(&mut o, &s.send_lag);
-    let _ = writeln!(
+    let _ = write!(
         o,
-        ",\"late\":{},\"late_threshold\":{}}}",
-        s.late, s.late_threshold_ns
+        ",\"late\":{},\"late_threshold\":{},\"unsent\":{},\"schedule\":{{\"earliest\":",
+        s.late, s.late_threshold_ns, s.unsent
     );
+    json_time(&mut o, s.schedule.earliest_unix_ns);
+    o.push_str(",\"latest\":");
+    json_time(&mut o, s.schedule.latest_unix_ns);
+    let _ = write!(o, ",\"duration\":{},\"rate\":", s.schedule.duration_ns);
+    json_float(&mut o, s.schedule.rate);
+    o.push_str("}}\n");
     o
 }
 

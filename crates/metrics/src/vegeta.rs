@@ -1,5 +1,5 @@
-//! Readers for vegeta's JSON and CSV result encodings, so old runs can be
-//! re-reported and merged with ours.
+//! Readers for vegeta's JSON and CSV result encodings (its gob encoding is
+//! in `gob.rs`), so old runs can be re-reported and merged with ours.
 //!
 //! vegeta records one timestamp per request (its send time) and one latency.
 //! We map them onto a [`Sample`] with `intended = sent = timestamp` and
@@ -63,7 +63,7 @@ pub fn classify_error(text: &str) -> ErrorKind {
 /// Reuses the last `Arc<str>` while consecutive records repeat a string (the
 /// usual case), so decoding allocates only when a label changes.
 #[derive(Default)]
-struct Interner {
+pub(crate) struct Interner {
     attack: Option<Arc<str>>,
     method: Option<Arc<str>>,
     url: Option<Arc<str>>,
@@ -82,21 +82,26 @@ fn intern(slot: &mut Option<Arc<str>>, s: &str) -> Arc<str> {
 }
 
 /// Fields common to both encodings, borrowed from the input line.
-struct Raw<'a> {
-    attack: &'a str,
-    seq: u64,
-    code: u16,
-    ts_ns: i128,
-    latency_ns: i64,
-    bytes_out: u64,
-    bytes_in: u64,
-    error: &'a str,
-    method: &'a str,
-    url: &'a str,
+pub(crate) struct Raw<'a> {
+    pub attack: &'a str,
+    pub seq: u64,
+    pub code: u16,
+    pub ts_ns: i128,
+    pub latency_ns: i64,
+    pub bytes_out: u64,
+    pub bytes_in: u64,
+    pub error: &'a str,
+    pub method: &'a str,
+    pub url: &'a str,
 }
 
 impl Interner {
-    fn record(&mut self, raw: Raw<'_>, name: &str, line: u64) -> Result<Record, ReadError> {
+    pub(crate) fn record(
+        &mut self,
+        raw: Raw<'_>,
+        name: &str,
+        line: u64,
+    ) -> Result<Record, ReadError> {
         let ts = u64::try_from(raw.ts_ns).map_err(|_| {
             ReadError::malformed(
                 name,

@@ -295,3 +295,91 @@ fn a_live_stream_yields_records_before_more_bytes_arrive() {
     assert_eq!(rest, samples[1..]);
     assert!(reader.join().unwrap().is_empty());
 }
+
+/// An attack that could not keep its schedule says how many requests it
+/// never sent: an optional record before the end record, which the reader
+/// returns per attack. A reader that does not know the record skips it (a
+/// record type from 0x40 up), and files without it read as before.
+#[test]
+fn unsent_count_is_carried_per_attack_and_skippable() {
+    let samples = realistic(10, 1_000, 3);
+    let mut buf = Vec::new();
+    for (name, unsent) in [("first", 80u64), ("second", 0), ("third", 7)] {
+        let mut w = ResultsWriter::new(&mut buf);
+        w.begin(&AttackInfo {
+            name: name.into(),
+            start_unix_ns: START,
+        });
+        w.register_target(
+            0,
+            &TargetInfo {
+                method: "GET".into(),
+                url: "http://h/".into(),
+            },
+        );
+        for s in &samples {
+            w.record(s);
+        }
+        w.flush().unwrap();
+        w.write_unsent(unsent);
+        w.finish().unwrap();
+    }
+    let mut r = ResultsReader::new(Cursor::new(buf.clone()), "u.bin").unwrap();
+    assert_eq!(r.by_ref().count(), 30);
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let unsent: Vec<(String, u64)> = r
+        .unsent()
+        .iter()
+        .map(|(a, n)| (a.to_string(), *n))
+        .collect();
+    assert_eq!(
+        unsent,
+        [("first".to_string(), 80), ("third".to_string(), 7)]
+    );
+    // The record is optional: its type is in the range every version-1
+    // reader skips, and it sits inside the attack, before the end record.
+    let pos = buf
+        .windows(2)
+        .position(|w| w == [0x40, 1])
+        .expect("an unsent record");
+    assert!(
+        buf[pos + 2] == 80 && buf[pos + 4] == 0x04,
+        "{:x?}",
+        &buf[pos..pos + 8]
+    );
+    // Through open_results too.
+    let mut res = open_results(Cursor::new(buf), "u.bin").unwrap();
+    assert_eq!(res.by_ref().count(), 30);
+    assert_eq!(res.unsent().len(), 2);
+}
+
+/// What a version-1 reader does with an optional record it does not know
+/// (how older loadlab versions read the unsent record): skip it.
+#[test]
+fn unknown_optional_records_are_skipped() {
+    fn crc8(data: &[u8]) -> u8 {
+        let mut crc = 0u8;
+        for &b in data {
+            crc ^= b;
+            for _ in 0..8 {
+                crc = if crc & 0x80 != 0 {
+                    (crc << 1) ^ 0x07
+                } else {
+                    crc << 1
+                };
+            }
+        }
+        crc
+    }
+    let samples = realistic(5, 1_000, 9);
+    let mut bytes = write_file("x", START, &[("GET", "http://h/")], &samples);
+    // The end record is the last 4 bytes: type, length 1, count 5, crc.
+    let end = bytes.len() - 4;
+    assert_eq!(&bytes[end..end + 3], &[0x04, 1, 5]);
+    let mut rec = vec![0x41, 3, 1, 2, 3];
+    rec.push(crc8(&rec));
+    bytes.splice(end..end, rec);
+    let (recs, warnings) = read_all(bytes);
+    assert_eq!(recs.len(), 5);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

@@ -1,7 +1,9 @@
 //! `loadlab attack`: vegeta's command line on loadlab's engine.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 use loadlab_core::{PacerSpec, Sink, Tee};
 use loadlab_engine::{AttackConfig, TargetFormat, TargetSource, TlsOptions};
@@ -45,6 +47,11 @@ pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
     Ok(PacerSpec::Constant(a.rate))
 }
 
+/// `-timeout=0`: no timeout, as in vegeta (Go's `http.Client` with a zero
+/// `Timeout`). The engine bounds every request, so "none" is a bound no
+/// attack reaches: 1 year (well inside what the timer wheel schedules).
+pub const NO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(365 * 24 * 3600);
+
 /// Builds the engine's configuration from the flags (everything validated here).
 pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     let pacer = pacer(a)?;
@@ -67,7 +74,11 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         max_workers: a.max_workers,
         connections: a.connections,
         max_connections: a.max_connections,
-        timeout: a.timeout,
+        timeout: if a.timeout.is_zero() {
+            NO_TIMEOUT
+        } else {
+            a.timeout
+        },
         redirects: a.redirects,
         keepalive: a.keepalive,
         http2: a.http2,
@@ -116,6 +127,33 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     Ok(cfg)
 }
 
+/// A reader that stays at its end once it got there. On a terminal, Ctrl-D
+/// makes one `read` return 0, and the next `read` waits for more typing: a
+/// targets parser that looks once more after the end (to see whether a
+/// target has header lines, then for the next target) would need a second
+/// Ctrl-D. After the first 0 this reader never reads again.
+pub(crate) struct StickyEof<R> {
+    inner: R,
+    eof: bool,
+}
+
+impl<R> StickyEof<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        StickyEof { inner, eof: false }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for StickyEof<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.eof || buf.is_empty() {
+            return Ok(0);
+        }
+        let n = self.inner.read(buf)?;
+        self.eof = n == 0;
+        Ok(n)
+    }
+}
+
 fn targets(a: &AttackArgs) -> Result<TargetSource, CliError> {
     let format: TargetFormat = a.format.parse().map_err(CliError::usage)?;
     let (reader, name): (Box<dyn BufRead + Send>, String) = if a.targets == "stdin"
@@ -127,7 +165,7 @@ fn targets(a: &AttackArgs) -> Result<TargetSource, CliError> {
             );
         }
         (
-            Box::new(BufReader::new(std::io::stdin())),
+            Box::new(BufReader::new(StickyEof::new(std::io::stdin()))),
             "stdin".to_string(),
         )
     } else {
@@ -192,9 +230,11 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let total = cfg
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(ResultsWriter::new(
-        BufWriter::with_capacity(1 << 16, writer),
-    ))];
+    let (results, results_back) = HandBack::new(ResultsWriter::new(BufWriter::with_capacity(
+        1 << 16,
+        writer,
+    )));
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(results)];
     let live = loadlab_engine::LiveStats::new();
     let progress = if a.quiet {
         None
@@ -209,6 +249,8 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     if let Some((_, metrics)) = &prom {
         sinks.push(Box::new(metrics.sink()));
     }
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    sinks.push(Box::new(TallySink(tally.clone(), Tally::default())));
 
     let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
     drop(prom);
@@ -216,11 +258,25 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         p.stop();
     }
     let summary = summary?;
+    // The engine has flushed the samples; the attack's own count of
+    // requests it never sent goes in before the end record.
+    if let Ok(mut w) = results_back.try_recv() {
+        w.write_unsent(summary.unsent);
+        w.finish()
+            .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
+    }
     if summary.interrupted {
         eprintln!(
             "loadlab: interrupted; {} requests recorded",
             summary.requests
         );
+    }
+    if let Some(line) = tally
+        .lock()
+        .ok()
+        .and_then(|t| t.summary_line(summary.unsent))
+    {
+        eprintln!("loadlab: {line}");
     }
     if let Output::ReportOnTerminal(tmp) = output {
         eprintln!(
@@ -229,6 +285,157 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+/// What went wrong, counted for the one-line summary on stderr.
+#[derive(Default)]
+struct Tally {
+    requests: u64,
+    successes: u64,
+    targets: Vec<loadlab_core::TargetInfo>,
+    /// (target, error kind, status) of failures → count.
+    failures: HashMap<(u32, loadlab_core::ErrorKind, u16), u64>,
+}
+
+impl Tally {
+    /// `N requests, R% success; top error: TEXT (K of N)[; U scheduled
+    /// requests never sent]`, or `None` when every request succeeded and
+    /// none was left unsent.
+    fn summary_line(&self, unsent: u64) -> Option<String> {
+        let failed = self.requests - self.successes;
+        if failed == 0 && unsent == 0 {
+            return None;
+        }
+        let mut line = format!("{} requests", self.requests);
+        if self.requests > 0 {
+            line += &format!(
+                ", {:.2}% success",
+                self.successes as f64 * 100.0 / self.requests as f64
+            );
+        }
+        // The most frequent failure; ties go to the first target, kind, status.
+        let top = self
+            .failures
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
+        if let Some((&(target, error, status), &n)) = top {
+            let (method, url) = self
+                .targets
+                .get(target as usize)
+                .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()));
+            let r = loadlab_metrics::Record {
+                attack: Arc::from(""),
+                start_unix_ns: 0,
+                sample: loadlab_core::Sample {
+                    error,
+                    status,
+                    ..Default::default()
+                },
+                method: Arc::from(method),
+                url: Arc::from(url),
+                error_text: None,
+            };
+            line += &format!(
+                "; top error: {} ({n} of {})",
+                r.error_string(),
+                self.requests
+            );
+        }
+        if unsent > 0 {
+            line += &format!("; {unsent} scheduled requests never sent");
+        }
+        Some(line)
+    }
+}
+
+/// Counts into a private [`Tally`] (no lock per request) and publishes it
+/// when the attack finishes.
+struct TallySink(Arc<Mutex<Tally>>, Tally);
+
+impl Sink for TallySink {
+    fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
+        let i = index as usize;
+        if self.1.targets.len() <= i {
+            self.1.targets.resize(
+                i + 1,
+                loadlab_core::TargetInfo {
+                    method: String::new(),
+                    url: String::new(),
+                },
+            );
+        }
+        self.1.targets[i] = target.clone();
+    }
+    fn record(&mut self, s: &loadlab_core::Sample) {
+        self.1.requests += 1;
+        if s.is_success() {
+            self.1.successes += 1;
+        } else {
+            *self
+                .1
+                .failures
+                .entry((s.target, s.error, s.status))
+                .or_default() += 1;
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Ok(mut t) = self.0.lock() {
+            *t = std::mem::take(&mut self.1);
+        }
+        Ok(())
+    }
+}
+
+type Results = ResultsWriter<BufWriter<Box<dyn Write + Send>>>;
+
+/// The results writer as the engine's sink: when the engine finishes the
+/// sink, the samples are flushed and the writer handed back (the end record
+/// not yet written), so that the attack's summary — the requests it never
+/// sent — can be recorded in the file first.
+struct HandBack {
+    inner: Option<Results>,
+    back: std::sync::mpsc::SyncSender<Results>,
+}
+
+impl HandBack {
+    fn new(w: Results) -> (Self, std::sync::mpsc::Receiver<Results>) {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        (
+            HandBack {
+                inner: Some(w),
+                back: tx,
+            },
+            rx,
+        )
+    }
+}
+
+impl Sink for HandBack {
+    fn begin(&mut self, info: &loadlab_core::AttackInfo) {
+        if let Some(w) = &mut self.inner {
+            w.begin(info);
+        }
+    }
+    fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
+        if let Some(w) = &mut self.inner {
+            w.register_target(index, target);
+        }
+    }
+    fn record(&mut self, sample: &loadlab_core::Sample) {
+        if let Some(w) = &mut self.inner {
+            w.record(sample);
+        }
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        let Some(mut w) = self.inner.take() else {
+            return Ok(());
+        };
+        w.flush()?;
+        // The receiver lives until the attack returns; if it is gone the
+        // writer is dropped without its end record, as after a crash.
+        let _ = self.back.try_send(w);
+        Ok(())
+    }
 }
 
 /// Runs the engine on its own runtime until it ends or Ctrl-C.

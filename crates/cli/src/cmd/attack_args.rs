@@ -73,7 +73,7 @@ pub struct AttackArgs {
     /// Max connections per target host [default: unlimited]
     #[arg(long)]
     pub max_connections: Option<usize>,
-    /// Requests timeout
+    /// Requests timeout [0 = no timeout]
     #[arg(long, default_value = "30s", value_parser = flags::duration)]
     pub timeout: Duration,
     /// Number of redirects to follow; -1 = don't follow but count as success

@@ -16,7 +16,7 @@ pub struct EncodeArgs {
     /// Output file
     #[arg(long, default_value = "stdout")]
     pub output: String,
-    /// Results files (loadlab, vegeta JSON or CSV) [default: stdin]
+    /// Results files (loadlab, vegeta gob, JSON or CSV) [default: stdin]
     pub files: Vec<String>,
 }
 
@@ -63,6 +63,11 @@ pub fn run(a: EncodeArgs) -> Result<(), CliError> {
         }
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
+        }
+        for (attack, n) in results.unsent() {
+            eprintln!(
+                "loadlab: note: {label}: attack {attack:?} never sent {n} scheduled requests; vegeta's encodings have no place for that count"
+            );
         }
     }
     match encoder.finish().and_then(|mut w| w.flush()) {

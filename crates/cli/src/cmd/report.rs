@@ -1,4 +1,4 @@
-//! `loadlab report`: reports from loadlab, vegeta JSON and vegeta CSV results.
+//! `loadlab report`: reports from loadlab results and vegeta gob, JSON and CSV results.
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -6,9 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use loadlab_metrics::{
-    GroupBy, Grouped, Metrics, ReportType, format_report_text_exact, open_results,
-};
+use loadlab_metrics::{GroupBy, Grouped, Metrics, ReportType, open_results};
 
 use crate::exit::CliError;
 use crate::flags;
@@ -18,6 +16,10 @@ pub struct ReportArgs {
     /// Report type: text, json, hist[BUCKETS] (e.g. hist[0,1ms,5ms,10ms]) or hdrplot
     #[arg(long = "type", default_value = "text")]
     pub kind: String,
+    /// Histogram buckets, e.g. "[0,1ms,10ms]": counted into the JSON report
+    /// (-type=json), or the buckets of -type=hist
+    #[arg(long)]
+    pub buckets: Option<String>,
     /// Print the report again at this interval while results are still arriving
     #[arg(long, value_parser = flags::duration)]
     pub every: Option<Duration>,
@@ -27,14 +29,16 @@ pub struct ReportArgs {
     /// Output file
     #[arg(long, default_value = "stdout")]
     pub output: String,
-    /// Results files (loadlab, vegeta JSON or CSV; mixed formats are merged) [default: stdin]
+    /// Results files (loadlab, vegeta gob, JSON or CSV; mixed formats are merged) [default: stdin]
     pub files: Vec<String>,
 }
 
 /// One input: a file or stdin.
 pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError> {
     if name == "-" || name == "stdin" {
-        return Ok((Box::new(std::io::stdin()), "stdin".to_string()));
+        // Results typed or pasted on a terminal end with one Ctrl-D.
+        let stdin = super::attack::StickyEof::new(std::io::stdin());
+        return Ok((Box::new(stdin), "stdin".to_string()));
     }
     let f = File::open(name).map_err(|e| CliError::io(format!("cannot read {name}: {e}")))?;
     Ok((Box::new(f), name.to_string()))
@@ -53,6 +57,13 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
                 .map_err(|_| CliError::internal("report state poisoned"))?
                 .add(&r);
         }
+        let mut g = m
+            .lock()
+            .map_err(|_| CliError::internal("report state poisoned"))?;
+        for (attack, n) in results.unsent() {
+            g.add_unsent(attack, *n);
+        }
+        drop(g);
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");
         }
@@ -60,13 +71,10 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
     Ok(())
 }
 
-/// Renders a report. The text report prints durations at full precision, Go
-/// style (`1m0.103771332s`, `107.381249ms`), as the seeds' reports show them.
+/// Renders a report. The text report rounds durations as vegeta's does
+/// (`1.99s`, `59.997s`, `2.709ms`).
 pub fn render(kind: &ReportType, g: &Grouped) -> String {
-    g.render(|m: &Metrics| match kind {
-        ReportType::Text => format_report_text_exact(m),
-        other => loadlab_metrics::render(other, m),
-    })
+    g.render(|m: &Metrics| loadlab_metrics::render(kind, m))
 }
 
 pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
@@ -77,8 +85,51 @@ pub fn read_error(e: loadlab_metrics::ReadError) -> CliError {
     }
 }
 
-pub fn run(a: ReportArgs) -> Result<(), CliError> {
+/// `-buckets=[0,1ms,10ms]` (vegeta's form; the brackets may be left out):
+/// lower bounds in ns, a leading 0 added as vegeta adds it.
+fn buckets(s: &str) -> Result<Vec<u64>, CliError> {
+    let inner = s.trim();
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(inner);
+    match format!("hist[{inner}]").parse::<ReportType>() {
+        Ok(ReportType::Hist(b)) => Ok(b),
+        Err(loadlab_metrics::ReportTypeError::BadBucket { bucket, reason, .. }) => Err(
+            CliError::usage(format!("bad -buckets {s:?}: bucket {bucket:?}: {reason}")),
+        ),
+        _ => Err(CliError::usage(format!(
+            "bad -buckets {s:?}: expected [D1,D2,...] with Go durations, e.g. [0,1ms,10ms]"
+        ))),
+    }
+}
+
+/// The report type, with `-buckets` applied as vegeta applies it: the
+/// buckets of a `hist` report (`-type=hist` needs no brackets then), and
+/// counted into a `json` report; other types ignore it.
+fn report_kind(a: &ReportArgs) -> Result<(ReportType, Option<Vec<u64>>), CliError> {
+    let bounds = a.buckets.as_deref().map(buckets).transpose()?;
+    if a.kind.starts_with("hist")
+        && let Some(b) = &bounds
+    {
+        return Ok((ReportType::Hist(b.clone()), None));
+    }
+    if a.kind == "hist" {
+        return Err(CliError::usage(
+            "-type=hist needs buckets: -type=hist[0,1ms,5ms] or -buckets=[0,1ms,5ms]",
+        ));
+    }
     let kind: ReportType = a.kind.parse().map_err(CliError::usage)?;
+    let json_buckets = if kind == ReportType::Json {
+        bounds
+    } else {
+        None
+    };
+    Ok((kind, json_buckets))
+}
+
+pub fn run(a: ReportArgs) -> Result<(), CliError> {
+    let (kind, json_buckets) = report_kind(&a)?;
     let inputs = if a.files.is_empty() {
         vec!["stdin".to_string()]
     } else {
@@ -89,7 +140,16 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
             "loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)"
         );
     }
-    let mut out: Box<dyn Write> = if a.output == "stdout" || a.output == "-" {
+    let to_stdout = a.output == "stdout" || a.output == "-";
+    // As vegeta does, -every redraws the report on a cleared screen when it
+    // goes to a terminal (the final report too, so that it stands alone);
+    // never into a pipe or a file.
+    let clear = if a.every.is_some() && to_stdout && std::io::stdout().is_terminal() {
+        CLEAR_SCREEN
+    } else {
+        ""
+    };
+    let mut out: Box<dyn Write> = if to_stdout {
         Box::new(std::io::stdout())
     } else {
         Box::new(
@@ -102,7 +162,11 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
             .map(str::parse)
             .transpose()
             .map_err(CliError::usage)?;
-    let metrics = Arc::new(Mutex::new(Grouped::new(&kind, by)));
+    let mut grouped = Grouped::new(&kind, by);
+    if let Some(b) = json_buckets {
+        grouped = grouped.with_buckets(b);
+    }
+    let metrics = Arc::new(Mutex::new(grouped));
     match a.every {
         None => read_into(&inputs, &metrics)?,
         Some(every) => {
@@ -121,7 +185,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
                     &kind,
                     &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
                 );
-                write_out(&mut out, &text)?;
+                write_out(&mut out, &format!("{clear}{text}"))?;
                 next += every;
             }
             reader
@@ -133,8 +197,11 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         &kind,
         &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
     );
-    write_out(&mut out, &text)
+    write_out(&mut out, &format!("{clear}{text}"))
 }
+
+/// Erase the screen and move the cursor home (vegeta's `-every` prefix).
+const CLEAR_SCREEN: &str = "\x1b[2J\x1b[0;0H";
 
 fn write_out(out: &mut Box<dyn Write>, text: &str) -> Result<(), CliError> {
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -38,6 +38,10 @@ pub(crate) mod kind {
     pub const SAMPLE: u8 = 0x03;
     /// Clean end of the attack: number of samples written (varint).
     pub const END: u8 = 0x04;
+    /// Optional (0x40 and up: skipped by readers that do not know it):
+    /// requests the schedule called for that were never sent (varint);
+    /// written before `END` when the count is above 0.
+    pub const UNSENT: u8 = 0x40;
 }
 
 /// Largest payload a reader accepts; anything bigger is corruption.

@@ -35,6 +35,7 @@ pub struct ResultsReader<R: Read> {
     total: u64,
     unknown_target_warned: bool,
     warnings: Vec<String>,
+    unsent: Vec<(Arc<str>, u64)>,
     done: bool,
 }
 
@@ -67,6 +68,7 @@ impl<R: Read> ResultsReader<R> {
             total: 0,
             unknown_target_warned: false,
             warnings: Vec::new(),
+            unsent: Vec::new(),
             done: false,
         };
         if !r.fill(HEADER_LEN)? || r.buf[..MAGIC.len()] != MAGIC {
@@ -84,6 +86,13 @@ impl<R: Read> ResultsReader<R> {
     /// without its end record...). Complete once the iterator is exhausted.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Per attack (in file order), the requests its schedule called for that
+    /// were never sent, for the attacks read so far that recorded any.
+    /// Complete once the iterator is exhausted.
+    pub fn unsent(&self) -> &[(Arc<str>, u64)] {
+        &self.unsent
     }
 
     /// Makes at least `n` bytes available from `pos`; false if the stream
@@ -267,6 +276,13 @@ impl<R: Read> ResultsReader<R> {
                 }
                 // Only another file header (a concatenated file) may follow.
                 self.in_segment = false;
+            }
+            kind::UNSENT => {
+                let mut q = 0;
+                let n = get_varint(payload, &mut q).ok_or_else(|| self.bad("bad unsent record"))?;
+                if n > 0 {
+                    self.unsent.push((self.attack.clone(), n));
+                }
             }
             _ => {} // a record type from a later version: skipped by design
         }

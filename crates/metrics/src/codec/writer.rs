@@ -81,6 +81,29 @@ impl<W: Write + Send> ResultsWriter<W> {
         Ok(self.out)
     }
 
+    /// Hands everything buffered to the underlying writer (and flushes
+    /// it) without ending the attack: [`ResultsWriter::write_unsent`] and
+    /// [`Sink::finish`] may follow.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.push_out(true);
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        }
+    }
+
+    /// Records how many requests the attack's schedule called for that were
+    /// never sent (an optional record, before the end record that
+    /// [`Sink::finish`] writes). Nothing is written for 0.
+    pub fn write_unsent(&mut self, unsent: u64) {
+        if unsent == 0 || !self.began || self.finished {
+            return;
+        }
+        self.payload.clear();
+        put_varint(&mut self.payload, unsent);
+        self.frame(kind::UNSENT);
+    }
+
     fn start_segment(&mut self, info: &AttackInfo) {
         self.buf.extend_from_slice(&MAGIC);
         self.buf.push(VERSION);
