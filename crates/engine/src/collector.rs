@@ -85,28 +85,81 @@ impl Holds {
     }
 }
 
-/// A buffered sample, ordered by completion, then by arrival.
-struct Held {
-    done: u64,
-    arrival: u64,
+/// One worker's batch, sorted by completion, as it waits to be written.
+struct Run {
+    samples: Vec<Sample>,
+    next: usize,
+    /// When it arrived (the [`HOLD_MAX`] clock).
     at: std::time::Instant,
-    sample: Sample,
 }
 
-impl PartialEq for Held {
-    fn eq(&self, o: &Self) -> bool {
-        (self.done, self.arrival) == (o.done, o.arrival)
-    }
+/// Batches waiting for the watermark, merged in completion order: a heap of
+/// each batch's next completion (16 bytes an entry, one entry per batch, not
+/// per sample).
+#[derive(Default)]
+struct Pending {
+    runs: Vec<Option<Run>>,
+    free: Vec<u32>,
+    /// (next completion, arrival number, run slot), smallest first.
+    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    arrivals: u64,
 }
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.heap.is_empty()
     }
-}
-impl Ord for Held {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.done, self.arrival).cmp(&(o.done, o.arrival))
+
+    fn add(&mut self, mut samples: Vec<Sample>) {
+        if samples.is_empty() {
+            return;
+        }
+        // A worker's batch is in completion order already (an O(n) check).
+        samples.sort_by_key(|s| s.done_ns);
+        let first = samples[0].done_ns;
+        let run = Run {
+            samples,
+            next: 0,
+            at: std::time::Instant::now(),
+        };
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.runs[i as usize] = Some(run);
+                i
+            }
+            None => {
+                self.runs.push(Some(run));
+                (self.runs.len() - 1) as u32
+            }
+        };
+        self.arrivals += 1;
+        self.heap.push(Reverse((first, self.arrivals, slot)));
+    }
+
+    /// Writes, in completion order, every sample that completed before
+    /// `mark` (or waited [`HOLD_MAX`]); all of them when `mark` is `None`.
+    /// Returns how many.
+    fn release(&mut self, mark: Option<u64>, sink: &mut dyn Sink) -> usize {
+        let mut n = 0;
+        while let Some(mut top) = self.heap.peek_mut() {
+            let Reverse((done, order, slot)) = *top;
+            let run = self.runs[slot as usize].as_mut().expect("live run");
+            if mark.is_some_and(|m| done >= m) && run.at.elapsed() < HOLD_MAX {
+                break;
+            }
+            sink.record(&run.samples[run.next]);
+            run.next += 1;
+            n += 1;
+            match run.samples.get(run.next) {
+                Some(s) => *top = Reverse((s.done_ns, order, slot)),
+                None => {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                    self.runs[slot as usize] = None;
+                    self.free.push(slot);
+                }
+            }
+        }
+        n
     }
 }
 
@@ -125,41 +178,29 @@ pub(crate) fn spawn(
             for (i, t) in targets.iter().enumerate() {
                 sink.register_target(i as u32, t);
             }
-            let mut heap: BinaryHeap<Reverse<Held>> = BinaryHeap::new();
-            let mut arrival = 0u64;
+            let mut pending = Pending::default();
             let mut open = true;
             while open {
                 // Holds first, then the channel: a worker clears its hold
                 // only after its batch is in the channel, so a cleared hold
                 // means the batch is there to drain.
                 let mark = holds.watermark();
-                let mut take = |msg: Msg, heap: &mut BinaryHeap<Reverse<Held>>| match msg {
-                    Msg::Batch(samples) => {
-                        let at = std::time::Instant::now();
-                        for s in samples {
-                            arrival += 1;
-                            heap.push(Reverse(Held {
-                                done: s.done_ns,
-                                arrival,
-                                at,
-                                sample: s,
-                            }));
-                        }
-                    }
+                let mut take = |msg: Msg, pending: &mut Pending| match msg {
+                    Msg::Batch(samples) => pending.add(samples),
                     // Registered at once: it precedes its samples either way.
                     Msg::Target(i, t) => sink.register_target(i, &t),
                 };
-                if heap.is_empty() {
+                if pending.is_empty() {
                     // Nothing buffered: sleep until a worker sends.
                     match rx.blocking_recv() {
-                        Some(msg) => take(msg, &mut heap),
+                        Some(msg) => take(msg, &mut pending),
                         None => open = false,
                     }
                     continue;
                 }
                 loop {
                     match rx.try_recv() {
-                        Ok(msg) => take(msg, &mut heap),
+                        Ok(msg) => take(msg, &mut pending),
                         Err(TryRecvError::Empty) => break,
                         Err(TryRecvError::Disconnected) => {
                             open = false;
@@ -167,22 +208,12 @@ pub(crate) fn spawn(
                         }
                     }
                 }
-                let mut released = false;
-                while let Some(Reverse(top)) = heap.peek() {
-                    if open && top.done >= mark && top.at.elapsed() < HOLD_MAX {
-                        break;
-                    }
-                    let Reverse(h) = heap.pop().expect("peeked");
-                    sink.record(&h.sample);
-                    released = true;
-                }
-                if open && !released && !heap.is_empty() {
+                let released = pending.release(open.then_some(mark), sink.as_mut());
+                if open && released == 0 && !pending.is_empty() {
                     std::thread::sleep(POLL);
                 }
             }
-            for Reverse(h) in heap.into_sorted_vec().into_iter().rev() {
-                sink.record(&h.sample);
-            }
+            pending.release(None, sink.as_mut());
             let _ = done_tx.send(sink.finish());
         })?;
     Ok(Collector { tx, done })
