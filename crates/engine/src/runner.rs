@@ -190,7 +190,7 @@ impl Shared {
         if new {
             let info = TargetInfo {
                 method: target.method.to_string(),
-                url: target.url,
+                url: crate::targets::redact_url(&target.url).into_owned(),
             };
             let _ = tx.send(Msg::Target(idx, info)).await;
         }
@@ -488,7 +488,7 @@ pub async fn attack_with_live(
                 tpls.push(Arc::new(tpl));
                 infos.push(TargetInfo {
                     method: t.method.to_string(),
-                    url: t.url.clone(),
+                    url: crate::targets::redact_url(&t.url).into_owned(),
                 });
             }
             (Targets::Static(tpls), infos)
