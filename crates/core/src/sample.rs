@@ -1,5 +1,7 @@
 //! The record of one request: fixed size, `Copy`, no strings, no body.
 
+use crate::sink::AttackInfo;
+
 /// Why a request failed at the transport level. A response with a 5xx status is
 /// *not* an error kind: its status carries it. `status == 0` iff `error != None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -93,9 +95,95 @@ impl ErrorKind {
         }
     }
 
+    /// Appends the error text with what the attack knows beyond the kind:
+    /// the dialled address of a failed connection (`connect
+    /// 127.0.0.1:9: connection refused`, after `-connect-to` or
+    /// `-unix-socket`), the host of a failed lookup, and the `-timeout` that
+    /// expired (`timeout awaiting response after 30s`). `url` is the
+    /// request's. Rendered when a report is made, never per request.
+    pub fn write_text(self, out: &mut String, url: &str, info: &AttackInfo) {
+        let after = |out: &mut String| {
+            if info.timeout_ns > 0 {
+                out.push_str(" after ");
+                out.push_str(&crate::format_go_duration(std::time::Duration::from_nanos(
+                    info.timeout_ns,
+                )));
+            }
+        };
+        match self {
+            ErrorKind::ConnectRefused
+            | ErrorKind::ConnectTimeout
+            | ErrorKind::AddressUnavailable => {
+                out.push_str("connect ");
+                out.push_str(&dialled(url, info));
+                out.push_str(": ");
+                out.push_str(match self {
+                    ErrorKind::ConnectRefused => "connection refused",
+                    ErrorKind::ConnectTimeout => "i/o timeout",
+                    _ => "cannot assign requested address",
+                });
+                if self == ErrorKind::ConnectTimeout {
+                    after(out);
+                }
+            }
+            ErrorKind::Dns => {
+                let addr = dialled(url, info);
+                let host = match addr.rsplit_once(':') {
+                    Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']'),
+                    None => &addr,
+                };
+                out.push_str("lookup ");
+                out.push_str(host);
+                out.push_str(": no such host");
+            }
+            ErrorKind::Timeout => {
+                out.push_str(self.message());
+                after(out);
+            }
+            _ => out.push_str(self.message()),
+        }
+    }
+
     /// Parses a [`ErrorKind::code`] back.
     pub fn from_code(code: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.iter().copied().find(|k| k.code() == code)
+    }
+}
+
+/// The address a request to `url` dialled: the `-unix-socket` path, else the
+/// URL's `host:port` (default port from the scheme) after `-connect-to`
+/// (several destinations, used in turn, are joined with " or ").
+fn dialled(url: &str, info: &AttackInfo) -> String {
+    if let Some(p) = &info.unix_socket {
+        return p.clone();
+    }
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let has_port = match hostport.rfind(']') {
+        Some(i) => hostport[i..].contains(':'),
+        None => hostport.contains(':'),
+    };
+    let hostport = if has_port {
+        hostport.to_string()
+    } else {
+        let port = if scheme.eq_ignore_ascii_case("https") {
+            443
+        } else {
+            80
+        };
+        format!("{hostport}:{port}")
+    };
+    let dsts: Vec<&str> = info
+        .connect_to
+        .iter()
+        .filter(|(src, _)| src.eq_ignore_ascii_case(&hostport))
+        .map(|(_, dst)| dst.as_str())
+        .collect();
+    if dsts.is_empty() {
+        hostport
+    } else {
+        dsts.join(" or ")
     }
 }
 
@@ -176,6 +264,63 @@ mod tests {
         }
         assert_eq!(ErrorKind::from_u8(200), None);
     }
+    fn text(k: ErrorKind, url: &str, info: &AttackInfo) -> String {
+        let mut s = String::new();
+        k.write_text(&mut s, url, info);
+        s
+    }
+
+    #[test]
+    fn error_texts_name_the_dialled_address_and_the_timeout() {
+        let none = AttackInfo::default();
+        let k = ErrorKind::ConnectRefused;
+        assert_eq!(
+            text(k, "http://127.0.0.1:9/x", &none),
+            "connect 127.0.0.1:9: connection refused"
+        );
+        assert_eq!(
+            text(k, "https://u:xxxxx@Example.com/", &none),
+            "connect Example.com:443: connection refused"
+        );
+        assert_eq!(
+            text(k, "http://[::1]/", &none),
+            "connect [::1]:80: connection refused"
+        );
+        let info = AttackInfo {
+            timeout_ns: 1_500_000_000,
+            connect_to: vec![
+                ("example.com:80".into(), "10.0.0.1:8080".into()),
+                ("example.com:80".into(), "10.0.0.2:8080".into()),
+            ],
+            ..AttackInfo::default()
+        };
+        assert_eq!(
+            text(ErrorKind::ConnectTimeout, "http://example.com/", &info),
+            "connect 10.0.0.1:8080 or 10.0.0.2:8080: i/o timeout after 1.5s"
+        );
+        assert_eq!(
+            text(ErrorKind::Timeout, "http://example.com/", &info),
+            "timeout awaiting response after 1.5s"
+        );
+        assert_eq!(
+            text(ErrorKind::Timeout, "http://example.com/", &none),
+            "timeout awaiting response"
+        );
+        assert_eq!(
+            text(ErrorKind::Dns, "http://nosuch.invalid:8080/", &none),
+            "lookup nosuch.invalid: no such host"
+        );
+        let unix = AttackInfo {
+            unix_socket: Some("/run/app.sock".into()),
+            ..AttackInfo::default()
+        };
+        assert_eq!(
+            text(k, "http://app/", &unix),
+            "connect /run/app.sock: connection refused"
+        );
+        assert_eq!(text(ErrorKind::ConnectionClosed, "http://h/", &info), "EOF");
+    }
+
     #[test]
     fn derived_times() {
         let s = Sample {

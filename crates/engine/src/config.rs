@@ -170,6 +170,18 @@ impl AttackConfig {
         Ok(())
     }
 
+    /// What the sinks are told about the attack before its first sample
+    /// (the settings error texts need: timeout, dialled addresses).
+    pub(crate) fn attack_info(&self, start_unix_ns: u64) -> loadlab_core::AttackInfo {
+        loadlab_core::AttackInfo {
+            name: self.name.clone(),
+            start_unix_ns,
+            timeout_ns: u64::try_from(self.timeout.as_nanos()).unwrap_or(u64::MAX),
+            connect_to: self.connect_to.clone(),
+            unix_socket: self.unix_socket.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+
     /// True when requests are sent as fast as the concurrency cap allows.
     pub(crate) fn unpaced(&self) -> bool {
         self.closed_loop || self.pacer.is_unlimited()

@@ -18,7 +18,7 @@ use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use atomic_waker::AtomicWaker;
-use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
+use loadlab_core::{ErrorKind, Pacer, Sample, Sink, TargetInfo};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
@@ -521,10 +521,7 @@ pub async fn attack_with_live(
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let info = AttackInfo {
-        name: cfg.name.clone(),
-        start_unix_ns,
-    };
+    let info = cfg.attack_info(start_unix_ns);
     let collector = collector::spawn(sink, info, infos).map_err(EngineError::Runtime)?;
     let (abort_tx, abort_rx) = watch::channel(false);
     let paced = !cfg.unpaced();

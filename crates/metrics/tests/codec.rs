@@ -167,6 +167,7 @@ fn periodic_flush_leaves_a_readable_file_when_the_process_dies() {
     w.begin(&AttackInfo {
         name: "live".into(),
         start_unix_ns: START,
+        ..Default::default()
     });
     w.register_target(
         0,

@@ -193,6 +193,7 @@ mod tests {
         c.begin(&AttackInfo {
             name: String::new(),
             start_unix_ns: 1_000_000_000_000,
+            ..Default::default()
         });
         c.record(&ok(0, 0, 1_000_000, 3_000_000, 5_000_000, 100));
         c.record(&ok(1, 0, 0, 1_000_000, 2_000_000, 99));

@@ -1,0 +1,113 @@
+//! The HTTP client as a user sees it through the binary: what the report's
+//! Error Set says about failures, and the client's flags. Real servers on
+//! 127.0.0.1, real pipes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_loadlab")
+}
+
+/// Runs loadlab with `args`, feeding `stdin`, bounded by a generous timeout.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loadlab");
+    let mut si = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let start = Instant::now();
+    let out = loop {
+        if child.try_wait().unwrap().is_some() {
+            break child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("loadlab did not finish within 60s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    writer.join().unwrap();
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The lines of the report's Error Set.
+fn error_set(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .skip_while(|l| !l.starts_with("Error Set:"))
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Accepts connections and never answers.
+fn silent_server() -> std::net::SocketAddr {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut keep = Vec::new();
+        for c in l.incoming().take(64) {
+            keep.push(c);
+        }
+    });
+    addr
+}
+
+#[test]
+fn error_set_names_the_dialled_address_and_the_timeout() {
+    let down = free_port();
+    let silent = silent_server();
+    let targets = format!(
+        "GET http://127.0.0.1:{down}/down\n\nGET http://app.test/moved\n\nGET http://{silent}/slow\n"
+    );
+    let connect_to = format!("-connect-to=app.test:80:127.0.0.1:{down}");
+    let out = run(
+        &[
+            "attack",
+            "-rate=20",
+            "-max-requests=6",
+            "-timeout=300ms",
+            &connect_to,
+        ],
+        targets.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep = run(&["report"], &out.stdout);
+    let report = text(&rep.stdout);
+    let mut errors = error_set(&report);
+    errors.sort();
+    let mut want = vec![
+        format!(
+            "Get \"http://127.0.0.1:{down}/down\": connect 127.0.0.1:{down}: connection refused"
+        ),
+        format!("Get \"http://{silent}/slow\": timeout awaiting response after 300ms"),
+        format!("Get \"http://app.test/moved\": connect 127.0.0.1:{down}: connection refused"),
+    ];
+    want.sort();
+    assert_eq!(errors, want, "{report}");
+    let enc = run(&["encode", "-to=json"], &out.stdout);
+    assert!(
+        text(&enc.stdout).contains("timeout awaiting response after 300ms"),
+        "{}",
+        text(&enc.stdout)
+    );
+}
