@@ -34,10 +34,18 @@ pub enum ErrorKind {
     AddressUnavailable = 11,
     /// Any other I/O failure.
     Io = 12,
+    /// The response head arrived but the body did not complete within
+    /// `-timeout` (it stalled or trickled).
+    BodyTimeout = 13,
+    /// TCP connected but the TLS handshake did not complete within `-timeout`.
+    TlsHandshakeTimeout = 14,
+    /// The connection ended before the whole body arrived (fewer bytes than
+    /// `Content-Length`, or no last chunk). `bytes_in` holds the bytes received.
+    UnexpectedEof = 15,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -51,6 +59,9 @@ impl ErrorKind {
         ErrorKind::Canceled,
         ErrorKind::AddressUnavailable,
         ErrorKind::Io,
+        ErrorKind::BodyTimeout,
+        ErrorKind::TlsHandshakeTimeout,
+        ErrorKind::UnexpectedEof,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -73,6 +84,9 @@ impl ErrorKind {
             ErrorKind::Canceled => "canceled",
             ErrorKind::AddressUnavailable => "address_unavailable",
             ErrorKind::Io => "io",
+            ErrorKind::BodyTimeout => "body_timeout",
+            ErrorKind::TlsHandshakeTimeout => "tls_handshake_timeout",
+            ErrorKind::UnexpectedEof => "unexpected_eof",
         }
     }
 
@@ -92,6 +106,9 @@ impl ErrorKind {
             ErrorKind::Canceled => "canceled: attack stopped before a response arrived",
             ErrorKind::AddressUnavailable => "cannot assign requested address",
             ErrorKind::Io => "i/o error",
+            ErrorKind::BodyTimeout => "timeout reading body",
+            ErrorKind::TlsHandshakeTimeout => "TLS handshake timeout",
+            ErrorKind::UnexpectedEof => "unexpected EOF reading body",
         }
     }
 
@@ -136,7 +153,7 @@ impl ErrorKind {
                 out.push_str(host);
                 out.push_str(": no such host");
             }
-            ErrorKind::Timeout => {
+            ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::TlsHandshakeTimeout => {
                 out.push_str(self.message());
                 after(out);
             }
@@ -319,6 +336,14 @@ mod tests {
             "connect /run/app.sock: connection refused"
         );
         assert_eq!(text(ErrorKind::ConnectionClosed, "http://h/", &info), "EOF");
+        assert_eq!(
+            text(ErrorKind::BodyTimeout, "http://h/", &info),
+            "timeout reading body after 1.5s"
+        );
+        assert_eq!(
+            text(ErrorKind::TlsHandshakeTimeout, "https://h/", &info),
+            "TLS handshake timeout after 1.5s"
+        );
     }
 
     #[test]

@@ -29,6 +29,12 @@ pub(crate) struct H1Conn {
     /// When the data of the last read arrived (the kernel's stamp where
     /// there is one, else when the read returned).
     last_rx: Instant,
+    /// True once the current response's head was parsed (a timeout from
+    /// then on is the body's).
+    in_body: bool,
+    /// Body bytes of the current response received so far (counted even
+    /// when the exchange fails).
+    body_read: u64,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -64,6 +70,8 @@ impl H1Conn {
             start: 0,
             end: 0,
             last_rx: Instant::now(),
+            in_body: false,
+            body_read: 0,
             _permit: permit,
         }
     }
@@ -97,6 +105,16 @@ impl H1Conn {
         Ok(n)
     }
 
+    /// True when the last exchange got as far as the body (its head was parsed).
+    pub fn in_body(&self) -> bool {
+        self.in_body
+    }
+
+    /// Body bytes the last exchange received, whether or not it completed.
+    pub fn body_read(&self) -> u64 {
+        self.body_read
+    }
+
     /// Sends `request` and reads the whole response. `first_byte` is set when
     /// the first response byte arrives.
     pub async fn exchange(
@@ -108,6 +126,8 @@ impl H1Conn {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
         self.end = 0;
+        self.in_body = false;
+        self.body_read = 0;
         if self.buf.len() > BUF {
             self.buf.truncate(BUF);
             self.buf.shrink_to_fit();
@@ -178,6 +198,7 @@ impl H1Conn {
                         }
                         continue; // 100 Continue and friends: the real response follows.
                     }
+                    self.in_body = true;
                     let no_body = head_only || status == 204 || status == 304;
                     let (bytes_in, delimited) = if no_body {
                         (0, true)
@@ -236,11 +257,12 @@ impl H1Conn {
             let take = have.min(remaining);
             self.start += take as usize;
             remaining -= take;
+            self.body_read = n - remaining;
             if remaining == 0 {
                 return Ok(());
             }
             match self.fill().await {
-                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(0) => return Err(err(ErrorKind::UnexpectedEof, false)),
                 Ok(_) => {}
                 Err(k) => return Err(err(k, false)),
             }
@@ -252,6 +274,7 @@ impl H1Conn {
         let mut total = (self.end - self.start) as u64;
         self.start = self.end;
         loop {
+            self.body_read = total;
             match self.fill().await {
                 Ok(0) => return Ok(total),
                 Ok(n) => {
@@ -272,6 +295,7 @@ impl H1Conn {
                 .feed(&self.buf[self.start..self.end], &mut total)
                 .map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
+            self.body_read = total;
             if dec.done() {
                 return Ok(total);
             }
@@ -280,7 +304,7 @@ impl H1Conn {
                 self.grow_for_body(u64::MAX);
             }
             match self.fill().await {
-                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(0) => return Err(err(ErrorKind::UnexpectedEof, false)),
                 Ok(_) => {}
                 Err(k) => return Err(err(k, false)),
             }

@@ -12,7 +12,7 @@ use loadlab_core::ErrorKind;
 use tokio::time::Instant;
 
 use crate::targets::{Target, check_url};
-use crate::transport::{Conn, EndpointKey, HostPool, Transport};
+use crate::transport::{Conn, DialPhase, EndpointKey, HostPool, Transport};
 
 /// A target made ready to send.
 pub(crate) struct Template {
@@ -376,16 +376,17 @@ async fn attempt(
     let mut retries = 0;
     let mut dial_started = started;
     loop {
+        let mut phase = DialPhase::default();
         let acquired = match tokio::time::timeout_at(
             deadline,
-            transport.acquire(&tpl.pool, &mut dial_started),
+            transport.acquire(&tpl.pool, &mut dial_started, &mut phase),
         )
         .await
         {
             Ok(r) => r,
             Err(_) => {
                 out.sent.get_or_insert(dial_started);
-                return Err(ErrorKind::ConnectTimeout);
+                return Err(phase.timeout_kind());
             }
         };
         let acquired = match acquired {
@@ -413,9 +414,15 @@ async fn attempt(
                 .await;
                 match r {
                     Err(_) => {
+                        out.bytes_in += c.body_read();
+                        let kind = if c.in_body() {
+                            ErrorKind::BodyTimeout
+                        } else {
+                            ErrorKind::Timeout
+                        };
                         drop(c);
                         tpl.pool.closed();
-                        return Err(ErrorKind::Timeout);
+                        return Err(kind);
                     }
                     Ok(Ok(resp)) => {
                         out.bytes_in += resp.bytes_in;
@@ -429,6 +436,7 @@ async fn attempt(
                         return Ok((resp.status, resp.location));
                     }
                     Ok(Err(e)) => {
+                        out.bytes_in += c.body_read();
                         drop(c);
                         tpl.pool.closed();
                         if e.fresh && acquired.reused && retries < STALE_RETRIES {
@@ -442,16 +450,24 @@ async fn attempt(
             }
             Conn::H2(mut lease) => {
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
+                let mut in_body = false;
                 let r = tokio::time::timeout_at(
                     deadline,
-                    crate::h2::exchange(&mut lease.sender, req, &mut out.first_byte),
+                    crate::h2::exchange(
+                        &mut lease.sender,
+                        req,
+                        &mut out.first_byte,
+                        &mut out.bytes_in,
+                        &mut in_body,
+                    ),
                 )
                 .await;
                 drop(lease);
                 return match r {
+                    // The response head arrived: the body is what stalled.
+                    Err(_) if in_body => Err(ErrorKind::BodyTimeout),
                     Err(_) => Err(ErrorKind::Timeout),
                     Ok(Ok(resp)) => {
-                        out.bytes_in += resp.bytes_in;
                         out.done = None;
                         Ok((resp.status, resp.location))
                     }

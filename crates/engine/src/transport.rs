@@ -262,6 +262,32 @@ impl HostPool {
     }
 }
 
+/// How far getting a connection went: when the request's deadline passes
+/// during `acquire`, this says what stalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum DialPhase {
+    /// Waiting for a free connection (`-max-connections`).
+    #[default]
+    Waiting,
+    /// Looking the host up and connecting (TCP or Unix socket).
+    Connecting,
+    /// TCP connected; the TLS handshake is under way.
+    Tls,
+    /// Connected; the HTTP/2 handshake is under way.
+    Http2,
+}
+
+impl DialPhase {
+    /// The error of a request whose deadline passed in this phase.
+    pub fn timeout_kind(self) -> ErrorKind {
+        match self {
+            DialPhase::Waiting | DialPhase::Http2 => ErrorKind::Timeout,
+            DialPhase::Connecting => ErrorKind::ConnectTimeout,
+            DialPhase::Tls => ErrorKind::TlsHandshakeTimeout,
+        }
+    }
+}
+
 /// A connection handed to a request, with how long dialling took (0 if reused).
 pub(crate) struct Acquired {
     pub conn: Conn,
@@ -374,6 +400,7 @@ impl Transport {
         &self,
         pool: &Arc<HostPool>,
         dial_started: &mut tokio::time::Instant,
+        phase: &mut DialPhase,
     ) -> Result<Acquired, ErrorKind> {
         // Held when this request was picked to open the endpoint's next
         // HTTP/2 connection; released however acquire ends (a dial that
@@ -408,7 +435,7 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let conn = self.dial(pool, permit).await?;
+            let conn = self.dial(pool, permit, phase).await?;
             let connect_ns = u32::try_from(t0.elapsed().as_nanos()).unwrap_or(u32::MAX);
             return Ok(Acquired {
                 conn,
@@ -470,8 +497,10 @@ impl Transport {
         &self,
         pool: &Arc<HostPool>,
         permit: Option<OwnedSemaphorePermit>,
+        phase: &mut DialPhase,
     ) -> Result<Conn, ErrorKind> {
         let key = &pool.key;
+        *phase = DialPhase::Connecting;
         let raw = if let Some(path) = &self.unix_socket {
             Stream::Unix(UnixStream::connect(path).await.map_err(|e| classify(&e))?)
         } else {
@@ -499,6 +528,7 @@ impl Transport {
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
             let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
+            *phase = DialPhase::Tls;
             let tls = tokio_rustls::TlsConnector::from(cfg)
                 .connect(name, raw)
                 .await
@@ -524,6 +554,7 @@ impl Transport {
                     p.closed();
                 }
             };
+            *phase = DialPhase::Http2;
             let sender = crate::h2::handshake(stream, permit, on_close).await?;
             Ok(Conn::H2(pool.add_h2(sender)))
         } else {

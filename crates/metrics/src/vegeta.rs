@@ -33,8 +33,12 @@ pub fn classify_error(text: &str) -> ErrorKind {
     let has = |s: &str| m.contains(s);
     if has("connection refused") {
         ErrorKind::ConnectRefused
+    } else if has("tls handshake timeout") {
+        ErrorKind::TlsHandshakeTimeout
     } else if has("timeout") || has("deadline exceeded") {
-        if has("dial") || has("connect") {
+        if has("reading body") {
+            ErrorKind::BodyTimeout
+        } else if has("dial") || has("connect") {
             ErrorKind::ConnectTimeout
         } else {
             ErrorKind::Timeout
@@ -53,6 +57,8 @@ pub fn classify_error(text: &str) -> ErrorKind {
         ErrorKind::Canceled
     } else if has("malformed http") || has("http response to") || has("unexpected http") {
         ErrorKind::Protocol
+    } else if has("unexpected eof") {
+        ErrorKind::UnexpectedEof
     } else if m.ends_with("eof") || has("server closed") || has("broken pipe") {
         ErrorKind::ConnectionClosed
     } else {
@@ -370,6 +376,18 @@ mod tests {
             (
                 "Get \"http://h/\": stopped after 10 redirects",
                 ErrorKind::TooManyRedirects,
+            ),
+            (
+                "Get \"https://h/\": net/http: TLS handshake timeout",
+                ErrorKind::TlsHandshakeTimeout,
+            ),
+            (
+                "Get \"http://h/\": context deadline exceeded (Client.Timeout or context cancellation while reading body)",
+                ErrorKind::BodyTimeout,
+            ),
+            (
+                "Get \"http://h/\": unexpected EOF",
+                ErrorKind::UnexpectedEof,
             ),
             ("something odd", ErrorKind::Io),
         ];

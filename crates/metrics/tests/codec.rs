@@ -62,7 +62,7 @@ fn errors_and_several_targets_round_trip() {
                 200
             },
             error: if i % 7 == 0 {
-                ErrorKind::ALL[(i as usize / 7) % 12 + 1]
+                ErrorKind::ALL[(i as usize / 7) % (ErrorKind::ALL.len() - 1) + 1]
             } else {
                 ErrorKind::None
             },

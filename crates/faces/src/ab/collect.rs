@@ -83,12 +83,14 @@ impl AbState {
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
             | ErrorKind::Tls
+            | ErrorKind::TlsHandshakeTimeout
             | ErrorKind::AddressUnavailable => {
                 self.failures.connect += 1;
                 return;
             }
             ErrorKind::ConnectionReset
             | ErrorKind::ConnectionClosed
+            | ErrorKind::UnexpectedEof
             | ErrorKind::Protocol
             | ErrorKind::Io => {
                 self.failures.receive += 1;

@@ -62,7 +62,7 @@ impl WrkState {
             ErrorKind::None => {}
             // In flight when the run ended: wrk does not count those.
             ErrorKind::Canceled => return,
-            ErrorKind::Timeout => {
+            ErrorKind::Timeout | ErrorKind::BodyTimeout => {
                 self.errors.timeout += 1;
                 return;
             }
@@ -70,6 +70,7 @@ impl WrkState {
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
             | ErrorKind::Tls
+            | ErrorKind::TlsHandshakeTimeout
             | ErrorKind::AddressUnavailable => {
                 self.errors.connect += 1;
                 return;
