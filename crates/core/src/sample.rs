@@ -42,10 +42,21 @@ pub enum ErrorKind {
     /// The connection ended before the whole body arrived (fewer bytes than
     /// `Content-Length`, or no last chunk). `bytes_in` holds the bytes received.
     UnexpectedEof = 15,
+    /// TLS: the server's certificate is not signed by a trusted root.
+    TlsUnknownIssuer = 16,
+    /// TLS: the certificate is not valid for the host name of the URL.
+    TlsNameMismatch = 17,
+    /// TLS: the certificate has expired.
+    TlsExpired = 18,
+    /// TLS: the certificate is not valid yet.
+    TlsNotYetValid = 19,
+    /// TLS: the server ended the handshake with an alert (e.g. it wants a
+    /// client certificate, or shares no protocol version or cipher).
+    TlsAlert = 20,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -62,6 +73,11 @@ impl ErrorKind {
         ErrorKind::BodyTimeout,
         ErrorKind::TlsHandshakeTimeout,
         ErrorKind::UnexpectedEof,
+        ErrorKind::TlsUnknownIssuer,
+        ErrorKind::TlsNameMismatch,
+        ErrorKind::TlsExpired,
+        ErrorKind::TlsNotYetValid,
+        ErrorKind::TlsAlert,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -87,6 +103,11 @@ impl ErrorKind {
             ErrorKind::BodyTimeout => "body_timeout",
             ErrorKind::TlsHandshakeTimeout => "tls_handshake_timeout",
             ErrorKind::UnexpectedEof => "unexpected_eof",
+            ErrorKind::TlsUnknownIssuer => "tls_unknown_issuer",
+            ErrorKind::TlsNameMismatch => "tls_name_mismatch",
+            ErrorKind::TlsExpired => "tls_expired",
+            ErrorKind::TlsNotYetValid => "tls_not_yet_valid",
+            ErrorKind::TlsAlert => "tls_alert",
         }
     }
 
@@ -109,6 +130,13 @@ impl ErrorKind {
             ErrorKind::BodyTimeout => "timeout reading body",
             ErrorKind::TlsHandshakeTimeout => "TLS handshake timeout",
             ErrorKind::UnexpectedEof => "unexpected EOF reading body",
+            ErrorKind::TlsUnknownIssuer => {
+                "tls handshake failed: unknown issuer (the certificate is not signed by a trusted root; see -root-certs, -insecure)"
+            }
+            ErrorKind::TlsNameMismatch => "tls handshake failed: name mismatch",
+            ErrorKind::TlsExpired => "tls handshake failed: certificate expired",
+            ErrorKind::TlsNotYetValid => "tls handshake failed: certificate not valid yet",
+            ErrorKind::TlsAlert => "tls handshake failed: the server sent an alert",
         }
     }
 
@@ -144,14 +172,16 @@ impl ErrorKind {
                 }
             }
             ErrorKind::Dns => {
-                let addr = dialled(url, info);
-                let host = match addr.rsplit_once(':') {
-                    Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']'),
-                    None => &addr,
-                };
                 out.push_str("lookup ");
-                out.push_str(host);
+                out.push_str(host_of(&dialled(url, info)));
                 out.push_str(": no such host");
+            }
+            ErrorKind::TlsNameMismatch => {
+                // The name checked is the URL's host, wherever -connect-to sent us.
+                out.push_str(self.message());
+                out.push_str(" (the certificate is not valid for ");
+                out.push_str(host_of(&dialled(url, &AttackInfo::default())));
+                out.push(')');
             }
             ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::TlsHandshakeTimeout => {
                 out.push_str(self.message());
@@ -159,6 +189,20 @@ impl ErrorKind {
             }
             _ => out.push_str(self.message()),
         }
+    }
+
+    /// True for the TLS failures (handshake timeout included).
+    pub fn is_tls(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Tls
+                | ErrorKind::TlsHandshakeTimeout
+                | ErrorKind::TlsUnknownIssuer
+                | ErrorKind::TlsNameMismatch
+                | ErrorKind::TlsExpired
+                | ErrorKind::TlsNotYetValid
+                | ErrorKind::TlsAlert
+        )
     }
 
     /// Parses a [`ErrorKind::code`] back.
@@ -201,6 +245,14 @@ fn dialled(url: &str, info: &AttackInfo) -> String {
         hostport
     } else {
         dsts.join(" or ")
+    }
+}
+
+/// The host of a `host:port` (IPv6 brackets removed).
+fn host_of(addr: &str) -> &str {
+    match addr.rsplit_once(':') {
+        Some((h, _)) => h.trim_start_matches('[').trim_end_matches(']'),
+        None => addr,
     }
 }
 
@@ -339,6 +391,14 @@ mod tests {
         assert_eq!(
             text(ErrorKind::BodyTimeout, "http://h/", &info),
             "timeout reading body after 1.5s"
+        );
+        assert_eq!(
+            text(
+                ErrorKind::TlsNameMismatch,
+                "https://u:xxxxx@Web.test:8443/",
+                &info
+            ),
+            "tls handshake failed: name mismatch (the certificate is not valid for Web.test)"
         );
         assert_eq!(
             text(ErrorKind::TlsHandshakeTimeout, "https://h/", &info),

@@ -96,6 +96,11 @@ impl AsyncWrite for Stream {
 /// Maps an I/O failure to the short kind recorded in the sample.
 pub(crate) fn classify(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
+    if let Some(k) = crate::tls::tls_error_kind(e) {
+        // A TLS alert can come after the handshake too (TLS 1.3 servers
+        // check client certificates then): on the first read.
+        return k;
+    }
     match e.kind() {
         K::ConnectionRefused => ErrorKind::ConnectRefused,
         K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted => ErrorKind::ConnectionReset,
@@ -534,6 +539,7 @@ impl Transport {
                 .await
                 .map_err(|e| match classify(&e) {
                     k @ (ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed) => k,
+                    k if k.is_tls() => k,
                     _ => ErrorKind::Tls,
                 })?;
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");

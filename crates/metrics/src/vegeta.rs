@@ -48,7 +48,19 @@ pub fn classify_error(text: &str) -> ErrorKind {
     } else if has("no such host") || has("lookup ") {
         ErrorKind::Dns
     } else if has("tls") || has("x509") || has("certificate") {
-        ErrorKind::Tls
+        if has("unknown issuer") || has("unknown authority") {
+            ErrorKind::TlsUnknownIssuer
+        } else if has("name mismatch") || has("certificate is valid for") {
+            ErrorKind::TlsNameMismatch
+        } else if has("not valid yet") || (has("not yet valid") && !has("expired")) {
+            ErrorKind::TlsNotYetValid
+        } else if has("expired") {
+            ErrorKind::TlsExpired
+        } else if has("alert") || has("remote error") {
+            ErrorKind::TlsAlert
+        } else {
+            ErrorKind::Tls
+        }
     } else if has("redirects") {
         ErrorKind::TooManyRedirects
     } else if has("cannot assign requested address") || has("address already in use") {
@@ -367,6 +379,22 @@ mod tests {
             ),
             (
                 "Get \"https://h/\": x509: certificate signed by unknown authority",
+                ErrorKind::TlsUnknownIssuer,
+            ),
+            (
+                "Get \"https://h/\": tls: failed to verify certificate: x509: certificate is valid for a.test, not h",
+                ErrorKind::TlsNameMismatch,
+            ),
+            (
+                "Get \"https://h/\": x509: certificate has expired or is not yet valid: current time 2030-01-01 is after 2001-01-01",
+                ErrorKind::TlsExpired,
+            ),
+            (
+                "Get \"https://h/\": remote error: tls: certificate required",
+                ErrorKind::TlsAlert,
+            ),
+            (
+                "Get \"https://h/\": tls: protocol version not supported",
                 ErrorKind::Tls,
             ),
             (

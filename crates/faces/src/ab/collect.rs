@@ -82,9 +82,11 @@ impl AbState {
             ErrorKind::ConnectRefused
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
-            | ErrorKind::Tls
-            | ErrorKind::TlsHandshakeTimeout
             | ErrorKind::AddressUnavailable => {
+                self.failures.connect += 1;
+                return;
+            }
+            k if k.is_tls() => {
                 self.failures.connect += 1;
                 return;
             }

@@ -69,9 +69,11 @@ impl WrkState {
             ErrorKind::ConnectRefused
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
-            | ErrorKind::Tls
-            | ErrorKind::TlsHandshakeTimeout
             | ErrorKind::AddressUnavailable => {
+                self.errors.connect += 1;
+                return;
+            }
+            k if k.is_tls() => {
                 self.errors.connect += 1;
                 return;
             }
