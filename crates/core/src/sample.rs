@@ -53,10 +53,13 @@ pub enum ErrorKind {
     /// TLS: the server ended the handshake with an alert (e.g. it wants a
     /// client certificate, or shares no protocol version or cipher).
     TlsAlert = 20,
+    /// The response's `Content-Length` is not a number, or several
+    /// disagree (RFC 9112 §6.3): its framing cannot be trusted.
+    InvalidContentLength = 21,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -78,6 +81,7 @@ impl ErrorKind {
         ErrorKind::TlsExpired,
         ErrorKind::TlsNotYetValid,
         ErrorKind::TlsAlert,
+        ErrorKind::InvalidContentLength,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -108,6 +112,7 @@ impl ErrorKind {
             ErrorKind::TlsExpired => "tls_expired",
             ErrorKind::TlsNotYetValid => "tls_not_yet_valid",
             ErrorKind::TlsAlert => "tls_alert",
+            ErrorKind::InvalidContentLength => "invalid_content_length",
         }
     }
 
@@ -137,6 +142,9 @@ impl ErrorKind {
             ErrorKind::TlsExpired => "tls handshake failed: certificate expired",
             ErrorKind::TlsNotYetValid => "tls handshake failed: certificate not valid yet",
             ErrorKind::TlsAlert => "tls handshake failed: the server sent an alert",
+            ErrorKind::InvalidContentLength => {
+                "malformed HTTP response: invalid Content-Length (conflicting values or not a number)"
+            }
         }
     }
 

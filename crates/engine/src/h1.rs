@@ -157,25 +157,30 @@ impl H1Conn {
                 Ok(httparse::Status::Complete(head_len)) => {
                     let status = resp.code.unwrap_or(0);
                     let http10 = resp.version == Some(0);
-                    let mut content_length: Option<u64> = None;
+                    // Framing per RFC 9112 §6.3: Content-Length values
+                    // must agree (`Err` when they do not); Transfer-Encoding
+                    // overrides Content-Length, and is chunked only when
+                    // chunked is its final coding.
+                    let mut content_length: Result<Option<u64>, ()> = Ok(None);
+                    let mut transfer_encoding = false;
                     let mut chunked = false;
                     let mut close = http10;
                     let mut location = None;
                     for h in resp.headers.iter() {
                         let name = h.name.as_bytes();
                         if name.eq_ignore_ascii_case(b"content-length") {
-                            let v = std::str::from_utf8(h.value)
-                                .ok()
-                                .and_then(|s| s.trim().parse::<u64>().ok());
-                            match v {
-                                Some(v) => content_length = Some(v),
-                                None => return Err(err(ErrorKind::Protocol, false)),
-                            }
+                            content_length = merge_content_length(content_length, h.value);
                         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-                            chunked = h
+                            transfer_encoding = true;
+                            // Several fields are one list: the last coding counts.
+                            if let Some(last) = h
                                 .value
-                                .split(|&b| b == b',')
-                                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                                .rsplit(|&b| b == b',')
+                                .map(<[u8]>::trim_ascii)
+                                .find(|t| !t.is_empty())
+                            {
+                                chunked = last.eq_ignore_ascii_case(b"chunked");
+                            }
                         } else if name.eq_ignore_ascii_case(b"connection") {
                             for t in h.value.split(|&b| b == b',') {
                                 let t = t.trim_ascii();
@@ -200,15 +205,27 @@ impl H1Conn {
                     }
                     self.in_body = true;
                     let no_body = head_only || status == 204 || status == 304;
+                    if transfer_encoding {
+                        // With Content-Length too, the response may be an
+                        // attempt at response splitting: read it as chunked
+                        // but never trust the connection again.
+                        close |= content_length != Ok(None);
+                    }
                     let (bytes_in, delimited) = if no_body {
                         (0, true)
                     } else if chunked {
                         (self.read_chunked().await?, true)
-                    } else if let Some(n) = content_length {
-                        self.read_exact_body(n).await?;
-                        (n, true)
-                    } else {
+                    } else if transfer_encoding {
                         (self.read_to_eof().await?, false)
+                    } else {
+                        match content_length {
+                            Ok(Some(n)) => {
+                                self.read_exact_body(n).await?;
+                                (n, true)
+                            }
+                            Ok(None) => (self.read_to_eof().await?, false),
+                            Err(()) => return Err(err(ErrorKind::InvalidContentLength, false)),
+                        }
                     };
                     return Ok(H1Response {
                         status,
@@ -310,6 +327,26 @@ impl H1Conn {
             }
         }
     }
+}
+
+/// Adds one `Content-Length` field (a value, or a comma-separated list of
+/// them) to what earlier fields said: identical repeats are one value (RFC
+/// 9110 §8.6 allows that); a different value, or one that is not a number,
+/// makes it `Err`.
+fn merge_content_length(so_far: Result<Option<u64>, ()>, field: &[u8]) -> Result<Option<u64>, ()> {
+    let mut cur = so_far?;
+    for v in field.split(|&b| b == b',') {
+        let v = v.trim_ascii();
+        if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+            return Err(());
+        }
+        let n = v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+        match cur {
+            Some(c) if c != n => return Err(()),
+            _ => cur = Some(n),
+        }
+    }
+    Ok(cur)
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

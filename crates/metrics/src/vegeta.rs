@@ -67,6 +67,8 @@ pub fn classify_error(text: &str) -> ErrorKind {
         ErrorKind::AddressUnavailable
     } else if has("canceled") || has("cancelled") {
         ErrorKind::Canceled
+    } else if has("content-length") {
+        ErrorKind::InvalidContentLength
     } else if has("malformed http") || has("http response to") || has("unexpected http") {
         ErrorKind::Protocol
     } else if has("unexpected eof") {
@@ -416,6 +418,10 @@ mod tests {
             (
                 "Get \"http://h/\": unexpected EOF",
                 ErrorKind::UnexpectedEof,
+            ),
+            (
+                "Get \"http://h/\": net/http: HTTP/1.x transport connection broken: http: message cannot contain multiple Content-Length headers; got [\"10\" \"5\"]",
+                ErrorKind::InvalidContentLength,
             ),
             ("something odd", ErrorKind::Io),
         ];
