@@ -111,3 +111,85 @@ fn error_set_names_the_dialled_address_and_the_timeout() {
         text(&enc.stdout)
     );
 }
+
+/// An HTTP/1.1 server answering every request on every connection with
+/// `response`; returns its address. Each request head is recorded in `seen`.
+fn raw_server(
+    response: Vec<u8>,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    use std::io::Read;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    std::thread::spawn(move || {
+        for c in l.incoming().take(64) {
+            let Ok(mut c) = c else { return };
+            let (response, seen) = (response.clone(), seen2.clone());
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 8192];
+                loop {
+                    let mut got = Vec::new();
+                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match c.read(&mut buf) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => got.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push(String::from_utf8_lossy(&got).into_owned());
+                    if c.write_all(&response).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, seen)
+}
+
+#[test]
+fn max_headers_size_accepts_large_heads_and_names_the_limit() {
+    let mut response = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n".to_vec();
+    for i in 0..200 {
+        response.extend_from_slice(format!("X-Field-{i}: some value\r\n").as_bytes());
+    }
+    response.extend_from_slice(b"\r\nok");
+    let (addr, _) = raw_server(response);
+    let target = format!("GET http://{addr}/\n");
+    for (limit, want) in [
+        (None, None),
+        (
+            Some("-max-headers-size=2kb"),
+            Some("response headers larger than -max-headers-size=2kb"),
+        ),
+    ] {
+        let mut args = vec!["attack", "-rate=20", "-max-requests=3"];
+        args.extend(limit);
+        let out = run(&args, target.as_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report = text(&run(&["report"], &out.stdout).stdout);
+        match want {
+            None => assert!(report.contains("200:3"), "{report}"),
+            Some(w) => assert_eq!(
+                error_set(&report),
+                vec![format!("Get \"http://{addr}/\": {w}")],
+                "{report}"
+            ),
+        }
+    }
+    let bad = run(
+        &["attack", "-max-headers-size=12", "-max-requests=1"],
+        target.as_bytes(),
+    );
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+    assert!(
+        text(&bad.stderr).contains("-max-headers-size"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

@@ -56,10 +56,12 @@ pub enum ErrorKind {
     /// The response's `Content-Length` is not a number, or several
     /// disagree (RFC 9112 §6.3): its framing cannot be trusted.
     InvalidContentLength = 21,
+    /// The response head was larger than `-max-headers-size`.
+    HeadersTooLarge = 22,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 22] = [
+    pub const ALL: [ErrorKind; 23] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -82,6 +84,7 @@ impl ErrorKind {
         ErrorKind::TlsNotYetValid,
         ErrorKind::TlsAlert,
         ErrorKind::InvalidContentLength,
+        ErrorKind::HeadersTooLarge,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -113,6 +116,7 @@ impl ErrorKind {
             ErrorKind::TlsNotYetValid => "tls_not_yet_valid",
             ErrorKind::TlsAlert => "tls_alert",
             ErrorKind::InvalidContentLength => "invalid_content_length",
+            ErrorKind::HeadersTooLarge => "headers_too_large",
         }
     }
 
@@ -145,6 +149,7 @@ impl ErrorKind {
             ErrorKind::InvalidContentLength => {
                 "malformed HTTP response: invalid Content-Length (conflicting values or not a number)"
             }
+            ErrorKind::HeadersTooLarge => "response headers larger than -max-headers-size",
         }
     }
 
@@ -190,6 +195,13 @@ impl ErrorKind {
                 out.push_str(" (the certificate is not valid for ");
                 out.push_str(host_of(&dialled(url, &AttackInfo::default())));
                 out.push(')');
+            }
+            ErrorKind::HeadersTooLarge => {
+                out.push_str(self.message());
+                if info.max_headers_size > 0 {
+                    out.push('=');
+                    out.push_str(&format_size(info.max_headers_size));
+                }
             }
             ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::TlsHandshakeTimeout => {
                 out.push_str(self.message());
@@ -253,6 +265,15 @@ fn dialled(url: &str, info: &AttackInfo) -> String {
         hostport
     } else {
         dsts.join(" or ")
+    }
+}
+
+/// A byte count as a size flag takes it: `1mb`, `64kb`, `1000`.
+fn format_size(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{}mb", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{}kb", n >> 10),
+        n => n.to_string(),
     }
 }
 
@@ -407,6 +428,17 @@ mod tests {
                 &info
             ),
             "tls handshake failed: name mismatch (the certificate is not valid for Web.test)"
+        );
+        assert_eq!(
+            text(
+                ErrorKind::HeadersTooLarge,
+                "http://h/",
+                &AttackInfo {
+                    max_headers_size: 1 << 20,
+                    ..AttackInfo::default()
+                }
+            ),
+            "response headers larger than -max-headers-size=1mb"
         );
         assert_eq!(
             text(ErrorKind::TlsHandshakeTimeout, "https://h/", &info),

@@ -25,6 +25,9 @@ pub struct AttackInfo {
     /// address that was actually dialled.
     pub connect_to: Vec<(String, String)>,
     pub unix_socket: Option<String>,
+    /// `-max-headers-size` in bytes; 0 when unknown. Named by the error
+    /// text of a response head over it.
+    pub max_headers_size: u64,
 }
 
 /// A consumer of samples. The engine calls [`Sink::begin`] once when the attack

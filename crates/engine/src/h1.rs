@@ -17,7 +17,9 @@ use crate::transport::{Stream, classify};
 /// read and shrinks back before the next request.
 const BUF: usize = 4 * 1024;
 const BODY_BUF: usize = 64 * 1024;
-const MAX_HEAD: usize = 64 * 1024;
+/// Header fields parsed in the first attempt (on the stack, uninitialised):
+/// enough for nearly every response. A head with more is parsed again with
+/// as many slots as it has lines.
 const MAX_HEADERS: usize = 96;
 
 /// One HTTP/1.1 connection and its read buffer.
@@ -35,6 +37,8 @@ pub(crate) struct H1Conn {
     /// Body bytes of the current response received so far (counted even
     /// when the exchange fails).
     body_read: u64,
+    /// `-max-headers-size`: the largest response head accepted.
+    max_head: usize,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -63,7 +67,7 @@ fn err(kind: ErrorKind, fresh: bool) -> H1Error {
 }
 
 impl H1Conn {
-    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Self {
+    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>, max_head: usize) -> Self {
         H1Conn {
             stream,
             buf: vec![0; BUF],
@@ -72,12 +76,13 @@ impl H1Conn {
             last_rx: Instant::now(),
             in_body: false,
             body_read: 0,
+            max_head,
             _permit: permit,
         }
     }
 
-    /// Reads more bytes after `end`, growing the buffer up to `MAX_HEAD` for a
-    /// long response head. Returns the number of bytes read (0 = EOF).
+    /// Reads more bytes after `end`, growing the buffer up to `max_head` for
+    /// a long response head. Returns the number of bytes read (0 = EOF).
     async fn fill(&mut self) -> Result<usize, ErrorKind> {
         if self.start == self.end {
             self.start = 0;
@@ -87,10 +92,14 @@ impl H1Conn {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
                 self.start = 0;
-            } else if self.buf.len() < MAX_HEAD {
-                self.buf.resize(self.buf.len() * 2, 0);
+            } else if self.buf.len() < self.max_head {
+                // Room for the whole limit and one byte more, to tell a
+                // head of exactly the limit from one over it.
+                let grown = (self.buf.len() * 2).min(self.max_head + 1);
+                self.buf.resize(grown, 0);
             } else {
-                return Err(ErrorKind::Protocol);
+                // Only a response head fills the whole buffer unconsumed.
+                return Err(ErrorKind::HeadersTooLarge);
             }
         }
         let n = self
@@ -143,16 +152,31 @@ impl H1Conn {
             // left uninitialised: filling 96 empty headers (3 KiB) before
             // every parse cost more than the parse itself.
             let mut headers = [const { MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
+            // Used only for a head with more fields than `headers` holds.
+            let mut more: Vec<MaybeUninit<httparse::Header>> = Vec::new();
             let mut resp = httparse::Response::new(&mut []);
-            let parsed = if self.end > self.start {
-                httparse::ParserConfig::default().parse_response_with_uninit_headers(
-                    &mut resp,
-                    &self.buf[self.start..self.end],
-                    &mut headers,
-                )
-            } else {
+            let data = &self.buf[self.start..self.end];
+            let parsed = if data.is_empty() {
                 Ok(httparse::Status::Partial)
+            } else {
+                let config = httparse::ParserConfig::default();
+                match config.parse_response_with_uninit_headers(&mut resp, data, &mut headers) {
+                    Err(httparse::Error::TooManyHeaders) => match head_lines(data) {
+                        Some(lines) => {
+                            more.resize_with(lines, MaybeUninit::uninit);
+                            resp = httparse::Response::new(&mut []);
+                            config.parse_response_with_uninit_headers(&mut resp, data, &mut more)
+                        }
+                        None => Ok(httparse::Status::Partial),
+                    },
+                    r => r,
+                }
             };
+            if self.end - self.start > self.max_head
+                && !matches!(parsed, Ok(httparse::Status::Complete(n)) if n <= self.max_head)
+            {
+                return Err(err(ErrorKind::HeadersTooLarge, false));
+            }
             match parsed {
                 Ok(httparse::Status::Complete(head_len)) => {
                     let status = resp.code.unwrap_or(0);
@@ -327,6 +351,24 @@ impl H1Conn {
             }
         }
     }
+}
+
+/// The number of lines of the response head at the start of `data` (an
+/// upper bound on its header fields), or `None` if the head is not complete.
+fn head_lines(data: &[u8]) -> Option<usize> {
+    let mut lines = 0;
+    let mut prev = 0u8;
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'\n' {
+            lines += 1;
+            // "\n\n" or "\n\r\n" ends the head.
+            if prev == b'\n' || (prev == b'\r' && i >= 2 && data[i - 2] == b'\n') {
+                return Some(lines);
+            }
+        }
+        prev = b;
+    }
+    None
 }
 
 /// Adds one `Content-Length` field (a value, or a comma-separated list of

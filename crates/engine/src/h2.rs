@@ -12,15 +12,19 @@ use tokio::time::Instant;
 
 use crate::transport::{Stream, classify};
 
+/// `max_headers_size` is advertised as the largest header list the client
+/// takes (hyper's own default is 16 KiB).
 pub(crate) async fn handshake(
     stream: Stream,
     permit: Option<OwnedSemaphorePermit>,
+    max_headers_size: usize,
     on_close: impl FnOnce() + Send + 'static,
 ) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
-    let (sender, conn) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .map_err(|e| hyper_kind(&e))?;
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .max_header_list_size(u32::try_from(max_headers_size).unwrap_or(u32::MAX))
+        .handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| hyper_kind(&e))?;
     tokio::spawn(async move {
         // The connection lives (and holds its -max-connections slot) until the
         // server closes it or every sender is gone.

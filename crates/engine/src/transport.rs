@@ -329,6 +329,8 @@ pub(crate) struct Transport {
     chunked: bool,
     max_idle: usize,
     max_open: Option<usize>,
+    /// `-max-headers-size`.
+    max_headers_size: usize,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -362,6 +364,7 @@ impl Transport {
             chunked: cfg.chunked,
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
+            max_headers_size: cfg.max_headers_size,
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
         }
@@ -561,10 +564,15 @@ impl Transport {
                 }
             };
             *phase = DialPhase::Http2;
-            let sender = crate::h2::handshake(stream, permit, on_close).await?;
+            let sender =
+                crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
             Ok(Conn::H2(pool.add_h2(sender)))
         } else {
-            Ok(Conn::H1(Box::new(H1Conn::new(stream, permit))))
+            Ok(Conn::H1(Box::new(H1Conn::new(
+                stream,
+                permit,
+                self.max_headers_size,
+            ))))
         }
     }
 }

@@ -134,3 +134,81 @@ async fn chunked_must_be_the_final_transfer_coding() {
     let s = run(cfg(1), addr).await;
     assert_eq!((s[0].status, s[0].bytes_in), (200, 15), "{s:?}");
 }
+
+/// A 200 response whose head has `fields` header fields of `value_len`
+/// bytes each, and a 5-byte body.
+fn big_head(fields: usize, value_len: usize) -> Vec<u8> {
+    let mut r = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n".to_vec();
+    let value = "v".repeat(value_len);
+    for i in 0..fields {
+        r.extend_from_slice(format!("X-Field-{i}: {value}\r\n").as_bytes());
+    }
+    r.extend_from_slice(b"\r\nhello");
+    r
+}
+
+#[tokio::test]
+async fn many_header_fields_and_a_large_head_are_accepted() {
+    for (fields, value_len) in [(100, 10), (2_000, 10), (15, 64 * 1024)] {
+        let response = big_head(fields, value_len);
+        assert!(response.len() < 1 << 20);
+        let (addr, accepted) = raw(response, false).await;
+        let s = run(cfg(3), addr).await;
+        assert!(
+            s.iter().all(|s| (s.status, s.bytes_in) == (200, 5)),
+            "{fields} fields of {value_len} bytes: {s:?}"
+        );
+        assert_eq!(accepted.load(Ordering::SeqCst), 1, "kept alive");
+    }
+}
+
+#[tokio::test]
+async fn a_head_over_the_limit_says_so() {
+    // Default limit: 1 MiB.
+    let (addr, _) = raw(big_head(20, 64 * 1024), false).await;
+    let s = run(cfg(1), addr).await;
+    assert_eq!((s[0].status, s[0].error), (0, ErrorKind::HeadersTooLarge));
+    // A limit of our own.
+    let (addr, _) = raw(big_head(10, 1024), false).await;
+    let small = AttackConfig {
+        max_headers_size: 8 * 1024,
+        ..cfg(1)
+    };
+    let s = run(small.clone(), addr).await;
+    assert_eq!((s[0].status, s[0].error), (0, ErrorKind::HeadersTooLarge));
+    let (addr, _) = raw(big_head(5, 1024), false).await;
+    let s = run(small, addr).await;
+    assert_eq!((s[0].status, s[0].bytes_in), (200, 5), "{s:?}");
+}
+
+#[tokio::test]
+async fn http2_accepts_large_response_heads_too() {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let srv = serve_with(|sock, _st| {
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(|_req| async {
+                let mut r = ok("hello");
+                for i in 0..100 {
+                    r.headers_mut().insert(
+                        http::HeaderName::from_bytes(format!("x-field-{i}").as_bytes()).unwrap(),
+                        http::HeaderValue::from_str(&"v".repeat(1_000)).unwrap(),
+                    );
+                }
+                Ok::<_, std::convert::Infallible>(r)
+            });
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(sock), svc)
+                .await;
+        });
+    })
+    .await;
+    let c = AttackConfig {
+        h2c: true,
+        ..cfg(2)
+    };
+    let s = run(c, srv.addr).await;
+    assert!(
+        s.iter().all(|s| (s.status, s.bytes_in) == (200, 5)),
+        "{s:?}"
+    );
+}

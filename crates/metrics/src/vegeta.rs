@@ -67,6 +67,8 @@ pub fn classify_error(text: &str) -> ErrorKind {
         ErrorKind::AddressUnavailable
     } else if has("canceled") || has("cancelled") {
         ErrorKind::Canceled
+    } else if has("header") && (has("too large") || has("larger than") || has("exceeded")) {
+        ErrorKind::HeadersTooLarge
     } else if has("content-length") {
         ErrorKind::InvalidContentLength
     } else if has("malformed http") || has("http response to") || has("unexpected http") {
@@ -422,6 +424,10 @@ mod tests {
             (
                 "Get \"http://h/\": net/http: HTTP/1.x transport connection broken: http: message cannot contain multiple Content-Length headers; got [\"10\" \"5\"]",
                 ErrorKind::InvalidContentLength,
+            ),
+            (
+                "Get \"http://h/\": net/http: server response headers exceeded 10485760 bytes; aborted",
+                ErrorKind::HeadersTooLarge,
             ),
             ("something odd", ErrorKind::Io),
         ];

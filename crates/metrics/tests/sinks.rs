@@ -90,7 +90,7 @@ fn error_texts_name_the_dialled_address_and_the_timeout() {
         start_unix_ns: START,
         timeout_ns: 300_000_000,
         connect_to: vec![("example.test:80".into(), "127.0.0.1:9".into())],
-        unix_socket: None,
+        ..AttackInfo::default()
     });
     for (i, url) in ["http://example.test/", "http://127.0.0.1:1/"]
         .into_iter()

@@ -256,6 +256,9 @@ impl<R: Read> ResultsReader<R> {
                             let dst = read_str(payload, &mut q)?;
                             info.connect_to.push((src.to_string(), dst.to_string()));
                         }
+                        if q < payload.len() {
+                            info.max_headers_size = get_varint(payload, &mut q)?;
+                        }
                         Some(())
                     })();
                     if parsed.is_none() {

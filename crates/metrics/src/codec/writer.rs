@@ -106,6 +106,7 @@ impl<W: Write + Send> ResultsWriter<W> {
             put_str(&mut self.payload, src);
             put_str(&mut self.payload, dst);
         }
+        put_varint(&mut self.payload, info.max_headers_size);
         self.frame(kind::BEGIN);
         self.state = DeltaState::default();
         self.next_flush_ns = 0;
