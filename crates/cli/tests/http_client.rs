@@ -193,3 +193,35 @@ fn max_headers_size_accepts_large_heads_and_names_the_limit() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn requests_ask_for_gzip_unless_compression_is_off() {
+    let (addr, seen) = raw_server(
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+            .to_vec(),
+    );
+    let target = format!("GET http://{addr}/\n");
+    for (flag, want) in [(None, true), (Some("-compression=false"), false)] {
+        seen.lock().unwrap().clear();
+        let mut args = vec!["attack", "-rate=20", "-max-requests=2"];
+        args.extend(flag);
+        let out = run(&args, target.as_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report = text(&run(&["report"], &out.stdout).stdout);
+        // The compressed bytes, as they came.
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with("Bytes In") && l.contains("20, 10.00")),
+            "{report}"
+        );
+        let heads = seen.lock().unwrap().clone();
+        assert_eq!(heads.len(), 2);
+        for h in heads {
+            let asked = h
+                .lines()
+                .any(|l| l.eq_ignore_ascii_case("accept-encoding: gzip"));
+            assert_eq!(asked, want, "{flag:?}: {h}");
+        }
+    }
+}

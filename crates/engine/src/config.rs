@@ -90,6 +90,10 @@ pub struct AttackConfig {
     pub chunked: bool,
     /// How long a host name's addresses are reused (`-dns-ttl`).
     pub dns_cache: DnsCache,
+    /// Ask for compressed responses (`Accept-Encoding: gzip`, unless the
+    /// request sets its own), as Go's client does (`-compression`). Bodies
+    /// are never decoded: `bytes_in` counts the bytes as they came.
+    pub compression: bool,
     /// Largest response head accepted, status line and header fields
     /// (`-max-headers-size`, default 1 MiB); any number of fields fits.
     pub max_headers_size: usize,
@@ -131,6 +135,7 @@ impl Default for AttackConfig {
             body: None,
             max_body: -1,
             max_headers_size: DEFAULT_MAX_HEADERS_SIZE,
+            compression: true,
             chunked: false,
             dns_cache: DnsCache::Forever,
             closed_loop: false,

@@ -96,6 +96,14 @@ impl Template {
             }
             None => uri,
         };
+        // As Go's client: ask for gzip unless the request chose an encoding.
+        if transport.compression()
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("accept-encoding"))
+        {
+            headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
+        }
         let pool = transport.pool(&endpoint(&uri));
         let h1 = render_h1(
             &method,

@@ -327,6 +327,7 @@ pub(crate) struct Transport {
     h2c: bool,
     keepalive: bool,
     chunked: bool,
+    compression: bool,
     max_idle: usize,
     max_open: Option<usize>,
     /// `-max-headers-size`.
@@ -362,6 +363,7 @@ impl Transport {
             h2c: cfg.h2c,
             keepalive: cfg.keepalive,
             chunked: cfg.chunked,
+            compression: cfg.compression,
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
             max_headers_size: cfg.max_headers_size,
@@ -382,6 +384,10 @@ impl Transport {
 
     pub fn chunked(&self) -> bool {
         self.chunked
+    }
+
+    pub fn compression(&self) -> bool {
+        self.compression
     }
 
     /// The pool for an endpoint, created on first use.

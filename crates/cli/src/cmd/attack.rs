@@ -88,6 +88,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         dns_cache: a.dns_ttl,
         max_body: a.max_body,
         max_headers_size: a.max_headers_size,
+        compression: a.compression,
         closed_loop: false,
         resolution: a.resolution,
     };
