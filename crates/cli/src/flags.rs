@@ -22,6 +22,17 @@ pub fn max_body(s: &str) -> Result<i64, String> {
         .and_then(|n| i64::try_from(n).map_err(|_| format!("size {s:?} is too large")))
 }
 
+/// `-max-headers-size`: a size such as `1mb`, `64kb` or `65536`, at least 1kb.
+pub fn max_headers_size(s: &str) -> Result<usize, String> {
+    let n = parse_size(s).map_err(|e| e.to_string())?;
+    if n < 1024 {
+        return Err(format!(
+            "-max-headers-size {s:?} is too small: a response head needs at least 1kb"
+        ));
+    }
+    usize::try_from(n).map_err(|_| format!("size {s:?} is too large"))
+}
+
 /// `-dns-ttl`, as in vegeta: `0` = look each host up once, `-1` (or any
 /// negative duration) = look up for every new connection, else a duration.
 pub fn dns_ttl(s: &str) -> Result<loadlab_engine::DnsCache, String> {

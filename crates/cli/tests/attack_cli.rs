@@ -738,6 +738,7 @@ fn results_file(path: &std::path::Path, samples: &[loadlab_core::Sample]) {
     w.begin(&AttackInfo {
         name: String::new(),
         start_unix_ns: 1_700_000_000_000_000_000,
+        ..Default::default()
     });
     w.register_target(
         0,

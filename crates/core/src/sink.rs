@@ -17,6 +17,17 @@ pub struct AttackInfo {
     /// Wall-clock time of the attack's start (offset 0 of every sample), in
     /// nanoseconds since the Unix epoch.
     pub start_unix_ns: u64,
+    /// The request timeout (`-timeout`) in nanoseconds; 0 when unknown.
+    /// Error texts of timeouts say it.
+    pub timeout_ns: u64,
+    /// `-connect-to` overrides, `host:port` → `host:port`, and the
+    /// `-unix-socket` path: error texts of failed connections name the
+    /// address that was actually dialled.
+    pub connect_to: Vec<(String, String)>,
+    pub unix_socket: Option<String>,
+    /// `-max-headers-size` in bytes; 0 when unknown. Named by the error
+    /// text of a response head over it.
+    pub max_headers_size: u64,
 }
 
 /// A consumer of samples. The engine calls [`Sink::begin`] once when the attack

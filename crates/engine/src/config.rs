@@ -11,6 +11,10 @@ use loadlab_core::{PacerSpec, Rate};
 /// The send clock's default window: at most ~1,000 wake-ups a second.
 pub const DEFAULT_RESOLUTION: Duration = Duration::from_millis(1);
 
+/// The default `-max-headers-size`: 1 MiB of response head (Go's client
+/// allows 10 MiB, curl 100 KiB, hyper 400 KiB).
+pub const DEFAULT_MAX_HEADERS_SIZE: usize = 1 << 20;
+
 /// TLS settings (`-insecure`, `-cert`, `-key`, `-root-certs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TlsOptions {
@@ -86,6 +90,13 @@ pub struct AttackConfig {
     pub chunked: bool,
     /// How long a host name's addresses are reused (`-dns-ttl`).
     pub dns_cache: DnsCache,
+    /// Ask for compressed responses (`Accept-Encoding: gzip`, unless the
+    /// request sets its own), as Go's client does (`-compression`). Bodies
+    /// are never decoded: `bytes_in` counts the bytes as they came.
+    pub compression: bool,
+    /// Largest response head accepted, status line and header fields
+    /// (`-max-headers-size`, default 1 MiB); any number of fields fits.
+    pub max_headers_size: usize,
     /// Response body bytes to capture (`-max-body`). The engine never stores
     /// bodies: every byte is read and counted in `bytes_in`, none is kept.
     pub max_body: i64,
@@ -123,6 +134,8 @@ impl Default for AttackConfig {
             headers: Vec::new(),
             body: None,
             max_body: -1,
+            max_headers_size: DEFAULT_MAX_HEADERS_SIZE,
+            compression: true,
             chunked: false,
             dns_cache: DnsCache::Forever,
             closed_loop: false,
@@ -168,6 +181,19 @@ impl AttackConfig {
             return Err(Config("-cert and -key must be given together".into()));
         }
         Ok(())
+    }
+
+    /// What the sinks are told about the attack before its first sample
+    /// (the settings error texts need: timeout, dialled addresses).
+    pub(crate) fn attack_info(&self, start_unix_ns: u64) -> loadlab_core::AttackInfo {
+        loadlab_core::AttackInfo {
+            name: self.name.clone(),
+            start_unix_ns,
+            timeout_ns: u64::try_from(self.timeout.as_nanos()).unwrap_or(u64::MAX),
+            connect_to: self.connect_to.clone(),
+            unix_socket: self.unix_socket.as_ref().map(|p| p.display().to_string()),
+            max_headers_size: self.max_headers_size as u64,
+        }
     }
 
     /// True when requests are sent as fast as the concurrency cap allows.

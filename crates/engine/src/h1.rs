@@ -17,7 +17,9 @@ use crate::transport::{Stream, classify};
 /// read and shrinks back before the next request.
 const BUF: usize = 4 * 1024;
 const BODY_BUF: usize = 64 * 1024;
-const MAX_HEAD: usize = 64 * 1024;
+/// Header fields parsed in the first attempt (on the stack, uninitialised):
+/// enough for nearly every response. A head with more is parsed again with
+/// as many slots as it has lines.
 const MAX_HEADERS: usize = 96;
 /// Body bytes a request reads before it lets the other tasks run. A fast
 /// sender keeps a socket always readable, and tokio's cooperative budget
@@ -37,6 +39,14 @@ pub(crate) struct H1Conn {
     last_rx: Instant,
     /// Bytes read since this task last yielded (see [`YIELD_EVERY`]).
     unyielded: usize,
+    /// True once the current response's head was parsed (a timeout from
+    /// then on is the body's).
+    in_body: bool,
+    /// Body bytes of the current response received so far (counted even
+    /// when the exchange fails).
+    body_read: u64,
+    /// `-max-headers-size`: the largest response head accepted.
+    max_head: usize,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
 }
@@ -65,7 +75,7 @@ fn err(kind: ErrorKind, fresh: bool) -> H1Error {
 }
 
 impl H1Conn {
-    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>) -> Self {
+    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>, max_head: usize) -> Self {
         H1Conn {
             stream,
             buf: vec![0; BUF],
@@ -73,12 +83,15 @@ impl H1Conn {
             end: 0,
             last_rx: Instant::now(),
             unyielded: 0,
+            in_body: false,
+            body_read: 0,
+            max_head,
             _permit: permit,
         }
     }
 
-    /// Reads more bytes after `end`, growing the buffer up to `MAX_HEAD` for a
-    /// long response head. Returns the number of bytes read (0 = EOF).
+    /// Reads more bytes after `end`, growing the buffer up to `max_head` for
+    /// a long response head. Returns the number of bytes read (0 = EOF).
     async fn fill(&mut self) -> Result<usize, ErrorKind> {
         if self.start == self.end {
             self.start = 0;
@@ -88,10 +101,14 @@ impl H1Conn {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
                 self.start = 0;
-            } else if self.buf.len() < MAX_HEAD {
-                self.buf.resize(self.buf.len() * 2, 0);
+            } else if self.buf.len() < self.max_head {
+                // Room for the whole limit and one byte more, to tell a
+                // head of exactly the limit from one over it.
+                let grown = (self.buf.len() * 2).min(self.max_head + 1);
+                self.buf.resize(grown, 0);
             } else {
-                return Err(ErrorKind::Protocol);
+                // Only a response head fills the whole buffer unconsumed.
+                return Err(ErrorKind::HeadersTooLarge);
             }
         }
         let n = self
@@ -111,6 +128,16 @@ impl H1Conn {
         Ok(n)
     }
 
+    /// True when the last exchange got as far as the body (its head was parsed).
+    pub fn in_body(&self) -> bool {
+        self.in_body
+    }
+
+    /// Body bytes the last exchange received, whether or not it completed.
+    pub fn body_read(&self) -> u64 {
+        self.body_read
+    }
+
     /// Sends `request` and reads the whole response. `first_byte` is set when
     /// the first response byte arrives.
     pub async fn exchange(
@@ -122,6 +149,8 @@ impl H1Conn {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
         self.end = 0;
+        self.in_body = false;
+        self.body_read = 0;
         if self.buf.len() > BUF {
             self.buf.truncate(BUF);
             self.buf.shrink_to_fit();
@@ -137,39 +166,59 @@ impl H1Conn {
             // left uninitialised: filling 96 empty headers (3 KiB) before
             // every parse cost more than the parse itself.
             let mut headers = [const { MaybeUninit::<httparse::Header>::uninit() }; MAX_HEADERS];
+            // Used only for a head with more fields than `headers` holds.
+            let mut more: Vec<MaybeUninit<httparse::Header>> = Vec::new();
             let mut resp = httparse::Response::new(&mut []);
-            let parsed = if self.end > self.start {
-                httparse::ParserConfig::default().parse_response_with_uninit_headers(
-                    &mut resp,
-                    &self.buf[self.start..self.end],
-                    &mut headers,
-                )
-            } else {
+            let data = &self.buf[self.start..self.end];
+            let parsed = if data.is_empty() {
                 Ok(httparse::Status::Partial)
+            } else {
+                let config = httparse::ParserConfig::default();
+                match config.parse_response_with_uninit_headers(&mut resp, data, &mut headers) {
+                    Err(httparse::Error::TooManyHeaders) => match head_lines(data) {
+                        Some(lines) => {
+                            more.resize_with(lines, MaybeUninit::uninit);
+                            resp = httparse::Response::new(&mut []);
+                            config.parse_response_with_uninit_headers(&mut resp, data, &mut more)
+                        }
+                        None => Ok(httparse::Status::Partial),
+                    },
+                    r => r,
+                }
             };
+            if self.end - self.start > self.max_head
+                && !matches!(parsed, Ok(httparse::Status::Complete(n)) if n <= self.max_head)
+            {
+                return Err(err(ErrorKind::HeadersTooLarge, false));
+            }
             match parsed {
                 Ok(httparse::Status::Complete(head_len)) => {
                     let status = resp.code.unwrap_or(0);
                     let http10 = resp.version == Some(0);
-                    let mut content_length: Option<u64> = None;
+                    // Framing per RFC 9112 §6.3: Content-Length values
+                    // must agree (`Err` when they do not); Transfer-Encoding
+                    // overrides Content-Length, and is chunked only when
+                    // chunked is its final coding.
+                    let mut content_length: Result<Option<u64>, ()> = Ok(None);
+                    let mut transfer_encoding = false;
                     let mut chunked = false;
                     let mut close = http10;
                     let mut location = None;
                     for h in resp.headers.iter() {
                         let name = h.name.as_bytes();
                         if name.eq_ignore_ascii_case(b"content-length") {
-                            let v = std::str::from_utf8(h.value)
-                                .ok()
-                                .and_then(|s| s.trim().parse::<u64>().ok());
-                            match v {
-                                Some(v) => content_length = Some(v),
-                                None => return Err(err(ErrorKind::Protocol, false)),
-                            }
+                            content_length = merge_content_length(content_length, h.value);
                         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-                            chunked = h
+                            transfer_encoding = true;
+                            // Several fields are one list: the last coding counts.
+                            if let Some(last) = h
                                 .value
-                                .split(|&b| b == b',')
-                                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                                .rsplit(|&b| b == b',')
+                                .map(<[u8]>::trim_ascii)
+                                .find(|t| !t.is_empty())
+                            {
+                                chunked = last.eq_ignore_ascii_case(b"chunked");
+                            }
                         } else if name.eq_ignore_ascii_case(b"connection") {
                             for t in h.value.split(|&b| b == b',') {
                                 let t = t.trim_ascii();
@@ -192,16 +241,29 @@ impl H1Conn {
                         }
                         continue; // 100 Continue and friends: the real response follows.
                     }
+                    self.in_body = true;
                     let no_body = head_only || status == 204 || status == 304;
+                    if transfer_encoding {
+                        // With Content-Length too, the response may be an
+                        // attempt at response splitting: read it as chunked
+                        // but never trust the connection again.
+                        close |= content_length != Ok(None);
+                    }
                     let (bytes_in, delimited) = if no_body {
                         (0, true)
                     } else if chunked {
                         (self.read_chunked().await?, true)
-                    } else if let Some(n) = content_length {
-                        self.read_exact_body(n).await?;
-                        (n, true)
-                    } else {
+                    } else if transfer_encoding {
                         (self.read_to_eof().await?, false)
+                    } else {
+                        match content_length {
+                            Ok(Some(n)) => {
+                                self.read_exact_body(n).await?;
+                                (n, true)
+                            }
+                            Ok(None) => (self.read_to_eof().await?, false),
+                            Err(()) => return Err(err(ErrorKind::InvalidContentLength, false)),
+                        }
                     };
                     return Ok(H1Response {
                         status,
@@ -250,11 +312,12 @@ impl H1Conn {
             let take = have.min(remaining);
             self.start += take as usize;
             remaining -= take;
+            self.body_read = n - remaining;
             if remaining == 0 {
                 return Ok(());
             }
             match self.fill().await {
-                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(0) => return Err(err(ErrorKind::UnexpectedEof, false)),
                 Ok(_) => {}
                 Err(k) => return Err(err(k, false)),
             }
@@ -266,6 +329,7 @@ impl H1Conn {
         let mut total = (self.end - self.start) as u64;
         self.start = self.end;
         loop {
+            self.body_read = total;
             match self.fill().await {
                 Ok(0) => return Ok(total),
                 Ok(n) => {
@@ -286,6 +350,7 @@ impl H1Conn {
                 .feed(&self.buf[self.start..self.end], &mut total)
                 .map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
+            self.body_read = total;
             if dec.done() {
                 return Ok(total);
             }
@@ -294,12 +359,50 @@ impl H1Conn {
                 self.grow_for_body(u64::MAX);
             }
             match self.fill().await {
-                Ok(0) => return Err(err(ErrorKind::ConnectionClosed, false)),
+                Ok(0) => return Err(err(ErrorKind::UnexpectedEof, false)),
                 Ok(_) => {}
                 Err(k) => return Err(err(k, false)),
             }
         }
     }
+}
+
+/// The number of lines of the response head at the start of `data` (an
+/// upper bound on its header fields), or `None` if the head is not complete.
+fn head_lines(data: &[u8]) -> Option<usize> {
+    let mut lines = 0;
+    let mut prev = 0u8;
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'\n' {
+            lines += 1;
+            // "\n\n" or "\n\r\n" ends the head.
+            if prev == b'\n' || (prev == b'\r' && i >= 2 && data[i - 2] == b'\n') {
+                return Some(lines);
+            }
+        }
+        prev = b;
+    }
+    None
+}
+
+/// Adds one `Content-Length` field (a value, or a comma-separated list of
+/// them) to what earlier fields said: identical repeats are one value (RFC
+/// 9110 §8.6 allows that); a different value, or one that is not a number,
+/// makes it `Err`.
+fn merge_content_length(so_far: Result<Option<u64>, ()>, field: &[u8]) -> Result<Option<u64>, ()> {
+    let mut cur = so_far?;
+    for v in field.split(|&b| b == b',') {
+        let v = v.trim_ascii();
+        if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+            return Err(());
+        }
+        let n = v.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+        match cur {
+            Some(c) if c != n => return Err(()),
+            _ => cur = Some(n),
+        }
+    }
+    Ok(cur)
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

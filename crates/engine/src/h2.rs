@@ -12,15 +12,19 @@ use tokio::time::Instant;
 
 use crate::transport::{Stream, classify};
 
+/// `max_headers_size` is advertised as the largest header list the client
+/// takes (hyper's own default is 16 KiB).
 pub(crate) async fn handshake(
     stream: Stream,
     permit: Option<OwnedSemaphorePermit>,
+    max_headers_size: usize,
     on_close: impl FnOnce() + Send + 'static,
 ) -> Result<SendRequest<Full<Bytes>>, ErrorKind> {
-    let (sender, conn) =
-        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
-            .await
-            .map_err(|e| hyper_kind(&e))?;
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .max_header_list_size(u32::try_from(max_headers_size).unwrap_or(u32::MAX))
+        .handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| hyper_kind(&e))?;
     tokio::spawn(async move {
         // The connection lives (and holds its -max-connections slot) until the
         // server closes it or every sender is gone.
@@ -51,19 +55,24 @@ pub(crate) fn hyper_kind(e: &hyper::Error) -> ErrorKind {
 
 pub(crate) struct H2Response {
     pub status: u16,
-    pub bytes_in: u64,
     pub location: Option<String>,
 }
 
-/// Sends one request on a shared HTTP/2 connection and counts the body.
+/// Sends one request on a shared HTTP/2 connection and counts the body
+/// into `bytes_in` as it arrives (so a failed or timed-out body still
+/// counts what came). `first_byte` is set, and `in_body` becomes true,
+/// when the response head arrives.
 pub(crate) async fn exchange(
     sender: &mut SendRequest<Full<Bytes>>,
     req: http::Request<Full<Bytes>>,
     first_byte: &mut Option<Instant>,
+    bytes_in: &mut u64,
+    in_body: &mut bool,
 ) -> Result<H2Response, ErrorKind> {
     sender.ready().await.map_err(|e| hyper_kind(&e))?;
     let resp = sender.send_request(req).await.map_err(|e| hyper_kind(&e))?;
     *first_byte = Some(Instant::now());
+    *in_body = true;
     let status = resp.status().as_u16();
     let location = if resp.status().is_redirection() {
         resp.headers()
@@ -74,16 +83,14 @@ pub(crate) async fn exchange(
         None
     };
     let mut body = resp.into_body();
-    let mut bytes_in = 0u64;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| hyper_kind(&e))?;
+        let frame = frame.map_err(|e| match hyper_kind(&e) {
+            ErrorKind::ConnectionClosed => ErrorKind::UnexpectedEof,
+            k => k,
+        })?;
         if let Some(d) = frame.data_ref() {
-            bytes_in += d.len() as u64;
+            *bytes_in += d.len() as u64;
         }
     }
-    Ok(H2Response {
-        status,
-        bytes_in,
-        location,
-    })
+    Ok(H2Response { status, location })
 }

@@ -99,6 +99,7 @@ pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use targets::{
     Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
+    redact_url,
 };
 pub use tls::client_config as tls_client_config;
 

@@ -12,7 +12,7 @@ use loadlab_core::ErrorKind;
 use tokio::time::Instant;
 
 use crate::targets::{Target, check_url};
-use crate::transport::{Conn, EndpointKey, HostPool, Transport};
+use crate::transport::{Conn, DialPhase, EndpointKey, HostPool, Transport};
 
 /// A target made ready to send.
 pub(crate) struct Template {
@@ -77,10 +77,33 @@ impl Template {
     fn from_parts(
         method: Method,
         uri: Uri,
-        headers: Vec<(String, String)>,
+        mut headers: Vec<(String, String)>,
         body: Bytes,
         transport: &Transport,
     ) -> Template {
+        // Credentials in the URL become Basic authentication, as in Go's
+        // client (unless the request already has an Authorization header),
+        // and never go on the wire otherwise: not in Host, not in :authority.
+        let uri = match split_userinfo(&uri) {
+            Some((auth, bare)) => {
+                if !headers
+                    .iter()
+                    .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+                {
+                    headers.push(("Authorization".to_string(), auth));
+                }
+                bare
+            }
+            None => uri,
+        };
+        // As Go's client: ask for gzip unless the request chose an encoding.
+        if transport.compression()
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("accept-encoding"))
+        {
+            headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
+        }
         let pool = transport.pool(&endpoint(&uri));
         let h1 = render_h1(
             &method,
@@ -109,13 +132,16 @@ impl Template {
         } else {
             (self.method.clone(), self.body.clone())
         };
-        Some(Self::from_parts(
-            method,
-            uri,
-            self.headers.clone(),
-            body,
-            transport,
-        ))
+        // As Go's client: credentials and cookies follow a redirect only to
+        // the same host or one of its subdomains.
+        let same_site = is_domain_or_subdomain(&endpoint(&uri).host, &endpoint(&self.uri).host);
+        let headers = self
+            .headers
+            .iter()
+            .filter(|(k, _)| same_site || !is_sensitive(k))
+            .cloned()
+            .collect();
+        Some(Self::from_parts(method, uri, headers, body, transport))
     }
 
     fn h2_request(&self) -> Option<http::Request<Full<Bytes>>> {
@@ -132,6 +158,64 @@ impl Template {
         }
         b.body(Full::new(self.body.clone())).ok()
     }
+}
+
+/// For a URL with user information: the `Authorization: Basic` value (user
+/// and password percent-decoded, as Go does) and the URL without it.
+fn split_userinfo(uri: &Uri) -> Option<(String, Uri)> {
+    use base64::Engine as _;
+    let authority = uri.authority()?.as_str();
+    let (userinfo, hostport) = authority.rsplit_once('@')?;
+    let (user, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let mut cred = percent_decode(user);
+    cred.push(b':');
+    cred.extend_from_slice(&percent_decode(pass));
+    let auth = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(cred)
+    );
+    let mut parts = uri.clone().into_parts();
+    parts.authority = Some(hostport.parse().ok()?);
+    Some((auth, Uri::from_parts(parts).ok()?))
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).copied().and_then(hex),
+                b.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Headers Go's client drops on a redirect to another site.
+fn is_sensitive(name: &str) -> bool {
+    ["authorization", "www-authenticate", "cookie", "cookie2"]
+        .iter()
+        .any(|s| name.eq_ignore_ascii_case(s))
+}
+
+/// Go's rule for forwarding credentials on a redirect: the same host, or a
+/// subdomain of it (never for IPv6 literals).
+fn is_domain_or_subdomain(sub: &str, parent: &str) -> bool {
+    sub == parent
+        || (!sub.contains([':', '%'])
+            && sub.len() > parent.len()
+            && sub.ends_with(parent)
+            && sub.as_bytes()[sub.len() - parent.len() - 1] == b'.')
 }
 
 /// Resolves a `Location` against the URL that answered.
@@ -300,16 +384,17 @@ async fn attempt(
     let mut retries = 0;
     let mut dial_started = started;
     loop {
+        let mut phase = DialPhase::default();
         let acquired = match tokio::time::timeout_at(
             deadline,
-            transport.acquire(&tpl.pool, &mut dial_started),
+            transport.acquire(&tpl.pool, &mut dial_started, &mut phase),
         )
         .await
         {
             Ok(r) => r,
             Err(_) => {
                 out.sent.get_or_insert(dial_started);
-                return Err(ErrorKind::ConnectTimeout);
+                return Err(phase.timeout_kind());
             }
         };
         let acquired = match acquired {
@@ -337,9 +422,15 @@ async fn attempt(
                 .await;
                 match r {
                     Err(_) => {
+                        out.bytes_in += c.body_read();
+                        let kind = if c.in_body() {
+                            ErrorKind::BodyTimeout
+                        } else {
+                            ErrorKind::Timeout
+                        };
                         drop(c);
                         tpl.pool.closed();
-                        return Err(ErrorKind::Timeout);
+                        return Err(kind);
                     }
                     Ok(Ok(resp)) => {
                         out.bytes_in += resp.bytes_in;
@@ -353,6 +444,7 @@ async fn attempt(
                         return Ok((resp.status, resp.location));
                     }
                     Ok(Err(e)) => {
+                        out.bytes_in += c.body_read();
                         drop(c);
                         tpl.pool.closed();
                         if e.fresh && acquired.reused && retries < STALE_RETRIES {
@@ -366,16 +458,24 @@ async fn attempt(
             }
             Conn::H2(mut lease) => {
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
+                let mut in_body = false;
                 let r = tokio::time::timeout_at(
                     deadline,
-                    crate::h2::exchange(&mut lease.sender, req, &mut out.first_byte),
+                    crate::h2::exchange(
+                        &mut lease.sender,
+                        req,
+                        &mut out.first_byte,
+                        &mut out.bytes_in,
+                        &mut in_body,
+                    ),
                 )
                 .await;
                 drop(lease);
                 return match r {
+                    // The response head arrived: the body is what stalled.
+                    Err(_) if in_body => Err(ErrorKind::BodyTimeout),
                     Err(_) => Err(ErrorKind::Timeout),
                     Ok(Ok(resp)) => {
-                        out.bytes_in += resp.bytes_in;
                         out.done = None;
                         Ok((resp.status, resp.location))
                     }

@@ -18,7 +18,7 @@ use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use atomic_waker::AtomicWaker;
-use loadlab_core::{AttackInfo, ErrorKind, Pacer, Sample, Sink, TargetInfo};
+use loadlab_core::{ErrorKind, Pacer, Sample, Sink, TargetInfo};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
@@ -209,7 +209,7 @@ impl Shared {
         if new {
             let info = TargetInfo {
                 method: target.method.to_string(),
-                url: target.url,
+                url: crate::targets::redact_url(&target.url).into_owned(),
             };
             let _ = tx.send(Msg::Target(idx, info)).await;
         }
@@ -519,7 +519,7 @@ pub async fn attack_with_live(
                 tpls.push(Arc::new(tpl));
                 infos.push(TargetInfo {
                     method: t.method.to_string(),
-                    url: t.url.clone(),
+                    url: crate::targets::redact_url(&t.url).into_owned(),
                 });
             }
             (Targets::Static(tpls), infos)
@@ -552,10 +552,7 @@ pub async fn attack_with_live(
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let info = AttackInfo {
-        name: cfg.name.clone(),
-        start_unix_ns,
-    };
+    let info = cfg.attack_info(start_unix_ns);
     let holds = Arc::new(Holds::default());
     let collector =
         collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;

@@ -7,6 +7,7 @@
 //!
 //! Both read line by line so `-lazy` can stream targets from a generator.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -153,8 +154,49 @@ fn starts_with_method(line: &str) -> bool {
     })
 }
 
+/// `text` with the password of every URL in it replaced by `xxxxx`, as Go's
+/// `URL.Redacted` prints it (`http://user:xxxxx@host/`). Target labels (in
+/// results, reports, progress, Prometheus) and error messages go through it,
+/// so a password given in a URL never leaves the request itself.
+pub fn redact_url(text: &str) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut done = 0; // bytes of `text` already accounted for in `out`
+    let mut from = 0;
+    while let Some(i) = text[from..].find("://") {
+        let start = from + i + 3;
+        let rest = &text[start..];
+        let end = rest
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '"' | '\'') || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let authority = &rest[..end];
+        from = start + end;
+        let Some(at) = authority.rfind('@') else {
+            continue;
+        };
+        let Some(colon) = authority[..at].find(':') else {
+            continue;
+        };
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[done..start + colon + 1]);
+        o.push_str("xxxxx");
+        done = start + at;
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[done..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
 /// Checks that `url` is an absolute http(s) URL the engine can send to.
+/// (Messages show the URL with its password redacted.)
 pub(crate) fn check_url(url: &str) -> Result<http::Uri, String> {
+    check_url_inner(url).map_err(|e| redact_url(&e).into_owned())
+}
+
+fn check_url_inner(url: &str) -> Result<http::Uri, String> {
     let uri: http::Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
@@ -238,7 +280,10 @@ impl<R: BufRead> TargetReader<R> {
         };
         let (method, url) = match line.split_once([' ', '\t']) {
             Some((m, u)) => (m, u.trim()),
-            None => return Err(self.syntax(no, format!("expected \"METHOD URL\", got {line:?}"))),
+            None => {
+                let line = redact_url(&line);
+                return Err(self.syntax(no, format!("expected \"METHOD URL\", got {line:?}")));
+            }
         };
         if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(self.syntax(
@@ -384,5 +429,28 @@ impl<R: BufRead> Iterator for TargetReader<R> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_in_urls_are_redacted() {
+        assert_eq!(redact_url("http://h/a?b=c"), "http://h/a?b=c");
+        assert!(matches!(redact_url("http://h/"), Cow::Borrowed(_)));
+        assert_eq!(redact_url("http://u@h/"), "http://u@h/");
+        assert_eq!(
+            redact_url("https://u:s3cr%40t@h:8443/p?q=a:b@c"),
+            "https://u:xxxxx@h:8443/p?q=a:b@c"
+        );
+        assert_eq!(redact_url("http://u:@h"), "http://u:xxxxx@h");
+        assert_eq!(
+            redact_url("bad URL \"http://a:p1@h1/\" and http://b:p2@h2:1"),
+            "bad URL \"http://a:xxxxx@h1/\" and http://b:xxxxx@h2:1"
+        );
+        // A password holding '@' or ':' is cut at the last '@'.
+        assert_eq!(redact_url("http://u:p:q@r@h/"), "http://u:xxxxx@h/");
     }
 }

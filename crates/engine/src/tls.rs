@@ -4,10 +4,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use loadlab_core::ErrorKind;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{WebPkiServerVerifier, verify_server_name};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::server::ParsedCertificate;
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 
 use crate::EngineError;
 use crate::config::TlsOptions;
@@ -54,14 +59,21 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
         let mut roots = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
+        let mut own = Vec::new();
         for p in &opts.root_certs {
             for c in read_certs(p)? {
-                roots.add(c).map_err(|e| {
+                roots.add(c.clone()).map_err(|e| {
                     EngineError::Tls(format!("{}: unusable root certificate: {e}", p.display()))
                 })?;
+                own.push(c);
             }
         }
-        builder.with_root_certificates(roots)
+        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+            .map_err(|e| EngineError::Tls(e.to_string()))?;
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(OwnRootsAsLeaves { inner, own }))
     };
     let mut cfg = match (&opts.cert, &opts.key) {
         (Some(c), Some(k)) => builder
@@ -85,6 +97,101 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
         vec![b"http/1.1".to_vec()]
     };
     Ok(Arc::new(cfg))
+}
+
+/// The standard (webpki) verification, plus one case Go's client accepts
+/// and webpki does not: a server presenting, as its leaf, a CA certificate
+/// that the user listed in `-root-certs` — what `openssl req -x509` makes
+/// (`CA:TRUE`). The certificate is trusted by name, so it needs no chain;
+/// webpki has already checked its validity dates (it does so before it
+/// objects to the CA bit), and its host name is checked here. Anyone else's
+/// CA certificate presented as a leaf is reported as of an unknown issuer.
+#[derive(Debug)]
+struct OwnRootsAsLeaves {
+    inner: Arc<WebPkiServerVerifier>,
+    /// The `-root-certs` certificates.
+    own: Vec<CertificateDer<'static>>,
+}
+
+/// True for webpki's "CA certificate used as end entity" (rustls passes it
+/// through as an `Other` certificate error, displayed by its name).
+fn is_ca_used_as_leaf(e: &rustls::Error) -> bool {
+    matches!(
+        e,
+        rustls::Error::InvalidCertificate(CertificateError::Other(o))
+            if o.to_string().contains("CaUsedAsEndEntity")
+    )
+}
+
+impl ServerCertVerifier for OwnRootsAsLeaves {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Err(e) if is_ca_used_as_leaf(&e) => {
+                if !self.own.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
+                    return Err(CertificateError::UnknownIssuer.into());
+                }
+                let cert = ParsedCertificate::try_from(end_entity)?;
+                verify_server_name(&cert, server_name)?;
+                Ok(ServerCertVerified::assertion())
+            }
+            r => r,
+        }
+    }
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// The error kind of a TLS failure: why the certificate was refused, or
+/// that the server sent an alert. `None` if `e` is not a TLS error.
+pub(crate) fn tls_error_kind(e: &std::io::Error) -> Option<ErrorKind> {
+    let tls = e.get_ref()?.downcast_ref::<rustls::Error>()?;
+    Some(match tls {
+        rustls::Error::InvalidCertificate(c) => match c {
+            CertificateError::UnknownIssuer => ErrorKind::TlsUnknownIssuer,
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                ErrorKind::TlsNameMismatch
+            }
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                ErrorKind::TlsExpired
+            }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                ErrorKind::TlsNotYetValid
+            }
+            _ => ErrorKind::Tls,
+        },
+        rustls::Error::AlertReceived(_) => ErrorKind::TlsAlert,
+        _ => ErrorKind::Tls,
+    })
 }
 
 /// `-insecure`: accepts any certificate, but still checks that handshake

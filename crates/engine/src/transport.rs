@@ -96,6 +96,11 @@ impl AsyncWrite for Stream {
 /// Maps an I/O failure to the short kind recorded in the sample.
 pub(crate) fn classify(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
+    if let Some(k) = crate::tls::tls_error_kind(e) {
+        // A TLS alert can come after the handshake too (TLS 1.3 servers
+        // check client certificates then): on the first read.
+        return k;
+    }
     match e.kind() {
         K::ConnectionRefused => ErrorKind::ConnectRefused,
         K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted => ErrorKind::ConnectionReset,
@@ -262,6 +267,32 @@ impl HostPool {
     }
 }
 
+/// How far getting a connection went: when the request's deadline passes
+/// during `acquire`, this says what stalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum DialPhase {
+    /// Waiting for a free connection (`-max-connections`).
+    #[default]
+    Waiting,
+    /// Looking the host up and connecting (TCP or Unix socket).
+    Connecting,
+    /// TCP connected; the TLS handshake is under way.
+    Tls,
+    /// Connected; the HTTP/2 handshake is under way.
+    Http2,
+}
+
+impl DialPhase {
+    /// The error of a request whose deadline passed in this phase.
+    pub fn timeout_kind(self) -> ErrorKind {
+        match self {
+            DialPhase::Waiting | DialPhase::Http2 => ErrorKind::Timeout,
+            DialPhase::Connecting => ErrorKind::ConnectTimeout,
+            DialPhase::Tls => ErrorKind::TlsHandshakeTimeout,
+        }
+    }
+}
+
 /// A connection handed to a request, with how long dialling took (0 if reused).
 pub(crate) struct Acquired {
     pub conn: Conn,
@@ -296,8 +327,11 @@ pub(crate) struct Transport {
     h2c: bool,
     keepalive: bool,
     chunked: bool,
+    compression: bool,
     max_idle: usize,
     max_open: Option<usize>,
+    /// `-max-headers-size`.
+    max_headers_size: usize,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -329,8 +363,10 @@ impl Transport {
             h2c: cfg.h2c,
             keepalive: cfg.keepalive,
             chunked: cfg.chunked,
+            compression: cfg.compression,
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
+            max_headers_size: cfg.max_headers_size,
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
         }
@@ -348,6 +384,10 @@ impl Transport {
 
     pub fn chunked(&self) -> bool {
         self.chunked
+    }
+
+    pub fn compression(&self) -> bool {
+        self.compression
     }
 
     /// The pool for an endpoint, created on first use.
@@ -374,6 +414,7 @@ impl Transport {
         &self,
         pool: &Arc<HostPool>,
         dial_started: &mut tokio::time::Instant,
+        phase: &mut DialPhase,
     ) -> Result<Acquired, ErrorKind> {
         // Held when this request was picked to open the endpoint's next
         // HTTP/2 connection; released however acquire ends (a dial that
@@ -408,7 +449,7 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let conn = self.dial(pool, permit).await?;
+            let conn = self.dial(pool, permit, phase).await?;
             let connect_ns = u32::try_from(t0.elapsed().as_nanos()).unwrap_or(u32::MAX);
             return Ok(Acquired {
                 conn,
@@ -470,8 +511,10 @@ impl Transport {
         &self,
         pool: &Arc<HostPool>,
         permit: Option<OwnedSemaphorePermit>,
+        phase: &mut DialPhase,
     ) -> Result<Conn, ErrorKind> {
         let key = &pool.key;
+        *phase = DialPhase::Connecting;
         let raw = if let Some(path) = &self.unix_socket {
             Stream::Unix(UnixStream::connect(path).await.map_err(|e| classify(&e))?)
         } else {
@@ -499,11 +542,13 @@ impl Transport {
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
             let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
+            *phase = DialPhase::Tls;
             let tls = tokio_rustls::TlsConnector::from(cfg)
                 .connect(name, raw)
                 .await
                 .map_err(|e| match classify(&e) {
                     k @ (ErrorKind::ConnectionReset | ErrorKind::ConnectionClosed) => k,
+                    k if k.is_tls() => k,
                     _ => ErrorKind::Tls,
                 })?;
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
@@ -524,10 +569,16 @@ impl Transport {
                     p.closed();
                 }
             };
-            let sender = crate::h2::handshake(stream, permit, on_close).await?;
+            *phase = DialPhase::Http2;
+            let sender =
+                crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
             Ok(Conn::H2(pool.add_h2(sender)))
         } else {
-            Ok(Conn::H1(Box::new(H1Conn::new(stream, permit))))
+            Ok(Conn::H1(Box::new(H1Conn::new(
+                stream,
+                permit,
+                self.max_headers_size,
+            ))))
         }
     }
 }

@@ -130,3 +130,56 @@ async fn connections_the_server_closes_are_replaced_within_the_cap() {
     );
     assert!(srv.accepted() >= 3, "{} connections", srv.accepted());
 }
+
+/// A response body that sends `first` and then nothing, ever.
+struct Stalls(Option<bytes::Bytes>);
+
+impl hyper::body::Body for Stalls {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        match self.0.take() {
+            Some(b) => std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(b)))),
+            None => std::task::Poll::Pending,
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_http2_body_that_stalls_is_a_body_timeout_with_its_bytes_counted() {
+    let srv = serve_with(|sock, _st| {
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(|_req| async {
+                Ok::<_, std::convert::Infallible>(hyper::Response::new(Stalls(Some(
+                    bytes::Bytes::from_static(b"hello"),
+                ))))
+            });
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(sock), svc)
+                .await;
+        });
+    })
+    .await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(100)),
+        max_requests: Some(2),
+        h2c: true,
+        timeout: ms(300),
+        ..Default::default()
+    };
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    for s in sink.samples() {
+        assert_eq!(
+            (s.status, s.error),
+            (0, loadlab_core::ErrorKind::BodyTimeout),
+            "{s:?}"
+        );
+        assert_eq!(s.bytes_in, 5);
+    }
+}

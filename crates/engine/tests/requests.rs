@@ -355,3 +355,54 @@ async fn chunked_sends_bodies_in_chunks_on_a_kept_alive_connection() {
         }
     }
 }
+
+#[tokio::test]
+async fn accept_encoding_gzip_is_sent_unless_set_or_turned_off() {
+    // A "compressed" body: loadlab never decodes bodies, so Bytes In is
+    // what came over the wire.
+    const GZ: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03compressed";
+    let srv = serve(handler(|_s: Seen| async {
+        hyper::Response::builder()
+            .header("content-encoding", "gzip")
+            .body(http_body_util::Full::new(Bytes::from_static(GZ)))
+            .unwrap()
+    }))
+    .await;
+    let encodings = |c: AttackConfig, t: Target| {
+        let srv_url = srv.url("/");
+        let stats = srv.stats.clone();
+        async move {
+            stats.seen.lock().unwrap().clear();
+            let sink = Collect::default();
+            let t = Target { url: srv_url, ..t };
+            attack(c, TargetSource::Static(vec![t]), sink.boxed(), never())
+                .await
+                .unwrap();
+            let s = sink.samples();
+            assert!(
+                s.iter()
+                    .all(|s| s.status == 200 && s.bytes_in == GZ.len() as u64),
+                "{s:?}"
+            );
+            let seen = stats.seen.lock().unwrap().clone();
+            seen.iter()
+                .map(|s| header(s, "accept-encoding").join("|"))
+                .collect::<Vec<_>>()
+        }
+    };
+    let plain = get("");
+    for h2c in [false, true] {
+        let c = AttackConfig { h2c, ..cfg(2) };
+        assert_eq!(encodings(c, plain.clone()).await, vec!["gzip", "gzip"]);
+    }
+    let own = Target {
+        headers: vec![("Accept-Encoding".into(), "br".into())],
+        ..get("")
+    };
+    assert_eq!(encodings(cfg(1), own).await, vec!["br"]);
+    let off = AttackConfig {
+        compression: false,
+        ..cfg(1)
+    };
+    assert_eq!(encodings(off, plain).await, vec![""]);
+}

@@ -111,7 +111,8 @@ async fn untrusted_certificate_is_a_tls_error() {
     let s = run(cfg(&t.srv, TlsOptions::default(), false), &t.srv).await;
     assert_eq!(s.len(), 5);
     assert!(
-        s.iter().all(|s| s.status == 0 && s.error == ErrorKind::Tls),
+        s.iter()
+            .all(|s| s.status == 0 && s.error == ErrorKind::TlsUnknownIssuer),
         "{s:?}"
     );
     assert_eq!(t.srv.requests(), 0);
@@ -234,4 +235,127 @@ async fn sessions_resume_only_with_session_tickets() {
             assert_eq!(resumed, 0);
         }
     }
+}
+
+/// A certificate and its key, as a server presents them.
+struct Cert {
+    pem: String,
+    der: CertificateDer<'static>,
+    key: Vec<u8>,
+}
+
+/// A self-signed certificate for `names`; `ca` makes it a CA certificate
+/// used as its own leaf, as `openssl req -x509` makes them.
+fn cert(names: &[&str], ca: bool, valid: Option<(i32, i32)>) -> Cert {
+    let mut p =
+        rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap();
+    p.distinguished_name
+        .push(rcgen::DnType::CommonName, names[0]);
+    if ca {
+        p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    }
+    if let Some((from, to)) = valid {
+        p.not_before = rcgen::date_time_ymd(from, 1, 1);
+        p.not_after = rcgen::date_time_ymd(to, 1, 1);
+    }
+    let key = rcgen::KeyPair::generate().unwrap();
+    let c = p.self_signed(&key).unwrap();
+    Cert {
+        pem: c.pem(),
+        der: CertificateDer::from(c.der().to_vec()),
+        key: key.serialize_der(),
+    }
+}
+
+/// An HTTPS server on 127.0.0.1:0 presenting `c`; with `client_ca`, it
+/// requires a client certificate signed by it.
+async fn serve_cert(c: &Cert, client_ca: Option<&Cert>) -> Server {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap();
+    let builder = match client_ca {
+        None => builder.with_no_client_auth(),
+        Some(ca) => {
+            let mut roots = rustls::RootCertStore::empty();
+            roots.add(ca.der.clone()).unwrap();
+            let v = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .build()
+            .unwrap();
+            builder.with_client_cert_verifier(v)
+        }
+    };
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(c.key.clone()));
+    let cfg = builder.with_single_cert(vec![c.der.clone()], key).unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    serve_with(move |sock, st| {
+        let acceptor = acceptor.clone();
+        tokio::spawn(async move {
+            if let Ok(tls) = acceptor.accept(sock).await {
+                serve_conn(hyper_util::rt::TokioIo::new(tls), st, hello());
+            }
+        });
+    })
+    .await
+}
+
+fn trusting(c: &Cert, dir: &tempfile::TempDir) -> TlsOptions {
+    let pem = dir.path().join("root.pem");
+    std::fs::write(&pem, &c.pem).unwrap();
+    TlsOptions {
+        root_certs: vec![pem],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn a_self_signed_ca_used_as_its_own_leaf_is_trusted_with_root_certs() {
+    let c = cert(&["localhost"], true, None);
+    let srv = serve_cert(&c, None).await;
+    let dir = tempfile::tempdir().unwrap();
+    for http2 in [false, true] {
+        let s = run(cfg(&srv, trusting(&c, &dir), http2), &srv).await;
+        assert!(s.iter().all(|s| s.status == 200), "{s:?}");
+    }
+    // Without -root-certs it is just a certificate nobody vouches for.
+    let s = run(cfg(&srv, TlsOptions::default(), false), &srv).await;
+    assert!(
+        s.iter().all(|s| s.error == ErrorKind::TlsUnknownIssuer),
+        "{s:?}"
+    );
+}
+
+#[tokio::test]
+async fn tls_errors_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // Trusted, but issued for another name.
+    let other = cert(&["other.test"], true, None);
+    let srv = serve_cert(&other, None).await;
+    let s = run(cfg(&srv, trusting(&other, &dir), false), &srv).await;
+    assert!(
+        s.iter().all(|s| s.error == ErrorKind::TlsNameMismatch),
+        "{s:?}"
+    );
+    // Trusted, right name, but expired or not valid yet.
+    for (valid, kind) in [
+        ((2000, 2001), ErrorKind::TlsExpired),
+        ((2999, 3000), ErrorKind::TlsNotYetValid),
+    ] {
+        for ca in [false, true] {
+            let c = cert(&["localhost"], ca, Some(valid));
+            let srv = serve_cert(&c, None).await;
+            let s = run(cfg(&srv, trusting(&c, &dir), false), &srv).await;
+            assert!(s.iter().all(|s| s.error == kind), "{kind:?} {ca}: {s:?}");
+        }
+    }
+    // The server wants a client certificate and gets none: its alert.
+    let c = cert(&["localhost"], false, None);
+    let client_ca = cert(&["client-ca"], true, None);
+    let srv = serve_cert(&c, Some(&client_ca)).await;
+    let s = run(cfg(&srv, trusting(&c, &dir), false), &srv).await;
+    assert!(s.iter().all(|s| s.error == ErrorKind::TlsAlert), "{s:?}");
 }

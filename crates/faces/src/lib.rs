@@ -42,6 +42,8 @@ pub(crate) fn face_config(
         timeout,
         http2: false,
         h2c: false,
+        // Neither tool asks for compressed responses.
+        compression: false,
         redirects: -1,
         tls: loadlab_engine::TlsOptions {
             insecure: true,

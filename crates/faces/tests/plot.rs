@@ -16,6 +16,7 @@ fn results_file(path: &Path, name: &str, n: u64) {
     w.begin(&AttackInfo {
         name: name.into(),
         start_unix_ns: 1_795_000_000_000_000_000,
+        ..Default::default()
     });
     w.register_target(
         0,

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
 
-use crate::record::write_error_string;
+use crate::record::write_attack_error_string;
 
 /// The latency buckets, in seconds (Prometheus' default buckets, as vegeta uses).
 pub const BUCKETS: [f64; 11] = [
@@ -36,6 +36,8 @@ struct Series {
 
 #[derive(Default)]
 struct State {
+    /// The attack's settings, for the failure messages.
+    info: AttackInfo,
     targets: Vec<Option<TargetInfo>>,
     /// By (target index, status code).
     series: BTreeMap<(u32, u16), Series>,
@@ -96,7 +98,7 @@ impl PromMetrics {
         for ((t, s, kind), n) in &st.fails {
             let (method, url) = method_url(&st.targets, *t);
             let mut msg = String::new();
-            write_error_string(&mut msg, method, url, *kind, *s);
+            write_attack_error_string(&mut msg, method, url, *kind, *s, &st.info);
             let _ = writeln!(
                 out,
                 "request_fail_count{{{},message=\"{}\"}} {n}",
@@ -140,7 +142,9 @@ fn escape(v: &str) -> String {
 }
 
 impl Sink for PromSink {
-    fn begin(&mut self, _info: &AttackInfo) {}
+    fn begin(&mut self, info: &AttackInfo) {
+        self.0.state.lock().unwrap_or_else(|e| e.into_inner()).info = info.clone();
+    }
 
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
         let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,9 +1,10 @@
 //! The unit every reader yields and every report consumes: one request with
 //! its labels, cheap to clone (the strings are shared `Arc<str>`s).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use loadlab_core::{ErrorKind, Sample};
+use loadlab_core::{AttackInfo, ErrorKind, Sample};
 
 /// One request read back from a results file (ours or vegeta's).
 ///
@@ -20,9 +21,12 @@ pub struct Record {
     pub sample: Sample,
     pub method: Arc<str>,
     pub url: Arc<str>,
-    /// The original error text when the source had one (vegeta input);
-    /// `None` for our own files, whose errors are fully described by
-    /// `sample.error` and `sample.status`.
+    /// The error text of a failed request: the original one when the source
+    /// had one (vegeta input); for our own results, the text made from
+    /// `sample.error`, the URL and the attack's settings (the dialled
+    /// address, the `-timeout`), made once per target and error kind when
+    /// the results are read. `None` for a response, and in records built
+    /// by hand (the text then comes from `sample.error` alone).
     pub error_text: Option<Arc<str>>,
 }
 
@@ -76,6 +80,19 @@ pub fn write_error_string(
     error: ErrorKind,
     status: u16,
 ) {
+    write_attack_error_string(out, method, url, error, status, &AttackInfo::default());
+}
+
+/// [`write_error_string`] with the attack's settings, so that the text names
+/// the dialled address and the timeout (see [`ErrorKind::write_text`]).
+pub fn write_attack_error_string(
+    out: &mut String,
+    method: &str,
+    url: &str,
+    error: ErrorKind,
+    status: u16,
+    info: &AttackInfo,
+) {
     if error != ErrorKind::None {
         // Go's url.Error prints the method with only its first letter upper-case.
         let mut chars = method.chars();
@@ -86,9 +103,43 @@ pub fn write_error_string(
         out.push_str(" \"");
         out.push_str(url);
         out.push_str("\": ");
-        out.push_str(error.message());
+        error.write_text(out, url, info);
     } else if status != 0 && !(200..400).contains(&status) {
         out.push_str(&status_text(status));
+    }
+}
+
+/// The error texts of one attack's failed requests, each made once per
+/// target and error kind (readers and sinks attach them to records).
+#[derive(Default)]
+pub(crate) struct ErrorTexts {
+    info: AttackInfo,
+    made: HashMap<(u32, ErrorKind), Arc<str>>,
+}
+
+impl ErrorTexts {
+    /// A new attack (segment) begins: its settings, no texts yet.
+    pub fn reset(&mut self, info: AttackInfo) {
+        self.info = info;
+        self.made.clear();
+    }
+
+    /// The text for a failed sample of target `sample.target` (`method`,
+    /// `url`), or `None` when it did not fail at the transport level.
+    pub fn get(&mut self, sample: &Sample, method: &str, url: &str) -> Option<Arc<str>> {
+        if sample.error == ErrorKind::None {
+            return None;
+        }
+        let info = &self.info;
+        let text = self
+            .made
+            .entry((sample.target, sample.error))
+            .or_insert_with(|| {
+                let mut s = String::new();
+                write_attack_error_string(&mut s, method, url, sample.error, 0, info);
+                Arc::from(s)
+            });
+        Some(text.clone())
     }
 }
 

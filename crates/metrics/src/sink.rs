@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
 
 use crate::metrics::Metrics;
-use crate::record::Record;
+use crate::record::{ErrorTexts, Record};
 
 /// A [`Sink`] that adds every sample to a shared [`Metrics`]. Clone the
 /// [`MetricsSink::handle`] to read the metrics from another thread (e.g. a
@@ -19,6 +19,7 @@ pub struct MetricsSink {
     start_unix_ns: u64,
     targets: Vec<(Arc<str>, Arc<str>)>,
     empty: Arc<str>,
+    texts: ErrorTexts,
 }
 
 impl MetricsSink {
@@ -30,6 +31,7 @@ impl MetricsSink {
             start_unix_ns: 0,
             targets: Vec::new(),
             empty,
+            texts: ErrorTexts::default(),
         }
     }
 
@@ -48,6 +50,7 @@ impl Sink for MetricsSink {
     fn begin(&mut self, info: &AttackInfo) {
         self.attack = Arc::from(info.name.as_str());
         self.start_unix_ns = info.start_unix_ns;
+        self.texts.reset(info.clone());
     }
 
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
@@ -67,13 +70,14 @@ impl Sink for MetricsSink {
             Some((m, u)) => (m.clone(), u.clone()),
             None => (self.empty.clone(), self.empty.clone()),
         };
+        let error_text = self.texts.get(sample, &method, &url);
         let rec = Record {
             attack: self.attack.clone(),
             start_unix_ns: self.start_unix_ns,
             sample: *sample,
             method,
             url,
-            error_text: None,
+            error_text,
         };
         self.lock().add(&rec);
     }

@@ -33,8 +33,12 @@ pub fn classify_error(text: &str) -> ErrorKind {
     let has = |s: &str| m.contains(s);
     if has("connection refused") {
         ErrorKind::ConnectRefused
+    } else if has("tls handshake timeout") {
+        ErrorKind::TlsHandshakeTimeout
     } else if has("timeout") || has("deadline exceeded") {
-        if has("dial") || has("connect") {
+        if has("reading body") {
+            ErrorKind::BodyTimeout
+        } else if has("dial") || has("connect") {
             ErrorKind::ConnectTimeout
         } else {
             ErrorKind::Timeout
@@ -44,15 +48,33 @@ pub fn classify_error(text: &str) -> ErrorKind {
     } else if has("no such host") || has("lookup ") {
         ErrorKind::Dns
     } else if has("tls") || has("x509") || has("certificate") {
-        ErrorKind::Tls
+        if has("unknown issuer") || has("unknown authority") {
+            ErrorKind::TlsUnknownIssuer
+        } else if has("name mismatch") || has("certificate is valid for") {
+            ErrorKind::TlsNameMismatch
+        } else if has("not valid yet") || (has("not yet valid") && !has("expired")) {
+            ErrorKind::TlsNotYetValid
+        } else if has("expired") {
+            ErrorKind::TlsExpired
+        } else if has("alert") || has("remote error") {
+            ErrorKind::TlsAlert
+        } else {
+            ErrorKind::Tls
+        }
     } else if has("redirects") {
         ErrorKind::TooManyRedirects
     } else if has("cannot assign requested address") || has("address already in use") {
         ErrorKind::AddressUnavailable
     } else if has("canceled") || has("cancelled") {
         ErrorKind::Canceled
+    } else if has("header") && (has("too large") || has("larger than") || has("exceeded")) {
+        ErrorKind::HeadersTooLarge
+    } else if has("content-length") {
+        ErrorKind::InvalidContentLength
     } else if has("malformed http") || has("http response to") || has("unexpected http") {
         ErrorKind::Protocol
+    } else if has("unexpected eof") {
+        ErrorKind::UnexpectedEof
     } else if m.ends_with("eof") || has("server closed") || has("broken pipe") {
         ErrorKind::ConnectionClosed
     } else {
@@ -366,6 +388,22 @@ mod tests {
             ),
             (
                 "Get \"https://h/\": x509: certificate signed by unknown authority",
+                ErrorKind::TlsUnknownIssuer,
+            ),
+            (
+                "Get \"https://h/\": tls: failed to verify certificate: x509: certificate is valid for a.test, not h",
+                ErrorKind::TlsNameMismatch,
+            ),
+            (
+                "Get \"https://h/\": x509: certificate has expired or is not yet valid: current time 2030-01-01 is after 2001-01-01",
+                ErrorKind::TlsExpired,
+            ),
+            (
+                "Get \"https://h/\": remote error: tls: certificate required",
+                ErrorKind::TlsAlert,
+            ),
+            (
+                "Get \"https://h/\": tls: protocol version not supported",
                 ErrorKind::Tls,
             ),
             (
@@ -375,6 +413,26 @@ mod tests {
             (
                 "Get \"http://h/\": stopped after 10 redirects",
                 ErrorKind::TooManyRedirects,
+            ),
+            (
+                "Get \"https://h/\": net/http: TLS handshake timeout",
+                ErrorKind::TlsHandshakeTimeout,
+            ),
+            (
+                "Get \"http://h/\": context deadline exceeded (Client.Timeout or context cancellation while reading body)",
+                ErrorKind::BodyTimeout,
+            ),
+            (
+                "Get \"http://h/\": unexpected EOF",
+                ErrorKind::UnexpectedEof,
+            ),
+            (
+                "Get \"http://h/\": net/http: HTTP/1.x transport connection broken: http: message cannot contain multiple Content-Length headers; got [\"10\" \"5\"]",
+                ErrorKind::InvalidContentLength,
+            ),
+            (
+                "Get \"http://h/\": net/http: server response headers exceeded 10485760 bytes; aborted",
+                ErrorKind::HeadersTooLarge,
             ),
             ("something odd", ErrorKind::Io),
         ];

@@ -25,6 +25,7 @@ fn ten_million_records_write_read_report() {
     w.begin(&AttackInfo {
         name: "bench".into(),
         start_unix_ns: START,
+        ..Default::default()
     });
     w.register_target(
         0,
@@ -98,6 +99,7 @@ fn ten_million_records_write_read_report() {
     w.begin(&AttackInfo {
         name: "bench".into(),
         start_unix_ns: START,
+        ..Default::default()
     });
     for _ in 0..10 {
         for s in &samples {

@@ -62,7 +62,7 @@ fn errors_and_several_targets_round_trip() {
                 200
             },
             error: if i % 7 == 0 {
-                ErrorKind::ALL[(i as usize / 7) % 12 + 1]
+                ErrorKind::ALL[(i as usize / 7) % (ErrorKind::ALL.len() - 1) + 1]
             } else {
                 ErrorKind::None
             },
@@ -167,6 +167,7 @@ fn periodic_flush_leaves_a_readable_file_when_the_process_dies() {
     w.begin(&AttackInfo {
         name: "live".into(),
         start_unix_ns: START,
+        ..Default::default()
     });
     w.register_target(
         0,
@@ -309,6 +310,7 @@ fn unsent_count_is_carried_per_attack_and_skippable() {
         w.begin(&AttackInfo {
             name: name.into(),
             start_unix_ns: START,
+            ..Default::default()
         });
         w.register_target(
             0,

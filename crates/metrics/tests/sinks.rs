@@ -21,6 +21,7 @@ fn live_metrics_equal_metrics_of_the_file() {
     tee.begin(&AttackInfo {
         name: "tee".into(),
         start_unix_ns: START,
+        ..Default::default()
     });
     tee.register_target(
         0,
@@ -70,4 +71,86 @@ fn live_metrics_equal_metrics_of_the_file() {
         "{text}"
     );
     assert!(text.contains("0:20  200:19980"), "{text}");
+}
+
+/// Error Set texts name the dialled address and the configured timeout, in
+/// the live report, in a report of the results file, in `encode` output and
+/// in Prometheus' failure messages alike.
+#[test]
+fn error_texts_name_the_dialled_address_and_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.bin");
+    let live = MetricsSink::new(Metrics::new());
+    let handle = live.handle();
+    let prom = loadlab_metrics::PromMetrics::new();
+    let file = ResultsWriter::new(std::fs::File::create(&path).unwrap());
+    let mut tee = Tee(vec![Box::new(live), Box::new(file), Box::new(prom.sink())]);
+    tee.begin(&AttackInfo {
+        name: "errs".into(),
+        start_unix_ns: START,
+        timeout_ns: 300_000_000,
+        connect_to: vec![("example.test:80".into(), "127.0.0.1:9".into())],
+        ..AttackInfo::default()
+    });
+    for (i, url) in ["http://example.test/", "http://127.0.0.1:1/"]
+        .into_iter()
+        .enumerate()
+    {
+        tee.register_target(
+            i as u32,
+            &TargetInfo {
+                method: "GET".into(),
+                url: url.into(),
+            },
+        );
+    }
+    let base = realistic(3, 100, 1)[0];
+    for (seq, (target, error)) in [
+        (0, ErrorKind::ConnectRefused),
+        (1, ErrorKind::Timeout),
+        (1, ErrorKind::ConnectTimeout),
+        (0, ErrorKind::ConnectRefused),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        tee.record(&Sample {
+            seq: seq as u64,
+            target,
+            status: 0,
+            error,
+            first_byte_ns: 0,
+            bytes_in: 0,
+            ..base
+        });
+    }
+    tee.finish().unwrap();
+
+    let want = [
+        "Get \"http://example.test/\": connect 127.0.0.1:9: connection refused",
+        "Get \"http://127.0.0.1:1/\": timeout awaiting response after 300ms",
+        "Get \"http://127.0.0.1:1/\": connect 127.0.0.1:1: i/o timeout after 300ms",
+    ];
+    let mut from_file = Metrics::new();
+    let mut json = Vec::new();
+    {
+        let mut enc = loadlab_metrics::Encoder::new(&mut json, loadlab_metrics::Encoding::Json);
+        for r in open_results(std::fs::File::open(&path).unwrap(), "run.bin").unwrap() {
+            let r = r.unwrap();
+            from_file.add(&r);
+            enc.encode(&r).unwrap();
+        }
+        enc.finish().unwrap();
+    }
+    let live = handle.lock().unwrap();
+    for m in [&*live, &from_file] {
+        assert_eq!(m.summary().errors, want);
+    }
+    let json = String::from_utf8(json).unwrap();
+    let prom = prom.render();
+    for w in want {
+        let (_, text) = w.split_once(": ").unwrap();
+        assert!(json.contains(text), "{json}");
+        assert!(prom.contains(text), "{prom}");
+    }
 }

@@ -98,7 +98,7 @@ fn sample_records() -> Vec<Record> {
     let mut recs = read(&bytes, "rt.bin").1;
     // Mix in failures of every kind and error statuses.
     for (i, r) in recs.iter_mut().enumerate().filter(|(i, _)| i % 10 == 0) {
-        let k = ErrorKind::ALL[(i / 10) % 12 + 1];
+        let k = ErrorKind::ALL[(i / 10) % (ErrorKind::ALL.len() - 1) + 1];
         r.sample.status = if i % 20 == 0 { 0 } else { 503 };
         r.sample.error = if r.sample.status == 0 {
             k

@@ -98,6 +98,8 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         chunked: a.chunked,
         dns_cache: a.dns_ttl,
         max_body: a.max_body,
+        max_headers_size: a.max_headers_size,
+        compression: a.compression,
         closed_loop: false,
         resolution: a.resolution,
     };

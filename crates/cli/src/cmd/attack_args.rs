@@ -130,6 +130,12 @@ pub struct AttackArgs {
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
     pub max_body: i64,
+    /// Ask for compressed responses (Accept-Encoding: gzip, unless a header sets it); bytes are counted as received
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "true")]
+    pub compression: bool,
+    /// Largest response head accepted (status line and all header fields), e.g. 1mb, 10mb
+    #[arg(long, default_value = "1mb", value_parser = flags::max_headers_size)]
+    pub max_headers_size: usize,
     /// Send clock window: requests due within it go out together (up to this
     /// much early, timed from their actual send) and responses are collected
     /// once per window; 0 = wake for every request at its own instant

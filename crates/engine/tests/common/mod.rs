@@ -23,6 +23,8 @@ use tokio::net::TcpListener;
 pub struct Seen {
     pub method: String,
     pub path: String,
+    /// The request URI's authority (HTTP/2's `:authority`), if it had one.
+    pub authority: Option<String>,
     pub version: http::Version,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -93,6 +95,7 @@ async fn handle(
             .uri
             .path_and_query()
             .map_or("/".into(), |p| p.to_string()),
+        authority: parts.uri.authority().map(|a| a.to_string()),
         version: parts.version,
         headers: parts
             .headers

@@ -82,13 +82,17 @@ impl AbState {
             ErrorKind::ConnectRefused
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
-            | ErrorKind::Tls
             | ErrorKind::AddressUnavailable => {
+                self.failures.connect += 1;
+                return;
+            }
+            k if k.is_tls() => {
                 self.failures.connect += 1;
                 return;
             }
             ErrorKind::ConnectionReset
             | ErrorKind::ConnectionClosed
+            | ErrorKind::UnexpectedEof
             | ErrorKind::Protocol
             | ErrorKind::Io => {
                 self.failures.receive += 1;
@@ -193,6 +197,7 @@ mod tests {
         c.begin(&AttackInfo {
             name: String::new(),
             start_unix_ns: 1_000_000_000_000,
+            ..Default::default()
         });
         c.record(&ok(0, 0, 1_000_000, 3_000_000, 5_000_000, 100));
         c.record(&ok(1, 0, 0, 1_000_000, 2_000_000, 99));

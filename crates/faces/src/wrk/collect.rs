@@ -62,15 +62,18 @@ impl WrkState {
             ErrorKind::None => {}
             // In flight when the run ended: wrk does not count those.
             ErrorKind::Canceled => return,
-            ErrorKind::Timeout => {
+            ErrorKind::Timeout | ErrorKind::BodyTimeout => {
                 self.errors.timeout += 1;
                 return;
             }
             ErrorKind::ConnectRefused
             | ErrorKind::ConnectTimeout
             | ErrorKind::Dns
-            | ErrorKind::Tls
             | ErrorKind::AddressUnavailable => {
+                self.errors.connect += 1;
+                return;
+            }
+            k if k.is_tls() => {
                 self.errors.connect += 1;
                 return;
             }

@@ -179,7 +179,9 @@ pub(crate) fn decode_sample(p: &[u8], st: &mut DeltaState) -> Option<loadlab_cor
     let connect_ns = u32::try_from(g()?).ok()?;
     let se = g()?;
     let status = u16::try_from(se >> 5).ok()?;
-    let error = loadlab_core::ErrorKind::from_u8((se & 0x1f) as u8)?;
+    // A kind added by a later version reads as a generic I/O failure.
+    let error =
+        loadlab_core::ErrorKind::from_u8((se & 0x1f) as u8).unwrap_or(loadlab_core::ErrorKind::Io);
     let bytes_out = g()?;
     let bytes_in = g()?;
     if pos != p.len() {

@@ -5,13 +5,13 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use loadlab_core::Sample;
+use loadlab_core::{AttackInfo, Sample};
 
 use super::{
     DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION, crc8, decode_sample, get_varint, kind,
 };
 use crate::error::ReadError;
-use crate::record::Record;
+use crate::record::{ErrorTexts, Record};
 
 const BUF_SIZE: usize = 256 * 1024;
 
@@ -37,6 +37,7 @@ pub struct ResultsReader<R: Read> {
     warnings: Vec<String>,
     unsent: Vec<(Arc<str>, u64)>,
     done: bool,
+    texts: ErrorTexts,
 }
 
 enum Step {
@@ -70,6 +71,7 @@ impl<R: Read> ResultsReader<R> {
             warnings: Vec::new(),
             unsent: Vec::new(),
             done: false,
+            texts: ErrorTexts::default(),
         };
         if !r.fill(HEADER_LEN)? || r.buf[..MAGIC.len()] != MAGIC {
             let start = crate::open::describe_start(&r.buf[r.pos..r.end]);
@@ -142,6 +144,7 @@ impl<R: Read> ResultsReader<R> {
         self.attack = self.empty.clone();
         self.start_unix_ns = 0;
         self.targets.clear();
+        self.texts.reset(AttackInfo::default());
         self.state = DeltaState::default();
         self.segment_samples = 0;
         Ok(())
@@ -245,6 +248,33 @@ impl<R: Read> ResultsReader<R> {
                 let name = read_str(payload, &mut q).ok_or_else(|| self.bad("bad attack name"))?;
                 self.attack = Arc::from(name);
                 self.start_unix_ns = start;
+                let mut info = AttackInfo {
+                    name: name.to_string(),
+                    start_unix_ns: start,
+                    ..AttackInfo::default()
+                };
+                // Optional fields, absent from files of older versions.
+                if q < payload.len() {
+                    let parsed = (|| {
+                        info.timeout_ns = get_varint(payload, &mut q)?;
+                        let sock = read_str(payload, &mut q)?;
+                        info.unix_socket = (!sock.is_empty()).then(|| sock.to_string());
+                        let n = get_varint(payload, &mut q)?;
+                        for _ in 0..n {
+                            let src = read_str(payload, &mut q)?;
+                            let dst = read_str(payload, &mut q)?;
+                            info.connect_to.push((src.to_string(), dst.to_string()));
+                        }
+                        if q < payload.len() {
+                            info.max_headers_size = get_varint(payload, &mut q)?;
+                        }
+                        Some(())
+                    })();
+                    if parsed.is_none() {
+                        return Err(self.bad("bad attack-start record"));
+                    }
+                }
+                self.texts.reset(info);
             }
             kind::TARGET => {
                 let mut q = 0;
@@ -307,13 +337,14 @@ impl<R: Read> ResultsReader<R> {
                 (self.empty.clone(), self.empty.clone())
             }
         };
+        let error_text = self.texts.get(&sample, &method, &url);
         Record {
             attack: self.attack.clone(),
             start_unix_ns: self.start_unix_ns,
             sample,
             method,
             url,
-            error_text: None,
+            error_text,
         }
     }
 }

@@ -10,6 +10,11 @@ use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
 
 use super::{DeltaState, MAGIC, VERSION, crc8, encode_sample, kind, put_varint};
 
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
 /// Flush when this much is buffered, whatever the time.
 const BUF_LIMIT: usize = 64 * 1024;
 
@@ -111,8 +116,20 @@ impl<W: Write + Send> ResultsWriter<W> {
         self.payload.clear();
         self.payload
             .extend_from_slice(&info.start_unix_ns.to_le_bytes());
-        put_varint(&mut self.payload, info.name.len() as u64);
-        self.payload.extend_from_slice(info.name.as_bytes());
+        put_str(&mut self.payload, &info.name);
+        // Optional trailing fields (older readers ignore them): what error
+        // texts need to name the timeout and the dialled addresses.
+        put_varint(&mut self.payload, info.timeout_ns);
+        put_str(
+            &mut self.payload,
+            info.unix_socket.as_deref().unwrap_or_default(),
+        );
+        put_varint(&mut self.payload, info.connect_to.len() as u64);
+        for (src, dst) in &info.connect_to {
+            put_str(&mut self.payload, src);
+            put_str(&mut self.payload, dst);
+        }
+        put_varint(&mut self.payload, info.max_headers_size);
         self.frame(kind::BEGIN);
         self.state = DeltaState::default();
         self.next_flush_ns = 0;

@@ -62,6 +62,7 @@ pub fn write_file(name: &str, start: u64, targets: &[(&str, &str)], samples: &[S
     w.begin(&AttackInfo {
         name: name.to_string(),
         start_unix_ns: start,
+        ..Default::default()
     });
     for (i, (m, u)) in targets.iter().enumerate() {
         w.register_target(
