@@ -204,3 +204,38 @@ fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
     assert_eq!(store.study(1).unwrap().status, "interrupted");
     assert!(store.runs(1).unwrap().len() < 8);
 }
+
+#[test]
+fn a_bad_value_in_the_shipped_plan_is_reported_at_its_line_with_its_key_path() {
+    // issue 14 item 5: `step: 4` was reported at `random_content: 4kb`.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/c5-vs-c6g.yaml"),
+    )
+    .unwrap();
+    let line = example
+        .lines()
+        .position(|l| l.starts_with("  step: "))
+        .unwrap()
+        + 1;
+    let bad: Vec<&str> = example
+        .lines()
+        .map(|l| {
+            if l.starts_with("  step: ") {
+                "  step: 4"
+            } else {
+                l
+            }
+        })
+        .collect();
+    std::fs::write(d.join("plan.yaml"), bad.join("\n")).unwrap();
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    let want =
+        format!("plan.yaml:{line}:9: load.step: invalid duration \"4\": missing unit after \"4\"");
+    assert!(err.contains(&want), "want {want:?} in {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!d.join("s.db").exists());
+}
