@@ -117,7 +117,12 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
         .lines()
         .find(|l| l.starts_with("p50"))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(p50.ends_with("A lower"), "{text}");
+    // Every A run is below every B run, but 2 runs per target at 2 rates cannot
+    // make a two-sided p below 2/36: the table says so instead of "A lower".
+    assert!(
+        p50.contains("-1.00") && p50.ends_with("too few replicates (p >= 0.056 at best)"),
+        "{text}"
+    );
     let cmp = loadlab(d, &["compare", "1", "2", "--db", "s.db"]);
     assert!(
         cmp.status.success() && String::from_utf8_lossy(&cmp.stdout).contains("pseudo-replicates")

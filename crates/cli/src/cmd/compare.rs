@@ -1,5 +1,5 @@
 //! `loadlab compare A B`: two runs (`12 15`) or two targets of studies
-//! (`3:c5 3:c6g`), with bootstrap confidence intervals and rank tests.
+//! (`3:c5 3:c6g`), with exact rank tests and the confidence intervals they give.
 
 use std::path::PathBuf;
 

@@ -36,7 +36,10 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         plan_path.display()
     );
     eprintln!(
-        "about 20 runs of 4s each (2 repetitions, interleaved), then a ceiling search; Ctrl-C stops"
+        "up to {} runs of {} each ({} repetitions, interleaved), then a ceiling search; about two minutes; Ctrl-C stops",
+        plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize,
+        loadlab_core::format_go_duration(plan.load.step),
+        plan.repetitions
     );
     let report = a.out.join("report");
     let out = super::study::run_plan(
