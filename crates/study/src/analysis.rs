@@ -416,3 +416,71 @@ pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
             .collect(),
     }
 }
+
+/// A study's answer in a few lines for a terminal: the question, each
+/// hypothesis with its verdict and what it rests on, and the ceilings.
+pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    if let Some(q) = plan.question.as_deref() {
+        let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
+        let _ = writeln!(o, "Question: {q}\n");
+    }
+    if !an.answers.is_empty() {
+        let _ = writeln!(
+            o,
+            "Verdicts (exact one-sided tests at {}%, n runs per target and rate; details in the report):",
+            stats::ALPHA * 100.0
+        );
+        let w = an
+            .answers
+            .iter()
+            .map(|a| a.hypothesis.len())
+            .max()
+            .unwrap_or(0);
+        for a in &an.answers {
+            let _ = writeln!(
+                o,
+                "  {:<12}  {:<w$}  {}",
+                a.verdict.word().to_uppercase(),
+                a.hypothesis,
+                a.summary
+            );
+        }
+        o.push('\n');
+    }
+    if !an.ceilings.is_empty() {
+        let slo = plan.slo.as_ref().map(|s| {
+            let mut parts = Vec::new();
+            if let Some(x) = s.success {
+                parts.push(format!("success >= {}", Metric::Success.fmt_value(x)));
+            }
+            for (p, d) in &s.latency {
+                let name = if *p >= 100.0 {
+                    "max".to_string()
+                } else {
+                    format!("p{p}")
+                };
+                parts.push(format!(
+                    "{name} <= {}",
+                    loadlab_core::format_go_duration(*d)
+                ));
+            }
+            parts.join(", ")
+        });
+        let _ = match slo {
+            Some(s) if !s.is_empty() => writeln!(o, "Ceilings (highest rate within the SLO: {s}):"),
+            _ => writeln!(o, "Ceilings:"),
+        };
+        let w = an
+            .ceilings
+            .iter()
+            .map(|c| c.target.len())
+            .max()
+            .unwrap_or(0);
+        for c in &an.ceilings {
+            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe());
+        }
+    }
+    o
+}
