@@ -220,7 +220,7 @@ pub fn render(c: &Comparison) -> String {
             f(e.mean_b),
             signed(e.diff),
             e.fmt_ci(signed),
-            format!("{:.3}", two_sided(e)),
+            crate::analysis::fmt_p(two_sided(e)),
             e.cliffs_delta,
             format!("{}/{}", e.n_a, e.n_b),
             r.reading
