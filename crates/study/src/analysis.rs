@@ -133,8 +133,23 @@ pub struct Answer {
     pub evidence: Option<Evidence>,
     /// The per-rate values the verdict rests on.
     pub strata: Vec<Stratum>,
-    /// One-paragraph explanation for the report.
+    /// What the verdict rests on, in a few words: "p = 0.003", or why there is
+    /// none ("n = 2 per cell, at least 3 needed").
+    #[serde(default)]
+    pub summary: String,
+    /// One-paragraph explanation for the report (starts with `summary`).
     pub explanation: String,
+}
+
+impl Answer {
+    /// `supported — p = 0.003`, `inconclusive — n = 2 per cell, at least 3 needed`.
+    pub fn headline(&self) -> String {
+        if self.summary.is_empty() {
+            self.verdict.word().to_string()
+        } else {
+            format!("{} — {}", self.verdict.word(), self.summary)
+        }
+    }
 }
 
 fn mirror(op: Cmp) -> Cmp {
@@ -144,6 +159,17 @@ fn mirror(op: Cmp) -> Cmp {
         Cmp::Gt => Cmp::Lt,
         Cmp::Ge => Cmp::Le,
         Cmp::Eq => Cmp::Eq,
+    }
+}
+
+/// A p-value for people: 0.167, 0.0046, 1.2e-6.
+pub fn fmt_p(p: f64) -> String {
+    if p >= 0.01 {
+        format!("{p:.3}")
+    } else if p >= 0.0001 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.1e}")
     }
 }
 
@@ -183,21 +209,23 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         Operand::Target { target, .. } => target.clone(),
         Operand::Const(c) => m.fmt_value(*c),
     };
-    let seed = h.text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |acc, b| {
-        (acc ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    });
-    let Some(ev) = stats::compare(&strata, seed) else {
+    let ev = match right {
+        Operand::Target { .. } => stats::compare(&strata, stats::ALPHA),
+        Operand::Const(c) => stats::compare_const(&strata, *c, stats::ALPHA),
+    };
+    let Some(ev) = ev else {
+        let summary = "no rate has runs of both sides".to_string();
         return Answer {
             hypothesis: h.text.clone(),
             verdict: Verdict::Inconclusive,
             evidence: None,
             strata,
-            explanation:
-                "no rate has runs of both sides (stopped early, or outside the `at rate` range)"
-                    .into(),
+            explanation: format!("{summary} (stopped early, or outside the `at rate` range)."),
+            summary,
         };
     };
-    let verdict = stats::verdict(op, &ev);
+    let margin = h.margin.unwrap_or(0.0);
+    let j = stats::judge(op, margin, &ev, stats::ALPHA);
     let fmt_d = |v: f64| {
         let s = m.fmt_value(v.abs());
         if v < 0.0 {
@@ -206,33 +234,110 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
             format!("+{s}")
         }
     };
-    let rel = ev
-        .relative
-        .map(|r| format!(" ({:+.1}%)", r * 100.0))
-        .unwrap_or_default();
-    let p = ev
-        .p_value
-        .map(|p| format!("{p:.3}"))
-        .unwrap_or_else(|| "n/a (no variation)".into());
+    let is_const = matches!(right, Operand::Const(_));
+    let rates = |k: usize| {
+        if k == 1 {
+            "1 rate".to_string()
+        } else {
+            format!("{k} rates")
+        }
+    };
+    // The statement each one-sided test is about.
+    let claim = |c: Cmp, at: f64| {
+        let rhs = if at == 0.0 {
+            "0".to_string()
+        } else {
+            fmt_d(at)
+        };
+        match c {
+            Cmp::Eq => format!("|{a} − {b_name}| < {}", m.fmt_value(at)),
+            _ => format!("{a} − {b_name} {} {rhs}", c.symbol()),
+        }
+    };
+    let opposite = |c: Cmp| match c {
+        Cmp::Gt => Cmp::Lt,
+        Cmp::Lt => Cmp::Gt,
+        c => c,
+    };
+    let alpha = fmt_p(stats::ALPHA);
+    let summary = if j.no_variation {
+        format!(
+            "no variation: every run gave {a} − {b_name} = {}",
+            fmt_d(ev.diff)
+        )
+    } else if let Some((n, need)) = j.underpowered {
+        format!("n = {n} per cell, at least {need} needed")
+    } else {
+        match j.verdict {
+            Verdict::Supported => {
+                format!("p = {} for {}", fmt_p(j.p), claim(j.tested.0, j.tested.1))
+            }
+            Verdict::Rejected => match j.tested.0 {
+                Cmp::Eq => format!("p = {} for a difference beyond the margin", fmt_p(j.p)),
+                c => format!("p = {} for {}", fmt_p(j.p), claim(opposite(c), j.tested.1)),
+            },
+            Verdict::Inconclusive => format!(
+                "p = {} for {}, not below {alpha}",
+                fmt_p(j.p),
+                claim(j.tested.0, j.tested.1)
+            ),
+        }
+    };
+    let rel = match ev.relative {
+        Some(r) if m != Metric::Success => format!(" ({:+.1}%)", r * 100.0),
+        _ => String::new(),
+    };
+    let test = if is_const {
+        format!(
+            "exact sign test over {} runs at {} (the median run against {b_name})",
+            ev.n_a,
+            rates(ev.strata)
+        )
+    } else {
+        format!(
+            "exact stratified Wilcoxon–Mann–Whitney test over {}, {} vs {} runs",
+            rates(ev.strata),
+            ev.n_a,
+            ev.n_b
+        )
+    };
     let mut explanation = format!(
-        "{a} − {b_name}: {}{rel} on average over {} rate(s); 95% bootstrap CI [{}, {}]; n = {} vs {} runs; \
-         Mann–Whitney p = {p}, Cliff's δ = {:+.2}.",
+        "{summary}. {a} − {b_name}: median shift {}{rel}, {:.0}% CI {}; {test} (n = {} per cell); \
+         one-sided p = {} for {a} > {b_name}, {} for {a} < {b_name}; Cliff's δ = {:+.2}.",
         fmt_d(ev.diff),
-        strata.len(),
-        fmt_d(ev.ci.0),
-        fmt_d(ev.ci.1),
-        ev.n_a,
-        ev.n_b,
+        ev.confidence_pct(),
+        ev.fmt_ci(fmt_d),
+        ev.per_cell,
+        fmt_p(ev.p_greater),
+        fmt_p(ev.p_less),
         ev.cliffs_delta,
     );
-    if ev.n_a < 2 || ev.n_b < 2 {
-        explanation.push_str(" Too few repetitions to estimate noise: raise `repetitions`.");
+    if margin > 0.0 {
+        explanation.push_str(&format!(
+            " Margin (`within`): {}, so the claim tested is {}.",
+            m.fmt_value(margin),
+            claim(j.tested.0, j.tested.1)
+        ));
+    } else if matches!(op, Cmp::Ge | Cmp::Le) && !is_const {
+        explanation.push_str(&format!(
+            " With no margin, `{}` needs evidence of a difference; add `within MARGIN` to test \
+             \"not worse by more than MARGIN\" (non-inferiority).",
+            op.symbol()
+        ));
+    }
+    if let Some((n, need)) = j.underpowered {
+        explanation.push_str(&format!(
+            " With {n} run(s) per cell the test cannot reach p <= {alpha} whatever the numbers \
+             (at best p = {}): set `repetitions: {need}` or more.",
+            fmt_p(j.floor)
+        ));
     }
     Answer {
         hypothesis: h.text.clone(),
-        verdict,
+        verdict: j.verdict,
         evidence: Some(ev),
         strata,
+        summary,
         explanation,
     }
 }
@@ -268,11 +373,17 @@ fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Ope
     } else {
         Verdict::Inconclusive
     };
+    let summary = match verdict {
+        Verdict::Inconclusive => "the ceiling brackets overlap",
+        _ => "the ceiling brackets do not overlap",
+    }
+    .to_string();
     Answer {
         hypothesis: h.text.clone(),
         verdict,
         evidence: None,
         strata: Vec::new(),
+        summary,
         explanation: format!(
             "{a}: {}; {b_desc}. Each ceiling is a bracket from the search (one run per probe), \
              so the verdict compares brackets: it is only decided when they do not overlap.",
@@ -304,4 +415,72 @@ pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
             .map(|h| answer(plan, runs, h))
             .collect(),
     }
+}
+
+/// A study's answer in a few lines for a terminal: the question, each
+/// hypothesis with its verdict and what it rests on, and the ceilings.
+pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    if let Some(q) = plan.question.as_deref() {
+        let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
+        let _ = writeln!(o, "Question: {q}\n");
+    }
+    if !an.answers.is_empty() {
+        let _ = writeln!(
+            o,
+            "Verdicts (exact one-sided tests at {}%, n runs per target and rate; details in the report):",
+            stats::ALPHA * 100.0
+        );
+        let w = an
+            .answers
+            .iter()
+            .map(|a| a.hypothesis.len())
+            .max()
+            .unwrap_or(0);
+        for a in &an.answers {
+            let _ = writeln!(
+                o,
+                "  {:<12}  {:<w$}  {}",
+                a.verdict.word().to_uppercase(),
+                a.hypothesis,
+                a.summary
+            );
+        }
+        o.push('\n');
+    }
+    if !an.ceilings.is_empty() {
+        let slo = plan.slo.as_ref().map(|s| {
+            let mut parts = Vec::new();
+            if let Some(x) = s.success {
+                parts.push(format!("success >= {}", Metric::Success.fmt_value(x)));
+            }
+            for (p, d) in &s.latency {
+                let name = if *p >= 100.0 {
+                    "max".to_string()
+                } else {
+                    format!("p{p}")
+                };
+                parts.push(format!(
+                    "{name} <= {}",
+                    loadlab_core::format_go_duration(*d)
+                ));
+            }
+            parts.join(", ")
+        });
+        let _ = match slo {
+            Some(s) if !s.is_empty() => writeln!(o, "Ceilings (highest rate within the SLO: {s}):"),
+            _ => writeln!(o, "Ceilings:"),
+        };
+        let w = an
+            .ceilings
+            .iter()
+            .map(|c| c.target.len())
+            .max()
+            .unwrap_or(0);
+        for c in &an.ceilings {
+            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe());
+        }
+    }
+    o
 }

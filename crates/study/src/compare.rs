@@ -70,16 +70,27 @@ const METRICS: [Metric; 6] = [
     Metric::Throughput,
 ];
 
+/// One-sided level of each direction: two-sided 5 %, with a 95 % interval.
+pub const ALPHA: f64 = 0.025;
+
 fn reading(ev: &Evidence) -> String {
-    if ev.n_a < 2 || ev.n_b < 2 {
-        "too few replicates".into()
-    } else if ev.ci.1 < 0.0 {
+    if ev.p_less <= ev.alpha {
         "A lower".into()
-    } else if ev.ci.0 > 0.0 {
+    } else if ev.p_greater <= ev.alpha {
         "A higher".into()
+    } else if ev.p_floor > ev.alpha {
+        format!(
+            "too few replicates (p >= {:.3} at best)",
+            (2.0 * ev.p_floor).min(1.0)
+        )
     } else {
         "no clear difference".into()
     }
+}
+
+/// Two-sided p from the two one-sided ones.
+fn two_sided(ev: &Evidence) -> f64 {
+    (2.0 * ev.p_greater.min(ev.p_less)).min(1.0)
 }
 
 fn bucket_strata(a: &RunRow, b: &RunRow, m: Metric) -> Option<Stratum> {
@@ -125,7 +136,7 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
                 Metric::Throughput,
             ] {
                 if let Some(s) = bucket_strata(&ra, &rb, m)
-                    && let Some(ev) = stats::compare(&[s], 42)
+                    && let Some(ev) = stats::compare(&[s], ALPHA)
                 {
                     rows.push(Row {
                         metric: m,
@@ -165,7 +176,7 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
                         b: values(&runs_b, tb, rate, m),
                     })
                     .collect();
-                if let Some(ev) = stats::compare(&strata, 42) {
+                if let Some(ev) = stats::compare(&strata, ALPHA) {
                     rows.push(Row {
                         metric: m,
                         reading: reading(&ev),
@@ -190,7 +201,10 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
 
 /// A plain-text table of a comparison.
 pub fn render(c: &Comparison) -> String {
-    let mut o = format!("A = {}, B = {}\nbasis: {}\n\n", c.a, c.b, c.basis);
+    let mut o = format!(
+        "A = {}, B = {}\nbasis: {}\ntest: exact stratified rank test (Wilcoxon–Mann–Whitney), two-sided p; A-B is the median shift with its 95% interval\n\n",
+        c.a, c.b, c.basis
+    );
     o.push_str(&format!(
         "{:<11} {:>13} {:>13} {:>13} {:>29} {:>7} {:>6} {:>5}  {}\n",
         "metric", "A", "B", "A-B", "95% CI of A-B", "p", "delta", "n", "reading"
@@ -205,8 +219,8 @@ pub fn render(c: &Comparison) -> String {
             f(e.mean_a),
             f(e.mean_b),
             signed(e.diff),
-            format!("[{}, {}]", signed(e.ci.0), signed(e.ci.1)),
-            e.p_value.map_or("n/a".into(), |p| format!("{p:.3}")),
+            e.fmt_ci(signed),
+            crate::analysis::fmt_p(two_sided(e)),
             e.cliffs_delta,
             format!("{}/{}", e.n_a, e.n_b),
             r.reading

@@ -1,7 +1,7 @@
 //! Hypotheses in a small readable grammar:
 //!
 //! ```text
-//! hypothesis := operand OP operand [ "at" "rate" [CMP] NUMBER ]
+//! hypothesis := operand OP operand [ "within" MARGIN ] [ "at" "rate" [CMP] NUMBER ]
 //! operand    := TARGET "." METRIC | NUMBER [ "ms" | "s" | "us" | "%" ]
 //! OP, CMP    := "<" | "<=" | ">" | ">=" | "=="   (CMP only; default "==")
 //! METRIC     := mean | p50 | p90 | p95 | p99 | max | success | throughput | cpu | ceiling
@@ -9,6 +9,12 @@
 //!
 //! e.g. `c6g.p99 < c5.p99 at rate <= 1000`, `c6g.success >= c5.success`,
 //! `c5.p99 < 200ms`, `c6g.ceiling > c5.ceiling`.
+//!
+//! `within MARGIN` (for `<=`, `>=` and `==` between two targets) is the
+//! margin of a non-inferiority or equivalence test, in the metric's unit
+//! (`within 0.5%` for success, `within 2ms` for latency): `A >= B within 0.5%`
+//! claims "A is not lower than B by more than 0.5 points". Without it the
+//! margin is 0, so `>=` needs evidence that A is higher.
 
 use std::fmt;
 
@@ -120,6 +126,9 @@ pub struct Hypothesis {
     pub right: Operand,
     /// Restricts the evidence to sweep rates satisfying `rate CMP N`.
     pub at_rate: Option<(Cmp, u64)>,
+    /// Non-inferiority / equivalence margin, in the metric's unit (`within`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
 }
 
 impl fmt::Display for Hypothesis {
@@ -231,6 +240,45 @@ impl Hypothesis {
         let op = parse_cmp(&toks[1])
             .ok_or_else(|| format!("expected a comparison (<, <=, >, >=), got {:?}", toks[1]))?;
         let right = parse_operand(&toks[2], targets)?;
+        let (margin, toks) = if toks.get(3).map(String::as_str) == Some("within") {
+            let m_tok = toks
+                .get(4)
+                .ok_or("expected a margin after `within` (e.g. `within 0.5%`, `within 2ms`)")?;
+            let Ok(Operand::Const(m)) = parse_operand(m_tok, &[]) else {
+                return Err(format!(
+                    "expected a margin after `within` (e.g. `within 0.5%`, `within 2ms`), got {m_tok:?}"
+                ));
+            };
+            if m < 0.0 {
+                return Err("the margin after `within` must not be negative".into());
+            }
+            if !matches!(op, Cmp::Le | Cmp::Ge | Cmp::Eq) {
+                return Err(format!(
+                    "`within` applies to <=, >= and == (a margin of non-inferiority), not {}",
+                    op.symbol()
+                ));
+            }
+            match &left {
+                Operand::Const(_) => {
+                    return Err("`within` compares two targets; against a constant, move the constant instead".into());
+                }
+                Operand::Target { metric, .. } if metric.is_latency() && m_tok.ends_with('%') => {
+                    return Err("a latency margin needs a unit, e.g. `within 2ms`".into());
+                }
+                _ => {}
+            }
+            if matches!(right, Operand::Const(_)) {
+                return Err(
+                    "`within` compares two targets; against a constant, move the constant instead"
+                        .into(),
+                );
+            }
+            let mut rest = toks[..3].to_vec();
+            rest.extend_from_slice(&toks[5..]);
+            (Some(m), rest)
+        } else {
+            (None, toks)
+        };
         let at_rate = match toks.get(3).map(String::as_str) {
             None => None,
             Some("at") => {
@@ -254,7 +302,11 @@ impl Hypothesis {
                 }
                 Some((cmp, n))
             }
-            Some(other) => return Err(format!("unexpected {other:?}; expected `at rate ...`")),
+            Some(other) => {
+                return Err(format!(
+                    "unexpected {other:?}; expected `within MARGIN` or `at rate ...`"
+                ));
+            }
         };
         let h = Hypothesis {
             text: text.trim().to_string(),
@@ -262,6 +314,7 @@ impl Hypothesis {
             op,
             right,
             at_rate,
+            margin,
         };
         match (&h.left, &h.right) {
             (Operand::Const(_), Operand::Const(_)) => {
@@ -275,6 +328,11 @@ impl Hypothesis {
                 ));
             }
             _ => {}
+        }
+        if h.margin.is_some() && h.metric() == Metric::Ceiling {
+            return Err(
+                "`within` does not apply to `ceiling` (ceilings are compared as brackets)".into(),
+            );
         }
         Ok(h)
     }
@@ -314,6 +372,30 @@ mod tests {
         let h = Hypothesis::parse("c5.p99<=200ms at rate 400", T).unwrap();
         assert_eq!(h.right, Operand::Const(200e6));
         assert_eq!(h.at_rate, Some((Cmp::Eq, 400)));
+    }
+
+    #[test]
+    fn parses_a_margin() {
+        let h = Hypothesis::parse("c6g.success >= c5.success within 0.5%", T).unwrap();
+        assert_eq!((h.op, h.margin, h.at_rate), (Cmp::Ge, Some(0.005), None));
+        let h = Hypothesis::parse("c6g.p99 <= c5.p99 within 2ms at rate <= 200", T).unwrap();
+        assert_eq!(h.margin, Some(2e6));
+        assert_eq!(h.at_rate, Some((Cmp::Le, 200)));
+        assert_eq!(
+            Hypothesis::parse("c6g.p99 < c5.p99", T).unwrap().margin,
+            None
+        );
+        for bad in [
+            "c6g.p99 < c5.p99 within 2ms",
+            "c6g.p99 <= c5.p99 within 5%",
+            "c6g.p99 <= 200ms within 2ms",
+            "c6g.success >= c5.success within",
+            "c6g.success >= c5.success within lots",
+            "c6g.ceiling >= c5.ceiling within 10",
+            "c6g.success >= c5.success at rate 400 within 1%",
+        ] {
+            assert!(Hypothesis::parse(bad, T).is_err(), "{bad}");
+        }
     }
 
     #[test]

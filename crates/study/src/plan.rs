@@ -246,17 +246,228 @@ pub struct MonitorPlan {
     pub interval: Duration,
 }
 
-/// Finds where `needle` first appears in `src` (1-based line and column).
-pub fn locate(src: &str, needle: &str) -> (usize, usize) {
-    match src.find(needle) {
-        Some(off) => {
-            let before = &src[..off];
-            let line = before.matches('\n').count() + 1;
-            let col = off - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            (line, col)
+/// One step of a key path: a mapping key or a list index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// `targets[1].name` → [Key("targets"), Index(1), Key("name")].
+fn parse_path(path: &str) -> Vec<Seg<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            out.push(Seg::Key(key));
         }
-        None => (1, 1),
+        while let Some((n, r)) = rest.split_once(']') {
+            if let Ok(i) = n.parse() {
+                out.push(Seg::Index(i));
+            }
+            rest = r.strip_prefix('[').unwrap_or(r);
+        }
     }
+    out
+}
+
+/// Markers carried by the errors [`Probe`] raises on purpose.
+const AT_SCALAR: &str = "\u{1}loadlab-probe:scalar";
+const AT_NODE: &str = "\u{1}loadlab-probe:node";
+const AT_KEY: &str = "\u{1}loadlab-probe:key";
+
+/// Walks the YAML document down a key path and fails on purpose at the node
+/// it names, so that serde_yaml attaches that node's line and column to the
+/// error. With `key`, it fails on the last key instead of its value.
+struct Probe<'a> {
+    path: &'a [Seg<'a>],
+    key: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Probe<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// Fails on purpose when the key it reads is the one it looks for.
+struct KeyProbe<'a>(&'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyProbe<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        // Failing inside the visitor (not after it) lets serde_yaml mark the key.
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyProbe<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        if v == self.0 {
+            Err(E::custom(AT_KEY))
+        } else {
+            Ok(())
+        }
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while m
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+        while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Probe<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        match self.path.split_first() {
+            None => Err(serde::de::Error::custom(AT_NODE)),
+            Some((Seg::Key(k), rest)) => {
+                if rest.is_empty() && self.key {
+                    while m.next_key_seed(KeyProbe(k))?.is_some() {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                    return Ok(());
+                }
+                while let Some(key) = m.next_key::<serde_yaml::Value>()? {
+                    if key.as_str() == Some(k) {
+                        return m.next_value_seed(Probe {
+                            path: rest,
+                            key: self.key,
+                        });
+                    }
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(())
+            }
+            Some((Seg::Index(_), _)) => Ok(()),
+        }
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+        match self.path.split_first() {
+            None => Err(serde::de::Error::custom(AT_NODE)),
+            Some((Seg::Index(i), rest)) => {
+                for _ in 0..*i {
+                    if s.next_element::<serde::de::IgnoredAny>()?.is_none() {
+                        return Ok(());
+                    }
+                }
+                s.next_element_seed(Probe {
+                    path: rest,
+                    key: self.key,
+                })
+                .map(|_| ())
+            }
+            Some((Seg::Key(_), _)) => Ok(()),
+        }
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_i128<E: serde::de::Error>(self, _: i128) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_u128<E: serde::de::Error>(self, _: u128) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        self.scalar()
+    }
+}
+
+impl Probe<'_> {
+    fn scalar<E: serde::de::Error>(&self) -> Result<(), E> {
+        if self.path.is_empty() {
+            Err(E::custom(AT_SCALAR))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Runs one probe: Some((line, column, the node is a scalar)) when found.
+fn probe(src: &str, path: &[Seg<'_>], key: bool) -> Option<(usize, usize, bool)> {
+    use serde::de::DeserializeSeed;
+    let e = Probe { path, key }
+        .deserialize(serde_yaml::Deserializer::from_str(src))
+        .err()?;
+    let msg = e.to_string();
+    let scalar = msg.contains(AT_SCALAR);
+    if !(scalar || msg.contains(AT_NODE) || msg.contains(AT_KEY)) {
+        return None;
+    }
+    let l = e.location()?;
+    Some((l.line(), l.column(), scalar))
+}
+
+/// Where the value at `path` (`load.step`, `targets[1].name`) is written
+/// (1-based line and column): a scalar value itself, or for a mapping or list
+/// the key that introduces it. A path that is not in the file falls back to
+/// its nearest ancestor that is, then to 1:1.
+pub fn locate_path(src: &str, path: &str) -> (usize, usize) {
+    let segs = parse_path(path);
+    for n in (1..=segs.len()).rev() {
+        let p = &segs[..n];
+        if let Some((line, col, scalar)) = probe(src, p, false) {
+            if !scalar
+                && matches!(p.last(), Some(Seg::Key(_)))
+                && let Some((line, col, _)) = probe(src, p, true)
+            {
+                return (line, col);
+            }
+            return (line, col);
+        }
+    }
+    (1, 1)
 }
 
 /// The nearest valid key to `bad` among `valid`, if it is close enough.
@@ -322,27 +533,27 @@ impl Plan {
     /// Parses and validates plan text; `file` is only used in messages.
     pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
         let raw: RawPlan = serde_yaml::from_str(src).map_err(|e| yaml_error(file, e))?;
-        let err = |needle: &str, message: String| {
-            let (line, column) = locate(src, needle);
+        // `path` is the key path of the value at fault (`load.step`,
+        // `targets[1].name`): it starts the message and gives the location.
+        let err = |path: &str, message: String| {
+            let (line, column) = locate_path(src, path);
             PlanError {
                 file: file.to_string(),
                 line,
                 column,
-                message,
+                message: format!("{path}: {message}"),
             }
         };
-        let dur = |key: &str, v: &str| {
-            parse_go_duration(v).map_err(|e| err(v, format!("{key}: invalid duration {v:?}: {e}")))
-        };
+        let dur = |path: &str, v: &str| parse_go_duration(v).map_err(|e| err(path, e.to_string()));
 
         if raw.name.trim().is_empty() {
-            return Err(err("name", "name must not be empty".into()));
+            return Err(err("name", "must not be empty".into()));
         }
         if raw.targets.is_empty() {
             return Err(err("targets", "at least one target is needed".into()));
         }
         let mut targets = Vec::new();
-        for t in &raw.targets {
+        for (i, t) in raw.targets.iter().enumerate() {
             if !t
                 .name
                 .chars()
@@ -350,7 +561,7 @@ impl Plan {
                 || t.name.is_empty()
             {
                 return Err(err(
-                    &t.name,
+                    &format!("targets[{i}].name"),
                     format!(
                         "target name {:?} must be letters, digits, '-' or '_'",
                         t.name
@@ -359,11 +570,16 @@ impl Plan {
             }
             if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
                 return Err(err(
-                    &format!("name: {}", t.name),
+                    &format!("targets[{i}].name"),
                     format!("duplicate target name {:?}", t.name),
                 ));
             }
-            targets.push(resolve_target(t, base).map_err(|m| err(&t.name, m))?);
+            let at = match (&t.url, &t.targets_file) {
+                (None, Some(_)) => format!("targets[{i}].targets_file"),
+                (Some(_), None) => format!("targets[{i}].url"),
+                _ => format!("targets[{i}]"),
+            };
+            targets.push(resolve_target(t, base).map_err(|m| err(&at, m))?);
         }
         let env = crate::secrets::capture(&targets, src, file)?;
 
@@ -372,43 +588,62 @@ impl Plan {
             (Some(r), None) => r.clone(),
             (None, Some(r)) => {
                 if r.by == 0 || r.to < r.from {
-                    return Err(err("ramp", "ramp needs from <= to and by > 0".into()));
+                    return Err(err("load.ramp", "needs from <= to and by > 0".into()));
                 }
                 (r.from..=r.to).step_by(r.by as usize).collect()
             }
             (Some(_), Some(_)) => {
                 return Err(err(
-                    "ramp",
+                    "load.ramp",
                     "give either `rates` or `ramp`, not both".into(),
                 ));
             }
             (None, None) => {
                 return Err(err(
                     "load",
-                    "load needs `rates` (a list) or `ramp` (from, to, by)".into(),
+                    "needs `rates` (a list) or `ramp` (from, to, by)".into(),
                 ));
             }
         };
+        let rates_at = if l.rates.is_some() {
+            "load.rates"
+        } else {
+            "load.ramp"
+        };
         if rates.is_empty() || rates.contains(&0) {
             return Err(err(
-                "rates",
-                "rates must be a non-empty list of rates > 0".into(),
+                rates_at,
+                "must be a non-empty list of rates > 0".into(),
             ));
         }
-        if rates.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(err("rates", "rates must be strictly ascending".into()));
+        if let Some(i) = rates.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(err(
+                &format!("load.rates[{}]", i + 1),
+                format!(
+                    "rates must be strictly ascending ({} after {})",
+                    rates[i + 1],
+                    rates[i]
+                ),
+            ));
         }
-        let step = dur("step", &l.step)?;
+        let step = dur("load.step", &l.step)?;
         let warmup = l
             .warmup
             .as_deref()
-            .map(|v| dur("warmup", v))
+            .map(|v| dur("load.warmup", v))
             .transpose()?
             .unwrap_or_default();
-        if step.is_zero() || warmup >= step {
+        if step.is_zero() {
+            return Err(err("load.step", "must be longer than zero".into()));
+        }
+        if warmup >= step {
             return Err(err(
-                &l.step,
-                "step must be longer than zero and longer than warmup".into(),
+                "load.warmup",
+                format!(
+                    "{} must be shorter than load.step ({})",
+                    l.warmup.as_deref().unwrap_or_default(),
+                    l.step
+                ),
             ));
         }
         let load = LoadPlan {
@@ -418,7 +653,7 @@ impl Plan {
             cooldown: l
                 .cooldown
                 .as_deref()
-                .map(|v| dur("cooldown", v))
+                .map(|v| dur("load.cooldown", v))
                 .transpose()?
                 .unwrap_or_default(),
             workers: l.workers.unwrap_or(10),
@@ -428,7 +663,7 @@ impl Plan {
             timeout: l
                 .timeout
                 .as_deref()
-                .map(|v| dur("timeout", v))
+                .map(|v| dur("load.timeout", v))
                 .transpose()?
                 .unwrap_or(Duration::from_secs(30)),
             keepalive: l.keepalive.unwrap_or(true),
@@ -439,20 +674,18 @@ impl Plan {
             Some(s) => {
                 let success = match &s.success {
                     None => None,
-                    Some(v) => Some(
-                        parse_ratio(v).map_err(|m| err("success", format!("slo.success: {m}")))?,
-                    ),
+                    Some(v) => Some(parse_ratio(v).map_err(|m| err("slo.success", m))?),
                 };
                 let mut latency = Vec::new();
-                for (p, v) in [
-                    (50.0, &s.p50),
-                    (90.0, &s.p90),
-                    (95.0, &s.p95),
-                    (99.0, &s.p99),
-                    (100.0, &s.max),
+                for (p, key, v) in [
+                    (50.0, "slo.p50", &s.p50),
+                    (90.0, "slo.p90", &s.p90),
+                    (95.0, "slo.p95", &s.p95),
+                    (99.0, "slo.p99", &s.p99),
+                    (100.0, "slo.max", &s.max),
                 ] {
                     if let Some(v) = v {
-                        latency.push((p, dur("slo", v)?));
+                        latency.push((p, dur(key, v)?));
                     }
                 }
                 Some(Slo { success, latency })
@@ -464,11 +697,11 @@ impl Plan {
                 if slo.is_none() {
                     return Err(err(
                         "ceiling",
-                        "ceiling search needs an `slo` to decide pass/fail".into(),
+                        "the ceiling search needs an `slo` to decide pass/fail".into(),
                     ));
                 }
                 if c.resolution == 0 {
-                    return Err(err("resolution", "ceiling.resolution must be > 0".into()));
+                    return Err(err("ceiling.resolution", "must be > 0".into()));
                 }
                 Some(CeilingPlan {
                     resolution: c.resolution,
@@ -480,10 +713,7 @@ impl Plan {
             Some(RawStop {
                 after_failures: Some(0),
             }) => {
-                return Err(err(
-                    "after_failures",
-                    "stop.after_failures must be >= 1".into(),
-                ));
+                return Err(err("stop.after_failures", "must be >= 1".into()));
             }
             Some(s) => s.after_failures.or(Some(1)),
             None => None,
@@ -497,18 +727,19 @@ impl Plan {
 
         let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
         let mut hypotheses = Vec::new();
-        for h in &raw.hypotheses {
+        for (i, h) in raw.hypotheses.iter().enumerate() {
+            let at = format!("hypotheses[{i}]");
             let parsed = Hypothesis::parse(h, &names)
-                .map_err(|m| err(h, format!("hypothesis {h:?}: {m}")))?;
+                .map_err(|m| err(&at, format!("hypothesis {h:?}: {m}")))?;
             if parsed.metric() == crate::hypothesis::Metric::Cpu && raw.monitor.is_none() {
                 return Err(err(
-                    h,
+                    &at,
                     format!("hypothesis {h:?} uses `cpu` but the plan has no `monitor`"),
                 ));
             }
             if parsed.needs_ceiling() && ceiling.is_none() {
                 return Err(err(
-                    h,
+                    &at,
                     format!("hypothesis {h:?} uses `ceiling` but the plan has no ceiling search"),
                 ));
             }
@@ -520,12 +751,13 @@ impl Plan {
             Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
         };
         if origin.is_none()
-            && let Some(t) = targets
+            && let Some(i) = targets
                 .iter()
-                .find(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
+                .position(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
         {
+            let t = &targets[i];
             return Err(err(
-                &t.name,
+                &format!("targets[{i}].url"),
                 format!(
                     "target {:?} uses {{origin}} but the plan starts no origin",
                     t.name
@@ -539,13 +771,13 @@ impl Plan {
                 if m.pid.is_some() == m.process.is_some() {
                     return Err(err(
                         "monitor",
-                        "monitor needs exactly one of `pid` or `process`".into(),
+                        "needs exactly one of `pid` or `process`".into(),
                     ));
                 }
                 let interval = m
                     .interval
                     .as_deref()
-                    .map(|v| dur("interval", v))
+                    .map(|v| dur("monitor.interval", v))
                     .transpose()?
                     .unwrap_or(Duration::from_secs(1));
                 Some(MonitorPlan {

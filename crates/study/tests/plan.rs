@@ -132,3 +132,70 @@ fn shipped_plans_parse() {
     // The demo's recipes must be accepted by the origin itself.
     loadlab_origin::parse_recipes(&demo.origin.unwrap().recipes_json).unwrap();
 }
+
+/// The shipped demo plan with one line replaced; returns the error and the
+/// 1-based line number of the replaced line.
+fn example_with(line_start: &str, replacement: &str) -> (loadlab_study::PlanError, usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/c5-vs-c6g.yaml");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let mut line_no = 0;
+    let text: Vec<String> = src
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if l.starts_with(line_start) {
+                assert_eq!(line_no, 0, "{line_start:?} appears twice");
+                line_no = i + 1;
+                replacement.to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert!(line_no > 0, "{line_start:?} not in the example");
+    let e = Plan::from_yaml(&(text.join("\n") + "\n"), "c5-vs-c6g.yaml", &path).unwrap_err();
+    (e, line_no)
+}
+
+#[test]
+fn value_errors_point_at_the_value_with_its_full_key_path() {
+    // issue 14 item 5: each of these used to be located at the first place the
+    // text appeared anywhere in the file (a recipe, the plan's name, ...).
+    for (key, bad) in [("step", "4"), ("timeout", "5"), ("cooldown", "300")] {
+        let (e, line) = example_with(&format!("  {key}: "), &format!("  {key}: {bad}"));
+        assert_eq!(
+            (e.file.as_str(), e.line, e.column),
+            ("c5-vs-c6g.yaml", line, 5 + key.len()),
+            "{e}"
+        );
+        assert!(
+            e.message
+                .starts_with(&format!("load.{key}: invalid duration \"{bad}\"")),
+            "{e}"
+        );
+        assert_eq!(e.message.matches("invalid duration").count(), 1, "{e}");
+        assert_eq!(e.message.matches(&format!("{bad:?}")).count(), 2, "{e}");
+    }
+    // Inside a list: the second target's name.
+    let (e, line) = example_with("  - name: c6g", "  - name: c5");
+    assert_eq!((e.line, e.column), (line, 11), "{e}");
+    assert!(e.message.starts_with("targets[1].name: "), "{e}");
+    assert!(e.message.contains("duplicate target"), "{e}");
+    let (e, line) = example_with("  - name: c6g", "  - name: \"c 6g\"");
+    assert_eq!((e.line, e.column), (line, 11), "{e}");
+    assert!(e.message.starts_with("targets[1].name: "), "{e}");
+    // A hypothesis.
+    let (e, line) = example_with("  - c6g.success", "  - c6g.succes >= c5.success");
+    assert_eq!((e.line, e.column), (line, 5), "{e}");
+    assert!(e.message.starts_with("hypotheses[1]: "), "{e}");
+    assert!(e.message.contains("did you mean \"success\""), "{e}");
+    // A value the check reads from two keys: the one that is wrong.
+    let (e, line) = example_with("  warmup: ", "  warmup: 10s");
+    assert_eq!((e.line, e.column), (line, 11), "{e}");
+    assert!(e.message.starts_with("load.warmup: "), "{e}");
+    // slo.success
+    let (e, line) = example_with("  success: ", "  success: 120%");
+    assert_eq!((e.line, e.column), (line, 12), "{e}");
+    assert!(e.message.starts_with("slo.success: "), "{e}");
+    assert_eq!(e.message.matches("slo.success").count(), 1, "{e}");
+}

@@ -108,7 +108,7 @@ slo:
   p99: 1s
 hypotheses:
   - fast.p99 < slow.p99
-  - fast.success >= slow.success
+  - fast.success >= slow.success within 1%
   - slow.p50 > 25ms at rate <= 40
 monitor:
   pid: PID
@@ -186,9 +186,10 @@ fn ab_study_interrupted_then_resumed_writes_report() {
         "{:?}",
         analysis.answers[1]
     );
+    // Two runs against a constant: a sign test cannot go below 1/4.
     assert_eq!(
-        analysis.answers[2].verdict,
-        Verdict::Supported,
+        analysis.answers[2].headline(),
+        "inconclusive — n = 2 per cell, at least 5 needed",
         "{:?}",
         analysis.answers[2]
     );

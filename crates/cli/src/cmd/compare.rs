@@ -1,5 +1,5 @@
 //! `loadlab compare A B`: two runs (`12 15`) or two targets of studies
-//! (`3:c5 3:c6g`), with bootstrap confidence intervals and rank tests.
+//! (`3:c5 3:c6g`), with exact rank tests and the confidence intervals they give.
 
 use std::path::PathBuf;
 
@@ -14,9 +14,10 @@ pub struct CompareArgs {
     pub a: String,
     /// A run id or STUDY:TARGET.
     pub b: String,
-    /// The SQLite store.
-    #[arg(long, default_value = super::study::DEFAULT_DB)]
-    pub db: PathBuf,
+    /// The SQLite store [default: loadlab.db; when there is none, the demo's
+    /// loadlab-demo/study.db if it exists].
+    #[arg(long)]
+    pub db: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -25,13 +26,14 @@ pub struct CompareArgs {
 pub fn run(a: CompareArgs) -> Result<(), CliError> {
     let sa = Side::parse(&a.a).map_err(CliError::usage)?;
     let sb = Side::parse(&a.b).map_err(CliError::usage)?;
-    if !a.db.exists() {
+    let db = super::runs::store_path(a.db);
+    if !db.exists() {
         return Err(CliError::io(format!(
             "{}: no such store (pass --db)",
-            a.db.display()
+            db.display()
         )));
     }
-    let store = Store::open(&a.db).map_err(CliError::bad_input)?;
+    let store = Store::open(&db).map_err(CliError::bad_input)?;
     let c = compare(&store, &sa, &sb).map_err(CliError::usage)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c).unwrap_or_default());

@@ -1,28 +1,43 @@
 //! `loadlab demo`: a self-contained study in about two minutes. An in-process
 //! origin serves two routes that behave like two instance types (different
 //! latency and capacity); the study compares them with repetitions, a ceiling
-//! search and hypotheses, and writes the report.
+//! search and hypotheses, writes the report, and prints the answer.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use loadlab_study::Plan;
+use loadlab_study::analysis::{self, Analysis};
 use loadlab_study::demo::DEMO_PLAN;
 use loadlab_study::plan::MonitorPlan;
+use loadlab_study::{Plan, Store};
 
 use crate::exit::CliError;
+
+/// Where the demo writes unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "loadlab-demo";
+/// The demo's store inside its folder.
+pub const STORE: &str = "study.db";
 
 #[derive(Debug, clap::Args)]
 pub struct DemoArgs {
     /// Where to write the plan, the store and the report.
-    #[arg(long, default_value = "loadlab-demo")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
+    /// Run this plan instead of the built-in one (for tests and experiments).
+    #[arg(long, hide = true)]
+    pub plan: Option<PathBuf>,
 }
 
 pub fn run(a: DemoArgs) -> Result<(), CliError> {
     std::fs::create_dir_all(&a.out)
         .map_err(|e| CliError::io(format!("{}: {e}", a.out.display())))?;
+    let yaml = match &a.plan {
+        None => DEMO_PLAN.to_string(),
+        Some(p) => {
+            std::fs::read_to_string(p).map_err(|e| CliError::io(format!("{}: {e}", p.display())))?
+        }
+    };
     let plan_path = a.out.join("plan.yaml");
-    std::fs::write(&plan_path, DEMO_PLAN)
+    std::fs::write(&plan_path, &yaml)
         .map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
     let mut plan = Plan::from_file(&plan_path).map_err(CliError::bad_input)?;
     // Watch this very process (origin and client share it): the CPU column.
@@ -31,23 +46,90 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         process: None,
         interval: std::time::Duration::from_secs(1),
     });
+    let runs = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let step = loadlab_core::format_go_duration(plan.load.step);
     eprintln!(
         "loadlab demo: origin with routes /c5 and /c6g in-process; plan written to {}",
         plan_path.display()
     );
     eprintln!(
-        "about 20 runs of 4s each (2 repetitions, interleaved), then a ceiling search; Ctrl-C stops"
+        "up to {runs} runs of {step} each ({} repetitions, interleaved), then a ceiling search; about two minutes; Ctrl-C stops",
+        plan.repetitions
     );
     let report = a.out.join("report");
+    let db = a.out.join(STORE);
     let out = super::study::run_plan(
         &plan,
         &plan_path,
-        DEMO_PLAN.to_string(),
-        Some(report),
-        a.out.join("study.db"),
+        yaml,
+        Some(report.clone()),
+        db.clone(),
         false,
     )?;
+    // The answer, read back from the store like `loadlab runs show` does.
+    let (study, analysis) = stored_answer(&db, &report)?;
+    println!();
+    print!("{}", analysis::render_answer(&plan, &analysis));
+    println!();
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
+    println!("Store:  {} (study {study})", db.display());
+    println!();
+    println!("Next:");
+    let db_arg = if db == Path::new(DEFAULT_OUT).join(STORE)
+        && !Path::new(super::study::DEFAULT_DB).exists()
+    {
+        // `runs` and `compare` find the demo's store on their own when there is
+        // no ./loadlab.db.
+        String::new()
+    } else {
+        format!(" --db {}", db.display())
+    };
+    let mut next = vec![(
+        format!("loadlab runs show {study}{db_arg}"),
+        "every run, ceilings and verdicts",
+    )];
+    if let [x, y, ..] = plan.targets.as_slice() {
+        next.push((
+            format!(
+                "loadlab compare {study}:{} {study}:{}{db_arg}",
+                x.name, y.name
+            ),
+            "the two targets side by side",
+        ));
+    }
+    let w = next.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+    for (cmd, what) in next {
+        println!("  {cmd:<w$}   {what}");
+    }
+    if db_arg.is_empty() {
+        println!(
+            "  (from another folder, or with a ./loadlab.db here: add --db {})",
+            db.display()
+        );
+    }
     Ok(())
+}
+
+/// The latest study of the store that wrote its report to `report`, with its analysis.
+fn stored_answer(db: &Path, report: &Path) -> Result<(i64, Analysis), CliError> {
+    let store = Store::open(db).map_err(CliError::io)?;
+    let want = report.display().to_string();
+    let study = store
+        .studies()
+        .map_err(CliError::io)?
+        .into_iter()
+        .filter(|s| s.out_dir == want)
+        .map(|s| s.id)
+        .max()
+        .ok_or_else(|| {
+            CliError::internal(format!("{}: the demo's study is missing", db.display()))
+        })?;
+    let json = store
+        .analysis(study)
+        .map_err(CliError::io)?
+        .ok_or_else(|| CliError::internal(format!("study {study}: no analysis stored")))?;
+    let analysis = serde_json::from_str(&json)
+        .map_err(|e| CliError::internal(format!("study {study}: stored analysis: {e}")))?;
+    Ok((study, analysis))
 }

@@ -1,7 +1,7 @@
 //! `loadlab runs [list]`, `loadlab runs show STUDY`, `loadlab runs run RUN`,
 //! `loadlab runs report STUDY [--out DIR]`: what the store holds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use loadlab_study::analysis::Analysis;
 use loadlab_study::{Plan, Store};
@@ -10,9 +10,10 @@ use crate::exit::CliError;
 
 #[derive(Debug, clap::Args)]
 pub struct RunsArgs {
-    /// The SQLite store.
-    #[arg(long, default_value = super::study::DEFAULT_DB, global = true)]
-    pub db: PathBuf,
+    /// The SQLite store [default: loadlab.db; when there is none, the demo's
+    /// loadlab-demo/study.db if it exists].
+    #[arg(long, global = true)]
+    pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub action: Option<RunsAction>,
 }
@@ -33,7 +34,26 @@ pub enum RunsAction {
     },
 }
 
-fn open(db: &std::path::Path) -> Result<Store, CliError> {
+/// The store to read: `--db`, else ./loadlab.db, else (when only the demo
+/// has run here) the demo's store, named on stderr so nobody is misled.
+pub fn store_path(db: Option<PathBuf>) -> PathBuf {
+    if let Some(db) = db {
+        return db;
+    }
+    let default = PathBuf::from(super::study::DEFAULT_DB);
+    let demo = Path::new(super::demo::DEFAULT_OUT).join(super::demo::STORE);
+    if !default.exists() && demo.exists() {
+        eprintln!(
+            "loadlab: no {} here; reading the demo's store {} (--db FILE to choose)",
+            default.display(),
+            demo.display()
+        );
+        return demo;
+    }
+    default
+}
+
+fn open(db: &Path) -> Result<Store, CliError> {
     if !db.exists() {
         return Err(CliError::io(format!(
             "{}: no such store (run a study first, or pass --db)",
@@ -49,7 +69,7 @@ fn d(ns: u64) -> String {
 }
 
 pub fn run(a: RunsArgs) -> Result<(), CliError> {
-    let store = open(&a.db)?;
+    let store = open(&store_path(a.db))?;
     match a.action.unwrap_or(RunsAction::List) {
         RunsAction::List => {
             println!(
