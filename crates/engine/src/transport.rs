@@ -257,6 +257,13 @@ impl HostPool {
             sender: sender.clone(),
             streams: streams.clone(),
         });
+        drop(set);
+        // Requests that waited at the cap while it was dialled can all take
+        // a stream on it now (one notification each would leave the others
+        // waiting until a connection frees, or until their timeout).
+        if self.open.is_some() {
+            self.freed.notify_waiters();
+        }
         H2Lease { sender, streams }
     }
 
@@ -438,10 +445,15 @@ impl Transport {
                     Err(_) => {
                         // At the cap: queue on an HTTP/2 connection if there is one.
                         turn.release();
+                        // Listening before the check: a connection added or
+                        // freed in between still wakes this request.
+                        let freed = pool.freed.notified();
+                        tokio::pin!(freed);
+                        freed.as_mut().enable();
                         if let Ok(h2) = pool.h2(true) {
                             return Ok(Acquired::reused(Conn::H2(h2)));
                         }
-                        pool.freed.notified().await;
+                        freed.await;
                         *dial_started = tokio::time::Instant::now();
                         continue;
                     }
@@ -449,7 +461,14 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let conn = self.dial(pool, permit, phase).await?;
+            let conn = match self.dial(pool, permit, phase).await {
+                Ok(c) => c,
+                Err(e) => {
+                    // The slot is free again: a waiting request may dial.
+                    pool.closed();
+                    return Err(e);
+                }
+            };
             let connect_ns = u32::try_from(t0.elapsed().as_nanos()).unwrap_or(u32::MAX);
             return Ok(Acquired {
                 conn,

@@ -183,3 +183,45 @@ async fn an_http2_body_that_stalls_is_a_body_timeout_with_its_bytes_counted() {
         assert_eq!(s.bytes_in, 5);
     }
 }
+
+#[tokio::test]
+async fn requests_queued_behind_a_slow_first_dial_share_its_connection() {
+    // The server takes 300 ms to start HTTP/2 on a connection: every request
+    // due meanwhile waits for the single allowed connection (the cap), and
+    // must take a stream on it once it is up, not wait for the timeout.
+    let srv = serve_with(|sock, st| {
+        tokio::spawn(async move {
+            tokio::time::sleep(ms(300)).await;
+            let svc = hyper::service::service_fn(move |_req| {
+                let st = st.clone();
+                async move {
+                    st.requests.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, std::convert::Infallible>(ok("h2"))
+                }
+            });
+            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(sock), svc)
+                .await;
+        });
+    })
+    .await;
+    let sink = Collect::default();
+    let c = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(200)),
+        max_requests: Some(100),
+        h2c: true,
+        max_connections: Some(1),
+        timeout: ms(10_000),
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    attack(c, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    let s = sink.samples();
+    assert_eq!(s.len(), 100);
+    let bad: Vec<_> = s.iter().filter(|s| s.status != 200).map(|s| s.error).collect();
+    assert!(bad.is_empty(), "{} failed: {:?}", bad.len(), &bad[..bad.len().min(3)]);
+    assert_eq!(srv.accepted(), 1);
+    assert!(t.elapsed() < ms(5_000), "took {:?}", t.elapsed());
+}
