@@ -333,3 +333,25 @@ fn demo_prints_its_answer_and_runs_then_finds_the_demo_store() {
     assert_eq!(runs.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&runs.stderr).contains("loadlab.db: no such store"));
 }
+
+#[test]
+fn a_finished_study_prints_its_answer_on_stderr_and_only_paths_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("plan.yaml"),
+        PLAN.replace("repetitions: 2", "repetitions: 1")
+            .replace("rates: [50, 100]", "rates: [50]"),
+    )
+    .unwrap();
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--out", "out"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("Verdicts ("), "{err}");
+    assert!(err.contains("a.p50 < b.p50"), "{err}");
+    assert!(err.contains("Ceilings ("), "{err}");
+    assert!(err.contains("loadlab runs show 1"), "{err}");
+    assert!(stdout.starts_with("Report: "), "{stdout}");
+    assert!(!stdout.contains("Verdicts"), "{stdout}");
+}

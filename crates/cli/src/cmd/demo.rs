@@ -58,7 +58,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     );
     let report = a.out.join("report");
     let db = a.out.join(STORE);
-    let out = super::study::run_plan(
+    let (out, _) = super::study::run_plan(
         &plan,
         &plan_path,
         yaml,

@@ -96,7 +96,7 @@ pub fn run_plan(
     out: Option<PathBuf>,
     db: PathBuf,
     resume: bool,
-) -> Result<PathBuf, CliError> {
+) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
         db,
@@ -110,14 +110,26 @@ pub fn run_plan(
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
-    Ok(outcome.out_dir)
+    Ok((outcome.out_dir, outcome.study_id))
 }
 
 pub fn run(a: StudyArgs) -> Result<(), CliError> {
     let yaml = std::fs::read_to_string(&a.plan)
         .map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
     let plan = Plan::from_file(&a.plan).map_err(CliError::bad_input)?;
-    let out = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
+    let db = a.db.clone();
+    let (out, study) = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
+    // The answer on the terminal (stderr: stdout carries only the paths).
+    if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
+        && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)
+    {
+        let answer = loadlab_study::analysis::render_answer(&plan, &an);
+        if !answer.trim().is_empty() {
+            eprintln!();
+            eprint!("{answer}");
+            eprintln!("Store: {} (study {study}; `loadlab runs show {study}`)", db.display());
+        }
+    }
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
     Ok(())
