@@ -56,8 +56,30 @@ pub fn one_line(e: &clap::Error, original: &[OsString]) -> String {
         .filter(|c| !c.is_empty())
         .or_else(|| subcommand(original).map(|s| format!("loadlab {s}")))
         .unwrap_or_else(|| "loadlab".to_string());
+    if typed_go_style(e, original) {
+        // The user writes flags as Go does (`-duraton`): name them that way.
+        out = out.replace("'--", "'-");
+    }
     out.push_str(&format!("; see '{cmd} --help'"));
     out
+}
+
+/// True when the flag clap complains about was typed with one dash
+/// (`-duraton=1s`), as vegeta's users write every flag.
+fn typed_go_style(e: &clap::Error, original: &[OsString]) -> bool {
+    let Some(ContextValue::String(bad)) = e.get(ContextKind::InvalidArg) else {
+        return false;
+    };
+    let Some(name) = bad.strip_prefix("--") else {
+        return false;
+    };
+    let name = name.split(['=', ' ']).next().unwrap_or(name);
+    original.iter().any(|a| {
+        a.to_str().is_some_and(|a| {
+            a.strip_prefix('-')
+                .is_some_and(|r| !r.starts_with('-') && r.split('=').next() == Some(name))
+        })
+    })
 }
 
 /// `a:` followed by items on their own lines reads `a: x, y` on one line.

@@ -963,14 +963,15 @@ fn a_failing_target_is_summed_up_on_stderr() {
 #[test]
 fn usage_errors_are_one_line_starting_with_loadlab() {
     for (args, want) in [
-        (&["attack", "-duraton=1s"][..], "--duration"),
+        (&["attack", "-duraton=1s"][..], "'-duraton' found (a similar argument exists: '-duration')"),
         (&["attack", "-rate=fast"][..], "invalid rate \"fast\""),
         (&["attack", "-ramp-to=5"][..], "--ramp-duration"),
-        (&["report", "-typ=json"][..], "--type"),
+        (&["report", "-typ=json"][..], "'-type'"),
         (&["report", "-by"][..], "-by"),
-        (&["encode", "-too=csv"][..], "--to"),
+        (&["encode", "-too=csv"][..], "'-to'"),
         (&["origin", "--listen"][..], "--listen"),
-        (&["plot", "-titel=x"][..], "--title"),
+        (&["plot", "-titel=x"][..], "'-title'"),
+        (&["attack", "--duraton=1s"][..], "'--duraton' found (a similar argument exists: '--duration')"),
         (&["atack"][..], "'attack'"),
         (&["runs", "--bogus"][..], "--bogus"),
     ] {
