@@ -58,7 +58,7 @@ pub(crate) struct RawOrigin {
     #[serde(default)]
     pub(crate) recipe: Option<String>,
     #[serde(default)]
-    pub(crate) recipes: Option<serde_yaml::Value>,
+    pub(crate) recipes: Option<serde_norway::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -115,7 +115,7 @@ struct RawRamp {
 #[serde(deny_unknown_fields)]
 struct RawSlo {
     #[serde(default)]
-    success: Option<serde_yaml::Value>,
+    success: Option<serde_norway::Value>,
     #[serde(default)]
     p50: Option<String>,
     #[serde(default)]
@@ -277,7 +277,7 @@ const AT_NODE: &str = "\u{1}loadlab-probe:node";
 const AT_KEY: &str = "\u{1}loadlab-probe:key";
 
 /// Walks the YAML document down a key path and fails on purpose at the node
-/// it names, so that serde_yaml attaches that node's line and column to the
+/// it names, so that the YAML parser attaches that node's line and column to the
 /// error. With `key`, it fails on the last key instead of its value.
 struct Probe<'a> {
     path: &'a [Seg<'a>],
@@ -297,7 +297,7 @@ struct KeyProbe<'a>(&'a str);
 impl<'de> serde::de::DeserializeSeed<'de> for KeyProbe<'_> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        // Failing inside the visitor (not after it) lets serde_yaml mark the key.
+        // Failing inside the visitor (not after it) lets the YAML parser mark the key.
         d.deserialize_any(self)
     }
 }
@@ -357,7 +357,7 @@ impl<'de> serde::de::Visitor<'de> for Probe<'_> {
                     }
                     return Ok(());
                 }
-                while let Some(key) = m.next_key::<serde_yaml::Value>()? {
+                while let Some(key) = m.next_key::<serde_norway::Value>()? {
                     if key.as_str() == Some(k) {
                         return m.next_value_seed(Probe {
                             path: rest,
@@ -438,7 +438,7 @@ impl Probe<'_> {
 fn probe(src: &str, path: &[Seg<'_>], key: bool) -> Option<(usize, usize, bool)> {
     use serde::de::DeserializeSeed;
     let e = Probe { path, key }
-        .deserialize(serde_yaml::Deserializer::from_str(src))
+        .deserialize(serde_norway::Deserializer::from_str(src))
         .err()?;
     let msg = e.to_string();
     let scalar = msg.contains(AT_SCALAR);
@@ -480,16 +480,16 @@ pub fn suggest<'a>(bad: &str, valid: impl IntoIterator<Item = &'a str>) -> Optio
         .map(|(_, k)| k)
 }
 
-/// Turns serde_yaml's message into ours: location prefix, and for an unknown
+/// Turns the YAML parser's message into ours: location prefix, and for an unknown
 /// key, the nearest valid key.
-fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
+fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
     let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
     let mut msg = e.to_string();
     if let Some(i) = msg.find(" at line ") {
         msg.truncate(i);
     }
     if let Some(at) = msg.find("unknown field `") {
-        // serde_yaml prefixes the path of the mapping (`load: `): keep it.
+        // serde_norway prefixes the path of the mapping (`load: `): keep it.
         let prefix = msg[..at].to_string();
         let rest = msg[at + "unknown field `".len()..].to_string();
         let rest = rest.as_str();
@@ -532,7 +532,7 @@ impl Plan {
 
     /// Parses and validates plan text; `file` is only used in messages.
     pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
-        let raw: RawPlan = serde_yaml::from_str(src).map_err(|e| yaml_error(file, e))?;
+        let raw: RawPlan = serde_norway::from_str(src).map_err(|e| yaml_error(file, e))?;
         // `path` is the key path of the value at fault (`load.step`,
         // `targets[1].name`): it starts the message and gives the location.
         let err = |path: &str, message: String| {
@@ -828,10 +828,10 @@ impl Plan {
 }
 
 /// `99.9%`, `"99.9%"`, `0.999` → 0.999.
-fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
+fn parse_ratio(v: &serde_norway::Value) -> Result<f64, String> {
     let x = match v {
-        serde_yaml::Value::Number(n) => n.as_f64().ok_or("not a number")?,
-        serde_yaml::Value::String(s) => {
+        serde_norway::Value::Number(n) => n.as_f64().ok_or("not a number")?,
+        serde_norway::Value::String(s) => {
             let s = s.trim();
             match s.strip_suffix('%') {
                 Some(p) => {

@@ -334,7 +334,7 @@ pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
 }
 
 /// Pairs (as written, as shown) for the credentials of a plan's YAML value.
-fn yaml_replacements(v: &serde_yaml::Value) -> Vec<(String, String)> {
+fn yaml_replacements(v: &serde_norway::Value) -> Vec<(String, String)> {
     let extra: Vec<String> = v
         .get("redact")
         .and_then(|r| r.as_sequence())
@@ -375,7 +375,7 @@ fn yaml_replacements(v: &serde_yaml::Value) -> Vec<(String, String)> {
 /// cannot be found verbatim (an escaped or multi-line string), the plan is
 /// re-serialized from its parsed form instead, with a note saying so.
 pub fn redact_plan_yaml(text: &str) -> String {
-    let Ok(mut v) = serde_yaml::from_str::<serde_yaml::Value>(text) else {
+    let Ok(mut v) = serde_norway::from_str::<serde_norway::Value>(text) else {
         return text.to_string();
     };
     let mut reps = yaml_replacements(&v);
@@ -387,7 +387,7 @@ pub fn redact_plan_yaml(text: &str) -> String {
     for (from, to) in &reps {
         out = out.replace(from.as_str(), to);
     }
-    let clean = serde_yaml::from_str::<serde_yaml::Value>(&out)
+    let clean = serde_norway::from_str::<serde_norway::Value>(&out)
         .is_ok_and(|w| yaml_replacements(&w).is_empty());
     if clean {
         return out;
@@ -407,12 +407,12 @@ pub fn redact_plan_yaml(text: &str) -> String {
             if let Some(u) = t.get_mut("url")
                 && let Some(s) = u.as_str()
             {
-                *u = serde_yaml::Value::String(redact_urls(s));
+                *u = serde_norway::Value::String(redact_urls(s));
             }
             if let Some(h) = t.get_mut("headers").and_then(|h| h.as_mapping_mut()) {
                 for (k, val) in h.iter_mut() {
                     if let (Some(k), Some(s)) = (k.as_str(), val.as_str()) {
-                        *val = serde_yaml::Value::String(redact_header_value(k, s, &extra));
+                        *val = serde_norway::Value::String(redact_header_value(k, s, &extra));
                     }
                 }
             }
@@ -420,7 +420,7 @@ pub fn redact_plan_yaml(text: &str) -> String {
     }
     format!(
         "# loadlab re-serialized this plan to redact its credentials (comments and layout are not kept)\n{}",
-        serde_yaml::to_string(&v).unwrap_or_default()
+        serde_norway::to_string(&v).unwrap_or_default()
     )
 }
 

@@ -68,7 +68,7 @@ fn bad_values_are_located() {
         "    url: http://127.0.0.1:1/\n  - name: a\n    url: http://x/\n",
     ));
     assert!(e.message.contains("duplicate target"), "{e}");
-    // Syntax errors carry serde_yaml's location.
+    // Syntax errors carry the YAML parser's location.
     let e = err("name: [unclosed\n");
     assert!(
         e.file == "p.yaml" && e.line >= 1 && !e.message.contains(" at line "),
