@@ -6,7 +6,6 @@
 //! error names the file, line and column; an unknown key comes with the
 //! nearest valid key as a suggestion.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -14,7 +13,9 @@ use loadlab_core::parse_go_duration;
 use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
-use crate::sources::{resolve_origin, resolve_target};
+pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
+use crate::sources::{RawOrigin, RawTarget, resolve_origin, resolve_target};
+pub use crate::suggest::suggest;
 
 /// A plan error with its location.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -50,31 +51,6 @@ struct RawPlan {
     monitor: Option<RawMonitor>,
     #[serde(default)]
     redact: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawOrigin {
-    #[serde(default)]
-    pub(crate) recipe: Option<String>,
-    #[serde(default)]
-    pub(crate) recipes: Option<serde_norway::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTarget {
-    pub(crate) name: String,
-    #[serde(default)]
-    pub(crate) url: Option<String>,
-    #[serde(default)]
-    pub(crate) method: Option<String>,
-    #[serde(default)]
-    pub(crate) headers: BTreeMap<String, String>,
-    #[serde(default)]
-    pub(crate) body: Option<String>,
-    #[serde(default)]
-    pub(crate) targets_file: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,31 +154,6 @@ pub struct Plan {
     /// Never serialized: the store keeps the references, not the values.
     #[serde(skip)]
     pub env: crate::secrets::EnvValues,
-}
-
-/// An origin to start in-process; `recipes_json` is handed to the origin's parser.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OriginPlan {
-    pub recipes_json: String,
-    /// Where the recipe came from: a file path or "inline".
-    pub source: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TargetPlan {
-    pub name: String,
-    pub requests: Vec<RequestPlan>,
-}
-
-/// One request template. `url` may contain `{origin}`, replaced by the
-/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
-/// and header values may contain `${NAME}`, expanded from [`Plan::env`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RequestPlan {
-    pub method: String,
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -468,16 +419,6 @@ pub fn locate_path(src: &str, path: &str) -> (usize, usize) {
         }
     }
     (1, 1)
-}
-
-/// The nearest valid key to `bad` among `valid`, if it is close enough.
-pub fn suggest<'a>(bad: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    valid
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(bad, k), k))
-        .filter(|(s, _)| *s > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| k)
 }
 
 /// Turns the YAML parser's message into ours: location prefix, and for an unknown

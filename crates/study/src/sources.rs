@@ -1,9 +1,63 @@
 //! Where a plan's requests and recipes come from: inline values, vegeta
 //! `http` targets files, recipe files. Paths are relative to the plan's folder.
+//!
+//! A leaf below [`crate::plan`]: it defines the YAML shape of a target and of
+//! an origin and what they resolve to, and imports nothing from the plan.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{OriginPlan, RawOrigin, RawTarget, RequestPlan, TargetPlan};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOrigin {
+    #[serde(default)]
+    pub(crate) recipe: Option<String>,
+    #[serde(default)]
+    pub(crate) recipes: Option<serde_norway::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTarget {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) url: Option<String>,
+    #[serde(default)]
+    pub(crate) method: Option<String>,
+    #[serde(default)]
+    pub(crate) headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(crate) body: Option<String>,
+    #[serde(default)]
+    pub(crate) targets_file: Option<String>,
+}
+
+/// An origin to start in-process; `recipes_json` is handed to the origin's parser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OriginPlan {
+    pub recipes_json: String,
+    /// Where the recipe came from: a file path or "inline".
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetPlan {
+    pub name: String,
+    pub requests: Vec<RequestPlan>,
+}
+
+/// One request template. `url` may contain `{origin}`, replaced by the
+/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
+/// and header values may contain `${NAME}`, expanded from [`Plan::env`](crate::Plan::env).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestPlan {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
 
 pub(crate) fn resolve_target(t: &RawTarget, base: &Path) -> Result<TargetPlan, String> {
     let headers: Vec<(String, String)> = t
