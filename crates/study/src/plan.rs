@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use loadlab_core::parse_go_duration;
+use loadlab_core::{Rate, parse_go_duration};
 use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
@@ -57,7 +57,7 @@ struct RawPlan {
 #[serde(deny_unknown_fields)]
 struct RawLoad {
     #[serde(default)]
-    rates: Option<Vec<u64>>,
+    rates: Option<Vec<Rate>>,
     #[serde(default)]
     ramp: Option<RawRamp>,
     step: String,
@@ -82,9 +82,9 @@ struct RawLoad {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRamp {
-    from: u64,
-    to: u64,
-    by: u64,
+    from: Rate,
+    to: Rate,
+    by: Rate,
 }
 
 #[derive(Debug, Deserialize)]
@@ -525,13 +525,39 @@ impl Plan {
         let env = crate::secrets::capture(&targets, src, file)?;
 
         let l = &raw.load;
+        // A step is identified by its whole number of requests per second
+        // (in the store, the schedule, hypotheses); unlimited reads as 0.
+        let per_second = |path: &str, r: &Rate| -> Result<u64, PlanError> {
+            if r.is_unlimited() {
+                return Ok(0);
+            }
+            let per = r.per.as_nanos();
+            let ns = u128::from(r.freq) * 1_000_000_000;
+            if ns % per != 0 {
+                return Err(err(
+                    path,
+                    format!(
+                        "{r} is {} requests per second; a study's rates are whole requests per second",
+                        r.hz()
+                    ),
+                ));
+            }
+            u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
+        };
         let rates = match (&l.rates, &l.ramp) {
-            (Some(r), None) => r.clone(),
+            (Some(r), None) => r
+                .iter()
+                .enumerate()
+                .map(|(i, r)| per_second(&format!("load.rates[{i}]"), r))
+                .collect::<Result<Vec<u64>, _>>()?,
             (None, Some(r)) => {
-                if r.by == 0 || r.to < r.from {
+                let from = per_second("load.ramp.from", &r.from)?;
+                let to = per_second("load.ramp.to", &r.to)?;
+                let by = per_second("load.ramp.by", &r.by)?;
+                if by == 0 || to < from {
                     return Err(err("load.ramp", "needs from <= to and by > 0".into()));
                 }
-                (r.from..=r.to).step_by(r.by as usize).collect()
+                (from..=to).step_by(by as usize).collect()
             }
             (Some(_), Some(_)) => {
                 return Err(err(

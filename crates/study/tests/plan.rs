@@ -199,3 +199,46 @@ fn value_errors_point_at_the_value_with_its_full_key_path() {
     assert!(e.message.starts_with("slo.success: "), "{e}");
     assert_eq!(e.message.matches("slo.success").count(), 1, "{e}");
 }
+
+#[test]
+fn rates_are_written_as_for_attack() {
+    // issue 10 item 4: load.rates and load.ramp take loadlab's rate type, as
+    // `loadlab attack -rate` does.
+    let p = Plan::from_yaml(
+        &GOOD.replace("[10, 20]", "[\"50/100ms\", 600, 700/1s, 60000/1m]"),
+        "p.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(p.load.rates, vec![500, 600, 700, 1000]);
+    let p = Plan::from_yaml(
+        &GOOD.replace("rates: [10, 20]", "ramp: {from: 10/100ms, to: 300, by: 100/1s}"),
+        "p.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(p.load.rates, vec![100, 200, 300]);
+    // A bad rate, where it is written.
+    let e = err(&GOOD.replace("[10, 20]", "[10, fast]"));
+    assert_eq!((e.line, e.column), (6, 15), "{e}");
+    assert!(
+        e.message
+            .starts_with("load.rates[1]: invalid rate \"fast\": expected FREQ or FREQ/DURATION"),
+        "{e}"
+    );
+    // A study's steps are whole requests per second.
+    let e = err(&GOOD.replace("[10, 20]", "[1/2s, 20]"));
+    assert_eq!((e.line, e.column), (6, 11), "{e}");
+    assert_eq!(
+        e.message,
+        "load.rates[0]: 1/2s is 0.5 requests per second; a study's rates are whole requests per second"
+    );
+    let e = err(&GOOD.replace("rates: [10, 20]", "ramp: {from: 10, to: 30, by: 5/2s}"));
+    assert_eq!((e.line, e.column), (6, 32), "{e}");
+    assert!(e.message.starts_with("load.ramp.by: 5/2s is 2.5 requests per second"), "{e}");
+    for unlimited in ["0", "infinity"] {
+        let e = err(&GOOD.replace("[10, 20]", &format!("[10, {unlimited}]")));
+        assert_eq!(e.line, 6, "{e}");
+        assert_eq!(e.message, "load.rates: must be a non-empty list of rates > 0", "{e}");
+    }
+}
