@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
 pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
-use crate::sources::{RawOrigin, RawTarget, resolve_origin, resolve_target};
+use crate::sources::{
+    RawOrigin, RawTarget, Written, check_request, resolve_origin, resolve_target,
+};
 pub use crate::suggest::suggest;
 
 /// A plan error with its location.
@@ -494,6 +496,9 @@ impl Plan {
             return Err(err("targets", "at least one target is needed".into()));
         }
         let mut targets = Vec::new();
+        // Where each request is written, for the checks after `${NAME}`
+        // values and the origin are known.
+        let mut written = Vec::new();
         for (i, t) in raw.targets.iter().enumerate() {
             if !t
                 .name
@@ -515,12 +520,12 @@ impl Plan {
                     format!("duplicate target name {:?}", t.name),
                 ));
             }
-            let at = match (&t.url, &t.targets_file) {
-                (None, Some(_)) => format!("targets[{i}].targets_file"),
-                (Some(_), None) => format!("targets[{i}].url"),
-                _ => format!("targets[{i}]"),
-            };
-            targets.push(resolve_target(t, base).map_err(|m| err(&at, m))?);
+            let (target, w) = resolve_target(t, base).map_err(|e| match e.key.as_str() {
+                "" => err(&format!("targets[{i}]"), e.message),
+                k => err(&format!("targets[{i}].{k}"), e.message),
+            })?;
+            targets.push(target);
+            written.push(w);
         }
         let env = crate::secrets::capture(&targets, src, file)?;
 
@@ -717,19 +722,47 @@ impl Plan {
             None => None,
             Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
         };
-        if origin.is_none()
-            && let Some(i) = targets
-                .iter()
-                .position(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
-        {
-            let t = &targets[i];
-            return Err(err(
-                &format!("targets[{i}].url"),
-                format!(
-                    "target {:?} uses {{origin}} but the plan starts no origin",
-                    t.name
-                ),
-            ));
+        // A request's key in the plan, and its place in its targets file.
+        let request_at = |i: usize, w: &Written, key: &str| match w {
+            Written::Inline => (format!("targets[{i}].{key}"), String::new()),
+            Written::File { path, line } => (
+                format!("targets[{i}].targets_file"),
+                format!("{path}:{line}: "),
+            ),
+        };
+        for (i, (t, w)) in targets.iter().zip(&written).enumerate() {
+            for (r, w) in t.requests.iter().zip(w) {
+                if origin.is_none() && r.url.contains("{origin}") {
+                    let (at, _) = request_at(i, w, "url");
+                    return Err(err(
+                        &at,
+                        format!(
+                            "target {:?} uses {{origin}} but the plan starts no origin",
+                            t.name
+                        ),
+                    ));
+                }
+                // Checked as sent: references expanded, `{origin}` standing
+                // for the in-process origin (messages show the template).
+                let expand = |v: &str| crate::secrets::expand(v, &env).unwrap_or_default();
+                let url = expand(&r.url).replace("{origin}", "http://127.0.0.1:1");
+                let headers: Vec<(String, String)> = r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand(v)))
+                    .collect();
+                let shown = crate::secrets::redact_urls(&r.url);
+                if let Err(m) = check_request(&url, &headers, &shown) {
+                    let key = if m.starts_with("bad URL") {
+                        "url"
+                    } else {
+                        "headers"
+                    };
+                    let (at, place) = request_at(i, w, key);
+                    let m = crate::secrets::scrub_values(&env, &m);
+                    return Err(err(&at, format!("{place}{m}")));
+                }
+            }
         }
 
         let monitor = match &raw.monitor {

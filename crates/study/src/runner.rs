@@ -370,8 +370,7 @@ fn execute(
         .iter()
         .map(|r| {
             Ok(Target {
-                method: http::Method::from_bytes(r.method.as_bytes())
-                    .map_err(|e| StudyError::Engine(e.to_string()))?,
+                method: r.method.clone(),
                 url: expand(&r.url)?.replace("{origin}", base_url),
                 headers: r
                     .headers

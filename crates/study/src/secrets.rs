@@ -333,6 +333,18 @@ pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
     out
 }
 
+/// `text` with every captured value (of 4 characters or more: a shorter one
+/// would mangle ordinary text, and is no secret anyway) replaced by `REDACTED`.
+pub(crate) fn scrub_values(env: &EnvValues, text: &str) -> String {
+    let mut values: Vec<&str> = env.values().filter(|v| v.len() >= 4).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    let mut out = text.to_string();
+    for v in values {
+        out = out.replace(v, REDACTED);
+    }
+    out
+}
+
 /// Pairs (as written, as shown) for the credentials of a plan's YAML value.
 fn yaml_replacements(v: &serde_norway::Value) -> Vec<(String, String)> {
     let extra: Vec<String> = v

@@ -212,7 +212,10 @@ fn rates_are_written_as_for_attack() {
     .unwrap();
     assert_eq!(p.load.rates, vec![500, 600, 700, 1000]);
     let p = Plan::from_yaml(
-        &GOOD.replace("rates: [10, 20]", "ramp: {from: 10/100ms, to: 300, by: 100/1s}"),
+        &GOOD.replace(
+            "rates: [10, 20]",
+            "ramp: {from: 10/100ms, to: 300, by: 100/1s}",
+        ),
         "p.yaml",
         Path::new("."),
     )
@@ -235,10 +238,117 @@ fn rates_are_written_as_for_attack() {
     );
     let e = err(&GOOD.replace("rates: [10, 20]", "ramp: {from: 10, to: 30, by: 5/2s}"));
     assert_eq!((e.line, e.column), (6, 32), "{e}");
-    assert!(e.message.starts_with("load.ramp.by: 5/2s is 2.5 requests per second"), "{e}");
+    assert!(
+        e.message
+            .starts_with("load.ramp.by: 5/2s is 2.5 requests per second"),
+        "{e}"
+    );
     for unlimited in ["0", "infinity"] {
         let e = err(&GOOD.replace("[10, 20]", &format!("[10, {unlimited}]")));
         assert_eq!(e.line, 6, "{e}");
-        assert_eq!(e.message, "load.rates: must be a non-empty list of rates > 0", "{e}");
+        assert_eq!(
+            e.message, "load.rates: must be a non-empty list of rates > 0",
+            "{e}"
+        );
     }
+}
+
+#[test]
+fn targets_are_read_and_checked_at_load_as_attack_reads_them() {
+    // issue 10 item 4: targets files go through the engine's reader (vegeta's
+    // rules, `@body` beside the file), and every URL, method and header is
+    // checked when the plan is loaded, not when its run comes.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("t/sub")).unwrap();
+    std::fs::write(
+        d.join("t/targets.txt"),
+        "GET {origin}/a\nX-A: 1\n\n# b\nPOST http://127.0.0.1:1/b\n@sub/body.json\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("t/sub/body.json"), "{}").unwrap();
+    let plan = |targets: &str| {
+        format!(
+            "name: t\norigin:\n  recipes: [{{route: /a, body: ok}}]\ntargets:\n{targets}load: {{rates: [10], step: 1s}}\n"
+        )
+    };
+    let ok = plan("  - {name: t, targets_file: t/targets.txt, headers: {X-All: y}}\n");
+    let p = Plan::from_yaml(&ok, "plan.yaml", d).unwrap();
+    let r = &p.targets[0].requests;
+    assert_eq!(
+        (r[0].method.as_str(), r[0].url.as_str()),
+        ("GET", "{origin}/a")
+    );
+    assert_eq!(
+        r[0].headers,
+        vec![("X-All".into(), "y".into()), ("X-A".into(), "1".into())]
+    );
+    assert_eq!(
+        (r[1].method.as_str(), r[1].body.as_deref()),
+        ("POST", Some("{}"))
+    );
+
+    let bad_file = |text: &[u8]| {
+        std::fs::write(d.join("t/targets.txt"), text).unwrap();
+        let e = Plan::from_yaml(&ok, "plan.yaml", d).unwrap_err();
+        assert_eq!((e.line, e.column), (5, 29), "{e}");
+        assert!(e.message.starts_with("targets[0].targets_file: "), "{e}");
+        e.message
+    };
+    let m = bad_file(b"GET http://h/\nnot a header\n");
+    assert!(
+        m.contains("targets.txt:2: expected a header \"Name: value\""),
+        "{m}"
+    );
+    let m = bad_file(b"GET http://h/\n\nget http://h/\n");
+    assert!(m.contains("targets.txt:3: bad method \"get\""), "{m}");
+    let m = bad_file(b"GET http://h/\n\nGET ftp://u:pw-in-url@h/x\n");
+    assert!(
+        m.contains("targets.txt:3: bad URL \"ftp://u:xxxxx@h/x\": expected an absolute http:// or https:// URL"),
+        "{m}"
+    );
+    let m = bad_file(b"POST http://h/\n@sub/none.json\n");
+    assert!(
+        m.contains("targets.txt:2: cannot read body file \"sub/none.json\""),
+        "{m}"
+    );
+    std::fs::write(d.join("t/sub/bin"), [0xff, 0xfe]).unwrap();
+    let m = bad_file(b"POST http://h/\n@sub/bin\n");
+    assert!(
+        m.contains("targets.txt:1: the body is not UTF-8 text"),
+        "{m}"
+    );
+    let m = bad_file(b"# nothing\n");
+    assert!(m.contains("targets.txt: no targets found"), "{m}");
+
+    // Inline targets: each problem at its key.
+    let inline = |t: &str| {
+        Plan::from_yaml(&plan(&format!("  - {{name: a, {t}}}\n")), "plan.yaml", d).unwrap_err()
+    };
+    let e = inline("url: \"http://u:pw-in-url@/x\"");
+    assert_eq!(
+        (e.line, e.column, e.message.as_str()),
+        (
+            5,
+            20,
+            "targets[0].url: bad URL \"http://u:xxxxx@/x\": invalid authority"
+        )
+    );
+    let e = inline("url: \"x{origin}/\"");
+    assert!(
+        e.message
+            .starts_with("targets[0].url: bad URL \"x{origin}/\": expected an absolute"),
+        "{e}"
+    );
+    let e = inline("url: \"http://h/\", method: \"G T\"");
+    assert_eq!((e.line, e.column), (5, 41), "{e}");
+    assert_eq!(e.message, "targets[0].method: invalid method \"G T\"");
+    let e = inline("url: \"http://h/\", headers: {\"a b\": x}");
+    assert_eq!((e.line, e.column), (5, 33), "{e}");
+    assert_eq!(e.message, "targets[0].headers: bad header name \"a b\"");
+    let e = inline("url: \"http://h/\", headers: {X-Ok: \"a\\nb\"}");
+    assert_eq!(
+        e.message,
+        "targets[0].headers: bad value for header \"X-Ok\""
+    );
 }
