@@ -423,6 +423,18 @@ pub fn locate_path(src: &str, path: &str) -> (usize, usize) {
     (1, 1)
 }
 
+/// Where the key of the value at `path` is written (an unknown key is shown
+/// there); falls back to [`locate_path`].
+pub fn locate_key(src: &str, path: &str) -> (usize, usize) {
+    let segs = parse_path(path);
+    if matches!(segs.last(), Some(Seg::Key(_)))
+        && let Some((line, col, _)) = probe(src, &segs, true)
+    {
+        return (line, col);
+    }
+    locate_path(src, path)
+}
+
 /// Turns the YAML parser's message into ours: location prefix, and for an unknown
 /// key, the nearest valid key.
 fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
@@ -720,7 +732,18 @@ impl Plan {
 
         let origin = match &raw.origin {
             None => None,
-            Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
+            Some(o) => Some(resolve_origin(o, base).map_err(|e| {
+                let path = match e.key.as_str() {
+                    "" => "origin".to_string(),
+                    k => format!("origin.{k}"),
+                };
+                let mut pe = err(&path, e.message);
+                // A recipe's unknown key is shown at the key, not its value.
+                if pe.message.starts_with(&format!("{path}: unknown field")) {
+                    (pe.line, pe.column) = locate_key(src, &path);
+                }
+                pe
+            })?),
         };
         // A request's key in the plan, and its place in its targets file.
         let request_at = |i: usize, w: &Written, key: &str| match w {

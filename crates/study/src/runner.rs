@@ -503,8 +503,14 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     let origin = match &plan.origin {
         None => None,
         Some(o) => {
-            let recipes = loadlab_origin::parse_recipes(&o.recipes_json)
-                .map_err(|e| StudyError::Origin(e.to_string()))?;
+            // Parsed when the plan was loaded; a plan built otherwise
+            // (deserialized) has only the text.
+            let recipes = if o.recipes.is_empty() {
+                loadlab_origin::parse_recipes(&o.recipes_json)
+                    .map_err(|e| StudyError::Origin(e.to_string()))?
+            } else {
+                o.recipes.clone()
+            };
             let cfg = loadlab_origin::OriginConfig {
                 recipes,
                 workers: Some(1),

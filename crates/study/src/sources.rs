@@ -35,12 +35,17 @@ pub(crate) struct RawTarget {
     pub(crate) targets_file: Option<String>,
 }
 
-/// An origin to start in-process; `recipes_json` is handed to the origin's parser.
+/// An origin to start in-process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OriginPlan {
+    /// The recipes as written (JSON), shown in the report.
     pub recipes_json: String,
     /// Where the recipe came from: a file path or "inline".
     pub source: String,
+    /// The recipes, parsed when the plan is loaded. Not stored: a plan read
+    /// back from the store has none (parse `recipes_json` again if needed).
+    #[serde(skip)]
+    pub recipes: Vec<loadlab_origin::Recipe>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -221,25 +226,77 @@ mod method_name {
     }
 }
 
-pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, String> {
+/// Reads and parses the origin's recipes (with the origin's own parser), so
+/// that a bad recipe is refused when the plan is loaded: an inline recipe at
+/// its key (`recipes[1].stages[0].latency`), a recipe file at `recipe`.
+pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, SourceError> {
     match (&o.recipe, &o.recipes) {
         (Some(file), None) => {
             let path: PathBuf = base.join(file);
-            let json = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
+            let json = std::fs::read_to_string(&path).map_err(|e| {
+                SourceError::new(
+                    "recipe",
+                    format!("cannot read recipe {}: {e}", path.display()),
+                )
+            })?;
+            let recipes = loadlab_origin::parse_recipes(&json)
+                .map_err(|e| SourceError::new("recipe", format!("{file}: {e}")))?;
             Ok(OriginPlan {
                 recipes_json: json,
                 source: file.clone(),
+                recipes,
             })
         }
         (None, Some(v)) => {
-            let json =
-                serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
+            let json = serde_json::to_string_pretty(v)
+                .map_err(|e| SourceError::new("recipes", format!("inline recipes: {e}")))?;
+            let recipes = loadlab_origin::parse_recipes(&json).map_err(|e| {
+                let mut message = one_recipe(&e);
+                if !e.more.is_empty() {
+                    let n = e.more.len();
+                    message.push_str(&format!(
+                        "; {n} more bad recipe{}: ",
+                        if n == 1 { "" } else { "s" }
+                    ));
+                    let more: Vec<String> = e
+                        .more
+                        .iter()
+                        .map(|m| format!("origin.{}: {}", recipe_key(&m.field), one_recipe(m)))
+                        .collect();
+                    message.push_str(&more.join("; "));
+                }
+                SourceError::new(recipe_key(&e.field), message)
+            })?;
             Ok(OriginPlan {
                 recipes_json: json,
                 source: "inline".into(),
+                recipes,
             })
         }
-        _ => Err("origin needs exactly one of `recipe` (a file) or `recipes` (inline)".into()),
+        _ => Err(SourceError::new(
+            "",
+            "origin needs exactly one of `recipe` (a file) or `recipes` (inline)",
+        )),
+    }
+}
+
+/// The key below `origin` of a field the recipe parser names: `[1].stages[0]`
+/// → `recipes[1].stages[0]`, `stages[0]` (a single recipe) →
+/// `recipes.stages[0]`; its `(json)`, `(list)`, `(recipe)` mean the node itself.
+fn recipe_key(field: &str) -> String {
+    let kept: Vec<&str> = field.split('.').filter(|p| !p.starts_with('(')).collect();
+    let path = kept.join(".");
+    if path.is_empty() || path.starts_with('[') {
+        format!("recipes{path}")
+    } else {
+        format!("recipes.{path}")
+    }
+}
+
+/// One recipe error without its field: the reason, and the route in a list.
+fn one_recipe(e: &loadlab_origin::RecipeError) -> String {
+    match (e.recipe, &e.route) {
+        (Some(_), Some(route)) => format!("{} (route {route:?})", e.reason),
+        _ => e.reason.clone(),
     }
 }

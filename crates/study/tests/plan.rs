@@ -269,7 +269,7 @@ fn targets_are_read_and_checked_at_load_as_attack_reads_them() {
     std::fs::write(d.join("t/sub/body.json"), "{}").unwrap();
     let plan = |targets: &str| {
         format!(
-            "name: t\norigin:\n  recipes: [{{route: /a, body: ok}}]\ntargets:\n{targets}load: {{rates: [10], step: 1s}}\n"
+            "name: t\norigin:\n  recipes: [{{route: /a, body: ok, stages: [{{at: 0, status: 200}}]}}]\ntargets:\n{targets}load: {{rates: [10], step: 1s}}\n"
         )
     };
     let ok = plan("  - {name: t, targets_file: t/targets.txt, headers: {X-All: y}}\n");
@@ -350,5 +350,84 @@ fn targets_are_read_and_checked_at_load_as_attack_reads_them() {
     assert_eq!(
         e.message,
         "targets[0].headers: bad value for header \"X-Ok\""
+    );
+}
+
+#[test]
+fn recipes_are_checked_at_load_where_they_are_written() {
+    // issue 10 item 4: the origin's recipes are parsed once, when the plan
+    // is loaded; a bad one is reported at its place in the plan.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plan = |origin: &str| {
+        format!(
+            "name: r\norigin:\n{origin}targets:\n  - {{name: a, url: \"{{origin}}/a\"}}\nload: {{rates: [10], step: 1s}}\n"
+        )
+    };
+    let good = plan(
+        "  recipes:\n    - {route: /a, body: ok, stages: [{at: 0, status: 200}]}\n    - route: /b\n      body: ok\n      stages: [{at: 0, status: 200, latency: 2ms}]\n",
+    );
+    let p = Plan::from_yaml(&good, "plan.yaml", d).unwrap();
+    let o = p.origin.unwrap();
+    assert_eq!(o.recipes.len(), 2);
+    assert_eq!(
+        (o.recipes[1].route.as_str(), o.source.as_str()),
+        ("/b", "inline")
+    );
+
+    let e = Plan::from_yaml(
+        &good.replace("latency: 2ms", "latency: soon"),
+        "plan.yaml",
+        d,
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.column), (7, 46), "{e}");
+    assert!(
+        e.message
+            .starts_with("origin.recipes[1].stages[0].latency: ")
+            && e.message.ends_with("(route \"/b\")"),
+        "{e}"
+    );
+    // An unknown key, at the key; every bad recipe of a list is named.
+    let e = Plan::from_yaml(&good.replace("body: ok", "bdy: ok"), "plan.yaml", d).unwrap_err();
+    assert_eq!((e.line, e.column), (4, 19), "{e}");
+    assert!(
+        e.message
+            .starts_with("origin.recipes[0].bdy: unknown field (known: origin, body")
+            && e.message
+                .contains("; 1 more bad recipe: origin.recipes[1].bdy: unknown field"),
+        "{e}"
+    );
+    // A single inline recipe (a mapping).
+    let e = Plan::from_yaml(
+        &plan("  recipes: {route: /a, body: ok, stages: [{at: 0, status: 99}]}\n"),
+        "plan.yaml",
+        d,
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.column), (3, 59), "{e}");
+    assert!(
+        e.message.starts_with("origin.recipes.stages[0].status: "),
+        "{e}"
+    );
+    // A recipe file: at the file's name in the plan.
+    std::fs::write(
+        d.join("recipe.json"),
+        r#"{"route": "/a", "body": "ok", "stages": [{"at": 0, "status": 99}]}"#,
+    )
+    .unwrap();
+    let e = Plan::from_yaml(&plan("  recipe: recipe.json\n"), "plan.yaml", d).unwrap_err();
+    assert_eq!((e.line, e.column), (3, 11), "{e}");
+    assert!(
+        e.message
+            .starts_with("origin.recipe: recipe.json: stages[0].status: "),
+        "{e}"
+    );
+    std::fs::write(d.join("recipe.json"), "{").unwrap();
+    let e = Plan::from_yaml(&plan("  recipe: recipe.json\n"), "plan.yaml", d).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("origin.recipe: recipe.json: (json): malformed JSON at line 1"),
+        "{e}"
     );
 }
