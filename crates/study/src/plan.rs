@@ -9,7 +9,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use loadlab_core::{Rate, parse_go_duration};
+use loadlab_core::{PacerSpec, Rate, parse_go_duration};
+use loadlab_engine::AttackConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
@@ -174,6 +175,25 @@ pub struct LoadPlan {
     pub max_connections: Option<usize>,
     pub timeout: Duration,
     pub keepalive: bool,
+}
+
+impl LoadPlan {
+    /// The engine's configuration of one run at `rate`: the only mapping
+    /// from a plan's load to attack settings, used by the runner and by the
+    /// report's equivalent command line (which renders it as flags).
+    pub fn attack_config(&self, rate: Rate) -> AttackConfig {
+        AttackConfig {
+            pacer: PacerSpec::Constant(rate),
+            duration: Some(self.step),
+            workers: self.workers,
+            max_workers: self.max_workers,
+            connections: self.connections,
+            max_connections: self.max_connections,
+            timeout: self.timeout,
+            keepalive: self.keepalive,
+            ..AttackConfig::default()
+        }
+    }
 }
 
 /// Service-level objective a run must meet to "pass".
@@ -652,6 +672,25 @@ impl Plan {
                 .unwrap_or(Duration::from_secs(30)),
             keepalive: l.keepalive.unwrap_or(true),
         };
+        for (key, zero) in [
+            ("load.workers", load.workers == 0),
+            ("load.max_workers", load.max_workers == Some(0)),
+            ("load.max_connections", load.max_connections == Some(0)),
+        ] {
+            if zero {
+                return Err(err(key, "must be at least 1".into()));
+            }
+        }
+        if load.timeout.is_zero() {
+            return Err(err("load.timeout", "must be longer than zero".into()));
+        }
+        // Anything else the engine would refuse, refused now.
+        if let Err(e) = load
+            .attack_config(Rate::per_second(load.rates[0]))
+            .validate()
+        {
+            return Err(err("load", e.to_string()));
+        }
 
         let slo = match &raw.slo {
             None => None,

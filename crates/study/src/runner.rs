@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use loadlab_core::{PacerSpec, Rate, Sink, Tee, format_go_duration};
+use loadlab_core::{Rate, Sink, Tee, format_go_duration};
 use loadlab_engine::{AttackConfig, LiveStats, Target, TargetSource};
 
 use crate::analysis::{self, PROBE, SWEEP};
@@ -383,15 +383,7 @@ fn execute(
         .collect::<Result<_, StudyError>>()?;
     let cfg = AttackConfig {
         name: format!("{}/{target}/{rate}", plan.name),
-        pacer: PacerSpec::Constant(Rate::per_second(rate)),
-        duration: Some(l.step),
-        workers: l.workers,
-        max_workers: l.max_workers,
-        connections: l.connections,
-        max_connections: l.max_connections,
-        timeout: l.timeout,
-        keepalive: l.keepalive,
-        ..AttackConfig::default()
+        ..l.attack_config(Rate::per_second(rate))
     };
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);

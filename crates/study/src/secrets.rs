@@ -137,6 +137,35 @@ pub fn expand(s: &str, env: &EnvValues) -> Result<String, String> {
     Ok(out)
 }
 
+/// `s` as one double-quoted shell word that gives `s` back with its
+/// `${NAME}` references expanded by the shell (as the study expands them):
+/// `"`, `\`, `` ` `` and every other `$` are escaped (`$${` is a literal `${`).
+pub(crate) fn shell_quoted(s: &str) -> String {
+    let escape = |out: &mut String, lit: &str| {
+        for c in lit.chars() {
+            if matches!(c, '"' | '\\' | '`' | '$') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    };
+    let mut out = String::from("\"");
+    match pieces(s) {
+        Ok(ps) => {
+            for p in ps {
+                match p {
+                    Piece::Lit(l) => escape(&mut out, l),
+                    Piece::Var(n) => out.push_str(&format!("${{{n}}}")),
+                }
+            }
+        }
+        // Not a valid template (refused at load): all literal.
+        Err(_) => escape(&mut out, s),
+    }
+    out.push('"');
+    out
+}
+
 /// Whether `s` is exactly one `${NAME}` reference.
 fn is_reference(s: &str) -> bool {
     matches!(pieces(s).as_deref(), Ok([Piece::Var(_)]))
@@ -451,6 +480,15 @@ mod tests {
         assert!(references("${1X}").is_err());
         assert!(references("${X").is_err());
         assert_eq!(format!("{env:?}"), "{\"X\"}");
+    }
+
+    #[test]
+    fn shell_words_keep_references_only() {
+        assert_eq!(shell_quoted("Bearer ${TOKEN}"), "\"Bearer ${TOKEN}\"");
+        assert_eq!(
+            shell_quoted(r#"say "hi" `x` \ $5 $${NOT} ${A}${B_2}"#),
+            r#""say \"hi\" \`x\` \\ \$5 \${NOT} ${A}${B_2}""#
+        );
     }
 
     #[test]

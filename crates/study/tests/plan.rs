@@ -431,3 +431,41 @@ fn recipes_are_checked_at_load_where_they_are_written() {
         "{e}"
     );
 }
+
+#[test]
+fn load_settings_the_engine_would_refuse_are_refused_at_load() {
+    // issue 10 item 4: the plan's load becomes the engine's configuration in
+    // one place (LoadPlan::attack_config), checked when the plan is loaded.
+    for (key, value, message) in [
+        ("workers", "0", "load.workers: must be at least 1"),
+        ("max_workers", "0", "load.max_workers: must be at least 1"),
+        (
+            "max_connections",
+            "0",
+            "load.max_connections: must be at least 1",
+        ),
+        ("timeout", "0s", "load.timeout: must be longer than zero"),
+    ] {
+        let e = err(&GOOD.replace("  step: 2s", &format!("  step: 2s\n  {key}: {value}")));
+        assert_eq!((e.line, e.column), (8, 5 + key.len()), "{e}");
+        assert_eq!(e.message, message);
+    }
+    let p = Plan::from_yaml(
+        &GOOD.replace(
+            "  step: 2s",
+            "  step: 2s\n  max_connections: 3\n  keepalive: false",
+        ),
+        "p.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let c = p.load.attack_config(loadlab_core::Rate::per_second(20));
+    assert_eq!(
+        (c.duration, c.max_connections, c.keepalive, c.workers),
+        (Some(std::time::Duration::from_secs(2)), Some(3), false, 10)
+    );
+    assert_eq!(
+        c.pacer,
+        loadlab_core::PacerSpec::Constant(loadlab_core::Rate::per_second(20))
+    );
+}
