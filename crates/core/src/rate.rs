@@ -112,9 +112,59 @@ impl std::str::FromStr for Rate {
     }
 }
 
+/// In a file (a study plan's `load.rates`), a rate is written as on the
+/// command line: a whole number of requests per second (`400`) or a string in
+/// vegeta's syntax (`"400/1s"`, `"10/100ms"`, `"infinity"`).
+impl<'de> serde::Deserialize<'de> for Rate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Rate;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a rate: FREQ or FREQ/DURATION, e.g. 400, 400/1s, 10/100ms")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Rate, E> {
+                Ok(Rate::per_second(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Rate, E> {
+                u64::try_from(v)
+                    .map(Rate::per_second)
+                    .map_err(|_| E::custom(RateError::Invalid(v.to_string())))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Rate, E> {
+                Rate::parse(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_itself_as_written_in_a_file() {
+        use serde::Deserialize;
+        use serde::de::IntoDeserializer;
+        use serde::de::value::Error;
+        let de =
+            |s: &str| Rate::deserialize(s.into_deserializer()).map_err(|e: Error| e.to_string());
+        assert_eq!(de("10/100ms").unwrap().hz(), 100.0);
+        assert!(de("infinity").unwrap().is_unlimited());
+        assert!(de("fast").unwrap_err().starts_with("invalid rate \"fast\""));
+        let n = Rate::deserialize(IntoDeserializer::<Error>::into_deserializer(400u64));
+        assert_eq!(n.unwrap(), Rate::per_second(400));
+        let neg = Rate::deserialize(IntoDeserializer::<Error>::into_deserializer(-5i64));
+        assert!(
+            neg.unwrap_err()
+                .to_string()
+                .starts_with("invalid rate \"-5\"")
+        );
+        let s = serde::de::value::StrDeserializer::<Error>::new("2.5");
+        assert!(Rate::deserialize(s).is_err());
+    }
+
     #[test]
     fn parses() {
         assert_eq!(Rate::parse("400").unwrap(), Rate::per_second(400));

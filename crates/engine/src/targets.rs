@@ -192,7 +192,7 @@ pub fn redact_url(text: &str) -> Cow<'_, str> {
 
 /// Checks that `url` is an absolute http(s) URL the engine can send to.
 /// (Messages show the URL with its password redacted.)
-pub(crate) fn check_url(url: &str) -> Result<http::Uri, String> {
+pub fn check_url(url: &str) -> Result<http::Uri, String> {
     check_url_inner(url).map_err(|e| redact_url(&e).into_owned())
 }
 
@@ -221,6 +221,12 @@ pub struct TargetReader<R> {
     pending: VecDeque<(usize, String)>,
     line_no: usize,
     done: bool,
+    /// Where `@body` paths are relative to (None: the current directory, as in vegeta).
+    body_dir: Option<PathBuf>,
+    /// False for templates whose URLs the caller completes and checks itself.
+    check_urls: bool,
+    /// The line the last target returned starts on.
+    target_line: usize,
 }
 
 impl<R: BufRead> TargetReader<R> {
@@ -232,7 +238,30 @@ impl<R: BufRead> TargetReader<R> {
             pending: VecDeque::new(),
             line_no: 0,
             done: false,
+            body_dir: None,
+            check_urls: true,
+            target_line: 0,
         }
+    }
+
+    /// Reads `@body` paths relative to `dir` (e.g. the targets file's own
+    /// folder) instead of the current directory; absolute paths stay as they are.
+    pub fn body_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.body_dir = Some(dir.into());
+        self
+    }
+
+    /// Takes URLs as written, without checking them: for templates (a study's
+    /// `{origin}`, `${NAME}`) that the caller completes, then checks with
+    /// [`check_url`].
+    pub fn unchecked_urls(mut self) -> Self {
+        self.check_urls = false;
+        self
+    }
+
+    /// The line (from 1) on which the last target returned starts.
+    pub fn line(&self) -> usize {
+        self.target_line
     }
 
     fn read_line(&mut self) -> Result<Option<(usize, String)>, TargetError> {
@@ -293,7 +322,10 @@ impl<R: BufRead> TargetReader<R> {
         }
         let method = http::Method::from_bytes(method.as_bytes())
             .map_err(|_| self.syntax(no, format!("bad method {method:?}")))?;
-        check_url(url).map_err(|e| self.syntax(no, e))?;
+        if self.check_urls {
+            check_url(url).map_err(|e| self.syntax(no, e))?;
+        }
+        self.target_line = no;
         let mut t = Target {
             method,
             url: url.to_string(),
@@ -312,8 +344,12 @@ impl<R: BufRead> TargetReader<R> {
             }
             if let Some(path) = l.strip_prefix('@') {
                 let path = PathBuf::from(path.trim());
+                let file = match &self.body_dir {
+                    Some(dir) => dir.join(&path),
+                    None => path.clone(),
+                };
                 t.body =
-                    std::fs::read(&path)
+                    std::fs::read(&file)
                         .map(Bytes::from)
                         .map_err(|err| TargetError::BodyFile {
                             source_name: self.source_name.clone(),
@@ -362,7 +398,10 @@ impl<R: BufRead> TargetReader<R> {
             Some(serde_json::Value::String(u)) if !u.is_empty() => u.clone(),
             _ => return Err(self.syntax(no, "required string field \"url\" is missing")),
         };
-        check_url(&url).map_err(|e| self.syntax(no, e))?;
+        if self.check_urls {
+            check_url(&url).map_err(|e| self.syntax(no, e))?;
+        }
+        self.target_line = no;
         let body = match obj.get("body") {
             None | Some(serde_json::Value::Null) => Bytes::new(),
             Some(serde_json::Value::String(b)) => base64::engine::general_purpose::STANDARD

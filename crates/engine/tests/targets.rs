@@ -3,7 +3,7 @@
 use std::io::Cursor;
 
 use bytes::Bytes;
-use loadlab_engine::{TargetError, TargetFormat, parse_targets};
+use loadlab_engine::{TargetError, TargetFormat, TargetReader, parse_targets};
 
 fn http(text: &str) -> Result<Vec<loadlab_engine::Target>, TargetError> {
     parse_targets(
@@ -142,4 +142,52 @@ fn json_errors_name_file_and_line() {
         let e = json(text).unwrap_err().to_string();
         assert!(e.starts_with(want), "{text:?}: {e}");
     }
+}
+
+#[test]
+fn templates_with_bodies_beside_their_file() {
+    // issue 10 item 4: a study reads its targets files through this reader,
+    // with `{origin}` and `${NAME}` in URLs filled in (and checked) later
+    // and `@body` paths relative to the targets file.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.json"), "{}").unwrap();
+    let abs = dir.path().join("abs.txt");
+    std::fs::write(&abs, "abs").unwrap();
+    let text = format!(
+        "GET {{origin}}/a\nAuthorization: Bearer ${{TOKEN}}\n\n# c\nPOST http://${{HOST}}/b\n@b.json\nPUT http://h/c\n@{}\n",
+        abs.display()
+    );
+    let mut r = TargetReader::new(Cursor::new(text.clone()), TargetFormat::Http, "t.txt")
+        .body_dir(dir.path())
+        .unchecked_urls();
+    let a = r.next().unwrap().unwrap();
+    assert_eq!((a.url.as_str(), r.line()), ("{origin}/a", 1));
+    assert_eq!(
+        a.headers,
+        vec![("Authorization".into(), "Bearer ${TOKEN}".into())]
+    );
+    let b = r.next().unwrap().unwrap();
+    assert_eq!(
+        (b.url.as_str(), &b.body[..], r.line()),
+        ("http://${HOST}/b", &b"{}"[..], 5)
+    );
+    let c = r.next().unwrap().unwrap();
+    assert_eq!((&c.body[..], r.line()), (&b"abs"[..], 7));
+    assert!(r.next().is_none());
+    // By default URLs are checked and bodies are read from the current folder.
+    let e = parse_targets(Cursor::new(text), TargetFormat::Http, "t.txt", None, &[]).unwrap_err();
+    assert!(e.to_string().starts_with("t.txt:1: bad URL"), "{e}");
+    let e = TargetReader::new(
+        Cursor::new("GET http://h/\n@b.json\n"),
+        TargetFormat::Http,
+        "t.txt",
+    )
+    .next()
+    .unwrap()
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("t.txt:2: cannot read body file \"b.json\""),
+        "{e}"
+    );
 }

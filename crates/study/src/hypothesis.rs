@@ -184,7 +184,7 @@ fn parse_metric(m: &str) -> Result<Metric, String> {
         .map(|(_, x)| *x)
         .ok_or_else(|| {
             let names = Metric::ALL.iter().map(|(n, _)| *n);
-            match crate::plan::suggest(m, names) {
+            match crate::suggest::suggest(m, names) {
                 Some(s) => format!("unknown metric {m:?} (did you mean {s:?}?)"),
                 None => format!("unknown metric {m:?}"),
             }
@@ -197,7 +197,7 @@ fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
     {
         if !targets.contains(&target) {
             return Err(
-                match crate::plan::suggest(target, targets.iter().copied()) {
+                match crate::suggest::suggest(target, targets.iter().copied()) {
                     Some(s) => format!("unknown target {target:?} (did you mean {s:?}?)"),
                     None => format!(
                         "unknown target {target:?} (targets: {})",

@@ -23,6 +23,7 @@ pub mod secrets;
 mod sources;
 pub mod stats;
 pub mod store;
+mod suggest;
 
 pub use plan::{Plan, PlanError};
 pub use runner::{Observer, RunInfo, RunOptions, StudyError, StudyOutcome, run_study};

@@ -6,15 +6,19 @@
 //! error names the file, line and column; an unknown key comes with the
 //! nearest valid key as a suggestion.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use loadlab_core::parse_go_duration;
+use loadlab_core::{PacerSpec, Rate, parse_go_duration};
+use loadlab_engine::AttackConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::hypothesis::Hypothesis;
-use crate::sources::{resolve_origin, resolve_target};
+pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
+use crate::sources::{
+    RawOrigin, RawTarget, Written, check_request, resolve_origin, resolve_target,
+};
+pub use crate::suggest::suggest;
 
 /// A plan error with its location.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -54,34 +58,9 @@ struct RawPlan {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawOrigin {
-    #[serde(default)]
-    pub(crate) recipe: Option<String>,
-    #[serde(default)]
-    pub(crate) recipes: Option<serde_yaml::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTarget {
-    pub(crate) name: String,
-    #[serde(default)]
-    pub(crate) url: Option<String>,
-    #[serde(default)]
-    pub(crate) method: Option<String>,
-    #[serde(default)]
-    pub(crate) headers: BTreeMap<String, String>,
-    #[serde(default)]
-    pub(crate) body: Option<String>,
-    #[serde(default)]
-    pub(crate) targets_file: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawLoad {
     #[serde(default)]
-    rates: Option<Vec<u64>>,
+    rates: Option<Vec<Rate>>,
     #[serde(default)]
     ramp: Option<RawRamp>,
     step: String,
@@ -106,16 +85,16 @@ struct RawLoad {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRamp {
-    from: u64,
-    to: u64,
-    by: u64,
+    from: Rate,
+    to: Rate,
+    by: Rate,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSlo {
     #[serde(default)]
-    success: Option<serde_yaml::Value>,
+    success: Option<serde_norway::Value>,
     #[serde(default)]
     p50: Option<String>,
     #[serde(default)]
@@ -180,31 +159,6 @@ pub struct Plan {
     pub env: crate::secrets::EnvValues,
 }
 
-/// An origin to start in-process; `recipes_json` is handed to the origin's parser.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OriginPlan {
-    pub recipes_json: String,
-    /// Where the recipe came from: a file path or "inline".
-    pub source: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TargetPlan {
-    pub name: String,
-    pub requests: Vec<RequestPlan>,
-}
-
-/// One request template. `url` may contain `{origin}`, replaced by the
-/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
-/// and header values may contain `${NAME}`, expanded from [`Plan::env`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RequestPlan {
-    pub method: String,
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Option<String>,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadPlan {
     /// Requests per second of each sweep step, ascending.
@@ -221,6 +175,25 @@ pub struct LoadPlan {
     pub max_connections: Option<usize>,
     pub timeout: Duration,
     pub keepalive: bool,
+}
+
+impl LoadPlan {
+    /// The engine's configuration of one run at `rate`: the only mapping
+    /// from a plan's load to attack settings, used by the runner and by the
+    /// report's equivalent command line (which renders it as flags).
+    pub fn attack_config(&self, rate: Rate) -> AttackConfig {
+        AttackConfig {
+            pacer: PacerSpec::Constant(rate),
+            duration: Some(self.step),
+            workers: self.workers,
+            max_workers: self.max_workers,
+            connections: self.connections,
+            max_connections: self.max_connections,
+            timeout: self.timeout,
+            keepalive: self.keepalive,
+            ..AttackConfig::default()
+        }
+    }
 }
 
 /// Service-level objective a run must meet to "pass".
@@ -277,7 +250,7 @@ const AT_NODE: &str = "\u{1}loadlab-probe:node";
 const AT_KEY: &str = "\u{1}loadlab-probe:key";
 
 /// Walks the YAML document down a key path and fails on purpose at the node
-/// it names, so that serde_yaml attaches that node's line and column to the
+/// it names, so that the YAML parser attaches that node's line and column to the
 /// error. With `key`, it fails on the last key instead of its value.
 struct Probe<'a> {
     path: &'a [Seg<'a>],
@@ -297,7 +270,7 @@ struct KeyProbe<'a>(&'a str);
 impl<'de> serde::de::DeserializeSeed<'de> for KeyProbe<'_> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        // Failing inside the visitor (not after it) lets serde_yaml mark the key.
+        // Failing inside the visitor (not after it) lets the YAML parser mark the key.
         d.deserialize_any(self)
     }
 }
@@ -357,7 +330,7 @@ impl<'de> serde::de::Visitor<'de> for Probe<'_> {
                     }
                     return Ok(());
                 }
-                while let Some(key) = m.next_key::<serde_yaml::Value>()? {
+                while let Some(key) = m.next_key::<serde_norway::Value>()? {
                     if key.as_str() == Some(k) {
                         return m.next_value_seed(Probe {
                             path: rest,
@@ -438,7 +411,7 @@ impl Probe<'_> {
 fn probe(src: &str, path: &[Seg<'_>], key: bool) -> Option<(usize, usize, bool)> {
     use serde::de::DeserializeSeed;
     let e = Probe { path, key }
-        .deserialize(serde_yaml::Deserializer::from_str(src))
+        .deserialize(serde_norway::Deserializer::from_str(src))
         .err()?;
     let msg = e.to_string();
     let scalar = msg.contains(AT_SCALAR);
@@ -470,26 +443,28 @@ pub fn locate_path(src: &str, path: &str) -> (usize, usize) {
     (1, 1)
 }
 
-/// The nearest valid key to `bad` among `valid`, if it is close enough.
-pub fn suggest<'a>(bad: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    valid
-        .into_iter()
-        .map(|k| (strsim::jaro_winkler(bad, k), k))
-        .filter(|(s, _)| *s > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| k)
+/// Where the key of the value at `path` is written (an unknown key is shown
+/// there); falls back to [`locate_path`].
+pub fn locate_key(src: &str, path: &str) -> (usize, usize) {
+    let segs = parse_path(path);
+    if matches!(segs.last(), Some(Seg::Key(_)))
+        && let Some((line, col, _)) = probe(src, &segs, true)
+    {
+        return (line, col);
+    }
+    locate_path(src, path)
 }
 
-/// Turns serde_yaml's message into ours: location prefix, and for an unknown
+/// Turns the YAML parser's message into ours: location prefix, and for an unknown
 /// key, the nearest valid key.
-fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
+fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
     let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
     let mut msg = e.to_string();
     if let Some(i) = msg.find(" at line ") {
         msg.truncate(i);
     }
     if let Some(at) = msg.find("unknown field `") {
-        // serde_yaml prefixes the path of the mapping (`load: `): keep it.
+        // serde_norway prefixes the path of the mapping (`load: `): keep it.
         let prefix = msg[..at].to_string();
         let rest = msg[at + "unknown field `".len()..].to_string();
         let rest = rest.as_str();
@@ -532,7 +507,7 @@ impl Plan {
 
     /// Parses and validates plan text; `file` is only used in messages.
     pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
-        let raw: RawPlan = serde_yaml::from_str(src).map_err(|e| yaml_error(file, e))?;
+        let raw: RawPlan = serde_norway::from_str(src).map_err(|e| yaml_error(file, e))?;
         // `path` is the key path of the value at fault (`load.step`,
         // `targets[1].name`): it starts the message and gives the location.
         let err = |path: &str, message: String| {
@@ -553,6 +528,9 @@ impl Plan {
             return Err(err("targets", "at least one target is needed".into()));
         }
         let mut targets = Vec::new();
+        // Where each request is written, for the checks after `${NAME}`
+        // values and the origin are known.
+        let mut written = Vec::new();
         for (i, t) in raw.targets.iter().enumerate() {
             if !t
                 .name
@@ -574,23 +552,49 @@ impl Plan {
                     format!("duplicate target name {:?}", t.name),
                 ));
             }
-            let at = match (&t.url, &t.targets_file) {
-                (None, Some(_)) => format!("targets[{i}].targets_file"),
-                (Some(_), None) => format!("targets[{i}].url"),
-                _ => format!("targets[{i}]"),
-            };
-            targets.push(resolve_target(t, base).map_err(|m| err(&at, m))?);
+            let (target, w) = resolve_target(t, base).map_err(|e| match e.key.as_str() {
+                "" => err(&format!("targets[{i}]"), e.message),
+                k => err(&format!("targets[{i}].{k}"), e.message),
+            })?;
+            targets.push(target);
+            written.push(w);
         }
         let env = crate::secrets::capture(&targets, src, file)?;
 
         let l = &raw.load;
+        // A step is identified by its whole number of requests per second
+        // (in the store, the schedule, hypotheses); unlimited reads as 0.
+        let per_second = |path: &str, r: &Rate| -> Result<u64, PlanError> {
+            if r.is_unlimited() {
+                return Ok(0);
+            }
+            let per = r.per.as_nanos();
+            let ns = u128::from(r.freq) * 1_000_000_000;
+            if ns % per != 0 {
+                return Err(err(
+                    path,
+                    format!(
+                        "{r} is {} requests per second; a study's rates are whole requests per second",
+                        r.hz()
+                    ),
+                ));
+            }
+            u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
+        };
         let rates = match (&l.rates, &l.ramp) {
-            (Some(r), None) => r.clone(),
+            (Some(r), None) => r
+                .iter()
+                .enumerate()
+                .map(|(i, r)| per_second(&format!("load.rates[{i}]"), r))
+                .collect::<Result<Vec<u64>, _>>()?,
             (None, Some(r)) => {
-                if r.by == 0 || r.to < r.from {
+                let from = per_second("load.ramp.from", &r.from)?;
+                let to = per_second("load.ramp.to", &r.to)?;
+                let by = per_second("load.ramp.by", &r.by)?;
+                if by == 0 || to < from {
                     return Err(err("load.ramp", "needs from <= to and by > 0".into()));
                 }
-                (r.from..=r.to).step_by(r.by as usize).collect()
+                (from..=to).step_by(by as usize).collect()
             }
             (Some(_), Some(_)) => {
                 return Err(err(
@@ -668,6 +672,25 @@ impl Plan {
                 .unwrap_or(Duration::from_secs(30)),
             keepalive: l.keepalive.unwrap_or(true),
         };
+        for (key, zero) in [
+            ("load.workers", load.workers == 0),
+            ("load.max_workers", load.max_workers == Some(0)),
+            ("load.max_connections", load.max_connections == Some(0)),
+        ] {
+            if zero {
+                return Err(err(key, "must be at least 1".into()));
+            }
+        }
+        if load.timeout.is_zero() {
+            return Err(err("load.timeout", "must be longer than zero".into()));
+        }
+        // Anything else the engine would refuse, refused now.
+        if let Err(e) = load
+            .attack_config(Rate::per_second(load.rates[0]))
+            .validate()
+        {
+            return Err(err("load", e.to_string()));
+        }
 
         let slo = match &raw.slo {
             None => None,
@@ -748,21 +771,60 @@ impl Plan {
 
         let origin = match &raw.origin {
             None => None,
-            Some(o) => Some(resolve_origin(o, base).map_err(|m| err("origin", m))?),
+            Some(o) => Some(resolve_origin(o, base).map_err(|e| {
+                let path = match e.key.as_str() {
+                    "" => "origin".to_string(),
+                    k => format!("origin.{k}"),
+                };
+                let mut pe = err(&path, e.message);
+                // A recipe's unknown key is shown at the key, not its value.
+                if pe.message.starts_with(&format!("{path}: unknown field")) {
+                    (pe.line, pe.column) = locate_key(src, &path);
+                }
+                pe
+            })?),
         };
-        if origin.is_none()
-            && let Some(i) = targets
-                .iter()
-                .position(|t| t.requests.iter().any(|r| r.url.contains("{origin}")))
-        {
-            let t = &targets[i];
-            return Err(err(
-                &format!("targets[{i}].url"),
-                format!(
-                    "target {:?} uses {{origin}} but the plan starts no origin",
-                    t.name
-                ),
-            ));
+        // A request's key in the plan, and its place in its targets file.
+        let request_at = |i: usize, w: &Written, key: &str| match w {
+            Written::Inline => (format!("targets[{i}].{key}"), String::new()),
+            Written::File { path, line } => (
+                format!("targets[{i}].targets_file"),
+                format!("{path}:{line}: "),
+            ),
+        };
+        for (i, (t, w)) in targets.iter().zip(&written).enumerate() {
+            for (r, w) in t.requests.iter().zip(w) {
+                if origin.is_none() && r.url.contains("{origin}") {
+                    let (at, _) = request_at(i, w, "url");
+                    return Err(err(
+                        &at,
+                        format!(
+                            "target {:?} uses {{origin}} but the plan starts no origin",
+                            t.name
+                        ),
+                    ));
+                }
+                // Checked as sent: references expanded, `{origin}` standing
+                // for the in-process origin (messages show the template).
+                let expand = |v: &str| crate::secrets::expand(v, &env).unwrap_or_default();
+                let url = expand(&r.url).replace("{origin}", "http://127.0.0.1:1");
+                let headers: Vec<(String, String)> = r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand(v)))
+                    .collect();
+                let shown = crate::secrets::redact_urls(&r.url);
+                if let Err(m) = check_request(&url, &headers, &shown) {
+                    let key = if m.starts_with("bad URL") {
+                        "url"
+                    } else {
+                        "headers"
+                    };
+                    let (at, place) = request_at(i, w, key);
+                    let m = crate::secrets::scrub_values(&env, &m);
+                    return Err(err(&at, format!("{place}{m}")));
+                }
+            }
         }
 
         let monitor = match &raw.monitor {
@@ -828,10 +890,10 @@ impl Plan {
 }
 
 /// `99.9%`, `"99.9%"`, `0.999` → 0.999.
-fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
+fn parse_ratio(v: &serde_norway::Value) -> Result<f64, String> {
     let x = match v {
-        serde_yaml::Value::Number(n) => n.as_f64().ok_or("not a number")?,
-        serde_yaml::Value::String(s) => {
+        serde_norway::Value::Number(n) => n.as_f64().ok_or("not a number")?,
+        serde_norway::Value::String(s) => {
             let s = s.trim();
             match s.strip_suffix('%') {
                 Some(p) => {

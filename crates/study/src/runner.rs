@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use loadlab_core::{PacerSpec, Rate, Sink, Tee, format_go_duration};
+use loadlab_core::{Rate, Sink, Tee, format_go_duration};
 use loadlab_engine::{AttackConfig, LiveStats, Target, TargetSource};
 
 use crate::analysis::{self, PROBE, SWEEP};
@@ -370,8 +370,7 @@ fn execute(
         .iter()
         .map(|r| {
             Ok(Target {
-                method: http::Method::from_bytes(r.method.as_bytes())
-                    .map_err(|e| StudyError::Engine(e.to_string()))?,
+                method: r.method.clone(),
                 url: expand(&r.url)?.replace("{origin}", base_url),
                 headers: r
                     .headers
@@ -384,15 +383,7 @@ fn execute(
         .collect::<Result<_, StudyError>>()?;
     let cfg = AttackConfig {
         name: format!("{}/{target}/{rate}", plan.name),
-        pacer: PacerSpec::Constant(Rate::per_second(rate)),
-        duration: Some(l.step),
-        workers: l.workers,
-        max_workers: l.max_workers,
-        connections: l.connections,
-        max_connections: l.max_connections,
-        timeout: l.timeout,
-        keepalive: l.keepalive,
-        ..AttackConfig::default()
+        ..l.attack_config(Rate::per_second(rate))
     };
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
@@ -504,8 +495,14 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     let origin = match &plan.origin {
         None => None,
         Some(o) => {
-            let recipes = loadlab_origin::parse_recipes(&o.recipes_json)
-                .map_err(|e| StudyError::Origin(e.to_string()))?;
+            // Parsed when the plan was loaded; a plan built otherwise
+            // (deserialized) has only the text.
+            let recipes = if o.recipes.is_empty() {
+                loadlab_origin::parse_recipes(&o.recipes_json)
+                    .map_err(|e| StudyError::Origin(e.to_string()))?
+            } else {
+                o.recipes.clone()
+            };
             let cfg = loadlab_origin::OriginConfig {
                 recipes,
                 workers: Some(1),

@@ -137,6 +137,35 @@ pub fn expand(s: &str, env: &EnvValues) -> Result<String, String> {
     Ok(out)
 }
 
+/// `s` as one double-quoted shell word that gives `s` back with its
+/// `${NAME}` references expanded by the shell (as the study expands them):
+/// `"`, `\`, `` ` `` and every other `$` are escaped (`$${` is a literal `${`).
+pub(crate) fn shell_quoted(s: &str) -> String {
+    let escape = |out: &mut String, lit: &str| {
+        for c in lit.chars() {
+            if matches!(c, '"' | '\\' | '`' | '$') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    };
+    let mut out = String::from("\"");
+    match pieces(s) {
+        Ok(ps) => {
+            for p in ps {
+                match p {
+                    Piece::Lit(l) => escape(&mut out, l),
+                    Piece::Var(n) => out.push_str(&format!("${{{n}}}")),
+                }
+            }
+        }
+        // Not a valid template (refused at load): all literal.
+        Err(_) => escape(&mut out, s),
+    }
+    out.push('"');
+    out
+}
+
 /// Whether `s` is exactly one `${NAME}` reference.
 fn is_reference(s: &str) -> bool {
     matches!(pieces(s).as_deref(), Ok([Piece::Var(_)]))
@@ -333,8 +362,20 @@ pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
     out
 }
 
+/// `text` with every captured value (of 4 characters or more: a shorter one
+/// would mangle ordinary text, and is no secret anyway) replaced by `REDACTED`.
+pub(crate) fn scrub_values(env: &EnvValues, text: &str) -> String {
+    let mut values: Vec<&str> = env.values().filter(|v| v.len() >= 4).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    let mut out = text.to_string();
+    for v in values {
+        out = out.replace(v, REDACTED);
+    }
+    out
+}
+
 /// Pairs (as written, as shown) for the credentials of a plan's YAML value.
-fn yaml_replacements(v: &serde_yaml::Value) -> Vec<(String, String)> {
+fn yaml_replacements(v: &serde_norway::Value) -> Vec<(String, String)> {
     let extra: Vec<String> = v
         .get("redact")
         .and_then(|r| r.as_sequence())
@@ -375,7 +416,7 @@ fn yaml_replacements(v: &serde_yaml::Value) -> Vec<(String, String)> {
 /// cannot be found verbatim (an escaped or multi-line string), the plan is
 /// re-serialized from its parsed form instead, with a note saying so.
 pub fn redact_plan_yaml(text: &str) -> String {
-    let Ok(mut v) = serde_yaml::from_str::<serde_yaml::Value>(text) else {
+    let Ok(mut v) = serde_norway::from_str::<serde_norway::Value>(text) else {
         return text.to_string();
     };
     let mut reps = yaml_replacements(&v);
@@ -387,7 +428,7 @@ pub fn redact_plan_yaml(text: &str) -> String {
     for (from, to) in &reps {
         out = out.replace(from.as_str(), to);
     }
-    let clean = serde_yaml::from_str::<serde_yaml::Value>(&out)
+    let clean = serde_norway::from_str::<serde_norway::Value>(&out)
         .is_ok_and(|w| yaml_replacements(&w).is_empty());
     if clean {
         return out;
@@ -407,12 +448,12 @@ pub fn redact_plan_yaml(text: &str) -> String {
             if let Some(u) = t.get_mut("url")
                 && let Some(s) = u.as_str()
             {
-                *u = serde_yaml::Value::String(redact_urls(s));
+                *u = serde_norway::Value::String(redact_urls(s));
             }
             if let Some(h) = t.get_mut("headers").and_then(|h| h.as_mapping_mut()) {
                 for (k, val) in h.iter_mut() {
                     if let (Some(k), Some(s)) = (k.as_str(), val.as_str()) {
-                        *val = serde_yaml::Value::String(redact_header_value(k, s, &extra));
+                        *val = serde_norway::Value::String(redact_header_value(k, s, &extra));
                     }
                 }
             }
@@ -420,7 +461,7 @@ pub fn redact_plan_yaml(text: &str) -> String {
     }
     format!(
         "# loadlab re-serialized this plan to redact its credentials (comments and layout are not kept)\n{}",
-        serde_yaml::to_string(&v).unwrap_or_default()
+        serde_norway::to_string(&v).unwrap_or_default()
     )
 }
 
@@ -439,6 +480,15 @@ mod tests {
         assert!(references("${1X}").is_err());
         assert!(references("${X").is_err());
         assert_eq!(format!("{env:?}"), "{\"X\"}");
+    }
+
+    #[test]
+    fn shell_words_keep_references_only() {
+        assert_eq!(shell_quoted("Bearer ${TOKEN}"), "\"Bearer ${TOKEN}\"");
+        assert_eq!(
+            shell_quoted(r#"say "hi" `x` \ $5 $${NOT} ${A}${B_2}"#),
+            r#""say \"hi\" \`x\` \\ \$5 \${NOT} ${A}${B_2}""#
+        );
     }
 
     #[test]

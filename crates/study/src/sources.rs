@@ -1,120 +1,302 @@
 //! Where a plan's requests and recipes come from: inline values, vegeta
 //! `http` targets files, recipe files. Paths are relative to the plan's folder.
+//!
+//! A leaf below [`crate::plan`]: it defines the YAML shape of a target and of
+//! an origin and what they resolve to, and imports nothing from the plan.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{OriginPlan, RawOrigin, RawTarget, RequestPlan, TargetPlan};
+use loadlab_engine::{TargetFormat, TargetReader};
+use serde::{Deserialize, Serialize};
 
-pub(crate) fn resolve_target(t: &RawTarget, base: &Path) -> Result<TargetPlan, String> {
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOrigin {
+    #[serde(default)]
+    pub(crate) recipe: Option<String>,
+    #[serde(default)]
+    pub(crate) recipes: Option<serde_norway::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTarget {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) url: Option<String>,
+    #[serde(default)]
+    pub(crate) method: Option<String>,
+    #[serde(default)]
+    pub(crate) headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(crate) body: Option<String>,
+    #[serde(default)]
+    pub(crate) targets_file: Option<String>,
+}
+
+/// An origin to start in-process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OriginPlan {
+    /// The recipes as written (JSON), shown in the report.
+    pub recipes_json: String,
+    /// Where the recipe came from: a file path or "inline".
+    pub source: String,
+    /// The recipes, parsed when the plan is loaded. Not stored: a plan read
+    /// back from the store has none (parse `recipes_json` again if needed).
+    #[serde(skip)]
+    pub recipes: Vec<loadlab_origin::Recipe>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetPlan {
+    pub name: String,
+    pub requests: Vec<RequestPlan>,
+}
+
+/// One request template. `url` may contain `{origin}`, replaced by the
+/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
+/// and header values may contain `${NAME}`, expanded from [`Plan::env`](crate::Plan::env).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestPlan {
+    /// Parsed once, at load; stored as its name (`"GET"`).
+    #[serde(with = "method_name")]
+    pub method: http::Method,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+/// A problem with a target or an origin: at `key` below it (`url`,
+/// `targets_file`, `recipes[1].stages[0].latency`), or at the entry itself
+/// when `key` is empty.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SourceError {
+    pub(crate) key: String,
+    pub(crate) message: String,
+}
+
+impl SourceError {
+    fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        SourceError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Where a request is written: an inline target's keys, or a line of its
+/// targets file (`path`, 1-based `line`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Written {
+    Inline,
+    File { path: String, line: usize },
+}
+
+/// Resolves one target: its requests and where each is written. Targets
+/// files are read by the engine's reader (vegeta's `http` format) with URLs
+/// left unchecked, since they may hold `{origin}` and `${NAME}` (see
+/// [`check_request`]), and `@body` paths relative to the targets file.
+pub(crate) fn resolve_target(
+    t: &RawTarget,
+    base: &Path,
+) -> Result<(TargetPlan, Vec<Written>), SourceError> {
     let headers: Vec<(String, String)> = t
         .headers
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let requests = match (&t.url, &t.targets_file) {
+    let (requests, written) = match (&t.url, &t.targets_file) {
         (Some(url), None) => {
             let method = t
                 .method
                 .clone()
                 .unwrap_or_else(|| "GET".into())
                 .to_ascii_uppercase();
-            http::Method::from_bytes(method.as_bytes())
-                .map_err(|_| format!("invalid method {method:?}"))?;
-            vec![RequestPlan {
+            let method = http::Method::from_bytes(method.as_bytes())
+                .map_err(|_| SourceError::new("method", format!("invalid method {method:?}")))?;
+            let r = RequestPlan {
                 method,
                 url: url.clone(),
                 headers,
                 body: t.body.clone(),
-            }]
+            };
+            (vec![r], vec![Written::Inline])
         }
-        (None, Some(file)) => {
-            let path = base.join(file);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read targets file {}: {e}", path.display()))?;
-            parse_http_targets(&text, &headers, &path)?
-        }
+        (None, Some(file)) => read_targets_file(&base.join(file), &headers)?,
         _ => {
-            return Err(format!(
-                "target {:?} needs exactly one of `url` or `targets_file`",
-                t.name
+            return Err(SourceError::new(
+                "",
+                format!(
+                    "target {:?} needs exactly one of `url` or `targets_file`",
+                    t.name
+                ),
             ));
         }
     };
-    Ok(TargetPlan {
-        name: t.name.clone(),
-        requests,
-    })
+    Ok((
+        TargetPlan {
+            name: t.name.clone(),
+            requests,
+        },
+        written,
+    ))
 }
 
-/// The vegeta `http` targets format: `METHOD URL`, header lines, optional
-/// `@body-file`, blank line between targets, `#` comments.
-fn parse_http_targets(
-    text: &str,
-    headers: &[(String, String)],
+/// Reads a targets file; `headers` (the plan's) come before each request's own.
+fn read_targets_file(
     path: &Path,
-) -> Result<Vec<RequestPlan>, String> {
-    let mut out: Vec<RequestPlan> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let here = || format!("{}:{}", path.display(), i + 1);
-        if let Some(body) = line.strip_prefix('@') {
-            let bp = path.parent().unwrap_or(Path::new(".")).join(body);
-            let b = std::fs::read_to_string(&bp)
-                .map_err(|e| format!("{}: cannot read body {}: {e}", here(), bp.display()))?;
-            out.last_mut()
-                .ok_or_else(|| format!("{}: body before any target", here()))?
-                .body = Some(b);
-        } else if let Some((m, u)) = line.split_once(' ')
-            && http::Method::from_bytes(m.as_bytes()).is_ok()
-            && m.chars().all(|c| c.is_ascii_uppercase())
-            && u.trim().contains("://")
-        {
-            out.push(RequestPlan {
-                method: m.into(),
-                url: u.trim().into(),
-                headers: headers.to_vec(),
-                body: None,
-            });
-        } else if let Some((k, v)) = line.split_once(':') {
-            out.last_mut()
-                .ok_or_else(|| format!("{}: header before any target", here()))?
-                .headers
-                .push((k.trim().into(), v.trim().into()));
-        } else {
-            return Err(format!(
-                "{}: expected `METHOD URL`, a header or @body",
-                here()
-            ));
-        }
+    headers: &[(String, String)],
+) -> Result<(Vec<RequestPlan>, Vec<Written>), SourceError> {
+    let at = |m: String| SourceError::new("targets_file", m);
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path)
+        .map_err(|e| at(format!("cannot read targets file {name}: {e}")))?;
+    let mut reader =
+        TargetReader::new(std::io::BufReader::new(f), TargetFormat::Http, &name).unchecked_urls();
+    if let Some(dir) = path.parent() {
+        reader = reader.body_dir(dir);
     }
-    if out.is_empty() {
-        return Err(format!("{}: no targets", path.display()));
+    let (mut requests, mut written) = (Vec::new(), Vec::new());
+    while let Some(t) = reader.next() {
+        let t = t.map_err(|e| at(e.to_string()))?;
+        let line = reader.line();
+        let body = match t.body.is_empty() {
+            true => None,
+            false => Some(String::from_utf8(t.body.to_vec()).map_err(|_| {
+                at(format!(
+                    "{name}:{line}: the body is not UTF-8 text (a study keeps bodies as text)"
+                ))
+            })?),
+        };
+        let mut h = headers.to_vec();
+        h.extend(t.headers);
+        requests.push(RequestPlan {
+            method: t.method,
+            url: t.url,
+            headers: h,
+            body,
+        });
+        written.push(Written::File {
+            path: name.clone(),
+            line,
+        });
     }
-    Ok(out)
+    if requests.is_empty() {
+        return Err(at(format!("{name}: no targets found")));
+    }
+    Ok((requests, written))
 }
 
-pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, String> {
+/// Checks a request as it will be sent: `url` and `headers` are the
+/// template's with `{origin}` and `${NAME}` filled in. Messages show the
+/// template (`shown`, its URL redacted), never the values filled in.
+pub(crate) fn check_request(
+    url: &str,
+    headers: &[(String, String)],
+    shown_url: &str,
+) -> Result<(), String> {
+    if let Err(m) = loadlab_engine::targets::check_url(url) {
+        let sent = format!("{:?}", loadlab_engine::redact_url(url));
+        return Err(m.replace(&sent, &format!("{shown_url:?}")));
+    }
+    for (k, v) in headers {
+        if http::HeaderName::from_bytes(k.trim().as_bytes()).is_err() {
+            return Err(format!("bad header name {k:?}"));
+        }
+        if http::HeaderValue::from_str(v.trim()).is_err() {
+            return Err(format!("bad value for header {k:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// An HTTP method in a serialized plan: its name.
+mod method_name {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(m: &http::Method, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(m.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<http::Method, D::Error> {
+        let name = String::deserialize(d)?;
+        http::Method::from_bytes(name.as_bytes())
+            .map_err(|_| D::Error::custom(format!("invalid method {name:?}")))
+    }
+}
+
+/// Reads and parses the origin's recipes (with the origin's own parser), so
+/// that a bad recipe is refused when the plan is loaded: an inline recipe at
+/// its key (`recipes[1].stages[0].latency`), a recipe file at `recipe`.
+pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, SourceError> {
     match (&o.recipe, &o.recipes) {
         (Some(file), None) => {
             let path: PathBuf = base.join(file);
-            let json = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read recipe {}: {e}", path.display()))?;
+            let json = std::fs::read_to_string(&path).map_err(|e| {
+                SourceError::new(
+                    "recipe",
+                    format!("cannot read recipe {}: {e}", path.display()),
+                )
+            })?;
+            let recipes = loadlab_origin::parse_recipes(&json)
+                .map_err(|e| SourceError::new("recipe", format!("{file}: {e}")))?;
             Ok(OriginPlan {
                 recipes_json: json,
                 source: file.clone(),
+                recipes,
             })
         }
         (None, Some(v)) => {
-            let json =
-                serde_json::to_string_pretty(v).map_err(|e| format!("inline recipes: {e}"))?;
+            let json = serde_json::to_string_pretty(v)
+                .map_err(|e| SourceError::new("recipes", format!("inline recipes: {e}")))?;
+            let recipes = loadlab_origin::parse_recipes(&json).map_err(|e| {
+                let mut message = one_recipe(&e);
+                if !e.more.is_empty() {
+                    let n = e.more.len();
+                    message.push_str(&format!(
+                        "; {n} more bad recipe{}: ",
+                        if n == 1 { "" } else { "s" }
+                    ));
+                    let more: Vec<String> = e
+                        .more
+                        .iter()
+                        .map(|m| format!("origin.{}: {}", recipe_key(&m.field), one_recipe(m)))
+                        .collect();
+                    message.push_str(&more.join("; "));
+                }
+                SourceError::new(recipe_key(&e.field), message)
+            })?;
             Ok(OriginPlan {
                 recipes_json: json,
                 source: "inline".into(),
+                recipes,
             })
         }
-        _ => Err("origin needs exactly one of `recipe` (a file) or `recipes` (inline)".into()),
+        _ => Err(SourceError::new(
+            "",
+            "origin needs exactly one of `recipe` (a file) or `recipes` (inline)",
+        )),
+    }
+}
+
+/// The key below `origin` of a field the recipe parser names: `[1].stages[0]`
+/// → `recipes[1].stages[0]`, `stages[0]` (a single recipe) →
+/// `recipes.stages[0]`; its `(json)`, `(list)`, `(recipe)` mean the node itself.
+fn recipe_key(field: &str) -> String {
+    let kept: Vec<&str> = field.split('.').filter(|p| !p.starts_with('(')).collect();
+    let path = kept.join(".");
+    if path.is_empty() || path.starts_with('[') {
+        format!("recipes{path}")
+    } else {
+        format!("recipes.{path}")
+    }
+}
+
+/// One recipe error without its field: the reason, and the route in a list.
+fn one_recipe(e: &loadlab_origin::RecipeError) -> String {
+    match (e.recipe, &e.route) {
+        (Some(_), Some(route)) => format!("{} (route {route:?})", e.reason),
+        _ => e.reason.clone(),
     }
 }

@@ -4,21 +4,22 @@
 //! ceilings, charts, then one section per step with vegeta-style numbers.
 
 pub mod charts;
+pub mod command;
 pub mod doc;
 pub mod text;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use loadlab_core::format_go_duration;
+use loadlab_core::{Rate, format_go_duration};
 
 use crate::analysis::{Analysis, PROBE, SWEEP};
 use crate::env::Environment;
 use crate::plan::Plan;
 use crate::store::{RunRow, StudyRow};
 use charts::{Axis, Figure, Line, Panel, Rule};
+pub use command::attack_command;
 use doc::Block;
 
 /// Table-friendly latency: 3 significant digits in ms (full precision lives in the vegeta blocks).
@@ -93,50 +94,6 @@ fn target_index(plan: &Plan, name: &str) -> usize {
         .iter()
         .position(|t| t.name == name)
         .unwrap_or(0)
-}
-
-/// The equivalent `loadlab attack` command line of one run of a target.
-/// Credentials are redacted (see [`Plan::redacted`]); `${NAME}` references
-/// are kept, so the shell expands them when the line is run.
-pub fn attack_command(plan: &Plan, target: &str, rate: &str, base_url: &str) -> String {
-    let plan = &plan.redacted();
-    let Some(t) = plan.target(target) else {
-        return String::new();
-    };
-    let l = &plan.load;
-    let mut input = String::new();
-    for r in &t.requests {
-        input.push_str(&format!(
-            "{} {}",
-            r.method,
-            r.url.replace("{origin}", base_url)
-        ));
-    }
-    let mut cmd = format!("echo \"{input}\" | loadlab attack");
-    if let Some(r) = t.requests.first() {
-        for (k, v) in &r.headers {
-            cmd.push_str(&format!(" -header=\"{k}: {v}\""));
-        }
-        if r.body.is_some() {
-            cmd.push_str(" -body=body.txt");
-        }
-    }
-    cmd.push_str(&format!(
-        " -duration={} -rate={rate} -workers={}",
-        format_go_duration(l.step),
-        l.workers
-    ));
-    if let Some(m) = l.max_workers {
-        cmd.push_str(&format!(" -max-workers={m}"));
-    }
-    if l.timeout != Duration::from_secs(30) {
-        cmd.push_str(&format!(" -timeout={}", format_go_duration(l.timeout)));
-    }
-    if !l.keepalive {
-        cmd.push_str(" -keepalive=false");
-    }
-    cmd.push_str(" | tee results.bin | loadlab report");
-    cmd
 }
 
 fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
@@ -406,7 +363,12 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     String::new(),
                     format!(
                         "{}\n\n{}{}",
-                        attack_command(plan, &t.name, &rate.to_string(), "http://ORIGIN"),
+                        attack_command(
+                            plan,
+                            &t.name,
+                            Some(Rate::per_second(*rate)),
+                            "http://ORIGIN"
+                        ),
                         text::vegeta_text(&r.summary),
                         text::extras(&r.summary, plan.load.warmup)
                     ),
@@ -532,7 +494,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let cmds: Vec<String> = plan
         .targets
         .iter()
-        .map(|t| attack_command(plan, &t.name, "X", "http://ORIGIN"))
+        .map(|t| attack_command(plan, &t.name, None, "http://ORIGIN"))
         .collect();
     b.push(Block::Code("sh".into(), cmds.join("\n")));
     if let Some(o) = &plan.origin {
