@@ -85,6 +85,7 @@ pub mod live;
 mod request;
 mod runner;
 mod rxtime;
+mod stream;
 pub mod targets;
 mod timer;
 mod tls;
