@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use loadlab_core::TargetInfo;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
 use super::shared::{Shared, Targets};
 use crate::EngineError;
@@ -16,11 +16,7 @@ use crate::request::Template;
 use crate::targets::{Target, TargetError};
 
 impl Shared {
-    pub(super) async fn next_lazy(
-        &self,
-        tx: &mpsc::Sender<Msg>,
-        abort: &mut watch::Receiver<bool>,
-    ) -> Option<(u32, Arc<Template>)> {
+    pub(super) async fn next_lazy(&self, tx: &mpsc::Sender<Msg>) -> Option<(u32, Arc<Template>)> {
         let Targets::Lazy { rx, index } = &self.targets else {
             return None;
         };
@@ -28,12 +24,11 @@ impl Shared {
         // not wait for it. A target already read is still taken first
         // (`biased`), so a claimed request is never dropped while its target
         // is at hand.
-        let mut stopped = self.stopped.subscribe();
         let got = tokio::select! {
             biased;
             item = async { rx.lock().await.recv().await } => Some(item),
-            _ = abort.wait_for(|v| *v) => return None,
-            _ = stopped.wait_for(|v| *v) => None,
+            _ = self.clock.abort_signal().wait() => return None,
+            _ = self.stopped.wait() => None,
         };
         let item = match got {
             Some(item) => item,

@@ -4,11 +4,11 @@
 //! schedule (`claim_paced`, the stop conditions).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use loadlab_core::Pacer;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::cancel::Cancel;
@@ -17,6 +17,7 @@ use crate::collector::{Holds, Msg};
 use crate::config::AttackConfig;
 use crate::live::{LiveStats, StopReason};
 use crate::request::Template;
+use crate::stop::StopSignal;
 use crate::targets::{Target, TargetError};
 use crate::transport::Transport;
 
@@ -38,17 +39,18 @@ pub(super) struct Shared {
     /// Paced claims take this lock so that requests join the clock's gates in
     /// schedule order.
     pub(super) claim_lock: Mutex<()>,
+    /// The send clock. Its abort signal is the interrupt: sleeping workers
+    /// give up their claims.
     pub(super) clock: Clock,
     /// Workers with a request in flight (paced mode).
     pub(super) sending: AtomicU64,
     pub(super) workers: AtomicU64,
-    pub(super) stopping: AtomicBool,
-    /// The same as `stopping`, for tasks that wait (lazy target reads).
-    pub(super) stopped: watch::Sender<bool>,
+    /// No more claims (see `stop_claims`).
+    pub(super) stopping: StopSignal,
+    /// The attack is over (see `stop`): waits for lazy targets give up.
+    pub(super) stopped: StopSignal,
     pub(super) reason: Mutex<Option<StopReason>>,
     pub(super) target_error: Mutex<Option<TargetError>>,
-    /// Interrupt: sleeping workers give up their claims.
-    pub(super) abort: watch::Receiver<bool>,
     /// End of the grace period: in-flight requests are recorded as canceled.
     pub(super) cancel: Cancel,
     pub(super) targets: Targets,
@@ -76,13 +78,13 @@ impl Shared {
     pub(super) fn stop_claims(&self, why: StopReason) {
         let mut r = self.reason.lock().expect("reason lock");
         r.get_or_insert(why);
-        self.stopping.store(true, Ordering::Release);
+        self.stopping.fire();
     }
 
     /// The attack is over: claims stop and waits for lazy targets give up.
     pub(super) fn stop(&self, why: StopReason) {
         self.stop_claims(why);
-        self.stopped.send_replace(true);
+        self.stopped.fire();
     }
 
     /// True (and claims stop) when request `n` is past `max_requests`.

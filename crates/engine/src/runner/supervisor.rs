@@ -4,12 +4,11 @@
 //! sink and sums the attack up.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{Pacer, Sink, TargetInfo};
-use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::cancel::Cancel;
@@ -19,6 +18,7 @@ use crate::collector::{self, Holds};
 use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
 use crate::request::Template;
+use crate::stop::StopSignal;
 use crate::targets::TargetSource;
 use crate::transport::Transport;
 use crate::{EngineError, INTERRUPT_GRACE};
@@ -83,7 +83,6 @@ pub async fn attack_with_live(
     let holds = Arc::new(Holds::default());
     let collector =
         collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;
-    let (abort_tx, abort_rx) = watch::channel(false);
     let paced = !cfg.unpaced();
     let cap = cfg.worker_cap().unwrap_or(u64::MAX);
     let initial = if paced {
@@ -112,11 +111,10 @@ pub async fn attack_with_live(
         sending: AtomicU64::new(0),
         // Counted before any starts, so early claims see the full initial pool.
         workers: AtomicU64::new(initial),
-        stopping: AtomicBool::new(false),
-        stopped: watch::channel(false).0,
+        stopping: StopSignal::new(),
+        stopped: StopSignal::new(),
         reason: Mutex::new(None),
         target_error: Mutex::new(None),
-        abort: abort_rx,
         cancel: Cancel::default(),
         targets,
         transport,
@@ -157,7 +155,7 @@ pub async fn attack_with_live(
                 interrupted = true;
                 interrupt_at = start.elapsed();
                 sh.stop(StopReason::Interrupted);
-                let _ = abort_tx.send(true);
+                // The interrupt signal: waiting workers give up their claims.
                 sh.clock.abort();
                 grace_end.as_mut().reset(Instant::now() + INTERRUPT_GRACE.min(timeout));
             }

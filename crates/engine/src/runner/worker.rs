@@ -88,12 +88,11 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
     let mut batch: Vec<Sample> =
         Vec::with_capacity(batch_capacity(sh.workers.load(Ordering::Relaxed)));
     let mut batch_started = Instant::now();
-    let mut abort = sh.abort.clone();
     let waker = sh.cancel.register();
     let hold = sh.holds.register();
     let live = &*sh.live;
     loop {
-        if sh.stopping.load(Ordering::Acquire) {
+        if sh.stopping.is_set() {
             break;
         }
         let (n, intended) = if sh.paced {
@@ -116,7 +115,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                     let sleeper = own_timer.get_or_insert_with(PreciseSleep::new);
                     tokio::select! {
                         _ = sleeper.until(at) => {}
-                        _ = abort.wait_for(|v| *v) => break,
+                        _ = sh.clock.abort_signal().wait() => break,
                     }
                 }
             }
@@ -140,7 +139,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 let i = (n % v.len() as u64) as usize;
                 (i as u32, v[i].clone())
             }
-            Targets::Lazy { .. } => match sh.next_lazy(&tx, &mut abort).await {
+            Targets::Lazy { .. } => match sh.next_lazy(&tx).await {
                 Some(x) => x,
                 None => {
                     break;
@@ -195,7 +194,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             ));
             std::future::poll_fn(|cx| {
                 waker.register(cx.waker());
-                if sh.cancel.flag.load(Ordering::Acquire) {
+                if sh.cancel.signal.is_set() {
                     return Poll::Ready(true);
                 }
                 run.as_mut().poll(cx).map(|()| false)
