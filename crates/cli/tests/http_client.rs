@@ -120,7 +120,6 @@ fn raw_server(
     std::net::SocketAddr,
     std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 ) {
-    use std::io::Read;
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -130,15 +129,7 @@ fn raw_server(
             let Ok(mut c) = c else { return };
             let (response, seen) = (response.clone(), seen2.clone());
             std::thread::spawn(move || {
-                let mut buf = vec![0u8; 8192];
-                loop {
-                    let mut got = Vec::new();
-                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match c.read(&mut buf) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => got.extend_from_slice(&buf[..n]),
-                        }
-                    }
+                while let Some(got) = loadlab_testkit::raw::read_head_blocking(&mut c) {
                     seen.lock()
                         .unwrap()
                         .push(String::from_utf8_lossy(&got).into_owned());

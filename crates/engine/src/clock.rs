@@ -36,6 +36,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::live::LiveStats;
+use crate::stop::StopSignal;
 use crate::timer::PreciseSleep;
 use crate::transport::Transport;
 
@@ -87,8 +88,9 @@ pub(crate) struct Clock {
     /// armed this much early so that gates open on time.
     advance_ns: AtomicU64,
     /// The attack was interrupted: every gate is open, and requests that
-    /// pass one are not to be sent.
-    aborted: AtomicBool,
+    /// pass one are not to be sent. The attack's interrupt signal: fired
+    /// here, in step with opening the gates, and waited for by workers.
+    aborted: StopSignal,
 }
 
 /// What a claim of the next request returns.
@@ -124,7 +126,7 @@ impl Clock {
             }),
             queued: Notify::new(),
             advance_ns: AtomicU64::new(0),
-            aborted: AtomicBool::new(false),
+            aborted: StopSignal::new(),
         }
     }
 
@@ -134,7 +136,7 @@ impl Clock {
     /// registered on a channel for every wait.)
     pub fn abort(&self) {
         let mut q = self.queue.lock().expect("clock lock");
-        self.aborted.store(true, Ordering::Release);
+        self.aborted.fire();
         for g in q.pending.drain(..) {
             g.release();
         }
@@ -142,7 +144,12 @@ impl Clock {
     }
 
     pub fn aborted(&self) -> bool {
-        self.aborted.load(Ordering::Acquire)
+        self.aborted.is_set()
+    }
+
+    /// The interrupt signal [`Clock::abort`] fires, for tasks that wait.
+    pub fn abort_signal(&self) -> &StopSignal {
+        &self.aborted
     }
 
     /// Places a request intended for `intended` in a gate. Callers must call
@@ -156,7 +163,7 @@ impl Clock {
             };
         }
         let mut q = self.queue.lock().expect("clock lock");
-        if self.aborted.load(Ordering::Acquire) {
+        if self.aborted.is_set() {
             return Slot::Now;
         }
         if let Some(last) = &q.last

@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use crate::transport::{Stream, classify};
+use crate::stream::{Stream, classify};
 
 /// Initial (and idle) read buffer: small, because 10,000 idle keep-alive
 /// connections must stay cheap; it grows to `BODY_BUF` while a large body is

@@ -10,7 +10,7 @@ use loadlab_core::ErrorKind;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use crate::transport::{Stream, classify};
+use crate::stream::{Stream, classify};
 
 /// `max_headers_size` is advertised as the largest header list the client
 /// takes (hyper's own default is 16 KiB).

@@ -75,6 +75,66 @@
 //! thread, fed by a bounded channel of per-worker sample batches; when it is
 //! full, workers wait rather than drop samples. `-lazy` targets are read on
 //! their own thread.
+//!
+//! # Shared state and shutdown: the rules
+//!
+//! Every part of the engine follows these (and `loadlab-study` with them).
+//!
+//! * **One state per attack, shared by `Arc`.** The supervisor
+//!   (`runner/supervisor.rs`) builds one `Shared` (`runner/shared.rs`) and
+//!   hands it to each worker and to the clock's task. Nothing is global;
+//!   what a caller shares ([`LiveStats`]) it passes in.
+//! * **What is set at the start stays as it is**: the configuration, the
+//!   templates, the start instant. Counters and maxima are atomics updated
+//!   with `Relaxed` ordering (they publish nothing else); a value that
+//!   publishes other memory (a worker's hold, a gate) is stored with
+//!   `Release` and read with `Acquire`. A `std::sync::Mutex` is held for a
+//!   few instructions (a pool's idle list, the paced claim, the lazy
+//!   targets' index) and never across an `.await`; the one
+//!   `tokio::sync::Mutex` is the lazy targets' receiver, held while it waits.
+//! * **Every stop is a [`StopSignal`]**: fired once by whoever decides
+//!   (firing again does nothing), never reset; checked with `is_set()` (one
+//!   atomic load, for the per-request checks), waited for with `wait()` in a
+//!   `select!` or, on a thread, `wait_timeout()`. No bare `AtomicBool` stop
+//!   flags, no `watch<bool>` channels, no sleep-and-poll loops. The one
+//!   refinement: the cancel of requests in flight sits on every request's
+//!   poll, so each worker registers its own `AtomicWaker` and the cancel
+//!   wakes them (`runner/cancel.rs`); its flag is still a `StopSignal`.
+//! * **Events are not stops.** Something that can happen again (a worker
+//!   exited, a connection was freed, a gate was queued or opened) is
+//!   announced through a `tokio::sync::Notify` next to the state it is
+//!   about, and the waiter checks that state again when woken.
+//! * **Shutdown goes in this order**, each step a signal fired by the
+//!   supervisor (or by a worker that meets a stop condition):
+//!   1. `stopping`: no request past this one is claimed (`duration`,
+//!      `max_requests`, the end of the plan or of the targets);
+//!   2. `stopped`: the attack is over; a wait for a lazy target gives up;
+//!   3. on an interrupt only, the clock's abort signal (`Clock::abort`, which
+//!      opens every gate in the same step): waiting workers give up their
+//!      claims; after [`INTERRUPT_GRACE`] (or `timeout`, if shorter)
+//!   4. the cancel: requests still in flight are recorded as canceled.
+//!
+//!   Each worker then flushes its batch and exits; its `Exit` guard counts
+//!   it out even if it panicked, and the last one wakes the supervisor. The
+//!   supervisor aborts the clock's task (it holds nothing), drops the last
+//!   sample sender, and waits for the sink thread, which ends when that
+//!   channel is closed and drained: a thread or task fed by a channel ends
+//!   when the senders are gone, never by a flag. The lazy targets' reader
+//!   thread ends when its receiver is dropped (or stays blocked on a
+//!   reader such as stdin; it holds no samples and nothing waits for it).
+//! * **From outside**, the caller's `shutdown` future is the interrupt. To
+//!   stop an attack from another thread, share a [`StopSignal`], pass
+//!   `async move { signal.wait().await }` and fire it.
+//!
+//! # Layout
+//!
+//! `runner/`: `supervisor.rs` (the attack's main loop), `worker.rs` (the
+//! worker loop and the pool's growth), `shared.rs` (the shared state and the
+//! claims), `lazy.rs` (lazy target feeding), `cancel.rs` (the cancel
+//! registry). `clock.rs` groups sends; `collector.rs` is the sink thread.
+//! `request.rs` runs one request over `transport.rs` (dialling, pools), which
+//! speaks HTTP/1.1 (`h1.rs`) or HTTP/2 (`h2.rs`) over a `stream.rs` byte
+//! stream. Modules import each other without cycles (`tests/module_graph.rs`).
 
 mod clock;
 mod collector;
@@ -85,6 +145,8 @@ pub mod live;
 mod request;
 mod runner;
 mod rxtime;
+mod stop;
+mod stream;
 pub mod targets;
 mod timer;
 mod tls;
@@ -97,6 +159,7 @@ use std::time::Duration;
 pub use config::{AttackConfig, DnsCache, TlsOptions};
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
+pub use stop::StopSignal;
 pub use targets::{
     Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
     redact_url,

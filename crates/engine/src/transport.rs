@@ -1,116 +1,25 @@
 //! Connections: dialling (TCP, Unix sockets, `-connect-to`, `-laddr`, TLS with
-//! ALPN), per-host pools of idle keep-alive connections, and the mapping of
-//! I/O failures to [`ErrorKind`]s.
+//! ALPN), per-host pools of idle keep-alive connections. The byte stream and
+//! the mapping of I/O failures to [`ErrorKind`]s are in `stream.rs`.
 
 use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body_util::Full;
 use loadlab_core::ErrorKind;
 use rustls::pki_types::ServerName;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpSocket, TcpStream, UnixStream};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::config::{AttackConfig, DnsCache};
 use crate::h1::H1Conn;
 use crate::rxtime::StampedTcp;
-
-/// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
-pub(crate) enum Stream {
-    Tcp(StampedTcp),
-    Unix(UnixStream),
-    Tls(Box<tokio_rustls::client::TlsStream<Stream>>),
-}
-
-impl Stream {
-    /// When the data of the last read reached this host, as the kernel
-    /// stamped it (TCP, also under TLS); `None` where there is no stamp.
-    /// True when reads carry the kernel's receive stamps.
-    pub fn stamped(&self) -> bool {
-        match self {
-            Stream::Tcp(s) => s.stamped(),
-            Stream::Unix(_) => false,
-            Stream::Tls(s) => s.get_ref().0.stamped(),
-        }
-    }
-
-    pub fn last_rx(&self) -> Option<tokio::time::Instant> {
-        match self {
-            Stream::Tcp(s) => s.last_rx(),
-            Stream::Unix(_) => None,
-            Stream::Tls(s) => s.get_ref().0.last_rx(),
-        }
-    }
-}
-
-impl AsyncRead for Stream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
-            Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
-            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Stream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
-            Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
-            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Tcp(s) => Pin::new(s).poll_flush(cx),
-            Stream::Unix(s) => Pin::new(s).poll_flush(cx),
-            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
-            Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
-            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
-    }
-}
-
-/// Maps an I/O failure to the short kind recorded in the sample.
-pub(crate) fn classify(e: &io::Error) -> ErrorKind {
-    use io::ErrorKind as K;
-    if let Some(k) = crate::tls::tls_error_kind(e) {
-        // A TLS alert can come after the handshake too (TLS 1.3 servers
-        // check client certificates then): on the first read.
-        return k;
-    }
-    match e.kind() {
-        K::ConnectionRefused => ErrorKind::ConnectRefused,
-        K::ConnectionReset | K::BrokenPipe | K::ConnectionAborted => ErrorKind::ConnectionReset,
-        K::UnexpectedEof => ErrorKind::ConnectionClosed,
-        K::AddrNotAvailable | K::AddrInUse => ErrorKind::AddressUnavailable,
-        K::TimedOut => ErrorKind::Timeout,
-        K::NotFound if e.raw_os_error().is_some() => ErrorKind::ConnectRefused,
-        _ => ErrorKind::Io,
-    }
-}
+use crate::stream::{Stream, classify};
 
 /// Where requests for one `scheme://host:port` go.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -40,27 +40,12 @@ async fn refused_port() {
 
 #[tokio::test]
 async fn server_closes_without_response() {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut c, _)) = l.accept().await else {
-                return;
-            };
-            tokio::spawn(async move {
-                // Read the whole request head, then close cleanly (FIN, not RST).
-                let mut buf = vec![0u8; 4096];
-                let mut got = Vec::new();
-                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match c.read(&mut buf).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => got.extend_from_slice(&buf[..n]),
-                    }
-                }
-                drop(c);
-            });
-        }
-    });
+    let addr = loadlab_testkit::raw::serve(|mut c| async move {
+        // Read the whole request head, then close cleanly (FIN, not RST).
+        loadlab_testkit::raw::read_head(&mut c).await;
+        drop(c);
+    })
+    .await;
     let s = run(cfg(3), &format!("http://{addr}/")).await;
     assert_eq!(s.len(), 3);
     for s in s {
@@ -94,22 +79,14 @@ async fn server_never_answers_times_out() {
 
 #[tokio::test]
 async fn garbage_response_is_a_protocol_error() {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut c, _)) = l.accept().await else {
-                return;
-            };
-            tokio::spawn(async move {
-                use tokio::io::AsyncWriteExt;
-                let mut buf = vec![0u8; 4096];
-                let _ = c.read(&mut buf).await;
-                let _ = c.write_all(b"SSH-2.0-OpenSSH\r\n\r\n").await;
-                let _ = c.shutdown().await;
-            });
-        }
-    });
+    let addr = loadlab_testkit::raw::serve(|mut c| async move {
+        use tokio::io::AsyncWriteExt;
+        let mut buf = vec![0u8; 4096];
+        let _ = c.read(&mut buf).await;
+        let _ = c.write_all(b"SSH-2.0-OpenSSH\r\n\r\n").await;
+        let _ = c.shutdown().await;
+    })
+    .await;
     let s = run(cfg(2), &format!("http://{addr}/")).await;
     assert!(
         s.iter()
@@ -128,35 +105,23 @@ async fn unknown_host_is_a_dns_error() {
 /// writes each piece of `script` after its delay, then keeps the connection
 /// open for `hold_ms` and closes it.
 async fn scripted(script: Vec<(u64, &'static [u8])>, hold_ms: u64) -> std::net::SocketAddr {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut c, _)) = l.accept().await else {
+    loadlab_testkit::raw::serve(move |mut c| {
+        let script = script.clone();
+        async move {
+            use tokio::io::AsyncWriteExt;
+            if loadlab_testkit::raw::read_head(&mut c).await.is_none() {
                 return;
-            };
-            let script = script.clone();
-            tokio::spawn(async move {
-                use tokio::io::AsyncWriteExt;
-                let mut buf = vec![0u8; 4096];
-                let mut got = Vec::new();
-                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match c.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => got.extend_from_slice(&buf[..n]),
-                    }
+            }
+            for (delay, piece) in script {
+                tokio::time::sleep(ms(delay)).await;
+                if c.write_all(piece).await.is_err() {
+                    return;
                 }
-                for (delay, piece) in script {
-                    tokio::time::sleep(ms(delay)).await;
-                    if c.write_all(piece).await.is_err() {
-                        return;
-                    }
-                }
-                tokio::time::sleep(ms(hold_ms)).await;
-            });
+            }
+            tokio::time::sleep(ms(hold_ms)).await;
         }
-    });
-    addr
+    })
+    .await
 }
 
 #[tokio::test]

@@ -10,41 +10,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use loadlab_core::{ErrorKind, PacerSpec, Rate, Sample};
 use loadlab_engine::{AttackConfig, attack};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 /// A raw HTTP/1.1 server answering every request with `response` on a kept
 /// alive connection (closing after it when `close_after`). Counts accepted
 /// connections.
 async fn raw(response: Vec<u8>, close_after: bool) -> (std::net::SocketAddr, Arc<AtomicU64>) {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
     let accepted = Arc::new(AtomicU64::new(0));
     let acc = accepted.clone();
     let response = Arc::new(response);
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut c, _)) = l.accept().await else {
-                return;
-            };
-            acc.fetch_add(1, Ordering::SeqCst);
-            let response = response.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                loop {
-                    let mut got = Vec::new();
-                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match c.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(k) => got.extend_from_slice(&buf[..k]),
-                        }
-                    }
-                    if c.write_all(&response).await.is_err() || close_after {
-                        return;
-                    }
+    let addr = loadlab_testkit::raw::serve(move |mut c| {
+        acc.fetch_add(1, Ordering::SeqCst);
+        let response = response.clone();
+        async move {
+            while loadlab_testkit::raw::read_head(&mut c).await.is_some() {
+                if c.write_all(&response).await.is_err() || close_after {
+                    return;
                 }
-            });
+            }
         }
-    });
+    })
+    .await;
     (addr, accepted)
 }
 

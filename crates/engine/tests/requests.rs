@@ -220,42 +220,27 @@ async fn lazy_target_error_stops_the_attack_and_is_reported() {
 
 /// A raw HTTP/1.1 server: each connection gets `responses[i % len]` per request.
 async fn raw_server(responses: Vec<&'static [u8]>) -> std::net::SocketAddr {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
+    use tokio::io::AsyncWriteExt;
     let n = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut c, _)) = l.accept().await else {
-                return;
-            };
-            let (n, responses) = (n.clone(), responses.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                loop {
-                    let mut got = Vec::new();
-                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match c.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(k) => got.extend_from_slice(&buf[..k]),
-                        }
-                    }
-                    let r = responses
-                        [n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % responses.len()];
-                    // Write in small pieces to exercise partial reads.
-                    for piece in r.chunks(7) {
-                        if c.write_all(piece).await.is_err() {
-                            return;
-                        }
-                    }
-                    if r.starts_with(b"HTTP/1.0") {
-                        return; // body delimited by the end of the connection
+    loadlab_testkit::raw::serve(move |mut c| {
+        let (n, responses) = (n.clone(), responses.clone());
+        async move {
+            while loadlab_testkit::raw::read_head(&mut c).await.is_some() {
+                let r = responses
+                    [n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % responses.len()];
+                // Write in small pieces to exercise partial reads.
+                for piece in r.chunks(7) {
+                    if c.write_all(piece).await.is_err() {
+                        return;
                     }
                 }
-            });
+                if r.starts_with(b"HTTP/1.0") {
+                    return; // body delimited by the end of the connection
+                }
+            }
         }
-    });
-    addr
+    })
+    .await
 }
 
 #[tokio::test]

@@ -156,3 +156,41 @@ async fn shutdown_releases_workers_waiting_for_a_far_send_time() {
     assert_eq!(sink.samples().len(), 1);
     assert_eq!(sum.canceled, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_signal_fired_on_another_thread_interrupts_a_blocking_attack() {
+    // The idiom of the crate docs: share a StopSignal, pass its wait() as the
+    // shutdown future, fire it from anywhere.
+    let srv = serve(hello()).await;
+    let url = srv.url("/");
+    let sink = Collect::default();
+    let boxed = sink.boxed();
+    let stop = std::sync::Arc::new(loadlab_engine::StopSignal::new());
+    let waiter = stop.clone();
+    let t = Instant::now();
+    let run = std::thread::spawn(move || {
+        let cfg = AttackConfig {
+            pacer: PacerSpec::Constant(Rate::per_second(50)),
+            duration: Some(ms(60_000)),
+            ..Default::default()
+        };
+        loadlab_engine::run_blocking(
+            cfg,
+            one(&url),
+            boxed,
+            async move { waiter.wait().await },
+            loadlab_engine::LiveStats::new(),
+        )
+    });
+    tokio::time::sleep(ms(300)).await;
+    assert!(stop.fire());
+    let sum = tokio::task::spawn_blocking(move || run.join().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(t.elapsed() < ms(5000), "took {:?}", t.elapsed());
+    assert!(sum.interrupted);
+    assert_eq!(sum.stop_reason, StopReason::Interrupted);
+    assert!(sum.requests >= 1);
+    assert_eq!(sink.samples().len() as u64, sum.requests);
+}

@@ -17,20 +17,8 @@ struct TlsServer {
 }
 
 async fn serve_tls() -> TlsServer {
-    let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-    let cert_pem = ck.cert.pem();
-    let cert = CertificateDer::from(ck.cert.der().to_vec());
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
-    let mut cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![cert], key)
-    .unwrap();
-    cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let loadlab_testkit::tls::SelfSigned { acceptor, cert_pem } =
+        loadlab_testkit::tls::self_signed(&[b"h2", b"http/1.1"]);
     let resumed = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let res = resumed.clone();
     let srv = serve_with(move |sock, st| {

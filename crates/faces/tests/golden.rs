@@ -16,27 +16,7 @@ fn check(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
-    if expected != actual {
-        for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
-            if e != a {
-                panic!(
-                    "{name}: first difference at line {}:\nexpected: {e:?}\nactual:   {a:?}",
-                    i + 1
-                );
-            }
-        }
-        panic!(
-            "{name}: line counts differ: expected {}, actual {}",
-            expected.lines().count(),
-            actual.lines().count()
-        );
-    }
+    loadlab_testkit::golden::check(&path, actual);
 }
 
 /// A deterministic pseudo-random sequence (no clock, no RNG crate).

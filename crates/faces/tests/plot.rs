@@ -7,6 +7,7 @@ use std::process::Command;
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
 use loadlab_faces::plot::{Input, build_series, plot};
 use loadlab_metrics::ResultsWriter;
+use loadlab_testkit::browser::{HEADLESS, chromium_or_skip};
 
 /// A loadlab binary results file: `n` requests at 1 kHz named `name`, every
 /// 10th one a 500 and every 50th a timeout, latency with a bump in the middle.
@@ -107,26 +108,9 @@ fn page_is_self_contained() {
     assert!(!html.contains("<script src") && !html.contains("<link"));
 }
 
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 #[test]
 fn chromium_draws_every_series() {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is required in CI for the plot test (apt-get install -y chromium)");
-        }
-        eprintln!(
-            "\n!!!!!!!! SKIPPING chromium_draws_every_series: no chromium on PATH (apt-get install -y chromium) !!!!!!!!\n"
-        );
+    let Some(browser) = chromium_or_skip("chromium_draws_every_series") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -137,21 +121,14 @@ fn chromium_draws_every_series() {
     let page = dir.path().join("plot.html");
     std::fs::write(&page, &html).unwrap();
     let profile = dir.path().join("profile");
-    let common = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--hide-scrollbars",
-        "--window-size=1200,800",
-    ];
+    let common: Vec<&str> = HEADLESS
+        .into_iter()
+        .chain(["--hide-scrollbars", "--window-size=1200,800"])
+        .collect();
     let url = format!("file://{}", page.display());
     let udd = format!("--user-data-dir={}", profile.display());
     let out = Command::new(browser)
-        .args(common)
+        .args(&common)
         .arg(&udd)
         .arg("--dump-dom")
         .arg(&url)
@@ -173,7 +150,7 @@ fn chromium_draws_every_series() {
     assert!(dom.contains("4 series drawn, 12200 points"));
     let shot = dir.path().join("plot.png");
     let out = Command::new(browser)
-        .args(common)
+        .args(&common)
         .arg(&udd)
         .arg(format!("--screenshot={}", shot.display()))
         .arg(&url)

@@ -90,13 +90,7 @@ fn troubled() -> Vec<Record> {
 
 fn check(name: &str, got: &str) {
     let path = format!("{}/tests/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run with UPDATE_GOLDEN=1)"));
-    assert_eq!(got, want, "{name} differs from {path}");
+    loadlab_testkit::golden::check(std::path::Path::new(&path), got);
 }
 
 fn report(recs: &[Record], rt: &str) -> String {

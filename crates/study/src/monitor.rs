@@ -2,9 +2,10 @@
 //! once per interval, while a run is in flight.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use loadlab_engine::StopSignal;
 
 use crate::plan::MonitorPlan;
 use crate::store::MonitorPoint;
@@ -53,7 +54,7 @@ fn read_proc(pid: u32) -> Option<(u64, u64)> {
 
 /// A running sampler; [`Monitor::stop`] returns its points.
 pub struct Monitor {
-    stop: Arc<AtomicBool>,
+    stop: Arc<StopSignal>,
     handle: JoinHandle<Vec<MonitorPoint>>,
 }
 
@@ -62,17 +63,17 @@ const TICKS_PER_SEC: f64 = 100.0;
 
 impl Monitor {
     pub fn start(pid: u32, interval: Duration) -> Monitor {
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(StopSignal::new());
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let t0 = Instant::now();
             let mut out = Vec::new();
             let mut prev = read_proc(pid).map(|(t, _)| (Instant::now(), t));
             let mut next = t0 + interval;
-            while !flag.load(Ordering::Relaxed) {
+            while !flag.is_set() {
                 let now = Instant::now();
                 if now < next {
-                    std::thread::sleep((next - now).min(Duration::from_millis(50)));
+                    flag.wait_timeout(next - now);
                     continue;
                 }
                 next += interval;
@@ -97,7 +98,7 @@ impl Monitor {
     }
 
     pub fn stop(self) -> Vec<MonitorPoint> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.fire();
         self.handle.join().unwrap_or_default()
     }
 }

@@ -9,12 +9,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use loadlab_core::{Rate, Sink, Tee, format_go_duration};
-use loadlab_engine::{AttackConfig, LiveStats, Target, TargetSource};
+use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
 
 use crate::analysis::{self, PROBE, SWEEP};
 use crate::collect::{Collector, RunData, collector};
@@ -54,8 +53,8 @@ pub struct RunOptions {
     /// The plan file (identifies the study for `--resume`) and its text.
     pub plan_path: String,
     pub plan_yaml: String,
-    /// Set to stop the study: the run in flight is abandoned (not committed).
-    pub stop: Arc<AtomicBool>,
+    /// Fire to stop the study: the run in flight is abandoned (not committed).
+    pub stop: Arc<StopSignal>,
     /// Progress lines (one per completed run, and stop rules).
     pub progress: Box<dyn FnMut(&str) + Send>,
     /// A live display: the plan's outline at start, each run as it goes.
@@ -153,7 +152,7 @@ impl Ctx<'_> {
             return Ok(*p);
         }
         let t0 = Instant::now();
-        if self.opts.stop.load(Ordering::Relaxed) {
+        if self.opts.stop.is_set() {
             return Err(StudyError::Interrupted {
                 study: self.study,
                 done: self.done.len(),
@@ -161,7 +160,7 @@ impl Ctx<'_> {
         }
         if self.executed > 0 && !self.plan.load.cooldown.is_zero() {
             sleep_unless(&self.opts.stop, self.plan.load.cooldown);
-            if self.opts.stop.load(Ordering::Relaxed) {
+            if self.opts.stop.is_set() {
                 return Err(StudyError::Interrupted {
                     study: self.study,
                     done: self.done.len(),
@@ -197,7 +196,7 @@ impl Ctx<'_> {
             o.run_ended();
         }
         let (data, mon) = res?;
-        if self.opts.stop.load(Ordering::Relaxed) {
+        if self.opts.stop.is_set() {
             return Err(StudyError::Interrupted {
                 study: self.study,
                 done: self.done.len(),
@@ -335,15 +334,8 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) ->
     lines
 }
 
-fn sleep_unless(stop: &AtomicBool, d: Duration) {
-    let end = std::time::Instant::now() + d;
-    while !stop.load(Ordering::Relaxed) {
-        let now = std::time::Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
-    }
+fn sleep_unless(stop: &StopSignal, d: Duration) {
+    stop.wait_timeout(d);
 }
 
 /// Runs one attack through the engine and collects it.
@@ -354,7 +346,7 @@ fn execute(
     rate: u64,
     base_url: &str,
     pid: Option<u32>,
-    stop: &Arc<AtomicBool>,
+    stop: &Arc<StopSignal>,
     extra: Option<Box<dyn Sink>>,
     live: Arc<LiveStats>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
@@ -397,11 +389,7 @@ fn execute(
         )
     });
     let flag = stop.clone();
-    let shutdown = async move {
-        while !flag.load(Ordering::Relaxed) {
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-    };
+    let shutdown = async move { flag.wait().await };
     let sink: Box<dyn Sink> = match extra {
         Some(e) => Box::new(Tee(vec![Box::new(sink), e])),
         None => Box::new(sink),

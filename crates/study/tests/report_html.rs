@@ -9,6 +9,7 @@ use loadlab_core::Sample;
 use loadlab_study::collect::Collector;
 use loadlab_study::store::{RunRow, StudyRow};
 use loadlab_study::{Plan, analysis, report};
+use loadlab_testkit::browser::{HEADLESS, chromium_or_skip};
 
 const PLAN: &str = r#"
 name: synthetic
@@ -57,18 +58,6 @@ fn run(id: i64, target: &str, rate: u64, rep: u32, base_ms: u64, plan: &Plan) ->
     }
 }
 
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new("sh")
-                .arg("-c")
-                .arg(format!("command -v {b}"))
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 #[test]
 fn html_report_renders_in_headless_chromium() {
     let dir = tempfile::tempdir().unwrap();
@@ -109,13 +98,7 @@ fn html_report_renders_in_headless_chromium() {
         "report must be self-contained"
     );
 
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed, and CI is set: install Debian's `chromium` package");
-        }
-        eprintln!(
-            "\n!!!!!!!!!! SKIPPED: chromium not found; the HTML report was NOT checked in a browser (apt-get install chromium) !!!!!!!!!!\n"
-        );
+    let Some(bin) = chromium_or_skip("html_report_renders_in_headless_chromium") else {
         return;
     };
     let profile = tempfile::tempdir().unwrap();
@@ -138,17 +121,8 @@ fn html_report_renders_in_headless_chromium() {
 
 fn dump_dom(bin: &str, file: &Path, profile: &Path) -> String {
     let out = Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--virtual-time-budget=2000",
-        ])
+        .args(HEADLESS)
+        .args(["--disable-dev-shm-usage", "--virtual-time-budget=2000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", file.canonicalize().unwrap().display()))

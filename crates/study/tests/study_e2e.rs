@@ -2,9 +2,10 @@
 //! a known capacity, an A/B study with hypotheses, interruption and resume.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use loadlab_engine::StopSignal;
 use loadlab_study::stats::Verdict;
 use loadlab_study::{Plan, RunOptions, Store, StudyError, run_study};
 
@@ -18,7 +19,7 @@ fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<Stri
             resume,
             plan_path: dir.join("plan.yaml").display().to_string(),
             plan_yaml: yaml.to_string(),
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(StopSignal::new()),
             progress: Box::new(move |s| l.lock().unwrap().push(s.to_string())),
             observer: None,
         },
@@ -128,7 +129,7 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     let n2 = n.clone();
     o.progress = Box::new(move |_| {
         if n2.fetch_add(1, Ordering::SeqCst) + 1 == 3 {
-            stop.store(true, Ordering::SeqCst);
+            stop.fire();
         }
     });
     match run_study(&plan, o) {

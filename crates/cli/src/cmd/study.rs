@@ -3,10 +3,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use loadlab_core::Sink;
-use loadlab_engine::LiveStats;
+use loadlab_engine::{LiveStats, StopSignal};
 use loadlab_study::{Observer, Plan, RunInfo, RunOptions, StoreError, StudyError};
 
 use crate::exit::CliError;
@@ -29,9 +28,9 @@ pub struct StudyArgs {
     pub resume: bool,
 }
 
-/// Sets the returned flag on Ctrl-C (SIGINT) or SIGTERM.
-pub fn stop_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
+/// Fires the returned signal on Ctrl-C (SIGINT) or SIGTERM.
+pub fn stop_flag() -> Arc<StopSignal> {
+    let flag = Arc::new(StopSignal::new());
     let f = flag.clone();
     let _ = std::thread::Builder::new().name("loadlab-signals".into()).spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
@@ -43,7 +42,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
             }
         });
         eprintln!("loadlab: stopping; the run in flight is discarded, committed runs are kept (continue with --resume)");
-        f.store(true, Ordering::SeqCst);
+        f.fire();
     });
     flag
 }

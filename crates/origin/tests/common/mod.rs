@@ -222,23 +222,12 @@ pub fn gunzip(b: &[u8]) -> Vec<u8> {
 
 /// A one-shot-per-connection upstream answering every request with this raw response.
 pub async fn fake_upstream(raw_response: &'static str) -> SocketAddr {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let mut seen = Vec::new();
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match s.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let _ = s.write_all(raw_response.as_bytes()).await;
-                let _ = s.shutdown().await;
-            });
+    loadlab_testkit::raw::serve(move |mut s| async move {
+        if loadlab_testkit::raw::read_head(&mut s).await.is_none() {
+            return;
         }
-    });
-    addr
+        let _ = s.write_all(raw_response.as_bytes()).await;
+        let _ = s.shutdown().await;
+    })
+    .await
 }

@@ -1,0 +1,250 @@
+//! The supervisor (`attack_with_live`): builds the shared state, starts the
+//! workers, the send clock and the sink thread, waits for the end (duration,
+//! interrupt and its grace, or the last worker's exit), then finishes the
+//! sink and sums the attack up.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use loadlab_core::{Pacer, Sink, TargetInfo};
+use tokio::time::Instant;
+
+use super::cancel::Cancel;
+use super::shared::{Shared, Targets};
+use crate::clock::Clock;
+use crate::collector::{self, Holds};
+use crate::config::AttackConfig;
+use crate::live::{AttackSummary, LiveStats, StopReason};
+use crate::request::Template;
+use crate::stop::StopSignal;
+use crate::targets::TargetSource;
+use crate::transport::Transport;
+use crate::{EngineError, INTERRUPT_GRACE};
+
+/// Counts requests the schedule called for before `limit` that were not sent.
+fn unsent(pacer: &dyn Pacer, sent: u64, limit: Duration, max: Option<u64>) -> u64 {
+    let due = |n: u64| max.is_none_or(|m| n < m) && pacer.send_at(n).is_some_and(|t| t < limit);
+    if !due(sent) {
+        return 0;
+    }
+    let (mut lo, mut step) = (sent, 1u64);
+    while due(lo.saturating_add(step)) && step < (1 << 40) {
+        lo += step;
+        step *= 2;
+    }
+    let mut hi = lo.saturating_add(step);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if due(mid) { lo = mid } else { hi = mid }
+    }
+    lo + 1 - sent
+}
+
+/// Runs an attack. See the crate docs for the model.
+pub async fn attack_with_live(
+    cfg: AttackConfig,
+    targets: TargetSource,
+    sink: Box<dyn Sink>,
+    shutdown: impl Future<Output = ()> + Send,
+    live: Arc<LiveStats>,
+) -> Result<AttackSummary, EngineError> {
+    cfg.validate()?;
+    let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
+    let transport = Transport::new(&cfg, Some(tls));
+    let (targets, infos) = match targets {
+        TargetSource::Static(ts) => {
+            if ts.is_empty() {
+                return Err(EngineError::NoTargets);
+            }
+            let mut tpls = Vec::with_capacity(ts.len());
+            let mut infos = Vec::with_capacity(ts.len());
+            for (i, t) in ts.iter().enumerate() {
+                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), &transport)
+                    .map_err(|reason| EngineError::Target { index: i, reason })?;
+                tpls.push(Arc::new(tpl));
+                infos.push(TargetInfo {
+                    method: t.method.to_string(),
+                    url: crate::targets::redact_url(&t.url).into_owned(),
+                });
+            }
+            (Targets::Static(tpls), infos)
+        }
+        TargetSource::Lazy(iter) => (super::lazy::feed(iter)?, Vec::new()),
+    };
+
+    // The caller may share one LiveStats across attacks: report only ours.
+    let base = (live.sent(), live.successes(), live.late());
+    let start_unix_ns = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let info = cfg.attack_info(start_unix_ns);
+    let holds = Arc::new(Holds::default());
+    let collector =
+        collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;
+    let paced = !cfg.unpaced();
+    let cap = cfg.worker_cap().unwrap_or(u64::MAX);
+    let initial = if paced {
+        cfg.workers.clamp(1, cap)
+    } else {
+        cap
+    };
+    let duration = cfg.duration;
+    let timeout = cfg.timeout;
+    let resolution = cfg.resolution;
+    // Collecting responses in step with the clock sleeps the thread that
+    // polls the sockets: only on a current-thread runtime is that one thread.
+    let in_step = !resolution.is_zero()
+        && tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::CurrentThread;
+    let start = Instant::now();
+    let sh = Arc::new(Shared {
+        pacer: cfg.pacer.build(),
+        cfg,
+        paced,
+        start,
+        cap,
+        next: AtomicU64::new(0),
+        claim_lock: Mutex::new(()),
+        clock: Clock::new(resolution),
+        sending: AtomicU64::new(0),
+        // Counted before any starts, so early claims see the full initial pool.
+        workers: AtomicU64::new(initial),
+        stopping: StopSignal::new(),
+        stopped: StopSignal::new(),
+        reason: Mutex::new(None),
+        target_error: Mutex::new(None),
+        cancel: Cancel::default(),
+        targets,
+        transport,
+        tx: Mutex::new(Some(collector.tx)),
+        live,
+        running: AtomicU64::new(0),
+        all_done: tokio::sync::Notify::new(),
+        first_sent: AtomicU64::new(u64::MAX),
+        last_sent: AtomicU64::new(0),
+        last_done: AtomicU64::new(0),
+        max_lag: AtomicU64::new(0),
+        canceled: AtomicU64::new(0),
+        holds,
+    });
+    for _ in 0..initial {
+        sh.spawn_counted();
+    }
+    let clock_task = (paced && !resolution.is_zero()).then(|| {
+        let sh = sh.clone();
+        tokio::spawn(async move { sh.clock.run(&sh.live, in_step, &sh.transport).await })
+    });
+
+    let mut shutdown = std::pin::pin!(shutdown);
+    let far = start + Duration::from_secs(100 * 365 * 24 * 3600);
+    let duration_end = tokio::time::sleep_until(duration.map_or(far, |d| start + d));
+    let mut duration_end = std::pin::pin!(duration_end);
+    let mut duration_armed = duration.is_some();
+    let grace_end = tokio::time::sleep_until(far);
+    let mut grace_end = std::pin::pin!(grace_end);
+    let (mut interrupted, mut interrupt_at, mut cancel_sent) = (false, Duration::ZERO, false);
+    loop {
+        if sh.running.load(Ordering::Acquire) == 0 {
+            break;
+        }
+        tokio::select! {
+            _ = sh.all_done.notified() => continue,
+            _ = &mut shutdown, if !interrupted => {
+                interrupted = true;
+                interrupt_at = start.elapsed();
+                sh.stop(StopReason::Interrupted);
+                // The interrupt signal: waiting workers give up their claims.
+                sh.clock.abort();
+                grace_end.as_mut().reset(Instant::now() + INTERRUPT_GRACE.min(timeout));
+            }
+            _ = &mut duration_end, if duration_armed => {
+                duration_armed = false;
+                sh.stop(StopReason::Duration);
+            }
+            _ = &mut grace_end, if interrupted && !cancel_sent => {
+                cancel_sent = true;
+                sh.cancel.fire();
+            }
+        }
+    }
+    if let Some(t) = clock_task {
+        t.abort();
+        let _ = t.await;
+    }
+    // Every worker is gone: close the channel so the sink thread drains and finishes.
+    drop(sh.tx.lock().expect("tx lock").take());
+    let sink_result = collector.done.await;
+    match sink_result {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(EngineError::Sink(e)),
+        Err(_) => {
+            return Err(EngineError::Sink(std::io::Error::other(
+                "the results sink panicked",
+            )));
+        }
+    }
+    let live = &sh.live;
+    let requests = live.sent() - base.0;
+    let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
+    let first = sh.first_sent.load(Ordering::Relaxed);
+    let last = sh.last_sent.load(Ordering::Relaxed);
+    let last_done = sh.last_done.load(Ordering::Relaxed);
+    let (attack_duration, wait) = if requests == 0 {
+        (Duration::ZERO, Duration::ZERO)
+    } else {
+        (
+            Duration::from_nanos(last.saturating_sub(first)),
+            Duration::from_nanos(last_done.saturating_sub(last)),
+        )
+    };
+    let unsent = if !sh.paced {
+        0
+    } else {
+        let limit = match (stop_reason, duration) {
+            (StopReason::Interrupted, _) => Some(interrupt_at),
+            (StopReason::Duration, Some(d)) => Some(d),
+            _ => None,
+        };
+        limit.map_or(0, |l| {
+            unsent(sh.pacer.as_ref(), requests, l, sh.cfg.max_requests)
+        })
+    };
+    let target_error = sh.target_error.lock().expect("lock").take();
+    Ok(AttackSummary {
+        start_unix_ns,
+        requests,
+        successes: live.successes() - base.1,
+        attack_duration,
+        wait,
+        interrupted,
+        stop_reason,
+        late: live.late() - base.2,
+        max_send_lag: Duration::from_nanos(sh.max_lag.load(Ordering::Relaxed)),
+        unsent,
+        canceled: sh.canceled.load(Ordering::Relaxed),
+        dropped_samples: 0,
+        workers: sh.workers.load(Ordering::Relaxed),
+        target_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_core::Rate;
+    use loadlab_core::pacer::ConstantPacer;
+
+    #[test]
+    fn unsent_counts_the_schedule_shortfall() {
+        let p = ConstantPacer(Rate::per_second(100));
+        // 1 s at 100/s schedules requests 0..=99.
+        assert_eq!(unsent(&p, 100, Duration::from_secs(1), None), 0);
+        assert_eq!(unsent(&p, 60, Duration::from_secs(1), None), 40);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(1), None), 100);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(1), Some(30)), 30);
+        assert_eq!(unsent(&p, 0, Duration::from_secs(3600), None), 360_000);
+        assert_eq!(unsent(&p, 10, Duration::ZERO, None), 0);
+    }
+}

@@ -1,0 +1,16 @@
+//! Test helpers shared by loadlab's crates. A dev-dependency only
+//! (`publish = false`): nothing here is part of any shipped binary.
+//!
+//! * [`tls`]: a self-signed certificate for `localhost` and a TLS acceptor
+//!   presenting it;
+//! * [`golden`]: compares output with a file under `tests/golden/`
+//!   (`UPDATE_GOLDEN=1` rewrites it);
+//! * [`browser`]: finds headless Chromium, or says loudly that a browser
+//!   test was skipped (and fails under `CI`);
+//! * [`raw`]: raw HTTP/1.1 servers on 127.0.0.1:0: accept loops and reading
+//!   one request head.
+
+pub mod browser;
+pub mod golden;
+pub mod raw;
+pub mod tls;

@@ -1,0 +1,71 @@
+//! The helpers do what the crates' tests rely on.
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[test]
+fn golden_check_passes_on_equal_text_and_names_the_first_differing_line() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("loadlab-testkit-{}.txt", std::process::id()));
+    std::fs::write(&path, "a\nb\nc\n").unwrap();
+    loadlab_testkit::golden::check(&path, "a\nb\nc\n");
+    let err = std::panic::catch_unwind(|| loadlab_testkit::golden::check(&path, "a\nB\nc\n"))
+        .unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("line 2") && msg.contains("\"B\""), "{msg}");
+    let err = std::panic::catch_unwind(|| loadlab_testkit::golden::check(&path, "a\nb\nc\nd\n"))
+        .unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(
+        msg.contains("expected 3 lines") && msg.contains("actual 4 lines"),
+        "{msg}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn raw_server_reads_whole_heads_sent_in_pieces() {
+    let addr = loadlab_testkit::raw::serve(|mut c| async move {
+        while let Some(head) = loadlab_testkit::raw::read_head(&mut c).await {
+            let body = head.len().to_string();
+            let resp = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            c.write_all(resp.as_bytes()).await.unwrap();
+        }
+    })
+    .await;
+    let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+    for piece in ["GET / HTTP/1.1\r\n", "Host: x\r\n", "\r\n"] {
+        c.write_all(piece.as_bytes()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let mut buf = vec![0u8; 256];
+    let mut got = Vec::new();
+    while !got.ends_with(b"\r\n\r\n27") {
+        let n = c.read(&mut buf).await.unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    drop(c);
+    let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    std::io::Write::write_all(&mut a, b"GET / HTTP/1.1\r\n\r\nrest").unwrap();
+    drop(a);
+    assert_eq!(
+        loadlab_testkit::raw::read_head_blocking(&mut b).as_deref(),
+        Some(&b"GET / HTTP/1.1\r\n\r\nrest"[..])
+    );
+    assert_eq!(loadlab_testkit::raw::read_head_blocking(&mut b), None);
+}
+
+#[test]
+fn self_signed_certificates_come_with_their_pem() {
+    let s = loadlab_testkit::tls::self_signed(&[b"h2"]);
+    assert!(
+        s.cert_pem.starts_with("-----BEGIN CERTIFICATE-----"),
+        "{}",
+        s.cert_pem
+    );
+}
