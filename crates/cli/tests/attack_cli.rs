@@ -267,7 +267,7 @@ fn bad_input_gets_a_clear_error_and_a_distinct_exit_code() {
     let out = run(&["attack", "-duraton=1s"], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("--duration"),
+        text(&out.stderr).contains("'-duration'"),
         "{}",
         text(&out.stderr)
     );
