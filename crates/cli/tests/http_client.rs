@@ -49,7 +49,9 @@ fn error_set(report: &str) -> Vec<String> {
         .lines()
         .skip_while(|l| !l.starts_with("Error Set:"))
         .skip(1)
-        .filter(|l| !l.trim().is_empty())
+        // A blank line ends the error set: loadlab's own lines (Send Lag,
+        // Schedule, …) may follow on a loaded machine.
+        .take_while(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect()
 }
