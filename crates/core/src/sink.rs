@@ -1,6 +1,7 @@
 //! Consumers of the sample stream: results files, histograms, live progress, the store.
 
 use crate::sample::Sample;
+use crate::series::{MetricSample, SeriesInfo};
 
 /// What a sink needs to know about a target to label its samples.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +36,26 @@ pub struct AttackInfo {
 /// that refers to it, then [`Sink::record`] per completed request, then
 /// [`Sink::finish`]. Calls come from one dedicated thread, never from async
 /// tasks, so a sink may block (e.g. write to a file).
+///
+/// A target is the simplest [series](crate::series): HTTP requests to one
+/// method and URL. Sources with more labels (a scenario, a group, an SQL
+/// statement kind) declare their series with [`Sink::register_series`], and
+/// record metric values (counters, trends, rates, gauges) with
+/// [`Sink::metric`]; a sample's `target` field is then its series id.
 pub trait Sink: Send {
     fn begin(&mut self, _info: &AttackInfo) {}
     fn register_target(&mut self, _index: u32, _target: &TargetInfo) {}
+    /// Declares series `id` before the first sample or metric record of it.
+    /// By default an HTTP request series is passed on as a target, and
+    /// other series are ignored.
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        if let Some(t) = series.http_target() {
+            self.register_target(id, &t);
+        }
+    }
     fn record(&mut self, sample: &Sample);
+    /// One metric record (ignored by default).
+    fn metric(&mut self, _m: &MetricSample) {}
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
     }
@@ -51,8 +68,14 @@ impl<S: Sink + ?Sized> Sink for Box<S> {
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
         (**self).register_target(index, target)
     }
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        (**self).register_series(id, series)
+    }
     fn record(&mut self, sample: &Sample) {
         (**self).record(sample)
+    }
+    fn metric(&mut self, m: &MetricSample) {
+        (**self).metric(m)
     }
     fn finish(&mut self) -> std::io::Result<()> {
         (**self).finish()
@@ -73,9 +96,19 @@ impl Sink for Tee {
             s.register_target(index, target);
         }
     }
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        for s in &mut self.0 {
+            s.register_series(id, series);
+        }
+    }
     fn record(&mut self, sample: &Sample) {
         for s in &mut self.0 {
             s.record(sample);
+        }
+    }
+    fn metric(&mut self, m: &MetricSample) {
+        for s in &mut self.0 {
+            s.metric(m);
         }
     }
     fn finish(&mut self) -> std::io::Result<()> {

@@ -43,7 +43,7 @@ pub use group::{GroupBy, Grouped};
 pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
 pub use open::{Format, Results, open_results};
 pub use prom::{PromMetrics, PromSink};
-pub use record::{Record, status_text};
+pub use record::{Item, MetricRecord, Record, SeriesDef, status_text};
 pub use report::{
     ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
     format_report_text, render,

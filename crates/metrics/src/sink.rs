@@ -78,6 +78,7 @@ impl Sink for MetricsSink {
             method,
             url,
             error_text,
+            series: None,
         };
         self.lock().add(&rec);
     }

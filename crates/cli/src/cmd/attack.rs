@@ -336,6 +336,7 @@ impl Tally {
                 method: Arc::from(method),
                 url: Arc::from(url),
                 error_text: None,
+                series: None,
             };
             line += &format!(
                 "; top error: {} ({n} of {})",
@@ -423,9 +424,19 @@ impl Sink for HandBack {
             w.register_target(index, target);
         }
     }
+    fn register_series(&mut self, id: u32, series: &loadlab_core::SeriesInfo) {
+        if let Some(w) = &mut self.inner {
+            w.register_series(id, series);
+        }
+    }
     fn record(&mut self, sample: &loadlab_core::Sample) {
         if let Some(w) = &mut self.inner {
             w.record(sample);
+        }
+    }
+    fn metric(&mut self, m: &loadlab_core::MetricSample) {
+        if let Some(w) = &mut self.inner {
+            w.metric(m);
         }
     }
     fn finish(&mut self) -> std::io::Result<()> {
