@@ -8,6 +8,8 @@
 //! * [`open_results`]: reads our files and vegeta's gob, JSON and CSV results
 //!   (sniffed from the first bytes), so old runs can be re-reported and mixed.
 //! * [`encode`]: writes vegeta's JSON and CSV result encodings.
+//! * [`dist`]: [`Distribution`], the one mergeable HDR distribution every
+//!   report, face, study run and progress line uses.
 //! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
 //!   latency, the uncorrected service time and the send lag.
 //! * [`MetricsSink`]: a [`loadlab_core::Sink`] feeding [`Metrics`] live.
@@ -19,6 +21,7 @@
 //! shared labels, so reading allocates only when a label changes.
 
 pub mod codec;
+pub mod dist;
 pub mod encode;
 mod error;
 mod gob;
@@ -36,6 +39,7 @@ pub mod timefmt;
 pub mod vegeta;
 
 pub use codec::{ResultsReader, ResultsWriter};
+pub use dist::{Distribution, Micros, Nanos};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;
 pub use gofmt::{round_duration, round_for_text};

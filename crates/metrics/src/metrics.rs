@@ -19,7 +19,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use hdrhistogram::Histogram;
 use loadlab_core::ErrorKind;
 
 use crate::record::{Record, status_text, write_error_string};
@@ -31,80 +30,7 @@ use crate::series::Series;
 /// means the generator or the connection pool really fell behind.
 pub const DEFAULT_LATE_THRESHOLD_NS: u64 = 1_000_000;
 
-/// Histograms track 1 ns .. 24 h at 3 significant digits; longer values are
-/// clamped to 24 h (their exact max is still kept).
-const HIST_MAX_NS: u64 = 24 * 3_600_000_000_000;
-
-/// One latency distribution: an HdrHistogram plus exact sum, min and max.
-#[derive(Clone)]
-pub struct Distribution {
-    hist: Histogram<u64>,
-    sum: u128,
-    min: u64,
-    max: u64,
-}
-
-impl Distribution {
-    fn new() -> Self {
-        Distribution {
-            hist: Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds"),
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-        }
-    }
-
-    fn add(&mut self, v: u64) {
-        self.hist.saturating_record(v);
-        self.sum += u128::from(v);
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-    }
-
-    fn merge(&mut self, other: &Distribution) {
-        // Same bounds on both sides, so `add` cannot fail.
-        let _ = self.hist.add(&other.hist);
-        self.sum += other.sum;
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.hist.len()
-    }
-
-    /// Value at quantile `q` (0..=1), exact to 3 significant digits (the
-    /// highest value equivalent to the bucket), clamped to the exact min/max.
-    pub fn quantile(&self, q: f64) -> u64 {
-        if self.count() == 0 {
-            return 0;
-        }
-        self.hist.value_at_quantile(q).clamp(self.min, self.max)
-    }
-
-    /// The underlying histogram (for plots and exports).
-    pub fn histogram(&self) -> &Histogram<u64> {
-        &self.hist
-    }
-
-    pub fn summary(&self) -> LatencySummary {
-        let n = self.count();
-        if n == 0 {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            total: u64::try_from(self.sum).unwrap_or(u64::MAX),
-            // vegeta: time.Duration(float64(total) / float64(requests)).
-            mean: (self.sum as f64 / n as f64) as u64,
-            p50: self.quantile(0.50),
-            p90: self.quantile(0.90),
-            p95: self.quantile(0.95),
-            p99: self.quantile(0.99),
-            max: self.max,
-            min: self.min,
-        }
-    }
-}
+pub use crate::dist::Distribution;
 
 /// vegeta's latency block, in ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -314,10 +240,10 @@ impl Metrics {
         if ok {
             self.successes += 1;
         }
-        self.latency.add(lat);
-        self.service.add(s.service_ns());
+        self.latency.record(lat);
+        self.service.record(s.service_ns());
         let lag = s.send_lag_ns();
-        self.lag.add(lag);
+        self.lag.record(lag);
         if lag > self.late_threshold_ns {
             self.late += 1;
         }
