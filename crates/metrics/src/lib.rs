@@ -49,7 +49,7 @@ pub use open::{Format, Results, open_results};
 pub use prom::{PromMetrics, PromSink};
 pub use record::{Item, MetricRecord, Record, SeriesDef, status_text};
 pub use report::{
-    ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
-    format_report_text, render,
+    ReportType, ReportTypeError, TextStyle, format_report_hdrplot, format_report_hist,
+    format_report_json, format_report_text, render, text_with_style,
 };
 pub use sink::MetricsSink;

@@ -108,8 +108,30 @@ pub fn render(rt: &ReportType, m: &Metrics) -> String {
     }
 }
 
-fn rd(ns: u64) -> String {
-    go_duration(round_for_text(ns))
+/// How [`text_with_style`] renders vegeta's text layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextStyle {
+    /// Round durations as vegeta's text report does (`1.99s`), or print
+    /// every nanosecond (as vegeta's older versions and the study's run
+    /// pages do).
+    pub round: bool,
+    /// Add loadlab's lines (`Unsent`, `Schedule`, `Send Lag`,
+    /// `Uncorrected`) when they say something.
+    pub loadlab_lines: bool,
+}
+
+impl TextStyle {
+    /// `loadlab report -type=text`.
+    pub const REPORT: TextStyle = TextStyle {
+        round: true,
+        loadlab_lines: true,
+    };
+    /// vegeta's lines alone, every nanosecond (the study's run pages,
+    /// which add their own lines).
+    pub const EXACT_VEGETA: TextStyle = TextStyle {
+        round: false,
+        loadlab_lines: false,
+    };
 }
 
 /// vegeta's text report, line for line, with durations rounded as vegeta
@@ -129,6 +151,19 @@ pub fn format_report_text(m: &Metrics) -> String {
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
+    text_with_style(s, TextStyle::REPORT)
+}
+
+/// vegeta's text layout of `s`: the one renderer of it, for `report`, the
+/// study's run pages and `runs show`.
+pub fn text_with_style(s: &Summary, style: TextStyle) -> String {
+    let rd = |ns: u64| {
+        if style.round {
+            go_duration(round_for_text(ns))
+        } else {
+            go_duration(ns)
+        }
+    };
     let lat7 = |l: &LatencySummary| {
         [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
             .map(rd)
@@ -172,7 +207,7 @@ pub fn text_from_summary(s: &Summary) -> String {
     }
     t.push('\n');
     const VEGETA_TABBED: usize = 7;
-    if s.unsent > 0 {
+    if style.loadlab_lines && s.unsent > 0 {
         let scope = if s.unsent_attack_wide {
             "whole attack"
         } else {
@@ -180,7 +215,7 @@ pub fn text_from_summary(s: &Summary) -> String {
         };
         let _ = writeln!(t, "Unsent\t[{scope}]\t{}", s.unsent);
     }
-    if s.corrections_matter() {
+    if style.loadlab_lines && s.corrections_matter() {
         let _ = writeln!(
             t,
             "Schedule\t[rate, attack]\t{:.2}, {}",
