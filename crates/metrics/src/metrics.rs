@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use loadlab_core::ErrorKind;
+use loadlab_core::{ErrorKind, Sample};
 
 use crate::record::{Record, status_text, write_error_string};
 use crate::series::Series;
@@ -220,7 +220,15 @@ impl Metrics {
     }
 
     pub fn add(&mut self, r: &Record) {
-        let s = &r.sample;
+        self.add_sample(r.start_unix_ns, &r.sample);
+        self.add_error(r);
+    }
+
+    /// Adds one request's figures, its error text aside (a caller with
+    /// its own error labels, such as the study, keeps those itself).
+    /// `start_unix_ns` is the attack's start, which the sample's instants
+    /// count from.
+    pub fn add_sample(&mut self, start_unix_ns: u64, s: &Sample) {
         self.requests += 1;
         match self.status.get_mut(s.status as usize) {
             Some(c) => *c += 1,
@@ -228,12 +236,12 @@ impl Metrics {
         }
         self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
-        let ts = r.abs_intended_ns();
-        let sent = r.abs_sent_ns();
+        let ts = start_unix_ns.saturating_add(s.intended_ns);
+        let sent = start_unix_ns.saturating_add(s.sent_ns);
         let lat = s.latency_ns();
         self.earliest = self.earliest.min(sent);
         self.latest = self.latest.max(sent);
-        self.end = self.end.max(r.abs_done_ns());
+        self.end = self.end.max(start_unix_ns.saturating_add(s.done_ns));
         self.intended_earliest = self.intended_earliest.min(ts);
         self.intended_latest = self.intended_latest.max(ts);
         let ok = s.is_success();
@@ -255,7 +263,6 @@ impl Metrics {
             counts[i] += 1;
         }
         self.series.add(ts, lat, ok);
-        self.add_error(r);
     }
 
     fn add_error(&mut self, r: &Record) {
