@@ -577,6 +577,103 @@ fn report_by_target_or_attack_splits_the_report() {
     );
 }
 
+/// `-by=` splits by any series tag: `-tag=worker=w1` on each worker's
+/// attack, `report -by=tag:worker` (or `-by=worker`) over their files; the
+/// well-known tags by name (`-by=method`); records without the tag in a
+/// `(none)` block; unsent requests attributed as with `-by=target`.
+#[test]
+fn report_by_tag_splits_by_any_series_tag() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let two = format!("GET {0}/one\nHEAD {0}/two\n", o.url());
+    let mut files = Vec::new();
+    for (worker, n) in [("w1", "6"), ("w2", "4")] {
+        let f = dir.path().join(format!("{worker}.bin"));
+        let out = run(
+            &[
+                "attack",
+                "-rate=200",
+                &format!("-max-requests={n}"),
+                &format!("-tag=worker={worker}"),
+                "-tag=endpoint=api",
+                &format!("-output={}", f.display()),
+            ],
+            two.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        files.push(f.display().to_string());
+    }
+    let untagged = dir.path().join("plain.bin");
+    let out = run(
+        &[
+            "attack",
+            "-rate=200",
+            "-max-requests=3",
+            &format!("-output={}", untagged.display()),
+        ],
+        two.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut args = vec!["report", "-by=tag:worker"];
+    args.extend(files.iter().map(String::as_str));
+    let untagged = untagged.display().to_string();
+    args.push(&untagged);
+    let out = run(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = text(&out.stdout);
+    let heads: Vec<&str> = rep.lines().filter(|l| l.starts_with("Worker: ")).collect();
+    assert_eq!(
+        heads,
+        ["Worker: w1", "Worker: w2", "Worker: (none)"],
+        "{rep}"
+    );
+    let totals: Vec<&str> = rep
+        .lines()
+        .filter(|l| l.starts_with("Requests"))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    assert_eq!(totals, ["6,", "4,", "3,"], "{rep}");
+    // The bare name of a well-known tag is the same grouping.
+    args[1] = "-by=worker";
+    assert_eq!(run(&args, b"").stdout, out.stdout);
+
+    // By method, as JSON: the two files' GETs and HEADs, keyed by method.
+    let out = run(
+        &["report", "-by=method", "-type=json", &files[0], &files[1]],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["GET"]["requests"], 5);
+    assert_eq!(v["HEAD"]["requests"], 5);
+    let out = run(
+        &[
+            "report",
+            "-by=tag:endpoint",
+            "-type=json",
+            &files[0],
+            &files[1],
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["api"]["requests"], 10);
+
+    // A bad tag, and an empty tag name, are usage errors.
+    for bad in ["-tag=worker", "-tag==x", "-tag=url=x"] {
+        let out = run(&["attack", bad, "-max-requests=1"], two.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("-tag"), "{}", text(&out.stderr));
+    }
+    let out = run(&["report", "-by=tag:", &files[0]], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("tag name"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// One HTTP/1.1 GET over a plain socket; the response body.
 fn http_get(addr: &str) -> Option<String> {
     use std::io::Read;

@@ -232,10 +232,9 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let total = cfg
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
-    let (results, results_back) = HandBack::new(ResultsWriter::new(BufWriter::with_capacity(
-        1 << 16,
-        writer,
-    )));
+    let (results, results_back) = HandBack::new(
+        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(a.tags.clone()),
+    );
     let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(results)];
     let live = loadlab_engine::LiveStats::new();
     let progress = if a.quiet {

@@ -23,8 +23,10 @@ pub struct ReportArgs {
     /// Print the report again at this interval while results are still arriving
     #[arg(long, value_parser = flags::duration)]
     pub every: Option<Duration>,
-    /// One report per target (method and URL) or per attack name (-name)
-    #[arg(long, value_parser = ["target", "attack"])]
+    /// One report per target (method and URL), per attack name (-name), or per
+    /// value of a series tag: method, url, scenario, group, endpoint,
+    /// statement, worker, or tag:NAME for any tag
+    #[arg(long)]
     pub by: Option<String>,
     /// Output file
     #[arg(long, default_value = "stdout")]
