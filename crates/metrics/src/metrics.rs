@@ -16,7 +16,7 @@
 //! an HdrHistogram, and the number of requests sent later than
 //! [`DEFAULT_LATE_THRESHOLD_NS`] after their intended time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use loadlab_core::{ErrorKind, Sample};
@@ -144,8 +144,10 @@ pub struct Metrics {
     lag: Distribution,
     late: u64,
     late_threshold_ns: u64,
-    error_seen: HashSet<ErrKey>,
-    errors: Vec<ErrKey>,
+    /// Each distinct error, with the earliest completion (ns since the
+    /// epoch) of a request that had it, in order of first reading.
+    error_first: HashMap<ErrKey, usize>,
+    errors: Vec<(ErrKey, u64)>,
     buckets: Option<(Vec<u64>, Vec<u64>)>,
     series: Series,
     unsent: u64,
@@ -177,7 +179,7 @@ impl Metrics {
             lag: Distribution::new(),
             late: 0,
             late_threshold_ns: DEFAULT_LATE_THRESHOLD_NS,
-            error_seen: HashSet::new(),
+            error_first: HashMap::new(),
             errors: Vec::new(),
             buckets: None,
             series: Series::default(),
@@ -279,9 +281,16 @@ impl Metrics {
         } else {
             return;
         };
-        if !self.error_seen.contains(&key) {
-            self.error_seen.insert(key.clone());
-            self.errors.push(key);
+        self.note_error(key, r.abs_done_ns());
+    }
+
+    fn note_error(&mut self, key: ErrKey, at: u64) {
+        match self.error_first.get(&key) {
+            Some(&i) => self.errors[i].1 = self.errors[i].1.min(at),
+            None => {
+                self.error_first.insert(key.clone(), self.errors.len());
+                self.errors.push((key, at));
+            }
         }
     }
 
@@ -307,10 +316,8 @@ impl Metrics {
         self.service.merge(&other.service);
         self.lag.merge(&other.lag);
         self.late += other.late;
-        for k in &other.errors {
-            if self.error_seen.insert(k.clone()) {
-                self.errors.push(k.clone());
-            }
+        for (k, at) in &other.errors {
+            self.note_error(k.clone(), *at);
         }
         if let (Some((b1, c1)), Some((b2, c2))) = (&mut self.buckets, &other.buckets)
             && b1 == b2
@@ -427,10 +434,18 @@ impl Metrics {
         }
     }
 
+    /// The distinct error texts in order of their first occurrence: the
+    /// earliest completion of a request with that error (ties in order of
+    /// reading). In a results file, which is in completion order, that is
+    /// the order of first appearance (vegeta's); it does not depend on the
+    /// order in which several files, or the metrics of several workers,
+    /// are merged.
     fn error_strings(&self) -> Vec<String> {
+        let mut order: Vec<usize> = (0..self.errors.len()).collect();
+        order.sort_by_key(|&i| self.errors[i].1);
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for k in &self.errors {
+        for k in order.into_iter().map(|i| &self.errors[i].0) {
             let s = match k {
                 ErrKey::Text(t) => t.to_string(),
                 ErrKey::Status(code) => status_text(*code),
@@ -445,5 +460,61 @@ impl Metrics {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_core::Sample;
+
+    fn failed(done_ms: u64, status: u16) -> Record {
+        Record {
+            attack: "".into(),
+            start_unix_ns: 1_000_000_000,
+            sample: Sample {
+                intended_ns: done_ms * 1_000_000 - 500_000,
+                sent_ns: done_ms * 1_000_000 - 500_000,
+                done_ns: done_ms * 1_000_000,
+                status,
+                ..Default::default()
+            },
+            method: "GET".into(),
+            url: "http://h/".into(),
+            error_text: None,
+            series: None,
+        }
+    }
+
+    /// Metrics merge exactly whatever the order: the error set lists
+    /// errors by their earliest occurrence, not by which part was merged
+    /// first.
+    #[test]
+    fn merging_in_any_order_gives_the_same_figures() {
+        let recs: Vec<Record> = (1..=40u64)
+            .map(|i| failed(i, [200, 500, 503, 404][(i % 7 % 4) as usize]))
+            .collect();
+        let mut whole = Metrics::new();
+        let mut parts = [Metrics::new(), Metrics::new(), Metrics::new()];
+        for (i, r) in recs.iter().enumerate() {
+            whole.add(r);
+            parts[i % 3].add(r);
+        }
+        let want = whole.summary();
+        assert_eq!(
+            want.errors,
+            [
+                "500 Internal Server Error",
+                "503 Service Unavailable",
+                "404 Not Found"
+            ]
+        );
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let mut m = Metrics::new();
+            for k in order {
+                m.merge(&parts[k]);
+            }
+            assert_eq!(m.summary(), want, "merged in order {order:?}");
+        }
     }
 }

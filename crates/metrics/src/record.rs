@@ -27,6 +27,21 @@ impl SeriesDef {
             .map(|(_, v)| &**v)
     }
 
+    /// The series as a sink takes it (to write it again, e.g. when a file
+    /// is split or re-encoded).
+    pub fn to_info(&self) -> loadlab_core::SeriesInfo {
+        loadlab_core::SeriesInfo {
+            kind: self.kind,
+            name: self.name.to_string(),
+            time: self.time,
+            tags: self
+                .tags
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
     /// `name{key=value,...}`, Prometheus-style, for labels in reports.
     pub fn label(&self) -> String {
         let mut s = self.name.to_string();
@@ -197,6 +212,11 @@ pub(crate) struct ErrorTexts {
 }
 
 impl ErrorTexts {
+    /// The current attack's settings.
+    pub fn info(&self) -> &AttackInfo {
+        &self.info
+    }
+
     /// A new attack (segment) begins: its settings, no texts yet.
     pub fn reset(&mut self, info: AttackInfo) {
         self.info = info;

@@ -117,6 +117,12 @@ impl<R: Read> ResultsReader<R> {
         &self.unsent
     }
 
+    /// The settings of the attack (segment) being read: its name, start,
+    /// and what its begin record says (timeout, `-connect-to`...).
+    pub fn attack_info(&self) -> &AttackInfo {
+        self.texts.info()
+    }
+
     /// Metric records read so far.
     pub fn metric_records(&self) -> u64 {
         self.metrics
