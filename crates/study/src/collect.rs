@@ -7,7 +7,6 @@
 //! in the time series so the report can show them).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use hdrhistogram::Histogram;
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
@@ -88,8 +87,8 @@ struct Interval {
     warmup: bool,
 }
 
-/// Accumulates one run. Created by [`collector`], filled on the engine's
-/// sink thread. The figures come from loadlab-metrics ([`Metrics`] for the
+/// Accumulates one run: the sink handed to the engine, filled on its sink
+/// thread and handed back when the run ends. The figures come from loadlab-metrics ([`Metrics`] for the
 /// measured part, a [`Distribution`] per interval of the time series), so a
 /// run's figures are the ones `loadlab report` prints for its samples.
 pub struct Collector {
@@ -243,69 +242,24 @@ fn error_texts(
     out
 }
 
-/// Where a [`CollectorSink`] leaves its collector when the engine is done with it.
-pub type Slot = Arc<Mutex<Option<Collector>>>;
-
-/// The [`Sink`] handed to the engine. It owns its collector (no lock per
-/// sample) and deposits it into the shared slot when finished or dropped.
-pub struct CollectorSink {
-    inner: Option<Collector>,
-    slot: Slot,
-}
-
-/// A sink and the slot it will fill.
-pub fn collector(c: Collector) -> (CollectorSink, Slot) {
-    let slot: Slot = Arc::new(Mutex::new(None));
-    (
-        CollectorSink {
-            inner: Some(c),
-            slot: slot.clone(),
-        },
-        slot,
-    )
-}
-
-impl CollectorSink {
-    fn deposit(&mut self) {
-        if let Some(c) = self.inner.take()
-            && let Ok(mut g) = self.slot.lock()
-        {
-            *g = Some(c);
-        }
-    }
-}
-
-impl Sink for CollectorSink {
+/// The [`Sink`] handed to the engine, which hands it back when the run ends.
+impl Sink for Collector {
     fn begin(&mut self, _info: &AttackInfo) {}
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
-        if let Some(c) = &mut self.inner {
-            let i = index as usize;
-            if c.targets.len() <= i {
-                c.targets.resize(
-                    i + 1,
-                    TargetInfo {
-                        method: String::new(),
-                        url: String::new(),
-                    },
-                );
-            }
-            c.targets[i] = target.clone();
+        let i = index as usize;
+        if self.targets.len() <= i {
+            self.targets.resize(
+                i + 1,
+                TargetInfo {
+                    method: String::new(),
+                    url: String::new(),
+                },
+            );
         }
+        self.targets[i] = target.clone();
     }
     fn record(&mut self, sample: &Sample) {
-        if let Some(c) = &mut self.inner {
-            c.record(sample);
-        }
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        self.deposit();
-        Ok(())
-    }
-}
-
-impl Drop for CollectorSink {
-    fn drop(&mut self) {
-        self.deposit();
+        Collector::record(self, sample);
     }
 }
 
@@ -392,11 +346,20 @@ mod tests {
     }
 
     #[test]
-    fn sink_deposits_on_drop() {
-        let (mut sink, slot) = collector(Collector::new(1, 0, 1_000_000_000));
-        sink.record(&s(0, 0, 1, 200));
-        drop(sink);
-        let c = slot.lock().unwrap().take().unwrap();
-        assert_eq!(c.finish().summary.requests, 1);
+    fn the_collector_is_the_sink() {
+        let mut sink = Collector::new(1, 0, 1_000_000_000);
+        Sink::register_target(
+            &mut sink,
+            0,
+            &TargetInfo {
+                method: "GET".into(),
+                url: "http://h/".into(),
+            },
+        );
+        Sink::record(&mut sink, &s(0, 0, 1, 200));
+        Sink::record(&mut sink, &s(1, 1, 1, 503));
+        let d = sink.finish().summary;
+        assert_eq!(d.requests, 2);
+        assert_eq!(d.errors["503 Service Unavailable"], 1);
     }
 }
