@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::metrics::Metrics;
-use crate::record::Record;
+use crate::record::{MetricRecord, Record};
 use crate::report::ReportType;
 
 /// What a report is split by.
@@ -71,6 +71,19 @@ impl GroupBy {
                     None => String::new(),
                 }
             }
+        }
+    }
+
+    fn metric_key(&self, m: &MetricRecord) -> String {
+        let tag = |k: &str| m.series.tag(k).filter(|v| !v.is_empty());
+        match self {
+            GroupBy::Target => match (tag("method"), tag("url")) {
+                (Some(method), Some(url)) => format!("{method} {url}"),
+                _ => NO_TAG.to_string(),
+            },
+            GroupBy::Attack if m.attack.is_empty() => "(unnamed)".to_string(),
+            GroupBy::Attack => m.attack.to_string(),
+            GroupBy::Tag(name) => tag(name).unwrap_or(NO_TAG).to_string(),
         }
     }
 
@@ -154,6 +167,19 @@ impl Grouped {
                 seen.push(r.attack.clone());
             }
         }
+    }
+
+    /// Adds a metric record (counter, trend, rate or gauge value) to its
+    /// group: by its series' tags (`method` and `url` for `-by=target`),
+    /// `(none)` when the series lacks the tag.
+    pub fn add_metric(&mut self, m: &MetricRecord) {
+        let Some(by) = &self.by else {
+            self.groups[0].1.add_metric(m);
+            return;
+        };
+        let key = by.metric_key(m);
+        let i = self.group(key);
+        self.groups[i].1.add_metric(m);
     }
 
     fn group(&mut self, key: String) -> usize {

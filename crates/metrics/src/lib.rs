@@ -23,6 +23,7 @@
 pub mod codec;
 pub mod dist;
 pub mod encode;
+pub mod figures;
 mod error;
 mod gob;
 mod gofmt;

@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use loadlab_core::{ErrorKind, Sample};
 
-use crate::record::{Record, status_text, write_error_string};
+use crate::figures::MetricSet;
+use crate::record::{MetricRecord, Record, status_text, write_error_string};
 use crate::series::Series;
 
 /// A request whose send lag exceeds this (1 ms) counts as *late*. 1 ms is
@@ -152,6 +153,8 @@ pub struct Metrics {
     series: Series,
     unsent: u64,
     unsent_attack_wide: bool,
+    /// Figures of the metric records (counters, trends, rates, gauges).
+    metric_set: MetricSet,
 }
 
 impl Default for Metrics {
@@ -185,7 +188,19 @@ impl Metrics {
             series: Series::default(),
             unsent: 0,
             unsent_attack_wide: false,
+            metric_set: MetricSet::default(),
         }
+    }
+
+    /// Adds a metric record (a counter increment, trend value, rate hit or
+    /// gauge value) to its series' figures.
+    pub fn add_metric(&mut self, m: &MetricRecord) {
+        self.metric_set.add(m);
+    }
+
+    /// The figures of the metric records, per series.
+    pub fn metric_figures(&self) -> &MetricSet {
+        &self.metric_set
     }
 
     /// Adds requests an attack's schedule called for that were never sent
@@ -329,6 +344,7 @@ impl Metrics {
         self.series.merge(&other.series);
         self.unsent = self.unsent.saturating_add(other.unsent);
         self.unsent_attack_wide |= other.unsent_attack_wide;
+        self.metric_set.merge(&other.metric_set);
     }
 
     /// Corrected latency distribution.
