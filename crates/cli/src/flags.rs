@@ -64,6 +64,27 @@ pub fn header(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.trim().to_string()))
 }
 
+/// `-tag key=value`: a tag every series of the results carries.
+pub fn tag(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("invalid -tag {s:?}: expected KEY=VALUE, e.g. worker=w1"))?;
+    let k = k.trim();
+    if k.is_empty()
+        || !k
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+    {
+        return Err(format!(
+            "invalid -tag {s:?}: the key must be letters, digits, '_', '-' or '.'"
+        ));
+    }
+    if matches!(k, "method" | "url") {
+        return Err(format!("invalid -tag {s:?}: {k} is the target's own tag"));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
 /// `-connect-to src:port:dst:port` (host:port pairs, IPv6 hosts in brackets).
 pub fn connect_to(s: &str) -> Result<(String, String), String> {
     let parts = split_host_ports(s);

@@ -1,7 +1,7 @@
 //! Live progress on stderr (only when stderr is a terminal): elapsed / total,
 //! requests, current rate, success ratio and p99 so far. Counts come from the
 //! engine's [`LiveStats`] (updated per request); the p99 comes from a [`Sink`]
-//! fed with the sample stream (which arrives in per-worker batches). A small
+//! keeping loadlab's one latency [`Distribution`] of the sample stream (which arrives in per-worker batches). A small
 //! thread redraws the line. `loadlab study` uses the same line for its
 //! current run, with a label in front (which run of how many, time left).
 
@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use loadlab_core::{Sample, Sink, format_go_duration};
 use loadlab_engine::LiveStats;
+use loadlab_metrics::Distribution;
 
 #[derive(Default)]
 struct Shared {
@@ -23,7 +23,7 @@ struct Shared {
 /// Records samples for the progress line.
 pub struct ProgressSink {
     shared: Arc<Mutex<Shared>>,
-    hist: Histogram<u64>,
+    latency: Distribution,
     completed: u64,
     last_publish: Instant,
 }
@@ -31,7 +31,7 @@ pub struct ProgressSink {
 impl Sink for ProgressSink {
     fn record(&mut self, s: &Sample) {
         self.completed += 1;
-        let _ = self.hist.record(s.latency_ns().max(1));
+        self.latency.record(s.latency_ns());
         if self.completed.is_multiple_of(256)
             || self.last_publish.elapsed() > Duration::from_millis(100)
         {
@@ -48,7 +48,7 @@ impl ProgressSink {
     fn publish(&mut self) {
         self.last_publish = Instant::now();
         if let Ok(mut g) = self.shared.lock() {
-            g.p99_ns = self.hist.value_at_quantile(0.99);
+            g.p99_ns = self.latency.quantile(0.99);
         }
     }
 }
@@ -81,7 +81,7 @@ pub fn start_labelled(
     let stop = Arc::new(AtomicBool::new(false));
     let sink = ProgressSink {
         shared: shared.clone(),
-        hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 2).ok()?,
+        latency: Distribution::new(),
         completed: 0,
         last_publish: Instant::now(),
     };

@@ -577,6 +577,246 @@ fn report_by_target_or_attack_splits_the_report() {
     );
 }
 
+/// `-by=` splits by any series tag: `-tag=worker=w1` on each worker's
+/// attack, `report -by=tag:worker` (or `-by=worker`) over their files; the
+/// well-known tags by name (`-by=method`); records without the tag in a
+/// `(none)` block; unsent requests attributed as with `-by=target`.
+#[test]
+fn report_by_tag_splits_by_any_series_tag() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let two = format!("GET {0}/one\nHEAD {0}/two\n", o.url());
+    let mut files = Vec::new();
+    for (worker, n) in [("w1", "6"), ("w2", "4")] {
+        let f = dir.path().join(format!("{worker}.bin"));
+        let out = run(
+            &[
+                "attack",
+                "-rate=200",
+                &format!("-max-requests={n}"),
+                &format!("-tag=worker={worker}"),
+                "-tag=endpoint=api",
+                &format!("-output={}", f.display()),
+            ],
+            two.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        files.push(f.display().to_string());
+    }
+    let untagged = dir.path().join("plain.bin");
+    let out = run(
+        &[
+            "attack",
+            "-rate=200",
+            "-max-requests=3",
+            &format!("-output={}", untagged.display()),
+        ],
+        two.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut args = vec!["report", "-by=tag:worker"];
+    args.extend(files.iter().map(String::as_str));
+    let untagged = untagged.display().to_string();
+    args.push(&untagged);
+    let out = run(&args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rep = text(&out.stdout);
+    let heads: Vec<&str> = rep.lines().filter(|l| l.starts_with("Worker: ")).collect();
+    assert_eq!(
+        heads,
+        ["Worker: w1", "Worker: w2", "Worker: (none)"],
+        "{rep}"
+    );
+    let totals: Vec<&str> = rep
+        .lines()
+        .filter(|l| l.starts_with("Requests"))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    assert_eq!(totals, ["6,", "4,", "3,"], "{rep}");
+    // The bare name of a well-known tag is the same grouping.
+    args[1] = "-by=worker";
+    assert_eq!(run(&args, b"").stdout, out.stdout);
+
+    // By method, as JSON: the two files' GETs and HEADs, keyed by method.
+    let out = run(
+        &["report", "-by=method", "-type=json", &files[0], &files[1]],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["GET"]["requests"], 5);
+    assert_eq!(v["HEAD"]["requests"], 5);
+    let out = run(
+        &[
+            "report",
+            "-by=tag:endpoint",
+            "-type=json",
+            &files[0],
+            &files[1],
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["api"]["requests"], 10);
+
+    // A bad tag, and an empty tag name, are usage errors.
+    for bad in ["-tag=worker", "-tag==x", "-tag=url=x"] {
+        let out = run(&["attack", bad, "-max-requests=1"], two.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("-tag"), "{}", text(&out.stderr));
+    }
+    let out = run(&["report", "-by=tag:", &files[0]], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("tag name"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Splits a loadlab results file (one attack) into `n` files, request `i`
+/// going to file `i % n`, as `n` workers sharing one schedule would have
+/// written them: each with the attack's begin record and the series its
+/// requests use; the unsent count (if any) in the first.
+fn split_results(whole: &std::path::Path, parts: &[std::path::PathBuf]) {
+    use loadlab_core::{Sink, TargetInfo};
+    use loadlab_metrics::{Item, ResultsReader, ResultsWriter};
+    let mut r = ResultsReader::new(std::fs::File::open(whole).unwrap(), "whole").unwrap();
+    let mut writers: Vec<ResultsWriter<Vec<u8>>> = parts
+        .iter()
+        .map(|_| ResultsWriter::new(Vec::new()))
+        .collect();
+    let mut known: Vec<Vec<u32>> = vec![Vec::new(); parts.len()];
+    let mut i = 0;
+    while let Some(item) = r.next_item() {
+        let Item::Request(rec) = item.unwrap() else {
+            panic!("an attack writes requests only")
+        };
+        let k = i % parts.len();
+        i += 1;
+        let w = &mut writers[k];
+        if w.samples() == 0 && known[k].is_empty() {
+            w.begin(r.attack_info());
+        }
+        let id = rec.sample.target;
+        if !known[k].contains(&id) {
+            known[k].push(id);
+            match &rec.series {
+                Some(s) => w.register_series(id, &s.to_info()),
+                None => w.register_target(
+                    id,
+                    &TargetInfo {
+                        method: rec.method.to_string(),
+                        url: rec.url.to_string(),
+                    },
+                ),
+            }
+        }
+        w.record(&rec.sample);
+    }
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let unsent: u64 = r.unsent().iter().map(|(_, n)| n).sum();
+    for (k, (mut w, path)) in writers.into_iter().zip(parts).enumerate() {
+        if k == 0 {
+            w.write_unsent(unsent);
+        }
+        std::fs::write(path, w.into_inner().unwrap()).unwrap();
+    }
+}
+
+/// Exact merge: one real attack's results split by request into 4 files
+/// (as 4 workers would write them) report exactly as the whole file, line
+/// for line, in every report type: histograms and counters add up, no
+/// figure is averaged. The library's `Metrics::merge` of per-file metrics
+/// (what a controller collecting workers' figures does) gives the same.
+#[test]
+fn four_files_split_from_one_report_exactly_as_the_whole() {
+    let o = origin(
+        r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms..4ms","errors":{"rate":"10%","status":503}}]}"#,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.bin");
+    // Two targets of the origin (10 % of their requests fail with 503) and
+    // one refused address: failures of two kinds in the error set.
+    let targets = format!(
+        "GET {0}/a\nPOST {0}/b\nGET http://127.0.0.1:1/refused\n",
+        o.url()
+    );
+    let out = run(
+        &[
+            "attack",
+            "-rate=300",
+            "-duration=2s",
+            "-tag=worker=w0",
+            &format!("-output={}", whole.display()),
+        ],
+        targets.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let parts: Vec<std::path::PathBuf> = (0..4)
+        .map(|k| dir.path().join(format!("part{k}.bin")))
+        .collect();
+    split_results(&whole, &parts);
+    let whole_s = whole.display().to_string();
+    let part_s: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
+    for kind in ["text", "json", "hdrplot", "hist[0,1ms,2ms,3ms,5ms]"] {
+        let t = format!("-type={kind}");
+        let a = run(&["report", &t, &whole_s], b"");
+        assert_eq!(a.status.code(), Some(0), "{}", text(&a.stderr));
+        let mut args = vec!["report", t.as_str()];
+        args.extend(part_s.iter().map(String::as_str));
+        let b = run(&args, b"");
+        assert_eq!(b.status.code(), Some(0), "{}", text(&b.stderr));
+        let (a, b) = (text(&a.stdout), text(&b.stdout));
+        assert!(!a.trim().is_empty(), "-type={kind}: empty report");
+        for (n, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+            assert_eq!(x, y, "-type={kind}, line {}", n + 1);
+        }
+        assert_eq!(a, b, "-type={kind}");
+        if kind == "text" {
+            assert!(a.contains("503 Service Unavailable"), "{a}");
+            assert!(a.contains("connection refused"), "{a}");
+            let n: u64 = field(&a, "Requests")
+                .split_whitespace()
+                .nth(4)
+                .unwrap()
+                .trim_end_matches(',')
+                .parse()
+                .unwrap();
+            assert!(n >= 400, "{a}");
+        }
+    }
+    // The same through per-file metrics merged, in any order.
+    let metrics_of = |path: &std::path::Path| {
+        let mut m = loadlab_metrics::Metrics::new();
+        let mut res =
+            loadlab_metrics::open_results(std::fs::File::open(path).unwrap(), "f").unwrap();
+        for r in res.by_ref() {
+            m.add(&r.unwrap());
+        }
+        for (_, n) in res.unsent() {
+            m.add_unsent(*n);
+        }
+        m
+    };
+    let all = metrics_of(&whole);
+    let mut merged = loadlab_metrics::Metrics::new();
+    for p in parts.iter().rev() {
+        merged.merge(&metrics_of(p));
+    }
+    assert_eq!(merged.summary(), all.summary());
+    for kind in [
+        loadlab_metrics::ReportType::Text,
+        loadlab_metrics::ReportType::Json,
+    ] {
+        assert_eq!(
+            loadlab_metrics::render(&kind, &merged),
+            loadlab_metrics::render(&kind, &all)
+        );
+    }
+    assert_eq!(merged.latency().histogram(), all.latency().histogram());
+}
+
 /// One HTTP/1.1 GET over a plain socket; the response body.
 fn http_get(addr: &str) -> Option<String> {
     use std::io::Read;

@@ -6,6 +6,7 @@
 //! * [`size`]: byte sizes (`200kb`, `1mb`, `512`).
 //! * [`sample`]: the fixed-size, `Copy` record of one request, and [`sample::ErrorKind`].
 //! * [`pacer`]: pure, clock-free schedules: when request *n* is due, as an offset from the start.
+//! * [`series`]: what a sample or metric record belongs to: a metric name plus tags.
 //! * [`sink`]: the consumer interface every results destination implements.
 //!
 //! Nothing here does I/O or knows about sockets; everything is table-testable without a clock.
@@ -14,6 +15,7 @@ pub mod duration;
 pub mod pacer;
 pub mod rate;
 pub mod sample;
+pub mod series;
 pub mod sink;
 pub mod size;
 
@@ -21,5 +23,6 @@ pub use duration::{DurationError, format_go_duration, parse_go_duration};
 pub use pacer::{Pacer, PacerError, PacerSpec};
 pub use rate::{Rate, RateError};
 pub use sample::{ErrorKind, Sample};
+pub use series::{MetricSample, SeriesInfo, SeriesKind};
 pub use sink::{AttackInfo, Sink, TargetInfo, Tee};
 pub use size::{SizeError, parse_size};

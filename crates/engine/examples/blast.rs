@@ -72,7 +72,7 @@ fn main() {
     let keep = Keep::default();
     let cpu0 = cpu_seconds();
     let t0 = Instant::now();
-    let sum = loadlab_engine::run_blocking(
+    let (sum, _) = loadlab_engine::run_blocking(
         cfg,
         TargetSource::Static(vec![target]),
         Box::new(keep.clone()),

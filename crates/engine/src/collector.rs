@@ -40,9 +40,10 @@ pub(crate) enum Msg {
     Target(u32, TargetInfo),
 }
 
-pub(crate) struct Collector {
+pub(crate) struct Collector<S> {
     pub tx: mpsc::Sender<Msg>,
-    pub done: oneshot::Receiver<std::io::Result<()>>,
+    /// The sink's `finish` result and the sink itself, handed back.
+    pub done: oneshot::Receiver<(std::io::Result<()>, S)>,
 }
 
 /// No unflushed sample.
@@ -163,12 +164,12 @@ impl Pending {
     }
 }
 
-pub(crate) fn spawn(
-    mut sink: Box<dyn Sink>,
+pub(crate) fn spawn<S: Sink + 'static>(
+    mut sink: S,
     info: AttackInfo,
     targets: Vec<TargetInfo>,
     holds: Arc<Holds>,
-) -> std::io::Result<Collector> {
+) -> std::io::Result<Collector<S>> {
     let (tx, mut rx) = mpsc::channel::<Msg>(CHANNEL_BATCHES);
     let (done_tx, done) = oneshot::channel();
     std::thread::Builder::new()
@@ -208,13 +209,14 @@ pub(crate) fn spawn(
                         }
                     }
                 }
-                let released = pending.release(open.then_some(mark), sink.as_mut());
+                let released = pending.release(open.then_some(mark), &mut sink);
                 if open && released == 0 && !pending.is_empty() {
                     std::thread::sleep(POLL);
                 }
             }
-            pending.release(None, sink.as_mut());
-            let _ = done_tx.send(sink.finish());
+            pending.release(None, &mut sink);
+            let finished = sink.finish();
+            let _ = done_tx.send((finished, sink));
         })?;
     Ok(Collector { tx, done })
 }

@@ -57,7 +57,7 @@
 //! normal stop, in-flight requests run to completion (each is bounded by
 //! `timeout`). After shutdown (Ctrl-C), they get [`INTERRUPT_GRACE`] (or
 //! `timeout` if shorter), then are recorded as `ErrorKind::Canceled`. Then the
-//! sink is finished and the [`AttackSummary`] returned.
+//! sink is finished and handed back with the [`AttackSummary`].
 //!
 //! # Cost
 //!
@@ -190,25 +190,27 @@ pub enum EngineError {
     Runtime(std::io::Error),
 }
 
-/// Runs an attack on the current tokio runtime.
-pub async fn attack(
+/// Runs an attack on the current tokio runtime. The sink is handed back,
+/// finished, with the summary: `let (summary, sink) = attack(…, sink, …)`
+/// (a pair of sinks, `(a, b)`, comes back as a pair, each of its own type).
+pub async fn attack<S: loadlab_core::Sink + 'static>(
     cfg: AttackConfig,
     targets: TargetSource,
-    sink: Box<dyn loadlab_core::Sink>,
+    sink: S,
     shutdown: impl Future<Output = ()> + Send,
-) -> Result<AttackSummary, EngineError> {
+) -> Result<(AttackSummary, S), EngineError> {
     attack_with_live(cfg, targets, sink, shutdown, LiveStats::new()).await
 }
 
 /// Builds a current-thread runtime and runs the attack on it. `shutdown` is
 /// polled inside the runtime, so it may use `tokio::signal::ctrl_c()`.
-pub fn run_blocking(
+pub fn run_blocking<S: loadlab_core::Sink + 'static>(
     cfg: AttackConfig,
     targets: TargetSource,
-    sink: Box<dyn loadlab_core::Sink>,
+    sink: S,
     shutdown: impl Future<Output = ()> + Send,
     live: Arc<LiveStats>,
-) -> Result<AttackSummary, EngineError> {
+) -> Result<(AttackSummary, S), EngineError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

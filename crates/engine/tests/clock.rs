@@ -36,7 +36,7 @@ fn run(cfg: AttackConfig, url: &str) -> (Vec<loadlab_core::Sample>, loadlab_engi
         .enable_all()
         .build()
         .unwrap();
-    let sum = rt
+    let (sum, _) = rt
         .block_on(attack(cfg, one(url), sink.boxed(), never()))
         .unwrap();
     (sink.samples(), sum)

@@ -15,7 +15,7 @@ async fn two_hundred_per_second_for_one_second() {
         duration: Some(ms(1000)),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     let samples = sink.samples();
@@ -60,7 +60,7 @@ async fn plan_pacer_ends_the_attack_by_itself() {
         pacer: PacerSpec::parse_plan("200ms@100,100ms@50").unwrap(),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 25);

@@ -20,7 +20,7 @@ fn cfg(keepalive: bool) -> AttackConfig {
 async fn keepalive_reuses_few_connections() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let sum = attack(cfg(true), one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg(true), one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 100);
@@ -36,7 +36,7 @@ async fn keepalive_reuses_few_connections() {
 async fn keepalive_off_dials_per_request() {
     let srv = serve(hello()).await;
     let sink = Collect::default();
-    let sum = attack(cfg(false), one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg(false), one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 100);

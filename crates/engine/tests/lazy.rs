@@ -57,7 +57,7 @@ async fn every_scheduled_request_goes_out(format: TargetFormat) {
         "t.txt",
     );
     let sink = Collect::default();
-    let sum = attack(cfg(100, 1, 50), src, sink.boxed(), never())
+    let (sum, _) = attack(cfg(100, 1, 50), src, sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.stop_reason, StopReason::Duration);
@@ -88,7 +88,7 @@ async fn lazy_targets_that_run_out_are_each_sent_once() {
         "t.txt",
     );
     let sink = Collect::default();
-    let sum = attack(cfg(100, 1, 50), src, sink.boxed(), never())
+    let (sum, _) = attack(cfg(100, 1, 50), src, sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.stop_reason, StopReason::Exhausted);
@@ -115,7 +115,7 @@ async fn slow_lazy_targets_are_sent_as_they_come_and_the_rest_counted_unsent() {
         }
     });
     let sink = Collect::default();
-    let sum = attack(
+    let (sum, _) = attack(
         cfg(100, 1, 50),
         TargetSource::Lazy(Box::new(rx.into_iter())),
         sink.boxed(),

@@ -28,7 +28,7 @@ async fn counters_move_during_the_attack_and_settle_after() {
     tokio::time::sleep(ms(300)).await;
     let mid = live.sent();
     assert!((20..=100).contains(&mid), "sent {mid} after 0.3 s at 200/s");
-    let sum = run.await.unwrap().unwrap();
+    let (sum, _) = run.await.unwrap().unwrap();
     assert_eq!(sum.requests, 120);
     assert_eq!(live.sent(), 120);
     assert_eq!(live.completed(), 120);
@@ -42,7 +42,7 @@ async fn counters_move_during_the_attack_and_settle_after() {
         max_requests: Some(7),
         ..Default::default()
     };
-    let sum = attack_with_live(
+    let (sum, _) = attack_with_live(
         cfg,
         one(&srv.url("/")),
         Collect::default().boxed(),

@@ -49,7 +49,7 @@ async fn samples_reach_the_sink_in_completion_order() {
         workers: 10,
         ..Default::default()
     };
-    let sum = attack(c, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(c, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 1000);
@@ -66,7 +66,7 @@ async fn completion_order_holds_on_a_multi_thread_runtime_and_unpaced() {
         max_workers: Some(8),
         ..Default::default()
     };
-    let sum = attack(c, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(c, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 2000);

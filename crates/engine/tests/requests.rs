@@ -189,7 +189,7 @@ async fn lazy_targets_are_streamed_and_registered_once_each() {
         pacer: PacerSpec::Constant(Rate::per_second(500)),
         ..Default::default()
     };
-    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    let (sum, _) = attack(c, src, sink.boxed(), never()).await.unwrap();
     assert_eq!(sum.requests, 3);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
     assert_eq!(sink.targets.lock().unwrap().len(), 2);
@@ -211,7 +211,7 @@ async fn lazy_target_error_stops_the_attack_and_is_reported() {
         pacer: PacerSpec::Constant(Rate::per_second(500)),
         ..Default::default()
     };
-    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    let (sum, _) = attack(c, src, sink.boxed(), never()).await.unwrap();
     assert_eq!(sum.requests, 1);
     let e = sum.target_error.expect("error reported").to_string();
     assert!(e.starts_with("t.txt:3:"), "{e}");
@@ -294,7 +294,7 @@ async fn a_lazy_generator_that_never_ends_does_not_hold_up_the_stop() {
         ..Default::default()
     };
     let t = std::time::Instant::now();
-    let sum = attack(c, src, sink.boxed(), never()).await.unwrap();
+    let (sum, _) = attack(c, src, sink.boxed(), never()).await.unwrap();
     assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
     assert_eq!(sum.requests, 1);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Duration);

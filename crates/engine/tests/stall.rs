@@ -37,7 +37,7 @@ async fn one_second_stall_shows_in_corrected_p99_only() {
         max_workers: Some(4),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     let s = sink.samples();

@@ -62,7 +62,7 @@ async fn endless_bodies_do_not_starve_the_schedule() {
         timeout: ms(1500),
         ..Default::default()
     };
-    let sum = attack(c, one(&format!("http://{addr}/")), sink.boxed(), never())
+    let (sum, _) = attack(c, one(&format!("http://{addr}/")), sink.boxed(), never())
         .await
         .unwrap();
     stop.store(true, Ordering::Relaxed);

@@ -18,7 +18,7 @@ async fn max_requests_stops_exactly() {
         max_requests: Some(37),
         ..Default::default()
     };
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert_eq!(sum.requests, 37);
@@ -42,7 +42,7 @@ async fn duration_stops_an_unlimited_attack() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
         .await
         .unwrap();
     assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
@@ -67,7 +67,7 @@ async fn shutdown_mid_run_returns_promptly_and_cancels_in_flight() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(
+    let (sum, _) = attack(
         cfg,
         one(&srv.url("/")),
         sink.boxed(),
@@ -107,7 +107,7 @@ async fn shutdown_with_a_fast_server_loses_nothing() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(
+    let (sum, _) = attack(
         cfg,
         one(&srv.url("/")),
         sink.boxed(),
@@ -141,7 +141,7 @@ async fn shutdown_releases_workers_waiting_for_a_far_send_time() {
         ..Default::default()
     };
     let t = Instant::now();
-    let sum = attack(
+    let (sum, _) = attack(
         cfg,
         one(&srv.url("/")),
         sink.boxed(),
@@ -184,7 +184,7 @@ async fn a_stop_signal_fired_on_another_thread_interrupts_a_blocking_attack() {
     });
     tokio::time::sleep(ms(300)).await;
     assert!(stop.fire());
-    let sum = tokio::task::spawn_blocking(move || run.join().unwrap())
+    let (sum, _) = tokio::task::spawn_blocking(move || run.join().unwrap())
         .await
         .unwrap()
         .unwrap();

@@ -143,6 +143,7 @@ async fn missing_root_cert_file_is_a_setup_error() {
         never(),
     )
     .await
+    .map(|(sum, _)| sum)
     .unwrap_err();
     assert!(err.to_string().contains("/nonexistent/root.pem"), "{err}");
 }

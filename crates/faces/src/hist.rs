@@ -1,102 +1,20 @@
-//! Latency distributions in microseconds: an HdrHistogram (3 significant
-//! digits, as every loadlab report uses) plus exact running sums, so a face can
-//! print exact min/mean/max/standard deviation beside histogram percentiles.
+//! Latency distributions in microseconds: loadlab's one [`Distribution`]
+//! (an HdrHistogram at 3 significant digits, as every loadlab report uses,
+//! plus exact running sums), in microseconds, so a face prints exact
+//! min/mean/max/standard deviation beside histogram percentiles; and the
+//! wrk2 views of its histogram (shape, percentile spectrum).
 
 use hdrhistogram::Histogram;
+use loadlab_metrics::dist::{Distribution, Micros, Unit};
 
 /// Highest trackable value: one day in microseconds, wrk2's bound, which makes
 /// the histogram's shape (27 buckets of 2048 sub-buckets) match wrk2's footer.
-pub const MAX_US: u64 = 86_400_000_000;
+pub const MAX_US: u64 = Micros::HIGHEST;
 /// Significant digits kept by every histogram.
-pub const SIGFIG: u8 = 3;
+pub const SIGFIG: u8 = loadlab_metrics::dist::SIGFIG;
 
 /// One distribution of microsecond values.
-#[derive(Debug, Clone)]
-pub struct Dist {
-    pub hist: Histogram<u64>,
-    n: u64,
-    sum: f64,
-    sum_sq: f64,
-    min: u64,
-    max: u64,
-}
-
-impl Default for Dist {
-    fn default() -> Self {
-        Dist::new()
-    }
-}
-
-impl Dist {
-    pub fn new() -> Dist {
-        let hist = Histogram::new_with_bounds(1, MAX_US, SIGFIG)
-            .expect("static histogram bounds are valid");
-        Dist {
-            hist,
-            n: 0,
-            sum: 0.0,
-            sum_sq: 0.0,
-            min: u64::MAX,
-            max: 0,
-        }
-    }
-
-    pub fn record(&mut self, us: u64) {
-        let v = us.min(MAX_US);
-        self.hist.saturating_record(v);
-        self.n += 1;
-        let f = v as f64;
-        self.sum += f;
-        self.sum_sq += f * f;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-    }
-
-    pub fn merge(&mut self, other: &Dist) {
-        // Same bounds on both sides, so adding cannot fail.
-        let _ = self.hist.add(&other.hist);
-        self.n += other.n;
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-    pub fn min(&self) -> u64 {
-        if self.n == 0 { 0 } else { self.min }
-    }
-    pub fn max(&self) -> u64 {
-        self.max
-    }
-    /// Exact arithmetic mean.
-    pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum / self.n as f64
-        }
-    }
-    /// Exact sample standard deviation (divides by n−1, as ab does).
-    pub fn sample_stdev(&self) -> f64 {
-        if self.n < 2 {
-            return 0.0;
-        }
-        let n = self.n as f64;
-        let var = (self.sum_sq - self.sum * self.sum / n) / (n - 1.0);
-        var.max(0.0).sqrt()
-    }
-    /// Value at a percentile (0–100) from the histogram.
-    pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 {
-            0
-        } else {
-            self.hist.value_at_percentile(p)
-        }
-    }
-}
+pub type Dist = Distribution<Micros>;
 
 /// The histogram's shape as HdrHistogram's C library reports it
 /// (`#[Buckets = 27, SubBuckets = 2048]` in wrk2's footer).
@@ -186,7 +104,7 @@ mod tests {
         assert_eq!(d.max(), 4000);
         assert!((d.mean() - 2500.0).abs() < 1e-9);
         assert!((d.sample_stdev() - 1290.994).abs() < 1e-3);
-        assert_eq!(shape(&d.hist), (27, 2048));
+        assert_eq!(shape(d.histogram()), (27, 2048));
     }
 
     #[test]
@@ -195,7 +113,7 @@ mod tests {
         for v in 1..=1000u64 {
             d.record(v);
         }
-        let s = spectrum(&d.hist, 5);
+        let s = spectrum(d.histogram(), 5);
         // 0%, then 10%-steps to 50%, 5%-steps to 75%, 2.5%-steps to 87.5%...
         let levels: Vec<f64> = s.iter().take(8).map(|l| l.percentile).collect();
         assert_eq!(levels, [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 55.0, 60.0]);
@@ -217,10 +135,10 @@ mod tests {
     fn spectrum_of_one_value() {
         let mut d = Dist::new();
         d.record(42);
-        let s = spectrum(&d.hist, 5);
+        let s = spectrum(d.histogram(), 5);
         assert_eq!(s.len(), 2);
         assert_eq!((s[0].percentile, s[0].total_count), (0.0, 1));
         assert_eq!((s[1].percentile, s[1].total_count), (100.0, 1));
-        assert!(spectrum(&Dist::new().hist, 5).is_empty());
+        assert!(spectrum(Dist::new().histogram(), 5).is_empty());
     }
 }

@@ -6,10 +6,9 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use loadlab_core::{Sink, Tee};
 use loadlab_metrics::ResultsWriter;
 
-/// The environment variable the CLI reads for [`with_results_file`].
+/// The environment variable the CLI reads for [`results_file`].
 pub const RESULTS_ENV: &str = "LOADLAB_RESULTS";
 
 /// Why the results file could not be created.
@@ -20,16 +19,19 @@ pub struct ResultsFileError {
     pub err: std::io::Error,
 }
 
-/// `sink` alone, or `sink` plus a results writer on `path`.
-pub fn with_results_file(
-    sink: Box<dyn Sink>,
-    path: Option<&Path>,
-) -> Result<Box<dyn Sink>, ResultsFileError> {
-    let Some(path) = path else { return Ok(sink) };
+/// The results writer of a face's run, if a file was asked for.
+pub type ResultsFile = Option<ResultsWriter<BufWriter<File>>>;
+
+/// A results writer on `path` (none without a path), to run beside the
+/// face's collector: `(collector, results_file(path)?)`.
+pub fn results_file(path: Option<&Path>) -> Result<ResultsFile, ResultsFileError> {
+    let Some(path) = path else { return Ok(None) };
     let f = File::create(path).map_err(|err| ResultsFileError {
         path: path.to_path_buf(),
         err,
     })?;
-    let writer = ResultsWriter::new(BufWriter::with_capacity(256 * 1024, f));
-    Ok(Box::new(Tee(vec![sink, Box::new(writer)])))
+    Ok(Some(ResultsWriter::new(BufWriter::with_capacity(
+        256 * 1024,
+        f,
+    ))))
 }

@@ -1,48 +1,101 @@
-//! Reports split by target or by attack (`loadlab report -by=target`): one
-//! set of [`Metrics`] per group, rendered one after the other in the order
-//! the groups first appear in the results.
+//! Reports split by target, by attack or by any series tag (`loadlab report
+//! -by=target`, `-by=tag:endpoint`): one set of [`Metrics`] per group,
+//! rendered one after the other in the order the groups first appear in the
+//! results.
 
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::metrics::Metrics;
-use crate::record::Record;
+use crate::record::{MetricRecord, Record};
 use crate::report::ReportType;
 
 /// What a report is split by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GroupBy {
     /// Method and URL (`GET http://host/path`).
     Target,
     /// The attack's name (`-name`).
     Attack,
+    /// The value of a series tag (`method`, `url`, `endpoint`, `worker`...;
+    /// see [`loadlab_core::series::tag`]); `(none)` for records without it.
+    Tag(String),
 }
+
+/// The group of records that lack the tag a report is split by.
+pub const NO_TAG: &str = "(none)";
 
 impl FromStr for GroupBy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "target" => Ok(GroupBy::Target),
-            "attack" => Ok(GroupBy::Attack),
-            _ => Err(format!("unknown grouping {s:?}: use target or attack")),
+            "target" => return Ok(GroupBy::Target),
+            "attack" => return Ok(GroupBy::Attack),
+            _ => {}
         }
+        if let Some(name) = s.strip_prefix("tag:") {
+            if name.is_empty() {
+                return Err(format!(
+                    "bad grouping {s:?}: tag: needs a tag name, e.g. tag:endpoint"
+                ));
+            }
+            return Ok(GroupBy::Tag(name.to_string()));
+        }
+        // The well-known tags by their bare name (`target` stays vegeta's
+        // method and URL; the target-name tag is `tag:target`).
+        if s != loadlab_core::series::tag::TARGET && loadlab_core::series::tag::ALL.contains(&s) {
+            return Ok(GroupBy::Tag(s.to_string()));
+        }
+        let known: Vec<&str> = loadlab_core::series::tag::ALL
+            .iter()
+            .copied()
+            .filter(|k| *k != loadlab_core::series::tag::TARGET)
+            .collect();
+        Err(format!(
+            "unknown grouping {s:?}: use target, attack, {} or tag:NAME (any tag of the results' series)",
+            known.join(", ")
+        ))
     }
 }
 
 impl GroupBy {
-    fn label(self) -> &'static str {
+    fn label(&self) -> String {
         match self {
-            GroupBy::Target => "Target",
-            GroupBy::Attack => "Attack",
+            GroupBy::Target => "Target".to_string(),
+            GroupBy::Attack => "Attack".to_string(),
+            GroupBy::Tag(name) => {
+                let mut c = name.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().chain(c).collect(),
+                    None => String::new(),
+                }
+            }
         }
     }
 
-    fn key(self, r: &Record) -> String {
+    fn metric_key(&self, m: &MetricRecord) -> String {
+        let tag = |k: &str| m.series.tag(k).filter(|v| !v.is_empty());
+        match self {
+            GroupBy::Target => match (tag("method"), tag("url")) {
+                (Some(method), Some(url)) => format!("{method} {url}"),
+                _ => NO_TAG.to_string(),
+            },
+            GroupBy::Attack if m.attack.is_empty() => "(unnamed)".to_string(),
+            GroupBy::Attack => m.attack.to_string(),
+            GroupBy::Tag(name) => tag(name).unwrap_or(NO_TAG).to_string(),
+        }
+    }
+
+    fn key(&self, r: &Record) -> String {
         match self {
             GroupBy::Target => format!("{} {}", r.method, r.url),
             GroupBy::Attack if r.attack.is_empty() => "(unnamed)".to_string(),
             GroupBy::Attack => r.attack.to_string(),
+            GroupBy::Tag(name) => match r.tag(name) {
+                Some(v) if !v.is_empty() => v.to_string(),
+                _ => NO_TAG.to_string(),
+            },
         }
     }
 }
@@ -97,14 +150,15 @@ impl Grouped {
     }
 
     pub fn add(&mut self, r: &Record) {
-        let Some(by) = self.by else {
+        let Some(by) = &self.by else {
             self.groups[0].1.add(r);
             return;
         };
+        let by_attack = *by == GroupBy::Attack;
         let key = by.key(r);
         let i = self.group(key);
         self.groups[i].1.add(r);
-        if by == GroupBy::Target {
+        if !by_attack {
             let seen = &mut self.attacks[i];
             if !seen
                 .iter()
@@ -113,6 +167,19 @@ impl Grouped {
                 seen.push(r.attack.clone());
             }
         }
+    }
+
+    /// Adds a metric record (counter, trend, rate or gauge value) to its
+    /// group: by its series' tags (`method` and `url` for `-by=target`),
+    /// `(none)` when the series lacks the tag.
+    pub fn add_metric(&mut self, m: &MetricRecord) {
+        let Some(by) = &self.by else {
+            self.groups[0].1.add_metric(m);
+            return;
+        };
+        let key = by.metric_key(m);
+        let i = self.group(key);
+        self.groups[i].1.add_metric(m);
     }
 
     fn group(&mut self, key: String) -> usize {
@@ -130,13 +197,14 @@ impl Grouped {
 
     /// Adds an attack's count of requests scheduled but never sent: to the
     /// report, to the attack's block (`-by=attack`), or to the block of every
-    /// target the attack sent to (`-by=target`; marked as the whole attack's
-    /// count there, since unsent requests belong to no target).
+    /// target (or tag value) the attack sent to (`-by=target`, `-by=tag:…`;
+    /// marked as the whole attack's count there, since unsent requests
+    /// belong to no target).
     pub fn add_unsent(&mut self, attack: &str, n: u64) {
         if n == 0 {
             return;
         }
-        match self.by {
+        match &self.by {
             None => self.groups[0].1.add_unsent(n),
             Some(GroupBy::Attack) => {
                 let key = if attack.is_empty() {
@@ -147,7 +215,7 @@ impl Grouped {
                 let i = self.group(key);
                 self.groups[i].1.add_unsent(n);
             }
-            Some(GroupBy::Target) => {
+            Some(GroupBy::Target | GroupBy::Tag(_)) => {
                 for (i, seen) in self.attacks.iter().enumerate() {
                     if seen.iter().any(|a| **a == *attack) {
                         self.groups[i].1.add_unsent(n);
@@ -164,9 +232,10 @@ impl Grouped {
     }
 
     /// Renders every group with `one`: text kinds as blocks under a
-    /// `Target: …` (or `Attack: …`) line, JSON as one object keyed by group.
+    /// `Target: …` (or `Attack: …`, or the tag's name: `Endpoint: …`) line,
+    /// JSON as one object keyed by group.
     pub fn render(&self, one: impl Fn(&Metrics) -> String) -> String {
-        let Some(by) = self.by else {
+        let Some(by) = &self.by else {
             return one(&self.groups[0].1);
         };
         if self.kind == ReportType::Json {
@@ -182,9 +251,10 @@ impl Grouped {
         }
         // Every block ends with a blank line, so that reports printed one
         // after another (`-every`) stay apart too.
+        let label = by.label();
         self.groups
             .iter()
-            .map(|(k, m)| format!("{}: {k}\n{}\n", by.label(), one(m)))
+            .map(|(k, m)| format!("{label}: {k}\n{}\n", one(m)))
             .collect()
     }
 }

@@ -8,6 +8,8 @@
 //! * [`open_results`]: reads our files and vegeta's gob, JSON and CSV results
 //!   (sniffed from the first bytes), so old runs can be re-reported and mixed.
 //! * [`encode`]: writes vegeta's JSON and CSV result encodings.
+//! * [`dist`]: [`Distribution`], the one mergeable HDR distribution every
+//!   report, face, study run and progress line uses.
 //! * [`metrics`]: vegeta's figures plus HdrHistograms of the corrected
 //!   latency, the uncorrected service time and the send lag.
 //! * [`MetricsSink`]: a [`loadlab_core::Sink`] feeding [`Metrics`] live.
@@ -19,7 +21,9 @@
 //! shared labels, so reading allocates only when a label changes.
 
 pub mod codec;
+pub mod dist;
 pub mod encode;
+pub mod figures;
 mod error;
 mod gob;
 mod gofmt;
@@ -36,6 +40,7 @@ pub mod timefmt;
 pub mod vegeta;
 
 pub use codec::{ResultsReader, ResultsWriter};
+pub use dist::{Distribution, Micros, Nanos};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;
 pub use gofmt::{round_duration, round_for_text};
@@ -43,9 +48,9 @@ pub use group::{GroupBy, Grouped};
 pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
 pub use open::{Format, Results, open_results};
 pub use prom::{PromMetrics, PromSink};
-pub use record::{Record, status_text};
+pub use record::{Item, MetricRecord, Record, SeriesDef, status_text};
 pub use report::{
-    ReportType, ReportTypeError, format_report_hdrplot, format_report_hist, format_report_json,
-    format_report_text, render,
+    ReportType, ReportTypeError, TextStyle, format_report_hdrplot, format_report_hist,
+    format_report_json, format_report_text, render, text_with_style,
 };
 pub use sink::MetricsSink;

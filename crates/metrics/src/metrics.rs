@@ -16,13 +16,13 @@
 //! an HdrHistogram, and the number of requests sent later than
 //! [`DEFAULT_LATE_THRESHOLD_NS`] after their intended time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use hdrhistogram::Histogram;
-use loadlab_core::ErrorKind;
+use loadlab_core::{ErrorKind, Sample};
 
-use crate::record::{Record, status_text, write_error_string};
+use crate::figures::MetricSet;
+use crate::record::{MetricRecord, Record, status_text, write_error_string};
 use crate::series::Series;
 
 /// A request whose send lag exceeds this (1 ms) counts as *late*. 1 ms is
@@ -31,80 +31,7 @@ use crate::series::Series;
 /// means the generator or the connection pool really fell behind.
 pub const DEFAULT_LATE_THRESHOLD_NS: u64 = 1_000_000;
 
-/// Histograms track 1 ns .. 24 h at 3 significant digits; longer values are
-/// clamped to 24 h (their exact max is still kept).
-const HIST_MAX_NS: u64 = 24 * 3_600_000_000_000;
-
-/// One latency distribution: an HdrHistogram plus exact sum, min and max.
-#[derive(Clone)]
-pub struct Distribution {
-    hist: Histogram<u64>,
-    sum: u128,
-    min: u64,
-    max: u64,
-}
-
-impl Distribution {
-    fn new() -> Self {
-        Distribution {
-            hist: Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds"),
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-        }
-    }
-
-    fn add(&mut self, v: u64) {
-        self.hist.saturating_record(v);
-        self.sum += u128::from(v);
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-    }
-
-    fn merge(&mut self, other: &Distribution) {
-        // Same bounds on both sides, so `add` cannot fail.
-        let _ = self.hist.add(&other.hist);
-        self.sum += other.sum;
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.hist.len()
-    }
-
-    /// Value at quantile `q` (0..=1), exact to 3 significant digits (the
-    /// highest value equivalent to the bucket), clamped to the exact min/max.
-    pub fn quantile(&self, q: f64) -> u64 {
-        if self.count() == 0 {
-            return 0;
-        }
-        self.hist.value_at_quantile(q).clamp(self.min, self.max)
-    }
-
-    /// The underlying histogram (for plots and exports).
-    pub fn histogram(&self) -> &Histogram<u64> {
-        &self.hist
-    }
-
-    pub fn summary(&self) -> LatencySummary {
-        let n = self.count();
-        if n == 0 {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            total: u64::try_from(self.sum).unwrap_or(u64::MAX),
-            // vegeta: time.Duration(float64(total) / float64(requests)).
-            mean: (self.sum as f64 / n as f64) as u64,
-            p50: self.quantile(0.50),
-            p90: self.quantile(0.90),
-            p95: self.quantile(0.95),
-            p99: self.quantile(0.99),
-            max: self.max,
-            min: self.min,
-        }
-    }
-}
+pub use crate::dist::Distribution;
 
 /// vegeta's latency block, in ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -218,12 +145,16 @@ pub struct Metrics {
     lag: Distribution,
     late: u64,
     late_threshold_ns: u64,
-    error_seen: HashSet<ErrKey>,
-    errors: Vec<ErrKey>,
+    /// Each distinct error, with the earliest completion (ns since the
+    /// epoch) of a request that had it, in order of first reading.
+    error_first: HashMap<ErrKey, usize>,
+    errors: Vec<(ErrKey, u64)>,
     buckets: Option<(Vec<u64>, Vec<u64>)>,
     series: Series,
     unsent: u64,
     unsent_attack_wide: bool,
+    /// Figures of the metric records (counters, trends, rates, gauges).
+    metric_set: MetricSet,
 }
 
 impl Default for Metrics {
@@ -251,13 +182,25 @@ impl Metrics {
             lag: Distribution::new(),
             late: 0,
             late_threshold_ns: DEFAULT_LATE_THRESHOLD_NS,
-            error_seen: HashSet::new(),
+            error_first: HashMap::new(),
             errors: Vec::new(),
             buckets: None,
             series: Series::default(),
             unsent: 0,
             unsent_attack_wide: false,
+            metric_set: MetricSet::default(),
         }
+    }
+
+    /// Adds a metric record (a counter increment, trend value, rate hit or
+    /// gauge value) to its series' figures.
+    pub fn add_metric(&mut self, m: &MetricRecord) {
+        self.metric_set.add(m);
+    }
+
+    /// The figures of the metric records, per series.
+    pub fn metric_figures(&self) -> &MetricSet {
+        &self.metric_set
     }
 
     /// Adds requests an attack's schedule called for that were never sent
@@ -294,7 +237,15 @@ impl Metrics {
     }
 
     pub fn add(&mut self, r: &Record) {
-        let s = &r.sample;
+        self.add_sample(r.start_unix_ns, &r.sample);
+        self.add_error(r);
+    }
+
+    /// Adds one request's figures, its error text aside (a caller with
+    /// its own error labels, such as the study, keeps those itself).
+    /// `start_unix_ns` is the attack's start, which the sample's instants
+    /// count from.
+    pub fn add_sample(&mut self, start_unix_ns: u64, s: &Sample) {
         self.requests += 1;
         match self.status.get_mut(s.status as usize) {
             Some(c) => *c += 1,
@@ -302,22 +253,22 @@ impl Metrics {
         }
         self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
-        let ts = r.abs_intended_ns();
-        let sent = r.abs_sent_ns();
+        let ts = start_unix_ns.saturating_add(s.intended_ns);
+        let sent = start_unix_ns.saturating_add(s.sent_ns);
         let lat = s.latency_ns();
         self.earliest = self.earliest.min(sent);
         self.latest = self.latest.max(sent);
-        self.end = self.end.max(r.abs_done_ns());
+        self.end = self.end.max(start_unix_ns.saturating_add(s.done_ns));
         self.intended_earliest = self.intended_earliest.min(ts);
         self.intended_latest = self.intended_latest.max(ts);
         let ok = s.is_success();
         if ok {
             self.successes += 1;
         }
-        self.latency.add(lat);
-        self.service.add(s.service_ns());
+        self.latency.record(lat);
+        self.service.record(s.service_ns());
         let lag = s.send_lag_ns();
-        self.lag.add(lag);
+        self.lag.record(lag);
         if lag > self.late_threshold_ns {
             self.late += 1;
         }
@@ -329,7 +280,6 @@ impl Metrics {
             counts[i] += 1;
         }
         self.series.add(ts, lat, ok);
-        self.add_error(r);
     }
 
     fn add_error(&mut self, r: &Record) {
@@ -346,9 +296,16 @@ impl Metrics {
         } else {
             return;
         };
-        if !self.error_seen.contains(&key) {
-            self.error_seen.insert(key.clone());
-            self.errors.push(key);
+        self.note_error(key, r.abs_done_ns());
+    }
+
+    fn note_error(&mut self, key: ErrKey, at: u64) {
+        match self.error_first.get(&key) {
+            Some(&i) => self.errors[i].1 = self.errors[i].1.min(at),
+            None => {
+                self.error_first.insert(key.clone(), self.errors.len());
+                self.errors.push((key, at));
+            }
         }
     }
 
@@ -374,10 +331,8 @@ impl Metrics {
         self.service.merge(&other.service);
         self.lag.merge(&other.lag);
         self.late += other.late;
-        for k in &other.errors {
-            if self.error_seen.insert(k.clone()) {
-                self.errors.push(k.clone());
-            }
+        for (k, at) in &other.errors {
+            self.note_error(k.clone(), *at);
         }
         if let (Some((b1, c1)), Some((b2, c2))) = (&mut self.buckets, &other.buckets)
             && b1 == b2
@@ -389,6 +344,7 @@ impl Metrics {
         self.series.merge(&other.series);
         self.unsent = self.unsent.saturating_add(other.unsent);
         self.unsent_attack_wide |= other.unsent_attack_wide;
+        self.metric_set.merge(&other.metric_set);
     }
 
     /// Corrected latency distribution.
@@ -494,10 +450,18 @@ impl Metrics {
         }
     }
 
+    /// The distinct error texts in order of their first occurrence: the
+    /// earliest completion of a request with that error (ties in order of
+    /// reading). In a results file, which is in completion order, that is
+    /// the order of first appearance (vegeta's); it does not depend on the
+    /// order in which several files, or the metrics of several workers,
+    /// are merged.
     fn error_strings(&self) -> Vec<String> {
+        let mut order: Vec<usize> = (0..self.errors.len()).collect();
+        order.sort_by_key(|&i| self.errors[i].1);
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for k in &self.errors {
+        for k in order.into_iter().map(|i| &self.errors[i].0) {
             let s = match k {
                 ErrKey::Text(t) => t.to_string(),
                 ErrKey::Status(code) => status_text(*code),
@@ -512,5 +476,61 @@ impl Metrics {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loadlab_core::Sample;
+
+    fn failed(done_ms: u64, status: u16) -> Record {
+        Record {
+            attack: "".into(),
+            start_unix_ns: 1_000_000_000,
+            sample: Sample {
+                intended_ns: done_ms * 1_000_000 - 500_000,
+                sent_ns: done_ms * 1_000_000 - 500_000,
+                done_ns: done_ms * 1_000_000,
+                status,
+                ..Default::default()
+            },
+            method: "GET".into(),
+            url: "http://h/".into(),
+            error_text: None,
+            series: None,
+        }
+    }
+
+    /// Metrics merge exactly whatever the order: the error set lists
+    /// errors by their earliest occurrence, not by which part was merged
+    /// first.
+    #[test]
+    fn merging_in_any_order_gives_the_same_figures() {
+        let recs: Vec<Record> = (1..=40u64)
+            .map(|i| failed(i, [200, 500, 503, 404][(i % 7 % 4) as usize]))
+            .collect();
+        let mut whole = Metrics::new();
+        let mut parts = [Metrics::new(), Metrics::new(), Metrics::new()];
+        for (i, r) in recs.iter().enumerate() {
+            whole.add(r);
+            parts[i % 3].add(r);
+        }
+        let want = whole.summary();
+        assert_eq!(
+            want.errors,
+            [
+                "500 Internal Server Error",
+                "503 Service Unavailable",
+                "404 Not Found"
+            ]
+        );
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let mut m = Metrics::new();
+            for k in order {
+                m.merge(&parts[k]);
+            }
+            assert_eq!(m.summary(), want, "merged in order {order:?}");
+        }
     }
 }

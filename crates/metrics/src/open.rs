@@ -6,7 +6,7 @@ use std::io::{BufReader, Cursor, Read};
 use crate::codec::{HEADER_LEN, MAGIC, ResultsReader};
 use crate::error::ReadError;
 use crate::gob::{GobDecoder, looks_like_gob};
-use crate::record::Record;
+use crate::record::{Item, Record};
 use crate::vegeta::{CsvDecoder, JsonDecoder};
 
 /// The encodings [`open_results`] recognises.
@@ -53,6 +53,24 @@ impl Results {
         }
     }
 
+    /// Metric records read so far (also those the [`Iterator`] passed over).
+    pub fn metric_records(&self) -> u64 {
+        match &self.inner {
+            Inner::Loadlab(r) => r.metric_records(),
+            _ => 0,
+        }
+    }
+
+    /// The next request or metric record (only loadlab files of version 2
+    /// and later hold metric records; the [`Iterator`] yields the requests
+    /// alone).
+    pub fn next_item(&mut self) -> Option<Result<Item, ReadError>> {
+        match &mut self.inner {
+            Inner::Loadlab(r) => r.next_item(),
+            _ => self.next().map(|r| r.map(Item::Request)),
+        }
+    }
+
     /// Non-fatal problems (e.g. a truncated last record). Complete once the
     /// iterator has returned `None`.
     pub fn warnings(&self) -> Vec<String> {
@@ -68,7 +86,7 @@ impl Results {
 
 impl Iterator for Results {
     type Item = Result<Record, ReadError>;
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next(&mut self) -> Option<<Self as Iterator>::Item> {
         match &mut self.inner {
             Inner::Loadlab(r) => r.next(),
             Inner::Gob(r) => r.next(),

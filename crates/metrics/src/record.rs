@@ -4,7 +4,87 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use loadlab_core::{AttackInfo, ErrorKind, Sample};
+use loadlab_core::{AttackInfo, ErrorKind, Sample, SeriesKind};
+
+/// A series as read back (see [`loadlab_core::series`]): shared by every
+/// record of it, so reading allocates once per series, not per record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct SeriesDef {
+    pub kind: SeriesKind,
+    /// The metric name (`http_req` for HTTP requests).
+    pub name: Arc<str>,
+    /// The values are durations in ns.
+    pub time: bool,
+    /// `(key, value)` pairs, each key once, as the file lists them.
+    pub tags: Vec<(Arc<str>, Arc<str>)>,
+}
+
+impl SeriesDef {
+    pub fn tag(&self, key: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| &**k == key)
+            .map(|(_, v)| &**v)
+    }
+
+    /// The series as a sink takes it (to write it again, e.g. when a file
+    /// is split or re-encoded).
+    pub fn to_info(&self) -> loadlab_core::SeriesInfo {
+        loadlab_core::SeriesInfo {
+            kind: self.kind,
+            name: self.name.to_string(),
+            time: self.time,
+            tags: self
+                .tags
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// `name{key=value,...}`, Prometheus-style, for labels in reports.
+    pub fn label(&self) -> String {
+        let mut s = self.name.to_string();
+        if !self.tags.is_empty() {
+            s.push('{');
+            for (i, (k, v)) in self.tags.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                s.push_str(k);
+                s.push('=');
+                s.push_str(v);
+            }
+            s.push('}');
+        }
+        s
+    }
+}
+
+/// One metric record read back: a counter increment, a trend value, a rate
+/// hit (non-zero) or miss (0), or a gauge value, of `series`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricRecord {
+    pub attack: Arc<str>,
+    pub start_unix_ns: u64,
+    pub series: Arc<SeriesDef>,
+    /// When, ns from `start_unix_ns`.
+    pub t_ns: u64,
+    pub value: f64,
+}
+
+impl MetricRecord {
+    pub fn abs_t_ns(&self) -> u64 {
+        self.start_unix_ns.saturating_add(self.t_ns)
+    }
+}
+
+/// What a results file holds: requests (samples) and metric records.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Request(Record),
+    Metric(MetricRecord),
+}
 
 /// One request read back from a results file (ours or vegeta's).
 ///
@@ -28,9 +108,23 @@ pub struct Record {
     /// the results are read. `None` for a response, and in records built
     /// by hand (the text then comes from `sample.error` alone).
     pub error_text: Option<Arc<str>>,
+    /// The sample's series with all its tags, when the source declared one
+    /// (results format version 2); `None` for a plain HTTP request known
+    /// only by its method and URL (version 1 files, vegeta's formats).
+    pub series: Option<Arc<SeriesDef>>,
 }
 
 impl Record {
+    /// The value of tag `key`: `method` and `url` always (empty when
+    /// unknown), other keys from the series.
+    pub fn tag(&self, key: &str) -> Option<&str> {
+        match key {
+            loadlab_core::series::tag::METHOD => Some(&self.method),
+            loadlab_core::series::tag::URL => Some(&self.url),
+            _ => self.series.as_ref().and_then(|s| s.tag(key)),
+        }
+    }
+
     /// Intended send time, ns since the Unix epoch.
     pub fn abs_intended_ns(&self) -> u64 {
         self.start_unix_ns.saturating_add(self.sample.intended_ns)
@@ -118,6 +212,11 @@ pub(crate) struct ErrorTexts {
 }
 
 impl ErrorTexts {
+    /// The current attack's settings.
+    pub fn info(&self) -> &AttackInfo {
+        &self.info
+    }
+
     /// A new attack (segment) begins: its settings, no texts yet.
     pub fn reset(&mut self, info: AttackInfo) {
         self.info = info;
@@ -170,6 +269,7 @@ mod tests {
             method: method.into(),
             url: "http://127.0.0.1:8080/a".into(),
             error_text: None,
+            series: None,
         }
     }
 

@@ -108,8 +108,30 @@ pub fn render(rt: &ReportType, m: &Metrics) -> String {
     }
 }
 
-fn rd(ns: u64) -> String {
-    go_duration(round_for_text(ns))
+/// How [`text_with_style`] renders vegeta's text layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextStyle {
+    /// Round durations as vegeta's text report does (`1.99s`), or print
+    /// every nanosecond (as vegeta's older versions and the study's run
+    /// pages do).
+    pub round: bool,
+    /// Add loadlab's lines (`Unsent`, `Schedule`, `Send Lag`,
+    /// `Uncorrected`) when they say something.
+    pub loadlab_lines: bool,
+}
+
+impl TextStyle {
+    /// `loadlab report -type=text`.
+    pub const REPORT: TextStyle = TextStyle {
+        round: true,
+        loadlab_lines: true,
+    };
+    /// vegeta's lines alone, every nanosecond (the study's run pages,
+    /// which add their own lines).
+    pub const EXACT_VEGETA: TextStyle = TextStyle {
+        round: false,
+        loadlab_lines: false,
+    };
 }
 
 /// vegeta's text report, line for line, with durations rounded as vegeta
@@ -125,10 +147,181 @@ fn rd(ns: u64) -> String {
 /// from the actual send). Scripts that pick vegeta's lines by prefix or by
 /// position are unaffected.
 pub fn format_report_text(m: &Metrics) -> String {
-    text_from_summary(&m.summary())
+    let mut out = text_from_summary(&m.summary());
+    metrics_text(&mut out, m.metric_figures(), TextStyle::REPORT);
+    out
+}
+
+/// A number as a report prints it: integers without a fraction, others
+/// with their shortest exact digits.
+fn num(v: f64) -> String {
+    if v.is_finite() && v.trunc() == v && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The figures of metric records (results format version 2), one line per
+/// series after everything else, under `Metrics:`; nothing when there are
+/// none.
+fn metrics_text(out: &mut String, set: &crate::figures::MetricSet, style: TextStyle) {
+    use crate::figures::{MetricFigures, trend_value};
+    if set.is_empty() {
+        return;
+    }
+    let dur = |ns: f64| {
+        let ns = if ns.is_finite() && ns > 0.0 {
+            ns.round() as u64
+        } else {
+            0
+        };
+        if style.round {
+            go_duration(round_for_text(ns))
+        } else {
+            go_duration(ns)
+        }
+    };
+    let mut t = String::new();
+    for (series, f) in set.series() {
+        let value = |v: f64| if series.time { dur(v) } else { num(v) };
+        let figures = match f {
+            MetricFigures::Counter { count, .. } => {
+                format!("[total, count]\t{}, {count}", value(f.total()))
+            }
+            MetricFigures::Trend {
+                dist,
+                sum,
+                min,
+                max,
+            } => {
+                let n = dist.count();
+                let mean = if n == 0 { 0.0 } else { sum / n as f64 };
+                let q = |p: f64| value(trend_value(series.time, dist.quantile(p)));
+                let (lo, hi) = if n == 0 { (0.0, 0.0) } else { (*min, *max) };
+                format!(
+                    "[min, mean, 50, 90, 95, 99, max]\t{}, {}, {}, {}, {}, {}, {}",
+                    value(lo),
+                    value(mean),
+                    q(0.5),
+                    q(0.9),
+                    q(0.95),
+                    q(0.99),
+                    value(hi)
+                )
+            }
+            MetricFigures::Rate { hits, total } => {
+                let r = if *total == 0 {
+                    0.0
+                } else {
+                    *hits as f64 * 100.0 / *total as f64
+                };
+                format!("[ratio, hits, total]\t{r:.2}%, {hits}, {total}")
+            }
+            MetricFigures::Gauge { last, min, max, .. } => {
+                format!(
+                    "[last, min, max]\t{}, {}, {}",
+                    value(*last),
+                    value(*min),
+                    value(*max)
+                )
+            }
+        };
+        let _ = writeln!(t, "{}\t{}\t{figures}", series.label(), series.kind.name());
+    }
+    out.push_str("\nMetrics:\n");
+    out.push_str(&align(&t));
+}
+
+fn metrics_json(o: &mut String, set: &crate::figures::MetricSet) {
+    use crate::figures::{MetricFigures, trend_value};
+    if set.is_empty() {
+        return;
+    }
+    o.push_str(",\"metrics\":[");
+    for (i, (series, f)) in set.series().iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        o.push_str("{\"name\":");
+        json_string(o, &series.name);
+        let _ = write!(
+            o,
+            ",\"kind\":\"{}\",\"time\":{},\"tags\":{{",
+            series.kind.name(),
+            series.time
+        );
+        for (j, (k, v)) in series.tags.iter().enumerate() {
+            if j > 0 {
+                o.push(',');
+            }
+            json_string(o, k);
+            o.push(':');
+            json_string(o, v);
+        }
+        o.push('}');
+        let field = |o: &mut String, name: &str, v: f64| {
+            let _ = write!(o, ",\"{name}\":");
+            json_float(o, v);
+        };
+        match f {
+            MetricFigures::Counter { count, .. } => {
+                let _ = write!(o, ",\"count\":{count}");
+                field(o, "total", f.total());
+            }
+            MetricFigures::Trend {
+                dist,
+                sum,
+                min,
+                max,
+            } => {
+                let n = dist.count();
+                let _ = write!(o, ",\"count\":{n}");
+                field(o, "total", *sum);
+                field(o, "mean", if n == 0 { 0.0 } else { sum / n as f64 });
+                for (name, p) in [("50th", 0.5), ("90th", 0.9), ("95th", 0.95), ("99th", 0.99)] {
+                    field(o, name, trend_value(series.time, dist.quantile(p)));
+                }
+                field(o, "max", if n == 0 { 0.0 } else { *max });
+                field(o, "min", if n == 0 { 0.0 } else { *min });
+            }
+            MetricFigures::Rate { hits, total } => {
+                let _ = write!(o, ",\"hits\":{hits},\"total\":{total}");
+                field(
+                    o,
+                    "rate",
+                    if *total == 0 {
+                        0.0
+                    } else {
+                        *hits as f64 / *total as f64
+                    },
+                );
+            }
+            MetricFigures::Gauge { last, min, max, .. } => {
+                field(o, "last", *last);
+                field(o, "min", *min);
+                field(o, "max", *max);
+            }
+        }
+        o.push('}');
+    }
+    o.push(']');
 }
 
 pub fn text_from_summary(s: &Summary) -> String {
+    text_with_style(s, TextStyle::REPORT)
+}
+
+/// vegeta's text layout of `s`: the one renderer of it, for `report`, the
+/// study's run pages and `runs show`.
+pub fn text_with_style(s: &Summary, style: TextStyle) -> String {
+    let rd = |ns: u64| {
+        if style.round {
+            go_duration(round_for_text(ns))
+        } else {
+            go_duration(ns)
+        }
+    };
     let lat7 = |l: &LatencySummary| {
         [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.max]
             .map(rd)
@@ -172,7 +365,7 @@ pub fn text_from_summary(s: &Summary) -> String {
     }
     t.push('\n');
     const VEGETA_TABBED: usize = 7;
-    if s.unsent > 0 {
+    if style.loadlab_lines && s.unsent > 0 {
         let scope = if s.unsent_attack_wide {
             "whole attack"
         } else {
@@ -180,7 +373,7 @@ pub fn text_from_summary(s: &Summary) -> String {
         };
         let _ = writeln!(t, "Unsent\t[{scope}]\t{}", s.unsent);
     }
-    if s.corrections_matter() {
+    if style.loadlab_lines && s.corrections_matter() {
         let _ = writeln!(
             t,
             "Schedule\t[rate, attack]\t{:.2}, {}",
@@ -313,7 +506,9 @@ pub fn format_report_json(m: &Metrics) -> String {
     json_time(&mut o, s.schedule.latest_unix_ns);
     let _ = write!(o, ",\"duration\":{},\"rate\":", s.schedule.duration_ns);
     json_float(&mut o, s.schedule.rate);
-    o.push_str("}}\n");
+    o.push('}');
+    metrics_json(&mut o, m.metric_figures());
+    o.push_str("}\n");
     o
 }
 

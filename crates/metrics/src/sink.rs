@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
+use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, SeriesKind, Sink, TargetInfo};
 
 use crate::metrics::Metrics;
-use crate::record::{ErrorTexts, Record};
+use crate::record::{ErrorTexts, MetricRecord, Record, SeriesDef};
 
 /// A [`Sink`] that adds every sample to a shared [`Metrics`]. Clone the
 /// [`MetricsSink::handle`] to read the metrics from another thread (e.g. a
@@ -18,6 +18,8 @@ pub struct MetricsSink {
     attack: Arc<str>,
     start_unix_ns: u64,
     targets: Vec<(Arc<str>, Arc<str>)>,
+    /// Series declared with their tags (`Sink::register_series`).
+    series: Vec<Option<Arc<SeriesDef>>>,
     empty: Arc<str>,
     texts: ErrorTexts,
 }
@@ -30,6 +32,7 @@ impl MetricsSink {
             attack: empty.clone(),
             start_unix_ns: 0,
             targets: Vec::new(),
+            series: Vec::new(),
             empty,
             texts: ErrorTexts::default(),
         }
@@ -65,6 +68,44 @@ impl Sink for MetricsSink {
         );
     }
 
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        let def = SeriesDef {
+            kind: series.kind,
+            name: Arc::from(series.name.as_str()),
+            time: series.time,
+            tags: series
+                .tags
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), Arc::from(v.as_str())))
+                .collect(),
+        };
+        let i = id as usize;
+        if self.series.len() <= i {
+            self.series.resize(i + 1, None);
+        }
+        self.series[i] = Some(Arc::new(def));
+        if let Some(t) = series.http_target() {
+            self.register_target(id, &t);
+        }
+    }
+
+    fn metric(&mut self, m: &MetricSample) {
+        let Some(Some(series)) = self.series.get(m.series as usize) else {
+            return;
+        };
+        if series.kind == SeriesKind::Sample {
+            return;
+        }
+        let rec = MetricRecord {
+            attack: self.attack.clone(),
+            start_unix_ns: self.start_unix_ns,
+            series: series.clone(),
+            t_ns: m.t_ns,
+            value: m.value,
+        };
+        self.lock().add_metric(&rec);
+    }
+
     fn record(&mut self, sample: &Sample) {
         let (method, url) = match self.targets.get(sample.target as usize) {
             Some((m, u)) => (m.clone(), u.clone()),
@@ -78,6 +119,7 @@ impl Sink for MetricsSink {
             method,
             url,
             error_text,
+            series: self.series.get(sample.target as usize).cloned().flatten(),
         };
         self.lock().add(&rec);
     }

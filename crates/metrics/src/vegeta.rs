@@ -161,6 +161,7 @@ impl Interner {
             method: intern(&mut self.method, raw.method),
             url: intern(&mut self.url, raw.url),
             error_text,
+            series: None,
         })
     }
 }

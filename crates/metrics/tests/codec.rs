@@ -7,8 +7,10 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use common::{Rng, START, realistic, write_file};
-use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
-use loadlab_metrics::{Format, Record, ResultsReader, ResultsWriter, open_results};
+use loadlab_core::{
+    AttackInfo, ErrorKind, MetricSample, Sample, SeriesInfo, SeriesKind, Sink, TargetInfo,
+};
+use loadlab_metrics::{Format, Item, Record, ResultsReader, ResultsWriter, open_results};
 
 fn read_all(bytes: Vec<u8>) -> (Vec<Record>, Vec<String>) {
     let mut r = ResultsReader::new(Cursor::new(bytes), "test.bin").expect("header");
@@ -17,7 +19,7 @@ fn read_all(bytes: Vec<u8>) -> (Vec<Record>, Vec<String>) {
 }
 
 #[test]
-fn typical_request_costs_at_most_32_bytes() {
+fn typical_request_costs_at_most_24_bytes() {
     let samples = realistic(100_000, 5_000, 7);
     let bytes = write_file(
         "size",
@@ -31,7 +33,7 @@ fn typical_request_costs_at_most_32_bytes() {
         bytes.len(),
         samples.len()
     );
-    assert!(per <= 32.0, "{per:.2} bytes per request");
+    assert!(per <= 24.0, "{per:.2} bytes per request");
     let (recs, warnings) = read_all(bytes);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(recs.len(), samples.len());
@@ -247,7 +249,7 @@ fn newer_versions_are_refused_clearly() {
         .expect("refused");
     assert_eq!(
         err.to_string(),
-        "new.bin: loadlab results format version 9 is newer than this loadlab understands (version 1)"
+        "new.bin: loadlab results format version 9 is newer than this loadlab understands (version 2)"
     );
 }
 
@@ -384,4 +386,319 @@ fn unknown_optional_records_are_skipped() {
     let (recs, warnings) = read_all(bytes);
     assert_eq!(recs.len(), 5);
     assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// The samples of `tests/fixtures/loadlab_v1.bin`, which loadlab wrote
+/// before version 2 (commit 41d75c8, `ResultsWriter` of format version 1):
+/// three targets, failures, the begin record's optional fields, an unsent
+/// record.
+fn v1_fixture_samples() -> Vec<Sample> {
+    (0..200u64)
+        .map(|i| Sample {
+            seq: i,
+            target: (i % 3) as u32,
+            intended_ns: i * 1_000_000,
+            sent_ns: i * 1_000_000 + 10,
+            first_byte_ns: if i % 7 == 0 { 0 } else { i * 1_000_000 + 5_000 },
+            done_ns: i * 1_000_000 + 9_000,
+            connect_ns: if i < 3 { 70_000 } else { 0 },
+            status: if i % 7 == 0 {
+                0
+            } else if i % 5 == 0 {
+                503
+            } else {
+                200
+            },
+            error: if i % 7 == 0 {
+                ErrorKind::ConnectRefused
+            } else {
+                ErrorKind::None
+            },
+            bytes_out: i % 4 * 10,
+            bytes_in: if i % 7 == 0 { 0 } else { 1_000 + i },
+        })
+        .collect()
+}
+
+#[test]
+fn version_1_files_still_read() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/loadlab_v1.bin"
+    ))
+    .unwrap();
+    assert_eq!(bytes[8], 1, "the fixture is a version 1 file");
+    let mut r = ResultsReader::new(Cursor::new(bytes), "v1.bin").unwrap();
+    let recs: Vec<Record> = r.by_ref().map(|x| x.unwrap()).collect();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let want = v1_fixture_samples();
+    assert_eq!(recs.len(), want.len());
+    let targets = [
+        ("GET", "http://a/1"),
+        ("POST", "http://a/2"),
+        ("DELETE", "http://b/ü?x=1&y=2"),
+    ];
+    for (r, s) in recs.iter().zip(&want) {
+        assert_eq!(&r.sample, s);
+        assert_eq!(&*r.attack, "v1");
+        assert_eq!((&*r.method, &*r.url), targets[s.target as usize]);
+        // A version 1 target is an HTTP series known by method and URL only.
+        assert_eq!(r.series, None);
+        assert_eq!(r.tag("method"), Some(targets[s.target as usize].0));
+        assert_eq!(r.tag("endpoint"), None);
+    }
+    // The begin record's optional fields still reach the error texts.
+    assert_eq!(
+        recs[0].error_text.as_deref(),
+        Some("Get \"http://a/1\": connect 127.0.0.1:9: connection refused")
+    );
+    let unsent: Vec<(String, u64)> = r
+        .unsent()
+        .iter()
+        .map(|(a, n)| (a.to_string(), *n))
+        .collect();
+    assert_eq!(unsent, [("v1".to_string(), 17)]);
+}
+
+fn tagged(kind: SeriesKind, name: &str, time: bool, tags: &[(&str, &str)]) -> SeriesInfo {
+    SeriesInfo {
+        kind,
+        name: name.to_string(),
+        time,
+        tags: tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// Metric values that must round-trip bit for bit: integers (small, large,
+/// negative), fractions, the extremes, -0.0, NaN and infinities.
+const ODD_VALUES: [f64; 14] = [
+    0.0,
+    1.0,
+    -1.0,
+    42.0,
+    1.5,
+    -2.25,
+    1e300,
+    9_007_199_254_740_991.0,
+    9_007_199_254_740_992.0,
+    -0.0,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MIN_POSITIVE,
+];
+
+/// A version 2 file: the series dictionary (with tags, the writer's own
+/// `worker` tag added to each) and metric records of every kind, in file
+/// order between the requests.
+fn v2_file() -> (Vec<u8>, Vec<Sample>, Vec<MetricSample>) {
+    let samples = realistic(40, 1_000, 21);
+    let mut w = ResultsWriter::new(Vec::new()).with_tags(vec![("worker".into(), "w1".into())]);
+    w.begin(&AttackInfo {
+        name: "v2".into(),
+        start_unix_ns: START,
+        ..Default::default()
+    });
+    w.register_series(
+        0,
+        &SeriesInfo::http("GET", "http://h/a")
+            .with_tag("endpoint", "list")
+            .with_tag("scenario", "browse"),
+    );
+    w.register_series(
+        1,
+        &tagged(
+            SeriesKind::Counter,
+            "reconnects",
+            false,
+            &[("statement", "select")],
+        ),
+    );
+    w.register_series(2, &tagged(SeriesKind::Trend, "msg_delay", true, &[]));
+    w.register_series(
+        3,
+        &tagged(
+            SeriesKind::Rate,
+            "checks",
+            false,
+            &[("check", "status is 200")],
+        ),
+    );
+    w.register_series(
+        4,
+        &tagged(SeriesKind::Gauge, "vus", false, &[("worker", "own")]),
+    );
+    let mut metrics = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        w.record(s);
+        let v = ODD_VALUES[i % ODD_VALUES.len()];
+        let m = MetricSample {
+            series: 1 + (i % 4) as u32,
+            // Timestamps may go back and forth.
+            t_ns: s
+                .done_ns
+                .wrapping_sub(if i % 3 == 0 { 5_000_000 } else { 0 }),
+            value: v,
+        };
+        w.metric(&m);
+        metrics.push(m);
+    }
+    (w.into_inner().unwrap(), samples, metrics)
+}
+
+fn same_value(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits()
+}
+
+#[test]
+fn series_and_metric_records_round_trip() {
+    let (bytes, samples, metrics) = v2_file();
+    assert_eq!(bytes[8], 2, "version 2");
+    let mut r = ResultsReader::new(Cursor::new(bytes.clone()), "v2.bin").unwrap();
+    let mut items = Vec::new();
+    while let Some(it) = r.next_item() {
+        items.push(it.unwrap());
+    }
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    assert_eq!(items.len(), samples.len() + metrics.len());
+    for (i, pair) in items.chunks(2).enumerate() {
+        let Item::Request(req) = &pair[0] else {
+            panic!("item {} is not a request", 2 * i)
+        };
+        assert_eq!(req.sample, samples[i]);
+        assert_eq!((&*req.method, &*req.url), ("GET", "http://h/a"));
+        let series = req.series.as_ref().expect("a v2 series");
+        assert_eq!(&*series.name, "http_req");
+        assert_eq!(series.kind, SeriesKind::Sample);
+        assert_eq!(req.tag("endpoint"), Some("list"));
+        assert_eq!(req.tag("scenario"), Some("browse"));
+        assert_eq!(req.tag("worker"), Some("w1"));
+        let Item::Metric(m) = &pair[1] else {
+            panic!("item {} is not a metric", 2 * i + 1)
+        };
+        let want = &metrics[i];
+        assert_eq!(m.t_ns, want.t_ns);
+        assert!(
+            same_value(m.value, want.value),
+            "{} vs {}",
+            m.value,
+            want.value
+        );
+        assert_eq!(&*m.attack, "v2");
+        assert_eq!(m.start_unix_ns, START);
+        let (kind, name) = [
+            (SeriesKind::Counter, "reconnects"),
+            (SeriesKind::Trend, "msg_delay"),
+            (SeriesKind::Rate, "checks"),
+            (SeriesKind::Gauge, "vus"),
+        ][want.series as usize - 1];
+        assert_eq!((m.series.kind, &*m.series.name), (kind, name));
+        assert_eq!(m.series.time, kind == SeriesKind::Trend);
+    }
+    // A series' own tag wins over the writer's.
+    let vus = items.iter().find_map(|i| match i {
+        Item::Metric(m) if &*m.series.name == "vus" => Some(m.series.clone()),
+        _ => None,
+    });
+    assert_eq!(vus.unwrap().tag("worker"), Some("own"));
+    // The iterator yields the requests alone, in order.
+    let mut res = open_results(Cursor::new(bytes), "v2.bin").unwrap();
+    let reqs: Vec<Sample> = res.by_ref().map(|r| r.unwrap().sample).collect();
+    assert_eq!(reqs, samples);
+    assert!(res.warnings().is_empty(), "{:?}", res.warnings());
+}
+
+#[test]
+fn a_cut_version_2_file_keeps_its_whole_records() {
+    let (full, samples, metrics) = v2_file();
+    let count = |cut: usize| {
+        let mut r = match ResultsReader::new(Cursor::new(full[..cut].to_vec()), "cut.bin") {
+            Ok(r) => r,
+            Err(_) => return (0, true),
+        };
+        let mut n = 0;
+        while let Some(it) = r.next_item() {
+            let it = it.expect("a cut file is not an error");
+            match (&it, n % 2) {
+                (Item::Request(q), 0) => assert_eq!(q.sample, samples[n / 2], "cut at {cut}"),
+                (Item::Metric(m), 1) => {
+                    assert!(same_value(m.value, metrics[n / 2].value), "cut at {cut}")
+                }
+                _ => panic!("cut at {cut}: item {n} out of order"),
+            }
+            n += 1;
+        }
+        (n, !r.warnings().is_empty())
+    };
+    // Every cut yields a prefix of the items, more items the later the cut,
+    // and says the file was cut.
+    let mut last = 0;
+    for cut in 10..full.len() {
+        let (n, warned) = count(cut);
+        assert!(n >= last, "cut at {cut}: {n} items after {last}");
+        assert!(warned, "cut at {cut} gave no warning");
+        last = n;
+    }
+    // Just before the end record: every item.
+    assert_eq!(last, samples.len() + metrics.len());
+    assert_eq!(count(full.len()), (samples.len() + metrics.len(), false));
+}
+
+#[test]
+fn a_metric_record_of_an_unknown_series_is_skipped_with_a_warning() {
+    let mut w = ResultsWriter::new(Vec::new());
+    w.begin(&AttackInfo::default());
+    w.register_target(
+        0,
+        &TargetInfo {
+            method: "GET".into(),
+            url: "http://h/".into(),
+        },
+    );
+    let s = realistic(2, 1_000, 1);
+    w.record(&s[0]);
+    w.metric(&MetricSample {
+        series: 7,
+        t_ns: 1,
+        value: 1.0,
+    });
+    // A sample series is no metric series either.
+    w.metric(&MetricSample {
+        series: 0,
+        t_ns: 2,
+        value: 1.0,
+    });
+    w.record(&s[1]);
+    let bytes = w.into_inner().unwrap();
+    let mut r = ResultsReader::new(Cursor::new(bytes), "m.bin").unwrap();
+    let mut n = 0;
+    while let Some(it) = r.next_item() {
+        assert!(matches!(it.unwrap(), Item::Request(_)));
+        n += 1;
+    }
+    assert_eq!(n, 2);
+    assert_eq!(r.warnings().len(), 1, "{:?}", r.warnings());
+    assert!(r.warnings()[0].contains("series 7"), "{:?}", r.warnings());
+}
+
+/// A version 1 segment and a version 2 segment concatenated (`cat old.bin
+/// new.bin`) read as two attacks.
+#[test]
+fn version_1_and_2_files_concatenate() {
+    let mut bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/loadlab_v1.bin"
+    ))
+    .unwrap();
+    let (v2, samples, _) = v2_file();
+    bytes.extend(v2);
+    let (recs, warnings) = read_all(bytes);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(recs.len(), 200 + samples.len());
+    assert_eq!(&*recs[199].attack, "v1");
+    assert_eq!(&*recs[200].attack, "v2");
+    assert_eq!(recs[200].tag("endpoint"), Some("list"));
 }

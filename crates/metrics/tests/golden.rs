@@ -18,6 +18,7 @@ fn record(sample: Sample) -> Record {
         method: Arc::from("GET"),
         url: Arc::from("http://127.0.0.1:8080/index.html"),
         error_text: None,
+        series: None,
     }
 }
 

@@ -154,3 +154,58 @@ fn error_texts_name_the_dialled_address_and_the_timeout() {
         assert!(prom.contains(text), "{prom}");
     }
 }
+
+/// Metric records through the live sink give the report of the file.
+#[test]
+fn live_metric_records_equal_the_files() {
+    use loadlab_core::{MetricSample, SeriesInfo, SeriesKind};
+    let live = MetricsSink::new(Metrics::new());
+    let handle = live.handle();
+    let mut both = (live, ResultsWriter::new(Vec::new()));
+    both.begin(&AttackInfo {
+        name: "m".into(),
+        start_unix_ns: START,
+        ..Default::default()
+    });
+    both.register_series(
+        0,
+        &SeriesInfo::http("GET", "http://127.0.0.1:1/").with_tag("endpoint", "e"),
+    );
+    for (id, kind) in [
+        (1, SeriesKind::Counter),
+        (2, SeriesKind::Trend),
+        (3, SeriesKind::Gauge),
+    ] {
+        both.register_series(
+            id,
+            &SeriesInfo {
+                kind,
+                name: format!("m{id}"),
+                time: kind == SeriesKind::Trend,
+                tags: vec![("endpoint".into(), "e".into())],
+            },
+        );
+    }
+    for (i, s) in realistic(500, 1_000, 9).iter().enumerate() {
+        both.record(s);
+        both.metric(&MetricSample {
+            series: 1 + (i % 3) as u32,
+            t_ns: s.done_ns,
+            value: (i * 1_000) as f64,
+        });
+    }
+    both.finish().unwrap();
+    let (_, writer) = both;
+    let mut from_file = Metrics::new();
+    let mut res = open_results(std::io::Cursor::new(writer.into_inner().unwrap()), "m").unwrap();
+    while let Some(item) = res.next_item() {
+        match item.unwrap() {
+            loadlab_metrics::Item::Request(r) => from_file.add(&r),
+            loadlab_metrics::Item::Metric(m) => from_file.add_metric(&m),
+        }
+    }
+    let live = handle.lock().unwrap();
+    assert_eq!(live.metric_figures().series().len(), 3);
+    assert_eq!(format_report_text(&live), format_report_text(&from_file));
+    assert_eq!(format_report_json(&live), format_report_json(&from_file));
+}

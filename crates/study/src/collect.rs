@@ -1,15 +1,16 @@
-//! The study's sink: turns the sample stream of one run into HdrHistograms,
-//! a time series and a vegeta-style summary, without keeping samples.
+//! The study's sink: turns the sample stream of one run into loadlab-metrics'
+//! figures (HdrHistograms, counters), a time series and the stored summary,
+//! without keeping samples.
 //!
 //! Samples whose *intended* send time falls inside the warm-up are counted
 //! separately and excluded from every statistic (they still appear, marked,
 //! in the time series so the report can show them).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use hdrhistogram::Histogram;
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
+use loadlab_metrics::{Distribution, Metrics};
 use serde::{Deserialize, Serialize};
 
 /// The vegeta-style figures of one run (measured part only).
@@ -78,32 +79,30 @@ pub struct RunData {
     pub series: Vec<SeriesPoint>,
 }
 
-fn new_hist(sig: u8) -> Histogram<u64> {
-    let mut h = Histogram::new(sig).expect("valid sigfig");
-    h.auto(true);
-    h
+/// One interval of the latency-over-time series.
+struct Interval {
+    count: u64,
+    ok: u64,
+    latency: Distribution,
+    warmup: bool,
 }
 
-/// Accumulates one run. Created by [`collector`], filled on the engine's sink thread.
+/// Accumulates one run: the sink handed to the engine, filled on its sink
+/// thread and handed back when the run ends. The figures come from loadlab-metrics ([`Metrics`] for the
+/// measured part, a [`Distribution`] per interval of the time series), so a
+/// run's figures are the ones `loadlab report` prints for its samples.
 pub struct Collector {
     warmup_ns: u64,
     bucket_ns: u64,
     offered_rate: u64,
     targets: Vec<TargetInfo>,
-    latency: Histogram<u64>,
-    service: Histogram<u64>,
-    lag: Histogram<u64>,
-    buckets: Vec<(u64, u64, Histogram<u64>, bool)>,
-    codes: BTreeMap<u16, u64>,
+    /// The measured part (warm-up excluded).
+    measured: Metrics,
+    intervals: Vec<Interval>,
+    /// Failures by (status, error kind, target): the study's error texts
+    /// are made once per key, in `finish`.
     errors: BTreeMap<(u16, u8, u32), u64>,
     warmup_requests: u64,
-    ok: u64,
-    bytes_in: u64,
-    bytes_out: u64,
-    first_sent: u64,
-    last_sent: u64,
-    last_done: u64,
-    sum_ns: u128,
 }
 
 impl Collector {
@@ -113,49 +112,37 @@ impl Collector {
             bucket_ns: bucket_ns.max(1),
             offered_rate,
             targets: Vec::new(),
-            latency: new_hist(3),
-            service: new_hist(3),
-            lag: new_hist(2),
-            buckets: Vec::new(),
-            codes: BTreeMap::new(),
+            measured: Metrics::new(),
+            intervals: Vec::new(),
             errors: BTreeMap::new(),
             warmup_requests: 0,
-            ok: 0,
-            bytes_in: 0,
-            bytes_out: 0,
-            first_sent: u64::MAX,
-            last_sent: 0,
-            last_done: 0,
-            sum_ns: 0,
         }
     }
 
     pub fn record(&mut self, s: &Sample) {
-        let lat = s.latency_ns().max(1);
+        let lat = s.latency_ns();
         let b = (s.intended_ns / self.bucket_ns) as usize;
-        if b >= self.buckets.len() && b < 100_000 {
-            self.buckets
-                .resize_with(b + 1, || (0, 0, new_hist(2), false));
+        if b >= self.intervals.len() && b < 100_000 {
+            self.intervals.resize_with(b + 1, || Interval {
+                count: 0,
+                ok: 0,
+                latency: Distribution::with_sigfig(2),
+                warmup: false,
+            });
         }
         let warm = s.intended_ns < self.warmup_ns;
-        if let Some(bucket) = self.buckets.get_mut(b) {
-            bucket.0 += 1;
-            bucket.1 += s.is_success() as u64;
-            let _ = bucket.2.record(lat);
-            bucket.3 |= warm;
+        if let Some(i) = self.intervals.get_mut(b) {
+            i.count += 1;
+            i.ok += u64::from(s.is_success());
+            i.latency.record(lat);
+            i.warmup |= warm;
         }
         if warm {
             self.warmup_requests += 1;
             return;
         }
-        let _ = self.latency.record(lat);
-        let _ = self.service.record(s.service_ns().max(1));
-        let _ = self.lag.record(s.send_lag_ns().max(1));
-        self.sum_ns += lat as u128;
-        *self.codes.entry(s.status).or_default() += 1;
-        if s.is_success() {
-            self.ok += 1;
-        } else {
+        self.measured.add_sample(0, s);
+        if !s.is_success() {
             // A compact key per failure; the text is built once, in `finish`
             // (no allocation per failed request).
             *self
@@ -163,95 +150,68 @@ impl Collector {
                 .entry((s.status, s.error as u8, s.target))
                 .or_default() += 1;
         }
-        self.bytes_in += s.bytes_in;
-        self.bytes_out += s.bytes_out;
-        self.first_sent = self.first_sent.min(s.sent_ns);
-        if s.sent_ns >= self.last_sent {
-            self.last_sent = s.sent_ns;
-            self.last_done = s.done_ns;
-        }
     }
 
     pub fn finish(self) -> RunData {
-        let n = self.latency.len();
-        let attack_ns = if n > 0 {
-            self.last_sent.saturating_sub(self.first_sent)
-        } else {
-            0
-        };
-        let wait_ns = self.last_done.saturating_sub(self.last_sent);
-        let duration_ns = attack_ns + wait_ns;
-        let q = |h: &Histogram<u64>, p: f64| {
-            if h.is_empty() {
-                0
-            } else {
-                h.value_at_quantile(p)
+        let m = &self.measured;
+        let v = m.summary();
+        let lat = m.latency();
+        let mut status_codes = BTreeMap::new();
+        for (code, n) in &v.status_codes {
+            if let Ok(c) = code.parse::<u16>() {
+                status_codes.insert(c, *n);
             }
-        };
+        }
         let summary = RunSummary {
             offered_rate: self.offered_rate,
-            requests: n,
-            rate: if attack_ns > 0 {
-                (n.saturating_sub(1)) as f64 / (attack_ns as f64 / 1e9)
-            } else {
-                0.0
-            },
-            throughput: if duration_ns > 0 {
-                self.ok as f64 / (duration_ns as f64 / 1e9)
-            } else {
-                0.0
-            },
-            duration_ns,
-            attack_ns,
-            wait_ns,
-            min_ns: if n > 0 { self.latency.min() } else { 0 },
-            mean_ns: if n > 0 {
-                self.sum_ns as f64 / n as f64
-            } else {
-                0.0
-            },
-            p50_ns: q(&self.latency, 0.5),
-            p90_ns: q(&self.latency, 0.9),
-            p95_ns: q(&self.latency, 0.95),
-            p99_ns: q(&self.latency, 0.99),
-            max_ns: if n > 0 { self.latency.max() } else { 0 },
-            bytes_in: self.bytes_in,
-            bytes_out: self.bytes_out,
-            success: if n > 0 {
-                self.ok as f64 / n as f64
-            } else {
-                0.0
-            },
-            status_codes: self.codes,
+            requests: v.requests,
+            rate: v.rate,
+            throughput: v.throughput,
+            duration_ns: v.duration_ns + v.wait_ns,
+            attack_ns: v.duration_ns,
+            wait_ns: v.wait_ns,
+            min_ns: v.latencies.min,
+            mean_ns: lat.mean(),
+            p50_ns: v.latencies.p50,
+            p90_ns: v.latencies.p90,
+            p95_ns: v.latencies.p95,
+            p99_ns: v.latencies.p99,
+            max_ns: v.latencies.max,
+            bytes_in: v.bytes_in.total,
+            bytes_out: v.bytes_out.total,
+            success: v.success,
+            status_codes,
             errors: error_texts(&self.errors, &self.targets),
             warmup_requests: self.warmup_requests,
-            service_p99_ns: q(&self.service, 0.99),
-            send_lag_p99_ns: q(&self.lag, 0.99),
+            service_p99_ns: v.uncorrected.p99,
+            send_lag_p99_ns: v.send_lag.p99,
             cpu_mean: None,
             cpu_max: None,
             rss_max: None,
             unsent: 0,
-            late: 0,
+            late: v.late,
         };
+        let bucket_ns = self.bucket_ns;
         let series = self
-            .buckets
+            .intervals
             .into_iter()
             .enumerate()
-            .filter(|(_, b)| b.0 > 0)
-            .map(|(i, (count, ok, h, warmup))| SeriesPoint {
-                t: (i as u64 * self.bucket_ns) as f64 / 1e9,
-                count,
-                ok,
-                p50_ns: h.value_at_quantile(0.5),
-                p99_ns: h.value_at_quantile(0.99),
-                max_ns: h.max(),
-                warmup,
+            .filter(|(_, i)| i.count > 0)
+            .map(|(k, i)| SeriesPoint {
+                t: (k as u64 * bucket_ns) as f64 / 1e9,
+                count: i.count,
+                ok: i.ok,
+                p50_ns: i.latency.percentile(50.0),
+                p99_ns: i.latency.percentile(99.0),
+                max_ns: i.latency.max(),
+                warmup: i.warmup,
             })
             .collect();
+        let Collector { measured, .. } = self;
         RunData {
             summary,
-            latency: self.latency,
-            service: self.service,
+            latency: measured.latency().clone().into_histogram(),
+            service: measured.service().clone().into_histogram(),
             series,
         }
     }
@@ -282,69 +242,24 @@ fn error_texts(
     out
 }
 
-/// Where a [`CollectorSink`] leaves its collector when the engine is done with it.
-pub type Slot = Arc<Mutex<Option<Collector>>>;
-
-/// The [`Sink`] handed to the engine. It owns its collector (no lock per
-/// sample) and deposits it into the shared slot when finished or dropped.
-pub struct CollectorSink {
-    inner: Option<Collector>,
-    slot: Slot,
-}
-
-/// A sink and the slot it will fill.
-pub fn collector(c: Collector) -> (CollectorSink, Slot) {
-    let slot: Slot = Arc::new(Mutex::new(None));
-    (
-        CollectorSink {
-            inner: Some(c),
-            slot: slot.clone(),
-        },
-        slot,
-    )
-}
-
-impl CollectorSink {
-    fn deposit(&mut self) {
-        if let Some(c) = self.inner.take()
-            && let Ok(mut g) = self.slot.lock()
-        {
-            *g = Some(c);
-        }
-    }
-}
-
-impl Sink for CollectorSink {
+/// The [`Sink`] handed to the engine, which hands it back when the run ends.
+impl Sink for Collector {
     fn begin(&mut self, _info: &AttackInfo) {}
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
-        if let Some(c) = &mut self.inner {
-            let i = index as usize;
-            if c.targets.len() <= i {
-                c.targets.resize(
-                    i + 1,
-                    TargetInfo {
-                        method: String::new(),
-                        url: String::new(),
-                    },
-                );
-            }
-            c.targets[i] = target.clone();
+        let i = index as usize;
+        if self.targets.len() <= i {
+            self.targets.resize(
+                i + 1,
+                TargetInfo {
+                    method: String::new(),
+                    url: String::new(),
+                },
+            );
         }
+        self.targets[i] = target.clone();
     }
     fn record(&mut self, sample: &Sample) {
-        if let Some(c) = &mut self.inner {
-            c.record(sample);
-        }
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        self.deposit();
-        Ok(())
-    }
-}
-
-impl Drop for CollectorSink {
-    fn drop(&mut self) {
-        self.deposit();
+        Collector::record(self, sample);
     }
 }
 
@@ -392,12 +307,59 @@ mod tests {
         assert_eq!(d.series.iter().map(|p| p.count).sum::<u64>(), 110);
     }
 
+    /// A run's figures are the ones `loadlab report` prints for the same
+    /// (measured) requests: both come from loadlab-metrics.
     #[test]
-    fn sink_deposits_on_drop() {
-        let (mut sink, slot) = collector(Collector::new(1, 0, 1_000_000_000));
-        sink.record(&s(0, 0, 1, 200));
-        drop(sink);
-        let c = slot.lock().unwrap().take().unwrap();
-        assert_eq!(c.finish().summary.requests, 1);
+    fn figures_are_loadlab_reports() {
+        let mut c = Collector::new(100, 0, 100_000_000);
+        let mut m = Metrics::new();
+        for i in 0..1000u64 {
+            let mut x = s(
+                i,
+                i * 7,
+                1 + (i * 7919) % 97,
+                if i % 13 == 0 { 503 } else { 200 },
+            );
+            x.sent_ns += i % 5 * 100_000;
+            x.done_ns += i % 3 * 1_000;
+            c.record(&x);
+            m.add_sample(0, &x);
+        }
+        let r = c.finish().summary;
+        let v = m.summary();
+        assert_eq!(r.requests, v.requests);
+        assert_eq!(
+            (r.rate, r.throughput, r.success),
+            (v.rate, v.throughput, v.success)
+        );
+        assert_eq!((r.attack_ns, r.wait_ns), (v.duration_ns, v.wait_ns));
+        let l = &v.latencies;
+        assert_eq!(
+            (r.min_ns, r.p50_ns, r.p90_ns, r.p95_ns, r.p99_ns, r.max_ns),
+            (l.min, l.p50, l.p90, l.p95, l.p99, l.max)
+        );
+        assert_eq!(r.mean_ns as u64, l.mean);
+        assert_eq!(r.service_p99_ns, v.uncorrected.p99);
+        assert_eq!(r.send_lag_p99_ns, v.send_lag.p99);
+        assert_eq!(r.status_codes[&503], 77);
+        assert_eq!(r.errors["503 Service Unavailable"], 77);
+    }
+
+    #[test]
+    fn the_collector_is_the_sink() {
+        let mut sink = Collector::new(1, 0, 1_000_000_000);
+        Sink::register_target(
+            &mut sink,
+            0,
+            &TargetInfo {
+                method: "GET".into(),
+                url: "http://h/".into(),
+            },
+        );
+        Sink::record(&mut sink, &s(0, 0, 1, 200));
+        Sink::record(&mut sink, &s(1, 1, 1, 503));
+        let d = sink.finish().summary;
+        assert_eq!(d.requests, 2);
+        assert_eq!(d.errors["503 Service Unavailable"], 1);
     }
 }

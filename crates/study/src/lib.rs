@@ -4,7 +4,8 @@
 //! and written up by [`report`] as Markdown + self-contained HTML with charts.
 //!
 //! Data flow: plan → runner (engine attack per run, samples into a
-//! [`collect::CollectorSink`]: HdrHistograms + time series, warm-up excluded)
+//! [`collect::Collector`], the sink the engine hands back: HdrHistograms +
+//! time series, warm-up excluded)
 //! → store (one transaction per run) → [`analysis`] (SLO, ceilings, verdicts,
 //! a pure function of the stored runs) → [`report`]. `loadlab compare` uses
 //! [`compare`]; `loadlab demo` runs [`demo::DEMO_PLAN`].

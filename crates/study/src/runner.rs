@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use loadlab_core::{Rate, Sink, Tee, format_go_duration};
+use loadlab_core::{Rate, Sink, format_go_duration};
 use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
 
 use crate::analysis::{self, PROBE, SWEEP};
-use crate::collect::{Collector, RunData, collector};
+use crate::collect::{Collector, RunData};
 use crate::env::Environment;
 use crate::monitor::{self, Monitor};
 use crate::plan::{CeilingPlan, Plan};
@@ -379,7 +379,7 @@ fn execute(
     };
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
-    let (sink, slot) = collector(Collector::new(rate, l.warmup.as_nanos() as u64, bucket));
+    let collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
     let mon = pid.map(|p| {
         Monitor::start(
             p,
@@ -390,19 +390,11 @@ fn execute(
     });
     let flag = stop.clone();
     let shutdown = async move { flag.wait().await };
-    let sink: Box<dyn Sink> = match extra {
-        Some(e) => Box::new(Tee(vec![Box::new(sink), e])),
-        None => Box::new(sink),
-    };
+    let sink = (collector, extra);
     let res =
         loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live);
     let points = mon.map(Monitor::stop).unwrap_or_default();
-    let summary = res.map_err(|e| scrubbed(e.to_string()))?;
-    let c = slot
-        .lock()
-        .ok()
-        .and_then(|mut g| g.take())
-        .ok_or_else(|| StudyError::Engine("the sink was not returned".into()))?;
+    let (summary, (c, _)) = res.map_err(|e| scrubbed(e.to_string()))?;
     let mut data = c.finish();
     // Error texts name the URL as sent: show it as the plan does.
     for (k, n) in std::mem::take(&mut data.summary.errors) {

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use loadlab_core::{PacerSpec, Sink, Tee};
 use loadlab_engine::{AttackConfig, TargetFormat, TargetSource, TlsOptions};
@@ -232,11 +232,10 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     let total = cfg
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
-    let (results, results_back) = HandBack::new(ResultsWriter::new(BufWriter::with_capacity(
-        1 << 16,
-        writer,
-    )));
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(results)];
+    let results = Unfinished(
+        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(a.tags.clone()),
+    );
+    let mut others: Vec<Box<dyn Sink>> = Vec::new();
     let live = loadlab_engine::LiveStats::new();
     let progress = if a.quiet {
         None
@@ -244,40 +243,34 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         progress::start(total, live.clone())
     };
     let progress = progress.map(|(sink, handle)| {
-        sinks.push(Box::new(sink));
+        others.push(Box::new(sink));
         handle
     });
 
     if let Some((_, metrics)) = &prom {
-        sinks.push(Box::new(metrics.sink()));
+        others.push(Box::new(metrics.sink()));
     }
-    let tally = Arc::new(Mutex::new(Tally::default()));
-    sinks.push(Box::new(TallySink(tally.clone(), Tally::default())));
+    let sinks = (results, (Tally::default(), Tee(others)));
 
-    let summary = run_attack(cfg, targets, Box::new(Tee(sinks)), live);
+    let res = run_attack(cfg, targets, sinks, live);
     drop(prom);
     if let Some(p) = progress {
         p.stop();
     }
-    let summary = summary?;
+    let (summary, (Unfinished(mut results), (tally, _))) = res?;
     // The engine has flushed the samples; the attack's own count of
     // requests it never sent goes in before the end record.
-    if let Ok(mut w) = results_back.try_recv() {
-        w.write_unsent(summary.unsent);
-        w.finish()
-            .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
-    }
+    results.write_unsent(summary.unsent);
+    results
+        .finish()
+        .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
     if summary.interrupted {
         eprintln!(
             "loadlab: interrupted; {} requests recorded",
             summary.requests
         );
     }
-    if let Some(line) = tally
-        .lock()
-        .ok()
-        .and_then(|t| t.summary_line(summary.unsent))
-    {
+    if let Some(line) = tally.summary_line(summary.unsent) {
         eprintln!("loadlab: {line}");
     }
     if let Output::ReportOnTerminal(tmp) = output {
@@ -336,6 +329,7 @@ impl Tally {
                 method: Arc::from(method),
                 url: Arc::from(url),
                 error_text: None,
+                series: None,
             };
             line += &format!(
                 "; top error: {} ({n} of {})",
@@ -350,15 +344,12 @@ impl Tally {
     }
 }
 
-/// Counts into a private [`Tally`] (no lock per request) and publishes it
-/// when the attack finishes.
-struct TallySink(Arc<Mutex<Tally>>, Tally);
-
-impl Sink for TallySink {
+/// Counts what went wrong; the engine hands it back with the summary.
+impl Sink for Tally {
     fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
         let i = index as usize;
-        if self.1.targets.len() <= i {
-            self.1.targets.resize(
+        if self.targets.len() <= i {
+            self.targets.resize(
                 i + 1,
                 loadlab_core::TargetInfo {
                     method: String::new(),
@@ -366,87 +357,57 @@ impl Sink for TallySink {
                 },
             );
         }
-        self.1.targets[i] = target.clone();
+        self.targets[i] = target.clone();
     }
     fn record(&mut self, s: &loadlab_core::Sample) {
-        self.1.requests += 1;
+        self.requests += 1;
         if s.is_success() {
-            self.1.successes += 1;
+            self.successes += 1;
         } else {
             *self
-                .1
                 .failures
                 .entry((s.target, s.error, s.status))
                 .or_default() += 1;
         }
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        if let Ok(mut t) = self.0.lock() {
-            *t = std::mem::take(&mut self.1);
-        }
-        Ok(())
     }
 }
 
 type Results = ResultsWriter<BufWriter<Box<dyn Write + Send>>>;
 
 /// The results writer as the engine's sink: when the engine finishes the
-/// sink, the samples are flushed and the writer handed back (the end record
-/// not yet written), so that the attack's summary — the requests it never
-/// sent — can be recorded in the file first.
-struct HandBack {
-    inner: Option<Results>,
-    back: std::sync::mpsc::SyncSender<Results>,
-}
+/// sink, the samples are flushed but the end record is not written yet, so
+/// that the attack's summary — the requests it never sent — can be recorded
+/// in the file first, by the caller, on the writer the engine hands back.
+struct Unfinished(Results);
 
-impl HandBack {
-    fn new(w: Results) -> (Self, std::sync::mpsc::Receiver<Results>) {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        (
-            HandBack {
-                inner: Some(w),
-                back: tx,
-            },
-            rx,
-        )
-    }
-}
-
-impl Sink for HandBack {
+impl Sink for Unfinished {
     fn begin(&mut self, info: &loadlab_core::AttackInfo) {
-        if let Some(w) = &mut self.inner {
-            w.begin(info);
-        }
+        self.0.begin(info);
     }
     fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
-        if let Some(w) = &mut self.inner {
-            w.register_target(index, target);
-        }
+        self.0.register_target(index, target);
+    }
+    fn register_series(&mut self, id: u32, series: &loadlab_core::SeriesInfo) {
+        self.0.register_series(id, series);
     }
     fn record(&mut self, sample: &loadlab_core::Sample) {
-        if let Some(w) = &mut self.inner {
-            w.record(sample);
-        }
+        self.0.record(sample);
+    }
+    fn metric(&mut self, m: &loadlab_core::MetricSample) {
+        self.0.metric(m);
     }
     fn finish(&mut self) -> std::io::Result<()> {
-        let Some(mut w) = self.inner.take() else {
-            return Ok(());
-        };
-        w.flush()?;
-        // The receiver lives until the attack returns; if it is gone the
-        // writer is dropped without its end record, as after a crash.
-        let _ = self.back.try_send(w);
-        Ok(())
+        self.0.flush()
     }
 }
 
 /// Runs the engine on its own runtime until it ends or Ctrl-C.
-fn run_attack(
+fn run_attack<S: Sink + 'static>(
     cfg: AttackConfig,
     targets: TargetSource,
-    sink: Box<dyn Sink>,
+    sink: S,
     live: std::sync::Arc<loadlab_engine::LiveStats>,
-) -> Result<loadlab_engine::AttackSummary, CliError> {
+) -> Result<(loadlab_engine::AttackSummary, S), CliError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -57,6 +57,10 @@ pub struct AttackArgs {
     /// Attack name (recorded in the results)
     #[arg(long, default_value = "")]
     pub name: String,
+    /// A tag KEY=VALUE every request of the results carries (repeatable), e.g.
+    /// -tag=worker=w1; report -by=tag:KEY splits by it
+    #[arg(long = "tag", value_parser = flags::tag, action = ArgAction::Append)]
+    pub tags: Vec<(String, String)>,
     /// Output file for results
     #[arg(long, default_value = "stdout")]
     pub output: String,

@@ -69,6 +69,12 @@ pub fn run(a: EncodeArgs) -> Result<(), CliError> {
                 "loadlab: note: {label}: attack {attack:?} never sent {n} scheduled requests; vegeta's encodings have no place for that count"
             );
         }
+        let metrics = results.metric_records();
+        if metrics > 0 {
+            eprintln!(
+                "loadlab: note: {label}: {metrics} metric records (counters, trends, rates, gauges) left out; vegeta's encodings hold requests only"
+            );
+        }
     }
     match encoder.finish().and_then(|mut w| w.flush()) {
         Ok(()) => Ok(()),

@@ -23,8 +23,10 @@ pub struct ReportArgs {
     /// Print the report again at this interval while results are still arriving
     #[arg(long, value_parser = flags::duration)]
     pub every: Option<Duration>,
-    /// One report per target (method and URL) or per attack name (-name)
-    #[arg(long, value_parser = ["target", "attack"])]
+    /// One report per target (method and URL), per attack name (-name), or per
+    /// value of a series tag: method, url, scenario, group, endpoint,
+    /// statement, worker, or tag:NAME for any tag
+    #[arg(long)]
     pub by: Option<String>,
     /// Output file
     #[arg(long, default_value = "stdout")]
@@ -51,11 +53,15 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
     for name in inputs {
         let (reader, label) = open_input(name)?;
         let mut results = open_results(reader, &label).map_err(read_error)?;
-        for r in results.by_ref() {
-            let r = r.map_err(read_error)?;
-            m.lock()
-                .map_err(|_| CliError::internal("report state poisoned"))?
-                .add(&r);
+        while let Some(item) = results.next_item() {
+            let item = item.map_err(read_error)?;
+            let mut g = m
+                .lock()
+                .map_err(|_| CliError::internal("report state poisoned"))?;
+            match item {
+                loadlab_metrics::Item::Request(r) => g.add(&r),
+                loadlab_metrics::Item::Metric(r) => g.add_metric(&r),
+            }
         }
         let mut g = m
             .lock()

@@ -42,14 +42,15 @@ fn unsent(pacer: &dyn Pacer, sent: u64, limit: Duration, max: Option<u64>) -> u6
     lo + 1 - sent
 }
 
-/// Runs an attack. See the crate docs for the model.
-pub async fn attack_with_live(
+/// Runs an attack. See the crate docs for the model. The sink is handed
+/// back, finished, with the summary.
+pub async fn attack_with_live<S: Sink + 'static>(
     cfg: AttackConfig,
     targets: TargetSource,
-    sink: Box<dyn Sink>,
+    sink: S,
     shutdown: impl Future<Output = ()> + Send,
     live: Arc<LiveStats>,
-) -> Result<AttackSummary, EngineError> {
+) -> Result<(AttackSummary, S), EngineError> {
     cfg.validate()?;
     let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
     let transport = Transport::new(&cfg, Some(tls));
@@ -175,16 +176,15 @@ pub async fn attack_with_live(
     }
     // Every worker is gone: close the channel so the sink thread drains and finishes.
     drop(sh.tx.lock().expect("tx lock").take());
-    let sink_result = collector.done.await;
-    match sink_result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(EngineError::Sink(e)),
+    let sink = match collector.done.await {
+        Ok((Ok(()), sink)) => sink,
+        Ok((Err(e), _)) => return Err(EngineError::Sink(e)),
         Err(_) => {
             return Err(EngineError::Sink(std::io::Error::other(
                 "the results sink panicked",
             )));
         }
-    }
+    };
     let live = &sh.live;
     let requests = live.sent() - base.0;
     let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
@@ -212,7 +212,7 @@ pub async fn attack_with_live(
         })
     };
     let target_error = sh.target_error.lock().expect("lock").take();
-    Ok(AttackSummary {
+    let summary = AttackSummary {
         start_unix_ns,
         requests,
         successes: live.successes() - base.1,
@@ -227,7 +227,8 @@ pub async fn attack_with_live(
         dropped_samples: 0,
         workers: sh.workers.load(Ordering::Relaxed),
         target_error,
-    })
+    };
+    Ok((summary, sink))
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Turns the engine's samples into ab's figures, on the engine's sink thread.
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink};
 
@@ -33,10 +32,10 @@ pub struct AbState {
     variable_length: bool,
 }
 
-/// The [`Sink`] side: shares its state with the runner, which reads it after
-/// the engine finished the sink.
+/// The [`Sink`] side: owns its state, which the runner takes from the
+/// collector the engine hands back.
 pub struct AbCollector {
-    state: Arc<Mutex<AbState>>,
+    pub state: AbState,
     heartbeat: u64,
     progress: Option<Box<dyn Write + Send>>,
 }
@@ -48,20 +47,16 @@ impl AbCollector {
         variable_length: bool,
         heartbeat: u64,
         progress: Option<Box<dyn Write + Send>>,
-    ) -> (AbCollector, Arc<Mutex<AbState>>) {
-        let state = Arc::new(Mutex::new(AbState {
-            gnuplot: keep_rows.then(Vec::new),
-            variable_length,
-            ..AbState::default()
-        }));
-        (
-            AbCollector {
-                state: state.clone(),
-                heartbeat,
-                progress,
+    ) -> AbCollector {
+        AbCollector {
+            state: AbState {
+                gnuplot: keep_rows.then(Vec::new),
+                variable_length,
+                ..AbState::default()
             },
-            state,
-        )
+            heartbeat,
+            progress,
+        }
     }
 }
 
@@ -139,22 +134,15 @@ impl AbState {
 
 impl Sink for AbCollector {
     fn begin(&mut self, info: &AttackInfo) {
-        if let Ok(mut st) = self.state.lock() {
-            st.start_unix_ns = info.start_unix_ns;
-        }
+        self.state.start_unix_ns = info.start_unix_ns;
     }
 
     fn record(&mut self, sample: &Sample) {
-        let done = {
-            let Ok(mut st) = self.state.lock() else {
-                return;
-            };
-            st.record(sample);
-            st.complete
-        };
+        self.state.record(sample);
+        let done = self.state.complete;
         if self.heartbeat > 0
             && done > 0
-            && done % self.heartbeat == 0
+            && done.is_multiple_of(self.heartbeat)
             && let Some(w) = &mut self.progress
         {
             let _ = writeln!(w, "Completed {done} requests");
@@ -193,7 +181,7 @@ mod tests {
 
     #[test]
     fn phases_failures_and_progress() {
-        let (mut c, st) = AbCollector::new(true, false, 2, Some(Box::new(std::io::sink())));
+        let mut c = AbCollector::new(true, false, 2, Some(Box::new(std::io::sink())));
         c.begin(&AttackInfo {
             name: String::new(),
             start_unix_ns: 1_000_000_000_000,
@@ -217,7 +205,7 @@ mod tests {
             status: 404,
             ..ok(4, 0, 0, 1_000_000, 2_000_000, 100)
         });
-        let st = st.lock().unwrap();
+        let st = &c.state;
         assert_eq!((st.complete, st.responses, st.non_2xx), (4, 3, 1));
         assert_eq!(
             st.failures,

@@ -13,7 +13,7 @@ use super::collect::{AbCollector, heartbeat};
 use super::flags::AbOptions;
 use super::report::{AbReport, gnuplot_tsv, percentile_csv, render};
 use crate::probe::{ProbeError, ProbeInfo, probe};
-use crate::results::{ResultsFileError, with_results_file};
+use crate::results::{ResultsFileError, results_file};
 
 /// The first line of the banner: ab's, so tools that sniff it still match.
 pub fn banner() -> String {
@@ -89,18 +89,17 @@ pub fn run(
         &o.headers,
         o.timeout.min(Duration::from_secs(10)),
     ))?;
-    let (collector, state) =
-        AbCollector::new(o.gnuplot.is_some(), o.variable_length, beat, Some(progress));
+    let collector = AbCollector::new(o.gnuplot.is_some(), o.variable_length, beat, Some(progress));
     let method = http::Method::from_bytes(o.method.as_bytes()).unwrap_or(http::Method::GET);
     let target = Target::new(method, o.url.clone());
-    let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
-    let summary = rt.block_on(loadlab_engine::attack(
+    let sink = (collector, results_file(o.results.as_deref())?);
+    let (summary, (collector, _)) = rt.block_on(loadlab_engine::attack(
         attack_config(o),
         TargetSource::Static(vec![target]),
         sink,
         shutdown,
     ))?;
-    let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut st = collector.state;
     if beat > 0 {
         eprintln!("Finished {} requests", st.complete);
     } else {
@@ -150,7 +149,6 @@ pub fn run(
     if let (Some(path), Some(rows)) = (&o.gnuplot, st.gnuplot.as_mut()) {
         write_file(path, &gnuplot_tsv(rows))?;
     }
-    drop(st);
     Ok(AbRun {
         report,
         summary,

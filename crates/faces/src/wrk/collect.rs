@@ -6,8 +6,6 @@
 //! the rate per thread and rounds it to zero) while the per-thread lines keep
 //! their meaning.
 
-use std::sync::{Arc, Mutex};
-
 use loadlab_core::{ErrorKind, Sample, Sink};
 
 use super::report::{Calibration, RowStats, SocketErrors};
@@ -148,21 +146,19 @@ impl WrkState {
     }
 }
 
-/// The [`Sink`] side; the runner reads the shared state after the run.
-pub struct WrkCollector(Arc<Mutex<WrkState>>);
+/// The [`Sink`] side; the runner reads the state of the collector the
+/// engine hands back.
+pub struct WrkCollector(pub WrkState);
 
 impl WrkCollector {
-    pub fn new(threads: u64) -> (WrkCollector, Arc<Mutex<WrkState>>) {
-        let st = Arc::new(Mutex::new(WrkState::new(threads)));
-        (WrkCollector(st.clone()), st)
+    pub fn new(threads: u64) -> WrkCollector {
+        WrkCollector(WrkState::new(threads))
     }
 }
 
 impl Sink for WrkCollector {
     fn record(&mut self, sample: &Sample) {
-        if let Ok(mut st) = self.0.lock() {
-            st.record(sample);
-        }
+        self.0.record(sample);
     }
 }
 

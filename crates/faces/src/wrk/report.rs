@@ -51,7 +51,7 @@ impl RowStats {
         let lo = (mean - stdev).max(0.0).ceil() as u64;
         let hi = (mean + stdev).floor() as u64;
         let within = if hi >= lo {
-            d.hist.count_between(lo, hi)
+            d.histogram().count_between(lo, hi)
         } else {
             0
         };
@@ -148,7 +148,7 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
     let _ = writeln!(o, "  Latency Distribution (HdrHistogram - {description})");
     for p in [50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0] {
         let v = if p >= 100.0 {
-            d.hist.max()
+            d.histogram().max()
         } else {
             d.percentile(p)
         };
@@ -162,7 +162,7 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
         "{:>12} {:>12} {:>12} {:>12}\n\n",
         "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
     );
-    for l in spectrum(&d.hist, 5) {
+    for l in spectrum(d.histogram(), 5) {
         let q = l.percentile / 100.0;
         let inv = 1.0 / (1.0 - q);
         let inv = if inv.is_finite() {
@@ -178,7 +178,7 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
             l.total_count
         );
     }
-    let (buckets, sub) = shape(&d.hist);
+    let (buckets, sub) = shape(d.histogram());
     let (mean, sd) = hist_moments(d);
     let _ = writeln!(
         o,
@@ -189,8 +189,8 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
     let _ = writeln!(
         o,
         "#[Max     = {:12.3}, Total count    = {:12}]",
-        d.hist.max() as f64 / 1000.0,
-        d.hist.len()
+        d.histogram().max() as f64 / 1000.0,
+        d.histogram().len()
     );
     let _ = writeln!(o, "#[Buckets = {buckets:12}, SubBuckets     = {sub:12}]");
     o.push_str("----------------------------------------------------------\n");
@@ -199,10 +199,10 @@ fn hdr_block(o: &mut String, d: &Dist, description: &str) {
 /// The footer's mean and deviation are the histogram's own (population
 /// deviation over bucket values), as HdrHistogram prints them.
 fn hist_moments(d: &Dist) -> (f64, f64) {
-    if d.hist.is_empty() {
+    if d.histogram().is_empty() {
         (0.0, 0.0)
     } else {
-        (d.hist.mean(), d.hist.stdev())
+        (d.histogram().mean(), d.histogram().stdev())
     }
 }
 

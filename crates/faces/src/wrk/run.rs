@@ -13,7 +13,7 @@ use super::collect::WrkCollector;
 use super::flags::WrkOptions;
 use super::report::{WrkReport, render_body, render_header};
 use crate::probe::{ProbeError, ProbeInfo, probe};
-use crate::results::{ResultsFileError, with_results_file};
+use crate::results::{ResultsFileError, results_file};
 
 /// `-v`: the version line.
 pub fn version() -> String {
@@ -93,17 +93,16 @@ pub fn run(
         &o.headers,
         o.timeout.max(Duration::from_secs(2)),
     ))?;
-    let (collector, state) = WrkCollector::new(o.threads);
+    let collector = WrkCollector::new(o.threads);
     let target = Target::new(http::Method::GET, o.url.clone());
-    let sink = with_results_file(Box::new(collector), o.results.as_deref())?;
-    let summary = rt.block_on(loadlab_engine::attack(
+    let sink = (collector, results_file(o.results.as_deref())?);
+    let (summary, (WrkCollector(mut st), _)) = rt.block_on(loadlab_engine::attack(
         attack_config(o),
         TargetSource::Static(vec![target]),
         sink,
         shutdown,
     ))?;
     drop(rt);
-    let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
     // wrk's runtime is the whole run: `-d` (or longer when the last responses
     // came in after it); an interrupted run counts only the time it ran.
     let ran_ns = st
@@ -129,7 +128,6 @@ pub fn run(
     report.bytes_read = st.body_bytes + st.complete * info.head_len;
     report.errors = st.errors;
     report.non_2xx_3xx = st.non_2xx_3xx;
-    drop(st);
     let _ = out.write_all(render_body(&report).as_bytes());
     let _ = out.flush();
     Ok(WrkRun {

@@ -10,6 +10,11 @@
 //! Sample records are delta-encoded against the previous sample of the same
 //! attack (sequence number, intended send time) and store the other instants
 //! as differences, so a typical request costs about 20 bytes.
+//!
+//! Version 2 labels every record with a *series* (a metric name plus tags,
+//! declared once per attack in a series record) and adds metric records
+//! (counter, trend, rate and gauge values). Version 1 files still read: their
+//! target records are HTTP request series.
 
 mod reader;
 mod writer;
@@ -21,8 +26,9 @@ pub use writer::ResultsWriter;
 /// concatenation of files). The high first byte and the CR LF / SUB bytes
 /// catch files mangled by text-mode transfers, as PNG's signature does.
 pub const MAGIC: [u8; 8] = *b"\x89LLRES\r\n";
-/// The format version written after [`MAGIC`]; readers reject newer majors.
-pub const VERSION: u8 = 1;
+/// The format version written after [`MAGIC`]; readers reject newer majors
+/// (and read every older one).
+pub const VERSION: u8 = 2;
 /// Magic, version byte, flags byte.
 pub const HEADER_LEN: usize = MAGIC.len() + 2;
 
@@ -38,6 +44,12 @@ pub(crate) mod kind {
     pub const SAMPLE: u8 = 0x03;
     /// Clean end of the attack: number of samples written (varint).
     pub const END: u8 = 0x04;
+    /// Version 2: series dictionary entry (id, kind, name, tags); see
+    /// `encode_series`. Replaces `TARGET` in the files loadlab writes.
+    pub const SERIES: u8 = 0x05;
+    /// Version 2: one metric record (series, timestamp, value); see
+    /// `encode_metric`.
+    pub const METRIC: u8 = 0x06;
     /// Optional (0x40 and up: skipped by readers that do not know it):
     /// requests the schedule called for that were never sent (varint);
     /// written before `END` when the count is above 0.
@@ -119,16 +131,138 @@ pub(crate) fn apply_zigzag(b: u64, z: u64) -> u64 {
     b.wrapping_add(d as u64)
 }
 
-/// Delta state shared by the encoder and decoder of one attack's samples.
+/// Delta state shared by the encoder and decoder of one attack's samples
+/// (and of its metric records' timestamps).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct DeltaState {
     pub prev_seq: Option<u64>,
     pub prev_intended: u64,
+    pub prev_metric_t: u64,
+}
+
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads a varint-prefixed UTF-8 string.
+pub(crate) fn get_str<'a>(p: &'a [u8], pos: &mut usize) -> Option<&'a str> {
+    let len = usize::try_from(get_varint(p, pos)?).ok()?;
+    let s = p.get(*pos..pos.checked_add(len)?)?;
+    *pos += len;
+    std::str::from_utf8(s).ok()
+}
+
+/// Flag bit of a series record's kind byte: the values are durations in ns.
+const TIME_FLAG: u64 = 0x08;
+
+/// Series payload: id (varint), kind (varint: `SeriesKind` in the low 3
+/// bits, `TIME_FLAG` when the values are durations), name (string), number
+/// of tags (varint), each as key and value (strings). Later fields, if any,
+/// are ignored by readers. `extra` tags (the writer's own, e.g. `worker`)
+/// are added after the series' tags when it does not have them already.
+pub(crate) fn encode_series(
+    out: &mut Vec<u8>,
+    id: u32,
+    s: &loadlab_core::SeriesInfo,
+    extra: &[(String, String)],
+) {
+    put_varint(out, u64::from(id));
+    put_varint(out, s.kind as u64 | if s.time { TIME_FLAG } else { 0 });
+    put_str(out, &s.name);
+    let mut tags: Vec<(&str, &str)> = Vec::with_capacity(s.tags.len() + extra.len());
+    for (k, v) in s.tags.iter().chain(extra) {
+        if !tags.iter().any(|(k2, _)| k2 == k) {
+            tags.push((k, v));
+        }
+    }
+    put_varint(out, tags.len() as u64);
+    for (k, v) in tags {
+        put_str(out, k);
+        put_str(out, v);
+    }
+}
+
+/// A decoded series record: id, kind (`None` for a kind from a later
+/// version), time flag, name, tags.
+pub(crate) type DecodedSeries<'a> = (
+    u32,
+    Option<loadlab_core::SeriesKind>,
+    bool,
+    &'a str,
+    Vec<(&'a str, &'a str)>,
+);
+
+pub(crate) fn decode_series(p: &[u8]) -> Option<DecodedSeries<'_>> {
+    let mut pos = 0;
+    let id = u32::try_from(get_varint(p, &mut pos)?).ok()?;
+    let k = get_varint(p, &mut pos)?;
+    let kind = loadlab_core::SeriesKind::from_u8((k & 0x07) as u8);
+    let time = k & TIME_FLAG != 0;
+    let name = get_str(p, &mut pos)?;
+    let n = get_varint(p, &mut pos)?;
+    // Each tag takes at least two bytes: a count beyond that is corruption.
+    if n > (p.len() as u64) / 2 {
+        return None;
+    }
+    let mut tags = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let key = get_str(p, &mut pos)?;
+        let value = get_str(p, &mut pos)?;
+        tags.push((key, value));
+    }
+    Some((id, kind, time, name, tags))
+}
+
+/// Integers of at most this magnitude are stored as varints; other values
+/// (fractions, huge, NaN, -0.0) as the 8 bytes of the f64.
+const EXACT_INT: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// Metric payload: series id (varint), zigzag(t − previous metric record's
+/// t) (the first counts from 0), then the value: `zigzag(v) << 1` (varint)
+/// when it is an integer of magnitude below 2^53, else `1` (varint)
+/// followed by the f64's 8 bytes, little-endian. Later fields are ignored.
+pub(crate) fn encode_metric(
+    out: &mut Vec<u8>,
+    st: &mut DeltaState,
+    m: &loadlab_core::MetricSample,
+) {
+    put_varint(out, u64::from(m.series));
+    put_varint(out, zigzag_diff(m.t_ns, st.prev_metric_t));
+    st.prev_metric_t = m.t_ns;
+    let v = m.value;
+    if v.trunc() == v && v.abs() < EXACT_INT && !(v == 0.0 && v.is_sign_negative()) {
+        put_varint(out, zigzag_diff(v as i64 as u64, 0) << 1);
+    } else {
+        put_varint(out, 1);
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+}
+
+pub(crate) fn decode_metric(p: &[u8], st: &mut DeltaState) -> Option<loadlab_core::MetricSample> {
+    let mut pos = 0;
+    let series = u32::try_from(get_varint(p, &mut pos)?).ok()?;
+    let t_ns = apply_zigzag(st.prev_metric_t, get_varint(p, &mut pos)?);
+    let h = get_varint(p, &mut pos)?;
+    let value = if h & 1 == 0 {
+        apply_zigzag(0, h >> 1) as i64 as f64
+    } else if h == 1 {
+        let b = p.get(pos..pos + 8)?;
+        f64::from_bits(u64::from_le_bytes(b.try_into().ok()?))
+    } else {
+        return None;
+    };
+    st.prev_metric_t = t_ns;
+    Some(loadlab_core::MetricSample {
+        series,
+        t_ns,
+        value,
+    })
 }
 
 /// Sample payload, in order (all varints):
 /// 1. zigzag(seq − (previous seq + 1)), 0 for the usual next-in-line
-/// 2. target index
+/// 2. target index (version 2: series id)
 /// 3. zigzag(intended − previous intended)
 /// 4. zigzag(sent − intended)            (the send lag)
 /// 5. 0 if no first byte, else zigzag(first_byte − sent) + 1

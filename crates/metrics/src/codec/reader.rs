@@ -5,13 +5,25 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use loadlab_core::{AttackInfo, Sample};
+use loadlab_core::{AttackInfo, Sample, SeriesKind};
 
 use super::{
-    DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION, crc8, decode_sample, get_varint, kind,
+    DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION, crc8, decode_metric, decode_sample,
+    decode_series, get_str as read_str, get_varint, kind,
 };
 use crate::error::ReadError;
-use crate::record::{ErrorTexts, Record};
+use crate::record::{ErrorTexts, Item, MetricRecord, Record, SeriesDef};
+
+/// One entry of a segment's series table.
+#[derive(Clone)]
+struct Entry {
+    method: Arc<str>,
+    url: Arc<str>,
+    /// `None` for a version 1 target (method and URL only).
+    series: Option<Arc<SeriesDef>>,
+    /// `None` for a series kind from a later version: its records are skipped.
+    kind: Option<SeriesKind>,
+}
 
 const BUF_SIZE: usize = 256 * 1024;
 
@@ -27,13 +39,17 @@ pub struct ResultsReader<R: Read> {
     base: u64,
     attack: Arc<str>,
     start_unix_ns: u64,
-    targets: Vec<Option<(Arc<str>, Arc<str>)>>,
+    targets: Vec<Option<Entry>>,
     empty: Arc<str>,
     state: DeltaState,
+    /// The current segment's format version.
+    version: u8,
     in_segment: bool,
     segment_samples: u64,
     total: u64,
     unknown_target_warned: bool,
+    unknown_series_warned: bool,
+    metrics: u64,
     warnings: Vec<String>,
     unsent: Vec<(Arc<str>, u64)>,
     done: bool,
@@ -42,6 +58,7 @@ pub struct ResultsReader<R: Read> {
 
 enum Step {
     Record(Record),
+    Metric(MetricRecord),
     Continue,
     Stop,
 }
@@ -64,10 +81,13 @@ impl<R: Read> ResultsReader<R> {
             targets: Vec::new(),
             empty,
             state: DeltaState::default(),
+            version: VERSION,
             in_segment: false,
             segment_samples: 0,
             total: 0,
             unknown_target_warned: false,
+            unknown_series_warned: false,
+            metrics: 0,
             warnings: Vec::new(),
             unsent: Vec::new(),
             done: false,
@@ -95,6 +115,35 @@ impl<R: Read> ResultsReader<R> {
     /// Complete once the iterator is exhausted.
     pub fn unsent(&self) -> &[(Arc<str>, u64)] {
         &self.unsent
+    }
+
+    /// The settings of the attack (segment) being read: its name, start,
+    /// and what its begin record says (timeout, `-connect-to`...).
+    pub fn attack_info(&self) -> &AttackInfo {
+        self.texts.info()
+    }
+
+    /// Metric records read so far.
+    pub fn metric_records(&self) -> u64 {
+        self.metrics
+    }
+
+    /// The next request or metric record (the [`Iterator`] yields only the
+    /// requests).
+    pub fn next_item(&mut self) -> Option<Result<Item, ReadError>> {
+        while !self.done {
+            match self.step() {
+                Ok(Step::Record(r)) => return Some(Ok(Item::Request(r))),
+                Ok(Step::Metric(m)) => return Some(Ok(Item::Metric(m))),
+                Ok(Step::Continue) => {}
+                Ok(Step::Stop) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
     }
 
     /// Makes at least `n` bytes available from `pos`; false if the stream
@@ -140,6 +189,7 @@ impl<R: Read> ResultsReader<R> {
         }
         self.pos += HEADER_LEN;
         self.close_segment();
+        self.version = version;
         self.in_segment = true;
         self.attack = self.empty.clone();
         self.start_unix_ns = 0;
@@ -287,13 +337,64 @@ impl<R: Read> ResultsReader<R> {
                 let Some((idx, method, url)) = parsed else {
                     return Err(self.bad("bad target record"));
                 };
-                if idx >= 1 << 24 {
-                    return Err(self.bad("target index too large"));
-                }
-                if self.targets.len() <= idx {
-                    self.targets.resize(idx + 1, None);
-                }
-                self.targets[idx] = Some((method, url));
+                self.set_entry(
+                    idx,
+                    Entry {
+                        method,
+                        url,
+                        series: None,
+                        kind: Some(SeriesKind::Sample),
+                    },
+                )?;
+            }
+            kind::SERIES if self.version >= 2 => {
+                let Some((id, kind, time, name, tags)) = decode_series(payload) else {
+                    return Err(self.bad("bad series record"));
+                };
+                let def = SeriesDef {
+                    kind: kind.unwrap_or_default(),
+                    name: Arc::from(name),
+                    time,
+                    tags: tags
+                        .into_iter()
+                        .map(|(k, v)| (Arc::from(k), Arc::from(v)))
+                        .collect(),
+                };
+                let tag = |key: &str| def.tag(key).map_or(self.empty.clone(), Arc::from);
+                let entry = Entry {
+                    method: tag(loadlab_core::series::tag::METHOD),
+                    url: tag(loadlab_core::series::tag::URL),
+                    series: Some(Arc::new(def)),
+                    kind,
+                };
+                self.set_entry(id as usize, entry)?;
+            }
+            kind::METRIC if self.version >= 2 => {
+                let Some(m) = decode_metric(payload, &mut self.state) else {
+                    return Err(self.bad("undecodable metric record"));
+                };
+                let entry = self.targets.get(m.series as usize).and_then(Option::as_ref);
+                let Some(series) = entry
+                    .filter(|e| e.kind.is_some_and(|k| k != SeriesKind::Sample))
+                    .and_then(|e| e.series.clone())
+                else {
+                    if !self.unknown_series_warned {
+                        self.unknown_series_warned = true;
+                        self.warnings.push(format!(
+                            "{}: a metric record refers to series {}, which is not a known metric series; such records are skipped",
+                            self.name, m.series
+                        ));
+                    }
+                    return Ok(Step::Continue);
+                };
+                self.metrics += 1;
+                return Ok(Step::Metric(MetricRecord {
+                    attack: self.attack.clone(),
+                    start_unix_ns: self.start_unix_ns,
+                    series,
+                    t_ns: m.t_ns,
+                    value: m.value,
+                }));
             }
             kind::END => {
                 let mut q = 0;
@@ -319,13 +420,24 @@ impl<R: Read> ResultsReader<R> {
         Ok(Step::Continue)
     }
 
+    fn set_entry(&mut self, idx: usize, e: Entry) -> Result<(), ReadError> {
+        if idx >= 1 << 24 {
+            return Err(self.bad("target index too large"));
+        }
+        if self.targets.len() <= idx {
+            self.targets.resize(idx + 1, None);
+        }
+        self.targets[idx] = Some(e);
+        Ok(())
+    }
+
     fn bad(&self, msg: &str) -> ReadError {
         ReadError::malformed(&self.name, format!("byte {}", self.offset()), msg)
     }
 
     fn make_record(&mut self, sample: Sample) -> Record {
-        let (method, url) = match self.targets.get(sample.target as usize) {
-            Some(Some((m, u))) => (m.clone(), u.clone()),
+        let (method, url, series) = match self.targets.get(sample.target as usize) {
+            Some(Some(e)) => (e.method.clone(), e.url.clone(), e.series.clone()),
             _ => {
                 if !self.unknown_target_warned {
                     self.unknown_target_warned = true;
@@ -334,7 +446,7 @@ impl<R: Read> ResultsReader<R> {
                         self.name, sample.seq, sample.target
                     ));
                 }
-                (self.empty.clone(), self.empty.clone())
+                (self.empty.clone(), self.empty.clone(), None)
             }
         };
         let error_text = self.texts.get(&sample, &method, &url);
@@ -345,32 +457,21 @@ impl<R: Read> ResultsReader<R> {
             method,
             url,
             error_text,
+            series,
         }
     }
-}
-
-fn read_str<'a>(p: &'a [u8], pos: &mut usize) -> Option<&'a str> {
-    let len = usize::try_from(get_varint(p, pos)?).ok()?;
-    let s = p.get(*pos..pos.checked_add(len)?)?;
-    *pos += len;
-    std::str::from_utf8(s).ok()
 }
 
 impl<R: Read> Iterator for ResultsReader<R> {
     type Item = Result<Record, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            match self.step() {
-                Ok(Step::Record(r)) => return Some(Ok(r)),
-                Ok(Step::Continue) => {}
-                Ok(Step::Stop) => self.done = true,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+        loop {
+            match self.next_item()? {
+                Ok(Item::Request(r)) => return Some(Ok(r)),
+                Ok(Item::Metric(_)) => {}
+                Err(e) => return Some(Err(e)),
             }
         }
-        None
     }
 }

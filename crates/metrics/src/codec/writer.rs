@@ -6,14 +6,12 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
+use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink, TargetInfo};
 
-use super::{DeltaState, MAGIC, VERSION, crc8, encode_sample, kind, put_varint};
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
+use super::{
+    DeltaState, MAGIC, VERSION, crc8, encode_metric, encode_sample, encode_series, kind, put_str,
+    put_varint,
+};
 
 /// Flush when this much is buffered, whatever the time.
 const BUF_LIMIT: usize = 64 * 1024;
@@ -30,6 +28,8 @@ pub struct ResultsWriter<W: Write + Send> {
     began: bool,
     finished: bool,
     samples: u64,
+    /// Samples and metric records: the wall clock is checked every 256.
+    records: u64,
     seg_samples: u64,
     written: u64,
     last_flush: Instant,
@@ -37,6 +37,8 @@ pub struct ResultsWriter<W: Write + Send> {
     next_flush_ns: u64,
     flush_interval: Duration,
     error: Option<io::Error>,
+    /// Tags added to every series this writer declares (e.g. `worker`).
+    tags: Vec<(String, String)>,
 }
 
 impl<W: Write + Send> ResultsWriter<W> {
@@ -49,13 +51,23 @@ impl<W: Write + Send> ResultsWriter<W> {
             began: false,
             finished: false,
             samples: 0,
+            records: 0,
             seg_samples: 0,
             written: 0,
             last_flush: Instant::now(),
             next_flush_ns: 0,
             flush_interval: Duration::from_millis(100),
             error: None,
+            tags: Vec::new(),
         }
+    }
+
+    /// Adds these tags to every series the writer declares (a series' own
+    /// tag of the same key wins), e.g. `[("worker", "w1")]` for the file of
+    /// one worker of a distributed run.
+    pub fn with_tags(mut self, tags: Vec<(String, String)>) -> Self {
+        self.tags = tags;
+        self
     }
 
     /// How often buffered records are pushed to the underlying writer even
@@ -180,7 +192,7 @@ impl<W: Write + Send> ResultsWriter<W> {
         let interval = u64::try_from(self.flush_interval.as_nanos()).unwrap_or(u64::MAX);
         if self.buf.len() >= BUF_LIMIT
             || done_ns >= self.next_flush_ns
-            || (self.samples.is_multiple_of(256)
+            || (self.records.is_multiple_of(256)
                 && self.last_flush.elapsed() >= self.flush_interval)
         {
             self.push_out(true);
@@ -196,17 +208,28 @@ impl<W: Write + Send> Sink for ResultsWriter<W> {
     }
 
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        self.register_series(index, &SeriesInfo::http(&target.method, &target.url));
+    }
+
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
         if !self.began {
             self.start_segment(&AttackInfo::default());
         }
         self.payload.clear();
-        put_varint(&mut self.payload, u64::from(index));
-        put_varint(&mut self.payload, target.method.len() as u64);
-        self.payload.extend_from_slice(target.method.as_bytes());
-        put_varint(&mut self.payload, target.url.len() as u64);
-        self.payload.extend_from_slice(target.url.as_bytes());
-        self.frame(kind::TARGET);
+        encode_series(&mut self.payload, id, series, &self.tags);
+        self.frame(kind::SERIES);
         self.maybe_flush();
+    }
+
+    fn metric(&mut self, m: &MetricSample) {
+        if !self.began {
+            self.start_segment(&AttackInfo::default());
+        }
+        self.payload.clear();
+        encode_metric(&mut self.payload, &mut self.state, m);
+        self.frame(kind::METRIC);
+        self.records += 1;
+        self.maybe_flush_sample(m.t_ns);
     }
 
     fn record(&mut self, sample: &Sample) {
@@ -217,6 +240,7 @@ impl<W: Write + Send> Sink for ResultsWriter<W> {
         encode_sample(&mut self.payload, &mut self.state, sample);
         self.frame(kind::SAMPLE);
         self.samples += 1;
+        self.records += 1;
         self.seg_samples += 1;
         self.maybe_flush_sample(sample.done_ns);
     }

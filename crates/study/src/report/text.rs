@@ -24,68 +24,65 @@ pub fn round_duration(ns: u64) -> String {
     d(ns)
 }
 
-/// vegeta's `text` report layout (current column set).
+/// vegeta's `text` report layout (current column set), every nanosecond,
+/// rendered by loadlab-metrics' one renderer of it.
 pub fn vegeta_text(s: &RunSummary) -> String {
-    let mut o = String::new();
+    loadlab_metrics::text_with_style(&vegeta_summary(s), loadlab_metrics::TextStyle::EXACT_VEGETA)
+}
+
+/// The vegeta figures of a stored run, as loadlab-metrics' summary.
+fn vegeta_summary(s: &RunSummary) -> loadlab_metrics::Summary {
+    use loadlab_metrics::metrics::{ByteSummary, LatencySummary};
     let n = s.requests.max(1) as f64;
-    let ok = (s.success * s.requests as f64).round() as u64;
-    let _ = writeln!(
-        o,
-        "Requests      [total, rate, throughput]         {}, {:.2}, {:.2}",
-        s.requests, s.rate, s.throughput
-    );
-    let _ = writeln!(
-        o,
-        "Duration      [total, attack, wait]             {}, {}, {}",
-        d(s.duration_ns),
-        d(s.attack_ns),
-        d(s.wait_ns)
-    );
-    let _ = writeln!(
-        o,
-        "Latencies     [min, mean, 50, 90, 95, 99, max]  {}, {}, {}, {}, {}, {}, {}",
-        d(s.min_ns),
-        d(s.mean_ns as u64),
-        d(s.p50_ns),
-        d(s.p90_ns),
-        d(s.p95_ns),
-        d(s.p99_ns),
-        d(s.max_ns)
-    );
-    let _ = writeln!(
-        o,
-        "Bytes In      [total, mean]                     {}, {:.2}",
-        s.bytes_in,
-        s.bytes_in as f64 / n
-    );
-    let _ = writeln!(
-        o,
-        "Bytes Out     [total, mean]                     {}, {:.2}",
-        s.bytes_out,
-        s.bytes_out as f64 / n
-    );
-    let _ = writeln!(
-        o,
-        "Success       [ratio]                           {:.2}%",
-        s.success * 100.0
-    );
-    let codes: Vec<String> = s
-        .status_codes
-        .iter()
-        .map(|(c, n)| format!("{c}:{n}"))
-        .collect();
-    let _ = writeln!(
-        o,
-        "Status Codes  [code:count]                      {}  ",
-        codes.join("  ")
-    );
-    let _ = writeln!(o, "Error Set:");
-    for e in s.errors.keys() {
+    let lat = LatencySummary {
+        total: 0,
+        mean: s.mean_ns as u64,
+        p50: s.p50_ns,
+        p90: s.p90_ns,
+        p95: s.p95_ns,
+        p99: s.p99_ns,
+        max: s.max_ns,
+        min: s.min_ns,
+    };
+    loadlab_metrics::Summary {
+        requests: s.requests,
+        rate: s.rate,
+        throughput: s.throughput,
+        success: s.success,
+        earliest_unix_ns: None,
+        latest_unix_ns: None,
+        end_unix_ns: None,
+        duration_ns: s.attack_ns,
+        wait_ns: s.wait_ns,
+        schedule: Default::default(),
+        latencies: lat,
+        uncorrected: LatencySummary::default(),
+        send_lag: LatencySummary::default(),
+        late: s.late,
+        late_threshold_ns: loadlab_metrics::DEFAULT_LATE_THRESHOLD_NS,
+        unsent: s.unsent,
+        unsent_attack_wide: false,
+        bytes_in: ByteSummary {
+            total: s.bytes_in,
+            mean: s.bytes_in as f64 / n,
+        },
+        bytes_out: ByteSummary {
+            total: s.bytes_out,
+            mean: s.bytes_out as f64 / n,
+        },
+        status_codes: s
+            .status_codes
+            .iter()
+            .map(|(c, n)| (c.to_string(), *n))
+            .collect(),
         // Stored texts are already redacted; this guards stores written before.
-        let _ = writeln!(o, "{}", crate::secrets::redact_urls(e));
+        errors: s
+            .errors
+            .keys()
+            .map(|e| crate::secrets::redact_urls(e))
+            .collect(),
+        buckets: Vec::new(),
     }
-    let _ = ok;
-    o
 }
 
 /// Extra lines loadlab adds below the vegeta block: warm-up, schedule keeping, CPU.
@@ -119,6 +116,55 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The layout the study printed with its own renderer before it used
+    /// loadlab-metrics' (fixed-width columns, every nanosecond), kept line
+    /// for line.
+    #[test]
+    fn vegeta_text_keeps_its_layout() {
+        let mut s = crate::collect::RunSummary {
+            requests: 250,
+            rate: 100.0,
+            throughput: 99.512,
+            duration_ns: 2_492_345_678,
+            attack_ns: 2_490_000_000,
+            wait_ns: 2_345_678,
+            min_ns: 812_345,
+            mean_ns: 1_234_567.8,
+            p50_ns: 1_100_111,
+            p90_ns: 1_900_222,
+            p95_ns: 2_500_333,
+            p99_ns: 9_800_444,
+            max_ns: 12_345_678,
+            bytes_in: 25_000,
+            bytes_out: 0,
+            success: 0.996,
+            ..Default::default()
+        };
+        s.status_codes.insert(200, 249);
+        s.status_codes.insert(0, 1);
+        s.errors.insert(
+            "GET http://bob:secret@127.0.0.1:1/c: connection refused".into(),
+            1,
+        );
+        let want = "\
+Requests      [total, rate, throughput]         250, 100.00, 99.51
+Duration      [total, attack, wait]             2.492345678s, 2.49s, 2.345678ms
+Latencies     [min, mean, 50, 90, 95, 99, max]  812.345µs, 1.234567ms, 1.100111ms, 1.900222ms, 2.500333ms, 9.800444ms, 12.345678ms
+Bytes In      [total, mean]                     25000, 100.00
+Bytes Out     [total, mean]                     0, 0.00
+Success       [ratio]                           99.60%
+Status Codes  [code:count]                      0:1  200:249  
+Error Set:
+GET http://bob:xxxxx@127.0.0.1:1/c: connection refused
+";
+        assert_eq!(super::vegeta_text(&s), want);
+        // Unsent and late requests are the study's own extra lines, not
+        // loadlab report's.
+        s.unsent = 5;
+        s.late = 3;
+        assert_eq!(super::vegeta_text(&s), want);
+    }
+
     #[test]
     fn round_duration_keeps_3_significant_digits() {
         use super::round_duration as r;

@@ -1,0 +1,253 @@
+//! [`Distribution`]: the one latency (or any value) distribution of loadlab:
+//! an HdrHistogram plus the exact count, sum, sum of squares, min and max.
+//! Every report uses it — vegeta's text and JSON, the ab and wrk layouts,
+//! the study's runs, the live progress line — and distributions from many
+//! files or workers merge exactly: their histograms and sums add, so no
+//! percentile is ever averaged.
+//!
+//! The unit is part of the type ([`Nanos`], the default, or [`Micros`] for
+//! the ab and wrk faces, whose histogram shape wrk2 prints), so values of
+//! different units cannot be mixed by mistake.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use hdrhistogram::Histogram;
+
+/// A distribution's unit and trackable range.
+pub trait Unit: Clone + Send + Sync + 'static {
+    /// Highest value the histogram tracks; larger values are counted at it
+    /// (their exact max, sum and count are still kept).
+    const HIGHEST: u64;
+}
+
+/// Nanoseconds, 1 ns to 24 h.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Nanos;
+impl Unit for Nanos {
+    const HIGHEST: u64 = 24 * 3_600_000_000_000;
+}
+
+/// Microseconds, 1 µs to one day: wrk2's bounds, which give its footer's
+/// shape (27 buckets of 2048 sub-buckets).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Micros;
+impl Unit for Micros {
+    const HIGHEST: u64 = 86_400_000_000;
+}
+
+/// Significant digits of every distribution unless asked otherwise.
+pub const SIGFIG: u8 = 3;
+
+/// One distribution of values in unit `U`.
+#[derive(Clone)]
+pub struct Distribution<U: Unit = Nanos> {
+    hist: Histogram<u64>,
+    count: u64,
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+    unit: PhantomData<U>,
+}
+
+impl<U: Unit> fmt::Debug for Distribution<U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Distribution")
+            .field("count", &self.count)
+            .field("min", &self.min())
+            .field("max", &self.max)
+            .field("sum", &self.sum)
+            .finish()
+    }
+}
+
+impl<U: Unit> Default for Distribution<U> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<U: Unit> Distribution<U> {
+    /// 3 significant digits, the unit's range.
+    pub fn new() -> Self {
+        Self::with_sigfig(SIGFIG)
+    }
+
+    /// `sigfig` (1–5) significant digits (2 for the small per-interval
+    /// histograms of a time series).
+    pub fn with_sigfig(sigfig: u8) -> Self {
+        Distribution {
+            hist: Histogram::new_with_bounds(1, U::HIGHEST, sigfig.clamp(1, 5))
+                .expect("static histogram bounds are valid"),
+            count: 0,
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+            unit: PhantomData,
+        }
+    }
+
+    /// Adds one value.
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.hist.saturating_record(v);
+        self.count += 1;
+        self.sum += u128::from(v);
+        self.sum_sq += u128::from(v) * u128::from(v);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    /// Adds everything `other` holds: exact (counts, sums, min and max add
+    /// up; the histograms add bucket by bucket).
+    pub fn merge(&mut self, other: &Distribution<U>) {
+        // Same unit, so every value of `other` fits; a different precision
+        // is re-recorded value by value by the histogram itself.
+        let _ = self.hist.add(&other.hist);
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// Exact sum of the values.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+    /// Exact smallest value (0 when empty).
+    pub fn min(&self) -> u64 {
+        if self.count == 0 { 0 } else { self.min }
+    }
+    /// Exact largest value (0 when empty).
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Exact arithmetic mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
+    }
+    /// Sample standard deviation (divides by n − 1, as ab does), from the
+    /// exact sums.
+    pub fn sample_stdev(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        let n = self.count as f64;
+        let (s, sq) = (self.sum as f64, self.sum_sq as f64);
+        ((sq - s * s / n) / (n - 1.0)).max(0.0).sqrt()
+    }
+
+    /// Value at quantile `q` (0..=1): the highest value equivalent to its
+    /// bucket (so within 10^-sigfig), clamped to the exact min and max. 0 when
+    /// empty. What vegeta-style reports print.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        self.hist.value_at_quantile(q).clamp(self.min, self.max)
+    }
+
+    /// The histogram's own value at percentile `p` (0..=100), not clamped
+    /// to the exact min and max, as HdrHistogram (and so wrk2, and ab's
+    /// layout here) reports it. 0 when empty.
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.count == 0 {
+            0
+        } else {
+            self.hist.value_at_percentile(p)
+        }
+    }
+
+    /// The underlying histogram (for plots, spectra and exports).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// The histogram alone (what the study stores).
+    pub fn into_histogram(self) -> Histogram<u64> {
+        self.hist
+    }
+
+    /// vegeta's latency block: total, mean, 50th, 90th, 95th, 99th, max, min.
+    pub fn summary(&self) -> crate::metrics::LatencySummary {
+        if self.count == 0 {
+            return crate::metrics::LatencySummary::default();
+        }
+        crate::metrics::LatencySummary {
+            total: u64::try_from(self.sum).unwrap_or(u64::MAX),
+            // vegeta: time.Duration(float64(total) / float64(requests)).
+            mean: (self.sum as f64 / self.count as f64) as u64,
+            p50: self.quantile(0.50),
+            p90: self.quantile(0.90),
+            p95: self.quantile(0.95),
+            p99: self.quantile(0.99),
+            max: self.max,
+            min: self.min,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_moments_and_clamped_quantiles() {
+        let mut d = Distribution::<Micros>::new();
+        for v in [1000, 2000, 3000, 4000] {
+            d.record(v);
+        }
+        assert_eq!((d.count(), d.min(), d.max()), (4, 1000, 4000));
+        assert!((d.mean() - 2500.0).abs() < 1e-9);
+        assert!((d.sample_stdev() - 1290.994).abs() < 1e-3);
+        // 4000 falls in a bucket 2 wide: the histogram says 4001, the
+        // clamped quantile the exact max.
+        assert_eq!(d.percentile(100.0), 4001);
+        assert_eq!(d.quantile(1.0), 4000);
+        let e = Distribution::<Nanos>::new();
+        assert_eq!(
+            (e.min(), e.max(), e.quantile(0.5), e.percentile(50.0)),
+            (0, 0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn merging_is_exact() {
+        let mut whole = Distribution::<Nanos>::new();
+        let mut parts = [
+            Distribution::<Nanos>::new(),
+            Distribution::new(),
+            Distribution::new(),
+        ];
+        for i in 0..10_000u64 {
+            let v = 1 + (i * 7919) % 3_000_000;
+            whole.record(v);
+            parts[(i % 3) as usize].record(v);
+        }
+        let mut merged = Distribution::<Nanos>::new();
+        for p in &parts {
+            merged.merge(p);
+        }
+        assert_eq!(merged.summary(), whole.summary());
+        assert_eq!(merged.sample_stdev(), whole.sample_stdev());
+        assert_eq!(merged.histogram(), whole.histogram());
+        // A coarser histogram merges into a finer one value by value.
+        let mut coarse = Distribution::<Nanos>::with_sigfig(2);
+        coarse.record(1_234_567);
+        merged.merge(&coarse);
+        assert_eq!(merged.count(), 10_001);
+    }
+}
