@@ -21,6 +21,8 @@
 pub mod codec;
 pub mod encode;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod gob;
 mod gofmt;
 pub mod group;
