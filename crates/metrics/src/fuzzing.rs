@@ -76,6 +76,9 @@ fn essence(r: &Record) -> (&str, u64, loadlab_core::Sample, &str, &str) {
 }
 
 fn loadlab_round_trip(records: &[Record]) {
+    if records.is_empty() {
+        return;
+    }
     let mut w = ResultsWriter::new(Vec::new());
     let mut segment: Option<(&str, u64)> = None;
     let mut registered: Vec<Option<(&str, &str)>> = Vec::new();

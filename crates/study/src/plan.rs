@@ -835,10 +835,15 @@ fn parse_ratio(v: &serde_yaml::Value) -> Result<f64, String> {
             let s = s.trim();
             match s.strip_suffix('%') {
                 Some(p) => {
-                    p.trim()
-                        .parse::<f64>()
-                        .map_err(|_| format!("invalid percentage {s:?}"))?
-                        / 100.0
+                    // `99.9%` is the decimal 0.999 (read as `99.9e-2`), not
+                    // 99.9 / 100 = 0.9990000000000001, which 999 of 1000 fails.
+                    let p = p.trim();
+                    let x = if p.contains(['e', 'E']) {
+                        p.parse::<f64>().map(|x| x / 100.0)
+                    } else {
+                        format!("{p}e-2").parse::<f64>()
+                    };
+                    x.map_err(|_| format!("invalid percentage {s:?}"))?
                 }
                 None => s
                     .parse::<f64>()
