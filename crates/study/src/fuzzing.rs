@@ -30,12 +30,9 @@ pub fn check_plan(data: &[u8]) {
         Ok(p) => p,
         Err(e) => {
             assert_eq!(e.file, "fuzz.yaml");
-            assert!(
-                e.line <= src.lines().count() + 1,
-                "line {} of {}: {e}",
-                e.line,
-                src.lines().count()
-            );
+            // YAML ends lines at CR, LF or CR LF.
+            let lines = src.replace("\r\n", "\n").replace('\r', "\n").lines().count();
+            assert!(e.line <= lines + 1, "line {} of {lines}: {e}", e.line);
             assert!(e.to_string().starts_with("fuzz.yaml:"), "{e}");
             return;
         }
