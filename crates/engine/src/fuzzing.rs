@@ -62,7 +62,10 @@ fn read(data: &[u8], format: TargetFormat, max: usize) -> Vec<Target> {
     let mut n = 0;
     for t in TargetReader::new(Cursor::new(data), format, "fuzz") {
         n += 1;
-        assert!(n <= max, "more items than lines: the reader does not advance");
+        assert!(
+            n <= max,
+            "more items than lines: the reader does not advance"
+        );
         match t {
             Ok(t) => {
                 assert!(check_url(&t.url).is_ok(), "{:?} was accepted", t.url);

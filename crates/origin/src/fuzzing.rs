@@ -103,7 +103,13 @@ pub fn check_http1(data: &[u8]) {
                 heads += 1;
                 assert!(heads <= data.len(), "the parser does not advance");
                 assert!(h.len > 0 && h.len <= rest.len() && h.len <= MAX_HEAD);
-                let _ = (h.http11, h.close, h.keep_alive, h.expect_continue, &h.method);
+                let _ = (
+                    h.http11,
+                    h.close,
+                    h.keep_alive,
+                    h.expect_continue,
+                    &h.method,
+                );
                 assert_eq!(
                     h.admin_headers.is_some(),
                     admin::is_admin(&path),
@@ -198,8 +204,15 @@ async fn admin_session(data: &[u8]) {
         let state = &state;
         let headers = &headers;
         async move {
-            admin::handle(&Method::GET, path, headers, AdminBody::Data(Bytes::new()), state, peer)
-                .await
+            admin::handle(
+                &Method::GET,
+                path,
+                headers,
+                AdminBody::Data(Bytes::new()),
+                state,
+                peer,
+            )
+            .await
         }
     };
     let json = |b: &Bytes| -> serde_json::Value {
@@ -221,7 +234,11 @@ async fn admin_session(data: &[u8]) {
             let routes = get("/_admin/routes").await;
             let routes = std::str::from_utf8(&routes.body).expect("UTF-8 routes");
             for r in &posted {
-                assert!(routes.lines().any(|l| l == r.route), "{} not in {routes:?}", r.route);
+                assert!(
+                    routes.lines().any(|l| l == r.route),
+                    "{} not in {routes:?}",
+                    r.route
+                );
             }
         }
         StatusCode::BAD_REQUEST => {

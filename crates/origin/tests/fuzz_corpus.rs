@@ -26,7 +26,11 @@ fn origin_http1_corpus_replays() {
         let path = entry.expect("corpus entry").path();
         let data = std::fs::read(&path).expect("corpus file");
         let res = std::panic::catch_unwind(|| loadlab_origin::fuzzing::check_http1(&data));
-        assert!(res.is_ok(), "{} fails the origin_http1 check", path.display());
+        assert!(
+            res.is_ok(),
+            "{} fails the origin_http1 check",
+            path.display()
+        );
         n += 1;
     }
     assert!(n > 0, "empty corpus in {}", dir.display());
@@ -39,7 +43,11 @@ fn origin_admin_corpus_replays() {
         let path = entry.expect("corpus entry").path();
         let data = std::fs::read(&path).expect("corpus file");
         let res = std::panic::catch_unwind(|| loadlab_origin::fuzzing::check_admin(&data));
-        assert!(res.is_ok(), "{} fails the origin_admin check", path.display());
+        assert!(
+            res.is_ok(),
+            "{} fails the origin_admin check",
+            path.display()
+        );
         n += 1;
     }
     assert!(n > 0, "empty corpus in {}", dir.display());

@@ -31,7 +31,11 @@ pub fn check_plan(data: &[u8]) {
         Err(e) => {
             assert_eq!(e.file, "fuzz.yaml");
             // YAML ends lines at CR, LF or CR LF.
-            let lines = src.replace("\r\n", "\n").replace('\r', "\n").lines().count();
+            let lines = src
+                .replace("\r\n", "\n")
+                .replace('\r', "\n")
+                .lines()
+                .count();
             assert!(e.line <= lines + 1, "line {} of {lines}: {e}", e.line);
             assert!(e.to_string().starts_with("fuzz.yaml:"), "{e}");
             return;
