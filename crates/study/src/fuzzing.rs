@@ -30,10 +30,10 @@ pub fn check_plan(data: &[u8]) {
         Ok(p) => p,
         Err(e) => {
             assert_eq!(e.file, "fuzz.yaml");
-            // YAML ends lines at CR, LF or CR LF.
+            // YAML (1.1) ends lines at CR, LF, CR LF, NEL, LS and PS.
             let lines = src
                 .replace("\r\n", "\n")
-                .replace('\r', "\n")
+                .replace(['\r', '\u{85}', '\u{2028}', '\u{2029}'], "\n")
                 .lines()
                 .count();
             assert!(e.line <= lines + 1, "line {} of {lines}: {e}", e.line);
