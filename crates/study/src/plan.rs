@@ -515,6 +515,9 @@ fn yaml_error(file: &str, e: serde_yaml::Error) -> PlanError {
     }
 }
 
+/// Most steps a `load.ramp` may make (each is at least one run).
+const MAX_RAMP_STEPS: u64 = 1000;
+
 impl Plan {
     /// Reads and validates a plan file. Relative paths inside it (recipe,
     /// targets files) are resolved against the plan's directory.
@@ -589,6 +592,13 @@ impl Plan {
             (None, Some(r)) => {
                 if r.by == 0 || r.to < r.from {
                     return Err(err("load.ramp", "needs from <= to and by > 0".into()));
+                }
+                let steps = ((r.to - r.from) / r.by).saturating_add(1);
+                if steps > MAX_RAMP_STEPS {
+                    return Err(err(
+                        "load.ramp",
+                        format!("makes {steps} steps; a ramp has at most {MAX_RAMP_STEPS}"),
+                    ));
                 }
                 (r.from..=r.to).step_by(r.by as usize).collect()
             }

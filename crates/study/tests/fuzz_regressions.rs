@@ -61,3 +61,40 @@ slo:
         check_plan(yaml.replace("0.9990000000000001", ratio).as_bytes());
     }
 }
+
+/// `ramp: {from: 500, to: 5111111110111111000, by: 500}` made a list of
+/// 10^16 rates: the plan loader aborted out of memory. A ramp has at most
+/// 1,000 steps, and saying so names the key.
+#[test]
+fn a_ramp_with_too_many_steps_is_refused() {
+    let yaml = "name: x
+targets:
+  - name: a
+    url: http://127.0.0.1:1/
+load:
+  ramp: {from: 500, to: 5111111110111111000, by: 500}
+  step: 2s
+";
+    let e = Plan::from_yaml(yaml, "p.yaml", Path::new(".")).unwrap_err();
+    assert_eq!((e.line, e.column), (6, 3), "{e}");
+    assert!(
+        e.message.contains("load.ramp") && e.message.contains("1000"),
+        "{e}"
+    );
+    check_plan(yaml.as_bytes());
+    let max = yaml.replace("to: 5111111110111111000, by: 500", "to: 500000, by: 500");
+    let p = Plan::from_yaml(&max, "p.yaml", Path::new(".")).unwrap();
+    assert_eq!(p.load.rates.len(), 1000);
+    let over = yaml.replace("to: 5111111110111111000, by: 500", "to: 500500, by: 500");
+    assert!(Plan::from_yaml(&over, "p.yaml", Path::new(".")).is_err());
+    let top = yaml.replace(
+        "from: 500, to: 5111111110111111000",
+        "from: 18446744073709551000, to: 18446744073709551615",
+    );
+    check_plan(top.as_bytes());
+    let all = yaml.replace(
+        "from: 500, to: 5111111110111111000, by: 500",
+        "from: 0, to: 18446744073709551615, by: 1",
+    );
+    assert!(Plan::from_yaml(&all, "p.yaml", Path::new(".")).is_err());
+}
