@@ -139,6 +139,8 @@
 mod clock;
 mod collector;
 pub mod config;
+#[doc(hidden)]
+pub mod fuzzing;
 mod h1;
 mod h2;
 pub mod live;

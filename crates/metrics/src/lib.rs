@@ -25,6 +25,8 @@ pub mod dist;
 pub mod encode;
 pub mod figures;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod gob;
 mod gofmt;
 pub mod group;

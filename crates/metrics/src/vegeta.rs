@@ -334,7 +334,8 @@ impl<R: std::io::Read> CsvDecoder<R> {
         }
         let n = &self.name;
         let raw = Raw {
-            ts_ns: num::<i64>(n, &loc, "1 (timestamp ns)", f(0))?.into(),
+            // i128: our encoder writes u64 instants (past 2262 too).
+            ts_ns: num::<i128>(n, &loc, "1 (timestamp ns)", f(0))?,
             code: num(n, &loc, "2 (code)", f(1))?,
             latency_ns: num(n, &loc, "3 (latency ns)", f(2))?,
             bytes_out: num(n, &loc, "4 (bytes out)", f(3))?,

@@ -22,30 +22,32 @@ use crate::respond::{self, Reply, Send};
 use crate::state::State;
 
 /// Largest request head accepted (431 beyond).
-const MAX_HEAD: usize = 64 * 1024;
+pub(crate) const MAX_HEAD: usize = 64 * 1024;
 /// Pending output is flushed once it grows past this, and buffers above it are released.
 const OUT_FLUSH: usize = 64 * 1024;
 
-struct Head {
-    len: usize,
-    method: Method,
-    http11: bool,
-    content_length: u64,
-    chunked: bool,
-    close: bool,
-    keep_alive: bool,
-    expect_continue: bool,
+pub(crate) struct Head {
+    pub(crate) len: usize,
+    pub(crate) method: Method,
+    pub(crate) http11: bool,
+    pub(crate) content_length: u64,
+    pub(crate) chunked: bool,
+    pub(crate) close: bool,
+    pub(crate) keep_alive: bool,
+    pub(crate) expect_continue: bool,
     /// Only built for admin requests (they need the token headers).
-    admin_headers: Option<HeaderMap>,
+    pub(crate) admin_headers: Option<HeaderMap>,
 }
 
-enum Parse {
+pub(crate) enum Parse {
     Complete(Head),
     Partial,
     Error(StatusCode),
 }
 
-fn parse_head(buf: &[u8], path: &mut String) -> Parse {
+/// Parses the request head at the start of `buf` (its path, without query or
+/// fragment, goes to `path`). Crate-visible for the fuzz check.
+pub(crate) fn parse_head(buf: &[u8], path: &mut String) -> Parse {
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut req = httparse::Request::new(&mut headers);
     let len = match req.parse(buf) {

@@ -25,6 +25,8 @@
 
 mod admin;
 mod body;
+#[doc(hidden)]
+pub mod fuzzing;
 mod h2;
 mod http1;
 pub mod payload;

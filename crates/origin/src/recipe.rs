@@ -651,12 +651,13 @@ fn parse_capacity(v: &Value, at: &str) -> Result<Capacity, RecipeError> {
 pub fn placeholder_total(body: &str) -> Result<u64, String> {
     let mut total = 0u64;
     for piece in split_placeholders(body) {
-        total += match piece {
+        // Saturating: sizes near u64::MAX must not wrap around under the limit.
+        total = total.saturating_add(match piece {
             Piece::Text(t) => t.len() as u64,
             Piece::Random(spec) => {
                 timing::parse_size_str(spec).map_err(|e| format!("placeholder <<{spec}>>: {e}"))?
             }
-        };
+        });
     }
     if total > MAX_PAYLOAD {
         return Err(format!(

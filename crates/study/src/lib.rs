@@ -15,6 +15,8 @@ pub mod collect;
 pub mod compare;
 pub mod demo;
 pub mod env;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hypothesis;
 pub mod monitor;
 pub mod plan;

@@ -490,6 +490,9 @@ fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
     }
 }
 
+/// Most steps a `load.ramp` may make (each is at least one run).
+const MAX_RAMP_STEPS: u64 = 1000;
+
 impl Plan {
     /// Reads and validates a plan file. Relative paths inside it (recipe,
     /// targets files) are resolved against the plan's directory.
@@ -593,6 +596,13 @@ impl Plan {
                 let by = per_second("load.ramp.by", &r.by)?;
                 if by == 0 || to < from {
                     return Err(err("load.ramp", "needs from <= to and by > 0".into()));
+                }
+                let steps = ((to - from) / by).saturating_add(1);
+                if steps > MAX_RAMP_STEPS {
+                    return Err(err(
+                        "load.ramp",
+                        format!("makes {steps} steps; a ramp has at most {MAX_RAMP_STEPS}"),
+                    ));
                 }
                 (from..=to).step_by(by as usize).collect()
             }
@@ -897,10 +907,15 @@ fn parse_ratio(v: &serde_norway::Value) -> Result<f64, String> {
             let s = s.trim();
             match s.strip_suffix('%') {
                 Some(p) => {
-                    p.trim()
-                        .parse::<f64>()
-                        .map_err(|_| format!("invalid percentage {s:?}"))?
-                        / 100.0
+                    // `99.9%` is the decimal 0.999 (read as `99.9e-2`), not
+                    // 99.9 / 100 = 0.9990000000000001, which 999 of 1000 fails.
+                    let p = p.trim();
+                    let x = if p.contains(['e', 'E']) {
+                        p.parse::<f64>().map(|x| x / 100.0)
+                    } else {
+                        format!("{p}e-2").parse::<f64>()
+                    };
+                    x.map_err(|_| format!("invalid percentage {s:?}"))?
                 }
                 None => s
                     .parse::<f64>()

@@ -1,0 +1,121 @@
+//! What the `targets` fuzz target checks (`fuzz/fuzz_targets/targets.rs`),
+//! shared with the corpus replay test (`tests/fuzz_corpus.rs`) so that a
+//! plain `cargo test` keeps the committed corpus green. Not a public API.
+
+use std::io::Cursor;
+
+use base64::Engine as _;
+use bytes::Bytes;
+
+use crate::targets::{Target, TargetFormat, TargetReader, check_url, parse_targets, redact_url};
+
+/// Reads `data` as targets in both of vegeta's formats and checks:
+/// * no panic; an error names the source;
+/// * the reader advances (no more items than lines) and stops after an error;
+/// * every target read has an absolute http(s) URL the engine accepts;
+/// * targets written back in the same format read back the same (http:
+///   method, URL and headers; json: everything, body included).
+///
+/// Inputs whose http-format `@body` line names a path with a `/` are
+/// skipped: the reader would read that file (`@/dev/zero` never ends).
+pub fn check_targets(data: &[u8]) {
+    let lines = data.iter().filter(|&&b| b == b'\n').count() + 1;
+    let reads_files = data
+        .split(|&b| b == b'\n')
+        .any(|l| l.trim_ascii().starts_with(b"@") && l.contains(&b'/'));
+    if !reads_files {
+        let http = read(data, TargetFormat::Http, lines);
+        let mut text = String::new();
+        for t in &http {
+            write_http(&mut text, t);
+        }
+        let again = read(text.as_bytes(), TargetFormat::Http, usize::MAX);
+        assert_eq!(again.len(), http.len(), "http format written back:\n{text}");
+        for (a, b) in http.iter().zip(&again) {
+            assert_eq!(
+                (&a.method, &a.url, &a.headers),
+                (&b.method, &b.url, &b.headers),
+                "http format written back:\n{text}"
+            );
+        }
+        let _ = parse_targets(
+            Cursor::new(data),
+            TargetFormat::Http,
+            "fuzz",
+            Some(&Bytes::from_static(b"x")),
+            &[("A".into(), "b".into())],
+        );
+    }
+
+    let json = read(data, TargetFormat::Json, lines);
+    let mut text = String::new();
+    for t in &json {
+        write_json(&mut text, t);
+    }
+    let again = read(text.as_bytes(), TargetFormat::Json, usize::MAX);
+    assert_eq!(again, json, "json format written back:\n{text}");
+}
+
+/// Every target until the first error (which must name the source).
+fn read(data: &[u8], format: TargetFormat, max: usize) -> Vec<Target> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    for t in TargetReader::new(Cursor::new(data), format, "fuzz") {
+        n += 1;
+        assert!(
+            n <= max,
+            "more items than lines: the reader does not advance"
+        );
+        match t {
+            Ok(t) => {
+                assert!(check_url(&t.url).is_ok(), "{:?} was accepted", t.url);
+                let _ = redact_url(&t.url);
+                out.push(t);
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("fuzz"), "{e}");
+                // An error ends the stream: the iterator yields nothing more.
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn write_http(out: &mut String, t: &Target) {
+    out.push_str(t.method.as_str());
+    out.push(' ');
+    out.push_str(&t.url);
+    out.push('\n');
+    for (k, v) in &t.headers {
+        out.push_str(k);
+        out.push_str(": ");
+        out.push_str(v);
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+fn write_json(out: &mut String, t: &Target) {
+    let mut header = serde_json::Map::new();
+    for (k, v) in &t.headers {
+        header
+            .entry(k.clone())
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+            .as_array_mut()
+            .expect("an array")
+            .push(serde_json::Value::String(v.clone()));
+    }
+    let mut obj = serde_json::Map::new();
+    obj.insert("method".into(), t.method.as_str().into());
+    obj.insert("url".into(), t.url.clone().into());
+    if !t.body.is_empty() {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&t.body);
+        obj.insert("body".into(), b64.into());
+    }
+    if !header.is_empty() {
+        obj.insert("header".into(), serde_json::Value::Object(header));
+    }
+    out.push_str(&serde_json::Value::Object(obj).to_string());
+    out.push('\n');
+}
