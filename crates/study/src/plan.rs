@@ -510,6 +510,22 @@ impl Plan {
 
     /// Parses and validates plan text; `file` is only used in messages.
     pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
+        // serde_norway 0.9.42 panics on some malformed documents ("unexpected
+        // end of mapping", found by the plan fuzz target): a bad plan is a
+        // syntax error, never a crash.
+        std::panic::catch_unwind(|| Self::from_yaml_unguarded(src, file, base)).unwrap_or_else(
+            |_| {
+                Err(PlanError {
+                    file: file.to_string(),
+                    line: 1,
+                    column: 1,
+                    message: "not a YAML document the plan reader can parse".into(),
+                })
+            },
+        )
+    }
+
+    fn from_yaml_unguarded(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
         let raw: RawPlan = serde_norway::from_str(src).map_err(|e| yaml_error(file, e))?;
         // `path` is the key path of the value at fault (`load.step`,
         // `targets[1].name`): it starts the message and gives the location.
