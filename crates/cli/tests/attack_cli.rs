@@ -1203,7 +1203,10 @@ fn a_failing_target_is_summed_up_on_stderr() {
 #[test]
 fn usage_errors_are_one_line_starting_with_loadlab() {
     for (args, want) in [
-        (&["attack", "-duraton=1s"][..], "'-duraton' found (a similar argument exists: '-duration')"),
+        (
+            &["attack", "-duraton=1s"][..],
+            "'-duraton' found (a similar argument exists: '-duration')",
+        ),
         (&["attack", "-rate=fast"][..], "invalid rate \"fast\""),
         (&["attack", "-ramp-to=5"][..], "--ramp-duration"),
         (&["report", "-typ=json"][..], "'-type'"),
@@ -1211,7 +1214,10 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
         (&["encode", "-too=csv"][..], "'-to'"),
         (&["origin", "--listen"][..], "--listen"),
         (&["plot", "-titel=x"][..], "'-title'"),
-        (&["attack", "--duraton=1s"][..], "'--duraton' found (a similar argument exists: '--duration')"),
+        (
+            &["attack", "--duraton=1s"][..],
+            "'--duraton' found (a similar argument exists: '--duration')",
+        ),
         (&["atack"][..], "'attack'"),
         (&["runs", "--bogus"][..], "--bogus"),
     ] {

@@ -220,8 +220,17 @@ async fn requests_queued_behind_a_slow_first_dial_share_its_connection() {
         .unwrap();
     let s = sink.samples();
     assert_eq!(s.len(), 100);
-    let bad: Vec<_> = s.iter().filter(|s| s.status != 200).map(|s| s.error).collect();
-    assert!(bad.is_empty(), "{} failed: {:?}", bad.len(), &bad[..bad.len().min(3)]);
+    let bad: Vec<_> = s
+        .iter()
+        .filter(|s| s.status != 200)
+        .map(|s| s.error)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} failed: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(3)]
+    );
     assert_eq!(srv.accepted(), 1);
     assert!(t.elapsed() < ms(5_000), "took {:?}", t.elapsed());
 }

@@ -65,7 +65,11 @@ async fn every_scheduled_request_goes_out(format: TargetFormat) {
     assert_eq!(sum.unsent, 0);
     let (urls, seqs) = sent(&sink);
     assert_eq!(seqs, (0..100).collect::<Vec<_>>(), "no gaps in seq");
-    assert_eq!(urls, (0..100).collect::<BTreeSet<_>>(), "the first 100 targets, each once");
+    assert_eq!(
+        urls,
+        (0..100).collect::<BTreeSet<_>>(),
+        "the first 100 targets, each once"
+    );
     assert_eq!(srv.requests(), 100);
 }
 

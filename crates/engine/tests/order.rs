@@ -34,7 +34,10 @@ fn assert_in_completion_order(sink: &Collect, expected: u64) {
         .map(|w| (w[0].seq, w[1].seq, w[0].done_ns - w[1].done_ns))
         .take(5)
         .collect();
-    assert!(back.is_empty(), "completion time went back (seq, seq, ns): {back:?}");
+    assert!(
+        back.is_empty(),
+        "completion time went back (seq, seq, ns): {back:?}"
+    );
     // And the order is not trivially the seq order: slow responses finish later.
     assert!(recorded.windows(2).any(|w| w[1].seq < w[0].seq));
 }

@@ -126,7 +126,10 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         if !answer.trim().is_empty() {
             eprintln!();
             eprint!("{answer}");
-            eprintln!("Store: {} (study {study}; `loadlab runs show {study}`)", db.display());
+            eprintln!(
+                "Store: {} (study {study}; `loadlab runs show {study}`)",
+                db.display()
+            );
         }
     }
     println!("Report: {}", out.join("report.html").display());
