@@ -5,9 +5,9 @@
 mod common;
 use common::*;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use loadlab_core::{PacerSpec, Rate};
 use loadlab_engine::{AttackConfig, attack};
@@ -73,7 +73,12 @@ async fn endless_bodies_do_not_starve_the_schedule() {
     }
     eprintln!("sent per 100 ms: {per_100ms:?}, workers {}", sum.workers);
     assert_eq!(sum.requests + sum.unsent, 200);
-    assert!(sum.requests >= 190, "sent {} of 200, {} unsent", sum.requests, sum.unsent);
+    assert!(
+        sum.requests >= 190,
+        "sent {} of 200, {} unsent",
+        sum.requests,
+        sum.unsent
+    );
     let lags: Vec<u64> = sink
         .samples()
         .iter()

@@ -23,8 +23,8 @@
 pub mod codec;
 pub mod dist;
 pub mod encode;
-pub mod figures;
 mod error;
+pub mod figures;
 #[doc(hidden)]
 pub mod fuzzing;
 mod gob;
