@@ -20,6 +20,7 @@
 //! Everything reads [`Record`]s: a `Copy` [`loadlab_core::Sample`] plus
 //! shared labels, so reading allocates only when a label changes.
 
+pub mod buckets;
 pub mod codec;
 pub mod dist;
 pub mod encode;
@@ -41,6 +42,7 @@ mod tabwriter;
 pub mod timefmt;
 pub mod vegeta;
 
+pub use buckets::Buckets;
 pub use codec::{ResultsReader, ResultsWriter};
 pub use dist::{Distribution, Micros, Nanos};
 pub use encode::{Encoder, Encoding};

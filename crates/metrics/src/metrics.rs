@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use loadlab_core::{ErrorKind, Sample};
 
+use crate::buckets::Buckets;
 use crate::figures::MetricSet;
 use crate::record::{MetricRecord, Record, status_text, write_error_string};
 use crate::series::Series;
@@ -149,7 +150,7 @@ pub struct Metrics {
     /// epoch) of a request that had it, in order of first reading.
     error_first: HashMap<ErrKey, usize>,
     errors: Vec<(ErrKey, u64)>,
-    buckets: Option<(Vec<u64>, Vec<u64>)>,
+    buckets: Option<Buckets>,
     series: Series,
     unsent: u64,
     unsent_attack_wide: bool,
@@ -221,8 +222,7 @@ impl Metrics {
     /// ns, ascending; a request below the first or above the last bound falls
     /// into the last bucket, as in vegeta).
     pub fn with_buckets(mut self, bounds: Vec<u64>) -> Self {
-        let n = bounds.len();
-        self.buckets = Some((bounds, vec![0; n]));
+        self.buckets = Some(Buckets::with_lower_bounds(bounds));
         self
     }
 
@@ -272,12 +272,8 @@ impl Metrics {
         if lag > self.late_threshold_ns {
             self.late += 1;
         }
-        if let Some((bounds, counts)) = &mut self.buckets {
-            let mut i = bounds.partition_point(|&b| b <= lat);
-            // `i` is the number of bounds ≤ lat: bucket i-1, or the last
-            // bucket for latencies below the first bound (vegeta's fallback).
-            i = if i == 0 { counts.len() - 1 } else { i - 1 };
-            counts[i] += 1;
+        if let Some(b) = &mut self.buckets {
+            b.record(lat);
         }
         self.series.add(ts, lat, ok);
     }
@@ -334,12 +330,8 @@ impl Metrics {
         for (k, at) in &other.errors {
             self.note_error(k.clone(), *at);
         }
-        if let (Some((b1, c1)), Some((b2, c2))) = (&mut self.buckets, &other.buckets)
-            && b1 == b2
-        {
-            for (a, b) in c1.iter_mut().zip(c2) {
-                *a += b;
-            }
+        if let (Some(a), Some(b)) = (&mut self.buckets, &other.buckets) {
+            a.merge(b);
         }
         self.series.merge(&other.series);
         self.unsent = self.unsent.saturating_add(other.unsent);
@@ -443,10 +435,11 @@ impl Metrics {
             },
             status_codes: codes,
             errors: self.error_strings(),
-            buckets: match &self.buckets {
-                Some((b, c)) => b.iter().copied().zip(c.iter().copied()).collect(),
-                None => Vec::new(),
-            },
+            buckets: self
+                .buckets
+                .as_ref()
+                .map(Buckets::pairs)
+                .unwrap_or_default(),
         }
     }
 

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
 
+use crate::buckets::Buckets;
 use crate::record::write_attack_error_string;
 
 /// The latency buckets, in seconds (Prometheus' default buckets, as vegeta uses).
@@ -24,14 +25,39 @@ pub const BUCKETS: [f64; 11] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
-#[derive(Default)]
+/// Bucket upper bounds in ns.
+const BOUNDS_NS: [u64; BUCKETS.len()] = [
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    1_000_000_000,
+    2_500_000_000,
+    5_000_000_000,
+    10_000_000_000,
+];
+
 struct Series {
-    /// Observations at or below each bucket's bound (not cumulative here).
-    buckets: [u64; BUCKETS.len()],
-    count: u64,
+    /// Latencies per `le` bucket (the shared bucket counter of
+    /// loadlab-metrics, with Prometheus' inclusive upper bounds).
+    buckets: Buckets,
     sum_ns: u128,
     bytes_in: u64,
     bytes_out: u64,
+}
+
+impl Default for Series {
+    fn default() -> Self {
+        Series {
+            buckets: Buckets::with_upper_bounds(&BOUNDS_NS),
+            sum_ns: 0,
+            bytes_in: 0,
+            bytes_out: 0,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -110,17 +136,14 @@ impl PromMetrics {
         out.push_str("# TYPE request_seconds histogram\n");
         for ((t, s), v) in &st.series {
             let l = labels(*t, *s);
-            let mut cumulative = 0;
-            for (bound, n) in BUCKETS.iter().zip(v.buckets) {
-                cumulative += n;
-                let _ = writeln!(
-                    out,
-                    "request_seconds_bucket{{{l},le=\"{bound}\"}} {cumulative}"
-                );
+            let cumulative = v.buckets.cumulative();
+            for (bound, n) in BUCKETS.iter().zip(&cumulative) {
+                let _ = writeln!(out, "request_seconds_bucket{{{l},le=\"{bound}\"}} {n}");
             }
-            let _ = writeln!(out, "request_seconds_bucket{{{l},le=\"+Inf\"}} {}", v.count);
+            let count = cumulative.last().copied().unwrap_or(0);
+            let _ = writeln!(out, "request_seconds_bucket{{{l},le=\"+Inf\"}} {count}");
             let _ = writeln!(out, "request_seconds_sum{{{l}}} {}", v.sum_ns as f64 / 1e9);
-            let _ = writeln!(out, "request_seconds_count{{{l}}} {}", v.count);
+            let _ = writeln!(out, "request_seconds_count{{{l}}} {count}");
         }
         out
     }
@@ -158,15 +181,11 @@ impl Sink for PromSink {
     fn record(&mut self, s: &Sample) {
         let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
         let latency = s.latency_ns();
-        let seconds = latency as f64 / 1e9;
         let v = st.series.entry((s.target, s.status)).or_default();
-        v.count += 1;
+        v.buckets.record(latency);
         v.sum_ns += u128::from(latency);
         v.bytes_in += s.bytes_in;
         v.bytes_out += s.bytes_out;
-        if let Some(b) = BUCKETS.iter().position(|b| seconds <= *b) {
-            v.buckets[b] += 1;
-        }
         if !s.is_success() {
             *st.fails.entry((s.target, s.status, s.error)).or_default() += 1;
         }
@@ -204,20 +223,22 @@ mod tests {
             },
         );
         s.record(&sample(0, 200, 3, ErrorKind::None));
+        // Exactly on a bound: counted at or below it (`le`).
+        s.record(&sample(0, 200, 5, ErrorKind::None));
         s.record(&sample(0, 200, 30, ErrorKind::None));
         s.record(&sample(0, 200, 20_000, ErrorKind::None));
         s.record(&sample(0, 0, 1, ErrorKind::ConnectRefused));
         let text = m.render();
         let l = r#"method="GET",url="http://h/a\"b",status="200""#;
         for line in [
-            format!("request_seconds_bucket{{{l},le=\"0.005\"}} 1"),
-            format!("request_seconds_bucket{{{l},le=\"0.05\"}} 2"),
-            format!("request_seconds_bucket{{{l},le=\"10\"}} 2"),
-            format!("request_seconds_bucket{{{l},le=\"+Inf\"}} 3"),
-            format!("request_seconds_count{{{l}}} 3"),
-            format!("request_seconds_sum{{{l}}} 20.033"),
-            format!("request_bytes_in{{{l}}} 30"),
-            format!("request_bytes_out{{{l}}} 9"),
+            format!("request_seconds_bucket{{{l},le=\"0.005\"}} 2"),
+            format!("request_seconds_bucket{{{l},le=\"0.05\"}} 3"),
+            format!("request_seconds_bucket{{{l},le=\"10\"}} 3"),
+            format!("request_seconds_bucket{{{l},le=\"+Inf\"}} 4"),
+            format!("request_seconds_count{{{l}}} 4"),
+            format!("request_seconds_sum{{{l}}} 20.038"),
+            format!("request_bytes_in{{{l}}} 40"),
+            format!("request_bytes_out{{{l}}} 12"),
         ] {
             assert!(text.lines().any(|x| x == line), "no {line:?} in\n{text}");
         }
