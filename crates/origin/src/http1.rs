@@ -90,15 +90,19 @@ pub(crate) fn parse_head(buf: &[u8], path: &mut String) -> Parse {
         expect_continue: false,
         admin_headers: None,
     };
+    let mut seen_length: Option<u64> = None;
     for h in req.headers.iter() {
         let name = h.name;
         if name.eq_ignore_ascii_case("content-length") {
-            match std::str::from_utf8(h.value)
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-            {
-                Some(n) => head.content_length = n,
-                None => return Parse::Error(StatusCode::BAD_REQUEST),
+            // RFC 9112 §6.3: 1*DIGIT; a list or repeated field is valid only
+            // when every value is the same. Anything else (`+5`, `-1`,
+            // `5, 6`, two different fields) is a framing error: 400.
+            match content_length(h.value) {
+                Some(n) if seen_length.is_none_or(|m| m == n) => {
+                    seen_length = Some(n);
+                    head.content_length = n;
+                }
+                _ => return Parse::Error(StatusCode::BAD_REQUEST),
             }
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
             head.chunked = contains_token(h.value, b"chunked");
@@ -122,6 +126,24 @@ pub(crate) fn parse_head(buf: &[u8], path: &mut String) -> Parse {
         head.admin_headers = Some(map);
     }
     Parse::Complete(head)
+}
+
+/// A Content-Length field value: one number, or a list of one number
+/// repeated; `None` for anything else.
+fn content_length(value: &[u8]) -> Option<u64> {
+    let mut out = None;
+    for part in value.split(|b| *b == b',') {
+        let digits = part.trim_ascii();
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+        if out.is_some_and(|m| m != n) {
+            return None;
+        }
+        out = Some(n);
+    }
+    out
 }
 
 fn contains_token(value: &[u8], token: &[u8]) -> bool {

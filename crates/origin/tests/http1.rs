@@ -151,6 +151,49 @@ async fn malformed_requests_get_400() {
     assert_eq!(get(o.addr, "/small").await.text(), "hello");
 }
 
+/// RFC 9112 §6.3: a Content-Length that is not 1*DIGIT, or several that
+/// disagree, is a framing error (400 and close), never a guess at the body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_or_conflicting_content_length_gets_400() {
+    let o = start_with(RECIPE);
+    for head in [
+        "Content-Length: +5\r\n",
+        "Content-Length: -1\r\n",
+        "Content-Length: 5, 6\r\n",
+        "Content-Length: 5\r\nContent-Length: 6\r\n",
+        "Content-Length: \r\n",
+    ] {
+        let mut s = TcpStream::connect(o.addr).await.unwrap();
+        let req = format!("POST /small HTTP/1.1\r\nHost: x\r\n{head}\r\nhello");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut all = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut all))
+            .await
+            .unwrap()
+            .unwrap();
+        let text = String::from_utf8_lossy(&all);
+        assert!(text.starts_with("HTTP/1.1 400"), "{head:?}: {text}");
+    }
+    // The same value repeated is one value (RFC 9112 allows accepting it).
+    for head in [
+        "Content-Length: 5, 5\r\n",
+        "Content-Length: 5\r\nContent-Length: 5\r\n",
+    ] {
+        let mut s = TcpStream::connect(o.addr).await.unwrap();
+        let req = format!(
+            "POST /small HTTP/1.1\r\nHost: x\r\n{head}\r\nhelloGET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let got = read_responses(&mut s, 2).await;
+        assert_eq!(
+            got.iter().map(|r| r.0).collect::<Vec<_>>(),
+            [200, 200],
+            "{head:?}"
+        );
+        assert_eq!(got[1].2, b"hello", "{head:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_concurrent_keep_alive_connections() {
     let o = start_with(RECIPE);
