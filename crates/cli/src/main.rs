@@ -8,6 +8,7 @@ mod flags;
 mod progress;
 mod prom_server;
 mod usage;
+mod workload;
 
 use clap::{Parser, Subcommand};
 

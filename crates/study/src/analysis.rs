@@ -52,11 +52,21 @@ pub struct Ceiling {
 }
 
 impl Ceiling {
+    /// On the request-rate axis.
     pub fn describe(&self) -> String {
+        self.describe_with(&|n| format!("{n} req/s"))
+    }
+
+    /// On the plan's axis (`8 threads`, `CHANNELS=200`).
+    pub fn describe_on(&self, load: &crate::plan::LoadPlan) -> String {
+        self.describe_with(&|n| load.level_label(n))
+    }
+
+    fn describe_with(&self, label: &dyn Fn(u64) -> String) -> String {
         match (self.pass, self.fail) {
-            (Some(p), Some(f)) => format!("{p} req/s (passes at {p}, fails at {f})"),
-            (Some(p), None) => format!("at least {p} req/s (never failed)"),
-            (None, Some(f)) => format!("below {f} req/s (failed at the lowest rate tried)"),
+            (Some(p), Some(f)) => format!("{} (passes at {p}, fails at {f})", label(p)),
+            (Some(p), None) => format!("at least {} (never failed)", label(p)),
+            (None, Some(f)) => format!("below {} (failed at the lowest step tried)", label(f)),
             (None, None) => "unknown (no runs)".into(),
         }
     }
@@ -185,7 +195,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         unreachable!("parser guarantees a target side")
     };
     if m == Metric::Ceiling {
-        return answer_ceiling(runs, h, a, op, right);
+        return answer_ceiling(runs, h, a, op, right, &plan.load);
     }
     let mut strata = Vec::new();
     for &rate in &plan.load.rates {
@@ -199,7 +209,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         };
         if !va.is_empty() && !vb.is_empty() {
             strata.push(Stratum {
-                label: format!("{rate} req/s"),
+                label: plan.load.level_label(rate),
                 a: va,
                 b: vb,
             });
@@ -342,7 +352,14 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
     }
 }
 
-fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Operand) -> Answer {
+fn answer_ceiling(
+    runs: &[RunRow],
+    h: &Hypothesis,
+    a: &str,
+    op: Cmp,
+    right: &Operand,
+    load: &crate::plan::LoadPlan,
+) -> Answer {
     let ca = ceiling(runs, a);
     // A ceiling is a bracket [pass, fail): compare brackets, not points.
     let (a_lo, a_hi) = (
@@ -355,7 +372,7 @@ fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Ope
             (
                 cb.pass.unwrap_or(0) as f64,
                 cb.fail.map_or(f64::INFINITY, |f| f as f64),
-                format!("{target}: {}", cb.describe()),
+                format!("{target}: {}", cb.describe_on(load)),
             )
         }
         Operand::Const(c) => (*c, *c, format!("{c}")),
@@ -387,7 +404,7 @@ fn answer_ceiling(runs: &[RunRow], h: &Hypothesis, a: &str, op: Cmp, right: &Ope
         explanation: format!(
             "{a}: {}; {b_desc}. Each ceiling is a bracket from the search (one run per probe), \
              so the verdict compares brackets: it is only decided when they do not overlap.",
-            ca.describe()
+            ca.describe_on(load)
         ),
     }
 }
@@ -429,8 +446,9 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
     if !an.answers.is_empty() {
         let _ = writeln!(
             o,
-            "Verdicts (exact one-sided tests at {}%, n runs per target and rate; details in the report):",
-            stats::ALPHA * 100.0
+            "Verdicts (exact one-sided tests at {}%, n runs per target and {}; details in the report):",
+            stats::ALPHA * 100.0,
+            if plan.load.is_rate() { "rate" } else { "step" }
         );
         let w = an
             .answers
@@ -469,7 +487,15 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             parts.join(", ")
         });
         let _ = match slo {
-            Some(s) if !s.is_empty() => writeln!(o, "Ceilings (highest rate within the SLO: {s}):"),
+            Some(s) if !s.is_empty() => writeln!(
+                o,
+                "Ceilings (highest {} within the SLO: {s}):",
+                if plan.load.is_rate() {
+                    "rate"
+                } else {
+                    plan.load.axis.as_str()
+                }
+            ),
             _ => writeln!(o, "Ceilings:"),
         };
         let w = an
@@ -479,7 +505,7 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             .max()
             .unwrap_or(0);
         for c in &an.ceilings {
-            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe());
+            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe_on(&plan.load));
         }
     }
     o

@@ -39,7 +39,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 10] = [
+    pub const ALL: [(&'static str, Metric); 12] = [
         ("mean", Metric::Mean),
         ("p50", Metric::P50),
         ("p90", Metric::P90),
@@ -50,6 +50,9 @@ impl Metric {
         ("throughput", Metric::Throughput),
         ("cpu", Metric::Cpu),
         ("ceiling", Metric::Ceiling),
+        // Transactions (sysbench) or requests per second by their usual names.
+        ("tps", Metric::Throughput),
+        ("rps", Metric::Throughput),
     ];
     pub fn name(self) -> &'static str {
         Metric::ALL
@@ -232,6 +235,12 @@ fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
 impl Hypothesis {
     /// Parses one hypothesis; `targets` are the plan's target names.
     pub fn parse(text: &str, targets: &[&str]) -> Result<Hypothesis, String> {
+        Self::parse_on(text, targets, "rate")
+    }
+
+    /// Parses one hypothesis of a plan whose steps vary `axis` (`rate`,
+    /// `threads`, `vus` or an environment variable): `at AXIS [OP] N`.
+    pub fn parse_on(text: &str, targets: &[&str], axis: &str) -> Result<Hypothesis, String> {
         let toks = tokenize(text);
         if toks.len() < 3 {
             return Err("expected `A.metric OP B.metric [at rate OP N]`".into());
@@ -282,8 +291,8 @@ impl Hypothesis {
         let at_rate = match toks.get(3).map(String::as_str) {
             None => None,
             Some("at") => {
-                if toks.get(4).map(String::as_str) != Some("rate") {
-                    return Err("expected `at rate [OP] N`".into());
+                if toks.get(4).map(String::as_str) != Some(axis) {
+                    return Err(format!("expected `at {axis} [OP] N`"));
                 }
                 let (cmp, n) = match toks.get(5).and_then(|t| parse_cmp(t)) {
                     Some(c) => (c, toks.get(6)),
@@ -291,7 +300,7 @@ impl Hypothesis {
                 };
                 let n = n
                     .and_then(|n| n.parse::<u64>().ok())
-                    .ok_or("expected a rate number after `at rate`")?;
+                    .ok_or_else(|| format!("expected a number after `at {axis}`"))?;
                 let used = if toks.get(5).and_then(|t| parse_cmp(t)).is_some() {
                     7
                 } else {
@@ -304,7 +313,7 @@ impl Hypothesis {
             }
             Some(other) => {
                 return Err(format!(
-                    "unexpected {other:?}; expected `within MARGIN` or `at rate ...`"
+                    "unexpected {other:?}; expected `within MARGIN` or `at {axis} ...`"
                 ));
             }
         };

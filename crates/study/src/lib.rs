@@ -27,7 +27,9 @@ mod sources;
 pub mod stats;
 pub mod store;
 mod suggest;
+pub mod workload;
 
 pub use plan::{Plan, PlanError};
 pub use runner::{Observer, RunInfo, RunOptions, StudyError, StudyOutcome, run_study};
 pub use store::{Store, StoreError};
+pub use workload::{WorkloadPlan, WorkloadRunner, WorkloadStep};

@@ -63,6 +63,12 @@ struct RawLoad {
     rates: Option<Vec<Rate>>,
     #[serde(default)]
     ramp: Option<RawRamp>,
+    /// Concurrency steps of a sysbench target.
+    #[serde(default)]
+    threads: Option<Vec<u64>>,
+    /// Virtual-user steps of a script target.
+    #[serde(default)]
+    vus: Option<Vec<u64>>,
     step: String,
     #[serde(default)]
     warmup: Option<String>,
@@ -161,8 +167,14 @@ pub struct Plan {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadPlan {
-    /// Requests per second of each sweep step, ascending.
+    /// The level of each sweep step, ascending: requests per second on the
+    /// `rate` axis (the name is kept for the store), else threads, virtual
+    /// users or the value of the script's environment variable.
     pub rates: Vec<u64>,
+    /// What the steps vary: `rate` (the default), `threads`, `vus`, or the
+    /// name of a script's environment variable.
+    #[serde(default = "rate_axis", skip_serializing_if = "is_rate_axis")]
+    pub axis: String,
     /// Duration of each run, warm-up included.
     pub step: Duration,
     /// The first part of each run, sent but excluded from statistics.
@@ -177,7 +189,49 @@ pub struct LoadPlan {
     pub keepalive: bool,
 }
 
+fn rate_axis() -> String {
+    "rate".into()
+}
+
+fn is_rate_axis(a: &String) -> bool {
+    a == "rate"
+}
+
 impl LoadPlan {
+    /// True when the steps are request rates.
+    pub fn is_rate(&self) -> bool {
+        self.axis == "rate"
+    }
+
+    /// A step's level for people: `400 req/s`, `8 threads`, `CHANNELS=200`.
+    pub fn level_label(&self, level: u64) -> String {
+        match self.axis.as_str() {
+            "rate" => format!("{level} req/s"),
+            "threads" => format!("{level} threads"),
+            "vus" => format!("{level} VUs"),
+            name => format!("{name}={level}"),
+        }
+    }
+
+    /// The axis for a chart: `offered rate (req/s)`, `threads`, `CHANNELS`.
+    pub fn axis_label(&self) -> String {
+        match self.axis.as_str() {
+            "rate" => "offered rate (req/s)".into(),
+            "vus" => "virtual users".into(),
+            name => name.into(),
+        }
+    }
+
+    /// A step's level, short: `400/s`, `8 thr`, `CHANNELS=200`.
+    pub fn level_short(&self, level: u64) -> String {
+        match self.axis.as_str() {
+            "rate" => format!("{level}/s"),
+            "threads" => format!("{level} thr"),
+            "vus" => format!("{level} VUs"),
+            name => format!("{name}={level}"),
+        }
+    }
+
     /// The engine's configuration of one run at `rate`: the only mapping
     /// from a plan's load to attack settings, used by the runner and by the
     /// report's equivalent command line (which renders it as flags).
@@ -217,6 +271,88 @@ pub struct MonitorPlan {
     pub pid: Option<u32>,
     pub process: Option<String>,
     pub interval: Duration,
+}
+
+/// What a plan's steps vary, and the key that lists them: `rates`/`ramp`
+/// (requests per second), `threads` (sysbench), `vus` (a script) or a list
+/// in a script target's `env`. Exactly one, and every target must be able
+/// to step along it.
+fn resolve_axis(
+    raw: &RawPlan,
+    targets: &[TargetPlan],
+    env_axis: Option<&(usize, String, Vec<u64>)>,
+    err: &dyn Fn(&str, String) -> PlanError,
+) -> Result<(String, String), PlanError> {
+    let l = &raw.load;
+    let mut given: Vec<(String, String)> = Vec::new();
+    if l.rates.is_some() {
+        given.push(("rate".into(), "load.rates".into()));
+    } else if l.ramp.is_some() {
+        given.push(("rate".into(), "load.ramp".into()));
+    }
+    if l.threads.is_some() {
+        given.push(("threads".into(), "load.threads".into()));
+    }
+    if l.vus.is_some() {
+        given.push(("vus".into(), "load.vus".into()));
+    }
+    if let Some((i, name, _)) = env_axis {
+        given.push((name.clone(), format!("targets[{i}].env.{name}")));
+    }
+    let workloads = targets.iter().any(|t| t.workload.is_some());
+    let (axis, at) = match given.as_slice() {
+        [] if workloads => {
+            return Err(err(
+                "load",
+                "needs the steps: `rates` or `ramp` (requests per second), `threads` (a sysbench target), `vus` (a script target), or a list in a script target's env".into(),
+            ));
+        }
+        // Without workloads, the request-rate messages below apply.
+        [] => return Ok(("rate".into(), "load.rates".into())),
+        [one] => one.clone(),
+        [first, second, ..] => {
+            return Err(err(
+                &second.1,
+                format!(
+                    "a study steps along one axis; {} and {} are both given",
+                    first.1, second.1
+                ),
+            ));
+        }
+    };
+    for (i, t) in targets.iter().enumerate() {
+        let ok = match &t.workload {
+            None => axis == "rate",
+            Some(w @ crate::workload::WorkloadPlan::Script { .. }) => {
+                w.axes().contains(&axis.as_str()) || env_axis.is_some_and(|(_, n, _)| *n == axis)
+            }
+            Some(w) => w.axes().contains(&axis.as_str()),
+        };
+        if !ok {
+            let kind = match &t.workload {
+                None => "an HTTP target steps along `rates` only".to_string(),
+                Some(w) => format!(
+                    "a {} target steps along {}",
+                    w.tool(),
+                    w.axes()
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                        + if w.tool() == "k6" {
+                            " or a list in its env"
+                        } else {
+                            ""
+                        }
+                ),
+            };
+            return Err(err(
+                &format!("targets[{i}]"),
+                format!("target {:?} cannot step along {at}: {kind}", t.name),
+            ));
+        }
+    }
+    Ok((axis, at))
 }
 
 /// One step of a key path: a mapping key or a list index.
@@ -550,6 +686,9 @@ impl Plan {
         // Where each request is written, for the checks after `${NAME}`
         // values and the origin are known.
         let mut written = Vec::new();
+        // The first script target whose environment has a list, its
+        // variable and values.
+        let mut env_axes: Option<(usize, String, Vec<u64>)> = None;
         for (i, t) in raw.targets.iter().enumerate() {
             if !t
                 .name
@@ -571,10 +710,25 @@ impl Plan {
                     format!("duplicate target name {:?}", t.name),
                 ));
             }
-            let (target, w) = resolve_target(t, base).map_err(|e| match e.key.as_str() {
-                "" => err(&format!("targets[{i}]"), e.message),
-                k => err(&format!("targets[{i}].{k}"), e.message),
-            })?;
+            let (target, w, env_axis) =
+                resolve_target(t, base).map_err(|e| match e.key.as_str() {
+                    "" => err(&format!("targets[{i}]"), e.message),
+                    k => err(&format!("targets[{i}].{k}"), e.message),
+                })?;
+            if let Some((name, values)) = env_axis {
+                match &env_axes {
+                    Some((_, n, v)) if *n != name || *v != values => {
+                        return Err(err(
+                            &format!("targets[{i}].env.{name}"),
+                            format!(
+                                "every script target must step along the same variable and values ({n}: {v:?})"
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => env_axes = Some((i, name, values)),
+                }
+            }
             targets.push(target);
             written.push(w);
         }
@@ -600,7 +754,14 @@ impl Plan {
             }
             u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
         };
+        let (axis, rates_at) = resolve_axis(&raw, &targets, env_axes.as_ref(), &err)?;
         let rates = match (&l.rates, &l.ramp) {
+            _ if axis != "rate" => match (&l.threads, &l.vus, &env_axes) {
+                (Some(v), _, _) if axis == "threads" => v.clone(),
+                (_, Some(v), _) if axis == "vus" => v.clone(),
+                (_, _, Some((_, _, v))) => v.clone(),
+                _ => Vec::new(),
+            },
             (Some(r), None) => r
                 .iter()
                 .enumerate()
@@ -635,22 +796,23 @@ impl Plan {
                 ));
             }
         };
-        let rates_at = if l.rates.is_some() {
-            "load.rates"
-        } else {
-            "load.ramp"
-        };
+        let what = if axis == "rate" { "rates" } else { "steps" };
         if rates.is_empty() || rates.contains(&0) {
             return Err(err(
-                rates_at,
-                "must be a non-empty list of rates > 0".into(),
+                &rates_at,
+                format!("must be a non-empty list of {what} > 0"),
             ));
         }
         if let Some(i) = rates.windows(2).position(|w| w[0] >= w[1]) {
+            let at = if rates_at == "load.ramp" {
+                format!("load.rates[{}]", i + 1)
+            } else {
+                format!("{rates_at}[{}]", i + 1)
+            };
             return Err(err(
-                &format!("load.rates[{}]", i + 1),
+                &at,
                 format!(
-                    "rates must be strictly ascending ({} after {})",
+                    "{what} must be strictly ascending ({} after {})",
                     rates[i + 1],
                     rates[i]
                 ),
@@ -678,6 +840,7 @@ impl Plan {
         }
         let load = LoadPlan {
             rates,
+            axis,
             step,
             warmup,
             cooldown: l
@@ -778,7 +941,7 @@ impl Plan {
         let mut hypotheses = Vec::new();
         for (i, h) in raw.hypotheses.iter().enumerate() {
             let at = format!("hypotheses[{i}]");
-            let parsed = Hypothesis::parse(h, &names)
+            let parsed = Hypothesis::parse_on(h, &names, &load.axis)
                 .map_err(|m| err(&at, format!("hypothesis {h:?}: {m}")))?;
             if parsed.metric() == crate::hypothesis::Metric::Cpu && raw.monitor.is_none() {
                 return Err(err(

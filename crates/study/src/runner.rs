@@ -21,6 +21,7 @@ use crate::env::Environment;
 use crate::monitor::{self, Monitor};
 use crate::plan::{CeilingPlan, Plan};
 use crate::store::{MonitorPoint, Store, StoreError};
+use crate::workload::{WorkloadRunner, WorkloadStep};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
@@ -59,6 +60,9 @@ pub struct RunOptions {
     pub progress: Box<dyn FnMut(&str) + Send>,
     /// A live display: the plan's outline at start, each run as it goes.
     pub observer: Option<Box<dyn Observer>>,
+    /// Runs the steps of `script` and `sysbench` targets (the CLI's faces);
+    /// a plan with such targets fails at its first one without it.
+    pub workloads: Option<Arc<dyn WorkloadRunner>>,
 }
 
 /// What a live display is told when a run starts.
@@ -71,6 +75,8 @@ pub struct RunInfo {
     pub total: usize,
     pub phase: String,
     pub rate: u64,
+    /// The step's level as shown: `800/s`, `8 thr`, `CHANNELS=200`.
+    pub level: String,
     pub target: String,
     pub repetition: u32,
     /// How long the run sends (the plan's `step`).
@@ -83,8 +89,8 @@ impl RunInfo {
     /// `run 3/24 sweep 800/s c6g #2`
     pub fn label(&self) -> String {
         format!(
-            "run {}/{} {} {}/s {} #{}",
-            self.index, self.total, self.phase, self.rate, self.target, self.repetition,
+            "run {}/{} {} {} {} #{}",
+            self.index, self.total, self.phase, self.level, self.target, self.repetition,
         )
     }
 }
@@ -172,6 +178,7 @@ impl Ctx<'_> {
             total: self.planned,
             phase: phase.to_string(),
             rate,
+            level: self.plan.load.level_short(rate),
             target: target.to_string(),
             repetition: rep,
             step: self.plan.load.step,
@@ -191,6 +198,7 @@ impl Ctx<'_> {
             &self.opts.stop,
             extra,
             live,
+            self.opts.workloads.as_ref(),
         );
         if let Some(o) = self.opts.observer.as_mut() {
             o.run_ended();
@@ -226,7 +234,8 @@ impl Ctx<'_> {
             format!("run {}/{}", self.position, self.planned)
         };
         let line = format!(
-            "[{counter}] {phase} {rate}/s {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
+            "[{counter}] {phase} {} {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
+            self.plan.load.level_short(rate),
             s.requests,
             s.throughput,
             crate::report::text::round_duration(s.p99_ns),
@@ -277,12 +286,16 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) ->
         rates.join(", ")
     };
     let runs = l.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let steps = if l.is_rate() {
+        format!("{} rate(s) ({rates} req/s)", l.rates.len())
+    } else {
+        format!("{} step(s) ({}: {rates})", l.rates.len(), l.axis)
+    };
     let mut first = format!(
-        "study {study} \"{}\": {} target(s) ({}) × {} rate(s) ({rates} req/s) × {} repetition(s) = {runs} runs of {}",
+        "study {study} \"{}\": {} target(s) ({}) × {steps} × {} repetition(s) = {runs} runs of {}",
         plan.name,
         names.len(),
         names.join(", "),
-        l.rates.len(),
         plan.repetitions,
         format_go_duration(l.step),
     );
@@ -349,6 +362,7 @@ fn execute(
     stop: &Arc<StopSignal>,
     extra: Option<Box<dyn Sink>>,
     live: Arc<LiveStats>,
+    workloads: Option<&Arc<dyn WorkloadRunner>>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
     let l = &plan.load;
     let t = plan
@@ -357,26 +371,6 @@ fn execute(
     // Only the engine sees the expanded values; every message is scrubbed.
     let scrubbed = |m: String| StudyError::Engine(crate::secrets::scrub(plan, base_url, &m));
     let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
-    let targets: Vec<Target> = t
-        .requests
-        .iter()
-        .map(|r| {
-            Ok(Target {
-                method: r.method.clone(),
-                url: expand(&r.url)?.replace("{origin}", base_url),
-                headers: r
-                    .headers
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                    .collect::<Result<_, StudyError>>()?,
-                body: r.body.clone().map(Bytes::from).unwrap_or_default(),
-            })
-        })
-        .collect::<Result<_, StudyError>>()?;
-    let cfg = AttackConfig {
-        name: format!("{}/{target}/{rate}", plan.name),
-        ..l.attack_config(Rate::per_second(rate))
-    };
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
     let collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
@@ -388,21 +382,83 @@ fn execute(
                 .map_or(Duration::from_secs(1), |m| m.interval),
         )
     });
-    let flag = stop.clone();
-    let shutdown = async move { flag.wait().await };
-    let sink = (collector, extra);
-    let res =
-        loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live);
+    let (mut data, unsent, late) = match &t.workload {
+        Some(w) => {
+            let runner = workloads.ok_or_else(|| {
+                StudyError::Engine(format!(
+                    "target {target} is a {} test, and this study runner cannot run those",
+                    w.tool()
+                ))
+            })?;
+            let workload = match w {
+                crate::workload::WorkloadPlan::Sysbench { args } => {
+                    crate::workload::WorkloadPlan::Sysbench {
+                        args: args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
+                    }
+                }
+                crate::workload::WorkloadPlan::Script { path, env } => {
+                    crate::workload::WorkloadPlan::Script {
+                        path: path.clone(),
+                        env: env
+                            .iter()
+                            .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
+                            .collect::<Result<_, StudyError>>()?,
+                    }
+                }
+            };
+            let step = WorkloadStep {
+                name: format!("{}/{target}/{rate}", plan.name),
+                workload,
+                axis: l.axis.clone(),
+                level: rate,
+                step: l.step,
+                base_url: base_url.to_string(),
+            };
+            let mut sink = (collector, extra);
+            let res = runner.run(&step, stop.clone(), &mut sink);
+            if let Err(e) = res {
+                if let Some(m) = mon {
+                    Monitor::stop(m);
+                }
+                return Err(scrubbed(e));
+            }
+            (sink.0.finish(), 0, 0)
+        }
+        None => {
+            let targets = http_targets(t, base_url, &expand)?;
+            let cfg = AttackConfig {
+                name: format!("{}/{target}/{rate}", plan.name),
+                ..l.attack_config(Rate::per_second(rate))
+            };
+            let flag = stop.clone();
+            let shutdown = async move { flag.wait().await };
+            let sink = (collector, extra);
+            let res = loadlab_engine::run_blocking(
+                cfg,
+                TargetSource::Static(targets),
+                sink,
+                shutdown,
+                live,
+            );
+            match res {
+                Ok((summary, (c, _))) => (c.finish(), summary.unsent, summary.late),
+                Err(e) => {
+                    if let Some(m) = mon {
+                        Monitor::stop(m);
+                    }
+                    return Err(scrubbed(e.to_string()));
+                }
+            }
+        }
+    };
     let points = mon.map(Monitor::stop).unwrap_or_default();
-    let (summary, (c, _)) = res.map_err(|e| scrubbed(e.to_string()))?;
-    let mut data = c.finish();
     // Error texts name the URL as sent: show it as the plan does.
     for (k, n) in std::mem::take(&mut data.summary.errors) {
         let k = crate::secrets::scrub(plan, base_url, &k);
         *data.summary.errors.entry(k).or_default() += n;
     }
-    data.summary.unsent = summary.unsent;
-    data.summary.late = summary.late;
+    data.summary.unsent = unsent;
+    data.summary.late = late;
     // CPU figures exclude the warm-up, like every other figure.
     let warm = plan.load.warmup.as_secs_f64();
     let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
@@ -416,6 +472,29 @@ fn execute(
         data.summary.rss_max = measured.iter().map(|p| p.rss).max();
     }
     Ok((data, points))
+}
+
+/// The engine's targets of an HTTP target, `{origin}` and `${NAME}` expanded.
+fn http_targets(
+    t: &crate::plan::TargetPlan,
+    base_url: &str,
+    expand: &dyn Fn(&str) -> Result<String, StudyError>,
+) -> Result<Vec<Target>, StudyError> {
+    t.requests
+        .iter()
+        .map(|r| {
+            Ok(Target {
+                method: r.method.clone(),
+                url: expand(&r.url)?.replace("{origin}", base_url),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                    .collect::<Result<_, StudyError>>()?,
+                body: r.body.clone().map(Bytes::from).unwrap_or_default(),
+            })
+        })
+        .collect::<Result<_, StudyError>>()
 }
 
 /// Runs (or resumes) a study and writes its report. Blocking.

@@ -280,12 +280,19 @@ pub fn capture(targets: &[TargetPlan], src: &str, file: &str) -> Result<EnvValue
     };
     let mut env = EnvValues::default();
     for t in targets {
+        let mut values: Vec<(String, &str)> = Vec::new();
         for r in &t.requests {
-            let values = std::iter::once(("url".to_string(), r.url.as_str())).chain(
+            values.push(("url".to_string(), r.url.as_str()));
+            values.extend(
                 r.headers
                     .iter()
                     .map(|(k, v)| (format!("header {k}"), v.as_str())),
             );
+        }
+        if let Some(w) = &t.workload {
+            values.extend(w.values());
+        }
+        {
             for (what, v) in values {
                 let names = references(v)
                     .map_err(|m| at(v, &t.name, format!("target {:?}: {what}: {m}", t.name)))?;

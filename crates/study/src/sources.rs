@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use loadlab_engine::{TargetFormat, TargetReader};
 use serde::{Deserialize, Serialize};
 
+use crate::workload::WorkloadPlan;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawOrigin {
@@ -33,6 +35,15 @@ pub(crate) struct RawTarget {
     pub(crate) body: Option<String>,
     #[serde(default)]
     pub(crate) targets_file: Option<String>,
+    /// A k6 script to run instead of requests.
+    #[serde(default)]
+    pub(crate) script: Option<String>,
+    /// A sysbench test and its options (a string split at spaces, or a list).
+    #[serde(default)]
+    pub(crate) sysbench: Option<serde_norway::Value>,
+    /// The script's environment (`-e`); a list value is the study's axis.
+    #[serde(default)]
+    pub(crate) env: BTreeMap<String, serde_norway::Value>,
 }
 
 /// An origin to start in-process.
@@ -51,8 +62,16 @@ pub struct OriginPlan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetPlan {
     pub name: String,
+    /// Empty for a workload target.
     pub requests: Vec<RequestPlan>,
+    /// A script or database test instead of requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadPlan>,
 }
+
+/// An environment variable whose values in a script target are a list:
+/// the study steps along it.
+pub(crate) type EnvAxis = Option<(String, Vec<u64>)>;
 
 /// One request template. `url` may contain `{origin}`, replaced by the
 /// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
@@ -100,7 +119,22 @@ pub(crate) enum Written {
 pub(crate) fn resolve_target(
     t: &RawTarget,
     base: &Path,
-) -> Result<(TargetPlan, Vec<Written>), SourceError> {
+) -> Result<(TargetPlan, Vec<Written>, EnvAxis), SourceError> {
+    if t.script.is_some() || t.sysbench.is_some() {
+        let (w, axis) = resolve_workload(t, base)?;
+        let plan = TargetPlan {
+            name: t.name.clone(),
+            requests: Vec::new(),
+            workload: Some(w),
+        };
+        return Ok((plan, Vec::new(), axis));
+    }
+    if !t.env.is_empty() {
+        return Err(SourceError::new(
+            "env",
+            "`env` is for a `script` target; an HTTP target's values go in its url and headers",
+        ));
+    }
     let headers: Vec<(String, String)> = t
         .headers
         .iter()
@@ -138,9 +172,130 @@ pub(crate) fn resolve_target(
         TargetPlan {
             name: t.name.clone(),
             requests,
+            workload: None,
         },
         written,
+        None,
     ))
+}
+
+/// A `script:` or `sysbench:` target.
+fn resolve_workload(t: &RawTarget, base: &Path) -> Result<(WorkloadPlan, EnvAxis), SourceError> {
+    let http_keys = t.url.is_some() as u8
+        + t.targets_file.is_some() as u8
+        + t.method.is_some() as u8
+        + t.body.is_some() as u8
+        + !t.headers.is_empty() as u8;
+    if http_keys > 0 || (t.script.is_some() && t.sysbench.is_some()) {
+        return Err(SourceError::new(
+            "",
+            format!(
+                "target {:?} needs exactly one of `url`, `targets_file`, `script` or `sysbench`",
+                t.name
+            ),
+        ));
+    }
+    if let Some(v) = &t.sysbench {
+        if !t.env.is_empty() {
+            return Err(SourceError::new(
+                "env",
+                "`env` is for a `script` target; a sysbench target takes its options in `sysbench`",
+            ));
+        }
+        let args: Vec<String> = match v {
+            serde_norway::Value::String(s) => s.split_whitespace().map(str::to_string).collect(),
+            serde_norway::Value::Sequence(items) => items
+                .iter()
+                .map(|i| scalar(i).ok_or(()))
+                .collect::<Result<_, ()>>()
+                .map_err(|_| {
+                    SourceError::new("sysbench", "every option must be a string or a number")
+                })?,
+            _ => {
+                return Err(SourceError::new(
+                    "sysbench",
+                    "expected the test and its options, as one string or a list",
+                ));
+            }
+        };
+        if args.is_empty() {
+            return Err(SourceError::new(
+                "sysbench",
+                "names no test (e.g. `oltp_read_only --tables=1`)",
+            ));
+        }
+        for a in &args {
+            if matches!(a.as_str(), "prepare" | "run" | "cleanup")
+                || a.starts_with("--threads")
+                || a.starts_with("--num-threads")
+                || a.starts_with("--time")
+                || a.starts_with("--max-time")
+            {
+                return Err(SourceError::new(
+                    "sysbench",
+                    format!(
+                        "{a:?} is set by the study (each step runs `run` with its threads and the plan's load.step); leave it out"
+                    ),
+                ));
+            }
+        }
+        if let Some(opt) = crate::workload::literal_password(&args) {
+            return Err(SourceError::new(
+                "sysbench",
+                format!(
+                    "{opt} is written literally; write it as {opt}=${{NAME}} so the password is read from the environment and never stored"
+                ),
+            ));
+        }
+        return Ok((WorkloadPlan::Sysbench { args }, None));
+    }
+    let script = t.script.as_deref().unwrap_or_default();
+    let path = base.join(script);
+    if !path.is_file() {
+        return Err(SourceError::new(
+            "script",
+            format!("cannot read {}: no such file", path.display()),
+        ));
+    }
+    let mut env = Vec::new();
+    let mut axis: EnvAxis = None;
+    for (k, v) in &t.env {
+        if let serde_norway::Value::Sequence(items) = v {
+            if axis.is_some() {
+                return Err(SourceError::new(
+                    format!("env.{k}"),
+                    "only one variable may be a list (the study's axis)",
+                ));
+            }
+            let values = items
+                .iter()
+                .map(|i| i.as_u64().filter(|n| *n > 0))
+                .collect::<Option<Vec<u64>>>()
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| {
+                    SourceError::new(
+                        format!("env.{k}"),
+                        "an axis must be a non-empty list of whole numbers > 0",
+                    )
+                })?;
+            axis = Some((k.clone(), values));
+        } else {
+            let v = scalar(v).ok_or_else(|| {
+                SourceError::new(format!("env.{k}"), "expected a string or a number")
+            })?;
+            env.push((k.clone(), v));
+        }
+    }
+    Ok((WorkloadPlan::Script { path, env }, axis))
+}
+
+fn scalar(v: &serde_norway::Value) -> Option<String> {
+    match v {
+        serde_norway::Value::String(s) => Some(s.clone()),
+        serde_norway::Value::Number(n) => Some(n.to_string()),
+        serde_norway::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 /// Reads a targets file; `headers` (the plan's) come before each request's own.

@@ -22,6 +22,7 @@ fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<Stri
             stop: Arc::new(StopSignal::new()),
             progress: Box::new(move |s| l.lock().unwrap().push(s.to_string())),
             observer: None,
+            workloads: None,
         },
         log,
     )

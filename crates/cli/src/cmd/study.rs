@@ -106,6 +106,7 @@ pub fn run_plan(
         stop: stop_flag(),
         progress: Box::new(|line| eprintln!("{line}")),
         observer: Some(Box::new(StderrObserver::default())),
+        workloads: Some(Arc::new(crate::workload::ChildRunner)),
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;

@@ -153,7 +153,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     c.target.clone(),
                     c.pass.map_or("—".into(), |p| p.to_string()),
                     c.fail.map_or("—".into(), |f| f.to_string()),
-                    c.describe(),
+                    c.describe_on(&plan.load),
                 ]
             })
             .collect();
@@ -262,12 +262,17 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             p99_rules.push(Rule {
                 vertical: true,
                 value: pass as f64,
-                label: format!("{} ceiling {pass} req/s", c.target),
+                label: format!("{} ceiling {}", c.target, plan.load.level_label(pass)),
                 color: target_index(plan, &c.target),
             });
         }
     }
-    if let Some(max_rate) = runs.iter().map(|r| r.rate).max() {
+    if let Some(max_rate) = runs
+        .iter()
+        .map(|r| r.rate)
+        .max()
+        .filter(|_| plan.load.is_rate())
+    {
         sat_lines_t.push(Line {
             label: "offered".into(),
             color: 6,
@@ -278,10 +283,17 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     }
     b.push(Block::Chart(Figure {
         id: "saturation".into(),
-        title: "Saturation: offered rate vs achieved throughput and p99".into(),
+        title: if plan.load.is_rate() {
+            "Saturation: offered rate vs achieved throughput and p99".into()
+        } else {
+            format!(
+                "Scaling: {} vs achieved throughput and p99",
+                plan.load.axis_label()
+            )
+        },
         panels: vec![
             Panel {
-                x_label: "offered rate (req/s)".into(),
+                x_label: plan.load.axis_label(),
                 y_label: "successful req/s".into(),
                 x_axis: Axis::Linear,
                 y_axis: Axis::Linear,
@@ -291,7 +303,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 rules: Vec::new(),
             },
             Panel {
-                x_label: "offered rate (req/s)".into(),
+                x_label: plan.load.axis_label(),
                 y_label: "p99 latency (ms, log)".into(),
                 x_axis: Axis::Linear,
                 y_axis: Axis::Log,
@@ -311,7 +323,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             .filter_map(|(i, rate)| {
                 let a = aggregate(runs, SWEEP, *rate, &t.name)?;
                 Some(Line {
-                    label: format!("{rate} req/s"),
+                    label: plan.load.level_label(*rate),
                     color: i,
                     points: charts::spectrum_points(&a.hist),
                     dashed: false,
@@ -402,7 +414,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         let slug = format!("{phase}-{rate}");
         b.push(Block::Chart(Figure {
             id: format!("latency-{slug}"),
-            title: format!("Latency over time at {rate} req/s (p99 per bucket; warm-up shaded)"),
+            title: format!(
+                "Latency over time at {} (p99 per bucket; warm-up shaded)",
+                plan.load.level_label(*rate)
+            ),
             panels: vec![Panel {
                 x_label: "seconds since start of run".into(),
                 y_label: "latency (ms)".into(),
@@ -418,7 +433,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         if overlay.len() > 1 {
             b.push(Block::Chart(Figure {
                 id: format!("ab-{slug}"),
-                title: format!("A/B overlay at {rate} req/s: percentile spectrum"),
+                title: format!(
+                    "A/B overlay at {}: percentile spectrum",
+                    plan.load.level_label(*rate)
+                ),
                 panels: vec![spectrum_panel(overlay)],
             }));
         }
@@ -462,8 +480,14 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 .join("; ")
         ),
         format!(
-            "Rates: {:?} req/s, {} per run, {} warm-up, {} cool-down, {} repetition(s)",
+            "{}: {:?}{}, {} per run, {} warm-up, {} cool-down, {} repetition(s)",
+            if plan.load.is_rate() {
+                "Rates".to_string()
+            } else {
+                format!("Steps ({})", plan.load.axis)
+            },
             plan.load.rates,
+            if plan.load.is_rate() { " req/s" } else { "" },
             format_go_duration(plan.load.step),
             format_go_duration(plan.load.warmup),
             format_go_duration(plan.load.cooldown),
@@ -475,8 +499,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     }
     if let Some(c) = &plan.ceiling {
         items.push(format!(
-            "Ceiling search: bisect to {} req/s, at most {} probes per target",
-            c.resolution, c.max_probes
+            "Ceiling search: bisect to {}, at most {} probes per target",
+            plan.load.level_label(c.resolution),
+            c.max_probes
         ));
     }
     if let Some(m) = &plan.monitor {
