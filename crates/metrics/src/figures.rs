@@ -258,3 +258,8 @@ pub(crate) fn trend_value(time: bool, v: u64) -> f64 {
         v as f64 / TREND_SCALE
     }
 }
+
+/// A trend's quantile `q` (0..=1) in the series' unit (ns for durations).
+pub fn trend_quantile(time: bool, dist: &Distribution, q: f64) -> f64 {
+    trend_value(time, dist.quantile(q))
+}

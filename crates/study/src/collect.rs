@@ -9,8 +9,11 @@
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
-use loadlab_core::{AttackInfo, ErrorKind, Sample, Sink, TargetInfo};
-use loadlab_metrics::{Distribution, Metrics};
+use std::sync::Arc;
+
+use loadlab_core::{AttackInfo, ErrorKind, MetricSample, Sample, SeriesInfo, Sink, TargetInfo};
+use loadlab_metrics::figures::{MetricFigures, MetricSet};
+use loadlab_metrics::{Distribution, MetricRecord, Metrics, SeriesDef};
 use serde::{Deserialize, Serialize};
 
 /// The vegeta-style figures of one run (measured part only).
@@ -53,6 +56,32 @@ pub struct RunSummary {
     /// Requests sent more than 1 ms after their intended time.
     #[serde(default)]
     pub late: u64,
+    /// A script's or database test's own metrics (k6 Counters, Trends,
+    /// Rates, Gauges; sysbench's statement counts), measured part only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricRow>,
+}
+
+/// One metric series of a run, in its own unit (ms for time trends).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricRow {
+    /// `name{tag=value,...}`.
+    pub label: String,
+    /// `counter`, `trend`, `rate` or `gauge`.
+    pub kind: String,
+    /// Values recorded.
+    pub count: u64,
+    /// Counter: total; rate: share of hits (0..1); gauge: last value;
+    /// trend: mean.
+    pub value: f64,
+    /// Counter: total per second of the measured part.
+    pub per_second: f64,
+    /// Trend percentiles and max (0 for other kinds).
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
 }
 
 /// One bucket of the latency-over-time series.
@@ -103,6 +132,11 @@ pub struct Collector {
     /// are made once per key, in `finish`.
     errors: BTreeMap<(u16, u8, u32), u64>,
     warmup_requests: u64,
+    /// Metric series by id, as the sink was told of them.
+    metric_series: std::collections::HashMap<u32, Arc<SeriesDef>>,
+    /// Latest metric timestamp seen (ns from the start), for per-second figures
+    /// of runs without requests.
+    last_metric_ns: u64,
 }
 
 impl Collector {
@@ -116,6 +150,8 @@ impl Collector {
             intervals: Vec::new(),
             errors: BTreeMap::new(),
             warmup_requests: 0,
+            metric_series: std::collections::HashMap::new(),
+            last_metric_ns: 0,
         }
     }
 
@@ -190,7 +226,15 @@ impl Collector {
             rss_max: None,
             unsent: 0,
             late: v.late,
+            metrics: Vec::new(),
         };
+        let span_ns = if v.requests > 0 {
+            v.duration_ns + v.wait_ns
+        } else {
+            self.last_metric_ns.saturating_sub(self.warmup_ns)
+        };
+        let mut summary = summary;
+        summary.metrics = metric_rows(m.metric_figures(), span_ns);
         let bucket_ns = self.bucket_ns;
         let series = self
             .intervals
@@ -215,6 +259,61 @@ impl Collector {
             series,
         }
     }
+}
+
+/// The figures of each metric series, per second over `span_ns`.
+fn metric_rows(set: &MetricSet, span_ns: u64) -> Vec<MetricRow> {
+    let secs = span_ns as f64 / 1e9;
+    set.series()
+        .iter()
+        .map(|(s, f)| {
+            // Time trends are kept in ns: shown in ms, as k6 shows them.
+            let unit = if s.time { 1e-6 } else { 1.0 };
+            let mut row = MetricRow {
+                label: s.label(),
+                ..MetricRow::default()
+            };
+            match f {
+                MetricFigures::Counter { count, .. } => {
+                    row.kind = "counter".into();
+                    row.count = *count;
+                    row.value = f.total();
+                    row.per_second = if secs > 0.0 { f.total() / secs } else { 0.0 };
+                }
+                MetricFigures::Trend { dist, sum, max, .. } => {
+                    let q =
+                        |p: f64| loadlab_metrics::figures::trend_quantile(s.time, dist, p) * unit;
+                    row.kind = "trend".into();
+                    row.count = dist.count();
+                    row.value = if dist.count() > 0 {
+                        sum / dist.count() as f64 * unit
+                    } else {
+                        0.0
+                    };
+                    row.p50 = q(0.50);
+                    row.p90 = q(0.90);
+                    row.p95 = q(0.95);
+                    row.p99 = q(0.99);
+                    row.max = max * unit;
+                }
+                MetricFigures::Rate { hits, total } => {
+                    row.kind = "rate".into();
+                    row.count = *total;
+                    row.value = if *total > 0 {
+                        *hits as f64 / *total as f64
+                    } else {
+                        0.0
+                    };
+                }
+                MetricFigures::Gauge { last, max, .. } => {
+                    row.kind = "gauge".into();
+                    row.value = *last;
+                    row.max = *max;
+                }
+            }
+            row
+        })
+        .collect()
 }
 
 /// vegeta's error-set texts: `METHOD URL: reason` for transport failures,
@@ -261,6 +360,41 @@ impl Sink for Collector {
     fn record(&mut self, sample: &Sample) {
         Collector::record(self, sample);
     }
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        if let Some(t) = series.http_target() {
+            self.register_target(id, &t);
+            return;
+        }
+        self.metric_series.insert(
+            id,
+            Arc::new(SeriesDef {
+                kind: series.kind,
+                name: series.name.as_str().into(),
+                time: series.time,
+                tags: series
+                    .tags
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
+                    .collect(),
+            }),
+        );
+    }
+    fn metric(&mut self, m: &MetricSample) {
+        self.last_metric_ns = self.last_metric_ns.max(m.t_ns);
+        // The warm-up is excluded here as for requests.
+        if m.t_ns < self.warmup_ns {
+            return;
+        }
+        if let Some(series) = self.metric_series.get(&m.series) {
+            self.measured.add_metric(&MetricRecord {
+                attack: Arc::from(""),
+                start_unix_ns: 0,
+                series: series.clone(),
+                t_ns: m.t_ns,
+                value: m.value,
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -278,6 +412,48 @@ mod tests {
             bytes_in: 10,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn metric_records_become_rows_warmup_excluded() {
+        use loadlab_core::SeriesKind;
+        let mut c = Collector::new(10, 1_000_000_000, 500_000_000);
+        let series = |kind, name: &str, time| SeriesInfo {
+            kind,
+            name: name.into(),
+            time,
+            tags: vec![("endpoint".into(), "poll".into())],
+        };
+        c.register_series(1 << 24, &series(SeriesKind::Trend, "msg_delay", true));
+        c.register_series((1 << 24) + 1, &series(SeriesKind::Counter, "msgs", false));
+        let m = |series, t_ms: u64, value| MetricSample {
+            series,
+            t_ns: t_ms * 1_000_000,
+            value,
+        };
+        // In the warm-up: ignored.
+        c.metric(&m(1 << 24, 500, 9e9));
+        c.metric(&m((1 << 24) + 1, 500, 1000.0));
+        for i in 0..100u64 {
+            c.metric(&m(1 << 24, 1_000 + i * 10, (i + 1) as f64 * 1e6));
+            c.metric(&m((1 << 24) + 1, 1_000 + i * 10, 2.0));
+        }
+        // Requests over 1 s measured, for the per-second figure.
+        c.record(&s(0, 1_000, 1, 200));
+        c.record(&s(1, 1_999, 1, 200));
+        let rows = c.finish().summary.metrics;
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let t = &rows[0];
+        assert_eq!(
+            (t.label.as_str(), t.kind.as_str(), t.count),
+            ("msg_delay{endpoint=poll}", "trend", 100)
+        );
+        assert!((t.p50 - 50.0).abs() < 0.1, "{t:?}");
+        assert!((t.p99 - 99.0).abs() < 0.1, "{t:?}");
+        assert!((t.max - 100.0).abs() < 1e-9, "{t:?}");
+        let n = &rows[1];
+        assert_eq!((n.kind.as_str(), n.value), ("counter", 200.0));
+        assert!((n.per_second - 200.0).abs() < 1.0, "{n:?}");
     }
 
     #[test]

@@ -169,7 +169,14 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     }
 
     // Summary table: rate × target.
-    b.push(Block::Heading(2, "Summary by rate and target".into()));
+    b.push(Block::Heading(
+        2,
+        if plan.load.is_rate() {
+            "Summary by rate and target".into()
+        } else {
+            format!("Summary by {} and target", plan.load.axis)
+        },
+    ));
     b.push(Block::Para(format!(
         "Pooled over {} repetition(s) per cell, warm-up excluded. Latency is measured from the intended send time (corrected for coordinated omission).",
         plan.repetitions
@@ -212,8 +219,13 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             ));
         }
     }
+    let axis_head = if plan.load.is_rate() {
+        "Rate".to_string()
+    } else {
+        plan.load.axis.clone()
+    };
     let header = [
-        "Rate",
+        axis_head.as_str(),
         "Target",
         "Runs",
         "Mean",
@@ -231,6 +243,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         header: header.iter().map(|s| s.to_string()).collect(),
         rows,
     });
+    metrics_table(&mut b, plan, runs, &rates);
 
     // Charts.
     b.push(Block::Heading(2, "Charts".into()));
@@ -603,4 +616,110 @@ pub fn write_report(
     let html = doc::html(&format!("Study: {}", plan.name), &blocks)?;
     std::fs::write(out.join("report.html"), html).map_err(|e| format!("report.html: {e}"))?;
     Ok(())
+}
+
+/// The scripts' and database tests' own metrics (k6 Counters, Trends, Rates,
+/// Gauges): per step, target and metric, the median over the cell's runs.
+fn metrics_table(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow], steps: &[(String, u64)]) {
+    if runs.iter().all(|r| r.summary.metrics.is_empty()) {
+        return;
+    }
+    b.push(Block::Heading(2, "Script and database metrics".into()));
+    b.push(Block::Para(
+        "Each figure is the median over the cell's runs, warm-up excluded. Counters: total and per second; trends: mean and percentiles (ms for times); rates: share of hits; gauges: last value.".into(),
+    ));
+    let median = |mut v: Vec<f64>| -> f64 {
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    };
+    let num = |v: f64| {
+        if v == v.trunc() && v.abs() < 1e15 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    let mut rows = Vec::new();
+    for (phase, level) in steps {
+        for t in &plan.targets {
+            let cell: Vec<&RunRow> = runs
+                .iter()
+                .filter(|r| r.phase == *phase && r.rate == *level && r.target == t.name)
+                .collect();
+            let mut labels: Vec<(&str, &str)> = Vec::new();
+            for r in &cell {
+                for m in &r.summary.metrics {
+                    if !labels.iter().any(|(l, _)| *l == m.label) {
+                        labels.push((&m.label, &m.kind));
+                    }
+                }
+            }
+            for (label, kind) in labels {
+                let pick = |f: &dyn Fn(&crate::collect::MetricRow) -> f64| {
+                    median(
+                        cell.iter()
+                            .filter_map(|r| r.summary.metrics.iter().find(|m| m.label == label))
+                            .map(f)
+                            .collect(),
+                    )
+                };
+                let (value, per_s, pct) = match kind {
+                    "counter" => (
+                        num(pick(&|m| m.value)),
+                        format!("{:.1}", pick(&|m| m.per_second)),
+                        String::new(),
+                    ),
+                    "trend" => (
+                        format!("{:.2}", pick(&|m| m.value)),
+                        String::new(),
+                        format!(
+                            "{:.2} / {:.2} / {:.2} / {:.2}",
+                            pick(&|m| m.p50),
+                            pick(&|m| m.p90),
+                            pick(&|m| m.p95),
+                            pick(&|m| m.p99)
+                        ),
+                    ),
+                    "rate" => (
+                        format!("{:.2}%", pick(&|m| m.value) * 100.0),
+                        String::new(),
+                        String::new(),
+                    ),
+                    _ => (num(pick(&|m| m.value)), String::new(), String::new()),
+                };
+                rows.push(vec![
+                    format!(
+                        "{}{}",
+                        plan.load.level_short(*level),
+                        if phase == PROBE { " (probe)" } else { "" }
+                    ),
+                    t.name.clone(),
+                    label.to_string(),
+                    kind.to_string(),
+                    value,
+                    per_s,
+                    pct,
+                ]);
+            }
+        }
+    }
+    b.push(Block::Table {
+        header: [
+            "Step",
+            "Target",
+            "Metric",
+            "Kind",
+            "Value",
+            "Per second",
+            "p50 / p90 / p95 / p99",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        rows,
+    });
 }
