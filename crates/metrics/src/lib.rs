@@ -22,6 +22,7 @@
 
 pub mod codec;
 pub mod dist;
+pub mod distributed;
 pub mod encode;
 mod error;
 pub mod figures;
