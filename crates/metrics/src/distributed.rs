@@ -17,6 +17,9 @@ pub struct WorkerSegment {
     pub file: String,
     /// The attack's name (`-name`).
     pub attack: Arc<str>,
+    /// The attack's start as its begin record says: the instant its
+    /// schedule counts from (`-start-at`, when given), on its own clock.
+    pub start_unix_ns: u64,
     pub info: WorkerInfo,
     /// Samples the file holds for this attack.
     pub samples: u64,
@@ -47,8 +50,8 @@ pub struct RunCheck {
     pub missing_lower_bound: bool,
     /// One line per problem, each with its count.
     pub problems: Vec<String>,
-    /// Latest minus earliest start (the workers' clock readings when they
-    /// began), in ns.
+    /// Latest minus earliest start instant (the instants the workers'
+    /// schedules count from), in ns.
     pub start_spread_ns: u64,
     /// The send clock's resolution the spread is compared with (the
     /// largest of the workers'; 1 ms when they send at exact instants).
@@ -57,6 +60,11 @@ pub struct RunCheck {
     /// The workers' hosts, by segment index.
     pub hosts: Vec<(u64, String)>,
 }
+
+/// A worker that began this much after its start instant is named in a
+/// warning (its first requests went out late; their send lag shows it).
+/// Well above the wake-up jitter of a loaded machine.
+pub const LATE_BEGIN_NS: u64 = 10_000_000;
 
 /// The spread the start is compared with when the workers' send clocks
 /// have no window (`-resolution=0`): the late threshold.
@@ -164,10 +172,10 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
             }
         }
     }
-    let began: Vec<u64> = ws.iter().map(|w| w.info.began_unix_ns).collect();
+    let starts: Vec<u64> = ws.iter().map(|w| w.start_unix_ns).collect();
     let (lo, hi) = (
-        began.iter().copied().min().unwrap_or(0),
-        began.iter().copied().max().unwrap_or(0),
+        starts.iter().copied().min().unwrap_or(0),
+        starts.iter().copied().max().unwrap_or(0),
     );
     c.start_spread_ns = hi - lo;
     c.resolution_ns = ws
@@ -177,17 +185,28 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         .filter(|r| *r > 0)
         .unwrap_or(EXACT_RESOLUTION_NS);
     if ws.len() > 1 && c.start_spread_ns > c.resolution_ns {
-        let first = ws.iter().min_by_key(|w| w.info.began_unix_ns).expect("some");
-        let last = ws.iter().max_by_key(|w| w.info.began_unix_ns).expect("some");
+        let first = ws.iter().min_by_key(|w| w.start_unix_ns).expect("some");
+        let last = ws.iter().max_by_key(|w| w.start_unix_ns).expect("some");
         c.warnings.push(format!(
-            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} began first ({}), segment {}/{n} last ({}); start them with one -start-at and keep their clocks in sync (NTP)",
+            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} started first ({}), segment {}/{n} last ({}); give every worker the same -start-at",
             show_ns(c.start_spread_ns),
             show_ns(c.resolution_ns),
             first.info.index,
-            crate::timefmt::rfc3339(i128::from(first.info.began_unix_ns)),
+            crate::timefmt::rfc3339(i128::from(first.start_unix_ns)),
             last.info.index,
-            crate::timefmt::rfc3339(i128::from(last.info.began_unix_ns)),
+            crate::timefmt::rfc3339(i128::from(last.start_unix_ns)),
         ));
+    }
+    for w in ws {
+        let late = w.info.began_unix_ns.saturating_sub(w.start_unix_ns);
+        if w.info.start_at_unix_ns > 0 && late > LATE_BEGIN_NS {
+            c.warnings.push(format!(
+                "segment {}/{n} ({}) began {} after the start instant: its first requests went out late (see Send Lag)",
+                w.info.index,
+                if w.info.host.is_empty() { "?" } else { &w.info.host },
+                show_ns(late)
+            ));
+        }
     }
     c
 }

@@ -446,6 +446,7 @@ impl<R: Read> ResultsReader<R> {
                 self.workers.push(WorkerSegment {
                     file: self.name.clone(),
                     attack: self.attack.clone(),
+                    start_unix_ns: self.start_unix_ns,
                     info,
                     samples: 0,
                     unsent: 0,
