@@ -176,13 +176,13 @@ fn workers_text(out: &mut String, runs: &[crate::distributed::RunCheck]) {
             go_duration(round_for_text(r.start_spread_ns))
         );
         if r.missing > 0 || r.missing_lower_bound {
-            let at_least = if r.missing_lower_bound { "at least " } else { "" };
             let of = r.scheduled.map_or(String::new(), |s| format!(" of {s} scheduled"));
-            let _ = writeln!(
-                t,
-                "Missing\t[requests]\t{at_least}{} missing{of}",
-                r.missing
-            );
+            let count = match (r.missing, r.missing_lower_bound) {
+                (0, true) => "an unknown number of requests".to_string(),
+                (n, true) => format!("at least {n}"),
+                (n, false) => n.to_string(),
+            };
+            let _ = writeln!(t, "Missing\t[requests]\t{count} missing{of}");
         }
         for p in &r.problems {
             let _ = writeln!(t, "Missing\t[segment]\t{p}");
