@@ -37,7 +37,11 @@ pub fn start_at(s: &str) -> Result<u64, String> {
         return secs
             .checked_mul(1_000_000_000)
             .and_then(|n| n.checked_add(nanos))
-            .ok_or_else(bad);
+            .ok_or_else(|| {
+                format!(
+                    "invalid -start-at {s:?}: too far in the future for Unix seconds (milliseconds given as seconds?)"
+                )
+            });
     }
     let ns = loadlab_metrics::timefmt::parse_rfc3339(t).ok_or_else(bad)?;
     u64::try_from(ns).map_err(|_| format!("invalid -start-at {s:?}: before 1970"))

@@ -300,3 +300,26 @@ fn killed_and_absent_workers_show_as_missing() {
     let launch = |_: usize| Command::new(bin());
     scenario(&launch, &format!("http://{listen}/"), dir.path(), 2_000, 3);
 }
+
+#[test]
+fn bad_segment_and_start_at_are_usage_errors() {
+    let now = unix_now();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["-segment=4/4".into()], "index 4 is not below the number of segments 4"),
+        (vec!["-segment=1/0".into()], "at least 1"),
+        (vec!["-segment=x".into()], "expected i/n"),
+        (vec!["-start-at=yesterday".into()], "invalid -start-at"),
+        (vec![format!("-start-at={:.0}", now - 60.0)], "ago (at most 1s late is accepted)"),
+        (vec![format!("-start-at={:.0}", now * 1000.0)], "milliseconds given as seconds"),
+        (vec![format!("-start-at={:.0}", now + 30.0 * 86400.0)], "ahead; at most 24h0m0s"),
+        (vec!["-start-at=2001-01-01T00:00:00Z".into()], "-start-at passed"),
+    ];
+    for (args, want) in cases {
+        let mut c = Command::new(bin());
+        c.arg("attack").args(&args).arg("-duration=1s").stdin(Stdio::null());
+        let out = c.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

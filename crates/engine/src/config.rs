@@ -134,6 +134,34 @@ pub const START_AT_MAX_AHEAD: Duration = Duration::from_secs(24 * 3600);
 /// workers'.
 pub const START_AT_MAX_PAST: Duration = Duration::from_secs(1);
 
+/// Checks a `-start-at` instant against the bounds above, given the wall
+/// clock now (both in ns since the Unix epoch).
+pub fn check_start_at(at_unix_ns: u64, now_unix_ns: u64) -> Result<(), String> {
+    let show = |d: Duration| {
+        loadlab_core::format_go_duration(Duration::from_millis(d.as_millis() as u64))
+    };
+    if at_unix_ns >= now_unix_ns {
+        let ahead = Duration::from_nanos(at_unix_ns - now_unix_ns);
+        if ahead > START_AT_MAX_AHEAD {
+            return Err(format!(
+                "-start-at is {} ahead; at most {} is allowed (is it in seconds since the Unix epoch?)",
+                show(ahead),
+                show(START_AT_MAX_AHEAD)
+            ));
+        }
+    } else {
+        let past = Duration::from_nanos(now_unix_ns - at_unix_ns);
+        if past > START_AT_MAX_PAST {
+            return Err(format!(
+                "-start-at passed {} ago (at most {} late is accepted): this worker's schedule could not line up with the others'; give every worker a start instant a little in the future",
+                show(past),
+                show(START_AT_MAX_PAST)
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Default for AttackConfig {
     fn default() -> Self {
         AttackConfig {

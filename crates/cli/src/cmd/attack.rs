@@ -114,6 +114,12 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             other => CliError::usage(other.to_string()),
         });
     }
+    if let Some(at) = a.start_at {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        loadlab_engine::check_start_at(at, now).map_err(CliError::usage)?;
+    }
     for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
         if !p.is_file() {
             return Err(CliError::io(format!(

@@ -16,7 +16,7 @@ use super::cancel::Cancel;
 use super::shared::{Shared, Targets};
 use crate::clock::Clock;
 use crate::collector::{self, Holds};
-use crate::config::{AttackConfig, START_AT_MAX_AHEAD, START_AT_MAX_PAST};
+use crate::config::AttackConfig;
 use crate::live::{AttackSummary, LiveStats, StopReason};
 use crate::request::Template;
 use crate::stop::StopSignal;
@@ -67,26 +67,11 @@ fn schedule_start(cfg: &AttackConfig) -> Result<(Instant, u64), EngineError> {
     let Some(at) = cfg.start_at_unix_ns else {
         return Ok((now, now_unix));
     };
-    let show = |d: Duration| loadlab_core::format_go_duration(d);
+    crate::config::check_start_at(at, now_unix).map_err(EngineError::Config)?;
     if at >= now_unix {
-        let ahead = Duration::from_nanos(at - now_unix);
-        if ahead > START_AT_MAX_AHEAD {
-            return Err(EngineError::Config(format!(
-                "-start-at is {} ahead; at most {} is allowed (is it in seconds since the Unix epoch?)",
-                show(ahead),
-                show(START_AT_MAX_AHEAD)
-            )));
-        }
-        Ok((now + ahead, at))
+        Ok((now + Duration::from_nanos(at - now_unix), at))
     } else {
         let past = Duration::from_nanos(now_unix - at);
-        if past > START_AT_MAX_PAST {
-            return Err(EngineError::Config(format!(
-                "-start-at passed {} ago (at most {} late is accepted): this worker's schedule could not line up with the others'; give every worker a start instant a little in the future",
-                show(past),
-                show(START_AT_MAX_PAST)
-            )));
-        }
         Ok((now.checked_sub(past).unwrap_or(now), at))
     }
 }
