@@ -31,8 +31,8 @@ pub struct WorkerSegment {
     pub ended: bool,
 }
 
-/// The checks of one run: the workers that share an attack name, a
-/// segment count and a `-start-at`.
+/// The checks of one run: the workers that share an attack name and a
+/// segment count.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RunCheck {
     pub attack: String,
@@ -76,16 +76,19 @@ fn show_ns(ns: u64) -> String {
 
 /// Checks the workers' segments, run by run (in order of first appearance).
 pub fn check(workers: &[WorkerSegment]) -> Vec<RunCheck> {
-    let mut runs: Vec<((Arc<str>, u64, u64), Vec<&WorkerSegment>)> = Vec::new();
+    // Not keyed by -start-at: workers given different instants are one run
+    // whose start instants disagree (and are warned about), not two runs
+    // each missing the other's segments.
+    let mut runs: Vec<((Arc<str>, u64), Vec<&WorkerSegment>)> = Vec::new();
     for w in workers {
-        let key = (w.attack.clone(), w.info.count.max(1), w.info.start_at_unix_ns);
+        let key = (w.attack.clone(), w.info.count.max(1));
         match runs.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(w),
             None => runs.push((key, vec![w])),
         }
     }
     runs.into_iter()
-        .map(|((attack, n, _), ws)| check_run(&attack, n, &ws))
+        .map(|((attack, n), ws)| check_run(&attack, n, &ws))
         .collect()
 }
 

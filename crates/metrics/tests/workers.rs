@@ -238,13 +238,24 @@ fn start_instants_that_disagree_are_warned_about() {
         file(worker(0, 2, Some(40)), START, None, false, 0),
         file(worker(1, 2, Some(40)), START + 3_000_000, None, false, 0),
     ];
-    // Different -start-at values would be different runs: give both the same.
     let c = one(&files);
     assert_eq!(c.start_spread_ns, 3_000_000);
     assert!(
         c.warnings[0].contains("disagree by 3ms, more than the send clock's resolution (1ms)"),
         "{c:?}"
     );
+    // Workers given different -start-at instants: one run, warned about.
+    let other = WorkerInfo {
+        start_at_unix_ns: START + 2_000_000_000,
+        ..worker(1, 2, Some(40))
+    };
+    let files2 = vec![
+        file(worker(0, 2, Some(40)), START, None, false, 0),
+        file(other, START + 2_000_000_000, None, false, 0),
+    ];
+    let c = one(&files2);
+    assert_eq!((c.present, c.missing), (2, 0));
+    assert!(c.warnings[0].contains("disagree by 2s"), "{c:?}");
     // Within the resolution: no warning.
     let files = vec![
         file(worker(0, 2, Some(40)), START, None, false, 0),
