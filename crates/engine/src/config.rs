@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use bytes::Bytes;
-use loadlab_core::{PacerSpec, Rate};
+use loadlab_core::{PacerSpec, Rate, ScheduleSegment};
 
 /// The send clock's default window: at most ~1,000 wake-ups a second.
 pub const DEFAULT_RESOLUTION: Duration = Duration::from_millis(1);
@@ -109,6 +109,57 @@ pub struct AttackConfig {
     /// their actual send), and responses are collected once per window.
     /// Zero sends every request at its own instant.
     pub resolution: Duration,
+    /// `-segment=i/n`: send only the requests of the global schedule whose
+    /// sequence number `k` has `k mod n == i`, at their global intended
+    /// times (see `loadlab_core::segment`). The schedule flags, the count
+    /// and the worker limits describe the whole test.
+    pub segment: ScheduleSegment,
+    /// `-start-at`: the wall-clock instant (ns since the Unix epoch) at which
+    /// the schedule starts; the engine waits for it (see [`START_AT_MAX_AHEAD`]
+    /// and [`START_AT_MAX_PAST`]).
+    pub start_at_unix_ns: Option<u64>,
+    /// The clock's estimated maximum error, recorded in the results header
+    /// of a split run (the front end reads it from the kernel).
+    pub clock_max_error_ns: Option<u64>,
+}
+
+/// `-start-at` may be at most this far ahead (a guard against a typo, e.g.
+/// milliseconds given as seconds).
+pub const START_AT_MAX_AHEAD: Duration = Duration::from_secs(24 * 3600);
+
+/// `-start-at` may have passed by at most this much: the schedule then
+/// still starts at that instant, and the requests already due go out at
+/// once, late (counted as send lag, never hidden). Further in the past the
+/// attack is refused: its schedule could not line up with the other
+/// workers'.
+pub const START_AT_MAX_PAST: Duration = Duration::from_secs(1);
+
+/// Checks a `-start-at` instant against the bounds above, given the wall
+/// clock now (both in ns since the Unix epoch).
+pub fn check_start_at(at_unix_ns: u64, now_unix_ns: u64) -> Result<(), String> {
+    let show = |d: Duration| {
+        loadlab_core::format_go_duration(Duration::from_millis(d.as_millis() as u64))
+    };
+    if at_unix_ns >= now_unix_ns {
+        let ahead = Duration::from_nanos(at_unix_ns - now_unix_ns);
+        if ahead > START_AT_MAX_AHEAD {
+            return Err(format!(
+                "-start-at is {} ahead; at most {} is allowed (is it in seconds since the Unix epoch?)",
+                show(ahead),
+                show(START_AT_MAX_AHEAD)
+            ));
+        }
+    } else {
+        let past = Duration::from_nanos(now_unix_ns - at_unix_ns);
+        if past > START_AT_MAX_PAST {
+            return Err(format!(
+                "-start-at passed {} ago (at most {} late is accepted): this worker's schedule could not line up with the others'; give every worker a start instant a little in the future",
+                show(past),
+                show(START_AT_MAX_PAST)
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Default for AttackConfig {
@@ -140,6 +191,9 @@ impl Default for AttackConfig {
             dns_cache: DnsCache::Forever,
             closed_loop: false,
             resolution: DEFAULT_RESOLUTION,
+            segment: ScheduleSegment::WHOLE,
+            start_at_unix_ns: None,
+            clock_max_error_ns: None,
         }
     }
 }
@@ -193,7 +247,35 @@ impl AttackConfig {
             connect_to: self.connect_to.clone(),
             unix_socket: self.unix_socket.as_ref().map(|p| p.display().to_string()),
             max_headers_size: self.max_headers_size as u64,
+            worker: None,
         }
+    }
+
+    /// True when the results header gets a worker record (a split run, or
+    /// a synchronized start).
+    pub(crate) fn is_worker(&self) -> bool {
+        !self.segment.is_whole() || self.start_at_unix_ns.is_some()
+    }
+
+    /// The settings of this worker's segment: `-workers`, `-max-workers`
+    /// and `-max-connections` describe the whole test, so each segment
+    /// takes its interleaved share of them (at least 1): 10 workers over 4
+    /// segments are 3, 3, 2, 2.
+    pub fn for_segment(mut self) -> Self {
+        let seg = self.segment;
+        if seg.is_whole() {
+            return self;
+        }
+        self.workers = if self.workers == 0 {
+            0
+        } else {
+            seg.share_of_limit(self.workers)
+        };
+        self.max_workers = self.max_workers.map(|w| seg.share_of_limit(w));
+        self.max_connections = self
+            .max_connections
+            .map(|c| seg.share_of_limit(c as u64) as usize);
+        self
     }
 
     /// True when requests are sent as fast as the concurrency cap allows.

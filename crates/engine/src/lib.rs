@@ -158,7 +158,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use config::{AttackConfig, DnsCache, TlsOptions};
+pub use config::{
+    AttackConfig, DnsCache, START_AT_MAX_AHEAD, START_AT_MAX_PAST, TlsOptions, check_start_at,
+};
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use stop::StopSignal;

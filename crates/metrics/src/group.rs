@@ -111,6 +111,8 @@ pub struct Grouped {
     attacks: Vec<Vec<Arc<str>>>,
     /// Bucket bounds every group counts (`report -buckets`).
     buckets: Option<Vec<u64>>,
+    /// Worker records of a split report, rendered with every group.
+    pending_workers: Vec<crate::distributed::WorkerSegment>,
 }
 
 impl Grouped {
@@ -127,6 +129,7 @@ impl Grouped {
             index: HashMap::new(),
             attacks: Vec::new(),
             buckets: None,
+            pending_workers: Vec::new(),
         }
     }
 
@@ -226,9 +229,34 @@ impl Grouped {
         }
     }
 
+    /// Adds a worker's record of a split run. Its checks (missing
+    /// segments, start spread) are about the whole run: every group shows
+    /// them.
+    pub fn add_worker(&mut self, w: &crate::distributed::WorkerSegment) {
+        match &self.by {
+            None => self.groups[0].1.add_worker(w.clone()),
+            Some(_) => {
+                self.pending_workers.push(w.clone());
+            }
+        }
+    }
+
     /// The groups in order of first appearance (one unnamed group when not split).
     pub fn groups(&self) -> &[(String, Metrics)] {
         &self.groups
+    }
+
+    /// A group's metrics with the split run's worker records (a report split
+    /// by target or tag shows the whole run's checks in every block).
+    fn with_workers<'a>(&self, m: &'a Metrics) -> std::borrow::Cow<'a, Metrics> {
+        if self.pending_workers.is_empty() {
+            return std::borrow::Cow::Borrowed(m);
+        }
+        let mut m = m.clone();
+        for w in &self.pending_workers {
+            m.add_worker(w.clone());
+        }
+        std::borrow::Cow::Owned(m)
     }
 
     /// Renders every group with `one`: text kinds as blocks under a
@@ -244,7 +272,7 @@ impl Grouped {
                 .iter()
                 .map(|(k, m)| {
                     let key = serde_json::to_string(k).unwrap_or_else(|_| "\"?\"".into());
-                    format!("{key}:{}", one(m).trim_end())
+                    format!("{key}:{}", one(&self.with_workers(m)).trim_end())
                 })
                 .collect();
             return format!("{{{}}}\n", body.join(","));
@@ -254,7 +282,7 @@ impl Grouped {
         let label = by.label();
         self.groups
             .iter()
-            .map(|(k, m)| format!("{label}: {k}\n{}\n", one(m)))
+            .map(|(k, m)| format!("{label}: {k}\n{}\n", one(&self.with_workers(m))))
             .collect()
     }
 }

@@ -23,6 +23,7 @@
 pub mod buckets;
 pub mod codec;
 pub mod dist;
+pub mod distributed;
 pub mod encode;
 mod error;
 pub mod figures;

@@ -154,6 +154,8 @@ pub struct Metrics {
     series: Series,
     unsent: u64,
     unsent_attack_wide: bool,
+    /// The worker records of a split run's files (`-segment`, `-start-at`).
+    workers: Vec<crate::distributed::WorkerSegment>,
     /// Figures of the metric records (counters, trends, rates, gauges).
     metric_set: MetricSet,
 }
@@ -189,6 +191,7 @@ impl Metrics {
             series: Series::default(),
             unsent: 0,
             unsent_attack_wide: false,
+            workers: Vec::new(),
             metric_set: MetricSet::default(),
         }
     }
@@ -209,6 +212,19 @@ impl Metrics {
     /// [`crate::Results::unsent`]).
     pub fn add_unsent(&mut self, n: u64) {
         self.unsent = self.unsent.saturating_add(n);
+    }
+
+    /// Adds a worker's record (from [`crate::Results::workers`]): the report
+    /// then checks that every segment of the split run is there, whole, and
+    /// that the workers started together (see [`crate::distributed`]).
+    pub fn add_worker(&mut self, w: crate::distributed::WorkerSegment) {
+        self.workers.push(w);
+    }
+
+    /// The checks of the split runs these records came from (empty for
+    /// plain attacks).
+    pub fn worker_checks(&self) -> Vec<crate::distributed::RunCheck> {
+        crate::distributed::check(&self.workers)
     }
 
     /// Marks the unsent count as the whole attack's rather than these
@@ -336,6 +352,7 @@ impl Metrics {
         self.series.merge(&other.series);
         self.unsent = self.unsent.saturating_add(other.unsent);
         self.unsent_attack_wide |= other.unsent_attack_wide;
+        self.workers.extend(other.workers.iter().cloned());
         self.metric_set.merge(&other.metric_set);
     }
 

@@ -53,6 +53,15 @@ impl Results {
         }
     }
 
+    /// The worker records of a split run's files (only loadlab files have
+    /// them). Complete once the iterator has returned `None`.
+    pub fn workers(&self) -> &[crate::distributed::WorkerSegment] {
+        match &self.inner {
+            Inner::Loadlab(r) => r.workers(),
+            _ => &[],
+        }
+    }
+
     /// Metric records read so far (also those the [`Iterator`] passed over).
     pub fn metric_records(&self) -> u64 {
         match &self.inner {

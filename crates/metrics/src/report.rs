@@ -148,8 +148,100 @@ impl TextStyle {
 /// position are unaffected.
 pub fn format_report_text(m: &Metrics) -> String {
     let mut out = text_from_summary(&m.summary());
+    workers_text(&mut out, &m.worker_checks());
     metrics_text(&mut out, m.metric_figures(), TextStyle::REPORT);
     out
+}
+
+/// The checks of a split run's workers, after a blank line, only for
+/// results written by workers (`-segment`, `-start-at`): one `Workers`
+/// line per run, one `Missing` line per absent or short segment (with the
+/// word `missing` and the count), one `Warning` line per warning.
+fn workers_text(out: &mut String, runs: &[crate::distributed::RunCheck]) {
+    if runs.is_empty() {
+        return;
+    }
+    let mut t = String::new();
+    for r in runs {
+        let name = if r.attack.is_empty() || runs.len() == 1 {
+            String::new()
+        } else {
+            format!(" ({})", r.attack)
+        };
+        let _ = writeln!(
+            t,
+            "Workers\t[segments, start spread]\t{} of {}, {}{name}",
+            r.present,
+            r.segments,
+            go_duration(round_for_text(r.start_spread_ns))
+        );
+        if r.missing > 0 || r.missing_lower_bound {
+            let of = r.scheduled.map_or(String::new(), |s| format!(" of {s} scheduled"));
+            let count = match (r.missing, r.missing_lower_bound) {
+                (0, true) => "an unknown number of requests".to_string(),
+                (n, true) => format!("at least {n}"),
+                (n, false) => n.to_string(),
+            };
+            let _ = writeln!(t, "Missing\t[requests]\t{count} missing{of}");
+        }
+        for p in &r.problems {
+            let _ = writeln!(t, "Missing\t[segment]\t{p}");
+        }
+        for w in &r.warnings {
+            let _ = writeln!(t, "Warning\t[workers]\t{w}");
+        }
+    }
+    out.push('\n');
+    out.push_str(&align(&t));
+}
+
+/// The checks of a split run's workers as JSON (see `workers_text`).
+fn workers_json(o: &mut String, runs: &[crate::distributed::RunCheck]) {
+    if runs.is_empty() {
+        return;
+    }
+    o.push_str(",\"workers\":[");
+    for (i, r) in runs.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        o.push_str("{\"attack\":");
+        json_string(o, &r.attack);
+        let _ = write!(
+            o,
+            ",\"segments\":{},\"present\":{},\"scheduled\":{},\"missing\":{},\"missing_lower_bound\":{},\"start_spread\":{},\"resolution\":{},\"problems\":[",
+            r.segments,
+            r.present,
+            r.scheduled.map_or("null".to_string(), |s| s.to_string()),
+            r.missing,
+            r.missing_lower_bound,
+            r.start_spread_ns,
+            r.resolution_ns
+        );
+        for (j, p) in r.problems.iter().enumerate() {
+            if j > 0 {
+                o.push(',');
+            }
+            json_string(o, p);
+        }
+        o.push_str("],\"warnings\":[");
+        for (j, w) in r.warnings.iter().enumerate() {
+            if j > 0 {
+                o.push(',');
+            }
+            json_string(o, w);
+        }
+        o.push_str("],\"hosts\":{");
+        for (j, (idx, h)) in r.hosts.iter().enumerate() {
+            if j > 0 {
+                o.push(',');
+            }
+            let _ = write!(o, "\"{idx}\":");
+            json_string(o, h);
+        }
+        o.push_str("}}");
+    }
+    o.push(']');
 }
 
 /// A number as a report prints it: integers without a fraction, others
@@ -507,6 +599,7 @@ pub fn format_report_json(m: &Metrics) -> String {
     let _ = write!(o, ",\"duration\":{},\"rate\":", s.schedule.duration_ns);
     json_float(&mut o, s.schedule.rate);
     o.push('}');
+    workers_json(&mut o, &m.worker_checks());
     metrics_json(&mut o, m.metric_figures());
     o.push_str("}\n");
     o

@@ -102,6 +102,9 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         compression: a.compression,
         closed_loop: false,
         resolution: a.resolution,
+        segment: a.segment.unwrap_or(loadlab_core::ScheduleSegment::WHOLE),
+        start_at_unix_ns: a.start_at,
+        clock_max_error_ns: None,
     };
     // The engine's own checks (caps, -resolution, -cert with -key, ...),
     // as usage errors before any file is read or written.
@@ -110,6 +113,12 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             loadlab_engine::EngineError::Config(m) => CliError::usage(m),
             other => CliError::usage(other.to_string()),
         });
+    }
+    if let Some(at) = a.start_at {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        loadlab_engine::check_start_at(at, now).map_err(CliError::usage)?;
     }
     for p in a.cert.iter().chain(a.key.iter()).chain(a.root_certs.iter()) {
         if !p.is_file() {
@@ -412,6 +421,18 @@ fn run_attack<S: Sink + 'static>(
         .enable_all()
         .build()
         .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
+    if let Some(at) = cfg.start_at_unix_ns {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        if at > now + 1_000_000_000 {
+            eprintln!(
+                "loadlab: waiting until {} (in {}) to start (-start-at)",
+                loadlab_metrics::timefmt::rfc3339(i128::from(at)),
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(loadlab_metrics::round_for_text(at - now)))
+            );
+        }
+    }
     rt.block_on(async move {
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;

@@ -145,6 +145,15 @@ pub struct AttackArgs {
     /// once per window; 0 = wake for every request at its own instant
     #[arg(long, default_value = "1ms", value_parser = flags::duration)]
     pub resolution: Duration,
+    /// Send only share i of n of the schedule (0 <= i < n): the requests whose
+    /// sequence number k has k mod n == i, at their global times. -rate,
+    /// -duration, -max-requests and the worker limits describe the whole test
+    #[arg(long, value_parser = flags::segment)]
+    pub segment: Option<loadlab_core::ScheduleSegment>,
+    /// Start the schedule at this instant (RFC 3339, or Unix seconds; at most
+    /// 24h ahead, at most 1s past), so that every worker starts together
+    #[arg(long, value_parser = flags::start_at)]
+    pub start_at: Option<u64>,
     /// Never show live progress, even on a terminal
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
     pub quiet: bool,

@@ -69,6 +69,9 @@ pub fn read_into(inputs: &[String], m: &Mutex<Grouped>) -> Result<(), CliError> 
         for (attack, n) in results.unsent() {
             g.add_unsent(attack, *n);
         }
+        for w in results.workers() {
+            g.add_worker(w);
+        }
         drop(g);
         for w in results.warnings() {
             eprintln!("loadlab: warning: {w}");

@@ -35,6 +35,8 @@ pub(super) struct Shared {
     pub(super) paced: bool,
     pub(super) start: Instant,
     pub(super) cap: u64,
+    /// The next request of this worker's segment to claim (local count; the
+    /// global sequence number is `cfg.segment.global(next)`).
     pub(super) next: AtomicU64,
     /// Paced claims take this lock so that requests join the clock's gates in
     /// schedule order.
@@ -111,7 +113,12 @@ impl Shared {
     /// Claims the next request of the schedule and places it in a gate.
     pub(super) fn claim_paced(&self) -> Claim {
         let _order = self.claim_lock.lock().expect("claim lock");
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let j = self.next.fetch_add(1, Ordering::Relaxed);
+        // A segment's j-th request is global request n = j·count + index.
+        let Some(n) = self.cfg.segment.global(j) else {
+            self.stop_claims(StopReason::Exhausted);
+            return Claim::Stop;
+        };
         if self.past_limit(n) {
             return Claim::Stop;
         }

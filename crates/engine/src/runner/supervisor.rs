@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use loadlab_core::{Pacer, Sink, TargetInfo};
+use loadlab_core::segment::{count_due, scheduled_total};
+use loadlab_core::{Pacer, ScheduleSegment, Sink, TargetInfo, WorkerInfo};
 use tokio::time::Instant;
 
 use super::cancel::Cancel;
@@ -23,23 +24,56 @@ use crate::targets::TargetSource;
 use crate::transport::Transport;
 use crate::{EngineError, INTERRUPT_GRACE};
 
-/// Counts requests the schedule called for before `limit` that were not sent.
-fn unsent(pacer: &dyn Pacer, sent: u64, limit: Duration, max: Option<u64>) -> u64 {
-    let due = |n: u64| max.is_none_or(|m| n < m) && pacer.send_at(n).is_some_and(|t| t < limit);
+/// Counts requests of this segment the schedule called for before `limit`
+/// that were not sent (`sent` of them were).
+fn unsent(
+    pacer: &dyn Pacer,
+    seg: ScheduleSegment,
+    sent: u64,
+    limit: Duration,
+    max: Option<u64>,
+) -> u64 {
+    let due = |j: u64| {
+        seg.send_at(pacer, j)
+            .is_some_and(|(k, t)| max.is_none_or(|m| k < m) && t < limit)
+    };
     if !due(sent) {
         return 0;
     }
-    let (mut lo, mut step) = (sent, 1u64);
-    while due(lo.saturating_add(step)) && step < (1 << 40) {
-        lo += step;
-        step *= 2;
+    count_due(due).saturating_sub(sent)
+}
+
+/// The host's name, for the results header of a worker.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default()
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Where the schedule starts: now, or at `-start-at` (checked against its
+/// bounds). Returns the start instant on the monotonic clock and the same
+/// instant on the wall clock.
+fn schedule_start(cfg: &AttackConfig) -> Result<(Instant, u64), EngineError> {
+    let (now, now_unix) = (Instant::now(), unix_now_ns());
+    let Some(at) = cfg.start_at_unix_ns else {
+        return Ok((now, now_unix));
+    };
+    crate::config::check_start_at(at, now_unix).map_err(EngineError::Config)?;
+    if at >= now_unix {
+        Ok((now + Duration::from_nanos(at - now_unix), at))
+    } else {
+        let past = Duration::from_nanos(now_unix - at);
+        Ok((now.checked_sub(past).unwrap_or(now), at))
     }
-    let mut hi = lo.saturating_add(step);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if due(mid) { lo = mid } else { hi = mid }
-    }
-    lo + 1 - sent
 }
 
 /// Runs an attack. See the crate docs for the model. The sink is handed
@@ -52,6 +86,12 @@ pub async fn attack_with_live<S: Sink + 'static>(
     live: Arc<LiveStats>,
 ) -> Result<(AttackSummary, S), EngineError> {
     cfg.validate()?;
+    let cfg = cfg.for_segment();
+    if !cfg.segment.is_whole() && matches!(targets, TargetSource::Lazy(_)) {
+        return Err(EngineError::Config(
+            "-lazy cannot be combined with -segment (each worker would read every target; give each worker its targets whole)".into(),
+        ));
+    }
     let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
     let transport = Transport::new(&cfg, Some(tls));
     let (targets, infos) = match targets {
@@ -77,10 +117,38 @@ pub async fn attack_with_live<S: Sink + 'static>(
 
     // The caller may share one LiveStats across attacks: report only ours.
     let base = (live.sent(), live.successes(), live.late());
-    let start_unix_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let info = cfg.attack_info(start_unix_ns);
+    let pacer = cfg.pacer.build();
+    let (start, start_unix_ns) = schedule_start(&cfg)?;
+    let mut shutdown = std::pin::pin!(shutdown);
+    // -start-at: wait for the common instant (on a precise timer: the
+    // runtime's own timer is 1 ms coarse). An interrupt while waiting ends
+    // the attack before its first request.
+    let mut interrupted_early = false;
+    if cfg.start_at_unix_ns.is_some() && start > Instant::now() {
+        let mut sleeper = crate::timer::PreciseSleep::new();
+        tokio::select! {
+            _ = sleeper.until(start) => {}
+            _ = &mut shutdown => interrupted_early = true,
+        }
+    }
+    let mut info = cfg.attack_info(start_unix_ns);
+    if cfg.is_worker() {
+        let total = if cfg.closed_loop {
+            cfg.max_requests
+        } else {
+            scheduled_total(pacer.as_ref(), cfg.duration, cfg.max_requests)
+        };
+        info.worker = Some(WorkerInfo {
+            index: cfg.segment.index,
+            count: cfg.segment.count,
+            start_at_unix_ns: cfg.start_at_unix_ns.unwrap_or(0),
+            began_unix_ns: unix_now_ns(),
+            resolution_ns: cfg.resolution.as_nanos() as u64,
+            scheduled_total: total,
+            clock_max_error_ns: cfg.clock_max_error_ns,
+            host: host_name(),
+        });
+    }
     let holds = Arc::new(Holds::default());
     let collector =
         collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;
@@ -99,9 +167,13 @@ pub async fn attack_with_live<S: Sink + 'static>(
     let in_step = !resolution.is_zero()
         && tokio::runtime::Handle::current().runtime_flavor()
             == tokio::runtime::RuntimeFlavor::CurrentThread;
-    let start = Instant::now();
+    let start = if cfg.start_at_unix_ns.is_some() {
+        start
+    } else {
+        Instant::now()
+    };
     let sh = Arc::new(Shared {
-        pacer: cfg.pacer.build(),
+        pacer,
         cfg,
         paced,
         start,
@@ -130,15 +202,16 @@ pub async fn attack_with_live<S: Sink + 'static>(
         canceled: AtomicU64::new(0),
         holds,
     });
-    for _ in 0..initial {
-        sh.spawn_counted();
+    if !interrupted_early {
+        for _ in 0..initial {
+            sh.spawn_counted();
+        }
     }
     let clock_task = (paced && !resolution.is_zero()).then(|| {
         let sh = sh.clone();
         tokio::spawn(async move { sh.clock.run(&sh.live, in_step, &sh.transport).await })
     });
 
-    let mut shutdown = std::pin::pin!(shutdown);
     let far = start + Duration::from_secs(100 * 365 * 24 * 3600);
     let duration_end = tokio::time::sleep_until(duration.map_or(far, |d| start + d));
     let mut duration_end = std::pin::pin!(duration_end);
@@ -146,6 +219,10 @@ pub async fn attack_with_live<S: Sink + 'static>(
     let grace_end = tokio::time::sleep_until(far);
     let mut grace_end = std::pin::pin!(grace_end);
     let (mut interrupted, mut interrupt_at, mut cancel_sent) = (false, Duration::ZERO, false);
+    if interrupted_early {
+        interrupted = true;
+        sh.stop(StopReason::Interrupted);
+    }
     loop {
         if sh.running.load(Ordering::Acquire) == 0 {
             break;
@@ -208,7 +285,13 @@ pub async fn attack_with_live<S: Sink + 'static>(
             _ => None,
         };
         limit.map_or(0, |l| {
-            unsent(sh.pacer.as_ref(), requests, l, sh.cfg.max_requests)
+            unsent(
+                sh.pacer.as_ref(),
+                sh.cfg.segment,
+                requests,
+                l,
+                sh.cfg.max_requests,
+            )
         })
     };
     let target_error = sh.target_error.lock().expect("lock").take();
@@ -240,12 +323,18 @@ mod tests {
     #[test]
     fn unsent_counts_the_schedule_shortfall() {
         let p = ConstantPacer(Rate::per_second(100));
+        let w = ScheduleSegment::WHOLE;
         // 1 s at 100/s schedules requests 0..=99.
-        assert_eq!(unsent(&p, 100, Duration::from_secs(1), None), 0);
-        assert_eq!(unsent(&p, 60, Duration::from_secs(1), None), 40);
-        assert_eq!(unsent(&p, 0, Duration::from_secs(1), None), 100);
-        assert_eq!(unsent(&p, 0, Duration::from_secs(1), Some(30)), 30);
-        assert_eq!(unsent(&p, 0, Duration::from_secs(3600), None), 360_000);
-        assert_eq!(unsent(&p, 10, Duration::ZERO, None), 0);
+        assert_eq!(unsent(&p, w, 100, Duration::from_secs(1), None), 0);
+        assert_eq!(unsent(&p, w, 60, Duration::from_secs(1), None), 40);
+        assert_eq!(unsent(&p, w, 0, Duration::from_secs(1), None), 100);
+        assert_eq!(unsent(&p, w, 0, Duration::from_secs(1), Some(30)), 30);
+        assert_eq!(unsent(&p, w, 0, Duration::from_secs(3600), None), 360_000);
+        assert_eq!(unsent(&p, w, 10, Duration::ZERO, None), 0);
+        // Segment 1 of 3 holds requests 1, 4, …, 97 of the first second: 33.
+        let s = ScheduleSegment::new(1, 3).unwrap();
+        assert_eq!(unsent(&p, s, 0, Duration::from_secs(1), None), 33);
+        assert_eq!(unsent(&p, s, 30, Duration::from_secs(1), None), 3);
+        assert_eq!(unsent(&p, s, 0, Duration::from_secs(1), Some(30)), 10);
     }
 }

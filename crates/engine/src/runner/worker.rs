@@ -124,7 +124,10 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             }
             (n, Some(intended))
         } else {
-            let n = sh.next.fetch_add(1, Ordering::Relaxed);
+            let j = sh.next.fetch_add(1, Ordering::Relaxed);
+            let Some(n) = sh.cfg.segment.global(j) else {
+                break;
+            };
             if sh.past_limit(n) {
                 break;
             }

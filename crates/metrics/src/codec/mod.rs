@@ -54,6 +54,45 @@ pub(crate) mod kind {
     /// requests the schedule called for that were never sent (varint);
     /// written before `END` when the count is above 0.
     pub const UNSENT: u8 = 0x40;
+    /// Optional: the worker of a split run (`-segment`, `-start-at`); see
+    /// `encode_worker`. Written right after `BEGIN`.
+    pub const WORKER: u8 = 0x41;
+}
+
+/// Worker payload (all varints unless said): segment index, segment count,
+/// `-start-at` (ns since the epoch, 0 = none), the wall clock when the
+/// worker began, the send clock's resolution (ns), the whole schedule's
+/// request count + 1 (0 = unknown), the clock's maximum error in ns + 1 (0 =
+/// unknown), the host name (string). Later fields are ignored.
+pub(crate) fn encode_worker(out: &mut Vec<u8>, w: &loadlab_core::WorkerInfo) {
+    put_varint(out, w.index);
+    put_varint(out, w.count);
+    put_varint(out, w.start_at_unix_ns);
+    put_varint(out, w.began_unix_ns);
+    put_varint(out, w.resolution_ns);
+    put_varint(out, w.scheduled_total.map_or(0, |n| n.saturating_add(1)));
+    put_varint(out, w.clock_max_error_ns.map_or(0, |n| n.saturating_add(1)));
+    put_str(out, &w.host);
+}
+
+pub(crate) fn decode_worker(p: &[u8]) -> Option<loadlab_core::WorkerInfo> {
+    let mut pos = 0;
+    let mut g = || get_varint(p, &mut pos);
+    let (index, count) = (g()?, g()?);
+    let (start_at_unix_ns, began_unix_ns, resolution_ns) = (g()?, g()?, g()?);
+    let total = g()?;
+    let err = g()?;
+    let host = get_str(p, &mut pos)?.to_string();
+    Some(loadlab_core::WorkerInfo {
+        index,
+        count,
+        start_at_unix_ns,
+        began_unix_ns,
+        resolution_ns,
+        scheduled_total: total.checked_sub(1),
+        clock_max_error_ns: err.checked_sub(1),
+        host,
+    })
 }
 
 /// Largest payload a reader accepts; anything bigger is corruption.

@@ -9,8 +9,9 @@ use loadlab_core::{AttackInfo, Sample, SeriesKind};
 
 use super::{
     DeltaState, HEADER_LEN, MAGIC, MAX_PAYLOAD, VERSION, crc8, decode_metric, decode_sample,
-    decode_series, get_str as read_str, get_varint, kind,
+    decode_series, decode_worker, get_str as read_str, get_varint, kind,
 };
+use crate::distributed::WorkerSegment;
 use crate::error::ReadError;
 use crate::record::{ErrorTexts, Item, MetricRecord, Record, SeriesDef};
 
@@ -52,6 +53,10 @@ pub struct ResultsReader<R: Read> {
     metrics: u64,
     warnings: Vec<String>,
     unsent: Vec<(Arc<str>, u64)>,
+    /// The worker records of the segments read so far, with what each
+    /// segment holds; `cur_worker` indexes the current segment's.
+    workers: Vec<WorkerSegment>,
+    cur_worker: Option<usize>,
     done: bool,
     texts: ErrorTexts,
 }
@@ -90,6 +95,8 @@ impl<R: Read> ResultsReader<R> {
             metrics: 0,
             warnings: Vec::new(),
             unsent: Vec::new(),
+            workers: Vec::new(),
+            cur_worker: None,
             done: false,
             texts: ErrorTexts::default(),
         };
@@ -115,6 +122,13 @@ impl<R: Read> ResultsReader<R> {
     /// Complete once the iterator is exhausted.
     pub fn unsent(&self) -> &[(Arc<str>, u64)] {
         &self.unsent
+    }
+
+    /// The worker records (`-segment`, `-start-at`) of the attacks read so
+    /// far, each with the samples and unsent count its attack holds.
+    /// Complete once the iterator is exhausted.
+    pub fn workers(&self) -> &[WorkerSegment] {
+        &self.workers
     }
 
     /// The settings of the attack (segment) being read: its name, start,
@@ -197,6 +211,7 @@ impl<R: Read> ResultsReader<R> {
         self.texts.reset(AttackInfo::default());
         self.state = DeltaState::default();
         self.segment_samples = 0;
+        self.cur_worker = None;
         Ok(())
     }
 
@@ -287,6 +302,9 @@ impl<R: Read> ResultsReader<R> {
                 };
                 self.segment_samples += 1;
                 self.total += 1;
+                if let Some(i) = self.cur_worker {
+                    self.workers[i].samples += 1;
+                }
                 return Ok(Step::Record(self.make_record(sample)));
             }
             kind::BEGIN => {
@@ -407,6 +425,9 @@ impl<R: Read> ResultsReader<R> {
                 }
                 // Only another file header (a concatenated file) may follow.
                 self.in_segment = false;
+                if let Some(i) = self.cur_worker.take() {
+                    self.workers[i].ended = true;
+                }
             }
             kind::UNSENT => {
                 let mut q = 0;
@@ -414,6 +435,24 @@ impl<R: Read> ResultsReader<R> {
                 if n > 0 {
                     self.unsent.push((self.attack.clone(), n));
                 }
+                if let Some(i) = self.cur_worker {
+                    self.workers[i].unsent = n;
+                }
+            }
+            kind::WORKER => {
+                let Some(info) = decode_worker(payload) else {
+                    return Err(self.bad("bad worker record"));
+                };
+                self.workers.push(WorkerSegment {
+                    file: self.name.clone(),
+                    attack: self.attack.clone(),
+                    start_unix_ns: self.start_unix_ns,
+                    info,
+                    samples: 0,
+                    unsent: 0,
+                    ended: false,
+                });
+                self.cur_worker = Some(self.workers.len() - 1);
             }
             _ => {} // a record type from a later version: skipped by design
         }

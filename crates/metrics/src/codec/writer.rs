@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink, TargetInfo};
 
 use super::{
-    DeltaState, MAGIC, VERSION, crc8, encode_metric, encode_sample, encode_series, kind, put_str,
+    DeltaState, MAGIC, VERSION, crc8, encode_metric, encode_worker, encode_sample, encode_series, kind, put_str,
     put_varint,
 };
 
@@ -143,6 +143,11 @@ impl<W: Write + Send> ResultsWriter<W> {
         }
         put_varint(&mut self.payload, info.max_headers_size);
         self.frame(kind::BEGIN);
+        if let Some(w) = &info.worker {
+            self.payload.clear();
+            encode_worker(&mut self.payload, w);
+            self.frame(kind::WORKER);
+        }
         self.state = DeltaState::default();
         self.next_flush_ns = 0;
         self.began = true;
