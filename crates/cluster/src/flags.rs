@@ -44,9 +44,7 @@ pub struct PreparedFlags {
 /// One flag as typed: its long name, its value if it has one here, and
 /// whether the value was the next token.
 fn split_flag(tok: &str) -> Option<(&str, Option<&str>)> {
-    let body = tok
-        .strip_prefix("--")
-        .or_else(|| tok.strip_prefix('-'))?;
+    let body = tok.strip_prefix("--").or_else(|| tok.strip_prefix('-'))?;
     if body.is_empty() {
         return None;
     }
@@ -86,12 +84,12 @@ const RENDERER_FLAGS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Rewrites `raw` (the attack's flags, as typed) for a worker. `stdin` holds
-/// the targets when no `-targets=FILE` names them. Relative paths, as in
-/// `attack`, are relative to the current directory.
+/// Rewrites `raw` (the attack's flags, as typed) for a worker. `stdin` gives
+/// the targets when no `-targets=FILE` names them (called only then).
+/// Relative paths, as in `attack`, are relative to the current directory.
 pub fn prepare_attack_flags(
     raw: &[String],
-    stdin: Option<Vec<u8>>,
+    stdin: impl FnOnce() -> Option<Vec<u8>>,
 ) -> Result<PreparedFlags, RenderError> {
     let mut out = PreparedFlags::default();
     let mut targets: Option<String> = None;
@@ -105,7 +103,9 @@ pub fn prepare_attack_flags(
             continue;
         };
         if let Some((_, why)) = RENDERER_FLAGS.iter().find(|(n, _)| *n == name) {
-            return Err(RenderError::Flag(format!("-{name}: not for k8s render: {why}")));
+            return Err(RenderError::Flag(format!(
+                "-{name}: not for k8s render: {why}"
+            )));
         }
         if name == "format" {
             let v = inline.or_else(|| raw.get(i).map(String::as_str));
@@ -164,7 +164,7 @@ pub fn prepare_attack_flags(
 
     let (text, source) = match targets.as_deref() {
         None | Some("stdin") | Some("-") => (
-            stdin.ok_or_else(|| {
+            stdin().ok_or_else(|| {
                 RenderError::Flag(
                     "k8s render needs the targets: -targets=FILE, or pipe them in".into(),
                 )
@@ -216,9 +216,8 @@ fn rewrite_http_targets(
     source: &str,
     out: &mut PreparedFlags,
 ) -> Result<Vec<u8>, RenderError> {
-    let text = std::str::from_utf8(text).map_err(|e| {
-        RenderError::Flag(format!("targets from {source} are not UTF-8 text: {e}"))
-    })?;
+    let text = std::str::from_utf8(text)
+        .map_err(|e| RenderError::Flag(format!("targets from {source} are not UTF-8 text: {e}")))?;
     let mut bodies: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut rewritten = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -284,10 +283,9 @@ mod tests {
 
     #[test]
     fn targets_from_stdin_become_a_config_map_entry() {
-        let p = prepare_attack_flags(
-            &s(&["-rate=100", "--duration", "10s"]),
-            Some(b"GET http://127.0.0.1:1/\n".to_vec()),
-        )
+        let p = prepare_attack_flags(&s(&["-rate=100", "--duration", "10s"]), || {
+            Some(b"GET http://127.0.0.1:1/\n".to_vec())
+        })
         .unwrap();
         assert_eq!(
             p.args,
@@ -303,8 +301,14 @@ mod tests {
 
     #[test]
     fn renderer_flags_are_refused_with_the_reason() {
-        for f in ["-output=x", "--segment=0/2", "-start-at=1", "-key", "-cert=c"] {
-            let e = prepare_attack_flags(&s(&[f]), Some(Vec::new())).unwrap_err();
+        for f in [
+            "-output=x",
+            "--segment=0/2",
+            "-start-at=1",
+            "-key",
+            "-cert=c",
+        ] {
+            let e = prepare_attack_flags(&s(&[f]), || Some(Vec::new())).unwrap_err();
             assert!(e.to_string().contains("not for k8s render"), "{e}");
         }
     }
@@ -324,8 +328,13 @@ mod tests {
         )
         .unwrap();
         let p = prepare_attack_flags(
-            &s(&["-targets", t.to_str().unwrap(), "-body", b.to_str().unwrap()]),
-            None,
+            &s(&[
+                "-targets",
+                t.to_str().unwrap(),
+                "-body",
+                b.to_str().unwrap(),
+            ]),
+            || None,
         )
         .unwrap();
         assert_eq!(
@@ -341,23 +350,25 @@ mod tests {
     fn credential_headers_are_warned_about() {
         let p = prepare_attack_flags(
             &s(&["-H", "Authorization: Bearer x", "-header=X-Trace: 1"]),
-            Some(b"GET http://h/\nCookie: a=b\n".to_vec()),
+            || Some(b"GET http://h/\nCookie: a=b\n".to_vec()),
         )
         .unwrap();
         assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);
-        let p = prepare_attack_flags(
-            &s(&["-header=Authorization: $(TOKEN)"]),
-            Some(b"GET http://h/\n".to_vec()),
-        )
+        let p = prepare_attack_flags(&s(&["-header=Authorization: $(TOKEN)"]), || {
+            Some(b"GET http://h/\n".to_vec())
+        })
         .unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     #[test]
     fn missing_files_name_the_flag_and_path() {
-        let e = prepare_attack_flags(&s(&["-targets=/nonexistent/t"]), None).unwrap_err();
-        assert!(e.to_string().contains("-targets file /nonexistent/t"), "{e}");
-        let e = prepare_attack_flags(&s(&[]), None).unwrap_err();
+        let e = prepare_attack_flags(&s(&["-targets=/nonexistent/t"]), || None).unwrap_err();
+        assert!(
+            e.to_string().contains("-targets file /nonexistent/t"),
+            "{e}"
+        );
+        let e = prepare_attack_flags(&s(&[]), || None).unwrap_err();
         assert!(e.to_string().contains("needs the targets"), "{e}");
     }
 }

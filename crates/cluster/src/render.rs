@@ -90,10 +90,9 @@ impl Results {
     /// so that no worker needs a folder made first.
     pub fn worker_output(&self, name: &str) -> String {
         match self {
-            Results::S3 { .. } => format!(
-                "{}worker-$(JOB_COMPLETION_INDEX).bin",
-                self.location(name)
-            ),
+            Results::S3 { .. } => {
+                format!("{}worker-$(JOB_COMPLETION_INDEX).bin", self.location(name))
+            }
             Results::Pvc { .. } => {
                 format!("{RESULTS_DIR}/{name}-worker-$(JOB_COMPLETION_INDEX).bin")
             }

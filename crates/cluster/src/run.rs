@@ -36,7 +36,10 @@ pub enum ClusterError {
 }
 
 fn one_line(s: impl std::fmt::Display) -> String {
-    s.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    s.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A connection to the cluster and the namespace to work in.
@@ -79,7 +82,9 @@ impl Cluster {
         let name = cm.metadata.name.clone().unwrap_or_default();
         cms.patch(&name, &pp, &Patch::Apply(&cm))
             .await
-            .map_err(|e| ClusterError::Api(one_line(format!("cannot apply ConfigMap {name}: {e}"))))?;
+            .map_err(|e| {
+                ClusterError::Api(one_line(format!("cannot apply ConfigMap {name}: {e}")))
+            })?;
         let jobs: Api<Job> = Api::namespaced(self.client.clone(), &self.namespace);
         let mut job = m.job.clone();
         job.metadata.namespace = Some(self.namespace.clone());
@@ -112,9 +117,11 @@ impl Cluster {
             let status = job.status.unwrap_or_default();
             let done_indexes = parse_indexes(status.completed_indexes.as_deref().unwrap_or(""));
             let failed_indexes = parse_indexes(status.failed_indexes.as_deref().unwrap_or(""));
-            let finished = status.conditions.iter().flatten().any(|c| {
-                c.status == "True" && (c.type_ == "Complete" || c.type_ == "Failed")
-            });
+            let finished = status
+                .conditions
+                .iter()
+                .flatten()
+                .any(|c| c.status == "True" && (c.type_ == "Complete" || c.type_ == "Failed"));
             let list = pods
                 .list(&ListParams::default().labels(&format!("{INSTANCE_LABEL}={name}")))
                 .await
