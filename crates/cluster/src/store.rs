@@ -116,8 +116,31 @@ fn redact(text: &str) -> String {
 fn remote(what: impl Into<String>, e: impl std::fmt::Display) -> StoreError {
     StoreError::Remote {
         what: what.into(),
-        err: redact(&e.to_string()),
+        err: one_line(&redact(&e.to_string())),
     }
+}
+
+/// Errors are one line: an S3 error document (`<Error><Code>…`) is cut down
+/// to its code and message, whitespace runs to one space.
+fn one_line(text: &str) -> String {
+    let tag = |name: &str| -> Option<&str> {
+        let open = format!("<{name}>");
+        let start = text.find(&open)? + open.len();
+        let len = text[start..].find(&format!("</{name}>"))?;
+        Some(&text[start..start + len])
+    };
+    let t = match (
+        text.find("<?xml").or_else(|| text.find("<Error>")),
+        tag("Code"),
+    ) {
+        (Some(at), Some(code)) => format!(
+            "{}{code}: {}",
+            text[..at].trim_end().trim_end_matches(':').to_string() + ": ",
+            tag("Message").unwrap_or("")
+        ),
+        _ => text.to_string(),
+    };
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Uploads the local file `from` to `to`, in 8 MiB parts; returns its size.
@@ -160,7 +183,7 @@ pub async fn list(prefix: &S3Url) -> Result<Vec<(String, u64)>, StoreError> {
         let m = m.map_err(|e| remote(format!("cannot list {prefix}"), e))?;
         out.push((m.location.to_string(), m.size));
     }
-    out.sort_by(|a, b| natural_key(&a.0).cmp(&natural_key(&b.0)));
+    out.sort_by_cached_key(|a| natural_key(&a.0));
     Ok(out)
 }
 
@@ -268,6 +291,16 @@ mod tests {
         let u = S3Url::parse("s3://b").unwrap().unwrap();
         assert_eq!(u.key, "");
         assert!(S3Url::parse("s3:///k").unwrap().is_err());
+    }
+
+    #[test]
+    fn s3_error_documents_become_one_line() {
+        let e = "Error performing PUT http://h/b/k - 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><RequestId>x</RequestId></Error>";
+        assert_eq!(
+            one_line(e),
+            "Error performing PUT http://h/b/k - 404 Not Found: NoSuchBucket: The specified bucket does not exist"
+        );
+        assert_eq!(one_line("a\n  b"), "a b");
     }
 
     #[test]
