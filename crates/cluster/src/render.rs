@@ -338,6 +338,8 @@ impl RenderSpec {
         };
         let pod = PodSpec {
             restart_policy: Some("Never".into()),
+            // Workers never talk to the API server.
+            automount_service_account_token: Some(false),
             // SIGTERM ends the attack; the results are then closed and
             // uploaded, which needs some seconds.
             termination_grace_period_seconds: Some(60),

@@ -250,6 +250,7 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         }
         Results::S3 { .. } => {
             let location = spec.results.location(&spec.name);
+            warn_missing_workers(&location, spec.workers)?;
             super::report::run(super::report::ReportArgs {
                 kind: "text".into(),
                 buckets: None,
@@ -259,5 +260,55 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
                 files: vec![location],
             })
         }
+    }
+}
+
+/// Names the workers that uploaded nothing: their shares are missing from
+/// the merged report (never silently: one line each on stderr).
+fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
+    use loadlab_cluster::store::{self, S3Url};
+    let Some(Ok(url)) = S3Url::parse(location) else {
+        return Ok(());
+    };
+    let listed = store::block_on(store::list(&url))
+        .map_err(|e| CliError::network(e))?
+        .map_err(|e| CliError::network(e))?;
+    let missing = missing_workers(listed.iter().map(|(k, _)| k.as_str()), workers);
+    for i in &missing {
+        eprintln!(
+            "loadlab: worker {i} uploaded no results (worker-{i}.bin missing under {location}): its share of the schedule is missing from the report"
+        );
+    }
+    if missing.len() == workers as usize {
+        return Err(CliError::network(format!(
+            "no worker uploaded results to {location}"
+        )));
+    }
+    Ok(())
+}
+
+/// The indexes in 0..workers with no `…/worker-I.bin` among `keys`.
+fn missing_workers<'a>(keys: impl Iterator<Item = &'a str>, workers: u32) -> Vec<u32> {
+    let present: std::collections::BTreeSet<u32> = keys
+        .filter_map(|k| {
+            k.rsplit('/')
+                .next()?
+                .strip_prefix("worker-")?
+                .strip_suffix(".bin")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    (0..workers).filter(|i| !present.contains(i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_without_a_file_are_named() {
+        let keys = ["runs/j/worker-0.bin", "runs/j/worker-2.bin", "runs/j/other"];
+        assert_eq!(missing_workers(keys.into_iter(), 4), vec![1, 3]);
     }
 }
