@@ -276,3 +276,45 @@ fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+#[test]
+fn k8s_gather_names_the_worker_that_uploaded_nothing_and_merges_the_rest() {
+    let moto = Moto::start();
+    moto.bucket("results");
+    let o = origin();
+    // Workers 0 and 2 of 3 uploaded; worker 1 died before it could.
+    for w in [0, 2] {
+        let out = run(
+            moto.loadlab(&[
+                "attack",
+                "-rate=40",
+                "-duration=500ms",
+                &format!("-output=s3://results/runs/job7/worker-{w}.bin"),
+            ]),
+            &format!("GET {}/\n", o.url()),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let out = run(
+        moto.loadlab(&[
+            "k8s",
+            "gather",
+            "--workers=3",
+            "--name=job7",
+            "--results=s3://results/runs",
+            "--type=json",
+        ]),
+        "",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("worker 1 uploaded no results") && err.contains("missing"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("worker 0") && !err.contains("worker 2"),
+        "{err}"
+    );
+    assert_eq!(requests(&out.stdout), 40);
+}

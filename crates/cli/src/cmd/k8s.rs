@@ -25,6 +25,25 @@ pub enum K8sCommand {
     /// Apply the manifests through the Kubernetes API, follow the pods,
     /// gather the results from S3, merge and report (untested against a real cluster)
     Run(RenderArgs),
+    /// After `render | kubectl apply`: name the workers that uploaded nothing,
+    /// then merge and report the others' results from S3
+    Gather(GatherArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GatherArgs {
+    /// Number of workers the Job had
+    #[arg(long)]
+    pub workers: u32,
+    /// The Job's name
+    #[arg(long)]
+    pub name: String,
+    /// The --results given to render: s3://BUCKET/PREFIX
+    #[arg(long)]
+    pub results: String,
+    /// Report type, as `loadlab report -type`
+    #[arg(long = "type", default_value = "text")]
+    pub kind: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,6 +111,24 @@ pub fn run(a: K8sArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("cannot write the manifests: {e}")))
         }
         K8sCommand::Run(r) => run_job(&r),
+        K8sCommand::Gather(g) => {
+            let results = Results::parse(&g.results).map_err(render_error)?;
+            if let Results::Pvc { .. } = results {
+                return Err(CliError::usage(
+                    "k8s gather reads s3://BUCKET/PREFIX; for pvc: copy the files out and run loadlab report on them",
+                ));
+            }
+            let location = results.location(&g.name);
+            warn_missing_workers(&location, g.workers)?;
+            super::report::run(super::report::ReportArgs {
+                kind: g.kind,
+                buckets: None,
+                every: None,
+                by: None,
+                output: "stdout".into(),
+                files: vec![location],
+            })
+        }
     }
 }
 
