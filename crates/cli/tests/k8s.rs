@@ -368,6 +368,22 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
             "/nonexistent/targets.txt",
         ),
     ];
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "-rate=10",
+        ],
+        t,
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("loadlab: -rate is an attack flag: put the attack's flags after `--`"),
+        "{err}"
+    );
     for (args, code, needle) in cases {
         let out = run(args, t);
         let err = text(&out.stderr);

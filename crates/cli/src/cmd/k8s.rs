@@ -138,6 +138,36 @@ fn unix_ns_now() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
+/// `loadlab k8s render --workers 2 -rate=10`: an unknown flag of `k8s`
+/// that is an attack flag belongs after `--`; say so rather than suggest
+/// the nearest k8s flag.
+pub fn attack_flag_before_dashes(
+    e: &clap::Error,
+    original: &[std::ffi::OsString],
+) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument
+        || original.get(1).and_then(|a| a.to_str()) != Some("k8s")
+    {
+        return None;
+    }
+    let sub = original.get(2).and_then(|a| a.to_str()).unwrap_or("render");
+    let Some(ContextValue::String(bad)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = bad.trim_start_matches('-').split('=').next().unwrap_or("");
+    let is_attack_flag = <AttackOnly as clap::CommandFactory>::command()
+        .get_arguments()
+        .any(|a| {
+            a.get_long() == Some(name) || (name.len() == 1 && a.get_short() == name.chars().next())
+        });
+    is_attack_flag.then(|| {
+        format!(
+            "loadlab: -{name} is an attack flag: put the attack's flags after `--`, e.g. loadlab k8s {sub} --workers 4 --results s3://BUCKET/PREFIX -- -rate=4000 -duration=60s -targets=targets.txt; see 'loadlab k8s {sub} --help'"
+        )
+    })
+}
+
 /// `--start-at`: RFC 3339 or Unix seconds.
 fn parse_start(s: &str) -> Result<i128, CliError> {
     if let Ok(secs) = s.trim().parse::<i64>() {
