@@ -481,6 +481,59 @@ fn k8s_run_without_a_cluster_says_so_in_one_line_with_its_own_exit_code() {
     assert!(out.stdout.is_empty());
 }
 
+#[test]
+fn k8s_run_with_an_unreachable_api_server_says_so_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let kubeconfig = home.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:{port}\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: tok-0123456789-secret\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n    namespace: loadtest\ncurrent-context: x\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "k8s",
+        "run",
+        "--workers=2",
+        "--results=s3://b/p",
+        "--",
+        "-rate=10",
+        "-duration=1s",
+    ])
+    .env("KUBECONFIG", &kubeconfig)
+    .env("HOME", home.path())
+    .env_remove("KUBERNETES_SERVICE_HOST")
+    .env_remove("KUBERNETES_SERVICE_PORT")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"GET http://127.0.0.1:1/\n")
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(60));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: Kubernetes API: cannot apply ConfigMap loadlab-"),
+        "{err}"
+    );
+    assert!(!err.contains("tok-0123456789-secret"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
 /// The Job's worker command lines, run here: the ConfigMap's files in a
 /// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
 /// index, the results volume a folder; then `report` merges the files.
