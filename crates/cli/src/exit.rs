@@ -13,6 +13,9 @@ pub const BAD_INPUT: i32 = 3;
 pub const IO: i32 = 4;
 /// The network: cannot bind, cannot reach what must be reached.
 pub const NETWORK: i32 = 5;
+/// Kubernetes: no kubeconfig and not in a cluster, the API refused or
+/// could not be reached, or the Job did not finish in time (`loadlab k8s run`).
+pub const CLUSTER: i32 = 6;
 /// A study stopped by Ctrl-C or SIGTERM before its last step (128 + SIGINT);
 /// `loadlab study --resume` continues it.
 pub const INTERRUPTED: i32 = 130;

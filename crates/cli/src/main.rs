@@ -52,6 +52,8 @@ enum Command {
     Compare(cmd::compare::CompareArgs),
     /// A two-minute self-contained study: in-process origin, two routes, report.
     Demo(cmd::demo::DemoArgs),
+    /// Run one attack as N worker pods of a Kubernetes Indexed Job: `k8s render`, `k8s run`.
+    K8s(cmd::k8s::K8sArgs),
 }
 
 fn main() {
@@ -94,6 +96,7 @@ fn main() {
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::K8s(a) => cmd::k8s::run(a),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

@@ -14,6 +14,9 @@ pub fn one_line(e: &clap::Error, original: &[OsString]) -> String {
     if let Some(s) = url_as_argument(e, original) {
         return s;
     }
+    if let Some(s) = crate::cmd::k8s::attack_flag_before_dashes(e, original) {
+        return s;
+    }
     let rendered = e.render().to_string();
     let mut message = Vec::new();
     let mut tips = Vec::new();

@@ -20,6 +20,9 @@ enum Output {
     /// stdout is a terminal and no `-output` was given: keep results in a
     /// temporary file and print the text report at the end instead of binary.
     ReportOnTerminal(tempfile::NamedTempFile),
+    /// `-output=s3://bucket/key`: results go to a local temporary file,
+    /// uploaded when the attack ends (also after Ctrl-C or SIGTERM).
+    S3(loadlab_cluster::store::S3Url, tempfile::NamedTempFile),
 }
 
 pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
@@ -223,6 +226,18 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         } else {
             Output::Stdout
         }
+    } else if let Some(url) = loadlab_cluster::store::S3Url::parse(&a.output) {
+        let url = url.map_err(|e| CliError::usage(format!("-output: {e}")))?;
+        if url.key.is_empty() || url.key.ends_with('/') {
+            return Err(CliError::usage(format!(
+                "-output={url}: names a prefix, not an object; expected s3://BUCKET/KEY"
+            )));
+        }
+        Output::S3(
+            url,
+            tempfile::NamedTempFile::new()
+                .map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?,
+        )
     } else {
         Output::File(a.output.clone())
     };
@@ -232,7 +247,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
             File::create(path)
                 .map_err(|e| CliError::io(format!("cannot write -output file {path}: {e}")))?,
         ),
-        Output::ReportOnTerminal(tmp) => Box::new(
+        Output::ReportOnTerminal(tmp) | Output::S3(_, tmp) => Box::new(
             tmp.reopen()
                 .map_err(|e| CliError::io(format!("cannot write a temporary file: {e}")))?,
         ),
@@ -282,6 +297,9 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     if let Some(line) = tally.summary_line(summary.unsent) {
         eprintln!("loadlab: {line}");
     }
+    if let Output::S3(url, tmp) = &output {
+        upload(url, tmp)?;
+    }
     if let Output::ReportOnTerminal(tmp) = output {
         eprintln!(
             "loadlab: stdout is a terminal, so here is the text report (use -output=FILE or a pipe to keep results)"
@@ -289,6 +307,33 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+/// Uploads the results; when that fails the local file is kept and named.
+fn upload(
+    url: &loadlab_cluster::store::S3Url,
+    tmp: &tempfile::NamedTempFile,
+) -> Result<(), CliError> {
+    let res =
+        loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(tmp.path(), url))
+            .map_err(|e| CliError::internal(e.to_string()))?;
+    match res {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let kept =
+                std::env::temp_dir().join(format!("loadlab-results-{}.bin", std::process::id()));
+            let where_ = match std::fs::copy(tmp.path(), &kept) {
+                Ok(_) => format!("the results are kept in {}", kept.display()),
+                Err(_) => "the results could not be kept".to_string(),
+            };
+            let code = if e.is_local() {
+                crate::exit::IO
+            } else {
+                crate::exit::NETWORK
+            };
+            Err(CliError::new(code, format!("{e}; {where_}")))
+        }
+    }
 }
 
 /// What went wrong, counted for the one-line summary on stderr.
@@ -434,8 +479,20 @@ fn run_attack<S: Sink + 'static>(
         }
     }
     rt.block_on(async move {
+        // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the
+        // attack ends and its results are closed, and uploaded.
         let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async {
+                    match term.as_mut() {
+                        Some(t) => { t.recv().await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => {}
+            }
         };
         loadlab_engine::attack_with_live(cfg, targets, sink, shutdown, live).await
     })

@@ -31,7 +31,8 @@ pub struct ReportArgs {
     /// Output file
     #[arg(long, default_value = "stdout")]
     pub output: String,
-    /// Results files (loadlab, vegeta gob, JSON or CSV; mixed formats are merged) [default: stdin]
+    /// Results files (loadlab, vegeta gob, JSON or CSV; mixed formats are merged) [default: stdin];
+    /// s3://BUCKET/KEY reads an object, s3://BUCKET/PREFIX/ every object under it
     pub files: Vec<String>,
 }
 
@@ -144,6 +145,8 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
     } else {
         a.files.clone()
     };
+    // Objects in S3 are read from local copies, kept until the report is done.
+    let (inputs, _downloads) = fetch_s3(inputs)?;
     if inputs.iter().any(|f| f == "stdin" || f == "-") && std::io::stdin().is_terminal() {
         eprintln!(
             "loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)"
@@ -207,6 +210,37 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
     );
     write_out(&mut out, &format!("{clear}{text}"))
+}
+
+/// Replaces every `s3://` input by local copies of the object(s) it names.
+fn fetch_s3(inputs: Vec<String>) -> Result<(Vec<String>, Option<tempfile::TempDir>), CliError> {
+    use loadlab_cluster::store::{self, S3Url, StoreError};
+    if !inputs.iter().any(|i| i.starts_with("s3://")) {
+        return Ok((inputs, None));
+    }
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
+    let mut out = Vec::new();
+    for (n, input) in inputs.into_iter().enumerate() {
+        let Some(url) = S3Url::parse(&input) else {
+            out.push(input);
+            continue;
+        };
+        let err = |e: StoreError| match e {
+            StoreError::Url(_) => CliError::usage(e),
+            StoreError::Local { .. } => CliError::io(e),
+            _ => CliError::network(e),
+        };
+        let url = url.map_err(err)?;
+        let sub = dir.path().join(n.to_string());
+        std::fs::create_dir(&sub)
+            .map_err(|e| CliError::io(format!("cannot create {}: {e}", sub.display())))?;
+        let files = store::block_on(store::download(&url, &sub))
+            .map_err(err)?
+            .map_err(err)?;
+        out.extend(files.into_iter().map(|(p, _)| p.display().to_string()));
+    }
+    Ok((out, Some(dir)))
 }
 
 /// Erase the screen and move the cursor home (vegeta's `-every` prefix).

@@ -1,0 +1,27 @@
+# loadlab's container image: the `loadlab` binary on a slim Debian.
+# Build:   docker build -t REGISTRY/loadlab:0.1.0 .
+# The image is not published from this repository; build and push it to a
+# registry your cluster pulls from, then `loadlab k8s render --image …`.
+# See docs/distributed.md ("Kubernetes").
+
+# --- build: the toolchain the workspace pins (rust-version 1.95) ---
+FROM rust:1.95-trixie AS build
+WORKDIR /src
+COPY . .
+# --locked: the versions of Cargo.lock, as CI builds them.
+RUN cargo build --release --locked -p loadlab \
+ && cp target/release/loadlab /usr/local/bin/loadlab
+
+# --- runtime: the binary, CA certificates (S3 over https), no shell tools needed ---
+FROM debian:trixie-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/local/bin/loadlab /usr/local/bin/loadlab
+# An unprivileged user; the worker writes only to its temporary folder
+# (results before their upload) and to a mounted results volume.
+RUN useradd --uid 10001 --user-group --no-create-home loadlab
+USER 10001:10001
+WORKDIR /tmp
+# The Job's pods run `loadlab attack …` (command + args in the manifest).
+CMD ["loadlab", "--help"]

@@ -1,0 +1,381 @@
+//! `loadlab k8s render|run`: one attack split over N worker pods of a
+//! Kubernetes Indexed Job. See docs/distributed.md.
+
+use std::io::{IsTerminal, Read, Write};
+use std::time::{Duration, SystemTime};
+
+use clap::Parser;
+use loadlab_cluster::render::{Manifests, RenderError, RenderSpec, Results};
+use loadlab_cluster::run::ClusterError;
+
+use crate::exit::{self, CliError};
+use crate::flags;
+
+#[derive(Debug, clap::Args)]
+pub struct K8sArgs {
+    #[command(subcommand)]
+    pub command: K8sCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum K8sCommand {
+    /// Write the manifests (a ConfigMap and an Indexed Job) to stdout:
+    /// `loadlab k8s render --workers 4 --results s3://b/runs -- -rate=4000 -duration=60s -targets=t.txt`
+    Render(RenderArgs),
+    /// Apply the manifests through the Kubernetes API, follow the pods,
+    /// gather the results from S3, merge and report (untested against a real cluster)
+    Run(RenderArgs),
+    /// After `render | kubectl apply`: name the workers that uploaded nothing,
+    /// then merge and report the others' results from S3
+    Gather(GatherArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GatherArgs {
+    /// Number of workers the Job had
+    #[arg(long)]
+    pub workers: u32,
+    /// The Job's name
+    #[arg(long)]
+    pub name: String,
+    /// The --results given to render: s3://BUCKET/PREFIX
+    #[arg(long)]
+    pub results: String,
+    /// Report type, as `loadlab report -type`
+    #[arg(long = "type", default_value = "text")]
+    pub kind: String,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// Number of worker pods; each sends 1/N of the schedule (-rate etc. describe the whole test)
+    #[arg(long)]
+    pub workers: u32,
+    /// Container image with loadlab in it (see the Dockerfile)
+    #[arg(long, default_value = concat!("loadlab:", env!("CARGO_PKG_VERSION")))]
+    pub image: String,
+    /// Namespace of the objects [default: the kubeconfig context's]
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Name of the Job (the ConfigMap is NAME-input) [default: loadlab-UNIXTIME]
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Where the workers' results go: s3://BUCKET/PREFIX (files PREFIX/NAME/worker-I.bin)
+    /// or pvc:CLAIM (a ReadWriteMany claim, files NAME-worker-I.bin)
+    #[arg(long)]
+    pub results: Option<String>,
+    /// Secret whose keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, ...) become
+    /// the workers' environment for S3 (optional: workload identity works without it)
+    #[arg(long, default_value = "loadlab-s3")]
+    pub s3_secret: String,
+    /// S3-compatible endpoint for the workers (AWS_ENDPOINT_URL), e.g. http://minio.storage:9000
+    #[arg(long)]
+    pub s3_endpoint: Option<String>,
+    /// A Secret whose keys become env vars, for $(VAR) in the attack flags,
+    /// e.g. -header='Authorization: $(TOKEN)' (repeatable)
+    #[arg(long, action = clap::ArgAction::Append)]
+    pub secret_env: Vec<String>,
+    /// Start instant of every worker: RFC 3339 or Unix seconds [default: now + --start-delay]
+    #[arg(long, conflicts_with = "start_delay")]
+    pub start_at: Option<String>,
+    /// Time from now to the start, for the pods to be scheduled and pull the image
+    #[arg(long, default_value = "30s", value_parser = flags::duration)]
+    pub start_delay: Duration,
+    /// CPU request and limit of each worker (the attack runs on one core)
+    #[arg(long, default_value = "1")]
+    pub cpu: String,
+    /// Memory request and limit of each worker
+    #[arg(long, default_value = "256Mi")]
+    pub memory: String,
+    /// The attack's flags, after `--` (as for `loadlab attack`)
+    #[arg(last = true, allow_hyphen_values = true, value_name = "ATTACK-FLAGS")]
+    pub attack: Vec<String>,
+}
+
+/// `loadlab attack`'s flags alone, to check them as `attack` would.
+#[derive(Debug, Parser)]
+#[command(name = "attack", args_override_self = true)]
+struct AttackOnly {
+    #[command(flatten)]
+    args: super::attack::AttackArgs,
+}
+
+pub fn run(a: K8sArgs) -> Result<(), CliError> {
+    match a.command {
+        K8sCommand::Render(r) => {
+            let (_, manifests) = build(&r)?;
+            let yaml = manifests.to_yaml().map_err(render_error)?;
+            let mut out = std::io::stdout();
+            out.write_all(yaml.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| CliError::io(format!("cannot write the manifests: {e}")))
+        }
+        K8sCommand::Run(r) => run_job(&r),
+        K8sCommand::Gather(g) => {
+            let results = Results::parse(&g.results).map_err(render_error)?;
+            if let Results::Pvc { .. } = results {
+                return Err(CliError::usage(
+                    "k8s gather reads s3://BUCKET/PREFIX; for pvc: copy the files out and run loadlab report on them",
+                ));
+            }
+            let location = results.location(&g.name);
+            warn_missing_workers(&location, g.workers)?;
+            super::report::run(super::report::ReportArgs {
+                kind: g.kind,
+                buckets: None,
+                every: None,
+                by: None,
+                output: "stdout".into(),
+                files: vec![location],
+            })
+        }
+    }
+}
+
+fn unix_ns_now() -> i128 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// `loadlab k8s render --workers 2 -rate=10`: an unknown flag of `k8s`
+/// that is an attack flag belongs after `--`; say so rather than suggest
+/// the nearest k8s flag.
+pub fn attack_flag_before_dashes(
+    e: &clap::Error,
+    original: &[std::ffi::OsString],
+) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument
+        || original.get(1).and_then(|a| a.to_str()) != Some("k8s")
+    {
+        return None;
+    }
+    let sub = original.get(2).and_then(|a| a.to_str()).unwrap_or("render");
+    let Some(ContextValue::String(bad)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = bad.trim_start_matches('-').split('=').next().unwrap_or("");
+    let is_attack_flag = <AttackOnly as clap::CommandFactory>::command()
+        .get_arguments()
+        .any(|a| {
+            a.get_long() == Some(name) || (name.len() == 1 && a.get_short() == name.chars().next())
+        });
+    is_attack_flag.then(|| {
+        format!(
+            "loadlab: -{name} is an attack flag: put the attack's flags after `--`, e.g. loadlab k8s {sub} --workers 4 --results s3://BUCKET/PREFIX -- -rate=4000 -duration=60s -targets=targets.txt; see 'loadlab k8s {sub} --help'"
+        )
+    })
+}
+
+/// `--start-at`: RFC 3339 or Unix seconds.
+fn parse_start(s: &str) -> Result<i128, CliError> {
+    if let Ok(secs) = s.trim().parse::<i64>() {
+        return Ok(secs as i128 * 1_000_000_000);
+    }
+    loadlab_metrics::timefmt::parse_rfc3339(s.trim()).ok_or_else(|| {
+        CliError::usage(format!(
+            "--start-at {s:?}: expected RFC 3339 (2026-11-23T03:00:00Z) or Unix seconds"
+        ))
+    })
+}
+
+fn render_error(e: RenderError) -> CliError {
+    match e {
+        RenderError::Flag(_) => CliError::usage(e),
+        RenderError::Io { .. } => CliError::io(e),
+        RenderError::TooLarge { .. } => CliError::bad_input(e),
+        RenderError::Yaml(_) => CliError::internal(e),
+    }
+}
+
+/// Checks everything and builds the objects.
+fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
+    // The attack's flags are checked as `attack` checks them.
+    let mut argv: Vec<std::ffi::OsString> = vec!["loadlab".into(), "attack".into()];
+    argv.extend(r.attack.iter().map(Into::into));
+    let mut argv = crate::args::normalize(argv);
+    argv.remove(0);
+    let parsed = AttackOnly::try_parse_from(argv).map_err(|e| {
+        let first = e.to_string();
+        let first = first
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        CliError::usage(format!("in the attack flags after --: {first}"))
+    })?;
+    let attack = parsed.args;
+    let cfg = super::attack::config(&attack)?;
+    let attack_duration = cfg
+        .duration
+        .or_else(|| cfg.pacer.build().planned_duration());
+
+    let results = r.results.as_deref().ok_or_else(|| {
+        CliError::usage("k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' results go")
+    })?;
+    let results = Results::parse(results).map_err(render_error)?;
+    let now = unix_ns_now();
+    let start = match &r.start_at {
+        Some(s) => parse_start(s)?,
+        // Whole seconds, rounded up: readable in the manifests.
+        None => {
+            let t = now + r.start_delay.as_nanos() as i128;
+            (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
+        }
+    };
+    let name = r
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+    let flags = loadlab_cluster::prepare_attack_flags(&r.attack, || {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return None;
+        }
+        let mut buf = Vec::new();
+        stdin.lock().read_to_end(&mut buf).ok()?;
+        Some(buf)
+    })
+    .map_err(render_error)?;
+    for w in &flags.warnings {
+        eprintln!("loadlab: warning: {w}");
+    }
+    let spec = RenderSpec {
+        name,
+        namespace: r.namespace.clone(),
+        image: r.image.clone(),
+        workers: r.workers,
+        start_at_unix_ns: start,
+        results,
+        s3_secret: r.s3_secret.clone(),
+        s3_endpoint: r.s3_endpoint.clone(),
+        secret_env: r.secret_env.clone(),
+        cpu: r.cpu.clone(),
+        memory: r.memory.clone(),
+        attack_duration,
+        now_unix_ns: now,
+        flags,
+    };
+    let manifests = spec.render().map_err(render_error)?;
+    Ok((spec, manifests))
+}
+
+fn cluster_error(e: ClusterError) -> CliError {
+    CliError::new(exit::CLUSTER, e)
+}
+
+/// `k8s run`: render, apply, follow, gather, merge, report.
+fn run_job(r: &RenderArgs) -> Result<(), CliError> {
+    let (spec, manifests) = build(r)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
+    let outcome = rt.block_on(async {
+        let cluster = loadlab_cluster::run::connect(spec.namespace.as_deref())
+            .await
+            .map_err(cluster_error)?;
+        cluster.apply(&manifests).await.map_err(cluster_error)?;
+        eprintln!(
+            "loadlab: applied Job {} ({} workers) in namespace {}; start at {}",
+            spec.name,
+            spec.workers,
+            cluster.namespace,
+            loadlab_metrics::timefmt::rfc3339(spec.start_at_unix_ns)
+        );
+        // Until the start, the attack, and 5 minutes for stragglers.
+        let limit = spec.attack_duration.map(|d| {
+            let wait = ((spec.start_at_unix_ns - spec.now_unix_ns).max(0) as u64)
+                / 1_000_000_000;
+            d + Duration::from_secs(wait + 300)
+        });
+        let follow = cluster.follow(&spec.name, spec.workers, limit, |line| {
+            eprintln!("loadlab: {line}")
+        });
+        tokio::select! {
+            o = follow => o.map_err(cluster_error),
+            _ = tokio::signal::ctrl_c() => Err(CliError::new(
+                exit::INTERRUPTED,
+                format!("interrupted; the Job {} goes on in the cluster: gather its results later with `loadlab report {}`", spec.name, spec.results.location(&spec.name)),
+            )),
+        }
+    })?;
+    for i in &outcome.failed {
+        eprintln!(
+            "loadlab: worker {i} failed: its share of the schedule is missing from the report"
+        );
+    }
+    match &spec.results {
+        Results::Pvc { claim } => {
+            eprintln!(
+                "loadlab: the results are on the claim {claim} as {}-worker-I.bin; copy them out (e.g. kubectl cp from a pod that mounts it) and run loadlab report on them",
+                spec.name
+            );
+            Ok(())
+        }
+        Results::S3 { .. } => {
+            let location = spec.results.location(&spec.name);
+            warn_missing_workers(&location, spec.workers)?;
+            super::report::run(super::report::ReportArgs {
+                kind: "text".into(),
+                buckets: None,
+                every: None,
+                by: None,
+                output: "stdout".into(),
+                files: vec![location],
+            })
+        }
+    }
+}
+
+/// Names the workers that uploaded nothing: their shares are missing from
+/// the merged report (never silently: one line each on stderr).
+fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
+    use loadlab_cluster::store::{self, S3Url};
+    let Some(Ok(url)) = S3Url::parse(location) else {
+        return Ok(());
+    };
+    let listed = store::block_on(store::list(&url))
+        .map_err(|e| CliError::network(e))?
+        .map_err(|e| CliError::network(e))?;
+    let missing = missing_workers(listed.iter().map(|(k, _)| k.as_str()), workers);
+    for i in &missing {
+        eprintln!(
+            "loadlab: worker {i} uploaded no results (worker-{i}.bin missing under {location}): its share of the schedule is missing from the report"
+        );
+    }
+    if missing.len() == workers as usize {
+        return Err(CliError::network(format!(
+            "no worker uploaded results to {location}"
+        )));
+    }
+    Ok(())
+}
+
+/// The indexes in 0..workers with no `…/worker-I.bin` among `keys`.
+fn missing_workers<'a>(keys: impl Iterator<Item = &'a str>, workers: u32) -> Vec<u32> {
+    let present: std::collections::BTreeSet<u32> = keys
+        .filter_map(|k| {
+            k.rsplit('/')
+                .next()?
+                .strip_prefix("worker-")?
+                .strip_suffix(".bin")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    (0..workers).filter(|i| !present.contains(i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_without_a_file_are_named() {
+        let keys = ["runs/j/worker-0.bin", "runs/j/worker-2.bin", "runs/j/other"];
+        assert_eq!(missing_workers(keys.into_iter(), 4), vec![1, 3]);
+    }
+}

@@ -1,0 +1,621 @@
+//! `loadlab k8s render|run`: the manifests read back into k8s-openapi's
+//! typed objects (the Kubernetes API schema as Rust types), the fields that
+//! matter checked one by one, the workers' command lines run here as local
+//! processes, and `k8s run`'s answer when there is no cluster.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::ConfigMap;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_loadlab")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs loadlab with `args` and `env`, feeding `stdin`, bounded in time.
+fn run_env(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn loadlab");
+    let mut si = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = wait_bounded(child, Duration::from_secs(60));
+    writer.join().unwrap();
+    out
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_env(args, &[], stdin)
+}
+
+fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("loadlab did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The YAML documents of a render, each as the typed object and as plain
+/// JSON values (to compare with the typed object serialized again).
+fn documents(yaml: &str) -> (ConfigMap, Job, serde_json::Value, serde_json::Value) {
+    let docs: Vec<&str> = yaml
+        .split("\n---\n")
+        .map(|d| d.trim_start_matches("---\n"))
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    assert_eq!(docs.len(), 2, "a ConfigMap and a Job in:\n{yaml}");
+    let cm_value: serde_json::Value = serde_norway::from_str(docs[0]).unwrap();
+    let job_value: serde_json::Value = serde_norway::from_str(docs[1]).unwrap();
+    let cm: ConfigMap = serde_norway::from_str(docs[0]).expect("the first document is a ConfigMap");
+    let job: Job = serde_norway::from_str(docs[1]).expect("the second document is a Job");
+    (cm, job, cm_value, job_value)
+}
+
+#[test]
+fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, br#"{"hello":"world"}"#).unwrap();
+    let bin_body = dir.path().join("body.bin");
+    std::fs::write(&bin_body, [0u8, 159, 146, 150, 255]).unwrap();
+    let targets = dir.path().join("targets.txt");
+    std::fs::write(
+        &targets,
+        format!(
+            "POST http://10.0.0.1:8080/a\nContent-Type: application/json\n@{}\n\nGET http://10.0.0.1:8080/b\n",
+            body.display()
+        ),
+    )
+    .unwrap();
+    let secret = "s3cr3t-value-never-in-manifests";
+    let out = run_env(
+        &[
+            "k8s",
+            "render",
+            "--workers",
+            "4",
+            "--name",
+            "spike",
+            "--namespace",
+            "load",
+            "--image",
+            "registry.example/loadlab:1",
+            "--results",
+            "s3://results-bucket/runs",
+            "--start-at",
+            "2030-01-01T00:00:00Z",
+            "--",
+            "-rate=10000",
+            "-duration=60s",
+            &format!("-targets={}", targets.display()),
+            "-body",
+            bin_body.to_str().unwrap(),
+            "-header=X-Run: 7",
+        ],
+        &[
+            ("AWS_SECRET_ACCESS_KEY", secret),
+            ("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    assert!(
+        !yaml.contains(secret) && !yaml.contains("AKIDEXAMPLE"),
+        "{yaml}"
+    );
+    let (cm, job, cm_value, job_value) = documents(&yaml);
+
+    // The typed objects hold every field of the YAML: serialized again they
+    // are the same documents (no field unknown to the schema, none lost).
+    assert_eq!(serde_json::to_value(&cm).unwrap(), cm_value);
+    assert_eq!(serde_json::to_value(&job).unwrap(), job_value);
+
+    // The ConfigMap: the targets with their body line pointing at the mount,
+    // the text body in data, the binary one in binaryData.
+    assert_eq!(cm.metadata.name.as_deref(), Some("spike-input"));
+    assert_eq!(cm.metadata.namespace.as_deref(), Some("load"));
+    let data = cm.data.as_ref().unwrap();
+    assert_eq!(
+        data["targets"],
+        "POST http://10.0.0.1:8080/a\nContent-Type: application/json\n@/loadlab/input/body-0\n\nGET http://10.0.0.1:8080/b\n"
+    );
+    assert_eq!(data["body-0"], r#"{"hello":"world"}"#);
+    assert_eq!(
+        cm.binary_data.as_ref().unwrap()["body"].0,
+        vec![0u8, 159, 146, 150, 255]
+    );
+
+    // The Job.
+    assert_eq!(job.metadata.name.as_deref(), Some("spike"));
+    assert_eq!(job.metadata.namespace.as_deref(), Some("load"));
+    let spec = job.spec.as_ref().unwrap();
+    assert_eq!(spec.completion_mode.as_deref(), Some("Indexed"));
+    assert_eq!(spec.parallelism, Some(4));
+    assert_eq!(spec.completions, Some(4));
+    assert_eq!(spec.backoff_limit_per_index, Some(0));
+    assert_eq!(spec.max_failed_indexes, Some(4));
+    assert!(spec.active_deadline_seconds.unwrap() > 60);
+    let pod = spec.template.spec.as_ref().unwrap();
+    assert_eq!(pod.restart_policy.as_deref(), Some("Never"));
+    assert_eq!(pod.containers.len(), 1);
+    let c = &pod.containers[0];
+    assert_eq!(c.image.as_deref(), Some("registry.example/loadlab:1"));
+    assert_eq!(c.command.as_deref(), Some(&["loadlab".to_string()][..]));
+    let args = c.args.as_ref().unwrap();
+    assert_eq!(
+        &args[..5],
+        [
+            "attack",
+            "-segment=$(JOB_COMPLETION_INDEX)/4",
+            "-start-at=2030-01-01T00:00:00Z",
+            "-output=s3://results-bucket/runs/spike/worker-$(JOB_COMPLETION_INDEX).bin",
+            "-tag=worker=$(JOB_COMPLETION_INDEX)",
+        ]
+    );
+    for a in [
+        "-rate=10000",
+        "-duration=60s",
+        "-targets=/loadlab/input/targets",
+        "-body=/loadlab/input/body",
+        "-header=X-Run: 7",
+    ] {
+        assert!(args.contains(&a.to_string()), "{a} in {args:?}");
+    }
+    // The index: declared from the annotation the Job controller sets.
+    let env = c.env.as_ref().unwrap();
+    let index = env
+        .iter()
+        .find(|e| e.name == "JOB_COMPLETION_INDEX")
+        .expect("JOB_COMPLETION_INDEX env");
+    assert_eq!(
+        index
+            .value_from
+            .as_ref()
+            .unwrap()
+            .field_ref
+            .as_ref()
+            .unwrap()
+            .field_path,
+        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    );
+    // S3 credentials by reference only.
+    let from = c.env_from.as_ref().unwrap();
+    assert_eq!(from[0].secret_ref.as_ref().unwrap().name, "loadlab-s3");
+    assert!(env.iter().all(|e| e.value.as_deref() != Some(secret)));
+    // The ConfigMap is mounted where the flags point.
+    let mount = &c.volume_mounts.as_ref().unwrap()[0];
+    assert_eq!(
+        (mount.mount_path.as_str(), mount.read_only),
+        ("/loadlab/input", Some(true))
+    );
+    let vol = pod
+        .volumes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|v| v.name == mount.name)
+        .unwrap();
+    assert_eq!(vol.config_map.as_ref().unwrap().name, "spike-input");
+}
+
+#[test]
+fn render_to_a_volume_mounts_the_claim_and_reads_targets_from_stdin() {
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=3",
+            "--name=soak",
+            "--results=pvc:shared-results",
+            "--start-delay=45s",
+            "--",
+            "-rate",
+            "300",
+            "-duration",
+            "10m",
+        ],
+        b"GET http://svc.default:8080/\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (cm, job, _, _) = documents(&text(&out.stdout));
+    assert_eq!(
+        cm.data.as_ref().unwrap()["targets"],
+        "GET http://svc.default:8080/\n"
+    );
+    let pod = job.spec.as_ref().unwrap().template.spec.clone().unwrap();
+    let c = &pod.containers[0];
+    let args = c.args.as_ref().unwrap();
+    assert!(
+        args.contains(&"-output=/results/soak-worker-$(JOB_COMPLETION_INDEX).bin".to_string()),
+        "{args:?}"
+    );
+    assert!(c.env_from.is_none(), "no S3 secret for a volume");
+    let claim = pod
+        .volumes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find_map(|v| v.persistent_volume_claim.clone())
+        .expect("a claim volume");
+    assert_eq!(claim.claim_name, "shared-results");
+    assert!(
+        c.volume_mounts
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|m| m.mount_path == "/results")
+    );
+    // now + 45 s, in whole seconds.
+    let start = args
+        .iter()
+        .find_map(|a| a.strip_prefix("-start-at="))
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let t = loadlab_metrics_rfc3339_secs(start);
+    assert!((now + 40..=now + 50).contains(&t), "{start} vs now {now}");
+}
+
+/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SSZ` (days from civil).
+fn loadlab_metrics_rfc3339_secs(s: &str) -> i64 {
+    let n = |r: std::ops::Range<usize>| s[r].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
+    let (y2, m2) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    days * 86_400 + n(11..13) * 3600 + n(14..16) * 60 + n(17..19)
+}
+
+#[test]
+fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
+    let t = b"GET http://h/\n";
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["k8s", "render", "--workers=2", "--", "-rate=10"],
+            2,
+            "--results",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--",
+                "-output=x.bin",
+            ],
+            2,
+            "-output",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--",
+                "-rate=fast",
+            ],
+            2,
+            "attack flags",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=0",
+                "--results=s3://b/p",
+                "--",
+                "-rate=10",
+            ],
+            2,
+            "--workers",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--name=Bad_Name",
+            ],
+            2,
+            "--name",
+        ),
+        (
+            &["k8s", "render", "--workers=2", "--results=nfs://x", "--"],
+            2,
+            "--results",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--",
+                "-targets=/nonexistent/targets.txt",
+            ],
+            4,
+            "/nonexistent/targets.txt",
+        ),
+    ];
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "-rate=10",
+        ],
+        t,
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("loadlab: -rate is an attack flag: put the attack's flags after `--`"),
+        "{err}"
+    );
+    for (args, code, needle) in cases {
+        let out = run(args, t);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: no partial manifests");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: one line: {err}"
+        );
+        assert!(err.contains(needle), "{args:?}: {needle} in {err}");
+    }
+}
+
+#[test]
+fn credential_headers_in_the_flags_are_warned_about() {
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "--",
+            "-header=Authorization: Bearer abc",
+        ],
+        b"GET http://h/\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: header Authorization") && err.contains("--secret-env"),
+        "{err}"
+    );
+    // The way round it: the value from a Secret, expanded by the kubelet.
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "--secret-env=api-token",
+            "--",
+            "-header=Authorization: $(TOKEN)",
+        ],
+        b"GET http://h/\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let (_, job, _, _) = documents(&text(&out.stdout));
+    let c = &job.spec.unwrap().template.spec.unwrap().containers[0];
+    assert!(
+        c.env_from
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|e| e.secret_ref.as_ref().is_some_and(|s| s.name == "api-token"))
+    );
+}
+
+#[test]
+fn k8s_run_without_a_cluster_says_so_in_one_line_with_its_own_exit_code() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "k8s",
+        "run",
+        "--workers=2",
+        "--results=s3://b/p",
+        "--",
+        "-rate=10",
+        "-duration=1s",
+    ])
+    .env("KUBECONFIG", home.path().join("no-such-kubeconfig"))
+    .env("HOME", home.path())
+    .env_remove("KUBERNETES_SERVICE_HOST")
+    .env_remove("KUBERNETES_SERVICE_PORT")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"GET http://127.0.0.1:1/\n")
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(30));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: no Kubernetes cluster configured"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn k8s_run_with_an_unreachable_api_server_says_so_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let kubeconfig = home.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:{port}\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: tok-0123456789-secret\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n    namespace: loadtest\ncurrent-context: x\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "k8s",
+        "run",
+        "--workers=2",
+        "--results=s3://b/p",
+        "--",
+        "-rate=10",
+        "-duration=1s",
+    ])
+    .env("KUBECONFIG", &kubeconfig)
+    .env("HOME", home.path())
+    .env_remove("KUBERNETES_SERVICE_HOST")
+    .env_remove("KUBERNETES_SERVICE_PORT")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"GET http://127.0.0.1:1/\n")
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(60));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: Kubernetes API: cannot apply ConfigMap loadlab-"),
+        "{err}"
+    );
+    assert!(!err.contains("tok-0123456789-secret"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+/// The Job's worker command lines, run here: the ConfigMap's files in a
+/// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
+/// index, the results volume a folder; then `report` merges the files.
+#[test]
+#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
+fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
+    let o = loadlab_origin::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        loadlab_origin::OriginConfig {
+            recipes: loadlab_origin::parse_recipes(
+                r#"{"route":"/*","body":"ok","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#,
+            )
+            .unwrap(),
+            workers: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=4",
+            "--name=local",
+            "--results=pvc:r",
+            "--start-delay=3s",
+            "--",
+            "-rate=1000",
+            "-duration=2s",
+        ],
+        format!("GET {}/x\n", o.url()).as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (cm, job, _, _) = documents(&text(&out.stdout));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    let results = dir.path().join("results");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&results).unwrap();
+    for (k, v) in cm.data.unwrap_or_default() {
+        std::fs::write(input.join(k), v).unwrap();
+    }
+    let c = &job.spec.unwrap().template.spec.unwrap().containers[0];
+    let args = c.args.clone().unwrap();
+    let local = |a: &str, i: u32| -> String {
+        a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
+            .replace("/loadlab/input", input.to_str().unwrap())
+            .replace("/results", results.to_str().unwrap())
+    };
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            Command::new(bin())
+                .args(args.iter().map(|a| local(a, i)))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for ch in children {
+        let out = wait_bounded(ch, Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let files: Vec<String> = (0..4)
+        .map(|i| {
+            results
+                .join(format!("local-worker-{i}.bin"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    for f in &files {
+        let rep = run(&["report", "-type=json", f], b"");
+        let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        assert_eq!(json["requests"].as_u64(), Some(500), "{f}");
+    }
+    let mut args = vec!["report", "-type=json"];
+    args.extend(files.iter().map(String::as_str));
+    let rep = run(&args, b"");
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    assert_eq!(json["requests"].as_u64(), Some(2000));
+    assert_eq!(json["success"].as_f64(), Some(1.0));
+}

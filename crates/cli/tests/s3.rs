@@ -1,0 +1,320 @@
+//! Results in S3-compatible object storage, against a real local server:
+//! moto's (`pip install 'moto[server]'`; `.ci/run` installs it), started on
+//! 127.0.0.1 by each test. `attack -output=s3://…` uploads at the end and
+//! after SIGTERM; `report s3://bucket/prefix/` lists, downloads and merges;
+//! the secret key never shows in any output.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_loadlab")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const SECRET: &str = "wJalrXUtnFEMI-k8s-test-secret-9f2c";
+
+/// A moto S3 server on 127.0.0.1, killed when dropped.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Moto {
+    fn start() -> Moto {
+        let exe = std::env::var("MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
+        // A free port: bound, then released for moto to take.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(&exe)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start {exe} ({e}): pip install 'moto[server]' (.ci/run does)")
+            });
+        let m = Moto { child, port };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "moto_server did not listen on {port} within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        m
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates a bucket (moto does not check signatures).
+    fn bucket(&self, name: &str) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            s,
+            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            self.port
+        )
+        .unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        assert!(resp.starts_with("HTTP/1.1 200"), "create bucket: {resp}");
+    }
+
+    /// A loadlab command with the AWS environment pointing at this server.
+    fn loadlab(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.args(args);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("AWS_") {
+                c.env_remove(k);
+            }
+        }
+        c.env("AWS_ACCESS_KEY_ID", "AKIDLOADLABTEST")
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_ENDPOINT_URL", self.endpoint())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+}
+
+fn origin() -> OriginHandle {
+    spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        OriginConfig {
+            recipes: parse_recipes(
+                r#"{"route":"/*","body":"hello","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#,
+            )
+            .unwrap(),
+            workers: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+fn wait_bounded(mut child: Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("loadlab did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn run(mut cmd: Command, stdin: &str) -> Output {
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = wait_bounded(child, Duration::from_secs(90));
+    assert_no_secret(&out);
+    out
+}
+
+fn assert_no_secret(out: &Output) {
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!all.contains(SECRET), "the secret key leaked:\n{all}");
+}
+
+fn requests(json: &[u8]) -> u64 {
+    let v: serde_json::Value =
+        serde_json::from_slice(json).unwrap_or_else(|e| panic!("{e}: {}", text(json)));
+    v["requests"].as_u64().unwrap()
+}
+
+#[test]
+fn attack_uploads_its_results_and_report_merges_a_prefix() {
+    let moto = Moto::start();
+    moto.bucket("results");
+    let o = origin();
+    let target = format!("GET {}/a\n", o.url());
+    for w in 0..2 {
+        let out = run(
+            moto.loadlab(&[
+                "attack",
+                "-rate=50",
+                "-duration=1s",
+                &format!("-output=s3://results/runs/r1/worker-{w}.bin"),
+            ]),
+            &target,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+    // One object.
+    let out = run(
+        moto.loadlab(&["report", "-type=json", "s3://results/runs/r1/worker-1.bin"]),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(requests(&out.stdout), 50);
+    // The prefix: both workers merged.
+    let out = run(
+        moto.loadlab(&["report", "-type=json", "s3://results/runs/r1/"]),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(requests(&out.stdout), 100);
+    // The same without the trailing slash (no object of that name).
+    let out = run(moto.loadlab(&["report", "s3://results/runs/r1"]), "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let line = report.lines().find(|l| l.starts_with("Requests")).unwrap();
+    assert_eq!(line.split_whitespace().nth(4), Some("100,"), "{report}");
+    // Nothing there: one line, network exit code.
+    let out = run(moto.loadlab(&["report", "s3://results/none/"]), "");
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no objects there"));
+}
+
+#[test]
+fn sigterm_mid_attack_still_uploads_what_was_recorded() {
+    let moto = Moto::start();
+    moto.bucket("results");
+    let o = origin();
+    let mut child = moto
+        .loadlab(&[
+            "attack",
+            "-rate=200",
+            "-duration=60s",
+            "-output=s3://results/cut.bin",
+        ])
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let stopped = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert_no_secret(&out);
+    assert!(
+        stopped.elapsed() < Duration::from_secs(15),
+        "took {:?} to stop and upload",
+        stopped.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("interrupted"));
+    let out = run(
+        moto.loadlab(&["report", "-type=json", "s3://results/cut.bin"]),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let n = requests(&out.stdout);
+    assert!((100..=1000).contains(&n), "about 1.5 s at 200/s, got {n}");
+}
+
+#[test]
+fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
+    let moto = Moto::start();
+    // No bucket: the upload is refused.
+    let o = origin();
+    let out = run(
+        moto.loadlab(&[
+            "attack",
+            "-rate=20",
+            "-duration=500ms",
+            "-output=s3://missing-bucket/r.bin",
+        ]),
+        &format!("GET {}/\n", o.url()),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert!(err.contains("s3://missing-bucket/r.bin"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    let kept = err
+        .split("the results are kept in ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no kept file in {err}"))
+        .trim();
+    let rep = Command::new(bin())
+        .args(["report", "-type=json", kept])
+        .output()
+        .unwrap();
+    assert_eq!(requests(&rep.stdout), 10);
+    let _ = std::fs::remove_file(kept);
+    // A prefix is not an object.
+    let out = run(
+        moto.loadlab(&["attack", "-rate=1", "-output=s3://b/dir/"]),
+        "GET http://127.0.0.1:1/\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+#[test]
+fn k8s_gather_names_the_worker_that_uploaded_nothing_and_merges_the_rest() {
+    let moto = Moto::start();
+    moto.bucket("results");
+    let o = origin();
+    // Workers 0 and 2 of 3 uploaded; worker 1 died before it could.
+    for w in [0, 2] {
+        let out = run(
+            moto.loadlab(&[
+                "attack",
+                "-rate=40",
+                "-duration=500ms",
+                &format!("-output=s3://results/runs/job7/worker-{w}.bin"),
+            ]),
+            &format!("GET {}/\n", o.url()),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let out = run(
+        moto.loadlab(&[
+            "k8s",
+            "gather",
+            "--workers=3",
+            "--name=job7",
+            "--results=s3://results/runs",
+            "--type=json",
+        ]),
+        "",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("worker 1 uploaded no results") && err.contains("missing"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("worker 0") && !err.contains("worker 2"),
+        "{err}"
+    );
+    assert_eq!(requests(&out.stdout), 40);
+}

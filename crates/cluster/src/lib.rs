@@ -1,0 +1,27 @@
+//! loadlab on many machines.
+//!
+//! One attack's schedule is split into segments (`loadlab attack
+//! -segment=i/n -start-at=T`, in the engine); this crate runs the segments
+//! where the users' machines are — a Kubernetes Indexed Job — and brings
+//! their results back:
+//!
+//! * [`flags`]: the attack's command line as a worker runs it: files it
+//!   names (targets, `@body` files, `-body`, `-root-certs`) become entries
+//!   of a ConfigMap and the flags point at the mounted copies;
+//! * [`render`]: the ConfigMap and the Indexed Job as typed k8s-openapi
+//!   objects, serialized to YAML (never hand-written YAML);
+//! * [`store`]: results in S3-compatible object storage (`s3://bucket/key`):
+//!   upload a results file, list and download a prefix;
+//! * [`run`]: apply the objects through the Kubernetes API and follow the
+//!   Job until its pods are done.
+//!
+//! Nothing here measures or merges: the workers' files are merged by
+//! `loadlab-metrics`, as any other results files.
+
+pub mod flags;
+pub mod render;
+pub mod run;
+pub mod store;
+
+pub use flags::{PreparedFlags, prepare_attack_flags};
+pub use render::{Manifests, RenderError, RenderSpec, Results};

@@ -1,0 +1,212 @@
+//! `loadlab k8s run`: apply the rendered objects through the Kubernetes API
+//! and follow the Job until its workers are done.
+//!
+//! The client is kube's, configured as kubectl is: `KUBECONFIG` or
+//! `~/.kube/config`, else the pod's service account inside a cluster. The
+//! objects are applied server-side (field manager `loadlab`), so a second
+//! run of the same name updates the ConfigMap and the Job rather than
+//! failing (a Job's pod template cannot change: delete the old Job first).
+//!
+//! This path has been compiled and its no-cluster errors tested, but it has
+//! not been run against a real cluster here (there is none on this machine).
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::{Client, Config};
+
+use crate::render::{INSTANCE_LABEL, Manifests};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// No kubeconfig and not inside a cluster, or a kubeconfig that does
+    /// not parse.
+    #[error(
+        "no Kubernetes cluster configured: {0} (set KUBECONFIG or ~/.kube/config, or run inside a cluster; `loadlab k8s render … | kubectl apply -f -` is the alternative)"
+    )]
+    NoConfig(String),
+    /// The API server refused, or could not be reached.
+    #[error("Kubernetes API: {0}")]
+    Api(String),
+    /// The Job did not finish before its deadline.
+    #[error("the Job {name} was still running after {waited:?}")]
+    Timeout { name: String, waited: Duration },
+}
+
+fn one_line(s: impl std::fmt::Display) -> String {
+    s.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A connection to the cluster and the namespace to work in.
+pub struct Cluster {
+    client: Client,
+    pub namespace: String,
+}
+
+/// Connects as kubectl would. `namespace`: the objects' own, else the
+/// kubeconfig context's (or the service account's), else `default`.
+pub async fn connect(namespace: Option<&str>) -> Result<Cluster, ClusterError> {
+    // The TLS stack uses ring, as the rest of loadlab.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let config = Config::infer()
+        .await
+        .map_err(|e| ClusterError::NoConfig(one_line(e)))?;
+    let client = Client::try_from(config).map_err(|e| ClusterError::NoConfig(one_line(e)))?;
+    let namespace = namespace
+        .map(str::to_string)
+        .unwrap_or_else(|| client.default_namespace().to_string());
+    Ok(Cluster { client, namespace })
+}
+
+/// What became of the Job's workers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub succeeded: Vec<u32>,
+    pub failed: Vec<u32>,
+    /// Indexes neither succeeded nor failed when following stopped.
+    pub unfinished: Vec<u32>,
+}
+
+impl Cluster {
+    /// Applies the ConfigMap, then the Job (server-side apply).
+    pub async fn apply(&self, m: &Manifests) -> Result<(), ClusterError> {
+        let pp = PatchParams::apply("loadlab").force();
+        let cms: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        let mut cm = m.config_map.clone();
+        cm.metadata.namespace = Some(self.namespace.clone());
+        let name = cm.metadata.name.clone().unwrap_or_default();
+        cms.patch(&name, &pp, &Patch::Apply(&cm))
+            .await
+            .map_err(|e| {
+                ClusterError::Api(one_line(format!("cannot apply ConfigMap {name}: {e}")))
+            })?;
+        let jobs: Api<Job> = Api::namespaced(self.client.clone(), &self.namespace);
+        let mut job = m.job.clone();
+        job.metadata.namespace = Some(self.namespace.clone());
+        let name = job.metadata.name.clone().unwrap_or_default();
+        jobs.patch(&name, &pp, &Patch::Apply(&job))
+            .await
+            .map_err(|e| ClusterError::Api(one_line(format!("cannot apply Job {name}: {e}"))))?;
+        Ok(())
+    }
+
+    /// Polls the Job (every 2 s) until it has finished or `limit` has
+    /// passed; `say` gets one line per change (pods pending, running,
+    /// finished).
+    pub async fn follow(
+        &self,
+        name: &str,
+        workers: u32,
+        limit: Option<Duration>,
+        mut say: impl FnMut(&str),
+    ) -> Result<Outcome, ClusterError> {
+        let jobs: Api<Job> = Api::namespaced(self.client.clone(), &self.namespace);
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.namespace);
+        let started = Instant::now();
+        let mut last = String::new();
+        loop {
+            let job = jobs
+                .get(name)
+                .await
+                .map_err(|e| ClusterError::Api(one_line(format!("cannot read Job {name}: {e}"))))?;
+            let status = job.status.unwrap_or_default();
+            let done_indexes = parse_indexes(status.completed_indexes.as_deref().unwrap_or(""));
+            let failed_indexes = parse_indexes(status.failed_indexes.as_deref().unwrap_or(""));
+            let finished = status
+                .conditions
+                .iter()
+                .flatten()
+                .any(|c| c.status == "True" && (c.type_ == "Complete" || c.type_ == "Failed"));
+            let list = pods
+                .list(&ListParams::default().labels(&format!("{INSTANCE_LABEL}={name}")))
+                .await
+                .map_err(|e| ClusterError::Api(one_line(format!("cannot list pods: {e}"))))?;
+            let mut phases = std::collections::BTreeMap::<String, u32>::new();
+            for p in &list.items {
+                let phase = p
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.phase.clone())
+                    .unwrap_or_else(|| "Unknown".into());
+                *phases.entry(phase).or_default() += 1;
+            }
+            let line = format!(
+                "Job {name}: {} of {workers} workers done, {} failed; pods: {}",
+                done_indexes.len(),
+                failed_indexes.len(),
+                if phases.is_empty() {
+                    "none yet".to_string()
+                } else {
+                    phases
+                        .iter()
+                        .map(|(k, v)| format!("{v} {k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            );
+            if line != last {
+                say(&line);
+                last = line;
+            }
+            let all = done_indexes.len() + failed_indexes.len() >= workers as usize;
+            if finished || all {
+                let unfinished = (0..workers)
+                    .filter(|i| !done_indexes.contains(i) && !failed_indexes.contains(i))
+                    .collect();
+                return Ok(Outcome {
+                    succeeded: done_indexes,
+                    failed: failed_indexes,
+                    unfinished,
+                });
+            }
+            if let Some(l) = limit
+                && started.elapsed() > l
+            {
+                return Err(ClusterError::Timeout {
+                    name: name.to_string(),
+                    waited: started.elapsed(),
+                });
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+/// The Job status' index sets: `"0,2-4,7"` → `[0, 2, 3, 4, 7]`.
+pub fn parse_indexes(s: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                    out.extend(a..=b.min(a.saturating_add(1_000_000)));
+                }
+            }
+            None => {
+                if let Ok(a) = part.parse() {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_sets_as_the_job_status_writes_them() {
+        assert_eq!(parse_indexes(""), Vec::<u32>::new());
+        assert_eq!(parse_indexes("0,2-4,7"), vec![0, 2, 3, 4, 7]);
+        assert_eq!(parse_indexes("3"), vec![3]);
+    }
+}
