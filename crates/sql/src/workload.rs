@@ -332,8 +332,8 @@ impl Worker {
         r
     }
 
-    /// ROLLBACK after an ignored error inside a transaction (counted as
-    /// "other", as sysbench counts it).
+    /// ROLLBACK after an ignored error inside a PostgreSQL transaction
+    /// (counted as "other").
     pub async fn rollback(&mut self) -> Result<(), SqlError> {
         self.in_trx = false;
         self.text(Stmt::Rollback, "ROLLBACK").await
