@@ -16,6 +16,20 @@ pub const NETWORK: i32 = 5;
 /// Kubernetes: no kubeconfig and not in a cluster, the API refused or
 /// could not be reached, or the Job did not finish in time (`loadlab k8s run`).
 pub const CLUSTER: i32 = 6;
+/// `loadlab sysbench`: the database server refused the user name or password.
+pub const DB_LOGIN: i32 = 20;
+/// `loadlab sysbench`: the database does not exist (or the user may not use it).
+pub const DB_UNKNOWN_DATABASE: i32 = 21;
+/// `loadlab sysbench run`: the test's tables are not there (not prepared).
+pub const DB_TABLES_MISSING: i32 = 22;
+/// `loadlab sysbench prepare`: the test's tables exist already.
+pub const DB_TABLES_EXIST: i32 = 23;
+/// `loadlab sysbench`: "Too many connections", not in --mysql-ignore-errors.
+pub const DB_TOO_MANY_CONNECTIONS: i32 = 24;
+/// `loadlab sysbench run`: the connection was lost mid-run (server killed).
+pub const DB_CONNECTION_LOST: i32 = 25;
+/// `loadlab sysbench`: any other SQL error not in --mysql-ignore-errors.
+pub const DB_SQL_ERROR: i32 = 26;
 /// A study stopped by Ctrl-C or SIGTERM before its last step (128 + SIGINT);
 /// `loadlab study --resume` continues it.
 pub const INTERRUPTED: i32 = 130;

@@ -44,6 +44,8 @@ enum Command {
     Wrk(cmd::wrk::WrkArgs),
     /// Plot latency over time from results files as a self-contained HTML page (vegeta's `plot`).
     Plot(cmd::plot::PlotArgs),
+    /// sysbench-compatible OLTP benchmark of MariaDB/MySQL or PostgreSQL (`loadlab sysbench --help`).
+    Sysbench(cmd::sysbench::SysbenchArgs),
     /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
     Study(cmd::study::StudyArgs),
     /// List and show the studies and runs in the store.
@@ -92,6 +94,7 @@ fn main() {
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        Command::Sysbench(a) => cmd::sysbench::run(a),
         Command::Study(a) => cmd::study::run(a),
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),

@@ -7,12 +7,15 @@
 //!   (`UPDATE_GOLDEN=1` rewrites it);
 //! * [`browser`]: finds headless Chromium, or says loudly that a browser
 //!   test was skipped (and fails under `CI`);
+//! * [`db`]: private MariaDB and PostgreSQL servers in temporary
+//!   directories on free 127.0.0.1 ports, stopped on drop;
 //! * [`raw`]: raw HTTP/1.1 servers on 127.0.0.1:0: accept loops and reading
 //!   one request head;
 //! * [`netns`]: private networks of network namespaces on a bridge of
 //!   their own (198.18.0.0/15), removed when the test ends.
 
 pub mod browser;
+pub mod db;
 pub mod golden;
 pub mod netns;
 pub mod raw;

@@ -69,3 +69,28 @@ fn self_signed_certificates_come_with_their_pem() {
         s.cert_pem
     );
 }
+
+#[test]
+fn private_mariadb_and_postgres_start_answer_and_stop() {
+    use loadlab_testkit::db::{MariaDb, MariaDbOptions, Postgres};
+    if let Some(mut m) = MariaDb::start_with_or_skip(
+        "private_mariadb",
+        MariaDbOptions { max_connections: 10 },
+    ) {
+        let out = m.root_sql("SELECT @@max_connections, @@port").unwrap();
+        assert_eq!(out.trim(), format!("10\t{}", m.port));
+        let dir = m.dir().to_path_buf();
+        assert!(dir.join("sock").exists());
+        m.kill();
+        assert!(std::net::TcpStream::connect(("127.0.0.1", m.port)).is_err());
+        drop(m);
+        assert!(!dir.exists(), "the data directory is removed on drop");
+    }
+    if let Some(p) = Postgres::start_or_skip("private_postgres") {
+        let out = p.superuser_sql("sbtest", "SELECT current_setting('port'), current_database()").unwrap();
+        assert_eq!(out.trim(), format!("{}|sbtest", p.port));
+        let port = p.port;
+        drop(p);
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    }
+}

@@ -12,4 +12,5 @@ pub mod plot;
 pub mod report;
 pub mod runs;
 pub mod study;
+pub mod sysbench;
 pub mod wrk;

@@ -1,0 +1,53 @@
+//! `loadlab sysbench [options] TESTNAME prepare|run|cleanup`: sysbench
+//! 1.0's OLTP tests (and sysbench 0.4's `--test=oltp` lines) against
+//! MariaDB/MySQL or PostgreSQL, printed in sysbench 1.0.20's layout.
+//! Arguments are parsed with sysbench's own syntax by `loadlab_sql::options`
+//! (see docs/sysbench.md).
+
+use loadlab_sql::{Error, Parsed};
+
+use crate::exit::{self, CliError};
+
+#[derive(Debug, clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct SysbenchArgs {
+    /// sysbench's options, test name and command (`loadlab sysbench --help` lists them).
+    #[arg(num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+    args: Vec<String>,
+}
+
+/// The exit code of each failure (docs/exit-codes.md).
+pub fn code(e: &Error) -> i32 {
+    match e {
+        Error::Refused { .. } => exit::NETWORK,
+        Error::Auth { .. } => exit::DB_LOGIN,
+        Error::UnknownDb { .. } => exit::DB_UNKNOWN_DATABASE,
+        Error::TablesMissing { .. } => exit::DB_TABLES_MISSING,
+        Error::TablesExist { .. } => exit::DB_TABLES_EXIST,
+        Error::TooManyConnections { .. } => exit::DB_TOO_MANY_CONNECTIONS,
+        Error::Lost { .. } => exit::DB_CONNECTION_LOST,
+        Error::Sql { .. } => exit::DB_SQL_ERROR,
+        Error::Output { .. } => exit::IO,
+        Error::Runtime(_) => exit::INTERNAL,
+    }
+}
+
+pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
+    let opts = match loadlab_sql::parse(&a.args)
+        .map_err(|e| CliError::usage(format!("sysbench: {e}; see 'loadlab sysbench --help'")))?
+    {
+        Parsed::Help => {
+            print!("{}", loadlab_sql::USAGE);
+            return Ok(());
+        }
+        Parsed::Version => {
+            println!("loadlab {} sysbench (sysbench 1.0.20 compatible)", env!("CARGO_PKG_VERSION"));
+            return Ok(());
+        }
+        Parsed::Do(o) => *o,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    loadlab_sql::execute(opts, &mut out)
+        .map_err(|e| CliError::new(code(&e), format!("sysbench: {e}")))
+}

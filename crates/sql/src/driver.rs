@@ -1,0 +1,445 @@
+//! The SQL transports: one connection to MariaDB/MySQL (`mysql_async`) or
+//! PostgreSQL (`tokio-postgres`), with the statements of a workload
+//! prepared once (or sent as text with `--db-ps-mode=disable`), and every
+//! failure classified into an [`ErrKind`] plus a MySQL-style error number,
+//! which is what `--mysql-ignore-errors` matches. PostgreSQL's SQLSTATEs are
+//! mapped to the MySQL number of the same failure (deadlock 40P01 → 1213,
+//! too many connections 53300 → 1040, …) so one list works for both.
+
+use std::fmt;
+
+use crate::options::{Conninfo, Driver, PsMode};
+
+/// What kind of failure, for the exit code and the one-line message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrKind {
+    /// Nothing listens on the address (or it cannot be reached).
+    Refused,
+    /// The server refused the user name or password.
+    Auth,
+    /// The database does not exist (or the user may not use it).
+    UnknownDb,
+    /// The server has no connection slot left ("Too many connections").
+    TooManyConnections,
+    /// The connection broke (server killed, network gone).
+    Lost,
+    /// A table of the test does not exist.
+    NoTable,
+    /// A table to create exists already.
+    TableExists,
+    /// Any other server error (deadlock, lock wait timeout, duplicate key…).
+    Other,
+}
+
+/// One failure of a connection or a statement.
+#[derive(Debug, Clone)]
+pub struct SqlError {
+    pub kind: ErrKind,
+    /// MySQL error number (PostgreSQL's mapped to the MySQL equivalent).
+    pub code: u32,
+    /// The server's or the library's text (never holds the password).
+    pub message: String,
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+/// MySQL client error numbers used for failures without a server error.
+pub mod codes {
+    pub const CANT_CONNECT: u32 = 2002;
+    pub const SERVER_GONE: u32 = 2006;
+    pub const SERVER_LOST: u32 = 2013;
+    pub const TOO_MANY_CONNECTIONS: u32 = 1040;
+    pub const ACCESS_DENIED: u32 = 1045;
+    pub const DB_ACCESS_DENIED: u32 = 1044;
+    pub const BAD_DB: u32 = 1049;
+    pub const TABLE_EXISTS: u32 = 1050;
+    pub const NO_SUCH_TABLE: u32 = 1146;
+    pub const DEADLOCK: u32 = 1213;
+    pub const LOCK_WAIT_TIMEOUT: u32 = 1205;
+    pub const DUP_ENTRY: u32 = 1062;
+}
+
+fn kind_of_code(code: u32) -> ErrKind {
+    match code {
+        codes::CANT_CONNECT => ErrKind::Refused,
+        codes::ACCESS_DENIED => ErrKind::Auth,
+        codes::BAD_DB | codes::DB_ACCESS_DENIED => ErrKind::UnknownDb,
+        codes::TOO_MANY_CONNECTIONS => ErrKind::TooManyConnections,
+        codes::SERVER_GONE | codes::SERVER_LOST | 2055 | 2011 => ErrKind::Lost,
+        codes::NO_SUCH_TABLE => ErrKind::NoTable,
+        codes::TABLE_EXISTS => ErrKind::TableExists,
+        _ => ErrKind::Other,
+    }
+}
+
+fn io_error(e: &std::io::Error, connecting: bool) -> SqlError {
+    use std::io::ErrorKind as K;
+    let refused = matches!(
+        e.kind(),
+        K::ConnectionRefused | K::AddrNotAvailable | K::NotFound | K::TimedOut
+    ) || (connecting && matches!(e.kind(), K::HostUnreachable | K::NetworkUnreachable));
+    if refused && connecting {
+        SqlError {
+            kind: ErrKind::Refused,
+            code: codes::CANT_CONNECT,
+            message: e.to_string(),
+        }
+    } else {
+        SqlError {
+            kind: ErrKind::Lost,
+            code: codes::SERVER_LOST,
+            message: format!("lost connection to server: {e}"),
+        }
+    }
+}
+
+fn my_error(e: mysql_async::Error, connecting: bool) -> SqlError {
+    use mysql_async::{DriverError, Error, IoError};
+    match e {
+        Error::Server(s) => {
+            let code = u32::from(s.code);
+            SqlError {
+                kind: kind_of_code(code),
+                code,
+                message: s.message,
+            }
+        }
+        Error::Io(IoError::Io(io)) => io_error(&io, connecting),
+        Error::Driver(DriverError::ConnectionClosed) => SqlError {
+            kind: ErrKind::Lost,
+            code: codes::SERVER_LOST,
+            message: "lost connection to server (closed)".into(),
+        },
+        other => {
+            let closed = matches!(other, Error::Io(_));
+            SqlError {
+                kind: if closed { ErrKind::Lost } else { ErrKind::Other },
+                code: if closed { codes::SERVER_LOST } else { 0 },
+                message: other.to_string(),
+            }
+        }
+    }
+}
+
+fn pg_error(e: tokio_postgres::Error, connecting: bool) -> SqlError {
+    if let Some(db) = e.as_db_error() {
+        let code = match db.code().code() {
+            "28P01" | "28000" => codes::ACCESS_DENIED,
+            "3D000" => codes::BAD_DB,
+            "53300" => codes::TOO_MANY_CONNECTIONS,
+            "42P01" => codes::NO_SUCH_TABLE,
+            "42P07" => codes::TABLE_EXISTS,
+            "40P01" => codes::DEADLOCK,
+            "40001" => codes::DEADLOCK,
+            "55P03" => codes::LOCK_WAIT_TIMEOUT,
+            "23505" => codes::DUP_ENTRY,
+            "57P01" | "57P02" | "57P03" => codes::SERVER_GONE,
+            _ => 0,
+        };
+        return SqlError {
+            kind: kind_of_code(code),
+            code,
+            message: format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        };
+    }
+    let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return io_error(io, connecting);
+        }
+        src = s.source();
+    }
+    if e.is_closed() || !connecting {
+        return SqlError {
+            kind: ErrKind::Lost,
+            code: codes::SERVER_LOST,
+            message: format!("lost connection to server: {e}"),
+        };
+    }
+    SqlError {
+        kind: ErrKind::Other,
+        code: 0,
+        message: e.to_string(),
+    }
+}
+
+/// One statement parameter.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Int(i64),
+    Str(&'a str),
+}
+
+/// `?` placeholders filled with literal values, for text queries.
+fn inline(sql: &str, params: &[Param<'_>], out: &mut String) {
+    out.clear();
+    let mut it = params.iter();
+    for ch in sql.chars() {
+        if ch == '?' {
+            match it.next() {
+                Some(Param::Int(i)) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "{i}");
+                }
+                Some(Param::Str(s)) => {
+                    out.push('\'');
+                    for c in s.chars() {
+                        if c == '\'' || c == '\\' {
+                            out.push(c);
+                        }
+                        out.push(c);
+                    }
+                    out.push('\'');
+                }
+                None => out.push('?'),
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+}
+
+/// `?` → `$1`, `$2`… for PostgreSQL.
+fn dollar(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+enum Inner {
+    My {
+        conn: mysql_async::Conn,
+        stmts: Vec<mysql_async::Statement>,
+    },
+    Pg {
+        client: tokio_postgres::Client,
+        stmts: Vec<tokio_postgres::Statement>,
+        task: tokio::task::JoinHandle<()>,
+    },
+}
+
+/// One connection with its statements.
+pub struct Conn {
+    inner: Inner,
+    ps: PsMode,
+    /// The statements' SQL with `?` placeholders, by index.
+    sql: Vec<String>,
+    text: String,
+}
+
+impl Conn {
+    /// Connects (no statements yet).
+    pub async fn connect(driver: Driver, ci: &Conninfo, ps: PsMode) -> Result<Conn, SqlError> {
+        let inner = match driver {
+            Driver::Mysql => {
+                let host = if ci.host == "localhost" {
+                    "127.0.0.1".to_string()
+                } else {
+                    ci.host.clone()
+                };
+                let opts = mysql_async::OptsBuilder::default()
+                    .ip_or_hostname(host)
+                    .tcp_port(ci.port)
+                    .user(Some(ci.user.clone()))
+                    .pass(Some(ci.password.clone()))
+                    .db_name(Some(ci.db.clone()))
+                    .prefer_socket(false)
+                    .stmt_cache_size(0);
+                let conn = mysql_async::Conn::new(opts)
+                    .await
+                    .map_err(|e| my_error(e, true))?;
+                Inner::My {
+                    conn,
+                    stmts: Vec::new(),
+                }
+            }
+            Driver::Pgsql => {
+                let mut cfg = tokio_postgres::Config::new();
+                cfg.host(if ci.host == "localhost" {
+                    "127.0.0.1"
+                } else {
+                    &ci.host
+                })
+                .port(ci.port)
+                .user(&ci.user)
+                .password(&ci.password)
+                .dbname(&ci.db)
+                .application_name("loadlab-sysbench");
+                let (client, connection) = cfg
+                    .connect(tokio_postgres::NoTls)
+                    .await
+                    .map_err(|e| pg_error(e, true))?;
+                let task = tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                Inner::Pg {
+                    client,
+                    stmts: Vec::new(),
+                    task,
+                }
+            }
+        };
+        Ok(Conn {
+            inner,
+            ps,
+            sql: Vec::new(),
+            text: String::new(),
+        })
+    }
+
+    /// Prepares `sql` (with `?` placeholders) as statement number
+    /// `self.len()`.
+    pub async fn prepare(&mut self, sql: &str) -> Result<usize, SqlError> {
+        if self.ps == PsMode::Auto {
+            match &mut self.inner {
+                Inner::My { conn, stmts } => {
+                    use mysql_async::prelude::Queryable;
+                    let s = conn.prep(sql).await.map_err(|e| my_error(e, false))?;
+                    stmts.push(s);
+                }
+                Inner::Pg { client, stmts, .. } => {
+                    let s = client
+                        .prepare(&dollar(sql))
+                        .await
+                        .map_err(|e| pg_error(e, false))?;
+                    stmts.push(s);
+                }
+            }
+        }
+        self.sql.push(sql.to_string());
+        Ok(self.sql.len() - 1)
+    }
+
+    /// Runs prepared statement `i` with `params`, reading and dropping any
+    /// rows.
+    pub async fn exec(&mut self, i: usize, params: &[Param<'_>]) -> Result<(), SqlError> {
+        if self.ps == PsMode::Disable {
+            let mut text = std::mem::take(&mut self.text);
+            inline(&self.sql[i], params, &mut text);
+            let r = self.query(&text).await;
+            self.text = text;
+            return r;
+        }
+        match &mut self.inner {
+            Inner::My { conn, stmts } => {
+                use mysql_async::prelude::Queryable;
+                let p: Vec<mysql_async::Value> = params
+                    .iter()
+                    .map(|p| match p {
+                        Param::Int(i) => mysql_async::Value::Int(*i),
+                        Param::Str(s) => mysql_async::Value::Bytes(s.as_bytes().to_vec()),
+                    })
+                    .collect();
+                conn.exec_drop(&stmts[i], mysql_async::Params::Positional(p))
+                    .await
+                    .map_err(|e| my_error(e, false))
+            }
+            Inner::Pg { client, stmts, .. } => {
+                // sysbench's columns are INTEGER: ids and k as i32.
+                let mut ints: [i32; 32] = [0; 32];
+                let mut refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+                    Vec::with_capacity(params.len());
+                for (n, p) in params.iter().enumerate().take(32) {
+                    if let Param::Int(v) = p {
+                        ints[n] = *v as i32;
+                    }
+                }
+                for (n, p) in params.iter().enumerate().take(32) {
+                    match p {
+                        Param::Int(_) => refs.push(&ints[n]),
+                        Param::Str(s) => refs.push(s),
+                    }
+                }
+                client
+                    .execute(&stmts[i], &refs)
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| pg_error(e, false))
+            }
+        }
+    }
+
+    /// Runs one text statement, dropping any rows.
+    pub async fn query(&mut self, sql: &str) -> Result<(), SqlError> {
+        match &mut self.inner {
+            Inner::My { conn, .. } => {
+                use mysql_async::prelude::Queryable;
+                conn.query_drop(sql).await.map_err(|e| my_error(e, false))
+            }
+            Inner::Pg { client, .. } => client
+                .simple_query(sql)
+                .await
+                .map(|_| ())
+                .map_err(|e| pg_error(e, false)),
+        }
+    }
+
+    /// The first column of the first row of `sql` as text (for checks).
+    pub async fn query_one(&mut self, sql: &str) -> Result<Option<String>, SqlError> {
+        match &mut self.inner {
+            Inner::My { conn, .. } => {
+                use mysql_async::prelude::Queryable;
+                let v: Option<Option<String>> =
+                    conn.query_first(sql).await.map_err(|e| my_error(e, false))?;
+                Ok(v.flatten())
+            }
+            Inner::Pg { client, .. } => {
+                let msgs = client
+                    .simple_query(sql)
+                    .await
+                    .map_err(|e| pg_error(e, false))?;
+                for m in msgs {
+                    if let tokio_postgres::SimpleQueryMessage::Row(r) = m {
+                        return Ok(r.get(0).map(str::to_string));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Closes the connection politely.
+    pub async fn close(self) {
+        match self.inner {
+            Inner::My { conn, .. } => {
+                let _ = conn.disconnect().await;
+            }
+            Inner::Pg { client, task, .. } => {
+                drop(client);
+                let _ = task.await;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_statements_quote_strings() {
+        let mut s = String::new();
+        inline(
+            "UPDATE t SET c=? WHERE id=?",
+            &[Param::Str("a'b\\"), Param::Int(-7)],
+            &mut s,
+        );
+        assert_eq!(s, "UPDATE t SET c='a''b\\\\' WHERE id=-7");
+        assert_eq!(dollar("id BETWEEN ? AND ?"), "id BETWEEN $1 AND $2");
+    }
+}

@@ -1,0 +1,448 @@
+//! Private database servers for the SQL tests: a MariaDB (Debian's
+//! `mariadb-server`) and a PostgreSQL (Debian's `postgresql`, version 15),
+//! each in a temporary data directory, listening on a free 127.0.0.1 port
+//! and on a socket inside that directory. Nothing is shared with a system
+//! instance: no `/etc/mysql` option files (`--no-defaults`), no system
+//! socket, no system data directory. The server is killed and its directory
+//! removed when the handle is dropped.
+//!
+//! Both create the user `sbtest` with password [`PASSWORD`] and the database
+//! `sbtest`, the names sysbench uses by default.
+//!
+//! As root: `mariadbd` runs with `--user=root` (it refuses to start as root
+//! otherwise), and PostgreSQL, which refuses root outright, runs as the
+//! unprivileged `nobody` through `runuser -u nobody` with its data directory
+//! handed to that user. As any other user both run as that user.
+
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The password of the `sbtest` user on both servers.
+pub const PASSWORD: &str = "sbtest-secret-pw";
+/// The user and the database created on both servers.
+pub const USER: &str = "sbtest";
+pub const DATABASE: &str = "sbtest";
+
+/// Where Debian puts PostgreSQL 15's server programs.
+pub const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+fn which(prog: &str) -> Option<PathBuf> {
+    if prog.contains('/') {
+        let p = PathBuf::from(prog);
+        return p.exists().then_some(p);
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+            .map(|d| d.join(prog))
+            .find(|p| p.exists())
+    })
+}
+
+fn skip_or_panic(test: &str, what: &str, install: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{test}: {what} is required in CI ({install})");
+    }
+    eprintln!(
+        "\n!!!!!!!!!! SKIPPED {test}: no {what}; the database test did NOT run ({install}) !!!!!!!!!!\n"
+    );
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// A port that was free on 127.0.0.1 a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+fn wait_for_port(port: u16, child: &mut Child, log: &Path, what: &str) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            let tail = std::fs::read_to_string(log).unwrap_or_default();
+            return Err(format!("{what} exited ({st}) before listening:\n{tail}"));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{what} did not listen on {port} within 60 s"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Settings of a private MariaDB.
+#[derive(Debug, Clone)]
+pub struct MariaDbOptions {
+    /// `--max-connections` (MariaDB's default is 151, its least 10).
+    pub max_connections: u32,
+}
+
+impl Default for MariaDbOptions {
+    fn default() -> Self {
+        MariaDbOptions {
+            max_connections: 151,
+        }
+    }
+}
+
+/// A private MariaDB server, killed and removed on drop.
+pub struct MariaDb {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    pub port: u16,
+}
+
+impl MariaDb {
+    /// Starts one, or returns `None` after a loud note when `mariadbd` is
+    /// not installed (under `CI` that fails the test instead).
+    pub fn start_or_skip(test: &str) -> Option<MariaDb> {
+        Self::start_with_or_skip(test, MariaDbOptions::default())
+    }
+
+    pub fn start_with_or_skip(test: &str, opts: MariaDbOptions) -> Option<MariaDb> {
+        if which("mariadbd").is_none() || which("mariadb-install-db").is_none() {
+            skip_or_panic(
+                test,
+                "mariadbd",
+                "apt-get install -y mariadb-server mariadb-client",
+            );
+            return None;
+        }
+        Some(Self::start(opts).unwrap_or_else(|e| panic!("{test}: {e}")))
+    }
+
+    pub fn start(opts: MariaDbOptions) -> Result<MariaDb, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("loadlab-mariadb-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let data = dir.path().join("data");
+        let mut install = Command::new(which("mariadb-install-db").unwrap());
+        install
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .arg("--auth-root-authentication-method=normal")
+            .arg("--skip-test-db");
+        if is_root() {
+            install.arg("--user=root");
+        }
+        run(&mut install, "mariadb-install-db")?;
+        // A port can be taken between finding it free and the server
+        // binding it: try a few.
+        let mut last = String::new();
+        for _ in 0..3 {
+            let port = free_port();
+            let log = dir.path().join("error.log");
+            let mut cmd = Command::new(which("mariadbd").unwrap());
+            cmd.arg("--no-defaults")
+                .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--port={port}"))
+                .arg("--bind-address=127.0.0.1")
+                .arg(format!("--socket={}", dir.path().join("sock").display()))
+                .arg(format!("--pid-file={}", dir.path().join("pid").display()))
+                .arg(format!("--log-error={}", log.display()))
+                .arg(format!("--max-connections={}", opts.max_connections))
+                .arg("--skip-log-bin")
+                .arg("--skip-name-resolve")
+                .arg("--innodb-buffer-pool-size=64M")
+                .arg("--innodb-log-file-size=16M")
+                .arg("--innodb-flush-log-at-trx-commit=0")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if is_root() {
+                cmd.arg("--user=root");
+            }
+            let mut child = cmd.spawn().map_err(|e| format!("mariadbd: {e}"))?;
+            match wait_for_port(port, &mut child, &log, "mariadbd") {
+                Ok(()) => {
+                    let db = MariaDb {
+                        dir,
+                        child: Some(child),
+                        port,
+                    };
+                    db.root_sql(&format!(
+                        "CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'; \
+                         CREATE DATABASE {DATABASE}; \
+                         GRANT ALL ON {DATABASE}.* TO '{USER}'@'%';"
+                    ))?;
+                    return Ok(db);
+                }
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    last = e;
+                }
+            }
+        }
+        Err(last)
+    }
+
+    /// Runs SQL as the server's root user over its socket (the `mariadb`
+    /// client); returns its tab-separated output without headers.
+    pub fn root_sql(&self, sql: &str) -> Result<String, String> {
+        run(
+            Command::new(which("mariadb").ok_or("no `mariadb` client")?)
+                .arg("--no-defaults")
+                .arg(format!("--socket={}", self.dir.path().join("sock").display()))
+                .arg("-uroot")
+                .arg("-N")
+                .arg("-B")
+                .arg("-e")
+                .arg(sql),
+            "mariadb",
+        )
+    }
+
+    /// The data directory's parent, where the socket and error log are.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Kills the server at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A private PostgreSQL 15 server, killed and removed on drop.
+pub struct Postgres {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    pub port: u16,
+    as_user: Option<String>,
+}
+
+fn uid_gid_of(user: &str) -> Option<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        if f.len() > 3 && f[0] == user {
+            Some((f[2].parse().ok()?, f[3].parse().ok()?))
+        } else {
+            None
+        }
+    })
+}
+
+impl Postgres {
+    /// Starts one, or returns `None` after a loud note when PostgreSQL 15
+    /// is not installed (under `CI` that fails the test instead).
+    pub fn start_or_skip(test: &str) -> Option<Postgres> {
+        if !Path::new(PG_BIN).join("postgres").exists() {
+            skip_or_panic(test, "PostgreSQL 15", "apt-get install -y postgresql");
+            return None;
+        }
+        Some(Self::start().unwrap_or_else(|e| panic!("{test}: {e}")))
+    }
+
+    fn command(&self, prog: &str) -> Command {
+        command_as(self.as_user.as_deref(), &Path::new(PG_BIN).join(prog))
+    }
+
+    pub fn start() -> Result<Postgres, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("loadlab-postgres-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        // PostgreSQL refuses to run as root: run it as `nobody`, owner of
+        // the whole temporary directory.
+        let as_user = if is_root() {
+            let (uid, gid) = uid_gid_of("nobody").ok_or("no user `nobody` to run postgres as")?;
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+            Some("nobody".to_string())
+        } else {
+            None
+        };
+        let pwfile = dir.path().join("pw");
+        std::fs::write(&pwfile, format!("{PASSWORD}\n")).map_err(|e| e.to_string())?;
+        if let Some((uid, gid)) = as_user.as_deref().and_then(uid_gid_of) {
+            std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+        }
+        let data = dir.path().join("data");
+        let mut pg = Postgres {
+            dir,
+            child: None,
+            port: 0,
+            as_user,
+        };
+        run(
+            pg.command("initdb")
+                .arg("-D")
+                .arg(&data)
+                .arg("-U")
+                .arg("postgres")
+                .arg("--auth-local=trust")
+                .arg("--auth-host=scram-sha-256")
+                .arg(format!("--pwfile={}", pwfile.display()))
+                .arg("--no-sync")
+                .env("LC_ALL", "C"),
+            "initdb",
+        )?;
+        let mut last = String::new();
+        for _ in 0..3 {
+            let port = free_port();
+            let log = pg.dir.path().join("postgres.log");
+            let logf = std::fs::File::create(&log).map_err(|e| e.to_string())?;
+            if let Some((uid, gid)) = pg.as_user.as_deref().and_then(uid_gid_of) {
+                let _ = std::os::unix::fs::chown(&log, Some(uid), Some(gid));
+            }
+            let mut child = pg
+                .command("postgres")
+                .arg("-D")
+                .arg(&data)
+                .arg("-p")
+                .arg(port.to_string())
+                .arg("-k")
+                .arg(pg.dir.path())
+                .arg("-c")
+                .arg("listen_addresses=127.0.0.1")
+                .arg("-c")
+                .arg("fsync=off")
+                .arg("-c")
+                .arg("max_connections=100")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(logf)
+                .spawn()
+                .map_err(|e| format!("postgres: {e}"))?;
+            match wait_for_port(port, &mut child, &log, "postgres") {
+                Ok(()) => {
+                    pg.port = port;
+                    pg.child = Some(child);
+                    // The server answers TCP a moment before it accepts
+                    // sessions: retry the first statement briefly.
+                    let sql = format!("CREATE ROLE {USER} LOGIN PASSWORD '{PASSWORD}'");
+                    let mut res = pg.superuser_sql("postgres", &sql);
+                    for _ in 0..50 {
+                        match &res {
+                            Err(e) if e.contains("starting up") => {
+                                std::thread::sleep(Duration::from_millis(100));
+                                res = pg.superuser_sql("postgres", &sql);
+                            }
+                            _ => break,
+                        }
+                    }
+                    res?;
+                    pg.superuser_sql("postgres", &format!("CREATE DATABASE {DATABASE} OWNER {USER}"))?;
+                    return Ok(pg);
+                }
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    last = e;
+                }
+            }
+        }
+        Err(last)
+    }
+
+    /// Runs SQL as the superuser `postgres` over the socket (psql), in
+    /// database `db`; returns the unaligned output without headers.
+    pub fn superuser_sql(&self, db: &str, sql: &str) -> Result<String, String> {
+        run(
+            Command::new(Path::new(PG_BIN).join("psql"))
+                .arg("-h")
+                .arg(self.dir.path())
+                .arg("-p")
+                .arg(self.port.to_string())
+                .arg("-U")
+                .arg("postgres")
+                .arg("-d")
+                .arg(db)
+                .arg("-X")
+                .arg("-q")
+                .arg("-A")
+                .arg("-t")
+                .arg("-v")
+                .arg("ON_ERROR_STOP=1")
+                .arg("-c")
+                .arg(sql),
+            "psql",
+        )
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Kills the server at once (SIGKILL to the postmaster), as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // runuser's child is the postmaster: ask it to stop at once
+            // (SIGQUIT), then make sure the wrapper is gone.
+            if let Ok(pid) = std::fs::read_to_string(self.dir.path().join("data/postmaster.pid"))
+                && let Some(pid) = pid.lines().next()
+            {
+                let _ = Command::new("kill").arg("-QUIT").arg(pid.trim()).status();
+            }
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn command_as(user: Option<&str>, prog: &Path) -> Command {
+    match user {
+        Some(u) => {
+            let mut c = Command::new("runuser");
+            c.arg("-u").arg(u).arg("--").arg(prog);
+            c
+        }
+        None => Command::new(prog),
+    }
+}
