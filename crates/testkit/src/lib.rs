@@ -8,9 +8,12 @@
 //! * [`browser`]: finds headless Chromium, or says loudly that a browser
 //!   test was skipped (and fails under `CI`);
 //! * [`raw`]: raw HTTP/1.1 servers on 127.0.0.1:0: accept loops and reading
-//!   one request head.
+//!   one request head;
+//! * [`pubsub`]: a pub/sub server speaking DSPS's HTTP API subset (for
+//!   scripted virtual users, e.g. DSPS's own k6 load-test script).
 
 pub mod browser;
 pub mod golden;
+pub mod pubsub;
 pub mod raw;
 pub mod tls;
