@@ -10,10 +10,13 @@
 //! * [`raw`]: raw HTTP/1.1 servers on 127.0.0.1:0: accept loops and reading
 //!   one request head;
 //! * [`pubsub`]: a pub/sub server speaking DSPS's HTTP API subset (for
-//!   scripted virtual users, e.g. DSPS's own k6 load-test script).
+//!   scripted virtual users, e.g. DSPS's own k6 load-test script);
+//! * [`k6`]: finds real k6 (or says loudly that a side-by-side test was
+//!   skipped) and builds a `k6 run` command that stays on this machine.
 
 pub mod browser;
 pub mod golden;
+pub mod k6;
 pub mod pubsub;
 pub mod raw;
 pub mod tls;

@@ -528,3 +528,56 @@ fn go_durations_parse_as_dsps_reads_them() {
     assert_eq!(p(""), None);
     assert_eq!(p("3x"), None);
 }
+
+/// DSPS's own load-test script, unchanged, through real k6 against this
+/// server: every check passes and both thresholds hold (exit 0), and the
+/// server saw publishes, polls that delivered them, and acknowledgements.
+#[test]
+fn real_k6_runs_dsps_loadtest_script_against_it() {
+    let Some(k6) = loadlab_testkit::k6::k6_or_skip("real_k6_runs_dsps_loadtest_script_against_it")
+    else {
+        return;
+    };
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../script/tests/scripts/dsps_loadtest.k6.js");
+    let dir = std::env::temp_dir().join(format!("loadlab-pubsub-k6-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let export = dir.join("summary.json");
+    let (addr, srv) = pubsub::serve_blocking();
+    let out = loadlab_testkit::k6::run_command(&k6)
+        .arg("-q")
+        .arg("--summary-export")
+        .arg(&export)
+        .arg(&script)
+        .env("BASE_URL", format!("http://{addr}"))
+        .env("CHANNELS", "2")
+        .env("TEST_RAMPUP_SEC", "1")
+        .env("TEST_DURATION_SEC", "2")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "k6 exited {:?}:\n{stderr}",
+        out.status
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let m = &v["metrics"];
+    assert_eq!(m["checks"]["fails"], 0, "{m}");
+    assert!(m["checks"]["passes"].as_u64().unwrap() > 10, "{m}");
+    assert!(
+        m["dsps_fetched_messages"]["count"].as_u64().unwrap() > 0,
+        "{m}"
+    );
+    assert!(
+        m["dsps_msg_delay_ms"]["max"].as_f64().unwrap() < 3000.0,
+        "{m}"
+    );
+    let c = srv.counts();
+    assert!(c.published >= 6, "{c:?}");
+    assert_eq!(c.subscribed, 6, "2 channels x 3 subscribers: {c:?}");
+    assert!(c.delivered > 0 && c.acks > 0 && c.acked > 0, "{c:?}");
+    assert_eq!(c.errors, 0, "{c:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
