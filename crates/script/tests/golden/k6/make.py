@@ -14,6 +14,7 @@ is written `/GOLDEN/` in the outputs.
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -50,9 +51,14 @@ CASES = {
     "syntax_error": ("syntax_error.js", [], {}),
     "unknown_module": ("unknown_module.js", [], {}),
     "http_api": ("http_api.js", [], {"GREETING": "hi"}),
+    "interrupted": ("interrupted.js", [], {}),
     "dsps_loadtest": ("../../../scripts/dsps_loadtest.k6.js", [],
                       {"BASE_URL": PUBSUB, "CHANNELS": "2", "TEST_RAMPUP_SEC": "1", "TEST_DURATION_SEC": "3"}),
 }
+
+
+# Cases interrupted with SIGINT (as Ctrl-C) after this many seconds.
+INTERRUPT = {"interrupted": 2.0}
 
 
 def wait_port(port, proc, what):
@@ -100,7 +106,14 @@ def run_case(name, script, flags, env):
     # build it a binary (a network call off this machine).
     e["K6_AUTO_EXTENSION_RESOLUTION"] = "false"
     e.pop("K6_NO_COLOR", None)
-    p = subprocess.run([K6] + cmd[1:], cwd=d, env=e, capture_output=True, timeout=120)
+    if name in INTERRUPT:
+        proc = subprocess.Popen([K6] + cmd[1:], cwd=d, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(INTERRUPT[name])
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        p = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    else:
+        p = subprocess.run([K6] + cmd[1:], cwd=d, env=e, capture_output=True, timeout=120)
     for name_, data in (("stdout.txt", p.stdout), ("stderr.txt", p.stderr)):
         with open(os.path.join(d, name_), "wb") as f:
             f.write(data.replace(HERE.encode() + b"/", b"/GOLDEN/"))
@@ -108,6 +121,8 @@ def run_case(name, script, flags, env):
         f.write(f"{p.returncode}\n")
     envs = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     with open(os.path.join(d, "command"), "w") as f:
+        if name in INTERRUPT:
+            f.write(f"# SIGINT after {INTERRUPT[name]} s\n")
         f.write(f"cd {name} && K6_AUTO_EXTENSION_RESOLUTION=false BASE={BASE} PUBSUB={PUBSUB} "
                 f"{envs + ' ' if envs else ''}{' '.join(cmd)}\n")
     out = os.path.join(d, "out.ndjson")
