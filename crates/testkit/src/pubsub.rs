@@ -352,12 +352,13 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
         }
         out.push(if b[i] == b'+' { b' ' } else { b[i] });
         i += 1;
@@ -487,14 +488,14 @@ fn channel<'a>(
     st: &State,
     chans: &'a mut HashMap<String, Channel>,
     ch: &str,
-) -> Result<&'a mut Channel, Resp> {
+) -> Result<&'a mut Channel, Box<Resp>> {
     if !chans.contains_key(ch) {
         if chans.len() >= st.cfg.max_channels {
-            return Err(error(
+            return Err(Box::new(error(
                 st,
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Too many channels on this test server",
-            ));
+            )));
         }
         chans.insert(ch.to_string(), Channel::default());
     }
@@ -527,7 +528,7 @@ async fn publish(st: &Arc<State>, ch: &str, mid: &str, req: Request<Incoming>) -
         let mut chans = st.channels.lock().unwrap();
         let c = match channel(st, &mut chans, ch) {
             Ok(c) => c,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         st.n.published.fetch_add(1, Ordering::Relaxed);
         if c.seen.insert(mid.to_string()) {
@@ -564,7 +565,7 @@ fn subscribe(st: &State, ch: &str, sid: &str) -> Resp {
         let mut chans = st.channels.lock().unwrap();
         let c = match channel(st, &mut chans, ch) {
             Ok(c) => c,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         if !c.subscribers.contains_key(sid) {
             if c.subscribers.len() >= st.cfg.max_subscribers_per_channel {
@@ -596,10 +597,10 @@ fn unsubscribe(st: &State, ch: &str, sid: &str) -> Resp {
     }
     {
         let mut chans = st.channels.lock().unwrap();
-        if let Some(c) = chans.get_mut(ch) {
-            if let Some(s) = c.subscribers.remove(sid) {
-                s.wake.notify_waiters();
-            }
+        if let Some(c) = chans.get_mut(ch)
+            && let Some(s) = c.subscribers.remove(sid)
+        {
+            s.wake.notify_waiters();
         }
     }
     json(
