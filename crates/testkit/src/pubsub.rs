@@ -32,7 +32,8 @@
 //! hyper (the `http` crate's URI parser) refuses a raw `"` with 400, so this
 //! server does not mimic that form.
 //!
-//! Memory is bounded ([`Config`]): channels, subscribers per channel,
+//! Memory is bounded ([`Config`]): channels (idle ones are evicted when the
+//! cap is reached), subscribers per channel,
 //! queued messages per subscriber (the oldest is dropped past the cap),
 //! remembered message IDs per channel, and the body size. The server stops
 //! when its [`ServerHandle`] is dropped.
@@ -42,7 +43,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -58,8 +59,13 @@ use tokio::sync::{Notify, watch};
 pub struct Config {
     /// Longest long poll; a longer `timeout=` is cut to this (DSPS: 30 s).
     pub long_poll_max: Duration,
-    /// Channels kept; a request creating one more is 503.
+    /// Channels kept. A request creating one more first evicts the
+    /// channels unused (no publish, subscribe, poll or ack) for
+    /// [`Config::channel_idle`]; if none is, it is 503.
     pub max_channels: usize,
+    /// How long a channel must be unused to be evicted when
+    /// [`Config::max_channels`] is reached.
+    pub channel_idle: Duration,
     /// Subscribers per channel; creating one more is 503.
     pub max_subscribers_per_channel: usize,
     /// Unacknowledged messages queued per subscriber; past it the oldest is
@@ -76,6 +82,7 @@ impl Default for Config {
         Config {
             long_poll_max: Duration::from_secs(30),
             max_channels: 20_000,
+            channel_idle: Duration::from_secs(60),
             max_subscribers_per_channel: 1_000,
             max_queue: 1_000,
             max_remembered_ids: 4_096,
@@ -127,11 +134,11 @@ struct Subscriber {
     wake: Arc<Notify>,
 }
 
-#[derive(Default)]
 struct Channel {
     subscribers: HashMap<String, Subscriber>,
     seen: HashSet<String>,
     seen_order: VecDeque<String>,
+    used: Instant,
 }
 
 struct State {
@@ -491,15 +498,37 @@ fn channel<'a>(
 ) -> Result<&'a mut Channel, Box<Resp>> {
     if !chans.contains_key(ch) {
         if chans.len() >= st.cfg.max_channels {
+            let idle = st.cfg.channel_idle;
+            chans.retain(|_, c| {
+                let keep = c.used.elapsed() < idle;
+                if !keep {
+                    for s in c.subscribers.values() {
+                        s.wake.notify_waiters();
+                    }
+                }
+                keep
+            });
+        }
+        if chans.len() >= st.cfg.max_channels {
             return Err(Box::new(error(
                 st,
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Too many channels on this test server",
             )));
         }
-        chans.insert(ch.to_string(), Channel::default());
+        chans.insert(
+            ch.to_string(),
+            Channel {
+                subscribers: HashMap::new(),
+                seen: HashSet::new(),
+                seen_order: VecDeque::new(),
+                used: Instant::now(),
+            },
+        );
     }
-    Ok(chans.get_mut(ch).unwrap())
+    let c = chans.get_mut(ch).unwrap();
+    c.used = Instant::now();
+    Ok(c)
 }
 
 async fn publish(st: &Arc<State>, ch: &str, mid: &str, req: Request<Incoming>) -> Resp {
@@ -630,8 +659,12 @@ async fn fetch(st: &Arc<State>, ch: &str, sid: &str, query: Option<&str>) -> Res
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let wake = {
-            let chans = st.channels.lock().unwrap();
-            let Some(s) = chans.get(ch).and_then(|c| c.subscribers.get(sid)) else {
+            let mut chans = st.channels.lock().unwrap();
+            let Some(c) = chans.get_mut(ch) else {
+                return error(st, StatusCode::NOT_FOUND, "Subscription not found");
+            };
+            c.used = Instant::now();
+            let Some(s) = c.subscribers.get(sid) else {
                 return error(st, StatusCode::NOT_FOUND, "Subscription not found");
             };
             if !s.queue.is_empty() || tokio::time::Instant::now() >= deadline {
@@ -682,7 +715,11 @@ fn ack(st: &State, ch: &str, sid: &str, query: Option<&str>) -> Resp {
         );
     };
     let mut chans = st.channels.lock().unwrap();
-    let Some(s) = chans.get_mut(ch).and_then(|c| c.subscribers.get_mut(sid)) else {
+    let Some(c) = chans.get_mut(ch) else {
+        return error(st, StatusCode::NOT_FOUND, "Subscription not found");
+    };
+    c.used = Instant::now();
+    let Some(s) = c.subscribers.get_mut(sid) else {
         return error(st, StatusCode::NOT_FOUND, "Subscription not found");
     };
     let Some(mid) = parse_ack_handle(ch, sid, &h) else {

@@ -475,6 +475,49 @@ async fn memory_stays_bounded() {
     assert_eq!(srv.channels(), 3);
 }
 
+#[tokio::test]
+async fn idle_channels_make_room_for_new_ones_at_the_cap() {
+    let cfg = pubsub::Config {
+        max_channels: 2,
+        channel_idle: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let (addr, srv) = pubsub::serve_with(cfg).await;
+    req(addr, "PUT", "/channel/old/subscription/polling/s", None).await;
+    req(addr, "PUT", "/channel/busy/subscription/polling/s", None).await;
+    assert_eq!(
+        req(addr, "PUT", "/channel/new/message/m", Some("0"))
+            .await
+            .status,
+        503,
+        "nothing is idle yet"
+    );
+    // `old` is left alone past the idle time; `busy` is polled just before
+    // the new channel is made.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    req(addr, "GET", "/channel/busy/subscription/polling/s", None).await;
+    assert_eq!(
+        req(addr, "PUT", "/channel/new/message/m", Some("0"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(srv.channels(), 2);
+    assert_eq!(
+        req(addr, "GET", "/channel/old/subscription/polling/s", None)
+            .await
+            .status,
+        404,
+        "evicted with its subscriber"
+    );
+    assert_eq!(
+        req(addr, "GET", "/channel/busy/subscription/polling/s", None)
+            .await
+            .status,
+        200
+    );
+}
+
 #[test]
 fn blocking_server_stops_when_its_handle_is_dropped() {
     let (addr, srv) = pubsub::serve_blocking();
