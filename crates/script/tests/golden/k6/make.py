@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,6 +26,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", "..", ".."))
 K6 = os.environ.get("K6", os.path.expanduser("~/go/bin/k6"))
 ORIGIN_PORT = 18431
 PUBSUB_PORT = 18432
+CAPTURE_PORT = 18433
 BASE = f"http://127.0.0.1:{ORIGIN_PORT}"
 PUBSUB = f"http://127.0.0.1:{PUBSUB_PORT}"
 
@@ -52,10 +54,40 @@ CASES = {
     "unknown_module": ("unknown_module.js", [], {}),
     "http_api": ("http_api.js", [], {"GREETING": "hi"}),
     "interrupted": ("interrupted.js", [], {}),
+    "url_encoding": ("url_encoding.js", [], {}),
     "dsps_loadtest": ("../../../scripts/dsps_loadtest.k6.js", [],
                       {"BASE_URL": PUBSUB, "CHANNELS": "2", "TEST_RAMPUP_SEC": "1", "TEST_DURATION_SEC": "3"}),
 }
 
+
+def capture_server(lines):
+    """A loopback server recording each request line; answers 204 and closes."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", CAPTURE_PORT))
+    srv.listen(16)
+
+    def loop():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            lines.append(data.split(b"\r\n", 1)[0])
+            c.sendall(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+            c.close()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return srv
+
+
+CAPTURED = []
 
 # Cases interrupted with SIGINT (as Ctrl-C) after this many seconds.
 INTERRUPT = {"interrupted": 2.0}
@@ -101,7 +133,8 @@ def run_case(name, script, flags, env):
             os.remove(os.path.join(d, f))
     cmd = ["k6", "run", "--no-usage-report", "--out", "json=out.ndjson",
            "--summary-export", "summary-export.json"] + flags + [script]
-    e = dict(os.environ, BASE=BASE, PUBSUB=PUBSUB, **env)
+    e = dict(os.environ, BASE=BASE, PUBSUB=PUBSUB, CAPTURE=f"http://127.0.0.1:{CAPTURE_PORT}", **env)
+    captured = CAPTURED.clear() or CAPTURED
     # Without this, k6 v1 answers an unknown import by asking ingest.k6.io to
     # build it a binary (a network call off this machine).
     e["K6_AUTO_EXTENSION_RESOLUTION"] = "false"
@@ -119,6 +152,9 @@ def run_case(name, script, flags, env):
             f.write(data.replace(HERE.encode() + b"/", b"/GOLDEN/"))
     with open(os.path.join(d, "exit-code"), "w") as f:
         f.write(f"{p.returncode}\n")
+    if name == "url_encoding":
+        with open(os.path.join(d, "requests.txt"), "wb") as f:
+            f.write(b"".join(line + b"\n" for line in captured))
     envs = " ".join(f"{k}={v}" for k, v in sorted(env.items()))
     with open(os.path.join(d, "command"), "w") as f:
         if name in INTERRUPT:
@@ -152,12 +188,15 @@ def main():
     try:
         wait_port(ORIGIN_PORT, origin, "loadlab origin")
         wait_port(PUBSUB_PORT, pubsub, "pubsub_server")
+        capture = capture_server(CAPTURED)
         version = subprocess.run([K6, "version"], capture_output=True, text=True).stdout.strip()
         with open(os.path.join(HERE, "k6-version"), "w") as f:
             f.write(version + "\n")
         for n in names:
             run_case(n, *CASES[n])
     finally:
+        if "capture" in locals():
+            capture.close()
         for p in (origin, pubsub):
             p.terminate()
             p.wait()
