@@ -25,12 +25,11 @@
 //! IDs must match `^[0-9a-z][0-9a-z_-]{0,62}$` (else 400 naming the
 //! parameter). Errors are `{"error": "..."}` JSON. JSON bodies end with a
 //! newline and keep their keys in alphabetical order, as DSPS's do. An
-//! `ackHandle` is opaque: here `<last message id>.<checksum>`, characters a
-//! URL query may hold as they are (scripts put it in the URL unencoded).
-//! DSPS's in-memory storage hands out a JSON text instead
-//! (`{"mid":...,"xs":...}`); Go's server takes its `"` raw in a query, but
-//! hyper (the `http` crate's URI parser) refuses a raw `"` with 400, so this
-//! server does not mimic that form.
+//! `ackHandle` is opaque; it has the shape of real DSPS's (in-memory storage
+//! behind its storage multiplexer): standard base64 (with `=` padding) of
+//! `{"default":"{\"mid\":\"<last message id>\",\"xs\":\"<checksum>\"}"}`.
+//! Scripts put it in the URL unencoded (`?ackHandle=${ackHandle}`); for such
+//! ASCII JSON, base64 never yields `+` or `/`, so it survives that.
 //!
 //! Memory is bounded ([`Config`]): channels (idle ones are evicted when the
 //! cap is reached), subscribers per channel,
@@ -45,6 +44,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -436,13 +436,21 @@ fn checksum(ch: &str, sid: &str, mid: &str) -> String {
     format!("{h:08x}")
 }
 
+/// A handle shaped like real DSPS's (its storage multiplexer wraps the
+/// in-memory storage's JSON handle in standard base64 under the storage's
+/// name): base64 of `{"default":"{\"mid\":\"<id>\",\"xs\":\"<checksum>\"}"}`.
 fn ack_handle(ch: &str, sid: &str, mid: &str) -> String {
-    format!("{mid}.{}", checksum(ch, sid, mid))
+    let inner = serde_json::json!({"mid": mid, "xs": checksum(ch, sid, mid)}).to_string();
+    let outer = serde_json::json!({ "default": inner }).to_string();
+    base64::engine::general_purpose::STANDARD.encode(outer)
 }
 
 fn parse_ack_handle(ch: &str, sid: &str, h: &str) -> Option<String> {
-    let (mid, xs) = h.rsplit_once('.')?;
-    (valid_id(mid) && xs == checksum(ch, sid, mid)).then(|| mid.to_string())
+    let outer = base64::engine::general_purpose::STANDARD.decode(h).ok()?;
+    let outer: serde_json::Value = serde_json::from_slice(&outer).ok()?;
+    let inner: serde_json::Value = serde_json::from_str(outer.get("default")?.as_str()?).ok()?;
+    let mid = inner.get("mid")?.as_str()?;
+    (valid_id(mid) && inner.get("xs")?.as_str()? == checksum(ch, sid, mid)).then(|| mid.to_string())
 }
 
 async fn handle(st: &Arc<State>, req: Request<Incoming>) -> Resp {

@@ -158,6 +158,14 @@ async fn publish_subscribe_fetch_ack_round_trip() {
         g.body
     );
     let handle = v["ackHandle"].as_str().unwrap().to_string();
+    // Shaped like real DSPS's: base64 of {"default": "<in-memory JSON handle>"}.
+    let outer = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &handle)
+        .unwrap_or_else(|e| panic!("{handle}: {e}"));
+    let outer: serde_json::Value = serde_json::from_slice(&outer).unwrap();
+    let inner: serde_json::Value =
+        serde_json::from_str(outer["default"].as_str().unwrap()).unwrap();
+    assert_eq!(inner["mid"], "1-0-1", "{inner}");
+    assert!(inner["xs"].is_string(), "{inner}");
 
     // Polling again without acknowledging returns the same messages.
     let g = req(

@@ -1,7 +1,7 @@
 // What k6 puts in the request line for URLs with characters a URL should
 // escape: make.py points CAPTURE at a loopback server that records each
-// request line (requests.txt). DSPS's script does exactly this with its
-// JSON ackHandle: `?ackHandle=${ackHandle}`.
+// request line (requests.txt). DSPS's script builds its ack URL the same
+// way, unencoded: `?ackHandle=${ackHandle}`.
 import http from 'k6/http';
 
 export const options = { vus: 1, iterations: 1 };
