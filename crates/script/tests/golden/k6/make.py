@@ -178,9 +178,10 @@ def main():
         if n not in CASES:
             sys.exit(f"unknown case {n!r}; cases: {', '.join(CASES)}")
     loadlab = os.environ.get("LOADLAB", os.path.join(ROOT, "target", "debug", "loadlab"))
-    example = os.path.join(ROOT, "target", "debug", "examples", "pubsub_server")
-    if not os.path.exists(example):
+    example = os.environ.get("PUBSUB_SERVER")
+    if example is None:
         subprocess.run(["cargo", "build", "-p", "loadlab-testkit", "--example", "pubsub_server"], cwd=ROOT, check=True)
+        example = os.path.join(ROOT, "target", "debug", "examples", "pubsub_server")
     origin = subprocess.Popen([loadlab, "origin", "--listen", f"127.0.0.1:{ORIGIN_PORT}",
                                "--recipe", os.path.join(HERE, "origin-recipe.json")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
