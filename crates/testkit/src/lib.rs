@@ -13,10 +13,16 @@
 //!   one request head;
 //! * [`netns`]: private networks of network namespaces on a bridge of
 //!   their own (198.18.0.0/15), removed when the test ends.
+//! * [`pubsub`]: a pub/sub server speaking DSPS's HTTP API subset (for
+//!   scripted virtual users, e.g. DSPS's own k6 load-test script);
+//! * [`k6`]: finds real k6 (or says loudly that a side-by-side test was
+//!   skipped) and builds a `k6 run` command that stays on this machine.
 
 pub mod browser;
 pub mod db;
 pub mod golden;
 pub mod netns;
+pub mod k6;
+pub mod pubsub;
 pub mod raw;
 pub mod tls;
