@@ -43,6 +43,8 @@ enum Command {
     Wrk(cmd::wrk::WrkArgs),
     /// Plot latency over time from results files as a self-contained HTML page (vegeta's `plot`).
     Plot(cmd::plot::PlotArgs),
+    /// Run k6 scripts unchanged (`loadlab k6 run script.js`), k6's flags and summary.
+    K6(cmd::k6::K6Args),
     /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
     Study(cmd::study::StudyArgs),
     /// List and show the studies and runs in the store.
@@ -89,6 +91,7 @@ fn main() {
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        Command::K6(a) => cmd::k6::run(a),
         Command::Study(a) => cmd::study::run(a),
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),
