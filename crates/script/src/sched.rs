@@ -10,7 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::{Client, ClientResponse};
-use rquickjs::loader::{BuiltinLoader, BuiltinResolver, FileResolver, ScriptLoader};
+use rquickjs::loader::{BuiltinResolver, FileResolver, Loader, ScriptLoader};
+use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
 use tokio::time::Instant;
 
@@ -567,6 +568,24 @@ fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> R
     }
 }
 
+/// Loads the k6 modules in every context that imports them (rquickjs's
+/// `BuiltinLoader` hands each source out once only).
+struct K6Loader;
+
+impl Loader for K6Loader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        path: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        match crate::api::MODULES.iter().find(|(m, _)| *m == path) {
+            Some((_, src)) => Module::declare(ctx.clone(), path, *src),
+            None => Err(rquickjs::Error::new_loading(path)),
+        }
+    }
+}
+
 enum Event {
     Op(usize, u64, Resume),
 }
@@ -589,11 +608,10 @@ pub fn run(
 
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let mut resolver = BuiltinResolver::default();
-    let mut loader = BuiltinLoader::default();
-    for (m, src) in crate::api::MODULES {
+    for (m, _) in crate::api::MODULES {
         resolver.add_module(*m);
-        loader.add_module(*m, *src);
     }
+    let loader = K6Loader;
     rt.set_loader(
         (resolver, FileResolver::default().with_path(script_dir.to_string_lossy().to_string())),
         (loader, ScriptLoader::default()),

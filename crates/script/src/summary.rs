@@ -226,7 +226,18 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted
     let mut rows: Vec<(&'static str, String, Vec<String>)> = Vec::new();
     for &m in &used {
         let def = &reg.metrics[m];
-        if def.name == "checks" {
+        // k6's compact summary leaves these out.
+        if matches!(
+            def.name.as_str(),
+            "checks"
+                | "group_duration"
+                | "http_req_blocked"
+                | "http_req_connecting"
+                | "http_req_tls_handshaking"
+                | "http_req_sending"
+                | "http_req_waiting"
+                | "http_req_receiving"
+        ) {
             continue;
         }
         let sec = if def.builtin { section(&def.name) } else { "CUSTOM" };
