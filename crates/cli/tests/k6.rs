@@ -210,3 +210,68 @@ export default function () { sleep(0.3); }
     assert_eq!(done + dropped, 20.0, "{stdout}");
     assert!(stdout.contains("iteration_duration_corrected"), "{stdout}");
 }
+
+#[test]
+fn unsupported_member_of_a_default_import_is_named_at_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import http from 'k6/http';\nexport default function () {\n  http.cookieJar();\n}\n";
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(107), "{stdout}\n{stderr}");
+    assert!(stderr.contains("script.js:3:3: http.cookieJar"), "{stderr}");
+    assert!(!stdout.contains("running"), "no load before the error: {stdout}");
+}
+
+#[test]
+fn test_abort_stops_with_108_and_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+export const options = { vus: 2, duration: '20s' };
+export default function () { sleep(0.05); if (__ITER === 2) exec.test.abort('enough'); }
+"#;
+    let t0 = std::time::Instant::now();
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(108), "{stdout}\n{stderr}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(15));
+    assert!(stderr.contains("enough"), "{stderr}");
+    assert!(stdout.contains("TOTAL RESULTS"), "{stdout}");
+}
+
+#[test]
+fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = origin();
+    let path = dir.path().join("script.js");
+    std::fs::write(
+        &path,
+        "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport const options = { vus: 3, duration: '60s' };\nexport default function () { http.get(__ENV.BASE + '/'); sleep(0.05); }\n",
+    )
+    .unwrap();
+    let child = Command::new(bin())
+        .args(["k6", "run", "-q", "-e"])
+        .arg(format!("BASE={}", o.url()))
+        .args(["--out", "loadlab=run.lr"])
+        .arg(&path)
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY-free: kill(1) with SIGINT through the shell's kill command.
+    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let t0 = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(15));
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
+    assert!(stdout.contains("http_reqs"), "{stdout}");
+    let rep = Command::new(bin()).args(["report", "run.lr"]).current_dir(dir.path()).output().unwrap();
+    let (rs, re) = text(&rep);
+    assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
+    assert!(rs.contains("Requests"), "{rs}");
+}

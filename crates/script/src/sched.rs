@@ -46,6 +46,8 @@ pub struct RunOutcome {
     pub thresholds_failed: bool,
     pub interrupted: bool,
     pub aborted_by_threshold: bool,
+    /// `exec.test.abort(message)` was called.
+    pub aborted: Option<String>,
     pub iterations: u64,
     pub script_errors: u64,
     pub http_reqs: u64,
@@ -568,6 +570,72 @@ fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> R
     }
 }
 
+/// What each k6 module's default export has.
+const MEMBERS: &[(&str, &[&str])] = &[
+    ("k6", &["check", "group", "sleep", "fail", "randomSeed"]),
+    (
+        "k6/http",
+        &["request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url", "Response"],
+    ),
+    ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
+    ("k6/execution", &["vu", "scenario", "instance", "test"]),
+];
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Names, before any load, a member of a k6 module the script uses through
+/// its default (or namespace) import but loadlab k6 does not have, such as
+/// `http.cookieJar()`. (Named imports are checked by the module linker.)
+pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
+    let mut bindings: Vec<(String, &str)> = Vec::new();
+    let mut rest = source;
+    while let Some(i) = rest.find("import ") {
+        let stmt_end = rest[i..].find(['\n', ';']).map_or(rest.len(), |e| i + e);
+        let stmt = &rest[i + 7..stmt_end];
+        rest = &rest[stmt_end.min(rest.len())..];
+        let Some((head, module)) = stmt.rsplit_once("from") else {
+            continue;
+        };
+        let module = module.trim().trim_matches(|c| c == '\'' || c == '"');
+        let Some(&(m, _)) = MEMBERS.iter().find(|(m, _)| *m == module) else {
+            continue;
+        };
+        let head = head.trim();
+        let name = if let Some(ns) = head.strip_prefix("* as ") {
+            ns.trim()
+        } else {
+            head.split([',', '{']).next().unwrap_or("").trim()
+        };
+        if !name.is_empty() && name.chars().all(is_ident) {
+            bindings.push((name.to_string(), m));
+        }
+    }
+    for (name, module) in bindings {
+        let allowed = MEMBERS.iter().find(|(m, _)| *m == module).map(|(_, a)| *a).unwrap_or(&[]);
+        let pat = format!("{name}.");
+        let mut from = 0;
+        while let Some(pos) = source[from..].find(&pat) {
+            let at = from + pos;
+            from = at + pat.len();
+            if source[..at].chars().next_back().is_some_and(|c| is_ident(c) || c == '.') {
+                continue;
+            }
+            let member: String = source[from..].chars().take_while(|&c| is_ident(c)).collect();
+            if member.is_empty() || allowed.contains(&member.as_str()) {
+                continue;
+            }
+            let line = source[..at].matches('\n').count() + 1;
+            let col = at - source[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+            return Err(ScriptError::Unsupported(format!(
+                "{file}:{line}:{col}: {name}.{member} ({module}) is not supported by loadlab k6 (see docs/k6.md)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Loads the k6 modules in every context that imports them (rquickjs's
 /// `BuiltinLoader` hands each source out once only).
 struct K6Loader;
@@ -600,6 +668,7 @@ pub fn run(
         err,
     })?;
     let name = cfg.script.display().to_string();
+    check_members(&source, &name)?;
     let script_dir = cfg
         .script
         .parent()
@@ -626,7 +695,7 @@ pub fn run(
     // VU 0: reads the options, runs setup() and teardown().
     let ctx0 = Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
-    vu::set_runtime(rt_ptr);
+    vu::set_runtime(rt_ptr).map_err(ScriptError::Runtime)?;
 
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -741,7 +810,7 @@ pub fn run(
         }
         outcome
     });
-    vu::set_runtime(std::ptr::null_mut());
+    let _ = vu::set_runtime(std::ptr::null_mut());
     drop(contexts);
     result
 }
@@ -1347,6 +1416,7 @@ async fn drive_local<'js>(
         thresholds_failed,
         interrupted,
         aborted_by_threshold,
+        aborted: shared.abort.borrow().clone(),
         iterations: count("iterations"),
         script_errors,
         http_reqs: count("http_reqs"),

@@ -48,9 +48,77 @@ thread_local! {
     pub static ABORTING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Remembers the runtime whose stack limits the coroutines update.
-pub fn set_runtime(rt: *mut qjs::JSRuntime) {
+thread_local! {
+    /// Byte offset of `current_stack_frame` in QuickJS's `JSRuntime`.
+    static FRAME_OFFSET: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Remembers the runtime whose stack limits the coroutines update, and
+/// finds where it keeps its chain of JavaScript stack frames.
+///
+/// QuickJS links the frames of running functions from
+/// `JSRuntime.current_stack_frame` (they live on the C stack). Each VU
+/// runs on its own stack, so the chain must be the VU's own while it runs:
+/// a VU that started while another was suspended would otherwise link its
+/// frames to the other's, and walk them (to build an exception's stack)
+/// after they are gone. The struct is private to quickjs.c, so the field
+/// is found from its neighbours: `stack_size` (set here to two known values
+/// in turn), then `stack_top`, `stack_limit`, `current_exception` (16
+/// bytes), three `bool`s (padded to 8), `current_stack_frame` (quickjs-ng,
+/// as vendored by rquickjs-sys 0.14).
+pub fn set_runtime(rt: *mut qjs::JSRuntime) -> Result<(), String> {
     RT.with(|r| r.set(rt));
+    if rt.is_null() {
+        return Ok(());
+    }
+    const A: usize = 0x1234_5000;
+    const B: usize = 0x2345_6000;
+    // The struct is ~1.5 KB (an arena of 1000 bytes comes first); the
+    // fields sit at ~1.2 KB. Read no further than 1,400 bytes.
+    let words = 175;
+    // SAFETY: `rt` is a live JSRuntime (hundreds of bytes long); the two
+    // calls set its stack fields; the reads stay within its first 1,400 bytes (+48).
+    let found = unsafe {
+        let base = rt as *const usize;
+        qjs::JS_SetMaxStackSize(rt, A as _);
+        let cands: Vec<usize> = (0..words - 7).filter(|&i| *base.add(i) == A).collect();
+        qjs::JS_SetMaxStackSize(rt, B as _);
+        cands
+            .into_iter()
+            .find(|&i| {
+                *base.add(i) == B
+                    && (*base.add(i + 1)).wrapping_sub(*base.add(i + 2)) == B
+                    && (*base.add(i + 6)) == 0
+            })
+    };
+    update_stack(0);
+    match found {
+        Some(i) => {
+            FRAME_OFFSET.with(|o| o.set((i + 6) * std::mem::size_of::<usize>()));
+            Ok(())
+        }
+        None => Err("unexpected QuickJS runtime layout (stack fields not found)".into()),
+    }
+}
+
+fn frame() -> usize {
+    let rt = RT.with(Cell::get);
+    let off = FRAME_OFFSET.with(Cell::get);
+    if rt.is_null() || off == 0 {
+        return 0;
+    }
+    // SAFETY: `off` was found by `set_runtime` inside this live runtime.
+    unsafe { *((rt as *const u8).add(off) as *const usize) }
+}
+
+fn set_frame(v: usize) {
+    let rt = RT.with(Cell::get);
+    let off = FRAME_OFFSET.with(Cell::get);
+    if rt.is_null() || off == 0 {
+        return;
+    }
+    // SAFETY: as in `frame`; only this thread uses the runtime.
+    unsafe { *((rt as *mut u8).add(off) as *mut usize) = v }
 }
 
 /// Makes the current stack (below this frame) the one QuickJS checks.
@@ -78,6 +146,7 @@ fn update_stack(limit: usize) {
 
 /// Before running JavaScript on the thread's own stack (init code).
 pub fn on_main_stack() {
+    set_frame(0);
     YIELDER.with(|y| y.set(std::ptr::null()));
     LIMIT.with(|l| l.set(0));
     update_stack(0);
@@ -98,8 +167,10 @@ pub fn suspend(op: Op) -> Resume {
     // yielder reference it was given, which lives as long as the coroutine
     // runs; this coroutine is the one running now (the scheduler resumed
     // it, and only the running coroutine's native calls reach here).
+    let frames = frame();
     let r = unsafe { &*y }.suspend(op);
     // Another coroutine ran meanwhile and set its own.
+    set_frame(frames);
     YIELDER.with(|c| c.set(y));
     LIMIT.with(|l| l.set(limit));
     update_stack(limit);
@@ -130,6 +201,8 @@ where
                 YIELDER.with(|c| c.set(y as *const _));
                 LIMIT.with(|l| l.set(limit));
                 update_stack(limit);
+                // This VU's chain of JavaScript frames starts here.
+                set_frame(0);
                 let r = if matches!(input, Resume::Start) {
                     body()
                 } else {
@@ -145,8 +218,9 @@ where
 /// Resumes a VU; `None` once it has ended.
 pub fn resume(co: &mut VuCoroutine, input: Resume) -> Option<Op> {
     let r = co.resume(input);
-    // Back on the scheduler's stack.
-    YIELDER.with(|y| y.set(std::ptr::null()));
+    // Back on the scheduler's stack (which may run JavaScript too: the
+    // setup data's JSON to each VU).
+    on_main_stack();
     match r {
         CoroutineResult::Yield(op) => Some(op),
         CoroutineResult::Return(()) => None,

@@ -163,6 +163,10 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             outcome.script_errors
         );
     }
+    if let Some(msg) = &outcome.aborted {
+        eprintln!("loadlab: the script aborted the test: {msg}");
+        std::process::exit(SCRIPT_ABORTED);
+    }
     if outcome.thresholds_failed {
         eprintln!("loadlab: some thresholds have failed");
         std::process::exit(THRESHOLDS_FAILED);
