@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 /// Subcommands whose flags are single-letter and must not be rewritten.
-const SHORT_FLAG_FACES: &[&str] = &["ab", "wrk", "sysbench"];
+const SHORT_FLAG_FACES: &[&str] = &["ab", "wrk", "sysbench", "k6"];
 
 pub fn normalize(argv: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(argv.len());

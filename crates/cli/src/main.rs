@@ -46,6 +46,8 @@ enum Command {
     Plot(cmd::plot::PlotArgs),
     /// sysbench-compatible OLTP benchmark of MariaDB/MySQL or PostgreSQL (`loadlab sysbench --help`).
     Sysbench(cmd::sysbench::SysbenchArgs),
+    /// Run k6 scripts unchanged (`loadlab k6 run script.js`), k6's flags and summary.
+    K6(cmd::k6::K6Args),
     /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
     Study(cmd::study::StudyArgs),
     /// List and show the studies and runs in the store.
@@ -95,6 +97,7 @@ fn main() {
         Command::Wrk(a) => cmd::wrk::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Sysbench(a) => cmd::sysbench::run(a),
+        Command::K6(a) => cmd::k6::run(a),
         Command::Study(a) => cmd::study::run(a),
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),

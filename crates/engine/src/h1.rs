@@ -145,6 +145,7 @@ impl H1Conn {
         request: &[u8],
         head_only: bool,
         first_byte: &mut Option<Instant>,
+        mut capture: Option<&mut crate::client::Capture>,
     ) -> Result<H1Response, H1Error> {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
@@ -204,6 +205,16 @@ impl H1Conn {
                     let mut chunked = false;
                     let mut close = http10;
                     let mut location = None;
+                    if let Some(c) = capture.as_deref_mut() {
+                        c.headers.clear();
+                        c.body.clear();
+                        for h in resp.headers.iter() {
+                            c.headers.push((
+                                h.name.to_string(),
+                                String::from_utf8_lossy(h.value).into_owned(),
+                            ));
+                        }
+                    }
                     for h in resp.headers.iter() {
                         let name = h.name.as_bytes();
                         if name.eq_ignore_ascii_case(b"content-length") {
@@ -249,19 +260,20 @@ impl H1Conn {
                         // but never trust the connection again.
                         close |= content_length != Ok(None);
                     }
+                    let body = capture.map(|c| &mut c.body);
                     let (bytes_in, delimited) = if no_body {
                         (0, true)
                     } else if chunked {
-                        (self.read_chunked().await?, true)
+                        (self.read_chunked(body).await?, true)
                     } else if transfer_encoding {
-                        (self.read_to_eof().await?, false)
+                        (self.read_to_eof(body).await?, false)
                     } else {
                         match content_length {
                             Ok(Some(n)) => {
-                                self.read_exact_body(n).await?;
+                                self.read_exact_body(n, body).await?;
                                 (n, true)
                             }
-                            Ok(None) => (self.read_to_eof().await?, false),
+                            Ok(None) => (self.read_to_eof(body).await?, false),
                             Err(()) => return Err(err(ErrorKind::InvalidContentLength, false)),
                         }
                     };
@@ -304,12 +316,19 @@ impl H1Conn {
         }
     }
 
-    async fn read_exact_body(&mut self, n: u64) -> Result<(), H1Error> {
+    async fn read_exact_body(
+        &mut self,
+        n: u64,
+        mut keep: Option<&mut Vec<u8>>,
+    ) -> Result<(), H1Error> {
         let mut remaining = n;
         self.grow_for_body(n);
         loop {
             let have = (self.end - self.start) as u64;
             let take = have.min(remaining);
+            if let Some(k) = keep.as_deref_mut() {
+                k.extend_from_slice(&self.buf[self.start..self.start + take as usize]);
+            }
             self.start += take as usize;
             remaining -= take;
             self.body_read = n - remaining;
@@ -324,9 +343,12 @@ impl H1Conn {
         }
     }
 
-    async fn read_to_eof(&mut self) -> Result<u64, H1Error> {
+    async fn read_to_eof(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<u64, H1Error> {
         self.grow_for_body(u64::MAX);
         let mut total = (self.end - self.start) as u64;
+        if let Some(k) = keep.as_deref_mut() {
+            k.extend_from_slice(&self.buf[self.start..self.end]);
+        }
         self.start = self.end;
         loop {
             self.body_read = total;
@@ -334,6 +356,9 @@ impl H1Conn {
                 Ok(0) => return Ok(total),
                 Ok(n) => {
                     total += n as u64;
+                    if let Some(k) = keep.as_deref_mut() {
+                        k.extend_from_slice(&self.buf[self.start..self.end]);
+                    }
                     self.start = self.end;
                 }
                 Err(k) => return Err(err(k, false)),
@@ -341,13 +366,17 @@ impl H1Conn {
         }
     }
 
-    async fn read_chunked(&mut self) -> Result<u64, H1Error> {
+    async fn read_chunked(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<u64, H1Error> {
         let mut dec = Chunked::default();
         let mut total = 0u64;
         let mut reads = 0u32;
         loop {
             let used = dec
-                .feed(&self.buf[self.start..self.end], &mut total)
+                .feed_into(
+                    &self.buf[self.start..self.end],
+                    &mut total,
+                    keep.as_deref_mut(),
+                )
                 .map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
             self.body_read = total;
@@ -435,11 +464,25 @@ impl Chunked {
 
     /// Consumes bytes from `data`, adding payload sizes to `total`; returns how
     /// many bytes were used (stops at the end of the message).
+    #[cfg(test)]
     pub fn feed(&mut self, data: &[u8], total: &mut u64) -> Result<usize, ()> {
+        self.feed_into(data, total, None)
+    }
+
+    /// [`Chunked::feed`] that also appends the payload bytes to `keep`.
+    pub fn feed_into(
+        &mut self,
+        data: &[u8],
+        total: &mut u64,
+        mut keep: Option<&mut Vec<u8>>,
+    ) -> Result<usize, ()> {
         let mut i = 0;
         while i < data.len() && self.st != Ck::Done {
             if self.st == Ck::Data {
                 let take = (self.size).min((data.len() - i) as u64);
+                if let Some(k) = keep.as_deref_mut() {
+                    k.extend_from_slice(&data[i..i + take as usize]);
+                }
                 *total += take;
                 self.size -= take;
                 i += take as usize;

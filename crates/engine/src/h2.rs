@@ -68,6 +68,7 @@ pub(crate) async fn exchange(
     first_byte: &mut Option<Instant>,
     bytes_in: &mut u64,
     in_body: &mut bool,
+    mut capture: Option<&mut crate::client::Capture>,
 ) -> Result<H2Response, ErrorKind> {
     sender.ready().await.map_err(|e| hyper_kind(&e))?;
     let resp = sender.send_request(req).await.map_err(|e| hyper_kind(&e))?;
@@ -82,6 +83,16 @@ pub(crate) async fn exchange(
     } else {
         None
     };
+    if let Some(c) = capture.as_deref_mut() {
+        c.headers.clear();
+        c.body.clear();
+        for (k, v) in resp.headers() {
+            c.headers.push((
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            ));
+        }
+    }
     let mut body = resp.into_body();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| match hyper_kind(&e) {
@@ -90,6 +101,9 @@ pub(crate) async fn exchange(
         })?;
         if let Some(d) = frame.data_ref() {
             *bytes_in += d.len() as u64;
+            if let Some(c) = capture.as_deref_mut() {
+                c.body.extend_from_slice(d);
+            }
         }
     }
     Ok(H2Response { status, location })

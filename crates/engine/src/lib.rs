@@ -136,6 +136,7 @@
 //! speaks HTTP/1.1 (`h1.rs`) or HTTP/2 (`h2.rs`) over a `stream.rs` byte
 //! stream. Modules import each other without cycles (`tests/module_graph.rs`).
 
+pub mod client;
 mod clock;
 mod collector;
 pub mod config;

@@ -74,7 +74,7 @@ impl Template {
         ))
     }
 
-    fn from_parts(
+    pub(crate) fn from_parts(
         method: Method,
         uri: Uri,
         mut headers: Vec<(String, String)>,
@@ -343,13 +343,36 @@ pub(crate) async fn execute(
     deadline: Instant,
     out: &mut Outcome,
 ) {
+    execute_capture(tpl, transport, redirects, begin, deadline, out, None).await
+}
+
+/// [`execute`] that keeps the final response's header fields and body in
+/// `capture` (the k6 face's responses; attacks never keep bodies).
+pub(crate) async fn execute_capture(
+    tpl: &Template,
+    transport: &Transport,
+    redirects: i32,
+    begin: Instant,
+    deadline: Instant,
+    out: &mut Outcome,
+    mut capture: Option<&mut crate::client::Capture>,
+) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
     let mut hops = 0i32;
     let mut started = begin;
     loop {
         let cur = owned.as_ref().unwrap_or(tpl);
-        let (status, location) = match attempt(cur, transport, started, deadline, out).await {
+        let (status, location) = match attempt(
+            cur,
+            transport,
+            started,
+            deadline,
+            out,
+            capture.as_deref_mut(),
+        )
+        .await
+        {
             Ok(r) => r,
             Err(kind) => return out.failed(kind),
         };
@@ -380,6 +403,7 @@ async fn attempt(
     started: Instant,
     deadline: Instant,
     out: &mut Outcome,
+    mut capture: Option<&mut crate::client::Capture>,
 ) -> Result<(u16, Option<String>), ErrorKind> {
     let mut retries = 0;
     let mut dial_started = started;
@@ -417,7 +441,12 @@ async fn attempt(
                 let head_only = tpl.method == Method::HEAD;
                 let r = tokio::time::timeout_at(
                     deadline,
-                    c.exchange(&tpl.h1, head_only, &mut out.first_byte),
+                    c.exchange(
+                        &tpl.h1,
+                        head_only,
+                        &mut out.first_byte,
+                        capture.as_deref_mut(),
+                    ),
                 )
                 .await;
                 match r {
@@ -467,6 +496,7 @@ async fn attempt(
                         &mut out.first_byte,
                         &mut out.bytes_in,
                         &mut in_body,
+                        capture,
                     ),
                 )
                 .await;

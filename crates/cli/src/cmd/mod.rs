@@ -7,6 +7,7 @@ pub mod compare;
 pub mod demo;
 pub mod encode;
 pub mod k8s;
+pub mod k6;
 pub mod origin;
 pub mod plot;
 pub mod report;

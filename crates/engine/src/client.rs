@@ -1,0 +1,133 @@
+//! One request at a time, for callers that decide what to send next from
+//! the last response (the k6 face's `http.get()`): the attack's transport,
+//! pools and measurement, plus the response's header fields and body.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::Method;
+use loadlab_core::ErrorKind;
+use tokio::time::Instant;
+
+use crate::request::{Outcome, Template, execute_capture};
+use crate::targets::check_url;
+use crate::transport::Transport;
+use crate::{AttackConfig, EngineError};
+
+/// The final response's header fields (as received, in order) and body.
+#[derive(Debug, Default, Clone)]
+pub struct Capture {
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// What to send.
+#[derive(Debug, Clone)]
+pub struct ClientRequest {
+    pub method: Method,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+    /// Bound on the whole request, connect included.
+    pub timeout: Duration,
+    /// Redirects to follow; -1 = none (a 3xx is the answer).
+    pub redirects: i32,
+    /// Keep the body (`false`: read and count it only).
+    pub keep_body: bool,
+}
+
+/// What came back, with its instants.
+#[derive(Debug, Clone)]
+pub struct ClientResponse {
+    /// 0 when there was no response.
+    pub status: u16,
+    pub error: ErrorKind,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub sent: Instant,
+    pub first_byte: Option<Instant>,
+    pub done: Instant,
+    /// Dial (and TLS) time of a new connection; 0 on a reused one.
+    pub connect: Duration,
+}
+
+/// A client over the engine's transport: pooled keep-alive connections per
+/// endpoint, HTTP/1.1 and HTTP/2, TLS, `-connect-to` and the rest of
+/// [`AttackConfig`]'s connection settings. Runs on the caller's tokio runtime.
+pub struct Client {
+    transport: Arc<Transport>,
+}
+
+impl Client {
+    pub fn new(cfg: &AttackConfig) -> Result<Client, EngineError> {
+        let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
+        Ok(Client {
+            transport: Arc::new(Transport::new(cfg, Some(tls))),
+        })
+    }
+
+    /// Checks a URL as a request would (scheme, host).
+    pub fn check_url(url: &str) -> Result<(), String> {
+        check_url(url).map(|_| ())
+    }
+
+    /// Sends one request; failures are data (`status` 0 and `error`).
+    pub async fn send(&self, req: ClientRequest) -> ClientResponse {
+        let begin = Instant::now();
+        let mut out = Outcome {
+            status: 0,
+            error: ErrorKind::None,
+            bytes_in: 0,
+            bytes_out: 0,
+            sent: None,
+            first_byte: None,
+            done: None,
+            connect_ns: 0,
+        };
+        let mut cap = Capture::default();
+        match check_url(&req.url) {
+            Err(_) => {
+                out.error = ErrorKind::Protocol;
+            }
+            Ok(uri) => {
+                let tpl = Template::from_parts(
+                    req.method,
+                    uri,
+                    req.headers,
+                    req.body,
+                    &self.transport,
+                );
+                let deadline = begin + req.timeout;
+                execute_capture(
+                    &tpl,
+                    &self.transport,
+                    req.redirects,
+                    begin,
+                    deadline,
+                    &mut out,
+                    Some(&mut cap),
+                )
+                .await;
+            }
+        }
+        let done = out.done.unwrap_or_else(Instant::now);
+        if !req.keep_body {
+            cap.body = Vec::new();
+        }
+        ClientResponse {
+            status: out.status,
+            error: out.error,
+            headers: cap.headers,
+            body: cap.body,
+            bytes_in: out.bytes_in,
+            bytes_out: out.bytes_out,
+            sent: out.sent.unwrap_or(begin),
+            first_byte: out.first_byte,
+            done,
+            connect: Duration::from_nanos(u64::from(out.connect_ns)),
+        }
+    }
+}

@@ -1,0 +1,712 @@
+//! The k6 API as the script sees it: the modules `k6`, `k6/http`,
+//! `k6/metrics`, `k6/execution` (small JavaScript over native functions on
+//! a hidden `__k6` object), and the init context's globals (`__ENV`,
+//! `__VU`, `__ITER`, `open()`, `console`).
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::Method;
+use loadlab_engine::client::ClientRequest;
+use rquickjs::function::{Opt, Rest};
+use rquickjs::{Ctx, Exception, Function, Object, Value};
+
+use crate::metrics::Kind;
+use crate::sched::Shared;
+use crate::vu::{self, Op, Resume};
+
+/// The modules a script may import; any other `k6/...` name is refused at
+/// init, naming it.
+pub const MODULES: &[(&str, &str)] = &[
+    ("k6", K6_JS),
+    ("k6/http", HTTP_JS),
+    ("k6/metrics", METRICS_JS),
+    ("k6/execution", EXECUTION_JS),
+];
+
+const K6_JS: &str = r#"
+const k = globalThis.__k6;
+export function check(val, sets, tags) {
+  let all = true;
+  for (const name of Object.keys(sets || {})) {
+    const f = sets[name];
+    const pass = !!(typeof f === 'function' ? f(val) : f);
+    k.check(name, pass, tags);
+    if (!pass) all = false;
+  }
+  return all;
+}
+export function group(name, fn) {
+  const token = k.groupEnter(String(name));
+  try { return fn(); } finally { k.groupExit(token); }
+}
+export function sleep(s) { k.sleep(+s); }
+export function fail(msg) { throw new Error(msg === undefined ? 'fail' : String(msg)); }
+export function randomSeed(n) {}
+export default { check, group, sleep, fail, randomSeed };
+"#;
+
+const HTTP_JS: &str = r#"
+const k = globalThis.__k6;
+export class Response {
+  json(selector) {
+    if (selector !== undefined) throw new Error('res.json(selector) is not supported by loadlab k6');
+    if (this.body === null || this.body === undefined) throw new Error('the response has no body');
+    return JSON.parse(this.body);
+  }
+}
+k.Response = Response;
+export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
+function bodyless(method, args) {
+  if (args.length > 2) k.warnParams(method);
+  return k.request(method, args[0], null, args[1]);
+}
+export function get(...a) { return bodyless('GET', a); }
+export function head(...a) { return bodyless('HEAD', a); }
+export function post(url, body, params) { return k.request('POST', url, body, params); }
+export function put(url, body, params) { return k.request('PUT', url, body, params); }
+export function patch(url, body, params) { return k.request('PATCH', url, body, params); }
+export function del(url, body, params) { return k.request('DELETE', url, body, params); }
+export function options(url, body, params) { return k.request('OPTIONS', url, body, params); }
+export function batch(reqs) {
+  const list = Array.isArray(reqs) ? reqs.map((r, i) => [i, r]) : Object.keys(reqs).map((key) => [key, reqs[key]]);
+  const norm = list.map(([key, r]) => {
+    if (typeof r === 'string') return ['GET', r, null, undefined];
+    if (Array.isArray(r)) return [String(r[0]).toUpperCase(), r[1], r[2] === undefined ? null : r[2], r[3]];
+    return [String(r.method || 'GET').toUpperCase(), r.url, r.body === undefined ? null : r.body, r.params];
+  });
+  const res = k.batch(norm);
+  if (Array.isArray(reqs)) return res;
+  const out = {};
+  list.forEach(([key], i) => { out[key] = res[i]; });
+  return out;
+}
+export function url(strings, ...values) {
+  let s = strings[0];
+  for (let i = 0; i < values.length; i++) s += String(values[i]) + strings[i + 1];
+  return s;
+}
+export default { request, get, head, post, put, patch, del, options, batch, url, Response };
+"#;
+
+const METRICS_JS: &str = r#"
+const k = globalThis.__k6;
+class Metric {
+  constructor(name, kind, isTime) {
+    this.name = name;
+    this._id = k.metricNew(String(name), kind, !!isTime);
+  }
+  add(value, tags) { k.metricAdd(this._id, Number(value), tags); return true; }
+}
+export class Counter extends Metric { constructor(name, isTime) { super(name, 'counter', isTime); } }
+export class Gauge extends Metric { constructor(name, isTime) { super(name, 'gauge', isTime); } }
+export class Rate extends Metric { constructor(name, isTime) { super(name, 'rate', isTime); } }
+export class Trend extends Metric { constructor(name, isTime) { super(name, 'trend', isTime); } }
+export default { Counter, Gauge, Rate, Trend };
+"#;
+
+const EXECUTION_JS: &str = r#"
+const k = globalThis.__k6;
+const exec = {
+  get vu() { return k.execVu(); },
+  get scenario() { return k.execScenario(); },
+  get instance() { return k.execInstance(); },
+  get test() { return { abort: (m) => k.abort(m === undefined ? '' : String(m)), options: k.execOptions() }; },
+};
+export default exec;
+export const vu = undefined;
+"#;
+
+fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+    Exception::throw_message(ctx, msg)
+}
+
+/// Suspends the VU, or throws when the script is not in a VU (init code).
+fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
+    if !vu::in_vu() {
+        return Err(throw(
+            ctx,
+            &format!("{what} is not available in the init context (outside of functions)"),
+        ));
+    }
+    match vu::suspend(op) {
+        Resume::Abort | Resume::Quit => {
+            Err(throw(ctx, "the test is over: this VU's iteration was interrupted"))
+        }
+        r => Ok(r),
+    }
+}
+
+/// k6 durations in params: a number of milliseconds or a duration string.
+fn js_duration(v: &Value<'_>) -> Option<Duration> {
+    if let Some(n) = v.as_number() {
+        return (n >= 0.0).then(|| Duration::from_secs_f64(n / 1000.0));
+    }
+    v.as_string()
+        .and_then(|s| s.to_string().ok())
+        .and_then(|s| crate::options::parse_duration_str(&s))
+}
+
+fn js_string(v: &Value<'_>) -> Option<String> {
+    if let Some(s) = v.as_string() {
+        return s.to_string().ok();
+    }
+    if v.is_number() || v.is_bool() {
+        let ctx = v.ctx();
+        return ctx
+            .json_stringify(v.clone())
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok());
+    }
+    None
+}
+
+/// `{a: "x", b: 1}` as string pairs.
+pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(o) = v.and_then(|v| v.as_object()) {
+        for (k, val) in o.props::<String, Value>().flatten() {
+            if let Some(s) = js_string(&val) {
+                out.push((k, s));
+            }
+        }
+    }
+    out
+}
+
+/// The parts of a request the metrics need besides the response.
+pub struct ReqMeta {
+    pub method: String,
+    pub url: String,
+    pub tags: Vec<(String, String)>,
+    pub response_type: ResponseType,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ResponseType {
+    Text,
+    Binary,
+    None,
+}
+
+fn form_encode(ctx: &Ctx<'_>, o: &Object<'_>) -> String {
+    let _ = ctx;
+    let mut out = String::new();
+    for (k, v) in o.props::<String, Value>().flatten() {
+        let v = js_string(&v).unwrap_or_default();
+        if !out.is_empty() {
+            out.push('&');
+        }
+        out.push_str(&pct(&k));
+        out.push('=');
+        out.push_str(&pct(&v));
+    }
+    out
+}
+
+fn pct(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            o.push(b as char);
+        } else if b == b' ' {
+            o.push('+');
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
+}
+
+fn build_request<'js>(
+    ctx: &Ctx<'js>,
+    method: &str,
+    url: &Value<'js>,
+    body: &Value<'js>,
+    params: Option<&Value<'js>>,
+) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
+    let url = js_string(url)
+        .or_else(|| {
+            url.as_object().and_then(|o| {
+                o.get::<_, Function>("toString")
+                    .ok()
+                    .and_then(|f| f.call::<_, String>((rquickjs::function::This(o.clone()),)).ok())
+            })
+        })
+        .ok_or_else(|| throw(ctx, "the request's URL must be a string"))?;
+    if let Err(e) = loadlab_engine::client::Client::check_url(&url) {
+        return Err(throw(ctx, &format!("invalid URL {url:?}: {e}")));
+    }
+    let method_v = Method::from_bytes(method.as_bytes())
+        .map_err(|_| throw(ctx, &format!("invalid HTTP method {method:?}")))?;
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut tags = Vec::new();
+    let mut timeout = Duration::from_secs(60);
+    let mut redirects = 10;
+    let mut response_type = ResponseType::Text;
+    if let Some(p) = params.and_then(|p| p.as_object()) {
+        for (k, v) in p.props::<String, Value>().flatten() {
+            match k.as_str() {
+                "headers" => headers = js_pairs(Some(&v)),
+                "tags" => tags = js_pairs(Some(&v)),
+                "timeout" => {
+                    if !v.is_undefined() && !v.is_null() {
+                        timeout = js_duration(&v).ok_or_else(|| {
+                            throw(ctx, "params.timeout: not a duration (e.g. \"10s\" or 10000)")
+                        })?;
+                    }
+                }
+                "redirects" => {
+                    if let Some(n) = v.as_number() {
+                        redirects = n as i32;
+                    } else if let Some(n) = v.as_int() {
+                        redirects = n;
+                    }
+                }
+                "responseType" => {
+                    response_type = match js_string(&v).as_deref() {
+                        Some("text") | None => ResponseType::Text,
+                        Some("binary") => ResponseType::Binary,
+                        Some("none") => ResponseType::None,
+                        Some(other) => {
+                            return Err(throw(
+                                ctx,
+                                &format!("params.responseType {other:?}: use text, binary or none"),
+                            ));
+                        }
+                    }
+                }
+                "cookies" | "jar" | "auth" | "compression" | "responseCallback" => {
+                    if !v.is_undefined() && !v.is_null() {
+                        return Err(throw(
+                            ctx,
+                            &format!("params.{k} is not supported by loadlab k6 (see docs/k6.md)"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut content_type = None;
+    let body = if body.is_null() || body.is_undefined() {
+        Bytes::new()
+    } else if let Some(s) = body.as_string() {
+        Bytes::from(s.to_string()?)
+    } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(body.clone()) {
+        // SAFETY: the buffer is not detached or resized while copied (no
+        // JavaScript runs in between).
+        Bytes::copy_from_slice(unsafe { ab.as_bytes() }.unwrap_or_default())
+    } else if let Some(o) = body.as_object() {
+        content_type = Some("application/x-www-form-urlencoded");
+        Bytes::from(form_encode(ctx, o))
+    } else {
+        Bytes::from(js_string(body).unwrap_or_default())
+    };
+    if let Some(ct) = content_type
+        && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        headers.push(("Content-Type".into(), ct.into()));
+    }
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("user-agent")) {
+        headers.push(("User-Agent".into(), "loadlab-k6".into()));
+    }
+    Ok((
+        ClientRequest {
+            method: method_v,
+            url: url.clone(),
+            headers,
+            body,
+            timeout,
+            redirects,
+            keep_body: response_type != ResponseType::None,
+        },
+        ReqMeta {
+            method: method.to_string(),
+            url,
+            tags,
+            response_type,
+        },
+    ))
+}
+
+/// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in a
+/// VU's context.
+pub fn install<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Rc<Shared>,
+    vu_index: usize,
+    vu_id: u64,
+) -> rquickjs::Result<()> {
+    let g = ctx.globals();
+    let k6 = Object::new(ctx.clone())?;
+    let http = Object::new(ctx.clone())?;
+
+    // Environment.
+    let env = Object::new(ctx.clone())?;
+    for (k, v) in &shared.env {
+        env.set(k.as_str(), v.as_str())?;
+    }
+    g.set("__ENV", env)?;
+    g.set("__VU", vu_id as f64)?;
+    g.set("__ITER", 0)?;
+
+    // console.*
+    let console = Object::new(ctx.clone())?;
+    for level in ["log", "info", "warn", "error", "debug"] {
+        let sh = shared.clone();
+        console.set(
+            level,
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+                let mut line = String::new();
+                for (i, a) in args.0.iter().enumerate() {
+                    if i > 0 {
+                        line.push(' ');
+                    }
+                    line.push_str(&display(&ctx, a));
+                }
+                sh.console(level, &line);
+            })?,
+        )?;
+    }
+    g.set("console", console)?;
+
+    // open(path[, "b"]): init context only, relative to the script.
+    {
+        let sh = shared.clone();
+        g.set(
+            "open",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, path: String, mode: Opt<String>| -> rquickjs::Result<Value<'js>> {
+                    if vu::in_vu() {
+                        return Err(throw(
+                            &ctx,
+                            "open() is only available in the init context (outside of functions)",
+                        ));
+                    }
+                    let full = sh.script_dir.join(&path);
+                    let data = std::fs::read(&full).map_err(|e| {
+                        throw(&ctx, &format!("open({path:?}): cannot read {}: {e}", full.display()))
+                    })?;
+                    if mode.0.as_deref() == Some("b") {
+                        Ok(rquickjs::ArrayBuffer::new(ctx.clone(), data)?.into_value())
+                    } else {
+                        Ok(rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&data))?
+                            .into_value())
+                    }
+                },
+            )?,
+        )?;
+    }
+
+    // check(name, pass, tags)
+    {
+        let sh = shared.clone();
+        k6.set(
+            "check",
+            Function::new(ctx.clone(), move |name: String, pass: bool, tags: Opt<Value<'js>>| {
+                sh.check(vu_index, &name, pass, js_pairs(tags.0.as_ref()));
+            })?,
+        )?;
+    }
+    // groupEnter(name) -> token; groupExit(token)
+    {
+        let sh = shared.clone();
+        k6.set(
+            "groupEnter",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<f64> {
+                if name.contains("::") {
+                    return Err(throw(&ctx, "group and check names may not contain '::'"));
+                }
+                Ok(sh.group_enter(vu_index, &name) as f64)
+            })?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "groupExit",
+            Function::new(ctx.clone(), move |token: f64| {
+                sh.group_exit(vu_index, token as usize);
+            })?,
+        )?;
+    }
+    // sleep(seconds)
+    k6.set(
+        "sleep",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, secs: f64| -> rquickjs::Result<()> {
+            let d = if secs.is_finite() && secs > 0.0 {
+                Duration::from_secs_f64(secs)
+            } else {
+                Duration::ZERO
+            };
+            wait(&ctx, Op::Sleep(d), "sleep()")?;
+            Ok(())
+        })?,
+    )?;
+    // http.request(method, url, body, params)
+    {
+        let sh = shared.clone();
+        k6.set(
+            "request",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>,
+                      method: String,
+                      url: Value<'js>,
+                      body: Opt<Value<'js>>,
+                      params: Opt<Value<'js>>|
+                      -> rquickjs::Result<Value<'js>> {
+                    let body = body.0.unwrap_or_else(|| Value::new_null(ctx.clone()));
+                    let (req, meta) = build_request(&ctx, &method, &url, &body, params.0.as_ref())?;
+                    let resp = match wait(&ctx, Op::Http(vec![req]), "making HTTP requests")? {
+                        Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
+                        _ => return Err(throw(&ctx, "internal error: no response")),
+                    };
+                    sh.record_http(vu_index, &meta, &resp);
+                    response_object(&ctx, &meta, resp)
+                },
+            )?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "batch",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, list: Vec<Vec<Value<'js>>>| -> rquickjs::Result<Vec<Value<'js>>> {
+                    let mut reqs = Vec::new();
+                    let mut metas = Vec::new();
+                    for r in &list {
+                        let null = Value::new_null(ctx.clone());
+                        let method = r.first().and_then(js_string).unwrap_or_else(|| "GET".into());
+                        let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
+                        let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
+                        let (req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        reqs.push(req);
+                        metas.push(meta);
+                    }
+                    let resps = match wait(&ctx, Op::Http(reqs), "making HTTP requests")? {
+                        Resume::Http(r) => r,
+                        _ => return Err(throw(&ctx, "internal error: no response")),
+                    };
+                    let mut out = Vec::new();
+                    for (meta, resp) in metas.iter().zip(resps) {
+                        sh.record_http(vu_index, meta, &resp);
+                        out.push(response_object(&ctx, meta, resp)?);
+                    }
+                    Ok(out)
+                },
+            )?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "warnParams",
+            Function::new(ctx.clone(), move |method: String| {
+                sh.warn_once(&format!(
+                    "http.{}() takes (url, params): a third argument is ignored, as in k6 \
+                     (its params, tags included, are dropped)",
+                    method.to_ascii_lowercase()
+                ));
+            })?,
+        )?;
+    }
+    // Custom metrics.
+    {
+        let sh = shared.clone();
+        k6.set(
+            "metricNew",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, name: String, kind: String, time: bool| -> rquickjs::Result<f64> {
+                    let kind = match kind.as_str() {
+                        "counter" => Kind::Counter,
+                        "gauge" => Kind::Gauge,
+                        "rate" => Kind::Rate,
+                        _ => Kind::Trend,
+                    };
+                    sh.define_metric(&name, kind, time)
+                        .map(|i| i as f64)
+                        .map_err(|e| throw(&ctx, &e))
+                },
+            )?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "metricAdd",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, id: f64, value: f64, tags: Opt<Value<'js>>| -> rquickjs::Result<()> {
+                    if !value.is_finite() {
+                        return Err(throw(&ctx, "a metric value must be a finite number"));
+                    }
+                    sh.add_custom(vu_index, id as usize, value, js_pairs(tags.0.as_ref()));
+                    Ok(())
+                },
+            )?,
+        )?;
+    }
+    // k6/execution
+    {
+        let sh = shared.clone();
+        k6.set(
+            "execVu",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                let (id, iter_inst, iter_scen) = sh.vu_numbers(vu_index);
+                let o = Object::new(ctx.clone())?;
+                o.set("idInInstance", id as f64)?;
+                o.set("idInTest", id as f64)?;
+                o.set("iterationInInstance", iter_inst as f64)?;
+                o.set("iterationInScenario", iter_scen as f64)?;
+                let tags = Object::new(ctx.clone())?;
+                for (k, v) in sh.vu_tags(vu_index) {
+                    tags.set(k, v)?;
+                }
+                o.set("tags", tags.clone())?;
+                let m = Object::new(ctx.clone())?;
+                m.set("tags", tags)?;
+                o.set("metrics", m)?;
+                Ok(o)
+            })?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "execScenario",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                let info = sh.scenario_info(vu_index);
+                let o = Object::new(ctx.clone())?;
+                o.set("name", info.name)?;
+                o.set("executor", info.executor)?;
+                o.set("startTime", info.start_unix_ms)?;
+                o.set("progress", info.progress)?;
+                o.set("iterationInInstance", info.iteration as f64)?;
+                o.set("iterationInTest", info.iteration as f64)?;
+                Ok(o)
+            })?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "execInstance",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                let o = Object::new(ctx.clone())?;
+                let (done, interrupted, active, init, elapsed) = sh.instance_info();
+                o.set("iterationsCompleted", done as f64)?;
+                o.set("iterationsInterrupted", interrupted as f64)?;
+                o.set("vusActive", active as f64)?;
+                o.set("vusInitialized", init as f64)?;
+                o.set("currentTestRunDuration", elapsed)?;
+                Ok(o)
+            })?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "execOptions",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
+                ctx.json_parse(sh.options_json.clone())
+            })?,
+        )?;
+        let sh = shared.clone();
+        k6.set(
+            "abort",
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>, msg: String| -> rquickjs::Result<()> {
+                sh.request_abort(&msg);
+                Err(throw(&ctx, &format!("test aborted: {msg}")))
+            })?,
+        )?;
+    }
+    k6.set("http", http)?;
+    g.set("__k6", k6)?;
+    Ok(())
+}
+
+fn response_object<'js>(
+    ctx: &Ctx<'js>,
+    meta: &ReqMeta,
+    resp: loadlab_engine::client::ClientResponse,
+) -> rquickjs::Result<Value<'js>> {
+    let o = Object::new(ctx.clone())?;
+    if let Ok(k6) = ctx.globals().get::<_, Object>("__k6")
+        && let Ok(proto) = k6
+            .get::<_, Object>("Response")
+            .and_then(|c| c.get::<_, Object>("prototype"))
+    {
+        o.set_prototype(Some(&proto))?;
+    }
+    o.set("status", resp.status)?;
+    o.set("url", meta.url.as_str())?;
+    o.set("proto", if resp.status > 0 { "HTTP/1.1" } else { "" })?;
+    let headers = Object::new(ctx.clone())?;
+    for (k, v) in &resp.headers {
+        // k6 canonicalises names (Content-Type) and joins repeats with ", ".
+        let name = canonical(k);
+        let joined = match headers.get::<_, Option<String>>(name.as_str())? {
+            Some(prev) => format!("{prev}, {v}"),
+            None => v.clone(),
+        };
+        headers.set(name, joined)?;
+    }
+    o.set("headers", headers)?;
+    match meta.response_type {
+        ResponseType::None => o.set("body", Value::new_null(ctx.clone()))?,
+        ResponseType::Binary => {
+            o.set("body", rquickjs::ArrayBuffer::new(ctx.clone(), resp.body.clone())?)?
+        }
+        ResponseType::Text => o.set(
+            "body",
+            rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&resp.body))?,
+        )?,
+    }
+    let t = crate::sched::Timings::of(&resp);
+    let timings = Object::new(ctx.clone())?;
+    timings.set("blocked", t.blocked)?;
+    timings.set("connecting", t.connecting)?;
+    timings.set("tls_handshaking", t.tls_handshaking)?;
+    timings.set("sending", t.sending)?;
+    timings.set("waiting", t.waiting)?;
+    timings.set("receiving", t.receiving)?;
+    timings.set("duration", t.duration)?;
+    o.set("timings", timings)?;
+    let (error, code) = crate::sched::error_of(&resp);
+    o.set("error", error)?;
+    o.set("error_code", code)?;
+    Ok(o.into_value())
+}
+
+fn canonical(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = true;
+    for c in name.chars() {
+        if up {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        up = c == '-';
+    }
+    out
+}
+
+/// How `console.log` shows a value: strings as they are, objects as JSON.
+fn display<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
+    if let Some(s) = v.as_string() {
+        return s.to_string().unwrap_or_default();
+    }
+    if v.is_undefined() {
+        return "undefined".into();
+    }
+    if v.is_function() {
+        return "[function]".into();
+    }
+    if let Some(e) = v.as_exception() {
+        return format!("{}", e.message().unwrap_or_default());
+    }
+    if v.is_object() {
+        return ctx
+            .json_stringify(v.clone())
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| "[object]".into());
+    }
+    js_string(v).unwrap_or_else(|| format!("{v:?}"))
+}

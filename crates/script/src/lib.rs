@@ -1,0 +1,72 @@
+//! k6 scripts on loadlab: `loadlab k6 run script.js`.
+//!
+//! # Design
+//!
+//! * **One QuickJS runtime per run, one context per VU.** Each VU evaluates
+//!   the script's init code in its own context (so `__VU`-dependent globals
+//!   are its own), as k6 does; contexts share the runtime's atoms, shapes
+//!   and allocator, which is what makes a VU cost tens of kilobytes instead
+//!   of k6's megabyte.
+//! * **VUs are stackful coroutines** (`corosensei`) on the one thread that
+//!   owns the runtime. A script's `http.get()` and `sleep()` are
+//!   synchronous; inside, the VU's coroutine yields the request to the
+//!   scheduler, which runs it on the engine's transport (tokio, same
+//!   thread) and resumes the coroutine with the response. A coroutine's
+//!   stack is reserved (256 KiB) but only the pages it touches are
+//!   resident. QuickJS checks its stack depth against the stack it runs on,
+//!   so every switch into a coroutine tells the runtime its new stack top
+//!   and limit (`vu.rs`).
+//! * **Executors** (`sched.rs`) decide when a VU starts an iteration:
+//!   closed models (shared/per-VU iterations, constant/ramping VUs) start
+//!   the next iteration when the last one ends; arrival-rate executors
+//!   (open model) start iterations on their schedule, count an iteration
+//!   with no free VU as `dropped_iterations`, and measure each iteration
+//!   from its intended start too (`iteration_duration_corrected`).
+//! * **Metrics** (`metrics.rs`): k6's metrics, split by tags into series,
+//!   figured with `loadlab_metrics::Distribution`; HTTP requests and metric
+//!   records also go to the results file (v2) through the `Sink` API, so
+//!   `loadlab report` reads a script run.
+//!
+//! `unsafe` is allowed in this crate for two things only: the stack switch
+//! bookkeeping QuickJS needs (`JS_UpdateStackTop`, `JS_SetMaxStackSize`),
+//! and reaching a VU's context and its coroutine's yielder from the native
+//! functions the script calls (see the SAFETY notes in `vu.rs`).
+
+#![allow(unsafe_code)]
+
+pub mod api;
+pub mod metrics;
+pub mod options;
+pub mod out;
+pub mod sched;
+pub mod summary;
+pub mod vu;
+
+use std::path::PathBuf;
+
+pub use options::{Overrides, Stage};
+pub use sched::{RunConfig, RunOutcome, run};
+
+/// Why a script could not run (a failed request or a failed check is data,
+/// not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read {path}: {err}")]
+    Read { path: PathBuf, err: std::io::Error },
+    /// `file:line:column: message`.
+    #[error("{0}")]
+    Syntax(String),
+    /// A module or function the script uses that loadlab k6 does not have.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Bad `options` or flags.
+    #[error("invalid options: {0}")]
+    Options(String),
+    /// An exception in the init code, `setup()` or `teardown()`.
+    #[error("{0}")]
+    Script(String),
+    #[error("{0}")]
+    Output(String),
+    #[error("cannot start: {0}")]
+    Runtime(String),
+}

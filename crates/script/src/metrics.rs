@@ -1,0 +1,411 @@
+//! The run's metrics: k6's built-in and custom metrics, each split into
+//! series by tags, aggregated with `loadlab_metrics::Distribution` (trends)
+//! or plain counts; thresholds evaluated over them.
+//!
+//! Trend values are kept in the distribution as millionths of the value
+//! (so a time trend in milliseconds is held in nanoseconds, and a custom
+//! trend keeps six decimals); negative values count as 0.
+
+use std::collections::HashMap;
+
+use loadlab_core::SeriesKind;
+use loadlab_metrics::Distribution;
+
+/// One metric's type (k6's four).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Counter,
+    Gauge,
+    Rate,
+    Trend,
+}
+
+impl Kind {
+    pub fn series_kind(self) -> SeriesKind {
+        match self {
+            Kind::Counter => SeriesKind::Counter,
+            Kind::Gauge => SeriesKind::Gauge,
+            Kind::Rate => SeriesKind::Rate,
+            Kind::Trend => SeriesKind::Trend,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Counter => "counter",
+            Kind::Gauge => "gauge",
+            Kind::Rate => "rate",
+            Kind::Trend => "trend",
+        }
+    }
+}
+
+/// The figures of one series (or of several merged).
+#[derive(Debug, Clone)]
+pub enum Agg {
+    Counter { sum: f64, n: u64 },
+    Gauge { last: f64, min: f64, max: f64, n: u64 },
+    Rate { hits: u64, total: u64 },
+    Trend(Box<Distribution>),
+}
+
+const SCALE: f64 = 1e6;
+
+impl Agg {
+    pub fn new(kind: Kind) -> Agg {
+        match kind {
+            Kind::Counter => Agg::Counter { sum: 0.0, n: 0 },
+            Kind::Gauge => Agg::Gauge {
+                last: 0.0,
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+                n: 0,
+            },
+            Kind::Rate => Agg::Rate { hits: 0, total: 0 },
+            Kind::Trend => Agg::Trend(Box::default()),
+        }
+    }
+
+    pub fn add(&mut self, v: f64) {
+        match self {
+            Agg::Counter { sum, n } => {
+                *sum += v;
+                *n += 1;
+            }
+            Agg::Gauge { last, min, max, n } => {
+                *last = v;
+                *min = min.min(v);
+                *max = max.max(v);
+                *n += 1;
+            }
+            Agg::Rate { hits, total } => {
+                *total += 1;
+                *hits += u64::from(v != 0.0);
+            }
+            Agg::Trend(d) => d.record((v.max(0.0) * SCALE).round() as u64),
+        }
+    }
+
+    pub fn merge(&mut self, o: &Agg) {
+        match (self, o) {
+            (Agg::Counter { sum, n }, Agg::Counter { sum: s2, n: n2 }) => {
+                *sum += s2;
+                *n += n2;
+            }
+            (
+                Agg::Gauge { last, min, max, n },
+                Agg::Gauge {
+                    last: l2,
+                    min: mi2,
+                    max: ma2,
+                    n: n2,
+                },
+            ) => {
+                if *n2 > 0 {
+                    *last = *l2;
+                }
+                *min = min.min(*mi2);
+                *max = max.max(*ma2);
+                *n += n2;
+            }
+            (Agg::Rate { hits, total }, Agg::Rate { hits: h2, total: t2 }) => {
+                *hits += h2;
+                *total += t2;
+            }
+            (Agg::Trend(a), Agg::Trend(b)) => a.merge(b),
+            _ => {}
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        match self {
+            Agg::Counter { n, .. } | Agg::Gauge { n, .. } => *n,
+            Agg::Rate { total, .. } => *total,
+            Agg::Trend(d) => d.count(),
+        }
+    }
+
+    /// A trend statistic (`avg`, `min`, `med`, `max`, `p(N)`, `count`) in
+    /// the metric's unit.
+    pub fn stat(&self, name: &str) -> Option<f64> {
+        let Agg::Trend(d) = self else {
+            return None;
+        };
+        if d.is_empty() {
+            return Some(0.0);
+        }
+        let v = |x: u64| x as f64 / SCALE;
+        Some(match name {
+            "avg" => d.mean() / SCALE,
+            "min" => v(d.min()),
+            "max" => v(d.max()),
+            "med" => v(d.percentile(50.0)),
+            "count" => d.count() as f64,
+            p => {
+                let n: f64 = p
+                    .strip_prefix("p(")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .and_then(|n| n.trim().parse().ok())?;
+                v(d.percentile(n))
+            }
+        })
+    }
+}
+
+pub fn check_stat(s: &str) -> Result<(), String> {
+    let ok = matches!(s, "avg" | "min" | "med" | "max" | "count")
+        || s.strip_prefix("p(")
+            .and_then(|r| r.strip_suffix(')'))
+            .and_then(|n| n.trim().parse::<f64>().ok())
+            .is_some_and(|n| (0.0..=100.0).contains(&n));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{s:?} is not a trend statistic (avg, min, med, max, count, p(N))"
+        ))
+    }
+}
+
+/// A metric known to the run.
+#[derive(Debug, Clone)]
+pub struct MetricDef {
+    pub name: String,
+    pub kind: Kind,
+    /// Values are milliseconds (shown as durations).
+    pub time: bool,
+    /// Data sizes in bytes (shown as kB, MB).
+    pub data: bool,
+    pub builtin: bool,
+}
+
+/// One series: a metric with tags, its figures and its id in the results file.
+#[derive(Debug)]
+pub struct SeriesEntry {
+    pub metric: usize,
+    pub tags: Vec<(String, String)>,
+    pub agg: Agg,
+    pub file_id: u32,
+}
+
+/// Every metric and series of the run.
+#[derive(Debug, Default)]
+pub struct Registry {
+    pub metrics: Vec<MetricDef>,
+    by_name: HashMap<String, usize>,
+    pub series: Vec<SeriesEntry>,
+    by_key: HashMap<(usize, Vec<(String, String)>), usize>,
+}
+
+pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
+    ("checks", Kind::Rate, false, false),
+    ("data_received", Kind::Counter, false, true),
+    ("data_sent", Kind::Counter, false, true),
+    ("dropped_iterations", Kind::Counter, false, false),
+    ("group_duration", Kind::Trend, true, false),
+    ("http_req_blocked", Kind::Trend, true, false),
+    ("http_req_connecting", Kind::Trend, true, false),
+    ("http_req_duration", Kind::Trend, true, false),
+    ("http_req_failed", Kind::Rate, false, false),
+    ("http_req_receiving", Kind::Trend, true, false),
+    ("http_req_sending", Kind::Trend, true, false),
+    ("http_req_tls_handshaking", Kind::Trend, true, false),
+    ("http_req_waiting", Kind::Trend, true, false),
+    ("http_reqs", Kind::Counter, false, false),
+    ("iteration_duration", Kind::Trend, true, false),
+    ("iteration_duration_corrected", Kind::Trend, true, false),
+    ("iterations", Kind::Counter, false, false),
+    ("vus", Kind::Gauge, false, false),
+    ("vus_max", Kind::Gauge, false, false),
+];
+
+impl Registry {
+    pub fn new() -> Registry {
+        let mut r = Registry::default();
+        for (name, kind, time, data) in BUILTINS {
+            r.define(name, *kind, *time, true).ok();
+            let i = r.by_name[*name];
+            r.metrics[i].data = *data;
+        }
+        r
+    }
+
+    /// Declares a metric (again: must be of the same kind).
+    pub fn define(&mut self, name: &str, kind: Kind, time: bool, builtin: bool) -> Result<usize, String> {
+        if let Some(&i) = self.by_name.get(name) {
+            let m = &self.metrics[i];
+            if m.kind != kind {
+                return Err(format!(
+                    "metric {name:?} is already a {}, not a {}",
+                    m.kind.name(),
+                    kind.name()
+                ));
+            }
+            return Ok(i);
+        }
+        let valid = !name.is_empty()
+            && name.len() <= 128
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "invalid metric name {name:?}: use letters, digits and '_' (at most 128)"
+            ));
+        }
+        self.metrics.push(MetricDef {
+            name: name.to_string(),
+            kind,
+            time,
+            data: false,
+            builtin,
+        });
+        self.by_name.insert(name.to_string(), self.metrics.len() - 1);
+        Ok(self.metrics.len() - 1)
+    }
+
+    pub fn metric(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The series of `metric` with `tags` (sorted here); `new_id` gives a
+    /// fresh results-file id when the series is new (returned as `true`).
+    pub fn series(
+        &mut self,
+        metric: usize,
+        mut tags: Vec<(String, String)>,
+        new_id: impl FnOnce() -> u32,
+    ) -> (usize, bool) {
+        tags.sort();
+        tags.dedup_by(|a, b| a.0 == b.0);
+        let key = (metric, tags);
+        if let Some(&i) = self.by_key.get(&key) {
+            return (i, false);
+        }
+        let kind = self.metrics[metric].kind;
+        self.series.push(SeriesEntry {
+            metric,
+            tags: key.1.clone(),
+            agg: Agg::new(kind),
+            file_id: new_id(),
+        });
+        self.by_key.insert(key, self.series.len() - 1);
+        (self.series.len() - 1, true)
+    }
+
+    /// The figures of a metric over every series whose tags include `filter`.
+    pub fn merged(&self, metric: usize, filter: &[(String, String)]) -> Agg {
+        let mut agg = Agg::new(self.metrics[metric].kind);
+        for s in &self.series {
+            if s.metric == metric
+                && filter
+                    .iter()
+                    .all(|(k, v)| s.tags.iter().any(|(a, b)| a == k && b == v))
+            {
+                agg.merge(&s.agg);
+            }
+        }
+        agg
+    }
+
+    /// Metrics that have at least one value.
+    pub fn used(&self) -> Vec<usize> {
+        let mut seen = vec![false; self.metrics.len()];
+        for s in &self.series {
+            if s.agg.count() > 0 {
+                seen[s.metric] = true;
+            }
+        }
+        (0..self.metrics.len()).filter(|&i| seen[i]).collect()
+    }
+}
+
+/// A parsed threshold expression: `p(95) < 200`, `rate>=0.99`, `count>10`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub agg: String,
+    pub op: String,
+    pub value: f64,
+}
+
+pub fn parse_threshold(src: &str) -> Result<Expr, String> {
+    let s = src.trim();
+    let ops = ["<=", ">=", "===", "==", "!=", "<", ">"];
+    let (pos, op) = ops
+        .iter()
+        .filter_map(|op| s.find(op).map(|p| (p, *op)))
+        .min_by_key(|(p, op)| (*p, std::cmp::Reverse(op.len())))
+        .ok_or_else(|| format!("{src:?}: expected AGGREGATION OPERATOR VALUE, e.g. p(95)<200"))?;
+    let agg = s[..pos].trim().replace(' ', "");
+    let value: f64 = s[pos + op.len()..]
+        .trim()
+        .parse()
+        .map_err(|_| format!("{src:?}: {:?} is not a number", s[pos + op.len()..].trim()))?;
+    let agg_ok = matches!(agg.as_str(), "count" | "rate" | "value" | "avg" | "min" | "max" | "med")
+        || check_stat(&agg).is_ok();
+    if !agg_ok {
+        return Err(format!("{src:?}: unknown aggregation {agg:?}"));
+    }
+    Ok(Expr {
+        agg,
+        op: op.to_string(),
+        value,
+    })
+}
+
+impl Expr {
+    /// The aggregated value and whether it passes.
+    pub fn eval(&self, agg: &Agg, elapsed_s: f64) -> Option<(f64, bool)> {
+        let v = match (self.agg.as_str(), agg) {
+            ("count", Agg::Counter { sum, .. }) => *sum,
+            ("rate", Agg::Counter { sum, .. }) => sum / elapsed_s.max(1e-9),
+            ("rate", Agg::Rate { hits, total }) => {
+                if *total == 0 {
+                    0.0
+                } else {
+                    *hits as f64 / *total as f64
+                }
+            }
+            ("value", Agg::Gauge { last, .. }) => *last,
+            ("min", Agg::Gauge { min, .. }) => *min,
+            ("max", Agg::Gauge { max, .. }) => *max,
+            (s, Agg::Trend(_)) => agg.stat(s)?,
+            _ => return None,
+        };
+        let ok = match self.op.as_str() {
+            "<" => v < self.value,
+            "<=" => v <= self.value,
+            ">" => v > self.value,
+            ">=" => v >= self.value,
+            "==" | "===" => v == self.value,
+            "!=" => v != self.value,
+            _ => false,
+        };
+        Some((v, ok))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse_and_eval() {
+        let e = parse_threshold("rate >= 0.9999").unwrap();
+        assert_eq!(e.op, ">=");
+        let mut a = Agg::new(Kind::Rate);
+        a.add(1.0);
+        a.add(1.0);
+        assert_eq!(e.eval(&a, 1.0), Some((1.0, true)));
+        a.add(0.0);
+        assert!(!e.eval(&a, 1.0).unwrap().1);
+        let p = parse_threshold("p(95)<200").unwrap();
+        assert_eq!(p.agg, "p(95)");
+        let mut t = Agg::new(Kind::Trend);
+        for i in 0..100 {
+            t.add(f64::from(i));
+        }
+        assert!(p.eval(&t, 1.0).unwrap().1);
+        assert!(parse_threshold("p95 < 1").is_err());
+        assert!(parse_threshold("count >= x").is_err());
+    }
+}

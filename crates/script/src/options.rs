@@ -1,0 +1,588 @@
+//! k6 `options` (from the script's `export const options`, then the command
+//! line's flags on top) turned into scenarios with their executors.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::ScriptError;
+
+/// One stage of a ramp: reach `target` (VUs or iterations per time unit)
+/// linearly over `duration`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    pub duration: Duration,
+    pub target: f64,
+}
+
+/// The executors k6 has (but `externally-controlled`, refused).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Executor {
+    SharedIterations {
+        vus: u64,
+        iterations: u64,
+        max_duration: Duration,
+    },
+    PerVuIterations {
+        vus: u64,
+        iterations: u64,
+        max_duration: Duration,
+    },
+    ConstantVus {
+        vus: u64,
+        duration: Duration,
+    },
+    RampingVus {
+        start_vus: u64,
+        stages: Vec<Stage>,
+    },
+    ConstantArrivalRate {
+        /// Iterations per `time_unit`.
+        rate: f64,
+        time_unit: Duration,
+        duration: Duration,
+        max_vus: u64,
+    },
+    RampingArrivalRate {
+        start_rate: f64,
+        time_unit: Duration,
+        stages: Vec<Stage>,
+        max_vus: u64,
+    },
+}
+
+impl Executor {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Executor::SharedIterations { .. } => "shared-iterations",
+            Executor::PerVuIterations { .. } => "per-vu-iterations",
+            Executor::ConstantVus { .. } => "constant-vus",
+            Executor::RampingVus { .. } => "ramping-vus",
+            Executor::ConstantArrivalRate { .. } => "constant-arrival-rate",
+            Executor::RampingArrivalRate { .. } => "ramping-arrival-rate",
+        }
+    }
+
+    /// VUs the scenario needs at most.
+    pub fn max_vus(&self) -> u64 {
+        match self {
+            Executor::SharedIterations { vus, .. }
+            | Executor::PerVuIterations { vus, .. }
+            | Executor::ConstantVus { vus, .. } => *vus,
+            Executor::RampingVus { start_vus, stages } => stages
+                .iter()
+                .map(|s| s.target as u64)
+                .max()
+                .unwrap_or(0)
+                .max(*start_vus),
+            Executor::ConstantArrivalRate { max_vus, .. }
+            | Executor::RampingArrivalRate { max_vus, .. } => *max_vus,
+        }
+    }
+
+    /// How long the scenario schedules new iterations.
+    pub fn duration(&self) -> Duration {
+        match self {
+            Executor::SharedIterations { max_duration, .. }
+            | Executor::PerVuIterations { max_duration, .. } => *max_duration,
+            Executor::ConstantVus { duration, .. }
+            | Executor::ConstantArrivalRate { duration, .. } => *duration,
+            Executor::RampingVus { stages, .. } | Executor::RampingArrivalRate { stages, .. } => {
+                stages.iter().map(|s| s.duration).sum()
+            }
+        }
+    }
+
+    pub fn is_arrival_rate(&self) -> bool {
+        matches!(
+            self,
+            Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. }
+        )
+    }
+}
+
+/// A value of a ramp at `t`: `start` before the first stage, linear within
+/// each stage, the last target after the end.
+pub fn ramp_at(start: f64, stages: &[Stage], t: Duration) -> f64 {
+    let mut from = start;
+    let mut at = Duration::ZERO;
+    for s in stages {
+        if t < at + s.duration {
+            let f = (t - at).as_secs_f64() / s.duration.as_secs_f64().max(1e-12);
+            return from + (s.target - from) * f;
+        }
+        at += s.duration;
+        from = s.target;
+    }
+    from
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub executor: Executor,
+    /// The exported function each iteration calls.
+    pub exec: String,
+    pub start_time: Duration,
+    pub graceful_stop: Duration,
+    pub env: Vec<(String, String)>,
+    pub tags: Vec<(String, String)>,
+}
+
+/// A threshold expression on one metric (or a tag-filtered submetric).
+#[derive(Debug, Clone)]
+pub struct Threshold {
+    /// As written in the options: `http_req_duration{endpoint:publish}`.
+    pub key: String,
+    pub metric: String,
+    pub filter: Vec<(String, String)>,
+    pub source: String,
+    pub abort_on_fail: bool,
+}
+
+/// Everything of the options that the run uses.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub scenarios: Vec<Scenario>,
+    pub thresholds: Vec<Threshold>,
+    pub tags: Vec<(String, String)>,
+    pub summary_trend_stats: Vec<String>,
+    pub setup_timeout: Duration,
+    pub teardown_timeout: Duration,
+}
+
+/// The command line's say over the script's options.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub vus: Option<u64>,
+    pub duration: Option<Duration>,
+    pub iterations: Option<u64>,
+    pub stages: Option<Vec<Stage>>,
+    pub tags: Vec<(String, String)>,
+    pub summary_trend_stats: Option<Vec<String>>,
+    pub no_thresholds: bool,
+}
+
+fn bad(msg: impl Into<String>) -> ScriptError {
+    ScriptError::Options(msg.into())
+}
+
+/// k6's durations: a number is milliseconds; a string is Go's duration
+/// syntax (`1m30s`, `500ms`) or a bare number of seconds.
+pub fn parse_duration(v: &Value, what: &str) -> Result<Duration, ScriptError> {
+    match v {
+        Value::Number(n) => {
+            let ms = n.as_f64().unwrap_or(-1.0);
+            if ms < 0.0 || !ms.is_finite() {
+                return Err(bad(format!("{what}: {n} is not a duration")));
+            }
+            Ok(Duration::from_secs_f64(ms / 1000.0))
+        }
+        Value::String(s) => parse_duration_str(s).ok_or_else(|| {
+            bad(format!(
+                "{what}: {s:?} is not a duration (e.g. \"30s\", \"1m30s\", \"500ms\")"
+            ))
+        }),
+        _ => Err(bad(format!("{what}: {v} is not a duration"))),
+    }
+}
+
+pub fn parse_duration_str(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<f64>() {
+        return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
+    }
+    loadlab_core::duration::parse_go_duration(s)
+        .ok()
+        .filter(|d| !d.is_zero() || s.chars().any(|c| c.is_ascii_digit()))
+}
+
+fn num(v: &Value, what: &str) -> Result<f64, ScriptError> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or_else(|| bad(format!("{what}: not a number"))),
+        Value::String(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad(format!("{what}: {s:?} is not a number"))),
+        _ => Err(bad(format!("{what}: {v} is not a number"))),
+    }
+}
+
+fn count(v: &Value, what: &str) -> Result<u64, ScriptError> {
+    let n = num(v, what)?;
+    if n < 0.0 || n.fract() != 0.0 {
+        return Err(bad(format!("{what}: {n} is not a whole number >= 0")));
+    }
+    Ok(n as u64)
+}
+
+fn stages(v: &Value, what: &str) -> Result<Vec<Stage>, ScriptError> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| bad(format!("{what}: not an array")))?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let what = format!("{what}[{i}]");
+            Ok(Stage {
+                duration: parse_duration(
+                    s.get("duration").unwrap_or(&Value::Null),
+                    &format!("{what}.duration"),
+                )?,
+                target: num(
+                    s.get("target").unwrap_or(&Value::from(0)),
+                    &format!("{what}.target"),
+                )?,
+            })
+        })
+        .collect()
+}
+
+/// `-s 30s:10` (k6's `--stage`).
+pub fn parse_stage_flag(s: &str) -> Result<Stage, String> {
+    let (d, t) = s
+        .split_once(':')
+        .ok_or_else(|| format!("stage {s:?}: expected DURATION:TARGET, e.g. 30s:10"))?;
+    let duration =
+        parse_duration_str(d).ok_or_else(|| format!("stage {s:?}: {d:?} is not a duration"))?;
+    let target = t
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("stage {s:?}: {t:?} is not a number"))?;
+    Ok(Stage { duration, target })
+}
+
+fn string_pairs(v: Option<&Value>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(Value::Object(m)) = v {
+        for (k, v) in m {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            out.push((k.clone(), v));
+        }
+    }
+    out
+}
+
+const DEFAULT_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(95)"];
+
+impl Options {
+    /// Builds the run's options from the script's (JSON of `options`, or
+    /// `null`) and the command line, with k6's precedence: a flag wins; `-u`
+    /// with `-d` or `-i` or `-s` replaces the script's scenarios.
+    pub fn resolve(script: &Value, o: &Overrides) -> Result<Options, ScriptError> {
+        let get = |k: &str| script.get(k).filter(|v| !v.is_null());
+        for unsupported in ["ext", "hosts", "rps", "batch", "batchPerHost", "discardResponseBodies"]
+        {
+            if let Some(v) = get(unsupported) {
+                // Accepted and ignored would mislead: say so.
+                if unsupported == "discardResponseBodies" && v == &Value::Bool(false) {
+                    continue;
+                }
+                return Err(bad(format!(
+                    "options.{unsupported} is not supported by loadlab k6 (see docs/k6.md)"
+                )));
+            }
+        }
+        let flag_shortcut = o.duration.is_some() || o.iterations.is_some() || o.stages.is_some();
+        let mut scenarios = Vec::new();
+        if let (false, Some(Value::Object(sc))) = (flag_shortcut, get("scenarios")) {
+            for (name, s) in sc {
+                scenarios.push(scenario(name, s)?);
+            }
+        } else {
+            let vus = match o.vus {
+                Some(v) => v,
+                None => get("vus").map(|v| count(v, "options.vus")).transpose()?.unwrap_or(1),
+            };
+            let stages_v = match &o.stages {
+                Some(s) => Some(s.clone()),
+                None if o.duration.is_none() && o.iterations.is_none() => get("stages")
+                    .map(|v| stages(v, "options.stages"))
+                    .transpose()?,
+                None => None,
+            };
+            let duration = match o.duration {
+                Some(d) => Some(d),
+                None if o.iterations.is_none() => get("duration")
+                    .map(|v| parse_duration(v, "options.duration"))
+                    .transpose()?,
+                None => None,
+            };
+            let iterations = match o.iterations {
+                Some(i) => Some(i),
+                None => get("iterations")
+                    .map(|v| count(v, "options.iterations"))
+                    .transpose()?,
+            };
+            let executor = if let Some(stages) = stages_v.filter(|s| !s.is_empty()) {
+                Executor::RampingVus {
+                    start_vus: vus,
+                    stages,
+                }
+            } else if let Some(iterations) = iterations {
+                Executor::SharedIterations {
+                    vus: vus.min(iterations.max(1)),
+                    iterations,
+                    max_duration: duration.unwrap_or(Duration::from_secs(600)),
+                }
+            } else if let Some(duration) = duration.filter(|d| !d.is_zero()) {
+                Executor::ConstantVus { vus, duration }
+            } else {
+                Executor::PerVuIterations {
+                    vus,
+                    iterations: 1,
+                    max_duration: Duration::from_secs(600),
+                }
+            };
+            scenarios.push(Scenario {
+                name: "default".into(),
+                executor,
+                exec: "default".into(),
+                start_time: Duration::ZERO,
+                graceful_stop: Duration::from_secs(30),
+                env: Vec::new(),
+                tags: Vec::new(),
+            });
+        }
+        scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut thresholds = Vec::new();
+        if !o.no_thresholds
+            && let Some(Value::Object(t)) = get("thresholds")
+        {
+            for (key, v) in t {
+                let (metric, filter) = parse_metric_key(key)?;
+                let list: Vec<&Value> = match v {
+                    Value::Array(a) => a.iter().collect(),
+                    other => vec![other],
+                };
+                for item in list {
+                    let (source, abort) = match item {
+                        Value::String(s) => (s.clone(), false),
+                        Value::Object(m) => (
+                            m.get("threshold")
+                                .and_then(Value::as_str)
+                                .ok_or_else(|| {
+                                    bad(format!("thresholds[{key:?}]: an object needs \"threshold\""))
+                                })?
+                                .to_string(),
+                            m.get("abortOnFail").and_then(Value::as_bool).unwrap_or(false),
+                        ),
+                        _ => {
+                            return Err(bad(format!(
+                                "thresholds[{key:?}]: {item} is not a threshold"
+                            )));
+                        }
+                    };
+                    crate::metrics::parse_threshold(&source)
+                        .map_err(|e| bad(format!("thresholds[{key:?}]: {e}")))?;
+                    thresholds.push(Threshold {
+                        key: key.clone(),
+                        metric: metric.clone(),
+                        filter: filter.clone(),
+                        source,
+                        abort_on_fail: abort,
+                    });
+                }
+            }
+        }
+        let mut tags = string_pairs(get("tags"));
+        for (k, v) in &o.tags {
+            tags.retain(|(a, _)| a != k);
+            tags.push((k.clone(), v.clone()));
+        }
+        let summary_trend_stats = match &o.summary_trend_stats {
+            Some(s) => s.clone(),
+            None => match get("summaryTrendStats") {
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad("options.summaryTrendStats: not a list of strings"))?,
+                _ => DEFAULT_STATS.iter().map(|s| s.to_string()).collect(),
+            },
+        };
+        for s in &summary_trend_stats {
+            crate::metrics::check_stat(s).map_err(|e| bad(format!("summaryTrendStats: {e}")))?;
+        }
+        let setup_timeout = get("setupTimeout")
+            .map(|v| parse_duration(v, "options.setupTimeout"))
+            .transpose()?
+            .unwrap_or(Duration::from_secs(60));
+        let teardown_timeout = get("teardownTimeout")
+            .map(|v| parse_duration(v, "options.teardownTimeout"))
+            .transpose()?
+            .unwrap_or(Duration::from_secs(60));
+        Ok(Options {
+            scenarios,
+            thresholds,
+            tags,
+            summary_trend_stats,
+            setup_timeout,
+            teardown_timeout,
+        })
+    }
+
+    pub fn max_vus(&self) -> u64 {
+        self.scenarios.iter().map(|s| s.executor.max_vus()).sum()
+    }
+}
+
+/// `name{tag:value,tag2:value}` → the name and the filter.
+pub fn parse_metric_key(key: &str) -> Result<(String, Vec<(String, String)>), ScriptError> {
+    let Some(open) = key.find('{') else {
+        return Ok((key.trim().to_string(), Vec::new()));
+    };
+    let inner = key[open + 1..].strip_suffix('}').ok_or_else(|| {
+        bad(format!(
+            "threshold metric {key:?}: a tag filter ends with '}}'"
+        ))
+    })?;
+    let mut filter = Vec::new();
+    for part in inner.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = part.split_once(':').ok_or_else(|| {
+            bad(format!(
+                "threshold metric {key:?}: {part:?} is not tag:value"
+            ))
+        })?;
+        filter.push((k.trim().to_string(), v.trim().trim_matches('"').to_string()));
+    }
+    Ok((key[..open].trim().to_string(), filter))
+}
+
+fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
+    let what = format!("scenarios.{name}");
+    let get = |k: &str| s.get(k).filter(|v| !v.is_null());
+    let executor_name = get("executor")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad(format!("{what}: \"executor\" is required")))?;
+    let dur = |k: &str, default: Option<Duration>| -> Result<Duration, ScriptError> {
+        match get(k) {
+            Some(v) => parse_duration(v, &format!("{what}.{k}")),
+            None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
+        }
+    };
+    let cnt = |k: &str, default: Option<u64>| -> Result<u64, ScriptError> {
+        match get(k) {
+            Some(v) => count(v, &format!("{what}.{k}")),
+            None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
+        }
+    };
+    let time_unit = || dur("timeUnit", Some(Duration::from_secs(1)));
+    let executor = match executor_name {
+        "shared-iterations" => Executor::SharedIterations {
+            vus: cnt("vus", Some(1))?,
+            iterations: cnt("iterations", Some(1))?,
+            max_duration: dur("maxDuration", Some(Duration::from_secs(600)))?,
+        },
+        "per-vu-iterations" => Executor::PerVuIterations {
+            vus: cnt("vus", Some(1))?,
+            iterations: cnt("iterations", Some(1))?,
+            max_duration: dur("maxDuration", Some(Duration::from_secs(600)))?,
+        },
+        "constant-vus" => Executor::ConstantVus {
+            vus: cnt("vus", Some(1))?,
+            duration: dur("duration", None)?,
+        },
+        "ramping-vus" => Executor::RampingVus {
+            start_vus: cnt("startVUs", Some(1))?,
+            stages: stages(
+                get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?,
+                &format!("{what}.stages"),
+            )?,
+        },
+        "constant-arrival-rate" => {
+            let pre = cnt("preAllocatedVUs", None)?;
+            Executor::ConstantArrivalRate {
+                rate: num(
+                    get("rate").ok_or_else(|| bad(format!("{what}.rate is required")))?,
+                    &format!("{what}.rate"),
+                )?,
+                time_unit: time_unit()?,
+                duration: dur("duration", None)?,
+                max_vus: cnt("maxVUs", Some(pre))?.max(pre),
+            }
+        }
+        "ramping-arrival-rate" => {
+            let pre = cnt("preAllocatedVUs", None)?;
+            Executor::RampingArrivalRate {
+                start_rate: get("startRate")
+                    .map(|v| num(v, &format!("{what}.startRate")))
+                    .transpose()?
+                    .unwrap_or(0.0),
+                time_unit: time_unit()?,
+                stages: stages(
+                    get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?,
+                    &format!("{what}.stages"),
+                )?,
+                max_vus: cnt("maxVUs", Some(pre))?.max(pre),
+            }
+        }
+        "externally-controlled" => {
+            return Err(bad(format!(
+                "{what}: the externally-controlled executor is not supported by loadlab k6 \
+                 (it needs k6's REST API); use ramping-vus or an arrival-rate executor"
+            )));
+        }
+        other => return Err(bad(format!("{what}: unknown executor {other:?}"))),
+    };
+    Ok(Scenario {
+        name: name.to_string(),
+        executor,
+        exec: get("exec")
+            .and_then(Value::as_str)
+            .unwrap_or("default")
+            .to_string(),
+        start_time: dur("startTime", Some(Duration::ZERO))?,
+        graceful_stop: dur("gracefulStop", Some(Duration::from_secs(30)))?,
+        env: string_pairs(get("env")),
+        tags: string_pairs(get("tags")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stages_become_ramping_vus() {
+        let o = Options::resolve(
+            &json!({"stages": [{"duration": "1s", "target": 8}, {"duration": "2s", "target": 8}]}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(o.scenarios.len(), 1);
+        assert_eq!(o.scenarios[0].executor.max_vus(), 8);
+        assert_eq!(o.scenarios[0].executor.duration(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn ramp_interpolates() {
+        let st = [Stage {
+            duration: Duration::from_secs(2),
+            target: 10.0,
+        }];
+        assert_eq!(ramp_at(0.0, &st, Duration::from_secs(1)), 5.0);
+        assert_eq!(ramp_at(0.0, &st, Duration::from_secs(5)), 10.0);
+    }
+
+    #[test]
+    fn externally_controlled_is_refused() {
+        let e = Options::resolve(
+            &json!({"scenarios": {"x": {"executor": "externally-controlled"}}}),
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("externally-controlled"), "{e}");
+    }
+
+    #[test]
+    fn metric_key_filters() {
+        let (m, f) = parse_metric_key("http_req_duration{endpoint:publish}").unwrap();
+        assert_eq!(m, "http_req_duration");
+        assert_eq!(f, vec![("endpoint".into(), "publish".into())]);
+    }
+}

@@ -1,0 +1,1464 @@
+//! The run: init of the VUs, setup, the executors' schedule, teardown, and
+//! the state the native functions share (metrics, groups, outputs).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use loadlab_core::{ErrorKind, Sample, SeriesInfo};
+use loadlab_engine::client::{Client, ClientResponse};
+use rquickjs::loader::{BuiltinResolver, FileResolver, Loader, ScriptLoader};
+use rquickjs::module::Declared;
+use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
+use tokio::time::Instant;
+
+use crate::api::ReqMeta;
+use crate::metrics::{Kind, Registry};
+use crate::options::{Executor, Options, Overrides, ramp_at};
+use crate::out::Outputs;
+use crate::vu::{self, Op, Resume, VuCoroutine};
+use crate::ScriptError;
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct RunConfig {
+    pub script: PathBuf,
+    /// `__ENV`: the process environment, then `-e` on top.
+    pub env: Vec<(String, String)>,
+    pub overrides: Overrides,
+    pub quiet: bool,
+    /// `--out json=FILE`.
+    pub json_out: Option<PathBuf>,
+    /// `--out loadlab=FILE`: our results file (v2).
+    pub results_out: Option<PathBuf>,
+    /// `--summary-export=FILE`.
+    pub summary_export: Option<PathBuf>,
+}
+
+/// How it went.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// k6's end-of-test summary.
+    pub summary: String,
+    pub thresholds_failed: bool,
+    pub interrupted: bool,
+    pub aborted_by_threshold: bool,
+    /// `exec.test.abort(message)` was called.
+    pub aborted: Option<String>,
+    pub iterations: u64,
+    pub script_errors: u64,
+    pub http_reqs: u64,
+}
+
+/// The figures of one request's timings, in milliseconds (k6's `timings`).
+pub struct Timings {
+    pub blocked: f64,
+    pub connecting: f64,
+    pub tls_handshaking: f64,
+    pub sending: f64,
+    pub waiting: f64,
+    pub receiving: f64,
+    pub duration: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+impl Timings {
+    pub fn of(r: &ClientResponse) -> Timings {
+        let fb = r.first_byte.unwrap_or(r.done).max(r.sent);
+        let connecting = ms(r.connect);
+        let from = r.sent + r.connect;
+        let waiting = ms(fb.saturating_duration_since(from));
+        let receiving = ms(r.done.saturating_duration_since(fb));
+        Timings {
+            blocked: 0.0,
+            connecting,
+            tls_handshaking: 0.0,
+            sending: 0.0,
+            waiting,
+            receiving,
+            duration: waiting + receiving,
+        }
+    }
+}
+
+/// k6's `error` and `error_code` for a response.
+pub fn error_of(r: &ClientResponse) -> (String, u32) {
+    if r.error == ErrorKind::None {
+        if r.status >= 400 {
+            return (String::new(), 1000 + u32::from(r.status));
+        }
+        return (String::new(), 0);
+    }
+    let code = match r.error {
+        ErrorKind::Dns => 1100,
+        ErrorKind::ConnectRefused => 1212,
+        ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::ConnectTimeout => 1050,
+        ErrorKind::ConnectionReset => 1220,
+        ErrorKind::Tls => 1300,
+        ErrorKind::TooManyRedirects => 1400,
+        _ => 1000,
+    };
+    let mut s = String::new();
+    r.error.write_text(&mut s, "", &Default::default());
+    (s, code)
+}
+
+/// Per-VU facts the native functions read.
+#[derive(Debug, Default, Clone)]
+pub struct VuMeta {
+    pub id: u64,
+    pub scenario: Option<usize>,
+    pub group: String,
+    pub group_starts: Vec<Instant>,
+    pub iter_in_instance: u64,
+    pub iter_in_scenario: u64,
+}
+
+pub struct ScenarioInfo {
+    pub name: String,
+    pub executor: String,
+    pub start_unix_ms: f64,
+    pub progress: f64,
+    pub iteration: u64,
+}
+
+/// What the VUs share (one thread, so `RefCell`s).
+pub struct Shared {
+    pub env: Vec<(String, String)>,
+    pub script_dir: PathBuf,
+    pub options_json: String,
+    pub reg: RefCell<Registry>,
+    pub out: RefCell<Outputs>,
+    pub vus: RefCell<Vec<VuMeta>>,
+    pub scenarios: Vec<(String, String, Vec<(String, String)>)>,
+    pub base_tags: Vec<(String, String)>,
+    pub start: Instant,
+    pub start_unix_ns: u64,
+    seq: Cell<u64>,
+    warned: RefCell<Vec<String>>,
+    pub abort: RefCell<Option<String>>,
+    pub completed: Cell<u64>,
+    pub interrupted: Cell<u64>,
+    pub active: Cell<u64>,
+    pub scenario_iters: RefCell<Vec<u64>>,
+    pub quiet: bool,
+    file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
+    distinct_urls: Cell<usize>,
+}
+
+/// After this many distinct URLs, requests to new ones share one series
+/// in the results file (URLs with ids in them would make a series each).
+const MAX_URL_SERIES: usize = 10_000;
+
+impl Shared {
+    fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    pub fn console(&self, level: &str, line: &str) {
+        let lvl = match level {
+            "warn" => "warning",
+            "log" => "info",
+            l => l,
+        };
+        eprintln!("{lvl}[{:04}] {line}", self.start.elapsed().as_secs());
+    }
+
+    pub fn warn_once(&self, msg: &str) {
+        let mut w = self.warned.borrow_mut();
+        if !w.iter().any(|m| m == msg) {
+            w.push(msg.to_string());
+            eprintln!("warning: {msg}");
+        }
+    }
+
+    pub fn request_abort(&self, msg: &str) {
+        self.abort.borrow_mut().get_or_insert_with(|| msg.to_string());
+    }
+
+    /// System tags of a VU's samples: the options' tags, the scenario's and
+    /// the group.
+    pub fn vu_tags(&self, vu: usize) -> Vec<(String, String)> {
+        let vus = self.vus.borrow();
+        let m = &vus[vu];
+        let mut tags = self.base_tags.clone();
+        if let Some(s) = m.scenario {
+            let (name, _, st) = &self.scenarios[s];
+            tags.extend(st.iter().cloned());
+            tags.push(("scenario".into(), name.clone()));
+        }
+        tags.push(("group".into(), m.group.clone()));
+        tags
+    }
+
+    fn file_series(&self, info: SeriesInfo) -> u32 {
+        self.out.borrow_mut().register(info)
+    }
+
+    /// Adds a value to metric `metric` with `tags`.
+    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+        let mut reg = self.reg.borrow_mut();
+        let def = reg.metrics[metric].clone();
+        let mut new_series = None;
+        let (si, _) = reg.series(metric, tags, || {
+            new_series = Some(());
+            0
+        });
+        if new_series.is_some() && to_file {
+            let s = &reg.series[si];
+            let id = self.file_series(SeriesInfo {
+                kind: def.kind.series_kind(),
+                name: def.name.clone(),
+                time: def.time,
+                tags: s.tags.clone(),
+            });
+            reg.series[si].file_id = id;
+        }
+        let s = &mut reg.series[si];
+        s.agg.add(value);
+        let t_ns = self.now_ns();
+        let mut out = self.out.borrow_mut();
+        if to_file {
+            let v = if def.time { value * 1e6 } else { value };
+            out.metric(s.file_id, t_ns, v);
+        }
+        out.json_point(&def.name, self.start_unix_ns + t_ns, value, &s.tags);
+    }
+
+    fn metric_id(&self, name: &str) -> usize {
+        self.reg.borrow().metric(name).expect("built-in metric")
+    }
+
+    pub fn add_named(&self, name: &str, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+        let id = self.metric_id(name);
+        self.add(id, value, tags, to_file);
+    }
+
+    pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Vec<(String, String)>) {
+        let mut tags = self.vu_tags(vu);
+        tags.push(("check".into(), name.to_string()));
+        tags.extend(extra);
+        self.add_named("checks", if pass { 1.0 } else { 0.0 }, tags, true);
+    }
+
+    pub fn group_enter(&self, vu: usize, name: &str) -> usize {
+        let mut vus = self.vus.borrow_mut();
+        let m = &mut vus[vu];
+        let token = m.group.len();
+        m.group.push_str("::");
+        m.group.push_str(name);
+        m.group_starts.push(Instant::now());
+        token
+    }
+
+    pub fn group_exit(&self, vu: usize, token: usize) {
+        let started = {
+            let mut vus = self.vus.borrow_mut();
+            vus[vu].group_starts.pop()
+        };
+        if let Some(t0) = started {
+            let d = ms(t0.elapsed());
+            let tags = self.vu_tags(vu);
+            self.add_named("group_duration", d, tags, true);
+        }
+        let mut vus = self.vus.borrow_mut();
+        vus[vu].group.truncate(token);
+    }
+
+    pub fn define_metric(&self, name: &str, kind: Kind, time: bool) -> Result<usize, String> {
+        let mut reg = self.reg.borrow_mut();
+        if let Some(i) = reg.metric(name)
+            && reg.metrics[i].builtin
+        {
+            return Err(format!("{name:?} is a built-in metric name"));
+        }
+        reg.define(name, kind, time, false)
+    }
+
+    pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Vec<(String, String)>) {
+        let mut tags = self.vu_tags(vu);
+        for (k, v) in extra {
+            tags.retain(|(a, _)| *a != k);
+            tags.push((k, v));
+        }
+        self.add(id, value, tags, true);
+    }
+
+    pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+        let mut tags = self.vu_tags(vu);
+        let mut named = false;
+        for (k, v) in &meta.tags {
+            named |= k == "name";
+            tags.retain(|(a, _)| a != k);
+            tags.push((k.clone(), v.clone()));
+        }
+        tags.push(("method".into(), meta.method.clone()));
+        tags.push(("status".into(), r.status.to_string()));
+        let expected = (200..400).contains(&r.status);
+        tags.push(("expected_response".into(), expected.to_string()));
+        let t = Timings::of(r);
+        // The results file: one sample, in a series per method, URL (or
+        // `name` tag) and the tags but status.
+        let url = meta
+            .tags
+            .iter()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| meta.url.clone());
+        let mut ftags: Vec<(String, String)> = tags
+            .iter()
+            .filter(|(k, _)| k != "status" && k != "expected_response" && k != "method" && k != "name")
+            .cloned()
+            .collect();
+        ftags.sort();
+        let file_id = {
+            let mut key = ftags.clone();
+            key.push(("method".into(), meta.method.clone()));
+            key.push(("url".into(), url.clone()));
+            let known = self.file_http.borrow().get(&key).copied();
+            match known {
+                Some(id) => id,
+                None => {
+                    let n = self.distinct_urls.get();
+                    let url = if n >= MAX_URL_SERIES {
+                        "(other URLs)".to_string()
+                    } else {
+                        url.clone()
+                    };
+                    self.distinct_urls.set(n + 1);
+                    let mut info = SeriesInfo::http(&meta.method, &url);
+                    info.tags.extend(ftags.iter().cloned());
+                    let id = self.file_series(info);
+                    self.file_http.borrow_mut().insert(key, id);
+                    id
+                }
+            }
+        };
+        let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
+        let seq = self.seq.get();
+        self.seq.set(seq + 1);
+        let sample = Sample {
+            seq,
+            target: file_id,
+            intended_ns: ns(r.sent),
+            sent_ns: ns(r.sent),
+            first_byte_ns: r.first_byte.map_or(0, ns),
+            done_ns: ns(r.done),
+            connect_ns: r.connect.as_nanos() as u32,
+            status: r.status,
+            error: r.error,
+            bytes_out: r.bytes_out,
+            bytes_in: r.bytes_in,
+        };
+        self.out.borrow_mut().sample(&sample);
+        // The in-memory series leave the URL out unless the script named
+        // the request: URLs with ids in them would make a series each.
+        if named {
+            tags.push(("url".into(), url));
+        }
+        let failed = if expected { 0.0 } else { 1.0 };
+        self.add_named("http_reqs", 1.0, tags.clone(), false);
+        self.add_named("http_req_duration", t.duration, tags.clone(), false);
+        self.add_named("http_req_blocked", t.blocked, tags.clone(), false);
+        self.add_named("http_req_connecting", t.connecting, tags.clone(), false);
+        self.add_named("http_req_tls_handshaking", t.tls_handshaking, tags.clone(), false);
+        self.add_named("http_req_sending", t.sending, tags.clone(), false);
+        self.add_named("http_req_waiting", t.waiting, tags.clone(), false);
+        self.add_named("http_req_receiving", t.receiving, tags.clone(), false);
+        self.add_named("http_req_failed", failed, tags.clone(), false);
+        // Bytes on the wire: headers are not counted by the engine, so
+        // this is the body bytes (plus the request line's rough size).
+        self.add_named(
+            "data_sent",
+            (r.bytes_out + meta.url.len() as u64 + 64) as f64,
+            self.vu_tags(vu),
+            false,
+        );
+        self.add_named("data_received", r.bytes_in as f64, self.vu_tags(vu), false);
+    }
+
+    pub fn vu_numbers(&self, vu: usize) -> (u64, u64, u64) {
+        let v = &self.vus.borrow()[vu];
+        (v.id, v.iter_in_instance, v.iter_in_scenario)
+    }
+
+    pub fn scenario_info(&self, vu: usize) -> ScenarioInfo {
+        let v = &self.vus.borrow()[vu];
+        match v.scenario {
+            Some(s) => ScenarioInfo {
+                name: self.scenarios[s].0.clone(),
+                executor: self.scenarios[s].1.clone(),
+                start_unix_ms: (self.start_unix_ns / 1_000_000) as f64,
+                progress: 0.0,
+                iteration: v.iter_in_scenario,
+            },
+            None => ScenarioInfo {
+                name: String::new(),
+                executor: String::new(),
+                start_unix_ms: 0.0,
+                progress: 0.0,
+                iteration: 0,
+            },
+        }
+    }
+
+    pub fn instance_info(&self) -> (u64, u64, u64, u64, f64) {
+        (
+            self.completed.get(),
+            self.interrupted.get(),
+            self.active.get(),
+            self.vus.borrow().len().saturating_sub(1) as u64,
+            ms(self.start.elapsed()),
+        )
+    }
+}
+
+/// One VU: its context and coroutine.
+struct Slot<'js> {
+    ctx: Ctx<'js>,
+    co: Option<VuCoroutine>,
+    /// Waiting on an op (HTTP or sleep) or running an iteration.
+    busy: bool,
+    scenario: usize,
+    intended: Instant,
+    started: Instant,
+    iters: u64,
+    task: Option<tokio::task::AbortHandle>,
+    /// Counts ops, so a late answer to an aborted one is ignored.
+    op_gen: u64,
+}
+
+/// Turns a JavaScript exception into text with its position.
+fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    if let rquickjs::Error::Exception = e {
+        let v = ctx.catch();
+        if let Some(ex) = v.as_exception() {
+            let msg = ex.message().unwrap_or_default();
+            let stack = ex.stack().unwrap_or_default();
+            let name: String = ex.get("name").unwrap_or_else(|_| "Error".into());
+            let at = stack
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("at "))
+                .map(|l| l.trim_start_matches("at ").to_string());
+            return match at {
+                Some(at) => format!("{name}: {msg}\n\tat {at}"),
+                None => format!("{name}: {msg}"),
+            };
+        }
+        return format!("Uncaught {}", value_text(ctx, &v));
+    }
+    e.to_string()
+}
+
+fn value_text<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
+    if let Some(s) = v.as_string() {
+        return s.to_string().unwrap_or_default();
+    }
+    ctx.json_stringify(v.clone())
+        .ok()
+        .flatten()
+        .and_then(|s| s.to_string().ok())
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// A syntax error as `file:line:column: message` (QuickJS puts the
+/// position in the stack's first line).
+fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
+    if let rquickjs::Error::Exception = e {
+        let v = ctx.catch();
+        if let Some(ex) = v.as_exception() {
+            let msg = ex.message().unwrap_or_default();
+            let name: String = ex.get("name").unwrap_or_else(|_| "Error".into());
+            let stack = ex.stack().unwrap_or_default();
+            let at = stack
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("at "))
+                .map(|l| l.trim_start_matches("at ").trim().to_string());
+            if name == "SyntaxError" {
+                // Module link errors (a missing export) are SyntaxErrors too.
+                if msg.contains("export") || msg.contains("Could not find") {
+                    return ScriptError::Unsupported(format!(
+                        "{script}: {msg} (not supported by loadlab k6; see docs/k6.md)"
+                    ));
+                }
+                return ScriptError::Syntax(match at {
+                    Some(at) => format!("{at}: SyntaxError: {msg}"),
+                    None => format!("{script}: SyntaxError: {msg}"),
+                });
+            }
+            if msg.contains("could not load module") || msg.contains("resolving module") {
+                return ScriptError::Unsupported(format!(
+                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+                ));
+            }
+            return ScriptError::Script(match at {
+                Some(at) => format!("{name}: {msg}\n\tat {at}"),
+                None => format!("{name}: {msg}"),
+            });
+        }
+        return ScriptError::Script(format!("Uncaught {}", value_text(ctx, &v)));
+    }
+    let s = e.to_string();
+    if s.contains("resolv") || s.contains("load") {
+        return ScriptError::Unsupported(format!(
+            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+        ));
+    }
+    ScriptError::Script(s)
+}
+
+/// Evaluates the script as a module in `ctx` and keeps its namespace in
+/// the context's globals.
+fn init_vu<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Rc<Shared>,
+    vu_index: usize,
+    vu_id: u64,
+    name: &str,
+    source: &str,
+) -> Result<Object<'js>, ScriptError> {
+    vu::on_main_stack();
+    crate::api::install(ctx, shared, vu_index, vu_id)
+        .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
+    let m = Module::declare(ctx.clone(), name, source).map_err(|e| syntax_text(ctx, e, name))?;
+    let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
+    promise
+        .finish::<()>()
+        .map_err(|e| syntax_text(ctx, e, name))?;
+    let ns = m.namespace().map_err(|e| syntax_text(ctx, e, name))?;
+    ctx.globals()
+        .set("__k6_ns", ns.clone())
+        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    Ok(ns)
+}
+
+/// Calls the exported function `exec` with the setup data.
+fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> Result<(), String> {
+    let g = ctx.globals();
+    let ns: Object = g.get("__k6_ns").map_err(|e| e.to_string())?;
+    let f: Function = ns
+        .get(exec)
+        .map_err(|_| format!("the script exports no function {exec:?}"))?;
+    let data: Value = if with_data {
+        g.get("__k6_data").unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
+    } else {
+        Value::new_undefined(ctx.clone())
+    };
+    let r: Result<Value, _> = f.call((data,));
+    match r {
+        Ok(v) => {
+            // An async function: drive its promise.
+            let v = if let Some(p) = v.as_promise() {
+                p.finish::<Value>().map_err(|e| exception_text(ctx, e))?
+            } else {
+                v
+            };
+            if keep_result {
+                g.set("__k6_result", v).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(exception_text(ctx, e)),
+    }
+}
+
+/// What each k6 module's default export has.
+const MEMBERS: &[(&str, &[&str])] = &[
+    ("k6", &["check", "group", "sleep", "fail", "randomSeed"]),
+    (
+        "k6/http",
+        &["request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url", "Response"],
+    ),
+    ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
+    ("k6/execution", &["vu", "scenario", "instance", "test"]),
+];
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Names, before any load, a member of a k6 module the script uses through
+/// its default (or namespace) import but loadlab k6 does not have, such as
+/// `http.cookieJar()`. (Named imports are checked by the module linker.)
+pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
+    let mut bindings: Vec<(String, &str)> = Vec::new();
+    let mut rest = source;
+    while let Some(i) = rest.find("import ") {
+        let stmt_end = rest[i..].find(['\n', ';']).map_or(rest.len(), |e| i + e);
+        let stmt = &rest[i + 7..stmt_end];
+        rest = &rest[stmt_end.min(rest.len())..];
+        let Some((head, module)) = stmt.rsplit_once("from") else {
+            continue;
+        };
+        let module = module.trim().trim_matches(|c| c == '\'' || c == '"');
+        let Some(&(m, _)) = MEMBERS.iter().find(|(m, _)| *m == module) else {
+            continue;
+        };
+        let head = head.trim();
+        let name = if let Some(ns) = head.strip_prefix("* as ") {
+            ns.trim()
+        } else {
+            head.split([',', '{']).next().unwrap_or("").trim()
+        };
+        if !name.is_empty() && name.chars().all(is_ident) {
+            bindings.push((name.to_string(), m));
+        }
+    }
+    for (name, module) in bindings {
+        let allowed = MEMBERS.iter().find(|(m, _)| *m == module).map(|(_, a)| *a).unwrap_or(&[]);
+        let pat = format!("{name}.");
+        let mut from = 0;
+        while let Some(pos) = source[from..].find(&pat) {
+            let at = from + pos;
+            from = at + pat.len();
+            if source[..at].chars().next_back().is_some_and(|c| is_ident(c) || c == '.') {
+                continue;
+            }
+            let member: String = source[from..].chars().take_while(|&c| is_ident(c)).collect();
+            if member.is_empty() || allowed.contains(&member.as_str()) {
+                continue;
+            }
+            let line = source[..at].matches('\n').count() + 1;
+            let col = at - source[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+            return Err(ScriptError::Unsupported(format!(
+                "{file}:{line}:{col}: {name}.{member} ({module}) is not supported by loadlab k6 (see docs/k6.md)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Loads the k6 modules in every context that imports them (rquickjs's
+/// `BuiltinLoader` hands each source out once only).
+struct K6Loader;
+
+impl Loader for K6Loader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        path: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        match crate::api::MODULES.iter().find(|(m, _)| *m == path) {
+            Some((_, src)) => Module::declare(ctx.clone(), path, *src),
+            None => Err(rquickjs::Error::new_loading(path)),
+        }
+    }
+}
+
+enum Event {
+    Op(usize, u64, Resume),
+}
+
+/// Runs a script: init, setup, scenarios, teardown, summary.
+pub fn run(
+    cfg: RunConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<RunOutcome, ScriptError> {
+    let source = std::fs::read_to_string(&cfg.script).map_err(|err| ScriptError::Read {
+        path: cfg.script.clone(),
+        err,
+    })?;
+    let name = cfg.script.display().to_string();
+    check_members(&source, &name)?;
+    let script_dir = cfg
+        .script
+        .parent()
+        .map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() })
+        .unwrap_or_else(|| PathBuf::from("."));
+
+    let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let mut resolver = BuiltinResolver::default();
+    for (m, _) in crate::api::MODULES {
+        resolver.add_module(*m);
+    }
+    let loader = K6Loader;
+    rt.set_loader(
+        (resolver, FileResolver::default().with_path(script_dir.to_string_lossy().to_string())),
+        (loader, ScriptLoader::default()),
+    );
+    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+
+    let tokio_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+
+    // VU 0: reads the options, runs setup() and teardown().
+    let ctx0 = Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let rt_ptr = ctx0.get_runtime_ptr();
+    vu::set_runtime(rt_ptr).map_err(ScriptError::Runtime)?;
+
+    let start_unix_ns = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+
+    // Evaluate once to get the options (a throwaway Shared: metrics defined
+    // here are defined again by each VU).
+    let probe_shared = Rc::new(make_shared(&cfg, &script_dir, String::new(), &[], Vec::new(), 0)?);
+    probe_shared.vus.borrow_mut().push(VuMeta::default());
+    let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
+        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source)?;
+        let opts: Value = ns.get("options").unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if opts.is_undefined() {
+            return Ok("null".into());
+        }
+        Ok(ctx
+            .json_stringify(opts)
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| "null".into()))
+    })?;
+    drop(ctx0);
+    let opts_value: serde_json::Value =
+        serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
+    let options = Options::resolve(&opts_value, &cfg.overrides)?;
+    let outputs = Outputs::open(&cfg, start_unix_ns)?;
+
+    let scen_meta: Vec<(String, String, Vec<(String, String)>)> = options
+        .scenarios
+        .iter()
+        .map(|s| (s.name.clone(), s.executor.name().to_string(), s.tags.clone()))
+        .collect();
+    let mut shared_v = make_shared(&cfg, &script_dir, options_json, &scen_meta, options.tags.clone(), start_unix_ns)?;
+    shared_v.out = RefCell::new(outputs);
+    let shared = Rc::new(shared_v);
+
+    // Contexts are made before entering the runtime (making one locks it).
+    let total: usize = options.scenarios.iter().map(|s| s.executor.max_vus() as usize).sum();
+    let mut contexts = Vec::with_capacity(total + 1);
+    for _ in 0..=total {
+        contexts.push(Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?);
+    }
+    let client = Rc::new(
+        Client::new(&loadlab_engine::AttackConfig {
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        })
+        .map_err(|e| ScriptError::Runtime(e.to_string()))?,
+    );
+
+    let first = contexts[0].clone();
+    let mut shutdown = Box::pin(shutdown);
+    let result = first.with(|ctx_any| -> Result<RunOutcome, ScriptError> {
+        let _ = ctx_any;
+        let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
+        {
+            let mut vus = shared.vus.borrow_mut();
+            vus.push(VuMeta::default());
+        }
+        // SAFETY: each context stays alive in `contexts` until after this
+        // closure returns; `from_raw` takes its own reference.
+        let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
+        init_vu(&ctx0, &shared, 0, 0, &name, &source)?;
+        slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
+        // The VUs, each with its scenario.
+        let mut vu_index = 1usize;
+        for (si, sc) in options.scenarios.iter().enumerate() {
+            for _ in 0..sc.executor.max_vus() {
+                {
+                    let mut vus = shared.vus.borrow_mut();
+                    vus.push(VuMeta {
+                        id: vu_index as u64,
+                        scenario: Some(si),
+                        ..Default::default()
+                    });
+                }
+                // SAFETY: as above.
+                let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
+                init_vu(&ctx, &shared, vu_index, vu_index as u64, &name, &source)?;
+                for (k, v) in &sc.env {
+                    let env: Object = ctx.globals().get("__ENV").map_err(|e| ScriptError::Runtime(e.to_string()))?;
+                    env.set(k.as_str(), v.as_str()).ok();
+                }
+                slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
+                vu_index += 1;
+            }
+        }
+        let outcome = tokio_rt.block_on(drive(
+            &shared,
+            &options,
+            &mut slots,
+            &client,
+            shutdown.as_mut(),
+        ));
+        // End every coroutine (they borrow the contexts).
+        for s in slots.iter_mut() {
+            if let Some(mut co) = s.co.take() {
+                if s.busy {
+                    vu::ABORTING.with(|a| a.set(true));
+                    let mut r = vu::resume(&mut co, Resume::Abort);
+                    while let Some(op) = r {
+                        r = match op {
+                            Op::Done(_) => None,
+                            _ => vu::resume(&mut co, Resume::Abort),
+                        };
+                    }
+                    vu::ABORTING.with(|a| a.set(false));
+                }
+                let _ = vu::resume(&mut co, Resume::Quit);
+            }
+        }
+        outcome
+    });
+    let _ = vu::set_runtime(std::ptr::null_mut());
+    drop(contexts);
+    result
+}
+
+fn make_shared(
+    cfg: &RunConfig,
+    script_dir: &std::path::Path,
+    options_json: String,
+    scenarios: &[(String, String, Vec<(String, String)>)],
+    base_tags: Vec<(String, String)>,
+    start_unix_ns: u64,
+) -> Result<Shared, ScriptError> {
+    Ok(Shared {
+        env: cfg.env.clone(),
+        script_dir: script_dir.to_path_buf(),
+        options_json,
+        reg: RefCell::new(Registry::new()),
+        out: RefCell::new(Outputs::none()),
+        vus: RefCell::new(Vec::new()),
+        scenarios: scenarios.to_vec(),
+        base_tags,
+        start: Instant::now(),
+        start_unix_ns,
+        seq: Cell::new(0),
+        warned: RefCell::new(Vec::new()),
+        abort: RefCell::new(None),
+        completed: Cell::new(0),
+        interrupted: Cell::new(0),
+        active: Cell::new(0),
+        scenario_iters: RefCell::new(vec![0; scenarios.len()]),
+        quiet: cfg.quiet,
+        file_http: RefCell::new(HashMap::new()),
+        distinct_urls: Cell::new(0),
+    })
+}
+
+fn new_slot<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Rc<Shared>,
+    vu_index: usize,
+    scenario: usize,
+    exec: &str,
+) -> Result<Slot<'js>, ScriptError> {
+    let c = ctx.clone();
+    let exec = exec.to_string();
+    let sh = shared.clone();
+    // SAFETY: the coroutine borrows `c` (a context of the run); `run`
+    // drives every coroutine to its end before the contexts go away.
+    let co = unsafe {
+        vu::spawn(move || {
+            let _ = &sh;
+            match exec.as_str() {
+                "setup" => {
+                    let phase: String = c.globals().get("__k6_phase").unwrap_or_default();
+                    if phase == "teardown" {
+                        call_exec(&c, "teardown", true, false)
+                    } else {
+                        call_exec(&c, "setup", false, true)
+                    }
+                }
+                _ => {
+                    let iter = sh.vus.borrow()[vu_index].iter_in_scenario;
+                    c.globals().set("__ITER", iter as f64).ok();
+                    call_exec(&c, &exec, true, false)
+                }
+            }
+        })
+    }
+    .map_err(|e| ScriptError::Runtime(format!("cannot make a VU stack: {e}")))?;
+    Ok(Slot {
+        ctx: ctx.clone(),
+        co: Some(co),
+        busy: false,
+        scenario,
+        intended: Instant::now(),
+        started: Instant::now(),
+        iters: 0,
+        task: None,
+        op_gen: 0,
+    })
+}
+
+struct Sched<'a, 'js> {
+    shared: &'a Rc<Shared>,
+    slots: &'a mut Vec<Slot<'js>>,
+    client: &'a Rc<Client>,
+    tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    script_errors: u64,
+}
+
+impl<'js> Sched<'_, 'js> {
+    /// Handles what a VU yielded; returns the iteration's end if it ended.
+    fn handle(&mut self, i: usize, op: Option<Op>) -> Option<Result<(), String>> {
+        let slot = &mut self.slots[i];
+        match op {
+            None => {
+                slot.co = None;
+                slot.busy = false;
+                Some(Err("the VU ended".into()))
+            }
+            Some(Op::Done(r)) => {
+                slot.busy = false;
+                Some(r)
+            }
+            Some(Op::Sleep(d)) => {
+                slot.op_gen += 1;
+                let g = slot.op_gen;
+                let tx = self.tx.clone();
+                let h = tokio::task::spawn_local(async move {
+                    tokio::time::sleep(d).await;
+                    let _ = tx.send(Event::Op(i, g, Resume::Slept));
+                });
+                slot.task = Some(h.abort_handle());
+                None
+            }
+            Some(Op::Http(reqs)) => {
+                slot.op_gen += 1;
+                let g = slot.op_gen;
+                let tx = self.tx.clone();
+                let client = self.client.clone();
+                let h = tokio::task::spawn_local(async move {
+                    let mut out = Vec::with_capacity(reqs.len());
+                    if reqs.len() == 1 {
+                        for r in reqs {
+                            out.push(client.send(r).await);
+                        }
+                    } else {
+                        let hs: Vec<_> = reqs
+                            .into_iter()
+                            .map(|r| {
+                                let c = client.clone();
+                                tokio::task::spawn_local(async move { c.send(r).await })
+                            })
+                            .collect();
+                        for h in hs {
+                            if let Ok(r) = h.await {
+                                out.push(r);
+                            }
+                        }
+                    }
+                    let _ = tx.send(Event::Op(i, g, Resume::Http(out)));
+                });
+                slot.task = Some(h.abort_handle());
+                None
+            }
+        }
+    }
+
+    fn resume(&mut self, i: usize, input: Resume) -> Option<Result<(), String>> {
+        let op = match self.slots[i].co.as_mut() {
+            Some(co) => vu::resume(co, input),
+            None => None,
+        };
+        self.handle(i, op)
+    }
+
+    fn start_iteration(&mut self, i: usize, intended: Instant) -> Option<Result<(), String>> {
+        let now = Instant::now();
+        let slot = &mut self.slots[i];
+        slot.busy = true;
+        slot.intended = intended;
+        slot.started = now;
+        self.shared.active.set(self.shared.active.get() + 1);
+        self.resume(i, Resume::Start)
+    }
+
+    /// Books a finished iteration.
+    fn finished(&mut self, i: usize, r: Result<(), String>, arrival: bool) {
+        let shared = self.shared;
+        shared.active.set(shared.active.get().saturating_sub(1));
+        let slot = &mut self.slots[i];
+        slot.iters += 1;
+        {
+            let mut vus = shared.vus.borrow_mut();
+            let m = &mut vus[i];
+            m.iter_in_scenario += 1;
+            m.iter_in_instance += 1;
+            m.group.clear();
+            m.group_starts.clear();
+        }
+        if let Err(e) = &r {
+            self.script_errors += 1;
+            if self.script_errors <= 20 {
+                eprintln!("error[{:04}] {e}", shared.start.elapsed().as_secs());
+            } else if self.script_errors == 21 {
+                eprintln!("error: more exceptions in iterations; only the count is shown from now on");
+            }
+        }
+        shared.completed.set(shared.completed.get() + 1);
+        let now = Instant::now();
+        let tags = shared.vu_tags(i);
+        let d = ms(now.saturating_duration_since(slot.started));
+        shared.add_named("iteration_duration", d, tags.clone(), true);
+        if arrival {
+            let c = ms(now.saturating_duration_since(slot.intended.min(slot.started)));
+            shared.add_named("iteration_duration_corrected", c, tags.clone(), true);
+        }
+        shared.add_named("iterations", 1.0, tags, true);
+    }
+
+    /// Stops a busy VU now.
+    fn abort(&mut self, i: usize) {
+        if let Some(t) = self.slots[i].task.take() {
+            t.abort();
+        }
+        self.slots[i].op_gen += 1;
+        vu::ABORTING.with(|a| a.set(true));
+        let mut r = self.resume(i, Resume::Abort);
+        let mut guard = 0;
+        while r.is_none() && self.slots[i].busy && guard < 1000 {
+            // It asked for more (a catch around the call): keep refusing.
+            if let Some(t) = self.slots[i].task.take() {
+                t.abort();
+            }
+            self.slots[i].op_gen += 1;
+            r = self.resume(i, Resume::Abort);
+            guard += 1;
+        }
+        vu::ABORTING.with(|a| a.set(false));
+        self.slots[i].busy = false;
+        self.shared.active.set(self.shared.active.get().saturating_sub(1));
+        self.shared.interrupted.set(self.shared.interrupted.get() + 1);
+    }
+}
+
+/// Per-scenario schedule state.
+struct ScenState {
+    start: Instant,
+    end: Instant,
+    hard_end: Instant,
+    /// Shared-iterations: iterations left to hand out.
+    left: u64,
+    /// Arrival-rate: the next arrival's number.
+    next_arrival: u64,
+    done: bool,
+    vus: std::ops::Range<usize>,
+}
+
+/// The time of arrival `n` (0-based) of an arrival-rate executor, if it
+/// falls within the scenario.
+fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
+    match ex {
+        Executor::ConstantArrivalRate {
+            rate,
+            time_unit,
+            duration,
+            ..
+        } => {
+            if *rate <= 0.0 {
+                return None;
+            }
+            let t = Duration::from_secs_f64(n as f64 * time_unit.as_secs_f64() / rate);
+            (t < *duration).then_some(t)
+        }
+        Executor::RampingArrivalRate {
+            start_rate,
+            time_unit,
+            stages,
+            ..
+        } => {
+            // Integrate the rate (per second) stage by stage until the
+            // cumulative count passes n.
+            let unit = time_unit.as_secs_f64();
+            let target = n as f64;
+            let mut acc = 0.0;
+            let mut t0 = 0.0;
+            let mut from = start_rate / unit;
+            for s in stages {
+                let d = s.duration.as_secs_f64();
+                let to = s.target / unit;
+                let area = (from + to) / 2.0 * d;
+                if acc + area > target {
+                    // Solve from*x + (to-from)/(2d)*x^2 = target-acc.
+                    let need = target - acc;
+                    let a = (to - from) / (2.0 * d.max(1e-12));
+                    let x = if a.abs() < 1e-12 {
+                        need / from.max(1e-12)
+                    } else {
+                        (-from + (from * from + 4.0 * a * need).max(0.0).sqrt()) / (2.0 * a)
+                    };
+                    return Some(Duration::from_secs_f64(t0 + x.clamp(0.0, d)));
+                }
+                acc += area;
+                t0 += d;
+                from = to;
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+async fn drive<'js>(
+    shared: &Rc<Shared>,
+    options: &Options,
+    slots: &mut Vec<Slot<'js>>,
+    client: &Rc<Client>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Result<RunOutcome, ScriptError> {
+    let local = tokio::task::LocalSet::new();
+    local
+        .run_until(drive_local(shared, options, slots, client, shutdown.as_mut()))
+        .await
+}
+
+async fn drive_local<'js>(
+    shared: &Rc<Shared>,
+    options: &Options,
+    slots: &mut Vec<Slot<'js>>,
+    client: &Rc<Client>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Result<RunOutcome, ScriptError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let mut s = Sched {
+        shared,
+        slots,
+        client,
+        tx,
+        script_errors: 0,
+    };
+    let mut interrupted = false;
+
+    // setup()
+    let has = |name: &str| -> bool {
+        let ctx = &s.slots[0].ctx;
+        ctx.globals()
+            .get::<_, Object>("__k6_ns")
+            .ok()
+            .and_then(|ns| ns.get::<_, Function>(name).ok())
+            .is_some()
+    };
+    let has_setup = has("setup");
+    let has_teardown = has("teardown");
+    if has_setup {
+        let r = run_special(&mut s, &mut rx, shutdown.as_mut(), options.setup_timeout, "setup").await;
+        match r {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
+            None => interrupted = true,
+        }
+    }
+    // The data, as JSON, to every VU.
+    let data_json = {
+        let ctx = &s.slots[0].ctx;
+        let v: Value = ctx
+            .globals()
+            .get("__k6_result")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if v.is_undefined() {
+            None
+        } else {
+            ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok())
+        }
+    };
+    for slot in s.slots.iter() {
+        let data = match &data_json {
+            Some(j) => slot.ctx.json_parse(j.clone()).ok(),
+            None => None,
+        };
+        if let Some(d) = data {
+            slot.ctx.globals().set("__k6_data", d).ok();
+        }
+    }
+
+    let t0 = Instant::now();
+    let mut states = Vec::new();
+    let mut next_vu = 1usize;
+    for sc in &options.scenarios {
+        let n = sc.executor.max_vus() as usize;
+        let start = t0 + sc.start_time;
+        let end = start + sc.executor.duration();
+        let left = match &sc.executor {
+            Executor::SharedIterations { iterations, .. } => *iterations,
+            _ => u64::MAX,
+        };
+        states.push(ScenState {
+            start,
+            end,
+            hard_end: end + sc.graceful_stop,
+            left,
+            next_arrival: 0,
+            done: false,
+            vus: next_vu..next_vu + n,
+        });
+        next_vu += n;
+    }
+    let vus_max = (next_vu - 1) as f64;
+    let mut next_gauge = t0;
+    let mut next_threshold_check = t0 + Duration::from_secs(2);
+    let mut aborted_by_threshold = false;
+    let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+
+    if !interrupted {
+        loop {
+            let now = Instant::now();
+            // Book iterations that ended.
+            for (i, r) in pending_done.drain(..) {
+                let sc = s.slots[i].scenario;
+                let arrival = options.scenarios[sc].executor.is_arrival_rate();
+                s.finished(i, r, arrival);
+            }
+            if now >= next_gauge {
+                let active = shared.active.get() as f64;
+                shared.add_named("vus", active, shared.base_tags.clone(), true);
+                shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
+                next_gauge = now + Duration::from_secs(1);
+            }
+            if now >= next_threshold_check {
+                next_threshold_check = now + Duration::from_secs(2);
+                if crate::summary::abort_failed(shared, options) {
+                    aborted_by_threshold = true;
+                    break;
+                }
+            }
+            if shared.abort.borrow().is_some() {
+                break;
+            }
+            // Executors.
+            let mut wake = now + Duration::from_millis(500);
+            let mut all_done = true;
+            for (si, sc) in options.scenarios.iter().enumerate() {
+                let st = &mut states[si];
+                if st.done {
+                    continue;
+                }
+                all_done = false;
+                if now < st.start {
+                    wake = wake.min(st.start);
+                    continue;
+                }
+                let elapsed = now - st.start;
+                let running_out = now >= st.end;
+                match &sc.executor {
+                    Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
+                        loop {
+                            let Some(at) = arrival_at(&sc.executor, st.next_arrival) else {
+                                st.end = st.end.min(now);
+                                break;
+                            };
+                            let due = st.start + at;
+                            if due > now {
+                                wake = wake.min(due);
+                                break;
+                            }
+                            st.next_arrival += 1;
+                            let free = st.vus.clone().find(|&i| !s.slots[i].busy && s.slots[i].co.is_some());
+                            match free {
+                                Some(i) => {
+                                    if let Some(r) = s.start_iteration(i, due) {
+                                        pending_done.push((i, r));
+                                    }
+                                }
+                                None => {
+                                    let tags = {
+                                        let mut t = shared.base_tags.clone();
+                                        t.push(("scenario".into(), sc.name.clone()));
+                                        t
+                                    };
+                                    shared.add_named("dropped_iterations", 1.0, tags, true);
+                                }
+                            }
+                        }
+                    }
+                    ex => {
+                        if !running_out {
+                            let want = match ex {
+                                Executor::ConstantVus { vus, .. } => *vus as usize,
+                                Executor::RampingVus { start_vus, stages } => {
+                                    ramp_at(*start_vus as f64, stages, elapsed).round() as usize
+                                }
+                                Executor::SharedIterations { vus, .. }
+                                | Executor::PerVuIterations { vus, .. } => *vus as usize,
+                                _ => 0,
+                            };
+                            if matches!(ex, Executor::RampingVus { .. }) {
+                                wake = wake.min(now + Duration::from_millis(20));
+                            }
+                            for i in st.vus.clone().take(want) {
+                                if s.slots[i].busy || s.slots[i].co.is_none() {
+                                    continue;
+                                }
+                                let may = match ex {
+                                    Executor::SharedIterations { .. } => {
+                                        if st.left == 0 {
+                                            false
+                                        } else {
+                                            st.left -= 1;
+                                            true
+                                        }
+                                    }
+                                    Executor::PerVuIterations { iterations, .. } => {
+                                        s.slots[i].iters < *iterations
+                                    }
+                                    _ => true,
+                                };
+                                if may && let Some(r) = s.start_iteration(i, now) {
+                                    pending_done.push((i, r));
+                                }
+                            }
+                            // Iteration-count executors end when all is done.
+                            let finished = match ex {
+                                Executor::SharedIterations { .. } => st.left == 0,
+                                Executor::PerVuIterations { iterations, .. } => st
+                                    .vus
+                                    .clone()
+                                    .all(|i| s.slots[i].iters >= *iterations),
+                                _ => false,
+                            };
+                            if finished {
+                                st.end = now;
+                            }
+                        }
+                        wake = wake.min(st.end);
+                    }
+                }
+                if now >= st.end {
+                    let busy: Vec<usize> = st.vus.clone().filter(|&i| s.slots[i].busy).collect();
+                    if busy.is_empty() {
+                        st.done = true;
+                    } else if now >= st.hard_end {
+                        for i in busy {
+                            s.abort(i);
+                        }
+                        st.done = true;
+                    } else {
+                        wake = wake.min(st.hard_end);
+                    }
+                } else {
+                    wake = wake.min(st.end);
+                }
+            }
+            if all_done && pending_done.is_empty() {
+                break;
+            }
+            if !pending_done.is_empty() {
+                continue;
+            }
+            wake = wake.min(next_gauge).min(next_threshold_check);
+            // Wait for an answer, the next schedule point, or Ctrl-C.
+            tokio::select! {
+                ev = rx.recv() => {
+                    if let Some(Event::Op(i, g, r)) = ev
+                        && s.slots[i].op_gen == g
+                    {
+                        s.slots[i].task = None;
+                        if let Some(done) = s.resume(i, r) {
+                            pending_done.push((i, done));
+                        }
+                    }
+                    // Take what else is ready without waiting.
+                    while let Ok(Event::Op(i, g, r)) = rx.try_recv() {
+                        if s.slots[i].op_gen == g {
+                            s.slots[i].task = None;
+                            if let Some(done) = s.resume(i, r) {
+                                pending_done.push((i, done));
+                            }
+                        }
+                    }
+                }
+                _ = tokio::time::sleep_until(wake) => {}
+                _ = shutdown.as_mut() => {
+                    interrupted = true;
+                    break;
+                }
+            }
+        }
+        for (i, r) in pending_done.drain(..) {
+            let sc = s.slots[i].scenario;
+            let arrival = options.scenarios[sc].executor.is_arrival_rate();
+            s.finished(i, r, arrival);
+        }
+        // Whatever still runs (Ctrl-C, abort) is interrupted.
+        for i in 1..s.slots.len() {
+            if s.slots[i].busy {
+                s.abort(i);
+            }
+        }
+    }
+    let test_elapsed = t0.elapsed();
+    if has_teardown && !interrupted {
+        match run_special(&mut s, &mut rx, shutdown.as_mut(), options.teardown_timeout, "teardown").await {
+            Some(Err(e)) => eprintln!("error: teardown() failed: {e}"),
+            None => interrupted = true,
+            _ => {}
+        }
+    }
+    let script_errors = s.script_errors;
+    let summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    let thresholds_failed = summary.1;
+    let export = crate::summary::export_json(shared, options, test_elapsed);
+    shared.out.borrow_mut().finish(export)?;
+    let reg = shared.reg.borrow();
+    let count = |name: &str| {
+        reg.metric(name)
+            .map(|m| match reg.merged(m, &[]) {
+                crate::metrics::Agg::Counter { sum, .. } => sum as u64,
+                _ => 0,
+            })
+            .unwrap_or(0)
+    };
+    Ok(RunOutcome {
+        summary: summary.0,
+        thresholds_failed,
+        interrupted,
+        aborted_by_threshold,
+        aborted: shared.abort.borrow().clone(),
+        iterations: count("iterations"),
+        script_errors,
+        http_reqs: count("http_reqs"),
+    })
+}
+
+/// Runs setup() or teardown() on VU 0; `None` when interrupted.
+async fn run_special<'js>(
+    s: &mut Sched<'_, 'js>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+    timeout: Duration,
+    phase: &str,
+) -> Option<Result<(), String>> {
+    s.slots[0].ctx.globals().set("__k6_phase", phase).ok();
+    s.slots[0].busy = true;
+    s.shared.active.set(s.shared.active.get() + 1);
+    let deadline = Instant::now() + timeout;
+    let mut r = s.resume(0, Resume::Start);
+    loop {
+        if let Some(done) = r {
+            s.shared.active.set(s.shared.active.get().saturating_sub(1));
+            // Make the next call (teardown) possible: swap the body.
+            return Some(done);
+        }
+        tokio::select! {
+            ev = rx.recv() => {
+                r = None;
+                if let Some(Event::Op(i, g, res)) = ev
+                    && i == 0 && s.slots[0].op_gen == g
+                {
+                    r = s.resume(0, res);
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => {
+                s.abort(0);
+                return Some(Err(format!("timed out after {timeout:?}")));
+            }
+            _ = shutdown.as_mut() => {
+                s.abort(0);
+                return None;
+            }
+        }
+    }
+}

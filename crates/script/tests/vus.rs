@@ -1,0 +1,165 @@
+//! VUs as coroutines: many VUs interleaving on one thread, exceptions
+//! after other VUs ran, deep recursion in a VU, and the executors' counts.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+
+fn run_script(dir: &Path, src: &str, env: Vec<(String, String)>, summary_export: bool) -> (RunOutcome, serde_json::Value) {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let export = dir.join("export.json");
+    let cfg = RunConfig {
+        script: path,
+        env,
+        overrides: Overrides::default(),
+        quiet: true,
+        summary_export: summary_export.then(|| export.clone()),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let e = if summary_export {
+        serde_json::from_str(&std::fs::read_to_string(export).unwrap()).unwrap()
+    } else {
+        serde_json::Value::Null
+    };
+    (out, e)
+}
+
+fn count(e: &serde_json::Value, metric: &str) -> f64 {
+    e["metrics"][metric]["count"].as_f64().unwrap_or(0.0)
+}
+
+#[test]
+fn interleaved_vus_throw_after_others_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each VU suspends at different depths, then some throw: the exception's
+    // stack is built while other VUs' frames come and go.
+    let src = r#"
+import { sleep } from 'k6';
+export const options = { vus: 40, duration: '1500ms' };
+function deep(n) { if (n === 0) { sleep(0.001 * (__VU % 7)); return 1; } return deep(n - 1) + 1; }
+export default function () {
+  deep(__VU % 13);
+  if ((__VU + __ITER) % 3 === 0) throw new Error(`vu ${__VU} iter ${__ITER}`);
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert!(out.iterations > 100, "{}", out.summary);
+    assert!(out.script_errors > 10, "{}", out.summary);
+    assert!(out.script_errors < out.iterations);
+}
+
+#[test]
+fn runaway_recursion_is_an_exception_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { sleep } from 'k6';
+export const options = { vus: 3, iterations: 6 };
+function f(n) { return f(n + 1) + 1; }
+export default function () {
+  sleep(0.001);
+  try { f(0); } catch (e) { if (!(e instanceof RangeError)) throw e; throw new Error('overflow caught: ' + e.message); }
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert_eq!(out.iterations, 6, "{}", out.summary);
+    assert_eq!(out.script_errors, 6, "{}", out.summary);
+}
+
+#[test]
+fn executors_count_their_iterations() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { sleep } from 'k6';
+export const options = {
+  scenarios: {
+    per: { executor: 'per-vu-iterations', vus: 3, iterations: 4 },
+    shared: { executor: 'shared-iterations', vus: 2, iterations: 7 },
+    ramp: { executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '600ms', target: 4 }, { duration: '300ms', target: 4 }] },
+    open: { executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: 5, stages: [{ duration: '1s', target: 20 }] },
+  },
+};
+export default function () { sleep(0.01); }
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert_eq!(out.script_errors, 0);
+    // Per scenario: read from the summary export's total and the summary.
+    let total = count(&e, "iterations");
+    // per: 12, shared: 7, ramp: some, open: ~10 (area of 0→20/s over 1 s).
+    assert!(total >= 12.0 + 7.0 + 5.0 + 8.0, "{total}\n{}", out.summary);
+    let vus_max = e["metrics"]["vus_max"]["value"].as_f64().unwrap();
+    assert_eq!(vus_max, 3.0 + 2.0 + 4.0 + 5.0);
+    assert_eq!(count(&e, "dropped_iterations"), 0.0, "{}", out.summary);
+}
+
+#[test]
+fn setup_data_env_and_open_reach_every_vu() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.txt"), "hello file").unwrap();
+    let src = r#"
+import { check } from 'k6';
+const text = open('./data.txt');
+export const options = { vus: 4, iterations: 8, thresholds: { checks: ['rate==1'] } };
+export function setup() { return { token: __ENV.TOKEN + '-x', list: [1, 2, 3] }; }
+export default function (data) {
+  check(data, {
+    'data': (d) => d.token === 'abc-x' && d.list.length === 3,
+    'file': () => text === 'hello file',
+    'vu': () => __VU >= 1 && __VU <= 4,
+  });
+}
+export function teardown(data) { if (data.token !== 'abc-x') throw new Error('teardown data'); }
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![("TOKEN".into(), "abc".into())], false);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(out.iterations, 8);
+}
+
+#[test]
+fn http_params_responses_and_errors() {
+    let (addr, _srv) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const b = __ENV.BASE;
+  const r = http.post(`${b}/p?q=1`, { a: 'x y', n: 2 }, { headers: { 'X-Test': 'v' }, tags: { name: 'post' } });
+  const j = r.json();
+  check(r, {
+    'form body': () => j.body === 'a=x+y&n=2' && j.headers['content-type'] === 'application/x-www-form-urlencoded',
+    'header': () => j.headers['x-test'] === 'v',
+    'query': () => j.query === 'q=1' && j.method === 'POST',
+    'response headers': () => r.headers['Content-Type'] === 'application/json',
+  });
+  const none = http.get(`${b}/x`, { responseType: 'none' });
+  check(none, { 'none': (r) => r.body === null && r.status === 200 });
+  const bin = http.get(`${b}/x`, { responseType: 'binary' });
+  check(bin, { 'binary': (r) => r.body instanceof ArrayBuffer && r.body.byteLength > 0 });
+  const st = http.request('PATCH', `${b}/status/404`);
+  check(st, { '404': (r) => r.status === 404 && r.error_code === 1404 });
+  const slow = http.get(`${b}/slow`, { timeout: '50ms' });
+  check(slow, { 'timeout': (r) => r.status === 0 && r.error !== '' && r.error_code === 1050 });
+  const refused = http.get('http://127.0.0.1:1/');
+  check(refused, { 'refused': (r) => r.status === 0 && r.error_code > 0 });
+  const h = http.head(`${b}/x`);
+  const d = http.del(`${b}/x`);
+  const o = http.options(`${b}/x`);
+  const p = http.put(`${b}/x`, 'body');
+  const pa = http.patch(`${b}/x`, 'body');
+  check([h, d, o, p, pa], { 'methods': (l) => l.every((r) => r.status === 200) && JSON.parse(p.body).method === 'PUT' });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![("BASE".into(), format!("http://{addr}"))], true);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(count(&e, "http_reqs"), 11.0, "{}", out.summary);
+    // 404, the timeout and the refused one failed.
+    assert_eq!(e["metrics"]["http_req_failed"]["passes"].as_f64(), Some(3.0), "{}", out.summary);
+}
