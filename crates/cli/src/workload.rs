@@ -38,7 +38,9 @@ impl WorkloadRunner for ChildRunner {
             std::env::current_exe().map_err(|e| format!("cannot find loadlab itself: {e}"))?;
         let dir = tempfile::tempdir().map_err(|e| format!("temporary folder: {e}"))?;
         let file = dir.path().join("step.lr");
-        let mut args = step.workload.command(&step.axis, step.level, step.step);
+        let mut args = step
+            .workload
+            .command(&step.axis, &step.level.to_string(), step.step);
         args.remove(0); // "loadlab"
         // Results flags go before the positional arguments.
         let at = match &step.workload {

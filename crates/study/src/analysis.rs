@@ -245,11 +245,12 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         }
     };
     let is_const = matches!(right, Operand::Const(_));
+    let unit = if plan.load.is_rate() { "rate" } else { "step" };
     let rates = |k: usize| {
         if k == 1 {
-            "1 rate".to_string()
+            format!("1 {unit}")
         } else {
-            format!("{k} rates")
+            format!("{k} {unit}s")
         }
     };
     // The statement each one-sided test is about.

@@ -65,7 +65,7 @@ impl WorkloadPlan {
     /// The command line of one step, as a user would type it (arguments
     /// quoted for a POSIX shell; `${NAME}` references left for the shell
     /// to expand, so no secret is written out).
-    pub fn command(&self, axis: &str, level: u64, step: Duration) -> Vec<String> {
+    pub fn command(&self, axis: &str, level: &str, step: Duration) -> Vec<String> {
         let secs = step.as_secs().max(1);
         match self {
             WorkloadPlan::Sysbench { args } => {
@@ -157,7 +157,7 @@ mod tests {
             args: vec!["oltp_read_only".into(), "--mysql-password=${DB_PW}".into()],
         };
         assert_eq!(
-            s.command("threads", 8, Duration::from_secs(10)).join(" "),
+            s.command("threads", "8", Duration::from_secs(10)).join(" "),
             "loadlab sysbench oltp_read_only --mysql-password=${DB_PW} --threads=8 --time=10 run"
         );
         let k = WorkloadPlan::Script {
@@ -165,12 +165,12 @@ mod tests {
             env: vec![("BASE_URL".into(), "http://127.0.0.1:1".into())],
         };
         assert_eq!(
-            k.command("CHANNELS", 200, Duration::from_secs(18))
+            k.command("CHANNELS", "200", Duration::from_secs(18))
                 .join(" "),
             "loadlab k6 run -e BASE_URL=http://127.0.0.1:1 -e CHANNELS=200 t.js"
         );
         assert_eq!(
-            k.command("vus", 50, Duration::from_secs(18)).join(" "),
+            k.command("vus", "50", Duration::from_secs(18)).join(" "),
             "loadlab k6 run -e BASE_URL=http://127.0.0.1:1 --vus=50 --duration=18s t.js"
         );
     }

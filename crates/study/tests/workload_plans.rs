@@ -38,7 +38,7 @@ fn a_sysbench_thread_sweep_is_a_plan() {
     assert_eq!(p.load.rates, [1, 4, 8, 16]);
     assert_eq!(p.load.level_label(8), "8 threads");
     let w = p.targets[0].workload.as_ref().unwrap();
-    let cmd = w.command("threads", 8, Duration::from_secs(5)).join(" ");
+    let cmd = w.command("threads", "8", Duration::from_secs(5)).join(" ");
     assert_eq!(
         cmd,
         "loadlab sysbench oltp_read_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-password=${PATH} --tables=1 --threads=8 --time=5 run"
@@ -106,11 +106,12 @@ fn each_kind_steps_along_its_own_axes() {
         .replace("at threads >= 8", "at rate >= 100");
     let p = parse(&yaml, Path::new(".")).unwrap();
     assert_eq!(p.load.axis, "rate");
-    let cmd = p.targets[0]
-        .workload
-        .as_ref()
-        .unwrap()
-        .command("rate", 200, Duration::from_secs(5));
+    let cmd =
+        p.targets[0]
+            .workload
+            .as_ref()
+            .unwrap()
+            .command("rate", "200", Duration::from_secs(5));
     assert!(cmd.contains(&"--rate=200".to_string()), "{cmd:?}");
 }
 
@@ -139,7 +140,7 @@ hypotheses:
     assert_eq!(p.load.rates, [50, 100, 200]);
     assert_eq!(p.load.level_label(100), "CHANNELS=100");
     let w = p.targets[0].workload.as_ref().unwrap();
-    let cmd = w.command("CHANNELS", 100, Duration::from_secs(18));
+    let cmd = w.command("CHANNELS", "100", Duration::from_secs(18));
     assert_eq!(
         cmd[..5],
         [

@@ -28,6 +28,24 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &
     let Some(t) = plan.target(target) else {
         return String::new();
     };
+    if let Some(w) = &t.workload {
+        let level = rate.map_or("X".to_string(), |r| r.freq.to_string());
+        let words = w.command(&plan.load.axis, &level, plan.load.step);
+        return words
+            .iter()
+            .map(|a| {
+                let a = a.replace("{origin}", base_url);
+                if a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c))
+                {
+                    a
+                } else {
+                    shell_quoted(&a)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
     let cfg = plan.load.attack_config(rate.unwrap_or(Rate::per_second(1)));
     let url = |r: &RequestPlan| r.url.replace("{origin}", base_url);
     let body = |r: &RequestPlan| r.body.clone().filter(|b| !b.is_empty());
