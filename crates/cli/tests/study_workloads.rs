@@ -149,7 +149,7 @@ hypotheses:
     let hits = four
         .metrics
         .iter()
-        .find(|m| m.label == "hits" || m.label.starts_with("hits{"))
+        .find(|m| m.label == "hits")
         .unwrap_or_else(|| panic!("no hits counter in {:?}", four.metrics));
     assert_eq!(hits.kind, "counter");
     assert!(

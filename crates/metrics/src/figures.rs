@@ -114,7 +114,8 @@ impl MetricFigures {
         }
     }
 
-    fn merge(&mut self, o: &MetricFigures) {
+    /// Adds `o` (of the same kind) exactly.
+    pub fn merge(&mut self, o: &MetricFigures) {
         match (self, o) {
             (
                 MetricFigures::Counter {

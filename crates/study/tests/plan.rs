@@ -121,7 +121,13 @@ fn shipped_plans_parse() {
     for e in std::fs::read_dir(&root).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "yaml") {
-            Plan::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+            // A database password is a `${NAME}` reference read at load:
+            // PATH, always set, stands in for it here.
+            let text = std::fs::read_to_string(&p)
+                .unwrap()
+                .replace("${MYSQL_PASSWORD}", "${PATH}");
+            Plan::from_yaml(&text, &p.display().to_string(), &root)
+                .unwrap_or_else(|e| panic!("{e}"));
             n += 1;
         }
     }
