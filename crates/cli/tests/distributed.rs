@@ -145,9 +145,12 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let secs = 1.0;
     let total = (rate as f64 * secs) as u64;
     let common = |start_at: f64| -> Vec<String> {
+        // A count rather than -duration: a generator that falls behind on a
+        // loaded machine sends late (send lag), never fewer, so the counts
+        // stay exact.
         vec![
             format!("-rate={rate}"),
-            format!("-duration={secs}s"),
+            format!("-max-requests={total}"),
             format!("-start-at={start_at:.3}"),
         ]
     };

@@ -79,7 +79,8 @@ pub fn check(workers: &[WorkerSegment]) -> Vec<RunCheck> {
     // Not keyed by -start-at: workers given different instants are one run
     // whose start instants disagree (and are warned about), not two runs
     // each missing the other's segments.
-    let mut runs: Vec<((Arc<str>, u64), Vec<&WorkerSegment>)> = Vec::new();
+    type Run<'a> = ((Arc<str>, u64), Vec<&'a WorkerSegment>);
+    let mut runs: Vec<Run> = Vec::new();
     for w in workers {
         let key = (w.attack.clone(), w.info.count.max(1));
         match runs.iter_mut().find(|(k, _)| *k == key) {
