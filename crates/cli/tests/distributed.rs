@@ -131,6 +131,14 @@ fn schedule_of(files: &[PathBuf]) -> (BTreeMap<u64, u64>, u64) {
     (seen, n)
 }
 
+struct ScheduleSegmentName(u64, u64);
+
+impl std::fmt::Display for ScheduleSegmentName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.0, self.1)
+    }
+}
+
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text.trim()).unwrap()
 }
@@ -213,6 +221,17 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let text = report(&files, "text");
     assert!(text.contains(&format!("Workers  [segments, start spread]  {n} of {n}, 0s")), "{text}");
     assert!(!text.contains("missing"), "{text}");
+    // Each segment's series carry worker=i/n: the report splits by it.
+    let out = Command::new(bin())
+        .args(["report", "-by=worker", "-type=json"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let by = json(&String::from_utf8_lossy(&out.stdout));
+    for i in 0..n {
+        let seg = ScheduleSegmentName(i, n).to_string();
+        assert_eq!(by[&seg]["requests"], (total - i).div_ceil(n), "{seg}: {by}");
+    }
 
     // n workers again; one is killed (SIGKILL) half way through.
     let t = unix_now() + 1.0;
@@ -236,7 +255,7 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
         assert!(out.status.success());
     }
     let (_, got) = schedule_of(std::slice::from_ref(&files[victim as usize]));
-    let share = total / n;
+    let share = (total - victim).div_ceil(n);
     assert!(got < share, "the killed worker wrote {got} of {share}");
     let missing = share - got;
     let text = report(&files, "text");

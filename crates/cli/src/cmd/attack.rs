@@ -138,6 +138,19 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
     Ok(cfg)
 }
 
+/// The tags of every series in the results: `-tag`s, plus `worker=i/n`
+/// for a segment (unless `-tag=worker=…` names the worker otherwise), so
+/// that `report -by=worker` splits merged files by segment.
+fn worker_tags(a: &AttackArgs) -> Vec<(String, String)> {
+    let mut tags = a.tags.clone();
+    if let Some(seg) = a.segment
+        && !tags.iter().any(|(k, _)| k == loadlab_core::series::tag::WORKER)
+    {
+        tags.push((loadlab_core::series::tag::WORKER.to_string(), seg.to_string()));
+    }
+    tags
+}
+
 /// A reader that stays at its end once it got there. On a terminal, Ctrl-D
 /// makes one `read` return 0, and the next `read` waits for more typing: a
 /// targets parser that looks once more after the end (to see whether a
@@ -242,7 +255,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
     let results = Unfinished(
-        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(a.tags.clone()),
+        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(worker_tags(&a)),
     );
     let mut others: Vec<Box<dyn Sink>> = Vec::new();
     let live = loadlab_engine::LiveStats::new();
