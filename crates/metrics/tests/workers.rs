@@ -290,3 +290,52 @@ fn plain_attacks_have_no_worker_lines() {
     let j = loadlab_metrics::render(&ReportType::Json, &text.groups()[0].1);
     assert!(!j.contains("\"workers\""), "{j}");
 }
+
+#[test]
+fn segment_files_merge_exactly_into_the_whole() {
+    // One attack's requests, split by k mod 4 as 4 workers would write them:
+    // the merged report is the whole's, figure for figure (HdrHistograms
+    // add; no percentile is averaged), plus the workers' lines.
+    let all = common::realistic(20_000, 10_000, 42);
+    let target = [("GET", "http://198.18.0.1/")];
+    let whole = common::write_file("split", START, &target, &all);
+    let files: Vec<Vec<u8>> = (0..4u64)
+        .map(|i| {
+            let mine: Vec<Sample> = all.iter().filter(|s| s.seq % 4 == i).copied().collect();
+            let mut w = ResultsWriter::new(Vec::new());
+            w.begin(&AttackInfo {
+                name: "split".into(),
+                start_unix_ns: START,
+                worker: Some(worker(i, 4, Some(20_000))),
+                ..Default::default()
+            });
+            w.register_target(
+                0,
+                &TargetInfo {
+                    method: "GET".into(),
+                    url: "http://198.18.0.1/".into(),
+                },
+            );
+            for s in &mine {
+                w.record(s);
+            }
+            w.into_inner().unwrap()
+        })
+        .collect();
+    let (_, one_text, _) = read(std::slice::from_ref(&whole));
+    let (workers, merged_text, _) = read(&files);
+    assert_eq!(workers.len(), 4);
+    for kind in [ReportType::Text, ReportType::Json, ReportType::HdrPlot] {
+        let a = render(&one_text, &kind);
+        let b = render(&merged_text, &kind);
+        let b = match kind {
+            ReportType::Text => b[..b.find("\n\nWorkers").expect("workers lines") + 1].to_string(),
+            ReportType::Json => {
+                let i = b.find(",\"workers\":").expect("workers key");
+                format!("{}}}\n", &b[..i])
+            }
+            _ => b,
+        };
+        assert_eq!(a, b, "{kind:?}");
+    }
+}
