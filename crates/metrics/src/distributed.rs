@@ -163,10 +163,8 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         {
             Some(want) => {
                 c.missing += want;
-                c.problems.push(format!(
-                    "{} requests missing: segment {seg} absent",
-                    want
-                ));
+                c.problems
+                    .push(format!("{} requests missing: segment {seg} absent", want));
             }
             None => {
                 c.missing_lower_bound = true;

@@ -394,7 +394,10 @@ fn unknown_optional_records_are_skipped() {
     bytes.splice(end..end, rec);
     let (recs, warnings) = read_all(bytes);
     assert_eq!(recs.len(), 5);
-    assert!(warnings[0].contains("undecodable worker record"), "{warnings:?}");
+    assert!(
+        warnings[0].contains("undecodable worker record"),
+        "{warnings:?}"
+    );
 }
 
 /// The samples of `tests/fixtures/loadlab_v1.bin`, which loadlab wrote

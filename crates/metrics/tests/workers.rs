@@ -86,8 +86,11 @@ fn read(files: &[Vec<u8>]) -> (Vec<WorkerSegment>, Grouped, Grouped) {
     let mut text = Grouped::new(&ReportType::Text, None);
     let mut json = Grouped::new(&ReportType::Json, Some(GroupBy::Target));
     for (i, f) in files.iter().enumerate() {
-        let mut r = open_results(Box::new(std::io::Cursor::new(f.clone())), &format!("w{i}.bin"))
-            .unwrap();
+        let mut r = open_results(
+            Box::new(std::io::Cursor::new(f.clone())),
+            &format!("w{i}.bin"),
+        )
+        .unwrap();
         for rec in r.by_ref() {
             let rec = rec.unwrap();
             text.add(&rec);
@@ -154,7 +157,10 @@ fn a_complete_split_run_reports_nothing_missing() {
     assert!(c.problems.is_empty() && c.warnings.is_empty(), "{c:?}");
     let (_, text, _) = read(&files);
     let t = render(&text, &ReportType::Text);
-    assert!(t.contains("\nWorkers  [segments, start spread]  4 of 4, 0s\n"), "{t}");
+    assert!(
+        t.contains("\nWorkers  [segments, start spread]  4 of 4, 0s\n"),
+        "{t}"
+    );
     assert!(!t.contains("issing"), "{t}");
 }
 
@@ -178,7 +184,10 @@ fn absent_and_short_segments_are_missing_with_their_counts() {
     let (_, text, json) = read(&files);
     let t = render(&text, &ReportType::Text);
     assert!(t.contains("3788 missing of 10000 scheduled"), "{t}");
-    assert!(t.contains("2500 requests missing: segment 2/4 absent"), "{t}");
+    assert!(
+        t.contains("2500 requests missing: segment 2/4 absent"),
+        "{t}"
+    );
     // Split by target, every block carries the run's checks; JSON too.
     let j: serde_json::Value = serde_json::from_str(&render(&json, &ReportType::Json)).unwrap();
     let w = &j["GET http://198.18.0.1/"]["workers"][0];
@@ -225,10 +234,18 @@ fn unknown_counts_and_duplicates_are_said() {
             .any(|p| p.starts_with("segment 0/3 stopped after 5 requests")),
         "{c:?}"
     );
-    assert!(c.warnings.iter().any(|w| w.contains("segment 2/3 appears 2 times")), "{c:?}");
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("segment 2/3 appears 2 times")),
+        "{c:?}"
+    );
     let (_, text, _) = read(&files);
     let t = render(&text, &ReportType::Text);
-    assert!(t.contains("Missing  [requests]                an unknown number of requests missing\n"), "{t}");
+    assert!(
+        t.contains("Missing  [requests]                an unknown number of requests missing\n"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -282,7 +299,12 @@ fn start_instants_that_disagree_are_warned_about() {
 
 #[test]
 fn plain_attacks_have_no_worker_lines() {
-    let f = common::write_file("plain", START, &[("GET", "http://x/")], &common::realistic(50, 1000, 1));
+    let f = common::write_file(
+        "plain",
+        START,
+        &[("GET", "http://x/")],
+        &common::realistic(50, 1000, 1),
+    );
     let (w, text, _) = read(&[f]);
     assert!(w.is_empty());
     let t = render(&text, &ReportType::Text);

@@ -130,12 +130,20 @@ impl Lab {
         // host's namespace.
         let port = format!("p{i}");
         ip(&[
-            "-n", &self.hub, "link", "add", &port, "type", "veth", "peer", "name", "eth0",
-            "netns", &ns,
+            "-n", &self.hub, "link", "add", &port, "type", "veth", "peer", "name", "eth0", "netns",
+            &ns,
         ])?;
         ip(&["-n", &self.hub, "link", "set", &port, "master", "br0"])?;
         ip(&["-n", &self.hub, "link", "set", &port, "up"])?;
-        ip(&["-n", &ns, "addr", "add", &format!("{addr}/15"), "dev", "eth0"])?;
+        ip(&[
+            "-n",
+            &ns,
+            "addr",
+            "add",
+            &format!("{addr}/15"),
+            "dev",
+            "eth0",
+        ])?;
         ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
         Ok(Node { ns, addr })
     }

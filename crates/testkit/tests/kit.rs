@@ -77,9 +77,7 @@ fn netns_lab_makes_and_removes_its_namespaces() {
         eprintln!("{why}");
         return;
     }
-    let listed = || {
-        String::from_utf8_lossy(&ip(&["netns", "list"]).unwrap().stdout).into_owned()
-    };
+    let listed = || String::from_utf8_lossy(&ip(&["netns", "list"]).unwrap().stdout).into_owned();
     // A namespace left by a lab whose process is gone (a pid above
     // pid_max never exists) is removed by the next lab.
     let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
@@ -92,7 +90,9 @@ fn netns_lab_makes_and_removes_its_namespaces() {
     let names = {
         let mut lab = Lab::new().unwrap();
         assert!(
-            !listed().lines().any(|x| x.split_whitespace().next() == Some(stale.as_str())),
+            !listed()
+                .lines()
+                .any(|x| x.split_whitespace().next() == Some(stale.as_str())),
             "{stale} was not removed"
         );
         let a = lab.node("198.18.0.1".parse().unwrap()).unwrap();
@@ -108,12 +108,20 @@ fn netns_lab_makes_and_removes_its_namespaces() {
         assert_eq!(names.len(), 3);
         let l = listed();
         for n in &names {
-            assert!(l.lines().any(|x| x.split_whitespace().next() == Some(n.as_str())), "{n}");
+            assert!(
+                l.lines()
+                    .any(|x| x.split_whitespace().next() == Some(n.as_str())),
+                "{n}"
+            );
         }
         names
     };
     let l = listed();
     for n in names {
-        assert!(!l.lines().any(|x| x.split_whitespace().next() == Some(n.as_str())), "{n} left");
+        assert!(
+            !l.lines()
+                .any(|x| x.split_whitespace().next() == Some(n.as_str())),
+            "{n} left"
+        );
     }
 }

@@ -144,9 +144,14 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
 fn worker_tags(a: &AttackArgs) -> Vec<(String, String)> {
     let mut tags = a.tags.clone();
     if let Some(seg) = a.segment
-        && !tags.iter().any(|(k, _)| k == loadlab_core::series::tag::WORKER)
+        && !tags
+            .iter()
+            .any(|(k, _)| k == loadlab_core::series::tag::WORKER)
     {
-        tags.push((loadlab_core::series::tag::WORKER.to_string(), seg.to_string()));
+        tags.push((
+            loadlab_core::series::tag::WORKER.to_string(),
+            seg.to_string(),
+        ));
     }
     tags
 }
@@ -442,7 +447,9 @@ fn run_attack<S: Sink + 'static>(
             eprintln!(
                 "loadlab: waiting until {} (in {}) to start (-start-at)",
                 loadlab_metrics::timefmt::rfc3339(i128::from(at)),
-                loadlab_core::format_go_duration(std::time::Duration::from_nanos(loadlab_metrics::round_for_text(at - now)))
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                    loadlab_metrics::round_for_text(at - now)
+                ))
             );
         }
     }
