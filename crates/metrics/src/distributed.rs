@@ -100,6 +100,17 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         ..RunCheck::default()
     };
     c.scheduled = ws.iter().find_map(|w| w.info.scheduled_total);
+    let mut totals: Vec<u64> = ws.iter().filter_map(|w| w.info.scheduled_total).collect();
+    totals.sort_unstable();
+    totals.dedup();
+    if totals.len() > 1 {
+        let list: Vec<String> = totals.iter().map(u64::to_string).collect();
+        c.warnings.push(format!(
+            "the workers disagree on the size of the schedule ({} requests): were they all given the same -rate, -duration and -max-requests? Missing counts use the first ({})",
+            list.join(" vs "),
+            c.scheduled.unwrap_or_default()
+        ));
+    }
     let mut by_index: BTreeMap<u64, Vec<&WorkerSegment>> = BTreeMap::new();
     for w in ws {
         by_index.entry(w.info.index).or_default().push(w);

@@ -249,6 +249,19 @@ fn unknown_counts_and_duplicates_are_said() {
 }
 
 #[test]
+fn workers_with_different_schedules_are_warned_about() {
+    let files = vec![
+        file(worker(0, 2, Some(40)), START, None, false, 0),
+        file(worker(1, 2, Some(80)), START, None, false, 0),
+    ];
+    let c = one(&files);
+    assert!(
+        c.warnings[0].contains("disagree on the size of the schedule (40 vs 80 requests)"),
+        "{c:?}"
+    );
+}
+
+#[test]
 fn start_instants_that_disagree_are_warned_about() {
     // Worker 1 started 3 ms after the others (another -start-at, or none).
     let files = vec![
