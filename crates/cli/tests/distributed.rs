@@ -371,6 +371,10 @@ fn bad_segment_and_start_at_are_usage_errors() {
         ),
         (vec!["-segment=1/0".into()], "at least 1"),
         (vec!["-segment=x".into()], "expected i/n"),
+        (
+            vec!["-segment=1/2".into(), "-lazy".into()],
+            "-lazy cannot be combined with -segment",
+        ),
         (vec!["-start-at=yesterday".into()], "invalid -start-at"),
         (
             vec![format!("-start-at={:.0}", now - 60.0)],

@@ -114,6 +114,11 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             other => CliError::usage(other.to_string()),
         });
     }
+    if a.lazy && a.segment.is_some_and(|s| !s.is_whole()) {
+        return Err(CliError::usage(
+            "-lazy cannot be combined with -segment (each worker would read every target; give each worker its targets whole)",
+        ));
+    }
     if let Some(at) = a.start_at {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
