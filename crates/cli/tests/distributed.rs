@@ -47,11 +47,19 @@ fn unix_now() -> f64 {
 fn start_origin(mut cmd: Command, listen: &str, dir: &Path) -> Guard {
     let recipe = dir.join("recipe.json");
     std::fs::write(&recipe, RECIPE).unwrap();
-    cmd.args(["origin", "--listen", listen, "--admin-token", "t0ken", "--workers", "1"])
-        .arg("--recipe")
-        .arg(&recipe)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args([
+        "origin",
+        "--listen",
+        listen,
+        "--admin-token",
+        "t0ken",
+        "--workers",
+        "1",
+    ])
+    .arg("--recipe")
+    .arg(&recipe)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn origin");
     let err = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -86,7 +94,10 @@ fn start_worker(mut cmd: Command, url: &str, args: &[String], out: &Path) -> Gua
 fn finish(mut g: Guard, limit: Duration) -> Output {
     let start = Instant::now();
     while g.0.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < limit, "a worker did not finish within {limit:?}");
+        assert!(
+            start.elapsed() < limit,
+            "a worker did not finish within {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut err = String::new();
@@ -108,7 +119,11 @@ fn report(files: &[PathBuf], kind: &str) -> String {
         .args(files)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -119,8 +134,8 @@ fn schedule_of(files: &[PathBuf]) -> (BTreeMap<u64, u64>, u64) {
     let mut n = 0;
     for f in files {
         let file = std::fs::File::open(f).unwrap();
-        let mut r = loadlab_metrics::open_results(Box::new(file), &f.display().to_string())
-            .unwrap();
+        let mut r =
+            loadlab_metrics::open_results(Box::new(file), &f.display().to_string()).unwrap();
         for rec in r.by_ref() {
             let rec = rec.unwrap();
             n += 1;
@@ -129,6 +144,14 @@ fn schedule_of(files: &[PathBuf]) -> (BTreeMap<u64, u64>, u64) {
         }
     }
     (seen, n)
+}
+
+struct ScheduleSegmentName(u64, u64);
+
+impl std::fmt::Display for ScheduleSegmentName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.0, self.1)
+    }
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -145,9 +168,12 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let secs = 1.0;
     let total = (rate as f64 * secs) as u64;
     let common = |start_at: f64| -> Vec<String> {
+        // A count rather than -duration: a generator that falls behind on a
+        // loaded machine sends late (send lag), never fewer, so the counts
+        // stay exact.
         vec![
             format!("-rate={rate}"),
-            format!("-duration={secs}s"),
+            format!("-max-requests={total}"),
             format!("-start-at={start_at:.3}"),
         ]
     };
@@ -156,7 +182,11 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let t = unix_now() + 1.0;
     let w = start_worker(launch(n as usize), url, &common(t), &single);
     let out = finish(w, Duration::from_secs(30));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // n workers, one common start.
     let t = unix_now() + 1.5;
@@ -171,7 +201,11 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     }
     for g in guards {
         let out = finish(g, Duration::from_secs(30));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     // The same schedule: every sequence number once, at the same intended
@@ -208,8 +242,24 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
         span(&b)
     );
     let text = report(&files, "text");
-    assert!(text.contains(&format!("Workers  [segments, start spread]  {n} of {n}, 0s")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Workers  [segments, start spread]  {n} of {n}, 0s"
+        )),
+        "{text}"
+    );
     assert!(!text.contains("missing"), "{text}");
+    // Each segment's series carry worker=i/n: the report splits by it.
+    let out = Command::new(bin())
+        .args(["report", "-by=worker", "-type=json"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let by = json(&String::from_utf8_lossy(&out.stdout));
+    for i in 0..n {
+        let seg = ScheduleSegmentName(i, n).to_string();
+        assert_eq!(by[&seg]["requests"], (total - i).div_ceil(n), "{seg}: {by}");
+    }
 
     // n workers again; one is killed (SIGKILL) half way through.
     let t = unix_now() + 1.0;
@@ -233,15 +283,17 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
         assert!(out.status.success());
     }
     let (_, got) = schedule_of(std::slice::from_ref(&files[victim as usize]));
-    let share = total / n;
+    let share = (total - victim).div_ceil(n);
     assert!(got < share, "the killed worker wrote {got} of {share}");
     let missing = share - got;
     let text = report(&files, "text");
-    let line = format!(
-        "{missing} requests missing: segment {victim}/{n} stopped after {got} of {share}"
-    );
+    let line =
+        format!("{missing} requests missing: segment {victim}/{n} stopped after {got} of {share}");
     assert!(text.contains(&line), "no {line:?} in\n{text}");
-    assert!(text.contains(&format!("{missing} missing of {total} scheduled")), "{text}");
+    assert!(
+        text.contains(&format!("{missing} missing of {total} scheduled")),
+        "{text}"
+    );
     let j = json(&report(&files, "json"));
     assert_eq!(j["workers"][0]["missing"], missing);
     assert_eq!(j["requests"], total - missing);
@@ -269,7 +321,10 @@ fn four_workers_in_namespaces_equal_one() {
     let origin_node = lab.node("198.18.0.1".parse().unwrap()).unwrap();
     let mut nodes = Vec::new();
     for i in 0..5u8 {
-        nodes.push(lab.node(format!("198.18.0.{}", 10 + i).parse().unwrap()).unwrap());
+        nodes.push(
+            lab.node(format!("198.18.0.{}", 10 + i).parse().unwrap())
+                .unwrap(),
+        );
     }
     let mut oc = origin_node.command(bin());
     oc.env_remove("RUST_LOG");
@@ -283,7 +338,12 @@ fn four_workers_in_namespaces_equal_one() {
     let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
     for ns in names {
-        assert!(!list.lines().any(|l| l.split_whitespace().next() == Some(&ns)), "{ns} left behind");
+        assert!(
+            !list
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(&ns)),
+            "{ns} left behind"
+        );
     }
 }
 
@@ -305,18 +365,40 @@ fn killed_and_absent_workers_show_as_missing() {
 fn bad_segment_and_start_at_are_usage_errors() {
     let now = unix_now();
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["-segment=4/4".into()], "index 4 is not below the number of segments 4"),
+        (
+            vec!["-segment=4/4".into()],
+            "index 4 is not below the number of segments 4",
+        ),
         (vec!["-segment=1/0".into()], "at least 1"),
         (vec!["-segment=x".into()], "expected i/n"),
+        (
+            vec!["-segment=1/2".into(), "-lazy".into()],
+            "-lazy cannot be combined with -segment",
+        ),
         (vec!["-start-at=yesterday".into()], "invalid -start-at"),
-        (vec![format!("-start-at={:.0}", now - 60.0)], "ago (at most 1s late is accepted)"),
-        (vec![format!("-start-at={:.0}", now * 1000.0)], "milliseconds given as seconds"),
-        (vec![format!("-start-at={:.0}", now + 30.0 * 86400.0)], "ahead; at most 24h0m0s"),
-        (vec!["-start-at=2001-01-01T00:00:00Z".into()], "-start-at passed"),
+        (
+            vec![format!("-start-at={:.0}", now - 60.0)],
+            "ago (at most 1s late is accepted)",
+        ),
+        (
+            vec![format!("-start-at={:.0}", now * 1000.0)],
+            "milliseconds given as seconds",
+        ),
+        (
+            vec![format!("-start-at={:.0}", now + 30.0 * 86400.0)],
+            "ahead; at most 24h0m0s",
+        ),
+        (
+            vec!["-start-at=2001-01-01T00:00:00Z".into()],
+            "-start-at passed",
+        ),
     ];
     for (args, want) in cases {
         let mut c = Command::new(bin());
-        c.arg("attack").args(&args).arg("-duration=1s").stdin(Stdio::null());
+        c.arg("attack")
+            .args(&args)
+            .arg("-duration=1s")
+            .stdin(Stdio::null());
         let out = c.output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");

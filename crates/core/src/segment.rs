@@ -28,10 +28,16 @@ pub struct ScheduleSegment {
 /// Why a `-segment` value was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SegmentError {
-    #[error("invalid -segment {0:?}: expected i/n with 0 <= i < n, e.g. 0/4 (i is 0-based, like JOB_COMPLETION_INDEX)")]
+    #[error(
+        "invalid -segment {0:?}: expected i/n with 0 <= i < n, e.g. 0/4 (i is 0-based, like JOB_COMPLETION_INDEX)"
+    )]
     Syntax(String),
     #[error("invalid -segment {input:?}: index {index} is not below the number of segments {count} (i is 0-based: 0/{count} … {}/{count})", count - 1)]
-    IndexTooLarge { input: String, index: u64, count: u64 },
+    IndexTooLarge {
+        input: String,
+        index: u64,
+        count: u64,
+    },
     #[error("invalid -segment {0:?}: the number of segments must be at least 1")]
     ZeroCount(String),
 }
@@ -163,11 +169,7 @@ pub fn count_due(due: impl Fn(u64) -> bool) -> u64 {
     let mut hi = lo.saturating_add(step);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if due(mid) {
-            lo = mid
-        } else {
-            hi = mid
-        }
+        if due(mid) { lo = mid } else { hi = mid }
     }
     lo + 1
 }
@@ -184,7 +186,10 @@ mod tests {
             ScheduleSegment::parse("2/4").unwrap(),
             ScheduleSegment { index: 2, count: 4 }
         );
-        assert_eq!(ScheduleSegment::parse("0/1").unwrap(), ScheduleSegment::WHOLE);
+        assert_eq!(
+            ScheduleSegment::parse("0/1").unwrap(),
+            ScheduleSegment::WHOLE
+        );
         let e = ScheduleSegment::parse("4/4").unwrap_err().to_string();
         assert!(e.contains("not below") && e.contains("0-based"), "{e}");
         for bad in ["", "1", "1/", "/4", "-1/4", "a/4", "1/0", "1/4/5", "1.5/4"] {

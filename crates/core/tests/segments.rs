@@ -78,7 +78,11 @@ fn union_of_segments_is_the_whole_schedule() {
                 let seg = ScheduleSegment::new(i, n).unwrap();
                 let mine = share(&spec, seg, d);
                 // The segment knows its count in advance (for the results header).
-                assert_eq!(mine.len() as u64, seg.share(whole.len() as u64), "{name} {seg}");
+                assert_eq!(
+                    mine.len() as u64,
+                    seg.share(whole.len() as u64),
+                    "{name} {seg}"
+                );
                 let mut prev = Duration::ZERO;
                 for (k, t) in mine {
                     assert!(seg.contains(k));
@@ -126,7 +130,10 @@ fn each_share_is_smooth() {
             );
             let all = w.iter().filter(|t| **t >= a && **t < b).count() as f64;
             let part = mine.iter().filter(|(_, t)| *t >= a && *t < b).count() as f64;
-            assert!((part - all / 3.0).abs() <= 1.0, "window {win}: {part} vs {all}/3");
+            assert!(
+                (part - all / 3.0).abs() <= 1.0,
+                "window {win}: {part} vs {all}/3"
+            );
         }
     }
 }

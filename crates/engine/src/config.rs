@@ -137,9 +137,8 @@ pub const START_AT_MAX_PAST: Duration = Duration::from_secs(1);
 /// Checks a `-start-at` instant against the bounds above, given the wall
 /// clock now (both in ns since the Unix epoch).
 pub fn check_start_at(at_unix_ns: u64, now_unix_ns: u64) -> Result<(), String> {
-    let show = |d: Duration| {
-        loadlab_core::format_go_duration(Duration::from_millis(d.as_millis() as u64))
-    };
+    let show =
+        |d: Duration| loadlab_core::format_go_duration(Duration::from_millis(d.as_millis() as u64));
     if at_unix_ns >= now_unix_ns {
         let ahead = Duration::from_nanos(at_unix_ns - now_unix_ns);
         if ahead > START_AT_MAX_AHEAD {

@@ -25,6 +25,13 @@
 //!   Requests sent more than [`LATE_THRESHOLD`] after their intended time are
 //!   counted as late; requests the schedule called for that could not be sent
 //!   before the attack stopped are counted as `unsent` in the summary.
+//! * **Segments and a common start** (`segment`, `start_at_unix_ns`; see
+//!   `loadlab_core::segment` and `docs/distributed.md`): worker `i` of `n`
+//!   claims only global request numbers `k = j·n + i`, at their global
+//!   intended times, counted from the `-start-at` instant it waited for;
+//!   `-workers`, `-max-workers` and `-max-connections` are split the same
+//!   way ([`AttackConfig::for_segment`]). The results header then carries a
+//!   [`loadlab_core::WorkerInfo`].
 //! * **Unlimited rate** (`Rate::UNLIMITED`, `-rate=0`/`infinity`) and the
 //!   **closed model** (`closed_loop`, for ab and wrk): exactly `max_workers`
 //!   (else `max_connections`) workers, each sending its next request as soon

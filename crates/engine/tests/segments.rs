@@ -95,14 +95,24 @@ async fn split_runs_send_exactly_the_whole_schedule() {
             let w = info.worker.as_ref().expect("a worker record");
             assert_eq!((w.index, w.count), (i as u64, n));
             assert_eq!(w.start_at_unix_ns, start_at);
-            assert_eq!(info.start_unix_ns, start_at, "{name}: the schedule starts at -start-at");
-            assert!(w.began_unix_ns >= start_at, "{name}: began before -start-at");
+            assert_eq!(
+                info.start_unix_ns, start_at,
+                "{name}: the schedule starts at -start-at"
+            );
+            assert!(
+                w.began_unix_ns >= start_at,
+                "{name}: began before -start-at"
+            );
             assert_eq!(w.scheduled_total, Some(total));
             assert_eq!(w.scheduled(), Some(seg.share(total)));
             assert!(!w.host.is_empty());
             assert_eq!(samples.len() as u64, seg.share(total), "{name} {seg}");
             for s in samples {
-                assert!(seg.contains(s.seq), "{name} {seg}: request {} is not mine", s.seq);
+                assert!(
+                    seg.contains(s.seq),
+                    "{name} {seg}: request {} is not mine",
+                    s.seq
+                );
                 assert_eq!(s.status, 200);
                 let slot = &mut seen[s.seq as usize];
                 assert!(slot.is_none(), "{name}: request {} sent twice", s.seq);
@@ -155,15 +165,20 @@ async fn start_at_bounds_and_interrupt() {
         .await
         .err()
         .expect("refused");
-    assert!(matches!(&e, EngineError::Config(m) if m.contains("-start-at passed")), "{e}");
+    assert!(
+        matches!(&e, EngineError::Config(m) if m.contains("-start-at passed")),
+        "{e}"
+    );
     // Too far ahead: refused.
     let cfg = AttackConfig {
         start_at_unix_ns: Some(unix_now() + 30 * 24 * 3600 * 1_000_000_000),
         ..base.clone()
     };
-    assert!(attack(cfg, one(&srv.url("/")), Collect::default().boxed(), never())
-        .await
-        .is_err());
+    assert!(
+        attack(cfg, one(&srv.url("/")), Collect::default().boxed(), never())
+            .await
+            .is_err()
+    );
     // Just past (within the tolerance): runs, anchored at that instant.
     let at = unix_now() - 200_000_000;
     let cfg = AttackConfig {

@@ -79,7 +79,8 @@ pub fn check(workers: &[WorkerSegment]) -> Vec<RunCheck> {
     // Not keyed by -start-at: workers given different instants are one run
     // whose start instants disagree (and are warned about), not two runs
     // each missing the other's segments.
-    let mut runs: Vec<((Arc<str>, u64), Vec<&WorkerSegment>)> = Vec::new();
+    type Run<'a> = ((Arc<str>, u64), Vec<&'a WorkerSegment>);
+    let mut runs: Vec<Run> = Vec::new();
     for w in workers {
         let key = (w.attack.clone(), w.info.count.max(1));
         match runs.iter_mut().find(|(k, _)| *k == key) {
@@ -99,6 +100,17 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         ..RunCheck::default()
     };
     c.scheduled = ws.iter().find_map(|w| w.info.scheduled_total);
+    let mut totals: Vec<u64> = ws.iter().filter_map(|w| w.info.scheduled_total).collect();
+    totals.sort_unstable();
+    totals.dedup();
+    if totals.len() > 1 {
+        let list: Vec<String> = totals.iter().map(u64::to_string).collect();
+        c.warnings.push(format!(
+            "the workers disagree on the size of the schedule ({} requests): were they all given the same -rate, -duration and -max-requests? Missing counts use the first ({})",
+            list.join(" vs "),
+            c.scheduled.unwrap_or_default()
+        ));
+    }
     let mut by_index: BTreeMap<u64, Vec<&WorkerSegment>> = BTreeMap::new();
     for w in ws {
         by_index.entry(w.info.index).or_default().push(w);
@@ -162,10 +174,8 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         {
             Some(want) => {
                 c.missing += want;
-                c.problems.push(format!(
-                    "{} requests missing: segment {seg} absent",
-                    want
-                ));
+                c.problems
+                    .push(format!("{} requests missing: segment {seg} absent", want));
             }
             None => {
                 c.missing_lower_bound = true;

@@ -176,7 +176,9 @@ fn workers_text(out: &mut String, runs: &[crate::distributed::RunCheck]) {
             go_duration(round_for_text(r.start_spread_ns))
         );
         if r.missing > 0 || r.missing_lower_bound {
-            let of = r.scheduled.map_or(String::new(), |s| format!(" of {s} scheduled"));
+            let of = r
+                .scheduled
+                .map_or(String::new(), |s| format!(" of {s} scheduled"));
             let count = match (r.missing, r.missing_lower_bound) {
                 (0, true) => "an unknown number of requests".to_string(),
                 (n, true) => format!("at least {n}"),

@@ -380,12 +380,24 @@ fn unknown_optional_records_are_skipped() {
     // The end record is the last 4 bytes: type, length 1, count 5, crc.
     let end = bytes.len() - 4;
     assert_eq!(&bytes[end..end + 3], &[0x04, 1, 5]);
+    // 0x7e: an optional type no version defines (0x40 unsent and 0x41
+    // worker are defined now).
+    let mut rec = vec![0x7e, 3, 1, 2, 3];
+    rec.push(crc8(&rec));
+    bytes.splice(end..end, rec);
+    let (recs, warnings) = read_all(bytes.clone());
+    assert_eq!(recs.len(), 5);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // A worker record that does not decode is skipped with a warning.
     let mut rec = vec![0x41, 3, 1, 2, 3];
     rec.push(crc8(&rec));
     bytes.splice(end..end, rec);
     let (recs, warnings) = read_all(bytes);
     assert_eq!(recs.len(), 5);
-    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(
+        warnings[0].contains("undecodable worker record"),
+        "{warnings:?}"
+    );
 }
 
 /// The samples of `tests/fixtures/loadlab_v1.bin`, which loadlab wrote

@@ -86,8 +86,11 @@ fn read(files: &[Vec<u8>]) -> (Vec<WorkerSegment>, Grouped, Grouped) {
     let mut text = Grouped::new(&ReportType::Text, None);
     let mut json = Grouped::new(&ReportType::Json, Some(GroupBy::Target));
     for (i, f) in files.iter().enumerate() {
-        let mut r = open_results(Box::new(std::io::Cursor::new(f.clone())), &format!("w{i}.bin"))
-            .unwrap();
+        let mut r = open_results(
+            Box::new(std::io::Cursor::new(f.clone())),
+            &format!("w{i}.bin"),
+        )
+        .unwrap();
         for rec in r.by_ref() {
             let rec = rec.unwrap();
             text.add(&rec);
@@ -154,7 +157,10 @@ fn a_complete_split_run_reports_nothing_missing() {
     assert!(c.problems.is_empty() && c.warnings.is_empty(), "{c:?}");
     let (_, text, _) = read(&files);
     let t = render(&text, &ReportType::Text);
-    assert!(t.contains("\nWorkers  [segments, start spread]  4 of 4, 0s\n"), "{t}");
+    assert!(
+        t.contains("\nWorkers  [segments, start spread]  4 of 4, 0s\n"),
+        "{t}"
+    );
     assert!(!t.contains("issing"), "{t}");
 }
 
@@ -178,7 +184,10 @@ fn absent_and_short_segments_are_missing_with_their_counts() {
     let (_, text, json) = read(&files);
     let t = render(&text, &ReportType::Text);
     assert!(t.contains("3788 missing of 10000 scheduled"), "{t}");
-    assert!(t.contains("2500 requests missing: segment 2/4 absent"), "{t}");
+    assert!(
+        t.contains("2500 requests missing: segment 2/4 absent"),
+        "{t}"
+    );
     // Split by target, every block carries the run's checks; JSON too.
     let j: serde_json::Value = serde_json::from_str(&render(&json, &ReportType::Json)).unwrap();
     let w = &j["GET http://198.18.0.1/"]["workers"][0];
@@ -225,10 +234,31 @@ fn unknown_counts_and_duplicates_are_said() {
             .any(|p| p.starts_with("segment 0/3 stopped after 5 requests")),
         "{c:?}"
     );
-    assert!(c.warnings.iter().any(|w| w.contains("segment 2/3 appears 2 times")), "{c:?}");
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("segment 2/3 appears 2 times")),
+        "{c:?}"
+    );
     let (_, text, _) = read(&files);
     let t = render(&text, &ReportType::Text);
-    assert!(t.contains("Missing  [requests]                an unknown number of requests missing\n"), "{t}");
+    assert!(
+        t.contains("Missing  [requests]                an unknown number of requests missing\n"),
+        "{t}"
+    );
+}
+
+#[test]
+fn workers_with_different_schedules_are_warned_about() {
+    let files = vec![
+        file(worker(0, 2, Some(40)), START, None, false, 0),
+        file(worker(1, 2, Some(80)), START, None, false, 0),
+    ];
+    let c = one(&files);
+    assert!(
+        c.warnings[0].contains("disagree on the size of the schedule (40 vs 80 requests)"),
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -282,11 +312,65 @@ fn start_instants_that_disagree_are_warned_about() {
 
 #[test]
 fn plain_attacks_have_no_worker_lines() {
-    let f = common::write_file("plain", START, &[("GET", "http://x/")], &common::realistic(50, 1000, 1));
+    let f = common::write_file(
+        "plain",
+        START,
+        &[("GET", "http://x/")],
+        &common::realistic(50, 1000, 1),
+    );
     let (w, text, _) = read(&[f]);
     assert!(w.is_empty());
     let t = render(&text, &ReportType::Text);
     assert!(!t.contains("Workers"), "{t}");
     let j = loadlab_metrics::render(&ReportType::Json, &text.groups()[0].1);
     assert!(!j.contains("\"workers\""), "{j}");
+}
+
+#[test]
+fn segment_files_merge_exactly_into_the_whole() {
+    // One attack's requests, split by k mod 4 as 4 workers would write them:
+    // the merged report is the whole's, figure for figure (HdrHistograms
+    // add; no percentile is averaged), plus the workers' lines.
+    let all = common::realistic(20_000, 10_000, 42);
+    let target = [("GET", "http://198.18.0.1/")];
+    let whole = common::write_file("split", START, &target, &all);
+    let files: Vec<Vec<u8>> = (0..4u64)
+        .map(|i| {
+            let mine: Vec<Sample> = all.iter().filter(|s| s.seq % 4 == i).copied().collect();
+            let mut w = ResultsWriter::new(Vec::new());
+            w.begin(&AttackInfo {
+                name: "split".into(),
+                start_unix_ns: START,
+                worker: Some(worker(i, 4, Some(20_000))),
+                ..Default::default()
+            });
+            w.register_target(
+                0,
+                &TargetInfo {
+                    method: "GET".into(),
+                    url: "http://198.18.0.1/".into(),
+                },
+            );
+            for s in &mine {
+                w.record(s);
+            }
+            w.into_inner().unwrap()
+        })
+        .collect();
+    let (_, one_text, _) = read(std::slice::from_ref(&whole));
+    let (workers, merged_text, _) = read(&files);
+    assert_eq!(workers.len(), 4);
+    for kind in [ReportType::Text, ReportType::Json, ReportType::HdrPlot] {
+        let a = render(&one_text, &kind);
+        let b = render(&merged_text, &kind);
+        let b = match kind {
+            ReportType::Text => b[..b.find("\n\nWorkers").expect("workers lines") + 1].to_string(),
+            ReportType::Json => {
+                let i = b.find(",\"workers\":").expect("workers key");
+                format!("{}}}\n", &b[..i])
+            }
+            _ => b,
+        };
+        assert_eq!(a, b, "{kind:?}");
+    }
 }

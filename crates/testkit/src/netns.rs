@@ -94,8 +94,10 @@ pub struct Lab {
 static LABS: AtomicU32 = AtomicU32::new(0);
 
 impl Lab {
-    /// Makes the hub namespace and its bridge.
+    /// Makes the hub namespace and its bridge. First removes the namespaces
+    /// of labs whose test process is gone (killed before its `Drop` ran).
     pub fn new() -> Result<Lab, String> {
+        remove_stale();
         let prefix = format!(
             "ll{}x{}",
             std::process::id(),
@@ -128,12 +130,20 @@ impl Lab {
         // host's namespace.
         let port = format!("p{i}");
         ip(&[
-            "-n", &self.hub, "link", "add", &port, "type", "veth", "peer", "name", "eth0",
-            "netns", &ns,
+            "-n", &self.hub, "link", "add", &port, "type", "veth", "peer", "name", "eth0", "netns",
+            &ns,
         ])?;
         ip(&["-n", &self.hub, "link", "set", &port, "master", "br0"])?;
         ip(&["-n", &self.hub, "link", "set", &port, "up"])?;
-        ip(&["-n", &ns, "addr", "add", &format!("{addr}/15"), "dev", "eth0"])?;
+        ip(&[
+            "-n",
+            &ns,
+            "addr",
+            "add",
+            &format!("{addr}/15"),
+            "dev",
+            "eth0",
+        ])?;
         ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
         Ok(Node { ns, addr })
     }
@@ -141,6 +151,29 @@ impl Lab {
     /// The namespaces made so far (hub first).
     pub fn namespaces(&self) -> &[String] {
         &self.made
+    }
+}
+
+/// Deletes `ll<pid>x…` namespaces whose process no longer exists.
+fn remove_stale() {
+    let Ok(out) = ip(&["netns", "list"]) else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(name) = line.split_whitespace().next() else {
+            continue;
+        };
+        let Some(pid) = name
+            .strip_prefix("ll")
+            .and_then(|r| r.split_once('x'))
+            .map(|(p, _)| p)
+            .filter(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = ip(&["netns", "del", name]);
+        }
     }
 }
 

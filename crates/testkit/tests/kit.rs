@@ -94,3 +94,59 @@ fn private_mariadb_and_postgres_start_answer_and_stop() {
         assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
     }
 }
+
+#[test]
+fn netns_lab_makes_and_removes_its_namespaces() {
+    use loadlab_testkit::netns::{Lab, ip, skip_reason};
+    if let Some(why) = skip_reason() {
+        eprintln!("{why}");
+        return;
+    }
+    let listed = || String::from_utf8_lossy(&ip(&["netns", "list"]).unwrap().stdout).into_owned();
+    // A namespace left by a lab whose process is gone (a pid above
+    // pid_max never exists) is removed by the next lab.
+    let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let stale = format!("ll{}x0h", pid_max + 1);
+    ip(&["netns", "add", &stale]).unwrap();
+    let names = {
+        let mut lab = Lab::new().unwrap();
+        assert!(
+            !listed()
+                .lines()
+                .any(|x| x.split_whitespace().next() == Some(stale.as_str())),
+            "{stale} was not removed"
+        );
+        let a = lab.node("198.18.0.1".parse().unwrap()).unwrap();
+        let b = lab.node("198.18.0.2".parse().unwrap()).unwrap();
+        assert_ne!(a.ns, b.ns);
+        let addr = ip(&["-n", &a.ns, "-4", "addr", "show", "dev", "eth0"]).unwrap();
+        assert!(String::from_utf8_lossy(&addr.stdout).contains("198.18.0.1/15"));
+        // b reaches a over the lab's bridge (and nothing else: no route out).
+        let route = ip(&["-n", &b.ns, "route", "get", "198.18.0.1"]).unwrap();
+        assert!(String::from_utf8_lossy(&route.stdout).contains("dev eth0"));
+        assert!(ip(&["-n", &b.ns, "route", "get", "1.1.1.1"]).is_err());
+        let names = lab.namespaces().to_vec();
+        assert_eq!(names.len(), 3);
+        let l = listed();
+        for n in &names {
+            assert!(
+                l.lines()
+                    .any(|x| x.split_whitespace().next() == Some(n.as_str())),
+                "{n}"
+            );
+        }
+        names
+    };
+    let l = listed();
+    for n in names {
+        assert!(
+            !l.lines()
+                .any(|x| x.split_whitespace().next() == Some(n.as_str())),
+            "{n} left"
+        );
+    }
+}

@@ -117,6 +117,11 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             other => CliError::usage(other.to_string()),
         });
     }
+    if a.lazy && a.segment.is_some_and(|s| !s.is_whole()) {
+        return Err(CliError::usage(
+            "-lazy cannot be combined with -segment (each worker would read every target; give each worker its targets whole)",
+        ));
+    }
     if let Some(at) = a.start_at {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -139,6 +144,24 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         );
     }
     Ok(cfg)
+}
+
+/// The tags of every series in the results: `-tag`s, plus `worker=i/n`
+/// for a segment (unless `-tag=worker=…` names the worker otherwise), so
+/// that `report -by=worker` splits merged files by segment.
+fn worker_tags(a: &AttackArgs) -> Vec<(String, String)> {
+    let mut tags = a.tags.clone();
+    if let Some(seg) = a.segment
+        && !tags
+            .iter()
+            .any(|(k, _)| k == loadlab_core::series::tag::WORKER)
+    {
+        tags.push((
+            loadlab_core::series::tag::WORKER.to_string(),
+            seg.to_string(),
+        ));
+    }
+    tags
 }
 
 /// A reader that stays at its end once it got there. On a terminal, Ctrl-D
@@ -257,7 +280,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
     let results = Unfinished(
-        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(a.tags.clone()),
+        ResultsWriter::new(BufWriter::with_capacity(1 << 16, writer)).with_tags(worker_tags(&a)),
     );
     let mut others: Vec<Box<dyn Sink>> = Vec::new();
     let live = loadlab_engine::LiveStats::new();
@@ -474,7 +497,9 @@ fn run_attack<S: Sink + 'static>(
             eprintln!(
                 "loadlab: waiting until {} (in {}) to start (-start-at)",
                 loadlab_metrics::timefmt::rfc3339(i128::from(at)),
-                loadlab_core::format_go_duration(std::time::Duration::from_nanos(loadlab_metrics::round_for_text(at - now)))
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                    loadlab_metrics::round_for_text(at - now)
+                ))
             );
         }
     }

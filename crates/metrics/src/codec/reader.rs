@@ -440,8 +440,14 @@ impl<R: Read> ResultsReader<R> {
                 }
             }
             kind::WORKER => {
+                // Optional: one that does not decode is skipped, said once.
                 let Some(info) = decode_worker(payload) else {
-                    return Err(self.bad("bad worker record"));
+                    self.warnings.push(format!(
+                        "{}: an undecodable worker record at byte {} was skipped (the attack's segment and start are unknown)",
+                        self.name,
+                        self.offset()
+                    ));
+                    return Ok(Step::Continue);
                 };
                 self.workers.push(WorkerSegment {
                     file: self.name.clone(),

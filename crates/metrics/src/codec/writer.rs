@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink, TargetInfo};
 
 use super::{
-    DeltaState, MAGIC, VERSION, crc8, encode_metric, encode_worker, encode_sample, encode_series, kind, put_str,
-    put_varint,
+    DeltaState, MAGIC, VERSION, crc8, encode_metric, encode_sample, encode_series, encode_worker,
+    kind, put_str, put_varint,
 };
 
 /// Flush when this much is buffered, whatever the time.
