@@ -82,6 +82,22 @@ impl Moto {
         assert!(resp.starts_with("HTTP/1.1 200"), "create bucket: {resp}");
     }
 
+    /// Stores an object as is (moto does not check signatures).
+    fn put(&self, bucket: &str, key: &str, body: &[u8]) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            s,
+            "PUT /{bucket}/{key} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
+        )
+        .unwrap();
+        s.write_all(body).unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        assert!(resp.starts_with("HTTP/1.1 200"), "put object: {resp}");
+    }
+
     /// A loadlab command with the AWS environment pointing at this server.
     fn loadlab(&self, args: &[&str]) -> Command {
         let mut c = Command::new(bin());
@@ -194,6 +210,33 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
     let report = text(&out.stdout);
     let line = report.lines().find(|l| l.starts_with("Requests")).unwrap();
     assert_eq!(line.split_whitespace().nth(4), Some("100,"), "{report}");
+    // A file cut short mid-record: the warning names the object, not the
+    // local copy it was read from.
+    let local = tempfile::tempdir().unwrap();
+    let path = local.path().join("r.bin");
+    let out = run(
+        moto.loadlab(&[
+            "attack",
+            "-rate=50",
+            "-duration=1s",
+            &format!("-output={}", path.display()),
+        ]),
+        &target,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bytes = std::fs::read(&path).unwrap();
+    moto.put(
+        "results",
+        "runs/cut/worker-0.bin",
+        &bytes[..bytes.len() - 7],
+    );
+    let out = run(moto.loadlab(&["report", "s3://results/runs/cut/"]), "");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: s3://results/runs/cut/worker-0.bin"),
+        "{err}"
+    );
     // Nothing there: one line, network exit code.
     let out = run(moto.loadlab(&["report", "s3://results/none/"]), "");
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
