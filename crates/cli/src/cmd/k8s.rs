@@ -338,8 +338,8 @@ fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
         return Ok(());
     };
     let listed = store::block_on(store::list(&url))
-        .map_err(|e| CliError::network(e))?
-        .map_err(|e| CliError::network(e))?;
+        .map_err(CliError::network)?
+        .map_err(CliError::network)?;
     let missing = missing_workers(listed.iter().map(|(k, _)| k.as_str()), workers);
     for i in &missing {
         eprintln!(
