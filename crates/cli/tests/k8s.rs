@@ -534,13 +534,59 @@ fn k8s_run_with_an_unreachable_api_server_says_so_in_one_line() {
     assert!(out.stdout.is_empty());
 }
 
-/// The Job's worker command lines, run here: the ConfigMap's files in a
+/// A rendered Job's workers as local processes: the ConfigMap's files in a
 /// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
-/// index, the results volume a folder; then `report` merges the files.
-#[test]
-#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
-fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
-    let o = loadlab_origin::spawn(
+/// index, the results volume a folder. Returns the children and the files
+/// they write.
+fn local_workers(
+    render_args: &[&str],
+    targets: &str,
+    dir: &std::path::Path,
+) -> (Vec<std::process::Child>, Vec<String>) {
+    let out = run(render_args, targets.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (cm, job, _, _) = documents(&text(&out.stdout));
+    let input = dir.join("input");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&results).unwrap();
+    for (k, v) in cm.data.unwrap_or_default() {
+        std::fs::write(input.join(k), v).unwrap();
+    }
+    let name = job.metadata.name.clone().unwrap();
+    let spec = job.spec.unwrap();
+    let n = spec.completions.unwrap() as u32;
+    let c = &spec.template.spec.unwrap().containers[0];
+    let args = c.args.clone().unwrap();
+    let local = |a: &str, i: u32| -> String {
+        a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
+            .replace("/loadlab/input", input.to_str().unwrap())
+            .replace("/results", results.to_str().unwrap())
+    };
+    let children = (0..n)
+        .map(|i| {
+            Command::new(bin())
+                .args(args.iter().map(|a| local(a, i)))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let files = (0..n)
+        .map(|i| {
+            results
+                .join(format!("{name}-worker-{i}.bin"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    (children, files)
+}
+
+fn fast_origin() -> loadlab_origin::OriginHandle {
+    loadlab_origin::spawn(
         "127.0.0.1:0".parse().unwrap(),
         loadlab_origin::OriginConfig {
             recipes: loadlab_origin::parse_recipes(
@@ -551,8 +597,57 @@ fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
             ..Default::default()
         },
     )
-    .unwrap();
-    let out = run(
+    .unwrap()
+}
+
+/// A worker killed mid-run (as a node lost): its share shows as missing in
+/// the merged report, never silently dropped.
+#[test]
+#[ignore = "needs attack -segment and -start-at and report's missing line (branch h/segments); un-ignore at merge"]
+fn a_worker_killed_mid_run_shows_as_missing_in_the_merged_report() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut children, files) = local_workers(
+        &[
+            "k8s",
+            "render",
+            "--workers=4",
+            "--name=killed",
+            "--results=pvc:r",
+            "--start-delay=2s",
+            "--",
+            "-rate=400",
+            "-duration=6s",
+        ],
+        &format!("GET {}/x\n", o.url()),
+        dir.path(),
+    );
+    // 2 s to the start, then 2 s of the attack: kill worker 3.
+    std::thread::sleep(Duration::from_secs(4));
+    children[3].kill().unwrap();
+    for ch in children {
+        let _ = wait_bounded(ch, Duration::from_secs(60));
+    }
+    let mut args = vec!["report"];
+    args.extend(files.iter().map(String::as_str));
+    let rep = run(&args, b"");
+    let all = format!("{}{}", text(&rep.stdout), text(&rep.stderr));
+    assert_eq!(rep.status.code(), Some(0), "{all}");
+    assert!(
+        all.lines().any(|l| l.contains("missing")),
+        "a line with 'missing' in:\n{all}"
+    );
+}
+
+/// The Job's worker command lines, run here: the ConfigMap's files in a
+/// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
+/// index, the results volume a folder; then `report` merges the files.
+#[test]
+#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
+fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let (children, files) = local_workers(
         &[
             "k8s",
             "render",
@@ -564,52 +659,18 @@ fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
             "-rate=1000",
             "-duration=2s",
         ],
-        format!("GET {}/x\n", o.url()).as_bytes(),
+        &format!("GET {}/x\n", o.url()),
+        dir.path(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let (cm, job, _, _) = documents(&text(&out.stdout));
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("input");
-    let results = dir.path().join("results");
-    std::fs::create_dir_all(&input).unwrap();
-    std::fs::create_dir_all(&results).unwrap();
-    for (k, v) in cm.data.unwrap_or_default() {
-        std::fs::write(input.join(k), v).unwrap();
-    }
-    let c = &job.spec.unwrap().template.spec.unwrap().containers[0];
-    let args = c.args.clone().unwrap();
-    let local = |a: &str, i: u32| -> String {
-        a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
-            .replace("/loadlab/input", input.to_str().unwrap())
-            .replace("/results", results.to_str().unwrap())
-    };
-    let children: Vec<_> = (0..4)
-        .map(|i| {
-            Command::new(bin())
-                .args(args.iter().map(|a| local(a, i)))
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
     for ch in children {
         let out = wait_bounded(ch, Duration::from_secs(60));
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
-    let files: Vec<String> = (0..4)
-        .map(|i| {
-            results
-                .join(format!("local-worker-{i}.bin"))
-                .display()
-                .to_string()
-        })
-        .collect();
     for f in &files {
         let rep = run(&["report", "-type=json", f], b"");
         let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-        assert_eq!(json["requests"].as_u64(), Some(500), "{f}");
+        let n = json["requests"].as_u64().unwrap();
+        assert!((499..=501).contains(&n), "{f}: a quarter of 2000, got {n}");
     }
     let mut args = vec!["report", "-type=json"];
     args.extend(files.iter().map(String::as_str));
