@@ -351,6 +351,28 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
             "--name",
         ),
         (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--s3-secret=Bad_Secret",
+            ],
+            2,
+            "--s3-secret",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--start-at=noon",
+            ],
+            2,
+            "--start-at",
+        ),
+        (
             &["k8s", "render", "--workers=2", "--results=nfs://x", "--"],
             2,
             "--results",
@@ -396,6 +418,27 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
         );
         assert!(err.contains(needle), "{args:?}: {needle} in {err}");
     }
+}
+
+#[test]
+fn a_start_instant_in_the_past_is_warned_about() {
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "--start-at=1000000000",
+        ],
+        b"GET http://h/\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: --start-at 2001-09-09T01:46:40Z is in the past"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("-start-at=2001-09-09T01:46:40Z"));
 }
 
 #[test]

@@ -203,6 +203,7 @@ impl RenderSpec {
         if let Some(ns) = &self.namespace {
             check_name(ns, "--namespace")?;
         }
+        check_name(&self.s3_secret, "--s3-secret")?;
         if self.workers == 0 || self.workers > 100_000 {
             return Err(RenderError::Flag(format!(
                 "--workers {}: expected 1 to 100000",

@@ -225,6 +225,12 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
             (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
         }
     };
+    if start < now {
+        eprintln!(
+            "loadlab: warning: --start-at {} is in the past: the workers will start late, each when its pod comes up",
+            loadlab_metrics::timefmt::rfc3339(start)
+        );
+    }
     let name = r
         .name
         .clone()
