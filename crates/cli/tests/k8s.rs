@@ -421,6 +421,24 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
 }
 
 #[test]
+fn targets_larger_than_a_config_map_are_refused() {
+    // More than 1 MB of targets on stdin (as from a generator that never
+    // ends): refused after reading what a ConfigMap holds, exit 3.
+    let line = "GET http://h/0123456789012345678901234567890123456789\n";
+    let big = line.repeat(2_000_000 / line.len());
+    let out = run(
+        &["k8s", "render", "--workers=2", "--results=s3://b/p"],
+        big.as_bytes(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("a ConfigMap holds at most about 1 MB"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_start_instant_in_the_past_is_warned_about() {
     let out = run(
         &[

@@ -240,8 +240,14 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
         if stdin.is_terminal() {
             return None;
         }
+        // At most what a ConfigMap holds (and one byte more, to say it is
+        // too large): a generator piped in never ends.
         let mut buf = Vec::new();
-        stdin.lock().read_to_end(&mut buf).ok()?;
+        stdin
+            .lock()
+            .take(loadlab_cluster::flags::CONFIG_MAP_LIMIT as u64 + 1)
+            .read_to_end(&mut buf)
+            .ok()?;
         Some(buf)
     })
     .map_err(render_error)?;
