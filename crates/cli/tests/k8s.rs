@@ -164,6 +164,11 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
     let c = &pod.containers[0];
     assert_eq!(c.image.as_deref(), Some("registry.example/loadlab:1"));
     assert_eq!(c.command.as_deref(), Some(&["loadlab".to_string()][..]));
+    assert_eq!(
+        c.termination_message_policy.as_deref(),
+        Some("FallbackToLogsOnError")
+    );
+    assert_eq!(pod.automount_service_account_token, Some(false));
     let args = c.args.as_ref().unwrap();
     assert_eq!(
         &args[..5],

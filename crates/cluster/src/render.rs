@@ -335,6 +335,9 @@ impl RenderSpec {
             env_from: (!env_from.is_empty()).then_some(env_from),
             volume_mounts: Some(mounts),
             resources: Some(resources),
+            // A worker that fails leaves its last log lines (loadlab's
+            // one-line error) as the termination message `k8s run` prints.
+            termination_message_policy: Some("FallbackToLogsOnError".into()),
             ..Default::default()
         };
         let pod = PodSpec {

@@ -315,8 +315,13 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         }
     })?;
     for i in &outcome.failed {
+        let why = outcome
+            .reasons
+            .get(i)
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         eprintln!(
-            "loadlab: worker {i} failed: its share of the schedule is missing from the report"
+            "loadlab: worker {i} failed{why}: what it did not upload of its share is missing from the report"
         );
     }
     match &spec.results {
