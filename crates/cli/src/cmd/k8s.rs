@@ -307,7 +307,15 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
             eprintln!("loadlab: {line}")
         });
         tokio::select! {
-            o = follow => o.map_err(cluster_error),
+            o = follow => o.map_err(|e| {
+                let hint = matches!(e, ClusterError::Timeout { .. }).then(|| format!(
+                    "; gather what the workers uploaded with `loadlab k8s gather --workers {} --name {} --results …`",
+                    spec.workers, spec.name
+                ));
+                let mut err = cluster_error(e);
+                err.message += hint.as_deref().unwrap_or("");
+                err
+            }),
             _ = tokio::signal::ctrl_c() => Err(CliError::new(
                 exit::INTERRUPTED,
                 format!("interrupted; the Job {} goes on in the cluster: gather its results later with `loadlab report {}`", spec.name, spec.results.location(&spec.name)),
