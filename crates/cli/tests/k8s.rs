@@ -226,6 +226,72 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
     assert_eq!(vol.config_map.as_ref().unwrap().name, "spike-input");
 }
 
+/// The Kubernetes project's own OpenAPI schemas (1.33, the oldest the
+/// manifests target, and 1.37), strict (no property the schema does not
+/// know), through `kubernetes-validate` from PyPI, which ships them
+/// (`.ci/run` installs it). Without it the test says so, and fails under CI.
+#[test]
+fn rendered_manifests_pass_the_kubernetes_json_schemas_strictly() {
+    let exe = std::env::var("KUBERNETES_VALIDATE").unwrap_or_else(|_| "kubernetes-validate".into());
+    if Command::new(&exe).arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{exe} not found: pip install kubernetes-validate (.ci/run does)"
+        );
+        eprintln!("SKIPPED: {exe} not found (pip install kubernetes-validate)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("b.bin");
+    std::fs::write(&body, [0u8, 255, 1]).unwrap();
+    let renders: [&[&str]; 2] = [
+        &[
+            "k8s",
+            "render",
+            "--workers=5",
+            "--name=schema-s3",
+            "--namespace=load",
+            "--results=s3://b/p",
+            "--s3-endpoint=http://minio:9000",
+            "--secret-env=tok",
+            "--",
+            "-rate=1000",
+            "-duration=1m",
+            "-body",
+            body.to_str().unwrap(),
+        ],
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--name=schema-pvc",
+            "--results=pvc:shared",
+            "--",
+            "-pace=10s@10,10s@10->100",
+        ],
+    ];
+    for (i, args) in renders.iter().enumerate() {
+        let out = run(args, b"GET http://svc:8080/\n");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let file = dir.path().join(format!("m{i}.yaml"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        for version in ["1.33.0", "1.37.0"] {
+            let v = Command::new(&exe)
+                .args(["--strict", "-k", version])
+                .arg(&file)
+                .output()
+                .unwrap();
+            let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
+            assert!(v.status.success(), "{args:?} against {version}:\n{report}");
+            assert!(
+                report.contains("passed for resource job/")
+                    && report.contains("passed for resource configmap/"),
+                "{report}"
+            );
+        }
+    }
+}
+
 #[test]
 fn render_to_a_volume_mounts_the_claim_and_reads_targets_from_stdin() {
     let out = run(
