@@ -404,24 +404,3 @@ impl Manifests {
         Ok(format!("---\n{cm}---\n{job}"))
     }
 }
-
-/// Splits multi-document YAML into its documents (for tests and `k8s run`
-/// of a saved render).
-pub fn split_documents(yaml: &str) -> Vec<String> {
-    let mut docs = Vec::new();
-    let mut cur = String::new();
-    for line in yaml.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            if !cur.trim().is_empty() {
-                docs.push(std::mem::take(&mut cur));
-            }
-            cur.clear();
-            continue;
-        }
-        cur.push_str(line);
-    }
-    if !cur.trim().is_empty() {
-        docs.push(cur);
-    }
-    docs
-}
