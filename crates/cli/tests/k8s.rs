@@ -685,6 +685,9 @@ fn local_workers(
     for (k, v) in cm.data.unwrap_or_default() {
         std::fs::write(input.join(k), v).unwrap();
     }
+    for (k, v) in cm.binary_data.unwrap_or_default() {
+        std::fs::write(input.join(k), v.0).unwrap();
+    }
     let name = job.metadata.name.clone().unwrap();
     let spec = job.spec.unwrap();
     let n = spec.completions.unwrap() as u32;
