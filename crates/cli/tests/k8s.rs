@@ -169,6 +169,15 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
         Some("FallbackToLogsOnError")
     );
     assert_eq!(pod.automount_service_account_token, Some(false));
+    // The "restricted" Pod Security Standard's container fields.
+    let sc = c.security_context.as_ref().unwrap();
+    assert_eq!(sc.allow_privilege_escalation, Some(false));
+    assert_eq!(sc.run_as_non_root, Some(true));
+    assert_eq!(
+        sc.capabilities.as_ref().unwrap().drop.as_deref(),
+        Some(&["ALL".to_string()][..])
+    );
+    assert_eq!(sc.seccomp_profile.as_ref().unwrap().type_, "RuntimeDefault");
     let args = c.args.as_ref().unwrap();
     assert_eq!(
         &args[..5],

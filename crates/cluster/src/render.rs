@@ -25,9 +25,10 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
+    Capabilities, ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
     ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
-    ResourceRequirements, SecretEnvSource, TopologySpreadConstraint, Volume, VolumeMount,
+    ResourceRequirements, SeccompProfile, SecretEnvSource, SecurityContext,
+    TopologySpreadConstraint, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -338,6 +339,22 @@ impl RenderSpec {
             // A worker that fails leaves its last log lines (loadlab's
             // one-line error) as the termination message `k8s run` prints.
             termination_message_policy: Some("FallbackToLogsOnError".into()),
+            // What the "restricted" Pod Security Standard asks, so that the
+            // Job runs in namespaces that enforce it; the image's user is
+            // not root (uid 10001 in the Dockerfile).
+            security_context: Some(SecurityContext {
+                allow_privilege_escalation: Some(false),
+                capabilities: Some(Capabilities {
+                    drop: Some(vec!["ALL".into()]),
+                    ..Default::default()
+                }),
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(SeccompProfile {
+                    type_: "RuntimeDefault".into(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let pod = PodSpec {
