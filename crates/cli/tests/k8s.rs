@@ -164,6 +164,20 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
     let c = &pod.containers[0];
     assert_eq!(c.image.as_deref(), Some("registry.example/loadlab:1"));
     assert_eq!(c.command.as_deref(), Some(&["loadlab".to_string()][..]));
+    assert_eq!(
+        c.termination_message_policy.as_deref(),
+        Some("FallbackToLogsOnError")
+    );
+    assert_eq!(pod.automount_service_account_token, Some(false));
+    // The "restricted" Pod Security Standard's container fields.
+    let sc = c.security_context.as_ref().unwrap();
+    assert_eq!(sc.allow_privilege_escalation, Some(false));
+    assert_eq!(sc.run_as_non_root, Some(true));
+    assert_eq!(
+        sc.capabilities.as_ref().unwrap().drop.as_deref(),
+        Some(&["ALL".to_string()][..])
+    );
+    assert_eq!(sc.seccomp_profile.as_ref().unwrap().type_, "RuntimeDefault");
     let args = c.args.as_ref().unwrap();
     assert_eq!(
         &args[..5],
@@ -219,6 +233,72 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
         .find(|v| v.name == mount.name)
         .unwrap();
     assert_eq!(vol.config_map.as_ref().unwrap().name, "spike-input");
+}
+
+/// The Kubernetes project's own OpenAPI schemas (1.33, the oldest the
+/// manifests target, and 1.37), strict (no property the schema does not
+/// know), through `kubernetes-validate` from PyPI, which ships them
+/// (`.ci/run` installs it). Without it the test says so, and fails under CI.
+#[test]
+fn rendered_manifests_pass_the_kubernetes_json_schemas_strictly() {
+    let exe = std::env::var("KUBERNETES_VALIDATE").unwrap_or_else(|_| "kubernetes-validate".into());
+    if Command::new(&exe).arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{exe} not found: pip install kubernetes-validate (.ci/run does)"
+        );
+        eprintln!("SKIPPED: {exe} not found (pip install kubernetes-validate)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("b.bin");
+    std::fs::write(&body, [0u8, 255, 1]).unwrap();
+    let renders: [&[&str]; 2] = [
+        &[
+            "k8s",
+            "render",
+            "--workers=5",
+            "--name=schema-s3",
+            "--namespace=load",
+            "--results=s3://b/p",
+            "--s3-endpoint=http://minio:9000",
+            "--secret-env=tok",
+            "--",
+            "-rate=1000",
+            "-duration=1m",
+            "-body",
+            body.to_str().unwrap(),
+        ],
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--name=schema-pvc",
+            "--results=pvc:shared",
+            "--",
+            "-pace=10s@10,10s@10->100",
+        ],
+    ];
+    for (i, args) in renders.iter().enumerate() {
+        let out = run(args, b"GET http://svc:8080/\n");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let file = dir.path().join(format!("m{i}.yaml"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        for version in ["1.33.0", "1.37.0"] {
+            let v = Command::new(&exe)
+                .args(["--strict", "-k", version])
+                .arg(&file)
+                .output()
+                .unwrap();
+            let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
+            assert!(v.status.success(), "{args:?} against {version}:\n{report}");
+            assert!(
+                report.contains("passed for resource job/")
+                    && report.contains("passed for resource configmap/"),
+                "{report}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -351,6 +431,28 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
             "--name",
         ),
         (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--s3-secret=Bad_Secret",
+            ],
+            2,
+            "--s3-secret",
+        ),
+        (
+            &[
+                "k8s",
+                "render",
+                "--workers=2",
+                "--results=s3://b/p",
+                "--start-at=noon",
+            ],
+            2,
+            "--start-at",
+        ),
+        (
             &["k8s", "render", "--workers=2", "--results=nfs://x", "--"],
             2,
             "--results",
@@ -396,6 +498,45 @@ fn render_refuses_what_it_cannot_honour_with_one_line_and_its_exit_code() {
         );
         assert!(err.contains(needle), "{args:?}: {needle} in {err}");
     }
+}
+
+#[test]
+fn targets_larger_than_a_config_map_are_refused() {
+    // More than 1 MB of targets on stdin (as from a generator that never
+    // ends): refused after reading what a ConfigMap holds, exit 3.
+    let line = "GET http://h/0123456789012345678901234567890123456789\n";
+    let big = line.repeat(2_000_000 / line.len());
+    let out = run(
+        &["k8s", "render", "--workers=2", "--results=s3://b/p"],
+        big.as_bytes(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("a ConfigMap holds at most about 1 MB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_start_instant_in_the_past_is_warned_about() {
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=s3://b/p",
+            "--start-at=1000000000",
+        ],
+        b"GET http://h/\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: --start-at 2001-09-09T01:46:40Z is in the past"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("-start-at=2001-09-09T01:46:40Z"));
 }
 
 #[test]
@@ -534,13 +675,62 @@ fn k8s_run_with_an_unreachable_api_server_says_so_in_one_line() {
     assert!(out.stdout.is_empty());
 }
 
-/// The Job's worker command lines, run here: the ConfigMap's files in a
+/// A rendered Job's workers as local processes: the ConfigMap's files in a
 /// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
-/// index, the results volume a folder; then `report` merges the files.
-#[test]
-#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
-fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
-    let o = loadlab_origin::spawn(
+/// index, the results volume a folder. Returns the children and the files
+/// they write.
+fn local_workers(
+    render_args: &[&str],
+    targets: &str,
+    dir: &std::path::Path,
+) -> (Vec<std::process::Child>, Vec<String>) {
+    let out = run(render_args, targets.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (cm, job, _, _) = documents(&text(&out.stdout));
+    let input = dir.join("input");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&results).unwrap();
+    for (k, v) in cm.data.unwrap_or_default() {
+        std::fs::write(input.join(k), v).unwrap();
+    }
+    for (k, v) in cm.binary_data.unwrap_or_default() {
+        std::fs::write(input.join(k), v.0).unwrap();
+    }
+    let name = job.metadata.name.clone().unwrap();
+    let spec = job.spec.unwrap();
+    let n = spec.completions.unwrap() as u32;
+    let c = &spec.template.spec.unwrap().containers[0];
+    let args = c.args.clone().unwrap();
+    let local = |a: &str, i: u32| -> String {
+        a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
+            .replace("/loadlab/input", input.to_str().unwrap())
+            .replace("/results", results.to_str().unwrap())
+    };
+    let children = (0..n)
+        .map(|i| {
+            Command::new(bin())
+                .args(args.iter().map(|a| local(a, i)))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let files = (0..n)
+        .map(|i| {
+            results
+                .join(format!("{name}-worker-{i}.bin"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    (children, files)
+}
+
+fn fast_origin() -> loadlab_origin::OriginHandle {
+    loadlab_origin::spawn(
         "127.0.0.1:0".parse().unwrap(),
         loadlab_origin::OriginConfig {
             recipes: loadlab_origin::parse_recipes(
@@ -551,8 +741,57 @@ fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
             ..Default::default()
         },
     )
-    .unwrap();
-    let out = run(
+    .unwrap()
+}
+
+/// A worker killed mid-run (as a node lost): its share shows as missing in
+/// the merged report, never silently dropped.
+#[test]
+#[ignore = "needs attack -segment and -start-at and report's missing line (branch h/segments); un-ignore at merge"]
+fn a_worker_killed_mid_run_shows_as_missing_in_the_merged_report() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut children, files) = local_workers(
+        &[
+            "k8s",
+            "render",
+            "--workers=4",
+            "--name=killed",
+            "--results=pvc:r",
+            "--start-delay=2s",
+            "--",
+            "-rate=400",
+            "-duration=6s",
+        ],
+        &format!("GET {}/x\n", o.url()),
+        dir.path(),
+    );
+    // 2 s to the start, then 2 s of the attack: kill worker 3.
+    std::thread::sleep(Duration::from_secs(4));
+    children[3].kill().unwrap();
+    for ch in children {
+        let _ = wait_bounded(ch, Duration::from_secs(60));
+    }
+    let mut args = vec!["report"];
+    args.extend(files.iter().map(String::as_str));
+    let rep = run(&args, b"");
+    let all = format!("{}{}", text(&rep.stdout), text(&rep.stderr));
+    assert_eq!(rep.status.code(), Some(0), "{all}");
+    assert!(
+        all.lines().any(|l| l.contains("missing")),
+        "a line with 'missing' in:\n{all}"
+    );
+}
+
+/// The Job's worker command lines, run here: the ConfigMap's files in a
+/// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
+/// index, the results volume a folder; then `report` merges the files.
+#[test]
+#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
+fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let (children, files) = local_workers(
         &[
             "k8s",
             "render",
@@ -564,52 +803,18 @@ fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
             "-rate=1000",
             "-duration=2s",
         ],
-        format!("GET {}/x\n", o.url()).as_bytes(),
+        &format!("GET {}/x\n", o.url()),
+        dir.path(),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let (cm, job, _, _) = documents(&text(&out.stdout));
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("input");
-    let results = dir.path().join("results");
-    std::fs::create_dir_all(&input).unwrap();
-    std::fs::create_dir_all(&results).unwrap();
-    for (k, v) in cm.data.unwrap_or_default() {
-        std::fs::write(input.join(k), v).unwrap();
-    }
-    let c = &job.spec.unwrap().template.spec.unwrap().containers[0];
-    let args = c.args.clone().unwrap();
-    let local = |a: &str, i: u32| -> String {
-        a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
-            .replace("/loadlab/input", input.to_str().unwrap())
-            .replace("/results", results.to_str().unwrap())
-    };
-    let children: Vec<_> = (0..4)
-        .map(|i| {
-            Command::new(bin())
-                .args(args.iter().map(|a| local(a, i)))
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
     for ch in children {
         let out = wait_bounded(ch, Duration::from_secs(60));
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
-    let files: Vec<String> = (0..4)
-        .map(|i| {
-            results
-                .join(format!("local-worker-{i}.bin"))
-                .display()
-                .to_string()
-        })
-        .collect();
     for f in &files {
         let rep = run(&["report", "-type=json", f], b"");
         let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-        assert_eq!(json["requests"].as_u64(), Some(500), "{f}");
+        let n = json["requests"].as_u64().unwrap();
+        assert!((499..=501).contains(&n), "{f}: a quarter of 2000, got {n}");
     }
     let mut args = vec!["report", "-type=json"];
     args.extend(files.iter().map(String::as_str));

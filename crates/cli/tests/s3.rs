@@ -82,6 +82,22 @@ impl Moto {
         assert!(resp.starts_with("HTTP/1.1 200"), "create bucket: {resp}");
     }
 
+    /// Stores an object as is (moto does not check signatures).
+    fn put(&self, bucket: &str, key: &str, body: &[u8]) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            s,
+            "PUT /{bucket}/{key} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
+        )
+        .unwrap();
+        s.write_all(body).unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        assert!(resp.starts_with("HTTP/1.1 200"), "put object: {resp}");
+    }
+
     /// A loadlab command with the AWS environment pointing at this server.
     fn loadlab(&self, args: &[&str]) -> Command {
         let mut c = Command::new(bin());
@@ -194,6 +210,33 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
     let report = text(&out.stdout);
     let line = report.lines().find(|l| l.starts_with("Requests")).unwrap();
     assert_eq!(line.split_whitespace().nth(4), Some("100,"), "{report}");
+    // A file cut short mid-record: the warning names the object, not the
+    // local copy it was read from.
+    let local = tempfile::tempdir().unwrap();
+    let path = local.path().join("r.bin");
+    let out = run(
+        moto.loadlab(&[
+            "attack",
+            "-rate=50",
+            "-duration=1s",
+            &format!("-output={}", path.display()),
+        ]),
+        &target,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bytes = std::fs::read(&path).unwrap();
+    moto.put(
+        "results",
+        "runs/cut/worker-0.bin",
+        &bytes[..bytes.len() - 7],
+    );
+    let out = run(moto.loadlab(&["report", "s3://results/runs/cut/"]), "");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: s3://results/runs/cut/worker-0.bin"),
+        "{err}"
+    );
     // Nothing there: one line, network exit code.
     let out = run(moto.loadlab(&["report", "s3://results/none/"]), "");
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
@@ -241,22 +284,65 @@ fn sigterm_mid_attack_still_uploads_what_was_recorded() {
 }
 
 #[test]
-fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
+fn a_missing_bucket_is_found_before_the_attack() {
     let moto = Moto::start();
-    // No bucket: the upload is refused.
     let o = origin();
+    let started = Instant::now();
     let out = run(
         moto.loadlab(&[
             "attack",
             "-rate=20",
-            "-duration=500ms",
+            "-duration=30s",
             "-output=s3://missing-bucket/r.bin",
         ]),
         &format!("GET {}/\n", o.url()),
     );
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{err}");
-    assert!(err.contains("s3://missing-bucket/r.bin"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "not after a 30 s attack"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains("s3://missing-bucket/r.bin") && err.contains("NoSuchBucket"),
+        "{err}"
+    );
+    // A prefix is not an object.
+    let out = run(
+        moto.loadlab(&["attack", "-rate=1", "-output=s3://b/dir/"]),
+        "GET http://127.0.0.1:1/\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
+    let mut moto = Moto::start();
+    moto.bucket("results");
+    // moto answers its first listing slowly: warm it up, so that the
+    // attack's check of the bucket is done well before moto is stopped.
+    let _ = run(moto.loadlab(&["report", "s3://results/"]), "");
+    let o = origin();
+    let mut child = moto
+        .loadlab(&[
+            "attack",
+            "-rate=20",
+            "-duration=4s",
+            "-output=s3://results/r.bin",
+        ])
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
+    // The store goes away during the attack.
+    std::thread::sleep(Duration::from_millis(2000));
+    moto.child.kill().unwrap();
+    moto.child.wait().unwrap();
+    let out = wait_bounded(child, Duration::from_secs(120));
+    assert_no_secret(&out);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert!(err.contains("cannot upload to s3://results/r.bin"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
     let kept = err
         .split("the results are kept in ")
@@ -267,14 +353,8 @@ fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
         .args(["report", "-type=json", kept])
         .output()
         .unwrap();
-    assert_eq!(requests(&rep.stdout), 10);
+    assert_eq!(requests(&rep.stdout), 80);
     let _ = std::fs::remove_file(kept);
-    // A prefix is not an object.
-    let out = run(
-        moto.loadlab(&["attack", "-rate=1", "-output=s3://b/dir/"]),
-        "GET http://127.0.0.1:1/\n",
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
 #[test]

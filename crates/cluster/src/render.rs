@@ -25,9 +25,10 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
+    Capabilities, ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
     ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
-    ResourceRequirements, SecretEnvSource, TopologySpreadConstraint, Volume, VolumeMount,
+    ResourceRequirements, SeccompProfile, SecretEnvSource, SecurityContext,
+    TopologySpreadConstraint, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -203,6 +204,7 @@ impl RenderSpec {
         if let Some(ns) = &self.namespace {
             check_name(ns, "--namespace")?;
         }
+        check_name(&self.s3_secret, "--s3-secret")?;
         if self.workers == 0 || self.workers > 100_000 {
             return Err(RenderError::Flag(format!(
                 "--workers {}: expected 1 to 100000",
@@ -334,6 +336,25 @@ impl RenderSpec {
             env_from: (!env_from.is_empty()).then_some(env_from),
             volume_mounts: Some(mounts),
             resources: Some(resources),
+            // A worker that fails leaves its last log lines (loadlab's
+            // one-line error) as the termination message `k8s run` prints.
+            termination_message_policy: Some("FallbackToLogsOnError".into()),
+            // What the "restricted" Pod Security Standard asks, so that the
+            // Job runs in namespaces that enforce it; the image's user is
+            // not root (uid 10001 in the Dockerfile).
+            security_context: Some(SecurityContext {
+                allow_privilege_escalation: Some(false),
+                capabilities: Some(Capabilities {
+                    drop: Some(vec!["ALL".into()]),
+                    ..Default::default()
+                }),
+                run_as_non_root: Some(true),
+                seccomp_profile: Some(SeccompProfile {
+                    type_: "RuntimeDefault".into(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let pod = PodSpec {
@@ -399,25 +420,4 @@ impl Manifests {
             serde_norway::to_string(&self.job).map_err(|e| RenderError::Yaml(e.to_string()))?;
         Ok(format!("---\n{cm}---\n{job}"))
     }
-}
-
-/// Splits multi-document YAML into its documents (for tests and `k8s run`
-/// of a saved render).
-pub fn split_documents(yaml: &str) -> Vec<String> {
-    let mut docs = Vec::new();
-    let mut cur = String::new();
-    for line in yaml.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            if !cur.trim().is_empty() {
-                docs.push(std::mem::take(&mut cur));
-            }
-            cur.clear();
-            continue;
-        }
-        cur.push_str(line);
-    }
-    if !cur.trim().is_empty() {
-        docs.push(cur);
-    }
-    docs
 }

@@ -70,6 +70,64 @@ pub struct Outcome {
     pub failed: Vec<u32>,
     /// Indexes neither succeeded nor failed when following stopped.
     pub unfinished: Vec<u32>,
+    /// Why each failed worker failed, as its pod says (exit code, reason,
+    /// the last line of its log).
+    pub reasons: std::collections::BTreeMap<u32, String>,
+}
+
+/// A pod's state in a word: its phase, or why its container waits
+/// (`ImagePullBackOff`, `CreateContainerConfigError`: a missing Secret).
+fn pod_state(p: &Pod) -> String {
+    let status = p.status.as_ref();
+    let waiting = status
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|cs| cs.first())
+        .and_then(|c| c.state.as_ref())
+        .and_then(|st| st.waiting.as_ref())
+        .and_then(|w| w.reason.clone());
+    let phase = status
+        .and_then(|s| s.phase.clone())
+        .unwrap_or_else(|| "Unknown".into());
+    match waiting {
+        Some(r) if r != "ContainerCreating" => format!("{phase} ({r})"),
+        _ => phase,
+    }
+}
+
+/// Why a pod's container ended badly: `exit code 5: <last log line>`.
+fn failure_reason(p: &Pod) -> Option<String> {
+    let t = p
+        .status
+        .as_ref()?
+        .container_statuses
+        .as_ref()?
+        .first()?
+        .state
+        .as_ref()?
+        .terminated
+        .clone()?;
+    if t.exit_code == 0 {
+        return None;
+    }
+    let mut r = format!("exit code {}", t.exit_code);
+    if let Some(reason) = t.reason.filter(|r| r != "Error") {
+        r += &format!(" ({reason})");
+    }
+    if let Some(m) = t.message
+        && let Some(last) = m.lines().rev().find(|l| !l.trim().is_empty())
+    {
+        r += &format!(": {}", last.trim());
+    }
+    Some(r)
+}
+
+fn pod_index(p: &Pod) -> Option<u32> {
+    p.metadata
+        .annotations
+        .as_ref()?
+        .get(crate::render::INDEX_ANNOTATION)?
+        .parse()
+        .ok()
 }
 
 impl Cluster {
@@ -127,13 +185,12 @@ impl Cluster {
                 .await
                 .map_err(|e| ClusterError::Api(one_line(format!("cannot list pods: {e}"))))?;
             let mut phases = std::collections::BTreeMap::<String, u32>::new();
+            let mut reasons = std::collections::BTreeMap::new();
             for p in &list.items {
-                let phase = p
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.phase.clone())
-                    .unwrap_or_else(|| "Unknown".into());
-                *phases.entry(phase).or_default() += 1;
+                *phases.entry(pod_state(p)).or_default() += 1;
+                if let (Some(i), Some(r)) = (pod_index(p), failure_reason(p)) {
+                    reasons.insert(i, r);
+                }
             }
             let line = format!(
                 "Job {name}: {} of {workers} workers done, {} failed; pods: {}",
@@ -162,6 +219,7 @@ impl Cluster {
                     succeeded: done_indexes,
                     failed: failed_indexes,
                     unfinished,
+                    reasons,
                 });
             }
             if let Some(l) = limit
@@ -202,6 +260,46 @@ pub fn parse_indexes(s: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pod(json: serde_json::Value) -> Pod {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn pods_say_why_they_wait_or_failed() {
+        // As the API server returns them.
+        let pulling = pod(serde_json::json!({
+            "metadata": {"name": "j-0-abc", "annotations": {"batch.kubernetes.io/job-completion-index": "0"}},
+            "status": {"phase": "Pending", "containerStatuses": [{
+                "name": "loadlab", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}
+        }));
+        assert_eq!(pod_state(&pulling), "Pending (ImagePullBackOff)");
+        assert_eq!(failure_reason(&pulling), None);
+        let failed = pod(serde_json::json!({
+            "metadata": {"name": "j-2-xyz", "annotations": {"batch.kubernetes.io/job-completion-index": "2"}},
+            "status": {"phase": "Failed", "containerStatuses": [{
+                "name": "loadlab", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"terminated": {"exitCode": 5, "reason": "Error",
+                    "message": "loadlab: warning: x\nloadlab: cannot write to s3://b/k: NoSuchBucket\n"}}}]}
+        }));
+        assert_eq!(pod_state(&failed), "Failed");
+        assert_eq!(pod_index(&failed), Some(2));
+        assert_eq!(
+            failure_reason(&failed).as_deref(),
+            Some("exit code 5: loadlab: cannot write to s3://b/k: NoSuchBucket")
+        );
+        let oom = pod(serde_json::json!({
+            "metadata": {"name": "j-1"},
+            "status": {"phase": "Failed", "containerStatuses": [{
+                "name": "loadlab", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}
+        }));
+        assert_eq!(
+            failure_reason(&oom).as_deref(),
+            Some("exit code 137 (OOMKilled)")
+        );
+    }
 
     #[test]
     fn index_sets_as_the_job_status_writes_them() {

@@ -171,6 +171,38 @@ pub async fn upload_file(from: &Path, to: &S3Url) -> Result<u64, StoreError> {
     Ok(n)
 }
 
+/// What a check of the bucket before an attack found.
+#[derive(Debug)]
+pub enum Preflight {
+    /// The bucket answered a listing.
+    Ok,
+    /// Listing is not allowed (a write-only policy may still upload): say so
+    /// and go on.
+    Warn(String),
+}
+
+/// Lists (at most one object of) the folder `to` will go in, so that a
+/// missing bucket, a wrong endpoint or bad credentials are found before the
+/// attack rather than after it. A denied listing is only a warning: a
+/// write-only policy can still upload.
+pub async fn preflight(to: &S3Url) -> Result<Preflight, StoreError> {
+    let s = store(&to.bucket)?;
+    let dir = to.key.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let path = (!dir.is_empty()).then(|| ObjPath::from(dir));
+    let mut stream = s.list(path.as_ref());
+    match stream.next().await {
+        None | Some(Ok(_)) => Ok(Preflight::Ok),
+        Some(Err(
+            e @ (object_store::Error::PermissionDenied { .. }
+            | object_store::Error::Unauthenticated { .. }),
+        )) => Ok(Preflight::Warn(one_line(&redact(&format!(
+            "cannot list s3://{}/{dir}: {e}; the upload at the end may fail too",
+            to.bucket
+        ))))),
+        Some(Err(e)) => Err(remote(format!("cannot write to {to}"), e)),
+    }
+}
+
 /// The objects under `prefix` (a folder: `s3://b/runs/x/` lists what is in
 /// `runs/x`), by key in natural order (`worker-2` before `worker-10`).
 pub async fn list(prefix: &S3Url) -> Result<Vec<(String, u64)>, StoreError> {

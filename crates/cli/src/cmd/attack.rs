@@ -256,6 +256,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
                 "-output={url}: names a prefix, not an object; expected s3://BUCKET/KEY"
             )));
         }
+        preflight(&url)?;
         Output::S3(
             url,
             tempfile::NamedTempFile::new()
@@ -330,6 +331,20 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+/// A missing bucket, a wrong endpoint or bad credentials end the attack
+/// before it starts, not after it.
+fn preflight(url: &loadlab_cluster::store::S3Url) -> Result<(), CliError> {
+    use loadlab_cluster::store::{self, Preflight};
+    match store::block_on(store::preflight(url)).map_err(|e| CliError::internal(e.to_string()))? {
+        Ok(Preflight::Ok) => Ok(()),
+        Ok(Preflight::Warn(w)) => {
+            eprintln!("loadlab: warning: {w}");
+            Ok(())
+        }
+        Err(e) => Err(CliError::network(e)),
+    }
 }
 
 /// Uploads the results; when that fails the local file is kept and named.

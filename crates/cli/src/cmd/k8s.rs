@@ -225,6 +225,12 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
             (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
         }
     };
+    if start < now {
+        eprintln!(
+            "loadlab: warning: --start-at {} is in the past: the workers will start late, each when its pod comes up",
+            loadlab_metrics::timefmt::rfc3339(start)
+        );
+    }
     let name = r
         .name
         .clone()
@@ -234,8 +240,14 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
         if stdin.is_terminal() {
             return None;
         }
+        // At most what a ConfigMap holds (and one byte more, to say it is
+        // too large): a generator piped in never ends.
         let mut buf = Vec::new();
-        stdin.lock().read_to_end(&mut buf).ok()?;
+        stdin
+            .lock()
+            .take(loadlab_cluster::flags::CONFIG_MAP_LIMIT as u64 + 1)
+            .read_to_end(&mut buf)
+            .ok()?;
         Some(buf)
     })
     .map_err(render_error)?;
@@ -295,7 +307,15 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
             eprintln!("loadlab: {line}")
         });
         tokio::select! {
-            o = follow => o.map_err(cluster_error),
+            o = follow => o.map_err(|e| {
+                let hint = matches!(e, ClusterError::Timeout { .. }).then(|| format!(
+                    "; gather what the workers uploaded with `loadlab k8s gather --workers {} --name {} --results …`",
+                    spec.workers, spec.name
+                ));
+                let mut err = cluster_error(e);
+                err.message += hint.as_deref().unwrap_or("");
+                err
+            }),
             _ = tokio::signal::ctrl_c() => Err(CliError::new(
                 exit::INTERRUPTED,
                 format!("interrupted; the Job {} goes on in the cluster: gather its results later with `loadlab report {}`", spec.name, spec.results.location(&spec.name)),
@@ -303,8 +323,13 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         }
     })?;
     for i in &outcome.failed {
+        let why = outcome
+            .reasons
+            .get(i)
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         eprintln!(
-            "loadlab: worker {i} failed: its share of the schedule is missing from the report"
+            "loadlab: worker {i} failed{why}: what it did not upload of its share is missing from the report"
         );
     }
     match &spec.results {
@@ -338,8 +363,8 @@ fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
         return Ok(());
     };
     let listed = store::block_on(store::list(&url))
-        .map_err(|e| CliError::network(e))?
-        .map_err(|e| CliError::network(e))?;
+        .map_err(CliError::network)?
+        .map_err(CliError::network)?;
     let missing = missing_workers(listed.iter().map(|(k, _)| k.as_str()), workers);
     for i in &missing {
         eprintln!(

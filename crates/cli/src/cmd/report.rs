@@ -44,8 +44,17 @@ pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError
         return Ok((Box::new(stdin), "stdin".to_string()));
     }
     let f = File::open(name).map_err(|e| CliError::io(format!("cannot read {name}: {e}")))?;
-    Ok((Box::new(f), name.to_string()))
+    // A local copy of an S3 object is named by its URL in warnings.
+    let label = S3_LABELS
+        .get()
+        .and_then(|m| m.lock().ok()?.get(name).cloned())
+        .unwrap_or_else(|| name.to_string());
+    Ok((Box::new(f), label))
 }
+
+/// Local copy → the `s3://` URL it came from.
+static S3_LABELS: std::sync::OnceLock<Mutex<std::collections::HashMap<String, String>>> =
+    std::sync::OnceLock::new();
 
 /// Reads every record of `inputs` into `m`. The lock is taken per record (it
 /// is uncontended except for `-every`), so a periodic report sees every record
@@ -238,7 +247,14 @@ fn fetch_s3(inputs: Vec<String>) -> Result<(Vec<String>, Option<tempfile::TempDi
         let files = store::block_on(store::download(&url, &sub))
             .map_err(err)?
             .map_err(err)?;
-        out.extend(files.into_iter().map(|(p, _)| p.display().to_string()));
+        let labels = S3_LABELS.get_or_init(Default::default);
+        for (path, from) in files {
+            let local = path.display().to_string();
+            if let Ok(mut m) = labels.lock() {
+                m.insert(local.clone(), from);
+            }
+            out.push(local);
+        }
     }
     Ok((out, Some(dir)))
 }
