@@ -747,7 +747,6 @@ fn fast_origin() -> loadlab_origin::OriginHandle {
 /// A worker killed mid-run (as a node lost): its share shows as missing in
 /// the merged report, never silently dropped.
 #[test]
-#[ignore = "needs attack -segment and -start-at and report's missing line (branch h/segments); un-ignore at merge"]
 fn a_worker_killed_mid_run_shows_as_missing_in_the_merged_report() {
     let o = fast_origin();
     let dir = tempfile::tempdir().unwrap();
@@ -787,7 +786,6 @@ fn a_worker_killed_mid_run_shows_as_missing_in_the_merged_report() {
 /// folder standing for the mount, `$(JOB_COMPLETION_INDEX)` replaced by each
 /// index, the results volume a folder; then `report` merges the files.
 #[test]
-#[ignore = "needs attack -segment and -start-at (branch h/segments); un-ignore at merge"]
 fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
     let o = fast_origin();
     let dir = tempfile::tempdir().unwrap();
