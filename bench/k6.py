@@ -303,7 +303,7 @@ def seed_tables(results):
             continue
         print(f"| {r['tool']} | {r['channels']} ({r['vus']}) | {fmt(r['req_per_s'])} | {fmt(r['msg_per_s'])} | "
               f"{fmt(r['delay_med_ms'], 0)} / {fmt(r['delay_p90_ms'], 0)} / {fmt(r['delay_p95_ms'], 0)} | "
-              f"{fmt(100 * r['checks_rate'] if r['checks_rate'] is not None else None, 2)} % | "
+              f"{fmt(100.0 * r['checks_rate'] if r['checks_rate'] is not None else None, 2)} % | "
               f"{fmt(r['peak_rss_mib'])} | {fmt(r['client_cpu_us_per_req'])} | {fmt(r['server_cpu_us_per_req'])} | "
               f"{fmt(r['host_load1'])} | {r['rc']}{' (' + r['killed'] + ')' if r['killed'] else ''} |")
     by = {}
