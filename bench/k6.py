@@ -18,7 +18,9 @@ Per run: HTTP req/s (http_reqs rate), received msg/s (dsps_fetched_messages
 rate), message delay median/p90/p95 (dsps_msg_delay_ms), checks pass rate,
 the client's peak RSS (ru_maxrss of the process, from wait4) and its CPU
 time (user + sys) divided by the HTTP requests it made; then loadlab / k6
-ratios. Figures come from each tool's --summary-export file.
+ratios; and the host's 1-minute load average at the end of each run (other
+work on the machine skews a run). Figures come from each tool's
+--summary-export file.
 
 --sleepy: bench/scripts/sleepy.k6.js (each VU: one GET of DSPS's liveness
 probe, then sleep 10 s) at 1,000 and 10,000 VUs: peak RSS and RSS per VU.
@@ -144,6 +146,11 @@ def mem_available_kib():
     return 0
 
 
+def loadavg1():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
 def run_client(cmd, env, watchdog_kib=None, timeout=600):
     """Runs cmd on CPU 1; returns dict(rc, cpu, wall, maxrss_kib, killed, stdout, stderr)."""
     full = ["taskset", "-c", "1"] + cmd
@@ -179,6 +186,7 @@ def run_client(cmd, env, watchdog_kib=None, timeout=600):
         "wall": wall,
         "maxrss_kib": ru.ru_maxrss,
         "killed": killed[0] if killed else None,
+        "loadavg": loadavg1(),
         "stdout": out_f.read().decode(errors="replace"),
         "stderr": err_f.read().decode(errors="replace"),
     }
@@ -214,7 +222,8 @@ def seed_run(tool, binaries, dsps_bin, channels, rampup, duration):
         dsps.stop()
     res = {"tool": tool, "channels": channels, "vus": channels * 4, "rc": r["rc"], "killed": r["killed"],
            "wall_s": round(r["wall"], 2), "client_cpu_s": round(r["cpu"], 3),
-           "server_cpu_s": round(server_cpu, 3), "peak_rss_mib": round(r["maxrss_kib"] / 1024, 1)}
+           "server_cpu_s": round(server_cpu, 3), "peak_rss_mib": round(r["maxrss_kib"] / 1024, 1),
+           "host_load1": r["loadavg"]}
     if r["rc"] not in (0, 99) or not os.path.exists(export):
         res["error"] = (r["stderr"] or r["stdout"])[-600:]
         return res
@@ -286,17 +295,17 @@ def ratio(a, b):
 
 def seed_tables(results):
     print("\n| tool | CHANNELS (VUs) | req/s | msg/s | msg delay med / p90 / p95 ms | checks | "
-          "peak RSS MiB | client CPU µs/req | server CPU µs/req | exit |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "peak RSS MiB | client CPU µs/req | server CPU µs/req | host load | exit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         if "error" in r:
-            print(f"| {r['tool']} | {r['channels']} ({r['vus']}) | error: {r['error'].strip()[:120]!r} |||||||| {r['rc']} |")
+            print(f"| {r['tool']} | {r['channels']} ({r['vus']}) | error: {r['error'].strip()[:120]!r} ||||||||| {r['rc']} |")
             continue
         print(f"| {r['tool']} | {r['channels']} ({r['vus']}) | {fmt(r['req_per_s'])} | {fmt(r['msg_per_s'])} | "
               f"{fmt(r['delay_med_ms'], 0)} / {fmt(r['delay_p90_ms'], 0)} / {fmt(r['delay_p95_ms'], 0)} | "
-              f"{fmt(100 * r['checks_rate'] if r['checks_rate'] is not None else None, 2)} % | "
+              f"{fmt(100.0 * r['checks_rate'] if r['checks_rate'] is not None else None, 2)} % | "
               f"{fmt(r['peak_rss_mib'])} | {fmt(r['client_cpu_us_per_req'])} | {fmt(r['server_cpu_us_per_req'])} | "
-              f"{r['rc']}{' (' + r['killed'] + ')' if r['killed'] else ''} |")
+              f"{fmt(r['host_load1'])} | {r['rc']}{' (' + r['killed'] + ')' if r['killed'] else ''} |")
     by = {}
     for r in results:
         if "error" not in r:

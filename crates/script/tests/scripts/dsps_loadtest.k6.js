@@ -1,8 +1,7 @@
-// Origin: DSPS's load-test script, https://github.com/m3dev/dsps
-// loadtest/loadtest.k6.js at commit a6c0f7e (2021-01-15), its latest version.
-// Copyright (c) 2020 Seiya Yazaki, MIT License (see DSPS's LICENSE).
-// Kept byte for byte below this header as a user's test input: `loadlab k6 run`
-// must run it unchanged (against loadlab_testkit::pubsub or the real DSPS).
+// Test input, not product code: DSPS's load-test script, copied unchanged
+// from github.com/m3dev/dsps, loadtest/loadtest.k6.js at commit
+// a6c0f7ebc6cc298e6385c198970e0e284f05327c. MIT License, Copyright (c) 2020
+// Seiya Yazaki. Everything below this header is the original file.
 import http from 'k6/http';
 import { group, sleep, check } from 'k6';
 import { Counter, Trend } from 'k6/metrics';

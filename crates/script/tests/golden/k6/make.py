@@ -13,7 +13,6 @@ is written `/GOLDEN/` in the outputs.
 """
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
