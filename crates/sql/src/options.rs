@@ -278,6 +278,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
     let mut legacy_read_only = false;
     let mut legacy_mode = "complex".to_string();
     let mut point_selects_set = false;
+    let mut ignore_set = false;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -366,6 +367,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 }
             }
             "mysql_ignore_errors" => {
+                ignore_set = true;
                 let s = parse_str(raw_name, v)?;
                 o.ignore_errors = if s == "all" {
                     IgnoreErrors::All
@@ -510,6 +512,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         }
     };
     let _ = point_selects_set;
+    // sysbench's pgsql driver restarts a transaction after a deadlock
+    // (40P01), a serialization failure (40001) and a unique violation
+    // (23505, two threads deleting and inserting the same id): their
+    // MySQL numbers 1213 and 1062, unless the list is given.
+    if o.driver == Driver::Pgsql && !ignore_set {
+        o.ignore_errors = IgnoreErrors::Codes(vec![1213, 1062]);
+    }
     // Connection settings of the chosen driver; the other driver's are
     // accepted and unused, as sysbench does.
     let (chosen, default_port) = match o.driver {
