@@ -65,6 +65,7 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
             count: exist.len(),
         });
     }
+    crate::banner_line(out);
     // oltp_insert without --auto-inc creates empty tables: ids made at
     // prepare time could collide with the unique ones of the run.
     let rows = if o.test == Test::OltpInsert && !o.auto_inc {
@@ -130,6 +131,7 @@ pub async fn cleanup(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let mut conn = Conn::connect(o.driver, &o.conn, o.ps_mode)
         .await
         .map_err(|e| Error::connect(o, e))?;
+    crate::banner_line(out);
     for t in 1..=o.tables {
         let _ = writeln!(out, "Dropping table 'sbtest{t}'...");
         conn.query(&format!("DROP TABLE IF EXISTS sbtest{t}"))

@@ -221,6 +221,16 @@ fn table_in(msg: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
+/// The first line of `prepare` and `cleanup`, printed once the server
+/// has let us in (so that a failure leaves stdout empty).
+pub(crate) fn banner_line(out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
 pub(crate) fn now_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -239,22 +249,8 @@ pub fn execute(o: Options, out: &mut dyn Write) -> Result<(), Error> {
     let o = Arc::new(o);
     rt.block_on(async {
         match o.command {
-            Command::Prepare => {
-                let _ = writeln!(
-                    out,
-                    "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
-                    env!("CARGO_PKG_VERSION")
-                );
-                data::prepare(&o, out).await
-            }
-            Command::Cleanup => {
-                let _ = writeln!(
-                    out,
-                    "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
-                    env!("CARGO_PKG_VERSION")
-                );
-                data::cleanup(&o, out).await
-            }
+            Command::Prepare => data::prepare(&o, out).await,
+            Command::Cleanup => data::cleanup(&o, out).await,
             Command::Run => runner::run(o.clone(), out).await,
         }
     })
