@@ -26,11 +26,18 @@ fn fails_with(args: &str, code: i32, needle: &str) {
     let out = loadlab(args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{args}\n{err}");
-    assert!(out.stdout.is_empty(), "stdout stays empty: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "stdout stays empty: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     assert!(err.starts_with("loadlab: sysbench: "), "{err}");
     assert!(err.contains(needle), "'{needle}' in: {err}");
-    assert!(!err.contains(PASSWORD) && !err.contains("Xyzzy"), "no password: {err}");
+    assert!(
+        !err.contains(PASSWORD) && !err.contains("Xyzzy"),
+        "no password: {err}"
+    );
 }
 
 #[test]
@@ -58,9 +65,19 @@ fn errors_have_their_own_exit_codes_and_results_feed_report() {
         21,
         "'nosuch'",
     );
-    fails_with(&format!("sysbench {a} --events=1 oltp_read_only run"), 22, "prepare");
-    let out = loadlab(&format!("sysbench {a} --table-size=100 oltp_read_only prepare"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    fails_with(
+        &format!("sysbench {a} --events=1 oltp_read_only run"),
+        22,
+        "prepare",
+    );
+    let out = loadlab(&format!(
+        "sysbench {a} --table-size=100 oltp_read_only prepare"
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     fails_with(
         &format!("sysbench {a} --table-size=100 oltp_read_only prepare"),
         23,
@@ -75,15 +92,35 @@ fn errors_have_their_own_exit_codes_and_results_feed_report() {
         file.display()
     ));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("transactions:                        20 "), "{text}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("transactions:                        20 "),
+        "{text}"
+    );
     assert!(!text.contains(PASSWORD));
     let out = loadlab(&format!("report -by=statement {}", file.display()));
     let rep = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for stmt in ["transaction", "point_select", "simple_range", "begin", "commit"] {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for stmt in [
+        "transaction",
+        "point_select",
+        "simple_range",
+        "begin",
+        "commit",
+    ] {
         assert!(rep.contains(stmt), "{stmt} in:\n{rep}");
     }
-    let out = loadlab(&format!("report -by=tag:test -type=json {}", file.display()));
+    let out = loadlab(&format!(
+        "report -by=tag:test -type=json {}",
+        file.display()
+    ));
     assert!(String::from_utf8_lossy(&out.stdout).contains("oltp_read_only"));
 }

@@ -183,20 +183,78 @@ fn parse_str(name: &str, v: Option<&str>) -> Result<String, OptionsError> {
 
 /// Every option name (with `_`), for the "did you mean" of a typo.
 const KNOWN: &[&str] = &[
-    "db_driver", "mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_db",
-    "pgsql_host", "pgsql_port", "pgsql_user", "pgsql_password", "pgsql_db", "tables",
-    "table_size", "threads", "time", "events", "rate", "report_interval", "percentile",
-    "histogram", "range_size", "skip_trx", "db_ps_mode", "mysql_ignore_errors", "auto_inc",
-    "point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges",
-    "index_updates", "non_index_updates", "delete_inserts", "range_selects",
-    "create_secondary", "mysql_storage_engine", "random_points", "number_of_ranges", "delta",
-    "rand_type", "rand_spec_pct", "rand_spec_res", "rand_seed", "output", "test",
-    "num_threads", "max_time", "max_requests", "tx_rate", "oltp_table_size",
-    "oltp_tables_count", "oltp_read_only", "oltp_skip_trx", "oltp_nontrx_mode",
-    "oltp_test_mode", "oltp_range_size", "oltp_point_selects", "oltp_simple_ranges",
-    "oltp_sum_ranges", "oltp_order_ranges", "oltp_distinct_ranges", "oltp_index_updates",
-    "oltp_non_index_updates", "oltp_dist_type", "oltp_auto_inc", "mysql_table_engine",
-    "help", "version", "verbosity", "forced_shutdown", "db_debug", "mysql_socket",
+    "db_driver",
+    "mysql_host",
+    "mysql_port",
+    "mysql_user",
+    "mysql_password",
+    "mysql_db",
+    "pgsql_host",
+    "pgsql_port",
+    "pgsql_user",
+    "pgsql_password",
+    "pgsql_db",
+    "tables",
+    "table_size",
+    "threads",
+    "time",
+    "events",
+    "rate",
+    "report_interval",
+    "percentile",
+    "histogram",
+    "range_size",
+    "skip_trx",
+    "db_ps_mode",
+    "mysql_ignore_errors",
+    "auto_inc",
+    "point_selects",
+    "simple_ranges",
+    "sum_ranges",
+    "order_ranges",
+    "distinct_ranges",
+    "index_updates",
+    "non_index_updates",
+    "delete_inserts",
+    "range_selects",
+    "create_secondary",
+    "mysql_storage_engine",
+    "random_points",
+    "number_of_ranges",
+    "delta",
+    "rand_type",
+    "rand_spec_pct",
+    "rand_spec_res",
+    "rand_seed",
+    "output",
+    "test",
+    "num_threads",
+    "max_time",
+    "max_requests",
+    "tx_rate",
+    "oltp_table_size",
+    "oltp_tables_count",
+    "oltp_read_only",
+    "oltp_skip_trx",
+    "oltp_nontrx_mode",
+    "oltp_test_mode",
+    "oltp_range_size",
+    "oltp_point_selects",
+    "oltp_simple_ranges",
+    "oltp_sum_ranges",
+    "oltp_order_ranges",
+    "oltp_distinct_ranges",
+    "oltp_index_updates",
+    "oltp_non_index_updates",
+    "oltp_dist_type",
+    "oltp_auto_inc",
+    "mysql_table_engine",
+    "help",
+    "version",
+    "verbosity",
+    "forced_shutdown",
+    "db_debug",
+    "mysql_socket",
 ];
 
 fn nearest(name: &str) -> Option<&'static str> {
@@ -271,7 +329,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         legacy: false,
     };
     // Per-driver connection settings, applied once the driver is known.
-    let (mut my, mut pg): (Vec<(String, String)>, Vec<(String, String)>) = (vec![], vec![]);
+    let mut my: Vec<(String, String)> = Vec::new();
+    let mut pg: Vec<(String, String)> = Vec::new();
     let mut positional: Vec<&str> = Vec::new();
     let mut time_set = false;
     let mut events_set = false;
@@ -341,7 +400,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
             {
                 pg.push((n[6..].to_string(), parse_str(raw_name, v)?));
             }
-            "mysql_socket" => return err("--mysql-socket is not supported: use --mysql-host and --mysql-port"),
+            "mysql_socket" => {
+                return err("--mysql-socket is not supported: use --mysql-host and --mysql-port");
+            }
             "tables" | "oltp_tables_count" => o.tables = parse_num(raw_name, v)?,
             "table_size" | "oltp_table_size" => o.table_size = parse_num(raw_name, v)?,
             "threads" | "num_threads" => o.threads = parse_num(raw_name, v)?,
@@ -497,7 +558,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 o.test = Test::from_name(t).ok_or_else(|| unknown_test(t))?;
                 command_word = c;
             }
-            _ => return err(format!("unexpected arguments: {}", positional[2..].join(" "))),
+            _ => {
+                return err(format!(
+                    "unexpected arguments: {}",
+                    positional[2..].join(" ")
+                ));
+            }
         }
     }
     o.command = match command_word {
@@ -549,7 +615,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
     if o.percentile > 100 {
         return err(format!("--percentile={}: expected 0 to 100", o.percentile));
     }
-    if !(o.rate >= 0.0 && o.rate.is_finite()) || !(o.time >= 0.0 && o.time.is_finite()) {
+    if !(o.rate >= 0.0 && o.rate.is_finite() && o.time >= 0.0 && o.time.is_finite()) {
         return err("--rate and --time must be numbers ≥ 0");
     }
     if !(o.report_interval >= 0.0 && o.report_interval.is_finite()) {
@@ -567,7 +633,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
 fn unknown_test(t: &str) -> OptionsError {
     OptionsError(format!(
         "unknown test '{t}': expected one of {}",
-        Test::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+        Test::ALL
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }
 
@@ -630,8 +700,10 @@ mod tests {
 
     #[test]
     fn sysbench_1_0_syntax() {
-        let o = p("--db-driver=pgsql --pgsql-port=5433 --pgsql-password=pw --mysql-port=1 \
-                   --threads=4 --table_size=100 --time=0 --events=50 --skip-trx oltp_read_only run")
+        let o = p(
+            "--db-driver=pgsql --pgsql-port=5433 --pgsql-password=pw --mysql-port=1 \
+                   --threads=4 --table_size=100 --time=0 --events=50 --skip-trx oltp_read_only run",
+        )
         .unwrap();
         assert_eq!(o.test, Test::OltpReadOnly);
         assert_eq!(o.command, Command::Run);
@@ -643,16 +715,20 @@ mod tests {
 
     #[test]
     fn seed_002_legacy_lines() {
-        let o = p("--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
+        let o = p(
+            "--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
                    --mysql-user=test --mysql-password=test --max-time=240 --max-requests=0 \
-                   --oltp-read-only --oltp-skip-trx --oltp-nontrx-mode=select --num-threads=16 run")
+                   --oltp-read-only --oltp-skip-trx --oltp-nontrx-mode=select --num-threads=16 run",
+        )
         .unwrap();
         assert_eq!(o.test, Test::OltpReadOnly);
         assert!(o.legacy && o.skip_trx);
         assert_eq!((o.time, o.events, o.threads), (240.0, 0, 16));
         assert_eq!((o.table_size, o.conn.db.as_str()), (1_000_000, "sysbench"));
-        let o = p("--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
-                   --mysql-user=test --mysql-password=test prepare")
+        let o = p(
+            "--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
+                   --mysql-user=test --mysql-password=test prepare",
+        )
         .unwrap();
         assert_eq!((o.test, o.command), (Test::OltpReadWrite, Command::Prepare));
     }

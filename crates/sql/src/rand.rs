@@ -92,7 +92,10 @@ mod tests {
         let mut s = String::new();
         r.fill(C_TEMPLATE, &mut s);
         assert_eq!(s.len(), 119);
-        assert!(s.split('-').all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit())));
+        assert!(
+            s.split('-')
+                .all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit()))
+        );
     }
 
     #[test]
@@ -103,6 +106,10 @@ mod tests {
         // 75 % plus the uniform share of the rest that falls there (0).
         assert!((72_000..78_000).contains(&hot), "{hot}");
         let mut u = Rand::new(7, RandType::Uniform, 1.0, 75.0);
-        assert!((0..1000).map(|_| u.default_id(5, 9)).all(|v| (5..=9).contains(&v)));
+        assert!(
+            (0..1000)
+                .map(|_| u.default_id(5, 9))
+                .all(|v| (5..=9).contains(&v))
+        );
     }
 }

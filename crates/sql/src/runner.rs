@@ -197,24 +197,26 @@ async fn thread(
             w.counts = [0; 3];
             let r = w.event().await;
             let t_ns = ns(clock);
-            let mut s = st.borrow_mut();
-            s.add_counts(w.counts);
-            if let Some(l) = w.log.as_mut() {
-                s.statements(l);
-            }
-            let e = match r {
-                Ok(()) => break,
-                Err(e) => e,
+            // The state is borrowed only between awaits.
+            let (e, stopping) = {
+                let mut s = st.borrow_mut();
+                s.add_counts(w.counts);
+                if let Some(l) = w.log.as_mut() {
+                    s.statements(l);
+                }
+                let e = match r {
+                    Ok(()) => break,
+                    Err(e) => e,
+                };
+                if !ignorable(&o, &e) {
+                    s.fatal.get_or_insert(e);
+                    s.stop = true;
+                    s.busy -= 1;
+                    break 'events;
+                }
+                s.error(t_ns);
+                (e, s.stop)
             };
-            if !ignorable(&o, &e) {
-                s.fatal.get_or_insert(e);
-                s.stop = true;
-                s.busy -= 1;
-                break 'events;
-            }
-            s.error(t_ns);
-            let stopping = s.stop;
-            drop(s);
             if e.kind == ErrKind::Lost {
                 // Reconnect until it works, the error is not ignored or
                 // the run ends.
@@ -555,11 +557,25 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     let finish_writer = |w: Option<WriterThread>| -> Result<(), Error> {
         if let Some((tx, h)) = w {
             drop(tx);
-            let path = o.output.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            let path = o
+                .output
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             match h.join() {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(Error::Output { path, err: e.to_string() }),
-                Err(_) => return Err(Error::Output { path, err: "writer thread panicked".into() }),
+                Ok(Err(e)) => {
+                    return Err(Error::Output {
+                        path,
+                        err: e.to_string(),
+                    });
+                }
+                Err(_) => {
+                    return Err(Error::Output {
+                        path,
+                        err: "writer thread panicked".into(),
+                    });
+                }
             }
         }
         Ok(())
@@ -593,7 +609,13 @@ fn send_pending(st: &Rc<RefCell<State>>, writer: &Option<WriterThread>) {
 
 fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
     let t = s.total;
-    let per = |n: u64| if total_s > 0.0 { n as f64 / total_s } else { 0.0 };
+    let per = |n: u64| {
+        if total_s > 0.0 {
+            n as f64 / total_s
+        } else {
+            0.0
+        }
+    };
     let ms = |v: u64| v as f64 / 1e6;
     let p = f64::from(o.percentile) / 100.0;
     let events: Vec<f64> = s.thread_events.iter().map(|&e| e as f64).collect();
@@ -619,8 +641,10 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         percentile: o.percentile,
         lat_pct_ms: ms(s.lat.quantile(p)),
         lat_sum_ms: s.lat.sum() as f64 / 1e6,
-        corrected_pct_ms: (o.rate > 0.0)
-            .then(|| ms(s.corrected.quantile(if o.percentile == 0 { 0.95 } else { p }))),
+        corrected_pct_ms: (o.rate > 0.0).then(|| {
+            ms(s.corrected
+                .quantile(if o.percentile == 0 { 0.95 } else { p }))
+        }),
         events_avg,
         events_stddev,
         time_avg_s,

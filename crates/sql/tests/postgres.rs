@@ -37,14 +37,23 @@ fn postgres_runs_every_test_and_reports_errors() {
         run(&format!("{a} {test} cleanup")).unwrap();
     }
     let left = db
-        .superuser_sql("sbtest", "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sbtest%'")
+        .superuser_sql(
+            "sbtest",
+            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sbtest%'",
+        )
         .unwrap();
     assert_eq!(left.trim(), "0");
 
-    let e = run(&format!("{a} --pgsql-password=Xyzzy-Bad-Pw --events=1 oltp_read_only run")).unwrap_err();
+    let e = run(&format!(
+        "{a} --pgsql-password=Xyzzy-Bad-Pw --events=1 oltp_read_only run"
+    ))
+    .unwrap_err();
     assert!(matches!(e, Error::Auth { .. }), "{e:?}");
     assert!(!e.to_string().contains(PASSWORD) && !e.to_string().contains("Xyzzy"));
-    let e = run(&format!("{a} --pgsql-db=nosuchdb --events=1 oltp_read_only run")).unwrap_err();
+    let e = run(&format!(
+        "{a} --pgsql-db=nosuchdb --events=1 oltp_read_only run"
+    ))
+    .unwrap_err();
     assert!(matches!(e, Error::UnknownDb { .. }), "{e:?}");
     let e = run(&format!("{a} --events=1 oltp_read_only run")).unwrap_err();
     assert!(matches!(e, Error::TablesMissing { .. }), "{e:?}");
@@ -52,7 +61,11 @@ fn postgres_runs_every_test_and_reports_errors() {
     let e = run(&format!("{a} --table-size=100 oltp_read_only prepare")).unwrap_err();
     assert!(matches!(e, Error::TablesExist { .. }), "{e:?}");
     let dead = loadlab_testkit::db::free_port();
-    let e = run(&format!("{} --events=1 oltp_read_only run", pgsql_args(dead))).unwrap_err();
+    let e = run(&format!(
+        "{} --events=1 oltp_read_only run",
+        pgsql_args(dead)
+    ))
+    .unwrap_err();
     assert!(matches!(e, Error::Refused { .. }), "{e:?}");
 }
 
@@ -61,7 +74,8 @@ fn postgres_tables_are_shared_with_sysbench_both_ways() {
     let Some(_) = sysbench_or_skip("postgres_tables_are_shared_with_sysbench_both_ways") else {
         return;
     };
-    let Some(db) = Postgres::start_or_skip("postgres_tables_are_shared_with_sysbench_both_ways") else {
+    let Some(db) = Postgres::start_or_skip("postgres_tables_are_shared_with_sysbench_both_ways")
+    else {
         return;
     };
     let a = pgsql_args(db.port);
@@ -79,11 +93,19 @@ fn postgres_tables_are_shared_with_sysbench_both_ways() {
     };
     sysbench(&format!("{a} --table-size=200 oltp_read_write prepare"));
     let theirs = schema();
-    let out = run(&format!("{a} --table-size=200 --threads=2 --events=40 oltp_read_write run")).unwrap();
+    let out = run(&format!(
+        "{a} --table-size=200 --threads=2 --events=40 oltp_read_write run"
+    ))
+    .unwrap();
     assert_eq!(figure(&out, "transactions:"), 40.0, "{out}");
     run(&format!("{a} oltp_read_write cleanup")).unwrap();
     run(&format!("{a} --table-size=200 oltp_read_write prepare")).unwrap();
     assert_eq!(schema(), theirs);
-    let out = sysbench(&format!("{a} --table-size=200 --threads=2 --events=40 --time=0 oltp_read_write run"));
-    assert!(out.contains("transactions:                        40 "), "{out}");
+    let out = sysbench(&format!(
+        "{a} --table-size=200 --threads=2 --events=40 --time=0 oltp_read_write run"
+    ));
+    assert!(
+        out.contains("transactions:                        40 "),
+        "{out}"
+    );
 }

@@ -216,7 +216,10 @@ impl MariaDb {
         run(
             Command::new(which("mariadb").ok_or("no `mariadb` client")?)
                 .arg("--no-defaults")
-                .arg(format!("--socket={}", self.dir.path().join("sock").display()))
+                .arg(format!(
+                    "--socket={}",
+                    self.dir.path().join("sock").display()
+                ))
                 .arg("-uroot")
                 .arg("-N")
                 .arg("-B")
@@ -290,7 +293,8 @@ impl Postgres {
         // the whole temporary directory.
         let as_user = if is_root() {
             let (uid, gid) = uid_gid_of("nobody").ok_or("no user `nobody` to run postgres as")?;
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .map_err(|e| e.to_string())?;
             Some("nobody".to_string())
         } else {
             None
@@ -365,7 +369,10 @@ impl Postgres {
                         }
                     }
                     res?;
-                    pg.superuser_sql("postgres", &format!("CREATE DATABASE {DATABASE} OWNER {USER}"))?;
+                    pg.superuser_sql(
+                        "postgres",
+                        &format!("CREATE DATABASE {DATABASE} OWNER {USER}"),
+                    )?;
                     return Ok(pg);
                 }
                 Err(e) => {
