@@ -134,6 +134,9 @@ pub struct Options {
     pub rand_spec_res: f64,
     /// 0: from the current time.
     pub rand_seed: u64,
+    /// `--client-threads`: OS threads the connections are spread over
+    /// (each a current-thread runtime); 0: one per connection, as sysbench.
+    pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
     /// The command line used sysbench 0.4's syntax (`--test=oltp`).
@@ -226,6 +229,7 @@ const KNOWN: &[&str] = &[
     "rand_spec_pct",
     "rand_spec_res",
     "rand_seed",
+    "client_threads",
     "output",
     "test",
     "num_threads",
@@ -326,6 +330,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         rand_spec_res: 75.0,
         rand_seed: 0,
         output: None,
+        client_threads: 0,
         legacy: false,
     };
     // Per-driver connection settings, applied once the driver is known.
@@ -482,6 +487,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
             "rand_spec_pct" | "oltp_dist_pct" => o.rand_spec_pct = parse_num(raw_name, v)?,
             "rand_spec_res" | "oltp_dist_res" => o.rand_spec_res = parse_num(raw_name, v)?,
             "rand_seed" => o.rand_seed = parse_num(raw_name, v)?,
+            "client_threads" => o.client_threads = parse_num(raw_name, v)?,
             // sysbench 0.4.
             "test" => {
                 let t = parse_str(raw_name, v)?;
@@ -663,6 +669,7 @@ General options:
   --rand-type=STRING       uniform or special [special]
   --rand-seed=N            random seed, 0: from the current time [0]
   -o, --output=FILE        write a results file (loadlab report/plot read it)
+  --client-threads=N       OS threads the connections share, 0: one each [0]
 
 Database options:
   --db-driver=STRING       mysql or pgsql [mysql]

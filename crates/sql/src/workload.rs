@@ -232,7 +232,8 @@ pub struct Worker {
     /// The statements of the current event, when the results file wants them.
     pub log: Option<Vec<StmtRun>>,
     pub in_trx: bool,
-    clock: Instant,
+    /// The run's start: statement instants in the results file count from it.
+    pub clock: Instant,
     c: String,
     pad: String,
     sql: String,

@@ -31,7 +31,7 @@ fn every_test_prepares_runs_and_cleans_up() {
         return;
     };
     let a = mysql_args(db.port);
-    for test in [
+    for (i, test) in [
         "oltp_read_only",
         "oltp_read_write",
         "oltp_write_only",
@@ -42,11 +42,16 @@ fn every_test_prepares_runs_and_cleans_up() {
         "oltp_delete",
         "select_random_points",
         "select_random_ranges",
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Every other test with both connections on one client thread.
+        let ct = if i % 2 == 0 { "--client-threads=1" } else { "" };
         let out = run(&format!("{a} --table-size=200 {test} prepare")).unwrap();
         assert!(out.contains("Creating table 'sbtest1'..."), "{out}");
         let out = run(&format!(
-            "{a} --table-size=200 --threads=2 --events=40 --time=30 --rand-seed=7 {test} run"
+            "{a} --table-size=200 --threads=2 --events=40 --time=30 --rand-seed=7 {ct} {test} run"
         ))
         .unwrap_or_else(|e| panic!("{test}: {e}"));
         assert_eq!(figure(&out, "transactions:"), 40.0, "{test}\n{out}");
