@@ -4,6 +4,9 @@
   python3 bench/sysbench.py [--skip-build] [--reps 3] [--seconds 8] [--rows 100000]
                             [--threads 1,4,16] [--test oltp_read_only]
 
+Clients: sysbench; loadlab (one OS thread per connection, the default);
+loadlab-1 (`--client-threads=1`: every connection a task of one thread).
+
 Server: a private MariaDB (mariadb-install-db in a temporary directory,
 --no-defaults, a free 127.0.0.1 port) pinned to CPU 0. Clients pinned to
 CPU 1, one at a time, alternating sysbench and loadlab in each repetition so
@@ -88,8 +91,16 @@ def figures(out):
     return tps, queries, p95
 
 
+TOOLS = {
+    "sysbench": ["sysbench"],
+    "loadlab": [LOADLAB, "sysbench"],
+    # All connections as tasks of one client OS thread.
+    "loadlab-1": [LOADLAB, "sysbench", "--client-threads=1"],
+}
+
+
 def one(tool, db, test, threads, secs, rows):
-    cmd = ([LOADLAB, "sysbench"] if tool == "loadlab" else ["sysbench"]) + db.args() + [
+    cmd = TOOLS[tool] + db.args() + [
         f"--table-size={rows}", f"--threads={threads}", f"--time={secs}", test, "run"]
     out, _, cpu, _, _ = run_measured(cmd, cpu=1)
     tps, queries, p95 = figures(out)
@@ -112,26 +123,27 @@ def main():
         subprocess.run(["sysbench"] + db.args() + [f"--table-size={a.rows}", a.test, "prepare"],
                        check=True, stdout=subprocess.DEVNULL)
         # One warm-up run of each, not measured: the buffer pool fills.
-        for tool in ("sysbench", "loadlab"):
+        for tool in TOOLS:
             one(tool, db, a.test, 4, 3, a.rows)
         rows = []
         for n in [int(x) for x in a.threads.split(",")]:
-            res = {"sysbench": [], "loadlab": []}
+            res = {t: [] for t in TOOLS}
             for _ in range(a.reps):
-                for tool in ("sysbench", "loadlab"):
+                for tool in TOOLS:
                     res[tool].append(one(tool, db, a.test, n, a.seconds, a.rows))
             med = {t: [median([r[i] for r in res[t]]) for i in range(3)] for t in res}
             rows.append((n, med, res))
-            print(f"threads {n}: sysbench {med['sysbench']}, loadlab {med['loadlab']}", flush=True)
+            print(f"threads {n}: " + ", ".join(f"{t} {med[t]}" for t in TOOLS), flush=True)
         print()
         print(f"{a.test}, {a.rows} rows, {a.seconds} s, medians of {a.reps} (MariaDB on CPU 0, client on CPU 1):")
         print()
-        print("| threads | tps sysbench | tps loadlab | ratio | µs CPU/query sysbench | µs CPU/query loadlab | ratio | p95 ms sysbench / loadlab |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| threads | client | tps | tps ratio | µs CPU/query | CPU ratio | p95 ms |")
+        print("|---|---|---|---|---|---|---|")
         for n, med, _ in rows:
-            s, l = med["sysbench"], med["loadlab"]
-            print(f"| {n} | {s[0]:.0f} | {l[0]:.0f} | {l[0] / s[0]:.2f} | {s[1]:.1f} | {l[1]:.1f} | "
-                  f"**{l[1] / s[1]:.2f}** | {s[2]:.2f} / {l[2]:.2f} |")
+            s = med["sysbench"]
+            for t in TOOLS:
+                x = med[t]
+                print(f"| {n} | {t} | {x[0]:.0f} | {x[0] / s[0]:.2f} | {x[1]:.1f} | **{x[1] / s[1]:.2f}** | {x[2]:.2f} |")
     finally:
         db.stop()
 
