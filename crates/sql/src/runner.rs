@@ -423,9 +423,8 @@ fn client_thread(
             return;
         }
     };
-    let local = tokio::task::LocalSet::new();
     let log = o.output.is_some();
-    local.block_on(&rt, async move {
+    rt.block_on(async move {
         let thread_seed =
             |tid: u32| seed.wrapping_add(u64::from(tid).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut workers = Vec::new();
@@ -481,7 +480,7 @@ fn client_thread(
             if let Some(w) = w.as_mut() {
                 w.clock = clock;
             }
-            handles.push(tokio::task::spawn_local(thread(
+            handles.push(tokio::spawn(thread(
                 o.clone(),
                 tid,
                 w,
