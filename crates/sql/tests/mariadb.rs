@@ -110,6 +110,19 @@ fn rate_results_file_and_seed_002_lines() {
     assert_eq!((figure(&out, "write:"), figure(&out, "other:")), (0.0, 0.0));
     assert!(out.contains("Number of threads: 4"), "{out}");
 
+    // Text queries, the histogram, another percentile.
+    let out = run(&format!(
+        "{a} --table-size=500 --threads=2 --events=30 --db-ps-mode=disable --histogram --percentile=99 oltp_read_write run"
+    ))
+    .unwrap();
+    assert_eq!(figure(&out, "transactions:"), 30.0, "{out}");
+    assert!(
+        out.contains("Latency histogram (values are in milliseconds)\n"),
+        "{out}"
+    );
+    assert!(out.contains("         99th percentile:"), "{out}");
+    assert!(!out.contains("95th"), "{out}");
+
     // --rate: open model, interval and queue lines, the corrected line.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.bin");
@@ -124,6 +137,13 @@ fn rate_results_file_and_seed_002_lines() {
     assert!(out.contains("[ 1s ] queue length: "), "{out}");
     assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
     assert!(out.contains("95th percentile (corrected):"), "{out}");
+    // The corrected latency counts from the intended start: never less
+    // than the service time's percentile.
+    let pct = |l: &str| figure(&out, l);
+    assert!(
+        pct("95th percentile (corrected):") >= pct("95th percentile:"),
+        "{out}"
+    );
 
     // The results file: one sample per transaction and per statement, in
     // series tagged by statement kind.
