@@ -109,3 +109,26 @@ fn postgres_tables_are_shared_with_sysbench_both_ways() {
         "{out}"
     );
 }
+
+#[test]
+fn postgres_killed_mid_run_ends_the_run_with_one_line() {
+    let Some(mut db) =
+        Postgres::start_or_skip("postgres_killed_mid_run_ends_the_run_with_one_line")
+    else {
+        return;
+    };
+    let a = pgsql_args(db.port);
+    run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
+    let line = format!("{a} --table-size=200 --threads=2 --time=30 oltp_read_only run");
+    let t0 = std::time::Instant::now();
+    let h = std::thread::spawn(move || run(&line));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    db.kill();
+    let e = h.join().unwrap().unwrap_err();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+    assert!(
+        matches!(e, Error::Lost { transactions, .. } if transactions > 0),
+        "{e:?}"
+    );
+    assert!(!e.to_string().contains('\n'));
+}
