@@ -25,7 +25,11 @@ fn create_sql(o: &Options, t: u32) -> String {
             format!("/*! ENGINE = {} */", o.mysql_storage_engine),
         ),
         Driver::Pgsql => (
-            if o.auto_inc { "SERIAL" } else { "INTEGER NOT NULL" },
+            if o.auto_inc {
+                "SERIAL"
+            } else {
+                "INTEGER NOT NULL"
+            },
             String::new(),
         ),
     };
@@ -40,7 +44,10 @@ fn create_sql(o: &Options, t: u32) -> String {
 pub async fn existing_tables(conn: &mut Conn, tables: u32) -> Result<Vec<u32>, SqlError> {
     let mut found = Vec::new();
     for t in 1..=tables {
-        match conn.query(&format!("SELECT 1 FROM sbtest{t} LIMIT 1")).await {
+        match conn
+            .query(&format!("SELECT 1 FROM sbtest{t} LIMIT 1"))
+            .await
+        {
             Ok(()) => found.push(t),
             Err(e) if e.kind == ErrKind::NoTable => {}
             Err(e) => return Err(e),
@@ -65,6 +72,7 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
             count: exist.len(),
         });
     }
+    crate::banner_line(out);
     // oltp_insert without --auto-inc creates empty tables: ids made at
     // prepare time could collide with the unique ones of the run.
     let rows = if o.test == Test::OltpInsert && !o.auto_inc {
@@ -73,7 +81,11 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
         o.table_size
     };
     let mut rng = Rand::new(
-        if o.rand_seed == 0 { now_seed() } else { o.rand_seed },
+        if o.rand_seed == 0 {
+            now_seed()
+        } else {
+            o.rand_seed
+        },
         crate::options::RandType::Uniform,
         1.0,
         75.0,
@@ -130,6 +142,7 @@ pub async fn cleanup(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let mut conn = Conn::connect(o.driver, &o.conn, o.ps_mode)
         .await
         .map_err(|e| Error::connect(o, e))?;
+    crate::banner_line(out);
     for t in 1..=o.tables {
         let _ = writeln!(out, "Dropping table 'sbtest{t}'...");
         conn.query(&format!("DROP TABLE IF EXISTS sbtest{t}"))

@@ -83,7 +83,8 @@ fn io_error(e: &std::io::Error, connecting: bool) -> SqlError {
     let refused = matches!(
         e.kind(),
         K::ConnectionRefused | K::AddrNotAvailable | K::NotFound | K::TimedOut
-    ) || (connecting && matches!(e.kind(), K::HostUnreachable | K::NetworkUnreachable));
+    ) || (connecting
+        && matches!(e.kind(), K::HostUnreachable | K::NetworkUnreachable));
     if refused && connecting {
         SqlError {
             kind: ErrKind::Refused,
@@ -119,7 +120,11 @@ fn my_error(e: mysql_async::Error, connecting: bool) -> SqlError {
         other => {
             let closed = matches!(other, Error::Io(_));
             SqlError {
-                kind: if closed { ErrKind::Lost } else { ErrKind::Other },
+                kind: if closed {
+                    ErrKind::Lost
+                } else {
+                    ErrKind::Other
+                },
                 code: if closed { codes::SERVER_LOST } else { 0 },
                 message: other.to_string(),
             }
@@ -394,8 +399,10 @@ impl Conn {
         match &mut self.inner {
             Inner::My { conn, .. } => {
                 use mysql_async::prelude::Queryable;
-                let v: Option<Option<String>> =
-                    conn.query_first(sql).await.map_err(|e| my_error(e, false))?;
+                let v: Option<Option<String>> = conn
+                    .query_first(sql)
+                    .await
+                    .map_err(|e| my_error(e, false))?;
                 Ok(v.flatten())
             }
             Inner::Pg { client, .. } => {

@@ -35,14 +35,18 @@ pub use workload::Test;
 /// (see `docs/exit-codes.md`). Never holds the password.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("cannot connect to {server} at {addr}: {msg} (is the server running? check --{driver}-host and --{driver}-port)")]
+    #[error(
+        "cannot connect to {server} at {addr}: {msg} (is the server running? check --{driver}-host and --{driver}-port)"
+    )]
     Refused {
         server: &'static str,
         driver: &'static str,
         addr: String,
         msg: String,
     },
-    #[error("{server} at {addr} refused the login of user '{user}': wrong user name or password (error {code}: {msg})")]
+    #[error(
+        "{server} at {addr} refused the login of user '{user}': wrong user name or password (error {code}: {msg})"
+    )]
     Auth {
         server: &'static str,
         addr: String,
@@ -50,7 +54,9 @@ pub enum Error {
         code: u32,
         msg: String,
     },
-    #[error("database '{db}' does not exist on {server} at {addr}, or user '{user}' may not use it (error {code}: {msg}); create it first: CREATE DATABASE {db}")]
+    #[error(
+        "database '{db}' does not exist on {server} at {addr}, or user '{user}' may not use it (error {code}: {msg}); create it first: CREATE DATABASE {db}"
+    )]
     UnknownDb {
         server: &'static str,
         addr: String,
@@ -59,7 +65,9 @@ pub enum Error {
         code: u32,
         msg: String,
     },
-    #[error("{server} at {addr} has no free connection for --threads={threads}: {msg} (error {code}); raise the server's max_connections, lower --threads, or count it with --mysql-ignore-errors={code}")]
+    #[error(
+        "{server} at {addr} has no free connection for --threads={threads}: {msg} (error {code}); raise the server's max_connections, lower --threads, or count it with --mysql-ignore-errors={code}"
+    )]
     TooManyConnections {
         server: &'static str,
         addr: String,
@@ -67,19 +75,25 @@ pub enum Error {
         code: u32,
         msg: String,
     },
-    #[error("table '{table}' does not exist in database '{db}': run 'loadlab sysbench {test} prepare' first, with the same --tables and --table-size")]
+    #[error(
+        "table '{table}' does not exist in database '{db}': run 'loadlab sysbench {test} prepare' first, with the same --tables and --table-size"
+    )]
     TablesMissing {
         table: String,
         db: String,
         test: &'static str,
     },
-    #[error("table '{table}' already exists in database '{db}' ({count} of the test's tables exist); nothing was changed: run 'cleanup' first to make them again")]
+    #[error(
+        "table '{table}' already exists in database '{db}' ({count} of the test's tables exist); nothing was changed: run 'cleanup' first to make them again"
+    )]
     TablesExist {
         table: String,
         db: String,
         count: usize,
     },
-    #[error("lost the connection to {server} at {addr} during the run, after {transactions} transactions (error {code}: {msg}); was the server stopped? (add {code} to --mysql-ignore-errors to reconnect instead)")]
+    #[error(
+        "lost the connection to {server} at {addr} during the run, after {transactions} transactions (error {code}: {msg}); was the server stopped? (add {code} to --mysql-ignore-errors to reconnect instead)"
+    )]
     Lost {
         server: &'static str,
         addr: String,
@@ -188,9 +202,7 @@ impl Error {
                 code: e.code,
                 msg: e.message,
             },
-            ErrKind::TooManyConnections | ErrKind::Auth | ErrKind::UnknownDb => {
-                Self::connect(o, e)
-            }
+            ErrKind::TooManyConnections | ErrKind::Auth | ErrKind::UnknownDb => Self::connect(o, e),
             _ => Error::Sql {
                 server: Self::server(o),
                 during: "the run",
@@ -221,6 +233,16 @@ fn table_in(msg: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
+/// The first line of `prepare` and `cleanup`, printed once the server
+/// has let us in (so that a failure leaves stdout empty).
+pub(crate) fn banner_line(out: &mut dyn Write) {
+    let _ = writeln!(
+        out,
+        "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
 pub(crate) fn now_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -239,22 +261,8 @@ pub fn execute(o: Options, out: &mut dyn Write) -> Result<(), Error> {
     let o = Arc::new(o);
     rt.block_on(async {
         match o.command {
-            Command::Prepare => {
-                let _ = writeln!(
-                    out,
-                    "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
-                    env!("CARGO_PKG_VERSION")
-                );
-                data::prepare(&o, out).await
-            }
-            Command::Cleanup => {
-                let _ = writeln!(
-                    out,
-                    "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
-                    env!("CARGO_PKG_VERSION")
-                );
-                data::cleanup(&o, out).await
-            }
+            Command::Prepare => data::prepare(&o, out).await,
+            Command::Cleanup => data::cleanup(&o, out).await,
             Command::Run => runner::run(o.clone(), out).await,
         }
     })

@@ -134,6 +134,9 @@ pub struct Options {
     pub rand_spec_res: f64,
     /// 0: from the current time.
     pub rand_seed: u64,
+    /// `--client-threads`: OS threads the connections are spread over
+    /// (each a current-thread runtime); 0: one per connection, as sysbench.
+    pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
     /// The command line used sysbench 0.4's syntax (`--test=oltp`).
@@ -183,20 +186,79 @@ fn parse_str(name: &str, v: Option<&str>) -> Result<String, OptionsError> {
 
 /// Every option name (with `_`), for the "did you mean" of a typo.
 const KNOWN: &[&str] = &[
-    "db_driver", "mysql_host", "mysql_port", "mysql_user", "mysql_password", "mysql_db",
-    "pgsql_host", "pgsql_port", "pgsql_user", "pgsql_password", "pgsql_db", "tables",
-    "table_size", "threads", "time", "events", "rate", "report_interval", "percentile",
-    "histogram", "range_size", "skip_trx", "db_ps_mode", "mysql_ignore_errors", "auto_inc",
-    "point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges",
-    "index_updates", "non_index_updates", "delete_inserts", "range_selects",
-    "create_secondary", "mysql_storage_engine", "random_points", "number_of_ranges", "delta",
-    "rand_type", "rand_spec_pct", "rand_spec_res", "rand_seed", "output", "test",
-    "num_threads", "max_time", "max_requests", "tx_rate", "oltp_table_size",
-    "oltp_tables_count", "oltp_read_only", "oltp_skip_trx", "oltp_nontrx_mode",
-    "oltp_test_mode", "oltp_range_size", "oltp_point_selects", "oltp_simple_ranges",
-    "oltp_sum_ranges", "oltp_order_ranges", "oltp_distinct_ranges", "oltp_index_updates",
-    "oltp_non_index_updates", "oltp_dist_type", "oltp_auto_inc", "mysql_table_engine",
-    "help", "version", "verbosity", "forced_shutdown", "db_debug", "mysql_socket",
+    "db_driver",
+    "mysql_host",
+    "mysql_port",
+    "mysql_user",
+    "mysql_password",
+    "mysql_db",
+    "pgsql_host",
+    "pgsql_port",
+    "pgsql_user",
+    "pgsql_password",
+    "pgsql_db",
+    "tables",
+    "table_size",
+    "threads",
+    "time",
+    "events",
+    "rate",
+    "report_interval",
+    "percentile",
+    "histogram",
+    "range_size",
+    "skip_trx",
+    "db_ps_mode",
+    "mysql_ignore_errors",
+    "auto_inc",
+    "point_selects",
+    "simple_ranges",
+    "sum_ranges",
+    "order_ranges",
+    "distinct_ranges",
+    "index_updates",
+    "non_index_updates",
+    "delete_inserts",
+    "range_selects",
+    "create_secondary",
+    "mysql_storage_engine",
+    "random_points",
+    "number_of_ranges",
+    "delta",
+    "rand_type",
+    "rand_spec_pct",
+    "rand_spec_res",
+    "rand_seed",
+    "client_threads",
+    "output",
+    "test",
+    "num_threads",
+    "max_time",
+    "max_requests",
+    "tx_rate",
+    "oltp_table_size",
+    "oltp_tables_count",
+    "oltp_read_only",
+    "oltp_skip_trx",
+    "oltp_nontrx_mode",
+    "oltp_test_mode",
+    "oltp_range_size",
+    "oltp_point_selects",
+    "oltp_simple_ranges",
+    "oltp_sum_ranges",
+    "oltp_order_ranges",
+    "oltp_distinct_ranges",
+    "oltp_index_updates",
+    "oltp_non_index_updates",
+    "oltp_dist_type",
+    "oltp_auto_inc",
+    "mysql_table_engine",
+    "help",
+    "version",
+    "verbosity",
+    "forced_shutdown",
+    "db_debug",
+    "mysql_socket",
 ];
 
 fn nearest(name: &str) -> Option<&'static str> {
@@ -268,16 +330,19 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         rand_spec_res: 75.0,
         rand_seed: 0,
         output: None,
+        client_threads: 0,
         legacy: false,
     };
     // Per-driver connection settings, applied once the driver is known.
-    let (mut my, mut pg): (Vec<(String, String)>, Vec<(String, String)>) = (vec![], vec![]);
+    let mut my: Vec<(String, String)> = Vec::new();
+    let mut pg: Vec<(String, String)> = Vec::new();
     let mut positional: Vec<&str> = Vec::new();
     let mut time_set = false;
     let mut events_set = false;
     let mut legacy_read_only = false;
     let mut legacy_mode = "complex".to_string();
     let mut point_selects_set = false;
+    let mut ignore_set = false;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -340,7 +405,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
             {
                 pg.push((n[6..].to_string(), parse_str(raw_name, v)?));
             }
-            "mysql_socket" => return err("--mysql-socket is not supported: use --mysql-host and --mysql-port"),
+            "mysql_socket" => {
+                return err("--mysql-socket is not supported: use --mysql-host and --mysql-port");
+            }
             "tables" | "oltp_tables_count" => o.tables = parse_num(raw_name, v)?,
             "table_size" | "oltp_table_size" => o.table_size = parse_num(raw_name, v)?,
             "threads" | "num_threads" => o.threads = parse_num(raw_name, v)?,
@@ -366,6 +433,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 }
             }
             "mysql_ignore_errors" => {
+                ignore_set = true;
                 let s = parse_str(raw_name, v)?;
                 o.ignore_errors = if s == "all" {
                     IgnoreErrors::All
@@ -419,6 +487,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
             "rand_spec_pct" | "oltp_dist_pct" => o.rand_spec_pct = parse_num(raw_name, v)?,
             "rand_spec_res" | "oltp_dist_res" => o.rand_spec_res = parse_num(raw_name, v)?,
             "rand_seed" => o.rand_seed = parse_num(raw_name, v)?,
+            "client_threads" => o.client_threads = parse_num(raw_name, v)?,
             // sysbench 0.4.
             "test" => {
                 let t = parse_str(raw_name, v)?;
@@ -495,7 +564,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 o.test = Test::from_name(t).ok_or_else(|| unknown_test(t))?;
                 command_word = c;
             }
-            _ => return err(format!("unexpected arguments: {}", positional[2..].join(" "))),
+            _ => {
+                return err(format!(
+                    "unexpected arguments: {}",
+                    positional[2..].join(" ")
+                ));
+            }
         }
     }
     o.command = match command_word {
@@ -510,6 +584,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         }
     };
     let _ = point_selects_set;
+    // sysbench's pgsql driver restarts a transaction after a deadlock
+    // (40P01), a serialization failure (40001) and a unique violation
+    // (23505, two threads deleting and inserting the same id): their
+    // MySQL numbers 1213 and 1062, unless the list is given.
+    if o.driver == Driver::Pgsql && !ignore_set {
+        o.ignore_errors = IgnoreErrors::Codes(vec![1213, 1062]);
+    }
     // Connection settings of the chosen driver; the other driver's are
     // accepted and unused, as sysbench does.
     let (chosen, default_port) = match o.driver {
@@ -540,7 +621,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
     if o.percentile > 100 {
         return err(format!("--percentile={}: expected 0 to 100", o.percentile));
     }
-    if !(o.rate >= 0.0 && o.rate.is_finite()) || !(o.time >= 0.0 && o.time.is_finite()) {
+    if !(o.rate >= 0.0 && o.rate.is_finite() && o.time >= 0.0 && o.time.is_finite()) {
         return err("--rate and --time must be numbers ≥ 0");
     }
     if !(o.report_interval >= 0.0 && o.report_interval.is_finite()) {
@@ -558,7 +639,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
 fn unknown_test(t: &str) -> OptionsError {
     OptionsError(format!(
         "unknown test '{t}': expected one of {}",
-        Test::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+        Test::ALL
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }
 
@@ -584,6 +669,7 @@ General options:
   --rand-type=STRING       uniform or special [special]
   --rand-seed=N            random seed, 0: from the current time [0]
   -o, --output=FILE        write a results file (loadlab report/plot read it)
+  --client-threads=N       OS threads the connections share, 0: one each [0]
 
 Database options:
   --db-driver=STRING       mysql or pgsql [mysql]
@@ -621,8 +707,10 @@ mod tests {
 
     #[test]
     fn sysbench_1_0_syntax() {
-        let o = p("--db-driver=pgsql --pgsql-port=5433 --pgsql-password=pw --mysql-port=1 \
-                   --threads=4 --table_size=100 --time=0 --events=50 --skip-trx oltp_read_only run")
+        let o = p(
+            "--db-driver=pgsql --pgsql-port=5433 --pgsql-password=pw --mysql-port=1 \
+                   --threads=4 --table_size=100 --time=0 --events=50 --skip-trx oltp_read_only run",
+        )
         .unwrap();
         assert_eq!(o.test, Test::OltpReadOnly);
         assert_eq!(o.command, Command::Run);
@@ -634,16 +722,20 @@ mod tests {
 
     #[test]
     fn seed_002_legacy_lines() {
-        let o = p("--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
+        let o = p(
+            "--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
                    --mysql-user=test --mysql-password=test --max-time=240 --max-requests=0 \
-                   --oltp-read-only --oltp-skip-trx --oltp-nontrx-mode=select --num-threads=16 run")
+                   --oltp-read-only --oltp-skip-trx --oltp-nontrx-mode=select --num-threads=16 run",
+        )
         .unwrap();
         assert_eq!(o.test, Test::OltpReadOnly);
         assert!(o.legacy && o.skip_trx);
         assert_eq!((o.time, o.events, o.threads), (240.0, 0, 16));
         assert_eq!((o.table_size, o.conn.db.as_str()), (1_000_000, "sysbench"));
-        let o = p("--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
-                   --mysql-user=test --mysql-password=test prepare")
+        let o = p(
+            "--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
+                   --mysql-user=test --mysql-password=test prepare",
+        )
         .unwrap();
         assert_eq!((o.test, o.command), (Test::OltpReadWrite, Command::Prepare));
     }

@@ -12,6 +12,10 @@ pub const C_TEMPLATE: &str = "###########-###########-###########-###########-##
 /// `pad`: 5 groups of 11 digits, 59 characters.
 pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
 
+/// Uniform draws summed for the bell part of `special` (sysbench's
+/// `--rand-spec-iter` default).
+const SPEC_ITER: u32 = 12;
+
 /// One thread's generator.
 pub struct Rand {
     rng: SmallRng,
@@ -40,7 +44,11 @@ impl Rand {
         self.rng.random_range(a..=b)
     }
 
-    /// sysbench's default distribution for ids in `a..=b`.
+    /// sysbench's default distribution for ids in `a..=b`. `special` as
+    /// sysbench 1.0 draws it: with probability 1 − spec_res the mean of 12
+    /// uniform draws over the range (a bell around the middle), otherwise
+    /// a value in the band of spec_pct of the range around its middle,
+    /// reusing the same uniform draw for the position in the band.
     pub fn default_id(&mut self, a: i64, b: i64) -> i64 {
         match self.kind {
             RandType::Uniform => self.uniform(a, b),
@@ -48,17 +56,15 @@ impl Rand {
                 if b <= a {
                     return a;
                 }
-                let n = (b - a + 1) as f64;
-                let hot = ((n * self.spec_pct) as i64).max(1);
-                let total = b - a + 1;
-                if hot >= total {
-                    return self.uniform(a, b);
+                let t = (b - a) as f64;
+                let rnd: f64 = self.rng.random();
+                if rnd < 1.0 - self.spec_res {
+                    let sum: f64 = (0..SPEC_ITER).map(|_| self.rng.random::<f64>()).sum();
+                    return a + (sum * t / f64::from(SPEC_ITER)) as i64;
                 }
-                if self.rng.random::<f64>() < self.spec_res {
-                    a + self.rng.random_range(0..hot)
-                } else {
-                    a + hot + self.rng.random_range(0..total - hot)
-                }
+                let d = t * self.spec_pct;
+                let v = rnd * (d + 1.0) + t / 2.0 - t * self.spec_pct / 2.0;
+                (a + v as i64).min(b)
             }
         }
     }
@@ -92,17 +98,30 @@ mod tests {
         let mut s = String::new();
         r.fill(C_TEMPLATE, &mut s);
         assert_eq!(s.len(), 119);
-        assert!(s.split('-').all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit())));
+        assert!(
+            s.split('-')
+                .all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit()))
+        );
     }
 
     #[test]
-    fn special_ids_are_hot_on_one_percent() {
+    fn special_ids_are_hot_on_one_percent_in_the_middle() {
         let mut r = Rand::new(7, RandType::Special, 1.0, 75.0);
         let n = 100_000;
-        let hot = (0..n).filter(|_| r.default_id(1, 10_000) <= 100).count();
-        // 75 % plus the uniform share of the rest that falls there (0).
-        assert!((72_000..78_000).contains(&hot), "{hot}");
+        let draws: Vec<i64> = (0..n).map(|_| r.default_id(1, 10_000)).collect();
+        assert!(draws.iter().all(|v| (1..=10_000).contains(v)));
+        // 75 % in the middle band of 1 % (ids 4951..=5051), plus the part
+        // of the bell that falls there.
+        let hot = draws.iter().filter(|v| (4951..=5051).contains(*v)).count();
+        assert!((74_000..80_000).contains(&hot), "{hot}");
+        // The bell: few draws in the outer fifths.
+        let outer = draws.iter().filter(|v| **v < 2000 || **v > 8000).count();
+        assert!(outer < n / 100, "{outer}");
         let mut u = Rand::new(7, RandType::Uniform, 1.0, 75.0);
-        assert!((0..1000).map(|_| u.default_id(5, 9)).all(|v| (5..=9).contains(&v)));
+        assert!(
+            (0..1000)
+                .map(|_| u.default_id(5, 9))
+                .all(|v| (5..=9).contains(&v))
+        );
     }
 }

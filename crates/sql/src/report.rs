@@ -163,14 +163,22 @@ pub fn final_blocks(f: &FinalFigures) -> String {
         f.reconnects, f.reconn_ps
     );
     s.push_str("\nGeneral statistics:\n");
-    let _ = writeln!(s, "    total time:                          {:.4}s", f.total_time_s);
+    let _ = writeln!(
+        s,
+        "    total time:                          {:.4}s",
+        f.total_time_s
+    );
     let _ = writeln!(s, "    total number of events:              {}", f.events);
     s.push_str("\nLatency (ms):\n");
     lat_line(&mut s, "min:", f.lat_min_ms);
     lat_line(&mut s, "avg:", f.lat_avg_ms);
     lat_line(&mut s, "max:", f.lat_max_ms);
     if f.percentile > 0 {
-        lat_line(&mut s, &format!("{}th percentile:", f.percentile), f.lat_pct_ms);
+        lat_line(
+            &mut s,
+            &format!("{}th percentile:", f.percentile),
+            f.lat_pct_ms,
+        );
     }
     lat_line(&mut s, "sum:", f.lat_sum_ms);
     if let Some(c) = f.corrected_pct_ms {

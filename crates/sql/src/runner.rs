@@ -10,11 +10,9 @@
 //! transaction and per statement, and the ignored errors and reconnects as
 //! counter records, from a writer thread.
 
-use std::cell::RefCell;
 use std::io::Write;
-use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{AttackInfo, ErrorKind, MetricSample, Sample, SeriesInfo, SeriesKind, Sink};
@@ -128,6 +126,13 @@ impl State {
     }
 }
 
+type Shared = Arc<Mutex<State>>;
+
+/// The run's state, locked briefly (never across an await).
+fn lock(st: &Shared) -> MutexGuard<'_, State> {
+    st.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 fn ignorable(o: &Options, e: &SqlError) -> bool {
     o.ignore_errors.ignores(e.code)
 }
@@ -141,24 +146,24 @@ async fn thread(
     o: Arc<Options>,
     tid: u32,
     mut w: Option<Worker>,
-    st: Rc<RefCell<State>>,
+    st: Shared,
     clock: Instant,
     unique: Arc<AtomicU32>,
     seed: u64,
 ) {
-    let log = st.borrow().pending.is_some();
+    let log = lock(&st).pending.is_some();
     loop {
-        if w.is_some() || st.borrow().stop {
+        if w.is_some() || lock(&st).stop {
             break;
         }
         match Worker::connect(o.clone(), tid, seed, unique.clone(), clock, log).await {
             Ok(x) => w = Some(x),
             Err(e) if ignorable(&o, &e) => {
-                st.borrow_mut().error(ns(clock));
+                lock(&st).error(ns(clock));
                 tokio::time::sleep(RECONNECT_PAUSE).await;
             }
             Err(e) => {
-                let mut s = st.borrow_mut();
+                let mut s = lock(&st);
                 s.fatal.get_or_insert(e);
                 s.stop = true;
                 return;
@@ -169,7 +174,7 @@ async fn thread(
     let deadline = (o.time > 0.0).then(|| clock + Duration::from_secs_f64(o.time));
     'events: loop {
         let n = {
-            let mut s = st.borrow_mut();
+            let mut s = lock(&st);
             if s.stop || (o.events > 0 && s.next_event >= o.events) {
                 break;
             }
@@ -183,7 +188,7 @@ async fn thread(
             }
             if due > Instant::now() {
                 tokio::time::sleep_until(due.into()).await;
-                if st.borrow().stop {
+                if lock(&st).stop {
                     break;
                 }
             }
@@ -192,48 +197,50 @@ async fn thread(
             Instant::now()
         };
         let start = Instant::now();
-        st.borrow_mut().busy += 1;
+        lock(&st).busy += 1;
         loop {
             w.counts = [0; 3];
             let r = w.event().await;
             let t_ns = ns(clock);
-            let mut s = st.borrow_mut();
-            s.add_counts(w.counts);
-            if let Some(l) = w.log.as_mut() {
-                s.statements(l);
-            }
-            let e = match r {
-                Ok(()) => break,
-                Err(e) => e,
+            // The state is borrowed only between awaits.
+            let (e, stopping) = {
+                let mut s = lock(&st);
+                s.add_counts(w.counts);
+                if let Some(l) = w.log.as_mut() {
+                    s.statements(l);
+                }
+                let e = match r {
+                    Ok(()) => break,
+                    Err(e) => e,
+                };
+                if !ignorable(&o, &e) {
+                    s.fatal.get_or_insert(e);
+                    s.stop = true;
+                    s.busy -= 1;
+                    break 'events;
+                }
+                s.error(t_ns);
+                (e, s.stop)
             };
-            if !ignorable(&o, &e) {
-                s.fatal.get_or_insert(e);
-                s.stop = true;
-                s.busy -= 1;
-                break 'events;
-            }
-            s.error(t_ns);
-            let stopping = s.stop;
-            drop(s);
             if e.kind == ErrKind::Lost {
                 // Reconnect until it works, the error is not ignored or
                 // the run ends.
                 loop {
-                    if st.borrow().stop {
-                        st.borrow_mut().busy -= 1;
+                    if lock(&st).stop {
+                        lock(&st).busy -= 1;
                         break 'events;
                     }
                     match w.reconnect().await {
                         Ok(()) => {
-                            st.borrow_mut().reconnect(ns(clock));
+                            lock(&st).reconnect(ns(clock));
                             break;
                         }
                         Err(e2) if ignorable(&o, &e2) => {
-                            st.borrow_mut().error(ns(clock));
+                            lock(&st).error(ns(clock));
                             tokio::time::sleep(RECONNECT_PAUSE).await;
                         }
                         Err(e2) => {
-                            let mut s = st.borrow_mut();
+                            let mut s = lock(&st);
                             s.fatal.get_or_insert(e2);
                             s.stop = true;
                             s.busy -= 1;
@@ -248,19 +255,19 @@ async fn thread(
                 // "other" count grows by the retry's BEGIN alone): same here.
                 w.counts = [0; 3];
                 let _ = w.rollback().await;
-                let mut s = st.borrow_mut();
+                let mut s = lock(&st);
                 s.add_counts(w.counts);
                 if let Some(l) = w.log.as_mut() {
                     s.statements(l);
                 }
             }
             if stopping {
-                st.borrow_mut().busy -= 1;
+                lock(&st).busy -= 1;
                 break 'events;
             }
         }
         let end = Instant::now();
-        let mut s = st.borrow_mut();
+        let mut s = lock(&st);
         s.busy -= 1;
         let lat = end.duration_since(start).as_nanos() as u64;
         s.total.events += 1;
@@ -381,67 +388,142 @@ fn start_writer(o: &Options, start_unix_ns: u64) -> Result<Option<WriterThread>,
     Ok(Some((tx, h)))
 }
 
+/// What the client threads are told once every connection is made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Go {
+    Wait,
+    Start(Instant),
+    Abort,
+}
+
+/// One client OS thread: its own current-thread runtime, its share of the
+/// connections (tasks), connected before the run starts.
+#[allow(clippy::too_many_arguments)]
+fn client_thread(
+    o: Arc<Options>,
+    tids: Vec<u32>,
+    st: Shared,
+    unique: Arc<AtomicU32>,
+    seed: u64,
+    conn_tx: tokio::sync::mpsc::UnboundedSender<Result<usize, SqlError>>,
+    mut go_rx: tokio::sync::watch::Receiver<Go>,
+    done_tx: tokio::sync::mpsc::UnboundedSender<()>,
+) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = conn_tx.send(Err(SqlError {
+                kind: ErrKind::Other,
+                code: 0,
+                message: format!("cannot start a client thread's runtime: {e}"),
+            }));
+            return;
+        }
+    };
+    let log = o.output.is_some();
+    rt.block_on(async move {
+        let thread_seed =
+            |tid: u32| seed.wrapping_add(u64::from(tid).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut workers = Vec::new();
+        let mut missing = 0;
+        let mut fatal = None;
+        for &tid in &tids {
+            match Worker::connect(
+                o.clone(),
+                tid,
+                thread_seed(tid),
+                unique.clone(),
+                Instant::now(),
+                log,
+            )
+            .await
+            {
+                Ok(w) => workers.push((tid, Some(w))),
+                Err(e) if ignorable(&o, &e) && e.kind == ErrKind::TooManyConnections => {
+                    missing += 1;
+                    workers.push((tid, None));
+                }
+                Err(e) => {
+                    fatal = Some(e);
+                    break;
+                }
+            }
+        }
+        let _ = conn_tx.send(match fatal {
+            Some(e) => Err(e),
+            None => Ok(missing),
+        });
+        let clock = loop {
+            match *go_rx.borrow_and_update() {
+                Go::Start(c) => break Some(c),
+                Go::Abort => break None,
+                Go::Wait => {}
+            }
+            if go_rx.changed().await.is_err() {
+                break None;
+            }
+        };
+        let Some(clock) = clock else {
+            for (_, w) in workers {
+                if let Some(w) = w {
+                    w.conn.close().await;
+                }
+            }
+            let _ = done_tx.send(());
+            return;
+        };
+        let mut handles = Vec::new();
+        for (tid, mut w) in workers {
+            if let Some(w) = w.as_mut() {
+                w.clock = clock;
+            }
+            handles.push(tokio::spawn(thread(
+                o.clone(),
+                tid,
+                w,
+                st.clone(),
+                clock,
+                unique.clone(),
+                thread_seed(tid),
+            )));
+        }
+        for h in handles {
+            let _ = h.await;
+        }
+        let _ = done_tx.send(());
+    });
+}
+
 /// Runs the test; prints sysbench's layout on `out`.
 pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     let seed_given = o.rand_seed != 0;
     let seed = if seed_given { o.rand_seed } else { now_seed() };
-    let clock = Instant::now();
-    let start_unix_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
     let unique = Arc::new(AtomicU32::new((seed as u32) & 0x3fff_ffff));
-    let log = o.output.is_some();
-    // Thread 0 first: its connection tells whether the server, the login
-    // and the tables are there before anything else starts.
-    let mut first = Worker::connect(o.clone(), 0, seed, unique.clone(), clock, log)
+    // One connection first: it tells whether the server, the login and
+    // the tables are there before anything else starts.
+    let mut probe = crate::driver::Conn::connect(o.driver, &o.conn, o.ps_mode)
         .await
         .map_err(|e| Error::connect(&o, e))?;
-    let exist = crate::data::existing_tables(&mut first.conn, o.tables)
+    let exist = crate::data::existing_tables(&mut probe, o.tables)
         .await
         .map_err(|e| Error::connect(&o, e))?;
+    probe.close().await;
     if let Some(t) = (1..=o.tables).find(|t| !exist.contains(t)) {
-        first.conn.close().await;
         return Err(Error::TablesMissing {
             table: format!("sbtest{t}"),
             db: o.conn.db.clone(),
             test: o.test.name(),
         });
     }
-    let mut workers: Vec<Option<Worker>> = vec![Some(first)];
-    let mut pending = Vec::new();
-    for tid in 1..o.threads {
-        pending.push(Worker::connect(
-            o.clone(),
-            tid,
-            seed.wrapping_add(u64::from(tid).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            unique.clone(),
-            clock,
-            log,
-        ));
-    }
-    // Connect the others at once (as sysbench's thread_init does).
-    let mut fatal = None;
-    for f in pending {
-        match f.await {
-            Ok(w) => workers.push(Some(w)),
-            Err(e) if ignorable(&o, &e) && e.kind == ErrKind::TooManyConnections => {
-                workers.push(None)
-            }
-            Err(e) => {
-                fatal.get_or_insert(e);
-                workers.push(None);
-            }
-        }
-    }
-    if let Some(e) = fatal {
-        for w in workers.into_iter().flatten() {
-            w.conn.close().await;
-        }
-        return Err(Error::connect(&o, e));
-    }
+    let start_unix_ns = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
     let writer = start_writer(&o, start_unix_ns)?;
-    let st = Rc::new(RefCell::new(State {
+    let st: Shared = Arc::new(Mutex::new(State {
         total: Counters::default(),
         iv: Counters::default(),
         lat: Distribution::new(),
@@ -456,116 +538,158 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
         pending: writer.as_ref().map(|_| Vec::with_capacity(4096)),
         seq: 0,
     }));
+    // The connections, spread over the client OS threads (by default one
+    // each, as sysbench), connected at once as sysbench's thread_init.
+    let k = if o.client_threads == 0 {
+        o.threads
+    } else {
+        o.client_threads.min(o.threads)
+    };
+    let (conn_tx, mut conn_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (go_tx, go_rx) = tokio::sync::watch::channel(Go::Wait);
+    let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut joins = Vec::new();
+    for i in 0..k {
+        let tids: Vec<u32> = (0..o.threads).filter(|t| t % k == i).collect();
+        let (o, st, unique) = (o.clone(), st.clone(), unique.clone());
+        let (conn_tx, go_rx, done_tx) = (conn_tx.clone(), go_rx.clone(), done_tx.clone());
+        joins.push(
+            std::thread::Builder::new()
+                .name(format!("sysbench-{i}"))
+                .spawn(move || client_thread(o, tids, st, unique, seed, conn_tx, go_rx, done_tx))
+                .map_err(|e| Error::Runtime(e.to_string()))?,
+        );
+    }
+    drop((conn_tx, done_tx));
+    let mut fatal = None;
+    let mut missing = 0;
+    for _ in 0..k {
+        match conn_rx.recv().await {
+            Some(Ok(m)) => missing += m,
+            Some(Err(e)) => {
+                fatal.get_or_insert(e);
+            }
+            None => break,
+        }
+    }
+    if let Some(e) = fatal {
+        let _ = go_tx.send(Go::Abort);
+        for j in joins {
+            let _ = j.join();
+        }
+        if let Some((tx, h)) = writer {
+            drop(tx);
+            let _ = h.join();
+        }
+        return Err(Error::connect(&o, e));
+    }
     // Connection failures ignored above count as errors of the run.
-    let missing = workers.iter().filter(|w| w.is_none()).count();
     for _ in 0..missing {
-        st.borrow_mut().error(0);
+        lock(&st).error(0);
     }
     let _ = out.write_all(report::banner(&o, seed_given).as_bytes());
     let _ = out.write_all(b"Threads started!\n\n");
     let _ = out.flush();
     let clock = Instant::now();
-    let local = tokio::task::LocalSet::new();
+    let _ = go_tx.send(Go::Start(clock));
     let st2 = st.clone();
     let o2 = o.clone();
-    let out2: &mut dyn Write = &mut *out;
-    let writer = local
-        .run_until(async move {
-            let mut handles = Vec::new();
-            for (tid, w) in workers.into_iter().enumerate() {
-                handles.push(tokio::task::spawn_local(thread(
-                    o2.clone(),
-                    tid as u32,
-                    w,
-                    st2.clone(),
-                    clock,
-                    unique.clone(),
-                    seed.wrapping_add((tid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-                )));
-            }
-            let all_done = async {
-                for h in handles {
-                    let _ = h.await;
-                }
-            };
-            tokio::pin!(all_done);
-            let iv = (o2.report_interval > 0.0).then(|| Duration::from_secs_f64(o2.report_interval));
-            let mut k: u32 = 1;
-            let mut last_report = clock;
-            let deadline = (o2.time > 0.0).then(|| clock + Duration::from_secs_f64(o2.time));
-            let far = clock + Duration::from_secs(86_400 * 365);
-            let mut flush_at = clock + Duration::from_millis(100);
-            loop {
-                let next_report = iv.map(|d| clock + d * k).unwrap_or(far);
-                let stop_at = if st2.borrow().stop { far } else { deadline.unwrap_or(far) };
-                tokio::select! {
-                    _ = &mut all_done => break,
-                    _ = tokio::time::sleep_until(next_report.into()), if iv.is_some() => {
-                        let now = Instant::now();
-                        let secs = now.duration_since(last_report).as_secs_f64().max(1e-9);
-                        last_report = now;
-                        let mut s = st2.borrow_mut();
-                        let c = std::mem::take(&mut s.iv);
-                        let d = std::mem::replace(&mut s.iv_lat, Distribution::new());
-                        let line = report::interval_line(&IntervalFigures {
-                            elapsed_s: iv.unwrap_or_default().as_secs_f64() * f64::from(k),
-                            threads: o2.threads,
-                            tps: c.events as f64 / secs,
-                            qps: (c.reads + c.writes + c.others) as f64 / secs,
-                            reads_ps: c.reads as f64 / secs,
-                            writes_ps: c.writes as f64 / secs,
-                            others_ps: c.others as f64 / secs,
-                            percentile: o2.percentile,
-                            lat_ms: d.quantile(f64::from(o2.percentile) / 100.0) as f64 / 1e6,
-                            err_ps: c.errors as f64 / secs,
-                            reconn_ps: c.reconnects as f64 / secs,
-                        });
-                        let queue = if o2.rate > 0.0 {
-                            let due = (now.duration_since(clock).as_secs_f64() * o2.rate) as u64 + 1;
-                            Some(report::queue_line(
-                                iv.unwrap_or_default().as_secs_f64() * f64::from(k),
-                                due.saturating_sub(s.next_event),
-                                s.busy,
-                            ))
-                        } else {
-                            None
-                        };
-                        drop(s);
-                        let _ = out2.write_all(line.as_bytes());
-                        if let Some(q) = queue {
-                            let _ = out2.write_all(q.as_bytes());
-                        }
-                        let _ = out2.flush();
-                        k += 1;
-                    }
-                    _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
-                        st2.borrow_mut().stop = true;
-                    }
-                    _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() => {
-                        flush_at += Duration::from_millis(100);
-                        send_pending(&st2, &writer);
-                    }
+    let iv = (o2.report_interval > 0.0).then(|| Duration::from_secs_f64(o2.report_interval));
+    let mut k_iv: u32 = 1;
+    let mut last_report = clock;
+    let deadline = (o2.time > 0.0).then(|| clock + Duration::from_secs_f64(o2.time));
+    let far = clock + Duration::from_secs(86_400 * 365);
+    let mut flush_at = clock + Duration::from_millis(100);
+    let mut running = k;
+    while running > 0 {
+        let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
+        let stop_at = if lock(&st2).stop {
+            far
+        } else {
+            deadline.unwrap_or(far)
+        };
+        tokio::select! {
+            d = done_rx.recv() => {
+                match d {
+                    Some(()) => running -= 1,
+                    None => running = 0,
                 }
             }
-            send_pending(&st2, &writer);
-            writer
-        })
-        .await;
+            _ = tokio::time::sleep_until(next_report.into()), if iv.is_some() => {
+                let now = Instant::now();
+                let secs = now.duration_since(last_report).as_secs_f64().max(1e-9);
+                last_report = now;
+                let mut s = lock(&st2);
+                let c = std::mem::take(&mut s.iv);
+                let d = std::mem::replace(&mut s.iv_lat, Distribution::new());
+                let at = iv.unwrap_or_default().as_secs_f64() * f64::from(k_iv);
+                let line = report::interval_line(&IntervalFigures {
+                    elapsed_s: at,
+                    threads: o2.threads,
+                    tps: c.events as f64 / secs,
+                    qps: (c.reads + c.writes + c.others) as f64 / secs,
+                    reads_ps: c.reads as f64 / secs,
+                    writes_ps: c.writes as f64 / secs,
+                    others_ps: c.others as f64 / secs,
+                    percentile: o2.percentile,
+                    lat_ms: d.quantile(f64::from(o2.percentile) / 100.0) as f64 / 1e6,
+                    err_ps: c.errors as f64 / secs,
+                    reconn_ps: c.reconnects as f64 / secs,
+                });
+                let queue = (o2.rate > 0.0).then(|| {
+                    let due = (now.duration_since(clock).as_secs_f64() * o2.rate) as u64 + 1;
+                    report::queue_line(at, due.saturating_sub(s.next_event), s.busy)
+                });
+                drop(s);
+                let _ = out.write_all(line.as_bytes());
+                if let Some(q) = queue {
+                    let _ = out.write_all(q.as_bytes());
+                }
+                let _ = out.flush();
+                k_iv += 1;
+            }
+            _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
+                lock(&st2).stop = true;
+            }
+            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() => {
+                flush_at += Duration::from_millis(100);
+                send_pending(&st2, &writer);
+            }
+        }
+    }
     let total_s = clock.elapsed().as_secs_f64();
+    for j in joins {
+        let _ = j.join();
+    }
+    send_pending(&st2, &writer);
     let finish_writer = |w: Option<WriterThread>| -> Result<(), Error> {
         if let Some((tx, h)) = w {
             drop(tx);
-            let path = o.output.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            let path = o
+                .output
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             match h.join() {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(Error::Output { path, err: e.to_string() }),
-                Err(_) => return Err(Error::Output { path, err: "writer thread panicked".into() }),
+                Ok(Err(e)) => {
+                    return Err(Error::Output {
+                        path,
+                        err: e.to_string(),
+                    });
+                }
+                Err(_) => {
+                    return Err(Error::Output {
+                        path,
+                        err: "writer thread panicked".into(),
+                    });
+                }
             }
         }
         Ok(())
     };
     let writer_result = finish_writer(writer);
-    let s = st.borrow();
+    let s = lock(&st);
     if let Some(e) = s.fatal.clone() {
         writer_result?;
         return Err(Error::during_run(&o, e, s.total.events));
@@ -579,10 +703,10 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     writer_result
 }
 
-fn send_pending(st: &Rc<RefCell<State>>, writer: &Option<WriterThread>) {
+fn send_pending(st: &Shared, writer: &Option<WriterThread>) {
     let Some((tx, _)) = writer else { return };
     let batch = {
-        let mut s = st.borrow_mut();
+        let mut s = lock(st);
         match s.pending.as_mut() {
             Some(p) if !p.is_empty() => std::mem::replace(p, Vec::with_capacity(4096)),
             _ => return,
@@ -593,7 +717,13 @@ fn send_pending(st: &Rc<RefCell<State>>, writer: &Option<WriterThread>) {
 
 fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
     let t = s.total;
-    let per = |n: u64| if total_s > 0.0 { n as f64 / total_s } else { 0.0 };
+    let per = |n: u64| {
+        if total_s > 0.0 {
+            n as f64 / total_s
+        } else {
+            0.0
+        }
+    };
     let ms = |v: u64| v as f64 / 1e6;
     let p = f64::from(o.percentile) / 100.0;
     let events: Vec<f64> = s.thread_events.iter().map(|&e| e as f64).collect();
@@ -619,8 +749,10 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         percentile: o.percentile,
         lat_pct_ms: ms(s.lat.quantile(p)),
         lat_sum_ms: s.lat.sum() as f64 / 1e6,
-        corrected_pct_ms: (o.rate > 0.0)
-            .then(|| ms(s.corrected.quantile(if o.percentile == 0 { 0.95 } else { p }))),
+        corrected_pct_ms: (o.rate > 0.0).then(|| {
+            ms(s.corrected
+                .quantile(if o.percentile == 0 { 0.95 } else { p }))
+        }),
         events_avg,
         events_stddev,
         time_avg_s,

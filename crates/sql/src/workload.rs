@@ -172,9 +172,7 @@ impl Stmt {
             | Stmt::DistinctRange
             | Stmt::RandomPoints
             | Stmt::RandomRanges => Class::Read,
-            Stmt::IndexUpdate | Stmt::NonIndexUpdate | Stmt::Delete | Stmt::Insert => {
-                Class::Write
-            }
+            Stmt::IndexUpdate | Stmt::NonIndexUpdate | Stmt::Delete | Stmt::Insert => Class::Write,
             Stmt::Begin | Stmt::Commit | Stmt::Rollback => Class::Other,
         }
     }
@@ -234,7 +232,8 @@ pub struct Worker {
     /// The statements of the current event, when the results file wants them.
     pub log: Option<Vec<StmtRun>>,
     pub in_trx: bool,
-    clock: Instant,
+    /// The run's start: statement instants in the results file count from it.
+    pub clock: Instant,
     c: String,
     pad: String,
     sql: String,
@@ -472,7 +471,12 @@ impl Worker {
                 self.exec(
                     Stmt::Insert,
                     t,
-                    &[Param::Int(id), Param::Int(k), Param::Str(&c), Param::Str(&pad)],
+                    &[
+                        Param::Int(id),
+                        Param::Int(k),
+                        Param::Str(&c),
+                        Param::Str(&pad),
+                    ],
                 )
                 .await
             }
@@ -496,7 +500,10 @@ impl Worker {
         let mut sql = std::mem::take(&mut self.sql);
         sql.clear();
         if self.opts.driver == Driver::Pgsql && self.opts.auto_inc {
-            let _ = write!(sql, "INSERT INTO sbtest{t} (k, c, pad) VALUES ({k}, '{c}', '{pad}')");
+            let _ = write!(
+                sql,
+                "INSERT INTO sbtest{t} (k, c, pad) VALUES ({k}, '{c}', '{pad}')"
+            );
         } else {
             let id: i64 = if self.opts.auto_inc {
                 0

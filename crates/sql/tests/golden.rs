@@ -41,10 +41,7 @@ fn first(text: &str, label: &str) -> f64 {
 
 /// Reads sysbench's final blocks back into figures.
 fn figures(text: &str) -> FinalFigures {
-    let pct_line = text
-        .lines()
-        .find(|l| l.contains("th percentile:"))
-        .unwrap();
+    let pct_line = text.lines().find(|l| l.contains("th percentile:")).unwrap();
     let percentile = nums(pct_line)[0] as u32;
     let per = |label: &str| nums(line_after(text, label).split_once(':').unwrap().1);
     let ev = per("events (avg/stddev)");
@@ -151,7 +148,11 @@ fn histogram_has_sysbench_shape() {
     }
     let h = report::histogram(&d);
     let text = golden("sysbench-1.0.20-oltp_read_write-histogram.txt");
-    let head: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Latency histogram")).take(2).collect();
+    let head: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Latency histogram"))
+        .take(2)
+        .collect();
     let lines: Vec<&str> = h.lines().collect();
     assert_eq!(&lines[..2], &head[..]);
     // Rows: value right-aligned in 12 columns, 40 columns of stars, count.
@@ -159,7 +160,12 @@ fn histogram_has_sysbench_shape() {
     // 100 s): the first row is within one bucket (1.8 %) of 0.690.
     let v: f64 = lines[2].split('|').next().unwrap().trim().parse().unwrap();
     assert!((v - 0.690).abs() < 0.690 * 0.019, "{h}");
-    assert!(lines.iter().any(|l| l.ends_with(" 2") && l.contains("****************************************")), "{h}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with(" 2") && l.contains("****************************************")),
+        "{h}"
+    );
     assert_eq!(*lines.last().unwrap(), " ");
     // The same shape as sysbench's rows.
     let row = text.lines().find(|l| l.contains(" |")).unwrap();

@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Serializes server start-ups within a test process.
+static START: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The password of the `sbtest` user on both servers.
 pub const PASSWORD: &str = "sbtest-secret-pw";
 /// The user and the database created on both servers.
@@ -144,6 +147,11 @@ impl MariaDb {
     }
 
     pub fn start(opts: MariaDbOptions) -> Result<MariaDb, String> {
+        // One server starts at a time (the tests of a file run in parallel
+        // threads): a bootstrap under a storm of others is what fails.
+        let _one = START
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::Builder::new()
             .prefix("loadlab-mariadb-")
             .tempdir()
@@ -158,7 +166,14 @@ impl MariaDb {
         if is_root() {
             install.arg("--user=root");
         }
-        run(&mut install, "mariadb-install-db")?;
+        // No Linux native AIO: many InnoDB instances at once (parallel
+        // tests, other users of the host) can exhaust fs.aio-max-nr.
+        install.arg("--innodb-use-native-aio=0");
+        // A bootstrap on a loaded host fails now and then: once more.
+        if run(&mut install, "mariadb-install-db").is_err() {
+            let _ = std::fs::remove_dir_all(&data);
+            run(&mut install, "mariadb-install-db")?;
+        }
         // A port can be taken between finding it free and the server
         // binding it: try a few.
         let mut last = String::new();
@@ -179,6 +194,7 @@ impl MariaDb {
                 .arg("--innodb-buffer-pool-size=64M")
                 .arg("--innodb-log-file-size=16M")
                 .arg("--innodb-flush-log-at-trx-commit=0")
+                .arg("--innodb-use-native-aio=0")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
@@ -216,7 +232,10 @@ impl MariaDb {
         run(
             Command::new(which("mariadb").ok_or("no `mariadb` client")?)
                 .arg("--no-defaults")
-                .arg(format!("--socket={}", self.dir.path().join("sock").display()))
+                .arg(format!(
+                    "--socket={}",
+                    self.dir.path().join("sock").display()
+                ))
                 .arg("-uroot")
                 .arg("-N")
                 .arg("-B")
@@ -282,6 +301,9 @@ impl Postgres {
     }
 
     pub fn start() -> Result<Postgres, String> {
+        let _one = START
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::Builder::new()
             .prefix("loadlab-postgres-")
             .tempdir()
@@ -290,7 +312,8 @@ impl Postgres {
         // the whole temporary directory.
         let as_user = if is_root() {
             let (uid, gid) = uid_gid_of("nobody").ok_or("no user `nobody` to run postgres as")?;
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .map_err(|e| e.to_string())?;
             Some("nobody".to_string())
         } else {
             None
@@ -365,7 +388,10 @@ impl Postgres {
                         }
                     }
                     res?;
-                    pg.superuser_sql("postgres", &format!("CREATE DATABASE {DATABASE} OWNER {USER}"))?;
+                    pg.superuser_sql(
+                        "postgres",
+                        &format!("CREATE DATABASE {DATABASE} OWNER {USER}"),
+                    )?;
                     return Ok(pg);
                 }
                 Err(e) => {

@@ -75,7 +75,9 @@ fn private_mariadb_and_postgres_start_answer_and_stop() {
     use loadlab_testkit::db::{MariaDb, MariaDbOptions, Postgres};
     if let Some(mut m) = MariaDb::start_with_or_skip(
         "private_mariadb",
-        MariaDbOptions { max_connections: 10 },
+        MariaDbOptions {
+            max_connections: 10,
+        },
     ) {
         let out = m.root_sql("SELECT @@max_connections, @@port").unwrap();
         assert_eq!(out.trim(), format!("10\t{}", m.port));
@@ -87,7 +89,12 @@ fn private_mariadb_and_postgres_start_answer_and_stop() {
         assert!(!dir.exists(), "the data directory is removed on drop");
     }
     if let Some(p) = Postgres::start_or_skip("private_postgres") {
-        let out = p.superuser_sql("sbtest", "SELECT current_setting('port'), current_database()").unwrap();
+        let out = p
+            .superuser_sql(
+                "sbtest",
+                "SELECT current_setting('port'), current_database()",
+            )
+            .unwrap();
         assert_eq!(out.trim(), format!("{}|sbtest", p.port));
         let port = p.port;
         drop(p);

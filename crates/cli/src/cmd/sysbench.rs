@@ -41,7 +41,10 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
             return Ok(());
         }
         Parsed::Version => {
-            println!("loadlab {} sysbench (sysbench 1.0.20 compatible)", env!("CARGO_PKG_VERSION"));
+            println!(
+                "loadlab {} sysbench (sysbench 1.0.20 compatible)",
+                env!("CARGO_PKG_VERSION")
+            );
             return Ok(());
         }
         Parsed::Do(o) => *o,

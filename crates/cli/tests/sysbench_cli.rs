@@ -1,0 +1,126 @@
+//! `loadlab sysbench` end to end: the real binary against a private MariaDB
+//! on 127.0.0.1. Each error a user hits is one line on stderr starting with
+//! `loadlab: sysbench:`, nothing on stdout, its own exit code
+//! (docs/exit-codes.md), and never the password. A run's results file is
+//! read by `loadlab report -by=statement`.
+
+use std::process::{Command, Output};
+
+use loadlab_testkit::db::{MariaDb, PASSWORD};
+
+fn loadlab(args: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(args.split_whitespace())
+        .output()
+        .unwrap()
+}
+
+fn db_args(port: u16) -> String {
+    format!(
+        "--mysql-host=127.0.0.1 --mysql-port={port} --mysql-user=sbtest --mysql-password={PASSWORD} --mysql-db=sbtest"
+    )
+}
+
+#[track_caller]
+fn fails_with(args: &str, code: i32, needle: &str) {
+    let out = loadlab(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args}\n{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout stays empty: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("loadlab: sysbench: "), "{err}");
+    assert!(err.contains(needle), "'{needle}' in: {err}");
+    assert!(
+        !err.contains(PASSWORD) && !err.contains("Xyzzy"),
+        "no password: {err}"
+    );
+}
+
+#[test]
+fn errors_have_their_own_exit_codes_and_results_feed_report() {
+    // Bad command lines: exit 2, no database needed.
+    fails_with("sysbench --treads=4 oltp_read_only run", 2, "'--threads'");
+    fails_with("sysbench oltp_raed_only run", 2, "unknown test");
+    let Some(db) = MariaDb::start_or_skip("sysbench_cli_errors") else {
+        return;
+    };
+    let a = db_args(db.port);
+    let dead = loadlab_testkit::db::free_port();
+    fails_with(
+        &format!("sysbench {} --events=1 oltp_read_only run", db_args(dead)),
+        5,
+        "cannot connect",
+    );
+    fails_with(
+        &format!("sysbench {a} --mysql-password=Xyzzy-Bad-Pw --events=1 oltp_read_only run"),
+        20,
+        "refused the login",
+    );
+    fails_with(
+        &format!("sysbench {a} --mysql-db=nosuch --events=1 oltp_read_only run"),
+        21,
+        "'nosuch'",
+    );
+    fails_with(
+        &format!("sysbench {a} --events=1 oltp_read_only run"),
+        22,
+        "prepare",
+    );
+    let out = loadlab(&format!(
+        "sysbench {a} --table-size=100 oltp_read_only prepare"
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fails_with(
+        &format!("sysbench {a} --table-size=100 oltp_read_only prepare"),
+        23,
+        "already exists",
+    );
+
+    // A run with a results file, split by statement kind.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.bin");
+    let out = loadlab(&format!(
+        "sysbench {a} --table-size=100 --events=20 --threads=2 -o {} oltp_read_only run",
+        file.display()
+    ));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("transactions:                        20 "),
+        "{text}"
+    );
+    assert!(!text.contains(PASSWORD));
+    let out = loadlab(&format!("report -by=statement {}", file.display()));
+    let rep = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for stmt in [
+        "transaction",
+        "point_select",
+        "simple_range",
+        "begin",
+        "commit",
+    ] {
+        assert!(rep.contains(stmt), "{stmt} in:\n{rep}");
+    }
+    let out = loadlab(&format!(
+        "report -by=tag:test -type=json {}",
+        file.display()
+    ));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("oltp_read_only"));
+}
