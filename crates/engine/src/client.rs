@@ -93,13 +93,8 @@ impl Client {
                 out.error = ErrorKind::Protocol;
             }
             Ok(uri) => {
-                let tpl = Template::from_parts(
-                    req.method,
-                    uri,
-                    req.headers,
-                    req.body,
-                    &self.transport,
-                );
+                let tpl =
+                    Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
                 let deadline = begin + req.timeout;
                 execute_capture(
                     &tpl,

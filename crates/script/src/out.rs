@@ -22,7 +22,8 @@ pub struct Outputs {
 }
 
 fn create(p: &PathBuf, what: &str) -> Result<File, ScriptError> {
-    File::create(p).map_err(|e| ScriptError::Output(format!("cannot create {what} {}: {e}", p.display())))
+    File::create(p)
+        .map_err(|e| ScriptError::Output(format!("cannot create {what} {}: {e}", p.display())))
 }
 
 impl Outputs {
@@ -93,7 +94,13 @@ impl Outputs {
     }
 
     /// One k6 JSON point (and the metric's declaration the first time).
-    pub fn json_point(&mut self, metric: &str, unix_ns: u64, value: f64, tags: &[(String, String)]) {
+    pub fn json_point(
+        &mut self,
+        metric: &str,
+        unix_ns: u64,
+        value: f64,
+        tags: &[(String, String)],
+    ) {
         let Some((_, w)) = &mut self.json else {
             return;
         };

@@ -15,12 +15,12 @@ use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
 use tokio::time::Instant;
 
+use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, ramp_at};
 use crate::out::Outputs;
 use crate::vu::{self, Op, Resume, VuCoroutine};
-use crate::ScriptError;
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -128,6 +128,9 @@ pub struct ScenarioInfo {
     pub iteration: u64,
 }
 
+/// A scenario's name, executor name and tags.
+pub type ScenarioMeta = (String, String, Vec<(String, String)>);
+
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
@@ -136,7 +139,7 @@ pub struct Shared {
     pub reg: RefCell<Registry>,
     pub out: RefCell<Outputs>,
     pub vus: RefCell<Vec<VuMeta>>,
-    pub scenarios: Vec<(String, String, Vec<(String, String)>)>,
+    pub scenarios: Vec<ScenarioMeta>,
     pub base_tags: Vec<(String, String)>,
     pub start: Instant,
     pub start_unix_ns: u64,
@@ -179,7 +182,9 @@ impl Shared {
     }
 
     pub fn request_abort(&self, msg: &str) {
-        self.abort.borrow_mut().get_or_insert_with(|| msg.to_string());
+        self.abort
+            .borrow_mut()
+            .get_or_insert_with(|| msg.to_string());
     }
 
     /// System tags of a VU's samples: the options' tags, the scenario's and
@@ -313,7 +318,9 @@ impl Shared {
             .unwrap_or_else(|| meta.url.clone());
         let mut ftags: Vec<(String, String)> = tags
             .iter()
-            .filter(|(k, _)| k != "status" && k != "expected_response" && k != "method" && k != "name")
+            .filter(|(k, _)| {
+                k != "status" && k != "expected_response" && k != "method" && k != "name"
+            })
             .cloned()
             .collect();
         ftags.sort();
@@ -367,7 +374,12 @@ impl Shared {
         self.add_named("http_req_duration", t.duration, tags.clone(), false);
         self.add_named("http_req_blocked", t.blocked, tags.clone(), false);
         self.add_named("http_req_connecting", t.connecting, tags.clone(), false);
-        self.add_named("http_req_tls_handshaking", t.tls_handshaking, tags.clone(), false);
+        self.add_named(
+            "http_req_tls_handshaking",
+            t.tls_handshaking,
+            tags.clone(),
+            false,
+        );
         self.add_named("http_req_sending", t.sending, tags.clone(), false);
         self.add_named("http_req_waiting", t.waiting, tags.clone(), false);
         self.add_named("http_req_receiving", t.receiving, tags.clone(), false);
@@ -548,7 +560,8 @@ fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> R
         .get(exec)
         .map_err(|_| format!("the script exports no function {exec:?}"))?;
     let data: Value = if with_data {
-        g.get("__k6_data").unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
+        g.get("__k6_data")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
     } else {
         Value::new_undefined(ctx.clone())
     };
@@ -575,7 +588,10 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ("k6", &["check", "group", "sleep", "fail", "randomSeed"]),
     (
         "k6/http",
-        &["request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url", "Response"],
+        &[
+            "request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url",
+            "Response",
+        ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
     ("k6/execution", &["vu", "scenario", "instance", "test"]),
@@ -613,16 +629,27 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
         }
     }
     for (name, module) in bindings {
-        let allowed = MEMBERS.iter().find(|(m, _)| *m == module).map(|(_, a)| *a).unwrap_or(&[]);
+        let allowed = MEMBERS
+            .iter()
+            .find(|(m, _)| *m == module)
+            .map(|(_, a)| *a)
+            .unwrap_or(&[]);
         let pat = format!("{name}.");
         let mut from = 0;
         while let Some(pos) = source[from..].find(&pat) {
             let at = from + pos;
             from = at + pat.len();
-            if source[..at].chars().next_back().is_some_and(|c| is_ident(c) || c == '.') {
+            if source[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| is_ident(c) || c == '.')
+            {
                 continue;
             }
-            let member: String = source[from..].chars().take_while(|&c| is_ident(c)).collect();
+            let member: String = source[from..]
+                .chars()
+                .take_while(|&c| is_ident(c))
+                .collect();
             if member.is_empty() || allowed.contains(&member.as_str()) {
                 continue;
             }
@@ -659,10 +686,7 @@ enum Event {
 }
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
-pub fn run(
-    cfg: RunConfig,
-    shutdown: impl Future<Output = ()>,
-) -> Result<RunOutcome, ScriptError> {
+pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
     let source = std::fs::read_to_string(&cfg.script).map_err(|err| ScriptError::Read {
         path: cfg.script.clone(),
         err,
@@ -672,7 +696,13 @@ pub fn run(
     let script_dir = cfg
         .script
         .parent()
-        .map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        })
         .unwrap_or_else(|| PathBuf::from("."));
 
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
@@ -682,7 +712,10 @@ pub fn run(
     }
     let loader = K6Loader;
     rt.set_loader(
-        (resolver, FileResolver::default().with_path(script_dir.to_string_lossy().to_string())),
+        (
+            resolver,
+            FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
+        ),
         (loader, ScriptLoader::default()),
     );
     rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
@@ -695,7 +728,8 @@ pub fn run(
     // VU 0: reads the options, runs setup() and teardown().
     let ctx0 = Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
-    vu::set_runtime(rt_ptr).map_err(ScriptError::Runtime)?;
+    // SAFETY: the runtime outlives the run, which uses it on this thread only.
+    unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -703,11 +737,20 @@ pub fn run(
 
     // Evaluate once to get the options (a throwaway Shared: metrics defined
     // here are defined again by each VU).
-    let probe_shared = Rc::new(make_shared(&cfg, &script_dir, String::new(), &[], Vec::new(), 0)?);
+    let probe_shared = Rc::new(make_shared(
+        &cfg,
+        &script_dir,
+        String::new(),
+        &[],
+        Vec::new(),
+        0,
+    )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
         let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source)?;
-        let opts: Value = ns.get("options").unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        let opts: Value = ns
+            .get("options")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
         if opts.is_undefined() {
             return Ok("null".into());
         }
@@ -724,17 +767,34 @@ pub fn run(
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
     let outputs = Outputs::open(&cfg, start_unix_ns)?;
 
-    let scen_meta: Vec<(String, String, Vec<(String, String)>)> = options
+    let scen_meta: Vec<ScenarioMeta> = options
         .scenarios
         .iter()
-        .map(|s| (s.name.clone(), s.executor.name().to_string(), s.tags.clone()))
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.executor.name().to_string(),
+                s.tags.clone(),
+            )
+        })
         .collect();
-    let mut shared_v = make_shared(&cfg, &script_dir, options_json, &scen_meta, options.tags.clone(), start_unix_ns)?;
+    let mut shared_v = make_shared(
+        &cfg,
+        &script_dir,
+        options_json,
+        &scen_meta,
+        options.tags.clone(),
+        start_unix_ns,
+    )?;
     shared_v.out = RefCell::new(outputs);
     let shared = Rc::new(shared_v);
 
     // Contexts are made before entering the runtime (making one locks it).
-    let total: usize = options.scenarios.iter().map(|s| s.executor.max_vus() as usize).sum();
+    let total: usize = options
+        .scenarios
+        .iter()
+        .map(|s| s.executor.max_vus() as usize)
+        .sum();
     let mut contexts = Vec::with_capacity(total + 1);
     for _ in 0..=total {
         contexts.push(Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?);
@@ -777,7 +837,10 @@ pub fn run(
                 let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
                 init_vu(&ctx, &shared, vu_index, vu_index as u64, &name, &source)?;
                 for (k, v) in &sc.env {
-                    let env: Object = ctx.globals().get("__ENV").map_err(|e| ScriptError::Runtime(e.to_string()))?;
+                    let env: Object = ctx
+                        .globals()
+                        .get("__ENV")
+                        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
                     env.set(k.as_str(), v.as_str()).ok();
                 }
                 slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
@@ -810,7 +873,8 @@ pub fn run(
         }
         outcome
     });
-    let _ = vu::set_runtime(std::ptr::null_mut());
+    // SAFETY: null: forget the runtime.
+    let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
     drop(contexts);
     result
 }
@@ -819,7 +883,7 @@ fn make_shared(
     cfg: &RunConfig,
     script_dir: &std::path::Path,
     options_json: String,
-    scenarios: &[(String, String, Vec<(String, String)>)],
+    scenarios: &[ScenarioMeta],
     base_tags: Vec<(String, String)>,
     start_unix_ns: u64,
 ) -> Result<Shared, ScriptError> {
@@ -996,7 +1060,9 @@ impl<'js> Sched<'_, 'js> {
             if self.script_errors <= 20 {
                 eprintln!("error[{:04}] {e}", shared.start.elapsed().as_secs());
             } else if self.script_errors == 21 {
-                eprintln!("error: more exceptions in iterations; only the count is shown from now on");
+                eprintln!(
+                    "error: more exceptions in iterations; only the count is shown from now on"
+                );
             }
         }
         shared.completed.set(shared.completed.get() + 1);
@@ -1031,8 +1097,12 @@ impl<'js> Sched<'_, 'js> {
         }
         vu::ABORTING.with(|a| a.set(false));
         self.slots[i].busy = false;
-        self.shared.active.set(self.shared.active.get().saturating_sub(1));
-        self.shared.interrupted.set(self.shared.interrupted.get() + 1);
+        self.shared
+            .active
+            .set(self.shared.active.get().saturating_sub(1));
+        self.shared
+            .interrupted
+            .set(self.shared.interrupted.get() + 1);
     }
 }
 
@@ -1112,7 +1182,13 @@ async fn drive<'js>(
 ) -> Result<RunOutcome, ScriptError> {
     let local = tokio::task::LocalSet::new();
     local
-        .run_until(drive_local(shared, options, slots, client, shutdown.as_mut()))
+        .run_until(drive_local(
+            shared,
+            options,
+            slots,
+            client,
+            shutdown.as_mut(),
+        ))
         .await
 }
 
@@ -1145,7 +1221,14 @@ async fn drive_local<'js>(
     let has_setup = has("setup");
     let has_teardown = has("teardown");
     if has_setup {
-        let r = run_special(&mut s, &mut rx, shutdown.as_mut(), options.setup_timeout, "setup").await;
+        let r = run_special(
+            &mut s,
+            &mut rx,
+            shutdown.as_mut(),
+            options.setup_timeout,
+            "setup",
+        )
+        .await;
         match r {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
@@ -1162,7 +1245,10 @@ async fn drive_local<'js>(
         if v.is_undefined() {
             None
         } else {
-            ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok())
+            ctx.json_stringify(v)
+                .ok()
+                .flatten()
+                .and_then(|s| s.to_string().ok())
         }
     };
     for slot in s.slots.iter() {
@@ -1256,7 +1342,10 @@ async fn drive_local<'js>(
                                 break;
                             }
                             st.next_arrival += 1;
-                            let free = st.vus.clone().find(|&i| !s.slots[i].busy && s.slots[i].co.is_some());
+                            let free = st
+                                .vus
+                                .clone()
+                                .find(|&i| !s.slots[i].busy && s.slots[i].co.is_some());
                             match free {
                                 Some(i) => {
                                     if let Some(r) = s.start_iteration(i, due) {
@@ -1313,10 +1402,9 @@ async fn drive_local<'js>(
                             // Iteration-count executors end when all is done.
                             let finished = match ex {
                                 Executor::SharedIterations { .. } => st.left == 0,
-                                Executor::PerVuIterations { iterations, .. } => st
-                                    .vus
-                                    .clone()
-                                    .all(|i| s.slots[i].iters >= *iterations),
+                                Executor::PerVuIterations { iterations, .. } => {
+                                    st.vus.clone().all(|i| s.slots[i].iters >= *iterations)
+                                }
                                 _ => false,
                             };
                             if finished {
@@ -1391,7 +1479,15 @@ async fn drive_local<'js>(
     }
     let test_elapsed = t0.elapsed();
     if has_teardown && !interrupted {
-        match run_special(&mut s, &mut rx, shutdown.as_mut(), options.teardown_timeout, "teardown").await {
+        match run_special(
+            &mut s,
+            &mut rx,
+            shutdown.as_mut(),
+            options.teardown_timeout,
+            "teardown",
+        )
+        .await
+        {
             Some(Err(e)) => eprintln!("error: teardown() failed: {e}"),
             None => interrupted = true,
             _ => {}
