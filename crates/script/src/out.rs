@@ -67,6 +67,10 @@ impl Outputs {
         Ok(o)
     }
 
+    pub fn has_results(&self) -> bool {
+        self.results.is_some()
+    }
+
     /// Declares a series in the results file; returns its id.
     pub fn register(&mut self, info: SeriesInfo) -> u32 {
         let id = self.next_id;

@@ -153,7 +153,26 @@ pub struct Shared {
     pub quiet: bool,
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
+    http_cache: RefCell<HashMap<Vec<(String, String)>, [usize; HTTP_METRICS.len()]>>,
 }
+
+/// A series that is not in the results file.
+const NO_FILE: u32 = u32::MAX;
+
+/// The metrics of one HTTP request, in the order `record_http` fills them.
+const HTTP_METRICS: [&str; 11] = [
+    "http_reqs",
+    "http_req_duration",
+    "http_req_blocked",
+    "http_req_connecting",
+    "http_req_tls_handshaking",
+    "http_req_sending",
+    "http_req_waiting",
+    "http_req_receiving",
+    "http_req_failed",
+    "data_sent",
+    "data_received",
+];
 
 /// After this many distinct URLs, requests to new ones share one series
 /// in the results file (URLs with ids in them would make a series each).
@@ -206,34 +225,43 @@ impl Shared {
         self.out.borrow_mut().register(info)
     }
 
-    /// Adds a value to metric `metric` with `tags`.
-    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    /// The series of `metric` with `tags`, made (and declared in the
+    /// results file when `to_file`) on first use.
+    pub fn series_for(&self, metric: usize, tags: Vec<(String, String)>, to_file: bool) -> usize {
         let mut reg = self.reg.borrow_mut();
-        let def = reg.metrics[metric].clone();
-        let mut new_series = None;
-        let (si, _) = reg.series(metric, tags, || {
-            new_series = Some(());
-            0
-        });
-        if new_series.is_some() && to_file {
-            let s = &reg.series[si];
-            let id = self.file_series(SeriesInfo {
+        let (si, new) = reg.series(metric, tags, || NO_FILE);
+        if new && to_file {
+            let def = &reg.metrics[metric];
+            let info = SeriesInfo {
                 kind: def.kind.series_kind(),
                 name: def.name.clone(),
                 time: def.time,
-                tags: s.tags.clone(),
-            });
-            reg.series[si].file_id = id;
+                tags: reg.series[si].tags.clone(),
+            };
+            reg.series[si].file_id = self.file_series(info);
         }
+        si
+    }
+
+    /// Adds a value to series `si` at `t_ns` (from the start).
+    pub fn add_at(&self, si: usize, value: f64, t_ns: u64) {
+        let mut reg = self.reg.borrow_mut();
+        let reg = &mut *reg;
         let s = &mut reg.series[si];
         s.agg.add(value);
-        let t_ns = self.now_ns();
+        let def = &reg.metrics[s.metric];
         let mut out = self.out.borrow_mut();
-        if to_file {
+        if s.file_id != NO_FILE {
             let v = if def.time { value * 1e6 } else { value };
             out.metric(s.file_id, t_ns, v);
         }
         out.json_point(&def.name, self.start_unix_ns + t_ns, value, &s.tags);
+    }
+
+    /// Adds a value to metric `metric` with `tags`.
+    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+        let si = self.series_for(metric, tags, to_file);
+        self.add_at(si, value, self.now_ns());
     }
 
     fn metric_id(&self, name: &str) -> usize {
@@ -316,15 +344,19 @@ impl Shared {
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.clone())
             .unwrap_or_else(|| meta.url.clone());
+        let has_file = self.out.borrow().has_results();
         let mut ftags: Vec<(String, String)> = tags
             .iter()
+            .take(if has_file { usize::MAX } else { 0 })
             .filter(|(k, _)| {
                 k != "status" && k != "expected_response" && k != "method" && k != "name"
             })
             .cloned()
             .collect();
         ftags.sort();
-        let file_id = {
+        let file_id = if !has_file {
+            NO_FILE
+        } else {
             let mut key = ftags.clone();
             key.push(("method".into(), meta.method.clone()));
             key.push(("url".into(), url.clone()));
@@ -370,29 +402,40 @@ impl Shared {
             tags.push(("url".into(), url));
         }
         let failed = if expected { 0.0 } else { 1.0 };
-        self.add_named("http_reqs", 1.0, tags.clone(), false);
-        self.add_named("http_req_duration", t.duration, tags.clone(), false);
-        self.add_named("http_req_blocked", t.blocked, tags.clone(), false);
-        self.add_named("http_req_connecting", t.connecting, tags.clone(), false);
-        self.add_named(
-            "http_req_tls_handshaking",
+        // One look-up per request for the series of all its metrics.
+        tags.sort();
+        let cached = self.http_cache.borrow().get(&tags).copied();
+        let ids = match cached {
+            Some(ids) => ids,
+            None => {
+                let mut ids = [0usize; HTTP_METRICS.len()];
+                for (i, name) in HTTP_METRICS.iter().enumerate() {
+                    let m = self.metric_id(name);
+                    ids[i] = self.series_for(m, tags.clone(), false);
+                }
+                self.http_cache.borrow_mut().insert(tags, ids);
+                ids
+            }
+        };
+        let values = [
+            1.0,
+            t.duration,
+            t.blocked,
+            t.connecting,
             t.tls_handshaking,
-            tags.clone(),
-            false,
-        );
-        self.add_named("http_req_sending", t.sending, tags.clone(), false);
-        self.add_named("http_req_waiting", t.waiting, tags.clone(), false);
-        self.add_named("http_req_receiving", t.receiving, tags.clone(), false);
-        self.add_named("http_req_failed", failed, tags.clone(), false);
-        // Bytes on the wire: headers are not counted by the engine, so
-        // this is the body bytes (plus the request line's rough size).
-        self.add_named(
-            "data_sent",
+            t.sending,
+            t.waiting,
+            t.receiving,
+            failed,
+            // Bytes on the wire: headers are not counted by the engine, so
+            // this is the body bytes plus a rough size of the request line.
             (r.bytes_out + meta.url.len() as u64 + 64) as f64,
-            self.vu_tags(vu),
-            false,
-        );
-        self.add_named("data_received", r.bytes_in as f64, self.vu_tags(vu), false);
+            r.bytes_in as f64,
+        ];
+        let t_ns = sample.done_ns;
+        for (si, v) in ids.into_iter().zip(values) {
+            self.add_at(si, v, t_ns);
+        }
     }
 
     pub fn vu_numbers(&self, vu: usize) -> (u64, u64, u64) {
@@ -908,6 +951,7 @@ fn make_shared(
         quiet: cfg.quiet,
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
+        http_cache: RefCell::new(HashMap::new()),
     })
 }
 
