@@ -1161,6 +1161,16 @@ struct ScenState {
     next_arrival: u64,
     done: bool,
     vus: std::ops::Range<usize>,
+    /// Iterations running now.
+    busy: usize,
+    /// Closed executors: how many of the scenario's VUs are wanted (the
+    /// first ones); VUs that finished an iteration since the last step.
+    active_want: usize,
+    freed: Vec<usize>,
+    /// Per-VU iterations: VUs that did all theirs.
+    vus_done: usize,
+    /// Arrival-rate: free VUs (the lowest on top).
+    idle: Vec<usize>,
 }
 
 /// The time of arrival `n` (0-based) of an arrival-rate executor, if it
@@ -1324,6 +1334,11 @@ async fn drive_local<'js>(
             next_arrival: 0,
             done: false,
             vus: next_vu..next_vu + n,
+            busy: 0,
+            active_want: 0,
+            freed: Vec::new(),
+            vus_done: 0,
+            idle: (next_vu..next_vu + n).rev().collect(),
         });
         next_vu += n;
     }
@@ -1339,8 +1354,21 @@ async fn drive_local<'js>(
             // Book iterations that ended.
             for (i, r) in pending_done.drain(..) {
                 let sc = s.slots[i].scenario;
-                let arrival = options.scenarios[sc].executor.is_arrival_rate();
+                let ex = &options.scenarios[sc].executor;
+                let arrival = ex.is_arrival_rate();
                 s.finished(i, r, arrival);
+                let st = &mut states[sc];
+                st.busy = st.busy.saturating_sub(1);
+                if arrival {
+                    st.idle.push(i);
+                } else {
+                    st.freed.push(i);
+                    if let Executor::PerVuIterations { iterations, .. } = ex
+                        && s.slots[i].iters == *iterations
+                    {
+                        st.vus_done += 1;
+                    }
+                }
             }
             if now >= next_gauge {
                 let active = shared.active.get() as f64;
@@ -1386,12 +1414,9 @@ async fn drive_local<'js>(
                                 break;
                             }
                             st.next_arrival += 1;
-                            let free = st
-                                .vus
-                                .clone()
-                                .find(|&i| !s.slots[i].busy && s.slots[i].co.is_some());
-                            match free {
+                            match st.idle.pop() {
                                 Some(i) => {
+                                    st.busy += 1;
                                     if let Some(r) = s.start_iteration(i, due) {
                                         pending_done.push((i, r));
                                     }
@@ -1421,8 +1446,19 @@ async fn drive_local<'js>(
                             if matches!(ex, Executor::RampingVus { .. }) {
                                 wake = wake.min(now + Duration::from_millis(20));
                             }
-                            for i in st.vus.clone().take(want) {
-                                if s.slots[i].busy || s.slots[i].co.is_none() {
+                            let want = want.min(st.vus.len());
+                            // Only VUs that just finished, and those newly
+                            // wanted by a ramp, may start now.
+                            let mut cand = std::mem::take(&mut st.freed);
+                            if want > st.active_want {
+                                cand.extend(st.vus.start + st.active_want..st.vus.start + want);
+                            }
+                            st.active_want = want;
+                            for i in cand {
+                                if i - st.vus.start >= want
+                                    || s.slots[i].busy
+                                    || s.slots[i].co.is_none()
+                                {
                                     continue;
                                 }
                                 let may = match ex {
@@ -1439,15 +1475,18 @@ async fn drive_local<'js>(
                                     }
                                     _ => true,
                                 };
-                                if may && let Some(r) = s.start_iteration(i, now) {
-                                    pending_done.push((i, r));
+                                if may {
+                                    st.busy += 1;
+                                    if let Some(r) = s.start_iteration(i, now) {
+                                        pending_done.push((i, r));
+                                    }
                                 }
                             }
                             // Iteration-count executors end when all is done.
                             let finished = match ex {
                                 Executor::SharedIterations { .. } => st.left == 0,
                                 Executor::PerVuIterations { iterations, .. } => {
-                                    st.vus.clone().all(|i| s.slots[i].iters >= *iterations)
+                                    st.vus_done >= st.vus.len() || *iterations == 0
                                 }
                                 _ => false,
                             };
@@ -1459,13 +1498,15 @@ async fn drive_local<'js>(
                     }
                 }
                 if now >= st.end {
-                    let busy: Vec<usize> = st.vus.clone().filter(|&i| s.slots[i].busy).collect();
-                    if busy.is_empty() {
+                    if st.busy == 0 {
                         st.done = true;
                     } else if now >= st.hard_end {
+                        let busy: Vec<usize> =
+                            st.vus.clone().filter(|&i| s.slots[i].busy).collect();
                         for i in busy {
                             s.abort(i);
                         }
+                        st.busy = 0;
                         st.done = true;
                     } else {
                         wake = wake.min(st.hard_end);
