@@ -706,6 +706,83 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
     Ok(())
 }
 
+/// Which of QuickJS's optional built-ins a VU's context gets. Every VU
+/// pays for each in memory (typed arrays alone are ~20 classes), so the
+/// rarely used ones are added only when the script names them; a script
+/// that imports local modules (not scanned) gets them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Intrinsics {
+    pub typed_arrays: bool,
+    pub extras: bool,
+}
+
+impl Intrinsics {
+    pub fn of(source: &str) -> Intrinsics {
+        let local_imports = source.contains("from './")
+            || source.contains("from \"./")
+            || source.contains("from '../")
+            || source.contains("from \"../")
+            || source.contains("import(");
+        if local_imports {
+            return Intrinsics {
+                typed_arrays: true,
+                extras: true,
+            };
+        }
+        let typed = [
+            "ArrayBuffer",
+            "DataView",
+            "Int8Array",
+            "Uint8",
+            "Int16Array",
+            "Uint16Array",
+            "Int32Array",
+            "Uint32Array",
+            "Float16Array",
+            "Float32Array",
+            "Float64Array",
+            "BigInt64Array",
+            "BigUint64Array",
+            "Atomics",
+            "binary",
+            "'b'",
+            "\"b\"",
+            "`b`",
+        ];
+        let extras = [
+            "Proxy",
+            "WeakRef",
+            "FinalizationRegistry",
+            "performance",
+            "DOMException",
+        ];
+        Intrinsics {
+            typed_arrays: typed.iter().any(|t| source.contains(t)),
+            extras: extras.iter().any(|t| source.contains(t)),
+        }
+    }
+}
+
+fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
+    use rquickjs::context::intrinsic as q;
+    type Base = (
+        q::Date,
+        q::Eval,
+        q::RegExpCompiler,
+        q::RegExp,
+        q::Json,
+        q::MapSet,
+        q::Promise,
+    );
+    type Extras = (q::Proxy, q::Performance, q::WeakRef, q::DOMException);
+    match (i.typed_arrays, i.extras) {
+        (true, true) => Context::full(rt),
+        (true, false) => Context::custom::<(Base, q::TypedArrays)>(rt),
+        (false, true) => Context::custom::<(Base, Extras)>(rt),
+        (false, false) => Context::custom::<Base>(rt),
+    }
+}
+
 /// Loads the k6 modules in every context that imports them (rquickjs's
 /// `BuiltinLoader` hands each source out once only).
 struct K6Loader;
@@ -769,7 +846,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .map_err(|e| ScriptError::Runtime(e.to_string()))?;
 
     // VU 0: reads the options, runs setup() and teardown().
-    let ctx0 = Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let intrinsics = Intrinsics::of(&source);
+    let ctx0 = new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
@@ -840,7 +918,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .sum();
     let mut contexts = Vec::with_capacity(total + 1);
     for _ in 0..=total {
-        contexts.push(Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?);
+        contexts
+            .push(new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?);
     }
     let client = Rc::new(
         Client::new(&loadlab_engine::AttackConfig {
@@ -889,6 +968,15 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
                 vu_index += 1;
             }
+        }
+        if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
+            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
+            // SAFETY: `rt_ptr` is the live runtime; the call only reads it.
+            let u = unsafe {
+                rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
+                u.assume_init()
+            };
+            eprintln!("{u:#?}");
         }
         let outcome = tokio_rt.block_on(drive(
             &shared,
