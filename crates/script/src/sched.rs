@@ -1435,6 +1435,16 @@ async fn drive_local<'js>(
     let mut next_threshold_check = t0 + Duration::from_secs(2);
     let mut aborted_by_threshold = false;
     let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+    // One timer for the loop, moved only when the next wake-up changes
+    // (a timer made per loop turn cost more than the HTTP requests' own).
+    let timer = tokio::time::sleep_until(t0 + Duration::from_secs(1));
+    tokio::pin!(timer);
+    // Ramps are followed on a 20 ms grid.
+    let grid = |now: Instant| {
+        let step = Duration::from_millis(20);
+        let n = now.saturating_duration_since(t0).as_nanos() / step.as_nanos() + 1;
+        t0 + step * n as u32
+    };
 
     if !interrupted {
         loop {
@@ -1475,7 +1485,7 @@ async fn drive_local<'js>(
                 break;
             }
             // Executors.
-            let mut wake = now + Duration::from_millis(500);
+            let mut wake = next_gauge.min(next_threshold_check);
             let mut all_done = true;
             for (si, sc) in options.scenarios.iter().enumerate() {
                 let st = &mut states[si];
@@ -1532,7 +1542,7 @@ async fn drive_local<'js>(
                                 _ => 0,
                             };
                             if matches!(ex, Executor::RampingVus { .. }) {
-                                wake = wake.min(now + Duration::from_millis(20));
+                                wake = wake.min(grid(now));
                             }
                             let want = want.min(st.vus.len());
                             // Only VUs that just finished, and those newly
@@ -1582,7 +1592,8 @@ async fn drive_local<'js>(
                                 st.end = now;
                             }
                         }
-                        wake = wake.min(st.end);
+                        // (Past the end, the graceful stop's deadline below
+                        // is the one to wake for: a past instant would spin.)
                     }
                 }
                 if now >= st.end {
@@ -1610,6 +1621,9 @@ async fn drive_local<'js>(
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
+            }
             // Wait for an answer, the next schedule point, or Ctrl-C.
             tokio::select! {
                 ev = rx.recv() => {
@@ -1631,7 +1645,7 @@ async fn drive_local<'js>(
                         }
                     }
                 }
-                _ = tokio::time::sleep_until(wake) => {}
+                _ = &mut timer => {}
                 _ = shutdown.as_mut() => {
                     interrupted = true;
                     break;
