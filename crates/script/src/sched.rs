@@ -943,6 +943,11 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
         init_vu(&ctx0, &shared, 0, 0, &name, &source)?;
         slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
+        // Init makes no garbage worth a collection, but QuickJS would run
+        // one each time the heap grew by half: with thousands of VUs that
+        // is many passes over an ever larger heap. Collect after init.
+        // SAFETY: `rt_ptr` is the live runtime, used by this thread only.
+        unsafe { rquickjs::qjs::JS_SetGCThreshold(rt_ptr, usize::MAX as _) };
         // The VUs, each with its scenario.
         let mut vu_index = 1usize;
         for (si, sc) in options.scenarios.iter().enumerate() {
@@ -968,6 +973,14 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
                 vu_index += 1;
             }
+        }
+        // SAFETY: as above; then QuickJS's own rule (1.5x the live heap).
+        unsafe {
+            rquickjs::qjs::JS_RunGC(rt_ptr);
+            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
+            rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
+            let live = u.assume_init().malloc_size.max(0) as usize;
+            rquickjs::qjs::JS_SetGCThreshold(rt_ptr, (live + live / 2).max(256 * 1024) as _);
         }
         if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
             let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
