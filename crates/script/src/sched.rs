@@ -153,8 +153,13 @@ pub struct Shared {
     pub quiet: bool,
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
-    http_cache: RefCell<HashMap<Vec<(String, String)>, [usize; HTTP_METRICS.len()]>>,
+    http_cache: RefCell<HashMap<Tags, HttpSeries>>,
 }
+
+/// Tag pairs, sorted.
+type Tags = Vec<(String, String)>;
+/// The series of each of an HTTP request's metrics.
+type HttpSeries = [usize; HTTP_METRICS.len()];
 
 /// A series that is not in the results file.
 const NO_FILE: u32 = u32::MAX;
