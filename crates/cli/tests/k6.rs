@@ -127,6 +127,13 @@ fn api_script_passes_its_thresholds_and_writes_outputs() {
             .lines()
             .any(|l| l.contains("\"type\":\"Point\"") && l.contains("my_counter"))
     );
+    assert!(
+        points.lines().any(|l| l.contains("\"type\":\"Metric\"")
+            && l.contains("\"name\":\"my_trend\"")
+            && l.contains("\"type\":\"trend\"")
+            && l.contains("\"contains\":\"time\"")),
+        "{points}"
+    );
     // loadlab report reads the script run.
     let rep = Command::new(bin())
         .args(["report", "run.lr"])

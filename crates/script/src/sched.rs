@@ -260,7 +260,7 @@ impl Shared {
             let v = if def.time { value * 1e6 } else { value };
             out.metric(s.file_id, t_ns, v);
         }
-        out.json_point(&def.name, self.start_unix_ns + t_ns, value, &s.tags);
+        out.json_point(def, self.start_unix_ns + t_ns, value, &s.tags);
     }
 
     /// Adds a value to metric `metric` with `tags`.
