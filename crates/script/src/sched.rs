@@ -1632,6 +1632,8 @@ async fn drive_local<'js>(
                     wake = wake.min(st.end);
                 }
             }
+            // A scenario may have ended in this very pass.
+            all_done = all_done || states.iter().all(|st| st.done);
             if all_done && pending_done.is_empty() {
                 break;
             }

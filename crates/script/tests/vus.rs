@@ -178,3 +178,20 @@ export default function () {
         out.summary
     );
 }
+
+#[test]
+fn a_finished_scenario_ends_the_run_at_once() {
+    // The run used to wait for its next timer (up to 1 s) after the last
+    // iteration of the last scenario.
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        "export const options = { iterations: 200, vus: 2 };\nexport default function () {}\n";
+    let t0 = Instant::now();
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert_eq!(out.iterations, 200);
+    assert!(
+        t0.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t0.elapsed()
+    );
+}
