@@ -325,3 +325,48 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
     assert!(rs.contains("Requests"), "{rs}");
 }
+
+#[test]
+fn stage_tag_and_trend_stats_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+import exec from 'k6/execution';
+import { Trend } from 'k6/metrics';
+const t = new Trend('t');
+export const options = { duration: '1m' };
+export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new Error('no tag'); sleep(0.05); }
+"#;
+    // -s replaces the script's duration: up to 2 VUs in 400 ms, then down
+    // (k6 starts a stage ramp at `vus`, 1 here).
+    let out = k6(
+        dir.path(),
+        script,
+        &[
+            "-s",
+            "400ms:2",
+            "-s",
+            "100ms:0",
+            "--tag",
+            "team=a",
+            "--summary-trend-stats",
+            "avg,p(99),count",
+            "--summary-export",
+            "e.json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("p(99)=") && stdout.contains("count="),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("p(95)="), "{stdout}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("e.json")).unwrap()).unwrap();
+    assert_eq!(e["metrics"]["vus_max"]["value"], 2.0, "{stdout}");
+    assert!(
+        e["metrics"]["t"]["count"].as_f64().unwrap() >= 4.0,
+        "{stdout}"
+    );
+}
