@@ -370,3 +370,27 @@ export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new 
         "{stdout}"
     );
 }
+
+#[test]
+fn abort_on_fail_threshold_stops_the_test_with_99() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+export const options = {
+  vus: 2, duration: '30s',
+  thresholds: { iterations: [{ threshold: 'count<5', abortOnFail: true }] },
+};
+export default function () { sleep(0.05); }
+"#;
+    let t0 = std::time::Instant::now();
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
+    // Checked every 2 s: well before the 30 s.
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
+}
