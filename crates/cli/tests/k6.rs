@@ -92,9 +92,19 @@ fn api_script_passes_its_thresholds_and_writes_outputs() {
         dir.path(),
         API_SCRIPT,
         &[
-            "-u", "2", "-i", "4", "-e", &format!("BASE={}", o.url()),
-            "--out", "json=points.json", "--out", "loadlab=run.lr",
-            "--summary-export", "export.json", "--no-usage-report",
+            "-u",
+            "2",
+            "-i",
+            "4",
+            "-e",
+            &format!("BASE={}", o.url()),
+            "--out",
+            "json=points.json",
+            "--out",
+            "loadlab=run.lr",
+            "--summary-export",
+            "export.json",
+            "--no-usage-report",
         ],
     );
     let (stdout, stderr) = text(&out);
@@ -107,13 +117,29 @@ fn api_script_passes_its_thresholds_and_writes_outputs() {
     assert!(stdout.contains("my_trend"), "{stdout}");
     // 4 iterations x 4 requests.
     let export: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("export.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("export.json")).unwrap())
+            .unwrap();
     assert_eq!(export["metrics"]["http_reqs"]["count"], 16.0);
     assert_eq!(export["metrics"]["iterations"]["count"], 4.0);
     let points = std::fs::read_to_string(dir.path().join("points.json")).unwrap();
-    assert!(points.lines().any(|l| l.contains("\"type\":\"Point\"") && l.contains("my_counter")));
+    assert!(
+        points
+            .lines()
+            .any(|l| l.contains("\"type\":\"Point\"") && l.contains("my_counter"))
+    );
+    assert!(
+        points.lines().any(|l| l.contains("\"type\":\"Metric\"")
+            && l.contains("\"name\":\"my_trend\"")
+            && l.contains("\"type\":\"trend\"")
+            && l.contains("\"contains\":\"time\"")),
+        "{points}"
+    );
     // loadlab report reads the script run.
-    let rep = Command::new(bin()).args(["report", "run.lr"]).current_dir(dir.path()).output().unwrap();
+    let rep = Command::new(bin())
+        .args(["report", "run.lr"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     let (rs, re) = text(&rep);
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
     assert!(rs.contains("Requests") && rs.contains("16"), "{rs}");
@@ -137,7 +163,11 @@ export default function () { http.get(__ENV.BASE + '/'); }
 #[test]
 fn syntax_error_names_file_line_column() {
     let dir = tempfile::tempdir().unwrap();
-    let out = k6(dir.path(), "export default function () {\n  let x = ;\n}\n", &[]);
+    let out = k6(
+        dir.path(),
+        "export default function () {\n  let x = ;\n}\n",
+        &[],
+    );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
     assert!(stderr.contains("script.js:2:"), "{stderr}");
@@ -147,7 +177,11 @@ fn syntax_error_names_file_line_column() {
 #[test]
 fn unsupported_module_and_function_are_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
-    let out = k6(dir.path(), "import ws from 'k6/ws';\nexport default function () {}\n", &[]);
+    let out = k6(
+        dir.path(),
+        "import ws from 'k6/ws';\nexport default function () {}\n",
+        &[],
+    );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
     assert!(stderr.contains("k6/ws"), "{stderr}");
@@ -172,7 +206,10 @@ export default function () { if (__ITER % 2 === 0) throw new Error('boom'); }
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stderr.contains("Error: boom"), "{stderr}");
-    assert!(stderr.contains("3 iterations ended with an exception"), "{stderr}");
+    assert!(
+        stderr.contains("3 iterations ended with an exception"),
+        "{stderr}"
+    );
     assert!(stdout.contains("5 complete"), "{stdout}");
 }
 
@@ -205,7 +242,9 @@ export default function () { sleep(0.3); }
     let e: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("e.json")).unwrap()).unwrap();
     let done = e["metrics"]["iterations"]["count"].as_f64().unwrap();
-    let dropped = e["metrics"]["dropped_iterations"]["count"].as_f64().unwrap();
+    let dropped = e["metrics"]["dropped_iterations"]["count"]
+        .as_f64()
+        .unwrap();
     assert!((2.0..=5.0).contains(&done), "{done}");
     assert_eq!(done + dropped, 20.0, "{stdout}");
     assert!(stdout.contains("iteration_duration_corrected"), "{stdout}");
@@ -214,12 +253,16 @@ export default function () { sleep(0.3); }
 #[test]
 fn unsupported_member_of_a_default_import_is_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
-    let script = "import http from 'k6/http';\nexport default function () {\n  http.cookieJar();\n}\n";
+    let script =
+        "import http from 'k6/http';\nexport default function () {\n  http.cookieJar();\n}\n";
     let out = k6(dir.path(), script, &[]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stdout}\n{stderr}");
     assert!(stderr.contains("script.js:3:3: http.cookieJar"), "{stderr}");
-    assert!(!stdout.contains("running"), "no load before the error: {stdout}");
+    assert!(
+        !stdout.contains("running"),
+        "no load before the error: {stdout}"
+    );
 }
 
 #[test]
@@ -262,7 +305,10 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     // SAFETY-free: kill(1) with SIGINT through the shell's kill command.
-    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(st.success());
     let t0 = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
@@ -270,8 +316,81 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
     assert!(stdout.contains("http_reqs"), "{stdout}");
-    let rep = Command::new(bin()).args(["report", "run.lr"]).current_dir(dir.path()).output().unwrap();
+    let rep = Command::new(bin())
+        .args(["report", "run.lr"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     let (rs, re) = text(&rep);
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
     assert!(rs.contains("Requests"), "{rs}");
+}
+
+#[test]
+fn stage_tag_and_trend_stats_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+import exec from 'k6/execution';
+import { Trend } from 'k6/metrics';
+const t = new Trend('t');
+export const options = { duration: '1m' };
+export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new Error('no tag'); sleep(0.05); }
+"#;
+    // -s replaces the script's duration: up to 2 VUs in 400 ms, then down
+    // (k6 starts a stage ramp at `vus`, 1 here).
+    let out = k6(
+        dir.path(),
+        script,
+        &[
+            "-s",
+            "400ms:2",
+            "-s",
+            "100ms:0",
+            "--tag",
+            "team=a",
+            "--summary-trend-stats",
+            "avg,p(99),count",
+            "--summary-export",
+            "e.json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("p(99)=") && stdout.contains("count="),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("p(95)="), "{stdout}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("e.json")).unwrap()).unwrap();
+    assert_eq!(e["metrics"]["vus_max"]["value"], 2.0, "{stdout}");
+    assert!(
+        e["metrics"]["t"]["count"].as_f64().unwrap() >= 4.0,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn abort_on_fail_threshold_stops_the_test_with_99() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+export const options = {
+  vus: 2, duration: '30s',
+  thresholds: { iterations: [{ threshold: 'count<5', abortOnFail: true }] },
+};
+export default function () { sleep(0.05); }
+"#;
+    let t0 = std::time::Instant::now();
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
+    // Checked every 2 s: well before the 30 s.
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
 }

@@ -15,12 +15,7 @@ use crate::targets::check_url;
 use crate::transport::Transport;
 use crate::{AttackConfig, EngineError};
 
-/// The final response's header fields (as received, in order) and body.
-#[derive(Debug, Default, Clone)]
-pub struct Capture {
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
+pub use crate::stream::Capture;
 
 /// What to send.
 #[derive(Debug, Clone)]
@@ -93,13 +88,8 @@ impl Client {
                 out.error = ErrorKind::Protocol;
             }
             Ok(uri) => {
-                let tpl = Template::from_parts(
-                    req.method,
-                    uri,
-                    req.headers,
-                    req.body,
-                    &self.transport,
-                );
+                let tpl =
+                    Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
                 let deadline = begin + req.timeout;
                 execute_capture(
                     &tpl,

@@ -145,7 +145,7 @@ impl H1Conn {
         request: &[u8],
         head_only: bool,
         first_byte: &mut Option<Instant>,
-        mut capture: Option<&mut crate::client::Capture>,
+        mut capture: Option<&mut crate::stream::Capture>,
     ) -> Result<H1Response, H1Error> {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;

@@ -68,7 +68,7 @@ pub(crate) async fn exchange(
     first_byte: &mut Option<Instant>,
     bytes_in: &mut u64,
     in_body: &mut bool,
-    mut capture: Option<&mut crate::client::Capture>,
+    mut capture: Option<&mut crate::stream::Capture>,
 ) -> Result<H2Response, ErrorKind> {
     sender.ready().await.map_err(|e| hyper_kind(&e))?;
     let resp = sender.send_request(req).await.map_err(|e| hyper_kind(&e))?;

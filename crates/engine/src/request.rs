@@ -355,7 +355,7 @@ pub(crate) async fn execute_capture(
     begin: Instant,
     deadline: Instant,
     out: &mut Outcome,
-    mut capture: Option<&mut crate::client::Capture>,
+    mut capture: Option<&mut crate::stream::Capture>,
 ) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
@@ -403,7 +403,7 @@ async fn attempt(
     started: Instant,
     deadline: Instant,
     out: &mut Outcome,
-    mut capture: Option<&mut crate::client::Capture>,
+    mut capture: Option<&mut crate::stream::Capture>,
 ) -> Result<(u16, Option<String>), ErrorKind> {
     let mut retries = 0;
     let mut dial_started = started;

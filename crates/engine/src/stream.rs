@@ -101,3 +101,11 @@ pub(crate) fn classify(e: &io::Error) -> ErrorKind {
         _ => ErrorKind::Io,
     }
 }
+
+/// The final response's header fields (as received, in order) and body,
+/// kept for callers that read responses (`client.rs`); attacks never keep them.
+#[derive(Debug, Default, Clone)]
+pub struct Capture {
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}

@@ -131,9 +131,10 @@ fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
         ));
     }
     match vu::suspend(op) {
-        Resume::Abort | Resume::Quit => {
-            Err(throw(ctx, "the test is over: this VU's iteration was interrupted"))
-        }
+        Resume::Abort | Resume::Quit => Err(throw(
+            ctx,
+            "the test is over: this VU's iteration was interrupted",
+        )),
         r => Ok(r),
     }
 }
@@ -230,9 +231,10 @@ fn build_request<'js>(
     let url = js_string(url)
         .or_else(|| {
             url.as_object().and_then(|o| {
-                o.get::<_, Function>("toString")
-                    .ok()
-                    .and_then(|f| f.call::<_, String>((rquickjs::function::This(o.clone()),)).ok())
+                o.get::<_, Function>("toString").ok().and_then(|f| {
+                    f.call::<_, String>((rquickjs::function::This(o.clone()),))
+                        .ok()
+                })
             })
         })
         .ok_or_else(|| throw(ctx, "the request's URL must be a string"))?;
@@ -251,12 +253,13 @@ fn build_request<'js>(
             match k.as_str() {
                 "headers" => headers = js_pairs(Some(&v)),
                 "tags" => tags = js_pairs(Some(&v)),
-                "timeout" => {
-                    if !v.is_undefined() && !v.is_null() {
-                        timeout = js_duration(&v).ok_or_else(|| {
-                            throw(ctx, "params.timeout: not a duration (e.g. \"10s\" or 10000)")
-                        })?;
-                    }
+                "timeout" if !v.is_undefined() && !v.is_null() => {
+                    timeout = js_duration(&v).ok_or_else(|| {
+                        throw(
+                            ctx,
+                            "params.timeout: not a duration (e.g. \"10s\" or 10000)",
+                        )
+                    })?;
                 }
                 "redirects" => {
                     if let Some(n) = v.as_number() {
@@ -278,13 +281,13 @@ fn build_request<'js>(
                         }
                     }
                 }
-                "cookies" | "jar" | "auth" | "compression" | "responseCallback" => {
-                    if !v.is_undefined() && !v.is_null() {
-                        return Err(throw(
-                            ctx,
-                            &format!("params.{k} is not supported by loadlab k6 (see docs/k6.md)"),
-                        ));
-                    }
+                "cookies" | "jar" | "auth" | "compression" | "responseCallback"
+                    if !v.is_undefined() && !v.is_null() =>
+                {
+                    return Err(throw(
+                        ctx,
+                        &format!("params.{k} is not supported by loadlab k6 (see docs/k6.md)"),
+                    ));
                 }
                 _ => {}
             }
@@ -306,11 +309,16 @@ fn build_request<'js>(
         Bytes::from(js_string(body).unwrap_or_default())
     };
     if let Some(ct) = content_type
-        && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        && !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
     {
         headers.push(("Content-Type".into(), ct.into()));
     }
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("user-agent")) {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+    {
         headers.push(("User-Agent".into(), "loadlab-k6".into()));
     }
     Ok((
@@ -380,7 +388,10 @@ pub fn install<'js>(
             "open",
             Function::new(
                 ctx.clone(),
-                move |ctx: Ctx<'js>, path: String, mode: Opt<String>| -> rquickjs::Result<Value<'js>> {
+                move |ctx: Ctx<'js>,
+                      path: String,
+                      mode: Opt<String>|
+                      -> rquickjs::Result<Value<'js>> {
                     if vu::in_vu() {
                         return Err(throw(
                             &ctx,
@@ -389,13 +400,19 @@ pub fn install<'js>(
                     }
                     let full = sh.script_dir.join(&path);
                     let data = std::fs::read(&full).map_err(|e| {
-                        throw(&ctx, &format!("open({path:?}): cannot read {}: {e}", full.display()))
+                        throw(
+                            &ctx,
+                            &format!("open({path:?}): cannot read {}: {e}", full.display()),
+                        )
                     })?;
                     if mode.0.as_deref() == Some("b") {
                         Ok(rquickjs::ArrayBuffer::new(ctx.clone(), data)?.into_value())
                     } else {
-                        Ok(rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&data))?
-                            .into_value())
+                        Ok(rquickjs::String::from_str(
+                            ctx.clone(),
+                            &String::from_utf8_lossy(&data),
+                        )?
+                        .into_value())
                     }
                 },
             )?,
@@ -407,9 +424,12 @@ pub fn install<'js>(
         let sh = shared.clone();
         k6.set(
             "check",
-            Function::new(ctx.clone(), move |name: String, pass: bool, tags: Opt<Value<'js>>| {
-                sh.check(vu_index, &name, pass, js_pairs(tags.0.as_ref()));
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |name: String, pass: bool, tags: Opt<Value<'js>>| {
+                    sh.check(vu_index, &name, pass, js_pairs(tags.0.as_ref()));
+                },
+            )?,
         )?;
     }
     // groupEnter(name) -> token; groupExit(token)
@@ -417,12 +437,15 @@ pub fn install<'js>(
         let sh = shared.clone();
         k6.set(
             "groupEnter",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<f64> {
-                if name.contains("::") {
-                    return Err(throw(&ctx, "group and check names may not contain '::'"));
-                }
-                Ok(sh.group_enter(vu_index, &name) as f64)
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<f64> {
+                    if name.contains("::") {
+                        return Err(throw(&ctx, "group and check names may not contain '::'"));
+                    }
+                    Ok(sh.group_enter(vu_index, &name) as f64)
+                },
+            )?,
         )?;
         let sh = shared.clone();
         k6.set(
@@ -435,15 +458,18 @@ pub fn install<'js>(
     // sleep(seconds)
     k6.set(
         "sleep",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, secs: f64| -> rquickjs::Result<()> {
-            let d = if secs.is_finite() && secs > 0.0 {
-                Duration::from_secs_f64(secs)
-            } else {
-                Duration::ZERO
-            };
-            wait(&ctx, Op::Sleep(d), "sleep()")?;
-            Ok(())
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, secs: f64| -> rquickjs::Result<()> {
+                let d = if secs.is_finite() && secs > 0.0 {
+                    Duration::from_secs_f64(secs)
+                } else {
+                    Duration::ZERO
+                };
+                wait(&ctx, Op::Sleep(d), "sleep()")?;
+                Ok(())
+            },
+        )?,
     )?;
     // http.request(method, url, body, params)
     {
@@ -474,12 +500,17 @@ pub fn install<'js>(
             "batch",
             Function::new(
                 ctx.clone(),
-                move |ctx: Ctx<'js>, list: Vec<Vec<Value<'js>>>| -> rquickjs::Result<Vec<Value<'js>>> {
+                move |ctx: Ctx<'js>,
+                      list: Vec<Vec<Value<'js>>>|
+                      -> rquickjs::Result<Vec<Value<'js>>> {
                     let mut reqs = Vec::new();
                     let mut metas = Vec::new();
                     for r in &list {
                         let null = Value::new_null(ctx.clone());
-                        let method = r.first().and_then(js_string).unwrap_or_else(|| "GET".into());
+                        let method = r
+                            .first()
+                            .and_then(js_string)
+                            .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
                         let (req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
@@ -518,7 +549,11 @@ pub fn install<'js>(
             "metricNew",
             Function::new(
                 ctx.clone(),
-                move |ctx: Ctx<'js>, name: String, kind: String, time: bool| -> rquickjs::Result<f64> {
+                move |ctx: Ctx<'js>,
+                      name: String,
+                      kind: String,
+                      time: bool|
+                      -> rquickjs::Result<f64> {
                     let kind = match kind.as_str() {
                         "counter" => Kind::Counter,
                         "gauge" => Kind::Gauge,
@@ -536,7 +571,11 @@ pub fn install<'js>(
             "metricAdd",
             Function::new(
                 ctx.clone(),
-                move |ctx: Ctx<'js>, id: f64, value: f64, tags: Opt<Value<'js>>| -> rquickjs::Result<()> {
+                move |ctx: Ctx<'js>,
+                      id: f64,
+                      value: f64,
+                      tags: Opt<Value<'js>>|
+                      -> rquickjs::Result<()> {
                     if !value.is_finite() {
                         return Err(throw(&ctx, "a metric value must be a finite number"));
                     }
@@ -551,67 +590,82 @@ pub fn install<'js>(
         let sh = shared.clone();
         k6.set(
             "execVu",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
-                let (id, iter_inst, iter_scen) = sh.vu_numbers(vu_index);
-                let o = Object::new(ctx.clone())?;
-                o.set("idInInstance", id as f64)?;
-                o.set("idInTest", id as f64)?;
-                o.set("iterationInInstance", iter_inst as f64)?;
-                o.set("iterationInScenario", iter_scen as f64)?;
-                let tags = Object::new(ctx.clone())?;
-                for (k, v) in sh.vu_tags(vu_index) {
-                    tags.set(k, v)?;
-                }
-                o.set("tags", tags.clone())?;
-                let m = Object::new(ctx.clone())?;
-                m.set("tags", tags)?;
-                o.set("metrics", m)?;
-                Ok(o)
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                    let (id, iter_inst, iter_scen) = sh.vu_numbers(vu_index);
+                    let o = Object::new(ctx.clone())?;
+                    o.set("idInInstance", id as f64)?;
+                    o.set("idInTest", id as f64)?;
+                    o.set("iterationInInstance", iter_inst as f64)?;
+                    o.set("iterationInScenario", iter_scen as f64)?;
+                    let tags = Object::new(ctx.clone())?;
+                    for (k, v) in sh.vu_tags(vu_index) {
+                        tags.set(k, v)?;
+                    }
+                    o.set("tags", tags.clone())?;
+                    let m = Object::new(ctx.clone())?;
+                    m.set("tags", tags)?;
+                    o.set("metrics", m)?;
+                    Ok(o)
+                },
+            )?,
         )?;
         let sh = shared.clone();
         k6.set(
             "execScenario",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
-                let info = sh.scenario_info(vu_index);
-                let o = Object::new(ctx.clone())?;
-                o.set("name", info.name)?;
-                o.set("executor", info.executor)?;
-                o.set("startTime", info.start_unix_ms)?;
-                o.set("progress", info.progress)?;
-                o.set("iterationInInstance", info.iteration as f64)?;
-                o.set("iterationInTest", info.iteration as f64)?;
-                Ok(o)
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                    let info = sh.scenario_info(vu_index);
+                    let o = Object::new(ctx.clone())?;
+                    o.set("name", info.name)?;
+                    o.set("executor", info.executor)?;
+                    o.set("startTime", info.start_unix_ms)?;
+                    o.set("progress", info.progress)?;
+                    o.set("iterationInInstance", info.iteration as f64)?;
+                    o.set("iterationInTest", info.iteration as f64)?;
+                    Ok(o)
+                },
+            )?,
         )?;
         let sh = shared.clone();
         k6.set(
             "execInstance",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
-                let o = Object::new(ctx.clone())?;
-                let (done, interrupted, active, init, elapsed) = sh.instance_info();
-                o.set("iterationsCompleted", done as f64)?;
-                o.set("iterationsInterrupted", interrupted as f64)?;
-                o.set("vusActive", active as f64)?;
-                o.set("vusInitialized", init as f64)?;
-                o.set("currentTestRunDuration", elapsed)?;
-                Ok(o)
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                    let o = Object::new(ctx.clone())?;
+                    let (done, interrupted, active, init, elapsed) = sh.instance_info();
+                    o.set("iterationsCompleted", done as f64)?;
+                    o.set("iterationsInterrupted", interrupted as f64)?;
+                    o.set("vusActive", active as f64)?;
+                    o.set("vusInitialized", init as f64)?;
+                    o.set("currentTestRunDuration", elapsed)?;
+                    Ok(o)
+                },
+            )?,
         )?;
         let sh = shared.clone();
         k6.set(
             "execOptions",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
-                ctx.json_parse(sh.options_json.clone())
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
+                    ctx.json_parse(sh.options_json.clone())
+                },
+            )?,
         )?;
         let sh = shared.clone();
         k6.set(
             "abort",
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>, msg: String| -> rquickjs::Result<()> {
-                sh.request_abort(&msg);
-                Err(throw(&ctx, &format!("test aborted: {msg}")))
-            })?,
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, msg: String| -> rquickjs::Result<()> {
+                    sh.request_abort(&msg);
+                    Err(throw(&ctx, &format!("test aborted: {msg}")))
+                },
+            )?,
         )?;
     }
     k6.set("http", http)?;
@@ -648,9 +702,10 @@ fn response_object<'js>(
     o.set("headers", headers)?;
     match meta.response_type {
         ResponseType::None => o.set("body", Value::new_null(ctx.clone()))?,
-        ResponseType::Binary => {
-            o.set("body", rquickjs::ArrayBuffer::new(ctx.clone(), resp.body.clone())?)?
-        }
+        ResponseType::Binary => o.set(
+            "body",
+            rquickjs::ArrayBuffer::new(ctx.clone(), resp.body.clone())?,
+        )?,
         ResponseType::Text => o.set(
             "body",
             rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&resp.body))?,
@@ -698,7 +753,7 @@ fn display<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
         return "[function]".into();
     }
     if let Some(e) = v.as_exception() {
-        return format!("{}", e.message().unwrap_or_default());
+        return e.message().unwrap_or_default();
     }
     if v.is_object() {
         return ctx

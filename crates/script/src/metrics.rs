@@ -42,9 +42,20 @@ impl Kind {
 /// The figures of one series (or of several merged).
 #[derive(Debug, Clone)]
 pub enum Agg {
-    Counter { sum: f64, n: u64 },
-    Gauge { last: f64, min: f64, max: f64, n: u64 },
-    Rate { hits: u64, total: u64 },
+    Counter {
+        sum: f64,
+        n: u64,
+    },
+    Gauge {
+        last: f64,
+        min: f64,
+        max: f64,
+        n: u64,
+    },
+    Rate {
+        hits: u64,
+        total: u64,
+    },
     Trend(Box<Distribution>),
 }
 
@@ -107,7 +118,13 @@ impl Agg {
                 *max = max.max(*ma2);
                 *n += n2;
             }
-            (Agg::Rate { hits, total }, Agg::Rate { hits: h2, total: t2 }) => {
+            (
+                Agg::Rate { hits, total },
+                Agg::Rate {
+                    hits: h2,
+                    total: t2,
+                },
+            ) => {
                 *hits += h2;
                 *total += t2;
             }
@@ -230,7 +247,13 @@ impl Registry {
     }
 
     /// Declares a metric (again: must be of the same kind).
-    pub fn define(&mut self, name: &str, kind: Kind, time: bool, builtin: bool) -> Result<usize, String> {
+    pub fn define(
+        &mut self,
+        name: &str,
+        kind: Kind,
+        time: bool,
+        builtin: bool,
+    ) -> Result<usize, String> {
         if let Some(&i) = self.by_name.get(name) {
             let m = &self.metrics[i];
             if m.kind != kind {
@@ -244,9 +267,7 @@ impl Registry {
         }
         let valid = !name.is_empty()
             && name.len() <= 128
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(format!(
                 "invalid metric name {name:?}: use letters, digits and '_' (at most 128)"
@@ -259,7 +280,8 @@ impl Registry {
             data: false,
             builtin,
         });
-        self.by_name.insert(name.to_string(), self.metrics.len() - 1);
+        self.by_name
+            .insert(name.to_string(), self.metrics.len() - 1);
         Ok(self.metrics.len() - 1)
     }
 
@@ -340,8 +362,10 @@ pub fn parse_threshold(src: &str) -> Result<Expr, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{src:?}: {:?} is not a number", s[pos + op.len()..].trim()))?;
-    let agg_ok = matches!(agg.as_str(), "count" | "rate" | "value" | "avg" | "min" | "max" | "med")
-        || check_stat(&agg).is_ok();
+    let agg_ok = matches!(
+        agg.as_str(),
+        "count" | "rate" | "value" | "avg" | "min" | "max" | "med"
+    ) || check_stat(&agg).is_ok();
     if !agg_ok {
         return Err(format!("{src:?}: unknown aggregation {agg:?}"));
     }

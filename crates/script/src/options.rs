@@ -199,7 +199,9 @@ pub fn parse_duration_str(s: &str) -> Option<Duration> {
 
 fn num(v: &Value, what: &str) -> Result<f64, ScriptError> {
     match v {
-        Value::Number(n) => n.as_f64().ok_or_else(|| bad(format!("{what}: not a number"))),
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| bad(format!("{what}: not a number"))),
         Value::String(s) => s
             .trim()
             .parse::<f64>()
@@ -274,8 +276,14 @@ impl Options {
     /// with `-d` or `-i` or `-s` replaces the script's scenarios.
     pub fn resolve(script: &Value, o: &Overrides) -> Result<Options, ScriptError> {
         let get = |k: &str| script.get(k).filter(|v| !v.is_null());
-        for unsupported in ["ext", "hosts", "rps", "batch", "batchPerHost", "discardResponseBodies"]
-        {
+        for unsupported in [
+            "ext",
+            "hosts",
+            "rps",
+            "batch",
+            "batchPerHost",
+            "discardResponseBodies",
+        ] {
             if let Some(v) = get(unsupported) {
                 // Accepted and ignored would mislead: say so.
                 if unsupported == "discardResponseBodies" && v == &Value::Bool(false) {
@@ -295,7 +303,10 @@ impl Options {
         } else {
             let vus = match o.vus {
                 Some(v) => v,
-                None => get("vus").map(|v| count(v, "options.vus")).transpose()?.unwrap_or(1),
+                None => get("vus")
+                    .map(|v| count(v, "options.vus"))
+                    .transpose()?
+                    .unwrap_or(1),
             };
             let stages_v = match &o.stages {
                 Some(s) => Some(s.clone()),
@@ -365,10 +376,14 @@ impl Options {
                             m.get("threshold")
                                 .and_then(Value::as_str)
                                 .ok_or_else(|| {
-                                    bad(format!("thresholds[{key:?}]: an object needs \"threshold\""))
+                                    bad(format!(
+                                        "thresholds[{key:?}]: an object needs \"threshold\""
+                                    ))
                                 })?
                                 .to_string(),
-                            m.get("abortOnFail").and_then(Value::as_bool).unwrap_or(false),
+                            m.get("abortOnFail")
+                                .and_then(Value::as_bool)
+                                .unwrap_or(false),
                         ),
                         _ => {
                             return Err(bad(format!(

@@ -18,11 +18,11 @@ pub struct Outputs {
     export: Option<PathBuf>,
     next_id: u32,
     start_unix_ns: u64,
-    line: String,
 }
 
 fn create(p: &PathBuf, what: &str) -> Result<File, ScriptError> {
-    File::create(p).map_err(|e| ScriptError::Output(format!("cannot create {what} {}: {e}", p.display())))
+    File::create(p)
+        .map_err(|e| ScriptError::Output(format!("cannot create {what} {}: {e}", p.display())))
 }
 
 impl Outputs {
@@ -34,7 +34,6 @@ impl Outputs {
             export: None,
             next_id: 0,
             start_unix_ns: 0,
-            line: String::new(),
         }
     }
 
@@ -66,6 +65,10 @@ impl Outputs {
         Ok(o)
     }
 
+    pub fn has_results(&self) -> bool {
+        self.results.is_some()
+    }
+
     /// Declares a series in the results file; returns its id.
     pub fn register(&mut self, info: SeriesInfo) -> u32 {
         let id = self.next_id;
@@ -93,25 +96,33 @@ impl Outputs {
     }
 
     /// One k6 JSON point (and the metric's declaration the first time).
-    pub fn json_point(&mut self, metric: &str, unix_ns: u64, value: f64, tags: &[(String, String)]) {
+    pub fn json_point(
+        &mut self,
+        def: &crate::metrics::MetricDef,
+        unix_ns: u64,
+        value: f64,
+        tags: &[(String, String)],
+    ) {
         let Some((_, w)) = &mut self.json else {
             return;
         };
+        let metric = def.name.as_str();
         if !self.json_metrics.iter().any(|m| m == metric) {
             self.json_metrics.push(metric.to_string());
-            let kind = crate::metrics::BUILTINS
-                .iter()
-                .find(|b| b.0 == metric)
-                .map(|b| b.1.name())
-                .unwrap_or("custom");
+            let contains = if def.time {
+                "time"
+            } else if def.data {
+                "data"
+            } else {
+                "default"
+            };
             let decl = serde_json::json!({
                 "type": "Metric",
-                "data": {"name": metric, "type": kind, "contains": "default", "thresholds": [], "submetrics": null},
+                "data": {"name": metric, "type": def.kind.name(), "contains": contains, "thresholds": [], "submetrics": null},
                 "metric": metric,
             });
             let _ = writeln!(w, "{decl}");
         }
-        self.line.clear();
         let mut t = serde_json::Map::new();
         for (k, v) in tags {
             t.insert(k.clone(), serde_json::Value::String(v.clone()));

@@ -15,12 +15,12 @@ use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
 use tokio::time::Instant;
 
+use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, ramp_at};
 use crate::out::Outputs;
 use crate::vu::{self, Op, Resume, VuCoroutine};
-use crate::ScriptError;
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -128,6 +128,9 @@ pub struct ScenarioInfo {
     pub iteration: u64,
 }
 
+/// A scenario's name, executor name and tags.
+pub type ScenarioMeta = (String, String, Vec<(String, String)>);
+
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
@@ -136,7 +139,7 @@ pub struct Shared {
     pub reg: RefCell<Registry>,
     pub out: RefCell<Outputs>,
     pub vus: RefCell<Vec<VuMeta>>,
-    pub scenarios: Vec<(String, String, Vec<(String, String)>)>,
+    pub scenarios: Vec<ScenarioMeta>,
     pub base_tags: Vec<(String, String)>,
     pub start: Instant,
     pub start_unix_ns: u64,
@@ -150,7 +153,31 @@ pub struct Shared {
     pub quiet: bool,
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
+    http_cache: RefCell<HashMap<Tags, HttpSeries>>,
 }
+
+/// Tag pairs, sorted.
+type Tags = Vec<(String, String)>;
+/// The series of each of an HTTP request's metrics.
+type HttpSeries = [usize; HTTP_METRICS.len()];
+
+/// A series that is not in the results file.
+const NO_FILE: u32 = u32::MAX;
+
+/// The metrics of one HTTP request, in the order `record_http` fills them.
+const HTTP_METRICS: [&str; 11] = [
+    "http_reqs",
+    "http_req_duration",
+    "http_req_blocked",
+    "http_req_connecting",
+    "http_req_tls_handshaking",
+    "http_req_sending",
+    "http_req_waiting",
+    "http_req_receiving",
+    "http_req_failed",
+    "data_sent",
+    "data_received",
+];
 
 /// After this many distinct URLs, requests to new ones share one series
 /// in the results file (URLs with ids in them would make a series each).
@@ -179,7 +206,9 @@ impl Shared {
     }
 
     pub fn request_abort(&self, msg: &str) {
-        self.abort.borrow_mut().get_or_insert_with(|| msg.to_string());
+        self.abort
+            .borrow_mut()
+            .get_or_insert_with(|| msg.to_string());
     }
 
     /// System tags of a VU's samples: the options' tags, the scenario's and
@@ -201,34 +230,43 @@ impl Shared {
         self.out.borrow_mut().register(info)
     }
 
-    /// Adds a value to metric `metric` with `tags`.
-    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    /// The series of `metric` with `tags`, made (and declared in the
+    /// results file when `to_file`) on first use.
+    pub fn series_for(&self, metric: usize, tags: Vec<(String, String)>, to_file: bool) -> usize {
         let mut reg = self.reg.borrow_mut();
-        let def = reg.metrics[metric].clone();
-        let mut new_series = None;
-        let (si, _) = reg.series(metric, tags, || {
-            new_series = Some(());
-            0
-        });
-        if new_series.is_some() && to_file {
-            let s = &reg.series[si];
-            let id = self.file_series(SeriesInfo {
+        let (si, new) = reg.series(metric, tags, || NO_FILE);
+        if new && to_file {
+            let def = &reg.metrics[metric];
+            let info = SeriesInfo {
                 kind: def.kind.series_kind(),
                 name: def.name.clone(),
                 time: def.time,
-                tags: s.tags.clone(),
-            });
-            reg.series[si].file_id = id;
+                tags: reg.series[si].tags.clone(),
+            };
+            reg.series[si].file_id = self.file_series(info);
         }
+        si
+    }
+
+    /// Adds a value to series `si` at `t_ns` (from the start).
+    pub fn add_at(&self, si: usize, value: f64, t_ns: u64) {
+        let mut reg = self.reg.borrow_mut();
+        let reg = &mut *reg;
         let s = &mut reg.series[si];
         s.agg.add(value);
-        let t_ns = self.now_ns();
+        let def = &reg.metrics[s.metric];
         let mut out = self.out.borrow_mut();
-        if to_file {
+        if s.file_id != NO_FILE {
             let v = if def.time { value * 1e6 } else { value };
             out.metric(s.file_id, t_ns, v);
         }
-        out.json_point(&def.name, self.start_unix_ns + t_ns, value, &s.tags);
+        out.json_point(def, self.start_unix_ns + t_ns, value, &s.tags);
+    }
+
+    /// Adds a value to metric `metric` with `tags`.
+    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+        let si = self.series_for(metric, tags, to_file);
+        self.add_at(si, value, self.now_ns());
     }
 
     fn metric_id(&self, name: &str) -> usize {
@@ -311,13 +349,19 @@ impl Shared {
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.clone())
             .unwrap_or_else(|| meta.url.clone());
+        let has_file = self.out.borrow().has_results();
         let mut ftags: Vec<(String, String)> = tags
             .iter()
-            .filter(|(k, _)| k != "status" && k != "expected_response" && k != "method" && k != "name")
+            .take(if has_file { usize::MAX } else { 0 })
+            .filter(|(k, _)| {
+                k != "status" && k != "expected_response" && k != "method" && k != "name"
+            })
             .cloned()
             .collect();
         ftags.sort();
-        let file_id = {
+        let file_id = if !has_file {
+            NO_FILE
+        } else {
             let mut key = ftags.clone();
             key.push(("method".into(), meta.method.clone()));
             key.push(("url".into(), url.clone()));
@@ -363,24 +407,40 @@ impl Shared {
             tags.push(("url".into(), url));
         }
         let failed = if expected { 0.0 } else { 1.0 };
-        self.add_named("http_reqs", 1.0, tags.clone(), false);
-        self.add_named("http_req_duration", t.duration, tags.clone(), false);
-        self.add_named("http_req_blocked", t.blocked, tags.clone(), false);
-        self.add_named("http_req_connecting", t.connecting, tags.clone(), false);
-        self.add_named("http_req_tls_handshaking", t.tls_handshaking, tags.clone(), false);
-        self.add_named("http_req_sending", t.sending, tags.clone(), false);
-        self.add_named("http_req_waiting", t.waiting, tags.clone(), false);
-        self.add_named("http_req_receiving", t.receiving, tags.clone(), false);
-        self.add_named("http_req_failed", failed, tags.clone(), false);
-        // Bytes on the wire: headers are not counted by the engine, so
-        // this is the body bytes (plus the request line's rough size).
-        self.add_named(
-            "data_sent",
+        // One look-up per request for the series of all its metrics.
+        tags.sort();
+        let cached = self.http_cache.borrow().get(&tags).copied();
+        let ids = match cached {
+            Some(ids) => ids,
+            None => {
+                let mut ids = [0usize; HTTP_METRICS.len()];
+                for (i, name) in HTTP_METRICS.iter().enumerate() {
+                    let m = self.metric_id(name);
+                    ids[i] = self.series_for(m, tags.clone(), false);
+                }
+                self.http_cache.borrow_mut().insert(tags, ids);
+                ids
+            }
+        };
+        let values = [
+            1.0,
+            t.duration,
+            t.blocked,
+            t.connecting,
+            t.tls_handshaking,
+            t.sending,
+            t.waiting,
+            t.receiving,
+            failed,
+            // Bytes on the wire: headers are not counted by the engine, so
+            // this is the body bytes plus a rough size of the request line.
             (r.bytes_out + meta.url.len() as u64 + 64) as f64,
-            self.vu_tags(vu),
-            false,
-        );
-        self.add_named("data_received", r.bytes_in as f64, self.vu_tags(vu), false);
+            r.bytes_in as f64,
+        ];
+        let t_ns = sample.done_ns;
+        for (si, v) in ids.into_iter().zip(values) {
+            self.add_at(si, v, t_ns);
+        }
     }
 
     pub fn vu_numbers(&self, vu: usize) -> (u64, u64, u64) {
@@ -548,7 +608,8 @@ fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> R
         .get(exec)
         .map_err(|_| format!("the script exports no function {exec:?}"))?;
     let data: Value = if with_data {
-        g.get("__k6_data").unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
+        g.get("__k6_data")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
     } else {
         Value::new_undefined(ctx.clone())
     };
@@ -575,7 +636,10 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ("k6", &["check", "group", "sleep", "fail", "randomSeed"]),
     (
         "k6/http",
-        &["request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url", "Response"],
+        &[
+            "request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url",
+            "Response",
+        ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
     ("k6/execution", &["vu", "scenario", "instance", "test"]),
@@ -613,16 +677,27 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
         }
     }
     for (name, module) in bindings {
-        let allowed = MEMBERS.iter().find(|(m, _)| *m == module).map(|(_, a)| *a).unwrap_or(&[]);
+        let allowed = MEMBERS
+            .iter()
+            .find(|(m, _)| *m == module)
+            .map(|(_, a)| *a)
+            .unwrap_or(&[]);
         let pat = format!("{name}.");
         let mut from = 0;
         while let Some(pos) = source[from..].find(&pat) {
             let at = from + pos;
             from = at + pat.len();
-            if source[..at].chars().next_back().is_some_and(|c| is_ident(c) || c == '.') {
+            if source[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| is_ident(c) || c == '.')
+            {
                 continue;
             }
-            let member: String = source[from..].chars().take_while(|&c| is_ident(c)).collect();
+            let member: String = source[from..]
+                .chars()
+                .take_while(|&c| is_ident(c))
+                .collect();
             if member.is_empty() || allowed.contains(&member.as_str()) {
                 continue;
             }
@@ -634,6 +709,83 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
         }
     }
     Ok(())
+}
+
+/// Which of QuickJS's optional built-ins a VU's context gets. Every VU
+/// pays for each in memory (typed arrays alone are ~20 classes), so the
+/// rarely used ones are added only when the script names them; a script
+/// that imports local modules (not scanned) gets them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Intrinsics {
+    pub typed_arrays: bool,
+    pub extras: bool,
+}
+
+impl Intrinsics {
+    pub fn of(source: &str) -> Intrinsics {
+        let local_imports = source.contains("from './")
+            || source.contains("from \"./")
+            || source.contains("from '../")
+            || source.contains("from \"../")
+            || source.contains("import(");
+        if local_imports {
+            return Intrinsics {
+                typed_arrays: true,
+                extras: true,
+            };
+        }
+        let typed = [
+            "ArrayBuffer",
+            "DataView",
+            "Int8Array",
+            "Uint8",
+            "Int16Array",
+            "Uint16Array",
+            "Int32Array",
+            "Uint32Array",
+            "Float16Array",
+            "Float32Array",
+            "Float64Array",
+            "BigInt64Array",
+            "BigUint64Array",
+            "Atomics",
+            "binary",
+            "'b'",
+            "\"b\"",
+            "`b`",
+        ];
+        let extras = [
+            "Proxy",
+            "WeakRef",
+            "FinalizationRegistry",
+            "performance",
+            "DOMException",
+        ];
+        Intrinsics {
+            typed_arrays: typed.iter().any(|t| source.contains(t)),
+            extras: extras.iter().any(|t| source.contains(t)),
+        }
+    }
+}
+
+fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
+    use rquickjs::context::intrinsic as q;
+    type Base = (
+        q::Date,
+        q::Eval,
+        q::RegExpCompiler,
+        q::RegExp,
+        q::Json,
+        q::MapSet,
+        q::Promise,
+    );
+    type Extras = (q::Proxy, q::Performance, q::WeakRef, q::DOMException);
+    match (i.typed_arrays, i.extras) {
+        (true, true) => Context::full(rt),
+        (true, false) => Context::custom::<(Base, q::TypedArrays)>(rt),
+        (false, true) => Context::custom::<(Base, Extras)>(rt),
+        (false, false) => Context::custom::<Base>(rt),
+    }
 }
 
 /// Loads the k6 modules in every context that imports them (rquickjs's
@@ -659,10 +811,7 @@ enum Event {
 }
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
-pub fn run(
-    cfg: RunConfig,
-    shutdown: impl Future<Output = ()>,
-) -> Result<RunOutcome, ScriptError> {
+pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
     let source = std::fs::read_to_string(&cfg.script).map_err(|err| ScriptError::Read {
         path: cfg.script.clone(),
         err,
@@ -672,7 +821,13 @@ pub fn run(
     let script_dir = cfg
         .script
         .parent()
-        .map(|p| if p.as_os_str().is_empty() { PathBuf::from(".") } else { p.to_path_buf() })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        })
         .unwrap_or_else(|| PathBuf::from("."));
 
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
@@ -682,7 +837,10 @@ pub fn run(
     }
     let loader = K6Loader;
     rt.set_loader(
-        (resolver, FileResolver::default().with_path(script_dir.to_string_lossy().to_string())),
+        (
+            resolver,
+            FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
+        ),
         (loader, ScriptLoader::default()),
     );
     rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
@@ -693,9 +851,11 @@ pub fn run(
         .map_err(|e| ScriptError::Runtime(e.to_string()))?;
 
     // VU 0: reads the options, runs setup() and teardown().
-    let ctx0 = Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let intrinsics = Intrinsics::of(&source);
+    let ctx0 = new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
-    vu::set_runtime(rt_ptr).map_err(ScriptError::Runtime)?;
+    // SAFETY: the runtime outlives the run, which uses it on this thread only.
+    unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -703,11 +863,20 @@ pub fn run(
 
     // Evaluate once to get the options (a throwaway Shared: metrics defined
     // here are defined again by each VU).
-    let probe_shared = Rc::new(make_shared(&cfg, &script_dir, String::new(), &[], Vec::new(), 0)?);
+    let probe_shared = Rc::new(make_shared(
+        &cfg,
+        &script_dir,
+        String::new(),
+        &[],
+        Vec::new(),
+        0,
+    )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
         let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source)?;
-        let opts: Value = ns.get("options").unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        let opts: Value = ns
+            .get("options")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
         if opts.is_undefined() {
             return Ok("null".into());
         }
@@ -724,20 +893,38 @@ pub fn run(
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
     let outputs = Outputs::open(&cfg, start_unix_ns)?;
 
-    let scen_meta: Vec<(String, String, Vec<(String, String)>)> = options
+    let scen_meta: Vec<ScenarioMeta> = options
         .scenarios
         .iter()
-        .map(|s| (s.name.clone(), s.executor.name().to_string(), s.tags.clone()))
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.executor.name().to_string(),
+                s.tags.clone(),
+            )
+        })
         .collect();
-    let mut shared_v = make_shared(&cfg, &script_dir, options_json, &scen_meta, options.tags.clone(), start_unix_ns)?;
+    let mut shared_v = make_shared(
+        &cfg,
+        &script_dir,
+        options_json,
+        &scen_meta,
+        options.tags.clone(),
+        start_unix_ns,
+    )?;
     shared_v.out = RefCell::new(outputs);
     let shared = Rc::new(shared_v);
 
     // Contexts are made before entering the runtime (making one locks it).
-    let total: usize = options.scenarios.iter().map(|s| s.executor.max_vus() as usize).sum();
+    let total: usize = options
+        .scenarios
+        .iter()
+        .map(|s| s.executor.max_vus() as usize)
+        .sum();
     let mut contexts = Vec::with_capacity(total + 1);
     for _ in 0..=total {
-        contexts.push(Context::full(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?);
+        contexts
+            .push(new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?);
     }
     let client = Rc::new(
         Client::new(&loadlab_engine::AttackConfig {
@@ -761,6 +948,11 @@ pub fn run(
         let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
         init_vu(&ctx0, &shared, 0, 0, &name, &source)?;
         slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
+        // Init makes no garbage worth a collection, but QuickJS would run
+        // one each time the heap grew by half: with thousands of VUs that
+        // is many passes over an ever larger heap. Collect after init.
+        // SAFETY: `rt_ptr` is the live runtime, used by this thread only.
+        unsafe { rquickjs::qjs::JS_SetGCThreshold(rt_ptr, usize::MAX as _) };
         // The VUs, each with its scenario.
         let mut vu_index = 1usize;
         for (si, sc) in options.scenarios.iter().enumerate() {
@@ -777,12 +969,32 @@ pub fn run(
                 let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
                 init_vu(&ctx, &shared, vu_index, vu_index as u64, &name, &source)?;
                 for (k, v) in &sc.env {
-                    let env: Object = ctx.globals().get("__ENV").map_err(|e| ScriptError::Runtime(e.to_string()))?;
+                    let env: Object = ctx
+                        .globals()
+                        .get("__ENV")
+                        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
                     env.set(k.as_str(), v.as_str()).ok();
                 }
                 slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
                 vu_index += 1;
             }
+        }
+        // SAFETY: as above; then QuickJS's own rule (1.5x the live heap).
+        unsafe {
+            rquickjs::qjs::JS_RunGC(rt_ptr);
+            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
+            rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
+            let live = u.assume_init().malloc_size.max(0) as usize;
+            rquickjs::qjs::JS_SetGCThreshold(rt_ptr, (live + live / 2).max(256 * 1024) as _);
+        }
+        if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
+            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
+            // SAFETY: `rt_ptr` is the live runtime; the call only reads it.
+            let u = unsafe {
+                rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
+                u.assume_init()
+            };
+            eprintln!("{u:#?}");
         }
         let outcome = tokio_rt.block_on(drive(
             &shared,
@@ -810,7 +1022,8 @@ pub fn run(
         }
         outcome
     });
-    let _ = vu::set_runtime(std::ptr::null_mut());
+    // SAFETY: null: forget the runtime.
+    let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
     drop(contexts);
     result
 }
@@ -819,7 +1032,7 @@ fn make_shared(
     cfg: &RunConfig,
     script_dir: &std::path::Path,
     options_json: String,
-    scenarios: &[(String, String, Vec<(String, String)>)],
+    scenarios: &[ScenarioMeta],
     base_tags: Vec<(String, String)>,
     start_unix_ns: u64,
 ) -> Result<Shared, ScriptError> {
@@ -844,6 +1057,7 @@ fn make_shared(
         quiet: cfg.quiet,
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
+        http_cache: RefCell::new(HashMap::new()),
     })
 }
 
@@ -996,7 +1210,9 @@ impl<'js> Sched<'_, 'js> {
             if self.script_errors <= 20 {
                 eprintln!("error[{:04}] {e}", shared.start.elapsed().as_secs());
             } else if self.script_errors == 21 {
-                eprintln!("error: more exceptions in iterations; only the count is shown from now on");
+                eprintln!(
+                    "error: more exceptions in iterations; only the count is shown from now on"
+                );
             }
         }
         shared.completed.set(shared.completed.get() + 1);
@@ -1031,8 +1247,12 @@ impl<'js> Sched<'_, 'js> {
         }
         vu::ABORTING.with(|a| a.set(false));
         self.slots[i].busy = false;
-        self.shared.active.set(self.shared.active.get().saturating_sub(1));
-        self.shared.interrupted.set(self.shared.interrupted.get() + 1);
+        self.shared
+            .active
+            .set(self.shared.active.get().saturating_sub(1));
+        self.shared
+            .interrupted
+            .set(self.shared.interrupted.get() + 1);
     }
 }
 
@@ -1047,6 +1267,16 @@ struct ScenState {
     next_arrival: u64,
     done: bool,
     vus: std::ops::Range<usize>,
+    /// Iterations running now.
+    busy: usize,
+    /// Closed executors: how many of the scenario's VUs are wanted (the
+    /// first ones); VUs that finished an iteration since the last step.
+    active_want: usize,
+    freed: Vec<usize>,
+    /// Per-VU iterations: VUs that did all theirs.
+    vus_done: usize,
+    /// Arrival-rate: free VUs (the lowest on top).
+    idle: Vec<usize>,
 }
 
 /// The time of arrival `n` (0-based) of an arrival-rate executor, if it
@@ -1112,7 +1342,13 @@ async fn drive<'js>(
 ) -> Result<RunOutcome, ScriptError> {
     let local = tokio::task::LocalSet::new();
     local
-        .run_until(drive_local(shared, options, slots, client, shutdown.as_mut()))
+        .run_until(drive_local(
+            shared,
+            options,
+            slots,
+            client,
+            shutdown.as_mut(),
+        ))
         .await
 }
 
@@ -1145,7 +1381,14 @@ async fn drive_local<'js>(
     let has_setup = has("setup");
     let has_teardown = has("teardown");
     if has_setup {
-        let r = run_special(&mut s, &mut rx, shutdown.as_mut(), options.setup_timeout, "setup").await;
+        let r = run_special(
+            &mut s,
+            &mut rx,
+            shutdown.as_mut(),
+            options.setup_timeout,
+            "setup",
+        )
+        .await;
         match r {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
@@ -1162,7 +1405,10 @@ async fn drive_local<'js>(
         if v.is_undefined() {
             None
         } else {
-            ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok())
+            ctx.json_stringify(v)
+                .ok()
+                .flatten()
+                .and_then(|s| s.to_string().ok())
         }
     };
     for slot in s.slots.iter() {
@@ -1194,6 +1440,11 @@ async fn drive_local<'js>(
             next_arrival: 0,
             done: false,
             vus: next_vu..next_vu + n,
+            busy: 0,
+            active_want: 0,
+            freed: Vec::new(),
+            vus_done: 0,
+            idle: (next_vu..next_vu + n).rev().collect(),
         });
         next_vu += n;
     }
@@ -1202,6 +1453,16 @@ async fn drive_local<'js>(
     let mut next_threshold_check = t0 + Duration::from_secs(2);
     let mut aborted_by_threshold = false;
     let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+    // One timer for the loop, moved only when the next wake-up changes
+    // (a timer made per loop turn cost more than the HTTP requests' own).
+    let timer = tokio::time::sleep_until(t0 + Duration::from_secs(1));
+    tokio::pin!(timer);
+    // Ramps are followed on a 20 ms grid.
+    let grid = |now: Instant| {
+        let step = Duration::from_millis(20);
+        let n = now.saturating_duration_since(t0).as_nanos() / step.as_nanos() + 1;
+        t0 + step * n as u32
+    };
 
     if !interrupted {
         loop {
@@ -1209,8 +1470,21 @@ async fn drive_local<'js>(
             // Book iterations that ended.
             for (i, r) in pending_done.drain(..) {
                 let sc = s.slots[i].scenario;
-                let arrival = options.scenarios[sc].executor.is_arrival_rate();
+                let ex = &options.scenarios[sc].executor;
+                let arrival = ex.is_arrival_rate();
                 s.finished(i, r, arrival);
+                let st = &mut states[sc];
+                st.busy = st.busy.saturating_sub(1);
+                if arrival {
+                    st.idle.push(i);
+                } else {
+                    st.freed.push(i);
+                    if let Executor::PerVuIterations { iterations, .. } = ex
+                        && s.slots[i].iters == *iterations
+                    {
+                        st.vus_done += 1;
+                    }
+                }
             }
             if now >= next_gauge {
                 let active = shared.active.get() as f64;
@@ -1229,7 +1503,7 @@ async fn drive_local<'js>(
                 break;
             }
             // Executors.
-            let mut wake = now + Duration::from_millis(500);
+            let mut wake = next_gauge.min(next_threshold_check);
             let mut all_done = true;
             for (si, sc) in options.scenarios.iter().enumerate() {
                 let st = &mut states[si];
@@ -1256,9 +1530,9 @@ async fn drive_local<'js>(
                                 break;
                             }
                             st.next_arrival += 1;
-                            let free = st.vus.clone().find(|&i| !s.slots[i].busy && s.slots[i].co.is_some());
-                            match free {
+                            match st.idle.pop() {
                                 Some(i) => {
+                                    st.busy += 1;
                                     if let Some(r) = s.start_iteration(i, due) {
                                         pending_done.push((i, r));
                                     }
@@ -1286,10 +1560,21 @@ async fn drive_local<'js>(
                                 _ => 0,
                             };
                             if matches!(ex, Executor::RampingVus { .. }) {
-                                wake = wake.min(now + Duration::from_millis(20));
+                                wake = wake.min(grid(now));
                             }
-                            for i in st.vus.clone().take(want) {
-                                if s.slots[i].busy || s.slots[i].co.is_none() {
+                            let want = want.min(st.vus.len());
+                            // Only VUs that just finished, and those newly
+                            // wanted by a ramp, may start now.
+                            let mut cand = std::mem::take(&mut st.freed);
+                            if want > st.active_want {
+                                cand.extend(st.vus.start + st.active_want..st.vus.start + want);
+                            }
+                            st.active_want = want;
+                            for i in cand {
+                                if i - st.vus.start >= want
+                                    || s.slots[i].busy
+                                    || s.slots[i].co.is_none()
+                                {
                                     continue;
                                 }
                                 let may = match ex {
@@ -1306,34 +1591,39 @@ async fn drive_local<'js>(
                                     }
                                     _ => true,
                                 };
-                                if may && let Some(r) = s.start_iteration(i, now) {
-                                    pending_done.push((i, r));
+                                if may {
+                                    st.busy += 1;
+                                    if let Some(r) = s.start_iteration(i, now) {
+                                        pending_done.push((i, r));
+                                    }
                                 }
                             }
                             // Iteration-count executors end when all is done.
                             let finished = match ex {
                                 Executor::SharedIterations { .. } => st.left == 0,
-                                Executor::PerVuIterations { iterations, .. } => st
-                                    .vus
-                                    .clone()
-                                    .all(|i| s.slots[i].iters >= *iterations),
+                                Executor::PerVuIterations { iterations, .. } => {
+                                    st.vus_done >= st.vus.len() || *iterations == 0
+                                }
                                 _ => false,
                             };
                             if finished {
                                 st.end = now;
                             }
                         }
-                        wake = wake.min(st.end);
+                        // (Past the end, the graceful stop's deadline below
+                        // is the one to wake for: a past instant would spin.)
                     }
                 }
                 if now >= st.end {
-                    let busy: Vec<usize> = st.vus.clone().filter(|&i| s.slots[i].busy).collect();
-                    if busy.is_empty() {
+                    if st.busy == 0 {
                         st.done = true;
                     } else if now >= st.hard_end {
+                        let busy: Vec<usize> =
+                            st.vus.clone().filter(|&i| s.slots[i].busy).collect();
                         for i in busy {
                             s.abort(i);
                         }
+                        st.busy = 0;
                         st.done = true;
                     } else {
                         wake = wake.min(st.hard_end);
@@ -1342,6 +1632,8 @@ async fn drive_local<'js>(
                     wake = wake.min(st.end);
                 }
             }
+            // A scenario may have ended in this very pass.
+            all_done = all_done || states.iter().all(|st| st.done);
             if all_done && pending_done.is_empty() {
                 break;
             }
@@ -1349,6 +1641,9 @@ async fn drive_local<'js>(
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
+            }
             // Wait for an answer, the next schedule point, or Ctrl-C.
             tokio::select! {
                 ev = rx.recv() => {
@@ -1370,7 +1665,7 @@ async fn drive_local<'js>(
                         }
                     }
                 }
-                _ = tokio::time::sleep_until(wake) => {}
+                _ = &mut timer => {}
                 _ = shutdown.as_mut() => {
                     interrupted = true;
                     break;
@@ -1391,7 +1686,15 @@ async fn drive_local<'js>(
     }
     let test_elapsed = t0.elapsed();
     if has_teardown && !interrupted {
-        match run_special(&mut s, &mut rx, shutdown.as_mut(), options.teardown_timeout, "teardown").await {
+        match run_special(
+            &mut s,
+            &mut rx,
+            shutdown.as_mut(),
+            options.teardown_timeout,
+            "teardown",
+        )
+        .await
+        {
             Some(Err(e)) => eprintln!("error: teardown() failed: {e}"),
             None => interrupted = true,
             _ => {}

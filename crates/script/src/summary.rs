@@ -105,7 +105,10 @@ pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<
         let (v, ok) = eval_or_empty(&expr, &agg, elapsed.as_secs_f64());
         let shown = match expr.agg.as_str() {
             "rate" if matches!(agg, Agg::Rate { .. }) => format!("rate={:.2}%", v * 100.0),
-            a => format!("{a}={}", fmt_value(v, time && !matches!(a, "count" | "rate"))),
+            a => format!(
+                "{a}={}",
+                fmt_value(v, time && !matches!(a, "count" | "rate"))
+            ),
         };
         out.push(Verdict {
             key: t.key.clone(),
@@ -144,7 +147,12 @@ fn section(name: &str) -> &'static str {
 }
 
 /// The summary text and whether a threshold failed.
-pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted: bool) -> (String, bool) {
+pub fn render(
+    shared: &Shared,
+    options: &Options,
+    elapsed: Duration,
+    interrupted: bool,
+) -> (String, bool) {
     let verdicts = thresholds(shared, options, elapsed);
     let failed = verdicts.iter().any(|v| !v.ok);
     let reg = shared.reg.borrow();
@@ -173,7 +181,11 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted
             && total > 0
         {
             let rows = [
-                ("checks_total", format!("{total}"), format!("{:.6}/s", total as f64 / secs)),
+                (
+                    "checks_total",
+                    format!("{total}"),
+                    format!("{:.6}/s", total as f64 / secs),
+                ),
                 (
                     "checks_succeeded",
                     format!("{:.2}%", hits as f64 * 100.0 / total as f64),
@@ -240,9 +252,17 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted
         ) {
             continue;
         }
-        let sec = if def.builtin { section(&def.name) } else { "CUSTOM" };
+        let sec = if def.builtin {
+            section(&def.name)
+        } else {
+            "CUSTOM"
+        };
         let agg = reg.merged(m, &[]);
-        rows.push((sec, def.name.clone(), cells(&agg, def.time, def.data, stats, secs)));
+        rows.push((
+            sec,
+            def.name.clone(),
+            cells(&agg, def.time, def.data, stats, secs),
+        ));
         // Submetrics named by thresholds, and k6's expected_response one.
         let mut subs: Vec<Vec<(String, String)>> = options
             .thresholds
@@ -265,7 +285,10 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted
             }
             let label = format!(
                 "  {{ {} }}",
-                f.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(", ")
+                f.iter()
+                    .map(|(k, v)| format!("{k}:{v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             rows.push((sec, label, cells(&a, def.time, def.data, stats, secs)));
         }
@@ -306,7 +329,11 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration, interrupted
                     let _ = write!(line, "{c} ");
                 }
             }
-            let _ = writeln!(s, "{}", line.trim_end_matches(' ').to_string() + if trend { " " } else { "" });
+            let _ = writeln!(
+                s,
+                "{}",
+                line.trim_end_matches(' ').to_string() + if trend { " " } else { "" }
+            );
         }
         s.push('\n');
     }
@@ -365,7 +392,11 @@ fn cells(agg: &Agg, time: bool, data: bool, stats: &[String], secs: f64) -> Vec<
             .iter()
             .map(|st| {
                 let v = agg.stat(st).unwrap_or(0.0);
-                let shown = if st == "count" { fmt_num(v) } else { fmt_value(v, time) };
+                let shown = if st == "count" {
+                    fmt_num(v)
+                } else {
+                    fmt_value(v, time)
+                };
                 format!("{st}={shown}")
             })
             .collect(),
@@ -422,12 +453,17 @@ pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> ser
             let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check") else {
                 continue;
             };
-            let group = se.tags.iter().find(|(k, _)| k == "group").map(|(_, v)| v.clone()).unwrap_or_default();
+            let group = se
+                .tags
+                .iter()
+                .find(|(k, _)| k == "group")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
             if let Agg::Rate { hits, total } = &se.agg {
                 let key = format!("{group}::{n}");
-                let e = checks.entry(key).or_insert_with(|| {
-                    json!({"name": n, "path": format!("{group}::{n}"), "passes": 0, "fails": 0})
-                });
+                let e = checks.entry(key).or_insert_with(
+                    || json!({"name": n, "path": format!("{group}::{n}"), "passes": 0, "fails": 0}),
+                );
                 let p = e["passes"].as_u64().unwrap_or(0) + hits;
                 let f = e["fails"].as_u64().unwrap_or(0) + (total - hits);
                 e["passes"] = json!(p);

@@ -66,7 +66,11 @@ thread_local! {
 /// in turn), then `stack_top`, `stack_limit`, `current_exception` (16
 /// bytes), three `bool`s (padded to 8), `current_stack_frame` (quickjs-ng,
 /// as vendored by rquickjs-sys 0.14).
-pub fn set_runtime(rt: *mut qjs::JSRuntime) -> Result<(), String> {
+///
+/// # Safety
+/// `rt` is null, or a live runtime used only by this thread until
+/// `set_runtime(null)` is called.
+pub unsafe fn set_runtime(rt: *mut qjs::JSRuntime) -> Result<(), String> {
     RT.with(|r| r.set(rt));
     if rt.is_null() {
         return Ok(());
@@ -83,13 +87,11 @@ pub fn set_runtime(rt: *mut qjs::JSRuntime) -> Result<(), String> {
         qjs::JS_SetMaxStackSize(rt, A as _);
         let cands: Vec<usize> = (0..words - 7).filter(|&i| *base.add(i) == A).collect();
         qjs::JS_SetMaxStackSize(rt, B as _);
-        cands
-            .into_iter()
-            .find(|&i| {
-                *base.add(i) == B
-                    && (*base.add(i + 1)).wrapping_sub(*base.add(i + 2)) == B
-                    && (*base.add(i + 6)) == 0
-            })
+        cands.into_iter().find(|&i| {
+            *base.add(i) == B
+                && (*base.add(i + 1)).wrapping_sub(*base.add(i + 2)) == B
+                && (*base.add(i + 6)) == 0
+        })
     };
     update_stack(0);
     match found {

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use loadlab_script::{RunConfig, run};
 
 fn script(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts")
+        .join(name)
 }
 
 #[test]
@@ -31,15 +33,25 @@ fn dsps_seed_script_runs_unchanged() {
     };
     let t0 = Instant::now();
     let out = run(cfg, std::future::pending()).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(30), "took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        t0.elapsed()
+    );
     println!("{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert!(out.http_reqs > 20, "{}", out.summary);
     assert!(out.summary.contains("dsps_msg_delay_ms"), "{}", out.summary);
-    assert!(out.summary.contains("✓ 'rate >= 0.9999'"), "{}", out.summary);
+    assert!(
+        out.summary.contains("✓ 'rate >= 0.9999'"),
+        "{}",
+        out.summary
+    );
     // The results file reads back with the requests and the custom metrics.
-    let mut r = loadlab_metrics::ResultsReader::new(std::fs::File::open(&results).unwrap(), "run.lr").unwrap();
+    let mut r =
+        loadlab_metrics::ResultsReader::new(std::fs::File::open(&results).unwrap(), "run.lr")
+            .unwrap();
     let (mut reqs, mut metrics) = (0u64, 0u64);
     while let Some(item) = r.next_item() {
         match item.unwrap() {

@@ -8,7 +8,12 @@ use std::time::{Duration, Instant};
 
 use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
 
-fn run_script(dir: &Path, src: &str, env: Vec<(String, String)>, summary_export: bool) -> (RunOutcome, serde_json::Value) {
+fn run_script(
+    dir: &Path,
+    src: &str,
+    env: Vec<(String, String)>,
+    summary_export: bool,
+) -> (RunOutcome, serde_json::Value) {
     let path = dir.join("s.js");
     std::fs::write(&path, src).unwrap();
     let export = dir.join("export.json");
@@ -157,9 +162,36 @@ export default function () {
   check([h, d, o, p, pa], { 'methods': (l) => l.every((r) => r.status === 200) && JSON.parse(p.body).method === 'PUT' });
 }
 "#;
-    let (out, e) = run_script(dir.path(), src, vec![("BASE".into(), format!("http://{addr}"))], true);
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{addr}"))],
+        true,
+    );
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(count(&e, "http_reqs"), 11.0, "{}", out.summary);
     // 404, the timeout and the refused one failed.
-    assert_eq!(e["metrics"]["http_req_failed"]["passes"].as_f64(), Some(3.0), "{}", out.summary);
+    assert_eq!(
+        e["metrics"]["http_req_failed"]["passes"].as_f64(),
+        Some(3.0),
+        "{}",
+        out.summary
+    );
+}
+
+#[test]
+fn a_finished_scenario_ends_the_run_at_once() {
+    // The run used to wait for its next timer (up to 1 s) after the last
+    // iteration of the last scenario.
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        "export const options = { iterations: 200, vus: 2 };\nexport default function () {}\n";
+    let t0 = Instant::now();
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert_eq!(out.iterations, 200);
+    assert!(
+        t0.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t0.elapsed()
+    );
 }

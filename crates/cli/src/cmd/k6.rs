@@ -105,9 +105,11 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ..Default::default()
     };
     if let Some(d) = &a.duration {
-        ov.duration = Some(loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
-            CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
-        })?);
+        ov.duration = Some(
+            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
+                CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
+            })?,
+        );
     }
     if !a.stage.is_empty() {
         let mut st = Vec::new();

@@ -40,7 +40,10 @@ type Handler = Arc<dyn Fn(Request<Bytes>) -> futures_lite::BoxFut + Send + Sync>
 
 mod futures_lite {
     pub type BoxFut = std::pin::Pin<
-        Box<dyn std::future::Future<Output = hyper::Response<http_body_util::Full<bytes::Bytes>>> + Send>,
+        Box<
+            dyn std::future::Future<Output = hyper::Response<http_body_util::Full<bytes::Bytes>>>
+                + Send,
+        >,
     >;
 }
 
@@ -48,7 +51,10 @@ fn serve_with(h: Handler) -> (SocketAddr, Server) {
     let (tx, rx) = std::sync::mpsc::channel();
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(l.local_addr().unwrap()).unwrap();
@@ -77,7 +83,13 @@ fn serve_with(h: Handler) -> (SocketAddr, Server) {
         });
     });
     let addr = rx.recv().unwrap();
-    (addr, Server { stop: Some(stop_tx), thread: Some(thread) })
+    (
+        addr,
+        Server {
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        },
+    )
 }
 
 fn json(status: u16, v: serde_json::Value) -> Response<Full<Bytes>> {
@@ -140,7 +152,8 @@ pub fn stub_pubsub() -> (SocketAddr, Server) {
                 ("PUT", ["channel", ch, "message", id]) => {
                     let content: serde_json::Value =
                         serde_json::from_slice(req.body()).unwrap_or(serde_json::Value::Null);
-                    let msg = serde_json::json!({"channelID": ch, "messageID": id, "content": content});
+                    let msg =
+                        serde_json::json!({"channelID": ch, "messageID": id, "content": content});
                     if let Some(subs) = st.subs.lock().unwrap().get_mut(*ch) {
                         for q in subs.values_mut() {
                             q.push(msg.clone());
@@ -150,8 +163,17 @@ pub fn stub_pubsub() -> (SocketAddr, Server) {
                     json(200, serde_json::json!({"channelID": ch, "messageID": id}))
                 }
                 ("PUT", ["channel", ch, "subscription", "polling", sid]) => {
-                    st.subs.lock().unwrap().entry(ch.to_string()).or_default().entry(sid.to_string()).or_default();
-                    json(200, serde_json::json!({"channelID": ch, "subscriberID": sid}))
+                    st.subs
+                        .lock()
+                        .unwrap()
+                        .entry(ch.to_string())
+                        .or_default()
+                        .entry(sid.to_string())
+                        .or_default();
+                    json(
+                        200,
+                        serde_json::json!({"channelID": ch, "subscriberID": sid}),
+                    )
                 }
                 ("GET", ["channel", ch, "subscription", "polling", sid]) => {
                     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
@@ -168,9 +190,12 @@ pub fn stub_pubsub() -> (SocketAddr, Server) {
                             return json(404, serde_json::json!({"error": "no subscription"}));
                         };
                         if !msgs.is_empty() {
-                            return json(200, serde_json::json!({
-                                "channelID": ch, "messages": msgs, "ackHandle": format!("{}", msgs.len()),
-                            }));
+                            return json(
+                                200,
+                                serde_json::json!({
+                                    "channelID": ch, "messages": msgs, "ackHandle": format!("{}", msgs.len()),
+                                }),
+                            );
                         }
                         if tokio::time::timeout_at(deadline, notified).await.is_err() {
                             return json(200, serde_json::json!({"channelID": ch, "messages": []}));
@@ -183,11 +208,20 @@ pub fn stub_pubsub() -> (SocketAddr, Server) {
                         .find_map(|kv| kv.strip_prefix("ackHandle="))
                         .and_then(|v| v.parse().ok())
                         .unwrap_or(0);
-                    if let Some(q) = st.subs.lock().unwrap().get_mut(*ch).and_then(|s| s.get_mut(*sid)) {
+                    if let Some(q) = st
+                        .subs
+                        .lock()
+                        .unwrap()
+                        .get_mut(*ch)
+                        .and_then(|s| s.get_mut(*sid))
+                    {
                         let n = n.min(q.len());
                         q.drain(..n);
                     }
-                    Response::builder().status(204).body(Full::new(Bytes::new())).unwrap()
+                    Response::builder()
+                        .status(204)
+                        .body(Full::new(Bytes::new()))
+                        .unwrap()
                 }
                 _ => json(404, serde_json::json!({"error": "not found"})),
             }

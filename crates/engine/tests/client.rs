@@ -1,0 +1,100 @@
+//! `Client`: one request at a time over the engine's transport, keeping the
+//! response's header fields and body (Content-Length, chunked, to the end of
+//! the stream), reusing the connection, and timing out as data.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use loadlab_core::ErrorKind;
+use loadlab_engine::AttackConfig;
+use loadlab_engine::client::{Client, ClientRequest};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Answers each request on a connection with the next of `responses`
+/// (raw bytes), closing after the last.
+async fn raw_server(responses: Vec<&'static [u8]>) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut s, _) = l.accept().await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        for r in responses {
+            let mut got = Vec::new();
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = s.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            s.write_all(r).await.unwrap();
+        }
+    });
+    addr
+}
+
+fn req(url: String) -> ClientRequest {
+    ClientRequest {
+        method: http::Method::GET,
+        url,
+        headers: vec![("X-A".into(), "1".into())],
+        body: Bytes::new(),
+        timeout: Duration::from_secs(5),
+        redirects: 10,
+        keep_body: true,
+    }
+}
+
+#[tokio::test]
+async fn keeps_headers_and_bodies_of_every_framing_on_one_connection() {
+    let addr = raw_server(vec![
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello",
+        b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nX-B: 2\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nto the end",
+    ])
+    .await;
+    let c = Client::new(&AttackConfig::default()).unwrap();
+    let url = format!("http://{addr}/x");
+    let a = c.send(req(url.clone())).await;
+    assert_eq!(a.status, 200);
+    assert_eq!(a.body, b"hello");
+    assert!(
+        a.headers
+            .iter()
+            .any(|(k, v)| k == "Content-Type" && v == "text/plain")
+    );
+    assert!(a.connect > Duration::ZERO);
+    let b = c.send(req(url.clone())).await;
+    assert_eq!((b.status, b.error), (201, ErrorKind::None));
+    assert_eq!(b.body, b"abcdefg");
+    assert_eq!(b.bytes_in, 7);
+    assert!(b.headers.iter().any(|(k, v)| k == "X-B" && v == "2"));
+    assert_eq!(b.connect, Duration::ZERO, "the connection was reused");
+    let e = c.send(req(url.clone())).await;
+    assert_eq!(e.body, b"to the end");
+    assert!(e.first_byte.is_some() && e.done >= e.sent);
+    // keep_body false: counted, not kept.
+    let addr2 = raw_server(vec![b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nxyz"]).await;
+    let mut r = req(format!("http://{addr2}/"));
+    r.keep_body = false;
+    let n = c.send(r).await;
+    assert_eq!((n.bytes_in, n.body.len()), (3, 0));
+}
+
+#[tokio::test]
+async fn a_stalled_server_is_a_timeout_not_an_error() {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let _hold = tokio::spawn(async move {
+        let (_s, _) = l.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    });
+    let c = Client::new(&AttackConfig::default()).unwrap();
+    let mut r = req(format!("http://{addr}/"));
+    r.timeout = Duration::from_millis(200);
+    let t0 = std::time::Instant::now();
+    let resp = c.send(r).await;
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    assert_eq!(resp.status, 0);
+    assert_eq!(resp.error, ErrorKind::Timeout);
+}
