@@ -1,7 +1,5 @@
-//! Seed 004's script (DSPS's loadtest.k6.js), unchanged, against a pub/sub
-//! server on loopback.
-
-mod common;
+//! Seed 004's script (DSPS's loadtest.k6.js), unchanged, against the
+//! DSPS-like pub/sub server of loadlab-testkit on loopback.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -16,7 +14,7 @@ fn script(name: &str) -> PathBuf {
 
 #[test]
 fn dsps_seed_script_runs_unchanged() {
-    let (addr, _server) = common::stub_pubsub();
+    let (addr, _server) = loadlab_testkit::pubsub::serve_blocking();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("run.lr");
     let cfg = RunConfig {

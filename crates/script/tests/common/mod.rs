@@ -1,15 +1,11 @@
-//! Test servers on 127.0.0.1:0.
-//!
-//! `stub_pubsub` is the smallest stand-in for the 4 DSPS endpoints the seed
-//! script uses. TO BE REPLACED by `loadlab_testkit::pubsub::serve()` (branch
-//! h/k6kit) when it lands; the tests only need `serve() -> (SocketAddr, Server)`.
+//! Test servers on 127.0.0.1:0 (the seed script's pub/sub server is
+//! `loadlab_testkit::pubsub`).
 
 #![allow(dead_code)]
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,7 +13,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use tokio::sync::Notify;
 
 /// A running server; stops when dropped.
 pub struct Server {
@@ -127,104 +122,6 @@ pub fn echo() -> (SocketAddr, Server) {
                     "body": String::from_utf8_lossy(req.body()),
                 }),
             )
-        })
-    }))
-}
-
-#[derive(Default)]
-struct PubSub {
-    /// channel → subscriber → pending messages.
-    subs: Mutex<HashMap<String, HashMap<String, Vec<serde_json::Value>>>>,
-    notify: Notify,
-}
-
-/// The 4 DSPS endpoints, in memory.
-pub fn stub_pubsub() -> (SocketAddr, Server) {
-    let st = Arc::new(PubSub::default());
-    serve_with(Arc::new(move |req: Request<Bytes>| {
-        let st = st.clone();
-        Box::pin(async move {
-            let path = req.uri().path().to_string();
-            let query = req.uri().query().unwrap_or("").to_string();
-            let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-            let method = req.method().clone();
-            match (method.as_str(), parts.as_slice()) {
-                ("PUT", ["channel", ch, "message", id]) => {
-                    let content: serde_json::Value =
-                        serde_json::from_slice(req.body()).unwrap_or(serde_json::Value::Null);
-                    let msg =
-                        serde_json::json!({"channelID": ch, "messageID": id, "content": content});
-                    if let Some(subs) = st.subs.lock().unwrap().get_mut(*ch) {
-                        for q in subs.values_mut() {
-                            q.push(msg.clone());
-                        }
-                    }
-                    st.notify.notify_waiters();
-                    json(200, serde_json::json!({"channelID": ch, "messageID": id}))
-                }
-                ("PUT", ["channel", ch, "subscription", "polling", sid]) => {
-                    st.subs
-                        .lock()
-                        .unwrap()
-                        .entry(ch.to_string())
-                        .or_default()
-                        .entry(sid.to_string())
-                        .or_default();
-                    json(
-                        200,
-                        serde_json::json!({"channelID": ch, "subscriberID": sid}),
-                    )
-                }
-                ("GET", ["channel", ch, "subscription", "polling", sid]) => {
-                    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
-                    loop {
-                        let notified = st.notify.notified();
-                        let msgs = st
-                            .subs
-                            .lock()
-                            .unwrap()
-                            .get(*ch)
-                            .and_then(|s| s.get(*sid))
-                            .cloned();
-                        let Some(msgs) = msgs else {
-                            return json(404, serde_json::json!({"error": "no subscription"}));
-                        };
-                        if !msgs.is_empty() {
-                            return json(
-                                200,
-                                serde_json::json!({
-                                    "channelID": ch, "messages": msgs, "ackHandle": format!("{}", msgs.len()),
-                                }),
-                            );
-                        }
-                        if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                            return json(200, serde_json::json!({"channelID": ch, "messages": []}));
-                        }
-                    }
-                }
-                ("DELETE", ["channel", ch, "subscription", "polling", sid, "message"]) => {
-                    let n: usize = query
-                        .split('&')
-                        .find_map(|kv| kv.strip_prefix("ackHandle="))
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(0);
-                    if let Some(q) = st
-                        .subs
-                        .lock()
-                        .unwrap()
-                        .get_mut(*ch)
-                        .and_then(|s| s.get_mut(*sid))
-                    {
-                        let n = n.min(q.len());
-                        q.drain(..n);
-                    }
-                    Response::builder()
-                        .status(204)
-                        .body(Full::new(Bytes::new()))
-                        .unwrap()
-                }
-                _ => json(404, serde_json::json!({"error": "not found"})),
-            }
         })
     }))
 }
