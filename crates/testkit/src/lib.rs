@@ -21,8 +21,8 @@
 pub mod browser;
 pub mod db;
 pub mod golden;
-pub mod netns;
 pub mod k6;
+pub mod netns;
 pub mod pubsub;
 pub mod raw;
 pub mod tls;
