@@ -50,8 +50,24 @@ impl WorkloadRunner for ChildRunner {
         for (i, f) in results_flags(&step.workload, &file).into_iter().enumerate() {
             args.insert(at + i, f);
         }
+        // A database password goes to the child in MYSQL_PWD / PGPASSWORD,
+        // never on its command line (readable by every user of the machine).
+        let mut secret_env: Vec<(&str, String)> = Vec::new();
+        args.retain(|a| {
+            for (opt, var) in [
+                ("--mysql-password=", "MYSQL_PWD"),
+                ("--pgsql-password=", "PGPASSWORD"),
+            ] {
+                if let Some(pw) = a.strip_prefix(opt) {
+                    secret_env.push((var, pw.to_string()));
+                    return false;
+                }
+            }
+            true
+        });
         let mut child = Command::new(exe)
             .args(&args)
+            .envs(secret_env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -135,7 +135,7 @@ pub struct Options {
     /// 0: from the current time.
     pub rand_seed: u64,
     /// `--client-threads`: OS threads the connections are spread over
-    /// (each a current-thread runtime); 0: one per connection, as sysbench.
+    /// (each a current-thread runtime); 0: one per CPU the process may use.
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
@@ -598,6 +598,18 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         Driver::Pgsql => (pg, 5432),
     };
     o.conn.port = default_port;
+    // Without a password option, the one the usual client variable holds
+    // (MySQL's MYSQL_PWD, PostgreSQL's PGPASSWORD): a password kept out of
+    // the command line, where other users of the machine could read it.
+    if !chosen.iter().any(|(k, _)| k == "password") {
+        let var = match o.driver {
+            Driver::Mysql => "MYSQL_PWD",
+            Driver::Pgsql => "PGPASSWORD",
+        };
+        if let Ok(pw) = std::env::var(var) {
+            o.conn.password = pw;
+        }
+    }
     for (k, v) in chosen {
         match k.as_str() {
             "host" => o.conn.host = v,
@@ -669,7 +681,7 @@ General options:
   --rand-type=STRING       uniform or special [special]
   --rand-seed=N            random seed, 0: from the current time [0]
   -o, --output=FILE        write a results file (loadlab report/plot read it)
-  --client-threads=N       OS threads the connections share, 0: one each [0]
+  --client-threads=N       OS threads the connections share, 0: one per usable CPU [0]
 
 Database options:
   --db-driver=STRING       mysql or pgsql [mysql]
@@ -679,6 +691,8 @@ Database options:
   --mysql-ignore-errors=[LIST,...]  error numbers to ignore, or all [1213,1020,1205]
   --pgsql-host --pgsql-port --pgsql-user --pgsql-password --pgsql-db
                            [localhost, 5432, sbtest, '', sbtest]
+  Without a password option, the password is read from MYSQL_PWD (mysql)
+  or PGPASSWORD (pgsql), which keeps it off the command line.
 
 Workload options:
   --tables=N --table-size=N --range-size=N --skip-trx[=on|off] --auto-inc[=on|off]
