@@ -374,15 +374,13 @@ fn execute(
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
     let collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
-    let mon = pid.map(|p| {
-        Monitor::start(
-            p,
-            plan.monitor
-                .as_ref()
-                .map_or(Duration::from_secs(1), |m| m.interval),
-        )
-    });
-    let (mut data, unsent, late) = match &t.workload {
+    // Everything that can fail before the run does, before the monitor starts.
+    #[allow(clippy::large_enum_variant)] // one value per run, never moved around
+    enum Job<'a> {
+        Workload(&'a Arc<dyn WorkloadRunner>, WorkloadStep),
+        Http(Vec<Target>, AttackConfig),
+    }
+    let job = match &t.workload {
         Some(w) => {
             let runner = workloads.ok_or_else(|| {
                 StudyError::Engine(format!(
@@ -406,52 +404,53 @@ fn execute(
                     }
                 }
             };
-            let step = WorkloadStep {
-                name: format!("{}/{target}/{rate}", plan.name),
-                workload,
-                axis: l.axis.clone(),
-                level: rate,
-                step: l.step,
-                base_url: base_url.to_string(),
-            };
-            let mut sink = (collector, extra);
-            let res = runner.run(&step, stop.clone(), &mut sink);
-            if let Err(e) = res {
-                if let Some(m) = mon {
-                    Monitor::stop(m);
-                }
-                return Err(scrubbed(e));
-            }
-            (sink.0.finish(), 0, 0)
+            Job::Workload(
+                runner,
+                WorkloadStep {
+                    name: format!("{}/{target}/{rate}", plan.name),
+                    workload,
+                    axis: l.axis.clone(),
+                    level: rate,
+                    step: l.step,
+                    base_url: base_url.to_string(),
+                },
+            )
         }
-        None => {
-            let targets = http_targets(t, base_url, &expand)?;
-            let cfg = AttackConfig {
+        None => Job::Http(
+            http_targets(t, base_url, &expand)?,
+            AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
                 ..l.attack_config(Rate::per_second(rate))
-            };
+            },
+        ),
+    };
+    let mon = pid.map(|p| {
+        Monitor::start(
+            p,
+            plan.monitor
+                .as_ref()
+                .map_or(Duration::from_secs(1), |m| m.interval),
+        )
+    });
+    let sink = (collector, extra);
+    let res = match job {
+        Job::Workload(runner, step) => {
+            let mut sink = sink;
+            runner
+                .run(&step, stop.clone(), &mut sink)
+                .map(|()| (sink.0.finish(), 0, 0))
+                .map_err(scrubbed)
+        }
+        Job::Http(targets, cfg) => {
             let flag = stop.clone();
             let shutdown = async move { flag.wait().await };
-            let sink = (collector, extra);
-            let res = loadlab_engine::run_blocking(
-                cfg,
-                TargetSource::Static(targets),
-                sink,
-                shutdown,
-                live,
-            );
-            match res {
-                Ok((summary, (c, _))) => (c.finish(), summary.unsent, summary.late),
-                Err(e) => {
-                    if let Some(m) = mon {
-                        Monitor::stop(m);
-                    }
-                    return Err(scrubbed(e.to_string()));
-                }
-            }
+            loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live)
+                .map(|(summary, (c, _))| (c.finish(), summary.unsent, summary.late))
+                .map_err(|e| scrubbed(e.to_string()))
         }
     };
     let points = mon.map(Monitor::stop).unwrap_or_default();
+    let (mut data, unsent, late) = res?;
     // Error texts name the URL as sent: show it as the plan does.
     for (k, n) in std::mem::take(&mut data.summary.errors) {
         let k = crate::secrets::scrub(plan, base_url, &k);
