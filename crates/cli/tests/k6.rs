@@ -394,3 +394,64 @@ export default function () { sleep(0.05); }
     );
     assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
 }
+
+/// `--execution-segment`: the shares of an equal split add up to the whole
+/// test (arrivals dealt out in turn, iterations and VUs split), their
+/// results files merge in `loadlab report`, and a segment that is not one
+/// of equal shares is a usage error.
+#[test]
+fn execution_segments_add_up_to_the_whole_test() {
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+export const options = {
+  scenarios: {
+    a: { executor: 'constant-arrival-rate', rate: 40, timeUnit: '1s', duration: '1s',
+         preAllocatedVUs: 8, maxVUs: 8 },
+    s: { executor: 'shared-iterations', vus: 2, iterations: 9, exec: 'shared' },
+  },
+};
+export default function () { http.get(`${__ENV.BASE_URL}/a`); }
+export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
+"#;
+    let base = format!("BASE_URL=http://{}", o.addr);
+    let run = |seg: &str, out: &str| {
+        let res = format!("loadlab={out}");
+        let r = k6(
+            dir.path(),
+            script,
+            &["-e", &base, "--execution-segment", seg, "--out", &res],
+        );
+        assert!(r.status.success(), "{seg}: {:?}", text(&r));
+        let rep = Command::new(bin())
+            .args(["report", "-type=json", out])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        j["requests"].as_u64().unwrap()
+    };
+    let whole = run("0:1", "whole.lr");
+    assert_eq!(whole, 40 + 9);
+    let shares: Vec<u64> = ["0:1/4", "1/4:2/4", "50%:75%", "0.75:1"]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| run(s, &format!("s{i}.lr")))
+        .collect();
+    // Arrivals 10 each; iterations 9 dealt out in turn: 3, 2, 2, 2.
+    assert_eq!(shares, [13, 12, 12, 12]);
+    let rep = Command::new(bin())
+        .args(["report", "-type=json", "s0.lr", "s1.lr", "s2.lr", "s3.lr"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    assert_eq!(j["requests"].as_u64(), Some(whole));
+    // Unequal or malformed segments are refused before anything runs.
+    for bad in ["1/3:3/4", "2/4:1/4", "x:1"] {
+        let r = k6(dir.path(), script, &["--execution-segment", bad]);
+        assert_eq!(r.status.code(), Some(2), "{bad}: {:?}", text(&r));
+        assert!(text(&r).1.contains("--execution-segment"), "{:?}", text(&r));
+    }
+}

@@ -51,7 +51,82 @@ pub enum Executor {
     },
 }
 
+/// How many of `0..x` fall to share `i` of `n` when they are dealt out in
+/// turn (`j mod n == i`): the same striping as `attack -segment`.
+fn share(x: u64, i: u64, n: u64) -> u64 {
+    if x > i { (x - i).div_ceil(n) } else { 0 }
+}
+
 impl Executor {
+    /// This executor's share `i` of `n`: VUs and iterations are dealt out
+    /// in turn (VU j and iteration j go to share `j mod n`); an
+    /// arrival-rate executor keeps its whole-test rate and the scheduler
+    /// starts only arrivals `i, i + n, i + 2n, …` at their whole-test times
+    /// (`Options::segment`), so the union of the shares is the whole test.
+    pub fn segmented(&self, i: u64, n: u64) -> Executor {
+        let vus_for = |v: u64, work: bool| {
+            let s = share(v, i, n);
+            if work { s.max(1) } else { s }
+        };
+        let stage = |st: &Stage| Stage {
+            duration: st.duration,
+            target: share(st.target.max(0.0).round() as u64, i, n) as f64,
+        };
+        match self {
+            Executor::SharedIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => {
+                let iterations = share(*iterations, i, n);
+                Executor::SharedIterations {
+                    vus: vus_for(*vus, iterations > 0).min(iterations.max(1)),
+                    iterations,
+                    max_duration: *max_duration,
+                }
+            }
+            Executor::PerVuIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => Executor::PerVuIterations {
+                vus: share(*vus, i, n),
+                iterations: *iterations,
+                max_duration: *max_duration,
+            },
+            Executor::ConstantVus { vus, duration } => Executor::ConstantVus {
+                vus: share(*vus, i, n),
+                duration: *duration,
+            },
+            Executor::RampingVus { start_vus, stages } => Executor::RampingVus {
+                start_vus: share(*start_vus, i, n),
+                stages: stages.iter().map(stage).collect(),
+            },
+            Executor::ConstantArrivalRate {
+                rate,
+                time_unit,
+                duration,
+                max_vus,
+            } => Executor::ConstantArrivalRate {
+                rate: *rate,
+                time_unit: *time_unit,
+                duration: *duration,
+                max_vus: vus_for(*max_vus, true),
+            },
+            Executor::RampingArrivalRate {
+                start_rate,
+                time_unit,
+                stages,
+                max_vus,
+            } => Executor::RampingArrivalRate {
+                start_rate: *start_rate,
+                time_unit: *time_unit,
+                stages: stages.clone(),
+                max_vus: vus_for(*max_vus, true),
+            },
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Executor::SharedIterations { .. } => "shared-iterations",
@@ -144,6 +219,9 @@ pub struct Threshold {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub scenarios: Vec<Scenario>,
+    /// `--execution-segment`: this instance runs share `i` of `n` (0-based)
+    /// of every scenario; `(0, 1)` is the whole test.
+    pub segment: (u64, u64),
     pub thresholds: Vec<Threshold>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Vec<String>,
@@ -161,6 +239,8 @@ pub struct Overrides {
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Option<Vec<String>>,
     pub no_thresholds: bool,
+    /// `--execution-segment`: share `i` of `n` equal shares (0-based).
+    pub segment: Option<(u64, u64)>,
 }
 
 fn bad(msg: impl Into<String>) -> ScriptError {
@@ -430,8 +510,15 @@ impl Options {
             .map(|v| parse_duration(v, "options.teardownTimeout"))
             .transpose()?
             .unwrap_or(Duration::from_secs(60));
+        let segment = o.segment.unwrap_or((0, 1));
+        if segment.1 > 1 {
+            for sc in &mut scenarios {
+                sc.executor = sc.executor.segmented(segment.0, segment.1);
+            }
+        }
         Ok(Options {
             scenarios,
+            segment,
             thresholds,
             tags,
             summary_trend_stats,

@@ -1520,7 +1520,11 @@ async fn drive_local<'js>(
                 match &sc.executor {
                     Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
                         loop {
-                            let Some(at) = arrival_at(&sc.executor, st.next_arrival) else {
+                            // This instance's arrivals are i, i + n, … of
+                            // the whole test's (`--execution-segment`).
+                            let (seg_i, seg_n) = options.segment;
+                            let global = seg_i + seg_n * st.next_arrival;
+                            let Some(at) = arrival_at(&sc.executor, global) else {
                                 st.end = st.end.min(now);
                                 break;
                             };
