@@ -83,25 +83,37 @@ impl WorkloadRunner for ChildRunner {
         // and a step that overruns its length by far is ended.
         let limit = step.step + Duration::from_secs(60).max(step.step);
         let started = std::time::Instant::now();
-        let mut interrupted = false;
+        // When the child was asked to stop, and whether for running too long.
+        let mut interrupted: Option<(std::time::Instant, bool)> = None;
         let status = loop {
             match child.try_wait() {
                 Ok(Some(s)) => break s,
                 Ok(None) => {}
                 Err(e) => return Err(format!("{}: {e}", step.workload.tool())),
             }
-            if (stop.is_set() || started.elapsed() > limit) && !interrupted {
-                interrupted = true;
+            let overrun = started.elapsed() > limit;
+            if (stop.is_set() || overrun) && interrupted.is_none() {
+                interrupted = Some((std::time::Instant::now(), overrun));
                 // std has no SIGINT for a child: the `kill` command sends it.
                 let _ = Command::new("kill")
                     .args(["-INT", &child.id().to_string()])
                     .status();
             }
-            if interrupted && started.elapsed() > limit + Duration::from_secs(10) {
+            // A child that does not end within 10 s of SIGINT is killed.
+            if interrupted.is_some_and(|(at, _)| at.elapsed() > Duration::from_secs(10)) {
                 let _ = child.kill();
             }
             std::thread::sleep(Duration::from_millis(20));
         };
+        if let Some((_, true)) = interrupted {
+            return Err(format!(
+                "{} step still running {} after it began (the plan's step is {}); stopped",
+                step.workload.tool(),
+                loadlab_core::format_go_duration(Duration::from_secs(limit.as_secs())),
+                loadlab_core::format_go_duration(step.step)
+            ));
+        }
+        let interrupted = interrupted.is_some();
         let err = reader.join().unwrap_or_default();
         if !status.success() && !interrupted {
             let last = err
