@@ -27,6 +27,20 @@ impl SeriesDef {
             .map(|(_, v)| &**v)
     }
 
+    /// A series as a sink is told of it ([`loadlab_core::Sink::register_series`]).
+    pub fn from_info(series: &loadlab_core::SeriesInfo) -> SeriesDef {
+        SeriesDef {
+            kind: series.kind,
+            name: Arc::from(series.name.as_str()),
+            time: series.time,
+            tags: series
+                .tags
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), Arc::from(v.as_str())))
+                .collect(),
+        }
+    }
+
     /// The series as a sink takes it (to write it again, e.g. when a file
     /// is split or re-encoded).
     pub fn to_info(&self) -> loadlab_core::SeriesInfo {

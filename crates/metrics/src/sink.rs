@@ -69,16 +69,7 @@ impl Sink for MetricsSink {
     }
 
     fn register_series(&mut self, id: u32, series: &SeriesInfo) {
-        let def = SeriesDef {
-            kind: series.kind,
-            name: Arc::from(series.name.as_str()),
-            time: series.time,
-            tags: series
-                .tags
-                .iter()
-                .map(|(k, v)| (Arc::from(k.as_str()), Arc::from(v.as_str())))
-                .collect(),
-        };
+        let def = SeriesDef::from_info(series);
         let i = id as usize;
         if self.series.len() <= i {
             self.series.resize(i + 1, None);

@@ -383,19 +383,8 @@ impl Sink for Collector {
             self.register_target(id, &t);
             return;
         }
-        self.metric_series.insert(
-            id,
-            Arc::new(SeriesDef {
-                kind: series.kind,
-                name: series.name.as_str().into(),
-                time: series.time,
-                tags: series
-                    .tags
-                    .iter()
-                    .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
-                    .collect(),
-            }),
-        );
+        self.metric_series
+            .insert(id, Arc::new(SeriesDef::from_info(series)));
     }
     fn metric(&mut self, m: &MetricSample) {
         self.last_metric_ns = self.last_metric_ns.max(m.t_ns);
