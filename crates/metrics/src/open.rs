@@ -24,7 +24,8 @@ pub enum Format {
 type Source = std::io::Chain<Cursor<Vec<u8>>, Box<dyn Read + Send>>;
 
 enum Inner {
-    Loadlab(ResultsReader<Source>),
+    // Boxed: the reader is far larger than the other decoders (one per input file, so the box costs nothing).
+    Loadlab(Box<ResultsReader<Source>>),
     Gob(GobDecoder<BufReader<Source>>),
     Json(JsonDecoder<BufReader<Source>>),
     Csv(CsvDecoder<Source>),
@@ -146,7 +147,7 @@ pub fn open_results<R: Read + Send + 'static>(reader: R, name: &str) -> Result<R
             }
             Inner::Empty
         }
-        Format::Loadlab => Inner::Loadlab(ResultsReader::new(src, name)?),
+        Format::Loadlab => Inner::Loadlab(Box::new(ResultsReader::new(src, name)?)),
         Format::VegetaGob => Inner::Gob(GobDecoder::new(
             BufReader::with_capacity(256 * 1024, src),
             name,
