@@ -432,10 +432,10 @@ impl Shared {
             t.waiting,
             t.receiving,
             failed,
-            // Bytes on the wire: headers are not counted by the engine, so
-            // this is the body bytes plus a rough size of the request line.
-            (r.bytes_out + meta.url.len() as u64 + 64) as f64,
-            r.bytes_in as f64,
+            // Bytes on the wire, as k6 counts them: request and status
+            // lines, header fields, framing and bodies (see docs/k6.md).
+            r.wire_out as f64,
+            r.wire_in as f64,
         ];
         let t_ns = sample.done_ns;
         for (si, v) in ids.into_iter().zip(values) {
@@ -929,6 +929,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let client = Rc::new(
         Client::new(&loadlab_engine::AttackConfig {
             timeout: Duration::from_secs(60),
+            // As k6: no `Accept-Encoding: gzip` of our own (bodies are
+            // never decoded, so a script would read gzip bytes).
+            compression: false,
             ..Default::default()
         })
         .map_err(|e| ScriptError::Runtime(e.to_string()))?,

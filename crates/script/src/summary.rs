@@ -51,21 +51,22 @@ fn fmt_num(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Bytes as k6 shows them (SI units): `0 B`, `12 kB`, `1.2 MB`.
+/// Bytes as k6 shows them (SI units, one decimal below 10, halves
+/// rounded up as JavaScript's `toFixed` does): `750 B`, `1.3 kB`, `15 kB`.
 fn fmt_bytes(b: f64) -> String {
-    let units = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < units.len() {
-        v /= 1000.0;
-        u += 1;
+    let units = ["B", "kB", "MB", "GB", "TB", "PB"];
+    if b < 10.0 {
+        return format!("{} B", fmt_num(b));
     }
-    if u == 0 {
-        format!("{v:.0} B")
-    } else if v < 10.0 {
-        format!("{:.1} {}", v, units[u])
+    let mut e = 0;
+    while e + 1 < units.len() && b >= 1000f64.powi(e as i32 + 1) {
+        e += 1;
+    }
+    let val = (b / 1000f64.powi(e as i32) * 10.0 + 0.5).floor() / 10.0;
+    if val < 10.0 {
+        format!("{val:.1} {}", units[e])
     } else {
-        format!("{v:.0} {}", units[u])
+        format!("{} {}", val.round(), units[e])
     }
 }
 
@@ -475,4 +476,27 @@ pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> ser
         "root_group": {"name": "", "path": "", "id": "d41d8cd98f00b204e9800998ecf8427e", "groups": {}, "checks": checks},
         "metrics": metrics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_as_k6_shows_them() {
+        // Counts and rates from the goldens of k6 v1.8.1 (tests/golden/k6).
+        for (b, shown) in [
+            (1250.0, "1.3 kB"),
+            (14_500.0, "15 kB"),
+            (750.0, "750 B"),
+            (894.0, "894 B"),
+            (163_238.889, "163 kB"),
+            (97_943.33, "98 kB"),
+            (2_500.0, "2.5 kB"),
+            (1_000.0, "1.0 kB"),
+            (5.0, "5 B"),
+        ] {
+            assert_eq!(fmt_bytes(b), shown, "{b}");
+        }
+    }
 }

@@ -1,0 +1,137 @@
+//! What a k6 user would notice: the figures and layouts of k6 v1.8.1
+//! (tests/golden/k6/) on the same scripts, against real loopback servers.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+
+fn run_script(
+    dir: &Path,
+    src: &str,
+    env: Vec<(String, String)>,
+    overrides: Overrides,
+) -> (RunOutcome, serde_json::Value) {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let export = dir.join("export.json");
+    let cfg = RunConfig {
+        script: path,
+        env,
+        overrides,
+        quiet: true,
+        summary_export: Some(export.clone()),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let text = std::fs::read_to_string(export).unwrap();
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+/// A raw HTTP/1.1 server on loopback that answers every request with the
+/// same bytes and counts every byte it read off its sockets.
+struct RawServer {
+    addr: SocketAddr,
+    read: Arc<AtomicU64>,
+}
+
+fn raw_server(response: &'static [u8]) -> RawServer {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let read = Arc::new(AtomicU64::new(0));
+    let counter = read.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            let counter = counter.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    // One request: the head, then Content-Length bytes.
+                    let need = loop {
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                            let len: usize = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .map_or(0, |v| v.trim().parse().unwrap_or(0));
+                            break end + 4 + len;
+                        }
+                        match s.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                counter.fetch_add(n as u64, Ordering::SeqCst);
+                                buf.extend_from_slice(&chunk[..n]);
+                            }
+                        }
+                    };
+                    while buf.len() < need {
+                        match s.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                counter.fetch_add(n as u64, Ordering::SeqCst);
+                                buf.extend_from_slice(&chunk[..n]);
+                            }
+                        }
+                    }
+                    buf.drain(..need);
+                    if s.write_all(response).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    RawServer { addr, read }
+}
+
+fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
+    e["metrics"][metric][field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {metric}.{field} in {e}"))
+}
+
+/// Item 1: k6 counts the bytes on the wire (status line, header fields and
+/// body), both ways; loadlab counted bodies only and estimated data_sent.
+#[test]
+fn data_sent_and_received_are_the_bytes_on_the_wire() {
+    const RESP: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Pad: abcdefghij\r\n\r\nhello";
+    let srv = raw_server(RESP);
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+export const options = { vus: 1, iterations: 2 };
+export default function () {
+  http.get(`${__ENV.BASE}/a`);
+  http.get(`${__ENV.BASE}/bb?q=1`, { headers: { 'X-Long': 'x'.repeat(100) } });
+  http.post(`${__ENV.BASE}/c`, 'abcdefghijklmnopqrstuvwxyz');
+}
+"#;
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides::default(),
+    );
+    assert_eq!(out.http_reqs, 6, "{}", out.summary);
+    assert_eq!(
+        num(&e, "data_received", "count"),
+        (6 * RESP.len()) as f64,
+        "{}",
+        out.summary
+    );
+    assert_eq!(
+        num(&e, "data_sent", "count"),
+        srv.read.load(Ordering::SeqCst) as f64,
+        "{}",
+        out.summary
+    );
+}
