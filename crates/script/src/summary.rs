@@ -11,35 +11,40 @@ use crate::metrics::{Agg, Expr, Kind, parse_threshold};
 use crate::options::Options;
 use crate::sched::Shared;
 
-/// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s` (k6's durations, 2 decimals).
+/// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals
+/// truncated, not rounded (k6 shows 13.649… ms as `13.64ms`).
 pub fn fmt_ms(ms: f64) -> String {
     if ms <= 0.0 {
         return "0s".into();
     }
-    let ns = ms * 1e6;
-    let trim = |v: f64, unit: &str| {
-        let s = format!("{v:.2}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        format!("{s}{unit}")
-    };
-    if ns < 1e3 {
-        trim(ns, "ns")
-    } else if ns < 1e6 {
-        trim(ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        trim(ns / 1e6, "ms")
-    } else if ns < 60e9 {
-        trim(ns / 1e9, "s")
-    } else {
-        let total = ns / 1e9;
-        let h = (total / 3600.0).floor();
-        let m = ((total - h * 3600.0) / 60.0).floor();
-        let s = total - h * 3600.0 - m * 60.0;
-        if h > 0.0 {
-            format!("{h}h{m}m{}", trim(s, "s"))
+    let trunc = |v: f64, prec: i32| {
+        let m = 10f64.powi(prec);
+        let s = format!("{:.*}", prec as usize, (v * m).trunc() / m);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
-            format!("{m}m{}", trim(s, "s"))
+            s
         }
+    };
+    if ms < 0.001 {
+        return format!("{}ns", (ms * 1e6).trunc());
+    }
+    if ms < 1.0 {
+        return format!("{}µs", trunc(ms * 1000.0, 2));
+    }
+    if ms < 1000.0 {
+        return format!("{}ms", trunc(ms, 2));
+    }
+    let secs = trunc((ms % 60_000.0) / 1000.0, if ms > 60_000.0 { 0 } else { 2 });
+    let mins = (ms / 60_000.0).trunc();
+    if mins < 1.0 {
+        return format!("{secs}s");
+    }
+    let hours = (mins / 60.0).trunc();
+    if hours < 1.0 {
+        format!("{mins}m{secs}s")
+    } else {
+        format!("{hours}h{}m{secs}s", mins % 60.0)
     }
 }
 

@@ -135,3 +135,78 @@ export default function () {
         out.summary
     );
 }
+
+fn golden_dir(case: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/k6")
+        .join(case)
+}
+
+fn golden(case: &str, file: &str) -> String {
+    std::fs::read_to_string(golden_dir(case).join(file)).unwrap()
+}
+
+/// Runs a golden case's script (copied into `dir`) the way make.py ran k6.
+fn run_golden(
+    dir: &Path,
+    case: &str,
+    env: Vec<(String, String)>,
+) -> (RunOutcome, serde_json::Value) {
+    let src = std::fs::read_dir(golden_dir(case))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "js"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .unwrap();
+    run_script(dir, &src, env, Overrides::default())
+}
+
+/// The summary's metric rows: name (dots trimmed) → cells.
+fn rows(summary: &str) -> Vec<(String, Vec<String>)> {
+    summary
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.split_once(": ")?;
+            let name = name.trim().trim_end_matches('.');
+            if !name.contains("..") && l.contains("...") {
+                Some((
+                    name.to_string(),
+                    rest.split_whitespace().map(str::to_string).collect(),
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn row(summary: &str, name: &str) -> Vec<String> {
+    rows(summary)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no row {name:?} in\n{summary}"))
+        .1
+}
+
+/// Item 2: percentiles of small samples as k6 figures them (linear
+/// interpolation between sorted values), in the summary and the export.
+#[test]
+fn small_sample_percentiles_match_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "percentiles", vec![]);
+    let k6 = golden("percentiles", "stdout.txt");
+    for m in ["my_values", "my_times"] {
+        assert_eq!(row(&out.summary, m), row(&k6, m), "{m}\n{}", out.summary);
+    }
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("percentiles", "summary-export.json")).unwrap();
+    for m in ["my_values", "my_times"] {
+        for (stat, v) in k6e["metrics"][m].as_object().unwrap() {
+            let ours = num(&e, m, stat);
+            assert!(
+                (ours - v.as_f64().unwrap()).abs() < 1e-9,
+                "{m} {stat}: {ours} vs k6's {v}"
+            );
+        }
+    }
+}
