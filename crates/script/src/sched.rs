@@ -1452,7 +1452,9 @@ async fn drive_local<'js>(
         next_vu += n;
     }
     let vus_max = (next_vu - 1) as f64;
-    let mut next_gauge = t0;
+    // k6 samples vus and vus_max each second from 1 s on (a test shorter
+    // than a second has none).
+    let mut next_gauge = t0 + Duration::from_secs(1);
     let mut next_threshold_check = t0 + Duration::from_secs(2);
     let mut aborted_by_threshold = false;
     let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();

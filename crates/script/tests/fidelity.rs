@@ -210,3 +210,83 @@ fn small_sample_percentiles_match_k6() {
         }
     }
 }
+
+const JSON_OK: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}";
+
+/// The layout of a summary with its figures masked: threshold lines up to
+/// their expression, metric rows by label, the last progress lines with
+/// their clock's digits masked.
+fn layout(summary: &str) -> Vec<String> {
+    let start = summary.find('█').unwrap_or(0);
+    summary[start..]
+        .lines()
+        .map(|l| {
+            if let Some(i) = l.find("' ") {
+                l[..i + 1].to_string()
+            } else if let Some((name, _)) = l.split_once(": ") {
+                name.to_string()
+            } else if l.starts_with("running (") || l.contains("[ 100% ]") {
+                l.chars()
+                    .map(|c| if c.is_ascii_digit() { '0' } else { c })
+                    .collect()
+            } else {
+                l.trim_end().to_string()
+            }
+        })
+        .collect()
+}
+
+/// Item 3: the summary's layout (thresholds nested under their metric,
+/// rows sorted as k6 sorts them, the last progress lines) and the export
+/// (integral counts as integers, sub-metrics, groups nested with k6's ids).
+#[test]
+fn summary_layout_and_export_match_k6() {
+    let srv = raw_server(JSON_OK);
+    let base = vec![("BASE".into(), format!("http://{}", srv.addr))];
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "custom_metrics", base.clone());
+    // k6 was run with --tag run=golden, which makes no row of its own.
+    assert_eq!(
+        layout(&out.summary),
+        layout(&golden("custom_metrics", "stdout.txt")),
+        "{}",
+        out.summary
+    );
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("custom_metrics", "summary-export.json")).unwrap();
+    let mut ours: Vec<&String> = e["metrics"].as_object().unwrap().keys().collect();
+    let mut theirs: Vec<&String> = k6e["metrics"].as_object().unwrap().keys().collect();
+    ours.sort();
+    theirs.sort();
+    assert_eq!(ours, theirs);
+    assert_eq!(e["metrics"]["my_items"]["count"], serde_json::json!(30));
+    assert!(e["metrics"]["my_items"]["count"].is_u64(), "{e}");
+    assert!(e["metrics"]["my_depth"]["min"].is_u64(), "{e}");
+    assert_eq!(
+        e["metrics"]["my_items{kind:apple}"]["thresholds"],
+        k6e["metrics"]["my_items{kind:apple}"]["thresholds"]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "checks_groups", base);
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("checks_groups", "summary-export.json")).unwrap();
+    // The same tree, names, paths and ids (every check passes here: the
+    // server answers 200 to all).
+    fn strip(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter(|(k, _)| *k != "passes" && *k != "fails")
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+            other => other.clone(),
+        }
+    }
+    assert_eq!(strip(&e["root_group"]), strip(&k6e["root_group"]));
+    assert_eq!(e["root_group"]["groups"]["api"]["checks"]["body says ok"]["passes"], 6);
+    let k6 = golden("checks_groups", "stdout.txt");
+    let last = |s: &str| layout(s).into_iter().rev().take(2).collect::<Vec<_>>();
+    assert_eq!(last(&out.summary), last(&k6), "{}", out.summary);
+}
