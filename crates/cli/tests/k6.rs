@@ -337,14 +337,15 @@ const t = new Trend('t');
 export const options = { duration: '1m' };
 export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new Error('no tag'); sleep(0.05); }
 "#;
-    // -s replaces the script's duration: up to 2 VUs in 400 ms, then down
-    // (k6 starts a stage ramp at `vus`, 1 here).
+    // -s replaces the script's duration: up to 2 VUs in 1.1 s, then down
+    // (k6 starts a stage ramp at `vus`, 1 here; vus_max is sampled each
+    // second from 1 s on, as in k6).
     let out = k6(
         dir.path(),
         script,
         &[
             "-s",
-            "400ms:2",
+            "1100ms:2",
             "-s",
             "100ms:0",
             "--tag",

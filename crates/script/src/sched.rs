@@ -556,7 +556,8 @@ fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
             }
             if msg.contains("could not load module") || msg.contains("resolving module") {
                 return ScriptError::Unsupported(format!(
-                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+                    remote_hint(&msg)
                 ));
             }
             return ScriptError::Script(match at {
@@ -569,10 +570,24 @@ fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
     let s = e.to_string();
     if s.contains("resolv") || s.contains("load") {
         return ScriptError::Unsupported(format!(
-            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+            remote_hint(&s)
         ));
     }
     ScriptError::Script(s)
+}
+
+/// What to do about a remote module (jslib.k6.io's `textSummary` above all).
+fn remote_hint(msg: &str) -> &'static str {
+    if msg.contains("k6-summary") {
+        "; remote modules are not fetched, so jslib's textSummary is not supported: \
+         leave handleSummary out to get k6's default summary, or build the text in \
+         handleSummary from its data (see docs/k6.md)"
+    } else if msg.contains("http://") || msg.contains("https://") {
+        "; remote modules are not fetched: download the file and import it by a local path"
+    } else {
+        ""
+    }
 }
 
 /// Evaluates the script as a module in `ctx` and keeps its namespace in
@@ -1710,7 +1725,14 @@ async fn drive_local<'js>(
         }
     }
     let script_errors = s.script_errors;
-    let summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    let mut summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    // The script's handleSummary(data), when it has one, replaces the
+    // default summary (as in k6).
+    if let Some(text) =
+        crate::summary::handle_summary(&s.slots[0].ctx, shared, options, test_elapsed)
+    {
+        summary.0 = text;
+    }
     let thresholds_failed = summary.1;
     let export = crate::summary::export_json(shared, options, test_elapsed);
     shared.out.borrow_mut().finish(export)?;

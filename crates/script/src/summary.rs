@@ -816,6 +816,140 @@ pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> ser
     })
 }
 
+/// k6's `handleSummary(data)` argument: every metric with its `type`,
+/// `contains`, `values` and thresholds' verdicts, `root_group` (groups and
+/// checks as arrays), `options` and `state`.
+pub fn summary_data(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
+    let verdicts = thresholds(shared, options, elapsed);
+    let reg = shared.reg.borrow();
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let stats = &options.summary_trend_stats;
+    let mut metrics = serde_json::Map::new();
+    for m in shown_metrics(&reg) {
+        let def = &reg.metrics[m];
+        let contains = if def.time {
+            "time"
+        } else if def.data {
+            "data"
+        } else {
+            "default"
+        };
+        let mut keys = vec![(def.name.clone(), Vec::new())];
+        for f in submetrics(&reg, options, m) {
+            let label: Vec<String> = f.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            keys.push((format!("{}{{{}}}", def.name, label.join(",")), f));
+        }
+        for (key, filter) in keys {
+            let agg = reg.merged(m, &filter);
+            let mut o = serde_json::Map::new();
+            o.insert("type".into(), json!(def.kind.name()));
+            o.insert("contains".into(), json!(contains));
+            o.insert(
+                "values".into(),
+                serde_json::Value::Object(figures(&agg, stats, secs, true)),
+            );
+            let th: serde_json::Map<String, serde_json::Value> = verdicts
+                .iter()
+                .filter(|v| v.metric == def.name && filter_label(&key) == v.filter)
+                .map(|v| (v.source.clone(), json!({"ok": v.ok})))
+                .collect();
+            if !th.is_empty() {
+                o.insert("thresholds".into(), serde_json::Value::Object(th));
+            }
+            metrics.insert(key, serde_json::Value::Object(o));
+        }
+    }
+    json!({
+        "root_group": root_group(&reg).json(true),
+        "options": {"summaryTrendStats": stats, "summaryTimeUnit": "", "noColor": false},
+        "state": {
+            "isStdOutTTY": false,
+            "isStdErrTTY": false,
+            "testRunDurationMs": elapsed.as_secs_f64() * 1000.0,
+        },
+        "metrics": metrics,
+    })
+}
+
+/// Calls the script's exported `handleSummary(data)`, if it has one, and
+/// writes what it returns: `stdout` (returned, printed instead of the
+/// default summary), `stderr`, and any other key as a file path (relative
+/// to the working directory). `None` when the script has no handleSummary
+/// or it failed (said on stderr): the default summary is printed then, as
+/// k6 does.
+pub fn handle_summary(
+    ctx: &rquickjs::Ctx<'_>,
+    shared: &Shared,
+    options: &Options,
+    elapsed: Duration,
+) -> Option<String> {
+    use rquickjs::{Function, Object, Value};
+    let ns: Object = ctx.globals().get("__k6_ns").ok()?;
+    let f: Function = ns.get::<_, Value>("handleSummary").ok()?.into_function()?;
+    let data = summary_data(shared, options, elapsed);
+    let fail = |what: String| {
+        eprintln!("error: handleSummary() failed: {what}; the default summary follows");
+        None
+    };
+    let caught = |e: rquickjs::Error| -> String {
+        if let rquickjs::Error::Exception = e {
+            let v = ctx.catch();
+            if let Some(ex) = v.as_exception() {
+                return ex.message().unwrap_or_default();
+            }
+            return format!("{v:?}");
+        }
+        e.to_string()
+    };
+    let arg = match ctx.json_parse(data.to_string()) {
+        Ok(v) => v,
+        Err(e) => return fail(caught(e)),
+    };
+    crate::vu::on_main_stack();
+    let v: Value = match f.call((arg,)) {
+        Ok(v) => v,
+        Err(e) => return fail(caught(e)),
+    };
+    let v = match v.as_promise() {
+        Some(p) => match p.finish::<Value>() {
+            Ok(v) => v,
+            Err(e) => return fail(caught(e)),
+        },
+        None => v,
+    };
+    let Some(o) = v.as_object() else {
+        return fail("it must return an object such as { stdout: '…', 'summary.json': '…' }".into());
+    };
+    let mut stdout = String::new();
+    for (key, val) in o.props::<String, Value>().flatten() {
+        let bytes: Vec<u8> = if let Some(s) = val.as_string() {
+            s.to_string().unwrap_or_default().into_bytes()
+        } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(val.clone()) {
+            // SAFETY: the buffer is not detached or resized while copied
+            // (no JavaScript runs in between).
+            unsafe { ab.as_bytes() }
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        } else {
+            eprintln!(
+                "error: handleSummary() returned a {} for {key:?}: use a string or an ArrayBuffer",
+                val.type_name()
+            );
+            continue;
+        };
+        match key.as_str() {
+            "stdout" => stdout.push_str(&String::from_utf8_lossy(&bytes)),
+            "stderr" => eprint!("{}", String::from_utf8_lossy(&bytes)),
+            path => {
+                if let Err(e) = std::fs::write(path, &bytes) {
+                    eprintln!("error: handleSummary(): cannot write {path}: {e}");
+                }
+            }
+        }
+    }
+    Some(stdout)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

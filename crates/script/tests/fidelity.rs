@@ -290,3 +290,71 @@ fn summary_layout_and_export_match_k6() {
     let last = |s: &str| layout(s).into_iter().rev().take(2).collect::<Vec<_>>();
     assert_eq!(last(&out.summary), last(&k6), "{}", out.summary);
 }
+
+/// Item 4: `handleSummary(data)` gets k6's data object; what it returns is
+/// written (files, stdout) and replaces the default summary.
+#[test]
+fn handle_summary_gets_k6s_data_and_replaces_the_summary() {
+    let srv = raw_server(JSON_OK);
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let src = r#"
+import http from 'k6/http';
+import { check, group } from 'k6';
+export const options = { vus: 1, iterations: 2, thresholds: { http_req_duration: ['p(95)<60000'] } };
+export default function () {
+  group('api', () => {
+    const r = http.get(`${__ENV.BASE}/x`);
+    check(r, { 'ok': (r) => r.status === 200 });
+  });
+}
+export function handleSummary(data) {
+  const m = data.metrics;
+  const line = `reqs=${m.http_reqs.values.count} type=${m.http_reqs.type} `
+    + `dur=${m.http_req_duration.contains} ok=${m.http_req_duration.thresholds['p(95)<60000'].ok} `
+    + `checks=${m.checks.values.passes}/${m.checks.values.rate} `
+    + `group=${data.root_group.groups[0].name}:${data.root_group.groups[0].checks[0].name}:${data.root_group.groups[0].checks[0].passes}`;
+  return { stdout: line + '\n', [__ENV.REPORT]: JSON.stringify(data) };
+}
+"#;
+    let (out, _) = run_script(
+        dir.path(),
+        src,
+        vec![
+            ("BASE".into(), format!("http://{}", srv.addr)),
+            ("REPORT".into(), report.display().to_string()),
+        ],
+        Overrides::default(),
+    );
+    assert_eq!(
+        out.summary,
+        "reqs=2 type=counter dur=time ok=true checks=2/1 group=api:ok:2\n"
+    );
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(data["root_group"]["groups"][0]["id"], "e6550cde192dbabccfbb3b1bac03a92a");
+    assert_eq!(data["metrics"]["iterations"]["values"]["count"], 2);
+    assert!(data["state"]["testRunDurationMs"].as_f64().unwrap() > 0.0);
+}
+
+/// jslib's textSummary is a remote import: the error says what to do.
+#[test]
+fn text_summary_import_says_it_is_not_supported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.js");
+    std::fs::write(
+        &path,
+        "import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';\n\
+         export default function () {}\n\
+         export function handleSummary(d) { return { stdout: textSummary(d) }; }\n",
+    )
+    .unwrap();
+    let cfg = RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    let err = run(cfg, std::future::pending()).unwrap_err().to_string();
+    assert!(err.contains("textSummary is not supported"), "{err}");
+    assert!(err.contains("leave handleSummary out"), "{err}");
+}
