@@ -653,7 +653,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
         "k6/http",
         &[
             "request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url",
-            "Response",
+            "Response", "CookieJar", "cookieJar",
         ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),

@@ -42,6 +42,12 @@ struct RawServer {
 }
 
 fn raw_server(response: &'static [u8]) -> RawServer {
+    raw_server_with(move |_| response.to_vec())
+}
+
+/// [`raw_server`] answering each request (its head, as text) with `answer`.
+fn raw_server_with(answer: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> RawServer {
+    let answer = Arc::new(answer);
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();
     let read = Arc::new(AtomicU64::new(0));
@@ -50,19 +56,21 @@ fn raw_server(response: &'static [u8]) -> RawServer {
         for s in l.incoming() {
             let Ok(mut s) = s else { return };
             let counter = counter.clone();
+            let answer = answer.clone();
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
                 loop {
                     // One request: the head, then Content-Length bytes.
-                    let need = loop {
+                    let (need, head) = loop {
                         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                            let head = String::from_utf8_lossy(&buf[..end]).to_string();
                             let len: usize = head
+                                .to_ascii_lowercase()
                                 .lines()
                                 .find_map(|l| l.strip_prefix("content-length:"))
                                 .map_or(0, |v| v.trim().parse().unwrap_or(0));
-                            break end + 4 + len;
+                            break (end + 4 + len, head);
                         }
                         match s.read(&mut chunk) {
                             Ok(0) | Err(_) => return,
@@ -82,7 +90,7 @@ fn raw_server(response: &'static [u8]) -> RawServer {
                         }
                     }
                     buf.drain(..need);
-                    if s.write_all(response).is_err() {
+                    if s.write_all(&answer(&head)).is_err() {
                         return;
                     }
                 }
@@ -357,4 +365,87 @@ fn text_summary_import_says_it_is_not_supported() {
     let err = run(cfg, std::future::pending()).unwrap_err().to_string();
     assert!(err.contains("textSummary is not supported"), "{err}");
     assert!(err.contains("leave handleSummary out"), "{err}");
+}
+
+/// A server for cookies: `/set` sets `a=1` (path /) and `b=2` (path /sub);
+/// every answer's body is the request's `Cookie` header.
+fn cookie_server() -> RawServer {
+    raw_server_with(|head| {
+        let cookie = head
+            .lines()
+            .find_map(|l| {
+                l.split_once(':')
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_default();
+        let set = if head.starts_with("GET /set ") {
+            "Set-Cookie: a=1; Path=/\r\nSet-Cookie: b=2; Path=/sub; HttpOnly\r\n"
+        } else {
+            ""
+        };
+        format!(
+            "HTTP/1.1 200 OK\r\n{set}Content-Length: {}\r\n\r\n{cookie}",
+            cookie.len()
+        )
+        .into_bytes()
+    })
+}
+
+/// The cookie script of item 5: also run with real k6 v1.8.1 against the
+/// same server's behaviour, where every check passed.
+const COOKIES_JS: &str = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 2, thresholds: { checks: ['rate==1'] } };
+const sorted = (s) => s.split('; ').filter((x) => x).sort().join('; ');
+export default function () {
+  const B = __ENV.BASE;
+  const first = http.get(`${B}/echo`);
+  const set = http.get(`${B}/set`);
+  const again = http.get(`${B}/echo`);
+  const sub = http.get(`${B}/sub/echo`);
+  const extra = http.get(`${B}/echo`, { cookies: { c: '3' } });
+  const replaced = http.get(`${B}/echo`, { cookies: { a: { value: '9', replace: true } } });
+  const jar = http.cookieJar();
+  jar.set(`${B}/`, 'd', '4');
+  const withD = http.get(`${B}/echo`);
+  const forUrl = jar.cookiesForURL(`${B}/sub/x`);
+  jar.delete(`${B}/`, 'd');
+  const noD = http.get(`${B}/echo`);
+  const own = new http.CookieJar();
+  own.set(`${B}/`, 'e', '5');
+  const viaOwn = http.get(`${B}/echo`, { jar: own });
+  jar.clear(`${B}/sub/x`); // k6: the cookies of path /sub only
+  const cleared = http.get(`${B}/sub/echo`);
+  check(null, {
+    'empty at iteration start': () => first.body === '',
+    'res.cookies': () => set.cookies.a[0].value === '1' && set.cookies.b[0].path === '/sub'
+      && set.cookies.b[0].http_only === true,
+    'sent back': () => again.body === 'a=1',
+    'by path': () => sorted(sub.body) === 'a=1; b=2',
+    'params.cookies added': () => sorted(extra.body) === 'a=1; c=3',
+    'params.cookies replace': () => replaced.body === 'a=9',
+    'jar.set': () => sorted(withD.body) === 'a=1; d=4',
+    'cookiesForURL': () => forUrl.a[0] === '1' && forUrl.b[0] === '2' && forUrl.d[0] === '4',
+    'jar.delete': () => noD.body === 'a=1',
+    'own jar': () => viaOwn.body === 'e=5',
+    'jar.clear': () => cleared.body === 'a=1',
+  });
+}
+"#;
+
+/// Item 5: a per-VU cookie jar, emptied at each iteration's start, as k6.
+#[test]
+fn cookies_as_k6_keeps_them() {
+    let srv = cookie_server();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_script(
+        dir.path(),
+        COOKIES_JS,
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides::default(),
+    );
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 22.0, "{}", out.summary);
 }
