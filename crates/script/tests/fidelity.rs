@@ -449,3 +449,66 @@ fn cookies_as_k6_keeps_them() {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 22.0, "{}", out.summary);
 }
+
+/// Item 6: `res.json(selector)`, gjson's common paths; what real k6 v1.8.1
+/// answered for each selector on the same body (`undefined` when absent).
+#[test]
+fn json_selectors_answer_as_k6() {
+    const BODY: &str = "{\"name\": {\"first\": \"Tom\", \"last\": \"Anderson\"}, \"age\": 37, \"children\": [\"Sara\", \"Alex\", \"Jack\"], \"fav.movie\": \"Deer Hunter\", \"friends\": [{\"first\": \"Dale\", \"last\": \"Murphy\", \"age\": 44, \"nets\": [\"ig\", \"fb\", \"tw\"]}, {\"first\": \"Roger\", \"last\": \"Craig\", \"age\": 68, \"nets\": [\"fb\", \"tw\"]}, {\"first\": \"Jane\", \"last\": \"Murphy\", \"age\": 47, \"nets\": [\"ig\", \"tw\"]}], \"messages\": [], \"nothing\": null, \"flag\": true}";
+    let resp: &'static [u8] = Box::leak(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{BODY}",
+            BODY.len()
+        )
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let srv = raw_server(resp);
+    let dir = tempfile::tempdir().unwrap();
+    let src = r##"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const want = {
+  "name.last": "\"Anderson\"",
+  "age": "37",
+  "children": "[\"Sara\",\"Alex\",\"Jack\"]",
+  "children.#": "3",
+  "children.1": "\"Alex\"",
+  "child*.2": "\"Jack\"",
+  "c?ildren.0": "\"Sara\"",
+  "fav\\.movie": "\"Deer Hunter\"",
+  "friends.#.first": "[\"Dale\",\"Roger\",\"Jane\"]",
+  "friends.1.last": "\"Craig\"",
+  "friends.#.nets": "[[\"ig\",\"fb\",\"tw\"],[\"fb\",\"tw\"],[\"ig\",\"tw\"]]",
+  "friends.#.nets.#": "[3,2,2]",
+  "messages.#": "0",
+  "nothing": "null",
+  "flag": "true",
+  "missing": "undefined",
+  "name.missing": "undefined",
+  "friends.5": "undefined",
+  "name": "{\"first\":\"Tom\",\"last\":\"Anderson\"}",
+  "friends.#(last==\"Murphy\").first": "\"Dale\"",
+  "": "undefined",
+  "friends.-1": "undefined",
+  "age.x": "undefined",
+  "children.#.x": "[]"
+};
+export default function () {
+  const r = http.get(__ENV.BASE);
+  for (const [sel, shown] of Object.entries(want)) {
+    const v = r.json(sel);
+    check(v, { [sel]: (v) => (v === undefined ? 'undefined' : JSON.stringify(v)) === shown });
+  }
+}
+"##;
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{}/", srv.addr))],
+        Overrides::default(),
+    );
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 24.0, "{}", out.summary);
+}
