@@ -225,6 +225,8 @@ pub struct Options {
     pub thresholds: Vec<Threshold>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Vec<String>,
+    /// `--summary-mode=full`: every `http_req_*` trend, and a section per group.
+    pub summary_full: bool,
     pub setup_timeout: Duration,
     pub teardown_timeout: Duration,
 }
@@ -238,6 +240,8 @@ pub struct Overrides {
     pub stages: Option<Vec<Stage>>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Option<Vec<String>>,
+    /// `--summary-mode=full`.
+    pub summary_full: bool,
     pub no_thresholds: bool,
     /// `--execution-segment`: share `i` of `n` equal shares (0-based).
     pub segment: Option<(u64, u64)>,
@@ -522,6 +526,7 @@ impl Options {
             thresholds,
             tags,
             summary_trend_stats,
+            summary_full: o.summary_full,
             setup_timeout,
             teardown_timeout,
         })

@@ -210,161 +210,31 @@ pub fn render(
     }
     s.push_str("\n  █ TOTAL RESULTS \n\n");
 
-    // Checks.
-    if let Some(ci) = reg.metric("checks") {
-        let all = reg.merged(ci, &[]);
-        if let Agg::Rate { hits, total } = all
-            && total > 0
-        {
-            let rows = [
-                (
-                    "checks_total",
-                    format!("{total}"),
-                    format!("{:.6}/s", total as f64 / secs),
-                ),
-                (
-                    "checks_succeeded",
-                    format!("{:.2}%", hits as f64 * 100.0 / total as f64),
-                    format!("{hits} out of {total}"),
-                ),
-                (
-                    "checks_failed",
-                    format!("{:.2}%", (total - hits) as f64 * 100.0 / total as f64),
-                    format!("{} out of {total}", total - hits),
-                ),
-            ];
-            let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 3;
-            let vw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
-            for (n, a, b) in rows {
-                let _ = writeln!(s, "    {}: {a:<vw$} {b}", dots(n, w));
-            }
-            s.push('\n');
-            // Each check by name, in first-seen order.
-            let mut names: Vec<String> = Vec::new();
-            for se in reg.series.iter().filter(|x| x.metric == ci) {
-                if let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check")
-                    && !names.contains(n)
-                {
-                    names.push(n.clone());
-                }
-            }
-            for n in names {
-                let a = reg.merged(ci, &[("check".to_string(), n.clone())]);
-                if let Agg::Rate { hits, total } = a {
-                    if hits == total {
-                        let _ = writeln!(s, "    ✓ {n}");
-                    } else {
-                        let _ = writeln!(s, "    ✗ {n}");
-                        let _ = writeln!(
-                            s,
-                            "      ↳  {}% — ✓ {hits} / ✗ {}",
-                            (hits * 100) / total.max(1),
-                            total - hits
-                        );
-                    }
-                }
-            }
-            s.push('\n');
-        }
-    }
-
-    // Metrics by section.
-    let used = shown_metrics(&reg);
-    let stats = &options.summary_trend_stats;
-    // (section, label, cells, trend?)
-    let mut rows: Vec<(&'static str, String, Vec<String>, bool)> = Vec::new();
-    for &m in &used {
-        let def = &reg.metrics[m];
-        // k6's compact summary leaves these out.
-        if matches!(
-            def.name.as_str(),
-            "checks"
-                | "group_duration"
-                | "http_req_blocked"
-                | "http_req_connecting"
-                | "http_req_tls_handshaking"
-                | "http_req_sending"
-                | "http_req_waiting"
-                | "http_req_receiving"
+    checks_block(&mut s, &reg, None, "    ", secs);
+    metric_sections(&mut s, &reg, options, None, "    ", secs);
+    if options.summary_full {
+        // k6's full mode: a section per group, nested groups under theirs.
+        fn walk(
+            s: &mut String,
+            reg: &crate::metrics::Registry,
+            options: &Options,
+            node: &GroupNode,
+            depth: usize,
+            secs: f64,
         ) {
-            continue;
-        }
-        let sec = if def.builtin {
-            section(&def.name)
-        } else {
-            "CUSTOM"
-        };
-        let trend = def.kind == Kind::Trend;
-        let agg = reg.merged(m, &[]);
-        rows.push((
-            sec,
-            def.name.clone(),
-            cells(&agg, def.time, def.data, stats, secs),
-            trend,
-        ));
-        let mut subs = Vec::new();
-        for f in submetrics(&reg, options, m) {
-            let a = reg.merged(m, &f);
-            let label = format!(
-                "  {{ {} }}",
-                f.iter()
-                    .map(|(k, v)| format!("{k}:{v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            subs.push((sec, label, cells(&a, def.time, def.data, stats, secs), trend));
-        }
-        subs.sort_by(|a, b| a.1.cmp(&b.1));
-        rows.extend(subs);
-    }
-    let w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0) + 3;
-    // Column widths, over every section: trend rows align with each
-    // other, the other rows (counters, rates, gauges) with each other.
-    let width = |trend: bool, i: usize| {
-        rows.iter()
-            .filter(|r| r.3 == trend)
-            .filter_map(|r| r.2.get(i))
-            .map(|c| c.chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK"] {
-        let mut mine: Vec<_> = Vec::new();
-        // Metrics by name; each one's sub-rows stay under it.
-        let mut i = 0;
-        while i < rows.len() {
-            let mut j = i + 1;
-            while j < rows.len() && rows[j].1.starts_with("  ") {
-                j += 1;
+            for g in &node.groups {
+                let indent = format!("    {}", "  ".repeat(depth));
+                if depth == 0 {
+                    let _ = write!(s, "\n  █ GROUP: {} \n\n", g.name);
+                } else {
+                    let _ = write!(s, "{}↳ GROUP: {} \n\n", &indent[2..], g.name);
+                }
+                checks_block(s, reg, Some(&g.path), &indent, secs);
+                metric_sections(s, reg, options, Some(&g.path), &indent, secs);
+                walk(s, reg, options, g, depth + 1, secs);
             }
-            if rows[i].0 == sec {
-                mine.push(&rows[i..j]);
-            }
-            i = j;
         }
-        if mine.is_empty() {
-            continue;
-        }
-        mine.sort_by(|a, b| a[0].1.cmp(&b[0].1));
-        let _ = writeln!(s, "    {sec}");
-        for r in mine.into_iter().flatten() {
-            let line: Vec<String> = r
-                .2
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    // k6 pads every cell but the rate of a counter or rate
-                    // row (a gauge's `max=` is padded too).
-                    if !r.3 && i + 1 == r.2.len() && r.2.len() == 2 {
-                        return c.clone();
-                    }
-                    let pad = width(r.3, i).saturating_sub(c.chars().count());
-                    format!("{c}{}", " ".repeat(pad))
-                })
-                .collect();
-            let _ = writeln!(s, "    {}: {}", dots(&r.1, w), line.join(" "));
-        }
-        s.push('\n');
+        walk(&mut s, &reg, options, &root_group(&reg), 0, secs);
     }
     // The run: k6's last progress lines.
     let done = shared.completed.get();
@@ -427,6 +297,209 @@ pub fn render(
         let _ = writeln!(s, "{line}");
     }
     (s, failed)
+}
+
+/// The checks' block: totals, then each check (`✓ name`, or `✗ name` with
+/// its share). `group`: only the checks made directly in that group.
+fn checks_block(
+    s: &mut String,
+    reg: &crate::metrics::Registry,
+    group: Option<&str>,
+    indent: &str,
+    secs: f64,
+) {
+    let filter: Vec<(String, String)> = group
+        .map(|g| vec![("group".to_string(), g.to_string())])
+        .unwrap_or_default();
+    // k6 puts a failed check's share 2 columns in at the top, 4 in a group.
+    let share = if group.is_some() { "    " } else { "  " };
+    if let Some(ci) = reg.metric("checks") {
+        let all = reg.merged(ci, &filter);
+        if let Agg::Rate { hits, total } = all
+            && total > 0
+        {
+            let rows = [
+                (
+                    "checks_total",
+                    format!("{total}"),
+                    format!("{:.6}/s", total as f64 / secs),
+                ),
+                (
+                    "checks_succeeded",
+                    format!("{:.2}%", hits as f64 * 100.0 / total as f64),
+                    format!("{hits} out of {total}"),
+                ),
+                (
+                    "checks_failed",
+                    format!("{:.2}%", (total - hits) as f64 * 100.0 / total as f64),
+                    format!("{} out of {total}", total - hits),
+                ),
+            ];
+            let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 3;
+            let vw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+            for (n, a, b) in rows {
+                let _ = writeln!(s, "{indent}{}: {a:<vw$} {b}", dots(n, w));
+            }
+            s.push('\n');
+            // Each check by name, in first-seen order.
+            let mut names: Vec<String> = Vec::new();
+            for se in reg.series.iter().filter(|x| {
+                x.metric == ci && filter.iter().all(|f| x.tags.contains(f))
+            }) {
+                if let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check")
+                    && !names.contains(n)
+                {
+                    names.push(n.clone());
+                }
+            }
+            for n in names {
+                let mut f = filter.clone();
+                f.push(("check".to_string(), n.clone()));
+                let a = reg.merged(ci, &f);
+                if let Agg::Rate { hits, total } = a {
+                    if hits == total {
+                        let _ = writeln!(s, "{indent}✓ {n}");
+                    } else {
+                        let _ = writeln!(s, "{indent}✗ {n}");
+                        let _ = writeln!(
+                            s,
+                            "{indent}{share}↳  {}% — ✓ {hits} / ✗ {}",
+                            (hits * 100) / total.max(1),
+                            total - hits
+                        );
+                    }
+                }
+            }
+            s.push('\n');
+        }
+    }
+
+}
+
+/// The metric sections (`CUSTOM`, `HTTP`, `EXECUTION`, `NETWORK`) of the
+/// whole test, or of what was measured directly in `group` (full mode:
+/// its `CUSTOM` and `HTTP` metrics, without sub-rows).
+fn metric_sections(
+    s: &mut String,
+    reg: &crate::metrics::Registry,
+    options: &Options,
+    group: Option<&str>,
+    indent: &str,
+    secs: f64,
+) {
+    let filter: Vec<(String, String)> = group
+        .map(|g| vec![("group".to_string(), g.to_string())])
+        .unwrap_or_default();
+    let used = shown_metrics(reg);
+    let stats = &options.summary_trend_stats;
+    // (section, label, cells, trend?)
+    let mut rows: Vec<(&'static str, String, Vec<String>, bool)> = Vec::new();
+    for &m in &used {
+        let def = &reg.metrics[m];
+        // Never shown as rows; the compact summary leaves out the
+        // http_req_* timings but the duration too.
+        if matches!(def.name.as_str(), "checks" | "group_duration")
+            || (!options.summary_full
+                && matches!(
+                    def.name.as_str(),
+                    "http_req_blocked"
+                        | "http_req_connecting"
+                        | "http_req_tls_handshaking"
+                        | "http_req_sending"
+                        | "http_req_waiting"
+                        | "http_req_receiving"
+                ))
+        {
+            continue;
+        }
+        let sec = if def.builtin {
+            section(&def.name)
+        } else {
+            "CUSTOM"
+        };
+        let trend = def.kind == Kind::Trend;
+        if group.is_some() && matches!(sec, "EXECUTION" | "NETWORK") {
+            continue;
+        }
+        let agg = reg.merged(m, &filter);
+        if group.is_some() && agg.count() == 0 {
+            continue;
+        }
+        rows.push((
+            sec,
+            def.name.clone(),
+            cells(&agg, def.time, def.data, stats, secs),
+            trend,
+        ));
+        let mut subs = Vec::new();
+        let shown_subs = if group.is_some() {
+            Vec::new()
+        } else {
+            submetrics(reg, options, m)
+        };
+        for f in shown_subs {
+            let a = reg.merged(m, &f);
+            let label = format!(
+                "  {{ {} }}",
+                f.iter()
+                    .map(|(k, v)| format!("{k}:{v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            subs.push((sec, label, cells(&a, def.time, def.data, stats, secs), trend));
+        }
+        subs.sort_by(|a, b| a.1.cmp(&b.1));
+        rows.extend(subs);
+    }
+    let w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0) + 3;
+    // Column widths, over every section: trend rows align with each
+    // other, the other rows (counters, rates, gauges) with each other.
+    let width = |trend: bool, i: usize| {
+        rows.iter()
+            .filter(|r| r.3 == trend)
+            .filter_map(|r| r.2.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK"] {
+        let mut mine: Vec<_> = Vec::new();
+        // Metrics by name; each one's sub-rows stay under it.
+        let mut i = 0;
+        while i < rows.len() {
+            let mut j = i + 1;
+            while j < rows.len() && rows[j].1.starts_with("  ") {
+                j += 1;
+            }
+            if rows[i].0 == sec {
+                mine.push(&rows[i..j]);
+            }
+            i = j;
+        }
+        if mine.is_empty() {
+            continue;
+        }
+        mine.sort_by(|a, b| a[0].1.cmp(&b[0].1));
+        let _ = writeln!(s, "{indent}{sec}");
+        for r in mine.into_iter().flatten() {
+            let line: Vec<String> = r
+                .2
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    // k6 pads every cell but the rate of a counter or rate
+                    // row (a gauge's `max=` is padded too).
+                    if !r.3 && i + 1 == r.2.len() && r.2.len() == 2 {
+                        return c.clone();
+                    }
+                    let pad = width(r.3, i).saturating_sub(c.chars().count());
+                    format!("{c}{}", " ".repeat(pad))
+                })
+                .collect();
+            let _ = writeln!(s, "{indent}{}: {}", dots(&r.1, w), line.join(" "));
+        }
+        s.push('\n');
+    }
 }
 
 /// The metrics the summary shows: those with values, and k6's

@@ -160,13 +160,27 @@ fn run_golden(
     case: &str,
     env: Vec<(String, String)>,
 ) -> (RunOutcome, serde_json::Value) {
+    run_golden_with(dir, case, env, Overrides::default())
+}
+
+fn run_golden_with(
+    dir: &Path,
+    case: &str,
+    env: Vec<(String, String)>,
+    overrides: Overrides,
+) -> (RunOutcome, serde_json::Value) {
+    let case = if case == "checks_groups_full" {
+        "checks_groups"
+    } else {
+        case
+    };
     let src = std::fs::read_dir(golden_dir(case))
         .unwrap()
         .filter_map(|e| e.ok())
         .find(|e| e.path().extension().is_some_and(|x| x == "js"))
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .unwrap();
-    run_script(dir, &src, env, Overrides::default())
+    run_script(dir, &src, env, overrides)
 }
 
 /// The summary's metric rows: name (dots trimmed) → cells.
@@ -511,4 +525,35 @@ export default function () {
     );
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 24.0, "{}", out.summary);
+}
+
+/// Item 3: `--summary-mode=full`: every http_req_* trend, and k6's section
+/// per group (`█ GROUP: api`, `↳ GROUP: nested`) with the checks and
+/// requests made directly in it.
+#[test]
+fn full_summary_has_k6s_group_sections() {
+    // As make.py's origin: /err answers 503, the rest 200 JSON.
+    let srv = raw_server_with(|head| {
+        if head.starts_with("GET /err ") {
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 6\r\n\r\nunused".to_vec()
+        } else {
+            JSON_OK.to_vec()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = run_golden_with(
+        dir.path(),
+        "checks_groups_full",
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides {
+            summary_full: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        layout(&out.summary),
+        layout(&golden("checks_groups_full", "stdout.txt")),
+        "{}",
+        out.summary
+    );
 }
