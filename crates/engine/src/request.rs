@@ -510,11 +510,8 @@ async fn attempt(
                     // request and response as HTTP/1.1 would carry them.
                     cap.wire_out += tpl.h1.len() as u64;
                     if in_body {
-                        let head: usize = cap
-                            .headers
-                            .iter()
-                            .map(|(k, v)| k.len() + v.len() + 4)
-                            .sum();
+                        let head: usize =
+                            cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
                         cap.wire_in += (head + "HTTP/1.1 200 OK\r\n\r\n".len()) as u64;
                     }
                     cap.wire_in += out.bytes_in - body_before;

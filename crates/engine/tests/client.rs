@@ -76,7 +76,8 @@ async fn keeps_headers_and_bodies_of_every_framing_on_one_connection() {
     );
     assert_eq!(
         a.wire_in,
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello".len() as u64
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello".len()
+            as u64
     );
     let head = format!(
         "GET /x HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: loadlab\r\nX-A: 1\r\nAccept-Encoding: gzip\r\n\r\n"

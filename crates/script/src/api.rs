@@ -321,7 +321,11 @@ fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &
     let mut pairs: Vec<String> = Vec::new();
     if let (Ok(url), Some(jar)) = (url::Url::parse(&meta.url), jars.jar(meta.jar, iteration)) {
         for (name, value) in jar.get_request_values(&url) {
-            if !meta.cookies.iter().any(|(n, _, replace)| *replace && n == name) {
+            if !meta
+                .cookies
+                .iter()
+                .any(|(n, _, replace)| *replace && n == name)
+            {
                 pairs.push(format!("{name}={value}"));
             }
         }
@@ -475,7 +479,10 @@ fn build_request<'js>(
                         .as_object()
                         .and_then(|o| o.get::<_, f64>("_id").ok())
                         .ok_or_else(|| {
-                            throw(ctx, "params.jar: not a cookie jar (use new http.CookieJar())")
+                            throw(
+                                ctx,
+                                "params.jar: not a cookie jar (use new http.CookieJar())",
+                            )
                         })? as usize;
                 }
                 "auth" | "compression" | "responseCallback"
@@ -725,8 +732,7 @@ pub fn install<'js>(
                             .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
-                        let (mut req, meta) =
-                            build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        let (mut req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
                         let iteration = sh.vu_numbers(vu_index).1;
                         add_cookies(&mut jr.borrow_mut(), iteration, &mut req, &meta);
                         reqs.push(req);
@@ -998,7 +1004,11 @@ fn install_jars<'js>(
         "jarClear",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, id: f64, u: String, name: Opt<Value<'js>>| -> rquickjs::Result<()> {
+            move |ctx: Ctx<'js>,
+                  id: f64,
+                  u: String,
+                  name: Opt<Value<'js>>|
+                  -> rquickjs::Result<()> {
                 let url = parse(&ctx, &u)?;
                 let only = name.0.as_ref().and_then(js_string);
                 // As k6 (Go's jar): the cookies of the URL's default path

@@ -264,12 +264,7 @@ pub fn render(
         .map(|sc| sc.name.chars().count())
         .max()
         .unwrap_or(0);
-    let cw = |i: usize| {
-        bars.iter()
-            .map(|b| b[i].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
+    let cw = |i: usize| bars.iter().map(|b| b[i].chars().count()).max().unwrap_or(0);
     for (sc, b) in options.scenarios.iter().zip(&bars) {
         let mark = if interrupted { "✗" } else { "✓" };
         let pct = if interrupted {
@@ -343,9 +338,11 @@ fn checks_block(
             s.push('\n');
             // Each check by name, in first-seen order.
             let mut names: Vec<String> = Vec::new();
-            for se in reg.series.iter().filter(|x| {
-                x.metric == ci && filter.iter().all(|f| x.tags.contains(f))
-            }) {
+            for se in reg
+                .series
+                .iter()
+                .filter(|x| x.metric == ci && filter.iter().all(|f| x.tags.contains(f)))
+            {
                 if let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check")
                     && !names.contains(n)
                 {
@@ -373,7 +370,6 @@ fn checks_block(
             s.push('\n');
         }
     }
-
 }
 
 /// The metric sections (`CUSTOM`, `HTTP`, `EXECUTION`, `NETWORK`) of the
@@ -446,7 +442,12 @@ fn metric_sections(
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            subs.push((sec, label, cells(&a, def.time, def.data, stats, secs), trend));
+            subs.push((
+                sec,
+                label,
+                cells(&a, def.time, def.data, stats, secs),
+                trend,
+            ));
         }
         subs.sort_by(|a, b| a.1.cmp(&b.1));
         rows.extend(subs);
@@ -482,20 +483,19 @@ fn metric_sections(
         mine.sort_by(|a, b| a[0].1.cmp(&b[0].1));
         let _ = writeln!(s, "{indent}{sec}");
         for r in mine.into_iter().flatten() {
-            let line: Vec<String> = r
-                .2
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    // k6 pads every cell but the rate of a counter or rate
-                    // row (a gauge's `max=` is padded too).
-                    if !r.3 && i + 1 == r.2.len() && r.2.len() == 2 {
-                        return c.clone();
-                    }
-                    let pad = width(r.3, i).saturating_sub(c.chars().count());
-                    format!("{c}{}", " ".repeat(pad))
-                })
-                .collect();
+            let line: Vec<String> =
+                r.2.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        // k6 pads every cell but the rate of a counter or rate
+                        // row (a gauge's `max=` is padded too).
+                        if !r.3 && i + 1 == r.2.len() && r.2.len() == 2 {
+                            return c.clone();
+                        }
+                        let pad = width(r.3, i).saturating_sub(c.chars().count());
+                        format!("{c}{}", " ".repeat(pad))
+                    })
+                    .collect();
             let _ = writeln!(s, "{indent}{}: {}", dots(&r.1, w), line.join(" "));
         }
         s.push('\n');
@@ -533,9 +533,9 @@ fn submetrics(
     if def.name == "http_req_duration" && reg.merged(m, &expected).count() > 0 {
         subs.push(expected);
     }
-    for t in &options.thresholds {
-        if t.metric == def.name && !t.filter.is_empty() && !subs.contains(&t.filter) {
-            subs.push(t.filter.clone());
+    for (metric, filter) in &options.submetrics {
+        if *metric == def.name && !subs.contains(filter) {
+            subs.push(filter.clone());
         }
     }
     subs
@@ -585,13 +585,7 @@ fn progress(sc: &crate::options::Scenario, elapsed: Duration, interrupted: bool)
     use crate::options::Executor as E;
     let ran = elapsed.saturating_sub(sc.start_time);
     let total = sc.executor.duration();
-    let clock = |max: Duration| {
-        format!(
-            "{}/{}",
-            fixed_clock(ran.min(max), max),
-            go_duration(max)
-        )
-    };
+    let clock = |max: Duration| format!("{}/{}", fixed_clock(ran.min(max), max), go_duration(max));
     let timed = if interrupted {
         clock(total)
     } else {
@@ -991,7 +985,9 @@ pub fn handle_summary(
         None => v,
     };
     let Some(o) = v.as_object() else {
-        return fail("it must return an object such as { stdout: '…', 'summary.json': '…' }".into());
+        return fail(
+            "it must return an object such as { stdout: '…', 'summary.json': '…' }".into(),
+        );
     };
     let mut stdout = String::new();
     for (key, val) in o.props::<String, Value>().flatten() {
