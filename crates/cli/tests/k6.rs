@@ -187,12 +187,12 @@ fn unsupported_module_and_function_are_named_at_init() {
     assert!(stderr.contains("k6/ws"), "{stderr}");
     let out = k6(
         dir.path(),
-        "import { cookieJar } from 'k6/http';\nexport default function () {}\n",
+        "import { expectedStatuses } from 'k6/http';\nexport default function () {}\n",
         &[],
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
-    assert!(stderr.contains("cookieJar"), "{stderr}");
+    assert!(stderr.contains("expectedStatuses"), "{stderr}");
 }
 
 #[test]
@@ -254,11 +254,11 @@ export default function () { sleep(0.3); }
 fn unsupported_member_of_a_default_import_is_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
     let script =
-        "import http from 'k6/http';\nexport default function () {\n  http.cookieJar();\n}\n";
+        "import http from 'k6/http';\nexport default function () {\n  http.file('x');\n}\n";
     let out = k6(dir.path(), script, &[]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stdout}\n{stderr}");
-    assert!(stderr.contains("script.js:3:3: http.cookieJar"), "{stderr}");
+    assert!(stderr.contains("script.js:3:3: http.file"), "{stderr}");
     assert!(
         !stdout.contains("running"),
         "no load before the error: {stdout}"
@@ -337,14 +337,15 @@ const t = new Trend('t');
 export const options = { duration: '1m' };
 export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new Error('no tag'); sleep(0.05); }
 "#;
-    // -s replaces the script's duration: up to 2 VUs in 400 ms, then down
-    // (k6 starts a stage ramp at `vus`, 1 here).
+    // -s replaces the script's duration: up to 2 VUs in 1.1 s, then down
+    // (k6 starts a stage ramp at `vus`, 1 here; vus_max is sampled each
+    // second from 1 s on, as in k6).
     let out = k6(
         dir.path(),
         script,
         &[
             "-s",
-            "400ms:2",
+            "1100ms:2",
             "-s",
             "100ms:0",
             "--tag",

@@ -40,8 +40,13 @@ pub struct ClientResponse {
     pub error: ErrorKind,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Body bytes (vegeta's `bytes_in`/`bytes_out`).
     pub bytes_in: u64,
     pub bytes_out: u64,
+    /// Bytes on the wire (k6's `data_received`/`data_sent`): see
+    /// [`Capture::wire_in`] and [`Capture::wire_out`].
+    pub wire_in: u64,
+    pub wire_out: u64,
     pub sent: Instant,
     pub first_byte: Option<Instant>,
     pub done: Instant,
@@ -114,6 +119,8 @@ impl Client {
             body: cap.body,
             bytes_in: out.bytes_in,
             bytes_out: out.bytes_out,
+            wire_in: cap.wire_in,
+            wire_out: cap.wire_out,
             sent: out.sent.unwrap_or(begin),
             first_byte: out.first_byte,
             done,

@@ -45,6 +45,9 @@ pub(crate) struct H1Conn {
     /// Body bytes of the current response received so far (counted even
     /// when the exchange fails).
     body_read: u64,
+    /// Bytes read off the stream by the current exchange (head, framing
+    /// and body: what was on the wire).
+    wire_read: u64,
     /// `-max-headers-size`: the largest response head accepted.
     max_head: usize,
     /// Holds a `-max-connections` slot for as long as the connection lives.
@@ -85,6 +88,7 @@ impl H1Conn {
             unyielded: 0,
             in_body: false,
             body_read: 0,
+            wire_read: 0,
             max_head,
             _permit: permit,
         }
@@ -117,6 +121,7 @@ impl H1Conn {
             .await
             .map_err(|e| classify(&e))?;
         self.end += n;
+        self.wire_read += n as u64;
         if n > 0 {
             self.last_rx = self.stream.last_rx().unwrap_or_else(Instant::now);
             self.unyielded += n;
@@ -138,6 +143,12 @@ impl H1Conn {
         self.body_read
     }
 
+    /// Every byte the last exchange read off the connection (status line,
+    /// header fields, framing, body), whether or not it completed.
+    pub fn wire_read(&self) -> u64 {
+        self.wire_read
+    }
+
     /// Sends `request` and reads the whole response. `first_byte` is set when
     /// the first response byte arrives.
     pub async fn exchange(
@@ -152,6 +163,7 @@ impl H1Conn {
         self.end = 0;
         self.in_body = false;
         self.body_read = 0;
+        self.wire_read = 0;
         if self.buf.len() > BUF {
             self.buf.truncate(BUF);
             self.buf.shrink_to_fit();
@@ -161,6 +173,9 @@ impl H1Conn {
         }
         if let Err(e) = self.stream.flush().await {
             return Err(err(classify(&e), true));
+        }
+        if let Some(c) = capture.as_deref_mut() {
+            c.wire_out += request.len() as u64;
         }
         loop {
             // Parse the head from the buffered bytes. The header array is

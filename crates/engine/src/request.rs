@@ -449,6 +449,9 @@ async fn attempt(
                     ),
                 )
                 .await;
+                if let Some(cap) = capture.as_deref_mut() {
+                    cap.wire_in += c.wire_read();
+                }
                 match r {
                     Err(_) => {
                         out.bytes_in += c.body_read();
@@ -488,6 +491,7 @@ async fn attempt(
             Conn::H2(mut lease) => {
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
                 let mut in_body = false;
+                let body_before = out.bytes_in;
                 let r = tokio::time::timeout_at(
                     deadline,
                     crate::h2::exchange(
@@ -496,11 +500,22 @@ async fn attempt(
                         &mut out.first_byte,
                         &mut out.bytes_in,
                         &mut in_body,
-                        capture,
+                        capture.as_deref_mut(),
                     ),
                 )
                 .await;
                 drop(lease);
+                if let Some(cap) = capture.as_deref_mut() {
+                    // hyper does not tell the frame bytes: count the
+                    // request and response as HTTP/1.1 would carry them.
+                    cap.wire_out += tpl.h1.len() as u64;
+                    if in_body {
+                        let head: usize =
+                            cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+                        cap.wire_in += (head + "HTTP/1.1 200 OK\r\n\r\n".len()) as u64;
+                    }
+                    cap.wire_in += out.bytes_in - body_before;
+                }
                 return match r {
                     // The response head arrived: the body is what stalled.
                     Err(_) if in_body => Err(ErrorKind::BodyTimeout),

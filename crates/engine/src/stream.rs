@@ -108,4 +108,13 @@ pub(crate) fn classify(e: &io::Error) -> ErrorKind {
 pub struct Capture {
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Bytes of the request(s) written to the connection (request line,
+    /// header fields, body; every redirect hop and retry), over HTTP/1.1;
+    /// over HTTP/2, the size of the same request written as HTTP/1.1 (hyper
+    /// does not tell the frame bytes).
+    pub wire_out: u64,
+    /// Bytes of the response(s) read off the connection (status line,
+    /// header fields, body framing and body); over HTTP/2 the size of the
+    /// response as HTTP/1.1 would carry it.
+    pub wire_in: u64,
 }

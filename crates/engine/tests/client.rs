@@ -68,6 +68,21 @@ async fn keeps_headers_and_bodies_of_every_framing_on_one_connection() {
     assert_eq!((b.status, b.error), (201, ErrorKind::None));
     assert_eq!(b.body, b"abcdefg");
     assert_eq!(b.bytes_in, 7);
+    // The bytes on the wire (k6's data_received/data_sent): the whole
+    // response, chunk framing included, and the whole request.
+    assert_eq!(
+        b.wire_in,
+        b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nX-B: 2\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n".len() as u64
+    );
+    assert_eq!(
+        a.wire_in,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello".len()
+            as u64
+    );
+    let head = format!(
+        "GET /x HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: loadlab\r\nX-A: 1\r\nAccept-Encoding: gzip\r\n\r\n"
+    );
+    assert_eq!(b.wire_out, head.len() as u64);
     assert!(b.headers.iter().any(|(k, v)| k == "X-B" && v == "2"));
     assert_eq!(b.connect, Duration::ZERO, "the connection was reused");
     let e = c.send(req(url.clone())).await;

@@ -234,3 +234,36 @@ async fn requests_queued_behind_a_slow_first_dial_share_its_connection() {
     assert_eq!(srv.accepted(), 1);
     assert!(t.elapsed() < ms(5_000), "took {:?}", t.elapsed());
 }
+
+/// The k6 face's `data_received`/`data_sent` over HTTP/2: hyper does not
+/// tell the frame bytes, so the client counts the request and response as
+/// HTTP/1.1 would carry them (status line, header fields, body).
+#[tokio::test]
+async fn the_client_counts_http2_bytes_as_their_http1_size() {
+    let srv = serve_h2c(10, 0).await;
+    let c = loadlab_engine::client::Client::new(&AttackConfig {
+        h2c: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let r = c
+        .send(loadlab_engine::client::ClientRequest {
+            method: http::Method::POST,
+            url: srv.url("/p"),
+            headers: vec![("X-A".into(), "1".into())],
+            body: bytes::Bytes::from_static(b"abc"),
+            timeout: std::time::Duration::from_secs(5),
+            redirects: 0,
+            keep_body: true,
+        })
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, b"h2");
+    let head: usize = r.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+    assert_eq!(
+        r.wire_in,
+        ("HTTP/1.1 200 OK\r\n\r\n".len() + head + 2) as u64
+    );
+    // "POST /p HTTP/1.1\r\n", Host, the header, the body: at least that.
+    assert!(r.wire_out >= (18 + 9 + 8 + 2 + 3) as u64, "{}", r.wire_out);
+}

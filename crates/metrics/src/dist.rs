@@ -48,6 +48,10 @@ pub struct Distribution<U: Unit = Nanos> {
     sum_sq: u128,
     min: u64,
     max: u64,
+    /// The values themselves, in the order recorded, while there are at most
+    /// `exact_cap` of them (0: none kept); see [`Distribution::keep_exact`].
+    exact: Vec<u64>,
+    exact_cap: u32,
     unit: PhantomData<U>,
 }
 
@@ -85,8 +89,23 @@ impl<U: Unit> Distribution<U> {
             sum_sq: 0,
             min: u64::MAX,
             max: 0,
+            exact: Vec::new(),
+            exact_cap: 0,
             unit: PhantomData,
         }
+    }
+
+    /// Also keeps the values themselves while there are at most `cap` of
+    /// them (merges included), so [`Distribution::interpolated_percentile`]
+    /// is exact for small samples. Off by default: attacks record millions.
+    pub fn keep_exact(mut self, cap: u32) -> Self {
+        self.exact_cap = cap;
+        self
+    }
+
+    /// True when every value recorded is kept in `exact`.
+    fn exact_complete(&self) -> bool {
+        self.exact.len() as u64 == self.count
     }
 
     /// Adds one value.
@@ -98,6 +117,18 @@ impl<U: Unit> Distribution<U> {
         self.sum_sq += u128::from(v) * u128::from(v);
         self.min = self.min.min(v);
         self.max = self.max.max(v);
+        if self.exact_cap != 0 {
+            self.keep(v);
+        }
+    }
+
+    fn keep(&mut self, v: u64) {
+        // `count` already counts `v`.
+        if self.exact.len() as u64 + 1 == self.count && self.count <= u64::from(self.exact_cap) {
+            self.exact.push(v);
+        } else if !self.exact.is_empty() {
+            self.exact = Vec::new();
+        }
     }
 
     /// Adds everything `other` holds: exact (counts, sums, min and max add
@@ -106,6 +137,16 @@ impl<U: Unit> Distribution<U> {
         // Same unit, so every value of `other` fits; a different precision
         // is re-recorded value by value by the histogram itself.
         let _ = self.hist.add(&other.hist);
+        if self.exact_cap != 0 {
+            if self.exact_complete()
+                && other.exact_complete()
+                && self.count + other.count <= u64::from(self.exact_cap)
+            {
+                self.exact.extend_from_slice(&other.exact);
+            } else if !self.exact.is_empty() {
+                self.exact = Vec::new();
+            }
+        }
         self.count += other.count;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
@@ -169,6 +210,61 @@ impl<U: Unit> Distribution<U> {
         } else {
             self.hist.value_at_percentile(p)
         }
+    }
+
+    /// k6's percentile (its `TrendSink.P`): the values sorted, rank
+    /// `i = p/100 × (count − 1)`, and the value linearly interpolated
+    /// between the `⌊i⌋`-th and the `⌈i⌉`-th (0-based), so `p(50)` of
+    /// `1, 2, 3, 4` is 2.5 and `p(90)` of `1…10` is 9.1. Exact while the
+    /// values are kept ([`Distribution::keep_exact`]); beyond, the two
+    /// ranked values come from the histogram (within 10^-sigfig, clamped to
+    /// the exact min and max). 0 when empty; the one value when there is one.
+    pub fn interpolated_percentile(&self, p: f64) -> f64 {
+        self.interpolated_percentile_in(p, 1.0)
+    }
+
+    /// [`Distribution::interpolated_percentile`] in units of `unit` recorded
+    /// values (a trend held in millionths asks with `unit` 1e6): the two
+    /// values are divided before they are interpolated, so the result is
+    /// the very float k6 figures from the same values.
+    pub fn interpolated_percentile_in(&self, p: f64, unit: f64) -> f64 {
+        match self.count {
+            0 => return 0.0,
+            1 => return self.max as f64 / unit,
+            _ => {}
+        }
+        let rank = (p.clamp(0.0, 100.0) / 100.0) * (self.count - 1) as f64;
+        let (lo, hi) = (rank.floor() as u64, rank.ceil() as u64);
+        let (a, b) = if self.exact_complete() {
+            let mut sorted = self.exact.clone();
+            sorted.sort_unstable();
+            (sorted[lo as usize], sorted[hi as usize])
+        } else {
+            (self.value_at_rank(lo), self.value_at_rank(hi))
+        };
+        let (a, b) = (a as f64 / unit, b as f64 / unit);
+        a + (b - a) * (rank - rank.floor())
+    }
+
+    /// The `k`-th smallest value (0-based) as the histogram knows it.
+    fn value_at_rank(&self, k: u64) -> u64 {
+        if k == 0 {
+            return self.min();
+        }
+        if k + 1 >= self.count {
+            return self.max;
+        }
+        let mut seen = 0u64;
+        for v in self.hist.iter_recorded() {
+            seen += v.count_at_value();
+            if seen > k {
+                return self
+                    .hist
+                    .highest_equivalent(v.value_iterated_to())
+                    .clamp(self.min, self.max);
+            }
+        }
+        self.max
     }
 
     /// The underlying histogram (for plots, spectra and exports).
@@ -249,5 +345,47 @@ mod tests {
         coarse.record(1_234_567);
         merged.merge(&coarse);
         assert_eq!(merged.count(), 10_001);
+    }
+
+    #[test]
+    fn interpolated_percentile_is_k6s() {
+        // k6's TrendSink.P on 1..=10: rank p·(n−1), linear between neighbours.
+        let mut d = Distribution::<Nanos>::new().keep_exact(100);
+        for v in [7u64, 1, 10, 3, 2, 9, 4, 8, 6, 5] {
+            d.record(v * 1_000_003);
+        }
+        let at = |d: &Distribution, p: f64| d.interpolated_percentile(p) / 1_000_003.0;
+        assert!((at(&d, 90.0) - 9.1).abs() < 1e-9, "{}", at(&d, 90.0));
+        assert!((at(&d, 95.0) - 9.55).abs() < 1e-9);
+        assert!((at(&d, 50.0) - 5.5).abs() < 1e-9);
+        assert_eq!(at(&d, 0.0), 1.0);
+        assert_eq!(at(&d, 100.0), 10.0);
+        // Merged halves are still exact; past the cap the histogram answers
+        // within its precision.
+        let (mut a, mut b) = (
+            Distribution::<Nanos>::new().keep_exact(100),
+            Distribution::<Nanos>::new().keep_exact(100),
+        );
+        for v in 1..=10u64 {
+            if v % 2 == 0 {
+                a.record(v * 1_000_003)
+            } else {
+                b.record(v * 1_000_003)
+            }
+        }
+        a.merge(&b);
+        assert!((at(&a, 90.0) - 9.1).abs() < 1e-9);
+        let mut big = Distribution::<Nanos>::new().keep_exact(5);
+        for v in 1..=10u64 {
+            big.record(v * 1_000_003);
+        }
+        assert!((at(&big, 90.0) - 9.1).abs() < 0.01, "{}", at(&big, 90.0));
+        let mut one = Distribution::<Nanos>::new();
+        one.record(42);
+        assert_eq!(one.interpolated_percentile(95.0), 42.0);
+        assert_eq!(
+            Distribution::<Nanos>::new().interpolated_percentile(95.0),
+            0.0
+        );
     }
 }

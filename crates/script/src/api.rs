@@ -49,14 +49,103 @@ export default { check, group, sleep, fail, randomSeed };
 
 const HTTP_JS: &str = r#"
 const k = globalThis.__k6;
+// res.json(selector): the common subset of gjson's paths, as k6 answers
+// them (docs/k6.md): `a.b`, `a.0.c`, `a.#`, `a.#.b`, `a.#(b=="x").c`,
+// `a.#(b>1)#`, `*`/`?` in keys, `\.` for a dot in a key.
+function gjsonParts(path) {
+  const parts = [];
+  let cur = '';
+  let depth = 0;
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i];
+    if (c === '\\' && i + 1 < path.length) { cur += path[++i]; continue; }
+    if (c === '(') depth++;
+    if (c === ')') depth--;
+    if (c === '.' && depth === 0) { parts.push(cur); cur = ''; continue; }
+    cur += c;
+  }
+  parts.push(cur);
+  return parts;
+}
+function gjsonWild(pat, s) {
+  const re = pat.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp('^' + re + '$').test(s);
+}
+function gjsonQuery(el, q) {
+  const m = /^(.*?)(==|!=|<=|>=|!%|<|>|%)(.*)$/.exec(q);
+  if (!m) return gjsonGet(el, gjsonParts(q.trim())) !== undefined;
+  const left = gjsonGet(el, gjsonParts(m[1].trim()));
+  let right = m[3].trim();
+  try { right = JSON.parse(right); } catch (e) { /* a bare word */ }
+  switch (m[2]) {
+    case '==': return left === right;
+    case '!=': return left !== right;
+    case '<': return left < right;
+    case '<=': return left <= right;
+    case '>': return left > right;
+    case '>=': return left >= right;
+    case '%': return typeof left === 'string' && gjsonWild(String(right), left);
+    default: return typeof left === 'string' && !gjsonWild(String(right), left);
+  }
+}
+function gjsonGet(v, parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (v === null || typeof v !== 'object') return undefined;
+    const rest = parts.slice(i + 1);
+    if (p === '#') {
+      if (!Array.isArray(v)) return undefined;
+      if (rest.length === 0) return v.length;
+      return v.map((e) => gjsonGet(e, rest)).filter((x) => x !== undefined);
+    }
+    const q = /^#\((.*)\)(#?)$/.exec(p);
+    if (q) {
+      if (!Array.isArray(v)) return undefined;
+      if (q[2]) {
+        const all = v.filter((e) => gjsonQuery(e, q[1]));
+        return rest.length ? all.map((e) => gjsonGet(e, rest)).filter((x) => x !== undefined) : all;
+      }
+      v = v.find((e) => gjsonQuery(e, q[1]));
+      if (v === undefined) return undefined;
+      continue;
+    }
+    if (Array.isArray(v)) {
+      if (!/^\d+$/.test(p) || +p >= v.length) return undefined;
+      v = v[+p];
+      continue;
+    }
+    if (/[*?]/.test(p)) {
+      const k = Object.keys(v).find((key) => gjsonWild(p, key));
+      if (k === undefined) return undefined;
+      v = v[k];
+      continue;
+    }
+    if (p === '' || !Object.prototype.hasOwnProperty.call(v, p)) return undefined;
+    v = v[p];
+  }
+  return v;
+}
 export class Response {
   json(selector) {
-    if (selector !== undefined) throw new Error('res.json(selector) is not supported by loadlab k6');
     if (this.body === null || this.body === undefined) throw new Error('the response has no body');
-    return JSON.parse(this.body);
+    const v = JSON.parse(this.body);
+    if (selector === undefined || selector === null) return v;
+    return gjsonGet(v, gjsonParts(String(selector)));
   }
 }
 k.Response = Response;
+export class CookieJar {
+  constructor() { this._id = k.jarNew(); }
+  cookiesForURL(url) { return k.jarCookies(this._id, String(url)); }
+  set(url, name, value, opts) { k.jarSet(this._id, String(url), String(name), String(value), opts); }
+  clear(url) { k.jarClear(this._id, String(url), null); }
+  delete(url, name) { k.jarClear(this._id, String(url), String(name)); }
+}
+let vuJar;
+export function cookieJar() {
+  if (!vuJar) { vuJar = Object.create(CookieJar.prototype); vuJar._id = 0; }
+  return vuJar;
+}
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
 function bodyless(method, args) {
   if (args.length > 2) k.warnParams(method);
@@ -87,7 +176,7 @@ export function url(strings, ...values) {
   for (let i = 0; i < values.length; i++) s += String(values[i]) + strings[i + 1];
   return s;
 }
-export default { request, get, head, post, put, patch, del, options, batch, url, Response };
+export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
 "#;
 
 const METRICS_JS: &str = r#"
@@ -183,6 +272,91 @@ pub struct ReqMeta {
     pub url: String,
     pub tags: Vec<(String, String)>,
     pub response_type: ResponseType,
+    /// The cookie jar of the request (0: the VU's; `params.jar`: another).
+    pub jar: usize,
+    /// `params.cookies`: name, value, and whether it replaces the jar's
+    /// cookie of that name.
+    pub cookies: Vec<(String, String, bool)>,
+}
+
+/// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
+/// start of every iteration unless `options.noCookiesReset`), the others
+/// were made by `new http.CookieJar()`.
+pub struct Jars {
+    list: Vec<cookie_store::CookieStore>,
+    /// The iteration the VU's jar belongs to.
+    iteration: u64,
+    reset: bool,
+}
+
+impl Jars {
+    fn new(reset: bool) -> Jars {
+        Jars {
+            list: vec![cookie_store::CookieStore::default()],
+            iteration: 0,
+            reset,
+        }
+    }
+
+    /// Jar `id`, the VU's own emptied first if an iteration began since.
+    fn jar(&mut self, id: usize, iteration: u64) -> Option<&mut cookie_store::CookieStore> {
+        if self.reset && iteration != self.iteration {
+            self.list[0].clear();
+        }
+        self.iteration = iteration;
+        self.list.get_mut(id)
+    }
+}
+
+/// Adds the `Cookie` header: the jar's cookies for the URL and
+/// `params.cookies` (a header the script set itself is left as it is).
+fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &ReqMeta) {
+    if req
+        .headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+    {
+        return;
+    }
+    let mut pairs: Vec<String> = Vec::new();
+    if let (Ok(url), Some(jar)) = (url::Url::parse(&meta.url), jars.jar(meta.jar, iteration)) {
+        for (name, value) in jar.get_request_values(&url) {
+            if !meta
+                .cookies
+                .iter()
+                .any(|(n, _, replace)| *replace && n == name)
+            {
+                pairs.push(format!("{name}={value}"));
+            }
+        }
+    }
+    for (name, value, _) in &meta.cookies {
+        pairs.push(format!("{name}={value}"));
+    }
+    if !pairs.is_empty() {
+        req.headers.push(("Cookie".into(), pairs.join("; ")));
+    }
+}
+
+/// Keeps the response's `Set-Cookie` fields in the request's jar.
+fn store_cookies(
+    jars: &mut Jars,
+    iteration: u64,
+    meta: &ReqMeta,
+    resp: &loadlab_engine::client::ClientResponse,
+) {
+    let Ok(url) = url::Url::parse(&meta.url) else {
+        return;
+    };
+    let Some(jar) = jars.jar(meta.jar, iteration) else {
+        return;
+    };
+    let set = resp
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
+        .filter_map(|(_, v)| cookie_store::RawCookie::parse(v.clone()).ok());
+    jar.store_response_cookies(set, &url);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -248,6 +422,8 @@ fn build_request<'js>(
     let mut timeout = Duration::from_secs(60);
     let mut redirects = 10;
     let mut response_type = ResponseType::Text;
+    let mut cookies = Vec::new();
+    let mut jar = 0;
     if let Some(p) = params.and_then(|p| p.as_object()) {
         for (k, v) in p.props::<String, Value>().flatten() {
             match k.as_str() {
@@ -281,7 +457,35 @@ fn build_request<'js>(
                         }
                     }
                 }
-                "cookies" | "jar" | "auth" | "compression" | "responseCallback"
+                "cookies" => {
+                    if let Some(o) = v.as_object() {
+                        for (name, c) in o.props::<String, Value>().flatten() {
+                            if let Some(co) = c.as_object() {
+                                let value = co
+                                    .get::<_, Value>("value")
+                                    .ok()
+                                    .and_then(|v| js_string(&v))
+                                    .unwrap_or_default();
+                                let replace = co.get::<_, bool>("replace").unwrap_or(false);
+                                cookies.push((name, value, replace));
+                            } else if let Some(value) = js_string(&c) {
+                                cookies.push((name, value, false));
+                            }
+                        }
+                    }
+                }
+                "jar" if !v.is_undefined() && !v.is_null() => {
+                    jar = v
+                        .as_object()
+                        .and_then(|o| o.get::<_, f64>("_id").ok())
+                        .ok_or_else(|| {
+                            throw(
+                                ctx,
+                                "params.jar: not a cookie jar (use new http.CookieJar())",
+                            )
+                        })? as usize;
+                }
+                "auth" | "compression" | "responseCallback"
                     if !v.is_undefined() && !v.is_null() =>
                 {
                     return Err(throw(
@@ -336,6 +540,8 @@ fn build_request<'js>(
             url,
             tags,
             response_type,
+            jar,
+            cookies,
         },
     ))
 }
@@ -471,9 +677,17 @@ pub fn install<'js>(
             },
         )?,
     )?;
+    // Cookie jars.
+    let no_reset = serde_json::from_str::<serde_json::Value>(&shared.options_json)
+        .ok()
+        .and_then(|o| o.get("noCookiesReset").and_then(serde_json::Value::as_bool))
+        .unwrap_or(false);
+    let jars = Rc::new(std::cell::RefCell::new(Jars::new(!no_reset)));
+    install_jars(ctx, &k6, shared, vu_index, &jars)?;
     // http.request(method, url, body, params)
     {
         let sh = shared.clone();
+        let jr = jars.clone();
         k6.set(
             "request",
             Function::new(
@@ -485,17 +699,22 @@ pub fn install<'js>(
                       params: Opt<Value<'js>>|
                       -> rquickjs::Result<Value<'js>> {
                     let body = body.0.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (req, meta) = build_request(&ctx, &method, &url, &body, params.0.as_ref())?;
+                    let (mut req, meta) =
+                        build_request(&ctx, &method, &url, &body, params.0.as_ref())?;
+                    let iteration = sh.vu_numbers(vu_index).1;
+                    add_cookies(&mut jr.borrow_mut(), iteration, &mut req, &meta);
                     let resp = match wait(&ctx, Op::Http(vec![req]), "making HTTP requests")? {
                         Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
                         _ => return Err(throw(&ctx, "internal error: no response")),
                     };
+                    store_cookies(&mut jr.borrow_mut(), iteration, &meta, &resp);
                     sh.record_http(vu_index, &meta, &resp);
                     response_object(&ctx, &meta, resp)
                 },
             )?,
         )?;
         let sh = shared.clone();
+        let jr = jars.clone();
         k6.set(
             "batch",
             Function::new(
@@ -513,7 +732,9 @@ pub fn install<'js>(
                             .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
-                        let (req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        let (mut req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        let iteration = sh.vu_numbers(vu_index).1;
+                        add_cookies(&mut jr.borrow_mut(), iteration, &mut req, &meta);
                         reqs.push(req);
                         metas.push(meta);
                     }
@@ -522,7 +743,9 @@ pub fn install<'js>(
                         _ => return Err(throw(&ctx, "internal error: no response")),
                     };
                     let mut out = Vec::new();
+                    let iteration = sh.vu_numbers(vu_index).1;
                     for (meta, resp) in metas.iter().zip(resps) {
+                        store_cookies(&mut jr.borrow_mut(), iteration, meta, &resp);
                         sh.record_http(vu_index, meta, &resp);
                         out.push(response_object(&ctx, meta, resp)?);
                     }
@@ -673,6 +896,153 @@ pub fn install<'js>(
     Ok(())
 }
 
+/// The native side of `CookieJar`: `jarNew`, `jarCookies`, `jarSet`,
+/// `jarClear` (all of a URL's cookies, or one name's).
+fn install_jars<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<Shared>,
+    vu_index: usize,
+    jars: &Rc<std::cell::RefCell<Jars>>,
+) -> rquickjs::Result<()> {
+    let jr = jars.clone();
+    k6.set(
+        "jarNew",
+        Function::new(ctx.clone(), move || -> f64 {
+            let mut j = jr.borrow_mut();
+            j.list.push(cookie_store::CookieStore::default());
+            (j.list.len() - 1) as f64
+        })?,
+    )?;
+    let parse = |ctx: &Ctx<'js>, u: &str| {
+        url::Url::parse(u).map_err(|e| throw(ctx, &format!("invalid URL {u:?}: {e}")))
+    };
+    let (jr, sh) = (jars.clone(), shared.clone());
+    k6.set(
+        "jarCookies",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, id: f64, u: String| -> rquickjs::Result<Object<'js>> {
+                let url = parse(&ctx, &u)?;
+                let out = Object::new(ctx.clone())?;
+                let mut j = jr.borrow_mut();
+                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1) {
+                    for (name, value) in jar.get_request_values(&url) {
+                        let list = match out.get::<_, Option<rquickjs::Array>>(name)? {
+                            Some(l) => l,
+                            None => {
+                                let l = rquickjs::Array::new(ctx.clone())?;
+                                out.set(name, l.clone())?;
+                                l
+                            }
+                        };
+                        list.set(list.len(), value)?;
+                    }
+                }
+                Ok(out)
+            },
+        )?,
+    )?;
+    let (jr, sh) = (jars.clone(), shared.clone());
+    k6.set(
+        "jarSet",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: f64,
+                  u: String,
+                  name: String,
+                  value: String,
+                  opts: Opt<Value<'js>>|
+                  -> rquickjs::Result<()> {
+                let url = parse(&ctx, &u)?;
+                let mut c = cookie_store::RawCookie::new(name, value);
+                if let Some(o) = opts.0.as_ref().and_then(|o| o.as_object()) {
+                    let text = |k: &str| {
+                        o.get::<_, Value>(k)
+                            .ok()
+                            .and_then(|v| js_string(&v))
+                            .filter(|s| !s.is_empty())
+                    };
+                    if let Some(d) = text("domain") {
+                        c.set_domain(d);
+                    }
+                    if let Some(p) = text("path") {
+                        c.set_path(p);
+                    }
+                    if let Some(n) = o.get::<_, Option<f64>>("max_age").ok().flatten()
+                        && let Ok(p) =
+                            cookie_store::RawCookie::parse(format!("x=y; Max-Age={}", n as i64))
+                    {
+                        c.set_max_age(p.max_age());
+                    }
+                    if let Some(e) = text("expires")
+                        && let Ok(p) = cookie_store::RawCookie::parse(format!("x=y; Expires={e}"))
+                        && let Some(t) = p.expires_datetime()
+                    {
+                        c.set_expires(t);
+                    }
+                    if o.get::<_, bool>("secure").unwrap_or(false) {
+                        c.set_secure(true);
+                    }
+                    if o.get::<_, bool>("http_only").unwrap_or(false) {
+                        c.set_http_only(true);
+                    }
+                }
+                let mut j = jr.borrow_mut();
+                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1)
+                    && let Err(e) = jar.insert_raw(&c, &url)
+                {
+                    return Err(throw(&ctx, &format!("jar.set({u:?}): {e}")));
+                }
+                Ok(())
+            },
+        )?,
+    )?;
+    let (jr, sh) = (jars.clone(), shared.clone());
+    k6.set(
+        "jarClear",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: f64,
+                  u: String,
+                  name: Opt<Value<'js>>|
+                  -> rquickjs::Result<()> {
+                let url = parse(&ctx, &u)?;
+                let only = name.0.as_ref().and_then(js_string);
+                // As k6 (Go's jar): the cookies of the URL's default path
+                // (its directory) only, not every cookie sent to it.
+                let dir = match url.path().rfind('/') {
+                    Some(0) | None => "/",
+                    Some(i) => &url.path()[..i],
+                };
+                let mut j = jr.borrow_mut();
+                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1) {
+                    let gone: Vec<(String, String, String)> = jar
+                        .matches(&url)
+                        .into_iter()
+                        .filter(|c| only.as_deref().is_none_or(|n| c.name() == n))
+                        .filter(|c| String::from(&c.path) == dir)
+                        .map(|c| {
+                            (
+                                String::from(&c.domain),
+                                String::from(&c.path),
+                                c.name().to_string(),
+                            )
+                        })
+                        .collect();
+                    for (d, p, n) in gone {
+                        jar.remove(&d, &p, &n);
+                    }
+                }
+                Ok(())
+            },
+        )?,
+    )?;
+    Ok(())
+}
+
 fn response_object<'js>(
     ctx: &Ctx<'js>,
     meta: &ReqMeta,
@@ -700,6 +1070,42 @@ fn response_object<'js>(
         headers.set(name, joined)?;
     }
     o.set("headers", headers)?;
+    // res.cookies: the Set-Cookie fields, by name (k6's shape).
+    let cookies = Object::new(ctx.clone())?;
+    for (k, v) in &resp.headers {
+        if !k.eq_ignore_ascii_case("set-cookie") {
+            continue;
+        }
+        let Ok(c) = cookie_store::RawCookie::parse(v.clone()) else {
+            continue;
+        };
+        let e = Object::new(ctx.clone())?;
+        e.set("name", c.name())?;
+        e.set("value", c.value())?;
+        e.set("domain", c.domain().unwrap_or(""))?;
+        e.set("path", c.path().unwrap_or(""))?;
+        e.set("http_only", c.http_only().unwrap_or(false))?;
+        e.set("secure", c.secure().unwrap_or(false))?;
+        e.set(
+            "max_age",
+            c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
+        )?;
+        e.set(
+            "expires",
+            c.expires_datetime()
+                .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64),
+        )?;
+        let list: rquickjs::Array = match cookies.get::<_, Option<rquickjs::Array>>(c.name())? {
+            Some(l) => l,
+            None => {
+                let l = rquickjs::Array::new(ctx.clone())?;
+                cookies.set(c.name(), l.clone())?;
+                l
+            }
+        };
+        list.set(list.len(), e)?;
+    }
+    o.set("cookies", cookies)?;
     match meta.response_type {
         ResponseType::None => o.set("body", Value::new_null(ctx.clone()))?,
         ResponseType::Binary => o.set(

@@ -61,6 +61,11 @@ pub enum Agg {
 
 const SCALE: f64 = 1e6;
 
+/// Values a trend series keeps exactly (so `med` and `p(N)` are k6's
+/// interpolated figures to the digit on small samples); beyond, they come
+/// from the histogram, within its 3 significant digits.
+const EXACT: u32 = 1000;
+
 impl Agg {
     pub fn new(kind: Kind) -> Agg {
         match kind {
@@ -72,7 +77,7 @@ impl Agg {
                 n: 0,
             },
             Kind::Rate => Agg::Rate { hits: 0, total: 0 },
-            Kind::Trend => Agg::Trend(Box::default()),
+            Kind::Trend => Agg::Trend(Box::new(Distribution::new().keep_exact(EXACT))),
         }
     }
 
@@ -151,18 +156,20 @@ impl Agg {
             return Some(0.0);
         }
         let v = |x: u64| x as f64 / SCALE;
+        // k6's percentiles: linear between the sorted values (see
+        // `Distribution::interpolated_percentile`).
         Some(match name {
             "avg" => d.mean() / SCALE,
             "min" => v(d.min()),
             "max" => v(d.max()),
-            "med" => v(d.percentile(50.0)),
+            "med" => d.interpolated_percentile_in(50.0, SCALE),
             "count" => d.count() as f64,
             p => {
                 let n: f64 = p
                     .strip_prefix("p(")
                     .and_then(|r| r.strip_suffix(')'))
                     .and_then(|n| n.trim().parse().ok())?;
-                v(d.percentile(n))
+                d.interpolated_percentile_in(n, SCALE)
             }
         })
     }

@@ -225,6 +225,11 @@ pub struct Options {
     pub thresholds: Vec<Threshold>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Vec<String>,
+    /// `--summary-mode=full`: every `http_req_*` trend, and a section per group.
+    pub summary_full: bool,
+    /// The tag-filtered metrics the thresholds name (`metric`, filter):
+    /// their sub-metric rows show even under `--no-thresholds`, as in k6.
+    pub submetrics: Vec<(String, Vec<(String, String)>)>,
     pub setup_timeout: Duration,
     pub teardown_timeout: Duration,
 }
@@ -238,6 +243,8 @@ pub struct Overrides {
     pub stages: Option<Vec<Stage>>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Option<Vec<String>>,
+    /// `--summary-mode=full`.
+    pub summary_full: bool,
     pub no_thresholds: bool,
     /// `--execution-segment`: share `i` of `n` equal shares (0-based).
     pub segment: Option<(u64, u64)>,
@@ -439,6 +446,15 @@ impl Options {
             });
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut submetrics = Vec::new();
+        if let Some(Value::Object(t)) = get("thresholds") {
+            for key in t.keys() {
+                let (metric, filter) = parse_metric_key(key)?;
+                if !filter.is_empty() && !submetrics.contains(&(metric.clone(), filter.clone())) {
+                    submetrics.push((metric, filter));
+                }
+            }
+        }
         let mut thresholds = Vec::new();
         if !o.no_thresholds
             && let Some(Value::Object(t)) = get("thresholds")
@@ -522,6 +538,8 @@ impl Options {
             thresholds,
             tags,
             summary_trend_stats,
+            summary_full: o.summary_full,
+            submetrics,
             setup_timeout,
             teardown_timeout,
         })

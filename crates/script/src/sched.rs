@@ -432,10 +432,10 @@ impl Shared {
             t.waiting,
             t.receiving,
             failed,
-            // Bytes on the wire: headers are not counted by the engine, so
-            // this is the body bytes plus a rough size of the request line.
-            (r.bytes_out + meta.url.len() as u64 + 64) as f64,
-            r.bytes_in as f64,
+            // Bytes on the wire, as k6 counts them: request and status
+            // lines, header fields, framing and bodies (see docs/k6.md).
+            r.wire_out as f64,
+            r.wire_in as f64,
         ];
         let t_ns = sample.done_ns;
         for (si, v) in ids.into_iter().zip(values) {
@@ -556,7 +556,8 @@ fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
             }
             if msg.contains("could not load module") || msg.contains("resolving module") {
                 return ScriptError::Unsupported(format!(
-                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+                    remote_hint(&msg)
                 ));
             }
             return ScriptError::Script(match at {
@@ -569,10 +570,24 @@ fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
     let s = e.to_string();
     if s.contains("resolv") || s.contains("load") {
         return ScriptError::Unsupported(format!(
-            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files)"
+            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+            remote_hint(&s)
         ));
     }
     ScriptError::Script(s)
+}
+
+/// What to do about a remote module (jslib.k6.io's `textSummary` above all).
+fn remote_hint(msg: &str) -> &'static str {
+    if msg.contains("k6-summary") {
+        "; remote modules are not fetched, so jslib's textSummary is not supported: \
+         leave handleSummary out to get k6's default summary, or build the text in \
+         handleSummary from its data (see docs/k6.md)"
+    } else if msg.contains("http://") || msg.contains("https://") {
+        "; remote modules are not fetched: download the file and import it by a local path"
+    } else {
+        ""
+    }
 }
 
 /// Evaluates the script as a module in `ctx` and keeps its namespace in
@@ -637,8 +652,19 @@ const MEMBERS: &[(&str, &[&str])] = &[
     (
         "k6/http",
         &[
-            "request", "get", "head", "post", "put", "patch", "del", "options", "batch", "url",
+            "request",
+            "get",
+            "head",
+            "post",
+            "put",
+            "patch",
+            "del",
+            "options",
+            "batch",
+            "url",
             "Response",
+            "CookieJar",
+            "cookieJar",
         ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
@@ -929,6 +955,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let client = Rc::new(
         Client::new(&loadlab_engine::AttackConfig {
             timeout: Duration::from_secs(60),
+            // As k6: no `Accept-Encoding: gzip` of our own (bodies are
+            // never decoded, so a script would read gzip bytes).
+            compression: false,
             ..Default::default()
         })
         .map_err(|e| ScriptError::Runtime(e.to_string()))?,
@@ -1449,7 +1478,9 @@ async fn drive_local<'js>(
         next_vu += n;
     }
     let vus_max = (next_vu - 1) as f64;
-    let mut next_gauge = t0;
+    // k6 samples vus and vus_max each second from 1 s on (a test shorter
+    // than a second has none).
+    let mut next_gauge = t0 + Duration::from_secs(1);
     let mut next_threshold_check = t0 + Duration::from_secs(2);
     let mut aborted_by_threshold = false;
     let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
@@ -1705,7 +1736,14 @@ async fn drive_local<'js>(
         }
     }
     let script_errors = s.script_errors;
-    let summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    let mut summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    // The script's handleSummary(data), when it has one, replaces the
+    // default summary (as in k6).
+    if let Some(text) =
+        crate::summary::handle_summary(&s.slots[0].ctx, shared, options, test_elapsed)
+    {
+        summary.0 = text;
+    }
     let thresholds_failed = summary.1;
     let export = crate::summary::export_json(shared, options, test_elapsed);
     shared.out.borrow_mut().finish(export)?;

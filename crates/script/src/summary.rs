@@ -11,35 +11,40 @@ use crate::metrics::{Agg, Expr, Kind, parse_threshold};
 use crate::options::Options;
 use crate::sched::Shared;
 
-/// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s` (k6's durations, 2 decimals).
+/// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals
+/// truncated, not rounded (k6 shows 13.649… ms as `13.64ms`).
 pub fn fmt_ms(ms: f64) -> String {
     if ms <= 0.0 {
         return "0s".into();
     }
-    let ns = ms * 1e6;
-    let trim = |v: f64, unit: &str| {
-        let s = format!("{v:.2}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        format!("{s}{unit}")
-    };
-    if ns < 1e3 {
-        trim(ns, "ns")
-    } else if ns < 1e6 {
-        trim(ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        trim(ns / 1e6, "ms")
-    } else if ns < 60e9 {
-        trim(ns / 1e9, "s")
-    } else {
-        let total = ns / 1e9;
-        let h = (total / 3600.0).floor();
-        let m = ((total - h * 3600.0) / 60.0).floor();
-        let s = total - h * 3600.0 - m * 60.0;
-        if h > 0.0 {
-            format!("{h}h{m}m{}", trim(s, "s"))
+    let trunc = |v: f64, prec: i32| {
+        let m = 10f64.powi(prec);
+        let s = format!("{:.*}", prec as usize, (v * m).trunc() / m);
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
-            format!("{m}m{}", trim(s, "s"))
+            s
         }
+    };
+    if ms < 0.001 {
+        return format!("{}ns", (ms * 1e6).trunc());
+    }
+    if ms < 1.0 {
+        return format!("{}µs", trunc(ms * 1000.0, 2));
+    }
+    if ms < 1000.0 {
+        return format!("{}ms", trunc(ms, 2));
+    }
+    let secs = trunc((ms % 60_000.0) / 1000.0, if ms > 60_000.0 { 0 } else { 2 });
+    let mins = (ms / 60_000.0).trunc();
+    if mins < 1.0 {
+        return format!("{secs}s");
+    }
+    let hours = (mins / 60.0).trunc();
+    if hours < 1.0 {
+        format!("{mins}m{secs}s")
+    } else {
+        format!("{hours}h{}m{secs}s", mins % 60.0)
     }
 }
 
@@ -51,21 +56,22 @@ fn fmt_num(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Bytes as k6 shows them (SI units): `0 B`, `12 kB`, `1.2 MB`.
+/// Bytes as k6 shows them (SI units, one decimal below 10, halves
+/// rounded up as JavaScript's `toFixed` does): `750 B`, `1.3 kB`, `15 kB`.
 fn fmt_bytes(b: f64) -> String {
-    let units = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < units.len() {
-        v /= 1000.0;
-        u += 1;
+    let units = ["B", "kB", "MB", "GB", "TB", "PB"];
+    if b < 10.0 {
+        return format!("{} B", fmt_num(b));
     }
-    if u == 0 {
-        format!("{v:.0} B")
-    } else if v < 10.0 {
-        format!("{:.1} {}", v, units[u])
+    let mut e = 0;
+    while e + 1 < units.len() && b >= 1000f64.powi(e as i32 + 1) {
+        e += 1;
+    }
+    let val = (b / 1000f64.powi(e as i32) * 10.0 + 0.5).floor() / 10.0;
+    if val < 10.0 {
+        format!("{val:.1} {}", units[e])
     } else {
-        format!("{v:.0} {}", units[u])
+        format!("{} {}", val.round(), units[e])
     }
 }
 
@@ -76,6 +82,9 @@ fn fmt_value(v: f64, time: bool) -> String {
 /// One threshold's verdict.
 pub struct Verdict {
     pub key: String,
+    /// The metric, and the tag filter as written (`{kind:apple}`, or "").
+    pub metric: String,
+    pub filter: String,
     pub source: String,
     pub shown: String,
     pub ok: bool,
@@ -94,6 +103,8 @@ pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<
             None => {
                 out.push(Verdict {
                     key: t.key.clone(),
+                    metric: t.metric.clone(),
+                    filter: filter_label(&t.key),
                     source: t.source.clone(),
                     shown: "no such metric".into(),
                     ok: false,
@@ -112,13 +123,25 @@ pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<
         };
         out.push(Verdict {
             key: t.key.clone(),
+            metric: t.metric.clone(),
+            filter: filter_label(&t.key),
             source: t.source.clone(),
             shown,
             ok,
             abort: t.abort_on_fail,
         });
     }
+    // As k6 lists them: by metric, its own thresholds before its
+    // tag-filtered ones, each key's expressions in the order written.
+    out.sort_by(|a, b| (&a.metric, &a.filter).cmp(&(&b.metric, &b.filter)));
     out
+}
+
+/// `{kind:apple}` of `my_items{kind:apple}` (as written, spaces removed).
+fn filter_label(key: &str) -> String {
+    key.find('{')
+        .map(|i| key[i..].chars().filter(|c| !c.is_whitespace()).collect())
+        .unwrap_or_default()
 }
 
 fn eval_or_empty(expr: &Expr, agg: &Agg, elapsed: f64) -> (f64, bool) {
@@ -162,21 +185,131 @@ pub fn render(
     if !verdicts.is_empty() {
         s.push_str("\n  █ THRESHOLDS \n");
         let mut last = "";
+        let mut indent = "    ";
         for v in &verdicts {
             if v.key != last {
-                let _ = write!(s, "\n    {}\n", v.key);
+                // A tag-filtered key nests under its metric when the metric
+                // has thresholds of its own (k6's layout).
+                let nested = !v.filter.is_empty()
+                    && verdicts
+                        .iter()
+                        .any(|o| o.metric == v.metric && o.filter.is_empty());
+                if nested {
+                    indent = "      ";
+                    let _ = write!(s, "\n{indent}{}\n", v.filter);
+                } else {
+                    indent = "    ";
+                    let _ = write!(s, "\n{indent}{}\n", v.key);
+                }
                 last = &v.key;
             }
             let mark = if v.ok { "✓" } else { "✗" };
-            let _ = writeln!(s, "    {mark} '{}' {}", v.source, v.shown);
+            let _ = writeln!(s, "{indent}{mark} '{}' {}", v.source, v.shown);
         }
         s.push('\n');
     }
     s.push_str("\n  █ TOTAL RESULTS \n\n");
 
-    // Checks.
+    checks_block(&mut s, &reg, None, "    ", secs);
+    metric_sections(&mut s, &reg, options, None, "    ", secs);
+    if options.summary_full {
+        // k6's full mode: a section per group, nested groups under theirs.
+        fn walk(
+            s: &mut String,
+            reg: &crate::metrics::Registry,
+            options: &Options,
+            node: &GroupNode,
+            depth: usize,
+            secs: f64,
+        ) {
+            for g in &node.groups {
+                let indent = format!("    {}", "  ".repeat(depth));
+                if depth == 0 {
+                    let _ = write!(s, "\n  █ GROUP: {} \n\n", g.name);
+                } else {
+                    let _ = write!(s, "{}↳ GROUP: {} \n\n", &indent[2..], g.name);
+                }
+                checks_block(s, reg, Some(&g.path), &indent, secs);
+                metric_sections(s, reg, options, Some(&g.path), &indent, secs);
+                walk(s, reg, options, g, depth + 1, secs);
+            }
+        }
+        walk(&mut s, &reg, options, &root_group(&reg), 0, secs);
+    }
+    // The run: k6's last progress lines.
+    let done = shared.completed.get();
+    let interrupted_n = shared.interrupted.get();
+    let vus_max = shared.vus.borrow().len().saturating_sub(1);
+    let test_max = options
+        .scenarios
+        .iter()
+        .map(|sc| sc.start_time + sc.executor.duration() + sc.graceful_stop)
+        .max()
+        .unwrap_or_default();
+    let vw = vus_max.to_string().len();
+    let _ = write!(
+        s,
+        "\n\n\nrunning ({}), {:0vw$}/{vus_max} VUs, {done} complete and {interrupted_n} interrupted iterations\n",
+        fixed_clock(elapsed, test_max),
+        shared.active.get()
+    );
+    let bars: Vec<[String; 3]> = options
+        .scenarios
+        .iter()
+        .map(|sc| progress(sc, elapsed, interrupted))
+        .collect();
+    let nw = options
+        .scenarios
+        .iter()
+        .map(|sc| sc.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let cw = |i: usize| bars.iter().map(|b| b[i].chars().count()).max().unwrap_or(0);
+    for (sc, b) in options.scenarios.iter().zip(&bars) {
+        let mark = if interrupted { "✗" } else { "✓" };
+        let pct = if interrupted {
+            let t = elapsed.saturating_sub(sc.start_time).as_secs_f64();
+            let total = sc.executor.duration().as_secs_f64().max(1e-9);
+            format!("{:>3}%", ((t / total * 100.0) as u64).min(100))
+        } else {
+            "100%".to_string()
+        };
+        let mut line = format!(
+            "{:<nw$} {mark} [ {pct} ] {:<w0$}  {}",
+            sc.name,
+            b[0],
+            b[1],
+            w0 = cw(0)
+        );
+        if bars.iter().any(|b| !b[2].is_empty()) {
+            let pad = cw(1) - b[1].chars().count();
+            if b[2].is_empty() {
+                let _ = write!(line, "{} ", " ".repeat(pad));
+            } else {
+                let _ = write!(line, "{}  {}", " ".repeat(pad), b[2]);
+            }
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    (s, failed)
+}
+
+/// The checks' block: totals, then each check (`✓ name`, or `✗ name` with
+/// its share). `group`: only the checks made directly in that group.
+fn checks_block(
+    s: &mut String,
+    reg: &crate::metrics::Registry,
+    group: Option<&str>,
+    indent: &str,
+    secs: f64,
+) {
+    let filter: Vec<(String, String)> = group
+        .map(|g| vec![("group".to_string(), g.to_string())])
+        .unwrap_or_default();
+    // k6 puts a failed check's share 2 columns in at the top, 4 in a group.
+    let share = if group.is_some() { "    " } else { "  " };
     if let Some(ci) = reg.metric("checks") {
-        let all = reg.merged(ci, &[]);
+        let all = reg.merged(ci, &filter);
         if let Agg::Rate { hits, total } = all
             && total > 0
         {
@@ -200,12 +333,16 @@ pub fn render(
             let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) + 3;
             let vw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
             for (n, a, b) in rows {
-                let _ = writeln!(s, "    {}: {a:<vw$} {b}", dots(n, w));
+                let _ = writeln!(s, "{indent}{}: {a:<vw$} {b}", dots(n, w));
             }
             s.push('\n');
             // Each check by name, in first-seen order.
             let mut names: Vec<String> = Vec::new();
-            for se in reg.series.iter().filter(|x| x.metric == ci) {
+            for se in reg
+                .series
+                .iter()
+                .filter(|x| x.metric == ci && filter.iter().all(|f| x.tags.contains(f)))
+            {
                 if let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check")
                     && !names.contains(n)
                 {
@@ -213,15 +350,17 @@ pub fn render(
                 }
             }
             for n in names {
-                let a = reg.merged(ci, &[("check".to_string(), n.clone())]);
+                let mut f = filter.clone();
+                f.push(("check".to_string(), n.clone()));
+                let a = reg.merged(ci, &f);
                 if let Agg::Rate { hits, total } = a {
                     if hits == total {
-                        let _ = writeln!(s, "    ✓ {n}");
+                        let _ = writeln!(s, "{indent}✓ {n}");
                     } else {
-                        let _ = writeln!(s, "    ✗ {n}");
+                        let _ = writeln!(s, "{indent}✗ {n}");
                         let _ = writeln!(
                             s,
-                            "      ↳  {}% — ✓ {hits} / ✗ {}",
+                            "{indent}{share}↳  {}% — ✓ {hits} / ✗ {}",
                             (hits * 100) / total.max(1),
                             total - hits
                         );
@@ -231,25 +370,42 @@ pub fn render(
             s.push('\n');
         }
     }
+}
 
-    // Metrics by section.
-    let used = reg.used();
+/// The metric sections (`CUSTOM`, `HTTP`, `EXECUTION`, `NETWORK`) of the
+/// whole test, or of what was measured directly in `group` (full mode:
+/// its `CUSTOM` and `HTTP` metrics, without sub-rows).
+fn metric_sections(
+    s: &mut String,
+    reg: &crate::metrics::Registry,
+    options: &Options,
+    group: Option<&str>,
+    indent: &str,
+    secs: f64,
+) {
+    let filter: Vec<(String, String)> = group
+        .map(|g| vec![("group".to_string(), g.to_string())])
+        .unwrap_or_default();
+    let used = shown_metrics(reg);
     let stats = &options.summary_trend_stats;
-    let mut rows: Vec<(&'static str, String, Vec<String>)> = Vec::new();
+    // (section, label, cells, trend?)
+    let mut rows: Vec<(&'static str, String, Vec<String>, bool)> = Vec::new();
     for &m in &used {
         let def = &reg.metrics[m];
-        // k6's compact summary leaves these out.
-        if matches!(
-            def.name.as_str(),
-            "checks"
-                | "group_duration"
-                | "http_req_blocked"
-                | "http_req_connecting"
-                | "http_req_tls_handshaking"
-                | "http_req_sending"
-                | "http_req_waiting"
-                | "http_req_receiving"
-        ) {
+        // Never shown as rows; the compact summary leaves out the
+        // http_req_* timings but the duration too.
+        if matches!(def.name.as_str(), "checks" | "group_duration")
+            || (!options.summary_full
+                && matches!(
+                    def.name.as_str(),
+                    "http_req_blocked"
+                        | "http_req_connecting"
+                        | "http_req_tls_handshaking"
+                        | "http_req_sending"
+                        | "http_req_waiting"
+                        | "http_req_receiving"
+                ))
+        {
             continue;
         }
         let sec = if def.builtin {
@@ -257,32 +413,28 @@ pub fn render(
         } else {
             "CUSTOM"
         };
-        let agg = reg.merged(m, &[]);
+        let trend = def.kind == Kind::Trend;
+        if group.is_some() && matches!(sec, "EXECUTION" | "NETWORK") {
+            continue;
+        }
+        let agg = reg.merged(m, &filter);
+        if group.is_some() && agg.count() == 0 {
+            continue;
+        }
         rows.push((
             sec,
             def.name.clone(),
             cells(&agg, def.time, def.data, stats, secs),
+            trend,
         ));
-        // Submetrics named by thresholds, and k6's expected_response one.
-        let mut subs: Vec<Vec<(String, String)>> = options
-            .thresholds
-            .iter()
-            .filter(|t| t.metric == def.name && !t.filter.is_empty())
-            .map(|t| t.filter.clone())
-            .collect();
-        if def.name == "http_req_duration" {
-            subs.insert(0, vec![("expected_response".into(), "true".into())]);
-        }
-        let mut seen = Vec::new();
-        for f in subs {
-            if seen.contains(&f) {
-                continue;
-            }
-            seen.push(f.clone());
+        let mut subs = Vec::new();
+        let shown_subs = if group.is_some() {
+            Vec::new()
+        } else {
+            submetrics(reg, options, m)
+        };
+        for f in shown_subs {
             let a = reg.merged(m, &f);
-            if a.count() == 0 && def.name == "http_req_duration" && f[0].0 == "expected_response" {
-                continue;
-            }
             let label = format!(
                 "  {{ {} }}",
                 f.iter()
@@ -290,79 +442,209 @@ pub fn render(
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            rows.push((sec, label, cells(&a, def.time, def.data, stats, secs)));
+            subs.push((
+                sec,
+                label,
+                cells(&a, def.time, def.data, stats, secs),
+                trend,
+            ));
         }
+        subs.sort_by(|a, b| a.1.cmp(&b.1));
+        rows.extend(subs);
     }
     let w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0) + 3;
-    // Column widths per kind of row (trend stats align with each other).
-    let ncols = rows.iter().map(|r| r.2.len()).max().unwrap_or(0);
-    let mut colw = vec![0usize; ncols];
-    for r in &rows {
-        if r.2.len() == stats.len() && r.2.first().is_some_and(|c| c.contains('=')) {
-            for (i, c) in r.2.iter().enumerate() {
-                colw[i] = colw[i].max(c.chars().count());
-            }
-        }
-    }
-    let mut vcol = 0;
-    for r in &rows {
-        if !r.2.first().is_some_and(|c| c.contains('=')) {
-            vcol = vcol.max(r.2.first().map_or(0, |c| c.chars().count()));
-        }
-    }
+    // Column widths, over every section: trend rows align with each
+    // other, the other rows (counters, rates, gauges) with each other.
+    let width = |trend: bool, i: usize| {
+        rows.iter()
+            .filter(|r| r.3 == trend)
+            .filter_map(|r| r.2.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
     for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK"] {
-        let mine: Vec<_> = rows.iter().filter(|r| r.0 == sec).collect();
+        let mut mine: Vec<_> = Vec::new();
+        // Metrics by name; each one's sub-rows stay under it.
+        let mut i = 0;
+        while i < rows.len() {
+            let mut j = i + 1;
+            while j < rows.len() && rows[j].1.starts_with("  ") {
+                j += 1;
+            }
+            if rows[i].0 == sec {
+                mine.push(&rows[i..j]);
+            }
+            i = j;
+        }
         if mine.is_empty() {
             continue;
         }
-        let _ = writeln!(s, "    {sec}");
-        for r in mine {
-            let _ = write!(s, "    {}: ", dots(&r.1, w));
-            let trend = r.2.first().is_some_and(|c| c.contains('=')) && r.2.len() == stats.len();
-            let mut line = String::new();
-            for (i, c) in r.2.iter().enumerate() {
-                if trend {
-                    let _ = write!(line, "{c:<width$} ", width = colw[i]);
-                } else if i == 0 {
-                    let _ = write!(line, "{c:<vcol$} ");
-                } else {
-                    let _ = write!(line, "{c} ");
-                }
-            }
-            let _ = writeln!(
-                s,
-                "{}",
-                line.trim_end_matches(' ').to_string() + if trend { " " } else { "" }
-            );
+        mine.sort_by(|a, b| a[0].1.cmp(&b[0].1));
+        let _ = writeln!(s, "{indent}{sec}");
+        for r in mine.into_iter().flatten() {
+            let line: Vec<String> =
+                r.2.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        // k6 pads every cell but the rate of a counter or rate
+                        // row (a gauge's `max=` is padded too).
+                        if !r.3 && i + 1 == r.2.len() && r.2.len() == 2 {
+                            return c.clone();
+                        }
+                        let pad = width(r.3, i).saturating_sub(c.chars().count());
+                        format!("{c}{}", " ".repeat(pad))
+                    })
+                    .collect();
+            let _ = writeln!(s, "{indent}{}: {}", dots(&r.1, w), line.join(" "));
         }
         s.push('\n');
     }
-    // The run line.
-    let done = shared.completed.get();
-    let interrupted_n = shared.interrupted.get();
-    let vus_max = shared.vus.borrow().len().saturating_sub(1);
-    let _ = write!(
-        s,
-        "\n\n\nrunning ({}), 0/{vus_max} VUs, {done} complete and {interrupted_n} interrupted iterations\n",
-        clock(elapsed)
-    );
-    for sc in &options.scenarios {
-        let mark = if interrupted { "✗" } else { "✓" };
-        let _ = writeln!(
-            s,
-            "{} {mark} [ 100% ] {} VUs  {}",
-            sc.name,
-            sc.executor.max_vus(),
-            clock(sc.executor.duration())
-        );
-    }
-    (s, failed)
 }
 
-fn clock(d: Duration) -> String {
-    let t = d.as_secs_f64();
-    let m = (t / 60.0).floor();
-    format!("{:02}m{:04.1}s", m as u64, t - m * 60.0)
+/// The metrics the summary shows: those with values, and k6's
+/// `data_received`/`data_sent` whenever an iteration ran (k6 records
+/// them per iteration, so they show `0 B` in a test without requests).
+fn shown_metrics(reg: &crate::metrics::Registry) -> Vec<usize> {
+    let mut used = reg.used();
+    if reg.metric("iterations").is_some_and(|i| used.contains(&i)) {
+        for name in ["data_received", "data_sent"] {
+            if let Some(m) = reg.metric(name)
+                && !used.contains(&m)
+            {
+                used.push(m);
+            }
+        }
+        used.sort_unstable();
+    }
+    used
+}
+
+/// The sub-metrics shown under metric `m`: those named by thresholds, and
+/// k6's `{ expected_response:true }` of `http_req_duration`.
+fn submetrics(
+    reg: &crate::metrics::Registry,
+    options: &Options,
+    m: usize,
+) -> Vec<Vec<(String, String)>> {
+    let def = &reg.metrics[m];
+    let mut subs: Vec<Vec<(String, String)>> = Vec::new();
+    let expected = vec![("expected_response".to_string(), "true".to_string())];
+    if def.name == "http_req_duration" && reg.merged(m, &expected).count() > 0 {
+        subs.push(expected);
+    }
+    for (metric, filter) in &options.submetrics {
+        if *metric == def.name && !subs.contains(filter) {
+            subs.push(filter.clone());
+        }
+    }
+    subs
+}
+
+/// A duration as Go prints it (`10m0s`, `30s`, `1.5s`, `1h0m0s`).
+fn go_duration(d: Duration) -> String {
+    let ms = d.as_millis() as u64;
+    let (h, m) = (ms / 3_600_000, (ms / 60_000) % 60);
+    let s = (ms % 60_000) as f64 / 1000.0;
+    let secs = {
+        let t = format!("{s:.3}");
+        let t = t.trim_end_matches('0').trim_end_matches('.').to_string();
+        format!("{t}s")
+    };
+    if h > 0 {
+        format!("{h}h{m}m{secs}")
+    } else if m > 0 {
+        format!("{m}m{secs}")
+    } else {
+        secs
+    }
+}
+
+/// `d` in k6's fixed-width progress clock for a test of at most `max`:
+/// minutes (and hours) only when `max` has them, digits as many as `max`'s
+/// (`00m00.0s` for 10m30s, `0m02.0s` for 1m, `02.1s` for 40s, `2.0s` for 9s).
+fn fixed_clock(d: Duration, max: Duration) -> String {
+    let max = max.max(d);
+    let tenths = (d.as_millis() / 100) as u64;
+    let max_s = (max.as_millis() as u64).div_ceil(100) / 10;
+    let (h, m, s) = (tenths / 36_000, (tenths / 600) % 60, tenths % 600);
+    let sec = |width: usize| format!("{:0w$}.{}s", s / 10, s % 10, w = width);
+    if max_s >= 3600 {
+        let hw = (max_s / 3600).to_string().len();
+        format!("{h:0hw$}h{m:02}m{}", sec(2))
+    } else if max_s >= 60 {
+        let mw = (max_s / 60).to_string().len();
+        format!("{m:0mw$}m{}", sec(2))
+    } else {
+        sec(max_s.to_string().len())
+    }
+}
+
+/// A scenario's last progress line: its VUs, its time, what it did.
+fn progress(sc: &crate::options::Scenario, elapsed: Duration, interrupted: bool) -> [String; 3] {
+    use crate::options::Executor as E;
+    let ran = elapsed.saturating_sub(sc.start_time);
+    let total = sc.executor.duration();
+    let clock = |max: Duration| format!("{}/{}", fixed_clock(ran.min(max), max), go_duration(max));
+    let timed = if interrupted {
+        clock(total)
+    } else {
+        go_duration(total)
+    };
+    let per_s = |rate: f64, unit: &Duration| {
+        format!("{:05.2} iters/s", rate / unit.as_secs_f64().max(1e-9))
+    };
+    match &sc.executor {
+        E::SharedIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => [
+            format!("{vus} VUs"),
+            clock(*max_duration),
+            if interrupted {
+                String::new()
+            } else {
+                format!("{iterations}/{iterations} shared iters")
+            },
+        ],
+        E::PerVuIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => [
+            format!("{vus} VUs"),
+            clock(*max_duration),
+            if interrupted {
+                String::new()
+            } else {
+                let all = vus * iterations;
+                format!("{all}/{all} iters, {iterations} per VU")
+            },
+        ],
+        E::ConstantVus { vus, .. } => [format!("{vus} VUs"), timed, String::new()],
+        E::RampingVus { .. } => [
+            format!("0/{} VUs", sc.executor.max_vus()),
+            timed,
+            String::new(),
+        ],
+        E::ConstantArrivalRate {
+            rate,
+            time_unit,
+            max_vus,
+            ..
+        } => [format!("0/{max_vus} VUs"), timed, per_s(*rate, time_unit)],
+        E::RampingArrivalRate {
+            start_rate,
+            time_unit,
+            stages,
+            max_vus,
+        } => [
+            format!("0/{max_vus} VUs"),
+            timed,
+            per_s(stages.last().map_or(*start_rate, |st| st.target), time_unit),
+        ],
+    }
 }
 
 fn dots(name: &str, width: usize) -> String {
@@ -403,76 +685,359 @@ fn cells(agg: &Agg, time: bool, data: bool, stats: &[String], secs: f64) -> Vec<
     }
 }
 
-/// `--summary-export`: k6's legacy export (metrics by name with their
-/// figures, checks by group, thresholds' verdicts).
-pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
-    let verdicts = thresholds(shared, options, elapsed);
-    let reg = shared.reg.borrow();
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    let mut metrics = serde_json::Map::new();
-    for m in reg.used() {
-        let def = &reg.metrics[m];
-        let agg = reg.merged(m, &[]);
-        let mut o = serde_json::Map::new();
-        match &agg {
-            Agg::Counter { sum, .. } => {
-                o.insert("count".into(), json!(sum));
-                o.insert("rate".into(), json!(sum / secs));
-            }
-            Agg::Gauge { last, min, max, .. } => {
-                o.insert("value".into(), json!(last));
-                o.insert("min".into(), json!(min));
-                o.insert("max".into(), json!(max));
-            }
-            Agg::Rate { hits, total } => {
-                o.insert("passes".into(), json!(hits));
-                o.insert("fails".into(), json!(total - hits));
-                o.insert("value".into(), json!(*hits as f64 / (*total).max(1) as f64));
-            }
-            Agg::Trend(_) => {
-                for st in &options.summary_trend_stats {
-                    o.insert(st.clone(), json!(agg.stat(st).unwrap_or(0.0)));
-                }
-            }
-        }
-        let th: serde_json::Map<String, serde_json::Value> = verdicts
-            .iter()
-            .filter(|v| v.key == def.name)
-            .map(|v| (v.source.clone(), json!(!v.ok)))
-            .collect();
-        if !th.is_empty() {
-            o.insert("thresholds".into(), serde_json::Value::Object(th));
-        }
-        let _ = def.kind == Kind::Trend;
-        metrics.insert(def.name.clone(), serde_json::Value::Object(o));
+/// A number as k6 (Go) writes it in JSON: integral values without `.0`.
+pub fn jnum(v: f64) -> serde_json::Value {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 9e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
     }
-    // Checks by name.
-    let mut checks = serde_json::Map::new();
+}
+
+/// A metric's figures as k6 names them: counters `count rate`, gauges
+/// `value min max`, rates `passes fails value` (`rate` for
+/// handleSummary's `rate`), trends the summary's statistics.
+fn figures(
+    agg: &Agg,
+    stats: &[String],
+    secs: f64,
+    for_handle_summary: bool,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut o = serde_json::Map::new();
+    match agg {
+        Agg::Counter { sum, .. } => {
+            o.insert("count".into(), jnum(*sum));
+            o.insert("rate".into(), jnum(sum / secs));
+        }
+        Agg::Gauge { last, min, max, n } => {
+            let (last, min, max) = if *n == 0 {
+                (0.0, 0.0, 0.0)
+            } else {
+                (*last, *min, *max)
+            };
+            o.insert("value".into(), jnum(last));
+            o.insert("min".into(), jnum(min));
+            o.insert("max".into(), jnum(max));
+        }
+        Agg::Rate { hits, total } => {
+            let rate = *hits as f64 / (*total).max(1) as f64;
+            o.insert("passes".into(), json!(hits));
+            o.insert("fails".into(), json!(total - hits));
+            o.insert(
+                if for_handle_summary { "rate" } else { "value" }.into(),
+                jnum(rate),
+            );
+        }
+        Agg::Trend(_) => {
+            for st in stats {
+                o.insert(st.clone(), jnum(agg.stat(st).unwrap_or(0.0)));
+            }
+        }
+    }
+    o
+}
+
+/// k6's id of a group or check: the MD5 hex of its path.
+fn path_id(path: &str) -> String {
+    use md5::Digest;
+    md5::Md5::digest(path.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// One group of the run: its checks (name, passes, fails) in first-seen
+/// order, and its sub-groups.
+#[derive(Default)]
+struct GroupNode {
+    name: String,
+    path: String,
+    checks: Vec<(String, u64, u64)>,
+    groups: Vec<GroupNode>,
+}
+
+impl GroupNode {
+    fn at(&mut self, path: &str) -> &mut GroupNode {
+        let mut node = self;
+        let mut cur = String::new();
+        for part in path.split("::").skip(1) {
+            cur.push_str("::");
+            cur.push_str(part);
+            let i = match node.groups.iter().position(|g| g.path == cur) {
+                Some(i) => i,
+                None => {
+                    node.groups.push(GroupNode {
+                        name: part.to_string(),
+                        path: cur.clone(),
+                        ..Default::default()
+                    });
+                    node.groups.len() - 1
+                }
+            };
+            node = &mut node.groups[i];
+        }
+        node
+    }
+
+    /// `--summary-export`'s form (groups and checks by name) or
+    /// handleSummary's (arrays).
+    fn json(&self, arrays: bool) -> serde_json::Value {
+        let checks: Vec<(String, serde_json::Value)> = self
+            .checks
+            .iter()
+            .map(|(n, p, f)| {
+                let path = format!("{}::{n}", self.path);
+                (
+                    n.clone(),
+                    json!({"name": n, "path": path, "id": path_id(&path), "passes": p, "fails": f}),
+                )
+            })
+            .collect();
+        let groups: Vec<(String, serde_json::Value)> = self
+            .groups
+            .iter()
+            .map(|g| (g.name.clone(), g.json(arrays)))
+            .collect();
+        let (checks, groups) = if arrays {
+            (
+                json!(checks.into_iter().map(|c| c.1).collect::<Vec<_>>()),
+                json!(groups.into_iter().map(|g| g.1).collect::<Vec<_>>()),
+            )
+        } else {
+            (
+                serde_json::Value::Object(checks.into_iter().collect()),
+                serde_json::Value::Object(groups.into_iter().collect()),
+            )
+        };
+        json!({"name": self.name, "path": self.path, "id": path_id(&self.path), "groups": groups, "checks": checks})
+    }
+}
+
+/// The run's groups (from `group_duration` and checks) and checks.
+fn root_group(reg: &crate::metrics::Registry) -> GroupNode {
+    let mut root = GroupNode::default();
+    let group_of = |tags: &[(String, String)]| {
+        tags.iter()
+            .find(|(k, _)| k == "group")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    if let Some(gi) = reg.metric("group_duration") {
+        for se in reg.series.iter().filter(|x| x.metric == gi) {
+            root.at(&group_of(&se.tags));
+        }
+    }
     if let Some(ci) = reg.metric("checks") {
         for se in reg.series.iter().filter(|x| x.metric == ci) {
             let Some((_, n)) = se.tags.iter().find(|(k, _)| k == "check") else {
                 continue;
             };
-            let group = se
-                .tags
-                .iter()
-                .find(|(k, _)| k == "group")
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default();
             if let Agg::Rate { hits, total } = &se.agg {
-                let key = format!("{group}::{n}");
-                let e = checks.entry(key).or_insert_with(
-                    || json!({"name": n, "path": format!("{group}::{n}"), "passes": 0, "fails": 0}),
-                );
-                let p = e["passes"].as_u64().unwrap_or(0) + hits;
-                let f = e["fails"].as_u64().unwrap_or(0) + (total - hits);
-                e["passes"] = json!(p);
-                e["fails"] = json!(f);
+                let g = root.at(&group_of(&se.tags));
+                match g.checks.iter_mut().find(|c| &c.0 == n) {
+                    Some(c) => {
+                        c.1 += hits;
+                        c.2 += total - hits;
+                    }
+                    None => g.checks.push((n.clone(), *hits, total - hits)),
+                }
             }
         }
     }
+    root
+}
+
+/// `--summary-export`: k6's legacy export (metrics by name with their
+/// figures, sub-metrics named by thresholds, thresholds' verdicts, groups
+/// and checks nested under `root_group`).
+pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
+    let verdicts = thresholds(shared, options, elapsed);
+    let reg = shared.reg.borrow();
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let stats = &options.summary_trend_stats;
+    let mut metrics = serde_json::Map::new();
+    for m in shown_metrics(&reg) {
+        let def = &reg.metrics[m];
+        let mut keys = vec![(def.name.clone(), Vec::new())];
+        for f in submetrics(&reg, options, m) {
+            let label: Vec<String> = f.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            keys.push((format!("{}{{{}}}", def.name, label.join(",")), f));
+        }
+        for (key, filter) in keys {
+            let agg = reg.merged(m, &filter);
+            let mut o = figures(&agg, stats, secs, false);
+            let th: serde_json::Map<String, serde_json::Value> = verdicts
+                .iter()
+                .filter(|v| v.metric == def.name && filter_label(&key) == v.filter)
+                .map(|v| (v.source.clone(), json!(!v.ok)))
+                .collect();
+            if !th.is_empty() {
+                o.insert("thresholds".into(), serde_json::Value::Object(th));
+            }
+            metrics.insert(key, serde_json::Value::Object(o));
+        }
+    }
     json!({
-        "root_group": {"name": "", "path": "", "id": "d41d8cd98f00b204e9800998ecf8427e", "groups": {}, "checks": checks},
+        "root_group": root_group(&reg).json(false),
         "metrics": metrics,
     })
+}
+
+/// k6's `handleSummary(data)` argument: every metric with its `type`,
+/// `contains`, `values` and thresholds' verdicts, `root_group` (groups and
+/// checks as arrays), `options` and `state`.
+pub fn summary_data(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
+    let verdicts = thresholds(shared, options, elapsed);
+    let reg = shared.reg.borrow();
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let stats = &options.summary_trend_stats;
+    let mut metrics = serde_json::Map::new();
+    for m in shown_metrics(&reg) {
+        let def = &reg.metrics[m];
+        let contains = if def.time {
+            "time"
+        } else if def.data {
+            "data"
+        } else {
+            "default"
+        };
+        let mut keys = vec![(def.name.clone(), Vec::new())];
+        for f in submetrics(&reg, options, m) {
+            let label: Vec<String> = f.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            keys.push((format!("{}{{{}}}", def.name, label.join(",")), f));
+        }
+        for (key, filter) in keys {
+            let agg = reg.merged(m, &filter);
+            let mut o = serde_json::Map::new();
+            o.insert("type".into(), json!(def.kind.name()));
+            o.insert("contains".into(), json!(contains));
+            o.insert(
+                "values".into(),
+                serde_json::Value::Object(figures(&agg, stats, secs, true)),
+            );
+            let th: serde_json::Map<String, serde_json::Value> = verdicts
+                .iter()
+                .filter(|v| v.metric == def.name && filter_label(&key) == v.filter)
+                .map(|v| (v.source.clone(), json!({"ok": v.ok})))
+                .collect();
+            if !th.is_empty() {
+                o.insert("thresholds".into(), serde_json::Value::Object(th));
+            }
+            metrics.insert(key, serde_json::Value::Object(o));
+        }
+    }
+    json!({
+        "root_group": root_group(&reg).json(true),
+        "options": {"summaryTrendStats": stats, "summaryTimeUnit": "", "noColor": false},
+        "state": {
+            "isStdOutTTY": false,
+            "isStdErrTTY": false,
+            "testRunDurationMs": elapsed.as_secs_f64() * 1000.0,
+        },
+        "metrics": metrics,
+    })
+}
+
+/// Calls the script's exported `handleSummary(data)`, if it has one, and
+/// writes what it returns: `stdout` (returned, printed instead of the
+/// default summary), `stderr`, and any other key as a file path (relative
+/// to the working directory). `None` when the script has no handleSummary
+/// or it failed (said on stderr): the default summary is printed then, as
+/// k6 does.
+pub fn handle_summary(
+    ctx: &rquickjs::Ctx<'_>,
+    shared: &Shared,
+    options: &Options,
+    elapsed: Duration,
+) -> Option<String> {
+    use rquickjs::{Function, Object, Value};
+    let ns: Object = ctx.globals().get("__k6_ns").ok()?;
+    let f: Function = ns.get::<_, Value>("handleSummary").ok()?.into_function()?;
+    let data = summary_data(shared, options, elapsed);
+    let fail = |what: String| {
+        eprintln!("error: handleSummary() failed: {what}; the default summary follows");
+        None
+    };
+    let caught = |e: rquickjs::Error| -> String {
+        if let rquickjs::Error::Exception = e {
+            let v = ctx.catch();
+            if let Some(ex) = v.as_exception() {
+                return ex.message().unwrap_or_default();
+            }
+            return format!("{v:?}");
+        }
+        e.to_string()
+    };
+    let arg = match ctx.json_parse(data.to_string()) {
+        Ok(v) => v,
+        Err(e) => return fail(caught(e)),
+    };
+    crate::vu::on_main_stack();
+    let v: Value = match f.call((arg,)) {
+        Ok(v) => v,
+        Err(e) => return fail(caught(e)),
+    };
+    let v = match v.as_promise() {
+        Some(p) => match p.finish::<Value>() {
+            Ok(v) => v,
+            Err(e) => return fail(caught(e)),
+        },
+        None => v,
+    };
+    let Some(o) = v.as_object() else {
+        return fail(
+            "it must return an object such as { stdout: '…', 'summary.json': '…' }".into(),
+        );
+    };
+    let mut stdout = String::new();
+    for (key, val) in o.props::<String, Value>().flatten() {
+        let bytes: Vec<u8> = if let Some(s) = val.as_string() {
+            s.to_string().unwrap_or_default().into_bytes()
+        } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(val.clone()) {
+            // SAFETY: the buffer is not detached or resized while copied
+            // (no JavaScript runs in between).
+            unsafe { ab.as_bytes() }
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        } else {
+            eprintln!(
+                "error: handleSummary() returned a {} for {key:?}: use a string or an ArrayBuffer",
+                val.type_name()
+            );
+            continue;
+        };
+        match key.as_str() {
+            "stdout" => stdout.push_str(&String::from_utf8_lossy(&bytes)),
+            "stderr" => eprint!("{}", String::from_utf8_lossy(&bytes)),
+            path => {
+                if let Err(e) = std::fs::write(path, &bytes) {
+                    eprintln!("error: handleSummary(): cannot write {path}: {e}");
+                }
+            }
+        }
+    }
+    Some(stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_as_k6_shows_them() {
+        // Counts and rates from the goldens of k6 v1.8.1 (tests/golden/k6).
+        for (b, shown) in [
+            (1250.0, "1.3 kB"),
+            (14_500.0, "15 kB"),
+            (750.0, "750 B"),
+            (894.0, "894 B"),
+            (163_238.889, "163 kB"),
+            (97_943.33, "98 kB"),
+            (2_500.0, "2.5 kB"),
+            (1_000.0, "1.0 kB"),
+            (5.0, "5 B"),
+        ] {
+            assert_eq!(fmt_bytes(b), shown, "{b}");
+        }
+    }
 }

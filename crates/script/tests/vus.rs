@@ -86,7 +86,7 @@ export const options = {
   scenarios: {
     per: { executor: 'per-vu-iterations', vus: 3, iterations: 4 },
     shared: { executor: 'shared-iterations', vus: 2, iterations: 7 },
-    ramp: { executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '600ms', target: 4 }, { duration: '300ms', target: 4 }] },
+    ramp: { executor: 'ramping-vus', startVUs: 0, stages: [{ duration: '600ms', target: 4 }, { duration: '900ms', target: 4 }] },
     open: { executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: 5, stages: [{ duration: '1s', target: 20 }] },
   },
 };

@@ -56,6 +56,10 @@ pub struct K6RunArgs {
     /// Trend statistics in the summary, comma-separated (avg,min,med,max,p(90),p(95),count).
     #[arg(long = "summary-trend-stats")]
     summary_trend_stats: Option<String>,
+    /// The summary's layout: compact (k6's default) or full (every
+    /// http_req_* trend and a section per group).
+    #[arg(long = "summary-mode")]
+    summary_mode: Option<String>,
     /// No progress lines, no banner.
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -176,6 +180,16 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     }
     if let Some(s) = &a.summary_trend_stats {
         ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
+    }
+    match a.summary_mode.as_deref() {
+        None | Some("compact") => {}
+        Some("full") => ov.summary_full = true,
+        Some(other) => {
+            return Err(CliError::usage(format!(
+                "--summary-mode {other:?}: loadlab k6 has compact (the default) and full \
+                 (k6's legacy layout is not supported)"
+            )));
+        }
     }
     let mut cfg = RunConfig {
         script: a.script.clone(),

@@ -54,6 +54,7 @@ CASES = {
     "http_api": ("http_api.js", [], {"GREETING": "hi"}),
     "interrupted": ("interrupted.js", [], {}),
     "url_encoding": ("url_encoding.js", [], {}),
+    "percentiles": ("percentiles.js", [], {}),
     "dsps_loadtest": ("../../../scripts/dsps_loadtest.k6.js", [],
                       {"BASE_URL": PUBSUB, "CHANNELS": "2", "TEST_RAMPUP_SEC": "1", "TEST_DURATION_SEC": "3"}),
 }

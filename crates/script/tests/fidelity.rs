@@ -1,0 +1,598 @@
+//! What a k6 user would notice: the figures and layouts of k6 v1.8.1
+//! (tests/golden/k6/) on the same scripts, against real loopback servers.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+
+fn run_script(
+    dir: &Path,
+    src: &str,
+    env: Vec<(String, String)>,
+    overrides: Overrides,
+) -> (RunOutcome, serde_json::Value) {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let export = dir.join("export.json");
+    let cfg = RunConfig {
+        script: path,
+        env,
+        overrides,
+        quiet: true,
+        summary_export: Some(export.clone()),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let text = std::fs::read_to_string(export).unwrap();
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+/// A raw HTTP/1.1 server on loopback that answers every request with the
+/// same bytes and counts every byte it read off its sockets.
+struct RawServer {
+    addr: SocketAddr,
+    read: Arc<AtomicU64>,
+}
+
+fn raw_server(response: &'static [u8]) -> RawServer {
+    raw_server_with(move |_| response.to_vec())
+}
+
+/// [`raw_server`] answering each request (its head, as text) with `answer`.
+fn raw_server_with(answer: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> RawServer {
+    let answer = Arc::new(answer);
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let read = Arc::new(AtomicU64::new(0));
+    let counter = read.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            let counter = counter.clone();
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    // One request: the head, then Content-Length bytes.
+                    let (need, head) = loop {
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_string();
+                            let len: usize = head
+                                .to_ascii_lowercase()
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .map_or(0, |v| v.trim().parse().unwrap_or(0));
+                            break (end + 4 + len, head);
+                        }
+                        match s.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                counter.fetch_add(n as u64, Ordering::SeqCst);
+                                buf.extend_from_slice(&chunk[..n]);
+                            }
+                        }
+                    };
+                    while buf.len() < need {
+                        match s.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                counter.fetch_add(n as u64, Ordering::SeqCst);
+                                buf.extend_from_slice(&chunk[..n]);
+                            }
+                        }
+                    }
+                    buf.drain(..need);
+                    if s.write_all(&answer(&head)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    RawServer { addr, read }
+}
+
+fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
+    e["metrics"][metric][field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {metric}.{field} in {e}"))
+}
+
+/// Item 1: k6 counts the bytes on the wire (status line, header fields and
+/// body), both ways; loadlab counted bodies only and estimated data_sent.
+#[test]
+fn data_sent_and_received_are_the_bytes_on_the_wire() {
+    const RESP: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Pad: abcdefghij\r\n\r\nhello";
+    let srv = raw_server(RESP);
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+export const options = { vus: 1, iterations: 2 };
+export default function () {
+  http.get(`${__ENV.BASE}/a`);
+  http.get(`${__ENV.BASE}/bb?q=1`, { headers: { 'X-Long': 'x'.repeat(100) } });
+  http.post(`${__ENV.BASE}/c`, 'abcdefghijklmnopqrstuvwxyz');
+}
+"#;
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides::default(),
+    );
+    assert_eq!(out.http_reqs, 6, "{}", out.summary);
+    assert_eq!(
+        num(&e, "data_received", "count"),
+        (6 * RESP.len()) as f64,
+        "{}",
+        out.summary
+    );
+    assert_eq!(
+        num(&e, "data_sent", "count"),
+        srv.read.load(Ordering::SeqCst) as f64,
+        "{}",
+        out.summary
+    );
+}
+
+fn golden_dir(case: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/k6")
+        .join(case)
+}
+
+fn golden(case: &str, file: &str) -> String {
+    std::fs::read_to_string(golden_dir(case).join(file)).unwrap()
+}
+
+/// Runs a golden case's script (copied into `dir`) the way make.py ran k6.
+fn run_golden(
+    dir: &Path,
+    case: &str,
+    env: Vec<(String, String)>,
+) -> (RunOutcome, serde_json::Value) {
+    run_golden_with(dir, case, env, Overrides::default())
+}
+
+fn run_golden_with(
+    dir: &Path,
+    case: &str,
+    env: Vec<(String, String)>,
+    overrides: Overrides,
+) -> (RunOutcome, serde_json::Value) {
+    let case = match case {
+        "checks_groups_full" => "checks_groups",
+        "no_thresholds" => "thresholds_fail",
+        c => c,
+    };
+    let src = std::fs::read_dir(golden_dir(case))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "js"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .unwrap();
+    run_script(dir, &src, env, overrides)
+}
+
+/// The summary's metric rows: name (dots trimmed) → cells.
+fn rows(summary: &str) -> Vec<(String, Vec<String>)> {
+    summary
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.split_once(": ")?;
+            let name = name.trim().trim_end_matches('.');
+            if !name.contains("..") && l.contains("...") {
+                Some((
+                    name.to_string(),
+                    rest.split_whitespace().map(str::to_string).collect(),
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn row(summary: &str, name: &str) -> Vec<String> {
+    rows(summary)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no row {name:?} in\n{summary}"))
+        .1
+}
+
+/// Item 2: percentiles of small samples as k6 figures them (linear
+/// interpolation between sorted values), in the summary and the export.
+#[test]
+fn small_sample_percentiles_match_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "percentiles", vec![]);
+    let k6 = golden("percentiles", "stdout.txt");
+    for m in ["my_values", "my_times"] {
+        assert_eq!(row(&out.summary, m), row(&k6, m), "{m}\n{}", out.summary);
+    }
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("percentiles", "summary-export.json")).unwrap();
+    for m in ["my_values", "my_times"] {
+        for (stat, v) in k6e["metrics"][m].as_object().unwrap() {
+            let ours = num(&e, m, stat);
+            assert!(
+                (ours - v.as_f64().unwrap()).abs() < 1e-9,
+                "{m} {stat}: {ours} vs k6's {v}"
+            );
+        }
+    }
+}
+
+const JSON_OK: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}";
+
+/// The layout of a summary with its figures masked: threshold lines up to
+/// their expression, metric rows by label, the last progress lines with
+/// their clock's digits masked. `vus`/`vus_max` rows are left out: they
+/// exist only when a run lasts a second (k6 samples them each second), and
+/// a loaded machine may stretch a short run past it.
+fn layout(summary: &str) -> Vec<String> {
+    let start = summary.find('█').unwrap_or(0);
+    summary[start..]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("vus"))
+        .map(|l| {
+            if let Some(i) = l.find("' ") {
+                l[..i + 1].to_string()
+            } else if let Some((name, _)) = l.split_once(": ") {
+                name.to_string()
+            } else if l.starts_with("running (") || l.contains("[ 100% ]") {
+                l.chars()
+                    .map(|c| if c.is_ascii_digit() { '0' } else { c })
+                    .collect()
+            } else {
+                l.trim_end().to_string()
+            }
+        })
+        .collect()
+}
+
+/// Item 3: the summary's layout (thresholds nested under their metric,
+/// rows sorted as k6 sorts them, the last progress lines) and the export
+/// (integral counts as integers, sub-metrics, groups nested with k6's ids).
+#[test]
+fn summary_layout_and_export_match_k6() {
+    let srv = raw_server(JSON_OK);
+    let base = vec![("BASE".into(), format!("http://{}", srv.addr))];
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "custom_metrics", base.clone());
+    // k6 was run with --tag run=golden, which makes no row of its own.
+    assert_eq!(
+        layout(&out.summary),
+        layout(&golden("custom_metrics", "stdout.txt")),
+        "{}",
+        out.summary
+    );
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("custom_metrics", "summary-export.json")).unwrap();
+    let mut ours: Vec<&String> = e["metrics"].as_object().unwrap().keys().collect();
+    let mut theirs: Vec<&String> = k6e["metrics"].as_object().unwrap().keys().collect();
+    ours.sort();
+    theirs.sort();
+    assert_eq!(ours, theirs);
+    assert_eq!(e["metrics"]["my_items"]["count"], serde_json::json!(30));
+    assert!(e["metrics"]["my_items"]["count"].is_u64(), "{e}");
+    assert!(e["metrics"]["my_depth"]["min"].is_u64(), "{e}");
+    assert_eq!(
+        e["metrics"]["my_items{kind:apple}"]["thresholds"],
+        k6e["metrics"]["my_items{kind:apple}"]["thresholds"]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_golden(dir.path(), "checks_groups", base);
+    let k6e: serde_json::Value =
+        serde_json::from_str(&golden("checks_groups", "summary-export.json")).unwrap();
+    // The same tree, names, paths and ids (every check passes here: the
+    // server answers 200 to all).
+    fn strip(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter(|(k, _)| *k != "passes" && *k != "fails")
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+            other => other.clone(),
+        }
+    }
+    assert_eq!(strip(&e["root_group"]), strip(&k6e["root_group"]));
+    assert_eq!(
+        e["root_group"]["groups"]["api"]["checks"]["body says ok"]["passes"],
+        6
+    );
+    let k6 = golden("checks_groups", "stdout.txt");
+    let last = |s: &str| layout(s).into_iter().rev().take(2).collect::<Vec<_>>();
+    assert_eq!(last(&out.summary), last(&k6), "{}", out.summary);
+}
+
+/// Item 4: `handleSummary(data)` gets k6's data object; what it returns is
+/// written (files, stdout) and replaces the default summary.
+#[test]
+fn handle_summary_gets_k6s_data_and_replaces_the_summary() {
+    let srv = raw_server(JSON_OK);
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let src = r#"
+import http from 'k6/http';
+import { check, group } from 'k6';
+export const options = { vus: 1, iterations: 2, thresholds: { http_req_duration: ['p(95)<60000'] } };
+export default function () {
+  group('api', () => {
+    const r = http.get(`${__ENV.BASE}/x`);
+    check(r, { 'ok': (r) => r.status === 200 });
+  });
+}
+export function handleSummary(data) {
+  const m = data.metrics;
+  const line = `reqs=${m.http_reqs.values.count} type=${m.http_reqs.type} `
+    + `dur=${m.http_req_duration.contains} ok=${m.http_req_duration.thresholds['p(95)<60000'].ok} `
+    + `checks=${m.checks.values.passes}/${m.checks.values.rate} `
+    + `group=${data.root_group.groups[0].name}:${data.root_group.groups[0].checks[0].name}:${data.root_group.groups[0].checks[0].passes}`;
+  return { stdout: line + '\n', [__ENV.REPORT]: JSON.stringify(data) };
+}
+"#;
+    let (out, _) = run_script(
+        dir.path(),
+        src,
+        vec![
+            ("BASE".into(), format!("http://{}", srv.addr)),
+            ("REPORT".into(), report.display().to_string()),
+        ],
+        Overrides::default(),
+    );
+    assert_eq!(
+        out.summary,
+        "reqs=2 type=counter dur=time ok=true checks=2/1 group=api:ok:2\n"
+    );
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        data["root_group"]["groups"][0]["id"],
+        "e6550cde192dbabccfbb3b1bac03a92a"
+    );
+    assert_eq!(data["metrics"]["iterations"]["values"]["count"], 2);
+    assert!(data["state"]["testRunDurationMs"].as_f64().unwrap() > 0.0);
+}
+
+/// jslib's textSummary is a remote import: the error says what to do.
+#[test]
+fn text_summary_import_says_it_is_not_supported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.js");
+    std::fs::write(
+        &path,
+        "import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';\n\
+         export default function () {}\n\
+         export function handleSummary(d) { return { stdout: textSummary(d) }; }\n",
+    )
+    .unwrap();
+    let cfg = RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    let err = run(cfg, std::future::pending()).unwrap_err().to_string();
+    assert!(err.contains("textSummary is not supported"), "{err}");
+    assert!(err.contains("leave handleSummary out"), "{err}");
+}
+
+/// A server for cookies: `/set` sets `a=1` (path /) and `b=2` (path /sub);
+/// every answer's body is the request's `Cookie` header.
+fn cookie_server() -> RawServer {
+    raw_server_with(|head| {
+        let cookie = head
+            .lines()
+            .find_map(|l| {
+                l.split_once(':')
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_default();
+        let set = if head.starts_with("GET /set ") {
+            "Set-Cookie: a=1; Path=/\r\nSet-Cookie: b=2; Path=/sub; HttpOnly\r\n"
+        } else {
+            ""
+        };
+        format!(
+            "HTTP/1.1 200 OK\r\n{set}Content-Length: {}\r\n\r\n{cookie}",
+            cookie.len()
+        )
+        .into_bytes()
+    })
+}
+
+/// The cookie script of item 5: also run with real k6 v1.8.1 against the
+/// same server's behaviour, where every check passed.
+const COOKIES_JS: &str = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 2, thresholds: { checks: ['rate==1'] } };
+const sorted = (s) => s.split('; ').filter((x) => x).sort().join('; ');
+export default function () {
+  const B = __ENV.BASE;
+  const first = http.get(`${B}/echo`);
+  const set = http.get(`${B}/set`);
+  const again = http.get(`${B}/echo`);
+  const sub = http.get(`${B}/sub/echo`);
+  const extra = http.get(`${B}/echo`, { cookies: { c: '3' } });
+  const replaced = http.get(`${B}/echo`, { cookies: { a: { value: '9', replace: true } } });
+  const jar = http.cookieJar();
+  jar.set(`${B}/`, 'd', '4');
+  const withD = http.get(`${B}/echo`);
+  const forUrl = jar.cookiesForURL(`${B}/sub/x`);
+  jar.delete(`${B}/`, 'd');
+  const noD = http.get(`${B}/echo`);
+  const own = new http.CookieJar();
+  own.set(`${B}/`, 'e', '5');
+  const viaOwn = http.get(`${B}/echo`, { jar: own });
+  jar.clear(`${B}/sub/x`); // k6: the cookies of path /sub only
+  const cleared = http.get(`${B}/sub/echo`);
+  check(null, {
+    'empty at iteration start': () => first.body === '',
+    'res.cookies': () => set.cookies.a[0].value === '1' && set.cookies.b[0].path === '/sub'
+      && set.cookies.b[0].http_only === true,
+    'sent back': () => again.body === 'a=1',
+    'by path': () => sorted(sub.body) === 'a=1; b=2',
+    'params.cookies added': () => sorted(extra.body) === 'a=1; c=3',
+    'params.cookies replace': () => replaced.body === 'a=9',
+    'jar.set': () => sorted(withD.body) === 'a=1; d=4',
+    'cookiesForURL': () => forUrl.a[0] === '1' && forUrl.b[0] === '2' && forUrl.d[0] === '4',
+    'jar.delete': () => noD.body === 'a=1',
+    'own jar': () => viaOwn.body === 'e=5',
+    'jar.clear': () => cleared.body === 'a=1',
+  });
+}
+"#;
+
+/// Item 5: a per-VU cookie jar, emptied at each iteration's start, as k6.
+#[test]
+fn cookies_as_k6_keeps_them() {
+    let srv = cookie_server();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, e) = run_script(
+        dir.path(),
+        COOKIES_JS,
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides::default(),
+    );
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 22.0, "{}", out.summary);
+}
+
+/// Item 6: `res.json(selector)`, gjson's common paths; what real k6 v1.8.1
+/// answered for each selector on the same body (`undefined` when absent).
+#[test]
+fn json_selectors_answer_as_k6() {
+    const BODY: &str = "{\"name\": {\"first\": \"Tom\", \"last\": \"Anderson\"}, \"age\": 37, \"children\": [\"Sara\", \"Alex\", \"Jack\"], \"fav.movie\": \"Deer Hunter\", \"friends\": [{\"first\": \"Dale\", \"last\": \"Murphy\", \"age\": 44, \"nets\": [\"ig\", \"fb\", \"tw\"]}, {\"first\": \"Roger\", \"last\": \"Craig\", \"age\": 68, \"nets\": [\"fb\", \"tw\"]}, {\"first\": \"Jane\", \"last\": \"Murphy\", \"age\": 47, \"nets\": [\"ig\", \"tw\"]}], \"messages\": [], \"nothing\": null, \"flag\": true}";
+    let resp: &'static [u8] = Box::leak(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{BODY}",
+            BODY.len()
+        )
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    let srv = raw_server(resp);
+    let dir = tempfile::tempdir().unwrap();
+    let src = r##"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const want = {
+  "name.last": "\"Anderson\"",
+  "age": "37",
+  "children": "[\"Sara\",\"Alex\",\"Jack\"]",
+  "children.#": "3",
+  "children.1": "\"Alex\"",
+  "child*.2": "\"Jack\"",
+  "c?ildren.0": "\"Sara\"",
+  "fav\\.movie": "\"Deer Hunter\"",
+  "friends.#.first": "[\"Dale\",\"Roger\",\"Jane\"]",
+  "friends.1.last": "\"Craig\"",
+  "friends.#.nets": "[[\"ig\",\"fb\",\"tw\"],[\"fb\",\"tw\"],[\"ig\",\"tw\"]]",
+  "friends.#.nets.#": "[3,2,2]",
+  "messages.#": "0",
+  "nothing": "null",
+  "flag": "true",
+  "missing": "undefined",
+  "name.missing": "undefined",
+  "friends.5": "undefined",
+  "name": "{\"first\":\"Tom\",\"last\":\"Anderson\"}",
+  "friends.#(last==\"Murphy\").first": "\"Dale\"",
+  "": "undefined",
+  "friends.-1": "undefined",
+  "age.x": "undefined",
+  "children.#.x": "[]"
+};
+export default function () {
+  const r = http.get(__ENV.BASE);
+  for (const [sel, shown] of Object.entries(want)) {
+    const v = r.json(sel);
+    check(v, { [sel]: (v) => (v === undefined ? 'undefined' : JSON.stringify(v)) === shown });
+  }
+}
+"##;
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{}/", srv.addr))],
+        Overrides::default(),
+    );
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 24.0, "{}", out.summary);
+}
+
+/// Item 3: `--summary-mode=full`: every http_req_* trend, and k6's section
+/// per group (`█ GROUP: api`, `↳ GROUP: nested`) with the checks and
+/// requests made directly in it.
+#[test]
+fn full_summary_has_k6s_group_sections() {
+    // As make.py's origin: /err answers 503, the rest 200 JSON.
+    let srv = raw_server_with(|head| {
+        if head.starts_with("GET /err ") {
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 6\r\n\r\nunused".to_vec()
+        } else {
+            JSON_OK.to_vec()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = run_golden_with(
+        dir.path(),
+        "checks_groups_full",
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides {
+            summary_full: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        layout(&out.summary),
+        layout(&golden("checks_groups_full", "stdout.txt")),
+        "{}",
+        out.summary
+    );
+}
+
+/// `--no-thresholds` drops the THRESHOLDS section but, as in k6, keeps the
+/// rows of the sub-metrics the thresholds name.
+#[test]
+fn no_thresholds_keeps_k6s_submetric_rows() {
+    let srv = raw_server_with(|head| {
+        if head.starts_with("GET /err ") {
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 6\r\n\r\nunused".to_vec()
+        } else {
+            JSON_OK.to_vec()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = run_golden_with(
+        dir.path(),
+        "no_thresholds",
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides {
+            no_thresholds: true,
+            ..Default::default()
+        },
+    );
+    assert!(!out.thresholds_failed);
+    assert_eq!(
+        layout(&out.summary),
+        layout(&golden("no_thresholds", "stdout.txt")),
+        "{}",
+        out.summary
+    );
+}
