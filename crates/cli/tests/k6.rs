@@ -395,63 +395,135 @@ export default function () { sleep(0.05); }
     assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
 }
 
-/// `--execution-segment`: the shares of an equal split add up to the whole
-/// test (arrivals dealt out in turn, iterations and VUs split), their
-/// results files merge in `loadlab report`, and a segment that is not one
-/// of equal shares is a usage error.
+/// `--execution-segment` with `--execution-segment-sequence`, as k6: the
+/// parts of a sequence's segments (equal, and unequal) add up to the whole
+/// test (arrivals, iterations, VUs), each arrival-rate part runs the whole
+/// test's arrivals that k6 gives it (its `iterationInTest`; the lists are
+/// those k6 v1.8.1 printed for the same options and sequence), their results
+/// files merge in `loadlab report`, and malformed segments are usage errors.
 #[test]
 fn execution_segments_add_up_to_the_whole_test() {
     let o = origin();
     let dir = tempfile::tempdir().unwrap();
     let script = r#"
 import http from 'k6/http';
+import exec from 'k6/execution';
 export const options = {
   scenarios: {
-    a: { executor: 'constant-arrival-rate', rate: 40, timeUnit: '1s', duration: '1s',
-         preAllocatedVUs: 8, maxVUs: 8 },
-    s: { executor: 'shared-iterations', vus: 2, iterations: 9, exec: 'shared' },
+    a: { executor: 'constant-arrival-rate', rate: 12, timeUnit: '1s', duration: '1s',
+         preAllocatedVUs: 7, maxVUs: 9 },
+    s: { executor: 'shared-iterations', vus: 5, iterations: 17, exec: 'shared' },
+    p: { executor: 'per-vu-iterations', vus: 5, iterations: 2, exec: 'shared' },
   },
 };
-export default function () { http.get(`${__ENV.BASE_URL}/a`); }
+export default function () {
+  console.log(`ARRIVAL ${exec.scenario.iterationInTest}`);
+  http.get(`${__ENV.BASE_URL}/a`);
+}
 export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
 "#;
     let base = format!("BASE_URL=http://{}", o.addr);
-    let run = |seg: &str, out: &str| {
+    let run = |seg: &[&str], out: &str| {
         let res = format!("loadlab={out}");
-        let r = k6(
-            dir.path(),
-            script,
-            &["-e", &base, "--execution-segment", seg, "--out", &res],
-        );
-        assert!(r.status.success(), "{seg}: {:?}", text(&r));
+        let mut args = vec!["-e", &base, "--out", &res];
+        args.extend_from_slice(seg);
+        let r = k6(dir.path(), script, &args);
+        assert!(r.status.success(), "{seg:?}: {:?}", text(&r));
         let rep = Command::new(bin())
             .args(["report", "-type=json", out])
             .current_dir(dir.path())
             .output()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-        j["requests"].as_u64().unwrap()
+        let mut arrivals: Vec<u64> = text(&r)
+            .1
+            .lines()
+            .filter_map(|l| l.split("ARRIVAL ").nth(1))
+            .map(|n| n.trim().trim_end_matches('"').parse().unwrap())
+            .collect();
+        arrivals.sort_unstable();
+        (j["requests"].as_u64().unwrap(), arrivals)
     };
-    let whole = run("0:1", "whole.lr");
-    assert_eq!(whole, 40 + 9);
-    let shares: Vec<u64> = ["0:1/4", "1/4:2/4", "50%:75%", "0.75:1"]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| run(s, &format!("s{i}.lr")))
-        .collect();
-    // Arrivals 10 each; iterations 9 dealt out in turn: 3, 2, 2, 2.
-    assert_eq!(shares, [13, 12, 12, 12]);
-    let rep = Command::new(bin())
-        .args(["report", "-type=json", "s0.lr", "s1.lr", "s2.lr", "s3.lr"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-    assert_eq!(j["requests"].as_u64(), Some(whole));
-    // Unequal or malformed segments are refused before anything runs.
-    for bad in ["1/3:3/4", "2/4:1/4", "x:1"] {
-        let r = k6(dir.path(), script, &["--execution-segment", bad]);
-        assert_eq!(r.status.code(), Some(2), "{bad}: {:?}", text(&r));
+    let (whole, all) = run(&[], "whole.lr");
+    // 12 arrivals (0..=11: loadlab ends the schedule before t = duration;
+    // k6 also starts one at exactly 1 s), 17 shared, 10 per-VU iterations.
+    assert_eq!(all, (0..12).collect::<Vec<_>>());
+    assert_eq!(whole, 12 + 17 + 10);
+    let check = |seq: &str, segs: &[&str], want: &[(u64, &[u64])]| {
+        let mut files = Vec::new();
+        let mut union = Vec::new();
+        for (i, (seg, (reqs, arr))) in segs.iter().zip(want).enumerate() {
+            let f = format!("{}-{i}.lr", seq.replace(['/', ','], "_"));
+            let (n, a) = run(
+                &[
+                    "--execution-segment",
+                    seg,
+                    "--execution-segment-sequence",
+                    seq,
+                ],
+                &f,
+            );
+            assert_eq!(a, *arr, "{seq} {seg}: arrivals");
+            assert_eq!(n, *reqs, "{seq} {seg}: requests");
+            union.extend(a);
+            files.push(f);
+        }
+        union.sort_unstable();
+        assert_eq!(union, all, "{seq}: the union of the arrivals");
+        let rep = Command::new(bin())
+            .args(["report", "-type=json"])
+            .args(&files)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        assert_eq!(j["requests"].as_u64(), Some(whole), "{seq}: merged");
+    };
+    // Equal, odd: k mod 3 for the arrivals (maxVUs 9: 3 each); 17 shared
+    // iterations over VUs 2, 2, 1 (k6's rule: striped in proportion to the
+    // VUs) → 7, 7, 3; per-VU: VUs 2, 2, 1 → 4, 4, 2 iterations.
+    check(
+        "0,1/3,2/3,1",
+        &["0:1/3", "1/3:2/3", "2/3:1"],
+        &[
+            (4 + 7 + 4, &[0, 3, 6, 9]),
+            (4 + 7 + 4, &[1, 4, 7, 10]),
+            (4 + 3 + 2, &[2, 5, 8, 11]),
+        ],
+    );
+    // Unequal (1/3, 1/6, 1/2) in k6's other forms: k6 v1.8.1 ran the
+    // arrivals 1,3,7,10,(12) / 5 / 0,2,4,6,8,9,11, shared iterations 7, 0,
+    // 10 and per-VU iterations 4, 0, 6.
+    check(
+        "0,1/3,0.5,1",
+        &["0:1/3", "1/3:50%", "0.5:1"],
+        &[
+            (4 + 7 + 4, &[1, 3, 7, 10]),
+            (1, &[5]),
+            (7 + 10 + 6, &[0, 2, 4, 6, 8, 9, 11]),
+        ],
+    );
+    // Malformed segments, and a segment not in the sequence, are refused
+    // before anything runs.
+    for bad in [
+        &["--execution-segment", "2/4:1/4"][..],
+        &["--execution-segment", "x:1"],
+        &[
+            "--execution-segment",
+            "1/4:1/2",
+            "--execution-segment-sequence",
+            "0,1/3,1",
+        ],
+        &["--execution-segment-sequence", "0,1/2,1"],
+        &[
+            "--execution-segment",
+            "0:1/2",
+            "--execution-segment-sequence",
+            "0,1/2,1/4,1",
+        ],
+    ] {
+        let r = k6(dir.path(), script, bad);
+        assert_eq!(r.status.code(), Some(2), "{bad:?}: {:?}", text(&r));
         assert!(text(&r).1.contains("--execution-segment"), "{:?}", text(&r));
     }
 }

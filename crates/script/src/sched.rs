@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::metrics::{Kind, Registry};
-use crate::options::{Executor, Options, Overrides, ramp_at};
+use crate::options::{Executor, Options, Overrides, Scenario, ramp_at};
 use crate::out::Outputs;
 use crate::vu::{self, Op, Resume, VuCoroutine};
 
@@ -118,6 +118,9 @@ pub struct VuMeta {
     pub group_starts: Vec<Instant>,
     pub iter_in_instance: u64,
     pub iter_in_scenario: u64,
+    /// Arrival-rate: the whole test's number of the arrival this VU's
+    /// iteration is (k6's `scenario.iterationInTest`).
+    pub arrival: Option<u64>,
 }
 
 pub struct ScenarioInfo {
@@ -126,6 +129,10 @@ pub struct ScenarioInfo {
     pub start_unix_ms: f64,
     pub progress: f64,
     pub iteration: u64,
+    /// `iterationInTest`: the arrival's number in the whole test for the
+    /// arrival-rate executors (across `--execution-segment`s), else
+    /// `iteration`.
+    pub in_test: u64,
 }
 
 /// A scenario's name, executor name and tags.
@@ -457,6 +464,7 @@ impl Shared {
                 start_unix_ms: (self.start_unix_ns / 1_000_000) as f64,
                 progress: 0.0,
                 iteration: v.iter_in_scenario,
+                in_test: v.arrival.unwrap_or(v.iter_in_scenario),
             },
             None => ScenarioInfo {
                 name: String::new(),
@@ -464,6 +472,7 @@ impl Shared {
                 start_unix_ms: 0.0,
                 progress: 0.0,
                 iteration: 0,
+                in_test: 0,
             },
         }
     }
@@ -1279,6 +1288,62 @@ struct ScenState {
     idle: Vec<usize>,
 }
 
+/// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
+/// instance's `--execution-segment`, its share of the whole test's VUs at
+/// that instant (so the instances' VUs add up to the whole test's at every
+/// instant).
+pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
+    if let Some((stripe, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
+        return stripe.scale(ramp_at(*start as f64, whole, elapsed).round().max(0.0) as u64);
+    }
+    match &sc.executor {
+        Executor::RampingVus { start_vus, stages } => {
+            ramp_at(*start_vus as f64, stages, elapsed).round().max(0.0) as u64
+        }
+        _ => 0,
+    }
+}
+
+/// This instance's `j`-th arrival of an arrival-rate scenario: its number
+/// in the whole test and its offset from the scenario's start (the whole
+/// test's time of that arrival), or `None` past the end.
+pub fn segment_arrival(sc: &Scenario, j: u64) -> Option<(u64, Duration)> {
+    let k = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref()) {
+        Some(stripe) => stripe.nth(j)?,
+        None => j,
+    };
+    Some((k, arrival_at(&sc.executor, k)?))
+}
+
+/// How many arrivals an arrival-rate executor schedules in all (`None`
+/// when it is not one, or has more than `cap`).
+pub fn arrival_count(ex: &Executor, cap: u64) -> Option<u64> {
+    let mut n = match ex {
+        Executor::ConstantArrivalRate {
+            rate,
+            time_unit,
+            duration,
+            ..
+        } => {
+            // Close to the end by arithmetic, then exactly by the schedule.
+            let est = duration.as_secs_f64() * rate / time_unit.as_secs_f64().max(1e-12);
+            if !est.is_finite() || est > cap as f64 {
+                return None;
+            }
+            (est as u64).saturating_sub(2)
+        }
+        Executor::RampingArrivalRate { .. } => 0,
+        _ => return None,
+    };
+    while arrival_at(ex, n).is_some() {
+        n += 1;
+        if n > cap {
+            return None;
+        }
+    }
+    Some(n)
+}
+
 /// The time of arrival `n` (0-based) of an arrival-rate executor, if it
 /// falls within the scenario.
 fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
@@ -1520,11 +1585,17 @@ async fn drive_local<'js>(
                 match &sc.executor {
                     Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
                         loop {
-                            // This instance's arrivals are i, i + n, … of
-                            // the whole test's (`--execution-segment`).
-                            let (seg_i, seg_n) = options.segment;
-                            let global = seg_i + seg_n * st.next_arrival;
-                            let Some(at) = arrival_at(&sc.executor, global) else {
+                            // This instance's arrivals are its stripe of
+                            // the whole test's (`--execution-segment`), at
+                            // their whole-test times.
+                            let global = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref())
+                            {
+                                Some(stripe) => stripe.nth(st.next_arrival),
+                                None => Some(st.next_arrival),
+                            };
+                            let Some((k, at)) =
+                                global.and_then(|k| Some((k, arrival_at(&sc.executor, k)?)))
+                            else {
                                 st.end = st.end.min(now);
                                 break;
                             };
@@ -1536,6 +1607,7 @@ async fn drive_local<'js>(
                             st.next_arrival += 1;
                             match st.idle.pop() {
                                 Some(i) => {
+                                    shared.vus.borrow_mut()[i].arrival = Some(k);
                                     st.busy += 1;
                                     if let Some(r) = s.start_iteration(i, due) {
                                         pending_done.push((i, r));
@@ -1556,9 +1628,7 @@ async fn drive_local<'js>(
                         if !running_out {
                             let want = match ex {
                                 Executor::ConstantVus { vus, .. } => *vus as usize,
-                                Executor::RampingVus { start_vus, stages } => {
-                                    ramp_at(*start_vus as f64, stages, elapsed).round() as usize
-                                }
+                                Executor::RampingVus { .. } => ramp_vus(sc, elapsed) as usize,
                                 Executor::SharedIterations { vus, .. }
                                 | Executor::PerVuIterations { vus, .. } => *vus as usize,
                                 _ => 0,

@@ -71,56 +71,14 @@ pub struct K6RunArgs {
     /// Do not pass the process environment to __ENV (k6's --include-system-env-vars=false).
     #[arg(long = "no-system-env-vars")]
     no_system_env_vars: bool,
-    /// Run only this instance's share of the test, as k6: FROM:TO fractions
-    /// of an equal split, e.g. 0:1/4, 1/4:2/4, 50%:75% (a single value V is 0:V).
+    /// Run only this instance's part of the test, as k6: FROM:TO fractions
+    /// (1/4:2/4, 0.25:0.5, 25%:50%; a single value V is 0:V).
     #[arg(long = "execution-segment")]
     execution_segment: Option<String>,
-}
-
-/// A fraction as k6 writes one: `1/4`, `0.25`, `25%`, `0`, `1`.
-fn fraction(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let v = if let Some(p) = s.strip_suffix('%') {
-        p.trim().parse::<f64>().ok()? / 100.0
-    } else if let Some((a, b)) = s.split_once('/') {
-        let (a, b) = (a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?);
-        if b == 0.0 {
-            return None;
-        }
-        a / b
-    } else {
-        s.parse::<f64>().ok()?
-    };
-    (v.is_finite() && (0.0..=1.0).contains(&v)).then_some(v)
-}
-
-/// `--execution-segment FROM:TO` → share `i` of `n` equal shares. loadlab
-/// splits a test into equal shares dealt out in turn (as `attack
-/// -segment=i/n`), so a segment must be one of those: `[i/n, (i+1)/n)`.
-pub fn execution_segment(s: &str) -> Result<(u64, u64), String> {
-    let (from, to) = match s.split_once(':') {
-        Some((a, b)) => (a, b),
-        None => ("0", s),
-    };
-    let bad = || format!("--execution-segment {s:?}: expected FROM:TO fractions, e.g. 1/4:2/4");
-    let (from, to) = (
-        fraction(from).ok_or_else(bad)?,
-        fraction(to).ok_or_else(bad)?,
-    );
-    if to <= from {
-        return Err(format!("--execution-segment {s:?}: TO must be above FROM"));
-    }
-    let n = (1.0 / (to - from)).round();
-    let i = (from * n).round();
-    if !(1.0..=1e6).contains(&n)
-        || ((to - from) * n - 1.0).abs() > 1e-9
-        || (from * n - i).abs() > 1e-9
-    {
-        return Err(format!(
-            "--execution-segment {s:?}: loadlab runs equal shares only: [i/n, (i+1)/n), e.g. 0:1/3, 1/3:2/3, 2/3:1"
-        ));
-    }
-    Ok((i as u64, n as u64))
+    /// The segments of all the instances, as k6: 0,1/4,1/2,1 (give every
+    /// instance the same one, so that their parts add up to the test).
+    #[arg(long = "execution-segment-sequence")]
+    execution_segment_sequence: Option<String>,
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
@@ -154,8 +112,19 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         no_thresholds: a.no_thresholds,
         ..Default::default()
     };
-    if let Some(seg) = &a.execution_segment {
-        ov.segment = Some(execution_segment(seg).map_err(CliError::usage)?);
+    if a.execution_segment.is_some() || a.execution_segment_sequence.is_some() {
+        let t = loadlab_script::segment::Tuple::parse(
+            a.execution_segment.as_deref(),
+            a.execution_segment_sequence.as_deref(),
+        )
+        .map_err(CliError::usage)?;
+        if a.execution_segment_sequence.is_none() && !t.is_whole() && !a.quiet {
+            eprintln!(
+                "loadlab k6: --execution-segment {t} without --execution-segment-sequence: as in k6, the sequence is {}; instances given other segments without a common sequence may overlap (give them all the same --execution-segment-sequence)",
+                t.sequence_text()
+            );
+        }
+        ov.segment = Some(t);
     }
     if let Some(d) = &a.duration {
         ov.duration = Some(
