@@ -527,3 +527,117 @@ export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
         assert!(text(&r).1.contains("--execution-segment"), "{:?}", text(&r));
     }
 }
+
+/// Three script workers (`--execution-segment i/3` of one sequence, a
+/// common `--start-at`) against a server on loopback, one killed with
+/// SIGKILL mid-run: each file carries its worker record and plan, and
+/// `loadlab report` over the files names the killed worker's share as
+/// missing, with the count; without its file, the whole share is missing.
+#[test]
+fn script_workers_killed_and_absent_show_as_missing() {
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+export const options = {
+  scenarios: {
+    a: { executor: 'constant-arrival-rate', rate: 60, timeUnit: '1s', duration: '3s',
+         preAllocatedVUs: 6 },
+  },
+};
+export default function () { http.get(`${__ENV.BASE_URL}/a`); }
+"#;
+    let path = dir.path().join("split.js");
+    std::fs::write(&path, script).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let start_at = format!("{:.3}", now + 2.0);
+    let base = format!("BASE_URL=http://{}", o.addr);
+    let seq = "0,1/3,2/3,1";
+    let segs = ["0:1/3", "1/3:2/3", "2/3:1"];
+    let mut children: Vec<std::process::Child> = segs
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| {
+            Command::new(bin())
+                .args(["k6", "run", "-q", "-e", &base])
+                .args([
+                    "--execution-segment",
+                    seg,
+                    "--execution-segment-sequence",
+                    seq,
+                ])
+                .args(["--start-at", &start_at])
+                .arg("--out")
+                .arg(format!("loadlab=w{i}.lr"))
+                .arg(&path)
+                .current_dir(dir.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Kill worker 1 half way through its 3 s (2 s to the start + 1.5 s).
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    children[1].kill().unwrap();
+    let _ = children[1].wait();
+    for (i, c) in children.iter_mut().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        let out = c.wait().unwrap();
+        assert!(out.success(), "worker {i}: {out:?}");
+    }
+    let report = |files: &[&str], typ: &str| {
+        let r = Command::new(bin())
+            .arg("report")
+            .arg(format!("-type={typ}"))
+            .args(files)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{:?}", text(&r));
+        String::from_utf8(r.stdout).unwrap()
+    };
+    let t = report(&["w0.lr", "w1.lr", "w2.lr"], "text");
+    assert!(t.contains("3 of 3, 0s"), "{t}");
+    // "N iterations missing: segment 1/3 (1/3:2/3) stopped after S of 60".
+    let line = t
+        .lines()
+        .find(|l| l.contains("segment 1/3 (1/3:2/3) stopped after"))
+        .unwrap_or_else(|| panic!("{t}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let n: u64 = words[words.iter().position(|w| *w == "iterations").unwrap() - 1]
+        .parse()
+        .unwrap();
+    let after = words.iter().position(|w| *w == "after").unwrap();
+    let s: u64 = words[after + 1].parse().unwrap();
+    assert_eq!(words[after + 2..after + 4], ["of", "60"], "{line}");
+    assert!(s > 0 && s < 60, "{line}");
+    assert_eq!(n, 60 - s, "{line}");
+    assert!(
+        line.contains("missing") && line.contains("no end record"),
+        "{line}"
+    );
+    assert!(t.contains(&format!("{n} missing of 180 scheduled")), "{t}");
+    // The complete workers are not named.
+    assert!(!t.contains("segment 0/3"), "{t}");
+    assert!(!t.contains("segment 2/3"), "{t}");
+    // Without the killed worker's file, its whole share is missing.
+    let t = report(&["w0.lr", "w2.lr"], "text");
+    assert!(
+        t.contains("60 iterations missing: segment 1/3 (1/3:2/3) absent"),
+        "{t}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&report(&["w0.lr", "w2.lr"], "json")).unwrap();
+    let w = &j["workers"][0];
+    assert_eq!(w["unit"], "iterations", "{w}");
+    assert_eq!(w["missing"], 60, "{w}");
+    assert_eq!(w["scheduled"], 180, "{w}");
+    assert_eq!(w["segments"], 3, "{w}");
+    // The two complete workers ran their 60 each: 120 requests.
+    assert_eq!(j["requests"], 120, "{j}");
+}

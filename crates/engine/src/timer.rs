@@ -12,7 +12,7 @@ use std::os::fd::OwnedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
 
-pub(crate) struct PreciseSleep {
+pub struct PreciseSleep {
     fd: Option<AsyncFd<OwnedFd>>,
 }
 

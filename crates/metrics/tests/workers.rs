@@ -231,7 +231,7 @@ fn unknown_counts_and_duplicates_are_said() {
     assert!(
         c.problems
             .iter()
-            .any(|p| p.starts_with("segment 0/3 stopped after 5 requests")),
+            .any(|p| p.starts_with("requests missing: segment 0/3 stopped after 5 requests")),
         "{c:?}"
     );
     assert!(

@@ -36,6 +36,60 @@ pub struct RunConfig {
     pub results_out: Option<PathBuf>,
     /// `--summary-export=FILE`.
     pub summary_export: Option<PathBuf>,
+    /// `--start-at`: the instant (ns since the Unix epoch) every worker's
+    /// scenarios start on, after init and `setup()`.
+    pub start_at_unix_ns: Option<u64>,
+}
+
+/// The host's name, for a worker's results header.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default()
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A worker's record and plan for its results file: written when the run
+/// is one part of a split test (`--execution-segment`) or starts on a
+/// common instant (`--start-at`).
+fn worker_header(
+    cfg: &RunConfig,
+    options: &Options,
+) -> Option<(
+    loadlab_core::WorkerInfo,
+    loadlab_metrics::distributed::WorkerPlan,
+)> {
+    let t = &options.segment;
+    if t.is_whole() && cfg.start_at_unix_ns.is_none() {
+        return None;
+    }
+    Some((
+        loadlab_core::WorkerInfo {
+            index: t.index as u64,
+            count: t.count() as u64,
+            start_at_unix_ns: cfg.start_at_unix_ns.unwrap_or(0),
+            began_unix_ns: 0,
+            // Iterations start on tokio's timer: 1 ms.
+            resolution_ns: 1_000_000,
+            scheduled_total: None,
+            clock_max_error_ns: None,
+            host: host_name(),
+        },
+        loadlab_metrics::distributed::WorkerPlan {
+            unit: "iterations".into(),
+            segment: t.to_string(),
+            sequence: t.sequence_text(),
+            scheduled: options.planned_iterations(),
+        },
+    ))
 }
 
 /// How it went.
@@ -150,6 +204,8 @@ pub struct Shared {
     pub base_tags: Vec<(String, String)>,
     pub start: Instant,
     pub start_unix_ns: u64,
+    /// `--start-at`: the scenarios start at `start` (not when setup ends).
+    pub start_at: bool,
     seq: Cell<u64>,
     warned: RefCell<Vec<String>>,
     pub abort: RefCell<Option<String>>,
@@ -866,9 +922,18 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
-    let start_unix_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let (now, now_unix) = (Instant::now(), unix_now_ns());
+    // With --start-at, the test (and every offset in the results) counts
+    // from that instant, on every worker.
+    let (start, start_unix_ns) = match cfg.start_at_unix_ns {
+        Some(at) if at >= now_unix => (now + Duration::from_nanos(at - now_unix), at),
+        Some(at) => (
+            now.checked_sub(Duration::from_nanos(now_unix - at))
+                .unwrap_or(now),
+            at,
+        ),
+        None => (now, now_unix),
+    };
 
     // Evaluate once to get the options (a throwaway Shared: metrics defined
     // here are defined again by each VU).
@@ -900,7 +965,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
-    let outputs = Outputs::open(&cfg, start_unix_ns)?;
+    let outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
 
     let scen_meta: Vec<ScenarioMeta> = options
         .scenarios
@@ -922,6 +987,10 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    if cfg.start_at_unix_ns.is_some() {
+        shared_v.start = start;
+        shared_v.start_at = true;
+    }
     let shared = Rc::new(shared_v);
 
     // Contexts are made before entering the runtime (making one locks it).
@@ -1056,6 +1125,7 @@ fn make_shared(
         base_tags,
         start: Instant::now(),
         start_unix_ns,
+        start_at: false,
         seq: Cell::new(0),
         warned: RefCell::new(Vec::new()),
         abort: RefCell::new(None),
@@ -1486,7 +1556,29 @@ async fn drive_local<'js>(
         }
     }
 
-    let t0 = Instant::now();
+    // --start-at: the scenarios start on the common instant (a precise
+    // timer: tokio's is 1 ms coarse). Ctrl-C while waiting ends the run.
+    let t0 = if shared.start_at {
+        let at = shared.start;
+        if !interrupted && at > Instant::now() {
+            let mut sleeper = loadlab_engine::PreciseSleep::new();
+            tokio::select! {
+                _ = sleeper.until(at.into()) => {}
+                _ = shutdown.as_mut() => interrupted = true,
+            }
+        }
+        let late = Instant::now().saturating_duration_since(at);
+        if late > Duration::from_secs(1) && !interrupted {
+            eprintln!(
+                "loadlab k6: warning: the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
+                loadlab_core::format_go_duration(Duration::from_millis(late.as_millis() as u64))
+            );
+        }
+        at
+    } else {
+        Instant::now()
+    };
+    shared.out.borrow_mut().start(unix_now_ns());
     let mut states = Vec::new();
     let mut next_vu = 1usize;
     for sc in &options.scenarios {
@@ -1555,6 +1647,7 @@ async fn drive_local<'js>(
                 let active = shared.active.get() as f64;
                 shared.add_named("vus", active, shared.base_tags.clone(), true);
                 shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
+                shared.out.borrow_mut().flush();
                 next_gauge = now + Duration::from_secs(1);
             }
             if now >= next_threshold_check {

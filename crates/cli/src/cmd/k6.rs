@@ -79,6 +79,15 @@ pub struct K6RunArgs {
     /// instance the same one, so that their parts add up to the test).
     #[arg(long = "execution-segment-sequence")]
     execution_segment_sequence: Option<String>,
+    /// Start the scenarios on this instant, after init and setup()
+    /// (RFC 3339 or Unix seconds), so that every instance of a split test
+    /// starts together; as `loadlab attack -start-at`.
+    #[arg(long = "start-at", value_parser = start_at)]
+    start_at: Option<u64>,
+}
+
+fn start_at(s: &str) -> Result<u64, String> {
+    crate::flags::start_at(s).map_err(|e| e.replace("-start-at", "--start-at"))
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
@@ -146,17 +155,52 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     if let Some(s) = &a.summary_trend_stats {
         ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
     }
+    if let Some(at) = a.start_at {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        loadlab_engine::check_start_at(at, now)
+            .map_err(|e| CliError::usage(e.replace("-start-at", "--start-at")))?;
+        if at > now + 1_000_000_000 {
+            eprintln!(
+                "loadlab k6: the scenarios start at {} (in {}; --start-at)",
+                loadlab_metrics::timefmt::rfc3339(i128::from(at)),
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                    loadlab_metrics::round_for_text(at - now)
+                ))
+            );
+        }
+    }
     let mut cfg = RunConfig {
         script: a.script.clone(),
         env,
         overrides: ov,
         quiet: a.quiet,
         summary_export: a.summary_export.clone(),
+        start_at_unix_ns: a.start_at,
         ..Default::default()
     };
+    // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
+    // when the run ends (also when a threshold failed or it was stopped).
+    let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
     for o in &a.out {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
+            Some(("loadlab", f)) if loadlab_cluster::store::S3Url::parse(f).is_some() => {
+                let url = loadlab_cluster::store::S3Url::parse(f)
+                    .expect("checked")
+                    .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?;
+                if url.key.is_empty() || url.key.ends_with('/') {
+                    return Err(CliError::usage(format!(
+                        "--out {o:?}: names a prefix, not an object; expected loadlab=s3://BUCKET/KEY"
+                    )));
+                }
+                super::attack::preflight(&url)?;
+                let tmp = tempfile::NamedTempFile::new()
+                    .map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?;
+                cfg.results_out = Some(tmp.path().to_path_buf());
+                upload_to = Some((url, tmp));
+            }
             Some(("loadlab", f)) if !f.is_empty() => cfg.results_out = Some(PathBuf::from(f)),
             _ => {
                 return Err(CliError::usage(format!(
@@ -171,8 +215,20 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             a.script.display()
         );
     }
+    // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
+    // ends with its summary and finished files (uploaded, for s3://).
     let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match term.as_mut() {
+                    Some(t) => { t.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
     };
     let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
         ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
@@ -180,6 +236,9 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ScriptError::Runtime(_) => CliError::internal(e),
         _ => CliError::new(SCRIPT_EXCEPTION, e),
     })?;
+    if let Some((url, tmp)) = &upload_to {
+        super::attack::upload(url, tmp)?;
+    }
     print!("{}", outcome.summary);
     if outcome.script_errors > 0 {
         eprintln!(
