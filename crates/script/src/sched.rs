@@ -871,6 +871,48 @@ impl Loader for K6Loader {
     }
 }
 
+/// Relative imports (`./lib/util.js`) of a module named by an absolute
+/// path (`loadlab k6 run /loadlab/input/main.js` from another folder, as in
+/// a worker pod): rquickjs's `FileResolver` looks such paths up relative to
+/// the current folder, and would not find them.
+struct AbsoluteResolver;
+
+impl rquickjs::loader::Resolver for AbsoluteResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        let base_path = std::path::Path::new(base);
+        if !name.starts_with('.') || !base_path.is_absolute() {
+            return Err(rquickjs::Error::new_resolving(base, name));
+        }
+        let mut p = PathBuf::new();
+        for c in base_path
+            .parent()
+            .unwrap_or(std::path::Path::new("/"))
+            .join(name)
+            .components()
+        {
+            match c {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    p.pop();
+                }
+                other => p.push(other),
+            }
+        }
+        let with_js = p.with_extension("js");
+        [p, with_js]
+            .into_iter()
+            .find(|c| c.is_file())
+            .map(|c| c.to_string_lossy().into_owned())
+            .ok_or_else(|| rquickjs::Error::new_resolving(base, name))
+    }
+}
+
 enum Event {
     Op(usize, u64, Resume),
 }
@@ -904,6 +946,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     rt.set_loader(
         (
             resolver,
+            AbsoluteResolver,
             FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
         ),
         (loader, ScriptLoader::default()),

@@ -138,6 +138,14 @@ pub struct Striping {
 impl Striping {
     /// k6's striping of segments of the given lengths (each `a_i / lcd`).
     fn from_numerators(lcd: u64, nums: &[u64]) -> Striping {
+        // Equal segments (`1/n` each): segment i holds i. The loop below
+        // would get there in O(n²).
+        if nums.iter().all(|n| *n == 1) && lcd == nums.len() as u64 {
+            return Striping {
+                lcd,
+                positions: (0..lcd).map(|i| vec![i]).collect(),
+            };
+        }
         let mut order: Vec<usize> = (0..nums.len()).collect();
         // Largest first; equal ones in sequence order (a stable sort).
         order.sort_by(|a, b| nums[*b].cmp(&nums[*a]));
@@ -209,6 +217,38 @@ fn fill(mut bounds: Vec<Frac>) -> Vec<Frac> {
 }
 
 impl Tuple {
+    /// Segment `i` of `n` equal ones (`i/n:(i+1)/n` of `0,1/n,…,1`):
+    /// loadlab's `--execution-segment-index i/n`, for a Kubernetes Indexed
+    /// Job whose pods all run one command line.
+    pub fn equal(i: u64, n: u64) -> Result<Tuple, String> {
+        if n == 0 || i >= n || n > MAX_LCD {
+            return Err(format!(
+                "segment {i}/{n}: expected I/N with 0 <= I < N <= {MAX_LCD} (I is 0-based, like JOB_COMPLETION_INDEX)"
+            ));
+        }
+        let bounds: Vec<Frac> = (0..=n).map(|k| Frac::new(k, n).expect("k <= n")).collect();
+        Ok(Tuple {
+            bounds,
+            index: i as usize,
+            striping: Striping::from_numerators(n, &vec![1; n as usize]),
+        })
+    }
+
+    /// `--execution-segment-index I/N`.
+    pub fn parse_index(s: &str) -> Result<Tuple, String> {
+        let bad = || {
+            format!(
+                "--execution-segment-index {s:?}: expected I/N, e.g. 0/4 (segment I of N equal ones, I 0-based like JOB_COMPLETION_INDEX)"
+            )
+        };
+        let (i, n) = s.trim().split_once('/').ok_or_else(bad)?;
+        let (i, n): (u64, u64) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        Tuple::equal(i, n).map_err(|e| format!("--execution-segment-index {s:?}: {e}"))
+    }
+
     /// The whole test (`0:1`).
     pub fn whole() -> Tuple {
         Tuple::new(Frac::ZERO, Frac::ONE, None).expect("0:1 is valid")
@@ -510,6 +550,27 @@ mod tests {
                 assert_eq!(items, (0..500).collect::<Vec<_>>(), "{seq} by {v}");
             }
         }
+    }
+
+    #[test]
+    fn equal_index_is_the_sequence_of_n() {
+        for n in [1u64, 2, 3, 7] {
+            for i in 0..n {
+                let a = Tuple::equal(i, n).unwrap();
+                let seq: Vec<String> = (0..=n)
+                    .map(|k| Frac::new(k, n).unwrap().to_string())
+                    .collect();
+                let seg = format!("{}:{}", seq[i as usize], seq[i as usize + 1]);
+                let b = Tuple::parse(Some(&seg), Some(&seq.join(","))).unwrap();
+                assert_eq!(a, b, "{i}/{n}");
+            }
+        }
+        assert_eq!(Tuple::parse_index("2/3").unwrap().to_string(), "2/3:1");
+        assert!(Tuple::parse_index("3/3").is_err());
+        assert!(Tuple::parse_index("x").is_err());
+        // 10,000 equal segments stripe at once.
+        let t = Tuple::equal(9_999, 10_000).unwrap();
+        assert_eq!(t.striping.positions[9_999], [9_999]);
     }
 
     #[test]

@@ -79,6 +79,11 @@ pub struct K6RunArgs {
     /// instance the same one, so that their parts add up to the test).
     #[arg(long = "execution-segment-sequence")]
     execution_segment_sequence: Option<String>,
+    /// loadlab's shorthand for a Kubernetes Indexed Job: segment I of N
+    /// equal ones, I/N (0-based), i.e. --execution-segment I/N:(I+1)/N
+    /// --execution-segment-sequence 0,1/N,…,1.
+    #[arg(long = "execution-segment-index", conflicts_with_all = ["execution_segment", "execution_segment_sequence"])]
+    execution_segment_index: Option<String>,
     /// Start the scenarios on this instant, after init and setup()
     /// (RFC 3339 or Unix seconds), so that every instance of a split test
     /// starts together; as `loadlab attack -start-at`.
@@ -88,6 +93,62 @@ pub struct K6RunArgs {
 
 fn start_at(s: &str) -> Result<u64, String> {
     crate::flags::start_at(s).map_err(|e| e.replace("-start-at", "--start-at"))
+}
+
+/// `k6 run`'s flags alone, to check them as `loadlab k6 run` would.
+#[derive(Debug, clap::Parser)]
+#[command(name = "k6 run", args_override_self = true)]
+struct RunOnly {
+    #[command(flatten)]
+    args: K6RunArgs,
+}
+
+/// For `k8s render -- k6 run [flags] script.js`: the flags checked as
+/// `loadlab k6 run` checks them before anything runs (not the script,
+/// which runs in the pods); returns the script argument and `-d`.
+pub(crate) fn check_run_flags(
+    argv: &[String],
+) -> Result<(PathBuf, Option<std::time::Duration>), CliError> {
+    use clap::Parser;
+    let rest = match argv {
+        [k6, run, rest @ ..] if k6 == "k6" && run == "run" => rest,
+        _ => {
+            return Err(CliError::usage(
+                "after --, a script worker's command is `k6 run [k6 flags] script.js`",
+            ));
+        }
+    };
+    let parsed =
+        RunOnly::try_parse_from(std::iter::once("k6 run".to_string()).chain(rest.iter().cloned()))
+            .map_err(|e| {
+                let first = e.to_string();
+                let first = first
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim_start_matches("error: ")
+                    .to_string();
+                CliError::usage(format!("in the k6 run flags after --: {first}"))
+            })?;
+    let a = parsed.args;
+    for e in &a.env {
+        pair(e, "-e")?;
+    }
+    for t in &a.tag {
+        pair(t, "--tag")?;
+    }
+    for s in &a.stage {
+        loadlab_script::options::parse_stage_flag(s).map_err(CliError::usage)?;
+    }
+    let duration = match &a.duration {
+        Some(d) => Some(
+            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
+                CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
+            })?,
+        ),
+        None => None,
+    };
+    Ok((a.script, duration))
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
@@ -121,7 +182,10 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         no_thresholds: a.no_thresholds,
         ..Default::default()
     };
-    if a.execution_segment.is_some() || a.execution_segment_sequence.is_some() {
+    if let Some(ix) = &a.execution_segment_index {
+        ov.segment =
+            Some(loadlab_script::segment::Tuple::parse_index(ix).map_err(CliError::usage)?);
+    } else if a.execution_segment.is_some() || a.execution_segment_sequence.is_some() {
         let t = loadlab_script::segment::Tuple::parse(
             a.execution_segment.as_deref(),
             a.execution_segment_sequence.as_deref(),
