@@ -16,6 +16,12 @@ pub struct PreciseSleep {
     fd: Option<AsyncFd<OwnedFd>>,
 }
 
+impl Default for PreciseSleep {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl PreciseSleep {
     pub fn new() -> Self {
         let fd = rustix::time::timerfd_create(

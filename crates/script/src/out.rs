@@ -162,7 +162,7 @@ impl Outputs {
 
     pub fn sample(&mut self, s: &Sample) {
         if let Some(p) = &mut self.pending {
-            p.held.push(Held::Sample(s.clone()));
+            p.held.push(Held::Sample(*s));
         } else if let Some((_, w)) = &mut self.results {
             w.record(s);
         }

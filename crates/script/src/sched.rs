@@ -1606,7 +1606,7 @@ async fn drive_local<'js>(
         if !interrupted && at > Instant::now() {
             let mut sleeper = loadlab_engine::PreciseSleep::new();
             tokio::select! {
-                _ = sleeper.until(at.into()) => {}
+                _ = sleeper.until(at) => {}
                 _ = shutdown.as_mut() => interrupted = true,
             }
         }
