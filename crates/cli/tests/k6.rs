@@ -641,3 +641,44 @@ export default function () { http.get(`${__ENV.BASE_URL}/a`); }
     // The two complete workers ran their 60 each: 120 requests.
     assert_eq!(j["requests"], 120, "{j}");
 }
+
+/// `--start-at` is checked as `attack -start-at` is (usage errors, exit 2,
+/// naming the flag), and `--execution-segment-index I/N` is segment I of
+/// N equal ones.
+#[test]
+fn start_at_and_segment_index_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export default function () {}\n";
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let past = format!("--start-at={}", now - 60);
+    for (bad, want) in [
+        (vec!["--start-at=yesterday"], "invalid --start-at"),
+        (vec![past.as_str()], "--start-at passed"),
+        (
+            vec!["--execution-segment-index=3/3"],
+            "--execution-segment-index",
+        ),
+        (
+            vec!["--execution-segment-index=0/2", "--execution-segment=0:1/2"],
+            "cannot be used with",
+        ),
+    ] {
+        let r = k6(dir.path(), script, &bad);
+        assert_eq!(r.status.code(), Some(2), "{bad:?}: {:?}", text(&r));
+        assert!(text(&r).1.contains(want), "{bad:?}: {:?}", text(&r));
+    }
+    let r = k6(
+        dir.path(),
+        script,
+        &["--execution-segment-index=1/2", "-u", "2", "-i", "9"],
+    );
+    assert!(r.status.success(), "{:?}", text(&r));
+    // 9 shared iterations, 2 VUs: segment 1/2:1 of 0,1/2,1 has 1 VU and
+    // runs iterations 1, 3, 5, 7 (with -u 1 it would have no VU and, as in
+    // k6, no iterations).
+    let (o, e) = text(&r);
+    assert!(format!("{o}{e}").contains("4 complete"), "{o}{e}");
+}

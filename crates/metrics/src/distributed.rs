@@ -169,6 +169,17 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         Some(p) => p.scheduled.iter().copied().sum(),
         None => ws.iter().find_map(|w| w.info.scheduled_total),
     };
+    if let Some(p) = plan
+        && let Some(other) = ws
+            .iter()
+            .filter_map(|w| w.plan.as_ref())
+            .find(|q| q.sequence != p.sequence || q.scheduled != p.scheduled)
+    {
+        c.warnings.push(format!(
+            "the script workers disagree on the test (sequence {} vs {}, or their options): were they all given the same script, flags and --execution-segment-sequence? Missing counts use the first",
+            p.sequence, other.sequence
+        ));
+    }
     let mut totals: Vec<u64> = ws.iter().filter_map(|w| w.info.scheduled_total).collect();
     totals.sort_unstable();
     totals.dedup();

@@ -374,3 +374,128 @@ fn segment_files_merge_exactly_into_the_whole() {
         assert_eq!(a, b, "{kind:?}");
     }
 }
+
+/// A script worker's file (`loadlab k6 run --execution-segment`): its
+/// worker record, its plan (every segment's scheduled iterations), and
+/// `iterations` / `dropped_iterations` metric records.
+fn script_file(
+    i: u64,
+    plan: &[Option<u64>],
+    seq: &str,
+    done: u64,
+    dropped: u64,
+    cut: bool,
+) -> Vec<u8> {
+    use loadlab_core::{MetricSample, SeriesInfo, SeriesKind};
+    use loadlab_metrics::distributed::WorkerPlan;
+    let buf = Shared::default();
+    let mut wr = ResultsWriter::new(buf.clone());
+    wr.begin(&AttackInfo {
+        name: "script.js".into(),
+        start_unix_ns: START,
+        worker: Some(worker(i, plan.len() as u64, None)),
+        ..Default::default()
+    });
+    let b: Vec<&str> = seq.split(',').collect();
+    wr.write_worker_plan(&WorkerPlan {
+        unit: "iterations".into(),
+        segment: format!("{}:{}", b[i as usize], b[i as usize + 1]),
+        sequence: seq.into(),
+        scheduled: plan.to_vec(),
+    });
+    for (id, name) in [(0u32, "iterations"), (1, "dropped_iterations")] {
+        wr.register_series(
+            id,
+            &SeriesInfo {
+                kind: SeriesKind::Counter,
+                name: name.into(),
+                time: false,
+                tags: vec![("scenario".into(), "a".into())],
+            },
+        );
+    }
+    for k in 0..done {
+        wr.metric(&MetricSample {
+            series: 0,
+            t_ns: k * 1_000_000,
+            value: 1.0,
+        });
+    }
+    if dropped > 0 {
+        wr.metric(&MetricSample {
+            series: 1,
+            t_ns: 0,
+            value: dropped as f64,
+        });
+    }
+    if cut {
+        wr.flush().unwrap();
+        return buf.0.lock().unwrap().clone();
+    }
+    wr.into_inner().unwrap();
+    buf.0.lock().unwrap().clone()
+}
+
+#[test]
+fn script_workers_count_iterations_against_their_plan() {
+    let seq = "0,1/4,1";
+    let plan = [Some(10), Some(30)];
+    // Complete: 8 done + 2 dropped of 10; 30 of 30.
+    let files = vec![
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &plan, seq, 30, 0, false),
+    ];
+    let (w, ..) = read(&files);
+    assert_eq!(w[0].plan.as_ref().unwrap().segment, "0:1/4");
+    assert_eq!((w[0].iterations, w[0].dropped), (8, 2));
+    let c = one(&files);
+    assert_eq!(
+        (c.missing, c.scheduled, c.unit.as_str()),
+        (0, Some(40), "iterations")
+    );
+    assert!(c.problems.is_empty() && c.warnings.is_empty(), "{c:?}");
+    // Killed after 12 of 30; then absent.
+    let cut = vec![
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &plan, seq, 12, 0, true),
+    ];
+    let c = one(&cut);
+    assert_eq!(c.missing, 18);
+    assert!(
+        c.problems[0]
+            .starts_with("18 iterations missing: segment 1/2 (1/4:1) stopped after 12 of 30"),
+        "{c:?}"
+    );
+    let c = one(&cut[..1]);
+    assert_eq!(
+        c.problems,
+        ["30 iterations missing: segment 1/2 (1/4:1) absent"]
+    );
+    let (_, text, json) = read(&cut[..1]);
+    let t = render(&text, &ReportType::Text);
+    assert!(t.contains("30 missing of 40 scheduled"), "{t}");
+    // (The JSON form, `"unit": "iterations"`, is checked in crates/cli/tests/k6.rs.)
+    let _ = json;
+    // Unknown counts (constant VUs): named, without a count.
+    let c = one(&[script_file(1, &[None, None], seq, 5, 0, true)]);
+    assert!(c.missing_lower_bound);
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p
+                .starts_with("iterations missing: segment 1/2 (1/4:1) stopped after 5 iterations")),
+        "{c:?}"
+    );
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("segment 0/2 (0:1/4) absent")),
+        "{c:?}"
+    );
+    // Workers given other options: warned about.
+    let c = one(&[
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &[Some(10), Some(31)], seq, 31, 0, false),
+    ]);
+    assert!(c.warnings.iter().any(|w| w.contains("disagree")), "{c:?}");
+}
