@@ -499,3 +499,68 @@ fn script_workers_count_iterations_against_their_plan() {
     ]);
     assert!(c.warnings.iter().any(|w| w.contains("disagree")), "{c:?}");
 }
+
+/// The workers' metric series (each tagged `worker=I/N`) merge into one
+/// series in the report: one line, the count of both, the percentiles of
+/// the merged histogram; `-by=worker` still shows each worker's own.
+#[test]
+fn script_workers_metric_series_merge_across_workers() {
+    use loadlab_core::{MetricSample, SeriesInfo, SeriesKind};
+    let make = |i: u64, values: &[f64]| {
+        let buf = Shared::default();
+        let mut wr =
+            ResultsWriter::new(buf.clone()).with_tags(vec![("worker".into(), format!("{i}/2"))]);
+        wr.begin(&AttackInfo {
+            name: "script.js".into(),
+            start_unix_ns: START,
+            ..Default::default()
+        });
+        wr.register_series(
+            0,
+            &SeriesInfo {
+                kind: SeriesKind::Trend,
+                name: "msg_delay".into(),
+                time: false,
+                tags: vec![("scenario".into(), "a".into())],
+            },
+        );
+        for (k, v) in values.iter().enumerate() {
+            wr.metric(&MetricSample {
+                series: 0,
+                t_ns: k as u64 * 1_000_000,
+                value: *v,
+            });
+        }
+        wr.into_inner().unwrap();
+        buf.0.lock().unwrap().clone()
+    };
+    let files = vec![make(0, &[1.0, 2.0, 3.0]), make(1, &[100.0, 200.0])];
+    let group = |by: Option<GroupBy>| {
+        let mut g = Grouped::new(&ReportType::Text, by);
+        for (i, f) in files.iter().enumerate() {
+            let mut r = open_results(
+                Box::new(std::io::Cursor::new(f.clone())),
+                &format!("w{i}.bin"),
+            )
+            .unwrap();
+            while let Some(item) = r.next_item() {
+                match item.unwrap() {
+                    loadlab_metrics::Item::Request(x) => g.add(&x),
+                    loadlab_metrics::Item::Metric(x) => g.add_metric(&x),
+                }
+            }
+        }
+        g
+    };
+    let t = render(&group(None), &ReportType::Text);
+    let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("msg_delay")).collect();
+    assert_eq!(lines.len(), 1, "{t}");
+    assert!(lines[0].starts_with("msg_delay{scenario=a} "), "{t}");
+    assert!(lines[0].contains(", 200"), "the max of both workers: {t}");
+    // Split by worker: each its own.
+    let t = render(
+        &group(Some(GroupBy::Tag("worker".into()))),
+        &ReportType::Text,
+    );
+    assert!(t.contains("0/2") && t.contains("1/2"), "{t}");
+}
