@@ -444,7 +444,7 @@ export default function () { http.get(`${__ENV.BASE_URL}/k`); }
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(requests(&out.stdout), 50);
 
-    let mut child = k6("60s", "k6/cut.bin").spawn().unwrap();
+    let child = k6("60s", "k6/cut.bin").spawn().unwrap();
     std::thread::sleep(Duration::from_millis(2000));
     let stopped = Instant::now();
     let kill = Command::new("kill")

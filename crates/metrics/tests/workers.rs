@@ -534,7 +534,7 @@ fn script_workers_metric_series_merge_across_workers() {
         wr.into_inner().unwrap();
         buf.0.lock().unwrap().clone()
     };
-    let files = vec![make(0, &[1.0, 2.0, 3.0]), make(1, &[100.0, 200.0])];
+    let files = [make(0, &[1.0, 2.0, 3.0]), make(1, &[100.0, 200.0])];
     let group = |by: Option<GroupBy>| {
         let mut g = Grouped::new(&ReportType::Text, by);
         for (i, f) in files.iter().enumerate() {
