@@ -271,13 +271,14 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         let first = ws.iter().min_by_key(|w| w.start_unix_ns).expect("some");
         let last = ws.iter().max_by_key(|w| w.start_unix_ns).expect("some");
         c.warnings.push(format!(
-            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} started first ({}), segment {}/{n} last ({}); give every worker the same -start-at",
+            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} started first ({}), segment {}/{n} last ({}); give every worker the same {}",
             show_ns(c.start_spread_ns),
             show_ns(c.resolution_ns),
             first.info.index,
             crate::timefmt::rfc3339(i128::from(first.start_unix_ns)),
             last.info.index,
             crate::timefmt::rfc3339(i128::from(last.start_unix_ns)),
+            if plan.is_some() { "--start-at" } else { "-start-at" },
         ));
     }
     for w in ws {
