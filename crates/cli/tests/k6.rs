@@ -624,8 +624,14 @@ export default function () { http.get(`${__ENV.BASE_URL}/a`); }
     );
     assert!(t.contains(&format!("{n} missing of 180 scheduled")), "{t}");
     // The complete workers are not named.
-    assert!(!t.contains("segment 0/3"), "{t}");
-    assert!(!t.contains("segment 2/3"), "{t}");
+    // (A loaded host may make one begin late: a Warning line, not Missing.)
+    let missing: Vec<&str> = t.lines().filter(|l| l.starts_with("Missing")).collect();
+    assert!(
+        missing
+            .iter()
+            .all(|l| !l.contains("segment 0/3") && !l.contains("segment 2/3")),
+        "{t}"
+    );
     // Without the killed worker's file, its whole share is missing.
     let t = report(&["w0.lr", "w2.lr"], "text");
     assert!(
