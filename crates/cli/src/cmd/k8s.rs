@@ -20,7 +20,8 @@ pub struct K8sArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum K8sCommand {
     /// Write the manifests (a ConfigMap and an Indexed Job) to stdout:
-    /// `loadlab k8s render --workers 4 --results s3://b/runs -- -rate=4000 -duration=60s -targets=t.txt`
+    /// `loadlab k8s render --workers 4 --results s3://b/runs -- -rate=4000 -duration=60s -targets=t.txt`,
+    /// or a k6 script's workers: `… -- k6 run -e BASE_URL=http://svc script.js`
     Render(RenderArgs),
     /// Apply the manifests through the Kubernetes API, follow the pods,
     /// gather the results from S3, merge and report (untested against a real cluster)
