@@ -396,63 +396,296 @@ export default function () { sleep(0.05); }
     assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
 }
 
-/// `--execution-segment`: the shares of an equal split add up to the whole
-/// test (arrivals dealt out in turn, iterations and VUs split), their
-/// results files merge in `loadlab report`, and a segment that is not one
-/// of equal shares is a usage error.
+/// `--execution-segment` with `--execution-segment-sequence`, as k6: the
+/// parts of a sequence's segments (equal, and unequal) add up to the whole
+/// test (arrivals, iterations, VUs), each arrival-rate part runs the whole
+/// test's arrivals that k6 gives it (its `iterationInTest`; the lists are
+/// those k6 v1.8.1 printed for the same options and sequence), their results
+/// files merge in `loadlab report`, and malformed segments are usage errors.
 #[test]
 fn execution_segments_add_up_to_the_whole_test() {
     let o = origin();
     let dir = tempfile::tempdir().unwrap();
     let script = r#"
 import http from 'k6/http';
+import exec from 'k6/execution';
 export const options = {
   scenarios: {
-    a: { executor: 'constant-arrival-rate', rate: 40, timeUnit: '1s', duration: '1s',
-         preAllocatedVUs: 8, maxVUs: 8 },
-    s: { executor: 'shared-iterations', vus: 2, iterations: 9, exec: 'shared' },
+    a: { executor: 'constant-arrival-rate', rate: 12, timeUnit: '1s', duration: '1s',
+         preAllocatedVUs: 7, maxVUs: 9 },
+    s: { executor: 'shared-iterations', vus: 5, iterations: 17, exec: 'shared' },
+    p: { executor: 'per-vu-iterations', vus: 5, iterations: 2, exec: 'shared' },
   },
 };
-export default function () { http.get(`${__ENV.BASE_URL}/a`); }
+export default function () {
+  console.log(`ARRIVAL ${exec.scenario.iterationInTest}`);
+  http.get(`${__ENV.BASE_URL}/a`);
+}
 export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
 "#;
     let base = format!("BASE_URL=http://{}", o.addr);
-    let run = |seg: &str, out: &str| {
+    let run = |seg: &[&str], out: &str| {
         let res = format!("loadlab={out}");
-        let r = k6(
-            dir.path(),
-            script,
-            &["-e", &base, "--execution-segment", seg, "--out", &res],
-        );
-        assert!(r.status.success(), "{seg}: {:?}", text(&r));
+        let mut args = vec!["-e", &base, "--out", &res];
+        args.extend_from_slice(seg);
+        let r = k6(dir.path(), script, &args);
+        assert!(r.status.success(), "{seg:?}: {:?}", text(&r));
         let rep = Command::new(bin())
             .args(["report", "-type=json", out])
             .current_dir(dir.path())
             .output()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-        j["requests"].as_u64().unwrap()
+        let mut arrivals: Vec<u64> = text(&r)
+            .1
+            .lines()
+            .filter_map(|l| l.split("ARRIVAL ").nth(1))
+            .map(|n| n.trim().trim_end_matches('"').parse().unwrap())
+            .collect();
+        arrivals.sort_unstable();
+        (j["requests"].as_u64().unwrap(), arrivals)
     };
-    let whole = run("0:1", "whole.lr");
-    assert_eq!(whole, 40 + 9);
-    let shares: Vec<u64> = ["0:1/4", "1/4:2/4", "50%:75%", "0.75:1"]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| run(s, &format!("s{i}.lr")))
-        .collect();
-    // Arrivals 10 each; iterations 9 dealt out in turn: 3, 2, 2, 2.
-    assert_eq!(shares, [13, 12, 12, 12]);
-    let rep = Command::new(bin())
-        .args(["report", "-type=json", "s0.lr", "s1.lr", "s2.lr", "s3.lr"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-    assert_eq!(j["requests"].as_u64(), Some(whole));
-    // Unequal or malformed segments are refused before anything runs.
-    for bad in ["1/3:3/4", "2/4:1/4", "x:1"] {
-        let r = k6(dir.path(), script, &["--execution-segment", bad]);
-        assert_eq!(r.status.code(), Some(2), "{bad}: {:?}", text(&r));
+    let (whole, all) = run(&[], "whole.lr");
+    // 12 arrivals (0..=11: loadlab ends the schedule before t = duration;
+    // k6 also starts one at exactly 1 s), 17 shared, 10 per-VU iterations.
+    assert_eq!(all, (0..12).collect::<Vec<_>>());
+    assert_eq!(whole, 12 + 17 + 10);
+    let check = |seq: &str, segs: &[&str], want: &[(u64, &[u64])]| {
+        let mut files = Vec::new();
+        let mut union = Vec::new();
+        for (i, (seg, (reqs, arr))) in segs.iter().zip(want).enumerate() {
+            let f = format!("{}-{i}.lr", seq.replace(['/', ','], "_"));
+            let (n, a) = run(
+                &[
+                    "--execution-segment",
+                    seg,
+                    "--execution-segment-sequence",
+                    seq,
+                ],
+                &f,
+            );
+            assert_eq!(a, *arr, "{seq} {seg}: arrivals");
+            assert_eq!(n, *reqs, "{seq} {seg}: requests");
+            union.extend(a);
+            files.push(f);
+        }
+        union.sort_unstable();
+        assert_eq!(union, all, "{seq}: the union of the arrivals");
+        let rep = Command::new(bin())
+            .args(["report", "-type=json"])
+            .args(&files)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        assert_eq!(j["requests"].as_u64(), Some(whole), "{seq}: merged");
+    };
+    // Equal, odd: k mod 3 for the arrivals (maxVUs 9: 3 each); 17 shared
+    // iterations over VUs 2, 2, 1 (k6's rule: striped in proportion to the
+    // VUs) → 7, 7, 3; per-VU: VUs 2, 2, 1 → 4, 4, 2 iterations.
+    check(
+        "0,1/3,2/3,1",
+        &["0:1/3", "1/3:2/3", "2/3:1"],
+        &[
+            (4 + 7 + 4, &[0, 3, 6, 9]),
+            (4 + 7 + 4, &[1, 4, 7, 10]),
+            (4 + 3 + 2, &[2, 5, 8, 11]),
+        ],
+    );
+    // Unequal (1/3, 1/6, 1/2) in k6's other forms: k6 v1.8.1 ran the
+    // arrivals 1,3,7,10,(12) / 5 / 0,2,4,6,8,9,11, shared iterations 7, 0,
+    // 10 and per-VU iterations 4, 0, 6.
+    check(
+        "0,1/3,0.5,1",
+        &["0:1/3", "1/3:50%", "0.5:1"],
+        &[
+            (4 + 7 + 4, &[1, 3, 7, 10]),
+            (1, &[5]),
+            (7 + 10 + 6, &[0, 2, 4, 6, 8, 9, 11]),
+        ],
+    );
+    // Malformed segments, and a segment not in the sequence, are refused
+    // before anything runs.
+    for bad in [
+        &["--execution-segment", "2/4:1/4"][..],
+        &["--execution-segment", "x:1"],
+        &[
+            "--execution-segment",
+            "1/4:1/2",
+            "--execution-segment-sequence",
+            "0,1/3,1",
+        ],
+        &["--execution-segment-sequence", "0,1/2,1"],
+        &[
+            "--execution-segment",
+            "0:1/2",
+            "--execution-segment-sequence",
+            "0,1/2,1/4,1",
+        ],
+    ] {
+        let r = k6(dir.path(), script, bad);
+        assert_eq!(r.status.code(), Some(2), "{bad:?}: {:?}", text(&r));
         assert!(text(&r).1.contains("--execution-segment"), "{:?}", text(&r));
     }
+}
+
+/// Three script workers (`--execution-segment i/3` of one sequence, a
+/// common `--start-at`) against a server on loopback, one killed with
+/// SIGKILL mid-run: each file carries its worker record and plan, and
+/// `loadlab report` over the files names the killed worker's share as
+/// missing, with the count; without its file, the whole share is missing.
+#[test]
+fn script_workers_killed_and_absent_show_as_missing() {
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+export const options = {
+  scenarios: {
+    a: { executor: 'constant-arrival-rate', rate: 60, timeUnit: '1s', duration: '3s',
+         preAllocatedVUs: 6 },
+  },
+};
+export default function () { http.get(`${__ENV.BASE_URL}/a`); }
+"#;
+    let path = dir.path().join("split.js");
+    std::fs::write(&path, script).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let start_at = format!("{:.3}", now + 2.0);
+    let base = format!("BASE_URL=http://{}", o.addr);
+    let seq = "0,1/3,2/3,1";
+    let segs = ["0:1/3", "1/3:2/3", "2/3:1"];
+    let mut children: Vec<std::process::Child> = segs
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| {
+            Command::new(bin())
+                .args(["k6", "run", "-q", "-e", &base])
+                .args([
+                    "--execution-segment",
+                    seg,
+                    "--execution-segment-sequence",
+                    seq,
+                ])
+                .args(["--start-at", &start_at])
+                .arg("--out")
+                .arg(format!("loadlab=w{i}.lr"))
+                .arg(&path)
+                .current_dir(dir.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Kill worker 1 half way through its 3 s (2 s to the start + 1.5 s).
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    children[1].kill().unwrap();
+    let _ = children[1].wait();
+    for (i, c) in children.iter_mut().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        let out = c.wait().unwrap();
+        assert!(out.success(), "worker {i}: {out:?}");
+    }
+    let report = |files: &[&str], typ: &str| {
+        let r = Command::new(bin())
+            .arg("report")
+            .arg(format!("-type={typ}"))
+            .args(files)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{:?}", text(&r));
+        String::from_utf8(r.stdout).unwrap()
+    };
+    let t = report(&["w0.lr", "w1.lr", "w2.lr"], "text");
+    assert!(t.contains("3 of 3, 0s"), "{t}");
+    // "N iterations missing: segment 1/3 (1/3:2/3) stopped after S of 60".
+    let line = t
+        .lines()
+        .find(|l| l.contains("segment 1/3 (1/3:2/3) stopped after"))
+        .unwrap_or_else(|| panic!("{t}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let n: u64 = words[words.iter().position(|w| *w == "iterations").unwrap() - 1]
+        .parse()
+        .unwrap();
+    let after = words.iter().position(|w| *w == "after").unwrap();
+    let s: u64 = words[after + 1].parse().unwrap();
+    assert_eq!(words[after + 2..after + 4], ["of", "60"], "{line}");
+    assert!(s > 0 && s < 60, "{line}");
+    assert_eq!(n, 60 - s, "{line}");
+    assert!(
+        line.contains("missing") && line.contains("no end record"),
+        "{line}"
+    );
+    assert!(t.contains(&format!("{n} missing of 180 scheduled")), "{t}");
+    // The complete workers are not named.
+    // (A loaded host may make one begin late: a Warning line, not Missing.)
+    let missing: Vec<&str> = t.lines().filter(|l| l.starts_with("Missing")).collect();
+    assert!(
+        missing
+            .iter()
+            .all(|l| !l.contains("segment 0/3") && !l.contains("segment 2/3")),
+        "{t}"
+    );
+    // Without the killed worker's file, its whole share is missing.
+    let t = report(&["w0.lr", "w2.lr"], "text");
+    assert!(
+        t.contains("60 iterations missing: segment 1/3 (1/3:2/3) absent"),
+        "{t}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&report(&["w0.lr", "w2.lr"], "json")).unwrap();
+    let w = &j["workers"][0];
+    assert_eq!(w["unit"], "iterations", "{w}");
+    assert_eq!(w["missing"], 60, "{w}");
+    assert_eq!(w["scheduled"], 180, "{w}");
+    assert_eq!(w["segments"], 3, "{w}");
+    // The two complete workers ran their 60 each: 120 requests.
+    assert_eq!(j["requests"], 120, "{j}");
+}
+
+/// `--start-at` is checked as `attack -start-at` is (usage errors, exit 2,
+/// naming the flag), and `--execution-segment-index I/N` is segment I of
+/// N equal ones.
+#[test]
+fn start_at_and_segment_index_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export default function () {}\n";
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let past = format!("--start-at={}", now - 60);
+    for (bad, want) in [
+        (vec!["--start-at=yesterday"], "invalid --start-at"),
+        (vec![past.as_str()], "--start-at passed"),
+        (
+            vec!["--execution-segment-index=3/3"],
+            "--execution-segment-index",
+        ),
+        (
+            vec!["--execution-segment-index=0/2", "--execution-segment=0:1/2"],
+            "cannot be used with",
+        ),
+    ] {
+        let r = k6(dir.path(), script, &bad);
+        assert_eq!(r.status.code(), Some(2), "{bad:?}: {:?}", text(&r));
+        assert!(text(&r).1.contains(want), "{bad:?}: {:?}", text(&r));
+    }
+    let r = k6(
+        dir.path(),
+        script,
+        &["--execution-segment-index=1/2", "-u", "2", "-i", "9"],
+    );
+    assert!(r.status.success(), "{:?}", text(&r));
+    // 9 shared iterations, 2 VUs: segment 1/2:1 of 0,1/2,1 has 1 VU and
+    // runs iterations 1, 3, 5, 7 (with -u 1 it would have no VU and, as in
+    // k6, no iterations).
+    let (o, e) = text(&r);
+    assert!(format!("{o}{e}").contains("4 complete"), "{o}{e}");
 }

@@ -822,3 +822,255 @@ fn the_jobs_worker_commands_run_locally_split_the_schedule_and_merge_exactly() {
     assert_eq!(json["requests"].as_u64(), Some(2000));
     assert_eq!(json["success"].as_f64(), Some(1.0));
 }
+
+/// A k6 script's workers: `k8s render --workers N -- k6 run [k6 flags]
+/// script.js`. The manifests read back into k8s-openapi's types (and
+/// serialize to the same documents); the ConfigMap holds the script, the
+/// module it imports and the file it `open()`s, mounted at their paths
+/// (`items`); pod I runs `loadlab k6 run --execution-segment-index I/N
+/// --start-at T --out loadlab=…`. Then the Job's command lines run here
+/// (the ConfigMap's items written to a folder standing for the mount): the
+/// workers split the script's arrivals and `report` merges them exactly.
+#[test]
+fn script_workers_render_and_their_commands_run_locally_and_merge() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    std::fs::create_dir_all(proj.join("lib")).unwrap();
+    std::fs::create_dir_all(proj.join("data")).unwrap();
+    std::fs::write(
+        proj.join("main.js"),
+        r#"import http from 'k6/http';
+import { pick } from './lib/util.js';
+const users = open('./data/users.csv').trim().split('\n');
+export const options = {
+  scenarios: {
+    a: { executor: 'constant-arrival-rate', rate: 60, timeUnit: '1s', duration: '2s',
+         preAllocatedVUs: 6 },
+  },
+};
+export default function () { http.get(`${__ENV.BASE_URL}/u/${pick(users)}`); }
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("lib/util.js"),
+        "export function pick(a) { return a[Math.floor(Math.random() * a.length)]; }\n",
+    )
+    .unwrap();
+    std::fs::write(proj.join("data/users.csv"), "ann\nbob\n").unwrap();
+    let base = format!("BASE_URL={}", o.url());
+    let script = proj.join("main.js");
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=3",
+            "--name=script",
+            "--namespace=load",
+            "--results=pvc:r",
+            "--start-delay=3s",
+            "--",
+            "k6",
+            "run",
+            "-e",
+            &base,
+            script.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    let (cm, job, cm_value, job_value) = documents(&yaml);
+    assert_eq!(serde_json::to_value(&cm).unwrap(), cm_value);
+    assert_eq!(serde_json::to_value(&job).unwrap(), job_value);
+    let spec = job.spec.clone().unwrap();
+    assert_eq!(spec.completion_mode.as_deref(), Some("Indexed"));
+    assert_eq!((spec.parallelism, spec.completions), (Some(3), Some(3)));
+    assert_eq!(spec.backoff_limit_per_index, Some(0));
+    let pod = spec.template.spec.unwrap();
+    let c = &pod.containers[0];
+    let args = c.args.clone().unwrap();
+    assert_eq!(
+        &args[..6],
+        [
+            "k6",
+            "run",
+            "--execution-segment-index=$(JOB_COMPLETION_INDEX)/3",
+            &args[3],
+            "--out=loadlab=/results/script-worker-$(JOB_COMPLETION_INDEX).bin",
+            "--tag=worker=$(JOB_COMPLETION_INDEX)",
+        ]
+    );
+    assert!(args[3].starts_with("--start-at=20"), "{args:?}");
+    assert_eq!(args.last().unwrap(), "/loadlab/input/main.js");
+    // The three files, each mounted at its path under /loadlab/input.
+    let vol = pod
+        .volumes
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|v| v.name == "input")
+        .unwrap();
+    let items = vol.config_map.as_ref().unwrap().items.clone().unwrap();
+    let data = cm.data.clone().unwrap();
+    let mut paths: Vec<(String, String)> = items
+        .iter()
+        .map(|i| (i.path.clone(), data[&i.key].clone()))
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert_eq!(paths[0], ("data/users.csv".into(), "ann\nbob\n".into()));
+    assert_eq!(paths[1].0, "lib/util.js");
+    assert_eq!(paths[2].0, "main.js");
+    assert_eq!(data.len(), 3);
+
+    // The pods' commands, here.
+    let input = dir.path().join("input");
+    let results = dir.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    for (path, content) in &paths {
+        let p = input.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            let local = |a: &String| {
+                a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
+                    .replace("/loadlab/input", input.to_str().unwrap())
+                    .replace("/results", results.to_str().unwrap())
+            };
+            Command::new(bin())
+                .args(args.iter().map(local))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for ch in children {
+        let out = wait_bounded(ch, Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let files: Vec<String> = (0..3)
+        .map(|i| {
+            results
+                .join(format!("script-worker-{i}.bin"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    for f in &files {
+        let rep = run(&["report", "-type=json", f], b"");
+        let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+        assert_eq!(json["requests"].as_u64(), Some(40), "{f}: a third of 120");
+    }
+    let mut a = vec!["report", "-type=json"];
+    a.extend(files.iter().map(String::as_str));
+    let rep = run(&a, b"");
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    assert_eq!(json["requests"].as_u64(), Some(120));
+    let w = &json["workers"][0];
+    assert_eq!(
+        (w["present"].as_u64(), w["missing"].as_u64()),
+        (Some(3), Some(0)),
+        "{w}"
+    );
+    assert_eq!(w["start_spread"].as_u64(), Some(0), "{w}");
+    assert_eq!(w["scheduled"].as_u64(), Some(120), "{w}");
+
+    // Flags the renderer owns are refused, naming the reason.
+    for bad in [
+        &["--execution-segment=0:1/2"][..],
+        &["--out", "loadlab=x.lr"],
+        &["--start-at=1"],
+    ] {
+        let mut a = vec![
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=pvc:r",
+            "--",
+            "k6",
+            "run",
+        ];
+        a.extend_from_slice(bad);
+        a.push(script.to_str().unwrap());
+        let out = run(&a, b"");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("not for k8s render"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+/// The script render against the Kubernetes project's JSON schemas, strictly
+/// (as the attack renders above; skipped, saying so, without
+/// `kubernetes-validate`).
+#[test]
+fn script_render_passes_the_kubernetes_json_schemas_strictly() {
+    let exe = std::env::var("KUBERNETES_VALIDATE").unwrap_or_else(|_| "kubernetes-validate".into());
+    if Command::new(&exe).arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{exe} not found: pip install kubernetes-validate (.ci/run does)"
+        );
+        eprintln!("SKIPPED: {exe} not found (pip install kubernetes-validate)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("s.js"),
+        "import { f } from './lib/f.js';\nconst d = open('d.bin', 'b');\nexport default function () { f(); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("lib/f.js"), "export function f() {}\n").unwrap();
+    std::fs::write(dir.path().join("d.bin"), [0u8, 255, 1]).unwrap();
+    let script = dir.path().join("s.js");
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=4",
+            "--name=schema-k6",
+            "--namespace=load",
+            "--results=s3://b/p",
+            "--",
+            "k6",
+            "run",
+            "-u",
+            "8",
+            "-d",
+            "1m",
+            script.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (cm, job, _, _) = documents(&text(&out.stdout));
+    assert_eq!(cm.binary_data.as_ref().unwrap().len(), 1);
+    // -d 1m: a deadline past the start, the minute and the graceful stop.
+    assert!(job.spec.unwrap().active_deadline_seconds.unwrap() >= 30 + 60 + 30);
+    let file = dir.path().join("m.yaml");
+    std::fs::write(&file, &out.stdout).unwrap();
+    for version in ["1.33.0", "1.37.0"] {
+        let v = Command::new(&exe)
+            .args(["--strict", "-k", version])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
+        assert!(v.status.success(), "against {version}:\n{report}");
+        assert!(
+            report.contains("passed for resource job/")
+                && report.contains("passed for resource configmap/"),
+            "{report}"
+        );
+    }
+}

@@ -398,3 +398,75 @@ fn k8s_gather_names_the_worker_that_uploaded_nothing_and_merges_the_rest() {
     );
     assert_eq!(requests(&out.stdout), 40);
 }
+
+/// `loadlab k6 run --out loadlab=s3://…` (a script worker in a pod):
+/// uploaded when the run ends, and after SIGTERM (what Kubernetes sends a
+/// pod it stops) with a finished file; the secret key never shows.
+#[test]
+fn k6_run_uploads_its_results_also_after_sigterm() {
+    let moto = Moto::start();
+    moto.bucket("results");
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.js");
+    std::fs::write(
+        &script,
+        r#"import http from 'k6/http';
+import { sleep } from 'k6';
+export const options = { scenarios: {
+  a: { executor: 'constant-arrival-rate', rate: 50, timeUnit: '1s', duration: __ENV.D,
+       preAllocatedVUs: 5 } } };
+export default function () { http.get(`${__ENV.BASE_URL}/k`); }
+"#,
+    )
+    .unwrap();
+    let base = format!("BASE_URL={}", o.url());
+    let k6 = |d: &str, key: &str| {
+        moto.loadlab(&[
+            "k6",
+            "run",
+            "-q",
+            "-e",
+            &base,
+            "-e",
+            &format!("D={d}"),
+            "--execution-segment-index=0/1",
+            &format!("--out=loadlab=s3://results/{key}"),
+            script.to_str().unwrap(),
+        ])
+    };
+    let out = run(k6("1s", "k6/worker-0.bin"), "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run(
+        moto.loadlab(&["report", "-type=json", "s3://results/k6/"]),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(requests(&out.stdout), 50);
+
+    let child = k6("60s", "k6/cut.bin").spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(2000));
+    let stopped = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = wait_bounded(child, Duration::from_secs(30));
+    assert_no_secret(&out);
+    assert!(stopped.elapsed() < Duration::from_secs(15));
+    // k6's exit code for a run stopped from outside.
+    assert_eq!(out.status.code(), Some(105), "{}", text(&out.stderr));
+    let out = run(
+        moto.loadlab(&["report", "-type=json", "s3://results/k6/cut.bin"]),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("no end record"),
+        "{}",
+        text(&out.stderr)
+    );
+    let n = requests(&out.stdout);
+    assert!((20..=150).contains(&n), "about 2 s at 50/s, got {n}");
+}

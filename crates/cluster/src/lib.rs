@@ -23,5 +23,5 @@ pub mod render;
 pub mod run;
 pub mod store;
 
-pub use flags::{PreparedFlags, prepare_attack_flags};
+pub use flags::{PreparedFlags, prepare_attack_flags, prepare_script_flags};
 pub use render::{Manifests, RenderError, RenderSpec, Results};

@@ -26,7 +26,7 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
-    ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
+    KeyToPath, ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
     ResourceRequirements, SeccompProfile, SecretEnvSource, SecurityContext,
     TopologySpreadConstraint, Volume, VolumeMount,
 };
@@ -182,8 +182,12 @@ fn labels(name: &str) -> BTreeMap<String, String> {
 }
 
 impl RenderSpec {
-    /// The worker's command line: `loadlab attack -segment=$(JOB_COMPLETION_INDEX)/N …`.
+    /// The worker's command line: `loadlab attack -segment=$(JOB_COMPLETION_INDEX)/N …`
+    /// (or, for a script, [`RenderSpec::script_worker_args`]).
     pub fn worker_args(&self) -> Vec<String> {
+        if self.is_script() {
+            return self.script_worker_args();
+        }
         let n = self.workers;
         let output = self.results.worker_output(&self.name);
         let start = loadlab_metrics::timefmt::rfc3339(self.start_at_unix_ns);
@@ -196,6 +200,36 @@ impl RenderSpec {
             "-quiet".to_string(),
         ];
         args.extend(self.flags.args.iter().cloned());
+        args
+    }
+
+    /// A k6 script's workers (`-- k6 run [k6 flags] script.js`, see
+    /// [`crate::flags::prepare_script_flags`]) rather than an attack's.
+    pub fn is_script(&self) -> bool {
+        self.flags.args.first().is_some_and(|a| a == "k6")
+    }
+
+    /// A script worker's command line: `loadlab k6 run
+    /// --execution-segment-index $(JOB_COMPLETION_INDEX)/N --start-at T
+    /// --out loadlab=… …`: segment I of N equal ones (k6's segment
+    /// `I/N:(I+1)/N` of the sequence `0,1/N,…,1`; the kubelet's `$(…)`
+    /// expansion cannot compute `I+1`, hence loadlab's shorthand).
+    pub fn script_worker_args(&self) -> Vec<String> {
+        let n = self.workers;
+        let output = self.results.worker_output(&self.name);
+        let start = loadlab_metrics::timefmt::rfc3339(self.start_at_unix_ns);
+        let mut args = vec![
+            "k6".to_string(),
+            "run".to_string(),
+            format!("--execution-segment-index=$(JOB_COMPLETION_INDEX)/{n}"),
+            format!("--start-at={start}"),
+            format!("--out=loadlab={output}"),
+            "--tag=worker=$(JOB_COMPLETION_INDEX)".to_string(),
+        ];
+        if !self.flags.args.iter().any(|a| a == "-q" || a == "--quiet") {
+            args.push("--quiet".to_string());
+        }
+        args.extend(self.flags.args.iter().skip(2).cloned());
         args
     }
 
@@ -228,7 +262,40 @@ impl RenderSpec {
 
         let mut data = BTreeMap::new();
         let mut binary = BTreeMap::new();
-        for (k, v) in &self.flags.files {
+        // Files at paths (a script's `lib/util.js`, `../data/x.csv` made
+        // relative to their common folder): a ConfigMap key cannot hold a
+        // '/', so each gets a key of its own and the volume's `items` put
+        // it back at its path.
+        let mut items: Option<Vec<KeyToPath>> = None;
+        let mut files: Vec<(String, &Vec<u8>)> = Vec::new();
+        if self.flags.files.keys().any(|k| k.contains('/')) {
+            let mut list = Vec::new();
+            for (n, (path, v)) in self.flags.files.iter().enumerate() {
+                let base = path.rsplit('/').next().unwrap_or(path);
+                let clean: String = base
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "-._".contains(c) {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .take(200)
+                    .collect();
+                let key = format!("f{n}-{clean}");
+                list.push(KeyToPath {
+                    key: key.clone(),
+                    path: path.clone(),
+                    mode: None,
+                });
+                files.push((key, v));
+            }
+            items = Some(list);
+        } else {
+            files.extend(self.flags.files.iter().map(|(k, v)| (k.clone(), v)));
+        }
+        for (k, v) in files {
             match String::from_utf8(v.clone()) {
                 Ok(s) => {
                     data.insert(k.clone(), s);
@@ -267,6 +334,7 @@ impl RenderSpec {
             name: "input".into(),
             config_map: Some(ConfigMapVolumeSource {
                 name: input.clone(),
+                items,
                 ..Default::default()
             }),
             ..Default::default()

@@ -172,6 +172,8 @@ pub use config::{
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use stop::StopSignal;
+/// A sleep on a `timerfd` (ns resolution), for a common start instant.
+pub use timer::PreciseSleep;
 pub use targets::{
     Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
     redact_url,

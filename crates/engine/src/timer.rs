@@ -12,8 +12,14 @@ use std::os::fd::OwnedFd;
 use tokio::io::unix::AsyncFd;
 use tokio::time::Instant;
 
-pub(crate) struct PreciseSleep {
+pub struct PreciseSleep {
     fd: Option<AsyncFd<OwnedFd>>,
+}
+
+impl Default for PreciseSleep {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl PreciseSleep {

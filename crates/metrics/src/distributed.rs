@@ -29,6 +29,41 @@ pub struct WorkerSegment {
     /// False when the file has no end record (the worker was killed, or is
     /// still writing).
     pub ended: bool,
+    /// A script worker's plan (`loadlab k6 run --execution-segment`): its
+    /// share counts iterations, not requests.
+    pub plan: Option<WorkerPlan>,
+    /// With a plan: the iterations the file records (k6's `iterations`)
+    /// and the ones dropped for want of a free VU (`dropped_iterations`,
+    /// counted like an attack's `unsent`).
+    pub iterations: u64,
+    pub dropped: u64,
+}
+
+/// How a script worker's share is counted (record 0x42, see
+/// docs/results-format.md): a k6 segment's share of every executor follows
+/// k6's rules (iterations striped by the segments' VUs, …), so the worker
+/// writes every segment's scheduled count rather than the whole test's.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkerPlan {
+    /// What the counts count: `iterations`.
+    pub unit: String,
+    /// This worker's segment as k6 writes it (`1/3:1/2`).
+    pub segment: String,
+    /// The sequence (`0,1/3,1/2,1`).
+    pub sequence: String,
+    /// Each segment's scheduled count (`None` when unknown in advance: a
+    /// `constant-vus` or `ramping-vus` scenario runs for a time, not a
+    /// count).
+    pub scheduled: Vec<Option<u64>>,
+}
+
+impl WorkerPlan {
+    /// Segment `i` as `FROM:TO`, from the sequence.
+    fn range(&self, i: u64) -> Option<String> {
+        let b: Vec<&str> = self.sequence.split(',').collect();
+        let i = usize::try_from(i).ok()?;
+        Some(format!("{}:{}", b.get(i)?, b.get(i + 1)?))
+    }
 }
 
 /// The checks of one run: the workers that share an attack name and a
@@ -59,6 +94,9 @@ pub struct RunCheck {
     pub warnings: Vec<String>,
     /// The workers' hosts, by segment index.
     pub hosts: Vec<(u64, String)>,
+    /// What `scheduled` and `missing` count: empty for requests (attack
+    /// workers), `iterations` for script workers.
+    pub unit: String,
 }
 
 /// A worker that began this much after its start instant is named in a
@@ -99,7 +137,49 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         segments: n,
         ..RunCheck::default()
     };
-    c.scheduled = ws.iter().find_map(|w| w.info.scheduled_total);
+    // Script workers (a plan): their shares count iterations, each
+    // segment's as the plan says.
+    let plan = ws.iter().find_map(|w| w.plan.as_ref());
+    if let Some(p) = plan {
+        c.unit = p.unit.clone();
+    }
+    let unit = if c.unit.is_empty() {
+        "requests"
+    } else {
+        c.unit.as_str()
+    };
+    let label = |i: u64| match plan.and_then(|p| p.range(i)) {
+        Some(r) => format!("{i}/{n} ({r})"),
+        None => format!("{i}/{n}"),
+    };
+    let share = |i: u64, total: Option<u64>| -> Option<u64> {
+        match plan {
+            Some(p) => p.scheduled.get(usize::try_from(i).ok()?).copied().flatten(),
+            None => Some(ScheduleSegment::new(i, n).ok()?.share(total?)),
+        }
+    };
+    let held = |w: &WorkerSegment| {
+        if w.plan.is_some() {
+            w.iterations + w.dropped
+        } else {
+            w.samples + w.unsent
+        }
+    };
+    c.scheduled = match plan {
+        Some(p) => p.scheduled.iter().copied().sum(),
+        None => ws.iter().find_map(|w| w.info.scheduled_total),
+    };
+    if let Some(p) = plan
+        && let Some(other) = ws
+            .iter()
+            .filter_map(|w| w.plan.as_ref())
+            .find(|q| q.sequence != p.sequence || q.scheduled != p.scheduled)
+    {
+        c.warnings.push(format!(
+            "the script workers disagree on the test (sequence {} vs {}, or their options): were they all given the same script, flags and --execution-segment-sequence? Missing counts use the first",
+            p.sequence, other.sequence
+        ));
+    }
     let mut totals: Vec<u64> = ws.iter().filter_map(|w| w.info.scheduled_total).collect();
     totals.sort_unstable();
     totals.dedup();
@@ -117,7 +197,7 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
     }
     c.present = by_index.len() as u64;
     for (i, list) in &by_index {
-        let seg = format!("{i}/{n}");
+        let seg = label(*i);
         if list.len() > 1 {
             let files: Vec<&str> = list.iter().map(|w| w.file.as_str()).collect();
             c.warnings.push(format!(
@@ -127,26 +207,20 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
             ));
         }
         c.hosts.push((*i, list[0].info.host.clone()));
-        let Some(want) = ScheduleSegment::new(*i, n)
-            .ok()
-            .zip(c.scheduled)
-            .map(|(s, t)| s.share(t))
-        else {
+        let Some(want) = share(*i, c.scheduled) else {
             if let Some(w) = list.iter().find(|w| !w.ended) {
+                c.missing_lower_bound = true;
                 c.problems.push(format!(
-                    "segment {seg} stopped after {} requests (its file {} has no end record; its scheduled count is unknown)",
-                    w.samples,
+                    "{unit} missing: segment {seg} stopped after {} {unit} (its file {} has no end record: the worker was killed or is still writing; its scheduled count is unknown)",
+                    held(w),
                     w.file
                 ));
             }
             continue;
         };
         // The most complete copy counts (a retried worker may have left two).
-        let best = list
-            .iter()
-            .max_by_key(|w| w.samples + w.unsent)
-            .expect("non-empty");
-        let short = want.saturating_sub(best.samples + best.unsent);
+        let best = list.iter().max_by_key(|w| held(w)).expect("non-empty");
+        let short = want.saturating_sub(held(best));
         if short > 0 {
             c.missing += short;
             let why = if best.ended {
@@ -155,9 +229,9 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
                 "its file has no end record: the worker was killed or is still writing"
             };
             c.problems.push(format!(
-                "{} requests missing: segment {seg} stopped after {} of {} ({why})",
+                "{} {unit} missing: segment {seg} stopped after {} of {} ({why})",
                 short,
-                best.samples + best.unsent,
+                held(best),
                 want
             ));
         }
@@ -166,21 +240,17 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         if by_index.contains_key(&i) {
             continue;
         }
-        let seg = format!("{i}/{n}");
-        match ScheduleSegment::new(i, n)
-            .ok()
-            .zip(c.scheduled)
-            .map(|(s, t)| s.share(t))
-        {
+        let seg = label(i);
+        match share(i, c.scheduled) {
             Some(want) => {
                 c.missing += want;
                 c.problems
-                    .push(format!("{} requests missing: segment {seg} absent", want));
+                    .push(format!("{} {unit} missing: segment {seg} absent", want));
             }
             None => {
                 c.missing_lower_bound = true;
                 c.problems.push(format!(
-                    "requests missing: segment {seg} absent (its scheduled count is unknown)"
+                    "{unit} missing: segment {seg} absent (its scheduled count is unknown)"
                 ));
             }
         }
@@ -201,13 +271,14 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         let first = ws.iter().min_by_key(|w| w.start_unix_ns).expect("some");
         let last = ws.iter().max_by_key(|w| w.start_unix_ns).expect("some");
         c.warnings.push(format!(
-            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} started first ({}), segment {}/{n} last ({}); give every worker the same -start-at",
+            "the workers' start instants disagree by {}, more than the send clock's resolution ({}): segment {}/{n} started first ({}), segment {}/{n} last ({}); give every worker the same {}",
             show_ns(c.start_spread_ns),
             show_ns(c.resolution_ns),
             first.info.index,
             crate::timefmt::rfc3339(i128::from(first.start_unix_ns)),
             last.info.index,
             crate::timefmt::rfc3339(i128::from(last.start_unix_ns)),
+            if plan.is_some() { "--start-at" } else { "-start-at" },
         ));
     }
     for w in ws {

@@ -232,6 +232,24 @@ impl MetricSet {
         if let Some(&i) = self.index.get(s) {
             return i;
         }
+        // The workers of a split run (`worker` tag: `k6 run
+        // --execution-segment`, `-tag=worker=…`) each write the same
+        // series: their figures merge into one (a `-by=worker` report
+        // still splits them, by the records' tags).
+        if s.tag(loadlab_core::series::tag::WORKER).is_some() {
+            let merged = Arc::new(SeriesDef {
+                tags: s
+                    .tags
+                    .iter()
+                    .filter(|(k, _)| &**k != loadlab_core::series::tag::WORKER)
+                    .cloned()
+                    .collect(),
+                ..(**s).clone()
+            });
+            let i = self.slot(&merged);
+            self.index.insert(s.clone(), i);
+            return i;
+        }
         self.series.push((s.clone(), MetricFigures::new(s.kind)));
         self.index.insert(s.clone(), self.series.len() - 1);
         self.series.len() - 1

@@ -175,16 +175,21 @@ fn workers_text(out: &mut String, runs: &[crate::distributed::RunCheck]) {
             r.segments,
             go_duration(round_for_text(r.start_spread_ns))
         );
+        let unit = if r.unit.is_empty() {
+            "requests"
+        } else {
+            r.unit.as_str()
+        };
         if r.missing > 0 || r.missing_lower_bound {
             let of = r
                 .scheduled
                 .map_or(String::new(), |s| format!(" of {s} scheduled"));
             let count = match (r.missing, r.missing_lower_bound) {
-                (0, true) => "an unknown number of requests".to_string(),
+                (0, true) => format!("an unknown number of {unit}"),
                 (n, true) => format!("at least {n}"),
                 (n, false) => n.to_string(),
             };
-            let _ = writeln!(t, "Missing\t[requests]\t{count} missing{of}");
+            let _ = writeln!(t, "Missing\t[{unit}]\t{count} missing{of}");
         }
         for p in &r.problems {
             let _ = writeln!(t, "Missing\t[segment]\t{p}");
@@ -209,6 +214,10 @@ fn workers_json(o: &mut String, runs: &[crate::distributed::RunCheck]) {
         }
         o.push_str("{\"attack\":");
         json_string(o, &r.attack);
+        if !r.unit.is_empty() {
+            o.push_str(",\"unit\":");
+            json_string(o, &r.unit);
+        }
         let _ = write!(
             o,
             ",\"segments\":{},\"present\":{},\"scheduled\":{},\"missing\":{},\"missing_lower_bound\":{},\"start_spread\":{},\"resolution\":{},\"problems\":[",

@@ -231,7 +231,7 @@ fn unknown_counts_and_duplicates_are_said() {
     assert!(
         c.problems
             .iter()
-            .any(|p| p.starts_with("segment 0/3 stopped after 5 requests")),
+            .any(|p| p.starts_with("requests missing: segment 0/3 stopped after 5 requests")),
         "{c:?}"
     );
     assert!(
@@ -373,4 +373,194 @@ fn segment_files_merge_exactly_into_the_whole() {
         };
         assert_eq!(a, b, "{kind:?}");
     }
+}
+
+/// A script worker's file (`loadlab k6 run --execution-segment`): its
+/// worker record, its plan (every segment's scheduled iterations), and
+/// `iterations` / `dropped_iterations` metric records.
+fn script_file(
+    i: u64,
+    plan: &[Option<u64>],
+    seq: &str,
+    done: u64,
+    dropped: u64,
+    cut: bool,
+) -> Vec<u8> {
+    use loadlab_core::{MetricSample, SeriesInfo, SeriesKind};
+    use loadlab_metrics::distributed::WorkerPlan;
+    let buf = Shared::default();
+    let mut wr = ResultsWriter::new(buf.clone());
+    wr.begin(&AttackInfo {
+        name: "script.js".into(),
+        start_unix_ns: START,
+        worker: Some(worker(i, plan.len() as u64, None)),
+        ..Default::default()
+    });
+    let b: Vec<&str> = seq.split(',').collect();
+    wr.write_worker_plan(&WorkerPlan {
+        unit: "iterations".into(),
+        segment: format!("{}:{}", b[i as usize], b[i as usize + 1]),
+        sequence: seq.into(),
+        scheduled: plan.to_vec(),
+    });
+    for (id, name) in [(0u32, "iterations"), (1, "dropped_iterations")] {
+        wr.register_series(
+            id,
+            &SeriesInfo {
+                kind: SeriesKind::Counter,
+                name: name.into(),
+                time: false,
+                tags: vec![("scenario".into(), "a".into())],
+            },
+        );
+    }
+    for k in 0..done {
+        wr.metric(&MetricSample {
+            series: 0,
+            t_ns: k * 1_000_000,
+            value: 1.0,
+        });
+    }
+    if dropped > 0 {
+        wr.metric(&MetricSample {
+            series: 1,
+            t_ns: 0,
+            value: dropped as f64,
+        });
+    }
+    if cut {
+        wr.flush().unwrap();
+        return buf.0.lock().unwrap().clone();
+    }
+    wr.into_inner().unwrap();
+    buf.0.lock().unwrap().clone()
+}
+
+#[test]
+fn script_workers_count_iterations_against_their_plan() {
+    let seq = "0,1/4,1";
+    let plan = [Some(10), Some(30)];
+    // Complete: 8 done + 2 dropped of 10; 30 of 30.
+    let files = vec![
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &plan, seq, 30, 0, false),
+    ];
+    let (w, ..) = read(&files);
+    assert_eq!(w[0].plan.as_ref().unwrap().segment, "0:1/4");
+    assert_eq!((w[0].iterations, w[0].dropped), (8, 2));
+    let c = one(&files);
+    assert_eq!(
+        (c.missing, c.scheduled, c.unit.as_str()),
+        (0, Some(40), "iterations")
+    );
+    assert!(c.problems.is_empty() && c.warnings.is_empty(), "{c:?}");
+    // Killed after 12 of 30; then absent.
+    let cut = vec![
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &plan, seq, 12, 0, true),
+    ];
+    let c = one(&cut);
+    assert_eq!(c.missing, 18);
+    assert!(
+        c.problems[0]
+            .starts_with("18 iterations missing: segment 1/2 (1/4:1) stopped after 12 of 30"),
+        "{c:?}"
+    );
+    let c = one(&cut[..1]);
+    assert_eq!(
+        c.problems,
+        ["30 iterations missing: segment 1/2 (1/4:1) absent"]
+    );
+    let (_, text, json) = read(&cut[..1]);
+    let t = render(&text, &ReportType::Text);
+    assert!(t.contains("30 missing of 40 scheduled"), "{t}");
+    // (The JSON form, `"unit": "iterations"`, is checked in crates/cli/tests/k6.rs.)
+    let _ = json;
+    // Unknown counts (constant VUs): named, without a count.
+    let c = one(&[script_file(1, &[None, None], seq, 5, 0, true)]);
+    assert!(c.missing_lower_bound);
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p
+                .starts_with("iterations missing: segment 1/2 (1/4:1) stopped after 5 iterations")),
+        "{c:?}"
+    );
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("segment 0/2 (0:1/4) absent")),
+        "{c:?}"
+    );
+    // Workers given other options: warned about.
+    let c = one(&[
+        script_file(0, &plan, seq, 8, 2, false),
+        script_file(1, &[Some(10), Some(31)], seq, 31, 0, false),
+    ]);
+    assert!(c.warnings.iter().any(|w| w.contains("disagree")), "{c:?}");
+}
+
+/// The workers' metric series (each tagged `worker=I/N`) merge into one
+/// series in the report: one line, the count of both, the percentiles of
+/// the merged histogram; `-by=worker` still shows each worker's own.
+#[test]
+fn script_workers_metric_series_merge_across_workers() {
+    use loadlab_core::{MetricSample, SeriesInfo, SeriesKind};
+    let make = |i: u64, values: &[f64]| {
+        let buf = Shared::default();
+        let mut wr =
+            ResultsWriter::new(buf.clone()).with_tags(vec![("worker".into(), format!("{i}/2"))]);
+        wr.begin(&AttackInfo {
+            name: "script.js".into(),
+            start_unix_ns: START,
+            ..Default::default()
+        });
+        wr.register_series(
+            0,
+            &SeriesInfo {
+                kind: SeriesKind::Trend,
+                name: "msg_delay".into(),
+                time: false,
+                tags: vec![("scenario".into(), "a".into())],
+            },
+        );
+        for (k, v) in values.iter().enumerate() {
+            wr.metric(&MetricSample {
+                series: 0,
+                t_ns: k as u64 * 1_000_000,
+                value: *v,
+            });
+        }
+        wr.into_inner().unwrap();
+        buf.0.lock().unwrap().clone()
+    };
+    let files = [make(0, &[1.0, 2.0, 3.0]), make(1, &[100.0, 200.0])];
+    let group = |by: Option<GroupBy>| {
+        let mut g = Grouped::new(&ReportType::Text, by);
+        for (i, f) in files.iter().enumerate() {
+            let mut r = open_results(
+                Box::new(std::io::Cursor::new(f.clone())),
+                &format!("w{i}.bin"),
+            )
+            .unwrap();
+            while let Some(item) = r.next_item() {
+                match item.unwrap() {
+                    loadlab_metrics::Item::Request(x) => g.add(&x),
+                    loadlab_metrics::Item::Metric(x) => g.add_metric(&x),
+                }
+            }
+        }
+        g
+    };
+    let t = render(&group(None), &ReportType::Text);
+    let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("msg_delay")).collect();
+    assert_eq!(lines.len(), 1, "{t}");
+    assert!(lines[0].starts_with("msg_delay{scenario=a} "), "{t}");
+    assert!(lines[0].contains(", 200"), "the max of both workers: {t}");
+    // Split by worker: each its own.
+    let t = render(
+        &group(Some(GroupBy::Tag("worker".into()))),
+        &ReportType::Text,
+    );
+    assert!(t.contains("0/2") && t.contains("1/2"), "{t}");
 }

@@ -847,7 +847,7 @@ pub fn install<'js>(
                     o.set("startTime", info.start_unix_ms)?;
                     o.set("progress", info.progress)?;
                     o.set("iterationInInstance", info.iteration as f64)?;
-                    o.set("iterationInTest", info.iteration as f64)?;
+                    o.set("iterationInTest", info.in_test as f64)?;
                     Ok(o)
                 },
             )?,

@@ -39,6 +39,7 @@ pub mod metrics;
 pub mod options;
 pub mod out;
 pub mod sched;
+pub mod segment;
 pub mod summary;
 pub mod vu;
 

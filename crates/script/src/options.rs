@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::ScriptError;
+use crate::segment::{Stripe, Tuple};
 
 /// One stage of a ramp: reach `target` (VUs or iterations per time unit)
 /// linearly over `duration`.
@@ -51,79 +52,117 @@ pub enum Executor {
     },
 }
 
-/// How many of `0..x` fall to share `i` of `n` when they are dealt out in
-/// turn (`j mod n == i`): the same striping as `attack -segment`.
-fn share(x: u64, i: u64, n: u64) -> u64 {
-    if x > i { (x - i).div_ceil(n) } else { 0 }
+/// How an executor's work is shared out by `--execution-segment`, beyond
+/// its own (scaled) numbers: what the scheduler needs to run this
+/// instance's part of the whole test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioSegment {
+    /// Arrival-rate executors: this instance's `j`-th arrival is the whole
+    /// test's arrival `arrivals.nth(j)`, due at its whole-test time
+    /// (`None` from `nth`: this instance has none).
+    pub arrivals: Option<Stripe>,
+    /// `ramping-vus`: the whole test's start and stages; at each instant
+    /// this instance runs its share (`vus.scale`) of the whole test's VUs.
+    pub ramp: Option<(Stripe, u64, Vec<Stage>)>,
 }
 
 impl Executor {
-    /// This executor's share `i` of `n`: VUs and iterations are dealt out
-    /// in turn (VU j and iteration j go to share `j mod n`); an
-    /// arrival-rate executor keeps its whole-test rate and the scheduler
-    /// starts only arrivals `i, i + n, i + 2n, …` at their whole-test times
-    /// (`Options::segment`), so the union of the shares is the whole test.
-    pub fn segmented(&self, i: u64, n: u64) -> Executor {
-        let vus_for = |v: u64, work: bool| {
-            let s = share(v, i, n);
-            if work { s.max(1) } else { s }
+    /// This executor's part for the instance running segment `t`, as k6
+    /// shares it out: VUs scaled by the sequence's striping (constant-vus,
+    /// per-vu-iterations and shared-iterations VUs, an arrival-rate's VUs,
+    /// a ramp's VUs at every instant); the iterations of shared-iterations
+    /// and the arrivals of the arrival-rate executors striped in proportion
+    /// to the segments' VUs (a segment without VUs gets none); per-VU
+    /// iterations unchanged. The union over the sequence's segments is the
+    /// whole test.
+    pub fn segmented(&self, t: &Tuple) -> (Executor, Option<ScenarioSegment>) {
+        let vus = Stripe {
+            striping: t.striping.clone(),
+            seg: Some(t.index),
         };
-        let stage = |st: &Stage| Stage {
-            duration: st.duration,
-            target: share(st.target.max(0.0).round() as u64, i, n) as f64,
-        };
+        let whole_vus = |v: f64| v.max(0.0).round() as u64;
         match self {
             Executor::SharedIterations {
-                vus,
+                vus: v,
                 iterations,
                 max_duration,
-            } => {
-                let iterations = share(*iterations, i, n);
+            } => (
                 Executor::SharedIterations {
-                    vus: vus_for(*vus, iterations > 0).min(iterations.max(1)),
-                    iterations,
+                    vus: t.scale(*v),
+                    iterations: Stripe::by_vus(t, t.index, *v).scale(*iterations),
                     max_duration: *max_duration,
-                }
-            }
+                },
+                None,
+            ),
             Executor::PerVuIterations {
-                vus,
+                vus: v,
                 iterations,
                 max_duration,
-            } => Executor::PerVuIterations {
-                vus: share(*vus, i, n),
-                iterations: *iterations,
-                max_duration: *max_duration,
-            },
-            Executor::ConstantVus { vus, duration } => Executor::ConstantVus {
-                vus: share(*vus, i, n),
-                duration: *duration,
-            },
-            Executor::RampingVus { start_vus, stages } => Executor::RampingVus {
-                start_vus: share(*start_vus, i, n),
-                stages: stages.iter().map(stage).collect(),
-            },
+            } => (
+                Executor::PerVuIterations {
+                    vus: t.scale(*v),
+                    iterations: *iterations,
+                    max_duration: *max_duration,
+                },
+                None,
+            ),
+            Executor::ConstantVus { vus: v, duration } => (
+                Executor::ConstantVus {
+                    vus: t.scale(*v),
+                    duration: *duration,
+                },
+                None,
+            ),
+            Executor::RampingVus { start_vus, stages } => (
+                Executor::RampingVus {
+                    start_vus: t.scale(*start_vus),
+                    stages: stages
+                        .iter()
+                        .map(|st| Stage {
+                            duration: st.duration,
+                            target: t.scale(whole_vus(st.target)) as f64,
+                        })
+                        .collect(),
+                },
+                Some(ScenarioSegment {
+                    arrivals: None,
+                    ramp: Some((vus, *start_vus, stages.clone())),
+                }),
+            ),
             Executor::ConstantArrivalRate {
                 rate,
                 time_unit,
                 duration,
                 max_vus,
-            } => Executor::ConstantArrivalRate {
-                rate: *rate,
-                time_unit: *time_unit,
-                duration: *duration,
-                max_vus: vus_for(*max_vus, true),
-            },
+            } => (
+                Executor::ConstantArrivalRate {
+                    rate: *rate,
+                    time_unit: *time_unit,
+                    duration: *duration,
+                    max_vus: t.scale(*max_vus),
+                },
+                Some(ScenarioSegment {
+                    arrivals: Some(Stripe::by_vus(t, t.index, *max_vus)),
+                    ramp: None,
+                }),
+            ),
             Executor::RampingArrivalRate {
                 start_rate,
                 time_unit,
                 stages,
                 max_vus,
-            } => Executor::RampingArrivalRate {
-                start_rate: *start_rate,
-                time_unit: *time_unit,
-                stages: stages.clone(),
-                max_vus: vus_for(*max_vus, true),
-            },
+            } => (
+                Executor::RampingArrivalRate {
+                    start_rate: *start_rate,
+                    time_unit: *time_unit,
+                    stages: stages.clone(),
+                    max_vus: t.scale(*max_vus),
+                },
+                Some(ScenarioSegment {
+                    arrivals: Some(Stripe::by_vus(t, t.index, *max_vus)),
+                    ramp: None,
+                }),
+            ),
         }
     }
 
@@ -202,6 +241,11 @@ pub struct Scenario {
     pub graceful_stop: Duration,
     pub env: Vec<(String, String)>,
     pub tags: Vec<(String, String)>,
+    /// `--execution-segment`: how this instance takes its part (`None`
+    /// for the whole test, or when the scaled numbers say it all).
+    pub segment: Option<ScenarioSegment>,
+    /// The executor of the whole test (before `--execution-segment`).
+    pub whole: Executor,
 }
 
 /// A threshold expression on one metric (or a tag-filtered submetric).
@@ -219,9 +263,9 @@ pub struct Threshold {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub scenarios: Vec<Scenario>,
-    /// `--execution-segment`: this instance runs share `i` of `n` (0-based)
-    /// of every scenario; `(0, 1)` is the whole test.
-    pub segment: (u64, u64),
+    /// `--execution-segment` and its sequence: this instance's part of
+    /// every scenario (`0:1` is the whole test).
+    pub segment: Tuple,
     pub thresholds: Vec<Threshold>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Vec<String>,
@@ -246,8 +290,8 @@ pub struct Overrides {
     /// `--summary-mode=full`.
     pub summary_full: bool,
     pub no_thresholds: bool,
-    /// `--execution-segment`: share `i` of `n` equal shares (0-based).
-    pub segment: Option<(u64, u64)>,
+    /// `--execution-segment` with `--execution-segment-sequence`.
+    pub segment: Option<Tuple>,
 }
 
 fn bad(msg: impl Into<String>) -> ScriptError {
@@ -435,6 +479,7 @@ impl Options {
                     max_duration: Duration::from_secs(600),
                 }
             };
+            let executor_copy = executor.clone();
             scenarios.push(Scenario {
                 name: "default".into(),
                 executor,
@@ -443,6 +488,8 @@ impl Options {
                 graceful_stop: Duration::from_secs(30),
                 env: Vec::new(),
                 tags: Vec::new(),
+                segment: None,
+                whole: executor_copy,
             });
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
@@ -526,10 +573,12 @@ impl Options {
             .map(|v| parse_duration(v, "options.teardownTimeout"))
             .transpose()?
             .unwrap_or(Duration::from_secs(60));
-        let segment = o.segment.unwrap_or((0, 1));
-        if segment.1 > 1 {
+        let segment = o.segment.clone().unwrap_or_else(Tuple::whole);
+        if !segment.is_whole() {
             for sc in &mut scenarios {
-                sc.executor = sc.executor.segmented(segment.0, segment.1);
+                let (ex, seg) = sc.executor.segmented(&segment);
+                sc.executor = ex;
+                sc.segment = seg;
             }
         }
         Ok(Options {
@@ -547,6 +596,49 @@ impl Options {
 
     pub fn max_vus(&self) -> u64 {
         self.scenarios.iter().map(|s| s.executor.max_vus()).sum()
+    }
+
+    /// The iterations each segment of the sequence is scheduled to run (in
+    /// the sequence's order), as the scheduler shares them out: a
+    /// segment's shared iterations, its VUs × per-VU iterations, its
+    /// arrivals (started or dropped). `None` for a segment whose count is
+    /// not known in advance (a `constant-vus` or `ramping-vus` scenario
+    /// runs for a time, not a count).
+    pub fn planned_iterations(&self) -> Vec<Option<u64>> {
+        let t = &self.segment;
+        let n = t.count();
+        let mut total: Vec<Option<u64>> = vec![Some(0); n];
+        let by_vus = |vus: u64, work: u64| -> Vec<u64> {
+            match t.from_value(vus) {
+                Some((st, map)) => map
+                    .iter()
+                    .map(|m| m.map_or(0, |m| st.scale(m, work)))
+                    .collect(),
+                None => vec![0; n],
+            }
+        };
+        for sc in &self.scenarios {
+            let part: Option<Vec<u64>> = match &sc.whole {
+                Executor::SharedIterations {
+                    vus, iterations, ..
+                } => Some(by_vus(*vus, *iterations)),
+                Executor::PerVuIterations {
+                    vus, iterations, ..
+                } => Some((0..n).map(|s| t.scale_of(s, *vus) * iterations).collect()),
+                ex @ (Executor::ConstantArrivalRate { max_vus, .. }
+                | Executor::RampingArrivalRate { max_vus, .. }) => {
+                    crate::sched::arrival_count(ex, 1 << 40).map(|k| by_vus(*max_vus, k))
+                }
+                Executor::ConstantVus { .. } | Executor::RampingVus { .. } => None,
+            };
+            for (s, tot) in total.iter_mut().enumerate() {
+                *tot = match (&part, *tot) {
+                    (Some(p), Some(x)) => Some(x + p[s]),
+                    _ => None,
+                };
+            }
+        }
+        total
     }
 }
 
@@ -650,6 +742,8 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
     };
     Ok(Scenario {
         name: name.to_string(),
+        whole: executor.clone(),
+        segment: None,
         executor,
         exec: get("exec")
             .and_then(Value::as_str)

@@ -5,14 +5,31 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink};
+use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink, WorkerInfo};
 use loadlab_metrics::ResultsWriter;
+use loadlab_metrics::distributed::WorkerPlan;
 
 use crate::ScriptError;
 use crate::sched::RunConfig;
 
+/// A record held until the test starts (see [`Outputs::start`]).
+enum Held {
+    Series(u32, SeriesInfo),
+    Sample(Sample),
+    Metric(MetricSample),
+}
+
+/// The results file's header, written when the test starts: a worker's
+/// record says when it began, which is known only then.
+struct Pending {
+    info: AttackInfo,
+    plan: Option<WorkerPlan>,
+    held: Vec<Held>,
+}
+
 pub struct Outputs {
     results: Option<(PathBuf, ResultsWriter<BufWriter<File>>)>,
+    pending: Option<Pending>,
     json: Option<(PathBuf, BufWriter<File>)>,
     json_metrics: Vec<String>,
     export: Option<PathBuf>,
@@ -29,6 +46,7 @@ impl Outputs {
     pub fn none() -> Outputs {
         Outputs {
             results: None,
+            pending: None,
             json: None,
             json_metrics: Vec::new(),
             export: None,
@@ -37,22 +55,50 @@ impl Outputs {
         }
     }
 
-    pub fn open(cfg: &RunConfig, start_unix_ns: u64) -> Result<Outputs, ScriptError> {
+    /// Opens the files. A worker of a split run (`worker`: its record and
+    /// its plan) writes its results header when the test starts
+    /// ([`Outputs::start`]); records made before (series declared at init,
+    /// `setup()`'s requests) are held until then.
+    pub fn open(
+        cfg: &RunConfig,
+        start_unix_ns: u64,
+        worker: Option<(WorkerInfo, WorkerPlan)>,
+    ) -> Result<Outputs, ScriptError> {
         let mut o = Outputs::none();
         o.start_unix_ns = start_unix_ns;
         if let Some(p) = &cfg.results_out {
-            let mut w = ResultsWriter::new(BufWriter::new(create(p, "results file")?));
-            w.begin(&AttackInfo {
-                name: cfg
-                    .script
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_default(),
-                start_unix_ns,
-                timeout_ns: 60_000_000_000,
-                ..Default::default()
+            let w = ResultsWriter::new(BufWriter::new(create(p, "results file")?));
+            let (worker, plan) = match worker {
+                Some((w, p)) => (Some(w), Some(p)),
+                None => (None, None),
+            };
+            let worker_tag = worker
+                .as_ref()
+                .map(|w| ("worker".to_string(), format!("{}/{}", w.index, w.count)));
+            let w = match worker_tag {
+                // As `attack -segment`: `report -by=worker` splits by segment.
+                Some(t) => w.with_tags(vec![t]),
+                None => w,
+            };
+            o.pending = Some(Pending {
+                info: AttackInfo {
+                    name: cfg
+                        .script
+                        .file_name()
+                        .map(|n| n.to_string_lossy().to_string())
+                        .unwrap_or_default(),
+                    start_unix_ns,
+                    timeout_ns: 60_000_000_000,
+                    worker,
+                    ..Default::default()
+                },
+                plan,
+                held: Vec::new(),
             });
             o.results = Some((p.clone(), w));
+            if o.pending.as_ref().is_some_and(|p| p.info.worker.is_none()) {
+                o.start(0);
+            }
         }
         if let Some(p) = &cfg.json_out {
             o.json = Some((p.clone(), BufWriter::new(create(p, "JSON output")?)));
@@ -69,29 +115,69 @@ impl Outputs {
         self.results.is_some()
     }
 
+    /// The test starts: the results header is written (a worker's record
+    /// with `began_unix_ns`, its wall clock now), then what was held.
+    pub fn start(&mut self, began_unix_ns: u64) {
+        let (Some(p), Some((_, w))) = (self.pending.take(), &mut self.results) else {
+            return;
+        };
+        let mut info = p.info;
+        if let Some(wi) = &mut info.worker {
+            wi.began_unix_ns = began_unix_ns;
+        }
+        w.begin(&info);
+        if let Some(plan) = &p.plan {
+            w.write_worker_plan(plan);
+        }
+        for h in p.held {
+            match h {
+                Held::Series(id, s) => w.register_series(id, &s),
+                Held::Sample(s) => w.record(&s),
+                Held::Metric(m) => w.metric(&m),
+            }
+        }
+    }
+
+    /// Hands what is buffered to the file (a worker killed later leaves a
+    /// file readable up to here).
+    pub fn flush(&mut self) {
+        if self.pending.is_none()
+            && let Some((_, w)) = &mut self.results
+        {
+            let _ = w.flush();
+        }
+    }
+
     /// Declares a series in the results file; returns its id.
     pub fn register(&mut self, info: SeriesInfo) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
-        if let Some((_, w)) = &mut self.results {
+        if let Some(p) = &mut self.pending {
+            p.held.push(Held::Series(id, info));
+        } else if let Some((_, w)) = &mut self.results {
             w.register_series(id, &info);
         }
         id
     }
 
     pub fn sample(&mut self, s: &Sample) {
-        if let Some((_, w)) = &mut self.results {
+        if let Some(p) = &mut self.pending {
+            p.held.push(Held::Sample(*s));
+        } else if let Some((_, w)) = &mut self.results {
             w.record(s);
         }
     }
 
     pub fn metric(&mut self, series: u32, t_ns: u64, value: f64) {
-        if let Some((_, w)) = &mut self.results {
-            w.metric(&MetricSample {
-                series,
-                t_ns,
-                value,
-            });
+        let m = MetricSample {
+            series,
+            t_ns,
+            value,
+        };
+        if let Some(p) = &mut self.pending {
+            p.held.push(Held::Metric(m));
+        } else if let Some((_, w)) = &mut self.results {
+            w.metric(&m);
         }
     }
 
@@ -141,6 +227,13 @@ impl Outputs {
 
     /// Closes every file; the summary export gets `export`.
     pub fn finish(&mut self, export: serde_json::Value) -> Result<(), ScriptError> {
+        if self.pending.is_some() {
+            // Ended before the start (Ctrl-C while waiting): a readable file.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            self.start(now);
+        }
         if let Some((p, mut w)) = self.results.take() {
             w.finish()
                 .map_err(|e| ScriptError::Output(format!("writing {}: {e}", p.display())))?;

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::metrics::{Kind, Registry};
-use crate::options::{Executor, Options, Overrides, ramp_at};
+use crate::options::{Executor, Options, Overrides, Scenario, ramp_at};
 use crate::out::Outputs;
 use crate::vu::{self, Op, Resume, VuCoroutine};
 
@@ -36,6 +36,60 @@ pub struct RunConfig {
     pub results_out: Option<PathBuf>,
     /// `--summary-export=FILE`.
     pub summary_export: Option<PathBuf>,
+    /// `--start-at`: the instant (ns since the Unix epoch) every worker's
+    /// scenarios start on, after init and `setup()`.
+    pub start_at_unix_ns: Option<u64>,
+}
+
+/// The host's name, for a worker's results header.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default()
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A worker's record and plan for its results file: written when the run
+/// is one part of a split test (`--execution-segment`) or starts on a
+/// common instant (`--start-at`).
+fn worker_header(
+    cfg: &RunConfig,
+    options: &Options,
+) -> Option<(
+    loadlab_core::WorkerInfo,
+    loadlab_metrics::distributed::WorkerPlan,
+)> {
+    let t = &options.segment;
+    if t.is_whole() && cfg.start_at_unix_ns.is_none() {
+        return None;
+    }
+    Some((
+        loadlab_core::WorkerInfo {
+            index: t.index as u64,
+            count: t.count() as u64,
+            start_at_unix_ns: cfg.start_at_unix_ns.unwrap_or(0),
+            began_unix_ns: 0,
+            // Iterations start on tokio's timer: 1 ms.
+            resolution_ns: 1_000_000,
+            scheduled_total: None,
+            clock_max_error_ns: None,
+            host: host_name(),
+        },
+        loadlab_metrics::distributed::WorkerPlan {
+            unit: "iterations".into(),
+            segment: t.to_string(),
+            sequence: t.sequence_text(),
+            scheduled: options.planned_iterations(),
+        },
+    ))
 }
 
 /// How it went.
@@ -118,6 +172,9 @@ pub struct VuMeta {
     pub group_starts: Vec<Instant>,
     pub iter_in_instance: u64,
     pub iter_in_scenario: u64,
+    /// Arrival-rate: the whole test's number of the arrival this VU's
+    /// iteration is (k6's `scenario.iterationInTest`).
+    pub arrival: Option<u64>,
 }
 
 pub struct ScenarioInfo {
@@ -126,6 +183,10 @@ pub struct ScenarioInfo {
     pub start_unix_ms: f64,
     pub progress: f64,
     pub iteration: u64,
+    /// `iterationInTest`: the arrival's number in the whole test for the
+    /// arrival-rate executors (across `--execution-segment`s), else
+    /// `iteration`.
+    pub in_test: u64,
 }
 
 /// A scenario's name, executor name and tags.
@@ -143,6 +204,8 @@ pub struct Shared {
     pub base_tags: Vec<(String, String)>,
     pub start: Instant,
     pub start_unix_ns: u64,
+    /// `--start-at`: the scenarios start at `start` (not when setup ends).
+    pub start_at: bool,
     seq: Cell<u64>,
     warned: RefCell<Vec<String>>,
     pub abort: RefCell<Option<String>>,
@@ -457,6 +520,7 @@ impl Shared {
                 start_unix_ms: (self.start_unix_ns / 1_000_000) as f64,
                 progress: 0.0,
                 iteration: v.iter_in_scenario,
+                in_test: v.arrival.unwrap_or(v.iter_in_scenario),
             },
             None => ScenarioInfo {
                 name: String::new(),
@@ -464,6 +528,7 @@ impl Shared {
                 start_unix_ms: 0.0,
                 progress: 0.0,
                 iteration: 0,
+                in_test: 0,
             },
         }
     }
@@ -832,6 +897,48 @@ impl Loader for K6Loader {
     }
 }
 
+/// Relative imports (`./lib/util.js`) of a module named by an absolute
+/// path (`loadlab k6 run /loadlab/input/main.js` from another folder, as in
+/// a worker pod): rquickjs's `FileResolver` looks such paths up relative to
+/// the current folder, and would not find them.
+struct AbsoluteResolver;
+
+impl rquickjs::loader::Resolver for AbsoluteResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        let base_path = std::path::Path::new(base);
+        if !name.starts_with('.') || !base_path.is_absolute() {
+            return Err(rquickjs::Error::new_resolving(base, name));
+        }
+        let mut p = PathBuf::new();
+        for c in base_path
+            .parent()
+            .unwrap_or(std::path::Path::new("/"))
+            .join(name)
+            .components()
+        {
+            match c {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    p.pop();
+                }
+                other => p.push(other),
+            }
+        }
+        let with_js = p.with_extension("js");
+        [p, with_js]
+            .into_iter()
+            .find(|c| c.is_file())
+            .map(|c| c.to_string_lossy().into_owned())
+            .ok_or_else(|| rquickjs::Error::new_resolving(base, name))
+    }
+}
+
 enum Event {
     Op(usize, u64, Resume),
 }
@@ -865,6 +972,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     rt.set_loader(
         (
             resolver,
+            AbsoluteResolver,
             FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
         ),
         (loader, ScriptLoader::default()),
@@ -883,9 +991,18 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
-    let start_unix_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let (now, now_unix) = (Instant::now(), unix_now_ns());
+    // With --start-at, the test (and every offset in the results) counts
+    // from that instant, on every worker.
+    let (start, start_unix_ns) = match cfg.start_at_unix_ns {
+        Some(at) if at >= now_unix => (now + Duration::from_nanos(at - now_unix), at),
+        Some(at) => (
+            now.checked_sub(Duration::from_nanos(now_unix - at))
+                .unwrap_or(now),
+            at,
+        ),
+        None => (now, now_unix),
+    };
 
     // Evaluate once to get the options (a throwaway Shared: metrics defined
     // here are defined again by each VU).
@@ -917,7 +1034,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
-    let outputs = Outputs::open(&cfg, start_unix_ns)?;
+    let outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
 
     let scen_meta: Vec<ScenarioMeta> = options
         .scenarios
@@ -939,6 +1056,10 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    if cfg.start_at_unix_ns.is_some() {
+        shared_v.start = start;
+        shared_v.start_at = true;
+    }
     let shared = Rc::new(shared_v);
 
     // Contexts are made before entering the runtime (making one locks it).
@@ -1076,6 +1197,7 @@ fn make_shared(
         base_tags,
         start: Instant::now(),
         start_unix_ns,
+        start_at: false,
         seq: Cell::new(0),
         warned: RefCell::new(Vec::new()),
         abort: RefCell::new(None),
@@ -1308,6 +1430,62 @@ struct ScenState {
     idle: Vec<usize>,
 }
 
+/// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
+/// instance's `--execution-segment`, its share of the whole test's VUs at
+/// that instant (so the instances' VUs add up to the whole test's at every
+/// instant).
+pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
+    if let Some((stripe, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
+        return stripe.scale(ramp_at(*start as f64, whole, elapsed).round().max(0.0) as u64);
+    }
+    match &sc.executor {
+        Executor::RampingVus { start_vus, stages } => {
+            ramp_at(*start_vus as f64, stages, elapsed).round().max(0.0) as u64
+        }
+        _ => 0,
+    }
+}
+
+/// This instance's `j`-th arrival of an arrival-rate scenario: its number
+/// in the whole test and its offset from the scenario's start (the whole
+/// test's time of that arrival), or `None` past the end.
+pub fn segment_arrival(sc: &Scenario, j: u64) -> Option<(u64, Duration)> {
+    let k = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref()) {
+        Some(stripe) => stripe.nth(j)?,
+        None => j,
+    };
+    Some((k, arrival_at(&sc.executor, k)?))
+}
+
+/// How many arrivals an arrival-rate executor schedules in all (`None`
+/// when it is not one, or has more than `cap`).
+pub fn arrival_count(ex: &Executor, cap: u64) -> Option<u64> {
+    let mut n = match ex {
+        Executor::ConstantArrivalRate {
+            rate,
+            time_unit,
+            duration,
+            ..
+        } => {
+            // Close to the end by arithmetic, then exactly by the schedule.
+            let est = duration.as_secs_f64() * rate / time_unit.as_secs_f64().max(1e-12);
+            if !est.is_finite() || est > cap as f64 {
+                return None;
+            }
+            (est as u64).saturating_sub(2)
+        }
+        Executor::RampingArrivalRate { .. } => 0,
+        _ => return None,
+    };
+    while arrival_at(ex, n).is_some() {
+        n += 1;
+        if n > cap {
+            return None;
+        }
+    }
+    Some(n)
+}
+
 /// The time of arrival `n` (0-based) of an arrival-rate executor, if it
 /// falls within the scenario.
 fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
@@ -1450,7 +1628,29 @@ async fn drive_local<'js>(
         }
     }
 
-    let t0 = Instant::now();
+    // --start-at: the scenarios start on the common instant (a precise
+    // timer: tokio's is 1 ms coarse). Ctrl-C while waiting ends the run.
+    let t0 = if shared.start_at {
+        let at = shared.start;
+        if !interrupted && at > Instant::now() {
+            let mut sleeper = loadlab_engine::PreciseSleep::new();
+            tokio::select! {
+                _ = sleeper.until(at) => {}
+                _ = shutdown.as_mut() => interrupted = true,
+            }
+        }
+        let late = Instant::now().saturating_duration_since(at);
+        if late > Duration::from_secs(1) && !interrupted {
+            eprintln!(
+                "loadlab k6: warning: the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
+                loadlab_core::format_go_duration(Duration::from_millis(late.as_millis() as u64))
+            );
+        }
+        at
+    } else {
+        Instant::now()
+    };
+    shared.out.borrow_mut().start(unix_now_ns());
     let mut states = Vec::new();
     let mut next_vu = 1usize;
     for sc in &options.scenarios {
@@ -1521,6 +1721,7 @@ async fn drive_local<'js>(
                 let active = shared.active.get() as f64;
                 shared.add_named("vus", active, shared.base_tags.clone(), true);
                 shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
+                shared.out.borrow_mut().flush();
                 next_gauge = now + Duration::from_secs(1);
             }
             if now >= next_threshold_check {
@@ -1551,11 +1752,17 @@ async fn drive_local<'js>(
                 match &sc.executor {
                     Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
                         loop {
-                            // This instance's arrivals are i, i + n, … of
-                            // the whole test's (`--execution-segment`).
-                            let (seg_i, seg_n) = options.segment;
-                            let global = seg_i + seg_n * st.next_arrival;
-                            let Some(at) = arrival_at(&sc.executor, global) else {
+                            // This instance's arrivals are its stripe of
+                            // the whole test's (`--execution-segment`), at
+                            // their whole-test times.
+                            let global = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref())
+                            {
+                                Some(stripe) => stripe.nth(st.next_arrival),
+                                None => Some(st.next_arrival),
+                            };
+                            let Some((k, at)) =
+                                global.and_then(|k| Some((k, arrival_at(&sc.executor, k)?)))
+                            else {
                                 st.end = st.end.min(now);
                                 break;
                             };
@@ -1567,6 +1774,7 @@ async fn drive_local<'js>(
                             st.next_arrival += 1;
                             match st.idle.pop() {
                                 Some(i) => {
+                                    shared.vus.borrow_mut()[i].arrival = Some(k);
                                     st.busy += 1;
                                     if let Some(r) = s.start_iteration(i, due) {
                                         pending_done.push((i, r));
@@ -1587,9 +1795,7 @@ async fn drive_local<'js>(
                         if !running_out {
                             let want = match ex {
                                 Executor::ConstantVus { vus, .. } => *vus as usize,
-                                Executor::RampingVus { start_vus, stages } => {
-                                    ramp_at(*start_vus as f64, stages, elapsed).round() as usize
-                                }
+                                Executor::RampingVus { .. } => ramp_vus(sc, elapsed) as usize,
                                 Executor::SharedIterations { vus, .. }
                                 | Executor::PerVuIterations { vus, .. } => *vus as usize,
                                 _ => 0,

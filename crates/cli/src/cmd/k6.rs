@@ -75,56 +75,84 @@ pub struct K6RunArgs {
     /// Do not pass the process environment to __ENV (k6's --include-system-env-vars=false).
     #[arg(long = "no-system-env-vars")]
     no_system_env_vars: bool,
-    /// Run only this instance's share of the test, as k6: FROM:TO fractions
-    /// of an equal split, e.g. 0:1/4, 1/4:2/4, 50%:75% (a single value V is 0:V).
+    /// Run only this instance's part of the test, as k6: FROM:TO fractions
+    /// (1/4:2/4, 0.25:0.5, 25%:50%; a single value V is 0:V).
     #[arg(long = "execution-segment")]
     execution_segment: Option<String>,
+    /// The segments of all the instances, as k6: 0,1/4,1/2,1 (give every
+    /// instance the same one, so that their parts add up to the test).
+    #[arg(long = "execution-segment-sequence")]
+    execution_segment_sequence: Option<String>,
+    /// loadlab's shorthand for a Kubernetes Indexed Job: segment I of N
+    /// equal ones, I/N (0-based), i.e. --execution-segment I/N:(I+1)/N
+    /// --execution-segment-sequence 0,1/N,…,1.
+    #[arg(long = "execution-segment-index", conflicts_with_all = ["execution_segment", "execution_segment_sequence"])]
+    execution_segment_index: Option<String>,
+    /// Start the scenarios on this instant, after init and setup()
+    /// (RFC 3339 or Unix seconds), so that every instance of a split test
+    /// starts together; as `loadlab attack -start-at`.
+    #[arg(long = "start-at", value_parser = start_at)]
+    start_at: Option<u64>,
 }
 
-/// A fraction as k6 writes one: `1/4`, `0.25`, `25%`, `0`, `1`.
-fn fraction(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let v = if let Some(p) = s.strip_suffix('%') {
-        p.trim().parse::<f64>().ok()? / 100.0
-    } else if let Some((a, b)) = s.split_once('/') {
-        let (a, b) = (a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?);
-        if b == 0.0 {
-            return None;
+fn start_at(s: &str) -> Result<u64, String> {
+    crate::flags::start_at(s).map_err(|e| e.replace("-start-at", "--start-at"))
+}
+
+/// `k6 run`'s flags alone, to check them as `loadlab k6 run` would.
+#[derive(Debug, clap::Parser)]
+#[command(name = "k6 run", args_override_self = true)]
+struct RunOnly {
+    #[command(flatten)]
+    args: K6RunArgs,
+}
+
+/// For `k8s render -- k6 run [flags] script.js`: the flags checked as
+/// `loadlab k6 run` checks them before anything runs (not the script,
+/// which runs in the pods); returns the script argument and `-d`.
+pub(crate) fn check_run_flags(
+    argv: &[String],
+) -> Result<(PathBuf, Option<std::time::Duration>), CliError> {
+    use clap::Parser;
+    let rest = match argv {
+        [k6, run, rest @ ..] if k6 == "k6" && run == "run" => rest,
+        _ => {
+            return Err(CliError::usage(
+                "after --, a script worker's command is `k6 run [k6 flags] script.js`",
+            ));
         }
-        a / b
-    } else {
-        s.parse::<f64>().ok()?
     };
-    (v.is_finite() && (0.0..=1.0).contains(&v)).then_some(v)
-}
-
-/// `--execution-segment FROM:TO` → share `i` of `n` equal shares. loadlab
-/// splits a test into equal shares dealt out in turn (as `attack
-/// -segment=i/n`), so a segment must be one of those: `[i/n, (i+1)/n)`.
-pub fn execution_segment(s: &str) -> Result<(u64, u64), String> {
-    let (from, to) = match s.split_once(':') {
-        Some((a, b)) => (a, b),
-        None => ("0", s),
+    let parsed =
+        RunOnly::try_parse_from(std::iter::once("k6 run".to_string()).chain(rest.iter().cloned()))
+            .map_err(|e| {
+                let first = e.to_string();
+                let first = first
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim_start_matches("error: ")
+                    .to_string();
+                CliError::usage(format!("in the k6 run flags after --: {first}"))
+            })?;
+    let a = parsed.args;
+    for e in &a.env {
+        pair(e, "-e")?;
+    }
+    for t in &a.tag {
+        pair(t, "--tag")?;
+    }
+    for s in &a.stage {
+        loadlab_script::options::parse_stage_flag(s).map_err(CliError::usage)?;
+    }
+    let duration = match &a.duration {
+        Some(d) => Some(
+            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
+                CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
+            })?,
+        ),
+        None => None,
     };
-    let bad = || format!("--execution-segment {s:?}: expected FROM:TO fractions, e.g. 1/4:2/4");
-    let (from, to) = (
-        fraction(from).ok_or_else(bad)?,
-        fraction(to).ok_or_else(bad)?,
-    );
-    if to <= from {
-        return Err(format!("--execution-segment {s:?}: TO must be above FROM"));
-    }
-    let n = (1.0 / (to - from)).round();
-    let i = (from * n).round();
-    if !(1.0..=1e6).contains(&n)
-        || ((to - from) * n - 1.0).abs() > 1e-9
-        || (from * n - i).abs() > 1e-9
-    {
-        return Err(format!(
-            "--execution-segment {s:?}: loadlab runs equal shares only: [i/n, (i+1)/n), e.g. 0:1/3, 1/3:2/3, 2/3:1"
-        ));
-    }
-    Ok((i as u64, n as u64))
+    Ok((a.script, duration))
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
@@ -158,8 +186,22 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         no_thresholds: a.no_thresholds,
         ..Default::default()
     };
-    if let Some(seg) = &a.execution_segment {
-        ov.segment = Some(execution_segment(seg).map_err(CliError::usage)?);
+    if let Some(ix) = &a.execution_segment_index {
+        ov.segment =
+            Some(loadlab_script::segment::Tuple::parse_index(ix).map_err(CliError::usage)?);
+    } else if a.execution_segment.is_some() || a.execution_segment_sequence.is_some() {
+        let t = loadlab_script::segment::Tuple::parse(
+            a.execution_segment.as_deref(),
+            a.execution_segment_sequence.as_deref(),
+        )
+        .map_err(CliError::usage)?;
+        if a.execution_segment_sequence.is_none() && !t.is_whole() && !a.quiet {
+            eprintln!(
+                "loadlab k6: --execution-segment {t} without --execution-segment-sequence: as in k6, the sequence is {}; instances given other segments without a common sequence may overlap (give them all the same --execution-segment-sequence)",
+                t.sequence_text()
+            );
+        }
+        ov.segment = Some(t);
     }
     if let Some(d) = &a.duration {
         ov.duration = Some(
@@ -191,17 +233,52 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             )));
         }
     }
+    if let Some(at) = a.start_at {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        loadlab_engine::check_start_at(at, now)
+            .map_err(|e| CliError::usage(e.replace("-start-at", "--start-at")))?;
+        if at > now + 1_000_000_000 {
+            eprintln!(
+                "loadlab k6: the scenarios start at {} (in {}; --start-at)",
+                loadlab_metrics::timefmt::rfc3339(i128::from(at)),
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                    loadlab_metrics::round_for_text(at - now)
+                ))
+            );
+        }
+    }
     let mut cfg = RunConfig {
         script: a.script.clone(),
         env,
         overrides: ov,
         quiet: a.quiet,
         summary_export: a.summary_export.clone(),
+        start_at_unix_ns: a.start_at,
         ..Default::default()
     };
+    // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
+    // when the run ends (also when a threshold failed or it was stopped).
+    let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
     for o in &a.out {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
+            Some(("loadlab", f)) if loadlab_cluster::store::S3Url::parse(f).is_some() => {
+                let url = loadlab_cluster::store::S3Url::parse(f)
+                    .expect("checked")
+                    .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?;
+                if url.key.is_empty() || url.key.ends_with('/') {
+                    return Err(CliError::usage(format!(
+                        "--out {o:?}: names a prefix, not an object; expected loadlab=s3://BUCKET/KEY"
+                    )));
+                }
+                super::attack::preflight(&url)?;
+                let tmp = tempfile::NamedTempFile::new()
+                    .map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?;
+                cfg.results_out = Some(tmp.path().to_path_buf());
+                upload_to = Some((url, tmp));
+            }
             Some(("loadlab", f)) if !f.is_empty() => cfg.results_out = Some(PathBuf::from(f)),
             _ => {
                 return Err(CliError::usage(format!(
@@ -216,8 +293,20 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             a.script.display()
         );
     }
+    // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
+    // ends with its summary and finished files (uploaded, for s3://).
     let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match term.as_mut() {
+                    Some(t) => { t.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
     };
     let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
         ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
@@ -225,6 +314,9 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ScriptError::Runtime(_) => CliError::internal(e),
         _ => CliError::new(SCRIPT_EXCEPTION, e),
     })?;
+    if let Some((url, tmp)) = &upload_to {
+        super::attack::upload(url, tmp)?;
+    }
     print!("{}", outcome.summary);
     if outcome.script_errors > 0 {
         eprintln!(

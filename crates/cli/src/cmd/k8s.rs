@@ -20,7 +20,8 @@ pub struct K8sArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum K8sCommand {
     /// Write the manifests (a ConfigMap and an Indexed Job) to stdout:
-    /// `loadlab k8s render --workers 4 --results s3://b/runs -- -rate=4000 -duration=60s -targets=t.txt`
+    /// `loadlab k8s render --workers 4 --results s3://b/runs -- -rate=4000 -duration=60s -targets=t.txt`,
+    /// or a k6 script's workers: `… -- k6 run -e BASE_URL=http://svc script.js`
     Render(RenderArgs),
     /// Apply the manifests through the Kubernetes API, follow the pods,
     /// gather the results from S3, merge and report (untested against a real cluster)
@@ -87,7 +88,8 @@ pub struct RenderArgs {
     /// Memory request and limit of each worker
     #[arg(long, default_value = "256Mi")]
     pub memory: String,
-    /// The attack's flags, after `--` (as for `loadlab attack`)
+    /// The attack's flags, after `--` (as for `loadlab attack`), or a k6
+    /// script's workers: `-- k6 run [k6 flags] script.js`
     #[arg(last = true, allow_hyphen_values = true, value_name = "ATTACK-FLAGS")]
     pub attack: Vec<String>,
 }
@@ -191,6 +193,9 @@ fn render_error(e: RenderError) -> CliError {
 
 /// Checks everything and builds the objects.
 fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
+    if r.attack.first().is_some_and(|a| a == "k6") {
+        return build_script(r);
+    }
     // The attack's flags are checked as `attack` checks them.
     let mut argv: Vec<std::ffi::OsString> = vec!["loadlab".into(), "attack".into()];
     argv.extend(r.attack.iter().map(Into::into));
@@ -267,6 +272,59 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
         cpu: r.cpu.clone(),
         memory: r.memory.clone(),
         attack_duration,
+        now_unix_ns: now,
+        flags,
+    };
+    let manifests = spec.render().map_err(render_error)?;
+    Ok((spec, manifests))
+}
+
+/// `k8s render --workers N … -- k6 run [k6 flags] script.js`: the script's
+/// workers, segment I of N each (docs/distributed.md, "A k6 script").
+fn build_script(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
+    let (script, duration) = super::k6::check_run_flags(&r.attack)?;
+    let results = r.results.as_deref().ok_or_else(|| {
+        CliError::usage("k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' results go")
+    })?;
+    let results = Results::parse(results).map_err(render_error)?;
+    let now = unix_ns_now();
+    let start = match &r.start_at {
+        Some(s) => parse_start(s)?,
+        None => {
+            let t = now + r.start_delay.as_nanos() as i128;
+            (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
+        }
+    };
+    if start < now {
+        eprintln!(
+            "loadlab: warning: --start-at {} is in the past: the workers will start late, each when its pod comes up",
+            loadlab_metrics::timefmt::rfc3339(start)
+        );
+    }
+    let name = r
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+    let flags = loadlab_cluster::prepare_script_flags(&r.attack, &script).map_err(render_error)?;
+    for w in &flags.warnings {
+        eprintln!("loadlab: warning: {w}");
+    }
+    let spec = RenderSpec {
+        name,
+        namespace: r.namespace.clone(),
+        image: r.image.clone(),
+        workers: r.workers,
+        start_at_unix_ns: start,
+        results,
+        s3_secret: r.s3_secret.clone(),
+        s3_endpoint: r.s3_endpoint.clone(),
+        secret_env: r.secret_env.clone(),
+        cpu: r.cpu.clone(),
+        memory: r.memory.clone(),
+        // `-d` and k6's default graceful stop (30 s); the length of the
+        // script's own scenarios is not known without running it: then
+        // no deadline.
+        attack_duration: duration.map(|d| d + Duration::from_secs(30)),
         now_unix_ns: now,
         flags,
     };

@@ -57,6 +57,44 @@ pub(crate) mod kind {
     /// Optional: the worker of a split run (`-segment`, `-start-at`); see
     /// `encode_worker`. Written right after `BEGIN`.
     pub const WORKER: u8 = 0x41;
+    /// Optional: how a script worker's share is counted (`loadlab k6 run
+    /// --execution-segment`); see `encode_worker_plan`. Right after `WORKER`.
+    pub const WORKER_PLAN: u8 = 0x42;
+}
+
+/// Worker plan payload: the unit its shares count (string, `iterations`),
+/// its segment as given (string, `1/3:1/2`), the sequence (string,
+/// `0,1/3,1/2,1`), the number of segments (varint), then each segment's
+/// scheduled count + 1 (varints, 0 = unknown). Later fields are ignored.
+pub(crate) fn encode_worker_plan(out: &mut Vec<u8>, p: &crate::distributed::WorkerPlan) {
+    put_str(out, &p.unit);
+    put_str(out, &p.segment);
+    put_str(out, &p.sequence);
+    put_varint(out, p.scheduled.len() as u64);
+    for s in &p.scheduled {
+        put_varint(out, s.map_or(0, |n| n.saturating_add(1)));
+    }
+}
+
+pub(crate) fn decode_worker_plan(p: &[u8]) -> Option<crate::distributed::WorkerPlan> {
+    let mut pos = 0;
+    let unit = get_str(p, &mut pos)?.to_string();
+    let segment = get_str(p, &mut pos)?.to_string();
+    let sequence = get_str(p, &mut pos)?.to_string();
+    let n = get_varint(p, &mut pos)?;
+    if n > 1 << 20 {
+        return None;
+    }
+    let mut scheduled = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        scheduled.push(get_varint(p, &mut pos)?.checked_sub(1));
+    }
+    Some(crate::distributed::WorkerPlan {
+        unit,
+        segment,
+        sequence,
+        scheduled,
+    })
 }
 
 /// Worker payload (all varints unless said): segment index, segment count,

@@ -406,6 +406,21 @@ impl<R: Read> ResultsReader<R> {
                     return Ok(Step::Continue);
                 };
                 self.metrics += 1;
+                // A script worker's share counts iterations: its own tally.
+                if let Some(i) = self.cur_worker
+                    && self.workers[i].plan.is_some()
+                {
+                    let n = if m.value.is_finite() && m.value > 0.0 {
+                        m.value as u64
+                    } else {
+                        0
+                    };
+                    match &*series.name {
+                        "iterations" => self.workers[i].iterations += n,
+                        "dropped_iterations" => self.workers[i].dropped += n,
+                        _ => {}
+                    }
+                }
                 return Ok(Step::Metric(MetricRecord {
                     attack: self.attack.clone(),
                     start_unix_ns: self.start_unix_ns,
@@ -457,8 +472,22 @@ impl<R: Read> ResultsReader<R> {
                     samples: 0,
                     unsent: 0,
                     ended: false,
+                    plan: None,
+                    iterations: 0,
+                    dropped: 0,
                 });
                 self.cur_worker = Some(self.workers.len() - 1);
+            }
+            kind::WORKER_PLAN => {
+                let plan = super::decode_worker_plan(payload);
+                match (self.cur_worker, plan) {
+                    (Some(i), Some(p)) => self.workers[i].plan = Some(p),
+                    _ => self.warnings.push(format!(
+                        "{}: an undecodable or misplaced worker plan record at byte {} was skipped",
+                        self.name,
+                        self.offset()
+                    )),
+                }
             }
             _ => {} // a record type from a later version: skipped by design
         }

@@ -121,6 +121,18 @@ impl<W: Write + Send> ResultsWriter<W> {
         self.frame(kind::UNSENT);
     }
 
+    /// Writes a script worker's plan (`loadlab k6 run --execution-segment`:
+    /// what its share counts and each segment's scheduled count), right
+    /// after [`Sink::begin`] and before any other record.
+    pub fn write_worker_plan(&mut self, plan: &crate::distributed::WorkerPlan) {
+        if !self.began || self.finished {
+            return;
+        }
+        self.payload.clear();
+        super::encode_worker_plan(&mut self.payload, plan);
+        self.frame(kind::WORKER_PLAN);
+    }
+
     fn start_segment(&mut self, info: &AttackInfo) {
         self.buf.extend_from_slice(&MAGIC);
         self.buf.push(VERSION);
