@@ -65,6 +65,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         Some(report.clone()),
         db.clone(),
         false,
+        None,
     )?;
     // The answer, read back from the store like `loadlab runs show` does.
     let (study, analysis) = stored_answer(&db, &report)?;

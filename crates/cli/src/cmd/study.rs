@@ -1,5 +1,8 @@
 //! `loadlab study PLAN.yaml [--out DIR] [--db FILE] [--resume]`: runs a study
 //! plan, records it in the store and writes report.md + report.html.
+//! `--segment=i/n --start-at=T` runs it as one worker of a split study, and
+//! `loadlab study merge --db OUT.db WORKER.db…` merges the workers' stores
+//! (see docs/distributed.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,9 +17,13 @@ use crate::exit::CliError;
 pub const DEFAULT_DB: &str = "loadlab.db";
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct StudyArgs {
+    #[command(subcommand)]
+    pub command: Option<StudyCommand>,
     /// The study plan (YAML; see docs/study.md).
-    pub plan: PathBuf,
+    #[arg(required = true)]
+    pub plan: Option<PathBuf>,
     /// Report folder [default: studies/<id>-<name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -26,6 +33,38 @@ pub struct StudyArgs {
     /// Continue the latest unfinished study of this plan from its last committed run.
     #[arg(long)]
     pub resume: bool,
+    /// Run as worker i of n of a split study: every step sends segment i/n
+    /// of its schedule (0-based i, like JOB_COMPLETION_INDEX). Needs --start-at.
+    #[arg(long, value_parser = crate::flags::segment, requires = "start_at")]
+    pub segment: Option<loadlab_core::ScheduleSegment>,
+    /// The common start of a split study's first step: RFC 3339 or Unix
+    /// seconds. Every step starts on a fixed timetable from it.
+    #[arg(long, value_parser = crate::flags::start_at, requires = "segment")]
+    pub start_at: Option<u64>,
+    /// A split study's pause added to every step's slot, beyond the plan's
+    /// step and cooldown (room for the last responses and the store).
+    #[arg(long, value_parser = crate::flags::duration, default_value = "2s")]
+    pub step_slack: std::time::Duration,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum StudyCommand {
+    /// Merge the stores of a split study's workers (`study PLAN --segment=i/n`)
+    /// into one study, exactly, and write its report.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The store that receives the merged study.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Report folder [default: studies/<id>-<name>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The workers' stores (one per segment; absent ones show as missing).
+    #[arg(required = true)]
+    pub workers: Vec<PathBuf>,
 }
 
 /// Fires the returned signal on Ctrl-C (SIGINT) or SIGTERM.
@@ -57,6 +96,8 @@ pub fn study_error(e: StudyError) -> CliError {
         StudyError::Interrupted { .. } => CliError::new(crate::exit::INTERRUPTED, e),
         StudyError::Resume(_) | StudyError::Monitor(_) => CliError::usage(e),
         StudyError::Engine(_) => CliError::internal(e),
+        StudyError::Split(_) => CliError::bad_input(e),
+        StudyError::Io(_) => CliError::io(e),
     }
 }
 
@@ -95,6 +136,7 @@ pub fn run_plan(
     out: Option<PathBuf>,
     db: PathBuf,
     resume: bool,
+    split: Option<loadlab_study::split::SplitOptions>,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
@@ -107,6 +149,7 @@ pub fn run_plan(
         progress: Box::new(|line| eprintln!("{line}")),
         observer: Some(Box::new(StderrObserver::default())),
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
+        split,
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
@@ -114,11 +157,35 @@ pub fn run_plan(
 }
 
 pub fn run(a: StudyArgs) -> Result<(), CliError> {
-    let yaml = std::fs::read_to_string(&a.plan)
-        .map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
-    let plan = Plan::from_file(&a.plan).map_err(CliError::bad_input)?;
+    if let Some(StudyCommand::Merge(m)) = a.command {
+        return merge(m);
+    }
+    let Some(plan_path) = a.plan else {
+        return Err(CliError::usage(
+            "study needs a PLAN.yaml (or `study merge`)",
+        ));
+    };
+    let yaml = std::fs::read_to_string(&plan_path)
+        .map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
+    let plan = Plan::from_file(&plan_path).map_err(CliError::bad_input)?;
+    let split = match (a.segment, a.start_at) {
+        (Some(segment), Some(at)) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            loadlab_engine::check_start_at(at, now).map_err(CliError::usage)?;
+            // Before the store is opened: what cannot be split is a plan error.
+            loadlab_study::split::check_plan(&plan).map_err(CliError::bad_input)?;
+            Some(loadlab_study::split::SplitOptions {
+                segment,
+                start_at_unix_ns: at,
+                step_slack: a.step_slack,
+            })
+        }
+        _ => None,
+    };
     let db = a.db.clone();
-    let (out, study) = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
+    let (out, study) = run_plan(&plan, &plan_path, yaml, a.out, a.db, a.resume, split)?;
     // The answer on the terminal (stderr: stdout carries only the paths).
     if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
         && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)
@@ -135,5 +202,33 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     }
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
+    Ok(())
+}
+
+/// `loadlab study merge --db OUT.db WORKER.db…`
+fn merge(m: MergeArgs) -> Result<(), CliError> {
+    let o = loadlab_study::split::merge_stores(&m.workers, &m.db, m.out).map_err(study_error)?;
+    let absent: Vec<String> = (0..o.segments)
+        .filter(|i| !o.present.contains(i))
+        .map(|i| format!("{i}/{}", o.segments))
+        .collect();
+    eprintln!(
+        "merged {} run(s) of {} of {} worker(s) into study {} of {}{}",
+        o.runs,
+        o.present.len(),
+        o.segments,
+        o.study_id,
+        m.db.display(),
+        if absent.is_empty() {
+            String::new()
+        } else {
+            format!(" (no store given for segment {})", absent.join(", "))
+        }
+    );
+    for l in &o.missing {
+        eprintln!("missing: {l}");
+    }
+    println!("Report: {}", o.out_dir.join("report.html").display());
+    println!("        {}", o.out_dir.join("report.md").display());
     Ok(())
 }
