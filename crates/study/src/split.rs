@@ -158,6 +158,40 @@ pub fn check_plan(plan: &Plan) -> Result<(), String> {
     }
 }
 
+/// The files a plan names, as written (relative to its folder, unless
+/// absolute): each target's `targets_file` and the `@body` files those
+/// name (relative to the targets file, as the study reads them). What a
+/// worker needs beside the plan (`k8s render --workers N PLAN.yaml`).
+pub fn referenced_files(plan_path: &Path) -> Result<Vec<PathBuf>, String> {
+    let text =
+        std::fs::read_to_string(plan_path).map_err(|e| format!("{}: {e}", plan_path.display()))?;
+    let raw: serde_norway::Value =
+        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", plan_path.display()))?;
+    let dir = plan_path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    let targets = raw
+        .get("targets")
+        .and_then(|t| t.as_sequence())
+        .cloned()
+        .unwrap_or_default();
+    for t in &targets {
+        let Some(file) = t.get("targets_file").and_then(|f| f.as_str()) else {
+            continue;
+        };
+        let file = PathBuf::from(file);
+        out.push(file.clone());
+        let text = std::fs::read_to_string(dir.join(&file))
+            .map_err(|e| format!("{}: {e}", dir.join(&file).display()))?;
+        let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for line in text.lines() {
+            if let Some(p) = line.trim().strip_prefix('@') {
+                out.push(base.join(p.trim()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// What a merged run says about its workers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkersNote {

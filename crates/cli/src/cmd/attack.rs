@@ -335,7 +335,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
 
 /// A missing bucket, a wrong endpoint or bad credentials end the attack
 /// before it starts, not after it.
-fn preflight(url: &loadlab_cluster::store::S3Url) -> Result<(), CliError> {
+pub(crate) fn preflight(url: &loadlab_cluster::store::S3Url) -> Result<(), CliError> {
     use loadlab_cluster::store::{self, Preflight};
     match store::block_on(store::preflight(url)).map_err(|e| CliError::internal(e.to_string()))? {
         Ok(Preflight::Ok) => Ok(()),

@@ -184,8 +184,24 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         }
         _ => None,
     };
-    let db = a.db.clone();
-    let (out, study) = run_plan(&plan, &plan_path, yaml, a.out, a.db, a.resume, split)?;
+    // `--db s3://BUCKET/KEY`: a local store, uploaded when the study ends
+    // (also when it is stopped or fails after some runs).
+    let s3 = s3_store(&a.db)?;
+    if s3.is_some() && a.resume {
+        return Err(CliError::usage(
+            "--resume needs a local --db (the store to continue); not s3://",
+        ));
+    }
+    let db = match &s3 {
+        Some((_, local, _)) => local.clone(),
+        None => a.db.clone(),
+    };
+    let res = run_plan(&plan, &plan_path, yaml, a.out, db.clone(), a.resume, split);
+    if let Some((url, local, dir)) = s3 {
+        upload_store(&url, &local, dir)?;
+        eprintln!("loadlab: store uploaded to {url}");
+    }
+    let (out, study) = res?;
     // The answer on the terminal (stderr: stdout carries only the paths).
     if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
         && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)
@@ -205,9 +221,116 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `loadlab study merge --db OUT.db WORKER.db…`
-fn merge(m: MergeArgs) -> Result<(), CliError> {
-    let o = loadlab_study::split::merge_stores(&m.workers, &m.db, m.out).map_err(study_error)?;
+/// `--db s3://BUCKET/KEY`: the URL, the local file the study writes, and
+/// its folder. The bucket is checked before the study starts.
+fn s3_store(
+    db: &Path,
+) -> Result<Option<(loadlab_cluster::store::S3Url, PathBuf, tempfile::TempDir)>, CliError> {
+    let Some(url) = db.to_str().and_then(loadlab_cluster::store::S3Url::parse) else {
+        return Ok(None);
+    };
+    let url = url.map_err(|e| CliError::usage(format!("--db: {e}")))?;
+    if url.key.is_empty() || url.key.ends_with('/') {
+        return Err(CliError::usage(format!(
+            "--db {url}: names a prefix, not an object; expected s3://BUCKET/KEY"
+        )));
+    }
+    super::attack::preflight(&url)?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
+    let local = dir.path().join("study.db");
+    Ok(Some((url, local, dir)))
+}
+
+/// Uploads the store; when that fails the local copy is kept and named.
+fn upload_store(
+    url: &loadlab_cluster::store::S3Url,
+    local: &Path,
+    dir: tempfile::TempDir,
+) -> Result<(), CliError> {
+    if !local.exists() {
+        return Ok(());
+    }
+    let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(local, url))
+        .map_err(|e| CliError::internal(e.to_string()))?;
+    match res {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let kept = dir.keep();
+            let code = if e.is_local() {
+                crate::exit::IO
+            } else {
+                crate::exit::NETWORK
+            };
+            Err(CliError::new(
+                code,
+                format!(
+                    "{e}; the store is kept in {}",
+                    kept.join("study.db").display()
+                ),
+            ))
+        }
+    }
+}
+
+/// The worker stores to merge, local: each `s3://BUCKET/KEY` is
+/// downloaded, each `s3://BUCKET/PREFIX/` gives its `*.db` objects; local
+/// paths are kept as they are.
+pub(super) fn fetch_stores(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    use loadlab_cluster::store::{self, S3Url};
+    let mut out = Vec::new();
+    for (n, input) in inputs.iter().enumerate() {
+        let Some(url) = input.to_str().and_then(S3Url::parse) else {
+            out.push(input.clone());
+            continue;
+        };
+        let url = url.map_err(|e| CliError::usage(e.to_string()))?;
+        let keys: Vec<String> = if url.key.is_empty() || url.key.ends_with('/') {
+            store::block_on(store::list(&url))
+                .map_err(CliError::network)?
+                .map_err(CliError::network)?
+                .into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| k.ends_with(".db"))
+                .collect()
+        } else {
+            vec![url.key.clone()]
+        };
+        if keys.is_empty() {
+            return Err(CliError::network(format!(
+                "{url}: no worker stores (*.db) there"
+            )));
+        }
+        for key in keys {
+            let one = S3Url {
+                bucket: url.bucket.clone(),
+                key: key.clone(),
+            };
+            let sub = dir.join(format!("{n}-{}", out.len()));
+            std::fs::create_dir_all(&sub)
+                .map_err(|e| CliError::io(format!("{}: {e}", sub.display())))?;
+            let got = store::block_on(store::download(&one, &sub))
+                .map_err(CliError::network)?
+                .map_err(CliError::network)?;
+            let base = key.rsplit('/').next().unwrap_or("worker.db").to_string();
+            for (file, _) in got {
+                let named = sub.join(&base);
+                std::fs::rename(&file, &named)
+                    .map_err(|e| CliError::io(format!("{}: {e}", named.display())))?;
+                out.push(named);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `loadlab study merge --db OUT.db WORKER.db…` (a worker store may be
+/// `s3://BUCKET/KEY`, or `s3://BUCKET/PREFIX/` for every store under it).
+pub(super) fn merge(m: MergeArgs) -> Result<(), CliError> {
+    let tmp = tempfile::tempdir()
+        .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
+    let workers = fetch_stores(&m.workers, tmp.path())?;
+    let o = loadlab_study::split::merge_stores(&workers, &m.db, m.out).map_err(study_error)?;
     let absent: Vec<String> = (0..o.segments)
         .filter(|i| !o.present.contains(i))
         .map(|i| format!("{i}/{}", o.segments))
