@@ -8,6 +8,9 @@
 //! * `a_killed_worker_shows_as_missing`: a worker killed (SIGKILL) in the
 //!   second step; its share of that step is reported missing, by count;
 //!   a worker whose store is not given is missing in every step.
+//! * `a_worker_late_for_its_slot_starts_at_once_and_says_so`: a run that
+//!   overruns its slot (slow responses, no slack) makes the next one late;
+//!   it starts at once and the merged run names the lateness.
 //! * `merge_refuses_stores_that_do_not_belong_together`.
 //! * `plans_that_cannot_be_split_are_refused`.
 
@@ -45,6 +48,11 @@ fn unix_now() -> f64 {
 
 /// `loadlab origin` on a free loopback port; returns it and its base URL.
 fn start_origin(dir: &Path) -> (Guard, String) {
+    start_origin_with(dir, RECIPE)
+}
+
+/// `loadlab origin` with `recipe`.
+fn start_origin_with(dir: &Path, recipe_json: &str) -> (Guard, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -52,7 +60,7 @@ fn start_origin(dir: &Path) -> (Guard, String) {
         .port();
     let listen = format!("127.0.0.1:{port}");
     let recipe = dir.join("recipe.json");
-    std::fs::write(&recipe, RECIPE).unwrap();
+    std::fs::write(&recipe, recipe_json).unwrap();
     let mut child = Command::new(bin())
         .args(["origin", "--listen", &listen, "--admin-token", "t0ken"])
         .args(["--workers", "1", "--recipe"])
@@ -321,6 +329,63 @@ fn a_killed_worker_shows_as_missing() {
     let r = runs(&d.join("without2.db"));
     assert_eq!(r[0].summary.workers.as_ref().unwrap().missing, 200);
     assert_eq!(r[1].summary.workers.as_ref().unwrap().missing, 800);
+}
+
+#[test]
+fn a_worker_late_for_its_slot_starts_at_once_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Every response takes 1.5 s: the first run (1 s) ends 1.5 s after its
+    // last request, past the second run's slot (no slack, no cool-down).
+    let (_origin, url) = start_origin_with(
+        d,
+        r#"{"route":"/*","body":"slow","stages":[{"at":0,"status":200,"latency":"1500ms"}]}"#,
+    );
+    let p = d.join("late.yaml");
+    std::fs::write(
+        &p,
+        format!(
+            "name: late\ntargets:\n  - {{name: api, url: \"{url}/\"}}\nload: {{rates: [10, 20], step: 1s}}\n"
+        ),
+    )
+    .unwrap();
+    let at = (unix_now() + 5.0).ceil();
+    let ws: Vec<Guard> = (0..2).map(|i| worker(d, &p, i, 2, at, "0s")).collect();
+    let mut errs = String::new();
+    for w in ws {
+        let o = finish(w, Duration::from_secs(60));
+        ok(&o);
+        errs += &String::from_utf8_lossy(&o.stderr);
+    }
+    assert!(
+        errs.contains("late for the slot of run 2/2") && errs.contains("it starts now"),
+        "{errs}"
+    );
+    for i in 0..2 {
+        let r = runs(&d.join(format!("w{i}.db")));
+        let p = r[1].summary.part.as_ref().unwrap();
+        assert!(
+            p.start_unix_ns >= p.slot_unix_ns + 900_000_000,
+            "worker {i}: its schedule starts when it could, not on the slot: {p:?}"
+        );
+        // Every request of its share, at its own (shifted) start.
+        let s = &r[1].summary;
+        assert_eq!(s.requests + s.unsent, 10, "{s:?}");
+    }
+    let m = merge(d, "merged", &["w0.db", "w1.db"]);
+    ok(&m);
+    let r = runs(&d.join("merged.db"));
+    let note = r[1].summary.workers.as_ref().unwrap();
+    assert_eq!(note.missing, 0, "late is not missing: {note:?}");
+    assert_eq!(note.late.len(), 2, "{note:?}");
+    assert!(
+        note.late[0].contains("too late to keep the common schedule"),
+        "{note:?}"
+    );
+    let md = std::fs::read_to_string(d.join("merged/report.md")).unwrap();
+    assert!(md.contains("Warning       segment 0/2 began"), "{md}");
+    // The first run kept its slot.
+    assert!(r[0].summary.workers.as_ref().unwrap().late.is_empty());
 }
 
 #[test]
