@@ -920,7 +920,7 @@ repetitions: 2
                 intended_ns: at,
                 sent_ns: at + (k * 7919) % 300_000,
                 done_ns: at + 1_000_000 + (k * 104_729) % 40_000_000,
-                status: if k % 17 == 0 { 503 } else { 200 },
+                status: if k.is_multiple_of(17) { 503 } else { 200 },
                 bytes_in: 11 + k % 3,
                 bytes_out: 2,
                 ..Default::default()
