@@ -113,7 +113,10 @@ struct AttackOnly {
     args: super::attack::AttackArgs,
 }
 
-pub fn run(a: K8sArgs) -> Result<(), CliError> {
+pub fn run(mut a: K8sArgs) -> Result<(), CliError> {
+    if let K8sCommand::Render(r) | K8sCommand::Run(r) = &mut a.command {
+        super::k8s_plan::plan_or_attack(r, std::env::args_os());
+    }
     match a.command {
         K8sCommand::Render(r) if r.plan.is_some() => {
             super::k8s_plan::render(&r, r.plan.as_deref().unwrap_or_else(|| unreachable!()))

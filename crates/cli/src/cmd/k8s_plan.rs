@@ -15,6 +15,28 @@ use loadlab_study::Plan;
 use super::k8s::{RenderArgs, cluster_error, parse_start, render_error, unix_ns_now};
 use crate::exit::{self, CliError};
 
+/// clap may fill the `PLAN.yaml` positional with a value given after `--`
+/// (`k8s render --workers 4 -- -rate=10 -duration=1s` gives it
+/// `-duration=1s`): a plan is only a plan before `--`; after it, every
+/// value is the attack's, in the order given.
+pub fn plan_or_attack(r: &mut RenderArgs, argv: impl Iterator<Item = std::ffi::OsString>) {
+    let Some(plan) = r.plan.clone() else {
+        return;
+    };
+    let argv: Vec<std::ffi::OsString> = argv.collect();
+    let Some(dash) = argv.iter().position(|a| a == "--") else {
+        return;
+    };
+    if argv[..dash].iter().any(|a| a == plan.as_os_str()) {
+        return;
+    }
+    r.attack = argv[dash + 1..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    r.plan = None;
+}
+
 /// Checks everything and builds the objects.
 fn build(r: &RenderArgs, plan_path: &Path) -> Result<(PlanRenderSpec, Manifests), CliError> {
     if !r.attack.is_empty() {
