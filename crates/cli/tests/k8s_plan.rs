@@ -474,11 +474,34 @@ impl Moto {
     }
 }
 
-/// The Job's worker commands with S3: each uploads its store; worker 2
-/// never ran (its pod never came up): `k8s gather` names it and the merged
-/// study says what is missing, by count.
+/// The Job's start instant, from its workers' `--start-at=`.
+fn start_of(yaml: &str) -> f64 {
+    let (_, job, _, _) = documents(yaml);
+    let args = job.spec.unwrap().template.spec.unwrap().containers[0]
+        .args
+        .clone()
+        .unwrap();
+    let at = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--start-at="))
+        .unwrap();
+    loadlab_metrics::timefmt::parse_rfc3339(at).unwrap() as f64 / 1e9
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The Job's worker commands with S3: each uploads its store after every
+/// run. Worker 2 is killed (SIGKILL, as a lost node) in the third run: the
+/// two runs it had committed are in S3 and merged; worker 3 never ran (its
+/// pod never came up): `k8s gather` names it, and the merged study says
+/// what is missing, by count.
 #[test]
-fn stores_uploaded_to_s3_are_gathered_and_a_worker_that_never_ran_is_missing() {
+fn stores_uploaded_to_s3_are_gathered_and_dead_workers_are_missing() {
     let moto = Moto::start();
     moto.bucket("results");
     let o = origin();
@@ -487,7 +510,7 @@ fn stores_uploaded_to_s3_are_gathered_and_a_worker_that_never_ran_is_missing() {
     let out = run(&[
         "k8s",
         "render",
-        "--workers=3",
+        "--workers=4",
         "--name=s3study",
         "--results=s3://results/runs",
         "--start-delay=5s",
@@ -495,19 +518,33 @@ fn stores_uploaded_to_s3_are_gathered_and_a_worker_that_never_ran_is_missing() {
         plan.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    let at = start_of(&yaml);
     let env = moto.env();
-    let (children, _, _) = local_workers(&text(&out.stdout), dir.path(), &[0, 1], &env);
+    let (mut children, _, _) = local_workers(&yaml, dir.path(), &[0, 1, 2], &env);
+    // Slots of 2 s (1 s step + 1 s slack): run 3 sends from T + 4 s to
+    // T + 5 s; run 2 was committed and uploaded at about T + 3 s.
+    while unix_now() < at + 4.6 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut killed = children.remove(2);
+    killed.kill().unwrap();
+    let _ = killed.wait();
     for ch in children {
         let out = wait_bounded(ch, Duration::from_secs(90));
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("store uploaded to s3://results/runs/s3study/worker-"));
+        assert!(
+            text(&out.stderr).contains("store uploaded to s3://results/runs/s3study/worker-"),
+            "{}",
+            text(&out.stderr)
+        );
     }
     let merged = dir.path().join("merged.db");
     let mut c = Command::new(bin());
     c.args([
         "k8s",
         "gather",
-        "--workers=3",
+        "--workers=4",
         "--name=s3study",
         "--results=s3://results/runs",
         "--db",
@@ -534,32 +571,33 @@ fn stores_uploaded_to_s3_are_gathered_and_a_worker_that_never_ran_is_missing() {
     assert_eq!(g.status.code(), Some(0), "{err}");
     assert!(
         err.contains(
-            "worker 2 uploaded no store (worker-2.db missing under s3://results/runs/s3study/)"
+            "worker 3 uploaded no store (worker-3.db missing under s3://results/runs/s3study/)"
         ),
         "{err}"
     );
-    // Segment 2 of 3: k = 2, 5, … of 200 and of 400 requests.
+    assert!(!err.contains("worker 2 uploaded no store"), "{err}");
+    // A quarter of 200 and of 400 requests per missing segment.
     assert!(
-        err.contains("66 requests missing: segment 2/3 absent"),
+        err.contains("50 requests missing: segment 3/4 absent"),
         "{err}"
     );
     assert!(
-        err.contains("133 requests missing: segment 2/3 absent"),
+        err.contains("100 requests missing: segment 2/4 absent"),
         "{err}"
     );
     assert_eq!(
         requests_of(&merged),
         vec![
-            (200, "a".into(), 134, 66),
-            (200, "b".into(), 134, 66),
-            (400, "a".into(), 267, 133),
-            (400, "b".into(), 267, 133),
+            (200, "a".into(), 150, 50),
+            (200, "b".into(), 150, 50),
+            (400, "a".into(), 200, 200),
+            (400, "b".into(), 200, 200),
         ]
     );
     let md = std::fs::read_to_string(dir.path().join("report/report.md")).unwrap();
-    assert!(md.contains("Merged from 2 of 3 workers"), "{md}");
+    assert!(md.contains("Merged from 3 of 4 workers"), "{md}");
     assert!(
-        md.contains("Missing       66 requests missing of 200 scheduled"),
+        md.contains("Missing       200 requests missing of 400 scheduled"),
         "{md}"
     );
 }

@@ -76,6 +76,9 @@ pub struct RunOptions {
     /// every run sends its segment of the schedule, on the fixed timetable
     /// of [`crate::split::timetable`].
     pub split: Option<SplitOptions>,
+    /// Called after each run is committed to the store (the CLI uploads a
+    /// worker's store to S3 there, so a worker that dies keeps its runs).
+    pub committed: Option<Box<dyn FnMut() + Send>>,
 }
 
 /// What a live display is told when a run starts.
@@ -252,6 +255,9 @@ impl Ctx<'_> {
         self.store
             .save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
         self.done.insert(key, pass);
+        if let Some(f) = self.opts.committed.as_mut() {
+            f();
+        }
         self.executed += 1;
         self.spent += t0.elapsed();
         let s = &data.summary;

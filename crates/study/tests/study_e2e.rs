@@ -24,6 +24,7 @@ fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<Stri
             observer: None,
             workloads: None,
             split: None,
+            committed: None,
         },
         log,
     )

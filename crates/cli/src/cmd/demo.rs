@@ -66,6 +66,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         db.clone(),
         false,
         None,
+        None,
     )?;
     // The answer, read back from the store like `loadlab runs show` does.
     let (study, analysis) = stored_answer(&db, &report)?;

@@ -129,6 +129,7 @@ impl Observer for StderrObserver {
 }
 
 /// Runs a parsed plan with progress on stderr; returns the report folder.
+#[allow(clippy::too_many_arguments)] // one call per front end (study, demo)
 pub fn run_plan(
     plan: &Plan,
     plan_path: &Path,
@@ -137,6 +138,7 @@ pub fn run_plan(
     db: PathBuf,
     resume: bool,
     split: Option<loadlab_study::split::SplitOptions>,
+    committed: Option<Box<dyn FnMut() + Send>>,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
@@ -150,6 +152,7 @@ pub fn run_plan(
         observer: Some(Box::new(StderrObserver::default())),
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
         split,
+        committed,
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
@@ -196,7 +199,33 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         Some((_, local, _)) => local.clone(),
         None => a.db.clone(),
     };
-    let res = run_plan(&plan, &plan_path, yaml, a.out, db.clone(), a.resume, split);
+    // After each committed run, the store so far: a worker that dies keeps
+    // its runs.
+    let committed = s3.as_ref().map(|(url, local, _)| {
+        let (url, local) = (url.clone(), local.clone());
+        Box::new(move || {
+            let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(
+                &local, &url,
+            ));
+            let err = match res {
+                Ok(Ok(_)) => return,
+                Ok(Err(e)) | Err(e) => e,
+            };
+            eprintln!(
+                "loadlab: warning: cannot upload the store to {url} after this run ({err}); trying again after the next"
+            );
+        }) as Box<dyn FnMut() + Send>
+    });
+    let res = run_plan(
+        &plan,
+        &plan_path,
+        yaml,
+        a.out,
+        db.clone(),
+        a.resume,
+        split,
+        committed,
+    );
     if let Some((url, local, dir)) = s3 {
         upload_store(&url, &local, dir)?;
         eprintln!("loadlab: store uploaded to {url}");
