@@ -312,6 +312,30 @@ fn a_killed_worker_shows_as_missing() {
         "{md}"
     );
 
+    // `runs show` and `runs run` say it too.
+    let show = Command::new(bin())
+        .args(["runs", "--db"])
+        .arg(d.join("merged.db"))
+        .args(["show", "1"])
+        .output()
+        .unwrap();
+    ok(&show);
+    let show = String::from_utf8_lossy(&show.stdout);
+    assert!(show.contains(&format!("{share} requests missing")), "{show}");
+    let id = r[1].id.to_string();
+    let one = Command::new(bin())
+        .args(["runs", "--db"])
+        .arg(d.join("merged.db"))
+        .args(["run", &id])
+        .output()
+        .unwrap();
+    ok(&one);
+    let one = String::from_utf8_lossy(&one.stdout);
+    assert!(
+        one.contains(&format!("{share} requests missing: segment 1/3 absent")),
+        "{one}"
+    );
+
     // Without worker 2's store, its share of every run is missing.
     let m = merge(d, "without2", &["w0.db", "w1.db"]);
     ok(&m);
