@@ -321,7 +321,10 @@ fn a_killed_worker_shows_as_missing() {
         .unwrap();
     ok(&show);
     let show = String::from_utf8_lossy(&show.stdout);
-    assert!(show.contains(&format!("{share} requests missing")), "{show}");
+    assert!(
+        show.contains(&format!("{share} requests missing")),
+        "{show}"
+    );
     let id = r[1].id.to_string();
     let one = Command::new(bin())
         .args(["runs", "--db"])
