@@ -656,6 +656,21 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     if let Some(o) = opts.observer.as_mut() {
         o.outline(&outline(plan, study, &opts.db, &out_dir, done.len()));
     }
+    if let Some(sp) = opts.split {
+        let slots = crate::split::timetable(plan, sp.start_at_unix_ns, sp.step_slack);
+        let every = crate::split::slot_length(plan, sp.step_slack);
+        (opts.progress)(&format!(
+            "worker {}/{} of a split study: {} run(s) on a fixed timetable, one every {} from {}; the last ends by {}",
+            sp.segment.index,
+            sp.segment.count,
+            slots.len(),
+            format_go_duration(every),
+            loadlab_metrics::timefmt::rfc3339(sp.start_at_unix_ns as i128),
+            loadlab_metrics::timefmt::rfc3339(
+                (sp.start_at_unix_ns as i128) + (every.as_nanos() * slots.len() as u128) as i128
+            ),
+        ));
+    }
     let mut ctx = Ctx {
         plan,
         store: &mut store,
