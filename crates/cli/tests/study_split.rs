@@ -431,8 +431,32 @@ fn merge_refuses_stores_that_do_not_belong_together() {
     let at = (unix_now() + 5.0).ceil();
     let a = worker(d, &p, 0, 2, at, "500ms");
     let b = worker(d, &p, 1, 2, at + 1.0, "500ms");
+    // The same plan with another rate: another study.
+    let p2 = d.join("edited.yaml");
+    std::fs::write(
+        &p2,
+        std::fs::read_to_string(&p).unwrap().replace("[20]", "[30]"),
+    )
+    .unwrap();
+    let c = Guard(
+        Command::new(bin())
+            .arg("study")
+            .arg(&p2)
+            .arg("--segment=1/2")
+            .arg(format!("--start-at={at:.3}"))
+            .arg("--step-slack=500ms")
+            .arg("--db")
+            .arg(d.join("edited.db"))
+            .arg("--out")
+            .arg(d.join("edited"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     ok(&finish(a, Duration::from_secs(30)));
     ok(&finish(b, Duration::from_secs(30)));
+    ok(&finish(c, Duration::from_secs(30)));
     std::fs::copy(d.join("w0.db"), d.join("w0-copy.db")).unwrap();
     let plain = Command::new(bin())
         .arg("study")
@@ -450,6 +474,10 @@ fn merge_refuses_stores_that_do_not_belong_together() {
             "their start instants (--start-at) differ",
         ),
         (&["w0.db", "w0-copy.db"], "segment 0/2 given twice"),
+        (
+            &["w0.db", "edited.db"],
+            "their resolved plans (was the plan edited between workers?) differ",
+        ),
         (&["w0.db", "plain.db"], "no worker study in this store"),
         (&["w0.db", "nothere.db"], "no such file"),
         (&["w0.db", "out.db"], "must not be one of the worker stores"),

@@ -693,9 +693,9 @@ pub fn merge_stores(
         };
         if w.study.plan_json != first.study.plan_json {
             return Err(differs(
-                "plans",
-                format!("{:?}", first.study.name),
-                format!("{:?}", w.study.name),
+                "resolved plans (was the plan edited between workers?)",
+                format!("{:?} from {}", first.study.name, first.study.plan_path),
+                format!("{:?} from {}", w.study.name, w.study.plan_path),
             ));
         }
         if w.worker.segments != first.worker.segments {
