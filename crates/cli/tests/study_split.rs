@@ -5,6 +5,8 @@
 //! * `merged_workers_equal_one_study`: three workers of a two-step plan
 //!   merge into runs with the request counts of one `loadlab study` of the
 //!   same plan (the same schedule), every step started on its slot.
+//! * `merged_workers_in_namespaces_equal_one_study`: the same, each worker
+//!   in its own network namespace (root only; skipped otherwise).
 //! * `a_killed_worker_shows_as_missing`: a worker killed (SIGKILL) in the
 //!   second step; its share of that step is reported missing, by count;
 //!   a worker whose store is not given is missing in every step.
@@ -59,10 +61,16 @@ fn start_origin_with(dir: &Path, recipe_json: &str) -> (Guard, String) {
         .unwrap()
         .port();
     let listen = format!("127.0.0.1:{port}");
+    let guard = start_origin_in(Command::new(bin()), &listen, dir, recipe_json);
+    (guard, format!("http://{listen}"))
+}
+
+/// `loadlab origin` run by `cmd` (holding the program), listening on `listen`.
+fn start_origin_in(mut cmd: Command, listen: &str, dir: &Path, recipe_json: &str) -> Guard {
     let recipe = dir.join("recipe.json");
     std::fs::write(&recipe, recipe_json).unwrap();
-    let mut child = Command::new(bin())
-        .args(["origin", "--listen", &listen, "--admin-token", "t0ken"])
+    let mut child = cmd
+        .args(["origin", "--listen", listen, "--admin-token", "t0ken"])
         .args(["--workers", "1", "--recipe"])
         .arg(&recipe)
         .stdout(Stdio::null())
@@ -81,7 +89,7 @@ fn start_origin_with(dir: &Path, recipe_json: &str) -> (Guard, String) {
     let guard = Guard(child);
     rx.recv_timeout(Duration::from_secs(20))
         .expect("the origin did not start listening");
-    (guard, format!("http://{listen}"))
+    guard
 }
 
 /// A two-step plan: rates 300 and 600 for 2 s each (500 ms warm-up).
@@ -104,7 +112,20 @@ slo: {{success: 99%}}
 
 /// Starts worker `i` of `n`.
 fn worker(dir: &Path, plan: &Path, i: u64, n: u64, at: f64, slack: &str) -> Guard {
-    let child = Command::new(bin())
+    worker_in(Command::new(bin()), dir, plan, i, n, at, slack)
+}
+
+/// Starts worker `i` of `n` with `cmd` (holding the program).
+fn worker_in(
+    mut cmd: Command,
+    dir: &Path,
+    plan: &Path,
+    i: u64,
+    n: u64,
+    at: f64,
+    slack: &str,
+) -> Guard {
+    let child = cmd
         .arg("study")
         .arg(plan)
         .arg(format!("--segment={i}/{n}"))
@@ -175,18 +196,72 @@ fn merged_workers_equal_one_study() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (_origin, url) = start_origin(d);
-    let plan = write_plan(d, &url, "");
+    equal_one(&|_| Command::new(bin()), &url, d);
+}
+
+/// The same with each worker, and the reference study, in its own network
+/// namespace on a bridge the test made (198.18.0.0/15, RFC 2544's
+/// benchmarking range), the origin in another: the workers are separate
+/// hosts as far as the network goes. Skipped, saying why, when not root.
+#[test]
+fn merged_workers_in_namespaces_equal_one_study() {
+    if let Some(why) = loadlab_testkit::netns::skip_reason() {
+        eprintln!("{why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Dropped last: the processes go first, then the namespaces.
+    let mut lab = loadlab_testkit::netns::Lab::new().expect("make the lab");
+    let origin_node = lab.node("198.18.0.1".parse().unwrap()).unwrap();
+    let nodes: Vec<_> = (0..4u8)
+        .map(|i| {
+            lab.node(format!("198.18.0.{}", 10 + i).parse().unwrap())
+                .unwrap()
+        })
+        .collect();
+    let origin = start_origin_in(
+        origin_node.command(bin()),
+        "198.18.0.1:8080",
+        dir.path(),
+        RECIPE,
+    );
+    equal_one(
+        &|i| nodes[i].command(bin()),
+        "http://198.18.0.1:8080",
+        dir.path(),
+    );
+    let names: Vec<String> = lab.namespaces().to_vec();
+    drop(origin);
+    drop(lab);
+    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    for ns in names {
+        assert!(
+            !list
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(&ns)),
+            "{ns} left behind"
+        );
+    }
+}
+
+/// Three workers launched by `launch(0..3)` against `url`, merged, and one
+/// study launched by `launch(3)`: the same counts, every run on its slot.
+fn equal_one(launch: &dyn Fn(usize) -> Command, url: &str, d: &Path) {
+    let plan = write_plan(d, url, "");
     // The workers: a common start 5 s ahead (debug binaries on a loaded
     // machine take a while to come up), slots of 2 s + 1 s slack.
     let at = (unix_now() + 5.0).ceil();
-    let ws: Vec<Guard> = (0..3).map(|i| worker(d, &plan, i, 3, at, "1s")).collect();
+    let ws: Vec<Guard> = (0..3)
+        .map(|i| worker_in(launch(i), d, &plan, i as u64, 3, at, "1s"))
+        .collect();
     for w in ws {
         ok(&finish(w, Duration::from_secs(60)));
     }
     let m = merge(d, "merged", &["w0.db", "w1.db", "w2.db"]);
     ok(&m);
     // The reference: one study of the same plan, the whole schedule.
-    let one = Command::new(bin())
+    let one = launch(3)
         .arg("study")
         .arg(&plan)
         .arg("--db")
