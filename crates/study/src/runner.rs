@@ -392,8 +392,9 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) ->
 }
 
 /// How late a split study's worker may be for a run's slot and still keep
-/// the common schedule (a little under the engine's `START_AT_MAX_PAST`).
-const LATE_TOLERANCE: Duration = Duration::from_millis(900);
+/// the common schedule: half the engine's `START_AT_MAX_PAST`, so that the
+/// run's set-up (targets, TLS) never takes it past the engine's bound.
+const LATE_TOLERANCE: Duration = Duration::from_millis(500);
 
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
