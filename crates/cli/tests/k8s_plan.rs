@@ -601,3 +601,32 @@ fn stores_uploaded_to_s3_are_gathered_and_dead_workers_are_missing() {
         "{md}"
     );
 }
+
+/// `k8s run … PLAN.yaml` without a cluster: one line, exit 6, as for an
+/// attack (the apply-and-follow path itself has no cluster to run on here).
+#[test]
+fn k8s_run_of_a_plan_without_a_cluster_says_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(dir.path(), "http://svc:8080");
+    let out = Command::new(bin())
+        .args(["k8s", "run", "--workers=2", "--results=s3://b/p"])
+        .arg(&plan)
+        .env("KUBECONFIG", dir.path().join("no-such-kubeconfig"))
+        .env("HOME", dir.path())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(out, Duration::from_secs(30));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: no Kubernetes cluster configured"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
