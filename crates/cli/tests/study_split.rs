@@ -360,7 +360,7 @@ fn a_killed_worker_shows_as_missing() {
     let share = 400;
     assert!(
         err.contains(&format!(
-            "{share} requests missing of 1200 scheduled ({share} requests missing: segment 1/3 absent"
+            "missing: sweep 600/s api #1: {share} requests missing: segment 1/3 absent"
         )),
         "{err}"
     );

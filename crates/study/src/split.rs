@@ -781,18 +781,25 @@ pub fn merge_stores(
         }
         let (data, mon, note) = merge_run(&plan, slot.rate, segments, &parts);
         if !note.is_complete() {
-            missing.push(format!(
-                "{} {} {} #{}: {} requests missing{} ({})",
+            let run = format!(
+                "{} {} {} #{}",
                 slot.phase,
                 plan.load.level_short(slot.rate),
                 slot.target,
-                slot.repetition,
-                note.missing,
-                note.scheduled
-                    .map(|s| format!(" of {s} scheduled"))
-                    .unwrap_or_default(),
-                note.problems.join("; ")
-            ));
+                slot.repetition
+            );
+            // One line per run: its total when several segments miss some.
+            let total = match note.problems.len() {
+                1 => String::new(),
+                _ => format!(
+                    "{} requests missing{}; ",
+                    note.missing,
+                    note.scheduled
+                        .map(|s| format!(" of {s} scheduled"))
+                        .unwrap_or_default()
+                ),
+            };
+            missing.push(format!("{run}: {total}{}", note.problems.join("; ")));
         }
         let pass = analysis::slo_pass(plan.slo.as_ref(), &data.summary);
         store.save_run(
