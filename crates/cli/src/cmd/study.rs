@@ -27,7 +27,8 @@ pub struct StudyArgs {
     /// Report folder [default: studies/<id>-<name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The SQLite store.
+    /// The SQLite store (s3://BUCKET/KEY: written locally, uploaded after
+    /// each run and when the study ends).
     #[arg(long, default_value = DEFAULT_DB)]
     pub db: PathBuf,
     /// Continue the latest unfinished study of this plan from its last committed run.
@@ -62,7 +63,8 @@ pub struct MergeArgs {
     /// Report folder [default: studies/<id>-<name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The workers' stores (one per segment; absent ones show as missing).
+    /// The workers' stores (one per segment; absent ones show as missing);
+    /// s3://BUCKET/KEY, or s3://BUCKET/PREFIX/ for every *.db under it.
     #[arg(required = true)]
     pub workers: Vec<PathBuf>,
 }
