@@ -19,6 +19,7 @@
 //! `loadlab-metrics`, as any other results files.
 
 pub mod flags;
+pub mod plan;
 pub mod render;
 pub mod run;
 pub mod store;

@@ -60,6 +60,48 @@ pub struct RunSummary {
     /// Rates, Gauges; sysbench's statement counts), measured part only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<MetricRow>,
+    /// A split study's worker run (`study --segment=i/n`): what its figures
+    /// cannot say and the merge needs to add the workers' runs exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<RunPart>,
+    /// A merged run (`study merge`): its workers, and what is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<crate::split::WorkersNote>,
+}
+
+/// What one worker's run of a split study keeps beyond its figures, so that
+/// `study merge` adds the workers' runs exactly: the instants the rate,
+/// throughput and wait are computed from, the exact sums behind the mean,
+/// and the send-lag histogram (the store has columns only for the latency
+/// and service histograms).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunPart {
+    /// `segment/segments` of the run's schedule.
+    pub segment: u64,
+    pub segments: u64,
+    /// The run's slot in the timetable (ns since the Unix epoch).
+    pub slot_unix_ns: u64,
+    /// Where this worker's schedule started: the slot, or later when the
+    /// worker was too late for it (then its requests are shifted).
+    pub start_unix_ns: u64,
+    /// The worker's wall clock when it began sending.
+    pub began_unix_ns: u64,
+    /// Requests of the run's whole schedule (every segment), when known.
+    pub scheduled_total: Option<u64>,
+    pub successes: u64,
+    /// First and last actual send, last completion: ns from `start_unix_ns`
+    /// (measured part; none without requests).
+    pub earliest_ns: Option<u64>,
+    pub latest_ns: Option<u64>,
+    pub end_ns: Option<u64>,
+    /// Exact sum of the measured latencies.
+    pub latency_sum_ns: u128,
+    pub service_min_ns: u64,
+    pub service_max_ns: u64,
+    pub lag_min_ns: u64,
+    pub lag_max_ns: u64,
+    /// The send-lag HdrHistogram, V2 serialization, base64.
+    pub lag_hdr: String,
 }
 
 /// One metric series of a run, in its own unit (ms for time trends).
@@ -137,6 +179,10 @@ pub struct Collector {
     /// Latest metric timestamp seen (ns from the start), for per-second figures
     /// of runs without requests.
     last_metric_ns: u64,
+    /// What the engine said of the attack before its first sample.
+    info: Option<AttackInfo>,
+    /// Keep a [`RunPart`] (a split study's worker run).
+    part: bool,
 }
 
 impl Collector {
@@ -152,7 +198,16 @@ impl Collector {
             warmup_requests: 0,
             metric_series: std::collections::HashMap::new(),
             last_metric_ns: 0,
+            info: None,
+            part: false,
         }
+    }
+
+    /// Makes [`finish`](Self::finish) keep the run's [`RunPart`] (a worker
+    /// of a split study).
+    pub fn keep_part(mut self) -> Collector {
+        self.part = true;
+        self
     }
 
     pub fn record(&mut self, s: &Sample) {
@@ -227,6 +282,8 @@ impl Collector {
             unsent: 0,
             late: v.late,
             metrics: Vec::new(),
+            part: None,
+            workers: None,
         };
         let span_ns = if v.requests > 0 {
             v.duration_ns + v.wait_ns
@@ -252,6 +309,33 @@ impl Collector {
             })
             .collect();
         let Collector { measured, .. } = self;
+        if self.part {
+            let w = self.info.as_ref().and_then(|i| i.worker.as_ref());
+            let start = self.info.as_ref().map_or(0, |i| i.start_unix_ns);
+            let mut lag = Vec::new();
+            use hdrhistogram::serialization::Serializer as _;
+            let _ = hdrhistogram::serialization::V2Serializer::new()
+                .serialize(measured.send_lag().histogram(), &mut lag);
+            use base64::Engine as _;
+            summary.part = Some(RunPart {
+                segment: w.map_or(0, |w| w.index),
+                segments: w.map_or(1, |w| w.count),
+                slot_unix_ns: w.map_or(start, |w| w.start_at_unix_ns),
+                start_unix_ns: start,
+                began_unix_ns: w.map_or(start, |w| w.began_unix_ns),
+                scheduled_total: w.and_then(|w| w.scheduled_total),
+                successes: (v.success * v.requests as f64).round() as u64,
+                earliest_ns: v.earliest_unix_ns,
+                latest_ns: v.latest_unix_ns,
+                end_ns: v.end_unix_ns,
+                latency_sum_ns: measured.latency().sum(),
+                service_min_ns: measured.service().min(),
+                service_max_ns: measured.service().max(),
+                lag_min_ns: measured.send_lag().min(),
+                lag_max_ns: measured.send_lag().max(),
+                lag_hdr: base64::engine::general_purpose::STANDARD.encode(lag),
+            });
+        }
         RunData {
             summary,
             latency: measured.latency().clone().into_histogram(),
@@ -361,7 +445,9 @@ fn error_texts(
 
 /// The [`Sink`] handed to the engine, which hands it back when the run ends.
 impl Sink for Collector {
-    fn begin(&mut self, _info: &AttackInfo) {}
+    fn begin(&mut self, info: &AttackInfo) {
+        self.info = Some(info.clone());
+    }
     fn register_target(&mut self, index: u32, target: &TargetInfo) {
         let i = index as usize;
         if self.targets.len() <= i {

@@ -11,6 +11,13 @@ pub struct Environment {
     pub kernel: String,
     pub loadlab_version: String,
     pub git_revision: String,
+    /// A split study's worker (`study --segment=i/n`): its segment, start
+    /// and slack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<crate::split::WorkerStudy>,
+    /// A merged study (`study merge`): the workers it was merged from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::split::WorkerStudy>,
 }
 
 fn read(path: &str) -> String {
@@ -51,6 +58,8 @@ impl Environment {
             ),
             loadlab_version: env!("CARGO_PKG_VERSION").to_string(),
             git_revision,
+            worker: None,
+            merged_from: Vec::new(),
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod report;
 pub mod runner;
 pub mod secrets;
 mod sources;
+pub mod split;
 pub mod stats;
 pub mod store;
 mod suggest;

@@ -20,6 +20,7 @@ use crate::collect::{Collector, RunData};
 use crate::env::Environment;
 use crate::monitor::{self, Monitor};
 use crate::plan::{CeilingPlan, Plan};
+use crate::split::SplitOptions;
 use crate::store::{MonitorPoint, Store, StoreError};
 use crate::workload::{WorkloadRunner, WorkloadStep};
 
@@ -41,6 +42,14 @@ pub enum StudyError {
     Resume(String),
     #[error("report: {0}")]
     Report(String),
+    /// A split study (`--segment`, `study merge`) that cannot be: a plan
+    /// feature that needs the merged outcome, stores that do not belong
+    /// together.
+    #[error("{0}")]
+    Split(String),
+    /// A file that cannot be read.
+    #[error("{0}")]
+    Io(String),
 }
 
 /// How to run a study.
@@ -63,6 +72,13 @@ pub struct RunOptions {
     /// Runs the steps of `script` and `sysbench` targets (the CLI's faces);
     /// a plan with such targets fails at its first one without it.
     pub workloads: Option<Arc<dyn WorkloadRunner>>,
+    /// Run as one worker of a split study (`--segment=i/n --start-at=T`):
+    /// every run sends its segment of the schedule, on the fixed timetable
+    /// of [`crate::split::timetable`].
+    pub split: Option<SplitOptions>,
+    /// Called after each run is committed to the store (the CLI uploads a
+    /// worker's store to S3 there, so a worker that dies keeps its runs).
+    pub committed: Option<Box<dyn FnMut() + Send>>,
 }
 
 /// What a live display is told when a run starts.
@@ -139,6 +155,9 @@ struct Ctx<'a> {
     planned: usize,
     /// Wall time spent by executed runs (cool-down included), for estimates.
     spent: Duration,
+    /// A split study's worker: the start of the next run's slot (ns since
+    /// the Unix epoch).
+    slot: Option<u64>,
 }
 
 impl Ctx<'_> {
@@ -164,7 +183,8 @@ impl Ctx<'_> {
                 done: self.done.len(),
             });
         }
-        if self.executed > 0 && !self.plan.load.cooldown.is_zero() {
+        // A split study's timetable holds the cool-down.
+        if self.executed > 0 && !self.plan.load.cooldown.is_zero() && self.opts.split.is_none() {
             sleep_unless(&self.opts.stop, self.plan.load.cooldown);
             if self.opts.stop.is_set() {
                 return Err(StudyError::Interrupted {
@@ -189,6 +209,26 @@ impl Ctx<'_> {
             Some(o) => o.run_started(&info, live.clone()),
             None => None,
         };
+        let split = match (self.opts.split, self.slot) {
+            (Some(o), Some(slot)) => {
+                let now = unix_now_ns();
+                // Within the engine's tolerance the run keeps the common
+                // schedule (what is already due goes out at once, as send
+                // lag); later it starts now, its requests shifted.
+                let keep = now <= slot + LATE_TOLERANCE.as_nanos() as u64;
+                if !keep {
+                    (self.opts.progress)(&format!(
+                        "worker {}/{} is {} late for the slot of {}: it starts now; the merged run will show the shift as start spread",
+                        o.segment.index,
+                        o.segment.count,
+                        approx(Duration::from_nanos(now - slot)),
+                        info.label()
+                    ));
+                }
+                Some((o.segment, slot, keep))
+            }
+            _ => None,
+        };
         let res = execute(
             self.plan,
             target,
@@ -199,6 +239,7 @@ impl Ctx<'_> {
             extra,
             live,
             self.opts.workloads.as_ref(),
+            split,
         );
         if let Some(o) = self.opts.observer.as_mut() {
             o.run_ended();
@@ -214,6 +255,9 @@ impl Ctx<'_> {
         self.store
             .save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
         self.done.insert(key, pass);
+        if let Some(f) = self.opts.committed.as_mut() {
+            f();
+        }
         self.executed += 1;
         self.spent += t0.elapsed();
         let s = &data.summary;
@@ -347,6 +391,17 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) ->
     lines
 }
 
+/// How late a split study's worker may be for a run's slot and still keep
+/// the common schedule: half the engine's `START_AT_MAX_PAST`, so that the
+/// run's set-up (targets, TLS) never takes it past the engine's bound.
+const LATE_TOLERANCE: Duration = Duration::from_millis(500);
+
+fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 fn sleep_unless(stop: &StopSignal, d: Duration) {
     stop.wait_timeout(d);
 }
@@ -363,6 +418,7 @@ fn execute(
     extra: Option<Box<dyn Sink>>,
     live: Arc<LiveStats>,
     workloads: Option<&Arc<dyn WorkloadRunner>>,
+    split: Option<(loadlab_core::ScheduleSegment, u64, bool)>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
     let l = &plan.load;
     let t = plan
@@ -373,7 +429,10 @@ fn execute(
     let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
-    let collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
+    let mut collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
+    if split.is_some() {
+        collector = collector.keep_part();
+    }
     // Everything that can fail before the run does, before the monitor starts.
     #[allow(clippy::large_enum_variant)] // one value per run, never moved around
     enum Job<'a> {
@@ -420,6 +479,8 @@ fn execute(
             http_targets(t, base_url, &expand)?,
             AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
+                segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
+                start_at_unix_ns: split.and_then(|(_, slot, keep)| keep.then_some(slot)),
                 ..l.attack_config(Rate::per_second(rate))
             },
         ),
@@ -458,6 +519,11 @@ fn execute(
     }
     data.summary.unsent = unsent;
     data.summary.late = late;
+    if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
+        p.segment = seg.index;
+        p.segments = seg.count;
+        p.slot_unix_ns = slot;
+    }
     // CPU figures exclude the warm-up, like every other figure.
     let warm = plan.load.warmup.as_secs_f64();
     let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
@@ -498,6 +564,14 @@ fn http_targets(
 
 /// Runs (or resumes) a study and writes its report. Blocking.
 pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, StudyError> {
+    if opts.split.is_some() {
+        crate::split::check_plan(plan).map_err(StudyError::Split)?;
+        if opts.resume {
+            return Err(StudyError::Split(
+                "--resume cannot continue a split study's worker: its runs are on a fixed timetable that has moved on; run the study again with a new --start-at".into(),
+            ));
+        }
+    }
     let mut store = Store::open(&opts.db)?;
     // What is stored is redacted: the resolved plan keeps `${NAME}`
     // references (never their values) and hides literal credentials.
@@ -532,7 +606,11 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         };
         (row.id, out, done)
     } else {
-        let env = serde_json::to_string(&Environment::capture()).unwrap_or_default();
+        let mut env = Environment::capture();
+        if let Some(o) = &opts.split {
+            env.worker = Some(crate::split::WorkerStudy::new(o, &env.host));
+        }
+        let env = serde_json::to_string(&env).unwrap_or_default();
         let id = store.create_study(
             &plan.name,
             &opts.plan_path,
@@ -579,6 +657,21 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     if let Some(o) = opts.observer.as_mut() {
         o.outline(&outline(plan, study, &opts.db, &out_dir, done.len()));
     }
+    if let Some(sp) = opts.split {
+        let slots = crate::split::timetable(plan, sp.start_at_unix_ns, sp.step_slack);
+        let every = crate::split::slot_length(plan, sp.step_slack);
+        (opts.progress)(&format!(
+            "worker {}/{} of a split study: {} run(s) on a fixed timetable, one every {} from {}; the last ends by {}",
+            sp.segment.index,
+            sp.segment.count,
+            slots.len(),
+            format_go_duration(every),
+            loadlab_metrics::timefmt::rfc3339(sp.start_at_unix_ns as i128),
+            loadlab_metrics::timefmt::rfc3339(
+                (sp.start_at_unix_ns as i128) + (every.as_nanos() * slots.len() as u128) as i128
+            ),
+        ));
+    }
     let mut ctx = Ctx {
         plan,
         store: &mut store,
@@ -592,8 +685,12 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         position: 0,
         planned,
         spent: Duration::ZERO,
+        slot: None,
     };
-    let result = schedule(&mut ctx);
+    let result = match ctx.opts.split {
+        Some(o) => split_schedule(&mut ctx, o),
+        None => schedule(&mut ctx),
+    };
     let (executed, reused) = (ctx.executed, ctx.reused);
     drop(origin);
     if let Err(e) = result {
@@ -630,6 +727,15 @@ pub fn default_out_dir(id: i64, name: &str) -> PathBuf {
         })
         .collect();
     Path::new("studies").join(format!("{id}-{safe}"))
+}
+
+/// A split study's worker: every run of the timetable, each on its slot.
+fn split_schedule(ctx: &mut Ctx<'_>, o: SplitOptions) -> Result<(), StudyError> {
+    for slot in crate::split::timetable(ctx.plan, o.start_at_unix_ns, o.step_slack) {
+        ctx.slot = Some(slot.start_unix_ns);
+        ctx.run(&slot.phase, slot.rate, &slot.target, slot.repetition)?;
+    }
+    Ok(())
 }
 
 /// The study's schedule: sweep with stop rules, then ceiling bisection.

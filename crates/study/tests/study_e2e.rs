@@ -23,6 +23,8 @@ fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<Stri
             progress: Box::new(move |s| l.lock().unwrap().push(s.to_string())),
             observer: None,
             workloads: None,
+            split: None,
+            committed: None,
         },
         log,
     )

@@ -65,6 +65,8 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         Some(report.clone()),
         db.clone(),
         false,
+        None,
+        None,
     )?;
     // The answer, read back from the store like `loadlab runs show` does.
     let (study, analysis) = stored_answer(&db, &report)?;

@@ -45,6 +45,12 @@ pub struct GatherArgs {
     /// Report type, as `loadlab report -type`
     #[arg(long = "type", default_value = "text")]
     pub kind: String,
+    /// A split study's stores (worker-I.db): the store that receives the merged study [default: loadlab.db]
+    #[arg(long)]
+    pub db: Option<std::path::PathBuf>,
+    /// A split study's stores: the merged study's report folder [default: studies/<id>-<name>]
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,6 +98,13 @@ pub struct RenderArgs {
     /// script's workers: `-- k6 run [k6 flags] script.js`
     #[arg(last = true, allow_hyphen_values = true, value_name = "ATTACK-FLAGS")]
     pub attack: Vec<String>,
+    /// A study plan to split over the workers instead of an attack: each pod
+    /// runs `loadlab study PLAN --segment=I/N` (see docs/distributed.md)
+    #[arg(value_name = "PLAN.yaml")]
+    pub plan: Option<std::path::PathBuf>,
+    /// With a plan: the pause added to every step's slot (the study's --step-slack)
+    #[arg(long, default_value = "2s", value_parser = flags::duration)]
+    pub step_slack: Duration,
 }
 
 /// `loadlab attack`'s flags alone, to check them as `attack` would.
@@ -102,8 +115,17 @@ struct AttackOnly {
     args: super::attack::AttackArgs,
 }
 
-pub fn run(a: K8sArgs) -> Result<(), CliError> {
+pub fn run(mut a: K8sArgs) -> Result<(), CliError> {
+    if let K8sCommand::Render(r) | K8sCommand::Run(r) = &mut a.command {
+        super::k8s_plan::plan_or_attack(r, std::env::args_os());
+    }
     match a.command {
+        K8sCommand::Render(r) if r.plan.is_some() => {
+            super::k8s_plan::render(&r, r.plan.as_deref().unwrap_or_else(|| unreachable!()))
+        }
+        K8sCommand::Run(r) if r.plan.is_some() => {
+            super::k8s_plan::run_job(&r, r.plan.as_deref().unwrap_or_else(|| unreachable!()))
+        }
         K8sCommand::Render(r) => {
             let (_, manifests) = build(&r)?;
             let yaml = manifests.to_yaml().map_err(render_error)?;
@@ -121,6 +143,9 @@ pub fn run(a: K8sArgs) -> Result<(), CliError> {
                 ));
             }
             let location = results.location(&g.name);
+            if super::k8s_plan::holds_stores(&location)? {
+                return super::k8s_plan::gather(&location, g.workers, g.db, g.out);
+            }
             warn_missing_workers(&location, g.workers)?;
             super::report::run(super::report::ReportArgs {
                 kind: g.kind,
@@ -134,7 +159,7 @@ pub fn run(a: K8sArgs) -> Result<(), CliError> {
     }
 }
 
-fn unix_ns_now() -> i128 {
+pub(super) fn unix_ns_now() -> i128 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
@@ -171,7 +196,7 @@ pub fn attack_flag_before_dashes(
 }
 
 /// `--start-at`: RFC 3339 or Unix seconds.
-fn parse_start(s: &str) -> Result<i128, CliError> {
+pub(super) fn parse_start(s: &str) -> Result<i128, CliError> {
     if let Ok(secs) = s.trim().parse::<i64>() {
         return Ok(secs as i128 * 1_000_000_000);
     }
@@ -182,7 +207,7 @@ fn parse_start(s: &str) -> Result<i128, CliError> {
     })
 }
 
-fn render_error(e: RenderError) -> CliError {
+pub(super) fn render_error(e: RenderError) -> CliError {
     match e {
         RenderError::Flag(_) => CliError::usage(e),
         RenderError::Io { .. } => CliError::io(e),
@@ -332,7 +357,7 @@ fn build_script(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
     Ok((spec, manifests))
 }
 
-fn cluster_error(e: ClusterError) -> CliError {
+pub(super) fn cluster_error(e: ClusterError) -> CliError {
     CliError::new(exit::CLUSTER, e)
 }
 

@@ -98,11 +98,16 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
             );
             for r in store.runs(study).map_err(CliError::io)? {
                 let m = &r.summary;
-                let slo = match r.slo_pass {
+                let mut slo = match r.slo_pass {
                     Some(true) => "pass",
                     Some(false) => "FAIL",
                     None => "-",
-                };
+                }
+                .to_string();
+                // A split study's merged run that misses a worker's share.
+                if let Some(w) = m.workers.as_ref().filter(|w| !w.is_complete()) {
+                    slo += &format!("  {} requests missing", w.missing);
+                }
                 println!(
                     "{:>5}  {:<6} {:>6}  {:<12} {:>3} {:>8} {:>10.1} {:>12} {:>12} {:>7.2}%  {slo}",
                     r.id,
@@ -141,6 +146,11 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at
             );
             print!("{}", loadlab_study::report::text::vegeta_text(&r.summary));
+            if let Some(w) = &r.summary.workers {
+                for l in w.lines() {
+                    println!("{l}");
+                }
+            }
         }
         RunsAction::Report { study, out } => {
             let s = store.study(study).map_err(CliError::usage)?;

@@ -1,5 +1,8 @@
 //! `loadlab study PLAN.yaml [--out DIR] [--db FILE] [--resume]`: runs a study
 //! plan, records it in the store and writes report.md + report.html.
+//! `--segment=i/n --start-at=T` runs it as one worker of a split study, and
+//! `loadlab study merge --db OUT.db WORKER.db…` merges the workers' stores
+//! (see docs/distributed.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,18 +17,56 @@ use crate::exit::CliError;
 pub const DEFAULT_DB: &str = "loadlab.db";
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct StudyArgs {
+    #[command(subcommand)]
+    pub command: Option<StudyCommand>,
     /// The study plan (YAML; see docs/study.md).
-    pub plan: PathBuf,
+    #[arg(required = true)]
+    pub plan: Option<PathBuf>,
     /// Report folder [default: studies/<id>-<name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The SQLite store.
+    /// The SQLite store (s3://BUCKET/KEY: written locally, uploaded after
+    /// each run and when the study ends).
     #[arg(long, default_value = DEFAULT_DB)]
     pub db: PathBuf,
     /// Continue the latest unfinished study of this plan from its last committed run.
     #[arg(long)]
     pub resume: bool,
+    /// Run as worker i of n of a split study: every step sends segment i/n
+    /// of its schedule (0-based i, like JOB_COMPLETION_INDEX). Needs --start-at.
+    #[arg(long, value_parser = crate::flags::segment, requires = "start_at")]
+    pub segment: Option<loadlab_core::ScheduleSegment>,
+    /// The common start of a split study's first step: RFC 3339 or Unix
+    /// seconds. Every step starts on a fixed timetable from it.
+    #[arg(long, value_parser = crate::flags::start_at, requires = "segment")]
+    pub start_at: Option<u64>,
+    /// A split study's pause added to every step's slot, beyond the plan's
+    /// step and cooldown (room for the last responses and the store).
+    #[arg(long, value_parser = crate::flags::duration, default_value = "2s")]
+    pub step_slack: std::time::Duration,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum StudyCommand {
+    /// Merge the stores of a split study's workers (`study PLAN --segment=i/n`)
+    /// into one study, exactly, and write its report.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The store that receives the merged study.
+    #[arg(long, default_value = DEFAULT_DB)]
+    pub db: PathBuf,
+    /// Report folder [default: studies/<id>-<name>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The workers' stores (one per segment; absent ones show as missing);
+    /// s3://BUCKET/KEY, or s3://BUCKET/PREFIX/ for every *.db under it.
+    #[arg(required = true)]
+    pub workers: Vec<PathBuf>,
 }
 
 /// Fires the returned signal on Ctrl-C (SIGINT) or SIGTERM.
@@ -57,6 +98,8 @@ pub fn study_error(e: StudyError) -> CliError {
         StudyError::Interrupted { .. } => CliError::new(crate::exit::INTERRUPTED, e),
         StudyError::Resume(_) | StudyError::Monitor(_) => CliError::usage(e),
         StudyError::Engine(_) => CliError::internal(e),
+        StudyError::Split(_) => CliError::bad_input(e),
+        StudyError::Io(_) => CliError::io(e),
     }
 }
 
@@ -88,6 +131,7 @@ impl Observer for StderrObserver {
 }
 
 /// Runs a parsed plan with progress on stderr; returns the report folder.
+#[allow(clippy::too_many_arguments)] // one call per front end (study, demo)
 pub fn run_plan(
     plan: &Plan,
     plan_path: &Path,
@@ -95,6 +139,8 @@ pub fn run_plan(
     out: Option<PathBuf>,
     db: PathBuf,
     resume: bool,
+    split: Option<loadlab_study::split::SplitOptions>,
+    committed: Option<Box<dyn FnMut() + Send>>,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
@@ -107,6 +153,8 @@ pub fn run_plan(
         progress: Box::new(|line| eprintln!("{line}")),
         observer: Some(Box::new(StderrObserver::default())),
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
+        split,
+        committed,
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
@@ -114,11 +162,77 @@ pub fn run_plan(
 }
 
 pub fn run(a: StudyArgs) -> Result<(), CliError> {
-    let yaml = std::fs::read_to_string(&a.plan)
-        .map_err(|e| CliError::io(format!("{}: {e}", a.plan.display())))?;
-    let plan = Plan::from_file(&a.plan).map_err(CliError::bad_input)?;
-    let db = a.db.clone();
-    let (out, study) = run_plan(&plan, &a.plan, yaml, a.out, a.db, a.resume)?;
+    if let Some(StudyCommand::Merge(m)) = a.command {
+        return merge(m);
+    }
+    let Some(plan_path) = a.plan else {
+        return Err(CliError::usage(
+            "study needs a PLAN.yaml (or `study merge`)",
+        ));
+    };
+    let yaml = std::fs::read_to_string(&plan_path)
+        .map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
+    let plan = Plan::from_file(&plan_path).map_err(CliError::bad_input)?;
+    let split = match (a.segment, a.start_at) {
+        (Some(segment), Some(at)) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            loadlab_engine::check_start_at(at, now).map_err(CliError::usage)?;
+            // Before the store is opened: what cannot be split is a plan error.
+            loadlab_study::split::check_plan(&plan).map_err(CliError::bad_input)?;
+            Some(loadlab_study::split::SplitOptions {
+                segment,
+                start_at_unix_ns: at,
+                step_slack: a.step_slack,
+            })
+        }
+        _ => None,
+    };
+    // `--db s3://BUCKET/KEY`: a local store, uploaded when the study ends
+    // (also when it is stopped or fails after some runs).
+    let s3 = s3_store(&a.db)?;
+    if s3.is_some() && a.resume {
+        return Err(CliError::usage(
+            "--resume needs a local --db (the store to continue); not s3://",
+        ));
+    }
+    let db = match &s3 {
+        Some((_, local, _)) => local.clone(),
+        None => a.db.clone(),
+    };
+    // After each committed run, the store so far: a worker that dies keeps
+    // its runs.
+    let committed = s3.as_ref().map(|(url, local, _)| {
+        let (url, local) = (url.clone(), local.clone());
+        Box::new(move || {
+            let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(
+                &local, &url,
+            ));
+            let err = match res {
+                Ok(Ok(_)) => return,
+                Ok(Err(e)) | Err(e) => e,
+            };
+            eprintln!(
+                "loadlab: warning: cannot upload the store to {url} after this run ({err}); trying again after the next"
+            );
+        }) as Box<dyn FnMut() + Send>
+    });
+    let res = run_plan(
+        &plan,
+        &plan_path,
+        yaml,
+        a.out,
+        db.clone(),
+        a.resume,
+        split,
+        committed,
+    );
+    if let Some((url, local, dir)) = s3 {
+        upload_store(&url, &local, dir)?;
+        eprintln!("loadlab: store uploaded to {url}");
+    }
+    let (out, study) = res?;
     // The answer on the terminal (stderr: stdout carries only the paths).
     if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
         && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)
@@ -135,5 +249,140 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     }
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
+    Ok(())
+}
+
+/// `--db s3://BUCKET/KEY`: the URL, the local file the study writes, and
+/// its folder. The bucket is checked before the study starts.
+fn s3_store(
+    db: &Path,
+) -> Result<Option<(loadlab_cluster::store::S3Url, PathBuf, tempfile::TempDir)>, CliError> {
+    let Some(url) = db.to_str().and_then(loadlab_cluster::store::S3Url::parse) else {
+        return Ok(None);
+    };
+    let url = url.map_err(|e| CliError::usage(format!("--db: {e}")))?;
+    if url.key.is_empty() || url.key.ends_with('/') {
+        return Err(CliError::usage(format!(
+            "--db {url}: names a prefix, not an object; expected s3://BUCKET/KEY"
+        )));
+    }
+    super::attack::preflight(&url)?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
+    let local = dir.path().join("study.db");
+    Ok(Some((url, local, dir)))
+}
+
+/// Uploads the store; when that fails the local copy is kept and named.
+fn upload_store(
+    url: &loadlab_cluster::store::S3Url,
+    local: &Path,
+    dir: tempfile::TempDir,
+) -> Result<(), CliError> {
+    if !local.exists() {
+        return Ok(());
+    }
+    let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(local, url))
+        .map_err(|e| CliError::internal(e.to_string()))?;
+    match res {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let kept = dir.keep();
+            let code = if e.is_local() {
+                crate::exit::IO
+            } else {
+                crate::exit::NETWORK
+            };
+            Err(CliError::new(
+                code,
+                format!(
+                    "{e}; the store is kept in {}",
+                    kept.join("study.db").display()
+                ),
+            ))
+        }
+    }
+}
+
+/// The worker stores to merge, local: each `s3://BUCKET/KEY` is
+/// downloaded, each `s3://BUCKET/PREFIX/` gives its `*.db` objects; local
+/// paths are kept as they are.
+pub(super) fn fetch_stores(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    use loadlab_cluster::store::{self, S3Url};
+    let mut out = Vec::new();
+    for (n, input) in inputs.iter().enumerate() {
+        let Some(url) = input.to_str().and_then(S3Url::parse) else {
+            out.push(input.clone());
+            continue;
+        };
+        let url = url.map_err(|e| CliError::usage(e.to_string()))?;
+        let keys: Vec<String> = if url.key.is_empty() || url.key.ends_with('/') {
+            store::block_on(store::list(&url))
+                .map_err(CliError::network)?
+                .map_err(CliError::network)?
+                .into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| k.ends_with(".db"))
+                .collect()
+        } else {
+            vec![url.key.clone()]
+        };
+        if keys.is_empty() {
+            return Err(CliError::network(format!(
+                "{url}: no worker stores (*.db) there"
+            )));
+        }
+        for key in keys {
+            let one = S3Url {
+                bucket: url.bucket.clone(),
+                key: key.clone(),
+            };
+            let sub = dir.join(format!("{n}-{}", out.len()));
+            std::fs::create_dir_all(&sub)
+                .map_err(|e| CliError::io(format!("{}: {e}", sub.display())))?;
+            let got = store::block_on(store::download(&one, &sub))
+                .map_err(CliError::network)?
+                .map_err(CliError::network)?;
+            let base = key.rsplit('/').next().unwrap_or("worker.db").to_string();
+            for (file, _) in got {
+                let named = sub.join(&base);
+                std::fs::rename(&file, &named)
+                    .map_err(|e| CliError::io(format!("{}: {e}", named.display())))?;
+                out.push(named);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `loadlab study merge --db OUT.db WORKER.db…` (a worker store may be
+/// `s3://BUCKET/KEY`, or `s3://BUCKET/PREFIX/` for every store under it).
+pub(super) fn merge(m: MergeArgs) -> Result<(), CliError> {
+    let tmp = tempfile::tempdir()
+        .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
+    let workers = fetch_stores(&m.workers, tmp.path())?;
+    let o = loadlab_study::split::merge_stores(&workers, &m.db, m.out).map_err(study_error)?;
+    let absent: Vec<String> = (0..o.segments)
+        .filter(|i| !o.present.contains(i))
+        .map(|i| format!("{i}/{}", o.segments))
+        .collect();
+    eprintln!(
+        "merged {} run(s) of {} of {} worker(s) into study {} of {}{}",
+        o.runs,
+        o.present.len(),
+        o.segments,
+        o.study_id,
+        m.db.display(),
+        if absent.is_empty() {
+            String::new()
+        } else {
+            format!(" (no store given for segment {})", absent.join(", "))
+        }
+    );
+    for l in &o.missing {
+        eprintln!("missing: {l}");
+    }
+    println!("Report: {}", o.out_dir.join("report.html").display());
+    println!("        {}", o.out_dir.join("report.md").display());
     Ok(())
 }

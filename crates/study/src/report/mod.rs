@@ -115,6 +115,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         runs.len(),
         study.plan_path
     )));
+    if !env.merged_from.is_empty() || env.worker.is_some() {
+        b.push(Block::Para(crate::split::report_note(&env, plan, runs)));
+    }
     if let Some(qn) = &plan.question {
         b.push(Block::Heading(2, "Question".into()));
         b.push(Block::Para(qn.clone()));

@@ -111,6 +111,11 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
             .unwrap_or_default();
         let _ = writeln!(o, "Monitored     CPU mean {m:.1}%, max {x:.1}%{rss}");
     }
+    if let Some(w) = &s.workers {
+        for l in w.lines() {
+            let _ = writeln!(o, "{l}");
+        }
+    }
     o
 }
 

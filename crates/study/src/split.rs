@@ -1,0 +1,1012 @@
+//! Split studies: one study's load spread over many workers.
+//!
+//! `loadlab study PLAN --segment=i/n --start-at=T` runs every attack step of
+//! the plan with segment `i/n` of its schedule (see `loadlab_core::segment`:
+//! worker `i` sends the requests `k` with `k mod n == i` at their global
+//! intended times). The workers never talk to each other: each run starts
+//! on a **fixed timetable** computed from the plan alone ([`timetable`]),
+//! so every worker starts every run on the same instant. `study merge`
+//! then adds the workers' stores run by run, exactly ([`merge_run`],
+//! [`merge_stores`]), names what is missing, and writes the report.
+//!
+//! What needs the merged outcome of a run before the next one is chosen
+//! cannot be split: a ceiling search, stop rules. Neither can a plan whose
+//! in-process origin would run once per worker, nor workload steps (k6
+//! scripts, sysbench). [`check_plan`] refuses those up front.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use base64::Engine as _;
+use hdrhistogram::Histogram;
+use loadlab_core::{Rate, ScheduleSegment, format_go_duration};
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{self, SWEEP};
+use crate::collect::{RunData, RunSummary, SeriesPoint};
+use crate::env::Environment;
+use crate::plan::Plan;
+use crate::runner::StudyError;
+use crate::store::{MonitorPoint, RunRow, Store, StudyRow};
+
+/// The pause added to every slot of the timetable, beyond the plan's step
+/// and cool-down (`--step-slack`): room for the run's in-flight requests to
+/// finish and for the store to commit, so that the next run starts on time.
+pub const DEFAULT_STEP_SLACK: Duration = Duration::from_secs(2);
+
+/// A worker that begins more than this after its slot is named in the
+/// merged run (as `report` does for attack workers).
+const LATE_BEGIN_NS: u64 = 10_000_000;
+
+/// How a worker of a split study runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitOptions {
+    pub segment: ScheduleSegment,
+    /// The common start of the first run, ns since the Unix epoch.
+    pub start_at_unix_ns: u64,
+    /// Added to every slot (see [`DEFAULT_STEP_SLACK`]).
+    pub step_slack: Duration,
+}
+
+/// What a worker's store records about its study (in the study's
+/// environment), so `study merge` can check that stores belong together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerStudy {
+    pub segment: u64,
+    pub segments: u64,
+    pub start_at_unix_ns: u64,
+    pub step_slack_ns: u64,
+    pub host: String,
+}
+
+impl WorkerStudy {
+    pub fn new(o: &SplitOptions, host: &str) -> WorkerStudy {
+        WorkerStudy {
+            segment: o.segment.index,
+            segments: o.segment.count,
+            start_at_unix_ns: o.start_at_unix_ns,
+            step_slack_ns: o.step_slack.as_nanos() as u64,
+            host: host.to_string(),
+        }
+    }
+}
+
+/// One run of the timetable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub phase: String,
+    pub rate: u64,
+    pub target: String,
+    pub repetition: u32,
+    /// When the run's schedule starts on every worker (ns since the epoch).
+    pub start_unix_ns: u64,
+}
+
+/// The length of one slot: the step, the cool-down and the slack.
+pub fn slot_length(plan: &Plan, slack: Duration) -> Duration {
+    plan.load.step + plan.load.cooldown + slack
+}
+
+/// The runs of a split study, in order, each with its start: run `k`
+/// starts at `T + k × (step + cooldown + slack)`. The order is the sweep's
+/// (rates ascending; within a rate, repetitions, targets interleaved A B A
+/// B), a function of the plan alone, so every worker computes the same.
+pub fn timetable(plan: &Plan, start_at_unix_ns: u64, slack: Duration) -> Vec<Slot> {
+    let len = slot_length(plan, slack).as_nanos() as u64;
+    let mut out = Vec::new();
+    for &rate in &plan.load.rates {
+        for rep in 1..=plan.repetitions {
+            for t in &plan.targets {
+                let k = out.len() as u64;
+                out.push(Slot {
+                    phase: SWEEP.to_string(),
+                    rate,
+                    target: t.name.clone(),
+                    repetition: rep,
+                    start_unix_ns: start_at_unix_ns.saturating_add(k.saturating_mul(len)),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The plan features a split study cannot have, each with its reason (an
+/// empty plan-level error list means the plan can be split).
+pub fn check_plan(plan: &Plan) -> Result<(), String> {
+    let mut why = Vec::new();
+    if plan.ceiling.is_some() {
+        why.push(
+            "`ceiling`: each probe's rate depends on the merged outcome of the previous one, which no worker has (run the sweep split, then the probes as a second plan)"
+                .to_string(),
+        );
+    }
+    if plan.stop_after_failures.is_some() {
+        why.push(
+            "`stop.after_failures`: whether a target continues depends on the merged outcome of its step, which no worker has"
+                .to_string(),
+        );
+    }
+    if plan.origin.is_some() {
+        why.push(
+            "`origin`: every worker would start its own in-process origin, each seeing 1/n of the load; run `loadlab origin` once and point the targets at it"
+                .to_string(),
+        );
+    }
+    for t in &plan.targets {
+        if let Some(w) = &t.workload {
+            why.push(format!(
+                "target {} is a {} {}: workload steps are not split yet (only HTTP targets are)",
+                t.name,
+                w.tool(),
+                if w.tool() == "k6" { "script" } else { "test" }
+            ));
+        }
+    }
+    if plan.load.rates.contains(&0) {
+        why.push("a rate of 0 (as fast as possible) has no schedule to split".to_string());
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "plan {:?} cannot be split over workers (--segment): {}",
+            plan.name,
+            why.join("; ")
+        ))
+    }
+}
+
+/// The files a plan names, as written (relative to its folder, unless
+/// absolute): each target's `targets_file` and the `@body` files those
+/// name (relative to the targets file, as the study reads them). What a
+/// worker needs beside the plan (`k8s render --workers N PLAN.yaml`).
+pub fn referenced_files(plan_path: &Path) -> Result<Vec<PathBuf>, String> {
+    let text =
+        std::fs::read_to_string(plan_path).map_err(|e| format!("{}: {e}", plan_path.display()))?;
+    let raw: serde_norway::Value =
+        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", plan_path.display()))?;
+    let dir = plan_path.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    let targets = raw
+        .get("targets")
+        .and_then(|t| t.as_sequence())
+        .cloned()
+        .unwrap_or_default();
+    for t in &targets {
+        let Some(file) = t.get("targets_file").and_then(|f| f.as_str()) else {
+            continue;
+        };
+        let file = PathBuf::from(file);
+        out.push(file.clone());
+        let text = std::fs::read_to_string(dir.join(&file))
+            .map_err(|e| format!("{}: {e}", dir.join(&file).display()))?;
+        let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for line in text.lines() {
+            if let Some(p) = line.trim().strip_prefix('@') {
+                out.push(base.join(p.trim()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a merged run says about its workers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkersNote {
+    /// The number of segments (workers) of the study.
+    pub segments: u64,
+    /// The segments whose run is in the merge.
+    pub present: Vec<u64>,
+    /// Requests of the run's whole schedule, when known.
+    pub scheduled: Option<u64>,
+    /// Requests of the schedule no worker accounts for.
+    pub missing: u64,
+    /// True when an absent segment's share is unknown (`missing` is then a
+    /// lower bound).
+    #[serde(default)]
+    pub missing_lower_bound: bool,
+    /// One line per absent or short segment, each with the word `missing`
+    /// and its count.
+    pub problems: Vec<String>,
+    /// Latest minus earliest schedule start of the present workers.
+    pub start_spread_ns: u64,
+    /// Workers that began more than 10 ms after the run's slot.
+    pub late: Vec<String>,
+}
+
+impl WorkersNote {
+    /// The lines the report shows under the run's figures.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "Workers       {} of {} segments, start spread {}",
+            self.present.len(),
+            self.segments,
+            format_go_duration(Duration::from_nanos(self.start_spread_ns))
+        )];
+        if self.missing > 0 || self.missing_lower_bound {
+            let of = self
+                .scheduled
+                .map(|s| format!(" of {s} scheduled"))
+                .unwrap_or_default();
+            let bound = if self.missing_lower_bound {
+                " (at least: a share is unknown)"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "Missing       {} requests missing{of}{bound}",
+                self.missing
+            ));
+            for p in &self.problems {
+                out.push(format!("Missing       {p}"));
+            }
+        }
+        for l in &self.late {
+            out.push(format!("Warning       {l}"));
+        }
+        out
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.missing == 0 && !self.missing_lower_bound
+    }
+}
+
+/// The whole schedule's size of a run of `plan` at `rate`, as the engine
+/// counts it (`None` when unbounded).
+pub fn scheduled_total(plan: &Plan, rate: u64) -> Option<u64> {
+    let cfg = plan.load.attack_config(Rate::per_second(rate));
+    let pacer = cfg.pacer.build();
+    loadlab_core::segment::scheduled_total(pacer.as_ref(), cfg.duration, cfg.max_requests)
+}
+
+fn decode_b64_hist(s: &str) -> Option<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(s).ok()?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .ok()
+}
+
+/// `hist`'s value at quantile `q`, clamped to the exact min and max (what
+/// every vegeta-style figure of loadlab is); 0 when empty.
+fn quantile(h: &Histogram<u64>, q: f64, min: u64, max: u64) -> u64 {
+    if h.is_empty() {
+        0
+    } else {
+        h.value_at_quantile(q).clamp(min, max)
+    }
+}
+
+fn add_into(acc: &mut Option<Histogram<u64>>, h: &Histogram<u64>) {
+    match acc {
+        Some(a) => {
+            let _ = a.add(h);
+        }
+        None => *acc = Some(h.clone()),
+    }
+}
+
+/// Merges the workers' runs of one slot into the run one machine would have
+/// recorded: counts, bytes, status codes and errors add; the latency,
+/// service-time and send-lag histograms add bucket by bucket (percentiles
+/// are read from the sum, clamped to the exact min and max — never
+/// averaged); the mean comes from the exact sums; rate, throughput and wait
+/// from the earliest and latest instants over all workers. The
+/// latency-over-time series adds counts per bucket; its per-bucket p99 is
+/// the largest of the workers' (an upper bound) and its p50 their
+/// count-weighted mean (an approximation: the per-bucket histograms are
+/// not stored). CPU and memory figures and the monitor's points are worker
+/// 0's (the lowest segment present): each worker monitors its own host.
+///
+/// `parts` are (segment, run); `segments` the study's count.
+pub fn merge_run(
+    plan: &Plan,
+    rate: u64,
+    segments: u64,
+    parts: &[(u64, &RunRow)],
+) -> (RunData, Vec<MonitorPoint>, WorkersNote) {
+    let mut parts: Vec<(u64, &RunRow)> = parts.to_vec();
+    parts.sort_by_key(|(s, _)| *s);
+    let mut s = RunSummary {
+        offered_rate: rate,
+        ..RunSummary::default()
+    };
+    let (mut lat, mut svc, mut lag) = (None, None, None);
+    let (mut lat_min, mut lat_max) = (u64::MAX, 0u64);
+    let (mut svc_min, mut svc_max) = (u64::MAX, 0u64);
+    let (mut lag_min, mut lag_max) = (u64::MAX, 0u64);
+    let (mut earliest, mut latest, mut end) = (u64::MAX, 0u64, 0u64);
+    let mut lat_sum: u128 = 0;
+    let mut successes = 0u64;
+    let mut series: BTreeMap<u64, (SeriesPoint, f64)> = BTreeMap::new();
+    let bucket_of = |t: f64| (t * 1e9).round() as u64;
+    let mut starts = Vec::new();
+    let mut late = Vec::new();
+    let mut scheduled_total = None;
+    for (seg, r) in &parts {
+        let x = &r.summary;
+        s.requests += x.requests;
+        s.bytes_in += x.bytes_in;
+        s.bytes_out += x.bytes_out;
+        s.warmup_requests += x.warmup_requests;
+        s.unsent += x.unsent;
+        s.late += x.late;
+        for (c, n) in &x.status_codes {
+            *s.status_codes.entry(*c).or_default() += n;
+        }
+        for (e, n) in &x.errors {
+            *s.errors.entry(e.clone()).or_default() += n;
+        }
+        add_into(&mut lat, &r.latency);
+        add_into(&mut svc, &r.service);
+        let p = x.part.clone().unwrap_or_default();
+        if let Some(h) = decode_b64_hist(&p.lag_hdr) {
+            add_into(&mut lag, &h);
+        }
+        if x.requests > 0 {
+            lat_min = lat_min.min(x.min_ns);
+            lat_max = lat_max.max(x.max_ns);
+            svc_min = svc_min.min(p.service_min_ns);
+            svc_max = svc_max.max(p.service_max_ns);
+            lag_min = lag_min.min(p.lag_min_ns);
+            lag_max = lag_max.max(p.lag_max_ns);
+        }
+        lat_sum += p.latency_sum_ns;
+        successes += p.successes;
+        // Instants on the common (wall) clock.
+        if let (Some(e), Some(l), Some(d)) = (p.earliest_ns, p.latest_ns, p.end_ns) {
+            earliest = earliest.min(p.start_unix_ns + e);
+            latest = latest.max(p.start_unix_ns + l);
+            end = end.max(p.start_unix_ns + d);
+        }
+        starts.push(p.start_unix_ns);
+        let began_late = p.began_unix_ns.saturating_sub(p.slot_unix_ns);
+        if began_late > LATE_BEGIN_NS {
+            late.push(format!(
+                "segment {seg}/{segments} began {} after the run's slot{}",
+                format_go_duration(Duration::from_micros(began_late / 1000)),
+                if p.start_unix_ns > p.slot_unix_ns {
+                    " (too late to keep the common schedule: its requests are shifted by that much)"
+                } else {
+                    " (its first requests went out late, as send lag)"
+                }
+            ));
+        }
+        if scheduled_total.is_none() {
+            scheduled_total = p.scheduled_total;
+        }
+        for pt in &r.series {
+            let e = series.entry(bucket_of(pt.t)).or_insert_with(|| {
+                (
+                    SeriesPoint {
+                        t: pt.t,
+                        count: 0,
+                        ok: 0,
+                        p50_ns: 0,
+                        p99_ns: 0,
+                        max_ns: 0,
+                        warmup: false,
+                    },
+                    0.0,
+                )
+            });
+            e.0.count += pt.count;
+            e.0.ok += pt.ok;
+            e.0.p99_ns = e.0.p99_ns.max(pt.p99_ns);
+            e.0.max_ns = e.0.max_ns.max(pt.max_ns);
+            e.0.warmup |= pt.warmup;
+            e.1 += pt.p50_ns as f64 * pt.count as f64;
+        }
+    }
+    let n = s.requests;
+    if n > 0 && earliest != u64::MAX {
+        s.attack_ns = latest - earliest;
+        s.wait_ns = end.saturating_sub(latest);
+        s.duration_ns = s.attack_ns + s.wait_ns;
+        let secs = |ns: u64| (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
+        if s.attack_ns > 0 {
+            s.rate = n as f64 / secs(s.attack_ns);
+            s.throughput = successes as f64 / secs(s.attack_ns + s.wait_ns);
+        } else {
+            s.rate = n as f64;
+            s.throughput = successes as f64;
+        }
+        s.success = successes as f64 / n as f64;
+        s.min_ns = lat_min;
+        s.max_ns = lat_max;
+        s.mean_ns = lat_sum as f64 / n as f64;
+    }
+    let empty = || Histogram::new_with_bounds(1, 24 * 3_600_000_000_000, 3).expect("static bounds");
+    let lat = lat.unwrap_or_else(empty);
+    let svc = svc.unwrap_or_else(empty);
+    if n > 0 {
+        s.p50_ns = quantile(&lat, 0.50, lat_min, lat_max);
+        s.p90_ns = quantile(&lat, 0.90, lat_min, lat_max);
+        s.p95_ns = quantile(&lat, 0.95, lat_min, lat_max);
+        s.p99_ns = quantile(&lat, 0.99, lat_min, lat_max);
+        s.service_p99_ns = quantile(&svc, 0.99, svc_min, svc_max);
+        if let Some(l) = &lag {
+            s.send_lag_p99_ns = quantile(l, 0.99, lag_min, lag_max);
+        }
+    }
+    // Worker 0's view of the host it ran on.
+    let (monitor, first) = match parts.first() {
+        Some((_, r)) => (r.monitor.clone(), Some(&r.summary)),
+        None => (Vec::new(), None),
+    };
+    if let Some(f) = first {
+        s.cpu_mean = f.cpu_mean;
+        s.cpu_max = f.cpu_max;
+        s.rss_max = f.rss_max;
+    }
+    // What is missing.
+    let total = scheduled_total.or_else(|| scheduled_total_checked(plan, rate));
+    let mut note = WorkersNote {
+        segments,
+        present: parts.iter().map(|(s, _)| *s).collect(),
+        scheduled: total,
+        start_spread_ns: match (starts.iter().min(), starts.iter().max()) {
+            (Some(a), Some(b)) => b - a,
+            _ => 0,
+        },
+        late,
+        ..WorkersNote::default()
+    };
+    for i in 0..segments {
+        let seg = ScheduleSegment {
+            index: i,
+            count: segments,
+        };
+        let share = total.map(|t| seg.share(t));
+        match parts.iter().find(|(s, _)| *s == i) {
+            None => match share {
+                Some(c) => {
+                    note.missing += c;
+                    note.problems.push(format!(
+                        "{c} requests missing: segment {i}/{segments} absent (its worker's store has no such run: it was killed, stopped or not given)"
+                    ));
+                }
+                None => {
+                    note.missing_lower_bound = true;
+                    note.problems.push(format!(
+                        "an unknown number of requests missing: segment {i}/{segments} absent"
+                    ));
+                }
+            },
+            Some((_, r)) => {
+                let x = &r.summary;
+                let got = x.requests + x.warmup_requests + x.unsent;
+                if let Some(c) = share
+                    && got < c
+                {
+                    note.missing += c - got;
+                    note.problems.push(format!(
+                        "{} requests missing: segment {i}/{segments} stopped after {got} of {c}",
+                        c - got
+                    ));
+                }
+            }
+        }
+    }
+    s.workers = Some(note.clone());
+    let series = series
+        .into_values()
+        .map(|(mut p, w)| {
+            if p.count > 0 {
+                p.p50_ns = (w / p.count as f64).round() as u64;
+            }
+            p
+        })
+        .collect();
+    (
+        RunData {
+            summary: s,
+            latency: lat,
+            service: svc,
+            series,
+        },
+        monitor,
+        note,
+    )
+}
+
+fn scheduled_total_checked(plan: &Plan, rate: u64) -> Option<u64> {
+    if rate == 0 {
+        None
+    } else {
+        scheduled_total(plan, rate)
+    }
+}
+
+/// The report's paragraph on a split study: the workers a merged study
+/// was made of and each run that misses requests (a line with the word
+/// `missing` and the count), or which worker a worker's study is.
+pub fn report_note(env: &Environment, plan: &Plan, runs: &[RunRow]) -> String {
+    if let Some(w) = &env.worker {
+        return format!(
+            "This is worker {}/{} of a split study (common start {}, step slack {}): each run holds its segment of the schedule only; `loadlab study merge` adds the workers' stores into the whole study.",
+            w.segment,
+            w.segments,
+            loadlab_metrics::timefmt::rfc3339(w.start_at_unix_ns as i128),
+            format_go_duration(Duration::from_nanos(w.step_slack_ns)),
+        );
+    }
+    let Some(w0) = env.merged_from.first() else {
+        return String::new();
+    };
+    let n = w0.segments;
+    let given: Vec<String> = env
+        .merged_from
+        .iter()
+        .map(|w| {
+            if w.host.is_empty() {
+                format!("{}/{n}", w.segment)
+            } else {
+                format!("{}/{n} ({})", w.segment, w.host)
+            }
+        })
+        .collect();
+    let mut o = format!(
+        "Merged from {} of {n} workers of a split study (segments {}; common start {}, step slack {}): every run's counts, histograms and series are the workers' added exactly.",
+        env.merged_from.len(),
+        given.join(", "),
+        loadlab_metrics::timefmt::rfc3339(w0.start_at_unix_ns as i128),
+        format_go_duration(Duration::from_nanos(w0.step_slack_ns)),
+    );
+    let short: Vec<String> = runs
+        .iter()
+        .filter_map(|r| {
+            let w = r.summary.workers.as_ref()?;
+            (!w.is_complete()).then(|| {
+                format!(
+                    "{} {} #{} at {}: {} requests missing{}",
+                    r.phase,
+                    r.target,
+                    r.repetition,
+                    r.rate,
+                    w.missing,
+                    w.scheduled
+                        .map(|s| format!(" of {s} scheduled"))
+                        .unwrap_or_default()
+                )
+            })
+        })
+        .collect();
+    let mut short = short;
+    let slack = Duration::from_nanos(w0.step_slack_ns);
+    for slot in timetable(plan, w0.start_at_unix_ns, slack) {
+        let held = runs.iter().any(|r| {
+            r.phase == slot.phase
+                && r.rate == slot.rate
+                && r.target == slot.target
+                && r.repetition == slot.repetition
+        });
+        if !held {
+            let all = scheduled_total_checked(plan, slot.rate)
+                .map(|t| format!("all {t} requests"))
+                .unwrap_or_else(|| "all its requests".into());
+            short.push(format!(
+                "{} {} #{} at {}: {all} missing (no worker holds this run)",
+                slot.phase, slot.target, slot.repetition, slot.rate
+            ));
+        }
+    }
+    if short.is_empty() {
+        o.push_str(" No run misses any request.");
+    } else {
+        o.push_str(&format!(
+            " {} run(s) have requests missing (a worker's run absent or cut short; its figures are the others'): {}.",
+            short.len(),
+            short.join("; ")
+        ));
+    }
+    o
+}
+
+/// A worker's store, read for the merge.
+struct WorkerStore {
+    path: PathBuf,
+    study: StudyRow,
+    env: Environment,
+    worker: WorkerStudy,
+    runs: Vec<RunRow>,
+}
+
+fn open_worker(path: &Path) -> Result<WorkerStore, StudyError> {
+    if !path.exists() {
+        return Err(StudyError::Io(format!("{}: no such file", path.display())));
+    }
+    let store = Store::open(path)?;
+    let studies = store.studies()?;
+    let found = studies.into_iter().rev().find_map(|s| {
+        let env: Environment = serde_json::from_str(&s.environment_json).ok()?;
+        let w = env.worker.clone()?;
+        Some((s, env, w))
+    });
+    let Some((study, env, worker)) = found else {
+        return Err(StudyError::Split(format!(
+            "{}: no worker study in this store (a split study's worker writes one: `loadlab study PLAN --segment=i/n --start-at=T --db FILE`)",
+            path.display()
+        )));
+    };
+    let runs = store.runs(study.id)?;
+    Ok(WorkerStore {
+        path: path.to_path_buf(),
+        study,
+        env,
+        worker,
+        runs,
+    })
+}
+
+/// What `study merge` produced.
+#[derive(Debug, Clone)]
+pub struct MergeOutcome {
+    pub study_id: i64,
+    pub out_dir: PathBuf,
+    pub segments: u64,
+    /// The segments given.
+    pub present: Vec<u64>,
+    /// Runs merged (every run of the timetable that any worker holds).
+    pub runs: usize,
+    /// `run LABEL: N requests missing: …` for each run that misses some.
+    pub missing: Vec<String>,
+}
+
+/// Reads the workers' stores, checks that they are the workers of one split
+/// study, merges every run of its timetable ([`merge_run`]) into a new study
+/// of the store `out_db`, analyses it and writes its report to `out` (or
+/// `studies/<id>-<name>`).
+pub fn merge_stores(
+    inputs: &[PathBuf],
+    out_db: &Path,
+    out: Option<PathBuf>,
+) -> Result<MergeOutcome, StudyError> {
+    if inputs.is_empty() {
+        return Err(StudyError::Split("no worker stores given".into()));
+    }
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let out_canon = canon(out_db);
+    for i in inputs {
+        if canon(i) == out_canon {
+            return Err(StudyError::Split(format!(
+                "{}: the merged store must not be one of the worker stores",
+                out_db.display()
+            )));
+        }
+    }
+    let workers = inputs
+        .iter()
+        .map(|p| open_worker(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = &workers[0];
+    let mut by_segment: BTreeMap<u64, &WorkerStore> = BTreeMap::new();
+    for w in &workers {
+        let differs = |what: &str, a: String, b: String| {
+            StudyError::Split(format!(
+                "{} and {} are not workers of the same split study: their {what} differ ({a} and {b})",
+                first.path.display(),
+                w.path.display()
+            ))
+        };
+        if w.study.plan_json != first.study.plan_json {
+            return Err(differs(
+                "resolved plans (was the plan edited between workers?)",
+                format!("{:?} from {}", first.study.name, first.study.plan_path),
+                format!("{:?} from {}", w.study.name, w.study.plan_path),
+            ));
+        }
+        if w.worker.segments != first.worker.segments {
+            return Err(differs(
+                "segment counts",
+                first.worker.segments.to_string(),
+                w.worker.segments.to_string(),
+            ));
+        }
+        if w.worker.start_at_unix_ns != first.worker.start_at_unix_ns {
+            return Err(differs(
+                "start instants (--start-at)",
+                loadlab_metrics::timefmt::rfc3339(first.worker.start_at_unix_ns as i128),
+                loadlab_metrics::timefmt::rfc3339(w.worker.start_at_unix_ns as i128),
+            ));
+        }
+        if w.worker.step_slack_ns != first.worker.step_slack_ns {
+            return Err(differs(
+                "step slacks (--step-slack)",
+                format_go_duration(Duration::from_nanos(first.worker.step_slack_ns)),
+                format_go_duration(Duration::from_nanos(w.worker.step_slack_ns)),
+            ));
+        }
+        if let Some(other) = by_segment.insert(w.worker.segment, w) {
+            return Err(StudyError::Split(format!(
+                "segment {}/{} given twice: {} and {} (give each worker's store once)",
+                w.worker.segment,
+                w.worker.segments,
+                other.path.display(),
+                w.path.display()
+            )));
+        }
+    }
+    let plan: Plan = serde_json::from_str(&first.study.plan_json)
+        .map_err(|e| StudyError::Split(format!("{}: stored plan: {e}", first.path.display())))?;
+    let segments = first.worker.segments;
+    let slots = timetable(
+        &plan,
+        first.worker.start_at_unix_ns,
+        Duration::from_nanos(first.worker.step_slack_ns),
+    );
+
+    let mut store = Store::open(out_db)?;
+    let mut env = first.env.clone();
+    env.worker = None;
+    env.merged_from = by_segment.values().map(|w| w.worker.clone()).collect();
+    let id = store.create_study(
+        &first.study.name,
+        &first.study.plan_path,
+        &first.study.plan_yaml,
+        &first.study.plan_json,
+        &serde_json::to_string(&env).unwrap_or_default(),
+        "",
+    )?;
+    let out_dir = out.unwrap_or_else(|| crate::runner::default_out_dir(id, &plan.name));
+    store.set_out_dir(id, &out_dir.display().to_string())?;
+    let mut merged = 0;
+    let mut missing = Vec::new();
+    for slot in &slots {
+        let parts: Vec<(u64, &RunRow)> = by_segment
+            .iter()
+            .filter_map(|(seg, w)| {
+                w.runs
+                    .iter()
+                    .find(|r| {
+                        r.phase == slot.phase
+                            && r.rate == slot.rate
+                            && r.target == slot.target
+                            && r.repetition == slot.repetition
+                    })
+                    .map(|r| (*seg, r))
+            })
+            .collect();
+        if parts.is_empty() {
+            missing.push(format!(
+                "{} {} {} #{}: every segment missing (no worker holds this run)",
+                slot.phase,
+                plan.load.level_short(slot.rate),
+                slot.target,
+                slot.repetition
+            ));
+            continue;
+        }
+        let (data, mon, note) = merge_run(&plan, slot.rate, segments, &parts);
+        if !note.is_complete() {
+            let run = format!(
+                "{} {} {} #{}",
+                slot.phase,
+                plan.load.level_short(slot.rate),
+                slot.target,
+                slot.repetition
+            );
+            // One line per run: its total when several segments miss some.
+            let total = match note.problems.len() {
+                1 => String::new(),
+                _ => format!(
+                    "{} requests missing{}; ",
+                    note.missing,
+                    note.scheduled
+                        .map(|s| format!(" of {s} scheduled"))
+                        .unwrap_or_default()
+                ),
+            };
+            missing.push(format!("{run}: {total}{}", note.problems.join("; ")));
+        }
+        let pass = analysis::slo_pass(plan.slo.as_ref(), &data.summary);
+        store.save_run(
+            id,
+            &slot.phase,
+            slot.rate,
+            &slot.target,
+            slot.repetition,
+            &data,
+            &mon,
+            pass,
+        )?;
+        merged += 1;
+    }
+    let runs = store.runs(id)?;
+    let an = analysis::analyse(&plan, &runs);
+    store.set_analysis(id, &serde_json::to_string(&an).unwrap_or_default())?;
+    store.set_status(id, "done")?;
+    let row = store.study(id)?;
+    crate::report::write_report(&row, &plan, &runs, &an, &out_dir).map_err(StudyError::Report)?;
+    Ok(MergeOutcome {
+        study_id: id,
+        out_dir,
+        segments,
+        present: by_segment.keys().copied().collect(),
+        runs: merged,
+        missing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(yaml: &str) -> Plan {
+        Plan::from_yaml(yaml, "plan.yaml", Path::new(".")).unwrap()
+    }
+
+    const TWO: &str = "name: two
+targets:
+  - {name: a, url: 'http://127.0.0.1:9/a'}
+  - {name: b, url: 'http://127.0.0.1:9/b'}
+load: {rates: [10, 20], step: 3s, cooldown: 1s}
+repetitions: 2
+";
+
+    #[test]
+    fn the_timetable_is_the_sweep_on_fixed_slots() {
+        let p = plan(TWO);
+        let t0 = 1_800_000_000_000_000_000;
+        let t = timetable(&p, t0, Duration::from_secs(2));
+        let got: Vec<(u64, &str, u32, u64)> = t
+            .iter()
+            .map(|s| {
+                (
+                    s.rate,
+                    s.target.as_str(),
+                    s.repetition,
+                    (s.start_unix_ns - t0) / 1_000_000_000,
+                )
+            })
+            .collect();
+        // Each slot: 3 s step + 1 s cool-down + 2 s slack.
+        assert_eq!(
+            got,
+            vec![
+                (10, "a", 1, 0),
+                (10, "b", 1, 6),
+                (10, "a", 2, 12),
+                (10, "b", 2, 18),
+                (20, "a", 1, 24),
+                (20, "b", 1, 30),
+                (20, "a", 2, 36),
+                (20, "b", 2, 42),
+            ]
+        );
+        assert!(t.iter().all(|s| s.phase == SWEEP));
+        assert_eq!(slot_length(&p, Duration::ZERO), Duration::from_secs(4));
+        // The same plan gives every worker the same timetable.
+        assert_eq!(t, timetable(&p, t0, Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn plans_that_need_the_merged_outcome_are_refused() {
+        assert!(check_plan(&plan(TWO)).is_ok());
+        let e = check_plan(&plan(&format!(
+            "{TWO}slo: {{p99: 100ms}}\nceiling: {{resolution: 5}}\nstop: {{after_failures: 1}}\n"
+        )))
+        .unwrap_err();
+        assert!(e.contains("`ceiling`"), "{e}");
+        assert!(e.contains("`stop.after_failures`"), "{e}");
+    }
+
+    fn row(data: RunData) -> RunRow {
+        RunRow {
+            id: 0,
+            study_id: 0,
+            phase: SWEEP.into(),
+            rate: 100,
+            target: "a".into(),
+            repetition: 1,
+            started_at: String::new(),
+            summary: data.summary,
+            latency: data.latency,
+            service: data.service,
+            series: data.series,
+            monitor: Vec::new(),
+            slo_pass: None,
+        }
+    }
+
+    /// Splitting one stream of samples by `k mod n` into n workers' runs
+    /// and merging them gives the figures of the whole stream, exactly.
+    #[test]
+    fn merged_parts_equal_the_whole() {
+        use crate::collect::Collector;
+        use loadlab_core::{AttackInfo, Sample, Sink, WorkerInfo};
+        let p = plan(TWO);
+        let t0 = 1_800_000_000_000_000_000u64;
+        let total = 2_000u64;
+        let sample = |k: u64| {
+            let at = k * 5_000_000; // 200/s
+            Sample {
+                seq: k,
+                intended_ns: at,
+                sent_ns: at + (k * 7919) % 300_000,
+                done_ns: at + 1_000_000 + (k * 104_729) % 40_000_000,
+                status: if k.is_multiple_of(17) { 503 } else { 200 },
+                bytes_in: 11 + k % 3,
+                bytes_out: 2,
+                ..Default::default()
+            }
+        };
+        let new = || Collector::new(100, 1_000_000_000, 100_000_000);
+        let mut whole = new();
+        for k in 0..total {
+            whole.record(&sample(k));
+        }
+        let whole = whole.finish().summary;
+        for n in [1u64, 2, 3, 7] {
+            let rows: Vec<(u64, RunRow)> = (0..n)
+                .map(|i| {
+                    let mut c = new().keep_part();
+                    Sink::begin(
+                        &mut c,
+                        &AttackInfo {
+                            start_unix_ns: t0,
+                            worker: Some(WorkerInfo {
+                                index: i,
+                                count: n,
+                                start_at_unix_ns: t0,
+                                began_unix_ns: t0,
+                                scheduled_total: Some(total),
+                                ..Default::default()
+                            }),
+                            ..Default::default()
+                        },
+                    );
+                    for k in (i..total).step_by(n as usize) {
+                        c.record(&sample(k));
+                    }
+                    (i, row(c.finish()))
+                })
+                .collect();
+            let parts: Vec<(u64, &RunRow)> = rows.iter().map(|(i, r)| (*i, r)).collect();
+            let (m, _, note) = merge_run(&p, 100, n, &parts);
+            let mut got = m.summary.clone();
+            got.workers = None;
+            assert_eq!(got, whole, "n = {n}");
+            assert!(note.is_complete() && note.problems.is_empty(), "{note:?}");
+            assert_eq!(note.present.len() as u64, n);
+            assert_eq!(
+                m.series.iter().map(|s| s.count).sum::<u64>(),
+                total,
+                "series counts add up"
+            );
+            // One worker's run left out: its share is missing, by count.
+            if n == 3 {
+                let (m, _, note) = merge_run(&p, 100, n, &[parts[0], parts[2]]);
+                let share = ScheduleSegment { index: 1, count: 3 }.share(total);
+                assert_eq!(note.missing, share);
+                assert_eq!(
+                    m.summary.requests + m.summary.warmup_requests,
+                    total - share
+                );
+                let text = crate::report::text::extras(&m.summary, Duration::from_secs(1));
+                assert!(
+                    text.contains(&format!("{share} requests missing: segment 1/3 absent")),
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn missing_lines_name_the_count() {
+        let n = WorkersNote {
+            segments: 3,
+            present: vec![0, 2],
+            scheduled: Some(30),
+            missing: 10,
+            problems: vec!["10 requests missing: segment 1/3 absent".into()],
+            ..WorkersNote::default()
+        };
+        let l = n.lines();
+        assert_eq!(l[0], "Workers       2 of 3 segments, start spread 0s");
+        assert_eq!(l[1], "Missing       10 requests missing of 30 scheduled");
+        assert!(l[2].contains("segment 1/3 absent"));
+    }
+}
