@@ -242,29 +242,11 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
 
-    let results = r.results.as_deref().ok_or_else(|| {
-        CliError::usage("k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' results go")
-    })?;
-    let results = Results::parse(results).map_err(render_error)?;
-    let now = unix_ns_now();
-    let start = match &r.start_at {
-        Some(s) => parse_start(s)?,
-        // Whole seconds, rounded up: readable in the manifests.
-        None => {
-            let t = now + r.start_delay.as_nanos() as i128;
-            (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
-        }
-    };
-    if start < now {
-        eprintln!(
-            "loadlab: warning: --start-at {} is in the past: the workers will start late, each when its pod comes up",
-            loadlab_metrics::timefmt::rfc3339(start)
-        );
-    }
-    let name = r
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+    let base = RenderBase::settle(
+        r,
+        "results",
+        "the workers will start late, each when its pod comes up",
+    )?;
     let flags = loadlab_cluster::prepare_attack_flags(&r.attack, || {
         let stdin = std::io::stdin();
         if stdin.is_terminal() {
@@ -284,75 +266,101 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
     for w in &flags.warnings {
         eprintln!("loadlab: warning: {w}");
     }
-    let spec = RenderSpec {
-        name,
-        namespace: r.namespace.clone(),
-        image: r.image.clone(),
-        workers: r.workers,
-        start_at_unix_ns: start,
-        results,
-        s3_secret: r.s3_secret.clone(),
-        s3_endpoint: r.s3_endpoint.clone(),
-        secret_env: r.secret_env.clone(),
-        cpu: r.cpu.clone(),
-        memory: r.memory.clone(),
-        attack_duration,
-        now_unix_ns: now,
-        flags,
-    };
+    let spec = base.spec(r, attack_duration, flags);
     let manifests = spec.render().map_err(render_error)?;
     Ok((spec, manifests))
+}
+
+/// What every mode of `k8s render` settles first: where the results go, the
+/// one start instant of every worker (warned about when already past) and
+/// the Job's name.
+pub(super) struct RenderBase {
+    results: Results,
+    now: i128,
+    start: i128,
+    name: String,
+}
+
+impl RenderBase {
+    /// `what` names the workers' output in the error for a missing
+    /// `--results`; `late` says what a past start means in this mode.
+    pub(super) fn settle(r: &RenderArgs, what: &str, late: &str) -> Result<RenderBase, CliError> {
+        let results = r.results.as_deref().ok_or_else(|| {
+            CliError::usage(format!(
+                "k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' {what} go"
+            ))
+        })?;
+        let results = Results::parse(results).map_err(render_error)?;
+        let now = unix_ns_now();
+        let start = match &r.start_at {
+            Some(s) => parse_start(s)?,
+            // Whole seconds, rounded up: readable in the manifests.
+            None => {
+                let t = now + r.start_delay.as_nanos() as i128;
+                (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
+            }
+        };
+        if start < now {
+            eprintln!(
+                "loadlab: warning: --start-at {} is in the past: {late}",
+                loadlab_metrics::timefmt::rfc3339(start)
+            );
+        }
+        let name = r
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+        Ok(RenderBase {
+            results,
+            now,
+            start,
+            name,
+        })
+    }
+
+    /// The spec of the Job: these settled parts and the flags' own.
+    pub(super) fn spec(
+        self,
+        r: &RenderArgs,
+        attack_duration: Option<Duration>,
+        flags: loadlab_cluster::PreparedFlags,
+    ) -> RenderSpec {
+        RenderSpec {
+            name: self.name,
+            namespace: r.namespace.clone(),
+            image: r.image.clone(),
+            workers: r.workers,
+            start_at_unix_ns: self.start,
+            results: self.results,
+            s3_secret: r.s3_secret.clone(),
+            s3_endpoint: r.s3_endpoint.clone(),
+            secret_env: r.secret_env.clone(),
+            cpu: r.cpu.clone(),
+            memory: r.memory.clone(),
+            attack_duration,
+            now_unix_ns: self.now,
+            flags,
+        }
+    }
 }
 
 /// `k8s render --workers N … -- k6 run [k6 flags] script.js`: the script's
 /// workers, segment I of N each (docs/distributed.md, "A k6 script").
 fn build_script(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
     let (script, duration) = super::k6::check_run_flags(&r.attack)?;
-    let results = r.results.as_deref().ok_or_else(|| {
-        CliError::usage("k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' results go")
-    })?;
-    let results = Results::parse(results).map_err(render_error)?;
-    let now = unix_ns_now();
-    let start = match &r.start_at {
-        Some(s) => parse_start(s)?,
-        None => {
-            let t = now + r.start_delay.as_nanos() as i128;
-            (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
-        }
-    };
-    if start < now {
-        eprintln!(
-            "loadlab: warning: --start-at {} is in the past: the workers will start late, each when its pod comes up",
-            loadlab_metrics::timefmt::rfc3339(start)
-        );
-    }
-    let name = r
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+    let base = RenderBase::settle(
+        r,
+        "results",
+        "the workers will start late, each when its pod comes up",
+    )?;
     let flags = loadlab_cluster::prepare_script_flags(&r.attack, &script).map_err(render_error)?;
     for w in &flags.warnings {
         eprintln!("loadlab: warning: {w}");
     }
-    let spec = RenderSpec {
-        name,
-        namespace: r.namespace.clone(),
-        image: r.image.clone(),
-        workers: r.workers,
-        start_at_unix_ns: start,
-        results,
-        s3_secret: r.s3_secret.clone(),
-        s3_endpoint: r.s3_endpoint.clone(),
-        secret_env: r.secret_env.clone(),
-        cpu: r.cpu.clone(),
-        memory: r.memory.clone(),
-        // `-d` and k6's default graceful stop (30 s); the length of the
-        // script's own scenarios is not known without running it: then
-        // no deadline.
-        attack_duration: duration.map(|d| d + Duration::from_secs(30)),
-        now_unix_ns: now,
-        flags,
-    };
+    // `-d` and k6's default graceful stop (30 s); the length of the
+    // script's own scenarios is not known without running it: then
+    // no deadline.
+    let spec = base.spec(r, duration.map(|d| d + Duration::from_secs(30)), flags);
     let manifests = spec.render().map_err(render_error)?;
     Ok((spec, manifests))
 }

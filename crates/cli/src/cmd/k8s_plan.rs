@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loadlab_cluster::plan::{PlanRenderSpec, prepare_plan};
-use loadlab_cluster::render::{Manifests, RenderSpec, Results};
+use loadlab_cluster::render::{Manifests, Results};
 use loadlab_study::Plan;
 
-use super::k8s::{RenderArgs, cluster_error, parse_start, render_error, unix_ns_now};
+use super::k8s::{RenderArgs, cluster_error, render_error};
 use crate::exit::{self, CliError};
 
 /// clap may fill the `PLAN.yaml` positional with a value given after `--`
@@ -46,30 +46,8 @@ fn build(r: &RenderArgs, plan_path: &Path) -> Result<(PlanRenderSpec, Manifests)
     }
     let plan = Plan::from_file(plan_path).map_err(CliError::bad_input)?;
     loadlab_study::split::check_plan(&plan).map_err(CliError::bad_input)?;
-    let results = r.results.as_deref().ok_or_else(|| {
-        CliError::usage(
-            "k8s needs --results s3://BUCKET/PREFIX or --results pvc:CLAIM: where the workers' stores go",
-        )
-    })?;
-    let results = Results::parse(results).map_err(render_error)?;
-    let now = unix_ns_now();
-    let start = match &r.start_at {
-        Some(s) => parse_start(s)?,
-        None => {
-            let t = now + r.start_delay.as_nanos() as i128;
-            (t + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000
-        }
-    };
-    if start < now {
-        eprintln!(
-            "loadlab: warning: --start-at {} is in the past: workers more than 1s late refuse to start",
-            loadlab_metrics::timefmt::rfc3339(start)
-        );
-    }
-    let name = r
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("loadlab-{}", start / 1_000_000_000));
+    let base =
+        super::k8s::RenderBase::settle(r, "stores", "workers more than 1s late refuse to start")?;
     let prepared = prepare_plan(
         plan_path,
         &loadlab_study::split::referenced_files(plan_path).map_err(CliError::io)?,
@@ -79,22 +57,7 @@ fn build(r: &RenderArgs, plan_path: &Path) -> Result<(PlanRenderSpec, Manifests)
     let slots = loadlab_study::split::timetable(&plan, 0, r.step_slack).len() as u32;
     let length = loadlab_study::split::slot_length(&plan, r.step_slack) * slots;
     let spec = PlanRenderSpec {
-        base: RenderSpec {
-            name,
-            namespace: r.namespace.clone(),
-            image: r.image.clone(),
-            workers: r.workers,
-            start_at_unix_ns: start,
-            results,
-            s3_secret: r.s3_secret.clone(),
-            s3_endpoint: r.s3_endpoint.clone(),
-            secret_env: r.secret_env.clone(),
-            cpu: r.cpu.clone(),
-            memory: r.memory.clone(),
-            attack_duration: Some(length),
-            now_unix_ns: now,
-            flags: Default::default(),
-        },
+        base: base.spec(r, Some(length), Default::default()),
         plan: prepared,
         step_slack: r.step_slack,
     };
