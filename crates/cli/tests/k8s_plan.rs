@@ -5,8 +5,6 @@
 //! loopback, their stores kept on a folder standing for the volume, or
 //! uploaded to a local S3 server (moto) and merged by `k8s gather`.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -14,6 +12,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ConfigMap;
 use loadlab_study::Store;
+use loadlab_testkit::moto::Moto;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -406,74 +405,6 @@ fn the_jobs_study_workers_run_locally_and_merge_exactly() {
     );
 }
 
-/// A moto S3 server on 127.0.0.1, killed when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let exe = std::env::var("MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(&exe)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start {exe} ({e}): pip install 'moto[server]' (.ci/run does)")
-            });
-        let m = Moto { child, port };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "moto_server did not listen on {port} within 30 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        m
-    }
-
-    fn bucket(&self, name: &str) {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            s,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        )
-        .unwrap();
-        let mut resp = String::new();
-        s.read_to_string(&mut resp).unwrap();
-        assert!(resp.starts_with("HTTP/1.1 200"), "create bucket: {resp}");
-    }
-
-    fn env(&self) -> Vec<(String, String)> {
-        vec![
-            ("AWS_ACCESS_KEY_ID".into(), "AKIDLOADLABTEST".into()),
-            ("AWS_SECRET_ACCESS_KEY".into(), "not-a-real-secret".into()),
-            ("AWS_REGION".into(), "us-east-1".into()),
-            (
-                "AWS_ENDPOINT_URL".into(),
-                format!("http://127.0.0.1:{}", self.port),
-            ),
-        ]
-    }
-}
-
 /// The Job's start instant, from its workers' `--start-at=`.
 fn start_of(yaml: &str) -> f64 {
     let (_, job, _, _) = documents(yaml);
@@ -520,7 +451,7 @@ fn stores_uploaded_to_s3_are_gathered_and_dead_workers_are_missing() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let yaml = text(&out.stdout);
     let at = start_of(&yaml);
-    let env = moto.env();
+    let env = moto.env("not-a-real-secret");
     let (mut children, _, _) = local_workers(&yaml, dir.path(), &[0, 1, 2], &env);
     // Slots of 2 s (1 s step + 1 s slack): run 3 sends from T + 4 s to
     // T + 5 s; run 2 was committed and uploaded at about T + 3 s.

@@ -4,12 +4,12 @@
 //! after SIGTERM; `report s3://bucket/prefix/` lists, downloads and merges;
 //! the secret key never shows in any output.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
+use loadlab_testkit::moto::Moto;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -21,101 +21,15 @@ fn text(b: &[u8]) -> String {
 
 const SECRET: &str = "wJalrXUtnFEMI-k8s-test-secret-9f2c";
 
-/// A moto S3 server on 127.0.0.1, killed when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let exe = std::env::var("MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
-        // A free port: bound, then released for moto to take.
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(&exe)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start {exe} ({e}): pip install 'moto[server]' (.ci/run does)")
-            });
-        let m = Moto { child, port };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "moto_server did not listen on {port} within 30 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        m
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// Creates a bucket (moto does not check signatures).
-    fn bucket(&self, name: &str) {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            s,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        )
-        .unwrap();
-        let mut resp = String::new();
-        s.read_to_string(&mut resp).unwrap();
-        assert!(resp.starts_with("HTTP/1.1 200"), "create bucket: {resp}");
-    }
-
-    /// Stores an object as is (moto does not check signatures).
-    fn put(&self, bucket: &str, key: &str, body: &[u8]) {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(
-            s,
-            "PUT /{bucket}/{key} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            self.port,
-            body.len()
-        )
-        .unwrap();
-        s.write_all(body).unwrap();
-        let mut resp = String::new();
-        s.read_to_string(&mut resp).unwrap();
-        assert!(resp.starts_with("HTTP/1.1 200"), "put object: {resp}");
-    }
-
-    /// A loadlab command with the AWS environment pointing at this server.
-    fn loadlab(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(bin());
-        c.args(args);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("AWS_") {
-                c.env_remove(k);
-            }
-        }
-        c.env("AWS_ACCESS_KEY_ID", "AKIDLOADLABTEST")
-            .env("AWS_SECRET_ACCESS_KEY", SECRET)
-            .env("AWS_REGION", "us-east-1")
-            .env("AWS_ENDPOINT_URL", self.endpoint())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        c
-    }
+/// A loadlab command with the AWS environment pointing at `moto`.
+fn loadlab(moto: &Moto, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args);
+    moto.configure(&mut c, SECRET)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
 }
 
 fn origin() -> OriginHandle {
@@ -179,12 +93,15 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
     let target = format!("GET {}/a\n", o.url());
     for w in 0..2 {
         let out = run(
-            moto.loadlab(&[
-                "attack",
-                "-rate=50",
-                "-duration=1s",
-                &format!("-output=s3://results/runs/r1/worker-{w}.bin"),
-            ]),
+            loadlab(
+                &moto,
+                &[
+                    "attack",
+                    "-rate=50",
+                    "-duration=1s",
+                    &format!("-output=s3://results/runs/r1/worker-{w}.bin"),
+                ],
+            ),
             &target,
         );
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -192,20 +109,23 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
     }
     // One object.
     let out = run(
-        moto.loadlab(&["report", "-type=json", "s3://results/runs/r1/worker-1.bin"]),
+        loadlab(
+            &moto,
+            &["report", "-type=json", "s3://results/runs/r1/worker-1.bin"],
+        ),
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(requests(&out.stdout), 50);
     // The prefix: both workers merged.
     let out = run(
-        moto.loadlab(&["report", "-type=json", "s3://results/runs/r1/"]),
+        loadlab(&moto, &["report", "-type=json", "s3://results/runs/r1/"]),
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(requests(&out.stdout), 100);
     // The same without the trailing slash (no object of that name).
-    let out = run(moto.loadlab(&["report", "s3://results/runs/r1"]), "");
+    let out = run(loadlab(&moto, &["report", "s3://results/runs/r1"]), "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let report = text(&out.stdout);
     let line = report.lines().find(|l| l.starts_with("Requests")).unwrap();
@@ -215,12 +135,15 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
     let local = tempfile::tempdir().unwrap();
     let path = local.path().join("r.bin");
     let out = run(
-        moto.loadlab(&[
-            "attack",
-            "-rate=50",
-            "-duration=1s",
-            &format!("-output={}", path.display()),
-        ]),
+        loadlab(
+            &moto,
+            &[
+                "attack",
+                "-rate=50",
+                "-duration=1s",
+                &format!("-output={}", path.display()),
+            ],
+        ),
         &target,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -230,7 +153,7 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
         "runs/cut/worker-0.bin",
         &bytes[..bytes.len() - 7],
     );
-    let out = run(moto.loadlab(&["report", "s3://results/runs/cut/"]), "");
+    let out = run(loadlab(&moto, &["report", "s3://results/runs/cut/"]), "");
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
@@ -238,7 +161,7 @@ fn attack_uploads_its_results_and_report_merges_a_prefix() {
         "{err}"
     );
     // Nothing there: one line, network exit code.
-    let out = run(moto.loadlab(&["report", "s3://results/none/"]), "");
+    let out = run(loadlab(&moto, &["report", "s3://results/none/"]), "");
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("no objects there"));
 }
@@ -248,15 +171,17 @@ fn sigterm_mid_attack_still_uploads_what_was_recorded() {
     let moto = Moto::start();
     moto.bucket("results");
     let o = origin();
-    let mut child = moto
-        .loadlab(&[
+    let mut child = loadlab(
+        &moto,
+        &[
             "attack",
             "-rate=200",
             "-duration=60s",
             "-output=s3://results/cut.bin",
-        ])
-        .spawn()
-        .unwrap();
+        ],
+    )
+    .spawn()
+    .unwrap();
     writeln!(child.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     let stopped = Instant::now();
@@ -275,7 +200,7 @@ fn sigterm_mid_attack_still_uploads_what_was_recorded() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("interrupted"));
     let out = run(
-        moto.loadlab(&["report", "-type=json", "s3://results/cut.bin"]),
+        loadlab(&moto, &["report", "-type=json", "s3://results/cut.bin"]),
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -289,12 +214,15 @@ fn a_missing_bucket_is_found_before_the_attack() {
     let o = origin();
     let started = Instant::now();
     let out = run(
-        moto.loadlab(&[
-            "attack",
-            "-rate=20",
-            "-duration=30s",
-            "-output=s3://missing-bucket/r.bin",
-        ]),
+        loadlab(
+            &moto,
+            &[
+                "attack",
+                "-rate=20",
+                "-duration=30s",
+                "-output=s3://missing-bucket/r.bin",
+            ],
+        ),
         &format!("GET {}/\n", o.url()),
     );
     let err = text(&out.stderr);
@@ -310,7 +238,7 @@ fn a_missing_bucket_is_found_before_the_attack() {
     );
     // A prefix is not an object.
     let out = run(
-        moto.loadlab(&["attack", "-rate=1", "-output=s3://b/dir/"]),
+        loadlab(&moto, &["attack", "-rate=1", "-output=s3://b/dir/"]),
         "GET http://127.0.0.1:1/\n",
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
@@ -322,22 +250,23 @@ fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
     moto.bucket("results");
     // moto answers its first listing slowly: warm it up, so that the
     // attack's check of the bucket is done well before moto is stopped.
-    let _ = run(moto.loadlab(&["report", "s3://results/"]), "");
+    let _ = run(loadlab(&moto, &["report", "s3://results/"]), "");
     let o = origin();
-    let mut child = moto
-        .loadlab(&[
+    let mut child = loadlab(
+        &moto,
+        &[
             "attack",
             "-rate=20",
             "-duration=4s",
             "-output=s3://results/r.bin",
-        ])
-        .spawn()
-        .unwrap();
+        ],
+    )
+    .spawn()
+    .unwrap();
     writeln!(child.stdin.take().unwrap(), "GET {}/", o.url()).unwrap();
     // The store goes away during the attack.
     std::thread::sleep(Duration::from_millis(2000));
-    moto.child.kill().unwrap();
-    moto.child.wait().unwrap();
+    moto.stop();
     let out = wait_bounded(child, Duration::from_secs(120));
     assert_no_secret(&out);
     let err = text(&out.stderr);
@@ -365,25 +294,31 @@ fn k8s_gather_names_the_worker_that_uploaded_nothing_and_merges_the_rest() {
     // Workers 0 and 2 of 3 uploaded; worker 1 died before it could.
     for w in [0, 2] {
         let out = run(
-            moto.loadlab(&[
-                "attack",
-                "-rate=40",
-                "-duration=500ms",
-                &format!("-output=s3://results/runs/job7/worker-{w}.bin"),
-            ]),
+            loadlab(
+                &moto,
+                &[
+                    "attack",
+                    "-rate=40",
+                    "-duration=500ms",
+                    &format!("-output=s3://results/runs/job7/worker-{w}.bin"),
+                ],
+            ),
             &format!("GET {}/\n", o.url()),
         );
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
     let out = run(
-        moto.loadlab(&[
-            "k8s",
-            "gather",
-            "--workers=3",
-            "--name=job7",
-            "--results=s3://results/runs",
-            "--type=json",
-        ]),
+        loadlab(
+            &moto,
+            &[
+                "k8s",
+                "gather",
+                "--workers=3",
+                "--name=job7",
+                "--results=s3://results/runs",
+                "--type=json",
+            ],
+        ),
         "",
     );
     let err = text(&out.stderr);
@@ -422,23 +357,26 @@ export default function () { http.get(`${__ENV.BASE_URL}/k`); }
     .unwrap();
     let base = format!("BASE_URL={}", o.url());
     let k6 = |d: &str, key: &str| {
-        moto.loadlab(&[
-            "k6",
-            "run",
-            "-q",
-            "-e",
-            &base,
-            "-e",
-            &format!("D={d}"),
-            "--execution-segment-index=0/1",
-            &format!("--out=loadlab=s3://results/{key}"),
-            script.to_str().unwrap(),
-        ])
+        loadlab(
+            &moto,
+            &[
+                "k6",
+                "run",
+                "-q",
+                "-e",
+                &base,
+                "-e",
+                &format!("D={d}"),
+                "--execution-segment-index=0/1",
+                &format!("--out=loadlab=s3://results/{key}"),
+                script.to_str().unwrap(),
+            ],
+        )
     };
     let out = run(k6("1s", "k6/worker-0.bin"), "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let out = run(
-        moto.loadlab(&["report", "-type=json", "s3://results/k6/"]),
+        loadlab(&moto, &["report", "-type=json", "s3://results/k6/"]),
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -458,7 +396,7 @@ export default function () { http.get(`${__ENV.BASE_URL}/k`); }
     // k6's exit code for a run stopped from outside.
     assert_eq!(out.status.code(), Some(105), "{}", text(&out.stderr));
     let out = run(
-        moto.loadlab(&["report", "-type=json", "s3://results/k6/cut.bin"]),
+        loadlab(&moto, &["report", "-type=json", "s3://results/k6/cut.bin"]),
         "",
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

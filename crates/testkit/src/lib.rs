@@ -16,12 +16,15 @@
 //! * [`pubsub`]: a pub/sub server speaking DSPS's HTTP API subset (for
 //!   scripted virtual users, e.g. DSPS's own k6 load-test script);
 //! * [`k6`]: finds real k6 (or says loudly that a side-by-side test was
-//!   skipped) and builds a `k6 run` command that stays on this machine.
+//!   skipped) and builds a `k6 run` command that stays on this machine;
+//! * [`moto`]: a real S3-compatible server (moto's) on a free 127.0.0.1
+//!   port, with buckets, objects and the AWS environment pointing at it.
 
 pub mod browser;
 pub mod db;
 pub mod golden;
 pub mod k6;
+pub mod moto;
 pub mod netns;
 pub mod pubsub;
 pub mod raw;
