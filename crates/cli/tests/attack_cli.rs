@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
+use loadlab_testkit::proc::{text, wait_bounded};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -47,24 +48,6 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     let out = wait_bounded(child, Duration::from_secs(60));
     writer.join().unwrap();
     out
-}
-
-fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("loadlab did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn field<'a>(report: &'a str, label: &str) -> &'a str {

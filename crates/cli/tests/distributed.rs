@@ -13,10 +13,11 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use loadlab_testkit::netns::{Lab, skip_reason};
+use loadlab_testkit::proc::{Guard, unix_now};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -24,23 +25,6 @@ fn bin() -> &'static str {
 
 const RECIPE: &str =
     r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#;
-
-/// Kills and reaps its process when dropped (also when the test fails).
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
 
 /// Starts `loadlab origin` with `cmd` (already holding the program) and
 /// waits until it listens.

@@ -2,6 +2,7 @@
 //! Error Set says about failures, and the client's flags. Real servers on
 //! 127.0.0.1, real pipes.
 
+use loadlab_testkit::proc::text;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -37,10 +38,6 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     };
     writer.join().unwrap();
     out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// The lines of the report's Error Set.

@@ -5,17 +5,14 @@
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ConfigMap;
+use loadlab_testkit::proc::{text, wait_bounded};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Runs loadlab with `args` and `env`, feeding `stdin`, bounded in time.
@@ -41,20 +38,6 @@ fn run_env(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
 
 fn run(args: &[&str], stdin: &[u8]) -> Output {
     run_env(args, &[], stdin)
-}
-
-fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("loadlab did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The YAML documents of a render, each as the typed object and as plain

@@ -7,33 +7,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ConfigMap;
 use loadlab_study::Store;
 use loadlab_testkit::moto::Moto;
+use loadlab_testkit::proc::{text, unix_now, wait_bounded};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn wait_bounded(mut child: Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("loadlab did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn run(args: &[&str]) -> Output {
@@ -417,13 +400,6 @@ fn start_of(yaml: &str) -> f64 {
         .find_map(|a| a.strip_prefix("--start-at="))
         .unwrap();
     loadlab_metrics::timefmt::parse_rfc3339(at).unwrap() as f64 / 1e9
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
 }
 
 /// The Job's worker commands with S3: each uploads its store after every

@@ -5,18 +5,15 @@
 //! the secret key never shows in any output.
 
 use std::io::Write;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
 use loadlab_testkit::moto::Moto;
+use loadlab_testkit::proc::{text, wait_bounded};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 const SECRET: &str = "wJalrXUtnFEMI-k8s-test-secret-9f2c";
@@ -45,20 +42,6 @@ fn origin() -> OriginHandle {
         },
     )
     .unwrap()
-}
-
-fn wait_bounded(mut child: Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("loadlab did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn run(mut cmd: Command, stdin: &str) -> Output {

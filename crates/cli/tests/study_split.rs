@@ -18,11 +18,12 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use loadlab_study::Store;
 use loadlab_study::store::RunRow;
+use loadlab_testkit::proc::{Guard, unix_now};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -30,23 +31,6 @@ fn bin() -> &'static str {
 
 const RECIPE: &str =
     r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#;
-
-/// Kills and reaps its process when dropped (also when the test fails).
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
 
 /// `loadlab origin` on a free loopback port; returns it and its base URL.
 fn start_origin(dir: &Path) -> (Guard, String) {

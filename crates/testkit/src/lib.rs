@@ -18,7 +18,8 @@
 //! * [`k6`]: finds real k6 (or says loudly that a side-by-side test was
 //!   skipped) and builds a `k6 run` command that stays on this machine;
 //! * [`moto`]: a real S3-compatible server (moto's) on a free 127.0.0.1
-//!   port, with buckets, objects and the AWS environment pointing at it.
+//!   port, with buckets, objects and the AWS environment pointing at it;
+//! * [`proc`]: bounded waits for child processes, kill-on-drop guards.
 
 pub mod browser;
 pub mod db;
@@ -26,6 +27,7 @@ pub mod golden;
 pub mod k6;
 pub mod moto;
 pub mod netns;
+pub mod proc;
 pub mod pubsub;
 pub mod raw;
 pub mod tls;
