@@ -689,3 +689,19 @@ fn start_at_and_segment_index_flags_are_checked() {
     let (o, e) = text(&r);
     assert!(format!("{o}{e}").contains("4 complete"), "{o}{e}");
 }
+
+/// A script that is not there: one line naming it, exit 4 (a file that
+/// cannot be read), and no banner as if a run were starting.
+#[test]
+fn a_missing_script_is_one_line_without_a_banner() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["k6", "run", "no-such-script.js"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run loadlab");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot read no-such-script.js"), "{err}");
+}
