@@ -119,7 +119,8 @@ pub struct AttackConfig {
     /// and [`START_AT_MAX_PAST`]).
     pub start_at_unix_ns: Option<u64>,
     /// The clock's estimated maximum error, recorded in the results header
-    /// of a split run (the front end reads it from the kernel).
+    /// of a split run (`None`: the engine reads the kernel's, see
+    /// [`crate::wallclock`]).
     pub clock_max_error_ns: Option<u64>,
 }
 

@@ -161,6 +161,7 @@ pub mod targets;
 mod timer;
 mod tls;
 mod transport;
+pub mod wallclock;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -15,7 +15,7 @@ use loadlab_engine::{AttackConfig, attack};
 fn uneven() -> Handler {
     let n = Arc::new(AtomicU64::new(0));
     handler(move |_| {
-        let slow = n.fetch_add(1, Ordering::Relaxed) % 7 == 0;
+        let slow = n.fetch_add(1, Ordering::Relaxed).is_multiple_of(7);
         async move {
             if slow {
                 tokio::time::sleep(ms(20)).await;

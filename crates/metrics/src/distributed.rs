@@ -281,7 +281,29 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
             if plan.is_some() { "--start-at" } else { "-start-at" },
         ));
     }
+    // Workers on one host share its clock: only between hosts can a clock's
+    // error shift one share against another.
+    let hosts = ws
+        .iter()
+        .map(|w| w.info.host.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     for w in ws {
+        // A clock that may be off by more than the resolution shifts its
+        // share by up to that much, which no start instant can show.
+        if let Some(e) = w
+            .info
+            .clock_max_error_ns
+            .filter(|e| hosts > 1 && *e > c.resolution_ns)
+        {
+            c.warnings.push(format!(
+                "segment {}/{n} ({})'s clock may be off by up to {} (the kernel's maximum-error estimate), more than the send clock's resolution ({}): its share may be shifted by that much; synchronize the workers' clocks (NTP, chrony)",
+                w.info.index,
+                if w.info.host.is_empty() { "?" } else { &w.info.host },
+                show_ns(e),
+                show_ns(c.resolution_ns)
+            ));
+        }
         let late = w.info.began_unix_ns.saturating_sub(w.start_unix_ns);
         if w.info.start_at_unix_ns > 0 && late > LATE_BEGIN_NS {
             c.warnings.push(format!(

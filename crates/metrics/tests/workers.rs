@@ -18,7 +18,8 @@ fn worker(i: u64, n: u64, total: Option<u64>) -> WorkerInfo {
         began_unix_ns: START + 20_000,
         resolution_ns: 1_000_000,
         scheduled_total: total,
-        clock_max_error_ns: Some(5_000_000),
+        // Well within the 1 ms resolution (an NTP-synchronized clock).
+        clock_max_error_ns: Some(250_000),
         host: format!("pod-{i}"),
     }
 }
@@ -563,4 +564,36 @@ fn script_workers_metric_series_merge_across_workers() {
         &ReportType::Text,
     );
     assert!(t.contains("0/2") && t.contains("1/2"), "{t}");
+}
+
+#[test]
+fn a_worker_clock_that_may_be_off_by_more_than_the_resolution_is_named() {
+    // Worker 1's kernel says its clock may be off by up to 40 ms (NTP not
+    // synchronized): the start instants agree, but its share may be shifted.
+    let off = WorkerInfo {
+        clock_max_error_ns: Some(40_000_000),
+        ..worker(1, 2, Some(40))
+    };
+    let files = vec![
+        file(worker(0, 2, Some(40)), START, None, false, 0),
+        file(off, START, None, false, 0),
+    ];
+    let c = one(&files);
+    assert_eq!(c.warnings.len(), 1, "{c:?}");
+    assert!(
+        c.warnings[0].contains("segment 1/2 (pod-1)'s clock may be off by up to 40ms")
+            && c.warnings[0].contains("more than the send clock's resolution (1ms)"),
+        "{c:?}"
+    );
+    // Workers on one host share its clock: nothing to say.
+    let same_host = |i| WorkerInfo {
+        clock_max_error_ns: Some(40_000_000),
+        host: "node-a".into(),
+        ..worker(i, 2, Some(40))
+    };
+    let files = vec![
+        file(same_host(0), START, None, false, 0),
+        file(same_host(1), START, None, false, 0),
+    ];
+    assert!(one(&files).warnings.is_empty(), "{:?}", one(&files));
 }

@@ -80,7 +80,7 @@ fn worker_header(
             // Iterations start on tokio's timer: 1 ms.
             resolution_ns: 1_000_000,
             scheduled_total: None,
-            clock_max_error_ns: None,
+            clock_max_error_ns: loadlab_engine::wallclock::max_error_ns(),
             host: host_name(),
         },
         loadlab_metrics::distributed::WorkerPlan {

@@ -145,7 +145,9 @@ pub async fn attack_with_live<S: Sink + 'static>(
             began_unix_ns: unix_now_ns(),
             resolution_ns: cfg.resolution.as_nanos() as u64,
             scheduled_total: total,
-            clock_max_error_ns: cfg.clock_max_error_ns,
+            clock_max_error_ns: cfg
+                .clock_max_error_ns
+                .or_else(crate::wallclock::max_error_ns),
             host: host_name(),
         });
     }
