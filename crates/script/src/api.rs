@@ -340,6 +340,21 @@ fn build_request<'js>(
     ))
 }
 
+/// `__ENV`'s values as JavaScript strings, made once for all the VUs: a
+/// string belongs to the runtime, not to a context, so every VU's `__ENV`
+/// can hold the same ones (the process environment is passed too, as k6
+/// does: kilobytes per VU otherwise).
+pub fn env_strings<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Shared,
+) -> rquickjs::Result<Vec<(String, rquickjs::String<'js>)>> {
+    shared
+        .env
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), rquickjs::String::from_str(ctx.clone(), v)?)))
+        .collect()
+}
+
 /// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in a
 /// VU's context.
 pub fn install<'js>(
@@ -347,15 +362,26 @@ pub fn install<'js>(
     shared: &Rc<Shared>,
     vu_index: usize,
     vu_id: u64,
+    env_strings: Option<&[(String, rquickjs::String<'js>)]>,
 ) -> rquickjs::Result<()> {
     let g = ctx.globals();
     let k6 = Object::new(ctx.clone())?;
     let http = Object::new(ctx.clone())?;
 
-    // Environment.
+    // Environment: each VU's own object (a script may change it), with
+    // the values made once ([`env_strings`]) when given.
     let env = Object::new(ctx.clone())?;
-    for (k, v) in &shared.env {
-        env.set(k.as_str(), v.as_str())?;
+    match env_strings {
+        Some(list) => {
+            for (k, v) in list {
+                env.set(k.as_str(), v.clone())?;
+            }
+        }
+        None => {
+            for (k, v) in &shared.env {
+                env.set(k.as_str(), v.as_str())?;
+            }
+        }
     }
     g.set("__ENV", env)?;
     g.set("__VU", vu_id as f64)?;

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::{Client, ClientResponse};
-use rquickjs::loader::{BuiltinResolver, FileResolver, Loader, ScriptLoader};
+use rquickjs::loader::{BuiltinResolver, FileResolver, Loader};
 use rquickjs::module::Declared;
-use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
+use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
 use tokio::time::Instant;
 
 use crate::ScriptError;
@@ -575,8 +575,42 @@ fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
     ScriptError::Script(s)
 }
 
+/// How a module is written once compiled: without the functions' source
+/// text (QuickJS keeps, per context, a copy of each function's source for
+/// `toString()`: kilobytes per VU), with the debug information that gives
+/// exceptions their `file:line:column`.
+fn bytecode_options() -> WriteOptions {
+    WriteOptions {
+        strip_source: true,
+        strip_debug: false,
+        ..Default::default()
+    }
+}
+
+/// A module compiled once, from its bytecode after that: the first VU
+/// compiles `source` (syntax errors come from here) and keeps the
+/// bytecode, the others read it (QuickJS ties bytecode to a context, so
+/// each VU still has its own copy, but not the source text, and is spared
+/// the parse).
+fn declare_cached<'js>(
+    ctx: &Ctx<'js>,
+    cache: &RefCell<Option<Vec<u8>>>,
+    name: &str,
+    source: &str,
+) -> rquickjs::Result<Module<'js, Declared>> {
+    if let Some(b) = cache.borrow().as_deref() {
+        // SAFETY: the bytes were written by `Module::write` of this very
+        // QuickJS build (below), in this process.
+        return unsafe { Module::load(ctx.clone(), b) };
+    }
+    let m = Module::declare(ctx.clone(), name, source)?;
+    *cache.borrow_mut() = Some(m.write(bytecode_options())?);
+    Ok(m)
+}
+
 /// Evaluates the script as a module in `ctx` and keeps its namespace in
 /// the context's globals.
+#[allow(clippy::too_many_arguments)]
 fn init_vu<'js>(
     ctx: &Ctx<'js>,
     shared: &Rc<Shared>,
@@ -584,11 +618,13 @@ fn init_vu<'js>(
     vu_id: u64,
     name: &str,
     source: &str,
+    code: &RefCell<Option<Vec<u8>>>,
+    env: Option<&[(String, rquickjs::String<'js>)]>,
 ) -> Result<Object<'js>, ScriptError> {
     vu::on_main_stack();
-    crate::api::install(ctx, shared, vu_index, vu_id)
+    crate::api::install(ctx, shared, vu_index, vu_id, env)
         .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
-    let m = Module::declare(ctx.clone(), name, source).map_err(|e| syntax_text(ctx, e, name))?;
+    let m = declare_cached(ctx, code, name, source).map_err(|e| syntax_text(ctx, e, name))?;
     let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
     promise
         .finish::<()>()
@@ -719,6 +755,8 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
 pub struct Intrinsics {
     pub typed_arrays: bool,
     pub extras: bool,
+    /// `Map`, `Set`, `WeakMap`, `WeakSet` (~4 KB per VU).
+    pub map_set: bool,
 }
 
 impl Intrinsics {
@@ -732,6 +770,7 @@ impl Intrinsics {
             return Intrinsics {
                 typed_arrays: true,
                 extras: true,
+                map_set: true,
             };
         }
         let typed = [
@@ -764,33 +803,53 @@ impl Intrinsics {
         Intrinsics {
             typed_arrays: typed.iter().any(|t| source.contains(t)),
             extras: extras.iter().any(|t| source.contains(t)),
+            // `Map` and `Set` cover `WeakMap` and `WeakSet` too.
+            map_set: ["Map", "Set"].iter().any(|t| source.contains(t)),
         }
     }
 }
 
 fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
     use rquickjs::context::intrinsic as q;
+    use rquickjs::qjs;
     type Base = (
         q::Date,
         q::Eval,
         q::RegExpCompiler,
         q::RegExp,
         q::Json,
-        q::MapSet,
         q::Promise,
     );
-    type Extras = (q::Proxy, q::Performance, q::WeakRef, q::DOMException);
-    match (i.typed_arrays, i.extras) {
-        (true, true) => Context::full(rt),
-        (true, false) => Context::custom::<(Base, q::TypedArrays)>(rt),
-        (false, true) => Context::custom::<(Base, Extras)>(rt),
-        (false, false) => Context::custom::<Base>(rt),
+    let c = Context::custom::<Base>(rt)?;
+    let raw = c.as_raw().as_ptr();
+    // SAFETY: `raw` is the context just made, not yet used by anything;
+    // each call adds a group of built-in objects to it (what
+    // `Context::custom` does for the groups in its type).
+    unsafe {
+        if i.map_set {
+            qjs::JS_AddIntrinsicMapSet(raw);
+        }
+        if i.typed_arrays {
+            qjs::JS_AddIntrinsicTypedArrays(raw);
+        }
+        if i.extras {
+            qjs::JS_AddIntrinsicProxy(raw);
+            qjs::JS_AddPerformance(raw);
+            qjs::JS_AddIntrinsicWeakRef(raw);
+            qjs::JS_AddIntrinsicDOMException(raw);
+        }
     }
+    Ok(c)
 }
 
-/// Loads the k6 modules in every context that imports them (rquickjs's
-/// `BuiltinLoader` hands each source out once only).
-struct K6Loader;
+/// Loads the k6 modules, and the script's local modules, in every context
+/// that imports them (rquickjs's `BuiltinLoader` hands each source out
+/// once only), each compiled once and read from its bytecode after that
+/// (see [`declare_cached`]).
+#[derive(Default)]
+struct K6Loader {
+    compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
+}
 
 impl Loader for K6Loader {
     fn load<'js>(
@@ -799,8 +858,18 @@ impl Loader for K6Loader {
         path: &str,
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
-        match crate::api::MODULES.iter().find(|(m, _)| *m == path) {
-            Some((_, src)) => Module::declare(ctx.clone(), path, *src),
+        let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
+        let cache = self.compiled.entry(path.to_string()).or_default();
+        if cache.borrow().is_some() {
+            return declare_cached(ctx, cache, path, "");
+        }
+        match builtin {
+            Some((_, src)) => declare_cached(ctx, cache, path, src),
+            // A local module (as rquickjs's `ScriptLoader`: `.js` files).
+            None if path.ends_with(".js") => {
+                let source = std::fs::read_to_string(path)?;
+                declare_cached(ctx, cache, path, &source)
+            }
             None => Err(rquickjs::Error::new_loading(path)),
         }
     }
@@ -835,13 +904,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     for (m, _) in crate::api::MODULES {
         resolver.add_module(*m);
     }
-    let loader = K6Loader;
     rt.set_loader(
         (
             resolver,
             FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
         ),
-        (loader, ScriptLoader::default()),
+        K6Loader::default(),
     );
     rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
 
@@ -852,6 +920,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
 
     // VU 0: reads the options, runs setup() and teardown().
     let intrinsics = Intrinsics::of(&source);
+    // The script's bytecode, once compiled (by the probe below).
+    let code = RefCell::new(None);
     let ctx0 = new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
@@ -873,7 +943,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source)?;
+        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source, &code, None)?;
         let opts: Value = ns
             .get("options")
             .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
@@ -946,7 +1016,11 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         // SAFETY: each context stays alive in `contexts` until after this
         // closure returns; `from_raw` takes its own reference.
         let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
-        init_vu(&ctx0, &shared, 0, 0, &name, &source)?;
+        // `__ENV`'s values, made once and shared by every VU (strings
+        // belong to the runtime, not to a context).
+        let env_strings = crate::api::env_strings(&ctx0, &shared)
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        init_vu(&ctx0, &shared, 0, 0, &name, &source, &code, Some(&env_strings))?;
         slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
@@ -967,7 +1041,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 }
                 // SAFETY: as above.
                 let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
-                init_vu(&ctx, &shared, vu_index, vu_index as u64, &name, &source)?;
+                init_vu(
+                    &ctx,
+                    &shared,
+                    vu_index,
+                    vu_index as u64,
+                    &name,
+                    &source,
+                    &code,
+                    Some(&env_strings),
+                )?;
                 for (k, v) in &sc.env {
                     let env: Object = ctx
                         .globals()
