@@ -97,8 +97,8 @@ impl<U: Unit> Distribution<U> {
     /// the dozens a k6 script's tagged series make, most of which only ever
     /// hold small values (or none).
     pub fn growing() -> Self {
-        let mut hist = Histogram::new_with_bounds(1, 2, SIGFIG)
-            .expect("static histogram bounds are valid");
+        let mut hist =
+            Histogram::new_with_bounds(1, 2, SIGFIG).expect("static histogram bounds are valid");
         hist.auto(true);
         Distribution {
             hist,

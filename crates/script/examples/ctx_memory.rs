@@ -53,7 +53,14 @@ type Base = (
     q::MapSet,
     q::Promise,
 );
-type NoMapSet = (q::Date, q::Eval, q::RegExpCompiler, q::RegExp, q::Json, q::Promise);
+type NoMapSet = (
+    q::Date,
+    q::Eval,
+    q::RegExpCompiler,
+    q::RegExp,
+    q::Json,
+    q::Promise,
+);
 
 fn mem(raw: *mut rquickjs::qjs::JSRuntime) -> rquickjs::qjs::JSMemoryUsage {
     unsafe {
@@ -68,7 +75,14 @@ fn main() {
     let src = std::fs::read_to_string(&a[1]).unwrap();
     let n: usize = a.get(2).map_or(200, |s| s.parse().unwrap());
     let prelude = "globalThis.__k6 = { metricNew() { return 0; } }; globalThis.__ENV = {}; globalThis.__VU = 1; globalThis.console = { log() {} };";
-    for variant in ["base", "base+nomapset", "bytecode", "bytecode+nomapset", "empty-base", "empty-nomapset"] {
+    for variant in [
+        "base",
+        "base+nomapset",
+        "bytecode",
+        "bytecode+nomapset",
+        "empty-base",
+        "empty-nomapset",
+    ] {
         let rt = Runtime::new().unwrap();
         let mut res = BuiltinResolver::default();
         for (m, _) in loadlab_script::api::MODULES {

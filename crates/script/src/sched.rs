@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::{Client, ClientResponse};
-use rquickjs::loader::{BuiltinResolver, FileResolver, Loader};
+use rquickjs::loader::{BuiltinResolver, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
 use tokio::time::Instant;
@@ -51,6 +51,11 @@ pub struct RunOutcome {
     pub iterations: u64,
     pub script_errors: u64,
     pub http_reqs: u64,
+    /// QuickJS's heap after every VU's init (and a collection), in bytes:
+    /// what the contexts cost (`LOADLAB_K6_DEBUG_MEMORY=1` prints the detail).
+    pub js_heap_bytes: u64,
+    /// VUs initialised, VU 0 (setup/teardown) included.
+    pub contexts: u64,
 }
 
 /// The figures of one request's timings, in milliseconds (k6's `timings`).
@@ -154,6 +159,8 @@ pub struct Shared {
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
     http_cache: RefCell<HashMap<Tags, HttpSeries>>,
+    /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
+    js_heap: Cell<u64>,
 }
 
 /// Tag pairs, sorted.
@@ -875,6 +882,54 @@ impl Loader for K6Loader {
     }
 }
 
+/// Local modules: `./x.js` and `../x.js` relative to the importing module,
+/// other names relative to the script's folder, `.js` added when the name
+/// has no extension; the file must exist. (rquickjs's `FileResolver` looked
+/// for an absolute script's imports relative to the working directory.)
+struct LocalResolver {
+    script_dir: PathBuf,
+}
+
+impl Resolver for LocalResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        use std::path::{Component, Path};
+        let joined = if name.starts_with("./") || name.starts_with("../") {
+            Path::new(base)
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(name)
+        } else {
+            self.script_dir.join(name)
+        };
+        let mut path = PathBuf::new();
+        for c in joined.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir
+                    if matches!(path.components().next_back(), Some(Component::Normal(_))) =>
+                {
+                    path.pop();
+                }
+                c => path.push(c),
+            }
+        }
+        if path.extension().is_none() {
+            path.set_extension("js");
+        }
+        if path.is_file() {
+            Ok(path.to_string_lossy().into_owned())
+        } else {
+            Err(rquickjs::Error::new_resolving(base, name))
+        }
+    }
+}
+
 enum Event {
     Op(usize, u64, Resume),
 }
@@ -907,7 +962,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     rt.set_loader(
         (
             resolver,
-            FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
+            LocalResolver {
+                script_dir: script_dir.clone(),
+            },
         ),
         K6Loader::default(),
     );
@@ -1020,7 +1077,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         // belong to the runtime, not to a context).
         let env_strings = crate::api::env_strings(&ctx0, &shared)
             .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-        init_vu(&ctx0, &shared, 0, 0, &name, &source, &code, Some(&env_strings))?;
+        init_vu(
+            &ctx0,
+            &shared,
+            0,
+            0,
+            &name,
+            &source,
+            &code,
+            Some(&env_strings),
+        )?;
         slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
@@ -1068,6 +1134,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
             rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
             let live = u.assume_init().malloc_size.max(0) as usize;
+            shared.js_heap.set(live as u64);
             rquickjs::qjs::JS_SetGCThreshold(rt_ptr, (live + live / 2).max(256 * 1024) as _);
         }
         if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
@@ -1141,6 +1208,7 @@ fn make_shared(
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),
+        js_heap: Cell::new(0),
     })
 }
 
@@ -1810,6 +1878,8 @@ async fn drive_local<'js>(
         iterations: count("iterations"),
         script_errors,
         http_reqs: count("http_reqs"),
+        js_heap_bytes: shared.js_heap.get(),
+        contexts: s.slots.len() as u64,
     })
 }
 
