@@ -159,50 +159,12 @@ pub fn in_vu() -> bool {
     !YIELDER.with(Cell::get).is_null()
 }
 
-/// When a suspending VU gives back the stack pages below its current frame
-/// (`LOADLAB_K6_STACK_TRIM`: `0` never, `1` when it sleeps, `2` at every
-/// suspension).
-fn trim_mode() -> u8 {
-    static MODE: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-    *MODE.get_or_init(|| {
-        std::env::var("LOADLAB_K6_STACK_TRIM")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    })
-}
-
-/// Gives back to the kernel the pages of this coroutine's stack below the
-/// caller's frame (and a slack of two pages for the switch itself): a
-/// deep call touched them once (parsing a response, say) and they would
-/// otherwise stay resident while the VU waits.
-#[inline(never)]
-fn trim_stack(limit: usize) {
-    let marker = 0u8;
-    let sp = std::ptr::addr_of!(marker) as usize;
-    let end = sp.saturating_sub(2 * 4096) & !4095;
-    if limit != 0 && end > limit {
-        // SAFETY: [limit, end) lies inside this coroutine's stack mapping
-        // (above its guard page), below every live frame of it: nothing
-        // there is in use, and the kernel gives zeroed pages if the VU
-        // reaches that deep again.
-        unsafe {
-            libc::madvise(limit as *mut libc::c_void, end - limit, libc::MADV_DONTNEED);
-        }
-    }
-}
-
 /// Suspends the running VU with `op`. Panics outside a coroutine: callers
 /// check [`in_vu`] first.
 pub fn suspend(op: Op) -> Resume {
     let y = YIELDER.with(Cell::get);
     let limit = LIMIT.with(Cell::get);
     assert!(!y.is_null(), "suspend outside a VU");
-    match trim_mode() {
-        1 if matches!(op, Op::Sleep(_)) => trim_stack(limit),
-        2 => trim_stack(limit),
-        _ => {}
-    }
     // SAFETY: `y` was stored by this coroutine's body (`spawn`) from the
     // yielder reference it was given, which lives as long as the coroutine
     // runs; this coroutine is the one running now (the scheduler resumed
