@@ -39,11 +39,6 @@ impl Loader for L {
     }
 }
 
-fn usage(rt: &Runtime) -> i64 {
-    let _ = rt;
-    0
-}
-
 type Base = (
     q::Date,
     q::Eval,
@@ -149,7 +144,6 @@ fn main() {
             u.str_size as f64 / (n + 1) as f64,
             u.malloc_count as f64 / (n + 1) as f64,
         );
-        let _ = usage(&rt);
         drop(ctxs);
     }
 }
