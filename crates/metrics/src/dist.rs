@@ -108,10 +108,39 @@ impl<U: Unit> Distribution<U> {
         self.exact.len() as u64 == self.count
     }
 
+    /// Like [`new`](Self::new) (the same buckets, so the same figures), but
+    /// the histogram covers only the values seen so far and grows as larger
+    /// ones arrive (up to the unit's highest). A histogram of the whole
+    /// range is ~300 KiB of counters, all resident from the start (they are
+    /// written as zeros): fine for a report's few distributions, a lot for
+    /// the dozens a k6 script's tagged series make, most of which only ever
+    /// hold small values (or none).
+    pub fn growing() -> Self {
+        let mut hist =
+            Histogram::new_with_bounds(1, 2, SIGFIG).expect("static histogram bounds are valid");
+        hist.auto(true);
+        Distribution {
+            hist,
+            count: 0,
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+            exact: Vec::new(),
+            exact_cap: 0,
+            unit: PhantomData,
+        }
+    }
+
     /// Adds one value.
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.hist.saturating_record(v);
+        // Larger values count at the highest (a growing histogram grows
+        // to it, a fixed one already covers it).
+        let h = v.min(U::HIGHEST);
+        if self.hist.record(h).is_err() {
+            self.hist.saturating_record(h);
+        }
         self.count += 1;
         self.sum += u128::from(v);
         self.sum_sq += u128::from(v) * u128::from(v);
@@ -387,5 +416,42 @@ mod tests {
             Distribution::<Nanos>::new().interpolated_percentile(95.0),
             0.0
         );
+    }
+
+    #[test]
+    fn a_growing_distribution_has_the_same_figures_in_less_memory() {
+        let mut fixed = Distribution::<Nanos>::new();
+        let mut growing = Distribution::<Nanos>::growing();
+        // Small values only: a few buckets, not the 24 h range.
+        for i in 0..10_000u64 {
+            let v = 1 + (i * 7919) % 3_000_000;
+            fixed.record(v);
+            growing.record(v);
+        }
+        assert_eq!(growing.summary(), fixed.summary());
+        assert!(
+            growing.histogram().distinct_values() * 2 < fixed.histogram().distinct_values(),
+            "{} counters, against {}",
+            growing.histogram().distinct_values(),
+            fixed.histogram().distinct_values()
+        );
+        // Larger values grow it (up to the unit's highest, where the
+        // fixed one saturates), and merges grow the one merged into.
+        for v in [5_000_000_000u64, Nanos::HIGHEST * 2] {
+            fixed.record(v);
+            growing.record(v);
+        }
+        for q in [0.5, 0.9, 0.99, 0.9999, 1.0] {
+            assert_eq!(growing.quantile(q), fixed.quantile(q), "q {q}");
+        }
+        assert_eq!(growing.percentile(100.0), fixed.percentile(100.0));
+        let mut into = Distribution::<Nanos>::growing();
+        into.record(3);
+        into.merge(&growing);
+        assert_eq!(into.count(), growing.count() + 1);
+        assert_eq!(into.quantile(0.999), growing.quantile(0.999));
+        let mut into_fixed = Distribution::<Nanos>::new();
+        into_fixed.merge(&growing);
+        assert_eq!(into_fixed.summary(), growing.summary());
     }
 }

@@ -147,17 +147,14 @@ export function cookieJar() {
   return vuJar;
 }
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-function bodyless(method, args) {
-  if (args.length > 2) k.warnParams(method);
-  return k.request(method, args[0], null, args[1]);
+// One function (so one bytecode per VU) makes all the methods.
+function method(m, bodyless) {
+  return bodyless
+    ? (...a) => { if (a.length > 2) k.warnParams(m); return k.request(m, a[0], null, a[1]); }
+    : (url, body, params) => k.request(m, url, body, params);
 }
-export function get(...a) { return bodyless('GET', a); }
-export function head(...a) { return bodyless('HEAD', a); }
-export function post(url, body, params) { return k.request('POST', url, body, params); }
-export function put(url, body, params) { return k.request('PUT', url, body, params); }
-export function patch(url, body, params) { return k.request('PATCH', url, body, params); }
-export function del(url, body, params) { return k.request('DELETE', url, body, params); }
-export function options(url, body, params) { return k.request('OPTIONS', url, body, params); }
+export const get = method('GET', true), head = method('HEAD', true), post = method('POST'),
+  put = method('PUT'), patch = method('PATCH'), del = method('DELETE'), options = method('OPTIONS');
 export function batch(reqs) {
   const list = Array.isArray(reqs) ? reqs.map((r, i) => [i, r]) : Object.keys(reqs).map((key) => [key, reqs[key]]);
   const norm = list.map(([key, r]) => {
@@ -546,6 +543,21 @@ fn build_request<'js>(
     ))
 }
 
+/// `__ENV`'s values as JavaScript strings, made once for all the VUs: a
+/// string belongs to the runtime, not to a context, so every VU's `__ENV`
+/// can hold the same ones (the process environment is passed too, as k6
+/// does: kilobytes per VU otherwise).
+pub fn env_strings<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Shared,
+) -> rquickjs::Result<Vec<(String, rquickjs::String<'js>)>> {
+    shared
+        .env
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), rquickjs::String::from_str(ctx.clone(), v)?)))
+        .collect()
+}
+
 /// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in a
 /// VU's context.
 pub fn install<'js>(
@@ -553,15 +565,26 @@ pub fn install<'js>(
     shared: &Rc<Shared>,
     vu_index: usize,
     vu_id: u64,
+    env_strings: Option<&[(String, rquickjs::String<'js>)]>,
 ) -> rquickjs::Result<()> {
     let g = ctx.globals();
     let k6 = Object::new(ctx.clone())?;
     let http = Object::new(ctx.clone())?;
 
-    // Environment.
+    // Environment: each VU's own object (a script may change it), with
+    // the values made once ([`env_strings`]) when given.
     let env = Object::new(ctx.clone())?;
-    for (k, v) in &shared.env {
-        env.set(k.as_str(), v.as_str())?;
+    match env_strings {
+        Some(list) => {
+            for (k, v) in list {
+                env.set(k.as_str(), v.clone())?;
+            }
+        }
+        None => {
+            for (k, v) in &shared.env {
+                env.set(k.as_str(), v.as_str())?;
+            }
+        }
     }
     g.set("__ENV", env)?;
     g.set("__VU", vu_id as f64)?;

@@ -77,7 +77,8 @@ impl Agg {
                 n: 0,
             },
             Kind::Rate => Agg::Rate { hits: 0, total: 0 },
-            Kind::Trend => Agg::Trend(Box::new(Distribution::new().keep_exact(EXACT))),
+            // Growing: a script makes dozens of trend series.
+            Kind::Trend => Agg::Trend(Box::new(Distribution::growing().keep_exact(EXACT))),
         }
     }
 

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::{Client, ClientResponse};
-use rquickjs::loader::{BuiltinResolver, FileResolver, Loader, ScriptLoader};
+use rquickjs::loader::{BuiltinResolver, Loader, Resolver};
 use rquickjs::module::Declared;
-use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
+use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
 use tokio::time::Instant;
 
 use crate::ScriptError;
@@ -105,6 +105,11 @@ pub struct RunOutcome {
     pub iterations: u64,
     pub script_errors: u64,
     pub http_reqs: u64,
+    /// QuickJS's heap after every VU's init (and a collection), in bytes:
+    /// what the contexts cost (`LOADLAB_K6_DEBUG_MEMORY=1` prints the detail).
+    pub js_heap_bytes: u64,
+    /// VUs initialised, VU 0 (setup/teardown) included.
+    pub contexts: u64,
 }
 
 /// The figures of one request's timings, in milliseconds (k6's `timings`).
@@ -217,6 +222,8 @@ pub struct Shared {
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
     http_cache: RefCell<HashMap<Tags, HttpSeries>>,
+    /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
+    js_heap: Cell<u64>,
 }
 
 /// Tag pairs, sorted.
@@ -655,8 +662,42 @@ fn remote_hint(msg: &str) -> &'static str {
     }
 }
 
+/// How a module is written once compiled: without the functions' source
+/// text (QuickJS keeps, per context, a copy of each function's source for
+/// `toString()`: kilobytes per VU), with the debug information that gives
+/// exceptions their `file:line:column`.
+fn bytecode_options() -> WriteOptions {
+    WriteOptions {
+        strip_source: true,
+        strip_debug: false,
+        ..Default::default()
+    }
+}
+
+/// A module compiled once, from its bytecode after that: the first VU
+/// compiles `source` (syntax errors come from here) and keeps the
+/// bytecode, the others read it (QuickJS ties bytecode to a context, so
+/// each VU still has its own copy, but not the source text, and is spared
+/// the parse).
+fn declare_cached<'js>(
+    ctx: &Ctx<'js>,
+    cache: &RefCell<Option<Vec<u8>>>,
+    name: &str,
+    source: &str,
+) -> rquickjs::Result<Module<'js, Declared>> {
+    if let Some(b) = cache.borrow().as_deref() {
+        // SAFETY: the bytes were written by `Module::write` of this very
+        // QuickJS build (below), in this process.
+        return unsafe { Module::load(ctx.clone(), b) };
+    }
+    let m = Module::declare(ctx.clone(), name, source)?;
+    *cache.borrow_mut() = Some(m.write(bytecode_options())?);
+    Ok(m)
+}
+
 /// Evaluates the script as a module in `ctx` and keeps its namespace in
 /// the context's globals.
+#[allow(clippy::too_many_arguments)]
 fn init_vu<'js>(
     ctx: &Ctx<'js>,
     shared: &Rc<Shared>,
@@ -664,11 +705,13 @@ fn init_vu<'js>(
     vu_id: u64,
     name: &str,
     source: &str,
+    code: &RefCell<Option<Vec<u8>>>,
+    env: Option<&[(String, rquickjs::String<'js>)]>,
 ) -> Result<Object<'js>, ScriptError> {
     vu::on_main_stack();
-    crate::api::install(ctx, shared, vu_index, vu_id)
+    crate::api::install(ctx, shared, vu_index, vu_id, env)
         .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
-    let m = Module::declare(ctx.clone(), name, source).map_err(|e| syntax_text(ctx, e, name))?;
+    let m = declare_cached(ctx, code, name, source).map_err(|e| syntax_text(ctx, e, name))?;
     let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
     promise
         .finish::<()>()
@@ -810,6 +853,8 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
 pub struct Intrinsics {
     pub typed_arrays: bool,
     pub extras: bool,
+    /// `Map`, `Set`, `WeakMap`, `WeakSet` (~4 KB per VU).
+    pub map_set: bool,
 }
 
 impl Intrinsics {
@@ -823,6 +868,7 @@ impl Intrinsics {
             return Intrinsics {
                 typed_arrays: true,
                 extras: true,
+                map_set: true,
             };
         }
         let typed = [
@@ -855,33 +901,53 @@ impl Intrinsics {
         Intrinsics {
             typed_arrays: typed.iter().any(|t| source.contains(t)),
             extras: extras.iter().any(|t| source.contains(t)),
+            // `Map` and `Set` cover `WeakMap` and `WeakSet` too.
+            map_set: ["Map", "Set"].iter().any(|t| source.contains(t)),
         }
     }
 }
 
 fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
     use rquickjs::context::intrinsic as q;
+    use rquickjs::qjs;
     type Base = (
         q::Date,
         q::Eval,
         q::RegExpCompiler,
         q::RegExp,
         q::Json,
-        q::MapSet,
         q::Promise,
     );
-    type Extras = (q::Proxy, q::Performance, q::WeakRef, q::DOMException);
-    match (i.typed_arrays, i.extras) {
-        (true, true) => Context::full(rt),
-        (true, false) => Context::custom::<(Base, q::TypedArrays)>(rt),
-        (false, true) => Context::custom::<(Base, Extras)>(rt),
-        (false, false) => Context::custom::<Base>(rt),
+    let c = Context::custom::<Base>(rt)?;
+    let raw = c.as_raw().as_ptr();
+    // SAFETY: `raw` is the context just made, not yet used by anything;
+    // each call adds a group of built-in objects to it (what
+    // `Context::custom` does for the groups in its type).
+    unsafe {
+        if i.map_set {
+            qjs::JS_AddIntrinsicMapSet(raw);
+        }
+        if i.typed_arrays {
+            qjs::JS_AddIntrinsicTypedArrays(raw);
+        }
+        if i.extras {
+            qjs::JS_AddIntrinsicProxy(raw);
+            qjs::JS_AddPerformance(raw);
+            qjs::JS_AddIntrinsicWeakRef(raw);
+            qjs::JS_AddIntrinsicDOMException(raw);
+        }
     }
+    Ok(c)
 }
 
-/// Loads the k6 modules in every context that imports them (rquickjs's
-/// `BuiltinLoader` hands each source out once only).
-struct K6Loader;
+/// Loads the k6 modules, and the script's local modules, in every context
+/// that imports them (rquickjs's `BuiltinLoader` hands each source out
+/// once only), each compiled once and read from its bytecode after that
+/// (see [`declare_cached`]).
+#[derive(Default)]
+struct K6Loader {
+    compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
+}
 
 impl Loader for K6Loader {
     fn load<'js>(
@@ -890,20 +956,32 @@ impl Loader for K6Loader {
         path: &str,
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
-        match crate::api::MODULES.iter().find(|(m, _)| *m == path) {
-            Some((_, src)) => Module::declare(ctx.clone(), path, *src),
+        let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
+        let cache = self.compiled.entry(path.to_string()).or_default();
+        if cache.borrow().is_some() {
+            return declare_cached(ctx, cache, path, "");
+        }
+        match builtin {
+            Some((_, src)) => declare_cached(ctx, cache, path, src),
+            // A local module (as rquickjs's `ScriptLoader`: `.js` files).
+            None if path.ends_with(".js") => {
+                let source = std::fs::read_to_string(path)?;
+                declare_cached(ctx, cache, path, &source)
+            }
             None => Err(rquickjs::Error::new_loading(path)),
         }
     }
 }
 
-/// Relative imports (`./lib/util.js`) of a module named by an absolute
-/// path (`loadlab k6 run /loadlab/input/main.js` from another folder, as in
-/// a worker pod): rquickjs's `FileResolver` looks such paths up relative to
-/// the current folder, and would not find them.
-struct AbsoluteResolver;
+/// Local modules: `./x.js` and `../x.js` relative to the importing module,
+/// other names relative to the script's folder, `.js` added when the name
+/// has no extension; the file must exist. (rquickjs's `FileResolver` looked
+/// for an absolute script's imports relative to the working directory.)
+struct LocalResolver {
+    script_dir: PathBuf,
+}
 
-impl rquickjs::loader::Resolver for AbsoluteResolver {
+impl Resolver for LocalResolver {
     fn resolve<'js>(
         &mut self,
         _ctx: &Ctx<'js>,
@@ -911,31 +989,35 @@ impl rquickjs::loader::Resolver for AbsoluteResolver {
         name: &str,
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
-        let base_path = std::path::Path::new(base);
-        if !name.starts_with('.') || !base_path.is_absolute() {
-            return Err(rquickjs::Error::new_resolving(base, name));
-        }
-        let mut p = PathBuf::new();
-        for c in base_path
-            .parent()
-            .unwrap_or(std::path::Path::new("/"))
-            .join(name)
-            .components()
-        {
+        use std::path::{Component, Path};
+        let joined = if name.starts_with("./") || name.starts_with("../") {
+            Path::new(base)
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(name)
+        } else {
+            self.script_dir.join(name)
+        };
+        let mut path = PathBuf::new();
+        for c in joined.components() {
             match c {
-                std::path::Component::CurDir => {}
-                std::path::Component::ParentDir => {
-                    p.pop();
+                Component::CurDir => {}
+                Component::ParentDir
+                    if matches!(path.components().next_back(), Some(Component::Normal(_))) =>
+                {
+                    path.pop();
                 }
-                other => p.push(other),
+                c => path.push(c),
             }
         }
-        let with_js = p.with_extension("js");
-        [p, with_js]
-            .into_iter()
-            .find(|c| c.is_file())
-            .map(|c| c.to_string_lossy().into_owned())
-            .ok_or_else(|| rquickjs::Error::new_resolving(base, name))
+        if path.extension().is_none() {
+            path.set_extension("js");
+        }
+        if path.is_file() {
+            Ok(path.to_string_lossy().into_owned())
+        } else {
+            Err(rquickjs::Error::new_resolving(base, name))
+        }
     }
 }
 
@@ -968,14 +1050,14 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     for (m, _) in crate::api::MODULES {
         resolver.add_module(*m);
     }
-    let loader = K6Loader;
     rt.set_loader(
         (
             resolver,
-            AbsoluteResolver,
-            FileResolver::default().with_path(script_dir.to_string_lossy().to_string()),
+            LocalResolver {
+                script_dir: script_dir.clone(),
+            },
         ),
-        (loader, ScriptLoader::default()),
+        K6Loader::default(),
     );
     rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
 
@@ -986,6 +1068,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
 
     // VU 0: reads the options, runs setup() and teardown().
     let intrinsics = Intrinsics::of(&source);
+    // The script's bytecode, once compiled (by the probe below).
+    let code = RefCell::new(None);
     let ctx0 = new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
@@ -1016,7 +1100,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source)?;
+        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source, &code, None)?;
         let opts: Value = ns
             .get("options")
             .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
@@ -1096,7 +1180,20 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         // SAFETY: each context stays alive in `contexts` until after this
         // closure returns; `from_raw` takes its own reference.
         let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
-        init_vu(&ctx0, &shared, 0, 0, &name, &source)?;
+        // `__ENV`'s values, made once and shared by every VU (strings
+        // belong to the runtime, not to a context).
+        let env_strings = crate::api::env_strings(&ctx0, &shared)
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        init_vu(
+            &ctx0,
+            &shared,
+            0,
+            0,
+            &name,
+            &source,
+            &code,
+            Some(&env_strings),
+        )?;
         slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
@@ -1117,7 +1214,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 }
                 // SAFETY: as above.
                 let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
-                init_vu(&ctx, &shared, vu_index, vu_index as u64, &name, &source)?;
+                init_vu(
+                    &ctx,
+                    &shared,
+                    vu_index,
+                    vu_index as u64,
+                    &name,
+                    &source,
+                    &code,
+                    Some(&env_strings),
+                )?;
                 for (k, v) in &sc.env {
                     let env: Object = ctx
                         .globals()
@@ -1135,6 +1241,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
             rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
             let live = u.assume_init().malloc_size.max(0) as usize;
+            shared.js_heap.set(live as u64);
             rquickjs::qjs::JS_SetGCThreshold(rt_ptr, (live + live / 2).max(256 * 1024) as _);
         }
         if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
@@ -1209,6 +1316,7 @@ fn make_shared(
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),
+        js_heap: Cell::new(0),
     })
 }
 
@@ -1971,6 +2079,8 @@ async fn drive_local<'js>(
         iterations: count("iterations"),
         script_errors,
         http_reqs: count("http_reqs"),
+        js_heap_bytes: shared.js_heap.get(),
+        contexts: s.slots.len() as u64,
     })
 }
 

@@ -1,0 +1,123 @@
+//! What a VU costs, and the k6 semantics the savings must keep: each VU's
+//! own module state, `__ENV` and local modules (the script and modules are
+//! compiled once and each VU reads the bytecode), exceptions that still name
+//! `file:line`, and built-ins added only when the script names them.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+
+fn run_in(dir: &Path, src: &str, env: Vec<(String, String)>, overrides: Overrides) -> RunOutcome {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let cfg = RunConfig {
+        script: path,
+        env,
+        overrides,
+        quiet: true,
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    out
+}
+
+#[test]
+fn every_vu_keeps_its_own_module_state_env_and_local_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lib.js"),
+        "let n = 0;\nexport function bump() { n += 1; return n; }\nexport const born = __VU;\n",
+    )
+    .unwrap();
+    let src = r#"
+import { check } from 'k6';
+import { bump, born } from './lib.js';
+let mine = 0;
+const me = __VU;
+__ENV.MINE = `vu-${__VU}`;
+const seen = new Map();
+export const options = {
+  scenarios: { s: { executor: 'per-vu-iterations', vus: 40, iterations: 5 } },
+  thresholds: { checks: ['rate==1'] },
+};
+export default function () {
+  mine += 1;
+  seen.set(__ITER, true);
+  check(null, {
+    'module state is the VU own': () => mine === __ITER + 1 && me === __VU,
+    'local module state is the VU own': () => bump() === __ITER + 1 && born === __VU,
+    'env is the VU own': () => __ENV.MINE === `vu-${__VU}` && __ENV.SHARED === 'same',
+    'Map named, so there': () => seen.size === __ITER + 1,
+  });
+}
+"#;
+    let out = run_in(
+        dir.path(),
+        src,
+        vec![("SHARED".into(), "same".into())],
+        Overrides::default(),
+    );
+    assert_eq!(out.iterations, 200, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
+
+#[test]
+fn exceptions_name_the_line_and_functions_lose_only_their_source_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // Line 6 throws. Functions read from bytecode have no source text:
+    // `toString()` gives QuickJS's placeholder, not the code.
+    let src = r#"import { check } from 'k6';
+export const options = { vus: 3, iterations: 6, thresholds: { checks: ['rate==1'] } };
+function named() { return 42; }
+function where() {
+  try {
+    throw new Error('here');
+  } catch (e) { return String(e.stack); }
+}
+export default function () {
+  check(null, {
+    'stack names file:line': () => /s\.js:6/.test(where()),
+    'functions still work': () => named() === 42,
+    'toString has no source': () => !named.toString().includes('return 42'),
+    'built-ins that are not named are not there': () => typeof globalThis['M' + 'ap'] === 'undefined',
+  });
+}
+"#;
+    let out = run_in(dir.path(), src, vec![], Overrides::default());
+    assert_eq!(out.iterations, 6, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
+
+#[test]
+fn a_vu_of_the_seed_script_costs_under_80_kb_of_javascript_heap() {
+    // Seed 004's script, 400 VUs initialised, an iteration each (their
+    // requests go to a closed port: only the init matters here).
+    let dir = tempfile::tempdir().unwrap();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/dsps_loadtest.k6.js");
+    let src = std::fs::read_to_string(script).unwrap();
+    let out = run_in(
+        dir.path(),
+        &src,
+        vec![("BASE_URL".into(), base), ("CHANNELS".into(), "100".into())],
+        Overrides {
+            vus: Some(400),
+            iterations: Some(400),
+            no_thresholds: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(out.contexts, 401);
+    let per_vu = out.js_heap_bytes / out.contexts;
+    println!("QuickJS heap per VU: {per_vu} bytes");
+    // 88.8 KB a VU (on this test) before the script was compiled once (bytecode without
+    // source text) and Map/Set added only when named.
+    assert!(per_vu < 80_000, "{per_vu} bytes of QuickJS heap per VU");
+}
