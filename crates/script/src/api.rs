@@ -49,6 +49,64 @@ export default { check, group, sleep, fail, randomSeed };
 
 const HTTP_JS: &str = r#"
 const k = globalThis.__k6;
+let gjson;
+export class Response {
+  json(selector) {
+    if (this.body === null || this.body === undefined) throw new Error('the response has no body');
+    const v = JSON.parse(this.body);
+    if (selector === undefined || selector === null) return v;
+    return (gjson || (gjson = k.gjson()))(v, selector);
+  }
+}
+k.Response = Response;
+export class CookieJar {
+  constructor() { this._id = k.jarNew(); }
+  cookiesForURL(url) { return k.jarCookies(this._id, String(url)); }
+  set(url, name, value, opts) { k.jarSet(this._id, String(url), String(name), String(value), opts); }
+  clear(url) { k.jarClear(this._id, String(url), null); }
+  delete(url, name) { k.jarClear(this._id, String(url), String(name)); }
+}
+let vuJar;
+export function cookieJar() {
+  if (!vuJar) { vuJar = Object.create(CookieJar.prototype); vuJar._id = 0; }
+  return vuJar;
+}
+export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
+// One function (so one bytecode per VU) makes all the methods.
+function method(m, bodyless) {
+  return bodyless
+    ? (...a) => { if (a.length > 2) k.warnParams(m); return k.request(m, a[0], null, a[1]); }
+    : (url, body, params) => k.request(m, url, body, params);
+}
+export const get = method('GET', true), head = method('HEAD', true), post = method('POST'),
+  put = method('PUT'), patch = method('PATCH'), del = method('DELETE'), options = method('OPTIONS');
+export function batch(reqs) {
+  const list = Array.isArray(reqs) ? reqs.map((r, i) => [i, r]) : Object.keys(reqs).map((key) => [key, reqs[key]]);
+  const norm = list.map(([key, r]) => {
+    if (typeof r === 'string') return ['GET', r, null, undefined];
+    if (Array.isArray(r)) return [String(r[0]).toUpperCase(), r[1], r[2] === undefined ? null : r[2], r[3]];
+    return [String(r.method || 'GET').toUpperCase(), r.url, r.body === undefined ? null : r.body, r.params];
+  });
+  const res = k.batch(norm);
+  if (Array.isArray(reqs)) return res;
+  const out = {};
+  list.forEach(([key], i) => { out[key] = res[i]; });
+  return out;
+}
+export function url(strings, ...values) {
+  let s = strings[0];
+  for (let i = 0; i < values.length; i++) s += String(values[i]) + strings[i + 1];
+  return s;
+}
+export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
+"#;
+
+/// `res.json(selector)`: the common subset of gjson's paths, compiled in a
+/// VU's context the first time it selects (`__k6.gjson()`, kept by the
+/// http module): most scripts
+/// never do, and the code would cost every VU its bytecode.
+const GJSON_JS: &str = r#"
+(() => {
 // res.json(selector): the common subset of gjson's paths, as k6 answers
 // them (docs/k6.md): `a.b`, `a.0.c`, `a.#`, `a.#.b`, `a.#(b=="x").c`,
 // `a.#(b>1)#`, `*`/`?` in keys, `\.` for a dot in a key.
@@ -125,55 +183,8 @@ function gjsonGet(v, parts) {
   }
   return v;
 }
-export class Response {
-  json(selector) {
-    if (this.body === null || this.body === undefined) throw new Error('the response has no body');
-    const v = JSON.parse(this.body);
-    if (selector === undefined || selector === null) return v;
-    return gjsonGet(v, gjsonParts(String(selector)));
-  }
-}
-k.Response = Response;
-export class CookieJar {
-  constructor() { this._id = k.jarNew(); }
-  cookiesForURL(url) { return k.jarCookies(this._id, String(url)); }
-  set(url, name, value, opts) { k.jarSet(this._id, String(url), String(name), String(value), opts); }
-  clear(url) { k.jarClear(this._id, String(url), null); }
-  delete(url, name) { k.jarClear(this._id, String(url), String(name)); }
-}
-let vuJar;
-export function cookieJar() {
-  if (!vuJar) { vuJar = Object.create(CookieJar.prototype); vuJar._id = 0; }
-  return vuJar;
-}
-export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-// One function (so one bytecode per VU) makes all the methods.
-function method(m, bodyless) {
-  return bodyless
-    ? (...a) => { if (a.length > 2) k.warnParams(m); return k.request(m, a[0], null, a[1]); }
-    : (url, body, params) => k.request(m, url, body, params);
-}
-export const get = method('GET', true), head = method('HEAD', true), post = method('POST'),
-  put = method('PUT'), patch = method('PATCH'), del = method('DELETE'), options = method('OPTIONS');
-export function batch(reqs) {
-  const list = Array.isArray(reqs) ? reqs.map((r, i) => [i, r]) : Object.keys(reqs).map((key) => [key, reqs[key]]);
-  const norm = list.map(([key, r]) => {
-    if (typeof r === 'string') return ['GET', r, null, undefined];
-    if (Array.isArray(r)) return [String(r[0]).toUpperCase(), r[1], r[2] === undefined ? null : r[2], r[3]];
-    return [String(r.method || 'GET').toUpperCase(), r.url, r.body === undefined ? null : r.body, r.params];
-  });
-  const res = k.batch(norm);
-  if (Array.isArray(reqs)) return res;
-  const out = {};
-  list.forEach(([key], i) => { out[key] = res[i]; });
-  return out;
-}
-export function url(strings, ...values) {
-  let s = strings[0];
-  for (let i = 0; i < values.length; i++) s += String(values[i]) + strings[i + 1];
-  return s;
-}
-export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
+return (v, selector) => gjsonGet(v, gjsonParts(String(selector)));
+})()
 "#;
 
 const METRICS_JS: &str = r#"
@@ -774,6 +785,15 @@ pub fn install<'js>(
                     }
                     Ok(out)
                 },
+            )?,
+        )?;
+        // The selector function, compiled in the calling context (the
+        // http module keeps it: once per VU, on first use).
+        k6.set(
+            "gjson",
+            Function::new(
+                ctx.clone(),
+                |ctx: Ctx<'js>| -> rquickjs::Result<Function<'js>> { ctx.eval(GJSON_JS) },
             )?,
         )?;
         let sh = shared.clone();
