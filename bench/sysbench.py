@@ -3,9 +3,14 @@
 
   python3 bench/sysbench.py [--skip-build] [--reps 3] [--seconds 8] [--rows 100000]
                             [--threads 1,4,16] [--test oltp_read_only]
+                            [--tools sysbench,loadlab,loadlab-1] [--before PATH]
 
-Clients: sysbench; loadlab (one OS thread per connection, the default);
-loadlab-1 (`--client-threads=1`: every connection a task of one thread).
+Clients: sysbench; loadlab (the default client threads: one per CPU the
+process may run on, so one under `taskset -c 1`); loadlab-1
+(`--client-threads=1`: every connection a task of one thread); loadlab-tpc
+(asked for with --tools: an OS thread per connection, as sysbench); with
+`--before PATH`, "before": another loadlab binary (e.g. the previous
+commit's), so that a change is measured before and after in one run.
 
 Server: a private MariaDB (mariadb-install-db in a temporary directory,
 --no-defaults, a free 127.0.0.1 port) pinned to CPU 0. Clients pinned to
@@ -96,6 +101,8 @@ TOOLS = {
     "loadlab": [LOADLAB, "sysbench"],
     # All connections as tasks of one client OS thread.
     "loadlab-1": [LOADLAB, "sysbench", "--client-threads=1"],
+    # A client OS thread per connection, as sysbench (not run by default).
+    "loadlab-tpc": [LOADLAB, "sysbench", "--client-threads=1000"],
 }
 
 
@@ -115,7 +122,16 @@ def main():
     ap.add_argument("--rows", type=int, default=100000)
     ap.add_argument("--threads", default="1,4,16")
     ap.add_argument("--test", default="oltp_read_only")
+    ap.add_argument("--tools", default="sysbench,loadlab,loadlab-1",
+                    help="which clients, comma-separated (sysbench first: the ratios are to it)")
+    ap.add_argument("--before", help="another loadlab binary, measured as 'before'")
     a = ap.parse_args()
+    if a.before:
+        TOOLS["before"] = [a.before, "sysbench"]
+    tools = [t for t in a.tools.split(",") if t] + (["before"] if a.before else [])
+    for t in list(TOOLS):
+        if t not in tools:
+            del TOOLS[t]
     if not a.skip_build:
         build_loadlab()
     db = MariaDb()

@@ -108,6 +108,10 @@ pub struct Conn {
     pub connection_id: u32,
     /// The server's version string.
     pub server_version: String,
+    /// The authentication plugin the login ended with, and whether the
+    /// server switched to it (an auth switch request).
+    pub auth_plugin: String,
+    pub auth_switched: bool,
 }
 
 /// The handshake's parts the client needs.
@@ -132,9 +136,7 @@ fn lenenc(p: &[u8], i: &mut usize) -> Result<u64, SqlError> {
 
 fn le(p: &[u8], at: usize, n: usize) -> Result<u64, SqlError> {
     let s = p.get(at..at + n).ok_or_else(|| malformed("short packet"))?;
-    Ok(s.iter()
-        .rev()
-        .fold(0u64, |v, &b| (v << 8) | u64::from(b)))
+    Ok(s.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)))
 }
 
 fn put_lenenc(out: &mut Vec<u8>, v: u64) {
@@ -243,6 +245,21 @@ impl Conn {
         password: &str,
         db: &str,
     ) -> Result<Conn, SqlError> {
+        Self::connect_as(host, port, user, password, db, None).await
+    }
+
+    /// [`Conn::connect`], answering the server's greeting with `plugin`'s
+    /// data instead of the plugin the server names (a MySQL 8 server names
+    /// caching_sha2_password, and switches to the user's own plugin when
+    /// it differs: this makes that switch happen on any server).
+    pub async fn connect_as(
+        host: &str,
+        port: u16,
+        user: &str,
+        password: &str,
+        db: &str,
+        plugin: Option<&str>,
+    ) -> Result<Conn, SqlError> {
         let stream = TcpStream::connect((host, port))
             .await
             .map_err(|e| io_error(&e, true))?;
@@ -257,8 +274,10 @@ impl Conn {
             seq: 0,
             connection_id: 0,
             server_version: String::new(),
+            auth_plugin: String::new(),
+            auth_switched: false,
         };
-        c.handshake(user, password, db).await.map_err(|e| {
+        c.handshake(user, password, db, plugin).await.map_err(|e| {
             // A connection closed during the login is the server's refusal
             // more than a lost connection.
             if e.kind == ErrKind::Lost {
@@ -331,7 +350,13 @@ impl Conn {
         })
     }
 
-    async fn handshake(&mut self, user: &str, password: &str, db: &str) -> Result<(), SqlError> {
+    async fn handshake(
+        &mut self,
+        user: &str,
+        password: &str,
+        db: &str,
+        first_plugin: Option<&str>,
+    ) -> Result<(), SqlError> {
         let p = self.read_packet().await?;
         let g = self.greeting(p)?;
         if g.caps & cap::PROTOCOL_41 == 0 {
@@ -349,10 +374,10 @@ impl Conn {
             caps |= cap::CONNECT_WITH_DB;
         }
         caps &= g.caps | cap::CONNECT_WITH_DB;
-        let plugin = if g.plugin.is_empty() {
-            "mysql_native_password".to_string()
-        } else {
-            g.plugin.clone()
+        let plugin = match first_plugin {
+            Some(p) => p.to_string(),
+            None if g.plugin.is_empty() => "mysql_native_password".to_string(),
+            None => g.plugin.clone(),
         };
         // A plugin this client does not speak: answer as native, so the
         // server switches to the user's plugin (or accepts it).
@@ -392,7 +417,10 @@ impl Conn {
             let p = self.read_packet().await?;
             let b = self.payload(p);
             match b.first() {
-                Some(0x00) => return Ok(()),
+                Some(0x00) => {
+                    self.auth_plugin = plugin;
+                    return Ok(());
+                }
                 Some(0xff) => return Err(server_error(b)),
                 Some(0xfe) => {
                     // Auth switch: plugin name, NUL, its data.
@@ -402,6 +430,7 @@ impl Conn {
                     let data = rest.get(end + 1..).unwrap_or(&[]);
                     let nonce = data.strip_suffix(&[0]).unwrap_or(data);
                     let reply = auth_data(&plugin, nonce, password)?;
+                    self.auth_switched = true;
                     let seq = self.seq.wrapping_add(1);
                     self.send_raw(&reply, seq).await?;
                 }
@@ -560,7 +589,10 @@ impl Conn {
     /// Reads a command's reply: OK, ERR or result set(s), skipping rows.
     /// Returns the rows (of every result); with `first`, the first
     /// column of the first row (text protocol) goes there.
-    async fn read_results(&mut self, mut first: Option<&mut Option<String>>) -> Result<u64, SqlError> {
+    async fn read_results(
+        &mut self,
+        mut first: Option<&mut Option<String>>,
+    ) -> Result<u64, SqlError> {
         let mut rows = 0u64;
         // An error in one result of several still ends the reply: keep
         // the first, read on to the end of the reply.
@@ -742,7 +774,16 @@ mod tests {
 
     #[test]
     fn length_encoded_integers_round_trip() {
-        for v in [0u64, 250, 251, 0xffff, 0x1_0000, 0xff_ffff, 0x100_0000, u64::MAX] {
+        for v in [
+            0u64,
+            250,
+            251,
+            0xffff,
+            0x1_0000,
+            0xff_ffff,
+            0x100_0000,
+            u64::MAX,
+        ] {
             let mut b = Vec::new();
             put_lenenc(&mut b, v);
             let mut i = 0;
