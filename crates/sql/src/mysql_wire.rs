@@ -392,7 +392,9 @@ impl Conn {
         w.clear();
         w.extend_from_slice(&[0; 4]);
         w.extend_from_slice(&caps.to_le_bytes());
-        w.extend_from_slice(&(MAX_PAYLOAD as u32).to_le_bytes());
+        // The largest packet this client takes: 1 GiB, as the server's
+        // max_allowed_packet can be at most.
+        w.extend_from_slice(&(1u32 << 30).to_le_bytes());
         w.push(CHARSET);
         w.extend_from_slice(&[0; 23]);
         w.extend_from_slice(user.as_bytes());
@@ -616,8 +618,14 @@ impl Conn {
                     }
                     // The rows: skipped, counted, until EOF or ERR.
                     loop {
-                        let p = self.read_part().await?;
-                        if p.len >= MAX_PAYLOAD {
+                        let want_value = rows == 0 && first.is_some();
+                        let p = if want_value {
+                            // The one value read: its packet whole.
+                            self.read_packet().await?
+                        } else {
+                            self.read_part().await?
+                        };
+                        if p.len >= MAX_PAYLOAD && !p.big {
                             // A row of 16 MiB or more: skip its parts.
                             let mut last = p.len;
                             while last >= MAX_PAYLOAD {
@@ -626,7 +634,11 @@ impl Conn {
                             rows += 1;
                             continue;
                         }
-                        let b = &self.rbuf[p.off..p.off + p.len];
+                        let b = if p.big {
+                            &self.big[..]
+                        } else {
+                            &self.rbuf[p.off..p.off + p.len]
+                        };
                         match b.first() {
                             Some(0xfe) if b.len() < 9 => break eof_status(b),
                             Some(0xff) => return Err(server_error(b)),

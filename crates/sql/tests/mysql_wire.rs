@@ -290,3 +290,50 @@ fn logins_auth_switch_empty_password_and_unknown_plugins() {
         assert_eq!((e.kind, e.code), (ErrKind::Refused, 2002), "{e}");
     });
 }
+
+#[test]
+fn packets_of_16_mib_and_more_both_ways() {
+    let Some(db) = MariaDb::start_or_skip("packets_of_16_mib_and_more_both_ways") else {
+        return;
+    };
+    db.root_sql("SET GLOBAL max_allowed_packet = 64 * 1024 * 1024")
+        .unwrap();
+    rt().block_on(async {
+        let mut c = connect(db.port).await;
+        // A row of 17 MB comes in two wire packets (16 MiB - 1, then the
+        // rest): read whole for query_one, skipped part by part in a count.
+        let n = 17_000_000;
+        let v = c
+            .query_one(&format!("SELECT REPEAT('z', {n})"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.len(), n);
+        assert!(v.bytes().all(|b| b == b'z'));
+        assert_eq!(
+            c.query(&format!("SELECT REPEAT('z', {n}) FROM seq_1_to_2"))
+                .await
+                .unwrap(),
+            2
+        );
+        // A row of exactly 16 MiB - 1 bytes of payload is followed by an
+        // empty packet.
+        // (the value's length prefix is 4 bytes: 0xfd and 3 bytes)
+        let exact = 0xff_ffff - 4;
+        let v = c
+            .query_one(&format!("SELECT REPEAT('e', {exact})"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.len(), exact);
+        // A statement of 17 MB goes out in two packets.
+        let sql = format!("SELECT LENGTH('{}')", "q".repeat(n));
+        assert_eq!(
+            c.query_one(&sql).await.unwrap().as_deref(),
+            Some("17000000")
+        );
+        // And the connection is in step after all of it.
+        assert_eq!(c.query("SELECT seq FROM seq_1_to_7").await.unwrap(), 7);
+        c.close().await;
+    });
+}
