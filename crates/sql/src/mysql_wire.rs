@@ -278,8 +278,8 @@ impl Conn {
             auth_switched: false,
         };
         c.handshake(user, password, db, plugin).await.map_err(|e| {
-            // A connection closed during the login is the server's refusal
-            // more than a lost connection.
+            // Say where the connection was lost: during the login (a
+            // server at its limits may close it there).
             if e.kind == ErrKind::Lost {
                 SqlError {
                     kind: ErrKind::Lost,
