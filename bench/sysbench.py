@@ -3,9 +3,16 @@
 
   python3 bench/sysbench.py [--skip-build] [--reps 3] [--seconds 8] [--rows 100000]
                             [--threads 1,4,16] [--test oltp_read_only]
+                            [--tools sysbench,loadlab,loadlab-1] [--before PATH]
 
-Clients: sysbench; loadlab (one OS thread per connection, the default);
-loadlab-1 (`--client-threads=1`: every connection a task of one thread).
+Clients: sysbench; loadlab (the default client threads: one per CPU the
+process may run on, so one under `taskset -c 1`); loadlab-1
+(`--client-threads=1`: every connection a task of one thread); loadlab-tpc
+(asked for with --tools: an OS thread per connection, as sysbench); with
+`--before PATH`, "before": another loadlab binary (e.g. the previous
+commit's), so that a change is measured before and after in one run.
+`--fifo` runs the server and the clients SCHED_FIFO (root only), which
+keeps other work on a shared host from delaying their wake-ups.
 
 Server: a private MariaDB (mariadb-install-db in a temporary directory,
 --no-defaults, a free 127.0.0.1 port) pinned to CPU 0. Clients pinned to
@@ -40,7 +47,7 @@ def free_port():
 class MariaDb:
     """A private MariaDB pinned to CPU 0, removed on stop()."""
 
-    def __init__(self):
+    def __init__(self, prio=()):
         self.dir = tempfile.mkdtemp(prefix="loadlab-bench-mariadb-")
         data = os.path.join(self.dir, "data")
         user = ["--user=root"] if os.geteuid() == 0 else []
@@ -50,7 +57,7 @@ class MariaDb:
         self.port = free_port()
         self.sock = os.path.join(self.dir, "sock")
         self.proc = subprocess.Popen(
-            ["taskset", "-c", "0", "mariadbd", "--no-defaults", f"--datadir={data}",
+            list(prio) + ["taskset", "-c", "0", "mariadbd", "--no-defaults", f"--datadir={data}",
              f"--port={self.port}", "--bind-address=127.0.0.1", f"--socket={self.sock}",
              f"--pid-file={self.dir}/pid", f"--log-error={self.dir}/error.log",
              "--skip-log-bin", "--skip-name-resolve", "--innodb-buffer-pool-size=256M",
@@ -96,11 +103,16 @@ TOOLS = {
     "loadlab": [LOADLAB, "sysbench"],
     # All connections as tasks of one client OS thread.
     "loadlab-1": [LOADLAB, "sysbench", "--client-threads=1"],
+    # A client OS thread per connection, as sysbench (not run by default).
+    "loadlab-tpc": [LOADLAB, "sysbench", "--client-threads=1000"],
 }
 
 
+PRIO = []
+
+
 def one(tool, db, test, threads, secs, rows):
-    cmd = TOOLS[tool] + db.args() + [
+    cmd = PRIO + TOOLS[tool] + db.args() + [
         f"--table-size={rows}", f"--threads={threads}", f"--time={secs}", test, "run"]
     out, _, cpu, _, _ = run_measured(cmd, cpu=1)
     tps, queries, p95 = figures(out)
@@ -115,10 +127,25 @@ def main():
     ap.add_argument("--rows", type=int, default=100000)
     ap.add_argument("--threads", default="1,4,16")
     ap.add_argument("--test", default="oltp_read_only")
+    ap.add_argument("--tools", default="sysbench,loadlab,loadlab-1",
+                    help="which clients, comma-separated (sysbench first: the ratios are to it)")
+    ap.add_argument("--before", help="another loadlab binary, measured as 'before'")
+    ap.add_argument("--fifo", action="store_true",
+                    help="run the server and the clients SCHED_FIFO (chrt -f 10, needs root): on a host "
+                         "shared with other work, a woken client or server thread then runs at once, as "
+                         "on a quiet host, instead of waiting out another task's slice")
     a = ap.parse_args()
+    if a.fifo:
+        PRIO[:] = ["chrt", "-f", "10"]
+    if a.before:
+        TOOLS["before"] = [a.before, "sysbench"]
+    tools = [t for t in a.tools.split(",") if t] + (["before"] if a.before else [])
+    for t in list(TOOLS):
+        if t not in tools:
+            del TOOLS[t]
     if not a.skip_build:
         build_loadlab()
-    db = MariaDb()
+    db = MariaDb(PRIO)
     try:
         subprocess.run(["sysbench"] + db.args() + [f"--table-size={a.rows}", a.test, "prepare"],
                        check=True, stdout=subprocess.DEVNULL)
@@ -135,7 +162,8 @@ def main():
             rows.append((n, med, res))
             print(f"threads {n}: " + ", ".join(f"{t} {med[t]}" for t in TOOLS), flush=True)
         print()
-        print(f"{a.test}, {a.rows} rows, {a.seconds} s, medians of {a.reps} (MariaDB on CPU 0, client on CPU 1):")
+        fifo = ", SCHED_FIFO" if a.fifo else ""
+        print(f"{a.test}, {a.rows} rows, {a.seconds} s, medians of {a.reps} (MariaDB on CPU 0, client on CPU 1{fifo}):")
         print()
         print("| threads | client | tps | tps ratio | µs CPU/query | CPU ratio | p95 ms |")
         print("|---|---|---|---|---|---|---|")

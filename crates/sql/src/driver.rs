@@ -1,4 +1,5 @@
-//! The SQL transports: one connection to MariaDB/MySQL (`mysql_async`) or
+//! The SQL transports: one connection to MariaDB/MySQL (loadlab's own lean
+//! client, [`crate::mysql_wire`]) or
 //! PostgreSQL (`tokio-postgres`), with the statements of a workload
 //! prepared once (or sent as text with `--db-ps-mode=disable`), and every
 //! failure classified into an [`ErrKind`] plus a MySQL-style error number,
@@ -65,7 +66,7 @@ pub mod codes {
     pub const DUP_ENTRY: u32 = 1062;
 }
 
-fn kind_of_code(code: u32) -> ErrKind {
+pub(crate) fn kind_of_code(code: u32) -> ErrKind {
     match code {
         codes::CANT_CONNECT => ErrKind::Refused,
         codes::ACCESS_DENIED => ErrKind::Auth,
@@ -78,7 +79,7 @@ fn kind_of_code(code: u32) -> ErrKind {
     }
 }
 
-fn io_error(e: &std::io::Error, connecting: bool) -> SqlError {
+pub(crate) fn io_error(e: &std::io::Error, connecting: bool) -> SqlError {
     use std::io::ErrorKind as K;
     let refused = matches!(
         e.kind(),
@@ -96,38 +97,6 @@ fn io_error(e: &std::io::Error, connecting: bool) -> SqlError {
             kind: ErrKind::Lost,
             code: codes::SERVER_LOST,
             message: format!("lost connection to server: {e}"),
-        }
-    }
-}
-
-fn my_error(e: mysql_async::Error, connecting: bool) -> SqlError {
-    use mysql_async::{DriverError, Error, IoError};
-    match e {
-        Error::Server(s) => {
-            let code = u32::from(s.code);
-            SqlError {
-                kind: kind_of_code(code),
-                code,
-                message: s.message,
-            }
-        }
-        Error::Io(IoError::Io(io)) => io_error(&io, connecting),
-        Error::Driver(DriverError::ConnectionClosed) => SqlError {
-            kind: ErrKind::Lost,
-            code: codes::SERVER_LOST,
-            message: "lost connection to server (closed)".into(),
-        },
-        other => {
-            let closed = matches!(other, Error::Io(_));
-            SqlError {
-                kind: if closed {
-                    ErrKind::Lost
-                } else {
-                    ErrKind::Other
-                },
-                code: if closed { codes::SERVER_LOST } else { 0 },
-                message: other.to_string(),
-            }
         }
     }
 }
@@ -228,8 +197,8 @@ fn dollar(sql: &str) -> String {
 
 enum Inner {
     My {
-        conn: mysql_async::Conn,
-        stmts: Vec<mysql_async::Statement>,
+        conn: crate::mysql_wire::Conn,
+        stmts: Vec<crate::mysql_wire::Stmt>,
     },
     Pg {
         client: tokio_postgres::Client,
@@ -257,17 +226,14 @@ impl Conn {
                 } else {
                     ci.host.clone()
                 };
-                let opts = mysql_async::OptsBuilder::default()
-                    .ip_or_hostname(host)
-                    .tcp_port(ci.port)
-                    .user(Some(ci.user.clone()))
-                    .pass(Some(ci.password.clone()))
-                    .db_name(Some(ci.db.clone()))
-                    .prefer_socket(false)
-                    .stmt_cache_size(0);
-                let conn = mysql_async::Conn::new(opts)
-                    .await
-                    .map_err(|e| my_error(e, true))?;
+                let conn = crate::mysql_wire::Conn::connect(
+                    &host,
+                    ci.port,
+                    &ci.user,
+                    &ci.password,
+                    &ci.db,
+                )
+                .await?;
                 Inner::My {
                     conn,
                     stmts: Vec::new(),
@@ -313,9 +279,7 @@ impl Conn {
         if self.ps == PsMode::Auto {
             match &mut self.inner {
                 Inner::My { conn, stmts } => {
-                    use mysql_async::prelude::Queryable;
-                    let s = conn.prep(sql).await.map_err(|e| my_error(e, false))?;
-                    stmts.push(s);
+                    stmts.push(conn.prepare(sql).await?);
                 }
                 Inner::Pg { client, stmts, .. } => {
                     let s = client
@@ -341,19 +305,7 @@ impl Conn {
             return r;
         }
         match &mut self.inner {
-            Inner::My { conn, stmts } => {
-                use mysql_async::prelude::Queryable;
-                let p: Vec<mysql_async::Value> = params
-                    .iter()
-                    .map(|p| match p {
-                        Param::Int(i) => mysql_async::Value::Int(*i),
-                        Param::Str(s) => mysql_async::Value::Bytes(s.as_bytes().to_vec()),
-                    })
-                    .collect();
-                conn.exec_drop(&stmts[i], mysql_async::Params::Positional(p))
-                    .await
-                    .map_err(|e| my_error(e, false))
-            }
+            Inner::My { conn, stmts } => conn.exec(stmts[i], params).await.map(|_| ()),
             Inner::Pg { client, stmts, .. } => {
                 // sysbench's columns are INTEGER: ids and k as i32.
                 let mut ints: [i32; 32] = [0; 32];
@@ -382,10 +334,7 @@ impl Conn {
     /// Runs one text statement, dropping any rows.
     pub async fn query(&mut self, sql: &str) -> Result<(), SqlError> {
         match &mut self.inner {
-            Inner::My { conn, .. } => {
-                use mysql_async::prelude::Queryable;
-                conn.query_drop(sql).await.map_err(|e| my_error(e, false))
-            }
+            Inner::My { conn, .. } => conn.query(sql).await.map(|_| ()),
             Inner::Pg { client, .. } => client
                 .simple_query(sql)
                 .await
@@ -397,14 +346,7 @@ impl Conn {
     /// The first column of the first row of `sql` as text (for checks).
     pub async fn query_one(&mut self, sql: &str) -> Result<Option<String>, SqlError> {
         match &mut self.inner {
-            Inner::My { conn, .. } => {
-                use mysql_async::prelude::Queryable;
-                let v: Option<Option<String>> = conn
-                    .query_first(sql)
-                    .await
-                    .map_err(|e| my_error(e, false))?;
-                Ok(v.flatten())
-            }
+            Inner::My { conn, .. } => conn.query_one(sql).await,
             Inner::Pg { client, .. } => {
                 let msgs = client
                     .simple_query(sql)
@@ -423,9 +365,7 @@ impl Conn {
     /// Closes the connection politely.
     pub async fn close(self) {
         match self.inner {
-            Inner::My { conn, .. } => {
-                let _ = conn.disconnect().await;
-            }
+            Inner::My { conn, .. } => conn.close().await,
             Inner::Pg { client, task, .. } => {
                 drop(client);
                 let _ = task.await;

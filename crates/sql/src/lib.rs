@@ -2,8 +2,8 @@
 //!
 //! * [`options`]: sysbench 1.0's command line and sysbench 0.4's (seed
 //!   002's lines run verbatim), parsed once into [`Options`];
-//! * [`driver`]: one connection to MariaDB/MySQL (`mysql_async`) or
-//!   PostgreSQL (`tokio-postgres`), statements prepared once, failures
+//! * [`driver`]: one connection to MariaDB/MySQL ([`mysql_wire`], a lean
+//!   client of our own that skips rows unread) or PostgreSQL (`tokio-postgres`), statements prepared once, failures
 //!   classified;
 //! * [`workload`]: the ten OLTP tests of sysbench 1.0 and what one event
 //!   (transaction) runs;
@@ -18,6 +18,7 @@
 
 pub mod data;
 pub mod driver;
+pub mod mysql_wire;
 pub mod options;
 pub mod rand;
 pub mod report;
