@@ -856,6 +856,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
+    // SAFETY: as above, before any context runs `api::install`.
+    unsafe { crate::api::register_response_class(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
     let start_unix_ns = SystemTime::now()
         .duration_since(UNIX_EPOCH)
