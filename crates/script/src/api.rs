@@ -69,8 +69,9 @@ hidden('toJSON', function toJSON() {
   return o;
 });
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
+const warned = {};
 function bodyless(method, args) {
-  if (args.length > 2) k.warnParams(method);
+  if (args.length > 2 && !warned[method]) { warned[method] = true; k.warnParams(method); }
   return k.request(method, args[0], null, args[1]);
 }
 export function get(...a) { return bodyless('GET', a); }

@@ -36,6 +36,9 @@ pub struct RunConfig {
     pub results_out: Option<PathBuf>,
     /// `--summary-export=FILE`.
     pub summary_export: Option<PathBuf>,
+    /// The process exits right after the run (the CLI): the JavaScript
+    /// heap is left to the exit instead of being freed context by context.
+    pub exit_after: bool,
 }
 
 /// How it went.
@@ -154,6 +157,71 @@ pub struct Shared {
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
     http_cache: RefCell<HashMap<Tags, HttpSeries>>,
+    /// Series by what determines their tags (`Shared::cached`).
+    fast: RefCell<FastCache<usize>>,
+    fast_http: RefCell<FastCache<HttpSeries>>,
+    fast_file: RefCell<FastCache<u32>>,
+    ids: BuiltinIds,
+}
+
+/// The ids of the built-in metrics added per iteration.
+struct BuiltinIds {
+    checks: usize,
+    group_duration: usize,
+    iteration_duration: usize,
+    iteration_duration_corrected: usize,
+    iterations: usize,
+}
+
+/// What a cached series' tags were made from.
+struct FastKey {
+    metric: usize,
+    scenario: Option<usize>,
+    group: String,
+    extra: Vec<(String, String)>,
+}
+
+type FastCache<V> = HashMap<u64, Vec<(FastKey, V)>>;
+
+/// FNV-1a over a series' determinants (each part ended by a 0xff byte,
+/// which UTF-8 text never holds).
+fn fast_hash(
+    metric: usize,
+    scenario: Option<usize>,
+    group: &str,
+    a: &[(&str, &str)],
+    b: &[(String, String)],
+) -> u64 {
+    fn eat(h: &mut u64, bytes: &[u8]) {
+        for &x in bytes.iter().chain(&[0xff]) {
+            *h ^= u64::from(x);
+            *h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    eat(&mut h, &(metric as u64).to_le_bytes());
+    eat(&mut h, &scenario.map_or(u64::MAX, |s| s as u64).to_le_bytes());
+    eat(&mut h, group.as_bytes());
+    for (k, v) in a.iter().copied().chain(b.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        eat(&mut h, k.as_bytes());
+        eat(&mut h, v.as_bytes());
+    }
+    h
+}
+
+/// A status code as text, without an allocation.
+fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
+    let mut n = status;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// Tag pairs, sorted.
@@ -279,10 +347,69 @@ impl Shared {
     }
 
     pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Vec<(String, String)>) {
-        let mut tags = self.vu_tags(vu);
-        tags.push(("check".into(), name.to_string()));
-        tags.extend(extra);
-        self.add_named("checks", if pass { 1.0 } else { 0.0 }, tags, true);
+        let metric = self.ids.checks;
+        let si = self.cached(&self.fast, vu, metric, &[("check", name)], &extra, || {
+            let mut tags = self.vu_tags(vu);
+            tags.push(("check".into(), name.to_string()));
+            tags.extend(extra.iter().cloned());
+            self.series_for(metric, tags, true)
+        });
+        self.add_at(si, if pass { 1.0 } else { 0.0 }, self.now_ns());
+    }
+
+    /// The value `make` gives for `metric` with the tags of VU `vu` plus
+    /// `a` and `b`, made once per distinct scenario, group, `a` and `b`:
+    /// afterwards a look-up costs a hash and a comparison instead of a tag
+    /// list built, sorted and hashed (issue #11: CPU per request).
+    fn cached<V: Copy>(
+        &self,
+        cache: &RefCell<FastCache<V>>,
+        vu: usize,
+        metric: usize,
+        a: &[(&str, &str)],
+        b: &[(String, String)],
+        make: impl FnOnce() -> V,
+    ) -> V {
+        let (h, scenario) = {
+            let vus = self.vus.borrow();
+            let m = &vus[vu];
+            let h = fast_hash(metric, m.scenario, &m.group, a, b);
+            if let Some(list) = cache.borrow().get(&h) {
+                for (k, v) in list {
+                    if k.metric == metric
+                        && k.scenario == m.scenario
+                        && k.group == m.group
+                        && k.extra.len() == a.len() + b.len()
+                        && k.extra.iter().zip(
+                            a.iter()
+                                .copied()
+                                .chain(b.iter().map(|(x, y)| (x.as_str(), y.as_str()))),
+                        )
+                        .all(|((x, y), (c, d))| x == c && y == d)
+                    {
+                        return *v;
+                    }
+                }
+            }
+            (h, m.scenario)
+        };
+        let v = make();
+        let group = self.vus.borrow()[vu].group.clone();
+        let extra = a
+            .iter()
+            .map(|(x, y)| (x.to_string(), y.to_string()))
+            .chain(b.iter().cloned())
+            .collect();
+        cache.borrow_mut().entry(h).or_default().push((
+            FastKey {
+                metric,
+                scenario,
+                group,
+                extra,
+            },
+            v,
+        ));
+        v
     }
 
     pub fn group_enter(&self, vu: usize, name: &str) -> usize {
@@ -302,8 +429,11 @@ impl Shared {
         };
         if let Some(t0) = started {
             let d = ms(t0.elapsed());
-            let tags = self.vu_tags(vu);
-            self.add_named("group_duration", d, tags, true);
+            let metric = self.ids.group_duration;
+            let si = self.cached(&self.fast, vu, metric, &[], &[], || {
+                self.series_for(metric, self.vu_tags(vu), true)
+            });
+            self.add_at(si, d, self.now_ns());
         }
         let mut vus = self.vus.borrow_mut();
         vus[vu].group.truncate(token);
@@ -320,69 +450,121 @@ impl Shared {
     }
 
     pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Vec<(String, String)>) {
-        let mut tags = self.vu_tags(vu);
-        for (k, v) in extra {
-            tags.retain(|(a, _)| *a != k);
-            tags.push((k, v));
-        }
-        self.add(id, value, tags, true);
+        let si = self.cached(&self.fast, vu, id, &[], &extra, || {
+            let mut tags = self.vu_tags(vu);
+            for (k, v) in &extra {
+                tags.retain(|(a, _)| a != k);
+                tags.push((k.clone(), v.clone()));
+            }
+            self.series_for(id, tags, true)
+        });
+        self.add_at(si, value, self.now_ns());
     }
 
-    pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+    /// Adds a value to a built-in metric with VU `vu`'s tags.
+    pub fn add_vu(&self, vu: usize, metric: usize, value: f64) {
+        let si = self.cached(&self.fast, vu, metric, &[], &[], || {
+            self.series_for(metric, self.vu_tags(vu), true)
+        });
+        self.add_at(si, value, self.now_ns());
+    }
+
+    /// An HTTP request's tags before the URL: the VU's, the request's
+    /// (over those), method, status and `expected_response`.
+    fn http_tags(&self, vu: usize, meta: &ReqMeta, status: u16, expected: bool) -> Tags {
         let mut tags = self.vu_tags(vu);
-        let mut named = false;
         for (k, v) in &meta.tags {
-            named |= k == "name";
             tags.retain(|(a, _)| a != k);
             tags.push((k.clone(), v.clone()));
         }
         tags.push(("method".into(), meta.method.clone()));
-        tags.push(("status".into(), r.status.to_string()));
-        let expected = (200..400).contains(&r.status);
+        tags.push(("status".into(), status.to_string()));
         tags.push(("expected_response".into(), expected.to_string()));
-        let t = Timings::of(r);
-        // The results file: one sample, in a series per method, URL (or
-        // `name` tag) and the tags but status.
-        let url = meta
-            .tags
-            .iter()
-            .find(|(k, _)| k == "name")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| meta.url.clone());
-        let has_file = self.out.borrow().has_results();
-        let mut ftags: Vec<(String, String)> = tags
-            .iter()
-            .take(if has_file { usize::MAX } else { 0 })
+        tags
+    }
+
+    /// The results file's series of a request: one per method, URL (or
+    /// `name` tag) and the tags but status.
+    fn http_file_series(&self, vu: usize, meta: &ReqMeta, url: &str) -> u32 {
+        let mut ftags: Tags = self
+            .http_tags(vu, meta, 0, false)
+            .into_iter()
             .filter(|(k, _)| {
                 k != "status" && k != "expected_response" && k != "method" && k != "name"
             })
-            .cloned()
             .collect();
         ftags.sort();
+        let mut key = ftags.clone();
+        key.push(("method".into(), meta.method.clone()));
+        key.push(("url".into(), url.to_string()));
+        let known = self.file_http.borrow().get(&key).copied();
+        match known {
+            Some(id) => id,
+            None => {
+                let n = self.distinct_urls.get();
+                let url = if n >= MAX_URL_SERIES {
+                    "(other URLs)".to_string()
+                } else {
+                    url.to_string()
+                };
+                self.distinct_urls.set(n + 1);
+                let mut info = SeriesInfo::http(&meta.method, &url);
+                info.tags.extend(ftags.iter().cloned());
+                let id = self.file_series(info);
+                self.file_http.borrow_mut().insert(key, id);
+                id
+            }
+        }
+    }
+
+    /// The in-memory series of each of a request's metrics. They leave the
+    /// URL out unless the script named the request (`url`): URLs with ids
+    /// in them would make a series each.
+    fn http_series(
+        &self,
+        vu: usize,
+        meta: &ReqMeta,
+        status: u16,
+        expected: bool,
+        url: Option<&str>,
+    ) -> HttpSeries {
+        let mut tags = self.http_tags(vu, meta, status, expected);
+        if let Some(u) = url {
+            tags.push(("url".into(), u.to_string()));
+        }
+        tags.sort();
+        let cached = self.http_cache.borrow().get(&tags).copied();
+        match cached {
+            Some(ids) => ids,
+            None => {
+                let mut ids = [0usize; HTTP_METRICS.len()];
+                for (i, name) in HTTP_METRICS.iter().enumerate() {
+                    let m = self.metric_id(name);
+                    ids[i] = self.series_for(m, tags.clone(), false);
+                }
+                self.http_cache.borrow_mut().insert(tags, ids);
+                ids
+            }
+        }
+    }
+
+    pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+        let name = meta
+            .tags
+            .iter()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.as_str());
+        let url = name.unwrap_or(&meta.url);
+        let expected = (200..400).contains(&r.status);
+        let t = Timings::of(r);
+        let has_file = self.out.borrow().has_results();
         let file_id = if !has_file {
             NO_FILE
         } else {
-            let mut key = ftags.clone();
-            key.push(("method".into(), meta.method.clone()));
-            key.push(("url".into(), url.clone()));
-            let known = self.file_http.borrow().get(&key).copied();
-            match known {
-                Some(id) => id,
-                None => {
-                    let n = self.distinct_urls.get();
-                    let url = if n >= MAX_URL_SERIES {
-                        "(other URLs)".to_string()
-                    } else {
-                        url.clone()
-                    };
-                    self.distinct_urls.set(n + 1);
-                    let mut info = SeriesInfo::http(&meta.method, &url);
-                    info.tags.extend(ftags.iter().cloned());
-                    let id = self.file_series(info);
-                    self.file_http.borrow_mut().insert(key, id);
-                    id
-                }
-            }
+            let a = [("method", meta.method.as_str()), ("url", url)];
+            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
+                self.http_file_series(vu, meta, url)
+            })
         };
         let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
         let seq = self.seq.get();
@@ -401,27 +583,20 @@ impl Shared {
             bytes_in: r.bytes_in,
         };
         self.out.borrow_mut().sample(&sample);
-        // The in-memory series leave the URL out unless the script named
-        // the request: URLs with ids in them would make a series each.
-        if named {
-            tags.push(("url".into(), url));
-        }
         let failed = if expected { 0.0 } else { 1.0 };
         // One look-up per request for the series of all its metrics.
-        tags.sort();
-        let cached = self.http_cache.borrow().get(&tags).copied();
-        let ids = match cached {
-            Some(ids) => ids,
-            None => {
-                let mut ids = [0usize; HTTP_METRICS.len()];
-                for (i, name) in HTTP_METRICS.iter().enumerate() {
-                    let m = self.metric_id(name);
-                    ids[i] = self.series_for(m, tags.clone(), false);
-                }
-                self.http_cache.borrow_mut().insert(tags, ids);
-                ids
-            }
-        };
+        let mut buf = [0u8; 5];
+        let status = status_text(r.status, &mut buf);
+        let a = [
+            ("method", meta.method.as_str()),
+            ("status", status),
+            ("expected_response", if expected { "true" } else { "false" }),
+            ("url", url),
+        ];
+        let a = if name.is_some() { &a[..] } else { &a[..3] };
+        let ids = self.cached(&self.fast_http, vu, 0, a, &meta.tags, || {
+            self.http_series(vu, meta, r.status, expected, name.map(|_| url))
+        });
         let values = [
             1.0,
             t.duration,
@@ -1026,7 +1201,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     });
     // SAFETY: null: forget the runtime.
     let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
-    drop(contexts);
+    if cfg.exit_after {
+        // Freeing every VU's context is a garbage collection over the
+        // whole heap (~5 % of a short run's CPU at 800 VUs); the process
+        // is about to exit, which frees it all at once.
+        std::mem::forget(first);
+        std::mem::forget(contexts);
+        std::mem::forget(rt);
+    } else {
+        drop(contexts);
+    }
     result
 }
 
@@ -1038,11 +1222,20 @@ fn make_shared(
     base_tags: Vec<(String, String)>,
     start_unix_ns: u64,
 ) -> Result<Shared, ScriptError> {
+    let reg = Registry::new();
+    let id = |name: &str| reg.metric(name).expect("built-in metric");
+    let ids = BuiltinIds {
+        checks: id("checks"),
+        group_duration: id("group_duration"),
+        iteration_duration: id("iteration_duration"),
+        iteration_duration_corrected: id("iteration_duration_corrected"),
+        iterations: id("iterations"),
+    };
     Ok(Shared {
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,
-        reg: RefCell::new(Registry::new()),
+        reg: RefCell::new(reg),
         out: RefCell::new(Outputs::none()),
         vus: RefCell::new(Vec::new()),
         scenarios: scenarios.to_vec(),
@@ -1060,6 +1253,10 @@ fn make_shared(
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),
+        fast: RefCell::new(HashMap::new()),
+        fast_http: RefCell::new(HashMap::new()),
+        fast_file: RefCell::new(HashMap::new()),
+        ids,
     })
 }
 
@@ -1219,14 +1416,13 @@ impl<'js> Sched<'_, 'js> {
         }
         shared.completed.set(shared.completed.get() + 1);
         let now = Instant::now();
-        let tags = shared.vu_tags(i);
         let d = ms(now.saturating_duration_since(slot.started));
-        shared.add_named("iteration_duration", d, tags.clone(), true);
+        shared.add_vu(i, shared.ids.iteration_duration, d);
         if arrival {
             let c = ms(now.saturating_duration_since(slot.intended.min(slot.started)));
-            shared.add_named("iteration_duration_corrected", c, tags.clone(), true);
+            shared.add_vu(i, shared.ids.iteration_duration_corrected, c);
         }
-        shared.add_named("iterations", 1.0, tags, true);
+        shared.add_vu(i, shared.ids.iterations, 1.0);
     }
 
     /// Stops a busy VU now.

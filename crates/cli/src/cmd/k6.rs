@@ -183,6 +183,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         overrides: ov,
         quiet: a.quiet,
         summary_export: a.summary_export.clone(),
+        exit_after: true,
         ..Default::default()
     };
     for o in &a.out {
