@@ -2,7 +2,8 @@
 //! the state the native functions share (metrics, groups, outputs).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -1312,9 +1313,35 @@ struct Sched<'a, 'js> {
     client: &'a Rc<Client>,
     tx: tokio::sync::mpsc::UnboundedSender<Event>,
     script_errors: u64,
+    /// Sleeping VUs: (wake-up, VU, op generation), the earliest on top.
+    /// The scheduler's one timer wakes for the first, instead of a task
+    /// and a timer per sleep (issue #11: CPU per request).
+    sleepers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
 }
 
 impl<'js> Sched<'_, 'js> {
+    /// When the first sleeping VU wakes up.
+    fn next_wake(&self) -> Option<Instant> {
+        self.sleepers.peek().map(|r| r.0.0)
+    }
+
+    /// Resumes the VUs whose sleep is over by `now`; the iterations that
+    /// thereby ended go to `done`.
+    fn wake_sleepers(&mut self, now: Instant, done: &mut Vec<(usize, Result<(), String>)>) {
+        while let Some(&Reverse((t, i, g))) = self.sleepers.peek() {
+            if t > now {
+                break;
+            }
+            self.sleepers.pop();
+            // A VU aborted meanwhile has a newer generation.
+            if self.slots[i].op_gen == g
+                && let Some(r) = self.resume(i, Resume::Slept)
+            {
+                done.push((i, r));
+            }
+        }
+    }
+
     /// Handles what a VU yielded; returns the iteration's end if it ended.
     fn handle(&mut self, i: usize, op: Option<Op>) -> Option<Result<(), String>> {
         let slot = &mut self.slots[i];
@@ -1330,13 +1357,9 @@ impl<'js> Sched<'_, 'js> {
             }
             Some(Op::Sleep(d)) => {
                 slot.op_gen += 1;
-                let g = slot.op_gen;
-                let tx = self.tx.clone();
-                let h = tokio::task::spawn_local(async move {
-                    tokio::time::sleep(d).await;
-                    let _ = tx.send(Event::Op(i, g, Resume::Slept));
-                });
-                slot.task = Some(h.abort_handle());
+                slot.task = None;
+                self.sleepers
+                    .push(Reverse((Instant::now() + d, i, slot.op_gen)));
                 None
             }
             Some(Op::Http(reqs)) => {
@@ -1564,6 +1587,7 @@ async fn drive_local<'js>(
         client,
         tx,
         script_errors: 0,
+        sleepers: BinaryHeap::new(),
     };
     let mut interrupted = false;
 
@@ -1665,6 +1689,7 @@ async fn drive_local<'js>(
     if !interrupted {
         loop {
             let now = Instant::now();
+            s.wake_sleepers(now, &mut pending_done);
             // Book iterations that ended.
             for (i, r) in pending_done.drain(..) {
                 let sc = s.slots[i].scenario;
@@ -1843,6 +1868,9 @@ async fn drive_local<'js>(
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
+            if let Some(t) = s.next_wake() {
+                wake = wake.min(t);
+            }
             if timer.deadline() != wake {
                 timer.as_mut().reset(wake);
             }
@@ -1942,11 +1970,17 @@ async fn run_special<'js>(
     let deadline = Instant::now() + timeout;
     let mut r = s.resume(0, Resume::Start);
     loop {
+        if r.is_none() {
+            let mut ended = Vec::new();
+            s.wake_sleepers(Instant::now(), &mut ended);
+            r = ended.into_iter().find(|(i, _)| *i == 0).map(|(_, d)| d);
+        }
         if let Some(done) = r {
             s.shared.active.set(s.shared.active.get().saturating_sub(1));
             // Make the next call (teardown) possible: swap the body.
             return Some(done);
         }
+        let next = s.next_wake().map_or(deadline, |t| t.min(deadline));
         tokio::select! {
             ev = rx.recv() => {
                 r = None;
@@ -1956,9 +1990,12 @@ async fn run_special<'js>(
                     r = s.resume(0, res);
                 }
             }
-            _ = tokio::time::sleep_until(deadline) => {
-                s.abort(0);
-                return Some(Err(format!("timed out after {timeout:?}")));
+            _ = tokio::time::sleep_until(next) => {
+                r = None;
+                if Instant::now() >= deadline {
+                    s.abort(0);
+                    return Some(Err(format!("timed out after {timeout:?}")));
+                }
             }
             _ = shutdown.as_mut() => {
                 s.abort(0);

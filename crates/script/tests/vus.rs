@@ -256,3 +256,41 @@ export default function () {
     assert_eq!(count(&e, "http_reqs"), 4.0, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
 }
+
+#[test]
+fn sleeps_end_on_time_from_the_one_timer() {
+    // Sleeping VUs wait in the scheduler's own queue (one timer for all,
+    // issue #11): never woken early, never skipped, in setup() and
+    // teardown() too.
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { sleep, check } from 'k6';
+import { Trend } from 'k6/metrics';
+const slept = new Trend('slept_ms');
+export const options = { vus: 20, duration: '1s', thresholds: { checks: ['rate==1'] } };
+export function setup() { const t = Date.now(); sleep(0.05); return { setupSlept: Date.now() - t }; }
+export default function (data) {
+  const d = 0.02 * (1 + (__VU % 5));
+  const t = Date.now();
+  sleep(d);
+  const el = Date.now() - t;
+  slept.add(el);
+  check(null, { 'not early': () => el >= d * 1000 - 1, 'setup slept': () => data.setupSlept >= 49 });
+}
+export function teardown() { sleep(0.02); }
+"#;
+    let t0 = Instant::now();
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    // Per VU at most 1 s / its sleep (+1): 4 VUs each at 20, 40, 60, 80
+    // and 100 ms make at most 4 * (51 + 26 + 17 + 13 + 11) = 472.
+    assert!(
+        (100..=472).contains(&out.iterations),
+        "{} iterations\n{}",
+        out.iterations,
+        out.summary
+    );
+    assert!(e["metrics"]["slept_ms"]["min"].as_f64().unwrap() >= 19.0);
+    // setup, 1 s, the last sleeps and teardown.
+    assert!(t0.elapsed() >= Duration::from_millis(1070), "{:?}", t0.elapsed());
+}
