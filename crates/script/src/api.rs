@@ -31,7 +31,10 @@ const K6_JS: &str = r#"
 const k = globalThis.__k6;
 export function check(val, sets, tags) {
   let all = true;
-  for (const name of Object.keys(sets || {})) {
+  // An index loop: for-of would make an iterator and a result per step.
+  const names = Object.keys(sets || {});
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
     const f = sets[name];
     const pass = !!(typeof f === 'function' ? f(val) : f);
     k.check(name, pass, tags);
@@ -69,9 +72,8 @@ hidden('toJSON', function toJSON() {
   return o;
 });
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-const warned = {};
 function bodyless(method, args) {
-  if (args.length > 2 && !warned[method]) { warned[method] = true; k.warnParams(method); }
+  if (args.length > 2) k.warnParams(method);
   return k.request(method, args[0], null, args[1]);
 }
 export function get(...a) { return bodyless('GET', a); }
@@ -543,9 +545,18 @@ pub fn install<'js>(
             )?,
         )?;
         let sh = shared.clone();
+        // Methods this VU has warned about (bit i: METHODS[i]): a script
+        // passing params as a third argument does so on every request.
+        let warned = Cell::new(0u8);
         k6.set(
             "warnParams",
             Function::new(ctx.clone(), move |method: String| {
+                const METHODS: [&str; 2] = ["GET", "HEAD"];
+                let bit = METHODS.iter().position(|m| *m == method).map_or(0x80, |i| 1 << i);
+                if warned.get() & bit != 0 {
+                    return;
+                }
+                warned.set(warned.get() | bit);
                 sh.warn_once(&format!(
                     "http.{}() takes (url, params): a third argument is ignored, as in k6 \
                      (its params, tags included, are dropped)",
