@@ -474,7 +474,15 @@ export default function () {
     let out = k6(dir.path(), script, &["-e", &format!("BASE={}", o.url())]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert_eq!(stderr.matches("http.get() takes (url, params)").count(), 1, "{stderr}");
-    assert_eq!(stderr.matches("http.head() takes (url, params)").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("http.get() takes (url, params)").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("http.head() takes (url, params)").count(),
+        1,
+        "{stderr}"
+    );
     assert!(stdout.contains("http_reqs"), "{stdout}");
 }

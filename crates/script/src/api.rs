@@ -552,7 +552,10 @@ pub fn install<'js>(
             "warnParams",
             Function::new(ctx.clone(), move |method: String| {
                 const METHODS: [&str; 2] = ["GET", "HEAD"];
-                let bit = METHODS.iter().position(|m| *m == method).map_or(0x80, |i| 1 << i);
+                let bit = METHODS
+                    .iter()
+                    .position(|m| *m == method)
+                    .map_or(0x80, |i| 1 << i);
                 if warned.get() & bit != 0 {
                     return;
                 }
@@ -795,7 +798,11 @@ fn resp_of<'a>(v: &'a Value<'_>) -> Option<&'a RespData> {
     }
     // SAFETY: `JS_GetOpaque` checks the value's class; the data lives as
     // long as the object, which `v` holds.
-    unsafe { qjs::JS_GetOpaque(v.as_raw(), id).cast::<RespData>().as_ref() }
+    unsafe {
+        qjs::JS_GetOpaque(v.as_raw(), id)
+            .cast::<RespData>()
+            .as_ref()
+    }
 }
 
 /// Makes `res.<field>` an own data property holding `v`.
@@ -817,11 +824,8 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
     let v = match i {
         0 => Value::new_int(ctx.clone(), i32::from(d.status)),
         1 => rquickjs::String::from_str(ctx.clone(), &d.url)?.into_value(),
-        2 => rquickjs::String::from_str(
-            ctx.clone(),
-            if d.status > 0 { "HTTP/1.1" } else { "" },
-        )?
-        .into_value(),
+        2 => rquickjs::String::from_str(ctx.clone(), if d.status > 0 { "HTTP/1.1" } else { "" })?
+            .into_value(),
         3 => {
             let headers = Object::new(ctx.clone())?;
             for (k, v) in &d.headers {

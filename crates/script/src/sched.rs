@@ -201,9 +201,16 @@ fn fast_hash(
     }
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     eat(&mut h, &(metric as u64).to_le_bytes());
-    eat(&mut h, &scenario.map_or(u64::MAX, |s| s as u64).to_le_bytes());
+    eat(
+        &mut h,
+        &scenario.map_or(u64::MAX, |s| s as u64).to_le_bytes(),
+    );
     eat(&mut h, group.as_bytes());
-    for (k, v) in a.iter().copied().chain(b.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+    for (k, v) in a
+        .iter()
+        .copied()
+        .chain(b.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    {
         eat(&mut h, k.as_bytes());
         eat(&mut h, v.as_bytes());
     }
@@ -381,12 +388,14 @@ impl Shared {
                         && k.scenario == m.scenario
                         && k.group == m.group
                         && k.extra.len() == a.len() + b.len()
-                        && k.extra.iter().zip(
-                            a.iter()
-                                .copied()
-                                .chain(b.iter().map(|(x, y)| (x.as_str(), y.as_str()))),
-                        )
-                        .all(|((x, y), (c, d))| x == c && y == d)
+                        && k.extra
+                            .iter()
+                            .zip(
+                                a.iter()
+                                    .copied()
+                                    .chain(b.iter().map(|(x, y)| (x.as_str(), y.as_str()))),
+                            )
+                            .all(|((x, y), (c, d))| x == c && y == d)
                     {
                         return *v;
                     }
