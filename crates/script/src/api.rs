@@ -862,8 +862,10 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
         _ => Value::new_number(ctx.clone(), f64::from(d.error_code)),
     };
-    if matches!(i, 3..=5) {
-        keep(this, RESP_FIELDS[i], v.clone())?;
+    // Kept, so that it is the same object next time (not possible on a
+    // frozen response: then the value is made again on each read).
+    if matches!(i, 3..=5) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
+        let _ = ctx.catch();
     }
     Ok(v)
 }

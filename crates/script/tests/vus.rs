@@ -237,6 +237,8 @@ export default function () {
     'json of a replaced body': () => j3.replaced === true,
     'assignable': (r) => r.status === 7 && r.timings === 'x',
   });
+  const frozen = Object.freeze(http.get(`${b}/c`));
+  check(frozen, { 'frozen response readable': (r) => r.status === 200 && r.headers['Content-Type'] === 'application/json' && JSON.parse(r.body).path === '/c' && r.json().path === '/c' });
   const bad = http.get(`${b}/status/404`);
   let threw = false;
   try { JSON.parse('{'); } catch (e) { threw = true; }
@@ -253,7 +255,7 @@ export default function () {
         true,
     );
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(count(&e, "http_reqs"), 4.0, "{}", out.summary);
+    assert_eq!(count(&e, "http_reqs"), 5.0, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
 }
 
