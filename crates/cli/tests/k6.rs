@@ -705,3 +705,34 @@ fn a_missing_script_is_one_line_without_a_banner() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot read no-such-script.js"), "{err}");
 }
+
+#[test]
+fn ignored_get_params_warn_once_and_the_run_exits_cleanly() {
+    // http.get(url, undefined, params) on every request (as DSPS's script
+    // does): one warning per method, whatever the VUs and requests; and the
+    // CLI's run leaves the JavaScript heap to the process exit (#11).
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+export const options = { vus: 3, iterations: 30 };
+export default function () {
+  http.get(__ENV.BASE + '/', undefined, { tags: { endpoint: 'x' } });
+  http.head(__ENV.BASE + '/', undefined, { tags: { endpoint: 'y' } });
+}
+"#;
+    let out = k6(dir.path(), script, &["-e", &format!("BASE={}", o.url())]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(
+        stderr.matches("http.get() takes (url, params)").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("http.head() takes (url, params)").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stdout.contains("http_reqs"), "{stdout}");
+}

@@ -3,14 +3,16 @@
 //! a hidden `__k6` object), and the init context's globals (`__ENV`,
 //! `__VU`, `__ITER`, `open()`, `console`).
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::Method;
 use loadlab_engine::client::ClientRequest;
-use rquickjs::function::{Opt, Rest};
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::function::{Opt, Rest, This};
+use rquickjs::object::{Accessor, Property};
+use rquickjs::{Ctx, Exception, Function, Object, Value, qjs};
 
 use crate::metrics::Kind;
 use crate::sched::Shared;
@@ -29,7 +31,10 @@ const K6_JS: &str = r#"
 const k = globalThis.__k6;
 export function check(val, sets, tags) {
   let all = true;
-  for (const name of Object.keys(sets || {})) {
+  // An index loop: for-of would make an iterator and a result per step.
+  const names = Object.keys(sets || {});
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
     const f = sets[name];
     const pass = !!(typeof f === 'function' ? f(val) : f);
     k.check(name, pass, tags);
@@ -50,15 +55,24 @@ export default { check, group, sleep, fail, randomSeed };
 const HTTP_JS: &str = r#"
 const k = globalThis.__k6;
 let gjson;
-export class Response {
-  json(selector) {
-    if (this.body === null || this.body === undefined) throw new Error('the response has no body');
-    const v = JSON.parse(this.body);
-    if (selector === undefined || selector === null) return v;
-    return (gjson || (gjson = k.gjson()))(v, selector);
-  }
-}
-k.Response = Response;
+// Response objects are made natively and filled in when read (see
+// `response_object` in api.rs); this is their prototype.
+const P = k.ResponseProto;
+export function Response() { throw new TypeError('Response objects are made by the http functions'); }
+Response.prototype = P;
+const hidden = (name, value) => Object.defineProperty(P, name, { value, writable: true, configurable: true });
+hidden('constructor', Response);
+hidden('json', function json(selector) {
+  const v = k.respJson(this);
+  if (selector === undefined || selector === null) return v;
+  return (gjson || (gjson = k.gjson()))(v, selector);
+});
+const FIELDS = ['status', 'url', 'proto', 'headers', 'cookies', 'body', 'timings', 'error', 'error_code'];
+hidden('toJSON', function toJSON() {
+  const o = {};
+  for (const n of FIELDS) o[n] = this[n];
+  return o;
+});
 export class CookieJar {
   constructor() { this._id = k.jarNew(); }
   cookiesForURL(url) { return k.jarCookies(this._id, String(url)); }
@@ -797,9 +811,21 @@ pub fn install<'js>(
             )?,
         )?;
         let sh = shared.clone();
+        // Methods this VU has warned about (bit i: METHODS[i]): a script
+        // passing params as a third argument does so on every request.
+        let warned = Cell::new(0u8);
         k6.set(
             "warnParams",
             Function::new(ctx.clone(), move |method: String| {
+                const METHODS: [&str; 2] = ["GET", "HEAD"];
+                let bit = METHODS
+                    .iter()
+                    .position(|m| *m == method)
+                    .map_or(0x80, |i| 1 << i);
+                if warned.get() & bit != 0 {
+                    return;
+                }
+                warned.set(warned.get() | bit);
                 sh.warn_once(&format!(
                     "http.{}() takes (url, params): a third argument is ignored, as in k6 \
                      (its params, tags included, are dropped)",
@@ -934,6 +960,7 @@ pub fn install<'js>(
             )?,
         )?;
     }
+    install_response(ctx, &k6)?;
     k6.set("http", http)?;
     g.set("__k6", k6)?;
     Ok(())
@@ -1086,94 +1113,325 @@ fn install_jars<'js>(
     Ok(())
 }
 
+/// What a response object holds natively until the script reads it.
+///
+/// A response is an object of a class of its own whose prototype
+/// (`http.Response.prototype`, one per VU context) has an accessor per
+/// field. The first read of `headers`, `body` or `timings` makes the value
+/// and keeps it as an own data property of the response (so it is the same
+/// object on every read, and the script may change it); the scalar fields
+/// are read from here each time until assigned. Making the response thus
+/// costs one object instead of three objects and ~24 properties, most of
+/// which scripts never read (issue #11: CPU per request).
+struct RespData {
+    status: u16,
+    url: String,
+    error: String,
+    error_code: u32,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    response_type: ResponseType,
+    /// blocked, connecting, tls_handshaking, sending, waiting, receiving,
+    /// duration (ms), in `TIMING_NAMES` order.
+    timings: [f64; 7],
+    /// The script read or replaced `body`: `json()` parses that one.
+    body_read: Cell<bool>,
+}
+
+const TIMING_NAMES: [&str; 7] = [
+    "blocked",
+    "connecting",
+    "tls_handshaking",
+    "sending",
+    "waiting",
+    "receiving",
+    "duration",
+];
+
+/// A response's fields (`toJSON` in HTTP_JS lists them in k6's order,
+/// `cookies` after `headers`).
+const RESP_FIELDS: [&str; 9] = [
+    "status",
+    "url",
+    "proto",
+    "headers",
+    "body",
+    "timings",
+    "error",
+    "error_code",
+    "cookies",
+];
+
+thread_local! {
+    /// The response class's id in this thread's runtime (0: none).
+    static RESP_CLASS: Cell<qjs::JSClassID> = const { Cell::new(0) };
+}
+
+unsafe extern "C" fn resp_finalizer(_rt: *mut qjs::JSRuntime, val: qjs::JSValue) {
+    let id = RESP_CLASS.with(Cell::get);
+    // SAFETY: QuickJS calls this once, when a response object dies; its
+    // opaque is the box `response_object` leaked (or null).
+    unsafe {
+        let p = qjs::JS_GetOpaque(val, id).cast::<RespData>();
+        if !p.is_null() {
+            drop(Box::from_raw(p));
+        }
+    }
+}
+
+/// Registers the response class in a new runtime (before `install` runs
+/// in any of its contexts).
+///
+/// # Safety
+/// `rt` is a live runtime used by this thread only.
+pub unsafe fn register_response_class(rt: *mut qjs::JSRuntime) -> Result<(), String> {
+    let mut id: qjs::JSClassID = 0;
+    let def = qjs::JSClassDef {
+        class_name: c"Response".as_ptr(),
+        finalizer: Some(resp_finalizer),
+        gc_mark: None,
+        call: None,
+        exotic: std::ptr::null_mut(),
+    };
+    // SAFETY: as documented; QuickJS copies what it keeps of `def`.
+    let ok = unsafe {
+        qjs::JS_NewClassID(rt, &mut id);
+        qjs::JS_NewClass(rt, id, &def) == 0
+    };
+    if !ok {
+        return Err("cannot register the Response class".into());
+    }
+    RESP_CLASS.with(|c| c.set(id));
+    Ok(())
+}
+
+/// The native data of a response object (`None` for any other value).
+fn resp_of<'a>(v: &'a Value<'_>) -> Option<&'a RespData> {
+    let id = RESP_CLASS.with(Cell::get);
+    if id == 0 || !v.is_object() {
+        return None;
+    }
+    // SAFETY: `JS_GetOpaque` checks the value's class; the data lives as
+    // long as the object, which `v` holds.
+    unsafe {
+        qjs::JS_GetOpaque(v.as_raw(), id)
+            .cast::<RespData>()
+            .as_ref()
+    }
+}
+
+/// Makes `res.<field>` an own data property holding `v`.
+fn keep<'js>(this: &Value<'js>, field: &str, v: Value<'js>) -> rquickjs::Result<()> {
+    if let Some(o) = this.as_object() {
+        o.prop(
+            field,
+            Property::from(v).writable().enumerable().configurable(),
+        )?;
+    }
+    Ok(())
+}
+
+/// The value of field `i` (of `RESP_FIELDS`) of a response.
+fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Result<Value<'js>> {
+    let Some(d) = resp_of(this) else {
+        return Ok(Value::new_undefined(ctx.clone()));
+    };
+    let v = match i {
+        0 => Value::new_int(ctx.clone(), i32::from(d.status)),
+        1 => rquickjs::String::from_str(ctx.clone(), &d.url)?.into_value(),
+        2 => rquickjs::String::from_str(ctx.clone(), if d.status > 0 { "HTTP/1.1" } else { "" })?
+            .into_value(),
+        3 => {
+            let headers = Object::new(ctx.clone())?;
+            for (k, v) in &d.headers {
+                // k6 canonicalises names (Content-Type) and joins repeats with ", ".
+                let name = canonical(k);
+                let joined = match headers.get::<_, Option<String>>(name.as_str())? {
+                    Some(prev) => format!("{prev}, {v}"),
+                    None => v.clone(),
+                };
+                headers.set(name, joined)?;
+            }
+            headers.into_value()
+        }
+        4 => {
+            d.body_read.set(true);
+            match d.response_type {
+                ResponseType::None => Value::new_null(ctx.clone()),
+                ResponseType::Binary => {
+                    rquickjs::ArrayBuffer::new(ctx.clone(), d.body.clone())?.into_value()
+                }
+                ResponseType::Text => {
+                    rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&d.body))?
+                        .into_value()
+                }
+            }
+        }
+        5 => {
+            let t = Object::new(ctx.clone())?;
+            for (name, v) in TIMING_NAMES.iter().zip(d.timings) {
+                t.set(*name, v)?;
+            }
+            t.into_value()
+        }
+        6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
+        8 => {
+            // The Set-Cookie fields, by name (k6's shape).
+            let cookies = Object::new(ctx.clone())?;
+            for (k, v) in &d.headers {
+                if !k.eq_ignore_ascii_case("set-cookie") {
+                    continue;
+                }
+                let Ok(c) = cookie_store::RawCookie::parse(v.clone()) else {
+                    continue;
+                };
+                let e = Object::new(ctx.clone())?;
+                e.set("name", c.name())?;
+                e.set("value", c.value())?;
+                e.set("domain", c.domain().unwrap_or(""))?;
+                e.set("path", c.path().unwrap_or(""))?;
+                e.set("http_only", c.http_only().unwrap_or(false))?;
+                e.set("secure", c.secure().unwrap_or(false))?;
+                e.set(
+                    "max_age",
+                    c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
+                )?;
+                e.set(
+                    "expires",
+                    c.expires_datetime()
+                        .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64),
+                )?;
+                let list: rquickjs::Array =
+                    match cookies.get::<_, Option<rquickjs::Array>>(c.name())? {
+                        Some(l) => l,
+                        None => {
+                            let l = rquickjs::Array::new(ctx.clone())?;
+                            cookies.set(c.name(), l.clone())?;
+                            l
+                        }
+                    };
+                list.set(list.len(), e)?;
+            }
+            cookies.into_value()
+        }
+        _ => Value::new_number(ctx.clone(), f64::from(d.error_code)),
+    };
+    // Kept, so that it is the same object next time (not possible on a
+    // frozen response: then the value is made again on each read).
+    if matches!(i, 3..=5 | 8) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
+        let _ = ctx.catch();
+    }
+    Ok(v)
+}
+
+/// `res.json()`: the body parsed (straight from the bytes while the script
+/// has not read or replaced `res.body`).
+fn resp_json<'js>(ctx: &Ctx<'js>, this: &Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let parse = |src: Vec<u8>| {
+        ctx.json_parse(src).map_err(|e| match e {
+            rquickjs::Error::Exception => e,
+            other => throw(ctx, &format!("res.json(): {other}")),
+        })
+    };
+    let direct = resp_of(this).filter(|d| !d.body_read.get());
+    if let Some(d) = direct
+        && d.response_type != ResponseType::None
+    {
+        return parse(d.body.clone());
+    }
+    let body: Value = match this.as_object() {
+        Some(o) => o.get("body")?,
+        None => Value::new_undefined(ctx.clone()),
+    };
+    if body.is_null() || body.is_undefined() {
+        return Err(throw(ctx, "the response has no body"));
+    }
+    if let Some(d) = resp_of(this)
+        && let Some(ab) = rquickjs::ArrayBuffer::from_value(body.clone())
+    {
+        let _ = d;
+        // SAFETY: the buffer is not detached or resized while copied.
+        return parse(unsafe { ab.as_bytes() }.unwrap_or_default().to_vec());
+    }
+    let text = js_string(&body).unwrap_or_default();
+    parse(text.into_bytes())
+}
+
+/// The prototype of this context's response objects, with an accessor per
+/// field; `k6.ResponseProto` and `k6.respJson` for HTTP_JS.
+fn install_response<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
+    let proto = Object::new(ctx.clone())?;
+    for (i, name) in RESP_FIELDS.iter().enumerate() {
+        let name: &'static str = name;
+        proto.prop(
+            name,
+            Accessor::new(
+                move |ctx: Ctx<'js>, this: This<Value<'js>>| resp_field(&ctx, &this.0, i),
+                move |this: This<Value<'js>>, v: Value<'js>| keep(&this.0, name, v),
+            )
+            .configurable(),
+        )?;
+    }
+    let id = RESP_CLASS.with(Cell::get);
+    if id != 0 {
+        // SAFETY: `id` is registered in this context's runtime;
+        // `JS_SetClassProto` takes over the reference made here.
+        unsafe {
+            let p = ctx.as_raw().as_ptr();
+            qjs::JS_SetClassProto(p, id, qjs::JS_DupValue(p, proto.as_raw()));
+        }
+    }
+    k6.set("ResponseProto", proto)?;
+    k6.set(
+        "respJson",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, this: Value<'js>| {
+            resp_json(&ctx, &this)
+        })?,
+    )?;
+    Ok(())
+}
+
 fn response_object<'js>(
     ctx: &Ctx<'js>,
     meta: &ReqMeta,
     resp: loadlab_engine::client::ClientResponse,
 ) -> rquickjs::Result<Value<'js>> {
-    let o = Object::new(ctx.clone())?;
-    if let Ok(k6) = ctx.globals().get::<_, Object>("__k6")
-        && let Ok(proto) = k6
-            .get::<_, Object>("Response")
-            .and_then(|c| c.get::<_, Object>("prototype"))
-    {
-        o.set_prototype(Some(&proto))?;
-    }
-    o.set("status", resp.status)?;
-    o.set("url", meta.url.as_str())?;
-    o.set("proto", if resp.status > 0 { "HTTP/1.1" } else { "" })?;
-    let headers = Object::new(ctx.clone())?;
-    for (k, v) in &resp.headers {
-        // k6 canonicalises names (Content-Type) and joins repeats with ", ".
-        let name = canonical(k);
-        let joined = match headers.get::<_, Option<String>>(name.as_str())? {
-            Some(prev) => format!("{prev}, {v}"),
-            None => v.clone(),
-        };
-        headers.set(name, joined)?;
-    }
-    o.set("headers", headers)?;
-    // res.cookies: the Set-Cookie fields, by name (k6's shape).
-    let cookies = Object::new(ctx.clone())?;
-    for (k, v) in &resp.headers {
-        if !k.eq_ignore_ascii_case("set-cookie") {
-            continue;
-        }
-        let Ok(c) = cookie_store::RawCookie::parse(v.clone()) else {
-            continue;
-        };
-        let e = Object::new(ctx.clone())?;
-        e.set("name", c.name())?;
-        e.set("value", c.value())?;
-        e.set("domain", c.domain().unwrap_or(""))?;
-        e.set("path", c.path().unwrap_or(""))?;
-        e.set("http_only", c.http_only().unwrap_or(false))?;
-        e.set("secure", c.secure().unwrap_or(false))?;
-        e.set(
-            "max_age",
-            c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
-        )?;
-        e.set(
-            "expires",
-            c.expires_datetime()
-                .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64),
-        )?;
-        let list: rquickjs::Array = match cookies.get::<_, Option<rquickjs::Array>>(c.name())? {
-            Some(l) => l,
-            None => {
-                let l = rquickjs::Array::new(ctx.clone())?;
-                cookies.set(c.name(), l.clone())?;
-                l
-            }
-        };
-        list.set(list.len(), e)?;
-    }
-    o.set("cookies", cookies)?;
-    match meta.response_type {
-        ResponseType::None => o.set("body", Value::new_null(ctx.clone()))?,
-        ResponseType::Binary => o.set(
-            "body",
-            rquickjs::ArrayBuffer::new(ctx.clone(), resp.body.clone())?,
-        )?,
-        ResponseType::Text => o.set(
-            "body",
-            rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&resp.body))?,
-        )?,
-    }
     let t = crate::sched::Timings::of(&resp);
-    let timings = Object::new(ctx.clone())?;
-    timings.set("blocked", t.blocked)?;
-    timings.set("connecting", t.connecting)?;
-    timings.set("tls_handshaking", t.tls_handshaking)?;
-    timings.set("sending", t.sending)?;
-    timings.set("waiting", t.waiting)?;
-    timings.set("receiving", t.receiving)?;
-    timings.set("duration", t.duration)?;
-    o.set("timings", timings)?;
-    let (error, code) = crate::sched::error_of(&resp);
-    o.set("error", error)?;
-    o.set("error_code", code)?;
-    Ok(o.into_value())
+    let (error, error_code) = crate::sched::error_of(&resp);
+    let data = Box::new(RespData {
+        status: resp.status,
+        url: meta.url.clone(),
+        error,
+        error_code,
+        headers: resp.headers,
+        body: resp.body,
+        response_type: meta.response_type,
+        timings: [
+            t.blocked,
+            t.connecting,
+            t.tls_handshaking,
+            t.sending,
+            t.waiting,
+            t.receiving,
+            t.duration,
+        ],
+        body_read: Cell::new(false),
+    });
+    let id = RESP_CLASS.with(Cell::get);
+    if id == 0 {
+        return Err(throw(ctx, "internal error: no Response class"));
+    }
+    // SAFETY: `id` is registered in this runtime; the new object (owned by
+    // `v` from here) takes the box, which its finalizer frees.
+    unsafe {
+        let raw = qjs::JS_NewObjectClass(ctx.as_raw().as_ptr(), id);
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        let v = Value::from_raw(ctx.clone(), raw);
+        qjs::JS_SetOpaque(raw, Box::into_raw(data).cast());
+        Ok(v)
+    }
 }
 
 fn canonical(name: &str) -> String {

@@ -2,7 +2,8 @@
 //! the state the native functions share (metrics, groups, outputs).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -39,6 +40,9 @@ pub struct RunConfig {
     /// `--start-at`: the instant (ns since the Unix epoch) every worker's
     /// scenarios start on, after init and `setup()`.
     pub start_at_unix_ns: Option<u64>,
+    /// The process exits right after the run (the CLI): the JavaScript
+    /// heap is left to the exit instead of being freed context by context.
+    pub exit_after: bool,
 }
 
 /// The host's name, for a worker's results header.
@@ -224,6 +228,78 @@ pub struct Shared {
     http_cache: RefCell<HashMap<Tags, HttpSeries>>,
     /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
     js_heap: Cell<u64>,
+    /// Series by what determines their tags (`Shared::cached`).
+    fast: RefCell<FastCache<usize>>,
+    fast_http: RefCell<FastCache<HttpSeries>>,
+    fast_file: RefCell<FastCache<u32>>,
+    ids: BuiltinIds,
+}
+
+/// The ids of the built-in metrics added per iteration.
+struct BuiltinIds {
+    checks: usize,
+    group_duration: usize,
+    iteration_duration: usize,
+    iteration_duration_corrected: usize,
+    iterations: usize,
+}
+
+/// What a cached series' tags were made from.
+struct FastKey {
+    metric: usize,
+    scenario: Option<usize>,
+    group: String,
+    extra: Vec<(String, String)>,
+}
+
+type FastCache<V> = HashMap<u64, Vec<(FastKey, V)>>;
+
+/// FNV-1a over a series' determinants (each part ended by a 0xff byte,
+/// which UTF-8 text never holds).
+fn fast_hash(
+    metric: usize,
+    scenario: Option<usize>,
+    group: &str,
+    a: &[(&str, &str)],
+    b: &[(String, String)],
+) -> u64 {
+    fn eat(h: &mut u64, bytes: &[u8]) {
+        for &x in bytes.iter().chain(&[0xff]) {
+            *h ^= u64::from(x);
+            *h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    eat(&mut h, &(metric as u64).to_le_bytes());
+    eat(
+        &mut h,
+        &scenario.map_or(u64::MAX, |s| s as u64).to_le_bytes(),
+    );
+    eat(&mut h, group.as_bytes());
+    for (k, v) in a
+        .iter()
+        .copied()
+        .chain(b.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    {
+        eat(&mut h, k.as_bytes());
+        eat(&mut h, v.as_bytes());
+    }
+    h
+}
+
+/// A status code as text, without an allocation.
+fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
+    let mut n = status;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// Tag pairs, sorted.
@@ -349,10 +425,71 @@ impl Shared {
     }
 
     pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Vec<(String, String)>) {
-        let mut tags = self.vu_tags(vu);
-        tags.push(("check".into(), name.to_string()));
-        tags.extend(extra);
-        self.add_named("checks", if pass { 1.0 } else { 0.0 }, tags, true);
+        let metric = self.ids.checks;
+        let si = self.cached(&self.fast, vu, metric, &[("check", name)], &extra, || {
+            let mut tags = self.vu_tags(vu);
+            tags.push(("check".into(), name.to_string()));
+            tags.extend(extra.iter().cloned());
+            self.series_for(metric, tags, true)
+        });
+        self.add_at(si, if pass { 1.0 } else { 0.0 }, self.now_ns());
+    }
+
+    /// The value `make` gives for `metric` with the tags of VU `vu` plus
+    /// `a` and `b`, made once per distinct scenario, group, `a` and `b`:
+    /// afterwards a look-up costs a hash and a comparison instead of a tag
+    /// list built, sorted and hashed (issue #11: CPU per request).
+    fn cached<V: Copy>(
+        &self,
+        cache: &RefCell<FastCache<V>>,
+        vu: usize,
+        metric: usize,
+        a: &[(&str, &str)],
+        b: &[(String, String)],
+        make: impl FnOnce() -> V,
+    ) -> V {
+        let (h, scenario) = {
+            let vus = self.vus.borrow();
+            let m = &vus[vu];
+            let h = fast_hash(metric, m.scenario, &m.group, a, b);
+            if let Some(list) = cache.borrow().get(&h) {
+                for (k, v) in list {
+                    if k.metric == metric
+                        && k.scenario == m.scenario
+                        && k.group == m.group
+                        && k.extra.len() == a.len() + b.len()
+                        && k.extra
+                            .iter()
+                            .zip(
+                                a.iter()
+                                    .copied()
+                                    .chain(b.iter().map(|(x, y)| (x.as_str(), y.as_str()))),
+                            )
+                            .all(|((x, y), (c, d))| x == c && y == d)
+                    {
+                        return *v;
+                    }
+                }
+            }
+            (h, m.scenario)
+        };
+        let v = make();
+        let group = self.vus.borrow()[vu].group.clone();
+        let extra = a
+            .iter()
+            .map(|(x, y)| (x.to_string(), y.to_string()))
+            .chain(b.iter().cloned())
+            .collect();
+        cache.borrow_mut().entry(h).or_default().push((
+            FastKey {
+                metric,
+                scenario,
+                group,
+                extra,
+            },
+            v,
+        ));
+        v
     }
 
     pub fn group_enter(&self, vu: usize, name: &str) -> usize {
@@ -372,8 +509,11 @@ impl Shared {
         };
         if let Some(t0) = started {
             let d = ms(t0.elapsed());
-            let tags = self.vu_tags(vu);
-            self.add_named("group_duration", d, tags, true);
+            let metric = self.ids.group_duration;
+            let si = self.cached(&self.fast, vu, metric, &[], &[], || {
+                self.series_for(metric, self.vu_tags(vu), true)
+            });
+            self.add_at(si, d, self.now_ns());
         }
         let mut vus = self.vus.borrow_mut();
         vus[vu].group.truncate(token);
@@ -390,69 +530,121 @@ impl Shared {
     }
 
     pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Vec<(String, String)>) {
-        let mut tags = self.vu_tags(vu);
-        for (k, v) in extra {
-            tags.retain(|(a, _)| *a != k);
-            tags.push((k, v));
-        }
-        self.add(id, value, tags, true);
+        let si = self.cached(&self.fast, vu, id, &[], &extra, || {
+            let mut tags = self.vu_tags(vu);
+            for (k, v) in &extra {
+                tags.retain(|(a, _)| a != k);
+                tags.push((k.clone(), v.clone()));
+            }
+            self.series_for(id, tags, true)
+        });
+        self.add_at(si, value, self.now_ns());
     }
 
-    pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+    /// Adds a value to a built-in metric with VU `vu`'s tags.
+    pub fn add_vu(&self, vu: usize, metric: usize, value: f64) {
+        let si = self.cached(&self.fast, vu, metric, &[], &[], || {
+            self.series_for(metric, self.vu_tags(vu), true)
+        });
+        self.add_at(si, value, self.now_ns());
+    }
+
+    /// An HTTP request's tags before the URL: the VU's, the request's
+    /// (over those), method, status and `expected_response`.
+    fn http_tags(&self, vu: usize, meta: &ReqMeta, status: u16, expected: bool) -> Tags {
         let mut tags = self.vu_tags(vu);
-        let mut named = false;
         for (k, v) in &meta.tags {
-            named |= k == "name";
             tags.retain(|(a, _)| a != k);
             tags.push((k.clone(), v.clone()));
         }
         tags.push(("method".into(), meta.method.clone()));
-        tags.push(("status".into(), r.status.to_string()));
-        let expected = (200..400).contains(&r.status);
+        tags.push(("status".into(), status.to_string()));
         tags.push(("expected_response".into(), expected.to_string()));
-        let t = Timings::of(r);
-        // The results file: one sample, in a series per method, URL (or
-        // `name` tag) and the tags but status.
-        let url = meta
-            .tags
-            .iter()
-            .find(|(k, _)| k == "name")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| meta.url.clone());
-        let has_file = self.out.borrow().has_results();
-        let mut ftags: Vec<(String, String)> = tags
-            .iter()
-            .take(if has_file { usize::MAX } else { 0 })
+        tags
+    }
+
+    /// The results file's series of a request: one per method, URL (or
+    /// `name` tag) and the tags but status.
+    fn http_file_series(&self, vu: usize, meta: &ReqMeta, url: &str) -> u32 {
+        let mut ftags: Tags = self
+            .http_tags(vu, meta, 0, false)
+            .into_iter()
             .filter(|(k, _)| {
                 k != "status" && k != "expected_response" && k != "method" && k != "name"
             })
-            .cloned()
             .collect();
         ftags.sort();
+        let mut key = ftags.clone();
+        key.push(("method".into(), meta.method.clone()));
+        key.push(("url".into(), url.to_string()));
+        let known = self.file_http.borrow().get(&key).copied();
+        match known {
+            Some(id) => id,
+            None => {
+                let n = self.distinct_urls.get();
+                let url = if n >= MAX_URL_SERIES {
+                    "(other URLs)".to_string()
+                } else {
+                    url.to_string()
+                };
+                self.distinct_urls.set(n + 1);
+                let mut info = SeriesInfo::http(&meta.method, &url);
+                info.tags.extend(ftags.iter().cloned());
+                let id = self.file_series(info);
+                self.file_http.borrow_mut().insert(key, id);
+                id
+            }
+        }
+    }
+
+    /// The in-memory series of each of a request's metrics. They leave the
+    /// URL out unless the script named the request (`url`): URLs with ids
+    /// in them would make a series each.
+    fn http_series(
+        &self,
+        vu: usize,
+        meta: &ReqMeta,
+        status: u16,
+        expected: bool,
+        url: Option<&str>,
+    ) -> HttpSeries {
+        let mut tags = self.http_tags(vu, meta, status, expected);
+        if let Some(u) = url {
+            tags.push(("url".into(), u.to_string()));
+        }
+        tags.sort();
+        let cached = self.http_cache.borrow().get(&tags).copied();
+        match cached {
+            Some(ids) => ids,
+            None => {
+                let mut ids = [0usize; HTTP_METRICS.len()];
+                for (i, name) in HTTP_METRICS.iter().enumerate() {
+                    let m = self.metric_id(name);
+                    ids[i] = self.series_for(m, tags.clone(), false);
+                }
+                self.http_cache.borrow_mut().insert(tags, ids);
+                ids
+            }
+        }
+    }
+
+    pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+        let name = meta
+            .tags
+            .iter()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.as_str());
+        let url = name.unwrap_or(&meta.url);
+        let expected = (200..400).contains(&r.status);
+        let t = Timings::of(r);
+        let has_file = self.out.borrow().has_results();
         let file_id = if !has_file {
             NO_FILE
         } else {
-            let mut key = ftags.clone();
-            key.push(("method".into(), meta.method.clone()));
-            key.push(("url".into(), url.clone()));
-            let known = self.file_http.borrow().get(&key).copied();
-            match known {
-                Some(id) => id,
-                None => {
-                    let n = self.distinct_urls.get();
-                    let url = if n >= MAX_URL_SERIES {
-                        "(other URLs)".to_string()
-                    } else {
-                        url.clone()
-                    };
-                    self.distinct_urls.set(n + 1);
-                    let mut info = SeriesInfo::http(&meta.method, &url);
-                    info.tags.extend(ftags.iter().cloned());
-                    let id = self.file_series(info);
-                    self.file_http.borrow_mut().insert(key, id);
-                    id
-                }
-            }
+            let a = [("method", meta.method.as_str()), ("url", url)];
+            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
+                self.http_file_series(vu, meta, url)
+            })
         };
         let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
         let seq = self.seq.get();
@@ -471,27 +663,20 @@ impl Shared {
             bytes_in: r.bytes_in,
         };
         self.out.borrow_mut().sample(&sample);
-        // The in-memory series leave the URL out unless the script named
-        // the request: URLs with ids in them would make a series each.
-        if named {
-            tags.push(("url".into(), url));
-        }
         let failed = if expected { 0.0 } else { 1.0 };
         // One look-up per request for the series of all its metrics.
-        tags.sort();
-        let cached = self.http_cache.borrow().get(&tags).copied();
-        let ids = match cached {
-            Some(ids) => ids,
-            None => {
-                let mut ids = [0usize; HTTP_METRICS.len()];
-                for (i, name) in HTTP_METRICS.iter().enumerate() {
-                    let m = self.metric_id(name);
-                    ids[i] = self.series_for(m, tags.clone(), false);
-                }
-                self.http_cache.borrow_mut().insert(tags, ids);
-                ids
-            }
-        };
+        let mut buf = [0u8; 5];
+        let status = status_text(r.status, &mut buf);
+        let a = [
+            ("method", meta.method.as_str()),
+            ("status", status),
+            ("expected_response", if expected { "true" } else { "false" }),
+            ("url", url),
+        ];
+        let a = if name.is_some() { &a[..] } else { &a[..3] };
+        let ids = self.cached(&self.fast_http, vu, 0, a, &meta.tags, || {
+            self.http_series(vu, meta, r.status, expected, name.map(|_| url))
+        });
         let values = [
             1.0,
             t.duration,
@@ -1074,6 +1259,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
+    // SAFETY: as above, before any context runs `api::install`.
+    unsafe { crate::api::register_response_class(rt_ptr) }.map_err(ScriptError::Runtime)?;
 
     let (now, now_unix) = (Instant::now(), unix_now_ns());
     // With --start-at, the test (and every offset in the results) counts
@@ -1281,7 +1468,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     });
     // SAFETY: null: forget the runtime.
     let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
-    drop(contexts);
+    if cfg.exit_after {
+        // Freeing every VU's context is a garbage collection over the
+        // whole heap (~5 % of a short run's CPU at 800 VUs); the process
+        // is about to exit, which frees it all at once.
+        std::mem::forget(first);
+        std::mem::forget(contexts);
+        std::mem::forget(rt);
+    } else {
+        drop(contexts);
+    }
     result
 }
 
@@ -1293,11 +1489,20 @@ fn make_shared(
     base_tags: Vec<(String, String)>,
     start_unix_ns: u64,
 ) -> Result<Shared, ScriptError> {
+    let reg = Registry::new();
+    let id = |name: &str| reg.metric(name).expect("built-in metric");
+    let ids = BuiltinIds {
+        checks: id("checks"),
+        group_duration: id("group_duration"),
+        iteration_duration: id("iteration_duration"),
+        iteration_duration_corrected: id("iteration_duration_corrected"),
+        iterations: id("iterations"),
+    };
     Ok(Shared {
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,
-        reg: RefCell::new(Registry::new()),
+        reg: RefCell::new(reg),
         out: RefCell::new(Outputs::none()),
         vus: RefCell::new(Vec::new()),
         scenarios: scenarios.to_vec(),
@@ -1317,6 +1522,10 @@ fn make_shared(
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),
         js_heap: Cell::new(0),
+        fast: RefCell::new(HashMap::new()),
+        fast_http: RefCell::new(HashMap::new()),
+        fast_file: RefCell::new(HashMap::new()),
+        ids,
     })
 }
 
@@ -1372,9 +1581,35 @@ struct Sched<'a, 'js> {
     client: &'a Rc<Client>,
     tx: tokio::sync::mpsc::UnboundedSender<Event>,
     script_errors: u64,
+    /// Sleeping VUs: (wake-up, VU, op generation), the earliest on top.
+    /// The scheduler's one timer wakes for the first, instead of a task
+    /// and a timer per sleep (issue #11: CPU per request).
+    sleepers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
 }
 
 impl<'js> Sched<'_, 'js> {
+    /// When the first sleeping VU wakes up.
+    fn next_wake(&self) -> Option<Instant> {
+        self.sleepers.peek().map(|r| r.0.0)
+    }
+
+    /// Resumes the VUs whose sleep is over by `now`; the iterations that
+    /// thereby ended go to `done`.
+    fn wake_sleepers(&mut self, now: Instant, done: &mut Vec<(usize, Result<(), String>)>) {
+        while let Some(&Reverse((t, i, g))) = self.sleepers.peek() {
+            if t > now {
+                break;
+            }
+            self.sleepers.pop();
+            // A VU aborted meanwhile has a newer generation.
+            if self.slots[i].op_gen == g
+                && let Some(r) = self.resume(i, Resume::Slept)
+            {
+                done.push((i, r));
+            }
+        }
+    }
+
     /// Handles what a VU yielded; returns the iteration's end if it ended.
     fn handle(&mut self, i: usize, op: Option<Op>) -> Option<Result<(), String>> {
         let slot = &mut self.slots[i];
@@ -1390,13 +1625,9 @@ impl<'js> Sched<'_, 'js> {
             }
             Some(Op::Sleep(d)) => {
                 slot.op_gen += 1;
-                let g = slot.op_gen;
-                let tx = self.tx.clone();
-                let h = tokio::task::spawn_local(async move {
-                    tokio::time::sleep(d).await;
-                    let _ = tx.send(Event::Op(i, g, Resume::Slept));
-                });
-                slot.task = Some(h.abort_handle());
+                slot.task = None;
+                self.sleepers
+                    .push(Reverse((Instant::now() + d, i, slot.op_gen)));
                 None
             }
             Some(Op::Http(reqs)) => {
@@ -1476,14 +1707,13 @@ impl<'js> Sched<'_, 'js> {
         }
         shared.completed.set(shared.completed.get() + 1);
         let now = Instant::now();
-        let tags = shared.vu_tags(i);
         let d = ms(now.saturating_duration_since(slot.started));
-        shared.add_named("iteration_duration", d, tags.clone(), true);
+        shared.add_vu(i, shared.ids.iteration_duration, d);
         if arrival {
             let c = ms(now.saturating_duration_since(slot.intended.min(slot.started)));
-            shared.add_named("iteration_duration_corrected", c, tags.clone(), true);
+            shared.add_vu(i, shared.ids.iteration_duration_corrected, c);
         }
-        shared.add_named("iterations", 1.0, tags, true);
+        shared.add_vu(i, shared.ids.iterations, 1.0);
     }
 
     /// Stops a busy VU now.
@@ -1681,6 +1911,7 @@ async fn drive_local<'js>(
         client,
         tx,
         script_errors: 0,
+        sleepers: BinaryHeap::new(),
     };
     let mut interrupted = false;
 
@@ -1806,6 +2037,7 @@ async fn drive_local<'js>(
     if !interrupted {
         loop {
             let now = Instant::now();
+            s.wake_sleepers(now, &mut pending_done);
             // Book iterations that ended.
             for (i, r) in pending_done.drain(..) {
                 let sc = s.slots[i].scenario;
@@ -1990,6 +2222,9 @@ async fn drive_local<'js>(
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
+            if let Some(t) = s.next_wake() {
+                wake = wake.min(t);
+            }
             if timer.deadline() != wake {
                 timer.as_mut().reset(wake);
             }
@@ -2098,11 +2333,17 @@ async fn run_special<'js>(
     let deadline = Instant::now() + timeout;
     let mut r = s.resume(0, Resume::Start);
     loop {
+        if r.is_none() {
+            let mut ended = Vec::new();
+            s.wake_sleepers(Instant::now(), &mut ended);
+            r = ended.into_iter().find(|(i, _)| *i == 0).map(|(_, d)| d);
+        }
         if let Some(done) = r {
             s.shared.active.set(s.shared.active.get().saturating_sub(1));
             // Make the next call (teardown) possible: swap the body.
             return Some(done);
         }
+        let next = s.next_wake().map_or(deadline, |t| t.min(deadline));
         tokio::select! {
             ev = rx.recv() => {
                 r = None;
@@ -2112,9 +2353,12 @@ async fn run_special<'js>(
                     r = s.resume(0, res);
                 }
             }
-            _ = tokio::time::sleep_until(deadline) => {
-                s.abort(0);
-                return Some(Err(format!("timed out after {timeout:?}")));
+            _ = tokio::time::sleep_until(next) => {
+                r = None;
+                if Instant::now() >= deadline {
+                    s.abort(0);
+                    return Some(Err(format!("timed out after {timeout:?}")));
+                }
             }
             _ = shutdown.as_mut() => {
                 s.abort(0);

@@ -195,3 +195,104 @@ fn a_finished_scenario_ends_the_run_at_once() {
         t0.elapsed()
     );
 }
+
+#[test]
+fn response_objects_show_the_same_fields_however_they_are_read() {
+    // Responses are filled in when the script reads them (issue #11, CPU
+    // per request): every field must still be there, the same object each
+    // time it is read, assignable, and in `JSON.stringify(res)`.
+    let (addr, _srv) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const b = __ENV.BASE;
+  const r = http.get(`${b}/a?x=1`, { headers: { 'X-Test': 'v' } });
+  const all = JSON.parse(JSON.stringify(r));
+  const keys = Object.keys(all).join(',');
+  check(r, {
+    'stringify keys': () => keys === 'status,url,proto,headers,body,timings,error,error_code',
+    'stringify values': () => all.status === 200 && all.url === `${b}/a?x=1` && all.proto === 'HTTP/1.1'
+      && all.error === '' && all.error_code === 0 && all.headers['Content-Type'] === 'application/json'
+      && JSON.parse(all.body).query === 'x=1' && typeof all.timings.duration === 'number',
+    'same objects': (r) => r.headers === r.headers && r.timings === r.timings && r.body === r.body,
+    'timing keys': (r) => Object.keys(r.timings).sort().join(',') ===
+      'blocked,connecting,duration,receiving,sending,tls_handshaking,waiting',
+    'timings add up': (r) => Math.abs(r.timings.duration - r.timings.waiting - r.timings.receiving) < 1e-6,
+    'instanceof': (r) => r instanceof http.Response && typeof r.json === 'function',
+  });
+  // json() before and after the body is read, and after it is replaced.
+  const r2 = http.get(`${b}/b`);
+  const j1 = r2.json();
+  const body = r2.body;
+  const j2 = r2.json();
+  r2.body = '{"replaced":true}';
+  const j3 = r2.json();
+  r2.status = 7;
+  r2.timings = 'x';
+  check(r2, {
+    'json first': () => j1.path === '/b' && j2.path === '/b' && JSON.parse(body).path === '/b',
+    'json of a replaced body': () => j3.replaced === true,
+    'assignable': (r) => r.status === 7 && r.timings === 'x',
+  });
+  const frozen = Object.freeze(http.get(`${b}/c`));
+  check(frozen, { 'frozen response readable': (r) => r.status === 200 && r.headers['Content-Type'] === 'application/json' && JSON.parse(r.body).path === '/c' && r.json().path === '/c' });
+  const bad = http.get(`${b}/status/404`);
+  let threw = false;
+  try { JSON.parse('{'); } catch (e) { threw = true; }
+  check(bad, {
+    'error fields': (r) => r.status === 404 && r.error_code === 1404 && r.error === '',
+    'json of a non-JSON body throws': () => { try { http.get(`${b}/x`, { responseType: 'none' }).json(); return false; } catch (e) { return threw && String(e.message).includes('no body'); } },
+  });
+}
+"#;
+    let (out, e) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{addr}"))],
+        true,
+    );
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(count(&e, "http_reqs"), 5.0, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+}
+
+#[test]
+fn sleeps_end_on_time_from_the_one_timer() {
+    // Sleeping VUs wait in the scheduler's own queue (one timer for all,
+    // issue #11): never woken early, never skipped, in setup() and
+    // teardown() too.
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { sleep, check } from 'k6';
+import { Trend } from 'k6/metrics';
+const slept = new Trend('slept_ms');
+export const options = { vus: 20, duration: '1s', thresholds: { checks: ['rate==1'] } };
+export function setup() { const t = Date.now(); sleep(0.05); return { setupSlept: Date.now() - t }; }
+export default function (data) {
+  const d = 0.02 * (1 + (__VU % 5));
+  const t = Date.now();
+  sleep(d);
+  const el = Date.now() - t;
+  slept.add(el);
+  check(null, { 'not early': () => el >= d * 1000 - 1, 'setup slept': () => data.setupSlept >= 49 });
+}
+export function teardown() { sleep(0.02); }
+"#;
+    let t0 = Instant::now();
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    // Per VU at most 1 s / its sleep (+1): 4 VUs each at 20, 40, 60, 80
+    // and 100 ms make at most 4 * (51 + 26 + 17 + 13 + 11) = 472.
+    assert!(
+        (100..=472).contains(&out.iterations),
+        "{} iterations\n{}",
+        out.iterations,
+        out.summary
+    );
+    assert!(e["metrics"]["slept_ms"]["min"].as_f64().unwrap() >= 19.0);
+    // setup, 1 s, the last sleeps and teardown.
+    assert!(t0.elapsed() >= Duration::from_millis(1070), "{:?}", t0.elapsed());
+}

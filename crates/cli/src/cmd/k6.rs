@@ -256,6 +256,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         quiet: a.quiet,
         summary_export: a.summary_export.clone(),
         start_at_unix_ns: a.start_at,
+        exit_after: true,
         ..Default::default()
     };
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
