@@ -93,7 +93,7 @@ export default function () {
 }
 
 #[test]
-fn a_vu_of_the_seed_script_costs_under_80_kb_of_javascript_heap() {
+fn a_vu_of_the_seed_script_costs_under_85_kb_of_javascript_heap() {
     // Seed 004's script, 400 VUs initialised, an iteration each (their
     // requests go to a closed port: only the init matters here).
     let dir = tempfile::tempdir().unwrap();
@@ -118,6 +118,9 @@ fn a_vu_of_the_seed_script_costs_under_80_kb_of_javascript_heap() {
     let per_vu = out.js_heap_bytes / out.contexts;
     println!("QuickJS heap per VU: {per_vu} bytes");
     // 88.8 KB a VU (on this test) before the script was compiled once (bytecode without
-    // source text) and Map/Set added only when named.
-    assert!(per_vu < 80_000, "{per_vu} bytes of QuickJS heap per VU");
+    // source text) and Map/Set added only when named; 78.8 KB then, 83 KB
+    // since responses are made when read (a getter and a setter per field on
+    // each VU's response prototype: ~4 KB a VU, for ~20 µs less CPU per
+    // request, docs/k6.md).
+    assert!(per_vu < 85_000, "{per_vu} bytes of QuickJS heap per VU");
 }

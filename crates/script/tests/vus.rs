@@ -213,11 +213,11 @@ export default function () {
   const all = JSON.parse(JSON.stringify(r));
   const keys = Object.keys(all).join(',');
   check(r, {
-    'stringify keys': () => keys === 'status,url,proto,headers,body,timings,error,error_code',
+    'stringify keys': () => keys === 'status,url,proto,headers,cookies,body,timings,error,error_code',
     'stringify values': () => all.status === 200 && all.url === `${b}/a?x=1` && all.proto === 'HTTP/1.1'
       && all.error === '' && all.error_code === 0 && all.headers['Content-Type'] === 'application/json'
       && JSON.parse(all.body).query === 'x=1' && typeof all.timings.duration === 'number',
-    'same objects': (r) => r.headers === r.headers && r.timings === r.timings && r.body === r.body,
+    'same objects': (r) => r.headers === r.headers && r.timings === r.timings && r.body === r.body && r.cookies === r.cookies,
     'timing keys': (r) => Object.keys(r.timings).sort().join(',') ===
       'blocked,connecting,duration,receiving,sending,tls_handshaking,waiting',
     'timings add up': (r) => Math.abs(r.timings.duration - r.timings.waiting - r.timings.receiving) < 1e-6,
