@@ -173,12 +173,12 @@ pub use config::{
 pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use stop::StopSignal;
-/// A sleep on a `timerfd` (ns resolution), for a common start instant.
-pub use timer::PreciseSleep;
 pub use targets::{
     Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
     redact_url,
 };
+/// A sleep on a `timerfd` (ns resolution), for a common start instant.
+pub use timer::PreciseSleep;
 pub use tls::client_config as tls_client_config;
 
 /// A request sent later than this after its intended time counts as late.

@@ -294,5 +294,9 @@ export function teardown() { sleep(0.02); }
     );
     assert!(e["metrics"]["slept_ms"]["min"].as_f64().unwrap() >= 19.0);
     // setup, 1 s, the last sleeps and teardown.
-    assert!(t0.elapsed() >= Duration::from_millis(1070), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1070),
+        "{:?}",
+        t0.elapsed()
+    );
 }
