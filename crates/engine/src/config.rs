@@ -120,7 +120,7 @@ pub struct AttackConfig {
     pub start_at_unix_ns: Option<u64>,
     /// The clock's estimated maximum error, recorded in the results header
     /// of a split run (`None`: the engine reads the kernel's, see
-    /// [`crate::wallclock`]).
+    /// [`crate::host`]).
     pub clock_max_error_ns: Option<u64>,
 }
 

@@ -151,6 +151,7 @@ pub mod config;
 pub mod fuzzing;
 mod h1;
 mod h2;
+pub mod host;
 pub mod live;
 mod request;
 mod runner;
@@ -161,7 +162,6 @@ pub mod targets;
 mod timer;
 mod tls;
 mod transport;
-pub mod wallclock;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -45,16 +45,6 @@ pub struct RunConfig {
     pub exit_after: bool,
 }
 
-/// The host's name, for a worker's results header.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default()
-}
-
 fn unix_now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -84,8 +74,8 @@ fn worker_header(
             // Iterations start on tokio's timer: 1 ms.
             resolution_ns: 1_000_000,
             scheduled_total: None,
-            clock_max_error_ns: loadlab_engine::wallclock::max_error_ns(),
-            host: host_name(),
+            clock_max_error_ns: loadlab_engine::host::clock_max_error_ns(),
+            host: loadlab_engine::host::name(),
         },
         loadlab_metrics::distributed::WorkerPlan {
             unit: "iterations".into(),

@@ -43,16 +43,6 @@ fn unsent(
     count_due(due).saturating_sub(sent)
 }
 
-/// The host's name, for the results header of a worker.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default()
-}
-
 fn unix_now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -147,8 +137,8 @@ pub async fn attack_with_live<S: Sink + 'static>(
             scheduled_total: total,
             clock_max_error_ns: cfg
                 .clock_max_error_ns
-                .or_else(crate::wallclock::max_error_ns),
-            host: host_name(),
+                .or_else(crate::host::clock_max_error_ns),
+            host: crate::host::name(),
         });
     }
     let holds = Arc::new(Holds::default());
