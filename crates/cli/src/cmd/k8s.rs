@@ -365,13 +365,32 @@ fn build_script(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
     Ok((spec, manifests))
 }
 
-pub(super) fn cluster_error(e: ClusterError) -> CliError {
+fn cluster_error(e: ClusterError) -> CliError {
     CliError::new(exit::CLUSTER, e)
 }
 
-/// `k8s run`: render, apply, follow, gather, merge, report.
-fn run_job(r: &RenderArgs) -> Result<(), CliError> {
-    let (spec, manifests) = build(r)?;
+/// What differs between the modes of `k8s run` while the Job runs.
+pub(super) struct Follow<'a> {
+    /// The workers, as the "applied" line names them ("workers").
+    pub workers: &'a str,
+    /// What begins at the start instant ("start", "first step").
+    pub starts: &'a str,
+    /// Added to the error when the Job outlives its time limit.
+    pub timeout_hint: Option<String>,
+    /// The error when Ctrl-C stops the following (the Job goes on).
+    pub interrupted: String,
+    /// After "worker I failed (why)": what that means for the results.
+    pub failed: &'a str,
+}
+
+/// `k8s run`'s middle, every mode alike: applies the manifests, follows
+/// the pods until the Job ends (its time limit: until the start, the
+/// run's length, and 5 minutes for stragglers), and names failed workers.
+pub(super) fn apply_and_follow(
+    spec: &RenderSpec,
+    manifests: &Manifests,
+    f: Follow<'_>,
+) -> Result<(), CliError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -380,18 +399,18 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         let cluster = loadlab_cluster::run::connect(spec.namespace.as_deref())
             .await
             .map_err(cluster_error)?;
-        cluster.apply(&manifests).await.map_err(cluster_error)?;
+        cluster.apply(manifests).await.map_err(cluster_error)?;
         eprintln!(
-            "loadlab: applied Job {} ({} workers) in namespace {}; start at {}",
+            "loadlab: applied Job {} ({} {}) in namespace {}; {} at {}",
             spec.name,
             spec.workers,
+            f.workers,
             cluster.namespace,
+            f.starts,
             loadlab_metrics::timefmt::rfc3339(spec.start_at_unix_ns)
         );
-        // Until the start, the attack, and 5 minutes for stragglers.
         let limit = spec.attack_duration.map(|d| {
-            let wait = ((spec.start_at_unix_ns - spec.now_unix_ns).max(0) as u64)
-                / 1_000_000_000;
+            let wait = ((spec.start_at_unix_ns - spec.now_unix_ns).max(0) as u64) / 1_000_000_000;
             d + Duration::from_secs(wait + 300)
         });
         let follow = cluster.follow(&spec.name, spec.workers, limit, |line| {
@@ -399,18 +418,14 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         });
         tokio::select! {
             o = follow => o.map_err(|e| {
-                let hint = matches!(e, ClusterError::Timeout { .. }).then(|| format!(
-                    "; gather what the workers uploaded with `loadlab k8s gather --workers {} --name {} --results …`",
-                    spec.workers, spec.name
-                ));
+                let hint = matches!(e, ClusterError::Timeout { .. })
+                    .then_some(f.timeout_hint.as_deref())
+                    .flatten();
                 let mut err = cluster_error(e);
-                err.message += hint.as_deref().unwrap_or("");
+                err.message += hint.unwrap_or("");
                 err
             }),
-            _ = tokio::signal::ctrl_c() => Err(CliError::new(
-                exit::INTERRUPTED,
-                format!("interrupted; the Job {} goes on in the cluster: gather its results later with `loadlab report {}`", spec.name, spec.results.location(&spec.name)),
-            )),
+            _ = tokio::signal::ctrl_c() => Err(CliError::new(exit::INTERRUPTED, f.interrupted)),
         }
     })?;
     for i in &outcome.failed {
@@ -419,10 +434,32 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
             .get(i)
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
-        eprintln!(
-            "loadlab: worker {i} failed{why}: what it did not upload of its share is missing from the report"
-        );
+        eprintln!("loadlab: worker {i} failed{why}: {}", f.failed);
     }
+    Ok(())
+}
+
+/// `k8s run`: render, apply, follow, gather, merge, report.
+fn run_job(r: &RenderArgs) -> Result<(), CliError> {
+    let (spec, manifests) = build(r)?;
+    apply_and_follow(
+        &spec,
+        &manifests,
+        Follow {
+            workers: "workers",
+            starts: "start",
+            timeout_hint: Some(format!(
+                "; gather what the workers uploaded with `loadlab k8s gather --workers {} --name {} --results …`",
+                spec.workers, spec.name
+            )),
+            interrupted: format!(
+                "interrupted; the Job {} goes on in the cluster: gather its results later with `loadlab report {}`",
+                spec.name,
+                spec.results.location(&spec.name)
+            ),
+            failed: "what it did not upload of its share is missing from the report",
+        },
+    )?;
     match &spec.results {
         Results::Pvc { claim } => {
             eprintln!(

@@ -6,14 +6,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use loadlab_cluster::plan::{PlanRenderSpec, prepare_plan};
 use loadlab_cluster::render::{Manifests, Results};
 use loadlab_study::Plan;
 
-use super::k8s::{RenderArgs, cluster_error, render_error};
-use crate::exit::{self, CliError};
+use super::k8s::{RenderArgs, render_error};
+use crate::exit::CliError;
 
 /// clap may fill the `PLAN.yaml` positional with a value given after `--`
 /// (`k8s render --workers 4 -- -rate=10 -duration=1s` gives it
@@ -80,47 +79,20 @@ pub fn render(r: &RenderArgs, plan: &Path) -> Result<(), CliError> {
 pub fn run_job(r: &RenderArgs, plan: &Path) -> Result<(), CliError> {
     let (spec, manifests) = build(r, plan)?;
     let b = &spec.base;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::internal(format!("cannot start the runtime: {e}")))?;
-    let outcome = rt.block_on(async {
-        let cluster = loadlab_cluster::run::connect(b.namespace.as_deref())
-            .await
-            .map_err(cluster_error)?;
-        cluster.apply(&manifests).await.map_err(cluster_error)?;
-        eprintln!(
-            "loadlab: applied Job {} ({} study workers) in namespace {}; first step at {}",
-            b.name,
-            b.workers,
-            cluster.namespace,
-            loadlab_metrics::timefmt::rfc3339(b.start_at_unix_ns)
-        );
-        let limit = b.attack_duration.map(|d| {
-            let wait = ((b.start_at_unix_ns - b.now_unix_ns).max(0) as u64) / 1_000_000_000;
-            d + Duration::from_secs(wait + 300)
-        });
-        let follow = cluster.follow(&b.name, b.workers, limit, |line| {
-            eprintln!("loadlab: {line}")
-        });
-        tokio::select! {
-            o = follow => o.map_err(cluster_error),
-            _ = tokio::signal::ctrl_c() => Err(CliError::new(
-                exit::INTERRUPTED,
-                format!("interrupted; the Job {} goes on in the cluster: merge its stores later with `loadlab k8s gather --workers {} --name {} --results …`", b.name, b.workers, b.name),
-            )),
-        }
-    })?;
-    for i in &outcome.failed {
-        let why = outcome
-            .reasons
-            .get(i)
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default();
-        eprintln!(
-            "loadlab: worker {i} failed{why}: the runs it did not upload are missing from the merged study"
-        );
-    }
+    super::k8s::apply_and_follow(
+        b,
+        &manifests,
+        super::k8s::Follow {
+            workers: "study workers",
+            starts: "first step",
+            timeout_hint: None,
+            interrupted: format!(
+                "interrupted; the Job {} goes on in the cluster: merge its stores later with `loadlab k8s gather --workers {} --name {} --results …`",
+                b.name, b.workers, b.name
+            ),
+            failed: "the runs it did not upload are missing from the merged study",
+        },
+    )?;
     match &b.results {
         Results::Pvc { claim } => {
             eprintln!(
