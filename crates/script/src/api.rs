@@ -311,6 +311,23 @@ pub struct Jars {
     reset: bool,
 }
 
+/// Every VU's cookie jars, made when a VU first uses one.
+pub struct AllJars {
+    vus: Vec<Option<Jars>>,
+    /// Not `options.noCookiesReset`.
+    reset: bool,
+}
+
+impl AllJars {
+    fn of(&mut self, vu: usize) -> &mut Jars {
+        if self.vus.len() <= vu {
+            self.vus.resize_with(vu + 1, || None);
+        }
+        let reset = self.reset;
+        self.vus[vu].get_or_insert_with(|| Jars::new(reset))
+    }
+}
+
 impl Jars {
     fn new(reset: bool) -> Jars {
         Jars {
@@ -572,48 +589,93 @@ fn build_request<'js>(
 /// string belongs to the runtime, not to a context, so every VU's `__ENV`
 /// can hold the same ones (the process environment is passed too, as k6
 /// does: kilobytes per VU otherwise).
-pub fn env_strings<'js>(
-    ctx: &Ctx<'js>,
-    shared: &Shared,
-) -> rquickjs::Result<Vec<(String, rquickjs::String<'js>)>> {
-    shared
-        .env
-        .iter()
-        .map(|(k, v)| Ok((k.clone(), rquickjs::String::from_str(ctx.clone(), v)?)))
-        .collect()
-}
-
-/// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in a
-/// VU's context.
+/// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in
+/// the run's context, once: every VU's code runs in it, and the native
+/// functions act for the VU that calls them ([`vu::current`]).
+///
+/// `__VU` and `__ITER` are read from the calling VU's numbers, `__ENV` is
+/// the calling VU's own object.
 pub fn install<'js>(
     ctx: &Ctx<'js>,
     shared: &Rc<Shared>,
-    vu_index: usize,
-    vu_id: u64,
-    env_strings: Option<&[(String, rquickjs::String<'js>)]>,
+    scenario_env: &[Vec<(String, String)>],
 ) -> rquickjs::Result<()> {
     let g = ctx.globals();
     let k6 = Object::new(ctx.clone())?;
     let http = Object::new(ctx.clone())?;
 
-    // Environment: each VU's own object (a script may change it), with
-    // the values made once ([`env_strings`]) when given.
+    // `__ENV`: each VU's own object (a script may change it), made on the
+    // VU's first read as a copy of the common one (the values are shared
+    // strings, so a copy costs a property array); a scenario's own `env`
+    // goes over it when the VU first reads it in that scenario (a VU's
+    // init code sees the common variables, as in k6).
     let env = Object::new(ctx.clone())?;
-    match env_strings {
-        Some(list) => {
-            for (k, v) in list {
-                env.set(k.as_str(), v.clone())?;
-            }
-        }
-        None => {
-            for (k, v) in &shared.env {
-                env.set(k.as_str(), v.as_str())?;
-            }
-        }
+    for (k, v) in &shared.env {
+        env.set(k.as_str(), v.as_str())?;
     }
-    g.set("__ENV", env)?;
-    g.set("__VU", vu_id as f64)?;
-    g.set("__ITER", 0)?;
+    // The objects live on `__k6` (`envBase`, `envOwn[vu]`), where the
+    // garbage collector sees them (a native function's captures are
+    // hidden from it).
+    k6.set("envBase", env)?;
+    k6.set("envOwn", rquickjs::Array::new(ctx.clone())?)?;
+    {
+        let sh = shared.clone();
+        let scenario_env = scenario_env.to_vec();
+        // Per VU: whether its scenario's `env` is on its object.
+        let overlaid: std::cell::RefCell<Vec<bool>> = Default::default();
+        g.prop(
+            "__ENV",
+            Accessor::new_get(move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
+                let vu = vu::current();
+                let k6: Object = ctx.globals().get("__k6")?;
+                let own: rquickjs::Array = k6.get("envOwn")?;
+                let o = match own.get::<Option<Object>>(vu)? {
+                    Some(o) => o,
+                    None => {
+                        let base: Object = k6.get("envBase")?;
+                        let o = Object::new(ctx.clone())?;
+                        for k in base.keys::<rquickjs::Atom>() {
+                            let k = k?;
+                            o.set(k.clone(), base.get::<_, Value>(k)?)?;
+                        }
+                        own.set(vu, o.clone())?;
+                        o
+                    }
+                };
+                let mut overlaid = overlaid.borrow_mut();
+                if overlaid.len() <= vu {
+                    overlaid.resize(vu + 1, false);
+                }
+                if !overlaid[vu] && vu::in_vu() {
+                    overlaid[vu] = true;
+                    if let Some(list) = sh.vu_scenario(vu).and_then(|si| scenario_env.get(si)) {
+                        for (k, v) in list {
+                            o.set(k.as_str(), v.as_str())?;
+                        }
+                    }
+                }
+                Ok(o)
+            })
+            .configurable()
+            .enumerable(),
+        )?;
+    }
+    {
+        let sh = shared.clone();
+        g.prop(
+            "__VU",
+            Accessor::new_get(move || sh.vu_numbers(vu::current()).0 as f64)
+                .configurable()
+                .enumerable(),
+        )?;
+        let sh = shared.clone();
+        g.prop(
+            "__ITER",
+            Accessor::new_get(move || sh.vu_numbers(vu::current()).2 as f64)
+                .configurable()
+                .enumerable(),
+        )?;
+    }
 
     // console.*
     let console = Object::new(ctx.clone())?;
@@ -681,7 +743,7 @@ pub fn install<'js>(
             Function::new(
                 ctx.clone(),
                 move |name: String, pass: bool, tags: Opt<Value<'js>>| {
-                    sh.check(vu_index, &name, pass, js_pairs(tags.0.as_ref()));
+                    sh.check(vu::current(), &name, pass, js_pairs(tags.0.as_ref()));
                 },
             )?,
         )?;
@@ -697,7 +759,7 @@ pub fn install<'js>(
                     if name.contains("::") {
                         return Err(throw(&ctx, "group and check names may not contain '::'"));
                     }
-                    Ok(sh.group_enter(vu_index, &name) as f64)
+                    Ok(sh.group_enter(vu::current(), &name) as f64)
                 },
             )?,
         )?;
@@ -705,7 +767,7 @@ pub fn install<'js>(
         k6.set(
             "groupExit",
             Function::new(ctx.clone(), move |token: f64| {
-                sh.group_exit(vu_index, token as usize);
+                sh.group_exit(vu::current(), token as usize);
             })?,
         )?;
     }
@@ -730,8 +792,11 @@ pub fn install<'js>(
         .ok()
         .and_then(|o| o.get("noCookiesReset").and_then(serde_json::Value::as_bool))
         .unwrap_or(false);
-    let jars = Rc::new(std::cell::RefCell::new(Jars::new(!no_reset)));
-    install_jars(ctx, &k6, shared, vu_index, &jars)?;
+    let jars = Rc::new(std::cell::RefCell::new(AllJars {
+        vus: Vec::new(),
+        reset: !no_reset,
+    }));
+    install_jars(ctx, &k6, shared, &jars)?;
     // http.request(method, url, body, params)
     {
         let sh = shared.clone();
@@ -746,17 +811,18 @@ pub fn install<'js>(
                       body: Opt<Value<'js>>,
                       params: Opt<Value<'js>>|
                       -> rquickjs::Result<Value<'js>> {
+                    let vu = vu::current();
                     let body = body.0.unwrap_or_else(|| Value::new_null(ctx.clone()));
                     let (mut req, meta) =
                         build_request(&ctx, &method, &url, &body, params.0.as_ref())?;
-                    let iteration = sh.vu_numbers(vu_index).1;
-                    add_cookies(&mut jr.borrow_mut(), iteration, &mut req, &meta);
+                    let iteration = sh.vu_numbers(vu).1;
+                    add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                     let resp = match wait(&ctx, Op::Http(vec![req]), "making HTTP requests")? {
                         Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
                         _ => return Err(throw(&ctx, "internal error: no response")),
                     };
-                    store_cookies(&mut jr.borrow_mut(), iteration, &meta, &resp);
-                    sh.record_http(vu_index, &meta, &resp);
+                    store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+                    sh.record_http(vu, &meta, &resp);
                     response_object(&ctx, &meta, resp)
                 },
             )?,
@@ -770,6 +836,7 @@ pub fn install<'js>(
                 move |ctx: Ctx<'js>,
                       list: Vec<Vec<Value<'js>>>|
                       -> rquickjs::Result<Vec<Value<'js>>> {
+                    let vu = vu::current();
                     let mut reqs = Vec::new();
                     let mut metas = Vec::new();
                     for r in &list {
@@ -781,8 +848,8 @@ pub fn install<'js>(
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
                         let (mut req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
-                        let iteration = sh.vu_numbers(vu_index).1;
-                        add_cookies(&mut jr.borrow_mut(), iteration, &mut req, &meta);
+                        let iteration = sh.vu_numbers(vu).1;
+                        add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                         reqs.push(req);
                         metas.push(meta);
                     }
@@ -791,10 +858,10 @@ pub fn install<'js>(
                         _ => return Err(throw(&ctx, "internal error: no response")),
                     };
                     let mut out = Vec::new();
-                    let iteration = sh.vu_numbers(vu_index).1;
+                    let iteration = sh.vu_numbers(vu).1;
                     for (meta, resp) in metas.iter().zip(resps) {
-                        store_cookies(&mut jr.borrow_mut(), iteration, meta, &resp);
-                        sh.record_http(vu_index, meta, &resp);
+                        store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
+                        sh.record_http(vu, meta, &resp);
                         out.push(response_object(&ctx, meta, resp)?);
                     }
                     Ok(out)
@@ -871,7 +938,7 @@ pub fn install<'js>(
                     if !value.is_finite() {
                         return Err(throw(&ctx, "a metric value must be a finite number"));
                     }
-                    sh.add_custom(vu_index, id as usize, value, js_pairs(tags.0.as_ref()));
+                    sh.add_custom(vu::current(), id as usize, value, js_pairs(tags.0.as_ref()));
                     Ok(())
                 },
             )?,
@@ -885,14 +952,15 @@ pub fn install<'js>(
             Function::new(
                 ctx.clone(),
                 move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
-                    let (id, iter_inst, iter_scen) = sh.vu_numbers(vu_index);
+                    let vu = vu::current();
+                    let (id, iter_inst, iter_scen) = sh.vu_numbers(vu);
                     let o = Object::new(ctx.clone())?;
                     o.set("idInInstance", id as f64)?;
                     o.set("idInTest", id as f64)?;
                     o.set("iterationInInstance", iter_inst as f64)?;
                     o.set("iterationInScenario", iter_scen as f64)?;
                     let tags = Object::new(ctx.clone())?;
-                    for (k, v) in sh.vu_tags(vu_index) {
+                    for (k, v) in sh.vu_tags(vu) {
                         tags.set(k, v)?;
                     }
                     o.set("tags", tags.clone())?;
@@ -909,7 +977,7 @@ pub fn install<'js>(
             Function::new(
                 ctx.clone(),
                 move |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> {
-                    let info = sh.scenario_info(vu_index);
+                    let info = sh.scenario_info(vu::current());
                     let o = Object::new(ctx.clone())?;
                     o.set("name", info.name)?;
                     o.set("executor", info.executor)?;
@@ -972,14 +1040,14 @@ fn install_jars<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
     shared: &Rc<Shared>,
-    vu_index: usize,
-    jars: &Rc<std::cell::RefCell<Jars>>,
+    jars: &Rc<std::cell::RefCell<AllJars>>,
 ) -> rquickjs::Result<()> {
     let jr = jars.clone();
     k6.set(
         "jarNew",
         Function::new(ctx.clone(), move || -> f64 {
-            let mut j = jr.borrow_mut();
+            let mut all = jr.borrow_mut();
+            let j = all.of(vu::current());
             j.list.push(cookie_store::CookieStore::default());
             (j.list.len() - 1) as f64
         })?,
@@ -995,8 +1063,9 @@ fn install_jars<'js>(
             move |ctx: Ctx<'js>, id: f64, u: String| -> rquickjs::Result<Object<'js>> {
                 let url = parse(&ctx, &u)?;
                 let out = Object::new(ctx.clone())?;
-                let mut j = jr.borrow_mut();
-                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1) {
+                let vu = vu::current();
+                let mut all = jr.borrow_mut();
+                if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1) {
                     for (name, value) in jar.get_request_values(&url) {
                         let list = match out.get::<_, Option<rquickjs::Array>>(name)? {
                             Some(l) => l,
@@ -1059,8 +1128,9 @@ fn install_jars<'js>(
                         c.set_http_only(true);
                     }
                 }
-                let mut j = jr.borrow_mut();
-                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1)
+                let vu = vu::current();
+                let mut all = jr.borrow_mut();
+                if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1)
                     && let Err(e) = jar.insert_raw(&c, &url)
                 {
                     return Err(throw(&ctx, &format!("jar.set({u:?}): {e}")));
@@ -1087,8 +1157,9 @@ fn install_jars<'js>(
                     Some(0) | None => "/",
                     Some(i) => &url.path()[..i],
                 };
-                let mut j = jr.borrow_mut();
-                if let Some(jar) = j.jar(id as usize, sh.vu_numbers(vu_index).1) {
+                let vu = vu::current();
+                let mut all = jr.borrow_mut();
+                if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1) {
                     let gone: Vec<(String, String, String)> = jar
                         .matches(&url)
                         .into_iter()

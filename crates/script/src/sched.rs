@@ -100,10 +100,10 @@ pub struct RunOutcome {
     pub script_errors: u64,
     pub http_reqs: u64,
     /// QuickJS's heap after every VU's init (and a collection), in bytes:
-    /// what the contexts cost (`LOADLAB_K6_DEBUG_MEMORY=1` prints the detail).
+    /// what the VUs cost (`LOADLAB_K6_DEBUG_MEMORY=1` prints the detail).
     pub js_heap_bytes: u64,
     /// VUs initialised, VU 0 (setup/teardown) included.
-    pub contexts: u64,
+    pub vus_initialised: u64,
 }
 
 /// The figures of one request's timings, in milliseconds (k6's `timings`).
@@ -688,6 +688,11 @@ impl Shared {
         }
     }
 
+    /// The scenario VU `vu` runs in (none for VU 0).
+    pub fn vu_scenario(&self, vu: usize) -> Option<usize> {
+        self.vus.borrow().get(vu).and_then(|v| v.scenario)
+    }
+
     pub fn vu_numbers(&self, vu: usize) -> (u64, u64, u64) {
         let v = &self.vus.borrow()[vu];
         (v.id, v.iter_in_instance, v.iter_in_scenario)
@@ -729,6 +734,9 @@ impl Shared {
 /// One VU: its context and coroutine.
 struct Slot<'js> {
     ctx: Ctx<'js>,
+    /// The VU's own values: `ns` (its instance of the script's module),
+    /// `data` (its copy of setup()'s result), `result` and `phase` (VU 0).
+    holder: Object<'js>,
     co: Option<VuCoroutine>,
     /// Waiting on an op (HTTP or sleep) or running an iteration.
     busy: bool,
@@ -743,6 +751,10 @@ struct Slot<'js> {
 
 /// Turns a JavaScript exception into text with its position.
 fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    unmark(&marked_exception_text(ctx, e))
+}
+
+fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
     if let rquickjs::Error::Exception = e {
         let v = ctx.catch();
         if let Some(ex) = v.as_exception() {
@@ -778,6 +790,15 @@ fn value_text<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
 /// A syntax error as `file:line:column: message` (QuickJS puts the
 /// position in the stack's first line).
 fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
+    match marked_syntax_text(ctx, e, script) {
+        ScriptError::Syntax(m) => ScriptError::Syntax(unmark(&m)),
+        ScriptError::Unsupported(m) => ScriptError::Unsupported(unmark(&m)),
+        ScriptError::Script(m) => ScriptError::Script(unmark(&m)),
+        other => other,
+    }
+}
+
+fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
     if let rquickjs::Error::Exception = e {
         let v = ctx.catch();
         if let Some(ex) = v.as_exception() {
@@ -870,43 +891,54 @@ fn declare_cached<'js>(
     Ok(m)
 }
 
-/// Evaluates the script as a module in `ctx` and keeps its namespace in
-/// the context's globals.
-#[allow(clippy::too_many_arguments)]
+/// Evaluates VU `vu_index`'s own instance of the script's module in the
+/// run's context (each VU reads the module's bytecode: its top-level
+/// variables are its own, as in k6) and returns the VU's holder, whose
+/// `ns` is the module's namespace. VU 0's is also the global `__k6_ns`
+/// (`handleSummary`).
 fn init_vu<'js>(
     ctx: &Ctx<'js>,
-    shared: &Rc<Shared>,
     vu_index: usize,
-    vu_id: u64,
     name: &str,
     source: &str,
     code: &RefCell<Option<Vec<u8>>>,
-    env: Option<&[(String, rquickjs::String<'js>)]>,
 ) -> Result<Object<'js>, ScriptError> {
     vu::on_main_stack();
-    crate::api::install(ctx, shared, vu_index, vu_id, env)
-        .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
-    let m = declare_cached(ctx, code, name, source).map_err(|e| syntax_text(ctx, e, name))?;
-    let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
-    promise
-        .finish::<()>()
-        .map_err(|e| syntax_text(ctx, e, name))?;
-    let ns = m.namespace().map_err(|e| syntax_text(ctx, e, name))?;
-    ctx.globals()
-        .set("__k6_ns", ns.clone())
-        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-    Ok(ns)
+    vu::set_current(vu_index);
+    let m = declare_cached(ctx, code, name, source).map_err(|e| syntax_text(ctx, e, name));
+    let evaluated = m.and_then(|m| {
+        let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
+        promise
+            .finish::<()>()
+            .map_err(|e| syntax_text(ctx, e, name))?;
+        m.namespace().map_err(|e| syntax_text(ctx, e, name))
+    });
+    vu::set_current(0);
+    let ns = evaluated?;
+    let runtime = |e: rquickjs::Error| ScriptError::Runtime(e.to_string());
+    let holder = Object::new(ctx.clone()).map_err(runtime)?;
+    holder.set("ns", ns.clone()).map_err(runtime)?;
+    if vu_index == 0 {
+        ctx.globals().set("__k6_ns", ns).map_err(runtime)?;
+    }
+    Ok(holder)
 }
 
 /// Calls the exported function `exec` with the setup data.
-fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> Result<(), String> {
-    let g = ctx.globals();
-    let ns: Object = g.get("__k6_ns").map_err(|e| e.to_string())?;
+fn call_exec<'js>(
+    ctx: &Ctx<'js>,
+    holder: &Object<'js>,
+    exec: &str,
+    with_data: bool,
+    keep_result: bool,
+) -> Result<(), String> {
+    let g = holder;
+    let ns: Object = g.get("ns").map_err(|e| e.to_string())?;
     let f: Function = ns
         .get(exec)
         .map_err(|_| format!("the script exports no function {exec:?}"))?;
     let data: Value = if with_data {
-        g.get("__k6_data")
+        g.get("data")
             .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
     } else {
         Value::new_undefined(ctx.clone())
@@ -921,7 +953,7 @@ fn call_exec(ctx: &Ctx<'_>, exec: &str, with_data: bool, keep_result: bool) -> R
                 v
             };
             if keep_result {
-                g.set("__k6_result", v).map_err(|e| e.to_string())?;
+                g.set("result", v).map_err(|e| e.to_string())?;
             }
             Ok(())
         }
@@ -1020,69 +1052,9 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
     Ok(())
 }
 
-/// Which of QuickJS's optional built-ins a VU's context gets. Every VU
-/// pays for each in memory (typed arrays alone are ~20 classes), so the
-/// rarely used ones are added only when the script names them; a script
-/// that imports local modules (not scanned) gets them all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Intrinsics {
-    pub typed_arrays: bool,
-    pub extras: bool,
-    /// `Map`, `Set`, `WeakMap`, `WeakSet` (~4 KB per VU).
-    pub map_set: bool,
-}
-
-impl Intrinsics {
-    pub fn of(source: &str) -> Intrinsics {
-        let local_imports = source.contains("from './")
-            || source.contains("from \"./")
-            || source.contains("from '../")
-            || source.contains("from \"../")
-            || source.contains("import(");
-        if local_imports {
-            return Intrinsics {
-                typed_arrays: true,
-                extras: true,
-                map_set: true,
-            };
-        }
-        let typed = [
-            "ArrayBuffer",
-            "DataView",
-            "Int8Array",
-            "Uint8",
-            "Int16Array",
-            "Uint16Array",
-            "Int32Array",
-            "Uint32Array",
-            "Float16Array",
-            "Float32Array",
-            "Float64Array",
-            "BigInt64Array",
-            "BigUint64Array",
-            "Atomics",
-            "binary",
-            "'b'",
-            "\"b\"",
-            "`b`",
-        ];
-        let extras = [
-            "Proxy",
-            "WeakRef",
-            "FinalizationRegistry",
-            "performance",
-            "DOMException",
-        ];
-        Intrinsics {
-            typed_arrays: typed.iter().any(|t| source.contains(t)),
-            extras: extras.iter().any(|t| source.contains(t)),
-            // `Map` and `Set` cover `WeakMap` and `WeakSet` too.
-            map_set: ["Map", "Set"].iter().any(|t| source.contains(t)),
-        }
-    }
-}
-
-fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
+/// The run's context, with every built-in object QuickJS has: the VUs
+/// share it, so they cost nothing per VU.
+fn new_context(rt: &Runtime) -> rquickjs::Result<Context> {
     use rquickjs::context::intrinsic as q;
     use rquickjs::qjs;
     type Base = (
@@ -1099,18 +1071,12 @@ fn new_context(rt: &Runtime, i: Intrinsics) -> rquickjs::Result<Context> {
     // each call adds a group of built-in objects to it (what
     // `Context::custom` does for the groups in its type).
     unsafe {
-        if i.map_set {
-            qjs::JS_AddIntrinsicMapSet(raw);
-        }
-        if i.typed_arrays {
-            qjs::JS_AddIntrinsicTypedArrays(raw);
-        }
-        if i.extras {
-            qjs::JS_AddIntrinsicProxy(raw);
-            qjs::JS_AddPerformance(raw);
-            qjs::JS_AddIntrinsicWeakRef(raw);
-            qjs::JS_AddIntrinsicDOMException(raw);
-        }
+        qjs::JS_AddIntrinsicMapSet(raw);
+        qjs::JS_AddIntrinsicTypedArrays(raw);
+        qjs::JS_AddIntrinsicProxy(raw);
+        qjs::JS_AddPerformance(raw);
+        qjs::JS_AddIntrinsicWeakRef(raw);
+        qjs::JS_AddIntrinsicDOMException(raw);
     }
     Ok(c)
 }
@@ -1131,6 +1097,12 @@ impl Loader for K6Loader {
         path: &str,
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
+        // A local module, for one VU (see `LocalResolver`): its own
+        // instance, compiled from the source.
+        if let Some((file, _)) = path.rsplit_once(VU_MARK) {
+            let source = std::fs::read_to_string(file)?;
+            return Module::declare(ctx.clone(), path, source);
+        }
         let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
         let cache = self.compiled.entry(path.to_string()).or_default();
         if cache.borrow().is_some() {
@@ -1152,6 +1124,11 @@ impl Loader for K6Loader {
 /// other names relative to the script's folder, `.js` added when the name
 /// has no extension; the file must exist. (rquickjs's `FileResolver` looked
 /// for an absolute script's imports relative to the working directory.)
+///
+/// VUs share one context, where a module is found by its name; each VU
+/// has its own instances of the local modules (their top-level variables
+/// are the VU's, as in k6), so the name carries the VU: `lib.js#vu3`.
+/// Messages leave the mark out ([`unmark`]).
 struct LocalResolver {
     script_dir: PathBuf,
 }
@@ -1189,11 +1166,35 @@ impl Resolver for LocalResolver {
             path.set_extension("js");
         }
         if path.is_file() {
-            Ok(path.to_string_lossy().into_owned())
+            Ok(format!(
+                "{}{VU_MARK}{}",
+                path.to_string_lossy(),
+                crate::vu::current()
+            ))
         } else {
             Err(rquickjs::Error::new_resolving(base, name))
         }
     }
+}
+
+/// What follows a local module's file name in its name (see `LocalResolver`).
+const VU_MARK: &str = "#vu";
+
+/// `text` without the VU marks of local modules' names.
+fn unmark(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(VU_MARK) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + VU_MARK.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            out.push_str(VU_MARK);
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 enum Event {
@@ -1241,11 +1242,10 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .build()
         .map_err(|e| ScriptError::Runtime(e.to_string()))?;
 
-    // VU 0: reads the options, runs setup() and teardown().
-    let intrinsics = Intrinsics::of(&source);
     // The script's bytecode, once compiled (by the probe below).
     let code = RefCell::new(None);
-    let ctx0 = new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    // The probe's context: the options are read there.
+    let ctx0 = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let rt_ptr = ctx0.get_runtime_ptr();
     // SAFETY: the runtime outlives the run, which uses it on this thread only.
     unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
@@ -1277,7 +1277,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        let ns = init_vu(&ctx, &probe_shared, 0, 0, &name, &source, &code, None)?;
+        crate::api::install(&ctx, &probe_shared, &[])
+            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
+        let holder = init_vu(&ctx, 0, &name, &source, &code)?;
+        let ns: Object = holder
+            .get("ns")
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
         let opts: Value = ns
             .get("options")
             .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
@@ -1323,17 +1328,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     }
     let shared = Rc::new(shared_v);
 
-    // Contexts are made before entering the runtime (making one locks it).
-    let total: usize = options
-        .scenarios
-        .iter()
-        .map(|s| s.executor.max_vus() as usize)
-        .sum();
-    let mut contexts = Vec::with_capacity(total + 1);
-    for _ in 0..=total {
-        contexts
-            .push(new_context(&rt, intrinsics).map_err(|e| ScriptError::Runtime(e.to_string()))?);
-    }
+    // The run's context, where every VU's code runs (made before entering
+    // the runtime: making one locks it).
+    let context = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let client = Rc::new(
         Client::new(&loadlab_engine::AttackConfig {
             timeout: Duration::from_secs(60),
@@ -1344,34 +1341,25 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         })
         .map_err(|e| ScriptError::Runtime(e.to_string()))?,
     );
+    let total: usize = options
+        .scenarios
+        .iter()
+        .map(|s| s.executor.max_vus() as usize)
+        .sum();
 
-    let first = contexts[0].clone();
     let mut shutdown = Box::pin(shutdown);
-    let result = first.with(|ctx_any| -> Result<RunOutcome, ScriptError> {
-        let _ = ctx_any;
+    let result = context.with(|ctx| -> Result<RunOutcome, ScriptError> {
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
         {
             let mut vus = shared.vus.borrow_mut();
             vus.push(VuMeta::default());
         }
-        // SAFETY: each context stays alive in `contexts` until after this
-        // closure returns; `from_raw` takes its own reference.
-        let ctx0 = unsafe { Ctx::from_raw(contexts[0].as_raw()) };
-        // `__ENV`'s values, made once and shared by every VU (strings
-        // belong to the runtime, not to a context).
-        let env_strings = crate::api::env_strings(&ctx0, &shared)
-            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-        init_vu(
-            &ctx0,
-            &shared,
-            0,
-            0,
-            &name,
-            &source,
-            &code,
-            Some(&env_strings),
-        )?;
-        slots.push(new_slot(&ctx0, &shared, 0, usize::MAX, "setup")?);
+        let scenario_env: Vec<Vec<(String, String)>> =
+            options.scenarios.iter().map(|sc| sc.env.clone()).collect();
+        crate::api::install(&ctx, &shared, &scenario_env)
+            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
+        let holder = init_vu(&ctx, 0, &name, &source, &code)?;
+        slots.push(new_slot(&ctx, holder, 0, usize::MAX, "setup")?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
         // is many passes over an ever larger heap. Collect after init.
@@ -1389,26 +1377,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                         ..Default::default()
                     });
                 }
-                // SAFETY: as above.
-                let ctx = unsafe { Ctx::from_raw(contexts[vu_index].as_raw()) };
-                init_vu(
-                    &ctx,
-                    &shared,
-                    vu_index,
-                    vu_index as u64,
-                    &name,
-                    &source,
-                    &code,
-                    Some(&env_strings),
-                )?;
-                for (k, v) in &sc.env {
-                    let env: Object = ctx
-                        .globals()
-                        .get("__ENV")
-                        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-                    env.set(k.as_str(), v.as_str()).ok();
-                }
-                slots.push(new_slot(&ctx, &shared, vu_index, si, &sc.exec)?);
+                let holder = init_vu(&ctx, vu_index, &name, &source, &code)?;
+                slots.push(new_slot(&ctx, holder, vu_index, si, &sc.exec)?);
                 vu_index += 1;
             }
         }
@@ -1437,7 +1407,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             &client,
             shutdown.as_mut(),
         ));
-        // End every coroutine (they borrow the contexts).
+        // End every coroutine (they borrow the context).
         for s in slots.iter_mut() {
             if let Some(mut co) = s.co.take() {
                 if s.busy {
@@ -1459,14 +1429,13 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     // SAFETY: null: forget the runtime.
     let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
     if cfg.exit_after {
-        // Freeing every VU's context is a garbage collection over the
-        // whole heap (~5 % of a short run's CPU at 800 VUs); the process
-        // is about to exit, which frees it all at once.
-        std::mem::forget(first);
-        std::mem::forget(contexts);
+        // Freeing the context is a garbage collection over the whole heap
+        // (~5 % of a short run's CPU at 800 VUs); the process is about to
+        // exit, which frees it all at once.
+        std::mem::forget(context);
         std::mem::forget(rt);
     } else {
-        drop(contexts);
+        drop(context);
     }
     result
 }
@@ -1521,39 +1490,33 @@ fn make_shared(
 
 fn new_slot<'js>(
     ctx: &Ctx<'js>,
-    shared: &Rc<Shared>,
+    holder: Object<'js>,
     vu_index: usize,
     scenario: usize,
     exec: &str,
 ) -> Result<Slot<'js>, ScriptError> {
     let c = ctx.clone();
+    let h = holder.clone();
     let exec = exec.to_string();
-    let sh = shared.clone();
-    // SAFETY: the coroutine borrows `c` (a context of the run); `run`
-    // drives every coroutine to its end before the contexts go away.
+    // SAFETY: the coroutine borrows `c` (the run's context); `run` drives
+    // every coroutine to its end before the context goes away.
     let co = unsafe {
-        vu::spawn(move || {
-            let _ = &sh;
-            match exec.as_str() {
-                "setup" => {
-                    let phase: String = c.globals().get("__k6_phase").unwrap_or_default();
-                    if phase == "teardown" {
-                        call_exec(&c, "teardown", true, false)
-                    } else {
-                        call_exec(&c, "setup", false, true)
-                    }
-                }
-                _ => {
-                    let iter = sh.vus.borrow()[vu_index].iter_in_scenario;
-                    c.globals().set("__ITER", iter as f64).ok();
-                    call_exec(&c, &exec, true, false)
+        vu::spawn(vu_index, move || match exec.as_str() {
+            "setup" => {
+                let phase: String = h.get("phase").unwrap_or_default();
+                if phase == "teardown" {
+                    call_exec(&c, &h, "teardown", true, false)
+                } else {
+                    call_exec(&c, &h, "setup", false, true)
                 }
             }
+            _ => call_exec(&c, &h, &exec, true, false),
         })
     }
     .map_err(|e| ScriptError::Runtime(format!("cannot make a VU stack: {e}")))?;
     Ok(Slot {
         ctx: ctx.clone(),
+        holder,
         co: Some(co),
         busy: false,
         scenario,
@@ -1907,9 +1870,9 @@ async fn drive_local<'js>(
 
     // setup()
     let has = |name: &str| -> bool {
-        let ctx = &s.slots[0].ctx;
-        ctx.globals()
-            .get::<_, Object>("__k6_ns")
+        s.slots[0]
+            .holder
+            .get::<_, Object>("ns")
             .ok()
             .and_then(|ns| ns.get::<_, Function>(name).ok())
             .is_some()
@@ -1934,9 +1897,9 @@ async fn drive_local<'js>(
     // The data, as JSON, to every VU.
     let data_json = {
         let ctx = &s.slots[0].ctx;
-        let v: Value = ctx
-            .globals()
-            .get("__k6_result")
+        let v: Value = s.slots[0]
+            .holder
+            .get("result")
             .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
         if v.is_undefined() {
             None
@@ -1953,7 +1916,7 @@ async fn drive_local<'js>(
             None => None,
         };
         if let Some(d) = data {
-            slot.ctx.globals().set("__k6_data", d).ok();
+            slot.holder.set("data", d).ok();
         }
     }
 
@@ -2305,7 +2268,7 @@ async fn drive_local<'js>(
         script_errors,
         http_reqs: count("http_reqs"),
         js_heap_bytes: shared.js_heap.get(),
-        contexts: s.slots.len() as u64,
+        vus_initialised: s.slots.len() as u64,
     })
 }
 
@@ -2317,7 +2280,7 @@ async fn run_special<'js>(
     timeout: Duration,
     phase: &str,
 ) -> Option<Result<(), String>> {
-    s.slots[0].ctx.globals().set("__k6_phase", phase).ok();
+    s.slots[0].holder.set("phase", phase).ok();
     s.slots[0].busy = true;
     s.shared.active.set(s.shared.active.get() + 1);
     let deadline = Instant::now() + timeout;

@@ -46,6 +46,21 @@ thread_local! {
     static RT: Cell<*mut qjs::JSRuntime> = const { Cell::new(std::ptr::null_mut()) };
     /// Set while a VU is being aborted: QuickJS's interrupt handler reads it.
     pub static ABORTING: Cell<bool> = const { Cell::new(false) };
+    /// The VU whose JavaScript runs now (VUs share one context: the native
+    /// functions find the calling VU's state by this index).
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The VU whose code runs now: its index among the run's VUs (0: the one
+/// that runs `setup()` and `teardown()`, and any code on the thread's own
+/// stack).
+pub fn current() -> usize {
+    CURRENT.with(Cell::get)
+}
+
+/// Makes `vu` the current VU (before its init code runs).
+pub fn set_current(vu: usize) {
+    CURRENT.with(|c| c.set(vu));
 }
 
 thread_local! {
@@ -148,6 +163,7 @@ fn update_stack(limit: usize) {
 
 /// Before running JavaScript on the thread's own stack (init code).
 pub fn on_main_stack() {
+    set_current(0);
     set_frame(0);
     YIELDER.with(|y| y.set(std::ptr::null()));
     LIMIT.with(|l| l.set(0));
@@ -170,8 +186,10 @@ pub fn suspend(op: Op) -> Resume {
     // runs; this coroutine is the one running now (the scheduler resumed
     // it, and only the running coroutine's native calls reach here).
     let frames = frame();
+    let me = current();
     let r = unsafe { &*y }.suspend(op);
     // Another coroutine ran meanwhile and set its own.
+    set_current(me);
     set_frame(frames);
     YIELDER.with(|c| c.set(y));
     LIMIT.with(|l| l.set(limit));
@@ -179,14 +197,14 @@ pub fn suspend(op: Op) -> Resume {
     r
 }
 
-/// Makes a VU's coroutine. `body` runs once per `Resume::Start` and returns
-/// the iteration's outcome; `Resume::Quit` ends the coroutine.
+/// Makes VU `vu`'s coroutine. `body` runs once per `Resume::Start` and
+/// returns the iteration's outcome; `Resume::Quit` ends the coroutine.
 ///
 /// # Safety
 /// `body` may borrow data (a `Ctx`) that must outlive the coroutine: the
 /// caller must drive every coroutine to its end (`Resume::Quit`) before
 /// that data goes away, and never drop one that is suspended.
-pub unsafe fn spawn<F>(mut body: F) -> std::io::Result<VuCoroutine>
+pub unsafe fn spawn<F>(vu: usize, mut body: F) -> std::io::Result<VuCoroutine>
 where
     F: FnMut() -> Result<(), String>,
 {
@@ -202,6 +220,7 @@ where
                 }
                 YIELDER.with(|c| c.set(y as *const _));
                 LIMIT.with(|l| l.set(limit));
+                set_current(vu);
                 update_stack(limit);
                 // This VU's chain of JavaScript frames starts here.
                 set_frame(0);
