@@ -300,3 +300,48 @@ export function teardown() { sleep(0.02); }
         t0.elapsed()
     );
 }
+
+#[test]
+fn vus_sharing_one_context_keep_their_own_numbers_env_group_and_jar_across_waits() {
+    // Every VU's code runs in one context: while one VU waits in
+    // `http.get()`, others run, so what the API reads for "this VU" must
+    // be the caller's own at every step.
+    let (addr, _server) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check, group }} from 'k6';
+import exec from 'k6/execution';
+const base = 'http://{addr}';
+const initWho = __ENV.WHO;
+export const options = {{
+  scenarios: {{
+    a: {{ executor: 'per-vu-iterations', vus: 3, iterations: 2, env: {{ WHO: 'a' }} }},
+    b: {{ executor: 'per-vu-iterations', vus: 3, iterations: 2, env: {{ WHO: 'b' }} }},
+  }},
+  thresholds: {{
+    checks: ['rate==1'],
+    'http_reqs{{group:::g-a}}': ['count==6'],
+    'http_reqs{{group:::g-b}}': ['count==6'],
+  }},
+}};
+export default function () {{
+  group(`g-${{__ENV.WHO}}`, () => {{
+    const vu = __VU, it = __ITER;
+    http.cookieJar().set(base, 'me', String(vu));
+    const res = http.get(`${{base}}/slow`);
+    check(res, {{
+      'numbers are the VU own after the wait': () => __VU === vu && __ITER === it && exec.vu.idInTest === vu,
+      'env is the scenario own; init saw the common one': () => __ENV.WHO === exec.scenario.name && initWho === undefined,
+      'the jar is the VU own': (r) => r.json().headers.cookie === `me=${{vu}}`,
+    }});
+  }});
+}}
+"#
+    );
+    let (out, _) = run_script(dir.path(), &src, vec![], false);
+    assert_eq!(out.iterations, 12, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
