@@ -205,7 +205,7 @@ def loadlab_k6_available(binary):
 def client_cmd(tool, binaries, script, export):
     if tool == "k6":
         return [binaries["k6"], "run", "--no-usage-report", "-q", "--summary-export", export, script]
-    return [binaries["loadlab"], "k6", "run", "--no-usage-report", "-q", "--summary-export", export, script]
+    return [binaries[tool], "k6", "run", "--no-usage-report", "-q", "--summary-export", export, script]
 
 
 def seed_run(tool, binaries, dsps_bin, channels, rampup, duration):
@@ -339,6 +339,8 @@ def main():
     ap.add_argument("--loadlab", default=os.environ.get("LOADLAB", LOADLAB))
     ap.add_argument("--k6", default=os.environ.get("K6", K6))
     ap.add_argument("--no-loadlab", action="store_true", help="run k6 only")
+    ap.add_argument("--no-k6", action="store_true", help="run loadlab only (no ratios)")
+    ap.add_argument("--before", help="another loadlab binary, run as the tool 'before' alternating with --loadlab")
     ap.add_argument("--sleepy", action="store_true", help="the memory check instead of the seed workload")
     ap.add_argument("--sleepy-vus", default="1000,10000")
     ap.add_argument("--sleepy-ramp", type=int, default=10)
@@ -350,8 +352,10 @@ def main():
         sys.exit(f"k6 not found at {a.k6} (go install go.k6.io/k6@v1.8.1)")
     log(subprocess.run([a.k6, "version"], capture_output=True, text=True).stdout.strip())
     dsps_bin = a.dsps or build_dsps(a.dsps_src, a.dsps_git)
-    binaries = {"k6": a.k6, "loadlab": a.loadlab}
-    tools = ["k6"]
+    binaries = {"k6": a.k6, "loadlab": a.loadlab, "before": a.before}
+    tools = [] if a.no_k6 else ["k6"]
+    if a.before:
+        tools.append("before")
     if a.no_loadlab:
         log("loadlab side skipped (--no-loadlab)")
     else:

@@ -115,10 +115,9 @@ export function url(strings, ...values) {
 export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
 "#;
 
-/// `res.json(selector)`: the common subset of gjson's paths, compiled in a
-/// VU's context the first time it selects (`__k6.gjson()`, kept by the
-/// http module): most scripts
-/// never do, and the code would cost every VU its bytecode.
+/// `res.json(selector)`: the common subset of gjson's paths, compiled the
+/// first time a script selects (`__k6.gjson()`, kept by the http module):
+/// most scripts never do.
 const GJSON_JS: &str = r#"
 (() => {
 // res.json(selector): the common subset of gjson's paths, as k6 answers
@@ -1187,7 +1186,7 @@ fn install_jars<'js>(
 /// What a response object holds natively until the script reads it.
 ///
 /// A response is an object of a class of its own whose prototype
-/// (`http.Response.prototype`, one per VU context) has an accessor per
+/// (`http.Response.prototype`, one for the run) has an accessor per
 /// field. The first read of `headers`, `body` or `timings` makes the value
 /// and keeps it as an own data property of the response (so it is the same
 /// object on every read, and the script may change it); the scalar fields
