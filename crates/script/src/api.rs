@@ -29,19 +29,8 @@ pub const MODULES: &[(&str, &str)] = &[
 
 const K6_JS: &str = r#"
 const k = globalThis.__k6;
-export function check(val, sets, tags) {
-  let all = true;
-  // An index loop: for-of would make an iterator and a result per step.
-  const names = Object.keys(sets || {});
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    const f = sets[name];
-    const pass = !!(typeof f === 'function' ? f(val) : f);
-    k.check(name, pass, tags);
-    if (!pass) all = false;
-  }
-  return all;
-}
+// The loop over the named checks is native (`check` in api.rs).
+export function check(val, sets, tags) { return k.check(val, sets, tags); }
 export function group(name, fn) {
   const token = k.groupEnter(String(name));
   try { return fn(); } finally { k.groupExit(token); }
@@ -86,10 +75,10 @@ export function cookieJar() {
   return vuJar;
 }
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-// One function (so one bytecode per VU) makes all the methods.
+// One function makes all the methods (no rest parameter: an array per call).
 function method(m, bodyless) {
   return bodyless
-    ? (...a) => { if (a.length > 2) k.warnParams(m); return k.request(m, a[0], null, a[1]); }
+    ? (url, params, extra) => { if (extra !== undefined) k.warnParams(m); return k.request(m, url, null, params); }
     : (url, body, params) => k.request(m, url, body, params);
 }
 export const get = method('GET', true), head = method('HEAD', true), post = method('POST'),
@@ -227,6 +216,12 @@ const exec = {
 export default exec;
 export const vu = undefined;
 "#;
+
+/// JavaScript's truth of a value (`!!v`).
+fn truthy(v: &Value<'_>) -> bool {
+    v.get::<rquickjs::convert::Coerced<bool>>()
+        .is_ok_and(|b| b.0)
+}
 
 fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     Exception::throw_message(ctx, msg)
@@ -735,14 +730,38 @@ pub fn install<'js>(
     }
 
     // check(name, pass, tags)
+    // check(val, sets, tags): each of `sets`' own enumerable names in
+    // order (as `Object.keys`), its function called with `val` (or its
+    // value taken), the outcome's truth recorded; true when all passed.
+    // An exception in a function ends the check there, as in k6.
     {
         let sh = shared.clone();
         k6.set(
             "check",
             Function::new(
                 ctx.clone(),
-                move |name: String, pass: bool, tags: Opt<Value<'js>>| {
-                    sh.check(vu::current(), &name, pass, js_pairs(tags.0.as_ref()));
+                move |val: Value<'js>,
+                      sets: Opt<Value<'js>>,
+                      tags: Opt<Value<'js>>|
+                      -> rquickjs::Result<bool> {
+                    let Some(sets) = sets.0.as_ref().and_then(|v| v.as_object()) else {
+                        return Ok(true);
+                    };
+                    let tags = js_pairs(tags.0.as_ref());
+                    let mut all = true;
+                    for entry in sets.props::<String, Value>() {
+                        let (name, f) = entry?;
+                        let outcome = match f.as_function() {
+                            Some(f) => f.call::<_, Value>((val.clone(),))?,
+                            None => f,
+                        };
+                        let pass = truthy(&outcome);
+                        // The function may have waited: the VU is the
+                        // caller still (restored on resume).
+                        sh.check(vu::current(), &name, pass, tags.clone());
+                        all &= pass;
+                    }
+                    Ok(all)
                 },
             )?,
         )?;

@@ -345,3 +345,42 @@ export default function () {{
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+#[test]
+fn check_takes_values_and_functions_in_order_and_stops_at_an_exception() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 1 };
+export default function () {
+  const order = [];
+  const all = check(5, {
+    'a function': (v) => { order.push('f'); return v === 5; },
+    'a truthy value': 'yes',
+    'a falsy value': 0,
+    'NaN': NaN,
+    'an object': {},
+  }, { kind: 'mix' });
+  if (all !== false || order.join() !== 'f') throw new Error(`all=${all} order=${order}`);
+  if (check(null, {}) !== true || check(null) !== true) throw new Error('empty sets');
+  check(1, { 'before': true, 'throws': () => { throw new Error('inside'); }, 'never': true });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert_eq!(out.script_errors, 1, "{}", out.summary);
+    let checks = &e["root_group"]["checks"];
+    let pf = |name: &str| {
+        let c = &checks[name];
+        (
+            c["passes"].as_u64().unwrap_or(99),
+            c["fails"].as_u64().unwrap_or(99),
+        )
+    };
+    assert_eq!(pf("a function"), (1, 0), "{checks}");
+    assert_eq!(pf("a truthy value"), (1, 0), "{checks}");
+    assert_eq!(pf("a falsy value"), (0, 1), "{checks}");
+    assert_eq!(pf("NaN"), (0, 1), "{checks}");
+    assert_eq!(pf("an object"), (1, 0), "{checks}");
+    assert_eq!(pf("before"), (1, 0), "{checks}");
+    assert!(checks.get("never").is_none(), "{checks}");
+}
