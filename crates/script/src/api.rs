@@ -29,12 +29,9 @@ pub const MODULES: &[(&str, &str)] = &[
 
 const K6_JS: &str = r#"
 const k = globalThis.__k6;
-// The loop over the named checks is native (`check` in api.rs).
-export function check(val, sets, tags) { return k.check(val, sets, tags); }
-export function group(name, fn) {
-  const token = k.groupEnter(String(name));
-  try { return fn(); } finally { k.groupExit(token); }
-}
+// Native, called directly by the script (`check` and `group` in api.rs).
+export const check = k.check;
+export const group = k.group;
 export function sleep(s) { k.sleep(+s); }
 export function fail(msg) { throw new Error(msg === undefined ? 'fail' : String(msg)); }
 export function randomSeed(n) {}
@@ -766,27 +763,35 @@ pub fn install<'js>(
             )?,
         )?;
     }
-    // groupEnter(name) -> token; groupExit(token)
+    // group(name, fn): the group around the call of `fn`.
     {
         let sh = shared.clone();
         k6.set(
-            "groupEnter",
+            "group",
             Function::new(
                 ctx.clone(),
-                move |ctx: Ctx<'js>, name: String| -> rquickjs::Result<f64> {
+                move |ctx: Ctx<'js>,
+                      name: rquickjs::convert::Coerced<String>,
+                      f: Value<'js>|
+                      -> rquickjs::Result<Value<'js>> {
+                    let name = name.0;
                     if name.contains("::") {
                         return Err(throw(&ctx, "group and check names may not contain '::'"));
                     }
-                    Ok(sh.group_enter(vu::current(), &name) as f64)
+                    let Some(f) = f.as_function() else {
+                        return Err(Exception::throw_type(
+                            &ctx,
+                            "group(name, fn): fn is not a function",
+                        ));
+                    };
+                    let token = sh.group_enter(vu::current(), &name);
+                    let r = f.call::<_, Value>(());
+                    // Whether `fn` returned or threw (or the VU was
+                    // stopped while it waited): the group ends here.
+                    sh.group_exit(vu::current(), token);
+                    r
                 },
             )?,
-        )?;
-        let sh = shared.clone();
-        k6.set(
-            "groupExit",
-            Function::new(ctx.clone(), move |token: f64| {
-                sh.group_exit(vu::current(), token as usize);
-            })?,
         )?;
     }
     // sleep(seconds)
