@@ -349,7 +349,13 @@ fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &
         return;
     }
     let mut pairs: Vec<String> = Vec::new();
-    if let (Ok(url), Some(jar)) = (url::Url::parse(&meta.url), jars.jar(meta.jar, iteration)) {
+    // An empty jar (most scripts never get a cookie) spares the URL parse.
+    let jar = jars
+        .jar(meta.jar, iteration)
+        .filter(|j| j.iter_any().next().is_some());
+    if let Some(jar) = jar
+        && let Ok(url) = url::Url::parse(&meta.url)
+    {
         for (name, value) in jar.get_request_values(&url) {
             if !meta
                 .cookies
@@ -375,10 +381,18 @@ fn store_cookies(
     meta: &ReqMeta,
     resp: &loadlab_engine::client::ClientResponse,
 ) {
-    let Ok(url) = url::Url::parse(&meta.url) else {
+    let Some(jar) = jars.jar(meta.jar, iteration) else {
         return;
     };
-    let Some(jar) = jars.jar(meta.jar, iteration) else {
+    // No `Set-Cookie`: nothing to parse the URL for.
+    if !resp
+        .headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
+    {
+        return;
+    }
+    let Ok(url) = url::Url::parse(&meta.url) else {
         return;
     };
     let set = resp
@@ -576,10 +590,6 @@ fn build_request<'js>(
     ))
 }
 
-/// `__ENV`'s values as JavaScript strings, made once for all the VUs: a
-/// string belongs to the runtime, not to a context, so every VU's `__ENV`
-/// can hold the same ones (the process environment is passed too, as k6
-/// does: kilobytes per VU otherwise).
 /// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in
 /// the run's context, once: every VU's code runs in it, and the native
 /// functions act for the VU that calls them ([`vu::current`]).
