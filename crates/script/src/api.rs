@@ -72,14 +72,9 @@ export function cookieJar() {
   return vuJar;
 }
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-// One function makes all the methods (no rest parameter: an array per call).
-function method(m, bodyless) {
-  return bodyless
-    ? (url, params, extra) => { if (extra !== undefined) k.warnParams(m); return k.request(m, url, null, params); }
-    : (url, body, params) => k.request(m, url, body, params);
-}
-export const get = method('GET', true), head = method('HEAD', true), post = method('POST'),
-  put = method('PUT'), patch = method('PATCH'), del = method('DELETE'), options = method('OPTIONS');
+// The methods are natives (api.rs), exported as they are.
+export const get = k.get, head = k.head, post = k.post, put = k.put, patch = k.patch,
+  del = k.del, options = k.options;
 export function batch(reqs) {
   const list = Array.isArray(reqs) ? reqs.map((r, i) => [i, r]) : Object.keys(reqs).map((key) => [key, reqs[key]]);
   const norm = list.map(([key, r]) => {
@@ -830,10 +825,35 @@ pub fn install<'js>(
         reset: !no_reset,
     }));
     install_jars(ctx, &k6, shared, &jars)?;
-    // http.request(method, url, body, params)
+    // http.request(method, url, body, params), and the methods as natives
+    // of their own, which the http module exports as they are.
     {
-        let sh = shared.clone();
-        let jr = jars.clone();
+        let send = {
+            let sh = shared.clone();
+            let jr = jars.clone();
+            Rc::new(
+                move |ctx: &Ctx<'js>,
+                      method: &str,
+                      url: &Value<'js>,
+                      body: Option<Value<'js>>,
+                      params: Option<&Value<'js>>|
+                      -> rquickjs::Result<Value<'js>> {
+                    let vu = vu::current();
+                    let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
+                    let (mut req, meta) = build_request(ctx, method, url, &body, params)?;
+                    let iteration = sh.vu_numbers(vu).1;
+                    add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
+                    let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
+                        Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
+                        _ => return Err(throw(ctx, "internal error: no response")),
+                    };
+                    store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+                    sh.record_http(vu, &meta, &resp);
+                    response_object(ctx, &meta, resp)
+                },
+            )
+        };
+        let f = send.clone();
         k6.set(
             "request",
             Function::new(
@@ -844,22 +864,60 @@ pub fn install<'js>(
                       body: Opt<Value<'js>>,
                       params: Opt<Value<'js>>|
                       -> rquickjs::Result<Value<'js>> {
-                    let vu = vu::current();
-                    let body = body.0.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (mut req, meta) =
-                        build_request(&ctx, &method, &url, &body, params.0.as_ref())?;
-                    let iteration = sh.vu_numbers(vu).1;
-                    add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
-                    let resp = match wait(&ctx, Op::Http(vec![req]), "making HTTP requests")? {
-                        Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
-                        _ => return Err(throw(&ctx, "internal error: no response")),
-                    };
-                    store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-                    sh.record_http(vu, &meta, &resp);
-                    response_object(&ctx, &meta, resp)
+                    f(&ctx, &method, &url, body.0, params.0.as_ref())
                 },
             )?,
         )?;
+        // Methods this run has warned about (bit i: GET, HEAD): a script
+        // passing params as a third argument does so on every request.
+        let warned = Rc::new(Cell::new(0u8));
+        for (i, (name, method)) in [("get", "GET"), ("head", "HEAD")].into_iter().enumerate() {
+            let (f, sh, warned) = (send.clone(), shared.clone(), warned.clone());
+            k6.set(
+                name,
+                Function::new(
+                    ctx.clone(),
+                    move |ctx: Ctx<'js>,
+                          url: Value<'js>,
+                          params: Opt<Value<'js>>,
+                          extra: Opt<Value<'js>>|
+                          -> rquickjs::Result<Value<'js>> {
+                        if extra.0.as_ref().is_some_and(|v| !v.is_undefined())
+                            && warned.get() & (1 << i) == 0
+                        {
+                            warned.set(warned.get() | (1 << i));
+                            sh.warn_once(&format!(
+                                "http.{name}() takes (url, params): a third argument is ignored, as in k6 \
+                                 (its params, tags included, are dropped)"
+                            ));
+                        }
+                        f(&ctx, method, &url, None, params.0.as_ref())
+                    },
+                )?,
+            )?;
+        }
+        for (name, method) in [
+            ("post", "POST"),
+            ("put", "PUT"),
+            ("patch", "PATCH"),
+            ("del", "DELETE"),
+            ("options", "OPTIONS"),
+        ] {
+            let f = send.clone();
+            k6.set(
+                name,
+                Function::new(
+                    ctx.clone(),
+                    move |ctx: Ctx<'js>,
+                          url: Value<'js>,
+                          body: Opt<Value<'js>>,
+                          params: Opt<Value<'js>>|
+                          -> rquickjs::Result<Value<'js>> {
+                        f(&ctx, method, &url, body.0, params.0.as_ref())
+                    },
+                )?,
+            )?;
+        }
         let sh = shared.clone();
         let jr = jars.clone();
         k6.set(
@@ -909,29 +967,6 @@ pub fn install<'js>(
                 ctx.clone(),
                 |ctx: Ctx<'js>| -> rquickjs::Result<Function<'js>> { ctx.eval(GJSON_JS) },
             )?,
-        )?;
-        let sh = shared.clone();
-        // Methods this VU has warned about (bit i: METHODS[i]): a script
-        // passing params as a third argument does so on every request.
-        let warned = Cell::new(0u8);
-        k6.set(
-            "warnParams",
-            Function::new(ctx.clone(), move |method: String| {
-                const METHODS: [&str; 2] = ["GET", "HEAD"];
-                let bit = METHODS
-                    .iter()
-                    .position(|m| *m == method)
-                    .map_or(0x80, |i| 1 << i);
-                if warned.get() & bit != 0 {
-                    return;
-                }
-                warned.set(warned.get() | bit);
-                sh.warn_once(&format!(
-                    "http.{}() takes (url, params): a third argument is ignored, as in k6 \
-                     (its params, tags included, are dropped)",
-                    method.to_ascii_lowercase()
-                ));
-            })?,
         )?;
     }
     // Custom metrics.

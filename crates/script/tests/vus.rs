@@ -384,3 +384,31 @@ export default function () {
     assert_eq!(pf("before"), (1, 0), "{checks}");
     assert!(checks.get("never").is_none(), "{checks}");
 }
+
+#[test]
+fn get_and_head_take_url_and_params_and_drop_a_third_argument() {
+    let (addr, _server) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ get, del }} from 'k6/http';
+const base = 'http://{addr}';
+export const options = {{
+  vus: 1, iterations: 1,
+  thresholds: {{ 'http_reqs{{x:y}}': ['count==0'], 'http_reqs{{x:z}}': ['count==2'], 'http_reqs{{x:w}}': ['count==1'] }},
+}};
+export default function () {{
+  get(`${{base}}/a`, undefined, {{ tags: {{ x: 'y' }} }});
+  const r = http.get(`${{base}}/a`, {{ tags: {{ x: 'z' }}, headers: {{ 'X-A': '1' }} }});
+  if (r.json().headers['x-a'] !== '1') throw new Error('params lost');
+  http.head(`${{base}}/a`, {{ tags: {{ x: 'z' }} }});
+  const d = del(`${{base}}/a`, 'gone', {{ tags: {{ x: 'w' }} }});
+  if (d.json().method !== 'DELETE' || d.json().body !== 'gone') throw new Error(d.body);
+}}
+"#
+    );
+    let (out, _) = run_script(dir.path(), &src, vec![], false);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
