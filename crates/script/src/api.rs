@@ -32,7 +32,7 @@ const k = globalThis.__k6;
 // Native, called directly by the script (`check` and `group` in api.rs).
 export const check = k.check;
 export const group = k.group;
-export function sleep(s) { k.sleep(+s); }
+export const sleep = k.sleep;
 export function fail(msg) { throw new Error(msg === undefined ? 'fail' : String(msg)); }
 export function randomSeed(n) {}
 export default { check, group, sleep, fail, randomSeed };
@@ -188,8 +188,9 @@ class Metric {
     this.name = name;
     this._id = k.metricNew(String(name), kind, !!isTime);
   }
-  add(value, tags) { k.metricAdd(this._id, Number(value), tags); return true; }
 }
+// add(value, tags) is native (`metricAdd` in api.rs), a method like a class's own.
+Object.defineProperty(Metric.prototype, 'add', { value: k.metricAdd, writable: true, configurable: true });
 export class Counter extends Metric { constructor(name, isTime) { super(name, 'counter', isTime); } }
 export class Gauge extends Metric { constructor(name, isTime) { super(name, 'gauge', isTime); } }
 export class Rate extends Metric { constructor(name, isTime) { super(name, 'rate', isTime); } }
@@ -804,7 +805,8 @@ pub fn install<'js>(
         "sleep",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, secs: f64| -> rquickjs::Result<()> {
+            move |ctx: Ctx<'js>, secs: rquickjs::convert::Coerced<f64>| -> rquickjs::Result<()> {
+                let secs = secs.0;
                 let d = if secs.is_finite() && secs > 0.0 {
                     Duration::from_secs_f64(secs)
                 } else {
@@ -998,16 +1000,25 @@ pub fn install<'js>(
             "metricAdd",
             Function::new(
                 ctx.clone(),
+                // `metric.add(value, tags)` itself (on the metrics'
+                // prototype): `this` is the metric.
                 move |ctx: Ctx<'js>,
-                      id: f64,
-                      value: f64,
+                      this: This<Object<'js>>,
+                      value: rquickjs::convert::Coerced<f64>,
                       tags: Opt<Value<'js>>|
-                      -> rquickjs::Result<()> {
+                      -> rquickjs::Result<bool> {
+                    let id: f64 = this.0.get("_id").map_err(|_| {
+                        throw(
+                            &ctx,
+                            "add() must be called on a metric (new Trend(...).add(v))",
+                        )
+                    })?;
+                    let value = value.0;
                     if !value.is_finite() {
                         return Err(throw(&ctx, "a metric value must be a finite number"));
                     }
                     sh.add_custom(vu::current(), id as usize, value, js_pairs(tags.0.as_ref()));
-                    Ok(())
+                    Ok(true)
                 },
             )?,
         )?;

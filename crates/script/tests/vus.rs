@@ -412,3 +412,34 @@ export default function () {{
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+#[test]
+fn metric_add_coerces_as_number_and_refuses_what_is_not_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { Counter, Rate } from 'k6/metrics';
+import { sleep } from 'k6';
+const c = new Counter('my_count');
+const r = new Rate('my_rate');
+export const options = {
+  vus: 1, iterations: 1,
+  thresholds: { my_count: ['count==5'], my_rate: ['rate==0.5'] },
+};
+export default function () {
+  if (c.add(2) !== true) throw new Error('add returns true');
+  c.add('3');
+  r.add(true);
+  r.add(false);
+  sleep('0.01');
+  let refused = 0;
+  try { c.add(NaN); } catch (e) { refused++; }
+  try { c.add(undefined); } catch (e) { refused++; }
+  const loose = c.add;
+  try { loose(1); } catch (e) { refused++; }
+  if (refused !== 3) throw new Error(`refused ${refused}`);
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
