@@ -389,3 +389,63 @@ fn a_server_killed_mid_run_ends_the_run_with_one_line() {
     }
     assert!(!e.to_string().contains('\n'));
 }
+
+/// The server stops answering (SIGSTOP: its socket still accepts, nothing
+/// replies) in the middle of a run with `--time`: the run still ends, soon
+/// after the time limit and its grace, with the figures of what completed
+/// and its threads cut off, for both thread models (a blocking socket per
+/// OS thread, the default at 2 connections, and tasks of one client
+/// thread).
+#[test]
+fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
+    let Some(db) = MariaDb::start_or_skip(
+        "the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering",
+    ) else {
+        return;
+    };
+    let a = mysql_args(db.port);
+    run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
+    let pid = std::fs::read_to_string(db.dir().join("pid")).unwrap();
+    let pid = pid.trim().to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(&pid)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{sig} {pid}");
+    };
+    for ct in ["", "--client-threads=1"] {
+        let line = format!(
+            "{a} --table-size=200 --threads=2 --time=2 --report-interval=1 {ct} oltp_read_only run"
+        );
+        let t0 = Instant::now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(run(&line));
+        });
+        std::thread::sleep(Duration::from_millis(700));
+        signal("STOP");
+        let r = rx.recv_timeout(Duration::from_secs(30));
+        let took = t0.elapsed();
+        signal("CONT");
+        let out = r
+            .unwrap_or_else(|_| panic!("[{ct}] the run did not end within 30 s"))
+            .unwrap_or_else(|e| panic!("[{ct}] {e}"));
+        // 2 s of run, 2 s of grace, and slack for a loaded host.
+        assert!(
+            took >= Duration::from_secs(4) && took < Duration::from_secs(15),
+            "[{ct}] took {took:?}"
+        );
+        assert!(figure(&out, "transactions:") > 0.0, "[{ct}] {out}");
+        assert!(out.contains("[ 1s ] thds: 2"), "[{ct}] {out}");
+        // The server answers again, and is in a state to run once more.
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let out = run(&format!(
+        "{a} --table-size=200 --threads=2 --events=20 --time=30 oltp_read_only run"
+    ))
+    .unwrap();
+    assert_eq!(figure(&out, "transactions:"), 20.0, "{out}");
+}
