@@ -364,8 +364,7 @@ impl Conn<Blocking> {
         password: &str,
         db: &str,
     ) -> Result<Conn<Blocking>, SqlError> {
-        let stream =
-            std::net::TcpStream::connect((host, port)).map_err(|e| io_error(&e, true))?;
+        let stream = std::net::TcpStream::connect((host, port)).map_err(|e| io_error(&e, true))?;
         let _ = stream.set_nodelay(true);
         Conn::login(Blocking(stream), user, password, db, None).await
     }

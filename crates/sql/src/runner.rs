@@ -670,8 +670,10 @@ pub fn blocking_threads(o: &Options) -> bool {
 }
 
 /// By default, runs of up to this many connections give each an OS thread
-/// with a blocking socket; more share one runtime thread per CPU.
-pub const BLOCKING_UP_TO: u32 = 4;
+/// with a blocking socket; more share one runtime thread per CPU (which
+/// takes several replies per wake-up, the cheaper on a quiet host), unless
+/// `--client-threads` ≥ `--threads` asks for a thread per connection.
+pub const BLOCKING_UP_TO: u32 = 1;
 
 /// Runs the test; prints sysbench's layout on `out`.
 pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
@@ -740,9 +742,7 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
         go: Mutex::new(Go::Wait),
         cv: std::sync::Condvar::new(),
     });
-    let socks: Sockets = Arc::new(Mutex::new(
-        (0..o.threads).map(|_| None).collect::<Vec<_>>(),
-    ));
+    let socks: Sockets = Arc::new(Mutex::new((0..o.threads).map(|_| None).collect::<Vec<_>>()));
     let mut joins = Vec::new();
     for tid in 0..o.threads {
         if !blocking {

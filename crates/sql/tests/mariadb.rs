@@ -46,8 +46,10 @@ fn every_test_prepares_runs_and_cleans_up() {
     .into_iter()
     .enumerate()
     {
-        // Every other test with both connections on one client thread.
-        let ct = if i % 2 == 0 { "--client-threads=1" } else { "" };
+        // Each thread model in turn: both connections tasks of one client
+        // thread; the default (tasks on a client thread per CPU); an OS
+        // thread per connection with a blocking socket.
+        let ct = ["--client-threads=1", "", "--client-threads=2"][i % 3];
         let out = run(&format!("{a} --table-size=200 {test} prepare")).unwrap();
         assert!(out.contains("Creating table 'sbtest1'..."), "{out}");
         let out = run(&format!(
@@ -325,77 +327,85 @@ fn too_many_connections_fails_or_is_counted_per_interval() {
     };
     let a = mysql_args(db.port);
     run(&format!("{a} --table-size=100 oltp_point_select prepare")).unwrap();
-    let e = run(&format!(
-        "{a} --table-size=100 --threads=16 --time=2 oltp_point_select run"
-    ))
-    .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::TooManyConnections {
-                code: 1040,
-                threads: 16,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.to_string().contains("Too many connections"), "{e}");
-    // Ignored: 10 threads run, 6 keep trying, and each failed attempt is
-    // an error of its interval.
-    let out = run(&format!(
-        "{a} --table-size=100 --threads=16 --time=2 --report-interval=1 --mysql-ignore-errors=1040 oltp_point_select run"
+    // Both thread models: tasks of client threads, and (`--client-threads`
+    // ≥ `--threads`) an OS thread per connection with a blocking socket.
+    for ct in ["", "--client-threads=16"] {
+        let e = run(&format!(
+            "{a} --table-size=100 --threads=16 --time=2 {ct} oltp_point_select run"
+        ))
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooManyConnections {
+                    code: 1040,
+                    threads: 16,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("Too many connections"), "{e}");
+        // Ignored: 10 threads run, 6 keep trying, and each failed attempt is
+        // an error of its interval.
+        let out = run(&format!(
+        "{a} --table-size=100 --threads=16 --time=2 --report-interval=1 --mysql-ignore-errors=1040 {ct} oltp_point_select run"
     ))
     .unwrap();
-    assert!(figure(&out, "transactions:") > 0.0, "{out}");
-    assert!(figure(&out, "ignored errors:") >= 6.0, "{out}");
-    let iv: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
-    assert!(!iv.is_empty(), "{out}");
-    for l in &iv {
-        let errs: f64 = l
-            .split("err/s: ")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert!(errs > 0.0, "errors counted in every interval: {l}");
+        assert!(figure(&out, "transactions:") > 0.0, "{out}");
+        assert!(figure(&out, "ignored errors:") >= 6.0, "{out}");
+        let iv: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+        assert!(!iv.is_empty(), "{out}");
+        for l in &iv {
+            let errs: f64 = l
+                .split("err/s: ")
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(errs > 0.0, "errors counted in every interval: {l}");
+        }
     }
 }
 
 #[test]
 fn a_server_killed_mid_run_ends_the_run_with_one_line() {
-    let Some(mut db) = MariaDb::start_or_skip("a_server_killed_mid_run_ends_the_run_with_one_line")
-    else {
-        return;
-    };
-    let a = mysql_args(db.port);
-    run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
-    let line = format!("{a} --table-size=200 --threads=2 --time=30 oltp_read_only run");
-    let t0 = Instant::now();
-    let h = std::thread::spawn(move || run(&line));
-    std::thread::sleep(Duration::from_millis(1500));
-    db.kill();
-    let e = h.join().unwrap().unwrap_err();
-    assert!(
-        t0.elapsed() < Duration::from_secs(20),
-        "ended soon after the kill"
-    );
-    match &e {
-        Error::Lost { transactions, .. } => assert!(*transactions > 0, "{e}"),
-        other => panic!("{other:?}"),
+    // Both thread models: tasks of client threads (the default at 2
+    // connections), an OS thread per connection with a blocking socket.
+    for ct in ["", "--client-threads=2"] {
+        let Some(mut db) =
+            MariaDb::start_or_skip("a_server_killed_mid_run_ends_the_run_with_one_line")
+        else {
+            return;
+        };
+        let a = mysql_args(db.port);
+        run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
+        let line = format!("{a} --table-size=200 --threads=2 --time=30 {ct} oltp_read_only run");
+        let t0 = Instant::now();
+        let h = std::thread::spawn(move || run(&line));
+        std::thread::sleep(Duration::from_millis(1500));
+        db.kill();
+        let e = h.join().unwrap().unwrap_err();
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "ended soon after the kill"
+        );
+        match &e {
+            Error::Lost { transactions, .. } => assert!(*transactions > 0, "{e}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(!e.to_string().contains('\n'));
     }
-    assert!(!e.to_string().contains('\n'));
 }
 
 /// The server stops answering (SIGSTOP: its socket still accepts, nothing
 /// replies) in the middle of a run with `--time`: the run still ends, soon
 /// after the time limit and its grace, with the figures of what completed
-/// and its threads cut off, for both thread models (a blocking socket per
-/// OS thread, the default at 2 connections, and tasks of one client
-/// thread).
+/// and its threads cut off, for both thread models (an OS thread per
+/// connection with a blocking socket, and tasks of one client thread).
 #[test]
 fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
     let Some(db) = MariaDb::start_or_skip(
@@ -416,7 +426,7 @@ fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
             .success();
         assert!(ok, "kill -{sig} {pid}");
     };
-    for ct in ["", "--client-threads=1"] {
+    for ct in ["--client-threads=2", "--client-threads=1"] {
         let line = format!(
             "{a} --table-size=200 --threads=2 --time=2 --report-interval=1 {ct} oltp_read_only run"
         );
