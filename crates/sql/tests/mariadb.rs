@@ -125,54 +125,58 @@ fn rate_results_file_and_seed_002_lines() {
     assert!(out.contains("         99th percentile:"), "{out}");
     assert!(!out.contains("95th"), "{out}");
 
-    // --rate: open model, interval and queue lines, the corrected line.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("run.bin");
-    let out = run(&format!(
-        "{a} --table-size=500 --threads=2 --rate=100 --time=2 --report-interval=1 -o {} oltp_read_only run",
+    // --rate: open model, interval and queue lines, the corrected line;
+    // in both thread models (tasks of client threads, and an OS thread
+    // per connection with a blocking socket).
+    for ct in ["", "--client-threads=2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.bin");
+        let out = run(&format!(
+        "{a} --table-size=500 --threads=2 --rate=100 --time=2 --report-interval=1 {ct} -o {} oltp_read_only run",
         file.display()
     ))
     .unwrap();
-    let tx = figure(&out, "transactions:") as u64;
-    assert!((150..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
-    assert!(out.contains("[ 1s ] thds: 2 tps: "), "{out}");
-    assert!(out.contains("[ 1s ] queue length: "), "{out}");
-    assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
-    assert!(out.contains("95th percentile (corrected):"), "{out}");
-    // The corrected latency counts from the intended start: never less
-    // than the service time's percentile.
-    let pct = |l: &str| figure(&out, l);
-    assert!(
-        pct("95th percentile (corrected):") >= pct("95th percentile:"),
-        "{out}"
-    );
+        let tx = figure(&out, "transactions:") as u64;
+        assert!((150..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
+        assert!(out.contains("[ 1s ] thds: 2 tps: "), "{out}");
+        assert!(out.contains("[ 1s ] queue length: "), "{out}");
+        assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
+        assert!(out.contains("95th percentile (corrected):"), "{out}");
+        // The corrected latency counts from the intended start: never less
+        // than the service time's percentile.
+        let pct = |l: &str| figure(&out, l);
+        assert!(
+            pct("95th percentile (corrected):") >= pct("95th percentile:"),
+            "{out}"
+        );
 
-    // The results file: one sample per transaction and per statement, in
-    // series tagged by statement kind.
-    let f = std::fs::File::open(&file).unwrap();
-    let mut r = loadlab_metrics::open_results(f, "run.bin").unwrap();
-    let mut by_stmt = std::collections::BTreeMap::<String, u64>::new();
-    while let Some(item) = r.next_item() {
-        if let loadlab_metrics::Item::Request(rec) = item.unwrap() {
-            let s = rec.series.as_ref().expect("a series");
-            assert_eq!(s.tag("test"), Some("oltp_read_only"));
-            *by_stmt
-                .entry(s.tag("statement").unwrap().to_string())
-                .or_default() += 1;
+        // The results file: one sample per transaction and per statement, in
+        // series tagged by statement kind.
+        let f = std::fs::File::open(&file).unwrap();
+        let mut r = loadlab_metrics::open_results(f, "run.bin").unwrap();
+        let mut by_stmt = std::collections::BTreeMap::<String, u64>::new();
+        while let Some(item) = r.next_item() {
+            if let loadlab_metrics::Item::Request(rec) = item.unwrap() {
+                let s = rec.series.as_ref().expect("a series");
+                assert_eq!(s.tag("test"), Some("oltp_read_only"));
+                *by_stmt
+                    .entry(s.tag("statement").unwrap().to_string())
+                    .or_default() += 1;
+            }
         }
+        assert_eq!(by_stmt["transaction"], tx, "{by_stmt:?}");
+        assert!(by_stmt["point_select"] >= 10 * tx, "{by_stmt:?}");
+        assert!(
+            by_stmt["begin"] >= tx && by_stmt["commit"] >= tx,
+            "{by_stmt:?}"
+        );
+        assert!(
+            !std::fs::read(&file)
+                .unwrap()
+                .windows(PASSWORD.len())
+                .any(|w| w == PASSWORD.as_bytes())
+        );
     }
-    assert_eq!(by_stmt["transaction"], tx, "{by_stmt:?}");
-    assert!(by_stmt["point_select"] >= 10 * tx, "{by_stmt:?}");
-    assert!(
-        by_stmt["begin"] >= tx && by_stmt["commit"] >= tx,
-        "{by_stmt:?}"
-    );
-    assert!(
-        !std::fs::read(&file)
-            .unwrap()
-            .windows(PASSWORD.len())
-            .any(|w| w == PASSWORD.as_bytes())
-    );
 }
 
 #[test]
