@@ -135,7 +135,10 @@ pub struct Options {
     /// 0: from the current time.
     pub rand_seed: u64,
     /// `--client-threads`: OS threads the connections are spread over
-    /// (each a current-thread runtime); 0: one per CPU the process may use.
+    /// (each a current-thread runtime); ≥ `threads`: a thread per
+    /// connection (MySQL: a blocking socket each, no runtime); 0: one
+    /// connection on a thread of its own, more on one thread per CPU the
+    /// process may use (see `runner::blocking_threads`).
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
@@ -681,7 +684,8 @@ General options:
   --rand-type=STRING       uniform or special [special]
   --rand-seed=N            random seed, 0: from the current time [0]
   -o, --output=FILE        write a results file (loadlab report/plot read it)
-  --client-threads=N       OS threads the connections share, 0: one per usable CPU [0]
+  --client-threads=N       OS threads the connections share; >= --threads: one per connection
+                           (blocking sockets), 0: 1 connection its own thread, more one per usable CPU [0]
 
 Database options:
   --db-driver=STRING       mysql or pgsql [mysql]
