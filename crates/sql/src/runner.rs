@@ -1,9 +1,12 @@
 //! `run`: `--threads` connections, each running events (transactions) back
 //! to back (closed model) or when they are due (`--rate`, open model: event
 //! n is due at n / rate seconds, and its corrected latency counts from
-//! then), until `--time` or `--events`. All of it on one current-thread
-//! tokio runtime: the threads are tasks, which keeps the client's CPU per
-//! query low.
+//! then), until `--time` or `--events`. The threads are tasks of
+//! current-thread tokio runtimes (one per CPU by default: several replies
+//! per wake-up), or, for MySQL, OS threads with a blocking socket each, as
+//! sysbench's (the default at one connection: two system calls per
+//! statement; see [`blocking_threads`]). The run's time limit cuts off,
+//! [`STOP_GRACE`] after it, a thread still waiting for a reply.
 //!
 //! Figures go into [`loadlab_metrics::Distribution`]s and counters (total
 //! and per interval); the results file, when asked for, gets one sample per
