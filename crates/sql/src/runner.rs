@@ -751,16 +751,28 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
         if !blocking {
             break;
         }
-        let (o, st, unique, socks) = (o.clone(), st.clone(), unique.clone(), socks.clone());
-        let (conn_tx, gate, done_tx) = (conn_tx.clone(), gate.clone(), done_tx.clone());
-        joins.push(
-            std::thread::Builder::new()
-                .name(format!("sysbench-{tid}"))
-                .spawn(move || {
-                    blocking_thread(o, tid, st, unique, seed, socks, conn_tx, gate, done_tx)
-                })
-                .map_err(|e| Error::Runtime(e.to_string()))?,
-        );
+        let (o2, st, unique, socks) = (o.clone(), st.clone(), unique.clone(), socks.clone());
+        let (conn_tx, gate2, done_tx) = (conn_tx.clone(), gate.clone(), done_tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("sysbench-{tid}"))
+            .spawn(move || {
+                blocking_thread(o2, tid, st, unique, seed, socks, conn_tx, gate2, done_tx)
+            });
+        match spawned {
+            Ok(j) => joins.push(j),
+            Err(e) => {
+                // The threads started close their connections and end.
+                gate.set(Go::Abort);
+                for j in joins {
+                    let _ = j.join();
+                }
+                return Err(Error::Runtime(format!(
+                    "cannot start client thread {} of {}: {e}",
+                    tid + 1,
+                    o.threads
+                )));
+            }
+        }
     }
     for i in 0..k {
         if blocking {
