@@ -5,8 +5,8 @@
 //! current-thread tokio runtimes (one per CPU by default: several replies
 //! per wake-up), or, for MySQL, OS threads with a blocking socket each, as
 //! sysbench's (the default at one connection: two system calls per
-//! statement; see [`blocking_threads`]). The run's time limit cuts off,
-//! [`STOP_GRACE`] after it, a thread still waiting for a reply.
+//! statement; see [`blocking_threads`]). A thread still waiting for a
+//! reply `--forced-shutdown` seconds after the time limit is cut off.
 //!
 //! Figures go into [`loadlab_metrics::Distribution`]s and counters (total
 //! and per interval); the results file, when asked for, gets one sample per
@@ -38,10 +38,13 @@ const SERIES_RECONNECTS: u32 = SERIES_ERRORS + 1;
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
 
 /// How long after the run's time limit a thread may still wait for the
-/// reply to its last statement; then the controller shuts its socket down
-/// (a blocking connection), which ends the wait, and the unfinished
-/// transaction is not counted.
-pub const STOP_GRACE: Duration = Duration::from_secs(2);
+/// reply to its last statement (`--forced-shutdown`, 2 s by default); then
+/// the controller shuts its socket down (a blocking connection) or drops
+/// its task, which ends the wait, and the unfinished transaction is not
+/// counted. `None` (`--forced-shutdown=off`): it waits for good.
+fn stop_grace(o: &Options) -> Option<Duration> {
+    o.forced_shutdown.map(Duration::from_secs_f64)
+}
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Counters {
@@ -70,8 +73,8 @@ struct State {
     busy: u32,
     stop: bool,
     /// Set when the controller shuts down the sockets of the threads still
-    /// waiting [`STOP_GRACE`] after the time limit: their lost connection
-    /// ends them quietly.
+    /// waiting after the time limit's grace ([`stop_grace`]): their lost
+    /// connection ends them quietly.
     forced: bool,
     /// Threads ended so (their last transaction not counted).
     cut: u32,
@@ -167,8 +170,8 @@ async fn pause_until(t: Instant, blocking: bool) {
 }
 
 /// The blocking connections' sockets by thread id (second handles), for
-/// the controller to shut down those still waiting [`STOP_GRACE`] after
-/// the time limit.
+/// the controller to shut down those still waiting after the time limit's
+/// grace ([`stop_grace`]).
 type Sockets = Arc<Mutex<Vec<Option<std::net::TcpStream>>>>;
 
 fn register(socks: &Option<Sockets>, tid: u32, w: Option<&Worker>) {
@@ -454,7 +457,8 @@ enum Go {
     Wait,
     Start(Instant),
     Abort,
-    /// [`STOP_GRACE`] after the time limit: end the tasks still waiting.
+    /// The time limit's grace ([`stop_grace`]) is over: end the tasks
+    /// still waiting.
     Force,
 }
 
@@ -883,7 +887,9 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
             }
             _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
                 lock(&st2).stop = true;
-                force_at = Instant::now() + STOP_GRACE;
+                if let Some(g) = stop_grace(&o2) {
+                    force_at = Instant::now() + g;
+                }
             }
             _ = tokio::time::sleep_until(force_at.into()), if force_at != far => {
                 force_at = far;
@@ -938,11 +944,11 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     }
     if s.cut > 0 {
         eprintln!(
-            "loadlab: sysbench: warning: {} of {} threads had no reply from the server {} s after the time limit; \
-             their connections were closed and their unfinished transactions are not counted",
+            "loadlab: sysbench: warning: {} of {} threads had no reply from the server {} s after the time limit \
+             (--forced-shutdown); their connections were closed and their unfinished transactions are not counted",
             s.cut,
             o.threads,
-            STOP_GRACE.as_secs()
+            o.forced_shutdown.unwrap_or_default()
         );
     }
     let f = final_figures(&o, &s, total_s);
