@@ -8,7 +8,8 @@
 Clients: sysbench; loadlab (the default client threads: one per CPU the
 process may run on, so one under `taskset -c 1`); loadlab-1
 (`--client-threads=1`: every connection a task of one thread); loadlab-tpc
-(asked for with --tools: an OS thread per connection, as sysbench); with
+(asked for with --tools: an OS thread per connection with a blocking socket,
+as sysbench); with
 `--before PATH`, "before": another loadlab binary (e.g. the previous
 commit's), so that a change is measured before and after in one run.
 `--fifo` runs the server and the clients SCHED_FIFO (root only), which
@@ -103,7 +104,8 @@ TOOLS = {
     "loadlab": [LOADLAB, "sysbench"],
     # All connections as tasks of one client OS thread.
     "loadlab-1": [LOADLAB, "sysbench", "--client-threads=1"],
-    # A client OS thread per connection, as sysbench (not run by default).
+    # A client OS thread per connection with a blocking socket, as sysbench
+    # (not run by default).
     "loadlab-tpc": [LOADLAB, "sysbench", "--client-threads=1000"],
 }
 

@@ -124,3 +124,65 @@ fn errors_have_their_own_exit_codes_and_results_feed_report() {
     ));
     assert!(String::from_utf8_lossy(&out.stdout).contains("oltp_read_only"));
 }
+
+/// A server that stops answering mid-run (SIGSTOP) does not hold a run
+/// with `--time`: the binary exits 0 soon after the limit and its grace,
+/// prints the figures of what completed, and says on stderr, in one line,
+/// that the threads were cut off.
+#[test]
+fn a_server_that_stops_answering_is_cut_off_after_the_time_limit() {
+    let Some(db) = MariaDb::start_or_skip("sysbench_cli_server_stops_answering") else {
+        return;
+    };
+    let a = db_args(db.port);
+    let out = loadlab(&format!(
+        "sysbench {a} --table-size=100 oltp_point_select prepare"
+    ));
+    assert!(out.status.success(), "{out:?}");
+    let pid = std::fs::read_to_string(db.dir().join("pid")).unwrap();
+    let pid = pid.trim().to_string();
+    let t0 = std::time::Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(
+            format!("sysbench {a} --table-size=100 --threads=1 --time=2 oltp_point_select run")
+                .split_whitespace(),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let stop = Command::new("kill")
+        .arg("-STOP")
+        .arg(&pid)
+        .status()
+        .unwrap();
+    assert!(stop.success());
+    // Bounded: the run must end by itself; if it does not within 30 s,
+    // it is killed and the test fails.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let id = child.id();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let r = rx.recv_timeout(std::time::Duration::from_secs(30));
+    if r.is_err() {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(id.to_string())
+            .status();
+    }
+    let _ = Command::new("kill").arg("-CONT").arg(&pid).status();
+    let out = r.expect("the run ended within 30 s").unwrap();
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    assert!(stdout.contains("transactions:"), "{stdout}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: sysbench: warning: 1 of 1 threads had no reply"),
+        "{err}"
+    );
+}

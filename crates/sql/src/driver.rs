@@ -200,6 +200,12 @@ enum Inner {
         conn: crate::mysql_wire::Conn,
         stmts: Vec<crate::mysql_wire::Stmt>,
     },
+    /// MySQL on a blocking socket: the connection has an OS thread of its
+    /// own, which runs this `Conn`'s futures with [`crate::mysql_wire::ready`].
+    MyBlocking {
+        conn: crate::mysql_wire::Conn<crate::mysql_wire::Blocking>,
+        stmts: Vec<crate::mysql_wire::Stmt>,
+    },
     Pg {
         client: tokio_postgres::Client,
         stmts: Vec<tokio_postgres::Statement>,
@@ -219,7 +225,39 @@ pub struct Conn {
 impl Conn {
     /// Connects (no statements yet).
     pub async fn connect(driver: Driver, ci: &Conninfo, ps: PsMode) -> Result<Conn, SqlError> {
+        Self::connect_with(driver, ci, ps, false).await
+    }
+
+    /// [`Conn::connect`]; with `blocking`, a MySQL connection is made on a
+    /// blocking socket, for a thread of its own that drives this `Conn`'s
+    /// futures with [`crate::mysql_wire::ready`] (PostgreSQL's is always a
+    /// tokio task).
+    pub async fn connect_with(
+        driver: Driver,
+        ci: &Conninfo,
+        ps: PsMode,
+        blocking: bool,
+    ) -> Result<Conn, SqlError> {
         let inner = match driver {
+            Driver::Mysql if blocking => {
+                let host = if ci.host == "localhost" {
+                    "127.0.0.1"
+                } else {
+                    &ci.host
+                };
+                let conn = crate::mysql_wire::Conn::connect_blocking(
+                    host,
+                    ci.port,
+                    &ci.user,
+                    &ci.password,
+                    &ci.db,
+                )
+                .await?;
+                Inner::MyBlocking {
+                    conn,
+                    stmts: Vec::new(),
+                }
+            }
             Driver::Mysql => {
                 let host = if ci.host == "localhost" {
                     "127.0.0.1".to_string()
@@ -281,6 +319,9 @@ impl Conn {
                 Inner::My { conn, stmts } => {
                     stmts.push(conn.prepare(sql).await?);
                 }
+                Inner::MyBlocking { conn, stmts } => {
+                    stmts.push(conn.prepare(sql).await?);
+                }
                 Inner::Pg { client, stmts, .. } => {
                     let s = client
                         .prepare(&dollar(sql))
@@ -306,6 +347,7 @@ impl Conn {
         }
         match &mut self.inner {
             Inner::My { conn, stmts } => conn.exec(stmts[i], params).await.map(|_| ()),
+            Inner::MyBlocking { conn, stmts } => conn.exec(stmts[i], params).await.map(|_| ()),
             Inner::Pg { client, stmts, .. } => {
                 // sysbench's columns are INTEGER: ids and k as i32.
                 let mut ints: [i32; 32] = [0; 32];
@@ -335,6 +377,7 @@ impl Conn {
     pub async fn query(&mut self, sql: &str) -> Result<(), SqlError> {
         match &mut self.inner {
             Inner::My { conn, .. } => conn.query(sql).await.map(|_| ()),
+            Inner::MyBlocking { conn, .. } => conn.query(sql).await.map(|_| ()),
             Inner::Pg { client, .. } => client
                 .simple_query(sql)
                 .await
@@ -347,6 +390,7 @@ impl Conn {
     pub async fn query_one(&mut self, sql: &str) -> Result<Option<String>, SqlError> {
         match &mut self.inner {
             Inner::My { conn, .. } => conn.query_one(sql).await,
+            Inner::MyBlocking { conn, .. } => conn.query_one(sql).await,
             Inner::Pg { client, .. } => {
                 let msgs = client
                     .simple_query(sql)
@@ -362,10 +406,21 @@ impl Conn {
         }
     }
 
+    /// A second handle on the socket of a blocking connection, whose
+    /// `shutdown` from another thread ends a `read` blocked in it (`None`
+    /// for a connection that is a tokio task).
+    pub fn blocking_socket(&self) -> Option<std::net::TcpStream> {
+        match &self.inner {
+            Inner::MyBlocking { conn, .. } => conn.socket().try_clone().ok(),
+            _ => None,
+        }
+    }
+
     /// Closes the connection politely.
     pub async fn close(self) {
         match self.inner {
             Inner::My { conn, .. } => conn.close().await,
+            Inner::MyBlocking { conn, .. } => conn.close().await,
             Inner::Pg { client, task, .. } => {
                 drop(client);
                 let _ = task.await;

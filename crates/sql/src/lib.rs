@@ -9,7 +9,8 @@
 //!   (transaction) runs;
 //! * [`data`]: `prepare` and `cleanup` of `sbtest1..N`, the same tables
 //!   and values as sysbench's;
-//! * [`runner`]: the run: threads as tasks on one current-thread runtime,
+//! * [`runner`]: the run: threads as tasks of current-thread runtimes, or
+//!   (MySQL, one connection by default) OS threads with blocking sockets,
 //!   closed model or `--rate` (open model, latency also from the intended
 //!   start), interval lines, a results file (format v2) of transactions
 //!   and statements;

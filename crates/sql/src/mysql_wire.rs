@@ -23,10 +23,23 @@
 //! Errors are [`SqlError`]s: a server's ERR packet keeps its number and
 //! text; a closed or broken connection is 2013 (`ErrKind::Lost`); a
 //! refused connection 2002 (`ErrKind::Refused`).
+//!
+//! The protocol code is written once, over any stream with tokio's I/O
+//! traits: a tokio [`TcpStream`] (a connection that is a task of a
+//! runtime), or a [`Blocking`] socket (a connection that is a plain OS
+//! thread, as sysbench's: a statement is one `write` and one `read`, and
+//! the thread sleeps in the `read` until the kernel wakes exactly it).
+//! On a [`Blocking`] socket every future of this client completes in its
+//! first poll; [`ready`] runs it so, without a runtime.
+
+use std::future::Future;
+use std::io::{Read, Write};
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use sha1::{Digest, Sha1};
 use sha2::Sha256;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::driver::{ErrKind, Param, SqlError, codes, io_error, kind_of_code};
@@ -93,9 +106,82 @@ struct Pkt {
     big: bool,
 }
 
-/// One connection.
-pub struct Conn {
-    stream: TcpStream,
+/// A blocking TCP socket (`std::net::TcpStream`) behind tokio's I/O
+/// traits: each poll makes the system call, blocking the calling thread
+/// until it is done, and is never `Pending`. For a connection that has an
+/// OS thread of its own; drive its futures with [`ready`].
+pub struct Blocking(std::net::TcpStream);
+
+impl Blocking {
+    /// The socket, e.g. to `try_clone` it for a `shutdown` from another
+    /// thread (which ends a `read` blocked in it).
+    pub fn socket(&self) -> &std::net::TcpStream {
+        &self.0
+    }
+}
+
+impl AsyncRead for Blocking {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        loop {
+            match (&self.0).read(buf.initialize_unfilled()) {
+                Ok(n) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for Blocking {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        loop {
+            match (&self.0).write(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                r => return Poll::Ready(r),
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(self.0.shutdown(std::net::Shutdown::Write))
+    }
+}
+
+/// Runs a future that never waits on anything but [`Blocking`] sockets
+/// (and plain blocking calls) to its end on the calling thread, without a
+/// runtime: it completes in its first poll. (Should one ever be
+/// `Pending`, it is polled again after a millisecond, never spun on.)
+pub fn ready<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        debug_assert!(false, "a future driven by `ready` waited on a runtime");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// One connection, over a tokio [`TcpStream`] (the default) or a
+/// [`Blocking`] socket.
+pub struct Conn<S = TcpStream> {
+    stream: S,
     rbuf: Vec<u8>,
     /// Unread bytes are `rbuf[rpos..rend]`.
     rpos: usize,
@@ -236,7 +322,7 @@ fn auth_data(plugin: &str, nonce: &[u8], password: &str) -> Result<Vec<u8>, SqlE
     }
 }
 
-impl Conn {
+impl Conn<TcpStream> {
     /// Connects over TCP, logs in and selects `db` (empty: none).
     pub async fn connect(
         host: &str,
@@ -264,6 +350,40 @@ impl Conn {
             .await
             .map_err(|e| io_error(&e, true))?;
         let _ = stream.set_nodelay(true);
+        Conn::login(stream, user, password, db, plugin).await
+    }
+}
+
+impl Conn<Blocking> {
+    /// [`Conn::connect`] on a blocking socket: the calling thread blocks
+    /// in each system call (run it with [`ready`], on a thread of its own).
+    pub async fn connect_blocking(
+        host: &str,
+        port: u16,
+        user: &str,
+        password: &str,
+        db: &str,
+    ) -> Result<Conn<Blocking>, SqlError> {
+        let stream = std::net::TcpStream::connect((host, port)).map_err(|e| io_error(&e, true))?;
+        let _ = stream.set_nodelay(true);
+        Conn::login(Blocking(stream), user, password, db, None).await
+    }
+
+    /// The socket (to `try_clone` for a `shutdown` from another thread).
+    pub fn socket(&self) -> &std::net::TcpStream {
+        self.stream.socket()
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
+    /// Logs in on a connected stream.
+    async fn login(
+        stream: S,
+        user: &str,
+        password: &str,
+        db: &str,
+        plugin: Option<&str>,
+    ) -> Result<Conn<S>, SqlError> {
         let mut c = Conn {
             stream,
             rbuf: vec![0; READ_BUF],

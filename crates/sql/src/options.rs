@@ -107,6 +107,10 @@ pub struct Options {
     pub rate: f64,
     /// Seconds between interval lines; 0 is none.
     pub report_interval: f64,
+    /// `--forced-shutdown`: seconds after the `--time` limit that a thread
+    /// may still wait for a reply before it is cut off; `None` (`off`,
+    /// sysbench's default): waits for good. loadlab's default is 2 s.
+    pub forced_shutdown: Option<f64>,
     /// 1–100; 0 leaves the percentile out.
     pub percentile: u32,
     pub histogram: bool,
@@ -135,7 +139,10 @@ pub struct Options {
     /// 0: from the current time.
     pub rand_seed: u64,
     /// `--client-threads`: OS threads the connections are spread over
-    /// (each a current-thread runtime); 0: one per CPU the process may use.
+    /// (each a current-thread runtime); ≥ `threads`: a thread per
+    /// connection (MySQL: a blocking socket each, no runtime); 0: one
+    /// connection on a thread of its own, more on one thread per CPU the
+    /// process may use (see `runner::blocking_threads`).
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
@@ -304,6 +311,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         events: 0,
         rate: 0.0,
         report_interval: 0.0,
+        forced_shutdown: Some(2.0),
         percentile: 95,
         histogram: false,
         range_size: 100,
@@ -515,8 +523,22 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                     ));
                 }
             }
+            "forced_shutdown" => {
+                o.forced_shutdown = match v {
+                    Some("off") => None,
+                    _ => {
+                        let n: f64 = parse_num(raw_name, v)?;
+                        if !(n >= 0.0 && n.is_finite()) {
+                            return err(format!(
+                                "--{raw_name}={n}: expected a number of seconds ≥ 0, or off"
+                            ));
+                        }
+                        Some(n)
+                    }
+                }
+            }
             // Accepted and without effect here.
-            "verbosity" | "forced_shutdown" | "db_debug" => {}
+            "verbosity" | "db_debug" => {}
             _ => {
                 let hint = nearest(&name)
                     .map(|k| format!(" (a similar option exists: '--{}')", k.replace('_', "-")))
@@ -676,12 +698,15 @@ General options:
   --events=N               limit for total number of transactions, 0: none [0]
   --rate=N                 transactions per second (open model), 0: unlimited [0]
   --report-interval=N      an interval line every N seconds, 0: none [0]
+  --forced-shutdown=N|off  seconds after the --time limit before threads still waiting
+                           for a reply are cut off, off: wait for good [2]
   --percentile=N           percentile in latency statistics (1-100), 0: none [95]
   --histogram[=on|off]     print the latency histogram [off]
   --rand-type=STRING       uniform or special [special]
   --rand-seed=N            random seed, 0: from the current time [0]
   -o, --output=FILE        write a results file (loadlab report/plot read it)
-  --client-threads=N       OS threads the connections share, 0: one per usable CPU [0]
+  --client-threads=N       OS threads the connections share; >= --threads: one per connection
+                           (blocking sockets), 0: 1 connection its own thread, more one per usable CPU [0]
 
 Database options:
   --db-driver=STRING       mysql or pgsql [mysql]
@@ -762,5 +787,20 @@ mod tests {
         assert!(e("oltp_read_only").contains("missing command"));
         assert!(e("--threads=x oltp_read_only run").contains("--threads=x"));
         assert!(e("--tables=2 select_random_points run").contains("--tables > 1"));
+        assert!(e("--forced-shutdown=-1 oltp_read_only run").contains("--forced-shutdown=-1"));
+        assert!(e("--forced-shutdown=soon oltp_read_only run").contains("not a valid number"));
+    }
+
+    #[test]
+    fn forced_shutdown_is_seconds_or_off() {
+        let f = |s: &str| {
+            p(&format!("{s} oltp_read_only run"))
+                .unwrap()
+                .forced_shutdown
+        };
+        assert_eq!(f(""), Some(2.0));
+        assert_eq!(f("--forced-shutdown=5"), Some(5.0));
+        assert_eq!(f("--forced-shutdown=0.5"), Some(0.5));
+        assert_eq!(f("--forced-shutdown=off"), None);
     }
 }

@@ -1,9 +1,12 @@
 //! `run`: `--threads` connections, each running events (transactions) back
 //! to back (closed model) or when they are due (`--rate`, open model: event
 //! n is due at n / rate seconds, and its corrected latency counts from
-//! then), until `--time` or `--events`. All of it on one current-thread
-//! tokio runtime: the threads are tasks, which keeps the client's CPU per
-//! query low.
+//! then), until `--time` or `--events`. The threads are tasks of
+//! current-thread tokio runtimes (one per CPU by default: several replies
+//! per wake-up), or, for MySQL, OS threads with a blocking socket each, as
+//! sysbench's (the default at one connection: two system calls per
+//! statement; see [`blocking_threads`]). A thread still waiting for a
+//! reply `--forced-shutdown` seconds after the time limit is cut off.
 //!
 //! Figures go into [`loadlab_metrics::Distribution`]s and counters (total
 //! and per interval); the results file, when asked for, gets one sample per
@@ -34,6 +37,15 @@ const SERIES_RECONNECTS: u32 = SERIES_ERRORS + 1;
 /// (e.g. 1040 "Too many connections" in `--mysql-ignore-errors`).
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
 
+/// How long after the run's time limit a thread may still wait for the
+/// reply to its last statement (`--forced-shutdown`, 2 s by default); then
+/// the controller shuts its socket down (a blocking connection) or drops
+/// its task, which ends the wait, and the unfinished transaction is not
+/// counted. `None` (`--forced-shutdown=off`): it waits for good.
+fn stop_grace(o: &Options) -> Option<Duration> {
+    o.forced_shutdown.map(Duration::from_secs_f64)
+}
+
 #[derive(Debug, Default, Clone, Copy)]
 struct Counters {
     events: u64,
@@ -60,6 +72,12 @@ struct State {
     next_event: u64,
     busy: u32,
     stop: bool,
+    /// Set when the controller shuts down the sockets of the threads still
+    /// waiting after the time limit's grace ([`stop_grace`]): their lost
+    /// connection ends them quietly.
+    forced: bool,
+    /// Threads ended so (their last transaction not counted).
+    cut: u32,
     fatal: Option<SqlError>,
     /// Results-file records not yet handed to the writer thread.
     pending: Option<Vec<Rec>>,
@@ -141,7 +159,38 @@ fn ns(clock: Instant) -> u64 {
     clock.elapsed().as_nanos() as u64
 }
 
+/// Waits until `t`: a plain sleep on a thread of its own (`blocking`), or
+/// the runtime's timer for a task.
+async fn pause_until(t: Instant, blocking: bool) {
+    if blocking {
+        std::thread::sleep(t.saturating_duration_since(Instant::now()));
+    } else {
+        tokio::time::sleep_until(t.into()).await;
+    }
+}
+
+/// The blocking connections' sockets by thread id (second handles), for
+/// the controller to shut down those still waiting after the time limit's
+/// grace ([`stop_grace`]).
+type Sockets = Arc<Mutex<Vec<Option<std::net::TcpStream>>>>;
+
+fn register(socks: &Option<Sockets>, tid: u32, w: Option<&Worker>) {
+    if let Some(socks) = socks {
+        let mut v = socks.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(slot) = v.get_mut(tid as usize) {
+            *slot = w.and_then(|w| w.conn.blocking_socket());
+        }
+    }
+}
+
+fn thread_seed(seed: u64, tid: u32) -> u64 {
+    seed.wrapping_add(u64::from(tid).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 /// One thread: connect (again, while the error is ignored), then events.
+/// A task of a client thread's runtime, or (`blocking`) the whole of an OS
+/// thread with a blocking connection, driven by [`crate::mysql_wire::ready`].
+#[allow(clippy::too_many_arguments)]
 async fn thread(
     o: Arc<Options>,
     tid: u32,
@@ -150,17 +199,22 @@ async fn thread(
     clock: Instant,
     unique: Arc<AtomicU32>,
     seed: u64,
+    blocking: bool,
+    socks: Option<Sockets>,
 ) {
     let log = lock(&st).pending.is_some();
     loop {
         if w.is_some() || lock(&st).stop {
             break;
         }
-        match Worker::connect(o.clone(), tid, seed, unique.clone(), clock, log).await {
-            Ok(x) => w = Some(x),
+        match Worker::connect(o.clone(), tid, seed, unique.clone(), clock, log, blocking).await {
+            Ok(x) => {
+                register(&socks, tid, Some(&x));
+                w = Some(x);
+            }
             Err(e) if ignorable(&o, &e) => {
                 lock(&st).error(ns(clock));
-                tokio::time::sleep(RECONNECT_PAUSE).await;
+                pause_until(Instant::now() + RECONNECT_PAUSE, blocking).await;
             }
             Err(e) => {
                 let mut s = lock(&st);
@@ -187,7 +241,7 @@ async fn thread(
                 break;
             }
             if due > Instant::now() {
-                tokio::time::sleep_until(due.into()).await;
+                pause_until(due, blocking).await;
                 if lock(&st).stop {
                     break;
                 }
@@ -213,6 +267,13 @@ async fn thread(
                     Ok(()) => break,
                     Err(e) => e,
                 };
+                if s.forced && e.kind == ErrKind::Lost {
+                    // Shut down by the controller after the time limit's
+                    // grace: the transaction is not counted.
+                    s.cut += 1;
+                    s.busy -= 1;
+                    break 'events;
+                }
                 if !ignorable(&o, &e) {
                     s.fatal.get_or_insert(e);
                     s.stop = true;
@@ -232,12 +293,13 @@ async fn thread(
                     }
                     match w.reconnect().await {
                         Ok(()) => {
+                            register(&socks, tid, Some(&w));
                             lock(&st).reconnect(ns(clock));
                             break;
                         }
                         Err(e2) if ignorable(&o, &e2) => {
                             lock(&st).error(ns(clock));
-                            tokio::time::sleep(RECONNECT_PAUSE).await;
+                            pause_until(Instant::now() + RECONNECT_PAUSE, blocking).await;
                         }
                         Err(e2) => {
                             let mut s = lock(&st);
@@ -298,6 +360,7 @@ async fn thread(
             }
         }
     }
+    register(&socks, tid, None);
     w.conn.close().await;
 }
 
@@ -394,6 +457,9 @@ enum Go {
     Wait,
     Start(Instant),
     Abort,
+    /// The time limit's grace ([`stop_grace`]) is over: end the tasks
+    /// still waiting.
+    Force,
 }
 
 /// One client OS thread: its own current-thread runtime, its share of the
@@ -425,8 +491,6 @@ fn client_thread(
     };
     let log = o.output.is_some();
     rt.block_on(async move {
-        let thread_seed =
-            |tid: u32| seed.wrapping_add(u64::from(tid).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut workers = Vec::new();
         let mut missing = 0;
         let mut fatal = None;
@@ -434,10 +498,11 @@ fn client_thread(
             match Worker::connect(
                 o.clone(),
                 tid,
-                thread_seed(tid),
+                thread_seed(seed, tid),
                 unique.clone(),
                 Instant::now(),
                 log,
+                false,
             )
             .await
             {
@@ -459,7 +524,7 @@ fn client_thread(
         let clock = loop {
             match *go_rx.borrow_and_update() {
                 Go::Start(c) => break Some(c),
-                Go::Abort => break None,
+                Go::Abort | Go::Force => break None,
                 Go::Wait => {}
             }
             if go_rx.changed().await.is_err() {
@@ -475,27 +540,147 @@ fn client_thread(
             let _ = done_tx.send(());
             return;
         };
-        let mut handles = Vec::new();
+        let mut tasks = tokio::task::JoinSet::new();
         for (tid, mut w) in workers {
             if let Some(w) = w.as_mut() {
                 w.clock = clock;
             }
-            handles.push(tokio::spawn(thread(
+            tasks.spawn(thread(
                 o.clone(),
                 tid,
                 w,
                 st.clone(),
                 clock,
                 unique.clone(),
-                thread_seed(tid),
-            )));
+                thread_seed(seed, tid),
+                false,
+                None,
+            ));
         }
-        for h in handles {
-            let _ = h.await;
+        let mut told = true;
+        loop {
+            tokio::select! {
+                r = tasks.join_next() => {
+                    if r.is_none() {
+                        break;
+                    }
+                }
+                ch = go_rx.changed(), if told => {
+                    if ch.is_err() {
+                        told = false;
+                    } else if *go_rx.borrow_and_update() == Go::Force {
+                        // Still waiting for a reply after the grace: the
+                        // tasks are dropped, their connections closed.
+                        let n = tasks.len() as u32;
+                        tasks.abort_all();
+                        while tasks.join_next().await.is_some() {}
+                        lock(&st).cut += n;
+                        break;
+                    }
+                }
+            }
         }
         let _ = done_tx.send(());
     });
 }
+
+/// The start signal for the blocking threads (which cannot await the
+/// runtime's watch channel).
+struct Gate {
+    go: Mutex<Go>,
+    cv: std::sync::Condvar,
+}
+
+impl Gate {
+    fn set(&self, g: Go) {
+        *self.go.lock().unwrap_or_else(PoisonError::into_inner) = g;
+        self.cv.notify_all();
+    }
+
+    fn wait(&self) -> Go {
+        let mut g = self.go.lock().unwrap_or_else(PoisonError::into_inner);
+        while *g == Go::Wait {
+            g = self.cv.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+        *g
+    }
+}
+
+/// One connection on an OS thread of its own, with a blocking socket, as
+/// sysbench runs them: connect, say so, wait for the start, run.
+#[allow(clippy::too_many_arguments)]
+fn blocking_thread(
+    o: Arc<Options>,
+    tid: u32,
+    st: Shared,
+    unique: Arc<AtomicU32>,
+    seed: u64,
+    socks: Sockets,
+    conn_tx: tokio::sync::mpsc::UnboundedSender<Result<usize, SqlError>>,
+    gate: Arc<Gate>,
+    done_tx: tokio::sync::mpsc::UnboundedSender<()>,
+) {
+    use crate::mysql_wire::ready;
+    let log = o.output.is_some();
+    let seed = thread_seed(seed, tid);
+    let socks = Some(socks);
+    let r = ready(Worker::connect(
+        o.clone(),
+        tid,
+        seed,
+        unique.clone(),
+        Instant::now(),
+        log,
+        true,
+    ));
+    let mut w = match r {
+        Ok(w) => {
+            register(&socks, tid, Some(&w));
+            let _ = conn_tx.send(Ok(0));
+            Some(w)
+        }
+        Err(e) if ignorable(&o, &e) && e.kind == ErrKind::TooManyConnections => {
+            let _ = conn_tx.send(Ok(1));
+            None
+        }
+        Err(e) => {
+            // The controller aborts the run and joins this thread.
+            let _ = conn_tx.send(Err(e));
+            return;
+        }
+    };
+    match gate.wait() {
+        Go::Start(clock) => {
+            if let Some(w) = w.as_mut() {
+                w.clock = clock;
+            }
+            ready(thread(o, tid, w, st, clock, unique, seed, true, socks));
+        }
+        _ => {
+            if let Some(w) = w {
+                ready(w.conn.close());
+            }
+        }
+    }
+    let _ = done_tx.send(());
+}
+
+/// Whether the connections are OS threads with blocking sockets (MySQL
+/// only). See docs/sysbench.md for the measurements behind the choice.
+pub fn blocking_threads(o: &Options) -> bool {
+    o.driver == crate::options::Driver::Mysql
+        && if o.client_threads == 0 {
+            o.threads <= BLOCKING_UP_TO
+        } else {
+            o.client_threads >= o.threads
+        }
+}
+
+/// By default, runs of up to this many connections give each an OS thread
+/// with a blocking socket; more share one runtime thread per CPU (which
+/// takes several replies per wake-up, the cheaper on a quiet host), unless
+/// `--client-threads` ≥ `--threads` asks for a thread per connection.
+pub const BLOCKING_UP_TO: u32 = 1;
 
 /// Runs the test; prints sysbench's layout on `out`.
 pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
@@ -534,6 +719,8 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
         next_event: 0,
         busy: 0,
         stop: false,
+        forced: false,
+        cut: 0,
         fatal: None,
         pending: writer.as_ref().map(|_| Vec::with_capacity(4096)),
         seq: 0,
@@ -544,7 +731,10 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     // connections gave 1.11x sysbench's tps at 0.95x its CPU per query,
     // where a thread per connection (sysbench's way) gave 0.29x and 5.7x
     // (bench/RESULTS.md).
-    let k = if o.client_threads == 0 {
+    let blocking = blocking_threads(&o);
+    let k = if blocking {
+        o.threads
+    } else if o.client_threads == 0 {
         std::thread::available_parallelism()
             .map_or(1, |n| n.get() as u32)
             .min(o.threads)
@@ -555,8 +745,43 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     let (conn_tx, mut conn_rx) = tokio::sync::mpsc::unbounded_channel();
     let (go_tx, go_rx) = tokio::sync::watch::channel(Go::Wait);
     let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel();
+    let gate = Arc::new(Gate {
+        go: Mutex::new(Go::Wait),
+        cv: std::sync::Condvar::new(),
+    });
+    let socks: Sockets = Arc::new(Mutex::new((0..o.threads).map(|_| None).collect::<Vec<_>>()));
     let mut joins = Vec::new();
+    for tid in 0..o.threads {
+        if !blocking {
+            break;
+        }
+        let (o2, st, unique, socks) = (o.clone(), st.clone(), unique.clone(), socks.clone());
+        let (conn_tx, gate2, done_tx) = (conn_tx.clone(), gate.clone(), done_tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("sysbench-{tid}"))
+            .spawn(move || {
+                blocking_thread(o2, tid, st, unique, seed, socks, conn_tx, gate2, done_tx)
+            });
+        match spawned {
+            Ok(j) => joins.push(j),
+            Err(e) => {
+                // The threads started close their connections and end.
+                gate.set(Go::Abort);
+                for j in joins {
+                    let _ = j.join();
+                }
+                return Err(Error::Runtime(format!(
+                    "cannot start client thread {} of {}: {e}",
+                    tid + 1,
+                    o.threads
+                )));
+            }
+        }
+    }
     for i in 0..k {
+        if blocking {
+            break;
+        }
         let tids: Vec<u32> = (0..o.threads).filter(|t| t % k == i).collect();
         let (o, st, unique) = (o.clone(), st.clone(), unique.clone());
         let (conn_tx, go_rx, done_tx) = (conn_tx.clone(), go_rx.clone(), done_tx.clone());
@@ -581,6 +806,7 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     }
     if let Some(e) = fatal {
         let _ = go_tx.send(Go::Abort);
+        gate.set(Go::Abort);
         for j in joins {
             let _ = j.join();
         }
@@ -599,6 +825,7 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     let _ = out.flush();
     let clock = Instant::now();
     let _ = go_tx.send(Go::Start(clock));
+    gate.set(Go::Start(clock));
     let st2 = st.clone();
     let o2 = o.clone();
     let iv = (o2.report_interval > 0.0).then(|| Duration::from_secs_f64(o2.report_interval));
@@ -608,6 +835,9 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     let far = clock + Duration::from_secs(86_400 * 365);
     let mut flush_at = clock + Duration::from_millis(100);
     let mut running = k;
+    // When the threads still waiting for a reply are cut off: the time
+    // limit's grace after the stop.
+    let mut force_at = far;
     while running > 0 {
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(&st2).stop {
@@ -657,6 +887,17 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
             }
             _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
                 lock(&st2).stop = true;
+                if let Some(g) = stop_grace(&o2) {
+                    force_at = Instant::now() + g;
+                }
+            }
+            _ = tokio::time::sleep_until(force_at.into()), if force_at != far => {
+                force_at = far;
+                lock(&st2).forced = true;
+                let _ = go_tx.send(Go::Force);
+                for s in socks.lock().unwrap_or_else(PoisonError::into_inner).iter().flatten() {
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                }
             }
             _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() => {
                 flush_at += Duration::from_millis(100);
@@ -700,6 +941,15 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     if let Some(e) = s.fatal.clone() {
         writer_result?;
         return Err(Error::during_run(&o, e, s.total.events));
+    }
+    if s.cut > 0 {
+        eprintln!(
+            "loadlab: sysbench: warning: {} of {} threads had no reply from the server {} s after the time limit \
+             (--forced-shutdown); their connections were closed and their unfinished transactions are not counted",
+            s.cut,
+            o.threads,
+            o.forced_shutdown.unwrap_or_default()
+        );
     }
     let f = final_figures(&o, &s, total_s);
     if o.histogram {

@@ -232,6 +232,8 @@ pub struct Worker {
     /// The statements of the current event, when the results file wants them.
     pub log: Option<Vec<StmtRun>>,
     pub in_trx: bool,
+    /// A blocking connection (a thread of its own), also after a reconnect.
+    blocking: bool,
     /// The run's start: statement instants in the results file count from it.
     pub clock: Instant,
     c: String,
@@ -248,8 +250,9 @@ impl Worker {
         unique: Arc<AtomicU32>,
         clock: Instant,
         log: bool,
+        blocking: bool,
     ) -> Result<Worker, SqlError> {
-        let conn = Conn::connect(opts.driver, &opts.conn, opts.ps_mode).await?;
+        let conn = Conn::connect_with(opts.driver, &opts.conn, opts.ps_mode, blocking).await?;
         let rng = Rand::new(seed, opts.rand_type, opts.rand_spec_pct, opts.rand_spec_res);
         let mut w = Worker {
             conn,
@@ -260,6 +263,7 @@ impl Worker {
             counts: [0; 3],
             log: log.then(Vec::new),
             in_trx: false,
+            blocking,
             clock,
             c: String::with_capacity(120),
             pad: String::with_capacity(60),
@@ -286,7 +290,8 @@ impl Worker {
 
     /// Replaces the connection (after it was lost) and prepares again.
     pub async fn reconnect(&mut self) -> Result<(), SqlError> {
-        let conn = Conn::connect(self.opts.driver, &self.opts.conn, self.opts.ps_mode).await?;
+        let o = &self.opts;
+        let conn = Conn::connect_with(o.driver, &o.conn, o.ps_mode, self.blocking).await?;
         self.conn = conn;
         self.in_trx = false;
         self.prepare_statements().await

@@ -46,8 +46,10 @@ fn every_test_prepares_runs_and_cleans_up() {
     .into_iter()
     .enumerate()
     {
-        // Every other test with both connections on one client thread.
-        let ct = if i % 2 == 0 { "--client-threads=1" } else { "" };
+        // Each thread model in turn: both connections tasks of one client
+        // thread; the default (tasks on a client thread per CPU); an OS
+        // thread per connection with a blocking socket.
+        let ct = ["--client-threads=1", "", "--client-threads=2"][i % 3];
         let out = run(&format!("{a} --table-size=200 {test} prepare")).unwrap();
         assert!(out.contains("Creating table 'sbtest1'..."), "{out}");
         let out = run(&format!(
@@ -123,54 +125,58 @@ fn rate_results_file_and_seed_002_lines() {
     assert!(out.contains("         99th percentile:"), "{out}");
     assert!(!out.contains("95th"), "{out}");
 
-    // --rate: open model, interval and queue lines, the corrected line.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("run.bin");
-    let out = run(&format!(
-        "{a} --table-size=500 --threads=2 --rate=100 --time=2 --report-interval=1 -o {} oltp_read_only run",
+    // --rate: open model, interval and queue lines, the corrected line;
+    // in both thread models (tasks of client threads, and an OS thread
+    // per connection with a blocking socket).
+    for ct in ["", "--client-threads=2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.bin");
+        let out = run(&format!(
+        "{a} --table-size=500 --threads=2 --rate=100 --time=2 --report-interval=1 {ct} -o {} oltp_read_only run",
         file.display()
     ))
     .unwrap();
-    let tx = figure(&out, "transactions:") as u64;
-    assert!((150..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
-    assert!(out.contains("[ 1s ] thds: 2 tps: "), "{out}");
-    assert!(out.contains("[ 1s ] queue length: "), "{out}");
-    assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
-    assert!(out.contains("95th percentile (corrected):"), "{out}");
-    // The corrected latency counts from the intended start: never less
-    // than the service time's percentile.
-    let pct = |l: &str| figure(&out, l);
-    assert!(
-        pct("95th percentile (corrected):") >= pct("95th percentile:"),
-        "{out}"
-    );
+        let tx = figure(&out, "transactions:") as u64;
+        assert!((150..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
+        assert!(out.contains("[ 1s ] thds: 2 tps: "), "{out}");
+        assert!(out.contains("[ 1s ] queue length: "), "{out}");
+        assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
+        assert!(out.contains("95th percentile (corrected):"), "{out}");
+        // The corrected latency counts from the intended start: never less
+        // than the service time's percentile.
+        let pct = |l: &str| figure(&out, l);
+        assert!(
+            pct("95th percentile (corrected):") >= pct("95th percentile:"),
+            "{out}"
+        );
 
-    // The results file: one sample per transaction and per statement, in
-    // series tagged by statement kind.
-    let f = std::fs::File::open(&file).unwrap();
-    let mut r = loadlab_metrics::open_results(f, "run.bin").unwrap();
-    let mut by_stmt = std::collections::BTreeMap::<String, u64>::new();
-    while let Some(item) = r.next_item() {
-        if let loadlab_metrics::Item::Request(rec) = item.unwrap() {
-            let s = rec.series.as_ref().expect("a series");
-            assert_eq!(s.tag("test"), Some("oltp_read_only"));
-            *by_stmt
-                .entry(s.tag("statement").unwrap().to_string())
-                .or_default() += 1;
+        // The results file: one sample per transaction and per statement, in
+        // series tagged by statement kind.
+        let f = std::fs::File::open(&file).unwrap();
+        let mut r = loadlab_metrics::open_results(f, "run.bin").unwrap();
+        let mut by_stmt = std::collections::BTreeMap::<String, u64>::new();
+        while let Some(item) = r.next_item() {
+            if let loadlab_metrics::Item::Request(rec) = item.unwrap() {
+                let s = rec.series.as_ref().expect("a series");
+                assert_eq!(s.tag("test"), Some("oltp_read_only"));
+                *by_stmt
+                    .entry(s.tag("statement").unwrap().to_string())
+                    .or_default() += 1;
+            }
         }
+        assert_eq!(by_stmt["transaction"], tx, "{by_stmt:?}");
+        assert!(by_stmt["point_select"] >= 10 * tx, "{by_stmt:?}");
+        assert!(
+            by_stmt["begin"] >= tx && by_stmt["commit"] >= tx,
+            "{by_stmt:?}"
+        );
+        assert!(
+            !std::fs::read(&file)
+                .unwrap()
+                .windows(PASSWORD.len())
+                .any(|w| w == PASSWORD.as_bytes())
+        );
     }
-    assert_eq!(by_stmt["transaction"], tx, "{by_stmt:?}");
-    assert!(by_stmt["point_select"] >= 10 * tx, "{by_stmt:?}");
-    assert!(
-        by_stmt["begin"] >= tx && by_stmt["commit"] >= tx,
-        "{by_stmt:?}"
-    );
-    assert!(
-        !std::fs::read(&file)
-            .unwrap()
-            .windows(PASSWORD.len())
-            .any(|w| w == PASSWORD.as_bytes())
-    );
 }
 
 #[test]
@@ -325,67 +331,139 @@ fn too_many_connections_fails_or_is_counted_per_interval() {
     };
     let a = mysql_args(db.port);
     run(&format!("{a} --table-size=100 oltp_point_select prepare")).unwrap();
-    let e = run(&format!(
-        "{a} --table-size=100 --threads=16 --time=2 oltp_point_select run"
-    ))
-    .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::TooManyConnections {
-                code: 1040,
-                threads: 16,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.to_string().contains("Too many connections"), "{e}");
-    // Ignored: 10 threads run, 6 keep trying, and each failed attempt is
-    // an error of its interval.
-    let out = run(&format!(
-        "{a} --table-size=100 --threads=16 --time=2 --report-interval=1 --mysql-ignore-errors=1040 oltp_point_select run"
+    // Both thread models: tasks of client threads, and (`--client-threads`
+    // ≥ `--threads`) an OS thread per connection with a blocking socket.
+    for ct in ["", "--client-threads=16"] {
+        let e = run(&format!(
+            "{a} --table-size=100 --threads=16 --time=2 {ct} oltp_point_select run"
+        ))
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooManyConnections {
+                    code: 1040,
+                    threads: 16,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("Too many connections"), "{e}");
+        // Ignored: 10 threads run, 6 keep trying, and each failed attempt is
+        // an error of its interval.
+        let out = run(&format!(
+        "{a} --table-size=100 --threads=16 --time=2 --report-interval=1 --mysql-ignore-errors=1040 {ct} oltp_point_select run"
     ))
     .unwrap();
-    assert!(figure(&out, "transactions:") > 0.0, "{out}");
-    assert!(figure(&out, "ignored errors:") >= 6.0, "{out}");
-    let iv: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
-    assert!(!iv.is_empty(), "{out}");
-    for l in &iv {
-        let errs: f64 = l
-            .split("err/s: ")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert!(errs > 0.0, "errors counted in every interval: {l}");
+        assert!(figure(&out, "transactions:") > 0.0, "{out}");
+        assert!(figure(&out, "ignored errors:") >= 6.0, "{out}");
+        let iv: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+        assert!(!iv.is_empty(), "{out}");
+        for l in &iv {
+            let errs: f64 = l
+                .split("err/s: ")
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(errs > 0.0, "errors counted in every interval: {l}");
+        }
     }
 }
 
 #[test]
 fn a_server_killed_mid_run_ends_the_run_with_one_line() {
-    let Some(mut db) = MariaDb::start_or_skip("a_server_killed_mid_run_ends_the_run_with_one_line")
-    else {
+    // Both thread models: tasks of client threads (the default at 2
+    // connections), an OS thread per connection with a blocking socket.
+    for ct in ["", "--client-threads=2"] {
+        let Some(mut db) =
+            MariaDb::start_or_skip("a_server_killed_mid_run_ends_the_run_with_one_line")
+        else {
+            return;
+        };
+        let a = mysql_args(db.port);
+        run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
+        let line = format!("{a} --table-size=200 --threads=2 --time=30 {ct} oltp_read_only run");
+        let t0 = Instant::now();
+        let h = std::thread::spawn(move || run(&line));
+        std::thread::sleep(Duration::from_millis(1500));
+        db.kill();
+        let e = h.join().unwrap().unwrap_err();
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "ended soon after the kill"
+        );
+        match &e {
+            Error::Lost { transactions, .. } => assert!(*transactions > 0, "{e}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(!e.to_string().contains('\n'));
+    }
+}
+
+/// The server stops answering (SIGSTOP: its socket still accepts, nothing
+/// replies) in the middle of a run with `--time`: the run still ends, soon
+/// after the time limit and its grace, with the figures of what completed
+/// and its threads cut off, for both thread models (an OS thread per
+/// connection with a blocking socket, and tasks of one client thread).
+#[test]
+fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
+    let Some(db) = MariaDb::start_or_skip(
+        "the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering",
+    ) else {
         return;
     };
     let a = mysql_args(db.port);
     run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
-    let line = format!("{a} --table-size=200 --threads=2 --time=30 oltp_read_only run");
-    let t0 = Instant::now();
-    let h = std::thread::spawn(move || run(&line));
-    std::thread::sleep(Duration::from_millis(1500));
-    db.kill();
-    let e = h.join().unwrap().unwrap_err();
-    assert!(
-        t0.elapsed() < Duration::from_secs(20),
-        "ended soon after the kill"
-    );
-    match &e {
-        Error::Lost { transactions, .. } => assert!(*transactions > 0, "{e}"),
-        other => panic!("{other:?}"),
+    let pid = std::fs::read_to_string(db.dir().join("pid")).unwrap();
+    let pid = pid.trim().to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(&pid)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{sig} {pid}");
+    };
+    // (model, grace): the default grace of 2 s, and --forced-shutdown.
+    for (ct, grace) in [
+        ("--client-threads=2", 2),
+        ("--client-threads=1 --forced-shutdown=4", 4),
+    ] {
+        let line = format!(
+            "{a} --table-size=200 --threads=2 --time=2 --report-interval=1 {ct} oltp_read_only run"
+        );
+        let t0 = Instant::now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(run(&line));
+        });
+        std::thread::sleep(Duration::from_millis(700));
+        signal("STOP");
+        let r = rx.recv_timeout(Duration::from_secs(30));
+        let took = t0.elapsed();
+        signal("CONT");
+        let out = r
+            .unwrap_or_else(|_| panic!("[{ct}] the run did not end within 30 s"))
+            .unwrap_or_else(|e| panic!("[{ct}] {e}"));
+        // 2 s of run, the grace, and slack for a loaded host.
+        assert!(
+            took >= Duration::from_secs(2 + grace) && took < Duration::from_secs(13 + grace),
+            "[{ct}] took {took:?}"
+        );
+        assert!(figure(&out, "transactions:") > 0.0, "[{ct}] {out}");
+        assert!(out.contains("[ 1s ] thds: 2"), "[{ct}] {out}");
+        // The server answers again, and is in a state to run once more.
+        std::thread::sleep(Duration::from_millis(300));
     }
-    assert!(!e.to_string().contains('\n'));
+    let out = run(&format!(
+        "{a} --table-size=200 --threads=2 --events=20 --time=30 oltp_read_only run"
+    ))
+    .unwrap();
+    assert_eq!(figure(&out, "transactions:"), 20.0, "{out}");
 }

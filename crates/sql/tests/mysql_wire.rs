@@ -337,3 +337,47 @@ fn packets_of_16_mib_and_more_both_ways() {
         c.close().await;
     });
 }
+
+/// The same protocol code on a blocking socket, driven by `ready` on a
+/// plain thread with no runtime: rows counted exactly in both protocols;
+/// and a `shutdown` from another thread ends a read blocked on a reply
+/// that is not coming (how the run's time limit cuts a thread off).
+#[test]
+fn a_blocking_connection_runs_without_a_runtime_and_a_shutdown_ends_its_wait() {
+    use loadlab_sql::mysql_wire::ready;
+    let Some(db) = MariaDb::start_or_skip(
+        "a_blocking_connection_runs_without_a_runtime_and_a_shutdown_ends_its_wait",
+    ) else {
+        return;
+    };
+    let mut c = ready(Conn::connect_blocking(
+        "127.0.0.1",
+        db.port,
+        USER,
+        PASSWORD,
+        DATABASE,
+    ))
+    .unwrap();
+    assert!(c.connection_id > 0);
+    assert_eq!(
+        ready(c.query("SELECT seq, REPEAT('x', 1000) FROM seq_1_to_5000")).unwrap(),
+        5000
+    );
+    let s = ready(c.prepare("SELECT seq FROM seq_1_to_100000 WHERE seq <= ?")).unwrap();
+    assert_eq!(ready(c.exec(s, &[Param::Int(77_777)])).unwrap(), 77_777);
+    assert_eq!(
+        ready(c.query_one("SELECT 6 * 7")).unwrap().as_deref(),
+        Some("42")
+    );
+    let e = ready(c.query("SELECT * FROM no_such_table")).unwrap_err();
+    assert_eq!(e.code, 1146, "{e}");
+    // A reply 30 s away; the shutdown comes after 300 ms.
+    let sock = c.socket().try_clone().unwrap();
+    let t0 = Instant::now();
+    let h = std::thread::spawn(move || ready(c.query("SELECT SLEEP(30)")));
+    std::thread::sleep(Duration::from_millis(300));
+    sock.shutdown(Shutdown::Both).unwrap();
+    let e = h.join().unwrap().unwrap_err();
+    assert_eq!(e.kind, ErrKind::Lost, "{e}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
