@@ -6,7 +6,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Wake, Waker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
@@ -736,6 +740,9 @@ struct Slot<'js> {
     intended: Instant,
     started: Instant,
     iters: u64,
+    /// Unused: a VU's request in flight lives in `Sched::http` (polled by
+    /// the scheduler itself, no task per request).
+    #[allow(dead_code)]
     task: Option<tokio::task::AbortHandle>,
     /// Counts ops, so a late answer to an aborted one is ignored.
     op_gen: u64,
@@ -1196,8 +1203,75 @@ impl Resolver for LocalResolver {
     }
 }
 
-enum Event {
-    Op(usize, u64, Resume),
+/// The VUs whose request in flight made progress (its waker fired), for
+/// the scheduler to poll: the requests are not tasks of their own, so an
+/// answer resumes its VU in the same pass that read it, with no task
+/// cell, channel message or extra wake-up of the scheduler per request.
+#[derive(Default)]
+struct Ready {
+    list: Mutex<Vec<usize>>,
+    /// The scheduler's waker while it waits.
+    waker: Mutex<Option<Waker>>,
+}
+
+/// A VU's request's waker: queues the VU once until it is polled.
+struct VuWaker {
+    vu: usize,
+    queued: AtomicBool,
+    ready: Arc<Ready>,
+}
+
+impl VuWaker {
+    /// Queues the VU; true if it was not queued yet.
+    fn queue(&self) -> bool {
+        if self.queued.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.ready.list.lock().expect("ready lock").push(self.vu);
+        true
+    }
+}
+
+impl Wake for VuWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self.queue()
+            && let Some(w) = self.ready.waker.lock().expect("ready lock").take()
+        {
+            w.wake();
+        }
+    }
+}
+
+/// A VU's HTTP request (or batch) in flight.
+type HttpFuture = Pin<Box<dyn Future<Output = Vec<ClientResponse>>>>;
+
+/// Sends a batch's requests concurrently; the responses in request order.
+async fn send_all(client: Rc<Client>, reqs: Vec<loadlab_engine::client::ClientRequest>) -> Vec<ClientResponse> {
+    let mut futs: Vec<Pin<Box<dyn Future<Output = ClientResponse>>>> = reqs
+        .into_iter()
+        .map(|r| {
+            let c = client.clone();
+            Box::pin(async move { c.send(r).await }) as Pin<Box<dyn Future<Output = ClientResponse>>>
+        })
+        .collect();
+    let mut out: Vec<Option<ClientResponse>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, o) in futs.iter_mut().zip(out.iter_mut()) {
+            if o.is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(r) => *o = Some(r),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    out.into_iter().flatten().collect()
 }
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
@@ -1569,7 +1643,13 @@ struct Sched<'a, 'js> {
     shared: &'a Rc<Shared>,
     slots: &'a mut Vec<Slot<'js>>,
     client: &'a Rc<Client>,
-    tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    /// Each VU's request in flight, polled by the scheduler when its
+    /// waker (`wakers`) queues it in `ready`.
+    http: Vec<Option<HttpFuture>>,
+    wakers: Vec<(Arc<VuWaker>, Waker)>,
+    ready: Arc<Ready>,
+    /// The VUs taken off `ready` for a pass (kept to reuse its memory).
+    polling: Vec<usize>,
     script_errors: u64,
     /// Sleeping VUs: (wake-up, VU, op generation), the earliest on top.
     /// The scheduler's one timer wakes for the first, instead of a task
@@ -1615,42 +1695,84 @@ impl<'js> Sched<'_, 'js> {
             }
             Some(Op::Sleep(d)) => {
                 slot.op_gen += 1;
-                slot.task = None;
                 self.sleepers
                     .push(Reverse((Instant::now() + d, i, slot.op_gen)));
                 None
             }
-            Some(Op::Http(reqs)) => {
+            Some(Op::Http(mut reqs)) => {
                 slot.op_gen += 1;
-                let g = slot.op_gen;
-                let tx = self.tx.clone();
                 let client = self.client.clone();
-                let h = tokio::task::spawn_local(async move {
-                    let mut out = Vec::with_capacity(reqs.len());
-                    if reqs.len() == 1 {
-                        for r in reqs {
-                            out.push(client.send(r).await);
-                        }
-                    } else {
-                        let hs: Vec<_> = reqs
-                            .into_iter()
-                            .map(|r| {
-                                let c = client.clone();
-                                tokio::task::spawn_local(async move { c.send(r).await })
-                            })
-                            .collect();
-                        for h in hs {
-                            if let Ok(r) = h.await {
-                                out.push(r);
-                            }
-                        }
-                    }
-                    let _ = tx.send(Event::Op(i, g, Resume::Http(out)));
-                });
-                slot.task = Some(h.abort_handle());
+                // Unconstrained: the requests run inside the scheduler's
+                // own task, whose cooperative budget would otherwise run
+                // out after a hundred reads and make every further read
+                // return at once (woken again, polled again: a spin).
+                let fut: HttpFuture = if reqs.len() == 1 {
+                    let r = reqs.pop().expect("one request");
+                    Box::pin(tokio::task::unconstrained(async move {
+                        vec![client.send(r).await]
+                    }))
+                } else {
+                    Box::pin(tokio::task::unconstrained(send_all(client, reqs)))
+                };
+                self.http[i] = Some(fut);
+                // Polled (the request written) in this very pass.
+                self.wakers[i].0.queue();
                 None
             }
         }
+    }
+
+    /// Polls the requests whose wakers fired (and those just made);
+    /// resumes the VUs whose responses are complete. Iterations that
+    /// thereby ended go to `done`. Returns after a bounded number of
+    /// passes so that the runtime's other tasks (HTTP/2 connections) run.
+    fn poll_ready(&mut self, done: &mut Vec<(usize, Result<(), String>)>) {
+        for _ in 0..16 {
+            {
+                let mut list = self.ready.list.lock().expect("ready lock");
+                if list.is_empty() {
+                    return;
+                }
+                std::mem::swap(&mut *list, &mut self.polling);
+            }
+            let mut batch = std::mem::take(&mut self.polling);
+            for &i in &batch {
+                self.wakers[i].0.queued.store(false, Ordering::Release);
+                let Some(f) = self.http[i].as_mut() else {
+                    continue;
+                };
+                let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                if let Poll::Ready(resps) = f.as_mut().poll(&mut cx) {
+                    self.http[i] = None;
+                    if let Some(r) = self.resume(i, Resume::Http(resps)) {
+                        done.push((i, r));
+                    }
+                }
+            }
+            batch.clear();
+            self.polling = batch;
+        }
+    }
+
+    /// True when a VU's request made progress and awaits a poll.
+    fn has_ready(&self) -> bool {
+        !self.ready.list.lock().expect("ready lock").is_empty()
+    }
+
+    /// Waits until some VU's request made progress (see [`Ready`]).
+    fn wait_ready(&self) -> impl Future<Output = ()> + use<> {
+        let ready = self.ready.clone();
+        std::future::poll_fn(move |cx| {
+            if !ready.list.lock().expect("ready lock").is_empty() {
+                return Poll::Ready(());
+            }
+            let mut w = ready.waker.lock().expect("ready lock");
+            match &*w {
+                Some(old) if old.will_wake(cx.waker()) => {}
+                _ => *w = Some(cx.waker().clone()),
+            }
+            Poll::Pending
+        })
     }
 
     fn resume(&mut self, i: usize, input: Resume) -> Option<Result<(), String>> {
@@ -1708,18 +1830,15 @@ impl<'js> Sched<'_, 'js> {
 
     /// Stops a busy VU now.
     fn abort(&mut self, i: usize) {
-        if let Some(t) = self.slots[i].task.take() {
-            t.abort();
-        }
+        // Dropping a request in flight closes its connection.
+        self.http[i] = None;
         self.slots[i].op_gen += 1;
         vu::ABORTING.with(|a| a.set(true));
         let mut r = self.resume(i, Resume::Abort);
         let mut guard = 0;
         while r.is_none() && self.slots[i].busy && guard < 1000 {
             // It asked for more (a catch around the call): keep refusing.
-            if let Some(t) = self.slots[i].task.take() {
-                t.abort();
-            }
+            self.http[i] = None;
             self.slots[i].op_gen += 1;
             r = self.resume(i, Resume::Abort);
             guard += 1;
@@ -1875,16 +1994,7 @@ async fn drive<'js>(
     client: &Rc<Client>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    let local = tokio::task::LocalSet::new();
-    local
-        .run_until(drive_local(
-            shared,
-            options,
-            slots,
-            client,
-            shutdown.as_mut(),
-        ))
-        .await
+    drive_local(shared, options, slots, client, shutdown.as_mut()).await
 }
 
 async fn drive_local<'js>(
@@ -1894,12 +2004,25 @@ async fn drive_local<'js>(
     client: &Rc<Client>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let ready = Arc::new(Ready::default());
+    let wakers = (0..slots.len())
+        .map(|vu| {
+            let w = Arc::new(VuWaker {
+                vu,
+                queued: AtomicBool::new(false),
+                ready: ready.clone(),
+            });
+            (w.clone(), Waker::from(w))
+        })
+        .collect();
     let mut s = Sched {
         shared,
+        http: (0..slots.len()).map(|_| None).collect(),
         slots,
         client,
-        tx,
+        wakers,
+        ready,
+        polling: Vec::new(),
         script_errors: 0,
         sleepers: BinaryHeap::new(),
     };
@@ -1919,7 +2042,6 @@ async fn drive_local<'js>(
     if has_setup {
         let r = run_special(
             &mut s,
-            &mut rx,
             shutdown.as_mut(),
             options.setup_timeout,
             "setup",
@@ -2026,6 +2148,7 @@ async fn drive_local<'js>(
 
     if !interrupted {
         loop {
+            s.poll_ready(&mut pending_done);
             let now = Instant::now();
             s.wake_sleepers(now, &mut pending_done);
             // Book iterations that ended.
@@ -2208,7 +2331,7 @@ async fn drive_local<'js>(
             if all_done && pending_done.is_empty() {
                 break;
             }
-            if !pending_done.is_empty() {
+            if !pending_done.is_empty() || s.has_ready() {
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
@@ -2220,25 +2343,8 @@ async fn drive_local<'js>(
             }
             // Wait for an answer, the next schedule point, or Ctrl-C.
             tokio::select! {
-                ev = rx.recv() => {
-                    if let Some(Event::Op(i, g, r)) = ev
-                        && s.slots[i].op_gen == g
-                    {
-                        s.slots[i].task = None;
-                        if let Some(done) = s.resume(i, r) {
-                            pending_done.push((i, done));
-                        }
-                    }
-                    // Take what else is ready without waiting.
-                    while let Ok(Event::Op(i, g, r)) = rx.try_recv() {
-                        if s.slots[i].op_gen == g {
-                            s.slots[i].task = None;
-                            if let Some(done) = s.resume(i, r) {
-                                pending_done.push((i, done));
-                            }
-                        }
-                    }
-                }
+                // Polled at the top of the loop.
+                _ = s.wait_ready() => {}
                 _ = &mut timer => {}
                 _ = shutdown.as_mut() => {
                     interrupted = true;
@@ -2262,7 +2368,6 @@ async fn drive_local<'js>(
     if has_teardown && !interrupted {
         match run_special(
             &mut s,
-            &mut rx,
             shutdown.as_mut(),
             options.teardown_timeout,
             "teardown",
@@ -2312,7 +2417,6 @@ async fn drive_local<'js>(
 /// Runs setup() or teardown() on VU 0; `None` when interrupted.
 async fn run_special<'js>(
     s: &mut Sched<'_, 'js>,
-    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
     timeout: Duration,
     phase: &str,
@@ -2325,6 +2429,7 @@ async fn run_special<'js>(
     loop {
         if r.is_none() {
             let mut ended = Vec::new();
+            s.poll_ready(&mut ended);
             s.wake_sleepers(Instant::now(), &mut ended);
             r = ended.into_iter().find(|(i, _)| *i == 0).map(|(_, d)| d);
         }
@@ -2333,15 +2438,13 @@ async fn run_special<'js>(
             // Make the next call (teardown) possible: swap the body.
             return Some(done);
         }
+        if s.has_ready() {
+            continue;
+        }
         let next = s.next_wake().map_or(deadline, |t| t.min(deadline));
         tokio::select! {
-            ev = rx.recv() => {
+            _ = s.wait_ready() => {
                 r = None;
-                if let Some(Event::Op(i, g, res)) = ev
-                    && i == 0 && s.slots[0].op_gen == g
-                {
-                    r = s.resume(0, res);
-                }
             }
             _ = tokio::time::sleep_until(next) => {
                 r = None;
