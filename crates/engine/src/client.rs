@@ -76,7 +76,26 @@ impl Client {
 
     /// Sends one request; failures are data (`status` 0 and `error`).
     pub async fn send(&self, req: ClientRequest) -> ClientResponse {
-        let begin = Instant::now();
+        self.send_inner::<false>(req, Instant::now()).await
+    }
+
+    /// [`Client::send`] for a caller that keeps the request's deadline
+    /// itself: the request, begun at `begin`, times out at `begin +
+    /// req.timeout`, which is checked whenever the future is polled; no
+    /// timer wakes it, so **the caller must poll it again at that
+    /// instant** (or later) or it may wait for ever. Spares a tokio timer
+    /// per request (registered, removed, and at times a wake-up of the
+    /// runtime's driver): the k6 face's scheduler keeps every VU's deadline
+    /// in its own queue.
+    pub async fn send_polled(&self, req: ClientRequest, begin: Instant) -> ClientResponse {
+        self.send_inner::<true>(req, begin).await
+    }
+
+    async fn send_inner<const POLLED: bool>(
+        &self,
+        req: ClientRequest,
+        begin: Instant,
+    ) -> ClientResponse {
         let mut out = Outcome {
             status: 0,
             error: ErrorKind::None,
@@ -96,7 +115,7 @@ impl Client {
                 let tpl =
                     Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
                 let deadline = begin + req.timeout;
-                execute_capture(
+                execute_capture::<POLLED>(
                     &tpl,
                     &self.transport,
                     req.redirects,

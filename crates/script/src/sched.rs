@@ -1248,13 +1248,19 @@ impl Wake for VuWaker {
 /// A VU's HTTP request (or batch) in flight.
 type HttpFuture = Pin<Box<dyn Future<Output = Vec<ClientResponse>>>>;
 
-/// Sends a batch's requests concurrently; the responses in request order.
-async fn send_all(client: Rc<Client>, reqs: Vec<loadlab_engine::client::ClientRequest>) -> Vec<ClientResponse> {
+/// Sends a batch's requests concurrently (begun at `begin`, see
+/// [`Client::send_polled`]); the responses in request order.
+async fn send_all(
+    client: Rc<Client>,
+    reqs: Vec<loadlab_engine::client::ClientRequest>,
+    begin: Instant,
+) -> Vec<ClientResponse> {
     let mut futs: Vec<Pin<Box<dyn Future<Output = ClientResponse>>>> = reqs
         .into_iter()
         .map(|r| {
             let c = client.clone();
-            Box::pin(async move { c.send(r).await }) as Pin<Box<dyn Future<Output = ClientResponse>>>
+            Box::pin(async move { c.send_polled(r, begin).await })
+                as Pin<Box<dyn Future<Output = ClientResponse>>>
         })
         .collect();
     let mut out: Vec<Option<ClientResponse>> = futs.iter().map(|_| None).collect();
@@ -1655,12 +1661,56 @@ struct Sched<'a, 'js> {
     /// The scheduler's one timer wakes for the first, instead of a task
     /// and a timer per sleep (issue #11: CPU per request).
     sleepers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// The deadlines of the requests in flight: (deadline, VU, op
+    /// generation), the earliest on top. The requests have no timer of
+    /// their own ([`Client::send_polled`]): at its deadline a request is
+    /// polled once more, and times out.
+    deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
 }
 
 impl<'js> Sched<'_, 'js> {
-    /// When the first sleeping VU wakes up.
+    /// When the first sleeping VU wakes up, or a request's deadline passes.
     fn next_wake(&self) -> Option<Instant> {
-        self.sleepers.peek().map(|r| r.0.0)
+        let s = self.sleepers.peek().map(|r| r.0.0);
+        let d = self.deadlines.peek().map(|r| r.0.0);
+        match (s, d) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// True while VU `i` still waits for the request of generation `g`.
+    fn in_flight(&self, i: usize, g: u64) -> bool {
+        self.slots[i].op_gen == g && self.http[i].is_some()
+    }
+
+    /// Queues for a poll the requests whose deadline passed by `now` (the
+    /// poll ends them with a timeout).
+    fn expire_requests(&mut self, now: Instant) {
+        while let Some(&Reverse((t, i, g))) = self.deadlines.peek() {
+            if t > now {
+                break;
+            }
+            self.deadlines.pop();
+            if self.in_flight(i, g) {
+                self.wakers[i].0.queue();
+            }
+        }
+    }
+
+    /// Keeps a request's deadline. Entries of requests that ended are
+    /// dropped when they come up, or here once they outnumber the VUs (so
+    /// the queue stays as small as the VUs, not as the requests of the
+    /// last minute).
+    fn add_deadline(&mut self, at: Instant, i: usize, g: u64) {
+        if self.deadlines.len() >= 2 * self.slots.len() + 64 {
+            let live: Vec<_> = std::mem::take(&mut self.deadlines)
+                .into_iter()
+                .filter(|&Reverse((_, i, g))| self.in_flight(i, g))
+                .collect();
+            self.deadlines = live.into();
+        }
+        self.deadlines.push(Reverse((at, i, g)));
     }
 
     /// Resumes the VUs whose sleep is over by `now`; the iterations that
@@ -1701,7 +1751,17 @@ impl<'js> Sched<'_, 'js> {
             }
             Some(Op::Http(mut reqs)) => {
                 slot.op_gen += 1;
+                let g = slot.op_gen;
                 let client = self.client.clone();
+                let begin = Instant::now();
+                // Each request is polled at its deadline (a batch's may differ).
+                let first = reqs.first().map_or(Duration::ZERO, |r| r.timeout);
+                let mut others: Vec<Duration> = reqs
+                    .iter()
+                    .skip(1)
+                    .map(|r| r.timeout)
+                    .filter(|&t| t != first)
+                    .collect();
                 // Unconstrained: the requests run inside the scheduler's
                 // own task, whose cooperative budget would otherwise run
                 // out after a hundred reads and make every further read
@@ -1709,12 +1769,18 @@ impl<'js> Sched<'_, 'js> {
                 let fut: HttpFuture = if reqs.len() == 1 {
                     let r = reqs.pop().expect("one request");
                     Box::pin(tokio::task::unconstrained(async move {
-                        vec![client.send(r).await]
+                        vec![client.send_polled(r, begin).await]
                     }))
                 } else {
-                    Box::pin(tokio::task::unconstrained(send_all(client, reqs)))
+                    Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin)))
                 };
                 self.http[i] = Some(fut);
+                self.add_deadline(begin + first, i, g);
+                others.sort_unstable();
+                others.dedup();
+                for t in others {
+                    self.add_deadline(begin + t, i, g);
+                }
                 // Polled (the request written) in this very pass.
                 self.wakers[i].0.queue();
                 None
@@ -2025,6 +2091,7 @@ async fn drive_local<'js>(
         polling: Vec::new(),
         script_errors: 0,
         sleepers: BinaryHeap::new(),
+        deadlines: BinaryHeap::new(),
     };
     let mut interrupted = false;
 
@@ -2148,6 +2215,7 @@ async fn drive_local<'js>(
 
     if !interrupted {
         loop {
+            s.expire_requests(Instant::now());
             s.poll_ready(&mut pending_done);
             let now = Instant::now();
             s.wake_sleepers(now, &mut pending_done);
@@ -2429,6 +2497,7 @@ async fn run_special<'js>(
     loop {
         if r.is_none() {
             let mut ended = Vec::new();
+            s.expire_requests(Instant::now());
             s.poll_ready(&mut ended);
             s.wake_sleepers(Instant::now(), &mut ended);
             r = ended.into_iter().find(|(i, _)| *i == 0).map(|(_, d)| d);
