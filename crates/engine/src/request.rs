@@ -106,7 +106,7 @@ impl Template {
         {
             headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
         }
-        let pool = transport.pool(&endpoint(&uri));
+        let pool = transport.pool_of(&uri);
         let h1 = render_h1(
             &method,
             &uri,
