@@ -1848,15 +1848,20 @@ impl<'js> Sched<'_, 'js> {
     fn wait_ready(&self) -> impl Future<Output = ()> + use<> {
         let ready = self.ready.clone();
         std::future::poll_fn(move |cx| {
-            if !ready.list.lock().expect("ready lock").is_empty() {
-                return Poll::Ready(());
+            // The waker first, then the check: a wake from another thread
+            // (a DNS look-up's) in between still finds the waker.
+            {
+                let mut w = ready.waker.lock().expect("ready lock");
+                match &*w {
+                    Some(old) if old.will_wake(cx.waker()) => {}
+                    _ => *w = Some(cx.waker().clone()),
+                }
             }
-            let mut w = ready.waker.lock().expect("ready lock");
-            match &*w {
-                Some(old) if old.will_wake(cx.waker()) => {}
-                _ => *w = Some(cx.waker().clone()),
+            if ready.list.lock().expect("ready lock").is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
             }
-            Poll::Pending
         })
     }
 
