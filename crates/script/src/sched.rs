@@ -1293,7 +1293,11 @@ async fn send_all(
                 }
             }
         }
-        if pending { Poll::Pending } else { Poll::Ready(()) }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
     })
     .await;
     out.into_iter().flatten().collect()
@@ -2131,13 +2135,7 @@ async fn drive_local<'js>(
     let has_setup = has("setup");
     let has_teardown = has("teardown");
     if has_setup {
-        let r = run_special(
-            &mut s,
-            shutdown.as_mut(),
-            options.setup_timeout,
-            "setup",
-        )
-        .await;
+        let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
         match r {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),

@@ -111,7 +111,9 @@ fn write_in_pieces(s: &mut TcpStream, parts: &[&[u8]]) {
 
 #[test]
 fn responses_read_in_pieces_are_whole_and_connections_are_reused() {
-    let body: String = (0..3000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let body: String = (0..3000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
     let b2 = body.clone();
     let srv = server(move |path, s| match path {
         // Content-Length: the status line, the rest of the head, then
@@ -123,7 +125,16 @@ fn responses_read_in_pieces_are_whole_and_connections_are_reused() {
             );
             let (h1, h2) = head.split_at(40);
             let b = b2.as_bytes();
-            write_in_pieces(s, &[h1.as_bytes(), h2.as_bytes(), &b[..1000], &b[1000..2500], &b[2500..]]);
+            write_in_pieces(
+                s,
+                &[
+                    h1.as_bytes(),
+                    h2.as_bytes(),
+                    &b[..1000],
+                    &b[1000..2500],
+                    &b[2500..],
+                ],
+            );
         }
         // Chunked, cut inside the chunk sizes and the final chunk.
         "/chunked" => {
@@ -188,7 +199,11 @@ fn a_batch_has_all_its_requests_in_flight_at_once() {
         }
         let all = *n % 3 == 0;
         drop(n);
-        let status = if all { "200 OK" } else { "503 Service Unavailable" };
+        let status = if all {
+            "200 OK"
+        } else {
+            "503 Service Unavailable"
+        };
         let _ = s.write_all(format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\n\r\n").as_bytes());
     });
     let dir = tempfile::tempdir().unwrap();
