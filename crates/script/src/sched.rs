@@ -1797,15 +1797,24 @@ impl<'js> Sched<'_, 'js> {
                 } else {
                     Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin)))
                 };
-                self.http[i] = Some(fut);
+                // Polled at once: the request is written before any other
+                // VU runs (and finds the URL the VU just checked parsed).
+                // A request that ends here (a bad URL) is handed over by
+                // the next pass, not by a resume from inside this one.
+                let mut fut = fut;
+                let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                if let Poll::Ready(resps) = fut.as_mut().poll(&mut cx) {
+                    self.http[i] = Some(Box::pin(std::future::ready(resps)));
+                    self.wakers[i].0.queue();
+                } else {
+                    self.http[i] = Some(fut);
+                }
                 self.add_deadline(begin + first, i, g);
                 others.sort_unstable();
                 others.dedup();
                 for t in others {
                     self.add_deadline(begin + t, i, g);
                 }
-                // Polled (the request written) in this very pass.
-                self.wakers[i].0.queue();
                 None
             }
         }
