@@ -4,6 +4,7 @@
   python3 bench/k6.py [--channels 50,200] [--reps 1] [--rampup 3] [--duration 15]
                       [--dsps-src DIR | --dsps-git GITDIR] [--loadlab BIN] [--k6 BIN]
   python3 bench/k6.py --sleepy [--sleepy-vus 1000,10000] [--sleepy-hold 20]
+  python3 bench/k6.py --tools base,loadlab --base OLD_LOADLAB   (two loadlab builds, no k6)
 
 Server: the real DSPS (github.com/m3dev/dsps, `server/`, commit a6c0f7e) built
 with `go build` (its Go modules come from the module proxy), in-memory storage,
@@ -30,6 +31,11 @@ MemAvailable falls under 2 GiB during the run; either is reported, not hidden.
 
 The loadlab side is skipped, with a message saying so, while the loadlab
 binary has no `k6` command (`loadlab k6 run --help` fails).
+
+--tools picks the clients (k6, loadlab, base; default k6,loadlab): `base`
+is another loadlab binary (--base, e.g. a copy of an older build), to
+compare two builds alternating in one session; the ratios are then
+loadlab / base too.
 """
 import argparse
 import json
@@ -311,18 +317,20 @@ def seed_tables(results):
         if "error" not in r:
             by.setdefault((r["channels"], r["tool"]), []).append(r)
     chans = sorted({c for c, _ in by})
-    if any((c, "loadlab") in by for c in chans):
-        print("\nMedians, loadlab / k6:\n")
+
+    def med(rs, key):
+        xs = [x[key] for x in rs if x.get(key) is not None]
+        return median(xs) if xs else None
+    for other in ["k6", "base"]:
+        if not any((c, "loadlab") in by and (c, other) in by for c in chans):
+            continue
+        print(f"\nMedians, loadlab / {other}:\n")
         print("| CHANNELS | req/s | msg delay p50 | msg delay p95 | peak RSS | client CPU/req |")
         print("|---|---|---|---|---|---|")
         for c in chans:
-            if (c, "k6") not in by or (c, "loadlab") not in by:
+            if (c, other) not in by or (c, "loadlab") not in by:
                 continue
-            k, lab = by[(c, "k6")], by[(c, "loadlab")]
-
-            def med(rs, key):
-                xs = [x[key] for x in rs if x.get(key) is not None]
-                return median(xs) if xs else None
+            k, lab = by[(c, other)], by[(c, "loadlab")]
             print(f"| {c} | " + " | ".join(ratio(med(lab, key), med(k, key)) for key in
                   ["req_per_s", "delay_med_ms", "delay_p95_ms", "peak_rss_mib", "client_cpu_us_per_req"]) + " |")
 
@@ -339,8 +347,8 @@ def main():
     ap.add_argument("--loadlab", default=os.environ.get("LOADLAB", LOADLAB))
     ap.add_argument("--k6", default=os.environ.get("K6", K6))
     ap.add_argument("--no-loadlab", action="store_true", help="run k6 only")
-    ap.add_argument("--no-k6", action="store_true", help="run loadlab only (no ratios)")
-    ap.add_argument("--before", help="another loadlab binary, run as the tool 'before' alternating with --loadlab")
+    ap.add_argument("--tools", default="k6,loadlab", help="clients to run, in order: k6, loadlab, base")
+    ap.add_argument("--base", help="the `base` client: another loadlab binary (e.g. an older build)")
     ap.add_argument("--sleepy", action="store_true", help="the memory check instead of the seed workload")
     ap.add_argument("--sleepy-vus", default="1000,10000")
     ap.add_argument("--sleepy-ramp", type=int, default=10)
@@ -348,22 +356,30 @@ def main():
     ap.add_argument("--json", help="also write every run's figures to this file")
     a = ap.parse_args()
 
-    if not os.path.exists(a.k6):
-        sys.exit(f"k6 not found at {a.k6} (go install go.k6.io/k6@v1.8.1)")
-    log(subprocess.run([a.k6, "version"], capture_output=True, text=True).stdout.strip())
+    wanted = [t.strip() for t in a.tools.split(",") if t.strip()]
+    for t in wanted:
+        if t not in ("k6", "loadlab", "base"):
+            sys.exit(f"--tools: unknown client {t!r} (k6, loadlab, base)")
+    if "base" in wanted and not a.base:
+        sys.exit("--tools base needs --base BIN (another loadlab binary)")
+    if "k6" in wanted:
+        if not os.path.exists(a.k6):
+            sys.exit(f"k6 not found at {a.k6} (go install go.k6.io/k6@v1.8.1)")
+        log(subprocess.run([a.k6, "version"], capture_output=True, text=True).stdout.strip())
     dsps_bin = a.dsps or build_dsps(a.dsps_src, a.dsps_git)
-    binaries = {"k6": a.k6, "loadlab": a.loadlab, "before": a.before}
-    tools = [] if a.no_k6 else ["k6"]
-    if a.before:
-        tools.append("before")
-    if a.no_loadlab:
-        log("loadlab side skipped (--no-loadlab)")
-    else:
-        why = loadlab_k6_available(a.loadlab)
-        if why:
-            log(f"loadlab side SKIPPED: {why}")
+    binaries = {"k6": a.k6, "loadlab": a.loadlab, "base": a.base}
+    tools = []
+    for t in wanted:
+        if t == "k6":
+            tools.append(t)
+        elif t == "loadlab" and a.no_loadlab:
+            log("loadlab side skipped (--no-loadlab)")
         else:
-            tools.append("loadlab")
+            why = loadlab_k6_available(binaries[t])
+            if why:
+                log(f"{t} side SKIPPED: {why}")
+            else:
+                tools.append(t)
 
     results = []
     if a.sleepy:

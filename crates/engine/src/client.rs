@@ -17,6 +17,12 @@ use crate::{AttackConfig, EngineError};
 
 pub use crate::stream::Capture;
 
+thread_local! {
+    /// The URL [`Client::check_url`] parsed last, and its text.
+    static CHECKED: std::cell::RefCell<Option<(String, http::Uri)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// What to send.
 #[derive(Debug, Clone)]
 pub struct ClientRequest {
@@ -69,14 +75,56 @@ impl Client {
         })
     }
 
-    /// Checks a URL as a request would (scheme, host).
+    /// Checks a URL as a request would (scheme, host). The parsed URL is
+    /// kept (one, per thread) for a `send` of the same URL to reuse: the
+    /// k6 face checks each request's URL, then sends it.
     pub fn check_url(url: &str) -> Result<(), String> {
-        check_url(url).map(|_| ())
+        let uri = check_url(url)?;
+        CHECKED.with(|c| match &mut *c.borrow_mut() {
+            Some((s, u)) => {
+                s.clear();
+                s.push_str(url);
+                *u = uri;
+            }
+            none => *none = Some((url.to_string(), uri)),
+        });
+        Ok(())
+    }
+
+    /// `url` parsed: the one [`Client::check_url`] just parsed, else parsed now.
+    fn parsed(url: &str) -> Result<http::Uri, String> {
+        let kept = CHECKED.with(|c| match &mut *c.borrow_mut() {
+            Some((s, u)) if s == url => {
+                s.clear();
+                Some(std::mem::take(u))
+            }
+            _ => None,
+        });
+        kept.map_or_else(|| check_url(url), Ok)
     }
 
     /// Sends one request; failures are data (`status` 0 and `error`).
     pub async fn send(&self, req: ClientRequest) -> ClientResponse {
-        let begin = Instant::now();
+        self.send_inner::<false>(req, Instant::now()).await
+    }
+
+    /// [`Client::send`] for a caller that keeps the request's deadline
+    /// itself: the request, begun at `begin`, times out at `begin +
+    /// req.timeout`, which is checked whenever the future is polled; no
+    /// timer wakes it, so **the caller must poll it again at that
+    /// instant** (or later) or it may wait for ever. Spares a tokio timer
+    /// per request (registered, removed, and at times a wake-up of the
+    /// runtime's driver): the k6 face's scheduler keeps every VU's deadline
+    /// in its own queue.
+    pub async fn send_polled(&self, req: ClientRequest, begin: Instant) -> ClientResponse {
+        self.send_inner::<true>(req, begin).await
+    }
+
+    async fn send_inner<const POLLED: bool>(
+        &self,
+        req: ClientRequest,
+        begin: Instant,
+    ) -> ClientResponse {
         let mut out = Outcome {
             status: 0,
             error: ErrorKind::None,
@@ -88,7 +136,7 @@ impl Client {
             connect_ns: 0,
         };
         let mut cap = Capture::default();
-        match check_url(&req.url) {
+        match Self::parsed(&req.url) {
             Err(_) => {
                 out.error = ErrorKind::Protocol;
             }
@@ -96,7 +144,7 @@ impl Client {
                 let tpl =
                     Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
                 let deadline = begin + req.timeout;
-                execute_capture(
+                execute_capture::<POLLED>(
                     &tpl,
                     &self.transport,
                     req.redirects,

@@ -3,7 +3,9 @@
 //! request with its redirects, retry of stale keep-alive connections, and
 //! timeout.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 
 use bytes::Bytes;
 use http::{Method, Uri};
@@ -104,7 +106,7 @@ impl Template {
         {
             headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
         }
-        let pool = transport.pool(&endpoint(&uri));
+        let pool = transport.pool_of(&uri);
         let h1 = render_h1(
             &method,
             &uri,
@@ -343,12 +345,41 @@ pub(crate) async fn execute(
     deadline: Instant,
     out: &mut Outcome,
 ) {
-    execute_capture(tpl, transport, redirects, begin, deadline, out, None).await
+    execute_capture::<false>(tpl, transport, redirects, begin, deadline, out, None).await
+}
+
+/// The deadline passed.
+pub(crate) struct Elapsed;
+
+/// `fut` bounded by `deadline`. `POLLED == false`: tokio's timer wakes
+/// the request at the deadline (attacks). `POLLED == true`: no timer; the
+/// deadline is checked each time the request is polled, and the caller
+/// promises to poll it again at the deadline (the k6 face's scheduler
+/// keeps the deadlines of its requests in its own queue: a tokio timer
+/// registered and removed per request cost more than the check).
+async fn within<const POLLED: bool, F: Future>(
+    deadline: Instant,
+    fut: F,
+) -> Result<F::Output, Elapsed> {
+    if POLLED {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| match fut.as_mut().poll(cx) {
+            Poll::Ready(v) => Poll::Ready(Ok(v)),
+            Poll::Pending if Instant::now() >= deadline => Poll::Ready(Err(Elapsed)),
+            Poll::Pending => Poll::Pending,
+        })
+        .await
+    } else {
+        tokio::time::timeout_at(deadline, fut)
+            .await
+            .map_err(|_| Elapsed)
+    }
 }
 
 /// [`execute`] that keeps the final response's header fields and body in
-/// `capture` (the k6 face's responses; attacks never keep bodies).
-pub(crate) async fn execute_capture(
+/// `capture` (the k6 face's responses; attacks never keep bodies); see
+/// [`within`] for `POLLED`.
+pub(crate) async fn execute_capture<const POLLED: bool>(
     tpl: &Template,
     transport: &Transport,
     redirects: i32,
@@ -363,7 +394,7 @@ pub(crate) async fn execute_capture(
     let mut started = begin;
     loop {
         let cur = owned.as_ref().unwrap_or(tpl);
-        let (status, location) = match attempt(
+        let (status, location) = match attempt::<POLLED>(
             cur,
             transport,
             started,
@@ -397,7 +428,7 @@ pub(crate) async fn execute_capture(
 /// One request/response on one connection (with stale-connection retries).
 /// `started` is when the attempt began (read once by the caller: every
 /// clock read is paid on each of thousands of requests a second).
-async fn attempt(
+async fn attempt<const POLLED: bool>(
     tpl: &Template,
     transport: &Transport,
     started: Instant,
@@ -409,7 +440,7 @@ async fn attempt(
     let mut dial_started = started;
     loop {
         let mut phase = DialPhase::default();
-        let acquired = match tokio::time::timeout_at(
+        let acquired = match within::<POLLED, _>(
             deadline,
             transport.acquire(&tpl.pool, &mut dial_started, &mut phase),
         )
@@ -439,7 +470,7 @@ async fn attempt(
         match acquired.conn {
             Conn::H1(mut c) => {
                 let head_only = tpl.method == Method::HEAD;
-                let r = tokio::time::timeout_at(
+                let r = within::<POLLED, _>(
                     deadline,
                     c.exchange(
                         &tpl.h1,
@@ -492,7 +523,7 @@ async fn attempt(
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
                 let mut in_body = false;
                 let body_before = out.bytes_in;
-                let r = tokio::time::timeout_at(
+                let r = within::<POLLED, _>(
                     deadline,
                     crate::h2::exchange(
                         &mut lease.sender,

@@ -233,6 +233,8 @@ type Lookup = (Arc<[SocketAddr]>, tokio::time::Instant);
 /// Dials and pools connections for every endpoint of an attack.
 pub(crate) struct Transport {
     pools: Mutex<HashMap<EndpointKey, Arc<HostPool>>>,
+    /// The pool [`Transport::pool_of`] gave last.
+    last_pool: Mutex<Option<Arc<HostPool>>>,
     /// Resolved addresses and when they were looked up.
     dns: Mutex<HashMap<String, Lookup>>,
     dns_cache: DnsCache,
@@ -270,6 +272,7 @@ impl Transport {
         }
         Transport {
             pools: Mutex::new(HashMap::new()),
+            last_pool: Mutex::new(None),
             dns: Mutex::new(HashMap::new()),
             dns_cache: cfg.dns_cache,
             connect_to,
@@ -304,6 +307,34 @@ impl Transport {
 
     pub fn compression(&self) -> bool {
         self.compression
+    }
+
+    /// The pool of `uri`'s endpoint: the last one asked for when it is the
+    /// same (the k6 face builds a request's template per request, nearly
+    /// always to the same endpoint), found without building its key.
+    pub fn pool_of(&self, uri: &http::Uri) -> Arc<HostPool> {
+        let tls = uri.scheme_str() == Some("https");
+        let host = uri
+            .host()
+            .unwrap_or("")
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
+        let mut last = self.last_pool.lock().expect("pools lock");
+        if let Some(p) = &*last
+            && p.key.tls == tls
+            && p.key.port == port
+            && p.key.host.eq_ignore_ascii_case(host)
+        {
+            return p.clone();
+        }
+        let p = self.pool(&EndpointKey {
+            tls,
+            host: host.to_ascii_lowercase(),
+            port,
+        });
+        *last = Some(p.clone());
+        p
     }
 
     /// The pool for an endpoint, created on first use.

@@ -113,3 +113,79 @@ async fn a_stalled_server_is_a_timeout_not_an_error() {
     assert_eq!(resp.status, 0);
     assert_eq!(resp.error, ErrorKind::Timeout);
 }
+
+/// Polls `f` once; `Some` when it is done.
+async fn poll_once<F: std::future::Future + Unpin>(f: &mut F) -> Option<F::Output> {
+    use std::task::Poll;
+    std::future::poll_fn(|cx| {
+        Poll::Ready(match std::pin::Pin::new(&mut *f).poll(cx) {
+            Poll::Ready(v) => Some(v),
+            Poll::Pending => None,
+        })
+    })
+    .await
+}
+
+/// `send_polled` has no timer: its deadline (`begin + timeout`) is checked
+/// when it is polled, by a caller that keeps the deadlines itself (the k6
+/// face's scheduler). Before the deadline it waits; polled at it, a
+/// stalled response is a timeout, one that stalled in its body a body
+/// timeout; an answered one is unaffected.
+#[tokio::test]
+async fn send_polled_times_out_when_polled_at_its_deadline() {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let _srv = tokio::spawn(async move {
+        loop {
+            let (mut s, _) = l.accept().await.unwrap();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let n = s.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                if head.starts_with("GET /body") {
+                    s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+                        .await
+                        .unwrap();
+                } else if head.starts_with("GET /ok") {
+                    s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .await
+                        .unwrap();
+                }
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            });
+        }
+    });
+    let c = Client::new(&AttackConfig::default()).unwrap();
+    for (path, want) in [
+        ("/head", ErrorKind::Timeout),
+        ("/body", ErrorKind::BodyTimeout),
+        ("/ok", ErrorKind::None),
+    ] {
+        let mut r = req(format!("http://{addr}{path}"));
+        r.timeout = Duration::from_millis(300);
+        let begin = tokio::time::Instant::now();
+        let mut f = Box::pin(c.send_polled(r, begin));
+        let mut polls = 0;
+        let resp = loop {
+            polls += 1;
+            assert!(polls < 100, "{path}: never ended");
+            if let Some(resp) = poll_once(&mut f).await {
+                break resp;
+            }
+            // No timer of its own: only our polls (every 50 ms) end it.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let took = begin.elapsed();
+        assert_eq!(resp.error, want, "{path}");
+        if want == ErrorKind::None {
+            assert_eq!((resp.status, resp.body.as_slice()), (200, &b"ok"[..]));
+            assert!(took < Duration::from_millis(300), "{path}: {took:?}");
+        } else {
+            assert_eq!(resp.status, 0, "{path}");
+            assert!(
+                took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+                "{path}: {took:?}"
+            );
+        }
+    }
+}

@@ -115,6 +115,11 @@ impl Outputs {
         self.results.is_some()
     }
 
+    /// True with `--out json=FILE`.
+    pub fn has_json(&self) -> bool {
+        self.json.is_some()
+    }
+
     /// The test starts: the results header is written (a worker's record
     /// with `began_unix_ns`, its wall clock now), then what was held.
     pub fn start(&mut self, began_unix_ns: u64) {

@@ -6,7 +6,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Wake, Waker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
@@ -244,8 +248,9 @@ struct FastKey {
 
 type FastCache<V> = HashMap<u64, Vec<(FastKey, V)>>;
 
-/// FNV-1a over a series' determinants (each part ended by a 0xff byte,
-/// which UTF-8 text never holds).
+/// A hash of a series' determinants, eight bytes at a step (each part's
+/// length is mixed in, so parts cut differently hash differently). Only
+/// picks the bucket: `Shared::cached` compares the parts themselves.
 fn fast_hash(
     metric: usize,
     scenario: Option<usize>,
@@ -253,11 +258,18 @@ fn fast_hash(
     a: &[(&str, &str)],
     b: &[(String, String)],
 ) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
     fn eat(h: &mut u64, bytes: &[u8]) {
-        for &x in bytes.iter().chain(&[0xff]) {
-            *h ^= u64::from(x);
-            *h = h.wrapping_mul(0x0100_0000_01b3);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            *h = (h.rotate_left(5) ^ w).wrapping_mul(K);
         }
+        let mut last = (bytes.len() as u64) << 56;
+        for (i, &b) in words.remainder().iter().enumerate() {
+            last ^= u64::from(b) << (8 * i);
+        }
+        *h = (h.rotate_left(5) ^ last).wrapping_mul(K);
     }
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     eat(&mut h, &(metric as u64).to_le_bytes());
@@ -386,17 +398,31 @@ impl Shared {
 
     /// Adds a value to series `si` at `t_ns` (from the start).
     pub fn add_at(&self, si: usize, value: f64, t_ns: u64) {
+        self.add_all(&[si], &[value], t_ns);
+    }
+
+    /// Adds `values[k]` to series `ids[k]`, all at `t_ns`: the registry
+    /// and the outputs borrowed once (an HTTP request adds 11 values).
+    fn add_all(&self, ids: &[usize], values: &[f64], t_ns: u64) {
         let mut reg = self.reg.borrow_mut();
         let reg = &mut *reg;
-        let s = &mut reg.series[si];
-        s.agg.add(value);
-        let def = &reg.metrics[s.metric];
         let mut out = self.out.borrow_mut();
-        if s.file_id != NO_FILE {
-            let v = if def.time { value * 1e6 } else { value };
-            out.metric(s.file_id, t_ns, v);
+        let json = out.has_json();
+        for (&si, &value) in ids.iter().zip(values) {
+            let s = &mut reg.series[si];
+            s.agg.add(value);
+            if s.file_id == NO_FILE && !json {
+                continue;
+            }
+            let def = &reg.metrics[s.metric];
+            if s.file_id != NO_FILE {
+                let v = if def.time { value * 1e6 } else { value };
+                out.metric(s.file_id, t_ns, v);
+            }
+            if json {
+                out.json_point(def, self.start_unix_ns + t_ns, value, &s.tags);
+            }
         }
-        out.json_point(def, self.start_unix_ns + t_ns, value, &s.tags);
     }
 
     /// Adds a value to metric `metric` with `tags`.
@@ -682,10 +708,7 @@ impl Shared {
             r.wire_out as f64,
             r.wire_in as f64,
         ];
-        let t_ns = sample.done_ns;
-        for (si, v) in ids.into_iter().zip(values) {
-            self.add_at(si, v, t_ns);
-        }
+        self.add_all(&ids, &values, sample.done_ns);
     }
 
     /// The scenario VU `vu` runs in (none for VU 0).
@@ -744,6 +767,9 @@ struct Slot<'js> {
     intended: Instant,
     started: Instant,
     iters: u64,
+    /// Unused: a VU's request in flight lives in `Sched::http` (polled by
+    /// the scheduler itself, no task per request).
+    #[allow(dead_code)]
     task: Option<tokio::task::AbortHandle>,
     /// Counts ops, so a late answer to an aborted one is ignored.
     op_gen: u64,
@@ -1197,8 +1223,85 @@ fn unmark(text: &str) -> String {
     out
 }
 
-enum Event {
-    Op(usize, u64, Resume),
+/// The VUs whose request in flight made progress (its waker fired), for
+/// the scheduler to poll: the requests are not tasks of their own, so an
+/// answer resumes its VU in the same pass that read it, with no task
+/// cell, channel message or extra wake-up of the scheduler per request.
+#[derive(Default)]
+struct Ready {
+    list: Mutex<Vec<usize>>,
+    /// The scheduler's waker while it waits.
+    waker: Mutex<Option<Waker>>,
+}
+
+/// A VU's request's waker: queues the VU once until it is polled.
+struct VuWaker {
+    vu: usize,
+    queued: AtomicBool,
+    ready: Arc<Ready>,
+}
+
+impl VuWaker {
+    /// Queues the VU; true if it was not queued yet.
+    fn queue(&self) -> bool {
+        if self.queued.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.ready.list.lock().expect("ready lock").push(self.vu);
+        true
+    }
+}
+
+impl Wake for VuWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self.queue()
+            && let Some(w) = self.ready.waker.lock().expect("ready lock").take()
+        {
+            w.wake();
+        }
+    }
+}
+
+/// A VU's HTTP request (or batch) in flight.
+type HttpFuture = Pin<Box<dyn Future<Output = Vec<ClientResponse>>>>;
+
+/// Sends a batch's requests concurrently (begun at `begin`, see
+/// [`Client::send_polled`]); the responses in request order.
+async fn send_all(
+    client: Rc<Client>,
+    reqs: Vec<loadlab_engine::client::ClientRequest>,
+    begin: Instant,
+) -> Vec<ClientResponse> {
+    let mut futs: Vec<Pin<Box<dyn Future<Output = ClientResponse>>>> = reqs
+        .into_iter()
+        .map(|r| {
+            let c = client.clone();
+            Box::pin(async move { c.send_polled(r, begin).await })
+                as Pin<Box<dyn Future<Output = ClientResponse>>>
+        })
+        .collect();
+    let mut out: Vec<Option<ClientResponse>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, o) in futs.iter_mut().zip(out.iter_mut()) {
+            if o.is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(r) => *o = Some(r),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
 }
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
@@ -1532,18 +1635,68 @@ struct Sched<'a, 'js> {
     shared: &'a Rc<Shared>,
     slots: &'a mut Vec<Slot<'js>>,
     client: &'a Rc<Client>,
-    tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    /// Each VU's request in flight, polled by the scheduler when its
+    /// waker (`wakers`) queues it in `ready`.
+    http: Vec<Option<HttpFuture>>,
+    wakers: Vec<(Arc<VuWaker>, Waker)>,
+    ready: Arc<Ready>,
+    /// The VUs taken off `ready` for a pass (kept to reuse its memory).
+    polling: Vec<usize>,
     script_errors: u64,
     /// Sleeping VUs: (wake-up, VU, op generation), the earliest on top.
     /// The scheduler's one timer wakes for the first, instead of a task
     /// and a timer per sleep (issue #11: CPU per request).
     sleepers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// The deadlines of the requests in flight: (deadline, VU, op
+    /// generation), the earliest on top. The requests have no timer of
+    /// their own ([`Client::send_polled`]): at its deadline a request is
+    /// polled once more, and times out.
+    deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
 }
 
 impl<'js> Sched<'_, 'js> {
-    /// When the first sleeping VU wakes up.
+    /// When the first sleeping VU wakes up, or a request's deadline passes.
     fn next_wake(&self) -> Option<Instant> {
-        self.sleepers.peek().map(|r| r.0.0)
+        let s = self.sleepers.peek().map(|r| r.0.0);
+        let d = self.deadlines.peek().map(|r| r.0.0);
+        match (s, d) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// True while VU `i` still waits for the request of generation `g`.
+    fn in_flight(&self, i: usize, g: u64) -> bool {
+        self.slots[i].op_gen == g && self.http[i].is_some()
+    }
+
+    /// Queues for a poll the requests whose deadline passed by `now` (the
+    /// poll ends them with a timeout).
+    fn expire_requests(&mut self, now: Instant) {
+        while let Some(&Reverse((t, i, g))) = self.deadlines.peek() {
+            if t > now {
+                break;
+            }
+            self.deadlines.pop();
+            if self.in_flight(i, g) {
+                self.wakers[i].0.queue();
+            }
+        }
+    }
+
+    /// Keeps a request's deadline. Entries of requests that ended are
+    /// dropped when they come up, or here once they outnumber the VUs (so
+    /// the queue stays as small as the VUs, not as the requests of the
+    /// last minute).
+    fn add_deadline(&mut self, at: Instant, i: usize, g: u64) {
+        if self.deadlines.len() >= 2 * self.slots.len() + 64 {
+            let live: Vec<_> = std::mem::take(&mut self.deadlines)
+                .into_iter()
+                .filter(|&Reverse((_, i, g))| self.in_flight(i, g))
+                .collect();
+            self.deadlines = live.into();
+        }
+        self.deadlines.push(Reverse((at, i, g)));
     }
 
     /// Resumes the VUs whose sleep is over by `now`; the iterations that
@@ -1578,42 +1731,114 @@ impl<'js> Sched<'_, 'js> {
             }
             Some(Op::Sleep(d)) => {
                 slot.op_gen += 1;
-                slot.task = None;
                 self.sleepers
                     .push(Reverse((Instant::now() + d, i, slot.op_gen)));
                 None
             }
-            Some(Op::Http(reqs)) => {
+            Some(Op::Http(mut reqs)) => {
                 slot.op_gen += 1;
                 let g = slot.op_gen;
-                let tx = self.tx.clone();
                 let client = self.client.clone();
-                let h = tokio::task::spawn_local(async move {
-                    let mut out = Vec::with_capacity(reqs.len());
-                    if reqs.len() == 1 {
-                        for r in reqs {
-                            out.push(client.send(r).await);
-                        }
-                    } else {
-                        let hs: Vec<_> = reqs
-                            .into_iter()
-                            .map(|r| {
-                                let c = client.clone();
-                                tokio::task::spawn_local(async move { c.send(r).await })
-                            })
-                            .collect();
-                        for h in hs {
-                            if let Ok(r) = h.await {
-                                out.push(r);
-                            }
-                        }
-                    }
-                    let _ = tx.send(Event::Op(i, g, Resume::Http(out)));
-                });
-                slot.task = Some(h.abort_handle());
+                let begin = Instant::now();
+                // Each request is polled at its deadline (a batch's may differ).
+                let first = reqs.first().map_or(Duration::ZERO, |r| r.timeout);
+                let mut others: Vec<Duration> = reqs
+                    .iter()
+                    .skip(1)
+                    .map(|r| r.timeout)
+                    .filter(|&t| t != first)
+                    .collect();
+                // Unconstrained: the requests run inside the scheduler's
+                // own task, whose cooperative budget would otherwise run
+                // out after a hundred reads and make every further read
+                // return at once (woken again, polled again: a spin).
+                let fut: HttpFuture = if reqs.len() == 1 {
+                    let r = reqs.pop().expect("one request");
+                    Box::pin(tokio::task::unconstrained(async move {
+                        vec![client.send_polled(r, begin).await]
+                    }))
+                } else {
+                    Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin)))
+                };
+                // Polled at once: the request is written before any other
+                // VU runs (and finds the URL the VU just checked parsed).
+                // A request that ends here (a bad URL) is handed over by
+                // the next pass, not by a resume from inside this one.
+                let mut fut = fut;
+                let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                if let Poll::Ready(resps) = fut.as_mut().poll(&mut cx) {
+                    self.http[i] = Some(Box::pin(std::future::ready(resps)));
+                    self.wakers[i].0.queue();
+                } else {
+                    self.http[i] = Some(fut);
+                }
+                self.add_deadline(begin + first, i, g);
+                others.sort_unstable();
+                others.dedup();
+                for t in others {
+                    self.add_deadline(begin + t, i, g);
+                }
                 None
             }
         }
+    }
+
+    /// Polls the requests whose wakers fired (and those just made);
+    /// resumes the VUs whose responses are complete. Iterations that
+    /// thereby ended go to `done`. Returns after a bounded number of
+    /// passes so that the runtime's other tasks (HTTP/2 connections) run.
+    fn poll_ready(&mut self, done: &mut Vec<(usize, Result<(), String>)>) {
+        for _ in 0..16 {
+            {
+                let mut list = self.ready.list.lock().expect("ready lock");
+                if list.is_empty() {
+                    return;
+                }
+                std::mem::swap(&mut *list, &mut self.polling);
+            }
+            let mut batch = std::mem::take(&mut self.polling);
+            for &i in &batch {
+                self.wakers[i].0.queued.store(false, Ordering::Release);
+                let Some(f) = self.http[i].as_mut() else {
+                    continue;
+                };
+                let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                if let Poll::Ready(resps) = f.as_mut().poll(&mut cx) {
+                    self.http[i] = None;
+                    if let Some(r) = self.resume(i, Resume::Http(resps)) {
+                        done.push((i, r));
+                    }
+                }
+            }
+            batch.clear();
+            self.polling = batch;
+        }
+    }
+
+    /// True when a VU's request made progress and awaits a poll.
+    fn has_ready(&self) -> bool {
+        !self.ready.list.lock().expect("ready lock").is_empty()
+    }
+
+    /// Waits until some VU's request made progress (see [`Ready`]).
+    fn wait_ready(&self) -> impl Future<Output = ()> + use<> {
+        let ready = self.ready.clone();
+        std::future::poll_fn(move |cx| {
+            // The waker first, then the check: a wake from another thread
+            // (a DNS look-up's) in between still finds the waker.
+            {
+                let mut w = ready.waker.lock().expect("ready lock");
+                match &*w {
+                    Some(old) if old.will_wake(cx.waker()) => {}
+                    _ => *w = Some(cx.waker().clone()),
+                }
+            }
+            if ready.list.lock().expect("ready lock").is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
     }
 
     fn resume(&mut self, i: usize, input: Resume) -> Option<Result<(), String>> {
@@ -1671,18 +1896,15 @@ impl<'js> Sched<'_, 'js> {
 
     /// Stops a busy VU now.
     fn abort(&mut self, i: usize) {
-        if let Some(t) = self.slots[i].task.take() {
-            t.abort();
-        }
+        // Dropping a request in flight closes its connection.
+        self.http[i] = None;
         self.slots[i].op_gen += 1;
         vu::ABORTING.with(|a| a.set(true));
         let mut r = self.resume(i, Resume::Abort);
         let mut guard = 0;
         while r.is_none() && self.slots[i].busy && guard < 1000 {
             // It asked for more (a catch around the call): keep refusing.
-            if let Some(t) = self.slots[i].task.take() {
-                t.abort();
-            }
+            self.http[i] = None;
             self.slots[i].op_gen += 1;
             r = self.resume(i, Resume::Abort);
             guard += 1;
@@ -1838,16 +2060,7 @@ async fn drive<'js>(
     client: &Rc<Client>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    let local = tokio::task::LocalSet::new();
-    local
-        .run_until(drive_local(
-            shared,
-            options,
-            slots,
-            client,
-            shutdown.as_mut(),
-        ))
-        .await
+    drive_local(shared, options, slots, client, shutdown.as_mut()).await
 }
 
 async fn drive_local<'js>(
@@ -1857,14 +2070,28 @@ async fn drive_local<'js>(
     client: &Rc<Client>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let ready = Arc::new(Ready::default());
+    let wakers = (0..slots.len())
+        .map(|vu| {
+            let w = Arc::new(VuWaker {
+                vu,
+                queued: AtomicBool::new(false),
+                ready: ready.clone(),
+            });
+            (w.clone(), Waker::from(w))
+        })
+        .collect();
     let mut s = Sched {
         shared,
+        http: (0..slots.len()).map(|_| None).collect(),
         slots,
         client,
-        tx,
+        wakers,
+        ready,
+        polling: Vec::new(),
         script_errors: 0,
         sleepers: BinaryHeap::new(),
+        deadlines: BinaryHeap::new(),
     };
     let mut interrupted = false;
 
@@ -1880,14 +2107,7 @@ async fn drive_local<'js>(
     let has_setup = has("setup");
     let has_teardown = has("teardown");
     if has_setup {
-        let r = run_special(
-            &mut s,
-            &mut rx,
-            shutdown.as_mut(),
-            options.setup_timeout,
-            "setup",
-        )
-        .await;
+        let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
         match r {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
@@ -1989,6 +2209,8 @@ async fn drive_local<'js>(
 
     if !interrupted {
         loop {
+            s.expire_requests(Instant::now());
+            s.poll_ready(&mut pending_done);
             let now = Instant::now();
             s.wake_sleepers(now, &mut pending_done);
             // Book iterations that ended.
@@ -2171,7 +2393,7 @@ async fn drive_local<'js>(
             if all_done && pending_done.is_empty() {
                 break;
             }
-            if !pending_done.is_empty() {
+            if !pending_done.is_empty() || s.has_ready() {
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
@@ -2183,25 +2405,8 @@ async fn drive_local<'js>(
             }
             // Wait for an answer, the next schedule point, or Ctrl-C.
             tokio::select! {
-                ev = rx.recv() => {
-                    if let Some(Event::Op(i, g, r)) = ev
-                        && s.slots[i].op_gen == g
-                    {
-                        s.slots[i].task = None;
-                        if let Some(done) = s.resume(i, r) {
-                            pending_done.push((i, done));
-                        }
-                    }
-                    // Take what else is ready without waiting.
-                    while let Ok(Event::Op(i, g, r)) = rx.try_recv() {
-                        if s.slots[i].op_gen == g {
-                            s.slots[i].task = None;
-                            if let Some(done) = s.resume(i, r) {
-                                pending_done.push((i, done));
-                            }
-                        }
-                    }
-                }
+                // Polled at the top of the loop.
+                _ = s.wait_ready() => {}
                 _ = &mut timer => {}
                 _ = shutdown.as_mut() => {
                     interrupted = true;
@@ -2225,7 +2430,6 @@ async fn drive_local<'js>(
     if has_teardown && !interrupted {
         match run_special(
             &mut s,
-            &mut rx,
             shutdown.as_mut(),
             options.teardown_timeout,
             "teardown",
@@ -2275,7 +2479,6 @@ async fn drive_local<'js>(
 /// Runs setup() or teardown() on VU 0; `None` when interrupted.
 async fn run_special<'js>(
     s: &mut Sched<'_, 'js>,
-    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
     timeout: Duration,
     phase: &str,
@@ -2288,6 +2491,8 @@ async fn run_special<'js>(
     loop {
         if r.is_none() {
             let mut ended = Vec::new();
+            s.expire_requests(Instant::now());
+            s.poll_ready(&mut ended);
             s.wake_sleepers(Instant::now(), &mut ended);
             r = ended.into_iter().find(|(i, _)| *i == 0).map(|(_, d)| d);
         }
@@ -2296,15 +2501,13 @@ async fn run_special<'js>(
             // Make the next call (teardown) possible: swap the body.
             return Some(done);
         }
+        if s.has_ready() {
+            continue;
+        }
         let next = s.next_wake().map_or(deadline, |t| t.min(deadline));
         tokio::select! {
-            ev = rx.recv() => {
+            _ = s.wait_ready() => {
                 r = None;
-                if let Some(Event::Op(i, g, res)) = ev
-                    && i == 0 && s.slots[0].op_gen == g
-                {
-                    r = s.resume(0, res);
-                }
             }
             _ = tokio::time::sleep_until(next) => {
                 r = None;

@@ -1,0 +1,319 @@
+//! The scheduler's HTTP path (issue #11, CPU per request: a VU's request
+//! is polled by the scheduler itself, not a task of its own): responses
+//! that arrive in pieces, keep-alive connections reused, a batch's
+//! requests in flight together, and a request in flight when its VU is
+//! stopped. Real servers on 127.0.0.1.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+
+fn run_script(dir: &Path, src: &str, base: SocketAddr) -> (RunOutcome, serde_json::Value) {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let export = dir.join("export.json");
+    let cfg = RunConfig {
+        script: path,
+        env: vec![("BASE".into(), format!("http://{base}"))],
+        overrides: Overrides::default(),
+        quiet: true,
+        summary_export: Some(export.clone()),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let text = std::fs::read_to_string(export).unwrap();
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
+    e["metrics"][metric][field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {metric}.{field} in {e}"))
+}
+
+/// What a connection of [`Server`] saw.
+#[derive(Default)]
+struct Counts {
+    accepted: AtomicU64,
+    requests: AtomicU64,
+    /// Connections whose client closed them (read returned 0 or failed).
+    closed: AtomicU64,
+}
+
+/// A raw HTTP/1.1 server on loopback: a thread per connection, each
+/// request (no body expected) answered by `answer(path, stream)`, which
+/// writes the response itself (in pieces if it likes).
+struct Server {
+    addr: SocketAddr,
+    counts: Arc<Counts>,
+}
+
+fn server(answer: impl Fn(&str, &mut TcpStream) + Send + Sync + 'static) -> Server {
+    let answer = Arc::new(answer);
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let counts = Arc::new(Counts::default());
+    let c = counts.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            c.accepted.fetch_add(1, Ordering::SeqCst);
+            let c = c.clone();
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let head = loop {
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_string();
+                            buf.drain(..end + 4);
+                            break head;
+                        }
+                        match s.read(&mut chunk) {
+                            Ok(0) | Err(_) => {
+                                c.closed.fetch_add(1, Ordering::SeqCst);
+                                return;
+                            }
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    };
+                    c.requests.fetch_add(1, Ordering::SeqCst);
+                    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+                    answer(&path, &mut s);
+                }
+            });
+        }
+    });
+    Server { addr, counts }
+}
+
+/// Writes `parts` one by one, flushed, with a pause between them, so the
+/// client reads the response in several pieces.
+fn write_in_pieces(s: &mut TcpStream, parts: &[&[u8]]) {
+    s.set_nodelay(true).unwrap();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(15));
+        }
+        if s.write_all(p).and_then(|()| s.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn responses_read_in_pieces_are_whole_and_connections_are_reused() {
+    let body: String = (0..3000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let b2 = body.clone();
+    let srv = server(move |path, s| match path {
+        // Content-Length: the status line, the rest of the head, then
+        // the body in three pieces (the first cut inside a header field).
+        "/length" => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nX-Cut: abcdef\r\n\r\n",
+                b2.len()
+            );
+            let (h1, h2) = head.split_at(40);
+            let b = b2.as_bytes();
+            write_in_pieces(
+                s,
+                &[
+                    h1.as_bytes(),
+                    h2.as_bytes(),
+                    &b[..1000],
+                    &b[1000..2500],
+                    &b[2500..],
+                ],
+            );
+        }
+        // Chunked, cut inside the chunk sizes and the final chunk.
+        "/chunked" => {
+            let msg = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+            let m = msg.as_bytes();
+            write_in_pieces(s, &[&m[..30], &m[30..50], &m[50..58], &m[58..70], &m[70..]]);
+        }
+        _ => {
+            let _ = s.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ vus: 3, iterations: 12, thresholds: {{ checks: ['rate==1'] }} }};
+const WANT = '{body}';
+export default function () {{
+  const a = http.get(`${{__ENV.BASE}}/length`);
+  check(a, {{
+    'length body whole': (r) => r.status === 200 && r.body === WANT,
+    'header across pieces': (r) => r.headers['X-Cut'] === 'abcdef',
+  }});
+  const c = http.get(`${{__ENV.BASE}}/chunked`);
+  check(c, {{ 'chunked body whole': (r) => r.status === 200 && r.body === 'hello world' }});
+  const b = http.batch([['GET', `${{__ENV.BASE}}/length`], ['GET', `${{__ENV.BASE}}/chunked`]]);
+  check(b, {{ 'batch bodies whole': (l) => l[0].body === WANT && l[1].body === 'hello world' }});
+}}
+"#
+    );
+    let (out, e) = run_script(dir.path(), &src, srv.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(out.http_reqs, 48, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "fails"), 0.0, "{}", out.summary);
+    assert_eq!(srv.counts.requests.load(Ordering::SeqCst), 48);
+    // Keep-alive: at most one connection per request in flight at once
+    // (3 VUs, a batch of 2 each), not one per request.
+    let accepted = srv.counts.accepted.load(Ordering::SeqCst);
+    assert!(
+        (1..=6).contains(&accepted),
+        "{accepted} connections for 48 requests"
+    );
+    // Every body byte counted, pieces or not (plus heads and framing).
+    assert!(num(&e, "data_received", "count") as usize > 24 * body.len() + 24 * 11);
+}
+
+/// The requests of `http.batch` are in flight together: the server holds
+/// every answer until all three requests have arrived.
+#[test]
+fn a_batch_has_all_its_requests_in_flight_at_once() {
+    let gate = Arc::new((Mutex::new(0u32), Condvar::new()));
+    let g = gate.clone();
+    let srv = server(move |_path, s| {
+        let (lock, cv) = &*g;
+        let mut n = lock.lock().unwrap();
+        *n += 1;
+        cv.notify_all();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while *n % 3 != 0 && Instant::now() < deadline {
+            n = cv.wait_timeout(n, Duration::from_millis(50)).unwrap().0;
+        }
+        let all = *n % 3 == 0;
+        drop(n);
+        let status = if all {
+            "200 OK"
+        } else {
+            "503 Service Unavailable"
+        };
+        let _ = s.write_all(format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\n\r\n").as_bytes());
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 2 };
+export default function () {
+  const l = http.batch([`${__ENV.BASE}/a`, `${__ENV.BASE}/b`, `${__ENV.BASE}/c`]);
+  check(l, { 'all three together': (l) => l.length === 3 && l.every((r) => r.status === 200) });
+}
+"#;
+    let t0 = Instant::now();
+    let (out, e) = run_script(dir.path(), src, srv.addr);
+    assert_eq!(out.http_reqs, 6, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 2.0, "{}", out.summary);
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
+
+/// A VU stopped with its request in flight (the scenario's graceful stop
+/// ran out) is interrupted at once, and its connection is closed, not
+/// left open until the server answers.
+#[test]
+fn a_request_in_flight_is_dropped_when_its_vu_is_stopped() {
+    let srv = server(|path, s| {
+        if path == "/hang" {
+            // Never answers; the connection ends when the client closes it.
+            let mut b = [0u8; 64];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        } else {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 2, duration: '500ms', gracefulStop: '0s' } } };
+export default function () {
+  http.get(`${__ENV.BASE}/ok`);
+  http.get(`${__ENV.BASE}/hang`, { timeout: '30s' });
+}
+"#;
+    let t0 = Instant::now();
+    let (out, _) = run_script(dir.path(), src, srv.addr);
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(
+        out.summary.contains("2 interrupted"),
+        "the two hanging requests' iterations: {}",
+        out.summary
+    );
+    assert_eq!(out.http_reqs, 2, "{}", out.summary);
+    // Both connections of the hanging requests were closed by the client.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while srv.counts.closed.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(srv.counts.closed.load(Ordering::SeqCst) >= 2);
+}
+
+/// Requests time out at their own deadlines (the scheduler polls each at
+/// its deadline; no timer per request): one left unanswered, one whose
+/// body stalls half way, and a batch with two timeouts, each ended at its
+/// own.
+#[test]
+fn requests_time_out_at_their_deadlines() {
+    let srv = server(|path, s| match path {
+        "/hang" => {
+            let mut b = [0u8; 64];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        }
+        "/stall" => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf");
+            let mut b = [0u8; 64];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        }
+        _ => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const t0 = Date.now();
+  const h = http.get(`${__ENV.BASE}/hang`, { timeout: '150ms' });
+  const t1 = Date.now();
+  check(h, {
+    'hang timed out': (r) => r.status === 0 && r.error_code === 1050,
+    'hang at its deadline': () => t1 - t0 >= 150 && t1 - t0 < 3000,
+  });
+  const st = http.get(`${__ENV.BASE}/stall`, { timeout: 150 });
+  check(st, { 'stalled body timed out': (r) => r.status === 0 && r.error_code === 1050 });
+  const t2 = Date.now();
+  const b = http.batch([
+    ['GET', `${__ENV.BASE}/hang`, null, { timeout: '100ms' }],
+    ['GET', `${__ENV.BASE}/hang`, null, { timeout: '600ms' }],
+    ['GET', `${__ENV.BASE}/ok`],
+  ]);
+  const t3 = Date.now();
+  check(b, {
+    'batch timeouts': (l) => l[0].error_code === 1050 && l[1].error_code === 1050 && l[2].status === 200,
+    'batch waited for the longest': () => t3 - t2 >= 600 && t3 - t2 < 5000,
+    'each at its own': (l) => l[0].timings.duration < l[1].timings.duration,
+  });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, srv.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "fails"), 0.0, "{}", out.summary);
+    assert_eq!(out.http_reqs, 5, "{}", out.summary);
+}
