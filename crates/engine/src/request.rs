@@ -351,29 +351,33 @@ pub(crate) async fn execute(
 /// The deadline passed.
 pub(crate) struct Elapsed;
 
-/// `fut` bounded by `deadline`. `POLLED == false`: tokio's timer wakes
-/// the request at the deadline (attacks). `POLLED == true`: no timer; the
-/// deadline is checked each time the request is polled, and the caller
-/// promises to poll it again at the deadline (the k6 face's scheduler
-/// keeps the deadlines of its requests in its own queue: a tokio timer
-/// registered and removed per request cost more than the check).
-async fn within<const POLLED: bool, F: Future>(
-    deadline: Instant,
-    fut: F,
-) -> Result<F::Output, Elapsed> {
-    if POLLED {
-        let mut fut = std::pin::pin!(fut);
-        std::future::poll_fn(|cx| match fut.as_mut().poll(cx) {
-            Poll::Ready(v) => Poll::Ready(Ok(v)),
-            Poll::Pending if Instant::now() >= deadline => Poll::Ready(Err(Elapsed)),
-            Poll::Pending => Poll::Pending,
-        })
-        .await
-    } else {
-        tokio::time::timeout_at(deadline, fut)
-            .await
-            .map_err(|_| Elapsed)
-    }
+/// `fut` bounded by `deadline` without a timer: the deadline is checked
+/// each time it is polled, and the caller promises to poll it again at the
+/// deadline (the k6 face's scheduler keeps the deadlines of its requests
+/// in its own queue: a tokio timer registered and removed per request cost
+/// more than the check).
+async fn polled_within<F: Future>(deadline: Instant, fut: F) -> Result<F::Output, Elapsed> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(|cx| match fut.as_mut().poll(cx) {
+        Poll::Ready(v) => Poll::Ready(Ok(v)),
+        Poll::Pending if Instant::now() >= deadline => Poll::Ready(Err(Elapsed)),
+        Poll::Pending => Poll::Pending,
+    })
+    .await
+}
+
+/// `$fut` bounded by `$deadline`: with `POLLED` (the k6 face's requests)
+/// by [`polled_within`], else (attacks) by tokio's timer, as it always was.
+macro_rules! within {
+    ($polled:expr, $deadline:expr, $fut:expr) => {
+        if $polled {
+            polled_within($deadline, $fut).await
+        } else {
+            tokio::time::timeout_at($deadline, $fut)
+                .await
+                .map_err(|_| Elapsed)
+        }
+    };
 }
 
 /// [`execute`] that keeps the final response's header fields and body in
@@ -440,12 +444,11 @@ async fn attempt<const POLLED: bool>(
     let mut dial_started = started;
     loop {
         let mut phase = DialPhase::default();
-        let acquired = match within::<POLLED, _>(
+        let acquired = match within!(
+            POLLED,
             deadline,
-            transport.acquire(&tpl.pool, &mut dial_started, &mut phase),
-        )
-        .await
-        {
+            transport.acquire(&tpl.pool, &mut dial_started, &mut phase)
+        ) {
             Ok(r) => r,
             Err(_) => {
                 out.sent.get_or_insert(dial_started);
@@ -470,16 +473,16 @@ async fn attempt<const POLLED: bool>(
         match acquired.conn {
             Conn::H1(mut c) => {
                 let head_only = tpl.method == Method::HEAD;
-                let r = within::<POLLED, _>(
+                let r = within!(
+                    POLLED,
                     deadline,
                     c.exchange(
                         &tpl.h1,
                         head_only,
                         &mut out.first_byte,
                         capture.as_deref_mut(),
-                    ),
-                )
-                .await;
+                    )
+                );
                 if let Some(cap) = capture.as_deref_mut() {
                     cap.wire_in += c.wire_read();
                 }
@@ -523,7 +526,8 @@ async fn attempt<const POLLED: bool>(
                 let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
                 let mut in_body = false;
                 let body_before = out.bytes_in;
-                let r = within::<POLLED, _>(
+                let r = within!(
+                    POLLED,
                     deadline,
                     crate::h2::exchange(
                         &mut lease.sender,
@@ -532,9 +536,8 @@ async fn attempt<const POLLED: bool>(
                         &mut out.bytes_in,
                         &mut in_body,
                         capture.as_deref_mut(),
-                    ),
-                )
-                .await;
+                    )
+                );
                 drop(lease);
                 if let Some(cap) = capture.as_deref_mut() {
                     // hyper does not tell the frame bytes: count the
