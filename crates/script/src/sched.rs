@@ -767,10 +767,6 @@ struct Slot<'js> {
     intended: Instant,
     started: Instant,
     iters: u64,
-    /// Unused: a VU's request in flight lives in `Sched::http` (polled by
-    /// the scheduler itself, no task per request).
-    #[allow(dead_code)]
-    task: Option<tokio::task::AbortHandle>,
     /// Counts ops, so a late answer to an aborted one is ignored.
     op_gen: u64,
 }
@@ -1626,7 +1622,6 @@ fn new_slot<'js>(
         intended: Instant::now(),
         started: Instant::now(),
         iters: 0,
-        task: None,
         op_gen: 0,
     })
 }
