@@ -657,18 +657,14 @@ pub fn install<'js>(
             .enumerable(),
         )?;
     }
-    {
+    // `__VU` (the VU's id) and `__ITER` (its iteration in its scenario).
+    type Pick = fn((u64, u64, u64)) -> u64;
+    let picks: [(&str, Pick); 2] = [("__VU", |n| n.0), ("__ITER", |n| n.2)];
+    for (name, pick) in picks {
         let sh = shared.clone();
         g.prop(
-            "__VU",
-            Accessor::new_get(move || sh.vu_numbers(vu::current()).0 as f64)
-                .configurable()
-                .enumerable(),
-        )?;
-        let sh = shared.clone();
-        g.prop(
-            "__ITER",
-            Accessor::new_get(move || sh.vu_numbers(vu::current()).2 as f64)
+            name,
+            Accessor::new_get(move || pick(sh.vu_numbers(vu::current())) as f64)
                 .configurable()
                 .enumerable(),
         )?;

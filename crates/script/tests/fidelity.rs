@@ -1,12 +1,13 @@
 //! What a k6 user would notice: the figures and layouts of k6 v1.8.1
 //! (tests/golden/k6/) on the same scripts, against real loopback servers.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
 
@@ -16,22 +17,7 @@ fn run_script(
     env: Vec<(String, String)>,
     overrides: Overrides,
 ) -> (RunOutcome, serde_json::Value) {
-    let path = dir.join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let export = dir.join("export.json");
-    let cfg = RunConfig {
-        script: path,
-        env,
-        overrides,
-        quiet: true,
-        summary_export: Some(export.clone()),
-        ..Default::default()
-    };
-    let t0 = Instant::now();
-    let out = run(cfg, std::future::pending()).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(60));
-    let text = std::fs::read_to_string(export).unwrap();
-    (out, serde_json::from_str(&text).unwrap())
+    common::run_script_with(dir, src, env, overrides, true)
 }
 
 /// A raw HTTP/1.1 server on loopback that answers every request with the

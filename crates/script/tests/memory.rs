@@ -3,25 +3,14 @@
 //! compiled once and each VU reads the bytecode), exceptions that still name
 //! `file:line`, and every built-in present (the VUs share one context).
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+mod common;
 
-use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+use std::path::{Path, PathBuf};
+
+use loadlab_script::{Overrides, RunOutcome};
 
 fn run_in(dir: &Path, src: &str, env: Vec<(String, String)>, overrides: Overrides) -> RunOutcome {
-    let path = dir.join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let cfg = RunConfig {
-        script: path,
-        env,
-        overrides,
-        quiet: true,
-        ..Default::default()
-    };
-    let t0 = Instant::now();
-    let out = run(cfg, std::future::pending()).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(60));
-    out
+    common::run_script_with(dir, src, env, overrides, false).0
 }
 
 #[test]

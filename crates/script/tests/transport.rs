@@ -4,6 +4,8 @@
 //! requests in flight together, and a request in flight when its VU is
 //! stopped. Real servers on 127.0.0.1.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -11,25 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+use loadlab_script::{Overrides, RunOutcome};
 
 fn run_script(dir: &Path, src: &str, base: SocketAddr) -> (RunOutcome, serde_json::Value) {
-    let path = dir.join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let export = dir.join("export.json");
-    let cfg = RunConfig {
-        script: path,
-        env: vec![("BASE".into(), format!("http://{base}"))],
-        overrides: Overrides::default(),
-        quiet: true,
-        summary_export: Some(export.clone()),
-        ..Default::default()
-    };
-    let t0 = Instant::now();
-    let out = run(cfg, std::future::pending()).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(60));
-    let text = std::fs::read_to_string(export).unwrap();
-    (out, serde_json::from_str(&text).unwrap())
+    let env = vec![("BASE".into(), format!("http://{base}"))];
+    common::run_script_with(dir, src, env, Overrides::default(), true)
 }
 
 fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use loadlab_script::{Overrides, RunConfig, RunOutcome, run};
+use loadlab_script::{Overrides, RunOutcome};
 
 fn run_script(
     dir: &Path,
@@ -14,26 +14,7 @@ fn run_script(
     env: Vec<(String, String)>,
     summary_export: bool,
 ) -> (RunOutcome, serde_json::Value) {
-    let path = dir.join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let export = dir.join("export.json");
-    let cfg = RunConfig {
-        script: path,
-        env,
-        overrides: Overrides::default(),
-        quiet: true,
-        summary_export: summary_export.then(|| export.clone()),
-        ..Default::default()
-    };
-    let t0 = Instant::now();
-    let out = run(cfg, std::future::pending()).unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(60));
-    let e = if summary_export {
-        serde_json::from_str(&std::fs::read_to_string(export).unwrap()).unwrap()
-    } else {
-        serde_json::Value::Null
-    };
-    (out, e)
+    common::run_script_with(dir, src, env, Overrides::default(), summary_export)
 }
 
 fn count(e: &serde_json::Value, metric: &str) -> f64 {

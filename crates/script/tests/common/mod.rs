@@ -5,8 +5,9 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -124,4 +125,36 @@ pub fn echo() -> (SocketAddr, Server) {
             )
         })
     }))
+}
+
+/// Runs `src` (written as `s.js` in `dir`) with `env` and `overrides`,
+/// bounded to a minute; the outcome and the summary export when asked for
+/// (`Value::Null` otherwise).
+pub fn run_script_with(
+    dir: &Path,
+    src: &str,
+    env: Vec<(String, String)>,
+    overrides: loadlab_script::Overrides,
+    summary_export: bool,
+) -> (loadlab_script::RunOutcome, serde_json::Value) {
+    let path = dir.join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let export = dir.join("export.json");
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        env,
+        overrides,
+        quiet: true,
+        summary_export: summary_export.then(|| export.clone()),
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(60));
+    let e = if summary_export {
+        serde_json::from_str(&std::fs::read_to_string(export).unwrap()).unwrap()
+    } else {
+        serde_json::Value::Null
+    };
+    (out, e)
 }
