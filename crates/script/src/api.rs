@@ -639,16 +639,23 @@ pub fn install<'js>(
                         o
                     }
                 };
-                let mut overlaid = overlaid.borrow_mut();
-                if overlaid.len() <= vu {
-                    overlaid.resize(vu + 1, false);
-                }
-                if !overlaid[vu] && vu::in_vu() {
-                    overlaid[vu] = true;
-                    if let Some(list) = sh.vu_scenario(vu).and_then(|si| scenario_env.get(si)) {
-                        for (k, v) in list {
-                            o.set(k.as_str(), v.as_str())?;
-                        }
+                // Decided, and the borrow ended, before any property is
+                // set (a setter a script put on Object.prototype could
+                // read `__ENV` again).
+                let overlay = {
+                    let mut overlaid = overlaid.borrow_mut();
+                    if overlaid.len() <= vu {
+                        overlaid.resize(vu + 1, false);
+                    }
+                    let first = !overlaid[vu] && vu::in_vu();
+                    overlaid[vu] |= first;
+                    first
+                };
+                if overlay
+                    && let Some(list) = sh.vu_scenario(vu).and_then(|si| scenario_env.get(si))
+                {
+                    for (k, v) in list {
+                        o.set(k.as_str(), v.as_str())?;
                     }
                 }
                 Ok(o)
