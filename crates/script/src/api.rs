@@ -873,11 +873,12 @@ pub fn install<'js>(
                 },
             )?,
         )?;
-        // Methods this run has warned about (bit i: GET, HEAD): a script
-        // passing params as a third argument does so on every request.
-        let warned = Rc::new(Cell::new(0u8));
-        for (i, (name, method)) in [("get", "GET"), ("head", "HEAD")].into_iter().enumerate() {
-            let (f, sh, warned) = (send.clone(), shared.clone(), warned.clone());
+        for (name, method) in [("get", "GET"), ("head", "HEAD")] {
+            let (f, sh) = (send.clone(), shared.clone());
+            // Whether this method has warned: a script passing params as a
+            // third argument does so on every request (no message made
+            // and looked up each time).
+            let warned = Cell::new(false);
             k6.set(
                 name,
                 Function::new(
@@ -887,10 +888,8 @@ pub fn install<'js>(
                           params: Opt<Value<'js>>,
                           extra: Opt<Value<'js>>|
                           -> rquickjs::Result<Value<'js>> {
-                        if extra.0.as_ref().is_some_and(|v| !v.is_undefined())
-                            && warned.get() & (1 << i) == 0
-                        {
-                            warned.set(warned.get() | (1 << i));
+                        if extra.0.as_ref().is_some_and(|v| !v.is_undefined()) && !warned.get() {
+                            warned.set(true);
                             sh.warn_once(&format!(
                                 "http.{name}() takes (url, params): a third argument is ignored, as in k6 \
                                  (its params, tags included, are dropped)"

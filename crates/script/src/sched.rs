@@ -756,9 +756,9 @@ impl Shared {
 
 /// One VU: its context and coroutine.
 struct Slot<'js> {
-    ctx: Ctx<'js>,
     /// The VU's own values: `ns` (its instance of the script's module),
-    /// `data` (its copy of setup()'s result), `result` and `phase` (VU 0).
+    /// `data` (its copy of setup()'s result), `result` and `phase` (VU 0);
+    /// its `ctx()` is the run's context.
     holder: Object<'js>,
     co: Option<VuCoroutine>,
     /// Waiting on an op (HTTP or sleep) or running an iteration.
@@ -1458,7 +1458,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         crate::api::install(&ctx, &shared, &scenario_env)
             .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
         let holder = init_vu(&ctx, 0, &name, &source, &code)?;
-        slots.push(new_slot(&ctx, holder, 0, usize::MAX, "setup")?);
+        slots.push(new_slot(holder, 0, usize::MAX, "setup")?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
         // is many passes over an ever larger heap. Collect after init.
@@ -1477,7 +1477,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                     });
                 }
                 let holder = init_vu(&ctx, vu_index, &name, &source, &code)?;
-                slots.push(new_slot(&ctx, holder, vu_index, si, &sc.exec)?);
+                slots.push(new_slot(holder, vu_index, si, &sc.exec)?);
                 vu_index += 1;
             }
         }
@@ -1588,13 +1588,12 @@ fn make_shared(
 }
 
 fn new_slot<'js>(
-    ctx: &Ctx<'js>,
     holder: Object<'js>,
     vu_index: usize,
     scenario: usize,
     exec: &str,
 ) -> Result<Slot<'js>, ScriptError> {
-    let c = ctx.clone();
+    let c = holder.ctx().clone();
     let h = holder.clone();
     let exec = exec.to_string();
     // SAFETY: the coroutine borrows `c` (the run's context); `run` drives
@@ -1614,7 +1613,6 @@ fn new_slot<'js>(
     }
     .map_err(|e| ScriptError::Runtime(format!("cannot make a VU stack: {e}")))?;
     Ok(Slot {
-        ctx: ctx.clone(),
         holder,
         co: Some(co),
         busy: false,
@@ -2111,7 +2109,7 @@ async fn drive_local<'js>(
     }
     // The data, as JSON, to every VU.
     let data_json = {
-        let ctx = &s.slots[0].ctx;
+        let ctx = s.slots[0].holder.ctx();
         let v: Value = s.slots[0]
             .holder
             .get("result")
@@ -2127,7 +2125,7 @@ async fn drive_local<'js>(
     };
     for slot in s.slots.iter() {
         let data = match &data_json {
-            Some(j) => slot.ctx.json_parse(j.clone()).ok(),
+            Some(j) => slot.holder.ctx().json_parse(j.clone()).ok(),
             None => None,
         };
         if let Some(d) = data {
@@ -2441,7 +2439,7 @@ async fn drive_local<'js>(
     // The script's handleSummary(data), when it has one, replaces the
     // default summary (as in k6).
     if let Some(text) =
-        crate::summary::handle_summary(&s.slots[0].ctx, shared, options, test_elapsed)
+        crate::summary::handle_summary(s.slots[0].holder.ctx(), shared, options, test_elapsed)
     {
         summary.0 = text;
     }
