@@ -231,6 +231,22 @@ pub fn ramp_at(start: f64, stages: &[Stage], t: Duration) -> f64 {
     from
 }
 
+/// When the ramp that is flat at `t` (a stage whose target is the level it
+/// starts from) ends, as an offset from the ramp's start; `None` while the
+/// level moves. After the last stage the level never moves again.
+pub fn ramp_flat_until(start: f64, stages: &[Stage], t: Duration) -> Option<Duration> {
+    let mut from = start;
+    let mut at = Duration::ZERO;
+    for s in stages {
+        if t < at + s.duration {
+            return (s.target == from).then_some(at + s.duration);
+        }
+        at += s.duration;
+        from = s.target;
+    }
+    Some(Duration::MAX)
+}
+
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub name: String,
@@ -781,6 +797,26 @@ mod tests {
         }];
         assert_eq!(ramp_at(0.0, &st, Duration::from_secs(1)), 5.0);
         assert_eq!(ramp_at(0.0, &st, Duration::from_secs(5)), 10.0);
+    }
+
+    #[test]
+    fn a_flat_stage_says_where_it_ends() {
+        let s = |secs, target| Stage {
+            duration: Duration::from_secs(secs),
+            target,
+        };
+        let st = [s(2, 10.0), s(3, 10.0), s(1, 0.0)];
+        let at = |secs| ramp_flat_until(0.0, &st, Duration::from_millis(secs));
+        assert_eq!(at(1_000), None, "ramping up");
+        assert_eq!(at(2_000), Some(Duration::from_secs(5)), "the hold");
+        assert_eq!(at(4_999), Some(Duration::from_secs(5)));
+        assert_eq!(at(5_000), None, "ramping down");
+        assert_eq!(at(6_000), Some(Duration::MAX), "after the last stage");
+        // Starting at the first stage's level, the ramp is flat at once.
+        assert_eq!(
+            ramp_flat_until(10.0, &st, Duration::ZERO),
+            Some(Duration::from_secs(2))
+        );
     }
 
     #[test]

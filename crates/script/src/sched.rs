@@ -1952,6 +1952,20 @@ pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
     }
 }
 
+/// Where the flat stage of a ramping-vus scenario at `elapsed` ends (from
+/// the scenario's start), or `None` while its level moves.
+pub fn ramp_flat_until(sc: &Scenario, elapsed: Duration) -> Option<Duration> {
+    if let Some((_, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
+        return crate::options::ramp_flat_until(*start as f64, whole, elapsed);
+    }
+    match &sc.executor {
+        Executor::RampingVus { start_vus, stages } => {
+            crate::options::ramp_flat_until(*start_vus as f64, stages, elapsed)
+        }
+        _ => None,
+    }
+}
+
 /// This instance's `j`-th arrival of an arrival-rate scenario: its number
 /// in the whole test and its offset from the scenario's start (the whole
 /// test's time of that arrival), or `None` past the end.
@@ -2308,8 +2322,13 @@ async fn drive_local<'js>(
                                 | Executor::PerVuIterations { vus, .. } => *vus as usize,
                                 _ => 0,
                             };
+                            // A moving ramp is followed on the grid; a flat
+                            // stage wakes the loop only where it ends.
                             if matches!(ex, Executor::RampingVus { .. }) {
-                                wake = wake.min(grid(now));
+                                wake = wake.min(match ramp_flat_until(sc, elapsed) {
+                                    Some(end) => st.start.checked_add(end).unwrap_or(st.end),
+                                    None => grid(now),
+                                });
                             }
                             let want = want.min(st.vus.len());
                             // Only VUs that just finished, and those newly

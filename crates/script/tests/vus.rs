@@ -424,3 +424,30 @@ export default function () {
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// A flat stage wakes the scheduler where it ends, not on the ramp's 20 ms
+/// grid: the next stage's VUs must still start on time. VU 1's only
+/// iteration outlasts the test, so nothing but the ramp wakes the loop
+/// before the 1 s gauge sample: VUs 2 and 3 are due between 500 and 800 ms.
+#[test]
+fn a_ramp_after_a_flat_stage_starts_its_vus() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { sleep } from 'k6';
+import { Trend } from 'k6/metrics';
+const seen = new Trend('vu_seen');
+export const options = {
+  scenarios: {
+    ramp: { executor: 'ramping-vus', startVUs: 1, gracefulStop: '3s', gracefulRampDown: '3s',
+            stages: [{ duration: '500ms', target: 1 }, { duration: '300ms', target: 3 }] },
+  },
+};
+export default function () { seen.add(__VU); sleep(__VU === 1 ? 1.5 : 0.05); }
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert_eq!(out.script_errors, 0);
+    let max = e["metrics"]["vu_seen"]["max"].as_f64().unwrap();
+    assert_eq!(max, 3.0, "{}", out.summary);
+    // VU 1 ran once (its sleep outlasts the test).
+    assert_eq!(e["metrics"]["vu_seen"]["min"].as_f64().unwrap(), 1.0);
+}
