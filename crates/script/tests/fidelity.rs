@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
@@ -45,37 +45,12 @@ fn raw_server_with(answer: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> 
             let answer = answer.clone();
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
                 loop {
-                    // One request: the head, then Content-Length bytes.
-                    let (need, head) = loop {
-                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_string();
-                            let len: usize = head
-                                .to_ascii_lowercase()
-                                .lines()
-                                .find_map(|l| l.strip_prefix("content-length:"))
-                                .map_or(0, |v| v.trim().parse().unwrap_or(0));
-                            break (end + 4 + len, head);
-                        }
-                        match s.read(&mut chunk) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => {
-                                counter.fetch_add(n as u64, Ordering::SeqCst);
-                                buf.extend_from_slice(&chunk[..n]);
-                            }
-                        }
+                    let Some(head) = common::read_request(&mut s, &mut buf, |n| {
+                        counter.fetch_add(n as u64, Ordering::SeqCst);
+                    }) else {
+                        return;
                     };
-                    while buf.len() < need {
-                        match s.read(&mut chunk) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => {
-                                counter.fetch_add(n as u64, Ordering::SeqCst);
-                                buf.extend_from_slice(&chunk[..n]);
-                            }
-                        }
-                    }
-                    buf.drain(..need);
                     if s.write_all(&answer(&head)).is_err() {
                         return;
                     }

@@ -57,21 +57,10 @@ fn server(answer: impl Fn(&str, &mut TcpStream) + Send + Sync + 'static) -> Serv
             let answer = answer.clone();
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
                 loop {
-                    let head = loop {
-                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_string();
-                            buf.drain(..end + 4);
-                            break head;
-                        }
-                        match s.read(&mut chunk) {
-                            Ok(0) | Err(_) => {
-                                c.closed.fetch_add(1, Ordering::SeqCst);
-                                return;
-                            }
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
+                    let Some(head) = common::read_request(&mut s, &mut buf, |_| {}) else {
+                        c.closed.fetch_add(1, Ordering::SeqCst);
+                        return;
                     };
                     c.requests.fetch_add(1, Ordering::SeqCst);
                     let path = head.split(' ').nth(1).unwrap_or("/").to_string();

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::convert::Infallible;
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -157,4 +158,45 @@ pub fn run_script_with(
         serde_json::Value::Null
     };
     (out, e)
+}
+
+/// Reads one HTTP/1.1 request from `s` for the raw test servers: its head,
+/// then as many body bytes as its Content-Length says. What follows stays
+/// in `buf` for the next call. Returns the head as text, or `None` once the
+/// peer closed or a read failed. `on_read` is told each read's byte count.
+pub fn read_request(
+    s: &mut impl Read,
+    buf: &mut Vec<u8>,
+    mut on_read: impl FnMut(usize),
+) -> Option<String> {
+    let mut chunk = [0u8; 4096];
+    let mut fill = |buf: &mut Vec<u8>| match s.read(&mut chunk) {
+        Ok(0) | Err(_) => false,
+        Ok(n) => {
+            on_read(n);
+            buf.extend_from_slice(&chunk[..n]);
+            true
+        }
+    };
+    let (need, head) = loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_string();
+            let len: usize = head
+                .to_ascii_lowercase()
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap_or(0));
+            break (end + 4 + len, head);
+        }
+        if !fill(buf) {
+            return None;
+        }
+    };
+    while buf.len() < need {
+        if !fill(buf) {
+            return None;
+        }
+    }
+    buf.drain(..need);
+    Some(head)
 }
