@@ -462,12 +462,10 @@ async fn attempt<const POLLED: bool>(
                 return Err(k);
             }
         };
-        if acquired.reused {
-            // `acquire` moved `dial_started` on if it had to wait for a
-            // connection, so this is when the request went out.
-            out.sent.get_or_insert(dial_started);
-        } else {
-            out.sent.get_or_insert(dial_started);
+        // `acquire` moved `dial_started` on if it had to wait for a reused
+        // connection, so this is when the request went out.
+        out.sent.get_or_insert(dial_started);
+        if !acquired.reused {
             out.connect_ns = out.connect_ns.saturating_add(acquired.connect_ns);
         }
         match acquired.conn {
