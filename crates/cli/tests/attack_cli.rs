@@ -1522,3 +1522,66 @@ fn targets_typed_on_a_terminal_end_with_one_ctrl_d() {
     let json: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("results");
     assert_eq!(json["requests"], 2, "{json}");
 }
+
+/// As `vegeta attack`, each request says which one it is (`X-Vegeta-Seq`,
+/// the `seq` of its result) and, with `-name`, which attack sent it.
+#[test]
+fn requests_carry_vegetas_sequence_and_attack_headers() {
+    use std::io::Read as _;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = heads.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut c) = conn else { return };
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                while let Some(head) = loadlab_testkit::raw::read_head_blocking(&mut c) {
+                    seen.lock()
+                        .unwrap()
+                        .push(String::from_utf8_lossy(&head).into_owned());
+                    if c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+                let _ = c.read(&mut [0u8; 1]);
+            });
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.bin");
+    let target = format!("GET http://{addr}/\n");
+    let o = run(
+        &[
+            "attack",
+            "-name=nightly",
+            "-rate=100",
+            "-max-requests=3",
+            "-workers=1",
+            "-header=X-Vegeta-Seq: mine",
+            &format!("-output={}", out.display()),
+        ],
+        target.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let heads = heads.lock().unwrap().clone();
+    assert_eq!(heads.len(), 3, "{heads:?}");
+    let mut seqs: Vec<&str> = heads
+        .iter()
+        .map(|h| {
+            assert!(h.contains("\r\nX-Vegeta-Attack: nightly\r\n"), "{h}");
+            assert_eq!(h.matches("X-Vegeta-Seq").count(), 1, "{h}");
+            h.split("\r\nX-Vegeta-Seq: ")
+                .nth(1)
+                .unwrap()
+                .split("\r\n")
+                .next()
+                .unwrap()
+        })
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, vec!["0", "1", "2"]);
+}

@@ -150,6 +150,7 @@ impl Client {
                     req.redirects,
                     begin,
                     deadline,
+                    0,
                     &mut out,
                     Some(&mut cap),
                 )

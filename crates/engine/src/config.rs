@@ -83,6 +83,11 @@ pub struct AttackConfig {
     pub laddr: Option<IpAddr>,
     /// Headers added to every request (`-header`).
     pub headers: Vec<(String, String)>,
+    /// Send vegeta's own request headers, as `vegeta attack` does:
+    /// `X-Vegeta-Seq` (the request's sequence number, the results' `seq`)
+    /// on every request and `X-Vegeta-Attack` (`name`) when there is a name.
+    /// They replace a target's or `-header`'s fields of those names.
+    pub vegeta_headers: bool,
     /// Body for targets that have none (`-body`).
     pub body: Option<Bytes>,
     /// Send request bodies with chunked transfer encoding (`-chunked`,
@@ -183,6 +188,7 @@ impl Default for AttackConfig {
             connect_to: Vec::new(),
             laddr: None,
             headers: Vec::new(),
+            vegeta_headers: false,
             body: None,
             max_body: -1,
             max_headers_size: DEFAULT_MAX_HEADERS_SIZE,

@@ -21,6 +21,11 @@ pub(crate) struct Template {
     pub pool: Arc<HostPool>,
     /// The whole HTTP/1.1 request: head and body.
     pub h1: Bytes,
+    /// Where in `h1` the head's last field ends (before the blank line):
+    /// the request's own `X-Vegeta-Seq` field goes there.
+    head_end: usize,
+    /// Each request carries `X-Vegeta-Seq: <its sequence number>`.
+    pub vegeta_seq: bool,
     pub method: Method,
     pub uri: Uri,
     /// Request headers (defaults merged in), for HTTP/2 and redirects.
@@ -43,10 +48,15 @@ fn endpoint(uri: &Uri) -> EndpointKey {
 impl Template {
     /// Builds a template; `extra_headers` and `default_body` come from the
     /// attack's `-header`s and `-body` (headers already on the target are not repeated).
+    /// `vegeta` (the attack's name) adds vegeta's request headers, as
+    /// `vegeta attack` does: `X-Vegeta-Attack` when the name is not empty,
+    /// and `X-Vegeta-Seq` per request (see [`execute`]); they replace
+    /// fields of those names from the target or `-header`.
     pub fn build(
         target: &Target,
         extra_headers: &[(String, String)],
         default_body: Option<&Bytes>,
+        vegeta: Option<&str>,
         transport: &Transport,
     ) -> Result<Template, String> {
         let uri = check_url(&target.url)?;
@@ -62,18 +72,23 @@ impl Template {
             }
         }
         headers.extend(target.headers.iter().cloned());
+        if let Some(name) = vegeta {
+            headers.retain(|(k, _)| {
+                !k.eq_ignore_ascii_case("x-vegeta-seq")
+                    && !k.eq_ignore_ascii_case("x-vegeta-attack")
+            });
+            if !name.is_empty() {
+                headers.push(("X-Vegeta-Attack".to_string(), name.to_string()));
+            }
+        }
         let body = if target.body.is_empty() {
             default_body.cloned().unwrap_or_default()
         } else {
             target.body.clone()
         };
-        Ok(Self::from_parts(
-            target.method.clone(),
-            uri,
-            headers,
-            body,
-            transport,
-        ))
+        let mut tpl = Self::from_parts(target.method.clone(), uri, headers, body, transport);
+        tpl.vegeta_seq = vegeta.is_some();
+        Ok(tpl)
     }
 
     pub(crate) fn from_parts(
@@ -107,7 +122,7 @@ impl Template {
             headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
         }
         let pool = transport.pool_of(&uri);
-        let h1 = render_h1(
+        let (h1, head_end) = render_h1(
             &method,
             &uri,
             &headers,
@@ -118,6 +133,8 @@ impl Template {
         Template {
             pool,
             h1,
+            head_end,
+            vegeta_seq: false,
             method,
             uri,
             headers,
@@ -143,13 +160,35 @@ impl Template {
             .filter(|(k, _)| same_site || !is_sensitive(k))
             .cloned()
             .collect();
-        Some(Self::from_parts(method, uri, headers, body, transport))
+        let mut next = Self::from_parts(method, uri, headers, body, transport);
+        // As Go's client, a redirect carries the request's header fields.
+        next.vegeta_seq = self.vegeta_seq;
+        Some(next)
     }
 
-    fn h2_request(&self) -> Option<http::Request<Full<Bytes>>> {
+    /// The HTTP/1.1 bytes of request `seq`: the pre-rendered ones, or a
+    /// copy with this request's `X-Vegeta-Seq` field in its head.
+    fn h1_for(&self, seq: u64) -> std::borrow::Cow<'_, [u8]> {
+        if !self.vegeta_seq {
+            return std::borrow::Cow::Borrowed(&self.h1);
+        }
+        let (head, rest) = self.h1.split_at(self.head_end);
+        let mut b = Vec::with_capacity(self.h1.len() + 36);
+        b.extend_from_slice(head);
+        b.extend_from_slice(b"X-Vegeta-Seq: ");
+        b.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
+        b.extend_from_slice(b"\r\n");
+        b.extend_from_slice(rest);
+        std::borrow::Cow::Owned(b)
+    }
+
+    fn h2_request(&self, seq: u64) -> Option<http::Request<Full<Bytes>>> {
         let mut b = http::Request::builder()
             .method(self.method.clone())
             .uri(self.uri.clone());
+        if self.vegeta_seq {
+            b = b.header("x-vegeta-seq", seq);
+        }
         for (k, v) in &self.headers {
             if !k.eq_ignore_ascii_case("host")
                 && !k.eq_ignore_ascii_case("connection")
@@ -242,6 +281,7 @@ fn resolve(base: &Uri, location: &str) -> Option<Uri> {
     check_url(&s).ok()
 }
 
+/// The request's bytes, and where its head's last field ends.
 fn render_h1(
     method: &Method,
     uri: &Uri,
@@ -249,7 +289,7 @@ fn render_h1(
     body: &Bytes,
     keepalive: bool,
     chunked: bool,
-) -> Bytes {
+) -> (Bytes, usize) {
     let mut b = Vec::with_capacity(128 + headers.len() * 32 + body.len());
     b.extend_from_slice(method.as_str().as_bytes());
     b.push(b' ');
@@ -293,6 +333,7 @@ fn render_h1(
     if !keepalive {
         b.extend_from_slice(b"Connection: close\r\n");
     }
+    let head_end = b.len();
     b.extend_from_slice(b"\r\n");
     if has_body && chunked {
         // The whole body as one chunk, then the last (empty) chunk.
@@ -305,7 +346,7 @@ fn render_h1(
     } else {
         b.extend_from_slice(body);
     }
-    Bytes::from(b)
+    (Bytes::from(b), head_end)
 }
 
 /// The measured result of one request.
@@ -337,15 +378,18 @@ const STALE_RETRIES: u32 = 3;
 
 /// Sends one request (following redirects) and measures it. Never fails:
 /// failures are recorded in the outcome. The whole request is bounded by `deadline`.
+/// `seq` is the request's sequence number (its `X-Vegeta-Seq` where the
+/// template sends one).
 pub(crate) async fn execute(
     tpl: &Template,
     transport: &Transport,
     redirects: i32,
     begin: Instant,
     deadline: Instant,
+    seq: u64,
     out: &mut Outcome,
 ) {
-    execute_capture::<false>(tpl, transport, redirects, begin, deadline, out, None).await
+    execute_capture::<false>(tpl, transport, redirects, begin, deadline, seq, out, None).await
 }
 
 /// The deadline passed.
@@ -389,6 +433,7 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
     redirects: i32,
     begin: Instant,
     deadline: Instant,
+    seq: u64,
     out: &mut Outcome,
     mut capture: Option<&mut crate::stream::Capture>,
 ) {
@@ -403,6 +448,7 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
             transport,
             started,
             deadline,
+            seq,
             out,
             capture.as_deref_mut(),
         )
@@ -437,9 +483,11 @@ async fn attempt<const POLLED: bool>(
     transport: &Transport,
     started: Instant,
     deadline: Instant,
+    seq: u64,
     out: &mut Outcome,
     mut capture: Option<&mut crate::stream::Capture>,
 ) -> Result<(u16, Option<String>), ErrorKind> {
+    let h1 = tpl.h1_for(seq);
     let mut retries = 0;
     let mut dial_started = started;
     loop {
@@ -474,12 +522,7 @@ async fn attempt<const POLLED: bool>(
                 let r = within!(
                     POLLED,
                     deadline,
-                    c.exchange(
-                        &tpl.h1,
-                        head_only,
-                        &mut out.first_byte,
-                        capture.as_deref_mut(),
-                    )
+                    c.exchange(&h1, head_only, &mut out.first_byte, capture.as_deref_mut(),)
                 );
                 if let Some(cap) = capture.as_deref_mut() {
                     cap.wire_in += c.wire_read();
@@ -521,7 +564,7 @@ async fn attempt<const POLLED: bool>(
                 }
             }
             Conn::H2(mut lease) => {
-                let req = tpl.h2_request().ok_or(ErrorKind::Protocol)?;
+                let req = tpl.h2_request(seq).ok_or(ErrorKind::Protocol)?;
                 let mut in_body = false;
                 let body_before = out.bytes_in;
                 let r = within!(
@@ -540,7 +583,7 @@ async fn attempt<const POLLED: bool>(
                 if let Some(cap) = capture.as_deref_mut() {
                     // hyper does not tell the frame bytes: count the
                     // request and response as HTTP/1.1 would carry them.
-                    cap.wire_out += tpl.h1.len() as u64;
+                    cap.wire_out += h1.len() as u64;
                     if in_body {
                         let head: usize =
                             cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();

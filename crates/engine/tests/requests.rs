@@ -130,6 +130,91 @@ async fn redirects_are_followed() {
     assert_eq!(srv.requests(), 4);
 }
 
+/// vegeta's own request fields, as `loadlab attack` sends them:
+/// `X-Vegeta-Seq` is each request's sequence number (its sample's `seq`)
+/// and stays the same across its redirects; `X-Vegeta-Attack` is the
+/// attack's name. Both replace fields of those names from the target or a
+/// `-header`, over HTTP/1.1 and h2c alike.
+#[tokio::test]
+async fn vegeta_headers_carry_the_sequence_number_and_the_name() {
+    for h2c in [false, true] {
+        let srv = serve(redirector()).await;
+        let sink = Collect::default();
+        let t = Target {
+            headers: vec![
+                ("X-Vegeta-Seq".into(), "from-target".into()),
+                ("x-vegeta-attack".into(), "from-target".into()),
+            ],
+            ..get(&srv.url("/r/1"))
+        };
+        let c = AttackConfig {
+            name: "probe".into(),
+            vegeta_headers: true,
+            h2c,
+            headers: vec![("X-Vegeta-Seq".into(), "from-flag".into())],
+            ..cfg(5)
+        };
+        attack(c, TargetSource::Static(vec![t]), sink.boxed(), never())
+            .await
+            .unwrap();
+        let s = sink.samples();
+        assert_eq!(
+            s.iter().map(|s| s.seq).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3, 4]
+        );
+        assert!(s.iter().all(|s| s.status == 200), "h2c {h2c}: {s:?}");
+        let seen = srv.stats.seen.lock().unwrap();
+        assert_eq!(
+            seen.len(),
+            10,
+            "h2c {h2c}: 5 requests, each redirected once"
+        );
+        let mut seqs: Vec<u64> = seen
+            .iter()
+            .map(|r| {
+                let v = header(r, "x-vegeta-seq");
+                assert_eq!(v.len(), 1, "h2c {h2c}: one X-Vegeta-Seq in {:?}", r.headers);
+                v[0].parse().unwrap()
+            })
+            .collect();
+        seqs.sort_unstable();
+        assert_eq!(seqs, vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4], "h2c {h2c}");
+        assert!(
+            seen.iter()
+                .all(|r| header(r, "x-vegeta-attack") == vec!["probe"]),
+            "h2c {h2c}: {:?}",
+            seen[0].headers
+        );
+    }
+}
+
+/// Without a name there is no `X-Vegeta-Attack`; and the engine's other
+/// users (the ab, wrk and k6 faces, studies) send neither field.
+#[tokio::test]
+async fn vegeta_headers_only_where_asked() {
+    let srv = serve(hello()).await;
+    let c = AttackConfig {
+        vegeta_headers: true,
+        ..cfg(2)
+    };
+    attack(c, one(&srv.url("/")), Collect::default().boxed(), never())
+        .await
+        .unwrap();
+    attack(
+        cfg(2),
+        one(&srv.url("/")),
+        Collect::default().boxed(),
+        never(),
+    )
+    .await
+    .unwrap();
+    let seen = srv.stats.seen.lock().unwrap();
+    assert_eq!(seen.len(), 4);
+    let seqs: Vec<Vec<&str>> = seen.iter().map(|r| header(r, "x-vegeta-seq")).collect();
+    assert_eq!(seqs, vec![vec!["0"], vec!["1"], vec![], vec![]]);
+    assert!(seen.iter().all(|r| header(r, "x-vegeta-attack").is_empty()));
+}
+
 #[tokio::test]
 async fn too_many_redirects() {
     let srv = serve(redirector()).await;

@@ -97,6 +97,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         connect_to: a.connect_to.clone(),
         laddr: a.laddr,
         headers: a.headers.clone(),
+        vegeta_headers: true,
         body: None,
         chunked: a.chunked,
         dns_cache: a.dns_ttl,

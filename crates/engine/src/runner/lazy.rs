@@ -50,6 +50,7 @@ impl Shared {
             &target,
             &self.cfg.headers,
             self.cfg.body.as_ref(),
+            self.cfg.vegeta_headers.then_some(self.cfg.name.as_str()),
             &self.transport,
         ) {
             Ok(t) => Arc::new(t),

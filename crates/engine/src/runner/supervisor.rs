@@ -89,10 +89,11 @@ pub async fn attack_with_live<S: Sink + 'static>(
             if ts.is_empty() {
                 return Err(EngineError::NoTargets);
             }
+            let vegeta = cfg.vegeta_headers.then_some(cfg.name.as_str());
             let mut tpls = Vec::with_capacity(ts.len());
             let mut infos = Vec::with_capacity(ts.len());
             for (i, t) in ts.iter().enumerate() {
-                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), &transport)
+                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), vegeta, &transport)
                     .map_err(|reason| EngineError::Target { index: i, reason })?;
                 tpls.push(Arc::new(tpl));
                 infos.push(TargetInfo {

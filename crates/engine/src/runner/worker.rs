@@ -193,6 +193,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 sh.cfg.redirects,
                 begin,
                 deadline,
+                n,
                 &mut out
             ));
             std::future::poll_fn(|cx| {
