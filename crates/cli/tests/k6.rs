@@ -290,7 +290,7 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let path = dir.path().join("script.js");
     std::fs::write(
         &path,
-        "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport const options = { vus: 3, duration: '60s' };\nexport default function () { http.get(__ENV.BASE + '/'); sleep(0.05); }\n",
+        "import http from 'k6/http';\nimport { sleep } from 'k6';\nexport const options = { vus: 3, duration: '60s' };\nexport function setup() { return { n: 7 }; }\nexport default function () { http.get(__ENV.BASE + '/'); sleep(0.05); }\nexport function teardown(d) { http.get(__ENV.BASE + '/bye'); console.log('TEARDOWN RAN ' + d.n); }\n",
     )
     .unwrap();
     let child = Command::new(bin())
@@ -316,6 +316,8 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
     assert!(stdout.contains("http_reqs"), "{stdout}");
+    // As in k6, teardown still runs, with setup's data.
+    assert!(stderr.contains("TEARDOWN RAN 7"), "{stderr}");
     let rep = Command::new(bin())
         .args(["report", "run.lr"])
         .current_dir(dir.path())
@@ -324,6 +326,47 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let (rs, re) = text(&rep);
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
     assert!(rs.contains("Requests"), "{rs}");
+}
+
+/// A second Ctrl-C stops at once, as in k6, even in a long teardown.
+#[test]
+fn a_second_ctrl_c_stops_a_long_teardown_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.js");
+    std::fs::write(
+        &path,
+        "import { sleep } from 'k6';\nexport const options = { vus: 1, duration: '60s', teardownTimeout: '60s' };\nexport default function () { sleep(0.05); }\nexport function teardown() { console.log('TEARDOWN STARTED'); sleep(50); }\n",
+    )
+    .unwrap();
+    let child = Command::new(bin())
+        .args(["k6", "run", "-q"])
+        .arg(&path)
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let int = || {
+        let st = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    int();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    int();
+    let t0 = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(15),
+        "the second Ctrl-C did not stop it"
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
+    assert!(stderr.contains("TEARDOWN STARTED"), "{stderr}");
+    assert!(stderr.contains("second interrupt"), "{stderr}");
 }
 
 #[test]

@@ -193,7 +193,9 @@ pub struct ScenarioInfo {
 }
 
 /// A scenario's name, executor name and tags.
-pub type ScenarioMeta = (String, String, Vec<(String, String)>);
+/// A scenario's name, executor, tags, `startTime` and how long it
+/// schedules iterations.
+pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Duration);
 
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
@@ -366,7 +368,7 @@ impl Shared {
         let m = &vus[vu];
         let mut tags = self.base_tags.clone();
         if let Some(s) = m.scenario {
-            let (name, _, st) = &self.scenarios[s];
+            let (name, _, st, _, _) = &self.scenarios[s];
             tags.extend(st.iter().cloned());
             tags.push(("scenario".into(), name.clone()));
         }
@@ -724,14 +726,26 @@ impl Shared {
     pub fn scenario_info(&self, vu: usize) -> ScenarioInfo {
         let v = &self.vus.borrow()[vu];
         match v.scenario {
-            Some(s) => ScenarioInfo {
-                name: self.scenarios[s].0.clone(),
-                executor: self.scenarios[s].1.clone(),
-                start_unix_ms: (self.start_unix_ns / 1_000_000) as f64,
-                progress: 0.0,
-                iteration: v.iter_in_scenario,
-                in_test: v.arrival.unwrap_or(v.iter_in_scenario),
-            },
+            Some(s) => {
+                let (name, executor, _, start_time, duration) = &self.scenarios[s];
+                // As k6: when the scenario started (the test's start plus
+                // its `startTime`), and the share of its duration gone by.
+                let elapsed = self.start.elapsed().saturating_sub(*start_time);
+                let progress = if duration.is_zero() {
+                    1.0
+                } else {
+                    (elapsed.as_secs_f64() / duration.as_secs_f64()).min(1.0)
+                };
+                ScenarioInfo {
+                    name: name.clone(),
+                    executor: executor.clone(),
+                    start_unix_ms: ((self.start_unix_ns + start_time.as_nanos() as u64) / 1_000_000)
+                        as f64,
+                    progress,
+                    iteration: v.iter_in_scenario,
+                    in_test: v.arrival.unwrap_or(v.iter_in_scenario),
+                }
+            }
             None => ScenarioInfo {
                 name: String::new(),
                 executor: String::new(),
@@ -1409,6 +1423,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 s.name.clone(),
                 s.executor.name().to_string(),
                 s.tags.clone(),
+                s.start_time,
+                s.executor.duration(),
             )
         })
         .collect();
@@ -1446,7 +1462,20 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .map(|s| s.executor.max_vus() as usize)
         .sum();
 
-    let mut shutdown = Box::pin(shutdown);
+    // Polled again after it has fired (teardown still runs after Ctrl-C, as
+    // in k6): from then on it stays pending, and teardown's own timeout
+    // bounds it.
+    let mut first = Some(Box::pin(shutdown));
+    let mut shutdown = Box::pin(std::future::poll_fn(move |cx| match first.as_mut() {
+        Some(f) => {
+            let r = f.as_mut().poll(cx);
+            if r.is_ready() {
+                first = None;
+            }
+            r
+        }
+        None => std::task::Poll::Pending,
+    }));
     let result = context.with(|ctx| -> Result<RunOutcome, ScriptError> {
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
         {
@@ -2112,13 +2141,17 @@ async fn drive_local<'js>(
             .is_some()
     };
     let has_setup = has("setup");
-    let has_teardown = has("teardown");
+    let mut has_teardown = has("teardown");
     if has_setup {
         let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
         match r {
             Some(Ok(())) => {}
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
-            None => interrupted = true,
+            None => {
+                // No data for teardown: it does not run.
+                interrupted = true;
+                has_teardown = false;
+            }
         }
     }
     // The data, as JSON, to every VU.
@@ -2439,7 +2472,8 @@ async fn drive_local<'js>(
         }
     }
     let test_elapsed = t0.elapsed();
-    if has_teardown && !interrupted {
+    // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
+    if has_teardown {
         match run_special(
             &mut s,
             shutdown.as_mut(),

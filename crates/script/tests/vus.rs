@@ -451,3 +451,34 @@ export default function () { seen.add(__VU); sleep(__VU === 1 ? 1.5 : 0.05); }
     // VU 1 ran too (its one iteration sleeps past the test's end).
     assert_eq!(e["metrics"]["vu_seen"]["min"].as_f64().unwrap(), 1.0);
 }
+
+/// `exec.scenario.startTime` is when the scenario started (the test's
+/// start plus its `startTime`), and `progress` the share of its duration
+/// gone by, as in k6.
+#[test]
+fn exec_scenario_start_time_and_progress_are_the_scenarios_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { check, sleep } from 'k6';
+import exec from 'k6/execution';
+export const options = {
+  scenarios: {
+    late: { executor: 'constant-vus', vus: 1, duration: '1s', startTime: '600ms' },
+  },
+  thresholds: { checks: ['rate==1'] },
+};
+export default function () {
+  const since = Date.now() - exec.scenario.startTime;
+  const p = exec.scenario.progress;
+  check(null, {
+    'startTime is the scenario start': () => since >= -5 && since < 1300,
+    'progress is within 0..1 and follows the clock': () => p >= 0 && p <= 1 && Math.abs(p - since / 1000) < 0.2,
+  });
+  sleep(0.2);
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert!(out.iterations >= 3, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}

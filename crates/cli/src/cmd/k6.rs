@@ -296,19 +296,28 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         );
     }
     // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
-    // ends with its summary and finished files (uploaded, for s3://).
+    // ends with teardown, its summary and finished files (uploaded, for
+    // s3://). A second one, as in k6, stops at once.
     let shutdown = async {
+        async fn signalled(term: &mut Option<tokio::signal::unix::Signal>) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async {
+                    match term.as_mut() {
+                        Some(t) => { t.recv().await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => {}
+            }
+        }
         let mut term =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = async {
-                match term.as_mut() {
-                    Some(t) => { t.recv().await; }
-                    None => std::future::pending::<()>().await,
-                }
-            } => {}
-        }
+        signalled(&mut term).await;
+        tokio::spawn(async move {
+            signalled(&mut term).await;
+            eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
+            std::process::exit(EXTERNAL_ABORT);
+        });
     };
     let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
         ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
