@@ -427,6 +427,7 @@ macro_rules! within {
 /// [`execute`] that keeps the final response's header fields and body in
 /// `capture` (the k6 face's responses; attacks never keep bodies); see
 /// [`within`] for `POLLED`.
+#[allow(clippy::too_many_arguments)] // the request, its bounds and its output, as the callers hold them
 pub(crate) async fn execute_capture<const POLLED: bool>(
     tpl: &Template,
     transport: &Transport,
