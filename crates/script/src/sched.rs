@@ -227,6 +227,11 @@ pub struct Shared {
     /// Series by what determines their tags (`Shared::cached`).
     fast: RefCell<FastCache<usize>>,
     fast_http: RefCell<FastCache<HttpSeries>>,
+    /// HTTP samples carry all of k6's request tags (`url`, `name`,
+    /// `proto`, `error`, `error_code`): for `--out json`, or when a
+    /// threshold filters on one of them. Otherwise the in-memory series
+    /// leave them out (a URL with ids in it would make a series each).
+    pub full_http_tags: Cell<bool>,
     fast_file: RefCell<FastCache<u32>>,
     ids: BuiltinIds,
 }
@@ -615,20 +620,20 @@ impl Shared {
         }
     }
 
-    /// The in-memory series of each of a request's metrics. They leave the
-    /// URL out unless the script named the request (`url`): URLs with ids
-    /// in them would make a series each.
+    /// The in-memory series of each of a request's metrics, with the
+    /// request's tags and `extra` ones over them (see `full_http_tags`).
     fn http_series(
         &self,
         vu: usize,
         meta: &ReqMeta,
         status: u16,
         expected: bool,
-        url: Option<&str>,
+        extra: &[(&str, &str)],
     ) -> HttpSeries {
         let mut tags = self.http_tags(vu, meta, status, expected);
-        if let Some(u) = url {
-            tags.push(("url".into(), u.to_string()));
+        for (k, v) in extra {
+            tags.retain(|(a, _)| a != k);
+            tags.push(((*k).to_string(), (*v).to_string()));
         }
         tags.sort();
         let cached = self.http_cache.borrow().get(&tags).copied();
@@ -691,10 +696,36 @@ impl Shared {
             ("expected_response", if expected { "true" } else { "false" }),
             ("url", url),
         ];
-        let a = if name.is_some() { &a[..] } else { &a[..3] };
-        let ids = self.cached(&self.fast_http, vu, 0, a, &meta.tags, || {
-            self.http_series(vu, meta, r.status, expected, name.map(|_| url))
-        });
+        let ids = if self.full_http_tags.get() {
+            // k6's tags: the URL as sent, `name` (the URL unless the script
+            // named the request), and, for a failure or a 4xx/5xx, its error.
+            let (error, code) = error_of(r);
+            let mut cbuf = itoa::Buffer::new();
+            let mut full = vec![
+                ("url", meta.url.as_str()),
+                ("name", name.unwrap_or(&meta.url)),
+            ];
+            if r.status > 0 {
+                full.push(("proto", "HTTP/1.1"));
+            }
+            if code != 0 {
+                full.push(("error_code", cbuf.format(code)));
+            }
+            if !error.is_empty() {
+                full.push(("error", &error));
+            }
+            let mut key = a[..3].to_vec();
+            key.extend_from_slice(&full);
+            self.cached(&self.fast_http, vu, 1, &key, &meta.tags, || {
+                self.http_series(vu, meta, r.status, expected, &full)
+            })
+        } else {
+            // The URL only when the script named the request.
+            let a = if name.is_some() { &a[..] } else { &a[..3] };
+            self.cached(&self.fast_http, vu, 0, a, &meta.tags, || {
+                self.http_series(vu, meta, r.status, expected, &a[3..])
+            })
+        };
         let values = [
             1.0,
             t.duration,
@@ -1437,6 +1468,17 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    shared_v.full_http_tags.set(
+        shared_v.out.borrow().has_json()
+            || options.thresholds.iter().any(|t| {
+                t.filter.iter().any(|(k, _)| {
+                    matches!(
+                        k.as_str(),
+                        "url" | "name" | "proto" | "error" | "error_code"
+                    )
+                })
+            }),
+    );
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
         shared_v.start_at = true;
@@ -1611,6 +1653,7 @@ fn make_shared(
         js_heap: Cell::new(0),
         fast: RefCell::new(HashMap::new()),
         fast_http: RefCell::new(HashMap::new()),
+        full_http_tags: Cell::new(false),
         fast_file: RefCell::new(HashMap::new()),
         ids,
     })

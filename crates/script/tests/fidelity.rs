@@ -557,3 +557,64 @@ fn no_thresholds_keeps_k6s_submetric_rows() {
         out.summary
     );
 }
+
+/// k6's request tags `url`, `name`, `proto` and `error_code` can be
+/// filtered on by a threshold, and go with every HTTP point of
+/// `--out json`, as in k6: `name` is the URL unless the script named the
+/// request, `url` is always the URL sent.
+#[test]
+fn url_name_proto_and_error_code_tags_as_in_k6() {
+    let (addr, _server) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+const base = 'http://{addr}';
+export const options = {{
+  vus: 1, iterations: 2,
+  thresholds: {{
+    'http_reqs{{url:{base}/a?id=1}}': ['count==2'],
+    'http_reqs{{name:{base}/a?id=1}}': ['count==2'],
+    'http_reqs{{name:named}}': ['count==2'],
+    'http_reqs{{url:{base}/b?id=2}}': ['count==2'],
+    'http_req_failed{{proto:HTTP/1.1}}': ['rate>0.3', 'rate<0.4'],
+    'http_reqs{{error_code:1404}}': ['count==2'],
+  }},
+}};
+export default function () {{
+  http.get(`${{base}}/a?id=1`);
+  http.get(`${{base}}/b?id=2`, {{ tags: {{ name: 'named' }} }});
+  http.get(`${{base}}/status/404`);
+}}
+"#,
+        base = format!("http://{addr}")
+    );
+    let path = dir.path().join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let points = dir.path().join("points.json");
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        json_out: Some(points.clone()),
+        ..Default::default()
+    };
+    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    assert_eq!(out.http_reqs, 6, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    let text = std::fs::read_to_string(&points).unwrap();
+    let reqs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "http_reqs")
+        .collect();
+    assert_eq!(reqs.len(), 6);
+    let tags = |i: usize| &reqs[i]["data"]["tags"];
+    assert_eq!(tags(0)["url"], format!("http://{addr}/a?id=1"));
+    assert_eq!(tags(0)["name"], format!("http://{addr}/a?id=1"));
+    assert_eq!(tags(0)["proto"], "HTTP/1.1");
+    assert!(tags(0).get("error_code").is_none(), "{}", tags(0));
+    assert_eq!(tags(1)["url"], format!("http://{addr}/b?id=2"));
+    assert_eq!(tags(1)["name"], "named");
+    assert_eq!(tags(2)["error_code"], "1404");
+    assert_eq!(tags(2)["status"], "404");
+}
