@@ -286,6 +286,9 @@ pub struct ReqMeta {
     /// `params.cookies`: name, value, and whether it replaces the jar's
     /// cookie of that name.
     pub cookies: Vec<(String, String, bool)>,
+    /// The redirect limit was chosen (`params.redirects` or
+    /// `options.maxRedirects`): reaching it is not warned about.
+    pub redirects_set: bool,
 }
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
@@ -370,8 +373,21 @@ fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &
     }
 }
 
-/// Keeps the response's `Set-Cookie` fields in the request's jar.
+/// Keeps the `Set-Cookie` fields of the response, and of the redirect
+/// responses before it, in the request's jar.
 fn store_cookies(
+    jars: &mut Jars,
+    iteration: u64,
+    meta: &ReqMeta,
+    resp: &loadlab_engine::client::ClientResponse,
+) {
+    for hop in resp.redirects.iter().chain([resp]) {
+        store_cookies_of(jars, iteration, meta, hop);
+    }
+}
+
+/// [`store_cookies`] for one response.
+fn store_cookies_of(
     jars: &mut Jars,
     iteration: u64,
     meta: &ReqMeta,
@@ -388,7 +404,7 @@ fn store_cookies(
     {
         return;
     }
-    let Ok(url) = url::Url::parse(&meta.url) else {
+    let Ok(url) = url::Url::parse(resp.url.as_deref().unwrap_or(&meta.url)) else {
         return;
     };
     let set = resp
@@ -461,6 +477,7 @@ fn build_request<'js>(
     let mut tags = Vec::new();
     let mut timeout = Duration::from_secs(60);
     let mut redirects = 10;
+    let mut redirects_set = false;
     let mut response_type = ResponseType::Text;
     let mut cookies = Vec::new();
     let mut jar = 0;
@@ -478,10 +495,12 @@ fn build_request<'js>(
                     })?;
                 }
                 "redirects" => {
-                    if let Some(n) = v.as_number() {
-                        redirects = n as i32;
-                    } else if let Some(n) = v.as_int() {
+                    if let Some(n) = v.as_int() {
                         redirects = n;
+                        redirects_set = true;
+                    } else if let Some(n) = v.as_number() {
+                        redirects = n as i32;
+                        redirects_set = true;
                     }
                 }
                 "responseType" => {
@@ -582,6 +601,7 @@ fn build_request<'js>(
             response_type,
             jar,
             cookies,
+            redirects_set,
         },
     ))
 }
@@ -1552,7 +1572,8 @@ fn response_object<'js>(
     let (error, error_code) = crate::sched::error_of(&resp);
     let data = Box::new(RespData {
         status: resp.status,
-        url: meta.url.clone(),
+        // The URL that answered: after redirects, the last one (k6's `url`).
+        url: resp.url.unwrap_or_else(|| meta.url.clone()),
         error,
         error_code,
         headers: resp.headers,

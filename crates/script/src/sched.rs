@@ -644,13 +644,38 @@ impl Shared {
         }
     }
 
+    /// Records a request's samples: as k6, one per response, so each
+    /// redirect followed is a request of its own (its URL, status and
+    /// timings), then the final response.
     pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+        for hop in &r.redirects {
+            self.record_response(vu, meta, hop.url.as_deref().unwrap_or(&meta.url), hop);
+        }
+        self.record_response(vu, meta, r.url.as_deref().unwrap_or(&meta.url), r);
+        if r.redirect_stopped && !meta.redirects_set {
+            // k6's warning (when neither `params.redirects` nor
+            // `options.maxRedirects` chose the limit), its count being
+            // the requests made.
+            self.console(
+                "warn",
+                &format!(
+                    "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} \
+                     in request params or set global maxRedirects to silence this url={:?}",
+                    r.redirects.len() + 1,
+                    meta.url
+                ),
+            );
+        }
+    }
+
+    /// One response's samples; `req_url` is the URL that gave it.
+    fn record_response(&self, vu: usize, meta: &ReqMeta, req_url: &str, r: &ClientResponse) {
         let name = meta
             .tags
             .iter()
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.as_str());
-        let url = name.unwrap_or(&meta.url);
+        let url = name.unwrap_or(req_url);
         let expected = (200..400).contains(&r.status);
         let t = Timings::of(r);
         let has_file = self.out.borrow().has_results();
