@@ -512,7 +512,10 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
                 connect_ns: std::mem::take(&mut out.connect_ns),
             };
             out.bytes_out = next.body.len() as u64;
-            let mut cap = capture.as_deref_mut().map(std::mem::take).unwrap_or_default();
+            let mut cap = capture
+                .as_deref_mut()
+                .map(std::mem::take)
+                .unwrap_or_default();
             cap.body = Vec::new();
             let url = t.url.replace(next.uri.to_string());
             t.hops.push((url, hop, cap));

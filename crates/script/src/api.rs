@@ -457,6 +457,7 @@ fn build_request<'js>(
     url: &Value<'js>,
     body: &Value<'js>,
     params: Option<&Value<'js>>,
+    max_redirects: Option<u32>,
 ) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
     let url = js_string(url)
         .or_else(|| {
@@ -476,8 +477,9 @@ fn build_request<'js>(
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut tags = Vec::new();
     let mut timeout = Duration::from_secs(60);
-    let mut redirects = 10;
-    let mut redirects_set = false;
+    // k6's default limit is 10; `options.maxRedirects` chooses another.
+    let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
+    let mut redirects_set = max_redirects.is_some();
     let mut response_type = ResponseType::Text;
     let mut cookies = Vec::new();
     let mut jar = 0;
@@ -865,7 +867,8 @@ pub fn install<'js>(
                       -> rquickjs::Result<Value<'js>> {
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (mut req, meta) = build_request(ctx, method, url, &body, params)?;
+                    let (mut req, meta) =
+                        build_request(ctx, method, url, &body, params, sh.max_redirects)?;
                     let iteration = sh.vu_numbers(vu).1;
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                     let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
@@ -962,7 +965,8 @@ pub fn install<'js>(
                             .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
-                        let (mut req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        let (mut req, meta) =
+                            build_request(&ctx, &method, &url, &body, r.get(3), sh.max_redirects)?;
                         let iteration = sh.vu_numbers(vu).1;
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                         reqs.push(req);

@@ -198,6 +198,8 @@ pub type ScenarioMeta = (String, String, Vec<(String, String)>);
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
+    /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
+    pub max_redirects: Option<u32>,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
@@ -1446,6 +1448,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    shared_v.max_redirects = options.max_redirects;
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
         shared_v.start_at = true;
@@ -1582,6 +1585,7 @@ fn make_shared(
         iterations: id("iterations"),
     };
     Ok(Shared {
+        max_redirects: None,
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,

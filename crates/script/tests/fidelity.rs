@@ -575,7 +575,11 @@ fn redirect_server() -> RawServer {
             .into_bytes()
         } else {
             let body = format!("final {path}");
-            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
         }
     })
 }
@@ -641,7 +645,11 @@ fn redirects_are_requests_of_their_own_as_in_k6() {
         .filter(|(_, c)| c["fails"].as_u64() != Some(0))
         .map(|(k, _)| k)
         .collect();
-    assert!(failed.is_empty(), "failed checks {failed:?}\n{}", out.summary);
+    assert!(
+        failed.is_empty(),
+        "failed checks {failed:?}\n{}",
+        out.summary
+    );
     // k6: 3 + 1 + 2 + 11 requests, none failed.
     assert_eq!(out.http_reqs, 17, "{}", out.summary);
     assert_eq!(num(&e, "http_req_failed", "passes"), 0.0, "{}", out.summary);
@@ -669,6 +677,10 @@ fn redirects_are_requests_of_their_own_as_in_k6() {
     .iter()
     .map(|(u, s)| (u.to_string(), s.to_string()))
     .collect();
-    want.extend((2..=12).rev().map(|n| (format!("/r/{n}"), "302".to_string())));
+    want.extend(
+        (2..=12)
+            .rev()
+            .map(|n| (format!("/r/{n}"), "302".to_string())),
+    );
     assert_eq!(hops, want);
 }
