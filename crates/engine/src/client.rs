@@ -66,6 +66,9 @@ pub struct ClientResponse {
     /// The URL that gave this response when it is not the request's own
     /// (after redirects); in `redirects`, `None` for the first.
     pub url: Option<String>,
+    /// The method of the request that got this response when a redirect
+    /// changed it (a 301, 302 or 303 turns a POST into a GET).
+    pub method: Option<Method>,
     /// The request's `redirects` limit was reached: this is the last
     /// redirect response, its `Location` not followed (not a failure).
     pub redirect_stopped: bool,
@@ -88,6 +91,7 @@ impl ClientResponse {
             connect: Duration::from_nanos(u64::from(out.connect_ns)),
             redirects: Vec::new(),
             url,
+            method: None,
             redirect_stopped: false,
         }
     }
@@ -198,11 +202,16 @@ impl Client {
         }
         let mut resp = ClientResponse::of(out, cap, begin, trail.url);
         resp.redirect_stopped = trail.stopped;
+        resp.method = trail.method;
         if !trail.hops.is_empty() {
             resp.redirects = trail
                 .hops
                 .into_iter()
-                .map(|(url, out, cap)| ClientResponse::of(out, cap, begin, url))
+                .map(|h| {
+                    let mut r = ClientResponse::of(h.out, h.cap, begin, h.url);
+                    r.method = h.method;
+                    r
+                })
                 .collect();
         }
         resp

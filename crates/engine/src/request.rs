@@ -399,16 +399,28 @@ pub(crate) async fn execute(
 /// hop as a request of its own, as k6 does; attacks keep one result).
 #[derive(Default)]
 pub(crate) struct Trail {
-    /// The redirect responses followed, oldest first: the URL that gave
-    /// each (`None`: the request's own), its outcome and capture (header
-    /// fields and wire bytes; the body is not kept).
-    pub hops: Vec<(Option<String>, Outcome, crate::stream::Capture)>,
+    /// The redirect responses followed, oldest first.
+    pub hops: Vec<Hop>,
     /// The URL that gave the final response, when a redirect was followed.
     pub url: Option<String>,
+    /// The method of the final response's request, when a redirect
+    /// changed it (301, 302, 303 turn a POST into a GET).
+    pub method: Option<Method>,
     /// The redirect limit stopped the request: the final response is the
     /// 3xx whose `Location` was not followed (k6's answer; an attack's
     /// request fails with "stopped after N redirects" instead).
     pub stopped: bool,
+}
+
+/// One redirect response of a [`Trail`].
+pub(crate) struct Hop {
+    /// The URL that gave it (`None`: the request's own).
+    pub url: Option<String>,
+    /// The method of its request, when not the request's own.
+    pub method: Option<Method>,
+    pub out: Outcome,
+    /// Its header fields and wire bytes (the body is not kept).
+    pub cap: crate::stream::Capture,
 }
 
 /// The deadline passed.
@@ -518,7 +530,16 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
                 .unwrap_or_default();
             cap.body = Vec::new();
             let url = t.url.replace(next.uri.to_string());
-            t.hops.push((url, hop, cap));
+            let method = std::mem::replace(
+                &mut t.method,
+                (next.method != tpl.method).then(|| next.method.clone()),
+            );
+            t.hops.push(Hop {
+                url,
+                method,
+                out: hop,
+                cap,
+            });
         }
         owned = Some(next);
     }

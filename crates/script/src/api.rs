@@ -276,6 +276,7 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
 }
 
 /// The parts of a request the metrics need besides the response.
+#[derive(Clone)]
 pub struct ReqMeta {
     pub method: String,
     pub url: String,

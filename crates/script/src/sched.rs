@@ -650,10 +650,18 @@ impl Shared {
     /// redirect followed is a request of its own (its URL, status and
     /// timings), then the final response.
     pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
-        for hop in &r.redirects {
-            self.record_response(vu, meta, hop.url.as_deref().unwrap_or(&meta.url), hop);
+        for hop in r.redirects.iter().chain([r]) {
+            let url = hop.url.as_deref().unwrap_or(&meta.url);
+            match &hop.method {
+                // A redirect turned a POST into a GET: that hop's `method`.
+                Some(m) => {
+                    let mut other = meta.clone();
+                    other.method = m.as_str().to_string();
+                    self.record_response(vu, &other, url, hop);
+                }
+                None => self.record_response(vu, meta, url, hop),
+            }
         }
-        self.record_response(vu, meta, r.url.as_deref().unwrap_or(&meta.url), r);
         if r.redirect_stopped && !meta.redirects_set {
             // k6's warning (when neither `params.redirects` nor
             // `options.maxRedirects` chose the limit), its count being

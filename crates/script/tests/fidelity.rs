@@ -599,6 +599,7 @@ export default function () {
   const none = http.get(`${B}/r/2`, { redirects: 0 });
   const one = http.get(`${B}/r/3`, { redirects: 1 });
   const dflt = http.get(`${B}/r/12`);
+  const post = http.post(`${B}/r/1`, 'abc');
   const jar = http.cookieJar().cookiesForURL(`${B}/`);
   check(null, {
     'followed: status': () => a.status === 200,
@@ -613,6 +614,7 @@ export default function () {
     'redirects 1: error_code': () => one.error_code === 0,
     'default 10: url': () => dflt.status === 302 && dflt.url === `${B}/r/2`,
     'hop cookies stored': () => jar.hop2 !== undefined && jar.hop12 !== undefined,
+    'post: 302 turns it into a GET': () => post.status === 200 && post.body === 'final /r/0',
   });
 }
 "#;
@@ -650,37 +652,41 @@ fn redirects_are_requests_of_their_own_as_in_k6() {
         "failed checks {failed:?}\n{}",
         out.summary
     );
-    // k6: 3 + 1 + 2 + 11 requests, none failed.
-    assert_eq!(out.http_reqs, 17, "{}", out.summary);
+    // k6: 3 + 1 + 2 + 11 + 2 requests, none failed.
+    assert_eq!(out.http_reqs, 19, "{}", out.summary);
     assert_eq!(num(&e, "http_req_failed", "passes"), 0.0, "{}", out.summary);
     // Each hop is a request of its own in the results file (`--out
-    // loadlab=FILE`), with its own URL and status. (loadlab's `--out json`
+    // loadlab=FILE`), with its own URL, status and method. (loadlab's `--out json`
     // points carry no `url` tag for an unnamed request: see docs/k6.md.)
     let mut r =
         loadlab_metrics::ResultsReader::new(std::fs::File::open(&results).unwrap(), "run.lr")
             .unwrap();
-    let mut hops: Vec<(String, String)> = Vec::new();
+    let mut hops: Vec<(String, String, String)> = Vec::new();
     while let Some(item) = r.next_item() {
         if let loadlab_metrics::Item::Request(q) = item.unwrap() {
             let url = q.url.strip_prefix(base.as_str()).unwrap_or(&q.url);
-            hops.push((url.to_string(), q.sample.status.to_string()));
+            hops.push((
+                q.method.to_string(),
+                url.to_string(),
+                q.sample.status.to_string(),
+            ));
         }
     }
-    let mut want: Vec<(String, String)> = [
-        ("/r/2", "302"),
-        ("/r/1", "302"),
-        ("/r/0", "200"),
-        ("/r/2", "302"),
-        ("/r/3", "302"),
-        ("/r/2", "302"),
-    ]
-    .iter()
-    .map(|(u, s)| (u.to_string(), s.to_string()))
-    .collect();
+    let hop = |m: &str, u: &str, s: &str| (m.to_string(), u.to_string(), s.to_string());
+    let mut want = vec![
+        hop("GET", "/r/2", "302"),
+        hop("GET", "/r/1", "302"),
+        hop("GET", "/r/0", "200"),
+        hop("GET", "/r/2", "302"),
+        hop("GET", "/r/3", "302"),
+        hop("GET", "/r/2", "302"),
+    ];
     want.extend(
         (2..=12)
             .rev()
-            .map(|n| (format!("/r/{n}"), "302".to_string())),
+            .map(|n| hop("GET", &format!("/r/{n}"), "302")),
     );
+    want.push(hop("POST", "/r/1", "302"));
+    want.push(hop("GET", "/r/0", "200"));
     assert_eq!(hops, want);
 }
