@@ -779,3 +779,118 @@ export default function () {
     );
     assert!(stdout.contains("http_reqs"), "{stdout}");
 }
+
+/// A loopback server whose `/r/N` answers 302 to `/r/N-1`, `/r/0` 200.
+fn redirect_server() -> std::net::SocketAddr {
+    use std::io::{BufRead, BufReader, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(s) = s else { return };
+            std::thread::spawn(move || {
+                let mut w = s.try_clone().unwrap();
+                let mut r = BufReader::new(s);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    // The rest of the head (GET requests: no body).
+                    loop {
+                        let mut h = String::new();
+                        if r.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h == "\r\n" {
+                            break;
+                        }
+                    }
+                    let path = line.split(' ').nth(1).unwrap_or("/");
+                    let n: u32 = path
+                        .strip_prefix("/r/")
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
+                    let resp = if n > 0 {
+                        format!(
+                            "HTTP/1.1 302 Found\r\nLocation: /r/{}\r\nContent-Length: 0\r\n\r\n",
+                            n - 1
+                        )
+                    } else {
+                        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".to_string()
+                    };
+                    if w.write_all(resp.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// As k6 v1.8.1 (checked with it on the same scripts): the redirect limit
+/// is `params.redirects`, else `--max-redirects` over `options.maxRedirects`,
+/// else 10; the request that reaches it answers with the last 302, and
+/// only the default limit is warned about, with k6's words.
+#[test]
+fn redirect_limit_flag_option_and_warning_as_k6() {
+    let addr = redirect_server();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 1, maxRedirects: 2, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const r = http.get(`${__ENV.BASE}/r/12`);
+  const p = http.get(`${__ENV.BASE}/r/3`, { redirects: 1 });
+  check(r, {
+    'url': (r) => r.url === `${__ENV.BASE}/r/${__ENV.WANT}`,
+    'status': (r) => r.status === 302 && r.error_code === 0,
+  });
+  check(p, { 'params win': (p) => p.url === `${__ENV.BASE}/r/2` && p.status === 302 });
+}
+"#;
+    let base = format!("BASE=http://{addr}");
+    // (final URL wanted, flags, the script's maxRedirects, warned)
+    for (want, args, option, warned) in [
+        (
+            "11",
+            &["--max-redirects", "1"][..],
+            " maxRedirects: 2,",
+            false,
+        ),
+        ("10", &[][..], " maxRedirects: 2,", false),
+        ("12", &[][..], " maxRedirects: -1,", false), // k6: below 0 is 0
+        ("2", &[][..], "", true),
+    ] {
+        let s = script.replace(" maxRedirects: 2,", option);
+        let want_env = format!("WANT={want}");
+        let mut a = vec!["-e", base.as_str(), "-e", want_env.as_str()];
+        a.extend_from_slice(args);
+        let out = k6(dir.path(), &s, &a);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}\n{stdout}\n{stderr}");
+        let n = stderr
+            .matches(
+                "Stopped after 11 redirects and returned the redirection; pass { redirects: n } \
+                 in request params or set global maxRedirects to silence this",
+            )
+            .count();
+        assert_eq!(n, usize::from(warned), "{stderr}");
+        if warned {
+            assert!(
+                stderr.contains(&format!("url=\"http://{addr}/r/12\"")),
+                "{stderr}"
+            );
+        }
+    }
+    let bad = k6(
+        dir.path(),
+        &script.replace("maxRedirects: 2", "maxRedirects: 'x'"),
+        &["-e", &base],
+    );
+    let (_, stderr) = text(&bad);
+    assert_ne!(bad.status.code(), Some(0));
+    assert!(stderr.contains("options.maxRedirects"), "{stderr}");
+}

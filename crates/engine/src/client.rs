@@ -10,7 +10,7 @@ use http::Method;
 use loadlab_core::ErrorKind;
 use tokio::time::Instant;
 
-use crate::request::{Outcome, Template, execute_capture};
+use crate::request::{Outcome, Template, Trail, execute_capture};
 use crate::targets::check_url;
 use crate::transport::Transport;
 use crate::{AttackConfig, EngineError};
@@ -58,6 +58,43 @@ pub struct ClientResponse {
     pub done: Instant,
     /// Dial (and TLS) time of a new connection; 0 on a reused one.
     pub connect: Duration,
+    /// The redirect responses followed before this one, oldest first
+    /// (each with its own status, header fields, bytes and instants, and
+    /// no body; their own `redirects` empty): the fields above are the
+    /// final response's alone. Empty when no redirect was followed.
+    pub redirects: Vec<ClientResponse>,
+    /// The URL that gave this response when it is not the request's own
+    /// (after redirects); in `redirects`, `None` for the first.
+    pub url: Option<String>,
+    /// The method of the request that got this response when a redirect
+    /// changed it (a 301, 302 or 303 turns a POST into a GET).
+    pub method: Option<Method>,
+    /// The request's `redirects` limit was reached: this is the last
+    /// redirect response, its `Location` not followed (not a failure).
+    pub redirect_stopped: bool,
+}
+
+impl ClientResponse {
+    fn of(out: Outcome, cap: Capture, begin: Instant, url: Option<String>) -> ClientResponse {
+        ClientResponse {
+            status: out.status,
+            error: out.error,
+            headers: cap.headers,
+            body: cap.body,
+            bytes_in: out.bytes_in,
+            bytes_out: out.bytes_out,
+            wire_in: cap.wire_in,
+            wire_out: cap.wire_out,
+            sent: out.sent.unwrap_or(begin),
+            first_byte: out.first_byte,
+            done: out.done.unwrap_or_else(Instant::now),
+            connect: Duration::from_nanos(u64::from(out.connect_ns)),
+            redirects: Vec::new(),
+            url,
+            method: None,
+            redirect_stopped: false,
+        }
+    }
 }
 
 /// A client over the engine's transport: pooled keep-alive connections per
@@ -136,6 +173,8 @@ impl Client {
             connect_ns: 0,
         };
         let mut cap = Capture::default();
+        // Holds nothing (no allocation) unless a redirect is followed.
+        let mut trail = Trail::default();
         match Self::parsed(&req.url) {
             Err(_) => {
                 out.error = ErrorKind::Protocol;
@@ -153,27 +192,28 @@ impl Client {
                     0,
                     &mut out,
                     Some(&mut cap),
+                    Some(&mut trail),
                 )
                 .await;
             }
         }
-        let done = out.done.unwrap_or_else(Instant::now);
         if !req.keep_body {
             cap.body = Vec::new();
         }
-        ClientResponse {
-            status: out.status,
-            error: out.error,
-            headers: cap.headers,
-            body: cap.body,
-            bytes_in: out.bytes_in,
-            bytes_out: out.bytes_out,
-            wire_in: cap.wire_in,
-            wire_out: cap.wire_out,
-            sent: out.sent.unwrap_or(begin),
-            first_byte: out.first_byte,
-            done,
-            connect: Duration::from_nanos(u64::from(out.connect_ns)),
+        let mut resp = ClientResponse::of(out, cap, begin, trail.url);
+        resp.redirect_stopped = trail.stopped;
+        resp.method = trail.method;
+        if !trail.hops.is_empty() {
+            resp.redirects = trail
+                .hops
+                .into_iter()
+                .map(|h| {
+                    let mut r = ClientResponse::of(h.out, h.cap, begin, h.url);
+                    r.method = h.method;
+                    r
+                })
+                .collect();
         }
+        resp
     }
 }

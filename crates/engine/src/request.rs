@@ -389,7 +389,38 @@ pub(crate) async fn execute(
     seq: u64,
     out: &mut Outcome,
 ) {
-    execute_capture::<false>(tpl, transport, redirects, begin, deadline, seq, out, None).await
+    execute_capture::<false>(
+        tpl, transport, redirects, begin, deadline, seq, out, None, None,
+    )
+    .await
+}
+
+/// The redirects of one request, hop by hop (the k6 face reports each
+/// hop as a request of its own, as k6 does; attacks keep one result).
+#[derive(Default)]
+pub(crate) struct Trail {
+    /// The redirect responses followed, oldest first.
+    pub hops: Vec<Hop>,
+    /// The URL that gave the final response, when a redirect was followed.
+    pub url: Option<String>,
+    /// The method of the final response's request, when a redirect
+    /// changed it (301, 302, 303 turn a POST into a GET).
+    pub method: Option<Method>,
+    /// The redirect limit stopped the request: the final response is the
+    /// 3xx whose `Location` was not followed (k6's answer; an attack's
+    /// request fails with "stopped after N redirects" instead).
+    pub stopped: bool,
+}
+
+/// One redirect response of a [`Trail`].
+pub(crate) struct Hop {
+    /// The URL that gave it (`None`: the request's own).
+    pub url: Option<String>,
+    /// The method of its request, when not the request's own.
+    pub method: Option<Method>,
+    pub out: Outcome,
+    /// Its header fields and wire bytes (the body is not kept).
+    pub cap: crate::stream::Capture,
 }
 
 /// The deadline passed.
@@ -426,7 +457,10 @@ macro_rules! within {
 
 /// [`execute`] that keeps the final response's header fields and body in
 /// `capture` (the k6 face's responses; attacks never keep bodies); see
-/// [`within`] for `POLLED`.
+/// [`within`] for `POLLED`. With a `trail`, each redirect response is
+/// kept there (its own outcome and wire bytes; `out` and `capture` then
+/// hold the final hop's alone) and reaching the redirect limit answers
+/// with the last 3xx instead of failing.
 #[allow(clippy::too_many_arguments)] // the request, its bounds and its output, as the callers hold them
 pub(crate) async fn execute_capture<const POLLED: bool>(
     tpl: &Template,
@@ -437,6 +471,7 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
     seq: u64,
     out: &mut Outcome,
     mut capture: Option<&mut crate::stream::Capture>,
+    mut trail: Option<&mut Trail>,
 ) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
@@ -465,14 +500,48 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
             _ => return,
         };
         if hops >= redirects {
+            if let Some(t) = trail.as_deref_mut() {
+                t.stopped = true;
+                return;
+            }
             return out.failed(ErrorKind::TooManyRedirects);
         }
         hops += 1;
         started = Instant::now();
-        match cur.redirect(status, &location, transport) {
-            Some(next) => owned = Some(next),
-            None => return out.failed(ErrorKind::Protocol),
+        let Some(next) = cur.redirect(status, &location, transport) else {
+            return out.failed(ErrorKind::Protocol);
+        };
+        if let Some(t) = trail.as_deref_mut() {
+            // This hop is a response of its own: the next one starts afresh.
+            let hop = Outcome {
+                status,
+                error: ErrorKind::None,
+                bytes_in: std::mem::take(&mut out.bytes_in),
+                bytes_out: out.bytes_out,
+                sent: out.sent.take(),
+                first_byte: out.first_byte.take(),
+                done: Some(out.done.take().unwrap_or(started)),
+                connect_ns: std::mem::take(&mut out.connect_ns),
+            };
+            out.bytes_out = next.body.len() as u64;
+            let mut cap = capture
+                .as_deref_mut()
+                .map(std::mem::take)
+                .unwrap_or_default();
+            cap.body = Vec::new();
+            let url = t.url.replace(next.uri.to_string());
+            let method = std::mem::replace(
+                &mut t.method,
+                (next.method != tpl.method).then(|| next.method.clone()),
+            );
+            t.hops.push(Hop {
+                url,
+                method,
+                out: hop,
+                cap,
+            });
         }
+        owned = Some(next);
     }
 }
 

@@ -109,7 +109,8 @@ pub struct Capture {
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
     /// Bytes of the request(s) written to the connection (request line,
-    /// header fields, body; every redirect hop and retry), over HTTP/1.1;
+    /// header fields, body; every retry, and every redirect hop unless the
+    /// hops are kept apart, as the k6 client does), over HTTP/1.1;
     /// over HTTP/2, the size of the same request written as HTTP/1.1 (hyper
     /// does not tell the frame bytes).
     pub wire_out: u64,

@@ -189,3 +189,66 @@ async fn send_polled_times_out_when_polled_at_its_deadline() {
         }
     }
 }
+
+/// The k6 face's redirects: each redirect response comes back as a
+/// response of its own (status, URL, header fields, wire bytes, instants
+/// in order), the final one alone in the response's own fields, its URL
+/// the last; the limit reached answers with the last 3xx, not a failure.
+#[tokio::test]
+async fn redirects_come_back_hop_by_hop() {
+    const R1: &[u8] = b"HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: 0\r\n\r\n";
+    const R2: &[u8] =
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation: /c?q=1\r\nContent-Length: 3\r\n\r\nmov";
+    const R3: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone";
+    let addr = raw_server(vec![R1, R2, R3]).await;
+    let c = Client::new(&AttackConfig::default()).unwrap();
+    let r = c.send(req(format!("http://{addr}/a"))).await;
+    assert_eq!((r.status, r.error), (200, ErrorKind::None));
+    assert_eq!(r.body, b"done");
+    assert_eq!(
+        r.url.as_deref(),
+        Some(format!("http://{addr}/c?q=1").as_str())
+    );
+    assert_eq!(r.wire_in, R3.len() as u64);
+    assert_eq!(r.bytes_in, 4);
+    assert!(!r.redirect_stopped);
+    let hops: Vec<(u16, Option<&str>, u64)> = r
+        .redirects
+        .iter()
+        .map(|h| (h.status, h.url.as_deref(), h.wire_in))
+        .collect();
+    let b = format!("http://{addr}/b");
+    assert_eq!(
+        hops,
+        [
+            (302, None, R1.len() as u64),
+            (301, Some(b.as_str()), R2.len() as u64)
+        ]
+    );
+    assert!(
+        r.redirects[1]
+            .headers
+            .iter()
+            .any(|(k, v)| k == "Location" && v == "/c?q=1")
+    );
+    assert!(
+        r.redirects
+            .iter()
+            .all(|h| h.body.is_empty() && h.redirects.is_empty())
+    );
+    // Each hop's request went out after the one before it was done.
+    assert!(r.redirects[0].done <= r.redirects[1].sent);
+    assert!(r.redirects[1].done <= r.sent);
+    assert!(r.redirects.iter().all(|h| h.wire_out > 0) && r.wire_out > 0);
+
+    // Limit 1: the second redirect is the answer, as it is.
+    let addr = raw_server(vec![R1, R2, R3]).await;
+    let mut q = req(format!("http://{addr}/a"));
+    q.redirects = 1;
+    let r = c.send(q).await;
+    assert_eq!((r.status, r.error), (301, ErrorKind::None));
+    assert!(r.redirect_stopped);
+    assert_eq!(r.url.as_deref(), Some(format!("http://{addr}/b").as_str()));
+    assert_eq!(r.body, b"mov");
+    assert_eq!(r.redirects.len(), 1);
+}

@@ -276,6 +276,7 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
 }
 
 /// The parts of a request the metrics need besides the response.
+#[derive(Clone)]
 pub struct ReqMeta {
     pub method: String,
     pub url: String,
@@ -286,6 +287,9 @@ pub struct ReqMeta {
     /// `params.cookies`: name, value, and whether it replaces the jar's
     /// cookie of that name.
     pub cookies: Vec<(String, String, bool)>,
+    /// The redirect limit was chosen (`params.redirects` or
+    /// `options.maxRedirects`): reaching it is not warned about.
+    pub redirects_set: bool,
 }
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
@@ -370,8 +374,21 @@ fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &
     }
 }
 
-/// Keeps the response's `Set-Cookie` fields in the request's jar.
+/// Keeps the `Set-Cookie` fields of the response, and of the redirect
+/// responses before it, in the request's jar.
 fn store_cookies(
+    jars: &mut Jars,
+    iteration: u64,
+    meta: &ReqMeta,
+    resp: &loadlab_engine::client::ClientResponse,
+) {
+    for hop in resp.redirects.iter().chain([resp]) {
+        store_cookies_of(jars, iteration, meta, hop);
+    }
+}
+
+/// [`store_cookies`] for one response.
+fn store_cookies_of(
     jars: &mut Jars,
     iteration: u64,
     meta: &ReqMeta,
@@ -388,7 +405,7 @@ fn store_cookies(
     {
         return;
     }
-    let Ok(url) = url::Url::parse(&meta.url) else {
+    let Ok(url) = url::Url::parse(resp.url.as_deref().unwrap_or(&meta.url)) else {
         return;
     };
     let set = resp
@@ -441,6 +458,7 @@ fn build_request<'js>(
     url: &Value<'js>,
     body: &Value<'js>,
     params: Option<&Value<'js>>,
+    max_redirects: Option<u32>,
 ) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
     let url = js_string(url)
         .or_else(|| {
@@ -460,7 +478,9 @@ fn build_request<'js>(
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut tags = Vec::new();
     let mut timeout = Duration::from_secs(60);
-    let mut redirects = 10;
+    // k6's default limit is 10; `options.maxRedirects` chooses another.
+    let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
+    let mut redirects_set = max_redirects.is_some();
     let mut response_type = ResponseType::Text;
     let mut cookies = Vec::new();
     let mut jar = 0;
@@ -478,10 +498,12 @@ fn build_request<'js>(
                     })?;
                 }
                 "redirects" => {
-                    if let Some(n) = v.as_number() {
-                        redirects = n as i32;
-                    } else if let Some(n) = v.as_int() {
+                    if let Some(n) = v.as_int() {
                         redirects = n;
+                        redirects_set = true;
+                    } else if let Some(n) = v.as_number() {
+                        redirects = n as i32;
+                        redirects_set = true;
                     }
                 }
                 "responseType" => {
@@ -582,6 +604,7 @@ fn build_request<'js>(
             response_type,
             jar,
             cookies,
+            redirects_set,
         },
     ))
 }
@@ -845,7 +868,8 @@ pub fn install<'js>(
                       -> rquickjs::Result<Value<'js>> {
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (mut req, meta) = build_request(ctx, method, url, &body, params)?;
+                    let (mut req, meta) =
+                        build_request(ctx, method, url, &body, params, sh.max_redirects)?;
                     let iteration = sh.vu_numbers(vu).1;
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                     let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
@@ -942,7 +966,8 @@ pub fn install<'js>(
                             .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
-                        let (mut req, meta) = build_request(&ctx, &method, &url, &body, r.get(3))?;
+                        let (mut req, meta) =
+                            build_request(&ctx, &method, &url, &body, r.get(3), sh.max_redirects)?;
                         let iteration = sh.vu_numbers(vu).1;
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                         reqs.push(req);
@@ -1552,7 +1577,8 @@ fn response_object<'js>(
     let (error, error_code) = crate::sched::error_of(&resp);
     let data = Box::new(RespData {
         status: resp.status,
-        url: meta.url.clone(),
+        // The URL that answered: after redirects, the last one (k6's `url`).
+        url: resp.url.unwrap_or_else(|| meta.url.clone()),
         error,
         error_code,
         headers: resp.headers,

@@ -292,6 +292,10 @@ pub struct Options {
     pub submetrics: Vec<(String, Vec<(String, String)>)>,
     pub setup_timeout: Duration,
     pub teardown_timeout: Duration,
+    /// `options.maxRedirects` (`--max-redirects` wins): the redirects a
+    /// request follows unless its `params.redirects` says; `None`: k6's
+    /// default, 10. Below 0 is 0, as in k6.
+    pub max_redirects: Option<u32>,
 }
 
 /// The command line's say over the script's options.
@@ -308,6 +312,8 @@ pub struct Overrides {
     pub no_thresholds: bool,
     /// `--execution-segment` with `--execution-segment-sequence`.
     pub segment: Option<Tuple>,
+    /// `--max-redirects`.
+    pub max_redirects: Option<u32>,
 }
 
 fn bad(msg: impl Into<String>) -> ScriptError {
@@ -589,6 +595,20 @@ impl Options {
             .map(|v| parse_duration(v, "options.teardownTimeout"))
             .transpose()?
             .unwrap_or(Duration::from_secs(60));
+        let max_redirects = match o.max_redirects {
+            Some(n) => Some(n),
+            None => get("maxRedirects")
+                .map(|v| {
+                    v.as_i64()
+                        .map(|n| n.clamp(0, i64::from(i32::MAX)) as u32)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "options.maxRedirects: {v} is not a number of redirects"
+                            ))
+                        })
+                })
+                .transpose()?,
+        };
         let segment = o.segment.clone().unwrap_or_else(Tuple::whole);
         if !segment.is_whole() {
             for sc in &mut scenarios {
@@ -607,6 +627,7 @@ impl Options {
             submetrics,
             setup_timeout,
             teardown_timeout,
+            max_redirects,
         })
     }
 

@@ -200,6 +200,8 @@ pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Durati
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
+    /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
+    pub max_redirects: Option<u32>,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
@@ -651,13 +653,46 @@ impl Shared {
         }
     }
 
+    /// Records a request's samples: as k6, one per response, so each
+    /// redirect followed is a request of its own (its URL, status and
+    /// timings), then the final response.
     pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
+        for hop in r.redirects.iter().chain([r]) {
+            let url = hop.url.as_deref().unwrap_or(&meta.url);
+            match &hop.method {
+                // A redirect turned a POST into a GET: that hop's `method`.
+                Some(m) => {
+                    let mut other = meta.clone();
+                    other.method = m.as_str().to_string();
+                    self.record_response(vu, &other, url, hop);
+                }
+                None => self.record_response(vu, meta, url, hop),
+            }
+        }
+        if r.redirect_stopped && !meta.redirects_set {
+            // k6's warning (when neither `params.redirects` nor
+            // `options.maxRedirects` chose the limit), its count being
+            // the requests made.
+            self.console(
+                "warn",
+                &format!(
+                    "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} \
+                     in request params or set global maxRedirects to silence this url={:?}",
+                    r.redirects.len() + 1,
+                    meta.url
+                ),
+            );
+        }
+    }
+
+    /// One response's samples; `req_url` is the URL that gave it.
+    fn record_response(&self, vu: usize, meta: &ReqMeta, req_url: &str, r: &ClientResponse) {
         let name = meta
             .tags
             .iter()
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.as_str());
-        let url = name.unwrap_or(&meta.url);
+        let url = name.unwrap_or(req_url);
         let expected = (200..400).contains(&r.status);
         let t = Timings::of(r);
         let has_file = self.out.borrow().has_results();
@@ -697,14 +732,12 @@ impl Shared {
             ("url", url),
         ];
         let ids = if self.full_http_tags.get() {
-            // k6's tags: the URL as sent, `name` (the URL unless the script
-            // named the request), and, for a failure or a 4xx/5xx, its error.
+            // k6's tags: `url` and `name`, both the URL unless the script
+            // named the request (then both the name, as in k6), and, for a
+            // failure or a 4xx/5xx, its error.
             let (error, code) = error_of(r);
             let mut cbuf = itoa::Buffer::new();
-            let mut full = vec![
-                ("url", meta.url.as_str()),
-                ("name", name.unwrap_or(&meta.url)),
-            ];
+            let mut full = vec![("url", url), ("name", url)];
             if r.status > 0 {
                 full.push(("proto", "HTTP/1.1"));
             }
@@ -1479,6 +1512,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 })
             }),
     );
+    shared_v.max_redirects = options.max_redirects;
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
         shared_v.start_at = true;
@@ -1628,6 +1662,7 @@ fn make_shared(
         iterations: id("iterations"),
     };
     Ok(Shared {
+        max_redirects: None,
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,

@@ -93,6 +93,10 @@ pub struct K6RunArgs {
     /// starts together; as `loadlab attack -start-at`.
     #[arg(long = "start-at", value_parser = start_at)]
     start_at: Option<u64>,
+    /// Redirects a request follows at most, unless its params.redirects
+    /// says (k6's default 10; the script's options.maxRedirects otherwise).
+    #[arg(long = "max-redirects")]
+    max_redirects: Option<u32>,
 }
 
 fn start_at(s: &str) -> Result<u64, String> {
@@ -184,6 +188,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         vus: a.vus,
         iterations: a.iterations,
         no_thresholds: a.no_thresholds,
+        max_redirects: a.max_redirects,
         ..Default::default()
     };
     if let Some(ix) = &a.execution_segment_index {
