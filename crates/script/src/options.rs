@@ -218,17 +218,39 @@ impl Executor {
 /// A value of a ramp at `t`: `start` before the first stage, linear within
 /// each stage, the last target after the end.
 pub fn ramp_at(start: f64, stages: &[Stage], t: Duration) -> f64 {
+    ramp_level(start, stages, t).0
+}
+
+/// The ramp's value at `t` and which way it moves there (the stage's
+/// target less where it started; 0 after the last stage).
+fn ramp_level(start: f64, stages: &[Stage], t: Duration) -> (f64, f64) {
     let mut from = start;
     let mut at = Duration::ZERO;
     for s in stages {
         if t < at + s.duration {
             let f = (t - at).as_secs_f64() / s.duration.as_secs_f64().max(1e-12);
-            return from + (s.target - from) * f;
+            return (from + (s.target - from) * f, s.target - from);
         }
         at += s.duration;
         from = s.target;
     }
-    from
+    (from, 0.0)
+}
+
+/// How many VUs a ramping-vus ramp wants at `t`, as k6 counts them: while
+/// the ramp climbs a VU joins when the line reaches its number (floor);
+/// while it falls one leaves when the line reaches the number below
+/// (ceiling).
+pub fn ramp_vus_at(start: f64, stages: &[Stage], t: Duration) -> u64 {
+    let (v, way) = ramp_level(start, stages, t);
+    // A hair of slack, so that a crossing computed a rounding error short
+    // of its number still counts.
+    let n = if way >= 0.0 {
+        (v + 1e-9).floor()
+    } else {
+        (v - 1e-9).ceil()
+    };
+    n.max(0.0) as u64
 }
 
 /// When the ramp that is flat at `t` (a stage whose target is the level it
@@ -818,6 +840,32 @@ mod tests {
         }];
         assert_eq!(ramp_at(0.0, &st, Duration::from_secs(1)), 5.0);
         assert_eq!(ramp_at(0.0, &st, Duration::from_secs(5)), 10.0);
+    }
+
+    /// As k6: a VU joins when a climbing ramp reaches its number and
+    /// leaves when a falling one reaches the number below (`-s 2s:4 -s
+    /// 2s:0`: joins at 0.5, 1, 1.5, 2 s; leaves at 2.5, 3, 3.5, 4 s).
+    #[test]
+    fn ramp_vus_floor_while_climbing_and_ceil_while_falling() {
+        let s = |secs, target| Stage {
+            duration: Duration::from_secs(secs),
+            target,
+        };
+        let st = [s(2, 4.0), s(2, 0.0)];
+        let at = |ms| ramp_vus_at(0.0, &st, Duration::from_millis(ms));
+        assert_eq!(at(0), 0);
+        assert_eq!(at(499), 0);
+        assert_eq!(at(500), 1);
+        assert_eq!(at(1_999), 3);
+        assert_eq!(at(2_000), 4);
+        assert_eq!(at(2_499), 4);
+        assert_eq!(at(2_500), 3);
+        assert_eq!(at(3_999), 1);
+        assert_eq!(at(4_000), 0);
+        // startVUs 0, 2 s up to 1: the VU joins at 2 s, not at 1 s.
+        let one = [s(2, 1.0), s(1, 1.0)];
+        assert_eq!(ramp_vus_at(0.0, &one, Duration::from_millis(1_999)), 0);
+        assert_eq!(ramp_vus_at(0.0, &one, Duration::from_millis(2_000)), 1);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::metrics::{Kind, Registry};
-use crate::options::{Executor, Options, Overrides, Scenario, ramp_at};
+use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
 use crate::out::Outputs;
 use crate::vu::{self, Op, Resume, VuCoroutine};
 
@@ -2049,11 +2049,11 @@ struct ScenState {
 /// instant).
 pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
     if let Some((stripe, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
-        return stripe.scale(ramp_at(*start as f64, whole, elapsed).round().max(0.0) as u64);
+        return stripe.scale(ramp_vus_at(*start as f64, whole, elapsed));
     }
     match &sc.executor {
         Executor::RampingVus { start_vus, stages } => {
-            ramp_at(*start_vus as f64, stages, elapsed).round().max(0.0) as u64
+            ramp_vus_at(*start_vus as f64, stages, elapsed)
         }
         _ => 0,
     }

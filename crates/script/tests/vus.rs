@@ -428,7 +428,8 @@ export default function () {
 /// A flat stage wakes the scheduler where it ends, not on the ramp's 20 ms
 /// grid: the next stage's VUs must still start on time. VU 1's only
 /// iteration outlasts the test, so nothing but the ramp wakes the loop
-/// before the 1 s gauge sample: VUs 2 and 3 are due between 500 and 800 ms.
+/// before the 1 s gauge sample: VUs 2 and 3 join at 650 and 800 ms (as in
+/// k6, when the climbing ramp reaches their numbers), then a hold.
 #[test]
 fn a_ramp_after_a_flat_stage_starts_its_vus() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,7 +440,8 @@ const seen = new Trend('vu_seen');
 export const options = {
   scenarios: {
     ramp: { executor: 'ramping-vus', startVUs: 1, gracefulStop: '3s', gracefulRampDown: '3s',
-            stages: [{ duration: '500ms', target: 1 }, { duration: '300ms', target: 3 }] },
+            stages: [{ duration: '500ms', target: 1 }, { duration: '300ms', target: 3 },
+                     { duration: '200ms', target: 3 }] },
   },
 };
 export default function () { seen.add(__VU); sleep(__VU === 1 ? 1.5 : 0.05); }
