@@ -2136,9 +2136,11 @@ fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
             ..
         } => {
             // Integrate the rate (per second) stage by stage until the
-            // cumulative count passes n.
+            // cumulative count reaches n + 1: as in k6, an arrival is due
+            // once a whole one has accrued (`startRate: 2` starts its
+            // first at 0.5 s, and a rate of 0 starts none).
             let unit = time_unit.as_secs_f64();
-            let target = n as f64;
+            let target = n as f64 + 1.0;
             let mut acc = 0.0;
             let mut t0 = 0.0;
             let mut from = start_rate / unit;
@@ -2146,7 +2148,7 @@ fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
                 let d = s.duration.as_secs_f64();
                 let to = s.target / unit;
                 let area = (from + to) / 2.0 * d;
-                if acc + area > target {
+                if acc + area >= target - 1e-9 {
                     // Solve from*x + (to-from)/(2d)*x^2 = target-acc.
                     let need = target - acc;
                     let a = (to - from) / (2.0 * d.max(1e-12));

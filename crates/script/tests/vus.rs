@@ -484,3 +484,35 @@ export default function () {
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// A ramping-arrival-rate arrival is due once a whole one has accrued, as
+/// in k6 v1.8.1: `startRate: 2` for 1 s starts at 0.5 and 1 s (not at 0 and
+/// 0.5 s), and a stage at rate 0 starts nothing (the ramp 0 → 4/s over 1 s
+/// that follows reaches its first at ~0.71 s).
+#[test]
+fn ramping_arrival_rate_starts_when_a_whole_arrival_has_accrued() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import exec from 'k6/execution';
+import { Trend } from 'k6/metrics';
+const at = new Trend('at', true);
+export const options = {
+  scenarios: {
+    a: { executor: 'ramping-arrival-rate', startRate: 2, timeUnit: '1s', preAllocatedVUs: 2,
+         stages: [{ duration: '1s', target: 2 }] },
+    b: { executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: 2,
+         stages: [{ duration: '1s', target: 0 }, { duration: '1s', target: 4 }] },
+  },
+  thresholds: {
+    'at{scenario:a}': ['min>=450', 'max<1250'],
+    'at{scenario:b}': ['min>=1650', 'max<2250'],
+    'iterations{scenario:a}': ['count==2'],
+    'iterations{scenario:b}': ['count==2'],
+  },
+};
+export default function () { at.add(Date.now() - exec.scenario.startTime); }
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], false);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
