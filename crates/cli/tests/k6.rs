@@ -894,3 +894,22 @@ export default function () {
     assert_ne!(bad.status.code(), Some(0));
     assert!(stderr.contains("options.maxRedirects"), "{stderr}");
 }
+
+/// As in k6, `console.debug` is printed only with `-v/--verbose`; the other
+/// levels always are.
+#[test]
+fn console_debug_needs_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { vus: 1, iterations: 1 };\nexport default function () { console.debug('DBG-LINE'); console.log('LOG-LINE'); }\n";
+    let quiet = k6(dir.path(), script, &[]);
+    let (_, err) = text(&quiet);
+    assert_eq!(quiet.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("LOG-LINE") && !err.contains("DBG-LINE"),
+        "{err}"
+    );
+    let verbose = k6(dir.path(), script, &["-v"]);
+    let (_, err) = text(&verbose);
+    assert_eq!(verbose.status.code(), Some(0), "{err}");
+    assert!(err.contains("debug[") && err.contains("DBG-LINE"), "{err}");
+}

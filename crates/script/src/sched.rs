@@ -35,6 +35,9 @@ pub struct RunConfig {
     pub env: Vec<(String, String)>,
     pub overrides: Overrides,
     pub quiet: bool,
+    /// `-v/--verbose`: `console.debug` lines are printed (k6 drops them
+    /// otherwise).
+    pub verbose: bool,
     /// `--out json=FILE`.
     pub json_out: Option<PathBuf>,
     /// `--out loadlab=FILE`: our results file (v2).
@@ -221,6 +224,7 @@ pub struct Shared {
     pub active: Cell<u64>,
     pub scenario_iters: RefCell<Vec<u64>>,
     pub quiet: bool,
+    pub verbose: bool,
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
     distinct_urls: Cell<usize>,
     http_cache: RefCell<HashMap<Tags, HttpSeries>>,
@@ -346,6 +350,9 @@ impl Shared {
     }
 
     pub fn console(&self, level: &str, line: &str) {
+        if level == "debug" && !self.verbose {
+            return;
+        }
         let lvl = match level {
             "warn" => "warning",
             "log" => "info",
@@ -1682,6 +1689,7 @@ fn make_shared(
         active: Cell::new(0),
         scenario_iters: RefCell::new(vec![0; scenarios.len()]),
         quiet: cfg.quiet,
+        verbose: cfg.verbose,
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),

@@ -63,6 +63,9 @@ pub struct K6RunArgs {
     /// No progress lines, no banner.
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// Print `console.debug` lines too (k6's debug logging).
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
     /// Accepted for k6 compatibility (loadlab sends no usage report).
     #[arg(long = "no-usage-report")]
     no_usage_report: bool,
@@ -259,6 +262,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         env,
         overrides: ov,
         quiet: a.quiet,
+        verbose: a.verbose,
         summary_export: a.summary_export.clone(),
         start_at_unix_ns: a.start_at,
         exit_after: true,
