@@ -281,6 +281,12 @@ export default function () { sleep(0.05); if (__ITER === 2) exec.test.abort('eno
     assert!(t0.elapsed() < std::time::Duration::from_secs(15));
     assert!(stderr.contains("enough"), "{stderr}");
     assert!(stdout.contains("TOTAL RESULTS"), "{stdout}");
+    // As k6: the scenario line shows the run cut short, and how far it got.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("default "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("✗ [") && !line.contains("100%"), "{line}");
 }
 
 #[test]

@@ -2576,7 +2576,10 @@ async fn drive_local<'js>(
         }
     }
     let script_errors = s.script_errors;
-    let mut summary = crate::summary::render(shared, options, test_elapsed, interrupted);
+    // The progress lines mark a run cut short (Ctrl-C, an abort, a failed
+    // `abortOnFail` threshold) with ✗ and how far it got, as k6 does.
+    let cut_short = interrupted || aborted_by_threshold || shared.abort.borrow().is_some();
+    let mut summary = crate::summary::render(shared, options, test_elapsed, cut_short);
     // The script's handleSummary(data), when it has one, replaces the
     // default summary (as in k6).
     if let Some(text) =
