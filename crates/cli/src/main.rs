@@ -7,6 +7,7 @@ mod exit;
 mod flags;
 mod progress;
 mod prom_server;
+mod signals;
 mod usage;
 mod workload;
 

@@ -115,9 +115,11 @@ fn distinct(reqs: &[Req], prefix: &str) -> BTreeSet<Req> {
     reqs.iter()
         .filter(|r| r.1.starts_with(prefix))
         .map(|(m, t, h, b)| {
+            // `loadlab attack` adds vegeta's `X-Vegeta-Seq` (one number per
+            // request), which a study's own requests do not carry.
             let h = h
                 .iter()
-                .filter(|(k, _)| k != "x-api-key")
+                .filter(|(k, _)| k != "x-api-key" && k != "x-vegeta-seq")
                 .cloned()
                 .collect();
             (m.clone(), t.clone(), h, b.clone())

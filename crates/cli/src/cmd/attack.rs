@@ -523,17 +523,7 @@ fn run_attack<S: Sink + 'static>(
         // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the
         // attack ends and its results are closed, and uploaded.
         let shutdown = async {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async {
-                    match term.as_mut() {
-                        Some(t) => { t.recv().await; }
-                        None => std::future::pending::<()>().await,
-                    }
-                } => {}
-            }
+            crate::signals::stop_requested(&mut crate::signals::term()).await;
         };
         loadlab_engine::attack_with_live(cfg, targets, sink, shutdown, live).await
     })

@@ -308,22 +308,10 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     // ends with teardown, its summary and finished files (uploaded, for
     // s3://). A second one, as in k6, stops at once.
     let shutdown = async {
-        async fn signalled(term: &mut Option<tokio::signal::unix::Signal>) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async {
-                    match term.as_mut() {
-                        Some(t) => { t.recv().await; }
-                        None => std::future::pending::<()>().await,
-                    }
-                } => {}
-            }
-        }
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        signalled(&mut term).await;
+        let mut term = crate::signals::term();
+        crate::signals::stop_requested(&mut term).await;
         tokio::spawn(async move {
-            signalled(&mut term).await;
+            crate::signals::stop_requested(&mut term).await;
             eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
             std::process::exit(EXTERNAL_ABORT);
         });

@@ -76,11 +76,7 @@ pub fn stop_flag() -> Arc<StopSignal> {
     let _ = std::thread::Builder::new().name("loadlab-signals".into()).spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         rt.block_on(async {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
-            }
+            crate::signals::stop_requested(&mut crate::signals::term()).await;
         });
         eprintln!("loadlab: stopping; the run in flight is discarded, committed runs are kept (continue with --resume)");
         f.fire();
