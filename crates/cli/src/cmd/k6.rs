@@ -300,7 +300,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     // No banner for a script that cannot be read: its one-line error follows.
     if !a.quiet && a.script.is_file() {
         eprintln!(
-            "loadlab k6: {} (one QuickJS context per VU, VUs as coroutines on one thread)",
+            "loadlab k6: {} (one QuickJS runtime and context, a module instance per VU, VUs as coroutines on one thread)",
             a.script.display()
         );
     }
