@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 pub mod api;
+mod inflight;
 pub mod metrics;
 pub mod options;
 pub mod out;

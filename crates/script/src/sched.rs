@@ -22,6 +22,7 @@ use tokio::time::Instant;
 
 use crate::ScriptError;
 use crate::api::ReqMeta;
+use crate::inflight::InFlight;
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
 use crate::out::Outputs;
@@ -1346,9 +1347,6 @@ impl Wake for VuWaker {
     }
 }
 
-/// A VU's HTTP request (or batch) in flight.
-type HttpFuture = Pin<Box<dyn Future<Output = Vec<ClientResponse>>>>;
-
 /// Sends a batch's requests concurrently (begun at `begin`, see
 /// [`Client::send_polled`]); the responses in request order.
 async fn send_all(
@@ -1745,7 +1743,7 @@ struct Sched<'a, 'js> {
     client: &'a Rc<Client>,
     /// Each VU's request in flight, polled by the scheduler when its
     /// waker (`wakers`) queues it in `ready`.
-    http: Vec<Option<HttpFuture>>,
+    http: Vec<InFlight>,
     wakers: Vec<(Arc<VuWaker>, Waker)>,
     ready: Arc<Ready>,
     /// The VUs taken off `ready` for a pass (kept to reuse its memory).
@@ -1775,7 +1773,7 @@ impl<'js> Sched<'_, 'js> {
 
     /// True while VU `i` still waits for the request of generation `g`.
     fn in_flight(&self, i: usize, g: u64) -> bool {
-        self.slots[i].op_gen == g && self.http[i].is_some()
+        self.slots[i].op_gen == g && self.http[i].is_busy()
     }
 
     /// Queues for a poll the requests whose deadline passed by `now` (the
@@ -1856,29 +1854,23 @@ impl<'js> Sched<'_, 'js> {
                     .map(|r| r.timeout)
                     .filter(|&t| t != first)
                     .collect();
-                // Unconstrained: the requests run inside the scheduler's
-                // own task, whose cooperative budget would otherwise run
-                // out after a hundred reads and make every further read
-                // return at once (woken again, polled again: a spin).
-                let fut: HttpFuture = if reqs.len() == 1 {
+                let inflight = &mut self.http[i];
+                if reqs.len() == 1 {
                     let r = reqs.pop().expect("one request");
-                    Box::pin(tokio::task::unconstrained(async move {
-                        vec![client.send_polled(r, begin).await]
-                    }))
+                    inflight.start_one(client, r, begin);
                 } else {
-                    Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin)))
-                };
+                    // Unconstrained: see `inflight::one_request`.
+                    inflight.start_batch(Box::pin(tokio::task::unconstrained(send_all(
+                        client, reqs, begin,
+                    ))));
+                }
                 // Polled at once: the request is written before any other
                 // VU runs (and finds the URL the VU just checked parsed).
                 // A request that ends here (a bad URL) is handed over by
                 // the next pass, not by a resume from inside this one.
-                let mut fut = fut;
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if let Poll::Ready(resps) = fut.as_mut().poll(&mut cx) {
-                    self.http[i] = Some(Box::pin(std::future::ready(resps)));
+                if inflight.poll_started(&mut cx) {
                     self.wakers[i].0.queue();
-                } else {
-                    self.http[i] = Some(fut);
                 }
                 self.add_deadline(begin + first, i, g);
                 others.sort_unstable();
@@ -1907,12 +1899,8 @@ impl<'js> Sched<'_, 'js> {
             let mut batch = std::mem::take(&mut self.polling);
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
-                let Some(f) = self.http[i].as_mut() else {
-                    continue;
-                };
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if let Poll::Ready(resps) = f.as_mut().poll(&mut cx) {
-                    self.http[i] = None;
+                if let Poll::Ready(resps) = self.http[i].poll(&mut cx) {
                     if let Some(r) = self.resume(i, Resume::Http(resps)) {
                         done.push((i, r));
                     }
@@ -2005,14 +1993,14 @@ impl<'js> Sched<'_, 'js> {
     /// Stops a busy VU now.
     fn abort(&mut self, i: usize) {
         // Dropping a request in flight closes its connection.
-        self.http[i] = None;
+        self.http[i].clear();
         self.slots[i].op_gen += 1;
         vu::ABORTING.with(|a| a.set(true));
         let mut r = self.resume(i, Resume::Abort);
         let mut guard = 0;
         while r.is_none() && self.slots[i].busy && guard < 1000 {
             // It asked for more (a catch around the call): keep refusing.
-            self.http[i] = None;
+            self.http[i].clear();
             self.slots[i].op_gen += 1;
             r = self.resume(i, Resume::Abort);
             guard += 1;
@@ -2207,7 +2195,7 @@ async fn drive_local<'js>(
         .collect();
     let mut s = Sched {
         shared,
-        http: (0..slots.len()).map(|_| None).collect(),
+        http: (0..slots.len()).map(|_| InFlight::default()).collect(),
         slots,
         client,
         wakers,
