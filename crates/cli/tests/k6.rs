@@ -39,6 +39,19 @@ fn k6(dir: &std::path::Path, script: &str, args: &[&str]) -> Output {
         .expect("run loadlab")
 }
 
+/// [`k6`] without `-q`: the summary ends with k6's progress lines.
+fn k6_progress(dir: &std::path::Path, script: &str, args: &[&str]) -> Output {
+    let path = dir.join("script.js");
+    std::fs::write(&path, script).unwrap();
+    Command::new(bin())
+        .args(["k6", "run"])
+        .args(args)
+        .arg(&path)
+        .current_dir(dir)
+        .output()
+        .expect("run loadlab")
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -202,7 +215,7 @@ fn exception_in_iteration_is_counted_and_the_run_goes_on() {
 export const options = { iterations: 5 };
 export default function () { if (__ITER % 2 === 0) throw new Error('boom'); }
 "#;
-    let out = k6(dir.path(), script, &["-u", "1"]);
+    let out = k6_progress(dir.path(), script, &["-u", "1"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stderr.contains("Error: boom"), "{stderr}");
@@ -275,7 +288,7 @@ export const options = { vus: 2, duration: '20s' };
 export default function () { sleep(0.05); if (__ITER === 2) exec.test.abort('enough'); }
 "#;
     let t0 = std::time::Instant::now();
-    let out = k6(dir.path(), script, &[]);
+    let out = k6_progress(dir.path(), script, &[]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(108), "{stdout}\n{stderr}");
     assert!(t0.elapsed() < std::time::Duration::from_secs(15));
@@ -726,7 +739,7 @@ fn start_at_and_segment_index_flags_are_checked() {
         assert_eq!(r.status.code(), Some(2), "{bad:?}: {:?}", text(&r));
         assert!(text(&r).1.contains(want), "{bad:?}: {:?}", text(&r));
     }
-    let r = k6(
+    let r = k6_progress(
         dir.path(),
         script,
         &["--execution-segment-index=1/2", "-u", "2", "-i", "9"],
@@ -918,4 +931,91 @@ fn console_debug_needs_verbose() {
     let (_, err) = text(&verbose);
     assert_eq!(verbose.status.code(), Some(0), "{err}");
     assert!(err.contains("debug[") && err.contains("DBG-LINE"), "{err}");
+}
+
+#[test]
+fn quiet_leaves_out_the_progress_lines_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { iterations: 3 };\nexport default function () {}\n";
+    let loud = text(&k6_progress(dir.path(), script, &[])).0;
+    assert!(loud.contains("\nrunning ("), "{loud}");
+    assert!(loud.contains("\ndefault ✓ [ 100% ]"), "{loud}");
+    let quiet = text(&k6(dir.path(), script, &[])).0;
+    assert!(quiet.contains("iterations"), "{quiet}");
+    assert!(!quiet.contains("running ("), "{quiet}");
+    assert!(!quiet.contains("default ✓"), "{quiet}");
+    assert!(quiet.ends_with("\n\n\n\n"), "{quiet:?}");
+}
+
+#[test]
+fn thresholds_on_a_missing_metric_or_a_foreign_aggregation_exit_104_before_any_load() {
+    // A listener nobody must connect to: the errors come before any load.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (thresholds, want) in [
+        (
+            "{ nosuch: ['count>1'] }",
+            r#"invalid threshold defined on nosuch; reason: no metric name "nosuch" found"#,
+        ),
+        (
+            "{ my_trend: ['count>1'] }",
+            "unsupported aggregation method count on metric of type trend",
+        ),
+        (
+            "{ http_req_failed: ['p(95)<1'] }",
+            "unsupported aggregation method p(95) on metric of type rate",
+        ),
+    ] {
+        let script = format!(
+            "import http from 'k6/http';\nimport {{ Trend }} from 'k6/metrics';\n\
+             const t = new Trend('my_trend');\n\
+             export const options = {{ iterations: 1, thresholds: {thresholds} }};\n\
+             export default function () {{ http.get('http://{}/'); t.add(1); }}\n",
+            l.local_addr().unwrap()
+        );
+        let out = k6(dir.path(), &script, &[]);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(104), "{stdout}\n{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+        assert!(l.accept().is_err(), "a connection before the error");
+    }
+}
+
+#[test]
+fn failed_requests_warn_on_stderr_as_k6() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "import http from 'k6/http';\nexport const options = {{ iterations: 2 }};\n\
+         export default function () {{ http.post('http://{closed}/x'); }}\n"
+    );
+    let out = k6(dir.path(), &script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let want = format!(
+        r#"Request Failed error="Post \"http://{closed}/x\": dial tcp {closed}: connect: connection refused""#
+    );
+    assert_eq!(stderr.matches(&want).count(), 2, "{stderr}");
+}
+
+#[test]
+fn vus_alone_run_one_iteration_with_k6s_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export default function () {}\n";
+    let out = k6(dir.path(), script, &["-u", "3"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("`vus=3` option will be ignored, it only works in conjunction with `iterations`, `duration`, or `stages`"),
+        "{stderr}"
+    );
+    let iterations = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("iterations."))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(iterations.contains(": 1 "), "{iterations}");
 }

@@ -88,10 +88,22 @@ export function batch(reqs) {
   list.forEach(([key], i) => { out[key] = res[i]; });
   return out;
 }
+// http.url`…${id}…`: the URL, named by its template (`…${}…`) so that
+// requests to URLs with ids in them share their series, as in k6.
+class URLTemplate {
+  constructor(url, name) {
+    Object.defineProperty(this, '__k6url', { value: url });
+    Object.defineProperty(this, '__k6name', { value: name });
+  }
+}
 export function url(strings, ...values) {
   let s = strings[0];
-  for (let i = 0; i < values.length; i++) s += String(values[i]) + strings[i + 1];
-  return s;
+  let n = strings[0];
+  for (let i = 0; i < values.length; i++) {
+    s += String(values[i]) + strings[i + 1];
+    n += '${}' + strings[i + 1];
+  }
+  return new URLTemplate(s, n);
 }
 export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
 "#;
@@ -201,7 +213,28 @@ export default { Counter, Gauge, Rate, Trend };
 const EXECUTION_JS: &str = r#"
 const k = globalThis.__k6;
 const exec = {
-  get vu() { return k.execVu(); },
+  get vu() {
+    const v = k.execVu();
+    // Writes tag the VU's later samples, as in k6.
+    const tags = new Proxy(v.tags, {
+      set(o, name, value) {
+        if (value === null || value === undefined || typeof value === 'object' || typeof value === 'function') {
+          throw new TypeError(`exec.vu.tags.${String(name)}: a tag's value must be a string, number or boolean`);
+        }
+        o[name] = String(value);
+        k.vuTag(String(name), String(value));
+        return true;
+      },
+      deleteProperty(o, name) {
+        delete o[name];
+        k.vuTag(String(name), null);
+        return true;
+      },
+    });
+    v.tags = tags;
+    v.metrics.tags = tags;
+    return v;
+  },
   get scenario() { return k.execScenario(); },
   get instance() { return k.execInstance(); },
   get test() { return { abort: (m) => k.abort(m === undefined ? '' : String(m)), options: k.execOptions() }; },
@@ -460,7 +493,17 @@ fn build_request<'js>(
     params: Option<&Value<'js>>,
     max_redirects: Option<u32>,
 ) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
-    let url = js_string(url)
+    // http.url`…`: the URL and its template, the request's `name`.
+    let template = url.as_object().and_then(|o| {
+        let u = o.get::<_, Option<String>>("__k6url").ok().flatten()?;
+        let n = o.get::<_, Option<String>>("__k6name").ok().flatten()?;
+        Some((u, n))
+    });
+    let (url_s, url_name) = match template {
+        Some((u, n)) => (Some(u), Some(n)),
+        None => (js_string(url), None),
+    };
+    let url = url_s
         .or_else(|| {
             url.as_object().and_then(|o| {
                 o.get::<_, Function>("toString").ok().and_then(|f| {
@@ -558,6 +601,11 @@ fn build_request<'js>(
                 _ => {}
             }
         }
+    }
+    if let Some(n) = url_name
+        && !tags.iter().any(|(k, _)| k == "name")
+    {
+        tags.push(("name".to_string(), n));
     }
     let mut content_type = None;
     let body = if body.is_null() || body.is_undefined() {
@@ -1054,6 +1102,15 @@ pub fn install<'js>(
     {
         let sh = shared.clone();
         k6.set(
+            "vuTag",
+            Function::new(ctx.clone(), move |name: String, value: Option<String>| {
+                sh.set_vu_tag(vu::current(), &name, value);
+            })?,
+        )?;
+    }
+    {
+        let sh = shared.clone();
+        k6.set(
             "execVu",
             Function::new(
                 ctx.clone(),
@@ -1072,6 +1129,8 @@ pub fn install<'js>(
                     o.set("tags", tags.clone())?;
                     let m = Object::new(ctx.clone())?;
                     m.set("tags", tags)?;
+                    // Metadata does not split series; kept for the script.
+                    m.set("metadata", Object::new(ctx.clone())?)?;
                     o.set("metrics", m)?;
                     Ok(o)
                 },
@@ -1434,6 +1493,8 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         4 => {
             d.body_read.set(true);
             match d.response_type {
+                // A request that failed has no body, as in k6.
+                _ if d.status == 0 && !d.error.is_empty() => Value::new_null(ctx.clone()),
                 ResponseType::None => Value::new_null(ctx.clone()),
                 ResponseType::Binary => {
                     rquickjs::ArrayBuffer::new(ctx.clone(), d.body.clone())?.into_value()
@@ -1445,8 +1506,13 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
             }
         }
         5 => {
+            // k6's keys, in its order; no DNS look-up is timed apart
+            // (loopback targets are addresses), so `looking_up` is 0.
             let t = Object::new(ctx.clone())?;
-            for (name, v) in TIMING_NAMES.iter().zip(d.timings) {
+            t.set("duration", d.timings[6])?;
+            t.set("blocked", d.timings[0])?;
+            t.set("looking_up", 0.0)?;
+            for (name, v) in TIMING_NAMES.iter().zip(d.timings).skip(1).take(5) {
                 t.set(*name, v)?;
             }
             t.into_value()

@@ -384,6 +384,17 @@ pub fn parse_threshold(src: &str) -> Result<Expr, String> {
     })
 }
 
+/// Whether aggregation `agg` applies to a metric of `kind` (k6's rules; a
+/// gauge's `min` and `max` are loadlab's too).
+pub fn threshold_fits(kind: Kind, agg: &str) -> bool {
+    match kind {
+        Kind::Counter => matches!(agg, "count" | "rate"),
+        Kind::Gauge => matches!(agg, "value" | "min" | "max"),
+        Kind::Rate => agg == "rate",
+        Kind::Trend => agg != "count" && agg != "rate" && agg != "value",
+    }
+}
+
 impl Expr {
     /// The aggregated value and whether it passes.
     pub fn eval(&self, agg: &Agg, elapsed_s: f64) -> Option<(f64, bool)> {

@@ -318,6 +318,8 @@ pub struct Options {
     /// request follows unless its `params.redirects` says; `None`: k6's
     /// default, 10. Below 0 is 0, as in k6.
     pub max_redirects: Option<u32>,
+    /// What k6 warns of when it reads these options (printed before the run).
+    pub warnings: Vec<String>,
 }
 
 /// The command line's say over the script's options.
@@ -471,6 +473,7 @@ impl Options {
         }
         let flag_shortcut = o.duration.is_some() || o.iterations.is_some() || o.stages.is_some();
         let mut scenarios = Vec::new();
+        let mut warnings = Vec::new();
         if let (false, Some(Value::Object(sc))) = (flag_shortcut, get("scenarios")) {
             for (name, s) in sc {
                 scenarios.push(scenario(name, s)?);
@@ -517,8 +520,15 @@ impl Options {
             } else if let Some(duration) = duration.filter(|d| !d.is_zero()) {
                 Executor::ConstantVus { vus, duration }
             } else {
+                // No duration, iterations or stages: one VU, once, as in k6.
+                if vus != 1 {
+                    warnings.push(format!(
+                        "`vus={vus}` option will be ignored, it only works in conjunction \
+                         with `iterations`, `duration`, or `stages`"
+                    ));
+                }
                 Executor::PerVuIterations {
-                    vus,
+                    vus: 1,
                     iterations: 1,
                     max_duration: Duration::from_secs(600),
                 }
@@ -650,6 +660,7 @@ impl Options {
             setup_timeout,
             teardown_timeout,
             max_redirects,
+            warnings,
         })
     }
 
@@ -886,6 +897,27 @@ mod tests {
             ramp_flat_until(10.0, &st, Duration::ZERO),
             Some(Duration::from_secs(2))
         );
+    }
+
+    #[test]
+    fn vus_alone_is_one_vu_once_with_k6s_warning() {
+        let o = Options::resolve(
+            &json!(null),
+            &Overrides {
+                vus: Some(2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(o.scenarios[0].executor.max_vus(), 1);
+        assert_eq!(o.warnings.len(), 1);
+        assert!(o.warnings[0].starts_with("`vus=2` option will be ignored"));
+        let one = Options::resolve(&json!({"vus": 1}), &Overrides::default()).unwrap();
+        assert!(one.warnings.is_empty());
+        let with_d =
+            Options::resolve(&json!({"vus": 2, "duration": "1s"}), &Overrides::default()).unwrap();
+        assert_eq!(with_d.scenarios[0].executor.max_vus(), 2);
+        assert!(with_d.warnings.is_empty());
     }
 
     #[test]

@@ -165,8 +165,16 @@ pub fn error_of(r: &ClientResponse) -> (String, u32) {
         ErrorKind::TooManyRedirects => 1400,
         _ => 1000,
     };
-    let mut s = String::new();
-    r.error.write_text(&mut s, "", &Default::default());
+    // k6's texts where they are short and fixed; else loadlab's own.
+    let s = match r.error {
+        ErrorKind::ConnectRefused => "dial: connection refused".to_string(),
+        ErrorKind::Timeout | ErrorKind::BodyTimeout => "request timeout".to_string(),
+        _ => {
+            let mut s = String::new();
+            r.error.write_text(&mut s, "", &Default::default());
+            s
+        }
+    };
     (s, code)
 }
 
@@ -176,6 +184,8 @@ pub struct VuMeta {
     pub id: u64,
     pub scenario: Option<usize>,
     pub group: String,
+    /// The tags the script set on the VU (`exec.vu.tags`), sorted.
+    pub own_tags: Vec<(String, String)>,
     pub group_starts: Vec<Instant>,
     pub iter_in_instance: u64,
     pub iter_in_scenario: u64,
@@ -257,6 +267,8 @@ struct FastKey {
     metric: usize,
     scenario: Option<usize>,
     group: String,
+    /// The VU's own tags (`exec.vu.tags`).
+    own: Vec<(String, String)>,
     extra: Vec<(String, String)>,
 }
 
@@ -269,6 +281,7 @@ fn fast_hash(
     metric: usize,
     scenario: Option<usize>,
     group: &str,
+    own: &[(String, String)],
     a: &[(&str, &str)],
     b: &[(String, String)],
 ) -> u64 {
@@ -292,15 +305,50 @@ fn fast_hash(
         &scenario.map_or(u64::MAX, |s| s as u64).to_le_bytes(),
     );
     eat(&mut h, group.as_bytes());
-    for (k, v) in a
+    for (k, v) in own
         .iter()
-        .copied()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .chain(a.iter().copied())
         .chain(b.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     {
         eat(&mut h, k.as_bytes());
         eat(&mut h, v.as_bytes());
     }
     h
+}
+
+/// Refuses, before any load, a threshold on a metric the script does not
+/// define or with an aggregation its type lacks (k6's exit 104).
+fn check_thresholds(options: &Options, reg: &Registry) -> Result<(), ScriptError> {
+    for t in &options.thresholds {
+        let Some(m) = reg.metric(&t.metric) else {
+            return Err(ScriptError::Options(format!(
+                "invalid threshold defined on {}; reason: no metric name {:?} found",
+                t.key, t.metric
+            )));
+        };
+        let def = &reg.metrics[m];
+        let agg = crate::metrics::parse_threshold(&t.source)
+            .map(|e| e.agg)
+            .map_err(|e| ScriptError::Options(format!("threshold on {}: {e}", t.key)))?;
+        if !crate::metrics::threshold_fits(def.kind, &agg) {
+            let methods = match def.kind {
+                Kind::Counter => "count, rate",
+                Kind::Gauge => "value, min, max",
+                Kind::Rate => "rate",
+                Kind::Trend => "avg, min, max, med, p(N)",
+            };
+            return Err(ScriptError::Options(format!(
+                "invalid threshold {:?} applied on metric {}; reason: unsupported aggregation \
+                 method {agg} on metric of type {}. supported aggregation methods for this \
+                 metric are: {methods}",
+                t.source,
+                t.key,
+                def.kind.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A status code as text, without an allocation.
@@ -388,7 +436,26 @@ impl Shared {
             tags.push(("scenario".into(), name.clone()));
         }
         tags.push(("group".into(), m.group.clone()));
+        // `exec.vu.tags`: the script's own, over the system's.
+        for (k, v) in &m.own_tags {
+            match tags.iter_mut().find(|(n, _)| n == k) {
+                Some(t) => t.1 = v.clone(),
+                None => tags.push((k.clone(), v.clone())),
+            }
+        }
         tags
+    }
+
+    /// `exec.vu.tags[name] = value` (`None`: `delete`): a tag of every
+    /// later sample of the VU, as in k6.
+    pub fn set_vu_tag(&self, vu: usize, name: &str, value: Option<String>) {
+        let mut vus = self.vus.borrow_mut();
+        let own = &mut vus[vu].own_tags;
+        own.retain(|(k, _)| k != name);
+        if let Some(v) = value {
+            own.push((name.to_string(), v));
+            own.sort();
+        }
     }
 
     fn file_series(&self, info: SeriesInfo) -> u32 {
@@ -484,12 +551,13 @@ impl Shared {
         let (h, scenario) = {
             let vus = self.vus.borrow();
             let m = &vus[vu];
-            let h = fast_hash(metric, m.scenario, &m.group, a, b);
+            let h = fast_hash(metric, m.scenario, &m.group, &m.own_tags, a, b);
             if let Some(list) = cache.borrow().get(&h) {
                 for (k, v) in list {
                     if k.metric == metric
                         && k.scenario == m.scenario
                         && k.group == m.group
+                        && k.own == m.own_tags
                         && k.extra.len() == a.len() + b.len()
                         && k.extra
                             .iter()
@@ -507,7 +575,10 @@ impl Shared {
             (h, m.scenario)
         };
         let v = make();
-        let group = self.vus.borrow()[vu].group.clone();
+        let (group, own) = {
+            let vus = self.vus.borrow();
+            (vus[vu].group.clone(), vus[vu].own_tags.clone())
+        };
         let extra = a
             .iter()
             .map(|(x, y)| (x.to_string(), y.to_string()))
@@ -518,6 +589,7 @@ impl Shared {
                 metric,
                 scenario,
                 group,
+                own,
                 extra,
             },
             v,
@@ -676,6 +748,35 @@ impl Shared {
                 }
                 None => self.record_response(vu, meta, url, hop),
             }
+        }
+        if !matches!(r.error, ErrorKind::None | ErrorKind::Canceled) {
+            // k6's warning for a request that failed, its error in Go's
+            // words: `Get "URL": dial tcp 127.0.0.1:1: connect: connection
+            // refused`.
+            let url = r.url.as_deref().unwrap_or(&meta.url);
+            let mut method = meta.method.to_ascii_lowercase();
+            if let Some(first) = method.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            let detail = match r.error {
+                ErrorKind::ConnectRefused => {
+                    let host = url::Url::parse(url).ok().and_then(|u| {
+                        Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?))
+                    });
+                    format!(
+                        "dial tcp {}: connect: connection refused",
+                        host.as_deref().unwrap_or("?")
+                    )
+                }
+                _ => error_of(r).0,
+            };
+            self.console(
+                "warn",
+                &format!(
+                    "Request Failed error={:?}",
+                    format!("{method} {url:?}: {detail}")
+                ),
+            );
         }
         if r.redirect_stopped && !meta.redirects_set {
             // k6's warning (when neither `params.redirects` nor
@@ -1482,6 +1583,10 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
+    check_thresholds(&options, &probe_shared.reg.borrow())?;
+    for w in &options.warnings {
+        eprintln!("warning: {w}");
+    }
     let outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
 
     let scen_meta: Vec<ScenarioMeta> = options
@@ -1900,10 +2005,10 @@ impl<'js> Sched<'_, 'js> {
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if let Poll::Ready(resps) = self.http[i].poll(&mut cx) {
-                    if let Some(r) = self.resume(i, Resume::Http(resps)) {
-                        done.push((i, r));
-                    }
+                if let Poll::Ready(resps) = self.http[i].poll(&mut cx)
+                    && let Some(r) = self.resume(i, Resume::Http(resps))
+                {
+                    done.push((i, r));
                 }
             }
             batch.clear();

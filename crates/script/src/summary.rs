@@ -115,7 +115,7 @@ pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<
         };
         let (v, ok) = eval_or_empty(&expr, &agg, elapsed.as_secs_f64());
         let shown = match expr.agg.as_str() {
-            "rate" if matches!(agg, Agg::Rate { .. }) => format!("rate={:.2}%", v * 100.0),
+            "rate" if matches!(agg, Agg::Rate { .. }) => format!("rate={}", percent(v)),
             a => format!(
                 "{a}={}",
                 fmt_value(v, time && !matches!(a, "count" | "rate"))
@@ -236,7 +236,11 @@ pub fn render(
         }
         walk(&mut s, &reg, options, &root_group(&reg), 0, secs);
     }
-    // The run: k6's last progress lines.
+    // The run: k6's last progress lines, which `-q` leaves out (as k6).
+    if shared.quiet {
+        s.push_str("\n\n\n");
+        return (s, failed);
+    }
     let done = shared.completed.get();
     let interrupted_n = shared.interrupted.get();
     let vus_max = shared.vus.borrow().len().saturating_sub(1);
@@ -321,12 +325,12 @@ fn checks_block(
                 ),
                 (
                     "checks_succeeded",
-                    format!("{:.2}%", hits as f64 * 100.0 / total as f64),
+                    percent(hits as f64 / total as f64),
                     format!("{hits} out of {total}"),
                 ),
                 (
                     "checks_failed",
-                    format!("{:.2}%", (total - hits) as f64 * 100.0 / total as f64),
+                    percent((total - hits) as f64 / total as f64),
                     format!("{} out of {total}", total - hits),
                 ),
             ];
@@ -662,7 +666,7 @@ fn cells(agg: &Agg, time: bool, data: bool, stats: &[String], secs: f64) -> Vec<
             }
         }
         Agg::Rate { hits, total } => vec![
-            format!("{:.2}%", *hits as f64 * 100.0 / (*total).max(1) as f64),
+            percent(*hits as f64 / (*total).max(1) as f64),
             format!("{hits} out of {total}"),
         ],
         Agg::Gauge { last, min, max, .. } => vec![
@@ -1017,6 +1021,12 @@ pub fn handle_summary(
         }
     }
     Some(stdout)
+}
+
+/// A rate as k6 shows it: a percentage cut (not rounded) to two decimals,
+/// computed as k6 does (2/3 is 66.66 %, 29/100 is 28.99 %).
+fn percent(rate: f64) -> String {
+    format!("{:.2}%", (rate * 100.0 * 100.0).trunc() / 100.0)
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ fn run_script(
     env: Vec<(String, String)>,
     overrides: Overrides,
 ) -> (RunOutcome, serde_json::Value) {
-    common::run_script_with(dir, src, env, overrides, true)
+    // Not quiet: the goldens are k6's output without -q.
+    common::run_script_full(dir, src, env, overrides, true, true)
 }
 
 /// A raw HTTP/1.1 server on loopback that answers every request with the
@@ -750,4 +751,102 @@ fn redirects_are_requests_of_their_own_as_in_k6() {
     want.push(hop("POST", "/r/1", "302"));
     want.push(hop("GET", "/r/0", "200"));
     assert_eq!(hops, want);
+}
+
+#[test]
+fn vu_tags_and_url_templates_tag_samples_as_in_k6() {
+    let (addr, _server) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import exec from 'k6/execution';
+export const options = {{
+  vus: 1, iterations: 3,
+  thresholds: {{
+    'http_reqs{{vut:x}}': ['count==2'],
+    'http_reqs{{vut:y}}': ['count==1'],
+    'http_reqs{{name:http://{addr}/x/${{}}}}': ['count==3'],
+    'checks{{vut:y}}': ['rate==1'],
+    'checks': ['rate==1'],
+  }},
+}};
+export default function () {{
+  const i = exec.vu.iterationInScenario;
+  exec.vu.tags['vut'] = i < 2 ? 'x' : 'y';
+  const u = http.url`http://{addr}/x/${{i}}`;
+  const res = http.get(u);
+  check(res, {{
+    'the URL is the filled template': (r) => r.url === `http://{addr}/x/${{i}}`,
+    'the tag reads back': () => exec.vu.tags.vut === (i < 2 ? 'x' : 'y'),
+    'the scenario tag is there': () => exec.vu.tags.scenario === 'default',
+    'a template is an object': () => typeof u === 'object' && String(u) === '[object Object]',
+  }});
+  let threw = false;
+  try {{ exec.vu.tags.bad = {{ a: 1 }}; }} catch (e) {{ threw = true; }}
+  check(threw, {{ 'an object is refused as a tag value': (t) => t }});
+}}
+"#
+    );
+    let path = dir.path().join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    assert_eq!(out.http_reqs, 3, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert!(out.summary.contains("{ vut:y }"), "{}", out.summary);
+}
+
+#[test]
+fn failed_requests_read_as_in_k6() {
+    // A port nothing listens on, and a server that answers too late.
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let slow = raw_server_with(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ vus: 1, iterations: 1, thresholds: {{ checks: ['rate==1'] }} }};
+const KEYS = 'duration,blocked,looking_up,connecting,tls_handshaking,sending,waiting,receiving';
+export default function () {{
+  const refused = http.get('http://{closed}/');
+  check(refused, {{
+    'refused: status 0': (r) => r.status === 0,
+    'refused: k6 text': (r) => r.error === 'dial: connection refused',
+    'refused: code': (r) => r.error_code === 1212,
+    'refused: no body': (r) => r.body === null,
+    'refused: k6 timing keys in order': (r) => Object.keys(r.timings).join() === KEYS,
+  }});
+  const late = http.get('http://{slow}/', {{ timeout: '200ms' }});
+  check(late, {{
+    'timeout: k6 text': (r) => r.error === 'request timeout',
+    'timeout: code': (r) => r.error_code === 1050,
+    'timeout: no body': (r) => r.body === null,
+  }});
+}}
+"#,
+        slow = slow.addr
+    );
+    let path = dir.path().join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    assert_eq!(out.http_reqs, 2, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
 }

@@ -130,13 +130,26 @@ pub fn echo() -> (SocketAddr, Server) {
 
 /// Runs `src` (written as `s.js` in `dir`) with `env` and `overrides`,
 /// bounded to a minute; the outcome and the summary export when asked for
-/// (`Value::Null` otherwise).
+/// (`Value::Null` otherwise). Quiet (`-q`: no progress lines at the end of
+/// the summary) unless `progress`.
 pub fn run_script_with(
     dir: &Path,
     src: &str,
     env: Vec<(String, String)>,
     overrides: loadlab_script::Overrides,
     summary_export: bool,
+) -> (loadlab_script::RunOutcome, serde_json::Value) {
+    run_script_full(dir, src, env, overrides, summary_export, false)
+}
+
+/// [`run_script_with`], with the summary's progress lines when `progress`.
+pub fn run_script_full(
+    dir: &Path,
+    src: &str,
+    env: Vec<(String, String)>,
+    overrides: loadlab_script::Overrides,
+    summary_export: bool,
+    progress: bool,
 ) -> (loadlab_script::RunOutcome, serde_json::Value) {
     let path = dir.join("s.js");
     std::fs::write(&path, src).unwrap();
@@ -145,7 +158,7 @@ pub fn run_script_with(
         script: path,
         env,
         overrides,
-        quiet: true,
+        quiet: !progress,
         summary_export: summary_export.then(|| export.clone()),
         ..Default::default()
     };
