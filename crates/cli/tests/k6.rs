@@ -1019,3 +1019,31 @@ fn vus_alone_run_one_iteration_with_k6s_warning() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(iterations.contains(": 1 "), "{iterations}");
 }
+
+#[test]
+fn console_prints_values_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+export const options = { iterations: 1 };
+export default function () {
+  console.log({ a: 1, b: 'x', c: [1, 2, { d: null }], e: undefined, 'k-2': [] });
+  console.log('s', 1, true, null, undefined, [1, 'a'], { n: { m: {} } });
+  console.log(new Error('boom'));
+  console.log(function f() {});
+  console.warn('w', { z: 2 });
+}
+"#;
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    // The lines k6 v1.8.1 prints for the same calls.
+    for want in [
+        r#"info[0000] { a: 1, b: "x", c: [ 1, 2, { d: null } ], e: null, k-2: [] }"#,
+        r#"info[0000] s 1 true null undefined [ 1, "a" ] { n: { m: {} } }"#,
+        "info[0000] Error: boom",
+        "info[0000] [object Function]",
+        "warning[0000] w { z: 2 }",
+    ] {
+        assert!(stderr.lines().any(|l| l == want), "{want}\n{stderr}");
+    }
+}

@@ -1368,21 +1368,11 @@ struct RespData {
     body: Vec<u8>,
     response_type: ResponseType,
     /// blocked, connecting, tls_handshaking, sending, waiting, receiving,
-    /// duration (ms), in `TIMING_NAMES` order.
+    /// duration (ms).
     timings: [f64; 7],
     /// The script read or replaced `body`: `json()` parses that one.
     body_read: Cell<bool>,
 }
-
-const TIMING_NAMES: [&str; 7] = [
-    "blocked",
-    "connecting",
-    "tls_handshaking",
-    "sending",
-    "waiting",
-    "receiving",
-    "duration",
-];
 
 /// A response's fields (`toJSON` in HTTP_JS lists them in k6's order,
 /// `cookies` after `headers`).
@@ -1508,14 +1498,12 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         5 => {
             // k6's keys, in its order; no DNS look-up is timed apart
             // (loopback targets are addresses), so `looking_up` is 0.
-            let t = Object::new(ctx.clone())?;
-            t.set("duration", d.timings[6])?;
-            t.set("blocked", d.timings[0])?;
-            t.set("looking_up", 0.0)?;
-            for (name, v) in TIMING_NAMES.iter().zip(d.timings).skip(1).take(5) {
-                t.set(*name, v)?;
-            }
-            t.into_value()
+            let [b, c, t, s, w, r, dur] = d.timings;
+            let maker: Function = match this.as_object() {
+                Some(o) => o.get(TIMINGS_MAKER)?,
+                None => return Ok(Value::new_undefined(ctx.clone())),
+            };
+            maker.call::<_, Value>((dur, b, c, t, s, w, r))?
         }
         6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
         8 => {
@@ -1602,8 +1590,19 @@ fn resp_json<'js>(ctx: &Ctx<'js>, this: &Value<'js>) -> rquickjs::Result<Value<'
 
 /// The prototype of this context's response objects, with an accessor per
 /// field; `k6.ResponseProto` and `k6.respJson` for HTTP_JS.
+/// The response prototype's function that makes a `timings` object from a
+/// literal (one shape; no eight properties set one by one). Looked up by
+/// name: a JavaScript value (or atom) held by the accessors' Rust closures
+/// would keep the context alive.
+const TIMINGS_MAKER: &str = "__k6timings";
+
 fn install_response<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     let proto = Object::new(ctx.clone())?;
+    let maker: Function = ctx.eval(
+        "(d, b, c, t, s, w, r) => ({ duration: d, blocked: b, looking_up: 0, connecting: c, \
+         tls_handshaking: t, sending: s, waiting: w, receiving: r })",
+    )?;
+    proto.prop(TIMINGS_MAKER, Property::from(maker))?;
     for (i, name) in RESP_FIELDS.iter().enumerate() {
         let name: &'static str = name;
         proto.prop(
@@ -1700,19 +1699,100 @@ fn display<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
     if v.is_undefined() {
         return "undefined".into();
     }
-    if v.is_function() {
-        return "[function]".into();
+    if v.is_null() {
+        return "null".into();
     }
-    if let Some(e) = v.as_exception() {
-        return e.message().unwrap_or_default();
+    if v.is_function() {
+        return "[object Function]".into();
+    }
+    let coerced = |v: &Value<'js>| {
+        v.get::<rquickjs::convert::Coerced<String>>()
+            .map(|c| c.0)
+            .ok()
+    };
+    if v.as_exception().is_some() {
+        // `Error: message`, as String(e).
+        return coerced(v).unwrap_or_else(|| "Error".into());
     }
     if v.is_object() {
-        return ctx
-            .json_stringify(v.clone())
-            .ok()
-            .flatten()
-            .and_then(|s| s.to_string().ok())
-            .unwrap_or_else(|| "[object]".into());
+        // As k6 prints objects: `{ a: 1, b: [ 2 ] }`.
+        let mut out = String::new();
+        inspect(ctx, v, &mut out, 0);
+        return out;
     }
-    js_string(v).unwrap_or_else(|| format!("{v:?}"))
+    coerced(v).unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// A value inside an object as k6's console shows it: `{ a: 1, b: "x" }`,
+/// `[ 1, 2 ]`, keys bare, `undefined` as `null`;
+/// an object with `toJSON` (a Date, a response) as its JSON.
+fn inspect<'js>(ctx: &Ctx<'js>, v: &Value<'js>, out: &mut String, depth: usize) {
+    let quote = |s: &str, out: &mut String| {
+        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    };
+    if depth > 32 {
+        out.push_str("null");
+    } else if let Some(s) = v.as_string() {
+        quote(&s.to_string().unwrap_or_default(), out);
+    } else if v.is_undefined() || v.is_null() || v.is_function() {
+        out.push_str("null");
+    } else if let Some(a) = v.as_array() {
+        if a.is_empty() {
+            out.push_str("[]");
+            return;
+        }
+        out.push_str("[ ");
+        for (i, e) in a.iter::<Value>().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match e {
+                Ok(e) => inspect(ctx, &e, out, depth + 1),
+                Err(_) => out.push_str("null"),
+            }
+        }
+        out.push_str(" ]");
+    } else if let Some(o) = v.as_object() {
+        if o.get::<_, Value>("toJSON").is_ok_and(|f| f.is_function()) {
+            let json = ctx
+                .json_stringify(v.clone())
+                .ok()
+                .flatten()
+                .and_then(|s| s.to_string().ok())
+                .and_then(|s| ctx.json_parse(s).ok());
+            match json {
+                Some(j)
+                    if !j.as_object().is_some_and(|x| {
+                        x.get::<_, Value>("toJSON").is_ok_and(|f| f.is_function())
+                    }) =>
+                {
+                    inspect(ctx, &j, out, depth + 1)
+                }
+                _ => out.push_str("null"),
+            }
+            return;
+        }
+        let props: Vec<(String, Value)> = o.props::<String, Value>().flatten().collect();
+        if props.is_empty() {
+            out.push_str("{}");
+            return;
+        }
+        out.push_str("{ ");
+        for (i, (k, e)) in props.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            // Keys bare, whatever they hold, as k6 prints them.
+            out.push_str(k);
+            out.push_str(": ");
+            inspect(ctx, e, out, depth + 1);
+        }
+        out.push_str(" }");
+    } else {
+        out.push_str(
+            &v.get::<rquickjs::convert::Coerced<String>>()
+                .map(|c| c.0)
+                .unwrap_or_default(),
+        );
+    }
 }

@@ -32,6 +32,9 @@ pub struct Outputs {
     pending: Option<Pending>,
     json: Option<(PathBuf, BufWriter<File>)>,
     json_metrics: Vec<String>,
+    /// Per metric: its thresholds' sources and its sub-metrics' filters,
+    /// for the JSON output's `Metric` lines (k6's `thresholds`, `submetrics`).
+    json_decl: std::collections::HashMap<String, (Vec<String>, Vec<Vec<(String, String)>>)>,
     export: Option<PathBuf>,
     next_id: u32,
     start_unix_ns: u64,
@@ -49,6 +52,7 @@ impl Outputs {
             pending: None,
             json: None,
             json_metrics: Vec::new(),
+            json_decl: std::collections::HashMap::new(),
             export: None,
             next_id: 0,
             start_unix_ns: 0,
@@ -186,6 +190,32 @@ impl Outputs {
         }
     }
 
+    /// What the JSON output's `Metric` lines say of each metric, as k6: the
+    /// thresholds on the metric itself, and a sub-metric per tag filter that
+    /// a threshold names (`http_req_duration` always has
+    /// `expected_response:true`).
+    pub fn declare_thresholds(&mut self, options: &crate::options::Options) {
+        for t in &options.thresholds {
+            if t.filter.is_empty() {
+                let e = self.json_decl.entry(t.metric.clone()).or_default();
+                e.0.push(t.source.clone());
+            }
+        }
+        let expected = (
+            "http_req_duration".to_string(),
+            vec![("expected_response".to_string(), "true".to_string())],
+        );
+        for (metric, filter) in options.submetrics.iter().chain([&expected]) {
+            let e = self.json_decl.entry(metric.clone()).or_default();
+            if !e.1.contains(filter) {
+                e.1.push(filter.clone());
+            }
+        }
+        for e in self.json_decl.values_mut() {
+            e.1.sort();
+        }
+    }
+
     /// One k6 JSON point (and the metric's declaration the first time).
     pub fn json_point(
         &mut self,
@@ -207,9 +237,28 @@ impl Outputs {
             } else {
                 "default"
             };
+            let (thresholds, subs) = self.json_decl.get(metric).cloned().unwrap_or_default();
+            let submetrics = if subs.is_empty() {
+                serde_json::Value::Null
+            } else {
+                subs.iter()
+                    .map(|f| {
+                        let suffix = f
+                            .iter()
+                            .map(|(k, v)| format!("{k}:{v}"))
+                            .collect::<Vec<_>>()
+                            .join(",");
+                        let tags: serde_json::Map<String, serde_json::Value> = f
+                            .iter()
+                            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                            .collect();
+                        serde_json::json!({"name": format!("{metric}{{{suffix}}}"), "suffix": suffix, "tags": tags})
+                    })
+                    .collect()
+            };
             let decl = serde_json::json!({
                 "type": "Metric",
-                "data": {"name": metric, "type": def.kind.name(), "contains": contains, "thresholds": [], "submetrics": null},
+                "data": {"name": metric, "type": def.kind.name(), "contains": contains, "thresholds": thresholds, "submetrics": submetrics},
                 "metric": metric,
             });
             let _ = writeln!(w, "{decl}");

@@ -1587,7 +1587,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     for w in &options.warnings {
         eprintln!("warning: {w}");
     }
-    let outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
+    let mut outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
+    outputs.declare_thresholds(&options);
 
     let scen_meta: Vec<ScenarioMeta> = options
         .scenarios

@@ -580,6 +580,7 @@ export const options = {{
     'http_reqs{{url:named}}': ['count==2'],
     'http_req_failed{{proto:HTTP/1.1}}': ['rate>0.3', 'rate<0.4'],
     'http_reqs{{error_code:1404}}': ['count==2'],
+    'http_reqs': ['count>0'],
   }},
 }};
 export default function () {{
@@ -609,6 +610,38 @@ export default function () {{
         .filter(|v| v["type"] == "Point" && v["metric"] == "http_reqs")
         .collect();
     assert_eq!(reqs.len(), 6);
+    // k6's declaration of a metric: its own thresholds, and a sub-metric
+    // per tag filter a threshold names, in order.
+    let decl = |m: &str| {
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["type"] == "Metric" && v["metric"] == m)
+            .unwrap()
+    };
+    let d = decl("http_reqs");
+    assert_eq!(
+        d["data"]["thresholds"],
+        serde_json::json!(["count>0"]),
+        "{d}"
+    );
+    let subs = d["data"]["submetrics"].as_array().unwrap();
+    assert_eq!(subs.len(), 5, "{d}");
+    assert_eq!(subs[0]["name"], "http_reqs{error_code:1404}", "{d}");
+    assert_eq!(subs[0]["suffix"], "error_code:1404", "{d}");
+    assert_eq!(subs[0]["tags"]["error_code"], "1404", "{d}");
+    let d = decl("http_req_failed");
+    assert_eq!(d["data"]["thresholds"], serde_json::json!([]), "{d}");
+    assert_eq!(
+        d["data"]["submetrics"][0]["suffix"], "proto:HTTP/1.1",
+        "{d}"
+    );
+    let d = decl("http_req_duration");
+    assert_eq!(
+        d["data"]["submetrics"][0]["name"], "http_req_duration{expected_response:true}",
+        "{d}"
+    );
+    let d = decl("http_req_waiting");
+    assert!(d["data"]["submetrics"].is_null(), "{d}");
     let tags = |i: usize| &reqs[i]["data"]["tags"];
     assert_eq!(tags(0)["url"], format!("http://{addr}/a?id=1"));
     assert_eq!(tags(0)["name"], format!("http://{addr}/a?id=1"));

@@ -17,7 +17,8 @@ use loadlab_script::{Overrides, RunOutcome};
 
 fn run_script(dir: &Path, src: &str, base: SocketAddr) -> (RunOutcome, serde_json::Value) {
     let env = vec![("BASE".into(), format!("http://{base}"))];
-    common::run_script_with(dir, src, env, Overrides::default(), true)
+    // With the progress lines: they count the interrupted iterations.
+    common::run_script_full(dir, src, env, Overrides::default(), true, true)
 }
 
 fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {

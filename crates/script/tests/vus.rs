@@ -200,7 +200,7 @@ export default function () {
       && JSON.parse(all.body).query === 'x=1' && typeof all.timings.duration === 'number',
     'same objects': (r) => r.headers === r.headers && r.timings === r.timings && r.body === r.body && r.cookies === r.cookies,
     'timing keys': (r) => Object.keys(r.timings).sort().join(',') ===
-      'blocked,connecting,duration,receiving,sending,tls_handshaking,waiting',
+      'blocked,connecting,duration,looking_up,receiving,sending,tls_handshaking,waiting',
     'timings add up': (r) => Math.abs(r.timings.duration - r.timings.waiting - r.timings.receiving) < 1e-6,
     'instanceof': (r) => r instanceof http.Response && typeof r.json === 'function',
   });
