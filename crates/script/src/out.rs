@@ -27,6 +27,9 @@ struct Pending {
     held: Vec<Held>,
 }
 
+/// A metric's thresholds (their sources) and sub-metrics (their tag filters).
+type MetricDecl = (Vec<String>, Vec<Vec<(String, String)>>);
+
 pub struct Outputs {
     results: Option<(PathBuf, ResultsWriter<BufWriter<File>>)>,
     pending: Option<Pending>,
@@ -34,7 +37,7 @@ pub struct Outputs {
     json_metrics: Vec<String>,
     /// Per metric: its thresholds' sources and its sub-metrics' filters,
     /// for the JSON output's `Metric` lines (k6's `thresholds`, `submetrics`).
-    json_decl: std::collections::HashMap<String, (Vec<String>, Vec<Vec<(String, String)>>)>,
+    json_decl: std::collections::HashMap<String, MetricDecl>,
     export: Option<PathBuf>,
     next_id: u32,
     start_unix_ns: u64,
