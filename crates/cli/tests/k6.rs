@@ -261,6 +261,10 @@ export default function () { sleep(0.3); }
     assert!((2.0..=5.0).contains(&done), "{done}");
     assert_eq!(done + dropped, 20.0, "{stdout}");
     assert!(stdout.contains("iteration_duration_corrected"), "{stdout}");
+    // k6's warning, once.
+    let warning = "Insufficient VUs, reached 1 active VUs and cannot initialize more \
+                   executor=constant-arrival-rate scenario=open";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
 }
 
 #[test]

@@ -1498,12 +1498,21 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         5 => {
             // k6's keys, in its order; no DNS look-up is timed apart
             // (loopback targets are addresses), so `looking_up` is 0.
-            let [b, c, t, s, w, r, dur] = d.timings;
-            let maker: Function = match this.as_object() {
-                Some(o) => o.get(TIMINGS_MAKER)?,
-                None => return Ok(Value::new_undefined(ctx.clone())),
-            };
-            maker.call::<_, Value>((dur, b, c, t, s, w, r))?
+            let t = Object::new(ctx.clone())?;
+            t.set("duration", d.timings[6])?;
+            t.set("blocked", d.timings[0])?;
+            t.set("looking_up", 0.0)?;
+            let names = [
+                "connecting",
+                "tls_handshaking",
+                "sending",
+                "waiting",
+                "receiving",
+            ];
+            for (name, v) in names.iter().zip(&d.timings[1..6]) {
+                t.set(*name, *v)?;
+            }
+            t.into_value()
         }
         6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
         8 => {
@@ -1590,19 +1599,8 @@ fn resp_json<'js>(ctx: &Ctx<'js>, this: &Value<'js>) -> rquickjs::Result<Value<'
 
 /// The prototype of this context's response objects, with an accessor per
 /// field; `k6.ResponseProto` and `k6.respJson` for HTTP_JS.
-/// The response prototype's function that makes a `timings` object from a
-/// literal (one shape; no eight properties set one by one). Looked up by
-/// name: a JavaScript value (or atom) held by the accessors' Rust closures
-/// would keep the context alive.
-const TIMINGS_MAKER: &str = "__k6timings";
-
 fn install_response<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     let proto = Object::new(ctx.clone())?;
-    let maker: Function = ctx.eval(
-        "(d, b, c, t, s, w, r) => ({ duration: d, blocked: b, looking_up: 0, connecting: c, \
-         tls_handshaking: t, sending: s, waiting: w, receiving: r })",
-    )?;
-    proto.prop(TIMINGS_MAKER, Property::from(maker))?;
     for (i, name) in RESP_FIELDS.iter().enumerate() {
         let name: &'static str = name;
         proto.prop(

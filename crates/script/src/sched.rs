@@ -2131,6 +2131,8 @@ struct ScenState {
     left: u64,
     /// Arrival-rate: the next arrival's number.
     next_arrival: u64,
+    /// Arrival-rate: k6's "Insufficient VUs" warning was printed.
+    warned_vus: bool,
     done: bool,
     vus: std::ops::Range<usize>,
     /// Iterations running now.
@@ -2401,6 +2403,7 @@ async fn drive_local<'js>(
             hard_end: end + sc.graceful_stop,
             left,
             next_arrival: 0,
+            warned_vus: false,
             done: false,
             vus: next_vu..next_vu + n,
             busy: 0,
@@ -2518,6 +2521,20 @@ async fn drive_local<'js>(
                                     }
                                 }
                                 None => {
+                                    if !st.warned_vus {
+                                        // k6's warning, once per scenario.
+                                        st.warned_vus = true;
+                                        shared.console(
+                                            "warn",
+                                            &format!(
+                                                "Insufficient VUs, reached {} active VUs and cannot \
+                                                 initialize more executor={} scenario={}",
+                                                st.busy,
+                                                sc.executor.name(),
+                                                sc.name
+                                            ),
+                                        );
+                                    }
                                     let tags = {
                                         let mut t = shared.base_tags.clone();
                                         t.push(("scenario".into(), sc.name.clone()));
