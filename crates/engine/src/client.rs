@@ -23,6 +23,8 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+pub use crate::request::RedirectCookies;
+
 /// What to send.
 #[derive(Debug, Clone)]
 pub struct ClientRequest {
@@ -36,6 +38,10 @@ pub struct ClientRequest {
     pub redirects: i32,
     /// Keep the body (`false`: read and count it only).
     pub keep_body: bool,
+    /// The `Cookie` field of each hop after a redirect (`None`: the
+    /// request's own header fields are carried, as Go's client does
+    /// without a jar).
+    pub redirect_cookies: Option<RedirectCookies>,
 }
 
 /// What came back, with its instants.
@@ -175,6 +181,7 @@ impl Client {
         let mut cap = Capture::default();
         // Holds nothing (no allocation) unless a redirect is followed.
         let mut trail = Trail::default();
+        let jar = req.redirect_cookies;
         match Self::parsed(&req.url) {
             Err(_) => {
                 out.error = ErrorKind::Protocol;
@@ -183,7 +190,7 @@ impl Client {
                 let tpl =
                     Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
                 let deadline = begin + req.timeout;
-                execute_capture::<POLLED>(
+                execute_capture::<POLLED, _>(
                     &tpl,
                     &self.transport,
                     req.redirects,
@@ -193,6 +200,7 @@ impl Client {
                     &mut out,
                     Some(&mut cap),
                     Some(&mut trail),
+                    &jar,
                 )
                 .await;
             }

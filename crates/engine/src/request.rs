@@ -166,6 +166,18 @@ impl Template {
         Some(next)
     }
 
+    /// This request with `cookie` as its only `Cookie` field (none for `None`).
+    fn with_cookie(self, cookie: Option<String>, transport: &Transport) -> Template {
+        let mut headers = self.headers;
+        headers.retain(|(k, _)| !k.eq_ignore_ascii_case("cookie"));
+        if let Some(c) = cookie {
+            headers.push(("Cookie".to_string(), c));
+        }
+        let mut next = Self::from_parts(self.method, self.uri, headers, self.body, transport);
+        next.vegeta_seq = self.vegeta_seq;
+        next
+    }
+
     /// The HTTP/1.1 bytes of request `seq`: the pre-rendered ones, or a
     /// copy with this request's `X-Vegeta-Seq` field in its head.
     fn h1_for(&self, seq: u64) -> std::borrow::Cow<'_, [u8]> {
@@ -389,8 +401,8 @@ pub(crate) async fn execute(
     seq: u64,
     out: &mut Outcome,
 ) {
-    execute_capture::<false>(
-        tpl, transport, redirects, begin, deadline, seq, out, None, None,
+    execute_capture::<false, _>(
+        tpl, transport, redirects, begin, deadline, seq, out, None, None, &NoJar,
     )
     .await
 }
@@ -410,6 +422,56 @@ pub(crate) struct Trail {
     /// 3xx whose `Location` was not followed (k6's answer; an attack's
     /// request fails with "stopped after N redirects" instead).
     pub stopped: bool,
+}
+
+/// A cookie jar consulted while a redirect chain is followed (the k6 face's,
+/// as k6's client keeps one): given a redirect response's URL and header
+/// fields, and the URL it leads to, the `Cookie` field to send there
+/// (`None`: none). Called only when a redirect is followed.
+#[derive(Clone)]
+pub struct RedirectCookies(pub std::rc::Rc<NextCookie>);
+
+/// `(redirect URL, its header fields, next URL) -> Cookie field`.
+pub type NextCookie = dyn Fn(&str, &[(String, String)], &str) -> Option<String>;
+
+impl std::fmt::Debug for RedirectCookies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RedirectCookies")
+    }
+}
+
+/// A cookie jar a redirect chain consults (see [`RedirectCookies`]); attacks have none ([`NoJar`]), so
+/// their futures stay `Send`.
+pub(crate) trait HopCookies {
+    /// The `Cookie` field for `next`, after the redirect response of `here`
+    /// with `headers`; `None` when there is no jar (the request's own
+    /// fields are carried).
+    fn next_cookie(
+        &self,
+        here: &str,
+        headers: &[(String, String)],
+        next: &str,
+    ) -> Option<Option<String>>;
+}
+
+/// No jar.
+pub(crate) struct NoJar;
+
+impl HopCookies for NoJar {
+    fn next_cookie(&self, _: &str, _: &[(String, String)], _: &str) -> Option<Option<String>> {
+        None
+    }
+}
+
+impl HopCookies for Option<RedirectCookies> {
+    fn next_cookie(
+        &self,
+        here: &str,
+        headers: &[(String, String)],
+        next: &str,
+    ) -> Option<Option<String>> {
+        self.as_ref().map(|jar| (jar.0)(here, headers, next))
+    }
 }
 
 /// One redirect response of a [`Trail`].
@@ -462,7 +524,7 @@ macro_rules! within {
 /// hold the final hop's alone) and reaching the redirect limit answers
 /// with the last 3xx instead of failing.
 #[allow(clippy::too_many_arguments)] // the request, its bounds and its output, as the callers hold them
-pub(crate) async fn execute_capture<const POLLED: bool>(
+pub(crate) async fn execute_capture<const POLLED: bool, J: HopCookies>(
     tpl: &Template,
     transport: &Transport,
     redirects: i32,
@@ -472,6 +534,7 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
     out: &mut Outcome,
     mut capture: Option<&mut crate::stream::Capture>,
     mut trail: Option<&mut Trail>,
+    jar: &J,
 ) {
     out.bytes_out = tpl.body.len() as u64;
     let mut owned: Option<Template> = None;
@@ -508,7 +571,7 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
         }
         hops += 1;
         started = Instant::now();
-        let Some(next) = cur.redirect(status, &location, transport) else {
+        let Some(mut next) = cur.redirect(status, &location, transport) else {
             return out.failed(ErrorKind::Protocol);
         };
         if let Some(t) = trail.as_deref_mut() {
@@ -529,6 +592,11 @@ pub(crate) async fn execute_capture<const POLLED: bool>(
                 .map(std::mem::take)
                 .unwrap_or_default();
             cap.body = Vec::new();
+            // A jar keeps this hop's cookies and names those of the next.
+            let here = t.url.clone().unwrap_or_else(|| cur.uri.to_string());
+            if let Some(cookie) = jar.next_cookie(&here, &cap.headers, &next.uri.to_string()) {
+                next = next.with_cookie(cookie, transport);
+            }
             let url = t.url.replace(next.uri.to_string());
             let method = std::mem::replace(
                 &mut t.method,

@@ -42,6 +42,7 @@ fn req(url: String) -> ClientRequest {
         timeout: Duration::from_secs(5),
         redirects: 10,
         keep_body: true,
+        redirect_cookies: None,
     }
 }
 

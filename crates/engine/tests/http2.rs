@@ -255,6 +255,7 @@ async fn the_client_counts_http2_bytes_as_their_http1_size() {
             timeout: std::time::Duration::from_secs(5),
             redirects: 0,
             keep_body: true,
+            redirect_cookies: None,
         })
         .await;
     assert_eq!(r.status, 200);

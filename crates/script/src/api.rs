@@ -371,40 +371,82 @@ impl Jars {
     }
 }
 
-/// Adds the `Cookie` header: the jar's cookies for the URL and
-/// `params.cookies` (a header the script set itself is left as it is).
+/// Sets the `Cookie` header as k6 does: a `Cookie` field the script set
+/// itself, then `params.cookies`, then the jar's cookies for the URL.
 fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &ReqMeta) {
-    if req
+    let own = req
         .headers
         .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("cookie"))
-    {
+        .position(|(k, _)| k.eq_ignore_ascii_case("cookie"));
+    let Some(c) = cookie_field(jars, iteration, meta.jar, &meta.cookies, &meta.url) else {
         return;
+    };
+    match own {
+        Some(i) => {
+            let v = &mut req.headers[i].1;
+            v.push_str("; ");
+            v.push_str(&c);
+        }
+        None => req.headers.push(("Cookie".into(), c)),
     }
-    let mut pairs: Vec<String> = Vec::new();
+}
+
+/// The `Cookie` field for `url`, in k6's order: the request's
+/// `params.cookies`, then jar `jar`'s cookies for it (those of longer paths
+/// first, then the older first, as Go's jar sorts them) but the ones a
+/// `replace` param cookie names; `None` when there are none.
+fn cookie_field(
+    jars: &mut Jars,
+    iteration: u64,
+    jar: usize,
+    cookies: &[(String, String, bool)],
+    url: &str,
+) -> Option<String> {
+    let mut pairs: Vec<String> = cookies
+        .iter()
+        .map(|(name, value, _)| format!("{name}={value}"))
+        .collect();
     // An empty jar (most scripts never get a cookie) spares the URL parse.
     let jar = jars
-        .jar(meta.jar, iteration)
+        .jar(jar, iteration)
         .filter(|j| j.iter_any().next().is_some());
     if let Some(jar) = jar
-        && let Ok(url) = url::Url::parse(&meta.url)
+        && let Ok(url) = url::Url::parse(url)
     {
-        for (name, value) in jar.get_request_values(&url) {
-            if !meta
-                .cookies
-                .iter()
-                .any(|(n, _, replace)| *replace && n == name)
-            {
-                pairs.push(format!("{name}={value}"));
+        // The store keeps insertion order (its `preserve_order`): a
+        // stable sort by path length leaves the older first.
+        let mut found = jar.matches(&url);
+        found.sort_by_key(|c| std::cmp::Reverse(c.path().map_or(0, str::len)));
+        for c in found {
+            let name = c.name();
+            if !cookies.iter().any(|(n, _, replace)| *replace && n == name) {
+                pairs.push(format!("{name}={}", c.value()));
             }
         }
     }
-    for (name, value, _) in &meta.cookies {
-        pairs.push(format!("{name}={value}"));
-    }
-    if !pairs.is_empty() {
-        req.headers.push(("Cookie".into(), pairs.join("; ")));
-    }
+    (!pairs.is_empty()).then(|| pairs.join("; "))
+}
+
+/// The jar a request's redirect chain consults, as k6's client does: each
+/// redirect response's cookies are kept, and the next hop gets
+/// `params.cookies` and the jar's cookies for its URL (a `Cookie` field the
+/// script set itself is not carried, as in k6).
+fn redirect_jar(
+    jars: &Rc<std::cell::RefCell<AllJars>>,
+    vu: usize,
+    iteration: u64,
+    meta: &ReqMeta,
+) -> Option<loadlab_engine::client::RedirectCookies> {
+    let jars = jars.clone();
+    let (jar, cookies) = (meta.jar, meta.cookies.clone());
+    Some(loadlab_engine::client::RedirectCookies(Rc::new(
+        move |here: &str, headers: &[(String, String)], next: &str| {
+            let mut all = jars.borrow_mut();
+            let vu_jars = all.of(vu);
+            store_set_cookies(vu_jars, iteration, jar, here, headers);
+            cookie_field(vu_jars, iteration, jar, &cookies, next)
+        },
+    )))
 }
 
 /// Keeps the `Set-Cookie` fields of the response, and of the redirect
@@ -427,22 +469,33 @@ fn store_cookies_of(
     meta: &ReqMeta,
     resp: &loadlab_engine::client::ClientResponse,
 ) {
-    let Some(jar) = jars.jar(meta.jar, iteration) else {
+    let url = resp.url.as_deref().unwrap_or(&meta.url);
+    store_set_cookies(jars, iteration, meta.jar, url, &resp.headers);
+}
+
+/// Keeps the `Set-Cookie` fields of `headers`, a response from `url`, in
+/// jar `jar`.
+fn store_set_cookies(
+    jars: &mut Jars,
+    iteration: u64,
+    jar: usize,
+    url: &str,
+    headers: &[(String, String)],
+) {
+    let Some(jar) = jars.jar(jar, iteration) else {
         return;
     };
     // No `Set-Cookie`: nothing to parse the URL for.
-    if !resp
-        .headers
+    if !headers
         .iter()
         .any(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
     {
         return;
     }
-    let Ok(url) = url::Url::parse(resp.url.as_deref().unwrap_or(&meta.url)) else {
+    let Ok(url) = url::Url::parse(url) else {
         return;
     };
-    let set = resp
-        .headers
+    let set = headers
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
         .filter_map(|(_, v)| cookie_store::RawCookie::parse(v.clone()).ok());
@@ -644,6 +697,7 @@ fn build_request<'js>(
             timeout,
             redirects,
             keep_body: response_type != ResponseType::None,
+            redirect_cookies: None,
         },
         ReqMeta {
             method: method.to_string(),
@@ -919,6 +973,7 @@ pub fn install<'js>(
                     let (mut req, meta) =
                         build_request(ctx, method, url, &body, params, sh.max_redirects)?;
                     let iteration = sh.vu_numbers(vu).1;
+                    req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                     let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
                         Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
@@ -1017,6 +1072,7 @@ pub fn install<'js>(
                         let (mut req, meta) =
                             build_request(&ctx, &method, &url, &body, r.get(3), sh.max_redirects)?;
                         let iteration = sh.vu_numbers(vu).1;
+                        req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
                         reqs.push(req);
                         metas.push(meta);

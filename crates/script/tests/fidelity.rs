@@ -883,3 +883,79 @@ export default function () {{
     assert_eq!(out.http_reqs, 2, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// A login flow: `/login` answers 302 to `/step` setting `sid=abc`, `/step`
+/// 302 to `/home` setting `two=2`, and `/home` 200 with the `Cookie` field
+/// it got as its body (`cookie=…`).
+fn login_server() -> RawServer {
+    raw_server_with(|head| {
+        let path = head.split(' ').nth(1).unwrap_or("/");
+        let redirect = |to: &str, cookie: &str| {
+            format!(
+                "HTTP/1.1 302 Found\r\nLocation: {to}\r\nSet-Cookie: {cookie}; Path=/\r\nContent-Length: 0\r\n\r\n"
+            )
+            .into_bytes()
+        };
+        match path {
+            "/login" => redirect("/step", "sid=abc"),
+            "/step" => redirect("/home", "two=2"),
+            _ => {
+                let cookie = head
+                    .lines()
+                    .find_map(|l| {
+                        l.split_once(':')
+                            .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+                            .map(|(_, v)| v.trim().to_string())
+                    })
+                    .unwrap_or_default();
+                let body = format!("cookie={cookie}");
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .into_bytes()
+            }
+        }
+    })
+}
+
+/// The `Cookie` fields k6 v1.8.1 sent to [`login_server`] for the same
+/// requests: a redirect's cookies go with the next hop, and a field is the
+/// script's own `Cookie` header, then `params.cookies`, then the jar's
+/// (older first).
+#[test]
+fn cookies_follow_redirects_and_come_in_k6s_order() {
+    let srv = login_server();
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const B = __ENV.BASE;
+  const login = http.post(`${B}/login`, 'u=1');
+  const own = http.get(`${B}/login`, { headers: { Cookie: 'mine=1' } });
+  const param = http.get(`${B}/login`, { cookies: { extra: 'x' } });
+  const direct = http.get(`${B}/home`, { cookies: { extra: 'x' } });
+  const header = http.get(`${B}/home`, { headers: { Cookie: 'mine=1' } });
+  const replace = http.get(`${B}/home`, { cookies: { sid: { value: 'new', replace: true } } });
+  check(null, {
+    'login: the final hop got both redirects\' cookies': () =>
+      login.url === `${B}/home` && login.body === 'cookie=sid=abc; two=2',
+    'own header: not carried past a redirect': () => own.body === 'cookie=sid=abc; two=2',
+    'params.cookies: first, on every hop': () => param.body === 'cookie=extra=x; sid=abc; two=2',
+    'params.cookies then the jar, older first': () => direct.body === 'cookie=extra=x; sid=abc; two=2',
+    'own header then the jar': () => header.body === 'cookie=mine=1; sid=abc; two=2',
+    'replace': () => replace.body === 'cookie=sid=new; two=2',
+  });
+}
+"#;
+    let (out, _) = run_script(
+        dir.path(),
+        src,
+        vec![("BASE".into(), format!("http://{}", srv.addr))],
+        Overrides::default(),
+    );
+    assert_eq!(out.http_reqs, 12, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
