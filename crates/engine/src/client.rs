@@ -78,6 +78,11 @@ pub struct ClientResponse {
     /// The request's `redirects` limit was reached: this is the last
     /// redirect response, its `Location` not followed (not a failure).
     pub redirect_stopped: bool,
+    /// The request as it was sent (its first hop): header fields (with
+    /// those added on the way, e.g. `Cookie`) and body. Empty in
+    /// `redirects`.
+    pub request_headers: Vec<(String, String)>,
+    pub request_body: Bytes,
 }
 
 impl ClientResponse {
@@ -99,6 +104,8 @@ impl ClientResponse {
             url,
             method: None,
             redirect_stopped: false,
+            request_headers: Vec::new(),
+            request_body: Bytes::new(),
         }
     }
 }
@@ -182,9 +189,10 @@ impl Client {
         // Holds nothing (no allocation) unless a redirect is followed.
         let mut trail = Trail::default();
         let jar = req.redirect_cookies;
-        match Self::parsed(&req.url) {
+        let sent = match Self::parsed(&req.url) {
             Err(_) => {
                 out.error = ErrorKind::Protocol;
+                (req.headers, req.body)
             }
             Ok(uri) => {
                 let tpl =
@@ -203,14 +211,16 @@ impl Client {
                     &jar,
                 )
                 .await;
+                (tpl.headers, tpl.body)
             }
-        }
+        };
         if !req.keep_body {
             cap.body = Vec::new();
         }
         let mut resp = ClientResponse::of(out, cap, begin, trail.url);
         resp.redirect_stopped = trail.stopped;
         resp.method = trail.method;
+        (resp.request_headers, resp.request_body) = sent;
         if !trail.hops.is_empty() {
             resp.redirects = trail
                 .hops

@@ -1428,11 +1428,17 @@ struct RespData {
     timings: [f64; 7],
     /// The script read or replaced `body`: `json()` parses that one.
     body_read: Cell<bool>,
+    /// `res.request`: the request as sent (its first hop, as k6 shows it);
+    /// its URL when a redirect made `url` another.
+    req_method: Method,
+    req_url: Option<String>,
+    req_headers: Vec<(String, String)>,
+    req_body: Bytes,
 }
 
 /// A response's fields (`toJSON` in HTTP_JS lists them in k6's order,
 /// `cookies` after `headers`).
-const RESP_FIELDS: [&str; 9] = [
+const RESP_FIELDS: [&str; 10] = [
     "status",
     "url",
     "proto",
@@ -1442,6 +1448,7 @@ const RESP_FIELDS: [&str; 9] = [
     "error",
     "error_code",
     "cookies",
+    "request",
 ];
 
 thread_local! {
@@ -1610,11 +1617,60 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
             }
             cookies.into_value()
         }
+        9 => {
+            // k6's shape: header values as lists, the cookies sent by name.
+            let r = Object::new(ctx.clone())?;
+            r.set("method", d.req_method.as_str())?;
+            r.set("url", d.req_url.as_deref().unwrap_or(&d.url))?;
+            let headers = Object::new(ctx.clone())?;
+            let cookies = Object::new(ctx.clone())?;
+            for (k, v) in &d.req_headers {
+                let name = canonical(k);
+                let list: rquickjs::Array =
+                    match headers.get::<_, Option<rquickjs::Array>>(name.as_str())? {
+                        Some(l) => l,
+                        None => {
+                            let l = rquickjs::Array::new(ctx.clone())?;
+                            headers.set(name.as_str(), l.clone())?;
+                            l
+                        }
+                    };
+                list.set(list.len(), v.as_str())?;
+                if name == "Cookie" {
+                    for pair in v.split(';') {
+                        let Some((n, val)) = pair.trim().split_once('=') else {
+                            continue;
+                        };
+                        let c = Object::new(ctx.clone())?;
+                        c.set("name", n)?;
+                        c.set("value", val)?;
+                        c.set("replace", false)?;
+                        let l: rquickjs::Array =
+                            match cookies.get::<_, Option<rquickjs::Array>>(n)? {
+                                Some(l) => l,
+                                None => {
+                                    let l = rquickjs::Array::new(ctx.clone())?;
+                                    cookies.set(n, l.clone())?;
+                                    l
+                                }
+                            };
+                        l.set(l.len(), c)?;
+                    }
+                }
+            }
+            r.set("headers", headers)?;
+            r.set(
+                "body",
+                rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&d.req_body))?,
+            )?;
+            r.set("cookies", cookies)?;
+            r.into_value()
+        }
         _ => Value::new_number(ctx.clone(), f64::from(d.error_code)),
     };
     // Kept, so that it is the same object next time (not possible on a
     // frozen response: then the value is made again on each read).
-    if matches!(i, 3..=5 | 8) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
+    if matches!(i, 3..=5 | 8 | 9) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
         let _ = ctx.catch();
     }
     Ok(v)
@@ -1694,10 +1750,15 @@ fn response_object<'js>(
 ) -> rquickjs::Result<Value<'js>> {
     let t = crate::sched::Timings::of(&resp);
     let (error, error_code) = crate::sched::error_of(&resp);
+    let req_url = resp.url.is_some().then(|| meta.url.clone());
     let data = Box::new(RespData {
         status: resp.status,
         // The URL that answered: after redirects, the last one (k6's `url`).
         url: resp.url.unwrap_or_else(|| meta.url.clone()),
+        req_method: Method::from_bytes(meta.method.as_bytes()).unwrap_or(Method::GET),
+        req_url,
+        req_headers: resp.request_headers,
+        req_body: resp.request_body,
         error,
         error_code,
         headers: resp.headers,

@@ -947,6 +947,13 @@ export default function () {
     'params.cookies then the jar, older first': () => direct.body === 'cookie=extra=x; sid=abc; two=2',
     'own header then the jar': () => header.body === 'cookie=mine=1; sid=abc; two=2',
     'replace': () => replace.body === 'cookie=sid=new; two=2',
+    // res.request: the first hop as sent (k6's shape).
+    'request: method, first URL, body': () => login.request.method === 'POST'
+      && login.request.url === `${B}/login` && login.request.body === 'u=1',
+    'request: header values as lists': () => header.request.headers.Cookie[0] === 'mine=1; sid=abc; two=2'
+      && header.request.headers['User-Agent'].length === 1,
+    'request: the cookies sent, by name': () => direct.request.cookies.extra[0].value === 'x'
+      && direct.request.cookies.sid[0].value === 'abc' && direct.request.cookies.sid[0].replace === false,
   });
 }
 "#;
