@@ -1051,3 +1051,32 @@ export default function () {
         assert!(stderr.lines().any(|l| l == want), "{want}\n{stderr}");
     }
 }
+
+#[test]
+fn an_exception_shows_every_frame_of_the_script_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import { fail } from 'k6';\n\
+                  export const options = { iterations: 2 };\n\
+                  function inner(x) { if (x) throw new Error('boom'); }\n\
+                  function outer() { inner(1); }\n\
+                  export default function () {\n\
+                  \x20 if (__ITER === 0) outer();\n\
+                  \x20 fail('nope');\n\
+                  }\n";
+    let out = k6(dir.path(), script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("Error: boom\n\tat inner (")
+            && stderr.contains("script.js:3:38)\n\tat outer (")
+            && stderr.contains("script.js:4:20)\n\tat default ("),
+        "{stderr}"
+    );
+    // `fail` is loadlab's own module code: its frame is left out.
+    assert!(
+        stderr.contains("script.js:6:21)\nerror[0000] Error: nope\n\tat default (")
+            && stderr.contains("script.js:7:3)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("(k6:"), "{stderr}");
+}

@@ -970,15 +970,24 @@ fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
             let msg = ex.message().unwrap_or_default();
             let stack = ex.stack().unwrap_or_default();
             let name: String = ex.get("name").unwrap_or_else(|_| "Error".into());
-            let at = stack
+            // Every frame of the script's own, innermost first, as k6 prints
+            // them; those inside loadlab's k6 modules (`fail` in `k6`) are
+            // left out.
+            let mut text = format!("{name}: {msg}");
+            for frame in stack
                 .lines()
                 .map(str::trim)
-                .find(|l| l.starts_with("at "))
-                .map(|l| l.trim_start_matches("at ").to_string());
-            return match at {
-                Some(at) => format!("{name}: {msg}\n\tat {at}"),
-                None => format!("{name}: {msg}"),
-            };
+                .filter_map(|l| l.strip_prefix("at "))
+                .filter(|f| {
+                    !crate::api::MODULES
+                        .iter()
+                        .any(|(m, _)| f.contains(&format!("({m}:")))
+                })
+            {
+                text.push_str("\n\tat ");
+                text.push_str(frame);
+            }
+            return text;
         }
         return format!("Uncaught {}", value_text(ctx, &v));
     }
