@@ -538,14 +538,29 @@ fn pct(s: &str) -> String {
     o
 }
 
+/// The options every request starts from.
+#[derive(Debug, Clone, Default)]
+pub struct HttpDefaults {
+    /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
+    pub max_redirects: Option<u32>,
+    /// `options.discardResponseBodies`: `responseType` is `none` unless a
+    /// request says otherwise.
+    pub discard_bodies: bool,
+    /// `options.userAgent` (`Some("")`: none); `None`: `loadlab-k6`.
+    pub user_agent: Option<String>,
+    /// `options.throw`: a request that fails (no response) throws.
+    pub throw: bool,
+}
+
 fn build_request<'js>(
     ctx: &Ctx<'js>,
     method: &str,
     url: &Value<'js>,
     body: &Value<'js>,
     params: Option<&Value<'js>>,
-    max_redirects: Option<u32>,
+    defaults: &HttpDefaults,
 ) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
+    let max_redirects = defaults.max_redirects;
     // http.url`…`: the URL and its template, the request's `name`.
     let template = url.as_object().and_then(|o| {
         let u = o.get::<_, Option<String>>("__k6url").ok().flatten()?;
@@ -577,7 +592,11 @@ fn build_request<'js>(
     // k6's default limit is 10; `options.maxRedirects` chooses another.
     let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
     let mut redirects_set = max_redirects.is_some();
-    let mut response_type = ResponseType::Text;
+    let mut response_type = if defaults.discard_bodies {
+        ResponseType::None
+    } else {
+        ResponseType::Text
+    };
     let mut cookies = Vec::new();
     let mut jar = 0;
     if let Some(p) = params.and_then(|p| p.as_object()) {
@@ -686,7 +705,11 @@ fn build_request<'js>(
         .iter()
         .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
     {
-        headers.push(("User-Agent".into(), "loadlab-k6".into()));
+        match defaults.user_agent.as_deref() {
+            None => headers.push(("User-Agent".into(), "loadlab-k6".into())),
+            Some("") => {}
+            Some(ua) => headers.push(("User-Agent".into(), ua.into())),
+        }
     }
     Ok((
         ClientRequest {
@@ -970,8 +993,7 @@ pub fn install<'js>(
                       -> rquickjs::Result<Value<'js>> {
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (mut req, meta) =
-                        build_request(ctx, method, url, &body, params, sh.max_redirects)?;
+                    let (mut req, meta) = build_request(ctx, method, url, &body, params, &sh.http)?;
                     let iteration = sh.vu_numbers(vu).1;
                     req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
@@ -981,6 +1003,12 @@ pub fn install<'js>(
                     };
                     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
                     sh.record_http(vu, &meta, &resp);
+                    if sh.http.throw
+                        && let Some(text) = crate::sched::failure_text(&meta, &resp)
+                    {
+                        // `options.throw`: the failure is the script's exception.
+                        return Err(throw(ctx, &text));
+                    }
                     response_object(ctx, &meta, resp)
                 },
             )
@@ -1070,7 +1098,7 @@ pub fn install<'js>(
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
                         let (mut req, meta) =
-                            build_request(&ctx, &method, &url, &body, r.get(3), sh.max_redirects)?;
+                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http)?;
                         let iteration = sh.vu_numbers(vu).1;
                         req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
@@ -1083,10 +1111,17 @@ pub fn install<'js>(
                     };
                     let mut out = Vec::new();
                     let iteration = sh.vu_numbers(vu).1;
+                    let mut failed = None;
                     for (meta, resp) in metas.iter().zip(resps) {
                         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
                         sh.record_http(vu, meta, &resp);
+                        if failed.is_none() && sh.http.throw {
+                            failed = crate::sched::failure_text(meta, &resp);
+                        }
                         out.push(response_object(&ctx, meta, resp)?);
+                    }
+                    if let Some(text) = failed {
+                        return Err(throw(&ctx, &text));
                     }
                     Ok(out)
                 },

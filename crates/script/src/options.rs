@@ -320,6 +320,19 @@ pub struct Options {
     pub max_redirects: Option<u32>,
     /// What k6 warns of when it reads these options (printed before the run).
     pub warnings: Vec<String>,
+    /// `discardResponseBodies`: bodies are read and counted, not kept,
+    /// unless a request's `responseType` asks for them.
+    pub discard_response_bodies: bool,
+    /// `userAgent` (`Some("")`: no `User-Agent` field); `None`: loadlab's.
+    pub user_agent: Option<String>,
+    /// `insecureSkipTLSVerify`: server certificates are not checked.
+    pub insecure_skip_tls_verify: bool,
+    /// `throw`: a request that fails (no response) throws in the script.
+    pub throw: bool,
+    /// `noConnectionReuse`: a new connection for every request.
+    pub no_connection_reuse: bool,
+    /// `minIterationDuration`: a shorter iteration waits out the rest.
+    pub min_iteration_duration: Option<Duration>,
 }
 
 /// The command line's say over the script's options.
@@ -453,17 +466,37 @@ impl Options {
     /// with `-d` or `-i` or `-s` replaces the script's scenarios.
     pub fn resolve(script: &Value, o: &Overrides) -> Result<Options, ScriptError> {
         let get = |k: &str| script.get(k).filter(|v| !v.is_null());
+        // k6's options that loadlab k6 does not have: accepted and ignored
+        // would mislead, so each is named (keys k6 does not know are
+        // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
             "hosts",
             "rps",
             "batch",
             "batchPerHost",
-            "discardResponseBodies",
+            "dns",
+            "httpDebug",
+            "tlsAuth",
+            "tlsCipherSuites",
+            "tlsVersion",
+            "blacklistIPs",
+            "blockHostnames",
+            "localIPs",
+            "noVUConnectionReuse",
+            "systemTags",
+            "consoleOutput",
+            "noSetup",
+            "noTeardown",
+            "paused",
+            "linger",
+            "summaryTimeUnit",
+            "executionSegment",
+            "executionSegmentSequence",
         ] {
             if let Some(v) = get(unsupported) {
-                // Accepted and ignored would mislead: say so.
-                if unsupported == "discardResponseBodies" && v == &Value::Bool(false) {
+                // An option set to its default changes nothing.
+                if v == &Value::Bool(false) {
                     continue;
                 }
                 return Err(bad(format!(
@@ -641,6 +674,22 @@ impl Options {
                 })
                 .transpose()?,
         };
+        let flag = |k: &str| -> Result<bool, ScriptError> {
+            match get(k) {
+                None => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(v) => Err(bad(format!("options.{k}: {v} is not true or false"))),
+            }
+        };
+        let user_agent = match get("userAgent") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => return Err(bad(format!("options.userAgent: {v} is not a string"))),
+        };
+        let min_iteration_duration = get("minIterationDuration")
+            .map(|v| parse_duration(v, "options.minIterationDuration"))
+            .transpose()?
+            .filter(|d| !d.is_zero());
         let segment = o.segment.clone().unwrap_or_else(Tuple::whole);
         if !segment.is_whole() {
             for sc in &mut scenarios {
@@ -661,6 +710,12 @@ impl Options {
             teardown_timeout,
             max_redirects,
             warnings,
+            discard_response_bodies: flag("discardResponseBodies")?,
+            user_agent,
+            insecure_skip_tls_verify: flag("insecureSkipTLSVerify")?,
+            throw: flag("throw")?,
+            no_connection_reuse: flag("noConnectionReuse")?,
+            min_iteration_duration,
         })
     }
 
@@ -918,6 +973,44 @@ mod tests {
             Options::resolve(&json!({"vus": 2, "duration": "1s"}), &Overrides::default()).unwrap();
         assert_eq!(with_d.scenarios[0].executor.max_vus(), 2);
         assert!(with_d.warnings.is_empty());
+    }
+
+    #[test]
+    fn k6_options_loadlab_lacks_are_named_and_its_own_are_read() {
+        for (k, v) in [
+            ("tlsVersion", json!("tls1.2")),
+            ("noVUConnectionReuse", json!(true)),
+            ("summaryTimeUnit", json!("ms")),
+            ("hosts", json!({"a.test": "127.0.0.1"})),
+        ] {
+            let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains(&format!("options.{k} is not supported")),
+                "{e}"
+            );
+        }
+        // Set to their default they change nothing; unknown keys are
+        // ignored, as k6 ignores them.
+        let o = Options::resolve(
+            &json!({"noVUConnectionReuse": false, "cloud": {"name": "x"}, "someKey": 1}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert!(!o.discard_response_bodies && o.user_agent.is_none() && !o.throw);
+        let o = Options::resolve(
+            &json!({"discardResponseBodies": true, "userAgent": "", "throw": true,
+                    "insecureSkipTLSVerify": true, "noConnectionReuse": true,
+                    "minIterationDuration": "1.5s"}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert!(o.discard_response_bodies && o.throw && o.insecure_skip_tls_verify);
+        assert!(o.no_connection_reuse);
+        assert_eq!(o.user_agent.as_deref(), Some(""));
+        assert_eq!(o.min_iteration_duration, Some(Duration::from_millis(1500)));
+        let e = Options::resolve(&json!({"throw": "yes"}), &Overrides::default()).unwrap_err();
+        assert!(e.to_string().contains("options.throw"), "{e}");
     }
 
     #[test]

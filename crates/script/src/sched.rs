@@ -148,6 +148,33 @@ impl Timings {
     }
 }
 
+/// A request that failed (no response), in Go's words as k6 says it: `Get
+/// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
+/// response, or a request the end of the test cut short.
+pub fn failure_text(meta: &ReqMeta, r: &ClientResponse) -> Option<String> {
+    if matches!(r.error, ErrorKind::None | ErrorKind::Canceled) {
+        return None;
+    }
+    let url = r.url.as_deref().unwrap_or(&meta.url);
+    let mut method = meta.method.to_ascii_lowercase();
+    if let Some(first) = method.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    let detail = match r.error {
+        ErrorKind::ConnectRefused => {
+            let host = url::Url::parse(url)
+                .ok()
+                .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)));
+            format!(
+                "dial tcp {}: connect: connection refused",
+                host.as_deref().unwrap_or("?")
+            )
+        }
+        _ => error_of(r).0,
+    };
+    Some(format!("{method} {url:?}: {detail}"))
+}
+
 /// k6's `error` and `error_code` for a response.
 pub fn error_of(r: &ClientResponse) -> (String, u32) {
     if r.error == ErrorKind::None {
@@ -161,7 +188,9 @@ pub fn error_of(r: &ClientResponse) -> (String, u32) {
         ErrorKind::ConnectRefused => 1212,
         ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::ConnectTimeout => 1050,
         ErrorKind::ConnectionReset => 1220,
-        ErrorKind::Tls => 1300,
+        ErrorKind::TlsUnknownIssuer => 1310,
+        ErrorKind::TlsNameMismatch => 1311,
+        k if k.is_tls() => 1300,
         ErrorKind::TooManyRedirects => 1400,
         _ => 1000,
     };
@@ -169,6 +198,20 @@ pub fn error_of(r: &ClientResponse) -> (String, u32) {
     let s = match r.error {
         ErrorKind::ConnectRefused => "dial: connection refused".to_string(),
         ErrorKind::Timeout | ErrorKind::BodyTimeout => "request timeout".to_string(),
+        // Go's words, which k6 reports (no attack flags in them).
+        ErrorKind::TlsUnknownIssuer => {
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+                .to_string()
+        }
+        ErrorKind::TlsNameMismatch => {
+            let host = r
+                .url
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| "the URL's host".to_string());
+            format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
+        }
         _ => {
             let mut s = String::new();
             r.error.write_text(&mut s, "", &Default::default());
@@ -214,8 +257,9 @@ pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Durati
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
-    /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
-    pub max_redirects: Option<u32>,
+    /// The options every request starts from (`maxRedirects`,
+    /// `discardResponseBodies`, `userAgent`, `throw`).
+    pub http: crate::api::HttpDefaults,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
@@ -749,34 +793,12 @@ impl Shared {
                 None => self.record_response(vu, meta, url, hop),
             }
         }
-        if !matches!(r.error, ErrorKind::None | ErrorKind::Canceled) {
-            // k6's warning for a request that failed, its error in Go's
-            // words: `Get "URL": dial tcp 127.0.0.1:1: connect: connection
-            // refused`.
-            let url = r.url.as_deref().unwrap_or(&meta.url);
-            let mut method = meta.method.to_ascii_lowercase();
-            if let Some(first) = method.get_mut(..1) {
-                first.make_ascii_uppercase();
-            }
-            let detail = match r.error {
-                ErrorKind::ConnectRefused => {
-                    let host = url::Url::parse(url).ok().and_then(|u| {
-                        Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?))
-                    });
-                    format!(
-                        "dial tcp {}: connect: connection refused",
-                        host.as_deref().unwrap_or("?")
-                    )
-                }
-                _ => error_of(r).0,
-            };
-            self.console(
-                "warn",
-                &format!(
-                    "Request Failed error={:?}",
-                    format!("{method} {url:?}: {detail}")
-                ),
-            );
+        // k6's warning for a request that failed (with `options.throw`,
+        // the script's exception instead).
+        if let Some(text) = failure_text(meta, r)
+            && !self.http.throw
+        {
+            self.console("warn", &format!("Request Failed error={text:?}"));
         }
         if r.redirect_stopped && !meta.redirects_set {
             // k6's warning (when neither `params.redirects` nor
@@ -953,6 +975,9 @@ struct Slot<'js> {
     scenario: usize,
     intended: Instant,
     started: Instant,
+    /// When the iteration's function returned, if the VU then waited out
+    /// `minIterationDuration` (the wait is not the iteration's, as in k6).
+    exec_end: Rc<Cell<Option<Instant>>>,
     iters: u64,
     /// Counts ops, so a late answer to an aborted one is ignored.
     op_gen: u64,
@@ -1632,7 +1657,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 })
             }),
     );
-    shared_v.max_redirects = options.max_redirects;
+    shared_v.http = crate::api::HttpDefaults {
+        max_redirects: options.max_redirects,
+        discard_bodies: options.discard_response_bodies,
+        user_agent: options.user_agent.clone(),
+        throw: options.throw,
+    };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
         shared_v.start_at = true;
@@ -1648,6 +1678,11 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             // As k6: no `Accept-Encoding: gzip` of our own (bodies are
             // never decoded, so a script would read gzip bytes).
             compression: false,
+            keepalive: !options.no_connection_reuse,
+            tls: loadlab_engine::config::TlsOptions {
+                insecure: options.insecure_skip_tls_verify,
+                ..Default::default()
+            },
             ..Default::default()
         })
         .map_err(|e| ScriptError::Runtime(e.to_string()))?,
@@ -1683,7 +1718,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         crate::api::install(&ctx, &shared, &scenario_env)
             .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
         let holder = init_vu(&ctx, 0, &name, &source, &code)?;
-        slots.push(new_slot(holder, 0, usize::MAX, "setup")?);
+        slots.push(new_slot(holder, 0, usize::MAX, "setup", None)?);
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
         // is many passes over an ever larger heap. Collect after init.
@@ -1702,7 +1737,13 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                     });
                 }
                 let holder = init_vu(&ctx, vu_index, &name, &source, &code)?;
-                slots.push(new_slot(holder, vu_index, si, &sc.exec)?);
+                slots.push(new_slot(
+                    holder,
+                    vu_index,
+                    si,
+                    &sc.exec,
+                    options.min_iteration_duration,
+                )?);
                 vu_index += 1;
             }
         }
@@ -1782,7 +1823,7 @@ fn make_shared(
         iterations: id("iterations"),
     };
     Ok(Shared {
-        max_redirects: None,
+        http: crate::api::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,
@@ -1820,10 +1861,13 @@ fn new_slot<'js>(
     vu_index: usize,
     scenario: usize,
     exec: &str,
+    min_iteration: Option<Duration>,
 ) -> Result<Slot<'js>, ScriptError> {
     let c = holder.ctx().clone();
     let h = holder.clone();
     let exec = exec.to_string();
+    let exec_end = Rc::new(Cell::new(None));
+    let end = exec_end.clone();
     // SAFETY: the coroutine borrows `c` (the run's context); `run` drives
     // every coroutine to its end before the context goes away.
     let co = unsafe {
@@ -1836,7 +1880,22 @@ fn new_slot<'js>(
                     call_exec(&c, &h, "setup", false, true)
                 }
             }
-            _ => call_exec(&c, &h, &exec, true, false),
+            _ => {
+                let t0 = std::time::Instant::now();
+                let r = call_exec(&c, &h, &exec, true, false);
+                // `minIterationDuration`: a shorter iteration (whatever its
+                // end) waits out the rest, as in k6, unless it was stopped.
+                if let Some(min) = min_iteration
+                    && !vu::ABORTING.with(Cell::get)
+                {
+                    let spent = t0.elapsed();
+                    if spent < min {
+                        end.set(Some(Instant::now()));
+                        let _ = vu::suspend(Op::Sleep(min - spent));
+                    }
+                }
+                r
+            }
         })
     }
     .map_err(|e| ScriptError::Runtime(format!("cannot make a VU stack: {e}")))?;
@@ -1847,6 +1906,7 @@ fn new_slot<'js>(
         scenario,
         intended: Instant::now(),
         started: Instant::now(),
+        exec_end,
         iters: 0,
         op_gen: 0,
     })
@@ -2095,7 +2155,7 @@ impl<'js> Sched<'_, 'js> {
             }
         }
         shared.completed.set(shared.completed.get() + 1);
-        let now = Instant::now();
+        let now = slot.exec_end.take().unwrap_or_else(Instant::now);
         let d = ms(now.saturating_duration_since(slot.started));
         shared.add_vu(i, shared.ids.iteration_duration, d);
         if arrival {

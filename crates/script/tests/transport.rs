@@ -295,3 +295,132 @@ export default function () {
     assert_eq!(num(&e, "checks", "fails"), 0.0, "{}", out.summary);
     assert_eq!(out.http_reqs, 5, "{}", out.summary);
 }
+
+/// k6's request options, read as k6 reads them (checked side by side with
+/// k6 v1.8.1 against a loopback server): `discardResponseBodies`,
+/// `userAgent`, `throw`, `minIterationDuration` (a wait that is not the
+/// iteration's) and `noConnectionReuse`.
+#[test]
+fn k6_request_options_as_k6() {
+    let srv = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  iterations: 2, discardResponseBodies: true, userAgent: 'my-agent/1', throw: true,
+  minIterationDuration: '300ms', noConnectionReuse: true,
+  thresholds: {{ checks: ['rate==1'] }},
+}};
+export default function () {{
+  const r = http.get(`${{__ENV.BASE}}/a`);
+  const t = http.get(`${{__ENV.BASE}}/b`, {{ responseType: 'text' }});
+  let threw = '';
+  try {{ http.get('http://{closed}/'); }} catch (e) {{ threw = String(e); }}
+  check(null, {{
+    'discarded body': () => r.status === 200 && r.body === null,
+    'a request may still ask for it': () => t.body === 'ok',
+    'userAgent': () => r.request.headers['User-Agent'][0] === 'my-agent/1',
+    'throw': () => threw === 'Error: Get "http://{closed}/": dial tcp {closed}: connect: connection refused',
+  }});
+}}
+"#
+    );
+    let t0 = Instant::now();
+    let (out, e) = run_script(dir.path(), &src, srv.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
+    // Two iterations of at least 300 ms each, though each took far less.
+    assert!(
+        t0.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(
+        num(&e, "iteration_duration", "max") < 250.0,
+        "{}",
+        out.summary
+    );
+    // A connection per request.
+    assert_eq!(srv.counts.requests.load(Ordering::SeqCst), 4);
+    assert_eq!(srv.counts.accepted.load(Ordering::SeqCst), 4);
+}
+
+/// `insecureSkipTLSVerify: true` accepts a self-signed certificate; without
+/// it the request fails with k6's TLS error code.
+#[test]
+fn insecure_skip_tls_verify_as_k6() {
+    let tls = loadlab_testkit::tls::self_signed(&[]);
+    let acceptor = tls.acceptor;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(l.local_addr().unwrap()).unwrap();
+            loop {
+                let Ok((sock, _)) = l.accept().await else {
+                    return;
+                };
+                let a = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut s) = a.accept(sock).await else {
+                        return;
+                    };
+                    let mut buf = [0u8; 4096];
+                    let mut got = Vec::new();
+                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match s.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => got.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let _ = s
+                        .write_all(
+                            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                        )
+                        .await;
+                    let _ = s.shutdown().await;
+                });
+            }
+        });
+    });
+    let addr = rx.recv().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (insecure, want) in [
+        ("true", "r.status === 200 && r.body === 'ok'"),
+        (
+            "false",
+            "r.status === 0 && r.error_code === 1310 && r.error === 'tls: failed to verify certificate: x509: certificate signed by unknown authority'",
+        ),
+    ] {
+        let src = format!(
+            r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1, insecureSkipTLSVerify: {insecure}, thresholds: {{ checks: ['rate==1'] }} }};
+export default function () {{
+  const r = http.get('https://{addr}/');
+  check(r, {{ 'as k6': (r) => {want} }});
+}}
+"#
+        );
+        let (out, _) = run_script(dir.path(), &src, addr);
+        assert!(
+            !out.thresholds_failed,
+            "insecureSkipTLSVerify {insecure}: {}",
+            out.summary
+        );
+    }
+}
