@@ -333,6 +333,32 @@ pub struct Options {
     pub no_connection_reuse: bool,
     /// `minIterationDuration`: a shorter iteration waits out the rest.
     pub min_iteration_duration: Option<Duration>,
+    /// `summaryTimeUnit` (`--summary-time-unit`): every time in the summary
+    /// in this unit (`s`, `ms` or `us`), else k6's unit per value.
+    pub summary_time_unit: Option<TimeUnit>,
+}
+
+/// A fixed unit for the summary's times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeUnit {
+    /// As written in the option: `s`, `ms`, `us`.
+    pub name: &'static str,
+    /// What the summary shows after the value (`µs` for `us`).
+    pub suffix: &'static str,
+    /// Milliseconds in one unit.
+    pub ms: f64,
+}
+
+impl TimeUnit {
+    pub fn parse(s: &str) -> Option<TimeUnit> {
+        let (name, suffix, ms) = match s {
+            "s" => ("s", "s", 1000.0),
+            "ms" => ("ms", "ms", 1.0),
+            "us" => ("us", "µs", 0.001),
+            _ => return None,
+        };
+        Some(TimeUnit { name, suffix, ms })
+    }
 }
 
 /// The command line's say over the script's options.
@@ -344,6 +370,8 @@ pub struct Overrides {
     pub stages: Option<Vec<Stage>>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Option<Vec<String>>,
+    /// `--summary-time-unit`.
+    pub summary_time_unit: Option<String>,
     /// `--summary-mode=full`.
     pub summary_full: bool,
     pub no_thresholds: bool,
@@ -490,7 +518,6 @@ impl Options {
             "noTeardown",
             "paused",
             "linger",
-            "summaryTimeUnit",
             "executionSegment",
             "executionSegmentSequence",
         ] {
@@ -686,6 +713,19 @@ impl Options {
             Some(Value::String(s)) => Some(s.clone()),
             Some(v) => return Err(bad(format!("options.userAgent: {v} is not a string"))),
         };
+        let unit_text = match (&o.summary_time_unit, get("summaryTimeUnit")) {
+            (Some(u), _) => Some(u.clone()),
+            (None, Some(Value::String(u))) => Some(u.clone()),
+            (None, Some(v)) => Some(v.to_string()),
+            (None, None) => None,
+        };
+        let summary_time_unit =
+            match unit_text.as_deref() {
+                None | Some("") => None,
+                Some(u) => Some(TimeUnit::parse(u).ok_or_else(|| {
+                    bad(format!("summaryTimeUnit: {u:?} is not one of s, ms, us"))
+                })?),
+            };
         let min_iteration_duration = get("minIterationDuration")
             .map(|v| parse_duration(v, "options.minIterationDuration"))
             .transpose()?
@@ -716,6 +756,7 @@ impl Options {
             throw: flag("throw")?,
             no_connection_reuse: flag("noConnectionReuse")?,
             min_iteration_duration,
+            summary_time_unit,
         })
     }
 
@@ -980,7 +1021,7 @@ mod tests {
         for (k, v) in [
             ("tlsVersion", json!("tls1.2")),
             ("noVUConnectionReuse", json!(true)),
-            ("summaryTimeUnit", json!("ms")),
+            ("linger", json!(true)),
             ("hosts", json!({"a.test": "127.0.0.1"})),
         ] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::metrics::{Agg, Expr, Kind, parse_threshold};
-use crate::options::Options;
+use crate::options::{Options, TimeUnit};
 use crate::sched::Shared;
 
 /// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals
@@ -75,8 +75,14 @@ fn fmt_bytes(b: f64) -> String {
     }
 }
 
-fn fmt_value(v: f64, time: bool) -> String {
-    if time { fmt_ms(v) } else { fmt_num(v) }
+/// A value: a time (in ms) in k6's unit for it, or in `summaryTimeUnit`'s
+/// with two decimals (as k6 writes them, rounded), else a number.
+fn fmt_value(v: f64, time: Option<Option<TimeUnit>>) -> String {
+    match time {
+        Some(Some(u)) => format!("{:.2}{}", v / u.ms, u.suffix),
+        Some(None) => fmt_ms(v),
+        None => fmt_num(v),
+    }
 }
 
 /// One threshold's verdict.
@@ -118,7 +124,10 @@ pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<
             "rate" if matches!(agg, Agg::Rate { .. }) => format!("rate={}", percent(v)),
             a => format!(
                 "{a}={}",
-                fmt_value(v, time && !matches!(a, "count" | "rate"))
+                fmt_value(
+                    v,
+                    (time && !matches!(a, "count" | "rate")).then_some(options.summary_time_unit),
+                )
             ),
         };
         out.push(Verdict {
@@ -428,7 +437,13 @@ fn metric_sections(
         rows.push((
             sec,
             def.name.clone(),
-            cells(&agg, def.time, def.data, stats, secs),
+            cells(
+                &agg,
+                def.time.then_some(options.summary_time_unit),
+                def.data,
+                stats,
+                secs,
+            ),
             trend,
         ));
         let mut subs = Vec::new();
@@ -449,7 +464,13 @@ fn metric_sections(
             subs.push((
                 sec,
                 label,
-                cells(&a, def.time, def.data, stats, secs),
+                cells(
+                    &a,
+                    def.time.then_some(options.summary_time_unit),
+                    def.data,
+                    stats,
+                    secs,
+                ),
                 trend,
             ));
         }
@@ -656,7 +677,15 @@ fn dots(name: &str, width: usize) -> String {
     format!("{name}{}", ".".repeat(width.saturating_sub(n)))
 }
 
-fn cells(agg: &Agg, time: bool, data: bool, stats: &[String], secs: f64) -> Vec<String> {
+/// A row's cells; `time`: the metric is a time, shown in this unit
+/// (`None`: k6's unit per value).
+fn cells(
+    agg: &Agg,
+    time: Option<Option<TimeUnit>>,
+    data: bool,
+    stats: &[String],
+    secs: f64,
+) -> Vec<String> {
     match agg {
         Agg::Counter { sum, .. } => {
             if data {
@@ -932,7 +961,7 @@ pub fn summary_data(shared: &Shared, options: &Options, elapsed: Duration) -> se
     }
     json!({
         "root_group": root_group(&reg).json(true),
-        "options": {"summaryTrendStats": stats, "summaryTimeUnit": "", "noColor": false},
+        "options": {"summaryTrendStats": stats, "summaryTimeUnit": options.summary_time_unit.map_or("", |u| u.name), "noColor": false},
         "state": {
             "isStdOutTTY": false,
             "isStdErrTTY": false,

@@ -966,3 +966,52 @@ export default function () {
     assert_eq!(out.http_reqs, 12, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// `summaryTimeUnit` (and `--summary-time-unit`): every time in one unit
+/// with two decimals; the cells k6 v1.8.1 printed for the same values.
+#[test]
+fn summary_time_unit_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = |unit: &str| {
+        format!(
+            r#"
+import {{ Trend }} from 'k6/metrics';
+const t = new Trend('my_t', true);
+const u = new Trend('my_u');
+export const options = {{ iterations: 3, summaryTimeUnit: '{unit}' }};
+export default function () {{ t.add(1234.5678); t.add(0.0123); u.add(5); }}
+"#
+        )
+    };
+    for (unit, want) in [
+        (
+            "ms",
+            "avg=617.29ms min=0.01ms med=617.29ms max=1234.57ms p(90)=1234.57ms p(95)=1234.57ms",
+        ),
+        (
+            "s",
+            "avg=0.62s min=0.00s med=0.62s max=1.23s p(90)=1.23s p(95)=1.23s",
+        ),
+        (
+            "us",
+            "avg=617290.05µs min=12.30µs med=617290.05µs max=1234567.80µs p(90)=1234567.80µs p(95)=1234567.80µs",
+        ),
+    ] {
+        let (out, e) = run_script(dir.path(), &src(unit), vec![], Overrides::default());
+        assert_eq!(row(&out.summary, "my_t").join(" "), want, "{}", out.summary);
+        // Not a time: as it was.
+        assert_eq!(row(&out.summary, "my_u")[0], "avg=5", "{}", out.summary);
+        // The export keeps milliseconds.
+        assert_eq!(e["metrics"]["my_t"]["max"], 1234.5678, "{e}");
+    }
+    let overrides = Overrides {
+        summary_time_unit: Some("s".into()),
+        ..Default::default()
+    };
+    let (out, _) = run_script(dir.path(), &src("ms"), vec![], overrides);
+    assert!(
+        row(&out.summary, "my_t")[0] == "avg=0.62s",
+        "{}",
+        out.summary
+    );
+}

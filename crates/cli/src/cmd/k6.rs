@@ -56,6 +56,9 @@ pub struct K6RunArgs {
     /// Trend statistics in the summary, comma-separated (avg,min,med,max,p(90),p(95),count).
     #[arg(long = "summary-trend-stats")]
     summary_trend_stats: Option<String>,
+    /// Every time in the summary in this unit: s, ms or us (default: a unit per value).
+    #[arg(long = "summary-time-unit")]
+    summary_time_unit: Option<String>,
     /// The summary's layout: compact (k6's default) or full (every
     /// http_req_* trend and a section per group).
     #[arg(long = "summary-mode")]
@@ -231,6 +234,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     if let Some(s) = &a.summary_trend_stats {
         ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
     }
+    ov.summary_time_unit = a.summary_time_unit.clone();
     match a.summary_mode.as_deref() {
         None | Some("compact") => {}
         Some("full") => ov.summary_full = true,
