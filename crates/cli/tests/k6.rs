@@ -1080,3 +1080,58 @@ fn an_exception_shows_every_frame_of_the_script_as_k6() {
     );
     assert!(!stderr.contains("(k6:"), "{stderr}");
 }
+
+#[test]
+fn request_option_flags_and_a_disabled_summary_as_k6() {
+    let o = origin();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "import http from 'k6/http';\nimport {{ check }} from 'k6';\n\
+         export const options = {{ thresholds: {{ checks: ['rate==1'] }} }};\n\
+         export default function () {{\n\
+         \x20 const r = http.get('http://{}/');\n\
+         \x20 let threw = false;\n\
+         \x20 try {{ http.get('http://{closed}/'); }} catch (e) {{ threw = true; }}\n\
+         \x20 check(r, {{ 'flags': (r) => r.body === null && threw\n\
+         \x20   && r.request.headers['User-Agent'][0] === 'my-agent/1' }});\n\
+         }}\n",
+        o.addr
+    );
+    let args = [
+        "-i",
+        "2",
+        "--user-agent",
+        "my-agent/1",
+        "--discard-response-bodies",
+        "--throw",
+        "--no-connection-reuse",
+        "--min-iteration-duration",
+        "300ms",
+        "--no-color",
+        "--summary-export",
+        "e.json",
+    ];
+    let t0 = std::time::Instant::now();
+    let out = k6(dir.path(), &script, &args);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(600));
+    assert!(stdout.contains("✓ 'rate==1'"), "{stdout}");
+    // --summary-mode=disabled (and the deprecated --no-summary): no summary,
+    // no export; the thresholds still decide the exit code.
+    std::fs::remove_file(dir.path().join("e.json")).unwrap();
+    for disabled in [&["--summary-mode", "disabled"][..], &["--no-summary"][..]] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(disabled);
+        a.push("--user-agent=other");
+        let out = k6(dir.path(), &script, &a);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
+        assert!(!stdout.contains("TOTAL RESULTS"), "{stdout}");
+        assert!(!dir.path().join("e.json").exists());
+    }
+}

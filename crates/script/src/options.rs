@@ -336,6 +336,8 @@ pub struct Options {
     /// `summaryTimeUnit` (`--summary-time-unit`): every time in the summary
     /// in this unit (`s`, `ms` or `us`), else k6's unit per value.
     pub summary_time_unit: Option<TimeUnit>,
+    /// `--summary-mode=disabled`.
+    pub summary_disabled: bool,
 }
 
 /// A fixed unit for the summary's times.
@@ -372,6 +374,16 @@ pub struct Overrides {
     pub summary_trend_stats: Option<Vec<String>>,
     /// `--summary-time-unit`.
     pub summary_time_unit: Option<String>,
+    /// `--summary-mode=disabled` (`--no-summary`): no summary, no
+    /// `handleSummary`, no `--summary-export`, as k6.
+    pub summary_disabled: bool,
+    /// The flags of k6's request options (each wins over the script's).
+    pub discard_response_bodies: bool,
+    pub user_agent: Option<String>,
+    pub insecure_skip_tls_verify: bool,
+    pub throw: bool,
+    pub no_connection_reuse: bool,
+    pub min_iteration_duration: Option<Duration>,
     /// `--summary-mode=full`.
     pub summary_full: bool,
     pub no_thresholds: bool,
@@ -708,10 +720,11 @@ impl Options {
                 Some(v) => Err(bad(format!("options.{k}: {v} is not true or false"))),
             }
         };
-        let user_agent = match get("userAgent") {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => return Err(bad(format!("options.userAgent: {v} is not a string"))),
+        let user_agent = match (&o.user_agent, get("userAgent")) {
+            (Some(ua), _) => Some(ua.clone()),
+            (None, None) => None,
+            (None, Some(Value::String(s))) => Some(s.clone()),
+            (None, Some(v)) => return Err(bad(format!("options.userAgent: {v} is not a string"))),
         };
         let unit_text = match (&o.summary_time_unit, get("summaryTimeUnit")) {
             (Some(u), _) => Some(u.clone()),
@@ -726,10 +739,13 @@ impl Options {
                     bad(format!("summaryTimeUnit: {u:?} is not one of s, ms, us"))
                 })?),
             };
-        let min_iteration_duration = get("minIterationDuration")
-            .map(|v| parse_duration(v, "options.minIterationDuration"))
-            .transpose()?
-            .filter(|d| !d.is_zero());
+        let min_iteration_duration = match o.min_iteration_duration {
+            Some(d) => Some(d),
+            None => get("minIterationDuration")
+                .map(|v| parse_duration(v, "options.minIterationDuration"))
+                .transpose()?,
+        }
+        .filter(|d| !d.is_zero());
         let segment = o.segment.clone().unwrap_or_else(Tuple::whole);
         if !segment.is_whole() {
             for sc in &mut scenarios {
@@ -750,13 +766,14 @@ impl Options {
             teardown_timeout,
             max_redirects,
             warnings,
-            discard_response_bodies: flag("discardResponseBodies")?,
+            discard_response_bodies: o.discard_response_bodies || flag("discardResponseBodies")?,
             user_agent,
-            insecure_skip_tls_verify: flag("insecureSkipTLSVerify")?,
-            throw: flag("throw")?,
-            no_connection_reuse: flag("noConnectionReuse")?,
+            insecure_skip_tls_verify: o.insecure_skip_tls_verify || flag("insecureSkipTLSVerify")?,
+            throw: o.throw || flag("throw")?,
+            no_connection_reuse: o.no_connection_reuse || flag("noConnectionReuse")?,
             min_iteration_duration,
             summary_time_unit,
+            summary_disabled: o.summary_disabled,
         })
     }
 

@@ -1621,7 +1621,16 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     for w in &options.warnings {
         eprintln!("warning: {w}");
     }
-    let mut outputs = Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?;
+    let mut outputs = if options.summary_disabled {
+        // `--summary-mode=disabled`: no export file, not even an empty one.
+        let cfg = RunConfig {
+            summary_export: None,
+            ..cfg.clone()
+        };
+        Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?
+    } else {
+        Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?
+    };
     outputs.declare_thresholds(&options);
 
     let scen_meta: Vec<ScenarioMeta> = options
@@ -2760,11 +2769,14 @@ async fn drive_local<'js>(
     // `abortOnFail` threshold) with ✗ and how far it got, as k6 does.
     let cut_short = interrupted || aborted_by_threshold || shared.abort.borrow().is_some();
     let mut summary = crate::summary::render(shared, options, test_elapsed, cut_short);
-    // The script's handleSummary(data), when it has one, replaces the
-    // default summary (as in k6).
-    if let Some(text) =
+    if options.summary_disabled {
+        // `--summary-mode=disabled`: thresholds still judge the run.
+        summary.0 = String::new();
+    } else if let Some(text) =
         crate::summary::handle_summary(s.slots[0].holder.ctx(), shared, options, test_elapsed)
     {
+        // The script's handleSummary(data), when it has one, replaces the
+        // default summary (as in k6).
         summary.0 = text;
     }
     let thresholds_failed = summary.1;

@@ -59,10 +59,35 @@ pub struct K6RunArgs {
     /// Every time in the summary in this unit: s, ms or us (default: a unit per value).
     #[arg(long = "summary-time-unit")]
     summary_time_unit: Option<String>,
-    /// The summary's layout: compact (k6's default) or full (every
-    /// http_req_* trend and a section per group).
+    /// The summary's layout: compact (k6's default), full (every
+    /// http_req_* trend and a section per group) or disabled (none, nor
+    /// handleSummary or --summary-export).
     #[arg(long = "summary-mode")]
     summary_mode: Option<String>,
+    /// Deprecated in k6 for --summary-mode=disabled, which it is.
+    #[arg(long = "no-summary")]
+    no_summary: bool,
+    /// Read response bodies but do not keep them (options.discardResponseBodies).
+    #[arg(long = "discard-response-bodies")]
+    discard_response_bodies: bool,
+    /// The User-Agent of requests ("" for none; options.userAgent).
+    #[arg(long = "user-agent")]
+    user_agent: Option<String>,
+    /// Do not check server certificates (options.insecureSkipTLSVerify).
+    #[arg(long = "insecure-skip-tls-verify")]
+    insecure_skip_tls_verify: bool,
+    /// A request that fails throws in the script (options.throw).
+    #[arg(short = 'w', long = "throw")]
+    throw: bool,
+    /// A new connection for every request (options.noConnectionReuse).
+    #[arg(long = "no-connection-reuse")]
+    no_connection_reuse: bool,
+    /// The least time an iteration takes (options.minIterationDuration).
+    #[arg(long = "min-iteration-duration")]
+    min_iteration_duration: Option<String>,
+    /// Accepted: loadlab's output has no colours.
+    #[arg(long = "no-color")]
+    no_color: bool,
     /// No progress lines, no banner.
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -235,13 +260,32 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
     }
     ov.summary_time_unit = a.summary_time_unit.clone();
+    if a.no_summary {
+        eprintln!("Flag --no-summary has been deprecated, use --summary-mode=disabled instead");
+        ov.summary_disabled = true;
+    }
+    ov.discard_response_bodies = a.discard_response_bodies;
+    ov.user_agent = a.user_agent.clone();
+    ov.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
+    ov.throw = a.throw;
+    ov.no_connection_reuse = a.no_connection_reuse;
+    if let Some(d) = &a.min_iteration_duration {
+        ov.min_iteration_duration = Some(
+            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
+                CliError::usage(format!(
+                    "--min-iteration-duration {d:?}: not a duration (e.g. 500ms, 2s)"
+                ))
+            })?,
+        );
+    }
     match a.summary_mode.as_deref() {
         None | Some("compact") => {}
         Some("full") => ov.summary_full = true,
+        Some("disabled") => ov.summary_disabled = true,
         Some(other) => {
             return Err(CliError::usage(format!(
-                "--summary-mode {other:?}: loadlab k6 has compact (the default) and full \
-                 (k6's legacy layout is not supported)"
+                "--summary-mode {other:?}: loadlab k6 has compact (the default), full and \
+                 disabled (k6's legacy layout is not supported)"
             )));
         }
     }
