@@ -1,7 +1,8 @@
 //! A VU's HTTP request (or batch) in flight, as the scheduler holds it.
 //!
-//! A single request, by far the common case, runs in a box the VU keeps and
-//! reuses. The request's future is over a kilobyte, and glibc's malloc
+//! A single request, by far the common case, runs in a box taken from the
+//! scheduler's [`Boxes`] and given back when it ends. The request's future
+//! is ~8.8 KiB (the test below), and glibc's malloc
 //! answers a request of that size from its large bins after merging every
 //! free small chunk first (`malloc_consolidate`): one fresh box per request
 //! cost the k6 face ~10 % of its CPU per request on seed 004's script (bench/k6.py, paired).
@@ -18,11 +19,26 @@ use tokio::time::Instant;
 /// A batch's requests in flight: their responses, in request order.
 pub type Batch = Pin<Box<dyn Future<Output = Vec<ClientResponse>>>>;
 
+/// The boxes of requests that ended, for the next ones: as many as were
+/// in flight at once at most (not one per VU: a request's future is
+/// ~8 KiB, so 10,000 sleeping VUs would keep 80 MiB of idle boxes).
+#[derive(Default)]
+pub struct Boxes(Vec<Pin<Box<dyn OneRequest>>>);
+
+impl Boxes {
+    fn take(&mut self) -> Pin<Box<dyn OneRequest>> {
+        self.0.pop().unwrap_or_else(|| {
+            Box::pin(Reused {
+                make: one_request,
+                fut: None,
+            })
+        })
+    }
+}
+
 /// One VU's request in flight, if any.
 #[derive(Default)]
 pub struct InFlight {
-    /// The single-request box, made at the VU's first request, then reused.
-    one: Option<Pin<Box<dyn OneRequest>>>,
     state: State,
 }
 
@@ -30,8 +46,8 @@ pub struct InFlight {
 enum State {
     #[default]
     Idle,
-    /// The request in `one`.
-    One,
+    /// One request, in a box taken from [`Boxes`].
+    One(Pin<Box<dyn OneRequest>>),
     Many(Batch),
     /// Ended while it was being started (a bad URL, say): handed over by
     /// the scheduler's next pass.
@@ -45,36 +61,33 @@ impl InFlight {
     }
 
     /// Starts one request, begun at `begin` (see [`Client::send_polled`]).
-    pub fn start_one(&mut self, client: Rc<Client>, req: ClientRequest, begin: Instant) {
-        self.clear();
-        self.one
-            .get_or_insert_with(|| {
-                Box::pin(Reused {
-                    make: one_request,
-                    fut: None,
-                })
-            })
-            .as_mut()
-            .start(client, req, begin);
-        self.state = State::One;
+    pub fn start_one(
+        &mut self,
+        boxes: &mut Boxes,
+        client: Rc<Client>,
+        req: ClientRequest,
+        begin: Instant,
+    ) {
+        self.clear(boxes);
+        let mut b = boxes.take();
+        b.as_mut().start(client, req, begin);
+        self.state = State::One(b);
     }
 
     /// Starts a batch.
-    pub fn start_batch(&mut self, batch: Batch) {
-        self.clear();
+    pub fn start_batch(&mut self, boxes: &mut Boxes, batch: Batch) {
+        self.clear(boxes);
         self.state = State::Many(batch);
     }
 
-    /// Polls the request; its responses once it ended (then idle again).
-    pub fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ClientResponse>> {
+    /// Polls the request; its responses once it ended (then idle again,
+    /// its box back in `boxes`).
+    pub fn poll(&mut self, cx: &mut Context<'_>, boxes: &mut Boxes) -> Poll<Vec<ClientResponse>> {
         let out = match &mut self.state {
             State::Idle => return Poll::Pending,
-            State::One => match self.one.as_mut() {
-                Some(one) => match one.as_mut().poll_one(cx) {
-                    Poll::Ready(r) => vec![r],
-                    Poll::Pending => return Poll::Pending,
-                },
-                None => return Poll::Pending,
+            State::One(b) => match b.as_mut().poll_one(cx) {
+                Poll::Ready(r) => vec![r],
+                Poll::Pending => return Poll::Pending,
             },
             State::Many(f) => match f.as_mut().poll(cx) {
                 Poll::Ready(r) => r,
@@ -82,14 +95,16 @@ impl InFlight {
             },
             State::Done(r) => std::mem::take(r),
         };
-        self.state = State::Idle;
+        if let State::One(b) = std::mem::take(&mut self.state) {
+            boxes.0.push(b);
+        }
         Poll::Ready(out)
     }
 
     /// Polls a request just started, once: if it ended already, keeps its
     /// responses for the next [`poll`](Self::poll) and returns true.
-    pub fn poll_started(&mut self, cx: &mut Context<'_>) -> bool {
-        match self.poll(cx) {
+    pub fn poll_started(&mut self, cx: &mut Context<'_>, boxes: &mut Boxes) -> bool {
+        match self.poll(cx, boxes) {
             Poll::Ready(r) => {
                 self.state = State::Done(r);
                 true
@@ -98,12 +113,12 @@ impl InFlight {
         }
     }
 
-    /// Drops the request in flight (closing its connection); keeps the box.
-    pub fn clear(&mut self) {
-        if let (State::One, Some(one)) = (&self.state, self.one.as_mut()) {
-            one.as_mut().clear();
+    /// Drops the request in flight (closing its connection).
+    pub fn clear(&mut self, boxes: &mut Boxes) {
+        if let State::One(mut b) = std::mem::take(&mut self.state) {
+            b.as_mut().clear();
+            boxes.0.push(b);
         }
-        self.state = State::Idle;
     }
 }
 
@@ -120,7 +135,7 @@ fn one_request(
 }
 
 /// The reusable box's face (its future's type has no name).
-trait OneRequest {
+pub trait OneRequest {
     fn start(self: Pin<&mut Self>, client: Rc<Client>, req: ClientRequest, begin: Instant);
     fn poll_one(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ClientResponse>;
     fn clear(self: Pin<&mut Self>);
@@ -155,5 +170,31 @@ impl<F: Future<Output = ClientResponse>> OneRequest for Reused<F> {
     fn clear(self: Pin<&mut Self>) {
         let mut this = self.project();
         this.fut.set(None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size the module's notes quote (a future this large is why the
+    /// boxes are reused).
+    #[test]
+    fn a_request_future_is_kilobytes() {
+        let client = Rc::new(Client::new(&loadlab_engine::AttackConfig::default()).unwrap());
+        let req = ClientRequest {
+            method: http::Method::GET,
+            url: "http://127.0.0.1:1/".into(),
+            headers: Vec::new(),
+            body: bytes::Bytes::new(),
+            timeout: std::time::Duration::from_secs(1),
+            redirects: 0,
+            keep_body: false,
+            redirect_cookies: None,
+        };
+        let f = one_request(client, req, Instant::now());
+        let n = std::mem::size_of_val(&f);
+        eprintln!("request future: {n} bytes");
+        assert!(n > 1024, "{n}");
     }
 }

@@ -22,7 +22,7 @@ use tokio::time::Instant;
 
 use crate::ScriptError;
 use crate::api::ReqMeta;
-use crate::inflight::InFlight;
+use crate::inflight::{Boxes, InFlight};
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
 use crate::out::Outputs;
@@ -1928,6 +1928,8 @@ struct Sched<'a, 'js> {
     /// Each VU's request in flight, polled by the scheduler when its
     /// waker (`wakers`) queues it in `ready`.
     http: Vec<InFlight>,
+    /// The single requests' boxes, reused (see [`Boxes`]).
+    boxes: Boxes,
     wakers: Vec<(Arc<VuWaker>, Waker)>,
     ready: Arc<Ready>,
     /// The VUs taken off `ready` for a pass (kept to reuse its memory).
@@ -2041,19 +2043,20 @@ impl<'js> Sched<'_, 'js> {
                 let inflight = &mut self.http[i];
                 if reqs.len() == 1 {
                     let r = reqs.pop().expect("one request");
-                    inflight.start_one(client, r, begin);
+                    inflight.start_one(&mut self.boxes, client, r, begin);
                 } else {
                     // Unconstrained: see `inflight::one_request`.
-                    inflight.start_batch(Box::pin(tokio::task::unconstrained(send_all(
-                        client, reqs, begin,
-                    ))));
+                    inflight.start_batch(
+                        &mut self.boxes,
+                        Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin))),
+                    );
                 }
                 // Polled at once: the request is written before any other
                 // VU runs (and finds the URL the VU just checked parsed).
                 // A request that ends here (a bad URL) is handed over by
                 // the next pass, not by a resume from inside this one.
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if inflight.poll_started(&mut cx) {
+                if inflight.poll_started(&mut cx, &mut self.boxes) {
                     self.wakers[i].0.queue();
                 }
                 self.add_deadline(begin + first, i, g);
@@ -2084,7 +2087,7 @@ impl<'js> Sched<'_, 'js> {
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if let Poll::Ready(resps) = self.http[i].poll(&mut cx)
+                if let Poll::Ready(resps) = self.http[i].poll(&mut cx, &mut self.boxes)
                     && let Some(r) = self.resume(i, Resume::Http(resps))
                 {
                     done.push((i, r));
@@ -2177,14 +2180,14 @@ impl<'js> Sched<'_, 'js> {
     /// Stops a busy VU now.
     fn abort(&mut self, i: usize) {
         // Dropping a request in flight closes its connection.
-        self.http[i].clear();
+        self.http[i].clear(&mut self.boxes);
         self.slots[i].op_gen += 1;
         vu::ABORTING.with(|a| a.set(true));
         let mut r = self.resume(i, Resume::Abort);
         let mut guard = 0;
         while r.is_none() && self.slots[i].busy && guard < 1000 {
             // It asked for more (a catch around the call): keep refusing.
-            self.http[i].clear();
+            self.http[i].clear(&mut self.boxes);
             self.slots[i].op_gen += 1;
             r = self.resume(i, Resume::Abort);
             guard += 1;
@@ -2382,6 +2385,7 @@ async fn drive_local<'js>(
     let mut s = Sched {
         shared,
         http: (0..slots.len()).map(|_| InFlight::default()).collect(),
+        boxes: Boxes::default(),
         slots,
         client,
         wakers,
