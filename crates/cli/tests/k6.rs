@@ -26,25 +26,20 @@ fn origin() -> OriginHandle {
 }
 
 fn k6(dir: &std::path::Path, script: &str, args: &[&str]) -> Output {
-    let path = dir.join("script.js");
-    std::fs::write(&path, script).unwrap();
-    Command::new(bin())
-        .arg("k6")
-        .arg("run")
-        .arg("-q")
-        .args(args)
-        .arg(&path)
-        .current_dir(dir)
-        .output()
-        .expect("run loadlab")
+    k6_with(dir, script, args, true)
 }
 
 /// [`k6`] without `-q`: the summary ends with k6's progress lines.
 fn k6_progress(dir: &std::path::Path, script: &str, args: &[&str]) -> Output {
+    k6_with(dir, script, args, false)
+}
+
+fn k6_with(dir: &std::path::Path, script: &str, args: &[&str], quiet: bool) -> Output {
     let path = dir.join("script.js");
     std::fs::write(&path, script).unwrap();
     Command::new(bin())
         .args(["k6", "run"])
+        .args(quiet.then_some("-q"))
         .args(args)
         .arg(&path)
         .current_dir(dir)

@@ -320,6 +320,19 @@ pub struct Options {
     pub max_redirects: Option<u32>,
     /// What k6 warns of when it reads these options (printed before the run).
     pub warnings: Vec<String>,
+    /// k6's request options.
+    pub request: RequestOptions,
+    /// `summaryTimeUnit` (`--summary-time-unit`): every time in the summary
+    /// in this unit (`s`, `ms` or `us`), else k6's unit per value.
+    pub summary_time_unit: Option<TimeUnit>,
+    /// `--summary-mode=disabled`.
+    pub summary_disabled: bool,
+}
+
+/// k6's request options: `options.X` in the script, or their flags (a flag
+/// wins).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOptions {
     /// `discardResponseBodies`: bodies are read and counted, not kept,
     /// unless a request's `responseType` asks for them.
     pub discard_response_bodies: bool,
@@ -333,11 +346,6 @@ pub struct Options {
     pub no_connection_reuse: bool,
     /// `minIterationDuration`: a shorter iteration waits out the rest.
     pub min_iteration_duration: Option<Duration>,
-    /// `summaryTimeUnit` (`--summary-time-unit`): every time in the summary
-    /// in this unit (`s`, `ms` or `us`), else k6's unit per value.
-    pub summary_time_unit: Option<TimeUnit>,
-    /// `--summary-mode=disabled`.
-    pub summary_disabled: bool,
 }
 
 /// A fixed unit for the summary's times.
@@ -378,12 +386,7 @@ pub struct Overrides {
     /// `handleSummary`, no `--summary-export`, as k6.
     pub summary_disabled: bool,
     /// The flags of k6's request options (each wins over the script's).
-    pub discard_response_bodies: bool,
-    pub user_agent: Option<String>,
-    pub insecure_skip_tls_verify: bool,
-    pub throw: bool,
-    pub no_connection_reuse: bool,
-    pub min_iteration_duration: Option<Duration>,
+    pub request: RequestOptions,
     /// `--summary-mode=full`.
     pub summary_full: bool,
     pub no_thresholds: bool,
@@ -720,7 +723,8 @@ impl Options {
                 Some(v) => Err(bad(format!("options.{k}: {v} is not true or false"))),
             }
         };
-        let user_agent = match (&o.user_agent, get("userAgent")) {
+        let flags = &o.request;
+        let user_agent = match (&flags.user_agent, get("userAgent")) {
             (Some(ua), _) => Some(ua.clone()),
             (None, None) => None,
             (None, Some(Value::String(s))) => Some(s.clone()),
@@ -739,7 +743,7 @@ impl Options {
                     bad(format!("summaryTimeUnit: {u:?} is not one of s, ms, us"))
                 })?),
             };
-        let min_iteration_duration = match o.min_iteration_duration {
+        let min_iteration_duration = match flags.min_iteration_duration {
             Some(d) => Some(d),
             None => get("minIterationDuration")
                 .map(|v| parse_duration(v, "options.minIterationDuration"))
@@ -766,12 +770,16 @@ impl Options {
             teardown_timeout,
             max_redirects,
             warnings,
-            discard_response_bodies: o.discard_response_bodies || flag("discardResponseBodies")?,
-            user_agent,
-            insecure_skip_tls_verify: o.insecure_skip_tls_verify || flag("insecureSkipTLSVerify")?,
-            throw: o.throw || flag("throw")?,
-            no_connection_reuse: o.no_connection_reuse || flag("noConnectionReuse")?,
-            min_iteration_duration,
+            request: RequestOptions {
+                discard_response_bodies: flags.discard_response_bodies
+                    || flag("discardResponseBodies")?,
+                user_agent,
+                insecure_skip_tls_verify: flags.insecure_skip_tls_verify
+                    || flag("insecureSkipTLSVerify")?,
+                throw: flags.throw || flag("throw")?,
+                no_connection_reuse: flags.no_connection_reuse || flag("noConnectionReuse")?,
+                min_iteration_duration,
+            },
             summary_time_unit,
             summary_disabled: o.summary_disabled,
         })
@@ -1055,7 +1063,7 @@ mod tests {
             &Overrides::default(),
         )
         .unwrap();
-        assert!(!o.discard_response_bodies && o.user_agent.is_none() && !o.throw);
+        assert_eq!(o.request, RequestOptions::default());
         let o = Options::resolve(
             &json!({"discardResponseBodies": true, "userAgent": "", "throw": true,
                     "insecureSkipTLSVerify": true, "noConnectionReuse": true,
@@ -1063,10 +1071,17 @@ mod tests {
             &Overrides::default(),
         )
         .unwrap();
-        assert!(o.discard_response_bodies && o.throw && o.insecure_skip_tls_verify);
-        assert!(o.no_connection_reuse);
-        assert_eq!(o.user_agent.as_deref(), Some(""));
-        assert_eq!(o.min_iteration_duration, Some(Duration::from_millis(1500)));
+        assert_eq!(
+            o.request,
+            RequestOptions {
+                discard_response_bodies: true,
+                user_agent: Some(String::new()),
+                insecure_skip_tls_verify: true,
+                throw: true,
+                no_connection_reuse: true,
+                min_iteration_duration: Some(Duration::from_millis(1500)),
+            }
+        );
         let e = Options::resolve(&json!({"throw": "yes"}), &Overrides::default()).unwrap_err();
         assert!(e.to_string().contains("options.throw"), "{e}");
     }

@@ -1668,9 +1668,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     );
     shared_v.http = crate::api::HttpDefaults {
         max_redirects: options.max_redirects,
-        discard_bodies: options.discard_response_bodies,
-        user_agent: options.user_agent.clone(),
-        throw: options.throw,
+        discard_bodies: options.request.discard_response_bodies,
+        user_agent: options.request.user_agent.clone(),
+        throw: options.request.throw,
     };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
@@ -1687,9 +1687,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             // As k6: no `Accept-Encoding: gzip` of our own (bodies are
             // never decoded, so a script would read gzip bytes).
             compression: false,
-            keepalive: !options.no_connection_reuse,
+            keepalive: !options.request.no_connection_reuse,
             tls: loadlab_engine::config::TlsOptions {
-                insecure: options.insecure_skip_tls_verify,
+                insecure: options.request.insecure_skip_tls_verify,
                 ..Default::default()
             },
             ..Default::default()
@@ -1751,7 +1751,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                     vu_index,
                     si,
                     &sc.exec,
-                    options.min_iteration_duration,
+                    options.request.min_iteration_duration,
                 )?);
                 vu_index += 1;
             }

@@ -822,14 +822,7 @@ export default function () {{
 }}
 "#
     );
-    let path = dir.path().join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let cfg = loadlab_script::RunConfig {
-        script: path,
-        quiet: true,
-        ..Default::default()
-    };
-    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    let out = common::run_script_with(dir.path(), &src, vec![], Overrides::default(), false).0;
     assert_eq!(out.http_reqs, 3, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert!(out.summary.contains("{ vut:y }"), "{}", out.summary);
@@ -872,14 +865,7 @@ export default function () {{
 "#,
         slow = slow.addr
     );
-    let path = dir.path().join("s.js");
-    std::fs::write(&path, src).unwrap();
-    let cfg = loadlab_script::RunConfig {
-        script: path,
-        quiet: true,
-        ..Default::default()
-    };
-    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    let out = common::run_script_with(dir.path(), &src, vec![], Overrides::default(), false).0;
     assert_eq!(out.http_reqs, 2, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }

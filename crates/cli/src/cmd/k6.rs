@@ -264,13 +264,13 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         eprintln!("Flag --no-summary has been deprecated, use --summary-mode=disabled instead");
         ov.summary_disabled = true;
     }
-    ov.discard_response_bodies = a.discard_response_bodies;
-    ov.user_agent = a.user_agent.clone();
-    ov.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
-    ov.throw = a.throw;
-    ov.no_connection_reuse = a.no_connection_reuse;
+    ov.request.discard_response_bodies = a.discard_response_bodies;
+    ov.request.user_agent = a.user_agent.clone();
+    ov.request.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
+    ov.request.throw = a.throw;
+    ov.request.no_connection_reuse = a.no_connection_reuse;
     if let Some(d) = &a.min_iteration_duration {
-        ov.min_iteration_duration = Some(
+        ov.request.min_iteration_duration = Some(
             loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
                 CliError::usage(format!(
                     "--min-iteration-duration {d:?}: not a duration (e.g. 500ms, 2s)"
