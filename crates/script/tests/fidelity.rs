@@ -352,18 +352,22 @@ fn text_summary_import_says_it_is_not_supported() {
     assert!(err.contains("leave handleSummary out"), "{err}");
 }
 
+/// The `Cookie` field of a request head ("" when there is none).
+fn cookie_of(head: &str) -> String {
+    head.lines()
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
 /// A server for cookies: `/set` sets `a=1` (path /) and `b=2` (path /sub);
 /// every answer's body is the request's `Cookie` header.
 fn cookie_server() -> RawServer {
     raw_server_with(|head| {
-        let cookie = head
-            .lines()
-            .find_map(|l| {
-                l.split_once(':')
-                    .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
-                    .map(|(_, v)| v.trim().to_string())
-            })
-            .unwrap_or_default();
+        let cookie = cookie_of(head);
         let set = if head.starts_with("GET /set ") {
             "Set-Cookie: a=1; Path=/\r\nSet-Cookie: b=2; Path=/sub; HttpOnly\r\n"
         } else {
@@ -886,15 +890,7 @@ fn login_server() -> RawServer {
             "/login" => redirect("/step", "sid=abc"),
             "/step" => redirect("/home", "two=2"),
             _ => {
-                let cookie = head
-                    .lines()
-                    .find_map(|l| {
-                        l.split_once(':')
-                            .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
-                            .map(|(_, v)| v.trim().to_string())
-                    })
-                    .unwrap_or_default();
-                let body = format!("cookie={cookie}");
+                let body = format!("cookie={}", cookie_of(head));
                 format!(
                     "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
                     body.len()
