@@ -333,6 +333,13 @@ def seed_tables(results):
             k, lab = by[(c, other)], by[(c, "loadlab")]
             print(f"| {c} | " + " | ".join(ratio(med(lab, key), med(k, key)) for key in
                   ["req_per_s", "delay_med_ms", "delay_p95_ms", "peak_rss_mib", "client_cpu_us_per_req"]) + " |")
+    # The server's own CPU per request, over every run: how fast the host
+    # was (the same DSPS binary; a slower host moves both clients' figures).
+    srv = [r["server_cpu_us_per_req"] for r in results
+           if "error" not in r and r.get("server_cpu_us_per_req")]
+    if srv:
+        print(f"\nHost speed: DSPS CPU per request {min(srv):.1f}–{max(srv):.1f} µs, "
+              f"median {median(srv):.1f} µs over {len(srv)} runs.")
 
 
 def main():
