@@ -1130,3 +1130,29 @@ fn request_option_flags_and_a_disabled_summary_as_k6() {
         assert!(!dir.path().join("e.json").exists());
     }
 }
+
+#[test]
+fn system_env_vars_flags_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { iterations: 1 };\n\
+                  export default function () { console.log(`env ${__ENV.LOADLAB_T_ENV} ${__ENV.X}`); }\n";
+    let path = dir.path().join("script.js");
+    std::fs::write(&path, script).unwrap();
+    for (flags, want) in [
+        (&[][..], "env yes 1"),
+        (&["--include-system-env-vars"][..], "env yes 1"),
+        (&["--include-system-env-vars=false"][..], "env undefined 1"),
+        (&["--no-system-env-vars"][..], "env undefined 1"),
+    ] {
+        let out = Command::new(bin())
+            .args(["k6", "run", "-q", "-e", "X=1"])
+            .args(flags)
+            .arg(&path)
+            .env("LOADLAB_T_ENV", "yes")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{flags:?}: {stdout}\n{stderr}");
+        assert!(stderr.contains(want), "{flags:?}: {stderr}");
+    }
+}

@@ -106,6 +106,10 @@ pub struct K6RunArgs {
     /// Do not pass the process environment to __ENV (k6's --include-system-env-vars=false).
     #[arg(long = "no-system-env-vars")]
     no_system_env_vars: bool,
+    /// k6's flag: pass the process environment to __ENV (true, the
+    /// default) or not (`--include-system-env-vars=false`).
+    #[arg(long = "include-system-env-vars", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = clap::value_parser!(bool))]
+    include_system_env_vars: Option<bool>,
     /// Run only this instance's part of the test, as k6: FROM:TO fractions
     /// (1/4:2/4, 0.25:0.5, 25%:50%; a single value V is 0:V).
     #[arg(long = "execution-segment")]
@@ -205,11 +209,12 @@ pub fn run(a: K6Args) -> Result<(), CliError> {
 
 fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     let _ = a.no_usage_report;
-    let mut env: Vec<(String, String)> = if a.no_system_env_vars {
-        Vec::new()
-    } else {
-        std::env::vars().collect()
-    };
+    let mut env: Vec<(String, String)> =
+        if a.no_system_env_vars || a.include_system_env_vars == Some(false) {
+            Vec::new()
+        } else {
+            std::env::vars().collect()
+        };
     for e in &a.env {
         let (k, v) = pair(e, "-e")?;
         env.retain(|(a, _)| *a != k);
