@@ -543,13 +543,9 @@ fn pct(s: &str) -> String {
 pub struct HttpDefaults {
     /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
     pub max_redirects: Option<u32>,
-    /// `options.discardResponseBodies`: `responseType` is `none` unless a
-    /// request says otherwise.
-    pub discard_bodies: bool,
-    /// `options.userAgent` (`Some("")`: none); `None`: `loadlab-k6`.
-    pub user_agent: Option<String>,
-    /// `options.throw`: a request that fails (no response) throws.
-    pub throw: bool,
+    /// `discardResponseBodies` (`responseType` is `none` unless a request
+    /// says otherwise), `userAgent` (`None`: `loadlab-k6`), `throw`.
+    pub request: crate::options::RequestOptions,
 }
 
 fn build_request<'js>(
@@ -592,7 +588,7 @@ fn build_request<'js>(
     // k6's default limit is 10; `options.maxRedirects` chooses another.
     let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
     let mut redirects_set = max_redirects.is_some();
-    let mut response_type = if defaults.discard_bodies {
+    let mut response_type = if defaults.request.discard_response_bodies {
         ResponseType::None
     } else {
         ResponseType::Text
@@ -705,7 +701,7 @@ fn build_request<'js>(
         .iter()
         .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
     {
-        match defaults.user_agent.as_deref() {
+        match defaults.request.user_agent.as_deref() {
             None => headers.push(("User-Agent".into(), "loadlab-k6".into())),
             Some("") => {}
             Some(ua) => headers.push(("User-Agent".into(), ua.into())),
@@ -1003,7 +999,7 @@ pub fn install<'js>(
                     };
                     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
                     sh.record_http(vu, &meta, &resp);
-                    if sh.http.throw
+                    if sh.http.request.throw
                         && let Some(text) = crate::sched::failure_text(&meta, &resp)
                     {
                         // `options.throw`: the failure is the script's exception.
@@ -1115,7 +1111,7 @@ pub fn install<'js>(
                     for (meta, resp) in metas.iter().zip(resps) {
                         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
                         sh.record_http(vu, meta, &resp);
-                        if failed.is_none() && sh.http.throw {
+                        if failed.is_none() && sh.http.request.throw {
                             failed = crate::sched::failure_text(meta, &resp);
                         }
                         out.push(response_object(&ctx, meta, resp)?);
@@ -1639,16 +1635,7 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
                     c.expires_datetime()
                         .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64),
                 )?;
-                let list: rquickjs::Array =
-                    match cookies.get::<_, Option<rquickjs::Array>>(c.name())? {
-                        Some(l) => l,
-                        None => {
-                            let l = rquickjs::Array::new(ctx.clone())?;
-                            cookies.set(c.name(), l.clone())?;
-                            l
-                        }
-                    };
-                list.set(list.len(), e)?;
+                push_to_list(ctx, &cookies, c.name(), e)?;
             }
             cookies.into_value()
         }
@@ -1661,16 +1648,7 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
             let cookies = Object::new(ctx.clone())?;
             for (k, v) in &d.req_headers {
                 let name = canonical(k);
-                let list: rquickjs::Array =
-                    match headers.get::<_, Option<rquickjs::Array>>(name.as_str())? {
-                        Some(l) => l,
-                        None => {
-                            let l = rquickjs::Array::new(ctx.clone())?;
-                            headers.set(name.as_str(), l.clone())?;
-                            l
-                        }
-                    };
-                list.set(list.len(), v.as_str())?;
+                push_to_list(ctx, &headers, &name, v.as_str())?;
                 if name == "Cookie" {
                     for pair in v.split(';') {
                         let Some((n, val)) = pair.trim().split_once('=') else {
@@ -1680,16 +1658,7 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
                         c.set("name", n)?;
                         c.set("value", val)?;
                         c.set("replace", false)?;
-                        let l: rquickjs::Array =
-                            match cookies.get::<_, Option<rquickjs::Array>>(n)? {
-                                Some(l) => l,
-                                None => {
-                                    let l = rquickjs::Array::new(ctx.clone())?;
-                                    cookies.set(n, l.clone())?;
-                                    l
-                                }
-                            };
-                        l.set(l.len(), c)?;
+                        push_to_list(ctx, &cookies, n, c)?;
                     }
                 }
             }
@@ -1709,6 +1678,25 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         let _ = ctx.catch();
     }
     Ok(v)
+}
+
+/// Appends `v` to the array `o[key]`, made on first use (k6's
+/// `{name: [values]}` shapes).
+fn push_to_list<'js>(
+    ctx: &Ctx<'js>,
+    o: &Object<'js>,
+    key: &str,
+    v: impl rquickjs::IntoJs<'js>,
+) -> rquickjs::Result<()> {
+    let list = match o.get::<_, Option<rquickjs::Array>>(key)? {
+        Some(l) => l,
+        None => {
+            let l = rquickjs::Array::new(ctx.clone())?;
+            o.set(key, l.clone())?;
+            l
+        }
+    };
+    list.set(list.len(), v)
 }
 
 /// `res.json()`: the body parsed (straight from the bytes while the script
@@ -1784,7 +1772,8 @@ fn response_object<'js>(
     resp: loadlab_engine::client::ClientResponse,
 ) -> rquickjs::Result<Value<'js>> {
     let t = crate::sched::Timings::of(&resp);
-    let (error, error_code) = crate::sched::error_of(&resp);
+    let (error, error_code) =
+        crate::sched::error_of(&resp, resp.url.as_deref().unwrap_or(&meta.url));
     let req_url = resp.url.is_some().then(|| meta.url.clone());
     let data = Box::new(RespData {
         status: resp.status,
@@ -1910,15 +1899,10 @@ fn inspect<'js>(ctx: &Ctx<'js>, v: &Value<'js>, out: &mut String, depth: usize) 
                 .flatten()
                 .and_then(|s| s.to_string().ok())
                 .and_then(|s| ctx.json_parse(s).ok());
+            // Parsed JSON holds no functions: no `toJSON` again below.
             match json {
-                Some(j)
-                    if !j.as_object().is_some_and(|x| {
-                        x.get::<_, Value>("toJSON").is_ok_and(|f| f.is_function())
-                    }) =>
-                {
-                    inspect(ctx, &j, out, depth + 1)
-                }
-                _ => out.push_str("null"),
+                Some(j) => inspect(ctx, &j, out, depth + 1),
+                None => out.push_str("null"),
             }
             return;
         }

@@ -385,13 +385,25 @@ pub fn parse_threshold(src: &str) -> Result<Expr, String> {
 }
 
 /// Whether aggregation `agg` applies to a metric of `kind` (k6's rules; a
-/// gauge's `min` and `max` are loadlab's too).
+/// gauge's `min` and `max` are loadlab's too); [`threshold_methods`] says
+/// the same in words.
 pub fn threshold_fits(kind: Kind, agg: &str) -> bool {
     match kind {
         Kind::Counter => matches!(agg, "count" | "rate"),
         Kind::Gauge => matches!(agg, "value" | "min" | "max"),
         Kind::Rate => agg == "rate",
         Kind::Trend => agg != "count" && agg != "rate" && agg != "value",
+    }
+}
+
+/// The aggregations [`threshold_fits`] lets a metric of `kind` have, for
+/// an error message.
+pub fn threshold_methods(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Counter => "count, rate",
+        Kind::Gauge => "value, min, max",
+        Kind::Rate => "rate",
+        Kind::Trend => "avg, min, max, med, p(N)",
     }
 }
 

@@ -170,13 +170,13 @@ pub fn failure_text(meta: &ReqMeta, r: &ClientResponse) -> Option<String> {
                 host.as_deref().unwrap_or("?")
             )
         }
-        _ => error_of(r).0,
+        _ => error_of(r, url).0,
     };
     Some(format!("{method} {url:?}: {detail}"))
 }
 
-/// k6's `error` and `error_code` for a response.
-pub fn error_of(r: &ClientResponse) -> (String, u32) {
+/// k6's `error` and `error_code` for a response from `url`.
+pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
     if r.error == ErrorKind::None {
         if r.status >= 400 {
             return (String::new(), 1000 + u32::from(r.status));
@@ -204,10 +204,8 @@ pub fn error_of(r: &ClientResponse) -> (String, u32) {
                 .to_string()
         }
         ErrorKind::TlsNameMismatch => {
-            let host = r
-                .url
-                .as_deref()
-                .and_then(|u| url::Url::parse(u).ok())
+            let host = url::Url::parse(url)
+                .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
                 .unwrap_or_else(|| "the URL's host".to_string());
             format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
@@ -376,12 +374,7 @@ fn check_thresholds(options: &Options, reg: &Registry) -> Result<(), ScriptError
             .map(|e| e.agg)
             .map_err(|e| ScriptError::Options(format!("threshold on {}: {e}", t.key)))?;
         if !crate::metrics::threshold_fits(def.kind, &agg) {
-            let methods = match def.kind {
-                Kind::Counter => "count, rate",
-                Kind::Gauge => "value, min, max",
-                Kind::Rate => "rate",
-                Kind::Trend => "avg, min, max, med, p(N)",
-            };
+            let methods = crate::metrics::threshold_methods(def.kind);
             return Err(ScriptError::Options(format!(
                 "invalid threshold {:?} applied on metric {}; reason: unsupported aggregation \
                  method {agg} on metric of type {}. supported aggregation methods for this \
@@ -796,7 +789,7 @@ impl Shared {
         // k6's warning for a request that failed (with `options.throw`,
         // the script's exception instead).
         if let Some(text) = failure_text(meta, r)
-            && !self.http.throw
+            && !self.http.request.throw
         {
             self.console("warn", &format!("Request Failed error={text:?}"));
         }
@@ -866,7 +859,7 @@ impl Shared {
             // k6's tags: `url` and `name`, both the URL unless the script
             // named the request (then both the name, as in k6), and, for a
             // failure or a 4xx/5xx, its error.
-            let (error, code) = error_of(r);
+            let (error, code) = error_of(r, req_url);
             let mut cbuf = itoa::Buffer::new();
             let mut full = vec![("url", url), ("name", url)];
             if r.status > 0 {
@@ -1621,16 +1614,15 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     for w in &options.warnings {
         eprintln!("warning: {w}");
     }
-    let mut outputs = if options.summary_disabled {
-        // `--summary-mode=disabled`: no export file, not even an empty one.
-        let cfg = RunConfig {
-            summary_export: None,
-            ..cfg.clone()
-        };
-        Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?
-    } else {
-        Outputs::open(&cfg, start_unix_ns, worker_header(&cfg, &options))?
+    // `--summary-mode=disabled`: no export file, not even an empty one.
+    let out_cfg = RunConfig {
+        summary_export: cfg
+            .summary_export
+            .clone()
+            .filter(|_| !options.summary_disabled),
+        ..cfg.clone()
     };
+    let mut outputs = Outputs::open(&out_cfg, start_unix_ns, worker_header(&cfg, &options))?;
     outputs.declare_thresholds(&options);
 
     let scen_meta: Vec<ScenarioMeta> = options
@@ -1668,9 +1660,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     );
     shared_v.http = crate::api::HttpDefaults {
         max_redirects: options.max_redirects,
-        discard_bodies: options.request.discard_response_bodies,
-        user_agent: options.request.user_agent.clone(),
-        throw: options.request.throw,
+        request: options.request.clone(),
     };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
