@@ -15,7 +15,7 @@ use crate::targets::check_url;
 use crate::transport::Transport;
 use crate::{AttackConfig, EngineError};
 
-pub use crate::stream::Capture;
+pub use crate::stream::{Capture, Phases};
 
 thread_local! {
     /// The URL [`Client::check_url`] parsed last, and its text.
@@ -64,6 +64,9 @@ pub struct ClientResponse {
     pub done: Instant,
     /// Dial (and TLS) time of a new connection; 0 on a reused one.
     pub connect: Duration,
+    /// When the connection was in hand and the request written, and the
+    /// TCP and TLS parts of `connect` (k6's `timings`).
+    pub phases: Phases,
     /// The redirect responses followed before this one, oldest first
     /// (each with its own status, header fields, bytes and instants, and
     /// no body; their own `redirects` empty): the fields above are the
@@ -100,6 +103,7 @@ impl ClientResponse {
             first_byte: out.first_byte,
             done: out.done.unwrap_or_else(Instant::now),
             connect: Duration::from_nanos(u64::from(out.connect_ns)),
+            phases: cap.phases,
             redirects: Vec::new(),
             url,
             method: None,

@@ -176,6 +176,7 @@ impl H1Conn {
         }
         if let Some(c) = capture.as_deref_mut() {
             c.wire_out += request.len() as u64;
+            c.phases.wrote = Some(Instant::now());
         }
         loop {
             // Parse the head from the buffered bytes. The header array is

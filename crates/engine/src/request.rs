@@ -654,6 +654,11 @@ async fn attempt<const POLLED: bool>(
         if !acquired.reused {
             out.connect_ns = out.connect_ns.saturating_add(acquired.connect_ns);
         }
+        if let Some(cap) = capture.as_deref_mut() {
+            cap.phases.got_conn = Some(Instant::now());
+            cap.phases.connecting += acquired.dial.tcp;
+            cap.phases.tls_handshaking += acquired.dial.tls;
+        }
         match acquired.conn {
             Conn::H1(mut c) => {
                 let head_only = tpl.method == Method::HEAD;
@@ -703,6 +708,11 @@ async fn attempt<const POLLED: bool>(
             }
             Conn::H2(mut lease) => {
                 let req = tpl.h2_request(seq).ok_or(ErrorKind::Protocol)?;
+                if let Some(cap) = capture.as_deref_mut() {
+                    // hyper writes the frames itself: handing the request
+                    // over is as close to "written" as can be seen here.
+                    cap.phases.wrote = cap.phases.got_conn;
+                }
                 let mut in_body = false;
                 let body_before = out.bytes_in;
                 let r = within!(

@@ -118,4 +118,24 @@ pub struct Capture {
     /// header fields, body framing and body); over HTTP/2 the size of the
     /// response as HTTP/1.1 would carry it.
     pub wire_in: u64,
+    /// Where the request's time went before its response (k6's `blocked`,
+    /// `connecting`, `tls_handshaking` and `sending`).
+    pub phases: Phases,
+}
+
+/// The instants and dial times of one request (the last attempt's, when a
+/// stale keep-alive connection made it retry), kept only where a response
+/// is captured: attacks pay no clock read for them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Phases {
+    /// When the request had its connection (a pooled one, or a new one
+    /// dialled, its TLS and HTTP/2 handshakes done).
+    pub got_conn: Option<tokio::time::Instant>,
+    /// When the request's last byte was handed to the connection.
+    pub wrote: Option<tokio::time::Instant>,
+    /// The TCP connect of a new connection (name lookup excluded); zero on
+    /// a reused one.
+    pub connecting: std::time::Duration,
+    /// The TLS handshake of a new connection; zero on a reused one.
+    pub tls_handshaking: std::time::Duration,
 }

@@ -214,6 +214,15 @@ pub(crate) struct Acquired {
     pub conn: Conn,
     pub connect_ns: u32,
     pub reused: bool,
+    /// The TCP connect and TLS handshake parts of `connect_ns`.
+    pub dial: DialTimes,
+}
+
+/// How long a new connection's TCP connect and TLS handshake took.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct DialTimes {
+    pub tcp: std::time::Duration,
+    pub tls: std::time::Duration,
 }
 
 impl Acquired {
@@ -223,6 +232,7 @@ impl Acquired {
             conn,
             connect_ns: 0,
             reused: true,
+            dial: DialTimes::default(),
         }
     }
 }
@@ -401,7 +411,7 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let conn = match self.dial(pool, permit, phase).await {
+            let (conn, dial) = match self.dial(pool, permit, phase).await {
                 Ok(c) => c,
                 Err(e) => {
                     // The slot is free again: a waiting request may dial.
@@ -414,6 +424,7 @@ impl Transport {
                 conn,
                 connect_ns,
                 reused: false,
+                dial,
             });
         }
     }
@@ -471,11 +482,15 @@ impl Transport {
         pool: &Arc<HostPool>,
         permit: Option<OwnedSemaphorePermit>,
         phase: &mut DialPhase,
-    ) -> Result<Conn, ErrorKind> {
+    ) -> Result<(Conn, DialTimes), ErrorKind> {
         let key = &pool.key;
         *phase = DialPhase::Connecting;
+        let mut times = DialTimes::default();
         let raw = if let Some(path) = &self.unix_socket {
-            Stream::Unix(UnixStream::connect(path).await.map_err(|e| classify(&e))?)
+            let t0 = tokio::time::Instant::now();
+            let s = UnixStream::connect(path).await.map_err(|e| classify(&e))?;
+            times.tcp = t0.elapsed();
+            Stream::Unix(s)
         } else {
             let hostport = format!("{}:{}", bracket(&key.host), key.port);
             let dst = match self.connect_to.get(&hostport) {
@@ -485,6 +500,7 @@ impl Transport {
                 None => hostport,
             };
             let addrs = self.resolve(&dst).await?;
+            let t0 = tokio::time::Instant::now();
             let mut last = ErrorKind::ConnectRefused;
             let mut stream = None;
             for a in addrs.iter() {
@@ -496,12 +512,15 @@ impl Transport {
                     Err(e) => last = classify(&e),
                 }
             }
-            Stream::Tcp(StampedTcp::new(stream.ok_or(last)?, self.stamp))
+            let stream = stream.ok_or(last)?;
+            times.tcp = t0.elapsed();
+            Stream::Tcp(StampedTcp::new(stream, self.stamp))
         };
         let (stream, h2) = if key.tls {
             let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
             let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
             *phase = DialPhase::Tls;
+            let t0 = tokio::time::Instant::now();
             let tls = tokio_rustls::TlsConnector::from(cfg)
                 .connect(name, raw)
                 .await
@@ -510,6 +529,7 @@ impl Transport {
                     k if k.is_tls() => k,
                     _ => ErrorKind::Tls,
                 })?;
+            times.tls = t0.elapsed();
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             (Stream::Tls(Box::new(tls)), h2)
         } else {
@@ -531,13 +551,10 @@ impl Transport {
             *phase = DialPhase::Http2;
             let sender =
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
-            Ok(Conn::H2(pool.add_h2(sender)))
+            Ok((Conn::H2(pool.add_h2(sender)), times))
         } else {
-            Ok(Conn::H1(Box::new(H1Conn::new(
-                stream,
-                permit,
-                self.max_headers_size,
-            ))))
+            let conn = H1Conn::new(stream, permit, self.max_headers_size);
+            Ok((Conn::H1(Box::new(conn)), times))
         }
     }
 }

@@ -1590,8 +1590,8 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
             }
         }
         5 => {
-            // k6's keys, in its order; no DNS look-up is timed apart
-            // (loopback targets are addresses), so `looking_up` is 0.
+            // k6's keys, in its order; k6 never sets `looking_up` (a look-up
+            // is part of `blocked`), so it is 0 here too.
             let t = Object::new(ctx.clone())?;
             t.set("duration", d.timings[6])?;
             t.set("blocked", d.timings[0])?;

@@ -125,25 +125,48 @@ pub struct Timings {
     pub duration: f64,
 }
 
+/// Whole nanoseconds in milliseconds, as k6 gives them (`0.014882`, not
+/// `0.014882000000000001`).
 fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
+    d.as_nanos() as f64 / 1e6
 }
 
 impl Timings {
+    /// k6's figures from the engine's instants: `blocked` from the
+    /// request's start to its connection in hand (a new connection's
+    /// dial and handshakes included), `connecting` the TCP connect,
+    /// `tls_handshaking` the TLS handshake, `sending` from the connection
+    /// in hand to the request written, `waiting` from then to the first
+    /// response byte, `receiving` from it to the last; `duration` is the
+    /// sum of the last three. A request that was never written waits,
+    /// sends and receives nothing, as in k6.
     pub fn of(r: &ClientResponse) -> Timings {
-        let fb = r.first_byte.unwrap_or(r.done).max(r.sent);
-        let connecting = ms(r.connect);
-        let from = r.sent + r.connect;
-        let waiting = ms(fb.saturating_duration_since(from));
-        let receiving = ms(r.done.saturating_duration_since(fb));
+        let p = &r.phases;
+        let got = p.got_conn.map_or(r.sent, |g| g.max(r.sent));
+        let zero = Duration::ZERO;
+        let (sending, waiting, receiving) = match p.wrote {
+            None => (zero, zero, zero),
+            Some(wrote) => {
+                let wrote = wrote.max(got);
+                match r.first_byte {
+                    // The response may start before the write returns.
+                    Some(fb) => (
+                        wrote - got,
+                        fb.saturating_duration_since(wrote),
+                        r.done.saturating_duration_since(fb.max(got)),
+                    ),
+                    None => (wrote - got, r.done.saturating_duration_since(wrote), zero),
+                }
+            }
+        };
         Timings {
-            blocked: 0.0,
-            connecting,
-            tls_handshaking: 0.0,
-            sending: 0.0,
-            waiting,
-            receiving,
-            duration: waiting + receiving,
+            blocked: ms(got - r.sent),
+            connecting: ms(p.connecting),
+            tls_handshaking: ms(p.tls_handshaking),
+            sending: ms(sending),
+            waiting: ms(waiting),
+            receiving: ms(receiving),
+            duration: ms(sending + waiting + receiving),
         }
     }
 }

@@ -353,10 +353,10 @@ export default function () {{
     assert_eq!(srv.counts.accepted.load(Ordering::SeqCst), 4);
 }
 
-/// `insecureSkipTLSVerify: true` accepts a self-signed certificate; without
-/// it the request fails with k6's TLS error code.
-#[test]
-fn insecure_skip_tls_verify_as_k6() {
+/// A TLS server on loopback with a self-signed certificate: every request
+/// (no body expected) is answered with `reply` after `delay`, on a
+/// keep-alive connection unless `reply` says `Connection: close`.
+fn tls_server(reply: &'static [u8], delay: Duration) -> SocketAddr {
     let tls = loadlab_testkit::tls::self_signed(&[]);
     let acceptor = tls.acceptor;
     let (tx, rx) = std::sync::mpsc::channel();
@@ -369,6 +369,7 @@ fn insecure_skip_tls_verify_as_k6() {
             use tokio::io::{AsyncReadExt, AsyncWriteExt};
             let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(l.local_addr().unwrap()).unwrap();
+            let close = reply.windows(17).any(|w| w == b"Connection: close");
             loop {
                 let Ok((sock, _)) = l.accept().await else {
                     return;
@@ -379,24 +380,35 @@ fn insecure_skip_tls_verify_as_k6() {
                         return;
                     };
                     let mut buf = [0u8; 4096];
-                    let mut got = Vec::new();
-                    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match s.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => got.extend_from_slice(&buf[..n]),
+                    loop {
+                        let mut got = Vec::new();
+                        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                            match s.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => got.extend_from_slice(&buf[..n]),
+                            }
+                        }
+                        tokio::time::sleep(delay).await;
+                        if s.write_all(reply).await.is_err() || close {
+                            let _ = s.shutdown().await;
+                            return;
                         }
                     }
-                    let _ = s
-                        .write_all(
-                            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
-                        )
-                        .await;
-                    let _ = s.shutdown().await;
                 });
             }
         });
     });
-    let addr = rx.recv().unwrap();
+    rx.recv().unwrap()
+}
+
+/// `insecureSkipTLSVerify: true` accepts a self-signed certificate; without
+/// it the request fails with k6's TLS error code.
+#[test]
+fn insecure_skip_tls_verify_as_k6() {
+    let addr = tls_server(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+        Duration::ZERO,
+    );
     let dir = tempfile::tempdir().unwrap();
     for (insecure, want) in [
         ("true", "r.status === 200 && r.body === 'ok'"),
@@ -423,4 +435,58 @@ export default function () {{
             out.summary
         );
     }
+}
+
+/// `res.timings` and the `http_req_*` trends split a request's time as k6
+/// does: a new connection's TCP connect (`connecting`) and TLS handshake
+/// (`tls_handshaking`) inside `blocked`, none of them on a reused one, and
+/// `duration` = `sending` + `waiting` + `receiving`.
+#[test]
+fn timings_split_connect_handshake_and_send_as_k6() {
+    let tls = tls_server(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        Duration::from_millis(150),
+    );
+    let plain = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1, insecureSkipTLSVerify: true, thresholds: {{ checks: ['rate==1'] }} }};
+const sum = (t) => Math.abs(t.duration - (t.sending + t.waiting + t.receiving)) < 1e-6;
+export default function () {{
+  const a = http.get('https://{tls}/');
+  const b = http.get('https://{tls}/');
+  const c = http.get(`${{__ENV.BASE}}/`);
+  const ta = a.timings, tb = b.timings, tc = c.timings;
+  check(null, {{
+    'statuses': () => a.status === 200 && b.status === 200 && c.status === 200,
+    'new TLS connection: connect and handshake timed': () => ta.connecting > 0 && ta.tls_handshaking > 0,
+    'new TLS connection: both inside blocked': () => ta.blocked >= ta.connecting + ta.tls_handshaking,
+    'reused connection: no connect, no handshake': () => tb.connecting === 0 && tb.tls_handshaking === 0,
+    'reused connection: blocked shorter than a dial': () => tb.blocked < ta.blocked,
+    'new plain connection: connect timed, no handshake': () => tc.connecting > 0 && tc.tls_handshaking === 0 && tc.blocked >= tc.connecting,
+    'waiting holds the server delay': () => ta.waiting >= 140 && tb.waiting >= 140,
+    'duration is sending + waiting + receiving': () => sum(ta) && sum(tb) && sum(tc),
+    'sending is the write': () => [ta, tb, tc].every((t) => t.sending >= 0 && t.sending < 100),
+    'looking_up is 0, as in k6': () => [ta, tb, tc].every((t) => t.looking_up === 0),
+  }});
+}}
+"#
+    );
+    let (out, e) = run_script(dir.path(), &src, plain.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 10.0, "{}", out.summary);
+    // The trends: one handshake among three requests, two connects.
+    assert_eq!(num(&e, "http_req_tls_handshaking", "min"), 0.0);
+    assert!(num(&e, "http_req_tls_handshaking", "max") > 0.0, "{e}");
+    assert!(num(&e, "http_req_connecting", "max") > 0.0, "{e}");
+    assert!(
+        num(&e, "http_req_blocked", "max") >= num(&e, "http_req_tls_handshaking", "max"),
+        "{e}"
+    );
+    assert_eq!(plain.counts.accepted.load(Ordering::SeqCst), 1);
 }

@@ -201,7 +201,7 @@ export default function () {
     'same objects': (r) => r.headers === r.headers && r.timings === r.timings && r.body === r.body && r.cookies === r.cookies,
     'timing keys': (r) => Object.keys(r.timings).sort().join(',') ===
       'blocked,connecting,duration,looking_up,receiving,sending,tls_handshaking,waiting',
-    'timings add up': (r) => Math.abs(r.timings.duration - r.timings.waiting - r.timings.receiving) < 1e-6,
+    'timings add up': (r) => Math.abs(r.timings.duration - r.timings.sending - r.timings.waiting - r.timings.receiving) < 1e-6,
     'instanceof': (r) => r instanceof http.Response && typeof r.json === 'function',
   });
   // json() before and after the body is read, and after it is replaced.
