@@ -67,6 +67,8 @@ pub struct ClientResponse {
     /// When the connection was in hand and the request written, and the
     /// TCP and TLS parts of `connect` (k6's `timings`).
     pub phases: Phases,
+    /// The response came over HTTP/2.
+    pub http2: bool,
     /// The redirect responses followed before this one, oldest first
     /// (each with its own status, header fields, bytes and instants, and
     /// no body; their own `redirects` empty): the fields above are the
@@ -104,6 +106,7 @@ impl ClientResponse {
             done: out.done.unwrap_or_else(Instant::now),
             connect: Duration::from_nanos(u64::from(out.connect_ns)),
             phases: cap.phases,
+            http2: cap.http2,
             redirects: Vec::new(),
             url,
             method: None,

@@ -712,6 +712,7 @@ async fn attempt<const POLLED: bool>(
                     // hyper writes the frames itself: handing the request
                     // over is as close to "written" as can be seen here.
                     cap.phases.wrote = cap.phases.got_conn;
+                    cap.http2 = true;
                 }
                 let mut in_body = false;
                 let body_before = out.bytes_in;

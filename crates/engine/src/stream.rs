@@ -121,6 +121,8 @@ pub struct Capture {
     /// Where the request's time went before its response (k6's `blocked`,
     /// `connecting`, `tls_handshaking` and `sending`).
     pub phases: Phases,
+    /// The response came over HTTP/2 (k6's `proto` is `HTTP/2.0`).
+    pub http2: bool,
 }
 
 /// The instants and dial times of one request (the last attempt's, when a

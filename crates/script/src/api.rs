@@ -1457,6 +1457,8 @@ struct RespData {
     /// blocked, connecting, tls_handshaking, sending, waiting, receiving,
     /// duration (ms).
     timings: [f64; 7],
+    /// `HTTP/1.1`, `HTTP/2.0`, or empty when there was no response.
+    proto: &'static str,
     /// The script read or replaced `body`: `json()` parses that one.
     body_read: Cell<bool>,
     /// `res.request`: the request as sent (its first hop, as k6 shows it);
@@ -1559,8 +1561,7 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
     let v = match i {
         0 => Value::new_int(ctx.clone(), i32::from(d.status)),
         1 => rquickjs::String::from_str(ctx.clone(), &d.url)?.into_value(),
-        2 => rquickjs::String::from_str(ctx.clone(), if d.status > 0 { "HTTP/1.1" } else { "" })?
-            .into_value(),
+        2 => rquickjs::String::from_str(ctx.clone(), d.proto)?.into_value(),
         3 => {
             let headers = Object::new(ctx.clone())?;
             for (k, v) in &d.headers {
@@ -1776,6 +1777,7 @@ fn response_object<'js>(
         crate::sched::error_of(&resp, resp.url.as_deref().unwrap_or(&meta.url));
     let req_url = resp.url.is_some().then(|| meta.url.clone());
     let data = Box::new(RespData {
+        proto: crate::sched::proto_of(&resp),
         status: resp.status,
         // The URL that answered: after redirects, the last one (k6's `url`).
         url: resp.url.unwrap_or_else(|| meta.url.clone()),

@@ -171,6 +171,16 @@ impl Timings {
     }
 }
 
+/// The protocol of a response as k6 names it (Go's `Proto`): `HTTP/1.1` or
+/// `HTTP/2.0`; empty when there was no response.
+pub fn proto_of(r: &ClientResponse) -> &'static str {
+    match (r.status, r.http2) {
+        (0, _) => "",
+        (_, true) => "HTTP/2.0",
+        (_, false) => "HTTP/1.1",
+    }
+}
+
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
 /// response, or a request the end of the test cut short.
@@ -886,7 +896,7 @@ impl Shared {
             let mut cbuf = itoa::Buffer::new();
             let mut full = vec![("url", url), ("name", url)];
             if r.status > 0 {
-                full.push(("proto", "HTTP/1.1"));
+                full.push(("proto", proto_of(r)));
             }
             if code != 0 {
                 full.push(("error_code", cbuf.format(code)));

@@ -355,10 +355,11 @@ export default function () {{
 
 /// A TLS server on loopback with a self-signed certificate: every request
 /// (no body expected) is answered with `reply` after `delay`, on a
-/// keep-alive connection unless `reply` says `Connection: close`.
-fn tls_server(reply: &'static [u8], delay: Duration) -> SocketAddr {
-    let tls = loadlab_testkit::tls::self_signed(&[]);
-    let acceptor = tls.acceptor;
+/// keep-alive connection unless `reply` says `Connection: close`. With
+/// `h2`, it offers HTTP/2 by ALPN and answers `ok` over it.
+fn tls_server(reply: &'static [u8], delay: Duration, h2: bool) -> SocketAddr {
+    let alpn: &[&[u8]] = if h2 { &[b"h2", b"http/1.1"] } else { &[] };
+    let acceptor = loadlab_testkit::tls::self_signed(alpn).acceptor;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -379,6 +380,18 @@ fn tls_server(reply: &'static [u8], delay: Duration) -> SocketAddr {
                     let Ok(mut s) = a.accept(sock).await else {
                         return;
                     };
+                    if s.get_ref().1.alpn_protocol() == Some(b"h2") {
+                        let svc = hyper::service::service_fn(move |_req| async move {
+                            tokio::time::sleep(delay).await;
+                            let body = http_body_util::Full::new(hyper::body::Bytes::from("ok"));
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(body))
+                        });
+                        let exec = hyper_util::rt::TokioExecutor::new();
+                        let _ = hyper::server::conn::http2::Builder::new(exec)
+                            .serve_connection(hyper_util::rt::TokioIo::new(s), svc)
+                            .await;
+                        return;
+                    }
                     let mut buf = [0u8; 4096];
                     loop {
                         let mut got = Vec::new();
@@ -408,6 +421,7 @@ fn insecure_skip_tls_verify_as_k6() {
     let addr = tls_server(
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
         Duration::ZERO,
+        false,
     );
     let dir = tempfile::tempdir().unwrap();
     for (insecure, want) in [
@@ -446,6 +460,7 @@ fn timings_split_connect_handshake_and_send_as_k6() {
     let tls = tls_server(
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
         Duration::from_millis(150),
+        false,
     );
     let plain = server(|_, s| {
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -489,4 +504,39 @@ export default function () {{
         "{e}"
     );
     assert_eq!(plain.counts.accepted.load(Ordering::SeqCst), 1);
+}
+
+/// Over TLS a server that offers HTTP/2 gets it, as from k6: `proto` is
+/// `HTTP/2.0` on the response and in the `proto` tag (a threshold filters
+/// on it); a plain request stays `HTTP/1.1`.
+#[test]
+fn proto_is_http2_where_tls_offers_it_as_k6() {
+    let h2 = tls_server(b"", Duration::ZERO, true);
+    let plain = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  iterations: 1, insecureSkipTLSVerify: true,
+  thresholds: {{ checks: ['rate==1'], 'http_reqs{{proto:HTTP/2.0}}': ['count==2'], 'http_reqs{{proto:HTTP/1.1}}': ['count==1'] }},
+}};
+export default function () {{
+  const a = http.get('https://{h2}/');
+  const b = http.get('https://{h2}/');
+  const c = http.get(`${{__ENV.BASE}}/`);
+  check(null, {{
+    'HTTP/2 over TLS': () => a.status === 200 && a.body === 'ok' && a.proto === 'HTTP/2.0' && b.proto === 'HTTP/2.0',
+    'HTTP/1.1 in the clear': () => c.proto === 'HTTP/1.1',
+    'the first request made the connection': () => a.timings.tls_handshaking > 0 && b.timings.tls_handshaking === 0,
+  }});
+}}
+"#
+    );
+    let (out, e) = run_script(dir.path(), &src, plain.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 3.0, "{}", out.summary);
 }
