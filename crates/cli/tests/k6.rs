@@ -1069,7 +1069,7 @@ fn an_exception_shows_every_frame_of_the_script_as_k6() {
     );
     // `fail` is loadlab's own module code: its frame is left out.
     assert!(
-        stderr.contains("script.js:6:21)\nerror[0000] Error: nope\n\tat default (")
+        stderr.contains("script.js:6:21)\nerror[0000] GoError: nope\n\tat default (")
             && stderr.contains("script.js:7:3)"),
         "{stderr}"
     );

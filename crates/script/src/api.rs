@@ -1,5 +1,6 @@
 //! The k6 API as the script sees it: the modules `k6`, `k6/http`,
-//! `k6/metrics`, `k6/execution` (small JavaScript over native functions on
+//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding` (small
+//! JavaScript over native functions on
 //! a hidden `__k6` object), and the init context's globals (`__ENV`,
 //! `__VU`, `__ITER`, `open()`, `console`).
 
@@ -25,7 +26,72 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/http", HTTP_JS),
     ("k6/metrics", METRICS_JS),
     ("k6/execution", EXECUTION_JS),
+    ("k6/data", DATA_JS),
+    ("k6/encoding", ENCODING_JS),
 ];
+
+const DATA_JS: &str = r#"
+const k = globalThis.__k6;
+// One copy of each named array for every VU: they share one context, so
+// the array is made once (by the first VU's init) and handed to the rest,
+// which is what SharedArray is for. Elements go through JSON, as in k6,
+// and are frozen all the way down.
+const arrays = k.sharedArrays || (k.sharedArrays = new Map());
+function deepFreeze(v) {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const key of Object.keys(v)) deepFreeze(v[key]);
+  }
+  return v;
+}
+function immutable() { throw new TypeError('SharedArray is immutable'); }
+export function SharedArray(name, fn) {
+  if (!k.inInit()) throw k.goError('new SharedArray must be called in the init context');
+  name = String(name);
+  if (name === '') throw k.goError("empty name provided to SharedArray's constructor");
+  if (typeof fn !== 'function') throw k.goError("a function is expected as the second argument of SharedArray's constructor");
+  if (fn.constructor && fn.constructor.name === 'AsyncFunction') {
+    throw k.goError('SharedArray constructor does not support async functions as second argument');
+  }
+  let a = arrays.get(name);
+  if (a === undefined) {
+    const v = fn();
+    if (!Array.isArray(v)) throw k.goError('only arrays can be made into SharedArray');
+    const items = Array.from(v, (e) => {
+      const s = JSON.stringify(e);
+      return s === undefined ? undefined : deepFreeze(JSON.parse(s));
+    });
+    a = new Proxy(Object.freeze(items), { set: immutable, defineProperty: immutable, deleteProperty: immutable });
+    arrays.set(name, a);
+  }
+  return a;
+}
+export default { SharedArray };
+"#;
+
+const ENCODING_JS: &str = r#"
+const k = globalThis.__k6;
+// What k6 calls a value it cannot take (Go's type names).
+function goType(v) {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'function') return 'func(sobek.FunctionCall) sobek.Value';
+  return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}';
+}
+function bytes(input) {
+  if (typeof input === 'string' || input instanceof ArrayBuffer) return input;
+  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
+  throw k.goError(`invalid type ${goType(input)}, expected string, []byte or ArrayBuffer`);
+}
+export function b64encode(input, encoding) { return k.b64encode(bytes(input), String(encoding ?? 'std')); }
+export function b64decode(input, encoding, format) {
+  const out = k.b64decode(String(input), String(encoding ?? 'std'), format === 's');
+  if (typeof out === 'number') throw k.goError(`illegal base64 data at input byte ${out}`);
+  return out;
+}
+export default { b64encode, b64decode };
+"#;
 
 const K6_JS: &str = r#"
 const k = globalThis.__k6;
@@ -33,7 +99,7 @@ const k = globalThis.__k6;
 export const check = k.check;
 export const group = k.group;
 export const sleep = k.sleep;
-export function fail(msg) { throw new Error(msg === undefined ? 'fail' : String(msg)); }
+export function fail(msg) { throw k.goError(msg === undefined ? '' : String(msg)); }
 export function randomSeed(n) {}
 export default { check, group, sleep, fail, randomSeed };
 "#;
@@ -242,6 +308,41 @@ const exec = {
 export default exec;
 export const vu = undefined;
 "#;
+
+/// k6/encoding's alphabets: `std` (the default, for any other name too, as
+/// in k6), `rawstd`, `url`, `rawurl`; decoding accepts non-zero trailing
+/// bits, as Go's decoder does.
+fn b64_engine(encoding: &str) -> base64::engine::GeneralPurpose {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    let (alphabet, pad) = match encoding {
+        "rawstd" => (&base64::alphabet::STANDARD, false),
+        "url" => (&base64::alphabet::URL_SAFE, true),
+        "rawurl" => (&base64::alphabet::URL_SAFE, false),
+        _ => (&base64::alphabet::STANDARD, true),
+    };
+    let config = GeneralPurposeConfig::new()
+        .with_encode_padding(pad)
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(if pad {
+            DecodePaddingMode::RequireCanonical
+        } else {
+            DecodePaddingMode::RequireNone
+        });
+    GeneralPurpose::new(alphabet, config)
+}
+
+/// Where Go's decoder stops on bad base64 (its error says `illegal base64
+/// data at input byte N`): the bad byte; for padding where there should be
+/// none, the first `=`; for a missing end, the start of the last quantum.
+fn b64_error_at(e: &base64::DecodeError, input: &str) -> usize {
+    use base64::DecodeError as E;
+    match *e {
+        E::InvalidByte(at, _) | E::InvalidLastSymbol(at, _) => at,
+        E::InvalidLength(_) | E::InvalidPadding => {
+            input.find('=').unwrap_or(input.len() - input.len() % 4)
+        }
+    }
+}
 
 /// JavaScript's truth of a value (`!!v`).
 fn truthy(v: &Value<'_>) -> bool {
@@ -840,6 +941,69 @@ pub fn install<'js>(
         )?;
     }
     g.set("console", console)?;
+
+    // k6's errors from Go code are `GoError`s (`GoError: boom`). Compiled
+    // as the `k6` module's code, so stack traces leave its frame out.
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.filename = Some("k6".into());
+    k6.set(
+        "goError",
+        ctx.eval_with_options::<Function, _>(
+            "(m) => { const e = new Error(m); \
+             Object.defineProperty(e, 'name', { value: 'GoError', writable: true, configurable: true }); \
+             return e; }",
+            opts,
+        )?,
+    )?;
+    // True outside any VU's iteration (k6's init context).
+    k6.set("inInit", Function::new(ctx.clone(), || !vu::in_vu())?)?;
+    // k6/encoding's natives: a string (its UTF-8 bytes) or an ArrayBuffer
+    // in, base64 out; base64 in, an ArrayBuffer or (`as_string`) a string
+    // out. Go's error text for bad input.
+    k6.set(
+        "b64encode",
+        Function::new(
+            ctx.clone(),
+            |input: Value<'js>, encoding: String| -> rquickjs::Result<String> {
+                let engine = b64_engine(&encoding);
+                Ok(match input.as_string() {
+                    Some(s) => base64::Engine::encode(&engine, s.to_string()?),
+                    None => {
+                        let ab = rquickjs::ArrayBuffer::from_value(input);
+                        // SAFETY: the buffer is not detached or resized
+                        // while read (no JavaScript runs in between).
+                        let data = ab.as_ref().and_then(|a| unsafe { a.as_bytes() });
+                        base64::Engine::encode(&engine, data.unwrap_or_default())
+                    }
+                })
+            },
+        )?,
+    )?;
+    k6.set(
+        "b64decode",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             input: String,
+             encoding: String,
+             as_string: bool|
+             -> rquickjs::Result<Value<'js>> {
+                let out = match base64::Engine::decode(&b64_engine(&encoding), input.as_bytes()) {
+                    Ok(out) => out,
+                    // The module throws k6's GoError with it.
+                    Err(e) => return Ok(Value::new_number(ctx, b64_error_at(&e, &input) as f64)),
+                };
+                if as_string {
+                    Ok(
+                        rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&out))?
+                            .into_value(),
+                    )
+                } else {
+                    Ok(rquickjs::ArrayBuffer::new(ctx.clone(), out)?.into_value())
+                }
+            },
+        )?,
+    )?;
 
     // open(path[, "b"]): init context only, relative to the script.
     {

@@ -997,3 +997,59 @@ export default function () {{ t.add(1234.5678); t.add(0.0123); u.add(5); }}
         out.summary
     );
 }
+
+/// `k6/data`'s SharedArray and `k6/encoding`'s base64, each value and error
+/// text as k6 v1.8.1 gave them for the same calls: the array made once per
+/// name (a second constructor's function is not called), its elements
+/// through JSON and frozen all the way down, writes refused, init context
+/// only; the four alphabets, decoding to an ArrayBuffer or a string, and
+/// Go's errors (`GoError`, the byte where decoding stopped, Go's type names).
+#[test]
+fn shared_array_and_base64_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("users.json"),
+        r#"[{"name":"ann","tags":["a","b"]},{"name":"bob","n":2,"when":null}]"#,
+    )
+    .unwrap();
+    let src = r#"
+import { SharedArray } from 'k6/data';
+import { b64encode, b64decode } from 'k6/encoding';
+import encoding from 'k6/encoding';
+import { check, fail } from 'k6';
+const users = new SharedArray('users', function () { return JSON.parse(open('./users.json')); });
+const again = new SharedArray('users', function () { throw new Error('not called again'); });
+const odd = new SharedArray('odd', () => [1, 'x', null, new Date(0), { f() {} }]);
+export const options = { iterations: 2, vus: 2, thresholds: { checks: ['rate==1'] } };
+function t(f) { try { return String(f()); } catch (e) { return 'threw ' + e.name + ': ' + e.message; } }
+export default function () {
+  check(null, {
+    'shared': () => users.length === 2 && users[0].name === 'ann' && users[1].n === 2 && again.length === 2
+      && Array.isArray(users) && JSON.stringify(users[0]) === '{"name":"ann","tags":["a","b"]}',
+    'through JSON': () => JSON.stringify(odd) === '[1,"x",null,"1970-01-01T00:00:00.000Z",{}]' && odd.length === 5,
+    'immutable': () => t(() => { users[0] = 1; }) === 'threw TypeError: SharedArray is immutable'
+      && t(() => { users.push(1); }) === 'threw TypeError: SharedArray is immutable',
+    'frozen elements': () => t(() => { users[0].name = 'x'; }).startsWith('threw TypeError')
+      && t(() => { users[0].tags.push('c'); }).startsWith('threw TypeError') && users[0].tags.length === 2,
+    'init context only': () => t(() => new SharedArray('late', () => [])) === 'threw GoError: new SharedArray must be called in the init context',
+    'array methods': () => users.map((u) => u.name).join(',') === 'ann,bob' && users.filter((u) => u.n).length === 1 && [...users].length === 2,
+    'encode': () => [b64encode('hello, wörld'), b64encode('hi', 'rawstd'), b64encode('\xff\xfe?', 'url'), b64encode('\xff\xfe?', 'rawurl')].join(' ')
+      === 'aGVsbG8sIHfDtnJsZA== aGk w7_Dvj8= w7_Dvj8',
+    'encode bytes': () => b64encode(new Uint8Array([1, 2, 3]).buffer) === 'AQID' && encoding.b64encode('x') === 'eA=='
+      && b64encode(new Uint8Array([250, 251, 252, 253])) === '+vv8/Q==' && b64encode('hi', 'bogus') === 'aGk=',
+    'decode': () => b64decode('aGVsbG8=', 'std', 's') === 'hello' && b64decode('aGVsbG8', 'rawstd', 's') === 'hello'
+      && b64decode('aGVsbG8=') instanceof ArrayBuffer && b64decode('aGVsbG8=').byteLength === 5,
+    'decode errors': () => t(() => b64decode('aGV$bG8=')) === 'threw GoError: illegal base64 data at input byte 3'
+      && t(() => b64decode('aGVsbG8', 'std')) === 'threw GoError: illegal base64 data at input byte 4'
+      && t(() => b64decode('aGVsbG8=', 'rawstd')) === 'threw GoError: illegal base64 data at input byte 7',
+    'type errors': () => t(() => b64encode(5)) === 'threw GoError: invalid type int64, expected string, []byte or ArrayBuffer'
+      && t(() => b64encode({})) === 'threw GoError: invalid type map[string]interface {}, expected string, []byte or ArrayBuffer'
+      && t(() => b64encode(null)) === 'threw GoError: invalid type <nil>, expected string, []byte or ArrayBuffer',
+    'fail': () => t(() => fail('boom')) === 'threw GoError: boom' && t(() => fail()) === 'threw GoError: ',
+  });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 24.0, "{}", out.summary);
+}
