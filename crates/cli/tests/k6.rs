@@ -195,12 +195,15 @@ fn unsupported_module_and_function_are_named_at_init() {
     assert!(stderr.contains("k6/ws"), "{stderr}");
     let out = k6(
         dir.path(),
-        "import { expectedStatuses } from 'k6/http';\nexport default function () {}\n",
+        "import { file } from 'k6/http';\nexport default function () {}\n",
         &[],
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
-    assert!(stderr.contains("expectedStatuses"), "{stderr}");
+    assert!(
+        stderr.contains("Could not find export 'file' in module 'k6/http'"),
+        "{stderr}"
+    );
 }
 
 #[test]

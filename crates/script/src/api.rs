@@ -137,6 +137,25 @@ export function cookieJar() {
   if (!vuJar) { vuJar = Object.create(CookieJar.prototype); vuJar._id = 0; }
   return vuJar;
 }
+export function expectedStatuses(...args) {
+  if (args.length === 0) throw k.goError('no arguments');
+  const list = [];
+  args.forEach((a, i) => {
+    if (Number.isInteger(a)) {
+      list.push(a, a);
+      return;
+    }
+    if (a === null || a === undefined || a.min === undefined || a.max === undefined) {
+      throw k.goError(`argument number ${i + 1} to expectedStatuses was neither an integer nor an object like {min:100, max:329}`);
+    }
+    if (!Number.isInteger(a.min) || !Number.isInteger(a.max)) {
+      throw k.goError(`both min and max need to be integers for argument number ${i + 1}`);
+    }
+    list.push(a.min, a.max);
+  });
+  return Object.freeze({ __k6statuses: Object.freeze(list) });
+}
+export function setResponseCallback(cb) { k.setResponseCallback(cb); }
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
 // The methods are natives (api.rs), exported as they are.
 export const get = k.get, head = k.head, post = k.post, put = k.put, patch = k.patch,
@@ -171,7 +190,10 @@ export function url(strings, ...values) {
   }
   return new URLTemplate(s, n);
 }
-export default { request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar };
+export default {
+  request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar,
+  expectedStatuses, setResponseCallback,
+};
 "#;
 
 /// `res.json(selector)`: the common subset of gjson's paths, compiled the
@@ -354,6 +376,19 @@ fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     Exception::throw_message(ctx, msg)
 }
 
+/// Throws k6's `GoError` (see `goError` in [`install`]).
+fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+    let made = ctx
+        .globals()
+        .get::<_, Object>("__k6")
+        .and_then(|k| k.get::<_, Function>("goError"))
+        .and_then(|f| f.call::<_, Value>((msg,)));
+    match made {
+        Ok(e) => ctx.throw(e),
+        Err(e) => e,
+    }
+}
+
 /// Suspends the VU, or throws when the script is not in a VU (init code).
 fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
     if !vu::in_vu() {
@@ -409,6 +444,50 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
     out
 }
 
+/// Which statuses are expected (k6's response callback): they decide the
+/// `expected_response` tag and `http_req_failed`.
+#[derive(Debug, Clone, Default)]
+pub enum Expect {
+    /// k6's default: 200 to 399.
+    #[default]
+    Default,
+    /// `http.expectedStatuses(…)`: inclusive ranges (an exact status is a
+    /// range of one).
+    Statuses(Rc<[(u16, u16)]>),
+    /// A `null` callback: no `expected_response` tag, no `http_req_failed`.
+    Nothing,
+}
+
+impl Expect {
+    /// Whether `status` (0: no response) is expected; `None` for no callback.
+    pub fn of(&self, status: u16) -> Option<bool> {
+        match self {
+            Expect::Default => Some((200..400).contains(&status)),
+            Expect::Statuses(r) => Some(r.iter().any(|&(lo, hi)| lo <= status && status <= hi)),
+            Expect::Nothing => None,
+        }
+    }
+
+    /// A callback value from a script: `null`, or what `expectedStatuses`
+    /// made (`Err` for anything else).
+    fn from_js(v: &Value<'_>) -> Result<Expect, ()> {
+        if v.is_null() || v.is_undefined() {
+            return Ok(Expect::Nothing);
+        }
+        let list = v
+            .as_object()
+            .and_then(|o| o.get::<_, Option<Vec<f64>>>("__k6statuses").ok().flatten())
+            .ok_or(())?;
+        let clamp = |x: f64| x.clamp(0.0, f64::from(u16::MAX)) as u16;
+        let ranges: Vec<(u16, u16)> = list
+            .chunks_exact(2)
+            .filter(|p| p[0] <= p[1] && p[1] >= 0.0 && p[0] <= f64::from(u16::MAX))
+            .map(|p| (clamp(p[0]), clamp(p[1])))
+            .collect();
+        Ok(Expect::Statuses(ranges.into()))
+    }
+}
+
 /// The parts of a request the metrics need besides the response.
 #[derive(Clone)]
 pub struct ReqMeta {
@@ -424,6 +503,8 @@ pub struct ReqMeta {
     /// The redirect limit was chosen (`params.redirects` or
     /// `options.maxRedirects`): reaching it is not warned about.
     pub redirects_set: bool,
+    /// `params.responseCallback`, else the VU's `http.setResponseCallback`.
+    pub expect: Expect,
 }
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
@@ -656,6 +737,7 @@ fn build_request<'js>(
     body: &Value<'js>,
     params: Option<&Value<'js>>,
     defaults: &HttpDefaults,
+    mut expect: Expect,
 ) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
     let max_redirects = defaults.max_redirects;
     // http.url`…`: the URL and its template, the request's `name`.
@@ -759,9 +841,11 @@ fn build_request<'js>(
                             )
                         })? as usize;
                 }
-                "auth" | "compression" | "responseCallback"
-                    if !v.is_undefined() && !v.is_null() =>
-                {
+                "responseCallback" => {
+                    expect = Expect::from_js(&v)
+                        .map_err(|()| throw_go(ctx, "unsupported responseCallback"))?;
+                }
+                "auth" | "compression" if !v.is_undefined() && !v.is_null() => {
                     return Err(throw(
                         ctx,
                         &format!("params.{k} is not supported by loadlab k6 (see docs/k6.md)"),
@@ -827,6 +911,7 @@ fn build_request<'js>(
             jar,
             cookies,
             redirects_set,
+            expect,
         },
     ))
 }
@@ -955,6 +1040,24 @@ pub fn install<'js>(
             opts,
         )?,
     )?;
+    // http.setResponseCallback(cb): the calling VU's default.
+    {
+        let sh = shared.clone();
+        k6.set(
+            "setResponseCallback",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, cb: Opt<Value<'js>>| -> rquickjs::Result<()> {
+                    let cb = cb.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+                    let expect = Expect::from_js(&cb).map_err(|()| {
+                        throw_go(&ctx, "unsupported argument, expected http.expectedStatuses")
+                    })?;
+                    sh.set_vu_expect(vu::current(), expect);
+                    Ok(())
+                },
+            )?,
+        )?;
+    }
     // True outside any VU's iteration (k6's init context).
     k6.set("inInit", Function::new(ctx.clone(), || !vu::in_vu())?)?;
     // k6/encoding's natives: a string (its UTF-8 bytes) or an ArrayBuffer
@@ -1153,7 +1256,9 @@ pub fn install<'js>(
                       -> rquickjs::Result<Value<'js>> {
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let (mut req, meta) = build_request(ctx, method, url, &body, params, &sh.http)?;
+                    let expect = sh.vu_expect(vu);
+                    let (mut req, meta) =
+                        build_request(ctx, method, url, &body, params, &sh.http, expect)?;
                     let iteration = sh.vu_numbers(vu).1;
                     req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
@@ -1257,8 +1362,9 @@ pub fn install<'js>(
                             .unwrap_or_else(|| "GET".into());
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
+                        let expect = sh.vu_expect(vu);
                         let (mut req, meta) =
-                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http)?;
+                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http, expect)?;
                         let iteration = sh.vu_numbers(vu).1;
                         req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);

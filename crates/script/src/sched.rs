@@ -266,6 +266,8 @@ pub struct VuMeta {
     /// Arrival-rate: the whole test's number of the arrival this VU's
     /// iteration is (k6's `scenario.iterationInTest`).
     pub arrival: Option<u64>,
+    /// `http.setResponseCallback`: the statuses its requests expect.
+    pub expect: crate::api::Expect,
 }
 
 pub struct ScenarioInfo {
@@ -445,6 +447,9 @@ type HttpSeries = [usize; HTTP_METRICS.len()];
 const NO_FILE: u32 = u32::MAX;
 
 /// The metrics of one HTTP request, in the order `record_http` fills them.
+/// `http_req_failed`'s place in [`HTTP_METRICS`].
+const FAILED: usize = 8;
+
 const HTTP_METRICS: [&str; 11] = [
     "http_reqs",
     "http_req_duration",
@@ -726,7 +731,7 @@ impl Shared {
 
     /// An HTTP request's tags before the URL: the VU's, the request's
     /// (over those), method, status and `expected_response`.
-    fn http_tags(&self, vu: usize, meta: &ReqMeta, status: u16, expected: bool) -> Tags {
+    fn http_tags(&self, vu: usize, meta: &ReqMeta, status: u16, expected: Option<bool>) -> Tags {
         let mut tags = self.vu_tags(vu);
         for (k, v) in &meta.tags {
             tags.retain(|(a, _)| a != k);
@@ -734,7 +739,9 @@ impl Shared {
         }
         tags.push(("method".into(), meta.method.clone()));
         tags.push(("status".into(), status.to_string()));
-        tags.push(("expected_response".into(), expected.to_string()));
+        if let Some(e) = expected {
+            tags.push(("expected_response".into(), e.to_string()));
+        }
         tags
     }
 
@@ -742,7 +749,7 @@ impl Shared {
     /// `name` tag) and the tags but status.
     fn http_file_series(&self, vu: usize, meta: &ReqMeta, url: &str) -> u32 {
         let mut ftags: Tags = self
-            .http_tags(vu, meta, 0, false)
+            .http_tags(vu, meta, 0, None)
             .into_iter()
             .filter(|(k, _)| {
                 k != "status" && k != "expected_response" && k != "method" && k != "name"
@@ -779,7 +786,7 @@ impl Shared {
         vu: usize,
         meta: &ReqMeta,
         status: u16,
-        expected: bool,
+        expected: Option<bool>,
         extra: &[(&str, &str)],
     ) -> HttpSeries {
         let mut tags = self.http_tags(vu, meta, status, expected);
@@ -850,7 +857,7 @@ impl Shared {
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.as_str());
         let url = name.unwrap_or(req_url);
-        let expected = (200..400).contains(&r.status);
+        let expected = meta.expect.of(r.status);
         let t = Timings::of(r);
         let has_file = self.out.borrow().has_results();
         let file_id = if !has_file {
@@ -878,14 +885,22 @@ impl Shared {
             bytes_in: r.bytes_in,
         };
         self.out.borrow_mut().sample(&sample);
-        let failed = if expected { 0.0 } else { 1.0 };
+        let failed = if expected == Some(false) { 1.0 } else { 0.0 };
         // One look-up per request for the series of all its metrics.
         let mut buf = [0u8; 5];
         let status = status_text(r.status, &mut buf);
         let a = [
             ("method", meta.method.as_str()),
             ("status", status),
-            ("expected_response", if expected { "true" } else { "false" }),
+            // (Part of the cache key only when there is no callback.)
+            (
+                "expected_response",
+                match expected {
+                    Some(true) => "true",
+                    Some(false) => "false",
+                    None => "",
+                },
+            ),
             ("url", url),
         ];
         let ids = if self.full_http_tags.get() {
@@ -931,12 +946,35 @@ impl Shared {
             r.wire_out as f64,
             r.wire_in as f64,
         ];
-        self.add_all(&ids, &values, sample.done_ns);
+        if expected.is_some() {
+            self.add_all(&ids, &values, sample.done_ns);
+        } else {
+            // No callback: no `http_req_failed` sample, as in k6.
+            let skip = |i: &usize| *i != FAILED;
+            let ids: Vec<usize> = (0..ids.len()).filter(skip).map(|i| ids[i]).collect();
+            let values: Vec<f64> = (0..values.len()).filter(skip).map(|i| values[i]).collect();
+            self.add_all(&ids, &values, sample.done_ns);
+        }
     }
 
     /// The scenario VU `vu` runs in (none for VU 0).
     pub fn vu_scenario(&self, vu: usize) -> Option<usize> {
         self.vus.borrow().get(vu).and_then(|v| v.scenario)
+    }
+
+    /// The statuses VU `vu`'s requests expect unless they say otherwise.
+    pub fn vu_expect(&self, vu: usize) -> crate::api::Expect {
+        self.vus
+            .borrow()
+            .get(vu)
+            .map(|v| v.expect.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn set_vu_expect(&self, vu: usize, expect: crate::api::Expect) {
+        if let Some(v) = self.vus.borrow_mut().get_mut(vu) {
+            v.expect = expect;
+        }
     }
 
     pub fn vu_numbers(&self, vu: usize) -> (u64, u64, u64) {
@@ -1249,10 +1287,14 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "Response",
             "CookieJar",
             "cookieJar",
+            "expectedStatuses",
+            "setResponseCallback",
         ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
     ("k6/execution", &["vu", "scenario", "instance", "test"]),
+    ("k6/data", &["SharedArray"]),
+    ("k6/encoding", &["b64encode", "b64decode"]),
 ];
 
 fn is_ident(c: char) -> bool {

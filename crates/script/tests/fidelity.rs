@@ -1053,3 +1053,58 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 24.0, "{}", out.summary);
 }
+
+/// `http.expectedStatuses`, `http.setResponseCallback` and
+/// `params.responseCallback` decide `expected_response` and
+/// `http_req_failed` as in k6 v1.8.1 (the same script there gave these
+/// counts): a `null` callback tags nothing and adds no `http_req_failed`
+/// sample; a callback not made by `expectedStatuses` is refused with k6's
+/// GoError texts.
+#[test]
+fn response_callbacks_as_k6() {
+    // Answers the status its path names: `/404` is a 404.
+    let srv = raw_server_with(|head| {
+        let code: u16 = head
+            .split(' ')
+            .nth(1)
+            .and_then(|p| p.trim_start_matches('/').parse().ok())
+            .unwrap_or(200);
+        format!("HTTP/1.1 {code} X\r\nContent-Length: 2\r\n\r\nok").into_bytes()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+const B = __ENV.BASE;
+http.setResponseCallback(http.expectedStatuses(200, { min: 404, max: 405 }));
+export const options = { iterations: 1, thresholds: {
+  checks: ['rate==1'],
+  'http_reqs{expected_response:true}': ['count==3'],
+  'http_reqs{expected_response:false}': ['count==2'],
+} };
+function t(f) { try { f(); return 'ok'; } catch (e) { return 'threw ' + e.name + ': ' + e.message; } }
+export default function () {
+  http.get(`${B}/200`); http.get(`${B}/404`); http.get(`${B}/500`); http.get(`${B}/302`);
+  http.get(`${B}/500`, { responseCallback: http.expectedStatuses(500) });
+  http.get(`${B}/500`, { responseCallback: null });
+  check(null, {
+    'no arguments': () => t(() => http.expectedStatuses()) === 'threw GoError: no arguments',
+    'not a status': () => t(() => http.expectedStatuses('x')) ===
+      'threw GoError: argument number 1 to expectedStatuses was neither an integer nor an object like {min:100, max:329}',
+    'not integers': () => t(() => http.expectedStatuses({ min: 1.5, max: 3 })) ===
+      'threw GoError: both min and max need to be integers for argument number 1',
+    'not a callback': () => t(() => http.setResponseCallback(() => true)) ===
+      'threw GoError: unsupported argument, expected http.expectedStatuses',
+  });
+  http.setResponseCallback(null);
+  http.get(`${B}/500`);
+}
+"#;
+    let env = vec![("BASE".into(), format!("http://{}", srv.addr))];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "http_reqs", "count"), 7.0, "{}", out.summary);
+    // Five samples, two of them failures (the 500 and the 302).
+    assert_eq!(num(&e, "http_req_failed", "passes"), 2.0, "{e}");
+    assert_eq!(num(&e, "http_req_failed", "fails"), 3.0, "{e}");
+}
