@@ -1,5 +1,5 @@
 //! The k6 API as the script sees it: the modules `k6`, `k6/http`,
-//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding` (small
+//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding`, `k6/crypto` (small
 //! JavaScript over native functions on
 //! a hidden `__k6` object), and the init context's globals (`__ENV`,
 //! `__VU`, `__ITER`, `open()`, `console`).
@@ -28,7 +28,61 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/execution", EXECUTION_JS),
     ("k6/data", DATA_JS),
     ("k6/encoding", ENCODING_JS),
+    ("k6/crypto", CRYPTO_JS),
 ];
+
+const CRYPTO_JS: &str = r#"
+const k = globalThis.__k6;
+function bytes(input) {
+  if (typeof input === 'string' || input instanceof ArrayBuffer) return input;
+  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
+  throw k.goError(`invalid type ${k.goType(input)}, expected string, []byte or ArrayBuffer`);
+}
+function digest(alg, key, parts, enc) {
+  const out = k.digest(String(alg), key, parts, String(enc));
+  if (typeof out === 'number') {
+    throw k.goError(out === 0 ? `invalid algorithm: ${alg}` : `invalid output encoding: ${enc}`);
+  }
+  return out;
+}
+// As k6's: digest() may be called again, and update() goes on after it.
+class Hasher {
+  constructor(alg, key) { this._alg = alg; this._key = key; this._parts = []; }
+  update(input) { this._parts.push(bytes(input)); }
+  digest(enc) { return digest(this._alg, this._key, this._parts, enc); }
+}
+export function createHash(alg) {
+  if (!k.hashKnown(String(alg))) throw k.goError(`invalid algorithm: ${alg}`);
+  return new Hasher(alg, undefined);
+}
+export function createHMAC(alg, key) {
+  if (!k.hashKnown(String(alg))) throw k.goError(`invalid algorithm: ${alg}`);
+  return new Hasher(alg, bytes(key));
+}
+export function hmac(alg, key, input, enc) {
+  const h = createHMAC(alg, key);
+  h.update(input);
+  return h.digest(enc);
+}
+const one = (alg) => (input, enc) => {
+  let b;
+  try { b = bytes(input); } catch (e) { throw k.goError(`${alg} failed: ${e.message}`); }
+  return digest(alg, undefined, [b], enc);
+};
+export const md4 = one('md4'), md5 = one('md5'), sha1 = one('sha1'), sha256 = one('sha256'),
+  sha384 = one('sha384'), sha512 = one('sha512'), sha512_224 = one('sha512_224'),
+  sha512_256 = one('sha512_256'), ripemd160 = one('ripemd160');
+export function hexEncode(data) { return digest('identity', undefined, [bytes(data)], 'hex'); }
+export function randomBytes(size) {
+  const n = Number(size);
+  if (!(n >= 1)) throw k.goError('invalid size');
+  return k.randomBytes(Math.floor(n));
+}
+export default {
+  createHash, createHMAC, hmac, md4, md5, sha1, sha256, sha384, sha512, sha512_224,
+  sha512_256, ripemd160, hexEncode, randomBytes,
+};
+"#;
 
 const DATA_JS: &str = r#"
 const k = globalThis.__k6;
@@ -71,18 +125,10 @@ export default { SharedArray };
 
 const ENCODING_JS: &str = r#"
 const k = globalThis.__k6;
-// What k6 calls a value it cannot take (Go's type names).
-function goType(v) {
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'function') return 'func(sobek.FunctionCall) sobek.Value';
-  return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}';
-}
 function bytes(input) {
   if (typeof input === 'string' || input instanceof ArrayBuffer) return input;
   if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
-  throw k.goError(`invalid type ${goType(input)}, expected string, []byte or ArrayBuffer`);
+  throw k.goError(`invalid type ${k.goType(input)}, expected string, []byte or ArrayBuffer`);
 }
 export function b64encode(input, encoding) { return k.b64encode(bytes(input), String(encoding ?? 'std')); }
 export function b64decode(input, encoding, format) {
@@ -364,6 +410,22 @@ fn b64_error_at(e: &base64::DecodeError, input: &str) -> usize {
             input.find('=').unwrap_or(input.len() - input.len() % 4)
         }
     }
+}
+
+/// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
+/// arrays into buffers first).
+fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
+    if let Some(s) = v.as_string() {
+        return Ok(s.to_string()?.into_bytes());
+    }
+    let ab = rquickjs::ArrayBuffer::from_value(v.clone());
+    // SAFETY: the buffer is not detached or resized while copied (no
+    // JavaScript runs in between).
+    Ok(ab
+        .as_ref()
+        .and_then(|a| unsafe { a.as_bytes() })
+        .unwrap_or_default()
+        .to_vec())
 }
 
 /// JavaScript's truth of a value (`!!v`).
@@ -1038,6 +1100,70 @@ pub fn install<'js>(
              Object.defineProperty(e, 'name', { value: 'GoError', writable: true, configurable: true }); \
              return e; }",
             opts,
+        )?,
+    )?;
+    // What k6 calls a value its Go code cannot take (Go's type names).
+    k6.set(
+        "goType",
+        ctx.eval::<Function, _>(
+            "(v) => v === null || v === undefined ? '<nil>' \
+             : typeof v === 'number' ? (Number.isInteger(v) ? 'int64' : 'float64') \
+             : typeof v === 'boolean' ? 'bool' \
+             : typeof v === 'function' ? 'func(sobek.FunctionCall) sobek.Value' \
+             : Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}'",
+        )?,
+    )?;
+    // k6/crypto's natives: whether an algorithm is known; a digest (or,
+    // with a key, an HMAC) of the parts' bytes in an encoding, or a number
+    // for bad input (0: the algorithm, 1: the encoding), which the module
+    // turns into k6's GoError; `randomBytes(n)`.
+    k6.set(
+        "hashKnown",
+        Function::new(ctx.clone(), |alg: String| crate::crypto::known(&alg))?,
+    )?;
+    k6.set(
+        "digest",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             alg: String,
+             key: Value<'js>,
+             parts: Vec<Value<'js>>,
+             enc: String|
+             -> rquickjs::Result<Value<'js>> {
+                let key = (!key.is_undefined()).then(|| js_bytes(&key)).transpose()?;
+                let mut data = Vec::new();
+                for p in &parts {
+                    data.extend_from_slice(&js_bytes(p)?);
+                }
+                let Some(sum) = crate::crypto::digest(&alg, key.as_deref(), &data) else {
+                    return Ok(Value::new_number(ctx, 0.0));
+                };
+                use base64::Engine as _;
+                let b64 = &base64::engine::general_purpose::STANDARD;
+                let url = &base64::engine::general_purpose::URL_SAFE;
+                let raw_url = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
+                let text = match enc.as_str() {
+                    "hex" => crate::crypto::hex(&sum),
+                    "base64" => b64.encode(&sum),
+                    "base64url" => url.encode(&sum),
+                    "base64rawurl" => raw_url.encode(&sum),
+                    "binary" => return Ok(rquickjs::ArrayBuffer::new(ctx, sum)?.into_value()),
+                    _ => return Ok(Value::new_number(ctx, 1.0)),
+                };
+                Ok(rquickjs::String::from_str(ctx, &text)?.into_value())
+            },
+        )?,
+    )?;
+    k6.set(
+        "randomBytes",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, n: usize| -> rquickjs::Result<Value<'js>> {
+                let mut buf = vec![0u8; n];
+                rand::RngCore::fill_bytes(&mut rand::rng(), &mut buf);
+                Ok(rquickjs::ArrayBuffer::new(ctx, buf)?.into_value())
+            },
         )?,
     )?;
     // http.setResponseCallback(cb): the calling VU's default.

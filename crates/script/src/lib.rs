@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 pub mod api;
+mod crypto;
 mod inflight;
 pub mod metrics;
 pub mod options;

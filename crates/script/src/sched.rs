@@ -1295,6 +1295,25 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ("k6/execution", &["vu", "scenario", "instance", "test"]),
     ("k6/data", &["SharedArray"]),
     ("k6/encoding", &["b64encode", "b64decode"]),
+    (
+        "k6/crypto",
+        &[
+            "createHash",
+            "createHMAC",
+            "hmac",
+            "md4",
+            "md5",
+            "sha1",
+            "sha256",
+            "sha384",
+            "sha512",
+            "sha512_224",
+            "sha512_256",
+            "ripemd160",
+            "hexEncode",
+            "randomBytes",
+        ],
+    ),
 ];
 
 fn is_ident(c: char) -> bool {

@@ -1108,3 +1108,44 @@ export default function () {
     assert_eq!(num(&e, "http_req_failed", "passes"), 2.0, "{e}");
     assert_eq!(num(&e, "http_req_failed", "fails"), 3.0, "{e}");
 }
+
+/// `k6/crypto`: every hash, HMACs, hashers that go on after `digest()`,
+/// the output encodings and the errors, each as k6 v1.8.1 printed them for
+/// the same calls.
+#[test]
+fn crypto_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import crypto from 'k6/crypto';
+import { sha256, hmac, createHash, createHMAC, randomBytes, hexEncode, md4, ripemd160, sha512_224 } from 'k6/crypto';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+function t(f) { try { return String(f()); } catch (e) { return 'threw ' + e.name + ': ' + e.message; } }
+export default function () {
+  const h = createHash('sha256'); h.update('a'); h.update(new Uint8Array([98]).buffer);
+  const d1 = h.digest('hex'); h.update('c');
+  const m = createHMAC('sha1', 'k'); m.update('data');
+  const bin = sha256('abc', 'binary');
+  check(null, {
+    'hashes': () => [sha256('abc', 'hex'), crypto.md5('abc', 'base64'), crypto.sha1('abc', 'base64url'), crypto.sha384('', 'base64rawurl')].join(' ') ===
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad kAFQmDzST7DWlj99KOF/cg== qZk-NkcGgWq6PiVxeFDCbJzQ2J0= OLBgp1GsljhM2TJ-sbHjaiH9txEUvgdDTAzHv2P24donTt6_529l-9Ua0vFImLlb',
+    'more hashes': () => [md4('abc', 'hex'), ripemd160('abc', 'hex'), sha512_224('abc', 'hex'), crypto.sha512_256('abc', 'hex'), crypto.sha512('a', 'hex').length].join(' ') ===
+      'a448017aaf21d8525fc10ae87aa6729d 8eb208f7e05d987a9b044a8e98c6b087f15a0bfc 4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa 53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23 128',
+    'hmac': () => hmac('sha256', 'Jefe', 'what do ya want for nothing?', 'hex') === '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843'
+      && hmac('md5', new Uint8Array([1, 2]).buffer, 'x', 'base64') === 'Q9Z2uV1dQI8u9u/0jgbkwA==',
+    'hasher goes on after digest': () => d1 === 'fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603'
+      && h.digest('hex') === 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    'hmac hasher': () => m.digest('hex') === '970dc226f21e3c274024b9a9f5ccbf8fe4acaaa0' && m.digest('base64') === 'lw3CJvIePCdAJLmp9cy/j+SsqqA=',
+    'binary': () => bin instanceof ArrayBuffer && bin.byteLength === 32 && hexEncode(bin).slice(0, 8) === 'ba7816bf' && hexEncode('hi') === '6869',
+    'random': () => randomBytes(16).byteLength === 16 && t(() => randomBytes(0)) === 'threw GoError: invalid size',
+    'errors': () => t(() => sha256('abc', 'bogus')) === 'threw GoError: invalid output encoding: bogus'
+      && t(() => createHMAC('sha3', 'k')) === 'threw GoError: invalid algorithm: sha3'
+      && t(() => sha256(5, 'hex')) === 'threw GoError: sha256 failed: invalid type int64, expected string, []byte or ArrayBuffer'
+      && t(() => hmac('nope', 'k', 'x', 'hex')) === 'threw GoError: invalid algorithm: nope',
+  });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
+}
