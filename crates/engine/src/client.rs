@@ -15,7 +15,7 @@ use crate::targets::check_url;
 use crate::transport::Transport;
 use crate::{AttackConfig, EngineError};
 
-pub use crate::stream::{Capture, Phases};
+pub use crate::stream::{Capture, ConnInfo, Phases, TlsInfo};
 
 thread_local! {
     /// The URL [`Client::check_url`] parsed last, and its text.
@@ -69,6 +69,10 @@ pub struct ClientResponse {
     pub phases: Phases,
     /// The response came over HTTP/2.
     pub http2: bool,
+    /// The connection's peer and TLS parameters.
+    pub conn: ConnInfo,
+    /// The status line's reason phrase when not the usual one.
+    pub reason: Option<String>,
     /// The redirect responses followed before this one, oldest first
     /// (each with its own status, header fields, bytes and instants, and
     /// no body; their own `redirects` empty): the fields above are the
@@ -107,6 +111,8 @@ impl ClientResponse {
             connect: Duration::from_nanos(u64::from(out.connect_ns)),
             phases: cap.phases,
             http2: cap.http2,
+            conn: cap.conn,
+            reason: cap.reason,
             redirects: Vec::new(),
             url,
             method: None,

@@ -52,6 +52,8 @@ pub(crate) struct H1Conn {
     max_head: usize,
     /// Holds a `-max-connections` slot for as long as the connection lives.
     _permit: Option<OwnedSemaphorePermit>,
+    /// Its peer and TLS parameters.
+    pub info: crate::stream::ConnInfo,
 }
 
 /// What came back.
@@ -78,8 +80,14 @@ fn err(kind: ErrorKind, fresh: bool) -> H1Error {
 }
 
 impl H1Conn {
-    pub fn new(stream: Stream, permit: Option<OwnedSemaphorePermit>, max_head: usize) -> Self {
+    pub fn new(
+        stream: Stream,
+        permit: Option<OwnedSemaphorePermit>,
+        max_head: usize,
+        info: crate::stream::ConnInfo,
+    ) -> Self {
         H1Conn {
+            info,
             stream,
             buf: vec![0; BUF],
             start: 0,
@@ -224,6 +232,13 @@ impl H1Conn {
                     if let Some(c) = capture.as_deref_mut() {
                         c.headers.clear();
                         c.body.clear();
+                        let usual = http::StatusCode::from_u16(status)
+                            .ok()
+                            .and_then(|s| s.canonical_reason());
+                        c.reason = match resp.reason {
+                            Some(r) if Some(r) != usual => Some(r.to_string()),
+                            _ => None,
+                        };
                         for h in resp.headers.iter() {
                             c.headers.push((
                                 h.name.to_string(),

@@ -661,6 +661,10 @@ async fn attempt<const POLLED: bool>(
         }
         match acquired.conn {
             Conn::H1(mut c) => {
+                if let Some(cap) = capture.as_deref_mut() {
+                    cap.conn = c.info;
+                    cap.http2 = false;
+                }
                 let head_only = tpl.method == Method::HEAD;
                 let r = within!(
                     POLLED,
@@ -713,6 +717,8 @@ async fn attempt<const POLLED: bool>(
                     // over is as close to "written" as can be seen here.
                     cap.phases.wrote = cap.phases.got_conn;
                     cap.http2 = true;
+                    cap.conn = lease.info;
+                    cap.reason = None;
                 }
                 let mut in_body = false;
                 let body_before = out.bytes_in;

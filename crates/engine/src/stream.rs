@@ -123,6 +123,57 @@ pub struct Capture {
     pub phases: Phases,
     /// The response came over HTTP/2 (k6's `proto` is `HTTP/2.0`).
     pub http2: bool,
+    /// The connection's peer and TLS parameters.
+    pub conn: ConnInfo,
+    /// The status line's reason phrase when it is not the status's usual
+    /// one (`200 Fine`); `None` for the usual one, or over HTTP/2.
+    pub reason: Option<String>,
+}
+
+/// What a connection is: its peer address and TLS parameters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ConnInfo {
+    /// `None` on a Unix socket.
+    pub peer: Option<std::net::SocketAddr>,
+    pub tls: Option<TlsInfo>,
+}
+
+/// A TLS connection's version (`tls1.3`) and cipher suite
+/// (`TLS_AES_128_GCM_SHA256`), named as Go names them.
+#[derive(Debug, Clone, Copy)]
+pub struct TlsInfo {
+    pub version: &'static str,
+    pub cipher_suite: &'static str,
+}
+
+impl TlsInfo {
+    /// The parameters rustls negotiated on `conn`.
+    pub(crate) fn of(conn: &rustls::ClientConnection) -> Option<TlsInfo> {
+        let version = match conn.protocol_version()? {
+            rustls::ProtocolVersion::TLSv1_3 => "tls1.3",
+            rustls::ProtocolVersion::TLSv1_2 => "tls1.2",
+            _ => "",
+        };
+        let suite = conn
+            .negotiated_cipher_suite()?
+            .suite()
+            .as_str()
+            .unwrap_or("");
+        // rustls says TLS13_AES_128_GCM_SHA256 where Go (and IANA) say
+        // TLS_AES_128_GCM_SHA256; TLS 1.2 names are the same.
+        let cipher_suite = suite
+            .strip_prefix("TLS13_")
+            .map_or(suite, |rest| match rest {
+                "AES_128_GCM_SHA256" => "TLS_AES_128_GCM_SHA256",
+                "AES_256_GCM_SHA384" => "TLS_AES_256_GCM_SHA384",
+                "CHACHA20_POLY1305_SHA256" => "TLS_CHACHA20_POLY1305_SHA256",
+                _ => suite,
+            });
+        Some(TlsInfo {
+            version,
+            cipher_suite,
+        })
+    }
 }
 
 /// The instants and dial times of one request (the last attempt's, when a

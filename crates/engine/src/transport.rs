@@ -46,6 +46,7 @@ type H2Sender = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
 struct H2Entry {
     sender: H2Sender,
     streams: Arc<AtomicUsize>,
+    info: crate::stream::ConnInfo,
 }
 
 /// The endpoint's HTTP/2 connections.
@@ -81,6 +82,8 @@ impl Drop for DialTurn<'_> {
 pub(crate) struct H2Lease {
     pub sender: H2Sender,
     streams: Arc<AtomicUsize>,
+    /// The connection's peer and TLS parameters.
+    pub info: crate::stream::ConnInfo,
 }
 
 impl Drop for H2Lease {
@@ -154,17 +157,19 @@ impl HostPool {
         Ok(H2Lease {
             sender: best.sender.clone(),
             streams: best.streams.clone(),
+            info: best.info,
         })
     }
 
     /// Adds a new HTTP/2 connection and leases its first stream.
-    fn add_h2(&self, sender: H2Sender) -> H2Lease {
+    fn add_h2(&self, sender: H2Sender, info: crate::stream::ConnInfo) -> H2Lease {
         let streams = Arc::new(AtomicUsize::new(1));
         let mut set = self.h2.lock().expect("pool lock");
         set.dialing = false;
         set.conns.push(H2Entry {
             sender: sender.clone(),
             streams: streams.clone(),
+            info,
         });
         drop(set);
         // Requests that waited at the cap while it was dialled can all take
@@ -173,7 +178,11 @@ impl HostPool {
         if self.open.is_some() {
             self.freed.notify_waiters();
         }
-        H2Lease { sender, streams }
+        H2Lease {
+            sender,
+            streams,
+            info,
+        }
     }
 
     /// The request that was to open the next HTTP/2 connection is done
@@ -486,6 +495,7 @@ impl Transport {
         let key = &pool.key;
         *phase = DialPhase::Connecting;
         let mut times = DialTimes::default();
+        let mut info = crate::stream::ConnInfo::default();
         let raw = if let Some(path) = &self.unix_socket {
             let t0 = tokio::time::Instant::now();
             let s = UnixStream::connect(path).await.map_err(|e| classify(&e))?;
@@ -506,6 +516,7 @@ impl Transport {
             for a in addrs.iter() {
                 match self.connect_tcp(*a).await {
                     Ok(s) => {
+                        info.peer = Some(*a);
                         stream = Some(s);
                         break;
                     }
@@ -530,6 +541,7 @@ impl Transport {
                     _ => ErrorKind::Tls,
                 })?;
             times.tls = t0.elapsed();
+            info.tls = crate::stream::TlsInfo::of(tls.get_ref().1);
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             (Stream::Tls(Box::new(tls)), h2)
         } else {
@@ -551,9 +563,9 @@ impl Transport {
             *phase = DialPhase::Http2;
             let sender =
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
-            Ok((Conn::H2(pool.add_h2(sender)), times))
+            Ok((Conn::H2(pool.add_h2(sender, info)), times))
         } else {
-            let conn = H1Conn::new(stream, permit, self.max_headers_size);
+            let conn = H1Conn::new(stream, permit, self.max_headers_size, info);
             Ok((Conn::H1(Box::new(conn)), times))
         }
     }

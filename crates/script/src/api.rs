@@ -165,7 +165,8 @@ hidden('json', function json(selector) {
   if (selector === undefined || selector === null) return v;
   return (gjson || (gjson = k.gjson()))(v, selector);
 });
-const FIELDS = ['status', 'url', 'proto', 'headers', 'cookies', 'body', 'timings', 'error', 'error_code'];
+const FIELDS = ['remote_ip', 'remote_port', 'url', 'status', 'status_text', 'proto', 'headers', 'cookies', 'body',
+  'timings', 'tls_version', 'tls_cipher_suite', 'ocsp', 'error', 'error_code', 'request'];
 hidden('toJSON', function toJSON() {
   const o = {};
   for (const n of FIELDS) o[n] = this[n];
@@ -1855,6 +1856,10 @@ struct RespData {
     timings: [f64; 7],
     /// `HTTP/1.1`, `HTTP/2.0`, or empty when there was no response.
     proto: &'static str,
+    /// The connection's peer and TLS parameters.
+    conn: loadlab_engine::client::ConnInfo,
+    /// The status line's reason phrase when not the usual one.
+    reason: Option<String>,
     /// The script read or replaced `body`: `json()` parses that one.
     body_read: Cell<bool>,
     /// `res.request`: the request as sent (its first hop, as k6 shows it);
@@ -1867,7 +1872,7 @@ struct RespData {
 
 /// A response's fields (`toJSON` in HTTP_JS lists them in k6's order,
 /// `cookies` after `headers`).
-const RESP_FIELDS: [&str; 10] = [
+const RESP_FIELDS: [&str; 16] = [
     "status",
     "url",
     "proto",
@@ -1878,6 +1883,12 @@ const RESP_FIELDS: [&str; 10] = [
     "error_code",
     "cookies",
     "request",
+    "remote_ip",
+    "remote_port",
+    "status_text",
+    "tls_version",
+    "tls_cipher_suite",
+    "ocsp",
 ];
 
 thread_local! {
@@ -2067,11 +2078,57 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
             r.set("cookies", cookies)?;
             r.into_value()
         }
-        _ => Value::new_number(ctx.clone(), f64::from(d.error_code)),
+        7 => Value::new_number(ctx.clone(), f64::from(d.error_code)),
+        // The peer's address, and "" and 0 when there was no response (as k6).
+        10 => {
+            let ip = d.conn.peer.map(|p| p.ip().to_string()).unwrap_or_default();
+            rquickjs::String::from_str(ctx.clone(), &ip)?.into_value()
+        }
+        11 => Value::new_int(ctx.clone(), d.conn.peer.map_or(0, |p| i32::from(p.port()))),
+        // Go's `Status`: the code and the reason phrase as received.
+        12 => {
+            let text = match (d.status, &d.reason) {
+                (0, _) => String::new(),
+                (s, Some(r)) => format!("{s} {r}"),
+                (s, None) => {
+                    let usual = http::StatusCode::from_u16(s)
+                        .ok()
+                        .and_then(|c| c.canonical_reason())
+                        .unwrap_or("");
+                    format!("{s} {usual}")
+                }
+            };
+            rquickjs::String::from_str(ctx.clone(), &text)?.into_value()
+        }
+        13 => {
+            let v = d.conn.tls.map_or("", |t| t.version);
+            rquickjs::String::from_str(ctx.clone(), v)?.into_value()
+        }
+        14 => {
+            let v = d.conn.tls.map_or("", |t| t.cipher_suite);
+            rquickjs::String::from_str(ctx.clone(), v)?.into_value()
+        }
+        15 => {
+            // No OCSP staple is asked for: k6's shape, its status
+            // "unknown" over TLS (k6's word when none came) and "" without.
+            let o = Object::new(ctx.clone())?;
+            for key in ["produced_at", "this_update", "next_update", "revoked_at"] {
+                o.set(key, 0)?;
+            }
+            o.set("revocation_reason", "")?;
+            let status = if d.conn.tls.is_some() && d.status > 0 {
+                "unknown"
+            } else {
+                ""
+            };
+            o.set("status", status)?;
+            o.into_value()
+        }
+        _ => Value::new_undefined(ctx.clone()),
     };
     // Kept, so that it is the same object next time (not possible on a
     // frozen response: then the value is made again on each read).
-    if matches!(i, 3..=5 | 8 | 9) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
+    if matches!(i, 3..=5 | 8 | 9 | 15) && keep(this, RESP_FIELDS[i], v.clone()).is_err() {
         let _ = ctx.catch();
     }
     Ok(v)
@@ -2174,6 +2231,13 @@ fn response_object<'js>(
     let req_url = resp.url.is_some().then(|| meta.url.clone());
     let data = Box::new(RespData {
         proto: crate::sched::proto_of(&resp),
+        // A failed request has no peer (k6 shows "" and 0).
+        conn: if resp.status > 0 {
+            resp.conn
+        } else {
+            Default::default()
+        },
+        reason: resp.reason,
         status: resp.status,
         // The URL that answered: after redirects, the last one (k6's `url`).
         url: resp.url.unwrap_or_else(|| meta.url.clone()),

@@ -452,7 +452,8 @@ export default function () {{
 }
 
 /// `res.timings` and the `http_req_*` trends split a request's time as k6
-/// does: a new connection's TCP connect (`connecting`) and TLS handshake
+/// does (and the response's `tls_version`, `tls_cipher_suite`, `ocsp`,
+/// `remote_ip`, `remote_port` and `status_text` are k6's): a new connection's TCP connect (`connecting`) and TLS handshake
 /// (`tls_handshaking`) inside `blocked`, none of them on a reused one, and
 /// `duration` = `sending` + `waiting` + `receiving`.
 #[test]
@@ -462,9 +463,11 @@ fn timings_split_connect_handshake_and_send_as_k6() {
         Duration::from_millis(150),
         false,
     );
+    // A reason phrase of its own, which `status_text` keeps.
     let plain = server(|_, s| {
-        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        let _ = s.write_all(b"HTTP/1.1 200 Fine\r\nContent-Length: 2\r\n\r\nok");
     });
+    let tls_port = tls.port();
     let dir = tempfile::tempdir().unwrap();
     let src = format!(
         r#"
@@ -488,13 +491,18 @@ export default function () {{
     'duration is sending + waiting + receiving': () => sum(ta) && sum(tb) && sum(tc),
     'sending is the write': () => [ta, tb, tc].every((t) => t.sending >= 0 && t.sending < 100),
     'looking_up is 0, as in k6': () => [ta, tb, tc].every((t) => t.looking_up === 0),
+    'TLS parameters': () => a.tls_version === 'tls1.3' && /^TLS_[A-Z0-9_]+$/.test(a.tls_cipher_suite)
+      && !a.tls_cipher_suite.startsWith('TLS13_') && a.ocsp.status === 'unknown' && a.ocsp.produced_at === 0,
+    'none in the clear': () => c.tls_version === '' && c.tls_cipher_suite === '' && c.ocsp.status === '',
+    'peer': () => a.remote_ip === '127.0.0.1' && a.remote_port === {tls_port} && c.remote_port === +__ENV.BASE.split(':')[2],
+    'status text': () => a.status_text === '200 OK' && c.status_text === '200 Fine',
   }});
 }}
 "#
     );
     let (out, e) = run_script(dir.path(), &src, plain.addr);
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(num(&e, "checks", "passes"), 10.0, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 14.0, "{}", out.summary);
     // The trends: one handshake among three requests, two connects.
     assert_eq!(num(&e, "http_req_tls_handshaking", "min"), 0.0);
     assert!(num(&e, "http_req_tls_handshaking", "max") > 0.0, "{e}");
@@ -529,7 +537,8 @@ export default function () {{
   const b = http.get('https://{h2}/');
   const c = http.get(`${{__ENV.BASE}}/`);
   check(null, {{
-    'HTTP/2 over TLS': () => a.status === 200 && a.body === 'ok' && a.proto === 'HTTP/2.0' && b.proto === 'HTTP/2.0',
+    'HTTP/2 over TLS': () => a.status === 200 && a.body === 'ok' && a.proto === 'HTTP/2.0' && b.proto === 'HTTP/2.0'
+      && a.status_text === '200 OK' && a.tls_version === 'tls1.3' && b.remote_ip === '127.0.0.1',
     'HTTP/1.1 in the clear': () => c.proto === 'HTTP/1.1',
     'the first request made the connection': () => a.timings.tls_handshaking > 0 && b.timings.tls_handshaking === 0,
   }});

@@ -194,7 +194,7 @@ export default function () {
   const all = JSON.parse(JSON.stringify(r));
   const keys = Object.keys(all).join(',');
   check(r, {
-    'stringify keys': () => keys === 'status,url,proto,headers,cookies,body,timings,error,error_code',
+    'stringify keys': () => keys === 'remote_ip,remote_port,url,status,status_text,proto,headers,cookies,body,timings,tls_version,tls_cipher_suite,ocsp,error,error_code,request',
     'stringify values': () => all.status === 200 && all.url === `${b}/a?x=1` && all.proto === 'HTTP/1.1'
       && all.error === '' && all.error_code === 0 && all.headers['Content-Type'] === 'application/json'
       && JSON.parse(all.body).query === 'x=1' && typeof all.timings.duration === 'number',
