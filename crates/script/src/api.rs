@@ -908,10 +908,17 @@ fn build_request<'js>(
                     expect = Expect::from_js(&v)
                         .map_err(|()| throw_go(ctx, "unsupported responseCallback"))?;
                 }
+                // Basic credentials come from the URL (`http://user:pass@…`),
+                // with or without `auth: 'basic'`, as in k6.
+                "auth" if js_string(&v).as_deref() == Some("basic") => {}
                 "auth" | "compression" if !v.is_undefined() && !v.is_null() => {
+                    let what = js_string(&v).map_or_else(String::new, |s| format!(" {s:?}"));
+                    let only = if k == "auth" { "; only \"basic\"" } else { "" };
                     return Err(throw(
                         ctx,
-                        &format!("params.{k} is not supported by loadlab k6 (see docs/k6.md)"),
+                        &format!(
+                            "params.{k}{what} is not supported by loadlab k6{only} (see docs/k6.md)"
+                        ),
                     ));
                 }
                 _ => {}

@@ -1149,3 +1149,42 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
 }
+
+/// Basic credentials in the URL are sent as k6 (Go) sends them, with or
+/// without `auth: 'basic'`; `auth: 'digest'` is refused, naming it.
+#[test]
+fn basic_auth_from_the_url_as_k6() {
+    let srv = raw_server_with(|head| {
+        let auth = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Authorization: "))
+            .unwrap_or("none")
+            .to_string();
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{auth}",
+            auth.len()
+        )
+        .into_bytes()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const u = `http://user:p%40ss@${__ENV.HOST}/`;
+  let digest = '';
+  try { http.get(u, { auth: 'digest' }); } catch (e) { digest = e.message; }
+  check(null, {
+    'from the URL': () => http.get(u).body === 'Basic dXNlcjpwQHNz',
+    'auth basic': () => http.get(u, { auth: 'basic' }).body === 'Basic dXNlcjpwQHNz',
+    'none without': () => http.get(`http://${__ENV.HOST}/`).body === 'none',
+    'digest refused': () => digest === 'params.auth "digest" is not supported by loadlab k6; only "basic" (see docs/k6.md)',
+  });
+}
+"#;
+    let env = vec![("HOST".into(), srv.addr.to_string())];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
+}
