@@ -203,6 +203,19 @@ export function expectedStatuses(...args) {
   return Object.freeze({ __k6statuses: Object.freeze(list) });
 }
 export function setResponseCallback(cb) { k.setResponseCallback(cb); }
+// A file for a multipart body (an object body with one among its values).
+export function file(data, filename, contentType) {
+  if (typeof data !== 'string' && !(data instanceof ArrayBuffer)) {
+    throw k.goError(`invalid type ${k.goType(data)}, expected string or ArrayBuffer`);
+  }
+  const f = {
+    data,
+    filename: filename === undefined ? String(Date.now() * 1000000) : String(filename),
+    content_type: contentType === undefined ? 'application/octet-stream' : String(contentType),
+  };
+  Object.defineProperty(f, '__k6file', { value: true });
+  return f;
+}
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
 // The methods are natives (api.rs), exported as they are.
 export const get = k.get, head = k.head, post = k.post, put = k.put, patch = k.patch,
@@ -239,7 +252,7 @@ export function url(strings, ...values) {
 }
 export default {
   request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar,
-  expectedStatuses, setResponseCallback,
+  expectedStatuses, setResponseCallback, file,
 };
 "#;
 
@@ -754,11 +767,24 @@ pub enum ResponseType {
     None,
 }
 
-fn form_encode(ctx: &Ctx<'_>, o: &Object<'_>) -> String {
-    let _ = ctx;
-    let mut out = String::new();
+/// An object body as k6 (Go's `url.Values`) encodes it: keys sorted, an
+/// array's elements as repeated keys.
+fn form_encode(o: &Object<'_>) -> String {
+    let mut pairs: Vec<(String, String)> = Vec::new();
     for (k, v) in o.props::<String, Value>().flatten() {
-        let v = js_string(&v).unwrap_or_default();
+        match v.as_array() {
+            Some(list) => {
+                for e in list.iter::<Value>().flatten() {
+                    pairs.push((k.clone(), js_string(&e).unwrap_or_default()));
+                }
+            }
+            None => pairs.push((k, js_string(&v).unwrap_or_default())),
+        }
+    }
+    // Stable: a key's repeated values keep their order.
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = String::new();
+    for (k, v) in pairs {
         if !out.is_empty() {
             out.push('&');
         }
@@ -767,6 +793,51 @@ fn form_encode(ctx: &Ctx<'_>, o: &Object<'_>) -> String {
         out.push_str(&pct(&v));
     }
     out
+}
+
+/// A value made by `http.file()`.
+fn is_file(v: &Value<'_>) -> bool {
+    v.as_object()
+        .is_some_and(|o| o.get::<_, bool>("__k6file").unwrap_or(false))
+}
+
+/// An object body with an `http.file()` among its values, as k6 writes it
+/// (Go's `multipart.Writer`): a part per property, a file's with its name
+/// and type; the `Content-Type` field's value besides.
+fn multipart(o: &Object<'_>) -> rquickjs::Result<(Vec<u8>, String)> {
+    use std::fmt::Write as _;
+    let mut seed = [0u8; 30];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut seed);
+    let boundary = crate::crypto::hex(&seed);
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out = Vec::new();
+    for (k, v) in o.props::<String, Value>().flatten() {
+        let mut head = String::new();
+        let sep = if out.is_empty() { "" } else { "\r\n" };
+        let _ = write!(head, "{sep}--{boundary}\r\n");
+        let data = if is_file(&v) {
+            let f = v.as_object().expect("a file is an object");
+            let name: String = f.get("filename").unwrap_or_default();
+            let ct: String = f.get("content_type").unwrap_or_default();
+            let _ = write!(
+                head,
+                "Content-Disposition: form-data; name=\"{k}\"; filename=\"{}\"\r\nContent-Type: {ct}\r\n\r\n",
+                esc(&name)
+            );
+            js_bytes(&f.get::<_, Value>("data")?)?
+        } else {
+            let _ = write!(
+                head,
+                "Content-Disposition: form-data; name=\"{}\"\r\n\r\n",
+                esc(&k)
+            );
+            js_string(&v).unwrap_or_default().into_bytes()
+        };
+        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(&data);
+    }
+    out.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    Ok((out, format!("multipart/form-data; boundary={boundary}")))
 }
 
 fn pct(s: &str) -> String {
@@ -930,7 +1001,7 @@ fn build_request<'js>(
     {
         tags.push(("name".to_string(), n));
     }
-    let mut content_type = None;
+    let mut content_type: Option<std::borrow::Cow<'static, str>> = None;
     let body = if body.is_null() || body.is_undefined() {
         Bytes::new()
     } else if let Some(s) = body.as_string() {
@@ -939,9 +1010,17 @@ fn build_request<'js>(
         // SAFETY: the buffer is not detached or resized while copied (no
         // JavaScript runs in between).
         Bytes::copy_from_slice(unsafe { ab.as_bytes() }.unwrap_or_default())
+    } else if let Some(o) = body.as_object()
+        && o.props::<String, Value>()
+            .flatten()
+            .any(|(_, v)| is_file(&v))
+    {
+        let (bytes, ct) = multipart(o)?;
+        content_type = Some(ct.into());
+        Bytes::from(bytes)
     } else if let Some(o) = body.as_object() {
-        content_type = Some("application/x-www-form-urlencoded");
-        Bytes::from(form_encode(ctx, o))
+        content_type = Some("application/x-www-form-urlencoded".into());
+        Bytes::from(form_encode(o))
     } else {
         Bytes::from(js_string(body).unwrap_or_default())
     };
@@ -950,7 +1029,7 @@ fn build_request<'js>(
             .iter()
             .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
     {
-        headers.push(("Content-Type".into(), ct.into()));
+        headers.push(("Content-Type".into(), ct.into_owned()));
     }
     if !headers
         .iter()

@@ -1289,6 +1289,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "cookieJar",
             "expectedStatuses",
             "setResponseCallback",
+            "file",
         ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
