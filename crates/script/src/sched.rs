@@ -1473,6 +1473,11 @@ impl Resolver for LocalResolver {
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
         use std::path::{Component, Path};
+        if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
+            && rest.ends_with("/index.js")
+        {
+            return Ok(crate::api::K6_UTILS.to_string());
+        }
         let joined = if name.starts_with("./") || name.starts_with("../") {
             Path::new(base)
                 .parent()

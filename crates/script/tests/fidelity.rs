@@ -1228,3 +1228,31 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
 }
+
+/// Imports of k6's utility library by its URL (any version) are answered
+/// by loadlab's own module, without the network: the five functions
+/// scripts use most, with the library's documented results.
+#[test]
+fn k6_utils_from_jslib_without_the_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { randomIntBetween, randomItem, randomString, uuidv4, findBetween } from 'https://jslib.k6.io/k6-utils/1.4.0/index.js';
+import { randomString as rs } from 'https://jslib.k6.io/k6-utils/1.2.0/index.js';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export default function () {
+  const ints = Array.from({ length: 300 }, () => randomIntBetween(1, 3));
+  check(null, {
+    'ints in range, both ends': () => Math.min(...ints) === 1 && Math.max(...ints) === 3 && ints.every(Number.isInteger),
+    'items and strings': () => randomItem(['a']) === 'a' && /^[a-z]{8}$/.test(randomString(8)) && rs(5, 'x') === 'xxxxx',
+    'uuids': () => UUID.test(uuidv4()) && UUID.test(uuidv4(true)) && uuidv4() !== uuidv4(),
+    'findBetween': () => JSON.stringify([findBetween('<a>1</a><a>2</a>', '<a>', '</a>'), findBetween('<a>1</a><a>2</a>', '<a>', '</a>', true),
+      findBetween('x', '<', '>'), findBetween('x', '<', '>', true)]) === '["1",["1","2"],"",[]]',
+  });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
+}
