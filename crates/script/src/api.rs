@@ -1193,16 +1193,29 @@ pub fn install<'js>(
             .enumerable(),
         )?;
     }
-    // `__VU` (the VU's id) and `__ITER` (its iteration in its scenario).
-    type Pick = fn((u64, u64, u64)) -> u64;
-    let picks: [(&str, Pick); 2] = [("__VU", |n| n.0), ("__ITER", |n| n.2)];
-    for (name, pick) in picks {
+    // `__VU` (the VU's id) and `__ITER` (its iteration in its scenario;
+    // as in k6, not defined outside iterations: in the init context,
+    // `setup()` and `teardown()`).
+    {
         let sh = shared.clone();
         g.prop(
-            name,
-            Accessor::new_get(move || pick(sh.vu_numbers(vu::current())) as f64)
+            "__VU",
+            Accessor::new_get(move || sh.vu_numbers(vu::current()).0 as f64)
                 .configurable()
                 .enumerable(),
+        )?;
+        let sh = shared.clone();
+        g.prop(
+            "__ITER",
+            Accessor::new_get(move |ctx: Ctx<'js>| -> rquickjs::Result<f64> {
+                let vu = vu::current();
+                if vu == 0 || !vu::in_vu() {
+                    return Err(Exception::throw_reference(&ctx, "__ITER is not defined"));
+                }
+                Ok(sh.vu_numbers(vu).2 as f64)
+            })
+            .configurable()
+            .enumerable(),
         )?;
     }
 

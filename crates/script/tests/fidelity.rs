@@ -1256,3 +1256,29 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
 }
+
+/// As in k6, `__ITER` is defined in iterations only: `setup()` and
+/// `teardown()` get a ReferenceError (`__VU` is 0 there).
+#[test]
+fn iter_is_defined_in_iterations_only_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { check } from 'k6';
+import { Counter } from 'k6/metrics';
+const seen = new Counter('seen');
+function iter() { try { return String(__ITER); } catch (e) { return e.name + ': ' + e.message; } }
+export const options = { iterations: 2, thresholds: { checks: ['rate==1'] } };
+export function setup() { return { s: iter(), vu: __VU }; }
+export default function (d) {
+  check(d, {
+    'not in setup': (d) => d.s === 'ReferenceError: __ITER is not defined' && d.vu === 0,
+    'in iterations': () => iter() === String(__ITER) && __ITER >= 0,
+  });
+}
+export function teardown() { if (iter() === 'ReferenceError: __ITER is not defined') seen.add(1); }
+"#;
+    let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
+    assert_eq!(num(&e, "seen", "count"), 1.0, "{}", out.summary);
+}
