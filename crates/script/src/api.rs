@@ -914,6 +914,60 @@ pub struct HttpDefaults {
     pub request: crate::options::RequestOptions,
 }
 
+/// Why a request could not be made from the script's arguments.
+enum BuildError {
+    /// An exception (a JavaScript one, or loadlab's own refusal).
+    Js(rquickjs::Error),
+    /// A request k6 reports as failed rather than throwing (unless
+    /// `throw`): a bad URL, method or timeout, an unsupported callback.
+    /// `text` is the response's `error`; `warning` the log's
+    /// `Request Failed` text; `code` the `error_code`.
+    Request {
+        text: String,
+        warning: String,
+        code: u32,
+    },
+}
+
+impl From<rquickjs::Error> for BuildError {
+    fn from(e: rquickjs::Error) -> Self {
+        BuildError::Js(e)
+    }
+}
+
+/// A request error as k6 words it: the response's `error`, with the log
+/// line's text the same unless `warning` says otherwise.
+fn request_error(text: String, warning: Option<String>, code: u32) -> BuildError {
+    BuildError::Request {
+        warning: warning.unwrap_or_else(|| text.clone()),
+        text,
+        code,
+    }
+}
+
+/// The first `%` escape of `url`'s path that is not `%` and two hex digits
+/// (`%zz`), as Go's parser reports it.
+fn bad_path_escape(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = &rest[rest.find('/')?..];
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    let b = path.as_bytes();
+    let at = (0..b.len()).find(|&i| {
+        b[i] == b'%'
+            && !(i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit())
+    })?;
+    Some(&path[at..(at + 3).min(path.len())])
+}
+
+/// Go's `Get "url": …` prefix of a request error.
+fn go_op(method: &str, url: &str) -> String {
+    let mut m = method.to_ascii_lowercase();
+    if let Some(first) = m.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    format!("{m} {:?}", url.replace(' ', "%20"))
+}
+
 fn build_request<'js>(
     ctx: &Ctx<'js>,
     method: &str,
@@ -922,7 +976,7 @@ fn build_request<'js>(
     params: Option<&Value<'js>>,
     defaults: &HttpDefaults,
     mut expect: Expect,
-) -> rquickjs::Result<(ClientRequest, ReqMeta)> {
+) -> Result<(ClientRequest, ReqMeta), BuildError> {
     let max_redirects = defaults.max_redirects;
     // http.url`…`: the URL and its template, the request's `name`.
     let template = url.as_object().and_then(|o| {
@@ -945,10 +999,35 @@ fn build_request<'js>(
         })
         .ok_or_else(|| throw(ctx, "the request's URL must be a string"))?;
     if let Err(e) = loadlab_engine::client::Client::check_url(&url) {
-        return Err(throw(ctx, &format!("invalid URL {url:?}: {e}")));
+        // Go's words where it has them: a URL without http(s).
+        let scheme = url
+            .split_once("://")
+            .map_or("", |(s, _)| s)
+            .to_ascii_lowercase();
+        let text = if scheme == "http" || scheme == "https" {
+            format!("invalid URL {url:?}: {e}")
+        } else {
+            format!("unsupported protocol scheme {scheme:?}")
+        };
+        let warning = format!("{}: {text}", go_op(method, &url));
+        return Err(request_error(text, Some(warning), 1000));
+    }
+    if let Some(bad) = bad_path_escape(&url) {
+        // Go's url.Parse refuses a bad escape in the path (not the query).
+        let text = format!("invalid URL: parse {url:?}: invalid URL escape {bad:?}");
+        return Err(request_error(text, None, 1020));
     }
     let method_v = Method::from_bytes(method.as_bytes())
-        .map_err(|_| throw(ctx, &format!("invalid HTTP method {method:?}")))?;
+        .ok()
+        .filter(|_| !method.is_empty() && method.bytes().all(|b| b.is_ascii_graphic()))
+        .ok_or_else(|| {
+            let text = format!("net/http: invalid method {method:?}");
+            request_error(
+                text.clone(),
+                Some(format!("Bad method {url:?}: {text}")),
+                1000,
+            )
+        })?;
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut tags = Vec::new();
     let mut timeout = Duration::from_secs(60);
@@ -969,9 +1048,11 @@ fn build_request<'js>(
                 "tags" => tags = js_pairs(Some(&v)),
                 "timeout" if !v.is_undefined() && !v.is_null() => {
                     timeout = js_duration(&v).ok_or_else(|| {
-                        throw(
-                            ctx,
-                            "params.timeout: not a duration (e.g. \"10s\" or 10000)",
+                        let shown = js_string(&v).unwrap_or_default();
+                        request_error(
+                            format!("invalid timeout value: time: invalid duration {shown:?}"),
+                            None,
+                            0,
                         )
                     })?;
                 }
@@ -993,7 +1074,8 @@ fn build_request<'js>(
                             return Err(throw(
                                 ctx,
                                 &format!("params.responseType {other:?}: use text, binary or none"),
-                            ));
+                            )
+                            .into());
                         }
                     }
                 }
@@ -1026,8 +1108,9 @@ fn build_request<'js>(
                         })? as usize;
                 }
                 "responseCallback" => {
-                    expect = Expect::from_js(&v)
-                        .map_err(|()| throw_go(ctx, "unsupported responseCallback"))?;
+                    expect = Expect::from_js(&v).map_err(|()| {
+                        request_error("unsupported responseCallback".into(), None, 0)
+                    })?;
                 }
                 // Basic credentials come from the URL (`http://user:pass@…`),
                 // with or without `auth: 'basic'`, as in k6.
@@ -1040,7 +1123,8 @@ fn build_request<'js>(
                         &format!(
                             "params.{k}{what} is not supported by loadlab k6{only} (see docs/k6.md)"
                         ),
-                    ));
+                    )
+                    .into());
                 }
                 _ => {}
             }
@@ -1533,8 +1617,25 @@ pub fn install<'js>(
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
                     let expect = sh.vu_expect(vu);
-                    let (mut req, meta) =
-                        build_request(ctx, method, url, &body, params, &sh.http, expect)?;
+                    let built = build_request(ctx, method, url, &body, params, &sh.http, expect);
+                    let (mut req, meta) = match built {
+                        Ok(b) => b,
+                        Err(BuildError::Js(e)) => return Err(e),
+                        // As k6: logged, and a failed response (thrown
+                        // with `throw`); no request, so no samples.
+                        Err(BuildError::Request {
+                            text,
+                            warning,
+                            code,
+                        }) => {
+                            if sh.http.request.throw {
+                                return Err(throw_go(ctx, &warning));
+                            }
+                            sh.console("warn", &format!("Request Failed error={warning:?}"));
+                            let url = js_string(url).unwrap_or_default();
+                            return unsent_response(ctx, method, url, text, code);
+                        }
+                    };
                     let iteration = sh.vu_numbers(vu).1;
                     req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
@@ -1639,8 +1740,16 @@ pub fn install<'js>(
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
                         let expect = sh.vu_expect(vu);
-                        let (mut req, meta) =
-                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http, expect)?;
+                        let built =
+                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http, expect);
+                        let (mut req, meta) = match built {
+                            Ok(b) => b,
+                            Err(BuildError::Js(e)) => return Err(e),
+                            // In a batch, the whole batch fails.
+                            Err(BuildError::Request { warning, .. }) => {
+                                return Err(throw_go(&ctx, &warning));
+                            }
+                        };
                         let iteration = sh.vu_numbers(vu).1;
                         req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                         add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
@@ -2369,6 +2478,38 @@ fn install_response<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<(
     Ok(())
 }
 
+/// The response k6 gives for a request it could not make (a bad URL,
+/// method or timeout): status 0, its `error` and `error_code`, no body.
+fn unsent_response<'js>(
+    ctx: &Ctx<'js>,
+    method: &str,
+    url: String,
+    error: String,
+    error_code: u32,
+) -> rquickjs::Result<Value<'js>> {
+    make_response(
+        ctx,
+        Box::new(RespData {
+            proto: "",
+            conn: Default::default(),
+            reason: None,
+            status: 0,
+            url,
+            req_method: Method::from_bytes(method.as_bytes()).unwrap_or(Method::GET),
+            req_url: None,
+            req_headers: Vec::new(),
+            req_body: Bytes::new(),
+            error,
+            error_code,
+            headers: Vec::new(),
+            body: Vec::new(),
+            response_type: ResponseType::Text,
+            timings: [0.0; 7],
+            body_read: Cell::new(false),
+        }),
+    )
+}
+
 fn response_object<'js>(
     ctx: &Ctx<'js>,
     meta: &ReqMeta,
@@ -2410,6 +2551,11 @@ fn response_object<'js>(
         ],
         body_read: Cell::new(false),
     });
+    make_response(ctx, data)
+}
+
+/// A native response object holding `data` (freed with the object).
+fn make_response<'js>(ctx: &Ctx<'js>, data: Box<RespData>) -> rquickjs::Result<Value<'js>> {
     let id = RESP_CLASS.with(Cell::get);
     if id == 0 {
         return Err(throw(ctx, "internal error: no Response class"));

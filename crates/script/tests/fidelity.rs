@@ -1282,3 +1282,50 @@ export function teardown() { if (iter() === 'ReferenceError: __ITER is not defin
     assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
     assert_eq!(num(&e, "seen", "count"), 1.0, "{}", out.summary);
 }
+
+/// A request k6 cannot make (a URL that is not http(s), a bad path escape,
+/// a bad method or timeout, a callback `expectedStatuses` did not make) is
+/// logged as `Request Failed` and answered with a failed response, the
+/// iteration going on, as k6 v1.8.1 did for the same calls (texts and
+/// codes); with `throw` it is a GoError. No request is sent or counted.
+#[test]
+fn requests_k6_cannot_make_fail_without_throwing_as_k6() {
+    let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const B = `http://${__ENV.HOST}`;
+function t(f) { try { const r = f(); return JSON.stringify([r.status, r.error, r.error_code, r.body]); } catch (e) { return 'threw ' + e.name + ': ' + e.message; } }
+export default function () {
+  check(null, {
+    'no scheme': () => t(() => http.get('not a url')) === '[0,"unsupported protocol scheme \\"\\"",1000,null]',
+    'ftp': () => t(() => http.get('ftp://127.0.0.1/')) === '[0,"unsupported protocol scheme \\"ftp\\"",1000,null]',
+    'bad escape': () => t(() => http.get(`${B}/%zz`)) === `[0,"invalid URL: parse \\"${B}/%zz\\": invalid URL escape \\"%zz\\"",1020,null]`,
+    'timeout': () => t(() => http.get(B, { timeout: 'fast' })) === '[0,"invalid timeout value: time: invalid duration \\"fast\\"",0,null]',
+    'method': () => t(() => http.request('BAD METHOD', B)) === '[0,"net/http: invalid method \\"BAD METHOD\\"",1000,null]',
+    'callback': () => t(() => http.get(B, { responseCallback: () => 1 })) === '[0,"unsupported responseCallback",0,null]',
+    'a good one still goes': () => http.get(`${B}/?q=%zz`).status === 200,
+  });
+}
+"#;
+    let env = vec![("HOST".into(), srv.addr.to_string())];
+    let (out, e) = run_script(dir.path(), src, env.clone(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 7.0, "{}", out.summary);
+    assert_eq!(num(&e, "http_reqs", "count"), 1.0, "{}", out.summary);
+    // With `throw`, the same request throws k6's GoError.
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, throw: true, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  let e = '';
+  try { http.get('ftp://127.0.0.1/'); } catch (x) { e = x.name + ': ' + x.message; }
+  check(e, { 'thrown': (e) => e === 'GoError: Get "ftp://127.0.0.1/": unsupported protocol scheme "ftp"' });
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
