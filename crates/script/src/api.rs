@@ -83,11 +83,7 @@ export function findBetween(content, left, right, repeat = false) {
 
 const CRYPTO_JS: &str = r#"
 const k = globalThis.__k6;
-function bytes(input) {
-  if (typeof input === 'string' || input instanceof ArrayBuffer) return input;
-  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
-  throw k.goError(`invalid type ${k.goType(input)}, expected string, []byte or ArrayBuffer`);
-}
+const bytes = k.toBytes;
 function digest(alg, key, parts, enc) {
   const out = k.digest(String(alg), key, parts, String(enc));
   if (typeof out === 'number') {
@@ -175,11 +171,7 @@ export default { SharedArray };
 
 const ENCODING_JS: &str = r#"
 const k = globalThis.__k6;
-function bytes(input) {
-  if (typeof input === 'string' || input instanceof ArrayBuffer) return input;
-  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
-  throw k.goError(`invalid type ${k.goType(input)}, expected string, []byte or ArrayBuffer`);
-}
+const bytes = k.toBytes;
 export function b64encode(input, encoding) { return k.b64encode(bytes(input), String(encoding ?? 'std')); }
 export function b64decode(input, encoding, format) {
   const out = k.b64decode(String(input), String(encoding ?? 'std'), format === 's');
@@ -1345,6 +1337,20 @@ pub fn install<'js>(
              : typeof v === 'boolean' ? 'bool' \
              : typeof v === 'function' ? 'func(sobek.FunctionCall) sobek.Value' \
              : Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}'",
+        )?,
+    )?;
+    // Bytes as k6's Go code takes them: a string or an ArrayBuffer as it
+    // is, a typed array's bytes as an ArrayBuffer; else k6's GoError.
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.filename = Some("k6".into());
+    k6.set(
+        "toBytes",
+        ctx.eval_with_options::<Function, _>(
+            "(v) => { \
+               if (typeof v === 'string' || v instanceof ArrayBuffer) return v; \
+               if (ArrayBuffer.isView(v)) return v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength); \
+               throw globalThis.__k6.goError(`invalid type ${globalThis.__k6.goType(v)}, expected string, []byte or ArrayBuffer`); }",
+            opts,
         )?,
     )?;
     // k6/crypto's natives: whether an algorithm is known; a digest (or,
