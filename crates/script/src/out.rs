@@ -1,5 +1,6 @@
 //! The run's files: our results file (v2, through the `Sink` API), k6's
-//! NDJSON points (`--out json=FILE`) and the summary export.
+//! NDJSON points (`--out json=FILE`), k6's CSV points (`--out csv=FILE`)
+//! and the summary export.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -30,10 +31,104 @@ struct Pending {
 /// A metric's thresholds (their sources) and sub-metrics (their tag filters).
 type MetricDecl = (Vec<String>, Vec<Vec<(String, String)>>);
 
+/// `--out csv=…`: the file and how its timestamps are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvOut {
+    pub path: PathBuf,
+    pub time_format: CsvTime,
+}
+
+/// k6's `timeFormat` for CSV timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum CsvTime {
+    /// Whole seconds since the Unix epoch (k6's default).
+    #[default]
+    Unix,
+    UnixMilli,
+    UnixMicro,
+    UnixNano,
+    Rfc3339,
+    Rfc3339Nano,
+}
+
+impl CsvOut {
+    /// k6's argument of `--out csv=…`: a file name, or
+    /// `fileName=F,timeFormat=T,saveInterval=D` (the interval is accepted:
+    /// loadlab writes as it goes). A `.gz` name is gzipped, as in k6.
+    pub fn parse(arg: &str) -> Result<CsvOut, String> {
+        let mut out = CsvOut {
+            path: PathBuf::from("file.csv"),
+            time_format: CsvTime::Unix,
+        };
+        if !arg.contains('=') {
+            out.path = PathBuf::from(arg);
+            return Ok(out);
+        }
+        for pair in arg.split(',') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            if v.is_empty() {
+                return Err(format!("couldn't parse {arg:?} as argument for csv output"));
+            }
+            match k {
+                "fileName" => out.path = PathBuf::from(v),
+                "saveInterval" => {}
+                "timeFormat" => {
+                    out.time_format = match v {
+                        "unix" => CsvTime::Unix,
+                        "unix_milli" => CsvTime::UnixMilli,
+                        "unix_micro" => CsvTime::UnixMicro,
+                        "unix_nano" => CsvTime::UnixNano,
+                        "rfc3339" => CsvTime::Rfc3339,
+                        "rfc3339_nano" => CsvTime::Rfc3339Nano,
+                        _ => {
+                            return Err(format!(
+                                "{v:?} is not a valid CSV time format (unix, unix_milli, unix_micro, unix_nano, rfc3339, rfc3339_nano)"
+                            ));
+                        }
+                    }
+                }
+                _ => return Err(format!("unknown key {k:?} as argument for csv output")),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The tags k6's CSV output gives a column each, in its order; the others
+/// go to `extra_tags` as `k=v&k=v`.
+const CSV_TAGS: [&str; 14] = [
+    "check",
+    "error",
+    "error_code",
+    "expected_response",
+    "group",
+    "method",
+    "name",
+    "proto",
+    "scenario",
+    "service",
+    "status",
+    "subproto",
+    "tls_version",
+    "url",
+];
+
+/// A CSV field as Go's `encoding/csv` writes it: quoted when it holds a
+/// comma, a quote or a line break, or starts with a space.
+fn csv_field(w: &mut impl Write, f: &str) -> std::io::Result<()> {
+    let quote = f.contains([',', '"', '\r', '\n']) || f.starts_with([' ', '\t']) || f == "\\.";
+    if quote {
+        write!(w, "\"{}\"", f.replace('"', "\"\""))
+    } else {
+        w.write_all(f.as_bytes())
+    }
+}
+
 pub struct Outputs {
     results: Option<(PathBuf, ResultsWriter<BufWriter<File>>)>,
     pending: Option<Pending>,
     json: Option<(PathBuf, BufWriter<File>)>,
+    csv: Option<(PathBuf, Box<dyn Write>, CsvTime)>,
     json_metrics: Vec<String>,
     /// Per metric: its thresholds' sources and its sub-metrics' filters,
     /// for the JSON output's `Metric` lines (k6's `thresholds`, `submetrics`).
@@ -54,6 +149,7 @@ impl Outputs {
             results: None,
             pending: None,
             json: None,
+            csv: None,
             json_metrics: Vec::new(),
             json_decl: std::collections::HashMap::new(),
             export: None,
@@ -110,6 +206,24 @@ impl Outputs {
         if let Some(p) = &cfg.json_out {
             o.json = Some((p.clone(), BufWriter::new(create(p, "JSON output")?)));
         }
+        if let Some(c) = &cfg.csv_out {
+            let f = BufWriter::new(create(&c.path, "CSV output")?);
+            let mut w: Box<dyn Write> = if c.path.extension().is_some_and(|e| e == "gz") {
+                Box::new(flate2::write::GzEncoder::new(
+                    f,
+                    flate2::Compression::default(),
+                ))
+            } else {
+                Box::new(f)
+            };
+            let header = format!(
+                "metric_name,timestamp,metric_value,{},extra_tags,metadata\n",
+                CSV_TAGS.join(",")
+            );
+            w.write_all(header.as_bytes())
+                .map_err(|e| ScriptError::Output(format!("writing {}: {e}", c.path.display())))?;
+            o.csv = Some((c.path.clone(), w, c.time_format));
+        }
         if let Some(p) = &cfg.summary_export {
             // Made now so a bad path fails before the test.
             create(p, "summary export")?;
@@ -122,9 +236,9 @@ impl Outputs {
         self.results.is_some()
     }
 
-    /// True with `--out json=FILE`.
-    pub fn has_json(&self) -> bool {
-        self.json.is_some()
+    /// True with `--out json=FILE` or `--out csv=FILE` (k6's points).
+    pub fn has_points(&self) -> bool {
+        self.json.is_some() || self.csv.is_some()
     }
 
     /// The test starts: the results header is written (a worker's record
@@ -219,14 +333,18 @@ impl Outputs {
         }
     }
 
-    /// One k6 JSON point (and the metric's declaration the first time).
-    pub fn json_point(
+    /// One k6 point: a CSV row, and a JSON point (with the metric's
+    /// declaration the first time).
+    pub fn point(
         &mut self,
         def: &crate::metrics::MetricDef,
         unix_ns: u64,
         value: f64,
         tags: &[(String, String)],
     ) {
+        if let Some((_, w, time)) = &mut self.csv {
+            let _ = csv_row(w, &def.name, unix_ns, *time, value, tags);
+        }
         let Some((_, w)) = &mut self.json else {
             return;
         };
@@ -299,11 +417,111 @@ impl Outputs {
             w.flush()
                 .map_err(|e| ScriptError::Output(format!("writing {}: {e}", p.display())))?;
         }
+        if let Some((p, mut w, _)) = self.csv.take() {
+            w.flush()
+                .map_err(|e| ScriptError::Output(format!("writing {}: {e}", p.display())))?;
+            // A gzipped file ends when its encoder does.
+            drop(w);
+        }
         if let Some(p) = self.export.take() {
             let text = serde_json::to_string_pretty(&export).unwrap_or_default();
             std::fs::write(&p, text)
                 .map_err(|e| ScriptError::Output(format!("writing {}: {e}", p.display())))?;
         }
         Ok(())
+    }
+}
+
+/// One point as a row of k6's CSV output.
+fn csv_row(
+    w: &mut impl Write,
+    metric: &str,
+    unix_ns: u64,
+    time: CsvTime,
+    value: f64,
+    tags: &[(String, String)],
+) -> std::io::Result<()> {
+    csv_field(w, metric)?;
+    let ts = match time {
+        CsvTime::Unix => (unix_ns / 1_000_000_000).to_string(),
+        CsvTime::UnixMilli => (unix_ns / 1_000_000).to_string(),
+        CsvTime::UnixMicro => (unix_ns / 1_000).to_string(),
+        CsvTime::UnixNano => unix_ns.to_string(),
+        CsvTime::Rfc3339 => {
+            loadlab_metrics::timefmt::rfc3339((unix_ns / 1_000_000_000 * 1_000_000_000) as i128)
+        }
+        CsvTime::Rfc3339Nano => loadlab_metrics::timefmt::rfc3339(unix_ns as i128),
+    };
+    write!(w, ",{ts},{value:.6}")?;
+    for name in CSV_TAGS {
+        w.write_all(b",")?;
+        if let Some((_, v)) = tags.iter().find(|(k, _)| k == name) {
+            csv_field(w, v)?;
+        }
+    }
+    let extra: Vec<String> = tags
+        .iter()
+        .filter(|(k, _)| !CSV_TAGS.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    w.write_all(b",")?;
+    csv_field(w, &extra.join("&"))?;
+    // `metadata`: k6 puts `vu` and `iter` there only when asked to.
+    w.write_all(b",\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_arguments_as_k6() {
+        let c = CsvOut::parse("out.csv").unwrap();
+        assert_eq!(
+            (c.path, c.time_format),
+            (PathBuf::from("out.csv"), CsvTime::Unix)
+        );
+        let c = CsvOut::parse("fileName=o.csv.gz,timeFormat=rfc3339_nano,saveInterval=5s").unwrap();
+        assert_eq!(
+            (c.path, c.time_format),
+            (PathBuf::from("o.csv.gz"), CsvTime::Rfc3339Nano)
+        );
+        assert_eq!(
+            CsvOut::parse("fileName=a,colour=red").unwrap_err(),
+            "unknown key \"colour\" as argument for csv output"
+        );
+        assert_eq!(
+            CsvOut::parse("fileName=").unwrap_err(),
+            "couldn't parse \"fileName=\" as argument for csv output"
+        );
+        assert!(
+            CsvOut::parse("timeFormat=weekly")
+                .unwrap_err()
+                .contains("\"weekly\"")
+        );
+    }
+
+    #[test]
+    fn csv_rows_quote_and_spill_tags_as_k6() {
+        let mut buf = Vec::new();
+        let tags = vec![
+            ("check".to_string(), "a, \"b\"".to_string()),
+            ("mine".to_string(), "x".to_string()),
+            ("scenario".to_string(), "default".to_string()),
+            ("z".to_string(), "y".to_string()),
+        ];
+        csv_row(
+            &mut buf,
+            "checks",
+            1_795_465_741_500_000_000,
+            CsvTime::Unix,
+            1.0,
+            &tags,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "checks,1795465741,1.000000,\"a, \"\"b\"\"\",,,,,,,,default,,,,,,mine=x&z=y,\n"
+        );
     }
 }

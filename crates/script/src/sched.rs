@@ -41,6 +41,8 @@ pub struct RunConfig {
     pub verbose: bool,
     /// `--out json=FILE`.
     pub json_out: Option<PathBuf>,
+    /// `--out csv=…`.
+    pub csv_out: Option<crate::out::CsvOut>,
     /// `--out loadlab=FILE`: our results file (v2).
     pub results_out: Option<PathBuf>,
     /// `--summary-export=FILE`.
@@ -566,7 +568,7 @@ impl Shared {
         let mut reg = self.reg.borrow_mut();
         let reg = &mut *reg;
         let mut out = self.out.borrow_mut();
-        let json = out.has_json();
+        let json = out.has_points();
         for (&si, &value) in ids.iter().zip(values) {
             let s = &mut reg.series[si];
             s.agg.add(value);
@@ -579,7 +581,7 @@ impl Shared {
                 out.metric(s.file_id, t_ns, v);
             }
             if json {
-                out.json_point(def, self.start_unix_ns + t_ns, value, &s.tags);
+                out.point(def, self.start_unix_ns + t_ns, value, &s.tags);
             }
         }
     }
@@ -912,6 +914,9 @@ impl Shared {
             let mut full = vec![("url", url), ("name", url)];
             if r.status > 0 {
                 full.push(("proto", proto_of(r)));
+                if let Some(tls) = r.conn.tls {
+                    full.push(("tls_version", tls.version));
+                }
             }
             if code != 0 {
                 full.push(("error_code", cbuf.format(code)));
@@ -1748,12 +1753,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?;
     shared_v.out = RefCell::new(outputs);
     shared_v.full_http_tags.set(
-        shared_v.out.borrow().has_json()
+        shared_v.out.borrow().has_points()
             || options.thresholds.iter().any(|t| {
                 t.filter.iter().any(|(k, _)| {
                     matches!(
                         k.as_str(),
-                        "url" | "name" | "proto" | "error" | "error_code"
+                        "url" | "name" | "proto" | "tls_version" | "error" | "error_code"
                     )
                 })
             }),

@@ -1329,3 +1329,95 @@ export default function () {
     let (out, _) = run_script(dir.path(), src, env, Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// `--out csv=FILE` (also `.gz`, and `timeFormat`): k6's header, a row per
+/// point with its tags in k6's columns and the others in `extra_tags`, as
+/// k6 v1.8.1 wrote the same script's rows (times and values aside).
+#[test]
+fn csv_output_as_k6() {
+    use std::io::Read;
+    let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check, group }} from 'k6';
+import {{ Counter }} from 'k6/metrics';
+const c = new Counter('my_counter');
+export const options = {{ iterations: 1 }};
+export default function () {{
+  group('g1', () => {{ const r = http.get('http://{addr}/', {{ tags: {{ mine: 'x' }} }}); check(r, {{ 'ok, "quoted"': (r) => r.status === 200 }}); }});
+  c.add(2, {{ t: 'v' }});
+}}
+"#,
+        addr = srv.addr
+    );
+    let path = dir.path().join("s.js");
+    std::fs::write(&path, src).unwrap();
+    for (arg, gz) in [
+        ("points.csv".to_string(), false),
+        (
+            "fileName=points.csv.gz,timeFormat=unix_milli".to_string(),
+            true,
+        ),
+    ] {
+        let mut csv = loadlab_script::out::CsvOut::parse(&arg).unwrap();
+        csv.path = dir.path().join(&csv.path);
+        let cfg = loadlab_script::RunConfig {
+            script: path.clone(),
+            quiet: true,
+            csv_out: Some(csv.clone()),
+            ..Default::default()
+        };
+        let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+        assert_eq!(out.http_reqs, 1, "{}", out.summary);
+        let mut text = String::new();
+        let file = std::fs::File::open(&csv.path).unwrap();
+        if gz {
+            flate2::read::GzDecoder::new(file)
+                .read_to_string(&mut text)
+                .unwrap();
+        } else {
+            std::io::BufReader::new(file)
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata"
+        );
+        let row = |metric: &str| -> Vec<String> {
+            let l = lines
+                .iter()
+                .find(|l| l.starts_with(&format!("{metric},")))
+                .unwrap_or_else(|| panic!("no {metric} row in {text}"));
+            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            let ts = cells[1].parse::<u64>().unwrap();
+            // Seconds, or milliseconds with timeFormat=unix_milli.
+            assert!(
+                if gz {
+                    ts > 1_000_000_000_000
+                } else {
+                    ts < 10_000_000_000
+                },
+                "{l}"
+            );
+            cells[1] = "T".into();
+            cells
+        };
+        let url = format!("http://{}/", srv.addr);
+        assert_eq!(
+            row("http_reqs").join(","),
+            format!(
+                "http_reqs,T,1.000000,,,,true,::g1,GET,{url},HTTP/1.1,default,,200,,,{url},mine=x,"
+            )
+        );
+        assert_eq!(
+            row("my_counter").join(","),
+            "my_counter,T,2.000000,,,,,,,,,default,,,,,,t=v,"
+        );
+        // A field with a comma or a quote is quoted, as Go's encoding/csv.
+        assert!(text.contains(",\"ok, \"\"quoted\"\"\","), "{text}");
+    }
+}

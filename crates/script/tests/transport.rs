@@ -530,7 +530,10 @@ import http from 'k6/http';
 import {{ check }} from 'k6';
 export const options = {{
   iterations: 1, insecureSkipTLSVerify: true,
-  thresholds: {{ checks: ['rate==1'], 'http_reqs{{proto:HTTP/2.0}}': ['count==2'], 'http_reqs{{proto:HTTP/1.1}}': ['count==1'] }},
+  thresholds: {{
+    checks: ['rate==1'], 'http_reqs{{proto:HTTP/2.0}}': ['count==2'], 'http_reqs{{proto:HTTP/1.1}}': ['count==1'],
+    'http_reqs{{tls_version:tls1.3}}': ['count==2'],
+  }},
 }};
 export default function () {{
   const a = http.get('https://{h2}/');

@@ -327,6 +327,12 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     for o in &a.out {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
+            Some(("csv", f)) if !f.is_empty() => {
+                cfg.csv_out = Some(
+                    loadlab_script::out::CsvOut::parse(f)
+                        .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?,
+                );
+            }
             Some(("loadlab", f)) if loadlab_cluster::store::S3Url::parse(f).is_some() => {
                 let url = loadlab_cluster::store::S3Url::parse(f)
                     .expect("checked")
@@ -345,7 +351,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             Some(("loadlab", f)) if !f.is_empty() => cfg.results_out = Some(PathBuf::from(f)),
             _ => {
                 return Err(CliError::usage(format!(
-                    "--out {o:?}: loadlab k6 writes json=FILE (k6's points) and loadlab=FILE (results for loadlab report)"
+                    "--out {o:?}: loadlab k6 writes json=FILE and csv=FILE (k6's points) and loadlab=FILE (results for loadlab report)"
                 )));
             }
         }
