@@ -1161,3 +1161,42 @@ fn system_env_vars_flags_as_k6() {
         assert!(stderr.contains(want), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn csv_output_flag_and_its_bad_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { iterations: 1 };\nexport default function () {}\n";
+    let csv = dir.path().join("out.csv");
+    let out = k6(
+        dir.path(),
+        script,
+        &["--out", &format!("csv={}", csv.display())],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        written.starts_with("metric_name,timestamp,metric_value,check,"),
+        "{written}"
+    );
+    assert!(written.contains("\niterations,"), "{written}");
+    let out = k6(
+        dir.path(),
+        script,
+        &["--out", "csv=fileName=a.csv,colour=red"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unknown key \"colour\" as argument for csv output"),
+        "{stderr}"
+    );
+    let out = k6(
+        dir.path(),
+        script,
+        &["--out", "influxdb=http://127.0.0.1:1"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("json=FILE and csv=FILE"), "{stderr}");
+}
