@@ -1925,7 +1925,8 @@ pub fn install<'js>(
             Function::new(
                 ctx.clone(),
                 move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
-                    ctx.json_parse(sh.options_json.clone())
+                    let raw = serde_json::from_str(&sh.options_json).unwrap_or_default();
+                    ctx.json_parse(crate::test_options::k6_test_options(&raw))
                 },
             )?,
         )?;

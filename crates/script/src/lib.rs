@@ -45,6 +45,7 @@ pub mod out;
 pub mod sched;
 pub mod segment;
 pub mod summary;
+mod test_options;
 pub mod vu;
 
 use std::path::PathBuf;

@@ -1421,3 +1421,33 @@ export default function () {{
         assert!(text.contains(",\"ok, \"\"quoted\"\"\","), "{text}");
     }
 }
+
+/// `exec.test.options` is the test's options as k6 v1.8.1 shows them
+/// (byte for byte for this script): every option in k6's order, `null`
+/// where unset, each scenario in its executor's shape, durations in Go's
+/// form. (The shortcut options' `default` scenario: unit tests in
+/// test_options.rs.)
+#[test]
+fn exec_test_options_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+const same = new Counter('same');
+export const options = { scenarios: {
+  a: { executor: 'shared-iterations', vus: 1, iterations: 1 },
+  b: { executor: 'per-vu-iterations', vus: 1, iterations: 1, startTime: '0s', tags: { x: 'y' }, env: { E: '1' }, exec: 'default', gracefulStop: '1s' },
+  c: { executor: 'constant-vus', vus: 1, duration: '1s' },
+  d: { executor: 'ramping-vus', stages: [{ duration: '1s', target: 1 }] },
+  e: { executor: 'constant-arrival-rate', rate: 1, duration: '1s', preAllocatedVUs: 1 },
+  f: { executor: 'ramping-arrival-rate', preAllocatedVUs: 1, stages: [{ duration: '1s', target: 1 }] },
+}, minIterationDuration: '300ms', setupTimeout: '10s', maxRedirects: 3, userAgent: 'u', noConnectionReuse: true };
+export default function () {
+  if (exec.scenario.name === 'a' && JSON.stringify(exec.test.options) === __ENV.WANT) same.add(1);
+}
+"#;
+    let want = r#"{"paused":null,"scenarios":{"a":{"executor":"shared-iterations","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"vus":1,"iterations":1,"maxDuration":null},"b":{"executor":"per-vu-iterations","startTime":"0s","gracefulStop":"1s","env":{"E":"1"},"exec":"default","tags":{"x":"y"},"vus":1,"iterations":1,"maxDuration":null},"c":{"executor":"constant-vus","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"vus":1,"duration":"1s"},"d":{"executor":"ramping-vus","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"startVUs":null,"stages":[{"duration":"1s","target":1}],"gracefulRampDown":null},"e":{"executor":"constant-arrival-rate","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"rate":1,"timeUnit":null,"duration":"1s","preAllocatedVUs":1,"maxVUs":null},"f":{"executor":"ramping-arrival-rate","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"startRate":null,"timeUnit":null,"stages":[{"duration":"1s","target":1}],"preAllocatedVUs":1,"maxVUs":null}},"executionSegment":null,"executionSegmentSequence":null,"noSetup":null,"setupTimeout":"10s","noTeardown":null,"teardownTimeout":null,"rps":null,"dns":{"ttl":null,"select":null,"policy":null},"maxRedirects":3,"userAgent":"u","batch":null,"batchPerHost":null,"httpDebug":null,"insecureSkipTLSVerify":null,"tlsCipherSuites":null,"tlsVersion":null,"tlsAuth":null,"throw":null,"thresholds":null,"blacklistIPs":null,"blockHostnames":null,"hosts":null,"noConnectionReuse":true,"noVUConnectionReuse":null,"minIterationDuration":"300ms","ext":null,"summaryTrendStats":["avg","min","med","max","p(90)","p(95)"],"summaryTimeUnit":null,"systemTags":["check","error","error_code","expected_response","group","method","name","proto","scenario","service","status","subproto","tls_version","url"],"tags":null,"metricSamplesBufferSize":null,"noCookiesReset":null,"discardResponseBodies":null,"consoleOutput":null,"localIPs":null}"#;
+    let env = vec![("WANT".into(), want.to_string())];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert_eq!(num(&e, "same", "count"), 1.0, "{}", out.summary);
+}
