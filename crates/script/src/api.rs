@@ -2303,10 +2303,13 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
                     "max_age",
                     c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
                 )?;
+                // Without `Expires`, k6 shows Go's zero time as it converts
+                // it (its nanoseconds overflow): -6795364578871.
                 e.set(
                     "expires",
-                    c.expires_datetime()
-                        .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64),
+                    c.expires_datetime().map_or(-6_795_364_578_871.0, |t| {
+                        (t.unix_timestamp_nanos() / 1_000_000) as f64
+                    }),
                 )?;
                 push_to_list(ctx, &cookies, c.name(), e)?;
             }

@@ -1451,3 +1451,34 @@ export default function () {
     let (out, e) = run_script(dir.path(), src, env, Overrides::default());
     assert_eq!(num(&e, "same", "count"), 1.0, "{}", out.summary);
 }
+
+/// `res.cookies` as k6 v1.8.1 gave them for the same three `Set-Cookie`
+/// fields: attributes as sent, `expires` in ms from the `Expires`
+/// attribute only, and Go's zero time as k6 converts it without one.
+#[test]
+fn response_cookies_as_k6() {
+    let srv = raw_server(
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: s=1; Path=/\r\n\
+          Set-Cookie: p=2; Max-Age=60; Domain=127.0.0.1; HttpOnly; Secure\r\n\
+          Set-Cookie: e=3; Expires=Wed, 21 Oct 2099 07:28:00 GMT\r\nContent-Length: 2\r\n\r\nok",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const r = http.get(`http://${__ENV.HOST}/`);
+  const c = r.cookies;
+  check(null, {
+    'session': () => JSON.stringify(c.s) === '[{"name":"s","value":"1","domain":"","path":"/","http_only":false,"secure":false,"max_age":0,"expires":-6795364578871}]',
+    'max-age': () => JSON.stringify(c.p) === '[{"name":"p","value":"2","domain":"127.0.0.1","path":"","http_only":true,"secure":true,"max_age":60,"expires":-6795364578871}]',
+    'expires': () => JSON.stringify(c.e) === '[{"name":"e","value":"3","domain":"","path":"","http_only":false,"secure":false,"max_age":0,"expires":4096250880000}]',
+  });
+}
+"#;
+    let env = vec![("HOST".into(), srv.addr.to_string())];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 3.0, "{}", out.summary);
+}
