@@ -1,5 +1,5 @@
 //! The k6 API as the script sees it: the modules `k6`, `k6/http`,
-//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding`, `k6/crypto` (small
+//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding`, `k6/crypto`, `k6/html` (small
 //! JavaScript over native functions on
 //! a hidden `__k6` object), and the init context's globals (`__ENV`,
 //! `__VU`, `__ITER`, `open()`, `console`).
@@ -29,6 +29,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/data", DATA_JS),
     ("k6/encoding", ENCODING_JS),
     ("k6/crypto", CRYPTO_JS),
+    ("k6/html", HTML_JS),
     (K6_UTILS, K6_UTILS_JS),
 ];
 
@@ -215,6 +216,17 @@ hidden('json', function json(selector) {
   if (selector === undefined || selector === null) return v;
   return (gjson || (gjson = k.gjson()))(v, selector);
 });
+// The body parsed as k6/html's parseHTML does (the Selection's `url` is
+// the response's), then `find(selector)` when one is given.
+hidden('html', function html(selector) {
+  const body = this.body;
+  if (body === null || body === undefined) {
+    throw k.goError("the body is null so we can't transform it to HTML - this likely was because of a request error getting the response");
+  }
+  const lib = k.htmlLibCache || (k.htmlLibCache = k.htmlLib());
+  const s = lib.parse(typeof body === 'string' || body instanceof ArrayBuffer ? body : String(body), this.url);
+  return selector === undefined ? s : s.find(String(selector));
+});
 const FIELDS = ['remote_ip', 'remote_port', 'url', 'status', 'status_text', 'proto', 'headers', 'cookies', 'body',
   'timings', 'tls_version', 'tls_cipher_suite', 'ocsp', 'error', 'error_code', 'request'];
 hidden('toJSON', function toJSON() {
@@ -304,6 +316,274 @@ export default {
   request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar,
   expectedStatuses, setResponseCallback, file,
 };
+"#;
+
+/// `k6/html`'s Selection and Element, over the native `HtmlDoc` (html.rs):
+/// compiled once, the first time a VU parses (`__k6.htmlLib()`, kept on
+/// `__k6`), for the module and for `res.html()`.
+const HTML_LIB_JS: &str = r#"
+(() => {
+const k = globalThis.__k6;
+const D = Symbol('doc'), N = Symbol('nodes'), I = Symbol('node'), U = Symbol('url');
+const wrap = (d, n, url) => { const s = Object.create(Selection.prototype); s[D] = d; s[N] = n; s.url = url; return s; };
+const same = (s, n) => wrap(s[D], n, s.url);
+const element = (d, i, url) => {
+  if (i === undefined) return undefined;
+  const e = Object.create(Element.prototype);
+  e[D] = d; e[I] = i; e[U] = url;
+  return e;
+};
+const nodesOf = (s, v) => {
+  if (v instanceof Selection) return v[D] === s[D] ? v[N] : [];
+  if (v instanceof Element) return v[D] === s[D] ? [v[I]] : [];
+  throw k.goError(`invalid argument, cannot use a '${k.goType(v)}' as a selector`);
+};
+const opt = (v) => (v === undefined ? undefined : String(v));
+const INITIALISMS = new Set(['ACL', 'API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'ETA', 'GPU', 'GUID', 'HTML', 'HTTP',
+  'HTTPS', 'ID', 'IP', 'JSON', 'LHS', 'OS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL',
+  'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS', 'OAuth']);
+// k6's data-* names to properties and back (its snaker rules).
+function toProperty(s) {
+  const at = s.indexOf('-');
+  if (at < 0) return s;
+  return s.slice(0, at) + s.slice(at + 1).replace(/-/g, '_').split('_').map((w) => {
+    if (w === 'oauth') return 'OAuth';
+    if (INITIALISMS.has(w.toUpperCase())) return w.toUpperCase();
+    return w ? w[0].toUpperCase() + w.slice(1) : w;
+  }).join('');
+}
+function initialismAt(s) {
+  let found = '';
+  for (let i = 1; i <= 5 && i <= s.length; i++) if (INITIALISMS.has(s.slice(0, i))) found = s.slice(0, i);
+  return found;
+}
+function toAttr(s) {
+  const words = [];
+  let last = 0;
+  for (let i = 1; i < s.length; i++) {
+    if (s[i] >= 'A' && s[i] <= 'Z') {
+      const ini = initialismAt(s.slice(last));
+      if (ini) { words.push(ini); i += ini.length - 1; last = i; continue; }
+      words.push(s.slice(last, i));
+      last = i;
+    }
+  }
+  if (s.slice(last)) words.push(s.slice(last));
+  return words.map((w) => w.toLowerCase()).join('-');
+}
+function dataValue(v) {
+  if (v === '' || v === 'null' || v === 'undefined') return undefined;
+  if (v[0] === '{' || v[0] === '[') { try { return JSON.parse(v); } catch (e) { return v; } }
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/.test(v) && v.replace(/[-.]/g, '').length <= 15) return Number(v);
+  return v;
+}
+const qesc = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+const SUBMITTABLE = 'input,select,textarea,keygen';
+const SKIPPED = ['submit', 'button', 'reset', 'image', 'file'];
+class Selection {
+  find(v) { const d = this[D]; return same(this, typeof v === 'string' ? d.find(this[N], v) : d.within(this[N], nodesOf(this, v))); }
+  closest(v) { const d = this[D]; return same(this, typeof v === 'string' ? d.closest(this[N], v, []) : d.closest(this[N], undefined, nodesOf(this, v))); }
+  has(v) { const d = this[D]; return same(this, typeof v === 'string' ? d.has(this[N], v, []) : d.has(this[N], undefined, nodesOf(this, v))); }
+  add(v) {
+    const more = typeof v === 'string' ? this[D].find([this[D].root()], v) : nodesOf(this, v);
+    return same(this, [...new Set([...this[N], ...more])]);
+  }
+  not(v) {
+    if (typeof v === 'function') return same(this, this[N].filter((n, i) => !v(i, same(this, [n]))));
+    if (typeof v === 'string') return same(this, this[D].filter(this[N], v, true));
+    const out = new Set(nodesOf(this, v));
+    return same(this, this[N].filter((n) => !out.has(n)));
+  }
+  filter(v) {
+    if (typeof v === 'string') return same(this, this[D].filter(this[N], v, false));
+    if (v instanceof Selection) { const in_ = new Set(nodesOf(this, v)); return same(this, this[N].filter((n) => in_.has(n))); }
+    if (typeof v !== 'function') throw k.goError('the argument to filter() must be a function, a selector or a selection');
+    return same(this, this[N].filter((n, i) => v(i, same(this, [n]))));
+  }
+  is(v) {
+    if (typeof v === 'string') return this[D].filter(this[N], v, false).length > 0;
+    if (v instanceof Selection) { const in_ = new Set(nodesOf(this, v)); return this[N].some((n) => in_.has(n)); }
+    if (typeof v !== 'function') throw k.goError('the argument to is() must be a function, a selector or a selection');
+    return this[N].some((n, i) => v(i, same(this, [n])));
+  }
+  children(f) { return same(this, this[D].walk(this[N], 'children', opt(f))); }
+  contents() { return same(this, this[D].walk(this[N], 'contents', undefined)); }
+  parent(f) { return same(this, this[D].walk(this[N], 'parent', opt(f))); }
+  parents(f) { return same(this, this[D].walk(this[N], 'parents', opt(f))); }
+  next(f) { return same(this, this[D].walk(this[N], 'next', opt(f))); }
+  nextAll(f) { return same(this, this[D].walk(this[N], 'nextAll', opt(f))); }
+  prev(f) { return same(this, this[D].walk(this[N], 'prev', opt(f))); }
+  prevAll(f) { return same(this, this[D].walk(this[N], 'prevAll', opt(f))); }
+  siblings(f) { return same(this, this[D].walk(this[N], 'siblings', opt(f))); }
+  size() { return this[N].length; }
+  eq(i) {
+    const n = this[N];
+    i = Math.trunc(Number(i)) || 0;
+    if (i < 0) i += n.length;
+    return same(this, i >= 0 && i < n.length ? [n[i]] : []);
+  }
+  first() { return this.eq(0); }
+  last() { return this.eq(-1); }
+  slice(a, b) {
+    const n = this[N];
+    return same(this, n.slice(Math.trunc(Number(a)) || 0, b !== undefined && b < n.length ? Math.trunc(Number(b)) : n.length));
+  }
+  get(i) {
+    const n = this[N];
+    if (i === undefined) return n.map((x) => element(this[D], x, this.url));
+    i = Math.trunc(Number(i)) || 0;
+    if (i < n.length && i > -n.length) return element(this[D], n[i < 0 ? i + n.length : i], this.url);
+    return undefined;
+  }
+  toArray() { return this[N].map((x) => same(this, [x])); }
+  each(fn) {
+    if (typeof fn !== 'function') throw k.goError('the argument to each() must be a function');
+    this[N].forEach((x, i) => {
+      try { fn(i, element(this[D], x, this.url)); } catch (e) { throw k.goError(`the function passed to each() failed: ${e}`); }
+    });
+    return this;
+  }
+  map(fn) {
+    if (typeof fn !== 'function') throw k.goError('the argument to map() must be a function');
+    const out = [];
+    // As k6: a call that throws gives no value, and no error.
+    this[N].forEach((x, i) => { try { out.push(fn(i, same(this, [x]))); } catch (e) { /* as k6 */ } });
+    return out;
+  }
+  text() { return this[D].text(this[N]); }
+  html() { return this[N].length ? this[D].html(this[N][0]) : ''; }
+  attr(name, ...def) {
+    const v = this[N].length ? this[D].attr(this[N][0], String(name)) : undefined;
+    if (v !== undefined) return v;
+    return def.length ? def[0] : undefined;
+  }
+  val() {
+    if (!this[N].length) return undefined;
+    const d = this[D], n = this[N][0];
+    const attr = (name) => d.attr(n, name);
+    const valueOrHTML = (s) => { const v = s.attr('value'); return v !== undefined ? v : s.html(); };
+    switch (d.name(n)) {
+      case 'input': {
+        const v = attr('value');
+        if (v !== undefined) return v;
+        const t = attr('type');
+        return t === 'radio' || t === 'checkbox' ? 'on' : '';
+      }
+      case 'button': { const v = attr('value'); return v === undefined ? '' : v; }
+      case 'textarea': return this.html();
+      case 'option': return valueOrHTML(this);
+      case 'select': {
+        const selected = this.first().find('option[selected]');
+        if (attr('multiple') !== undefined) return selected.map((i, o) => valueOrHTML(o));
+        return valueOrHTML(selected);
+      }
+      default: return undefined;
+    }
+  }
+  data(key) {
+    if (!this[N].length) return undefined;
+    const pairs = this[D].attrs(this[N][0]);
+    if (!pairs.length) return undefined;
+    if (key !== undefined) {
+      const v = this.attr('data-' + toAttr(String(key)));
+      return v === undefined ? undefined : dataValue(v);
+    }
+    const out = {};
+    for (let i = 0; i < pairs.length; i += 2) {
+      if (pairs[i].startsWith('data-') && pairs[i].length > 5) {
+        const v = dataValue(pairs[i + 1]);
+        if (v !== undefined) out[toProperty(pairs[i].slice(5))] = v;
+      }
+    }
+    return out;
+  }
+  serializeArray() {
+    const els = this.is('form') ? this.find(SUBMITTABLE) : this.filter(SUBMITTABLE);
+    const out = [];
+    els.toArray().forEach((s) => {
+      const name = s.attr('name', ''), type = s.attr('type', '');
+      if (name === '' || s.attr('disabled', '') === 'disabled' || SKIPPED.includes(type)) return;
+      if ((type === 'checkbox' || type === 'radio') && s.attr('checked', '') !== 'checked') return;
+      out.push({ name, value: s.val() });
+    });
+    return out;
+  }
+  serializeObject() {
+    const out = {};
+    for (const { name, value } of this.serializeArray()) out[name] = value;
+    return out;
+  }
+  serialize() {
+    const values = new Map();
+    for (const { name, value } of this.serializeArray()) {
+      if (typeof value === 'string') values.set(name, [value]);
+      else if (Array.isArray(value)) values.set(name, value);
+    }
+    const parts = [];
+    for (const name of [...values.keys()].sort()) {
+      for (const v of values.get(name)) parts.push(qesc(name) + '=' + qesc(v));
+    }
+    return parts.join('&');
+  }
+}
+const sel = (e) => wrap(e[D], [e[I]], e[U]);
+const elements = (e, n) => n.map((x) => element(e[D], x, e[U]));
+class Element {
+  selection() { return sel(this); }
+  nodeName() { return this[D].name(this[I]); }
+  nodeType() { const t = this[D].nodeType(this[I]); return t === 0 ? undefined : t; }
+  nodeValue() { const v = this[D].data(this[I]); return v; }
+  textContent() { return this[D].text([this[I]]); }
+  innerHTML() { return this[D].html(this[I]); }
+  getAttribute(name) { return this[D].attr(this[I], String(name)); }
+  hasAttribute(name) { return this[D].attr(this[I], String(name)) !== undefined; }
+  hasAttributes() { return this[D].attrs(this[I]).length > 0; }
+  attributes() {
+    const pairs = this[D].attrs(this[I]);
+    const out = {};
+    for (let i = 0; i < pairs.length; i += 2) out[pairs[i]] = { owner_element: this, name: pairs[i], value: pairs[i + 1] };
+    return out;
+  }
+  id() { const v = this.getAttribute('id'); return v === undefined ? '' : v; }
+  className() { return this.getAttribute('class'); }
+  classList() { const v = this.getAttribute('class'); return v === undefined ? [] : v.split(/\s+/).filter((x) => x); }
+  toString() { return this[D].nodeType(this[I]) === 1 ? '[object html.Node]' : `[object ${this.nodeName()}]`; }
+  hasChildNodes() { return this[D].walk([this[I]], 'contents', undefined).length > 0; }
+  childNodes() { return elements(this, this[D].walk([this[I]], 'contents', undefined)); }
+  children() { return elements(this, this[D].walk([this[I]], 'children', undefined)); }
+  childElementCount() { return this[D].walk([this[I]], 'children', undefined).length; }
+  firstChild() { return element(this[D], this[D].walk([this[I]], 'contents', undefined)[0], this[U]); }
+  lastChild() { const c = this[D].walk([this[I]], 'contents', undefined); return element(this[D], c[c.length - 1], this[U]); }
+  firstElementChild() { return element(this[D], this[D].walk([this[I]], 'children', undefined)[0], this[U]); }
+  lastElementChild() { const c = this[D].walk([this[I]], 'children', undefined); return element(this[D], c[c.length - 1], this[U]); }
+  nextElementSibling() { return element(this[D], this[D].walk([this[I]], 'next', undefined)[0], this[U]); }
+  previousElementSibling() { return element(this[D], this[D].walk([this[I]], 'prev', undefined)[0], this[U]); }
+  parentElement() { return element(this[D], this[D].walk([this[I]], 'parent', undefined)[0], this[U]); }
+  querySelector(s) { return element(this[D], this[D].find([this[I]], String(s))[0], this[U]); }
+  querySelectorAll(s) { return elements(this, this[D].find([this[I]], String(s))); }
+  getElementsByClassName(name) { return this.querySelectorAll('.' + name); }
+  getElementsByTagName(name) { return this.querySelectorAll(String(name)); }
+  matches(s) { return this[D].filter([this[I]], String(s), false).length > 0; }
+  isSameNode(o) { return o instanceof Element && o[D] === this[D] && o[I] === this[I]; }
+  contains(o) { return o instanceof Element && o[D] === this[D] && o[I] !== this[I] && this[D].within([this[I]], [o[I]]).length > 0; }
+}
+const parse = (src, url) => { const d = k.htmlParse(src); return wrap(d, [d.root()], url); };
+return {
+  parseHTML(src) { return parse(src === undefined || src === null ? '' : String(src), ''); },
+  parse,
+  Selection,
+  Element,
+};
+})()
+"#;
+
+const HTML_JS: &str = r#"
+const k = globalThis.__k6;
+const lib = k.htmlLibCache || (k.htmlLibCache = k.htmlLib());
+export const parseHTML = lib.parseHTML;
+export default { parseHTML };
 "#;
 
 /// `res.json(selector)`: the common subset of gjson's paths, compiled the
@@ -1248,6 +1528,28 @@ pub fn install<'js>(
              : typeof v === 'boolean' ? 'bool' \
              : typeof v === 'function' ? 'func(sobek.FunctionCall) sobek.Value' \
              : Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}'",
+        )?,
+    )?;
+    // k6/html's natives: a page parsed (a string, or an ArrayBuffer's
+    // bytes as UTF-8), and the Selection API, compiled on first use.
+    k6.set(
+        "htmlParse",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, src: Value<'js>| -> rquickjs::Result<Value<'js>> {
+                let doc = match src.as_string() {
+                    Some(s) => crate::html::HtmlDoc::parse(&s.to_string()?),
+                    None => crate::html::HtmlDoc::parse(&String::from_utf8_lossy(&js_bytes(&src)?)),
+                };
+                Ok(rquickjs::Class::instance(ctx, doc)?.into_value())
+            },
+        )?,
+    )?;
+    k6.set(
+        "htmlLib",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>| -> rquickjs::Result<Object<'js>> { ctx.eval(HTML_LIB_JS) },
         )?,
     )?;
     // k6/crypto's natives: whether an algorithm is known; a digest (or,

@@ -1315,6 +1315,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "randomBytes",
         ],
     ),
+    ("k6/html", &["parseHTML"]),
 ];
 
 fn is_ident(c: char) -> bool {

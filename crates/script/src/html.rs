@@ -1,0 +1,452 @@
+//! `k6/html`'s parsed documents: a native class, `HtmlDoc`, holding one
+//! parsed page (scraper's tree: html5ever and CSS selectors), whose
+//! methods take and give lists of node numbers. The Selection and Element
+//! API is JavaScript over it (`HTML_JS` in api.rs), each Selection holding
+//! its document and its nodes' numbers.
+//!
+//! A document is freed when the last Selection or Element of it is: the
+//! `HtmlDoc` object holds no JavaScript value (so it is in no cycle), and
+//! QuickJS frees it, and its tree, with the last reference.
+//!
+//! What k6 (goquery) does, kept here: selections are in the order their
+//! nodes were found, without repeats; an invalid selector matches nothing
+//! (no error); `html()` is Go's `html.Render` of the first node's children
+//! (void elements as `<br/>`, `"` and `'` as `&#34;` and `&#39;`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use ego_tree::{NodeId, NodeRef};
+use rquickjs::JsLifetime;
+use rquickjs::class::Trace;
+use scraper::{ElementRef, Html, Node, Selector};
+
+/// One parsed page.
+#[derive(Trace, JsLifetime)]
+#[rquickjs::class(rename = "HtmlDoc", frozen)]
+pub struct HtmlDoc {
+    #[qjs(skip_trace)]
+    doc: Html,
+    /// The tree's node ids, in id order (so sorted: a node's number is its
+    /// place here).
+    #[qjs(skip_trace)]
+    ids: Vec<NodeId>,
+}
+
+thread_local! {
+    /// Parsed selectors (`None`: invalid), as scripts use the same few
+    /// again and again; emptied when it gets large.
+    static SELECTORS: RefCell<HashMap<String, Option<Rc<Selector>>>> = RefCell::new(HashMap::new());
+}
+
+fn selector(s: &str) -> Option<Rc<Selector>> {
+    SELECTORS.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(v) = c.get(s) {
+            return v.clone();
+        }
+        if c.len() >= 512 {
+            c.clear();
+        }
+        let v = Selector::parse(s).ok().map(Rc::new);
+        c.insert(s.to_owned(), v.clone());
+        v
+    })
+}
+
+/// HTML elements with no end tag (Go's `voidElements`).
+const VOID: [&str; 15] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param",
+    "source", "track", "wbr",
+];
+
+/// Elements whose text children Go writes as they are.
+const LITERAL: [&str; 8] = [
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "plaintext",
+    "script",
+    "style",
+    "xmp",
+];
+
+/// Go's `html.EscapeString` (as `html.Render` escapes text and attributes).
+fn escape(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '\'' => out.push_str("&#39;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&#34;"),
+            '\r' => out.push_str("&#13;"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn quoted(out: &mut String, s: &str) {
+    let q = if s.contains('"') { '\'' } else { '"' };
+    out.push(q);
+    out.push_str(s);
+    out.push(q);
+}
+
+/// Go's `html.Render` of one node.
+fn render(out: &mut String, n: NodeRef<'_, Node>) {
+    match n.value() {
+        Node::Document | Node::Fragment => {
+            for c in n.children() {
+                render(out, c);
+            }
+        }
+        Node::Text(t) => escape(out, t),
+        Node::Comment(c) => {
+            out.push_str("<!--");
+            out.push_str(c);
+            out.push_str("-->");
+        }
+        Node::Doctype(d) => {
+            out.push_str("<!DOCTYPE ");
+            out.push_str(d.name());
+            if !d.public_id().is_empty() {
+                out.push_str(" PUBLIC ");
+                quoted(out, d.public_id());
+                if !d.system_id().is_empty() {
+                    out.push(' ');
+                    quoted(out, d.system_id());
+                }
+            } else if !d.system_id().is_empty() {
+                out.push_str(" SYSTEM ");
+                quoted(out, d.system_id());
+            }
+            out.push('>');
+        }
+        Node::ProcessingInstruction(_) => {}
+        Node::Element(e) => {
+            let name = e.name();
+            out.push('<');
+            out.push_str(name);
+            for (qn, v) in &e.attrs {
+                out.push(' ');
+                if let Some(p) = &qn.prefix {
+                    out.push_str(p);
+                    out.push(':');
+                }
+                out.push_str(&qn.local);
+                out.push_str("=\"");
+                escape(out, v);
+                out.push('"');
+            }
+            if VOID.contains(&name) && !n.has_children() {
+                out.push_str("/>");
+                return;
+            }
+            out.push('>');
+            if let Some(Node::Text(t)) = n.first_child().map(|c| c.value())
+                && t.starts_with('\n')
+                && matches!(name, "pre" | "listing" | "textarea")
+            {
+                out.push('\n');
+            }
+            let literal = LITERAL.contains(&name);
+            for c in n.children() {
+                match c.value() {
+                    Node::Text(t) if literal => out.push_str(t),
+                    _ => render(out, c),
+                }
+            }
+            out.push_str("</");
+            out.push_str(name);
+            out.push('>');
+        }
+    }
+}
+
+fn text_of(out: &mut String, n: NodeRef<'_, Node>) {
+    for d in n.descendants() {
+        if let Node::Text(t) = d.value() {
+            out.push_str(t);
+        }
+    }
+}
+
+/// A list of node numbers without repeats, in the order they come.
+struct Uniq {
+    seen: Vec<bool>,
+    out: Vec<u32>,
+}
+
+impl Uniq {
+    fn new(n: usize) -> Uniq {
+        Uniq {
+            seen: vec![false; n],
+            out: Vec::new(),
+        }
+    }
+    fn push(&mut self, i: u32) {
+        if let Some(s) = self.seen.get_mut(i as usize)
+            && !*s
+        {
+            *s = true;
+            self.out.push(i);
+        }
+    }
+}
+
+impl HtmlDoc {
+    pub fn parse(src: &str) -> HtmlDoc {
+        let doc = Html::parse_document(src);
+        let ids = doc.tree.nodes().map(|n| n.id()).collect();
+        HtmlDoc { doc, ids }
+    }
+
+    fn node(&self, i: u32) -> Option<NodeRef<'_, Node>> {
+        self.ids
+            .get(i as usize)
+            .and_then(|id| self.doc.tree.get(*id))
+    }
+
+    fn num(&self, n: NodeRef<'_, Node>) -> u32 {
+        self.ids.binary_search(&n.id()).unwrap_or(0) as u32
+    }
+
+    fn nodes<'a>(&'a self, list: &'a [u32]) -> impl Iterator<Item = NodeRef<'a, Node>> + 'a {
+        list.iter().filter_map(|i| self.node(*i))
+    }
+
+    fn uniq(&self) -> Uniq {
+        Uniq::new(self.ids.len())
+    }
+
+    fn matches(n: NodeRef<'_, Node>, sel: Option<&Selector>) -> bool {
+        match (sel, ElementRef::wrap(n)) {
+            (Some(s), Some(e)) => s.matches(&e),
+            _ => false,
+        }
+    }
+
+    /// Whether `a` is a proper ancestor of `b`.
+    fn contains(a: NodeRef<'_, Node>, b: NodeRef<'_, Node>) -> bool {
+        b.ancestors().any(|p| p.id() == a.id())
+    }
+}
+
+#[rquickjs::methods]
+impl HtmlDoc {
+    /// The document node's number.
+    pub fn root(&self) -> u32 {
+        self.num(self.doc.tree.root())
+    }
+
+    /// Elements under the nodes matching `sel`.
+    pub fn find(&self, list: Vec<u32>, sel: String) -> Vec<u32> {
+        let Some(s) = selector(&sel) else {
+            return Vec::new();
+        };
+        let mut u = self.uniq();
+        for n in self.nodes(&list) {
+            for d in n.descendants().skip(1) {
+                if Self::matches(d, Some(&s)) {
+                    u.push(self.num(d));
+                }
+            }
+        }
+        u.out
+    }
+
+    /// The nodes of `other` under a node of `list`.
+    pub fn within(&self, list: Vec<u32>, other: Vec<u32>) -> Vec<u32> {
+        let mut u = self.uniq();
+        for b in self.nodes(&other) {
+            if self.nodes(&list).any(|a| Self::contains(a, b)) {
+                u.push(self.num(b));
+            }
+        }
+        u.out
+    }
+
+    /// The nodes of `list` matching `sel` (`not`: those that do not).
+    pub fn filter(&self, list: Vec<u32>, sel: String, not: bool) -> Vec<u32> {
+        let s = selector(&sel);
+        let mut u = self.uniq();
+        for n in self.nodes(&list) {
+            if Self::matches(n, s.as_deref()) != not {
+                u.push(self.num(n));
+            }
+        }
+        u.out
+    }
+
+    /// The nodes of `list` with a descendant matching `sel`, or (`sel`
+    /// undefined) one in `other`.
+    pub fn has(&self, list: Vec<u32>, sel: Option<String>, other: Vec<u32>) -> Vec<u32> {
+        let s = sel.as_deref().and_then(selector);
+        let mut u = self.uniq();
+        for n in self.nodes(&list) {
+            let yes = match (&sel, &s) {
+                (Some(_), s) => n
+                    .descendants()
+                    .skip(1)
+                    .any(|d| Self::matches(d, s.as_deref())),
+                (None, _) => self.nodes(&other).any(|b| Self::contains(n, b)),
+            };
+            if yes {
+                u.push(self.num(n));
+            }
+        }
+        u.out
+    }
+
+    /// For each node, itself or its nearest ancestor matching `sel` (or,
+    /// `sel` undefined, in `other`).
+    pub fn closest(&self, list: Vec<u32>, sel: Option<String>, other: Vec<u32>) -> Vec<u32> {
+        let s = sel.as_deref().and_then(selector);
+        let mut u = self.uniq();
+        for n in self.nodes(&list) {
+            let mut cur = Some(n);
+            while let Some(c) = cur {
+                let hit = match &sel {
+                    Some(_) => Self::matches(c, s.as_deref()),
+                    None => other.contains(&self.num(c)),
+                };
+                if hit {
+                    u.push(self.num(c));
+                    break;
+                }
+                cur = c.parent();
+            }
+        }
+        u.out
+    }
+
+    /// goquery's walks: `children`, `contents`, `parent`, `parents`,
+    /// `next`, `nextAll`, `prev`, `prevAll`, `siblings` (elements only but
+    /// for `contents`), kept when they match `sel` (if given).
+    pub fn walk(&self, list: Vec<u32>, how: String, sel: Option<String>) -> Vec<u32> {
+        let s = sel.as_deref().map(selector);
+        let mut u = self.uniq();
+        let take = |n: NodeRef<'_, Node>, u: &mut Uniq| {
+            let ok = match &s {
+                Some(s) => Self::matches(n, s.as_deref()),
+                None => how == "contents" || n.value().is_element(),
+            };
+            if ok {
+                u.push(self.num(n));
+            }
+        };
+        for n in self.nodes(&list) {
+            match how.as_str() {
+                "children" | "contents" => n.children().for_each(|c| take(c, &mut u)),
+                "parent" => {
+                    if let Some(p) = n.parent() {
+                        take(p, &mut u);
+                    }
+                }
+                "parents" => n.ancestors().for_each(|p| take(p, &mut u)),
+                "next" => {
+                    if let Some(x) = n.next_siblings().find(|x| x.value().is_element()) {
+                        take(x, &mut u);
+                    }
+                }
+                "prev" => {
+                    if let Some(x) = n.prev_siblings().find(|x| x.value().is_element()) {
+                        take(x, &mut u);
+                    }
+                }
+                "nextAll" => n.next_siblings().for_each(|x| take(x, &mut u)),
+                "prevAll" => n.prev_siblings().for_each(|x| take(x, &mut u)),
+                "siblings" => {
+                    if let Some(p) = n.parent() {
+                        p.children()
+                            .filter(|x| x.id() != n.id())
+                            .for_each(|x| take(x, &mut u));
+                    }
+                }
+                _ => {}
+            }
+        }
+        u.out
+    }
+
+    /// The text of the nodes, all of it, in order.
+    pub fn text(&self, list: Vec<u32>) -> String {
+        let mut out = String::new();
+        for n in self.nodes(&list) {
+            text_of(&mut out, n);
+        }
+        out
+    }
+
+    /// The HTML of a node's children (Go's rendering).
+    pub fn html(&self, i: u32) -> String {
+        let mut out = String::new();
+        if let Some(n) = self.node(i) {
+            for c in n.children() {
+                render(&mut out, c);
+            }
+        }
+        out
+    }
+
+    /// An attribute of a node (undefined when it has none such).
+    pub fn attr(&self, i: u32, name: String) -> Option<String> {
+        let n = self.node(i)?;
+        n.value()
+            .as_element()?
+            .attrs
+            .iter()
+            .find(|(q, _)| q.prefix.is_none() && &*q.local == name.as_str())
+            .map(|(_, v)| v.to_string())
+    }
+
+    /// A node's attributes, as `[name, value, name, value, ...]`.
+    pub fn attrs(&self, i: u32) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(e) = self.node(i).and_then(|n| n.value().as_element()) {
+            for (k, v) in e.attrs() {
+                out.push(k.to_owned());
+                out.push(v.to_owned());
+            }
+        }
+        out
+    }
+
+    /// goquery's `NodeName`: the tag, or `#text`, `#document`, ...
+    pub fn name(&self, i: u32) -> String {
+        match self.node(i).map(|n| n.value()) {
+            Some(Node::Element(e)) => e.name().to_owned(),
+            Some(Node::Text(_)) => "#text".into(),
+            Some(Node::Comment(_)) => "#comment".into(),
+            Some(Node::Document | Node::Fragment) => "#document".into(),
+            Some(Node::Doctype(d)) => d.name().to_owned(),
+            _ => String::new(),
+        }
+    }
+
+    /// The DOM's node type (1 element, 3 text, 8 comment, 9 document,
+    /// 10 doctype).
+    #[qjs(rename = "nodeType")]
+    pub fn node_type(&self, i: u32) -> u32 {
+        match self.node(i).map(|n| n.value()) {
+            Some(Node::Element(_)) => 1,
+            Some(Node::Text(_)) => 3,
+            Some(Node::Comment(_)) => 8,
+            Some(Node::Document | Node::Fragment) => 9,
+            Some(Node::Doctype(_)) => 10,
+            _ => 0,
+        }
+    }
+
+    /// A text or comment node's data.
+    pub fn data(&self, i: u32) -> Option<String> {
+        match self.node(i).map(|n| n.value()) {
+            Some(Node::Text(t)) => Some(t.to_string()),
+            Some(Node::Comment(c)) => Some(c.to_string()),
+            _ => None,
+        }
+    }
+}
