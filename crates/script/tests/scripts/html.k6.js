@@ -1,0 +1,128 @@
+// k6/html side by side with k6 v1.8.1: each WANT value is what k6 v1.8.1
+// printed (`console.log(JSON.stringify(got))`) for this same script; maps
+// have their keys sorted (Go's are in random order), and thrown messages
+// end before ' at ' (k6 adds the callback's file:line there).
+import { parseHTML } from 'k6/html';
+import htmlModule from 'k6/html';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const src = `<!DOCTYPE html><html><head><title>T &amp; x</title><script>var a = "<b>";</script></head>
+<body><h1 id="top" class="a b" data-foo-bar="12" data-user-id="5" data-j='{"x":1}' data-f="1.50">Hello <b>world</b><br></h1>
+<ul><li>one</li><li class="x">two</li><li>three &lt;3</li></ul>
+<form id="f"><input name="u" value="me"><input type="checkbox" name="c" checked="checked"><input type="checkbox" name="c2">
+<select name="s"><option value="1">A</option><option selected>B</option></select>
+<select name="m" multiple><option value="x" selected>X</option><option value="y" selected>Y</option></select>
+<textarea name="t">a &lt; b</textarea><input type="submit" name="go" value="Go"><button name="b">bb</button></form>
+<p title='q"u&apos;o'>text<!-- c --></p><pre>
+z</pre><img src="/i.png"></body></html>`;
+const sorted = (v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+const got = {};
+const put = (k, f) => {
+  let v;
+  try { v = f(); v = JSON.stringify(sorted(v)) + ' ' + typeof v; } catch (e) { v = 'threw ' + e.name + ': ' + String(e.message).split(' at ')[0]; }
+  got[k] = v;
+};
+export default function () {
+  const doc = parseHTML(src);
+  put('default', () => typeof htmlModule.parseHTML);
+  put('title', () => doc.find('title').text());
+  put('h1 text', () => doc.find('h1').text());
+  put('h1 html', () => doc.find('h1').html());
+  put('p html', () => doc.find('body').find('p').html());
+  put('ul html', () => doc.find('ul').html());
+  put('body html', () => doc.find('body').html());
+  put('attr', () => doc.find('h1').attr('class'));
+  put('attr missing', () => doc.find('h1').attr('nope'));
+  put('attr default', () => doc.find('h1').attr('nope', 'dflt'));
+  put('empty attr', () => doc.find('nope').attr('class'));
+  put('empty text', () => doc.find('nope').text());
+  put('empty html', () => doc.find('nope').html());
+  put('empty val', () => doc.find('nope').val());
+  put('li text', () => doc.find('li').text());
+  put('size', () => doc.find('li').size());
+  put('first last eq', () => [doc.find('li').first().text(), doc.find('li').last().text(), doc.find('li').eq(1).text(), doc.find('li').eq(-1).text(), doc.find('li').eq(9).size()]);
+  put('val', () => [doc.find('input[name=u]').val(), doc.find('input[name=c2]').val(), doc.find('select[name=s]').val(), doc.find('textarea').val(), doc.find('button').val(), doc.find('h1').val(), doc.find('option').eq(1).val()]);
+  put('val multiple', () => doc.find('select[name=m]').val());
+  put('serialize', () => doc.find('form').serialize());
+  put('serializeArray', () => doc.find('form').serializeArray());
+  put('serializeObject', () => doc.find('form').serializeObject());
+  put('map', () => doc.find('li').map((i, s) => i + ':' + s.text()));
+  put('map throws', () => doc.find('li').map((i, s) => { if (i === 0) throw new Error('x'); return s.text(); }));
+  put('map empty', () => doc.find('nope').map(() => 1));
+  put('each', () => { const seen = []; doc.find('li').each((i, e) => seen.push(i + ':' + e.nodeName() + ':' + e.textContent())); return seen; });
+  put('each throws', () => doc.find('li').each(() => { throw new Error('boom'); }));
+  put('each not fn', () => doc.find('li').each(42));
+  put('filter', () => [doc.find('li').filter('.x').text(), doc.find('li').filter((i) => i !== 1).size(), doc.find('li').filter(doc.find('.x')).size()]);
+  put('filter bad', () => doc.find('li').filter(42));
+  put('is', () => [doc.find('li').is('.x'), doc.find('h1').is('.x'), doc.find('li').is((i, s) => s.text() === 'two')]);
+  put('is bad', () => doc.find('li').is(42));
+  put('walks', () => [doc.find('ul').children().size(), doc.find('ul').children('.x').text(), doc.find('li').parent().size(), doc.find('b').parent().attr('id'),
+    doc.find('b').closest('body').size(), doc.find('li').first().next().text(), doc.find('li').last().prev().text(), doc.find('li').next().size(),
+    doc.find('li').not('.x').size(), doc.find('body *').has('b').size(), doc.find('html').parent().size(), doc.find('ul').contents().size(),
+    doc.find('li').siblings().size(), doc.find('li').eq(0).parents().size(), doc.find('li').eq(0).nextAll().size(), doc.find('li').last().prevAll('.x').size()]);
+  put('slice', () => [doc.find('li').slice(1).text(), doc.find('li').slice(0, 2).text(), doc.find('li').slice(-1).text(), doc.find('li').slice(0, -1).text()]);
+  put('data', () => [doc.find('h1').data('fooBar'), doc.find('h1').data('userId'), doc.find('h1').data('f'), doc.find('li').data('x')]);
+  put('data all', () => doc.find('h1').data());
+  put('get', () => [doc.find('li').get().length, doc.find('li').get(0).textContent(), doc.find('li').get(9), doc.find('nope').get()]);
+  put('toArray', () => doc.find('li').toArray().map((s) => s.text()));
+  put('element', () => { const e = doc.find('h1').get(0); return [e.nodeName(), e.nodeType(), e.getAttribute('id'), e.innerHTML(), String(e), e.id(), e.className(), e.classList(), e.hasAttribute('id'), e.firstChild().nodeValue(), String(e.firstChild()), e.parentElement().nodeName(), e.selection().find('b').text()]; });
+  put('attributes', () => doc.find('h1').get(0).attributes());
+  put('find selection', () => doc.find('body').find(doc.find('li')).size());
+  put('invalid selector', () => [doc.find('[[[').size(), doc.find('li').is('[[['), doc.find('li').filter('[[[').size()]);
+  put('find number', () => doc.find(42));
+  put('find object', () => doc.find({}));
+  put('parse non-strings', () => [parseHTML(42).text(), parseHTML().html(), parseHTML(null).html(), parseHTML({}).text()]);
+  put('json', () => JSON.stringify(doc.find('li')));
+  put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
+  check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
+}
+const WANT = {
+  "default": "\"function\" string",
+  "title": "\"T & x\" string",
+  "h1 text": "\"Hello world\" string",
+  "h1 html": "\"Hello <b>world</b><br/>\" string",
+  "p html": "\"text<!-- c -->\" string",
+  "ul html": "\"<li>one</li><li class=\\\"x\\\">two</li><li>three &lt;3</li>\" string",
+  "body html": "\"<h1 id=\\\"top\\\" class=\\\"a b\\\" data-foo-bar=\\\"12\\\" data-user-id=\\\"5\\\" data-j=\\\"{&#34;x&#34;:1}\\\" data-f=\\\"1.50\\\">Hello <b>world</b><br/></h1>\\n<ul><li>one</li><li class=\\\"x\\\">two</li><li>three &lt;3</li></ul>\\n<form id=\\\"f\\\"><input name=\\\"u\\\" value=\\\"me\\\"/><input type=\\\"checkbox\\\" name=\\\"c\\\" checked=\\\"checked\\\"/><input type=\\\"checkbox\\\" name=\\\"c2\\\"/>\\n<select name=\\\"s\\\"><option value=\\\"1\\\">A</option><option selected=\\\"\\\">B</option></select>\\n<select name=\\\"m\\\" multiple=\\\"\\\"><option value=\\\"x\\\" selected=\\\"\\\">X</option><option value=\\\"y\\\" selected=\\\"\\\">Y</option></select>\\n<textarea name=\\\"t\\\">a &lt; b</textarea><input type=\\\"submit\\\" name=\\\"go\\\" value=\\\"Go\\\"/><button name=\\\"b\\\">bb</button></form>\\n<p title=\\\"q&#34;u&#39;o\\\">text<!-- c --></p><pre>z</pre><img src=\\\"/i.png\\\"/>\" string",
+  "attr": "\"a b\" string",
+  "attr missing": "undefined undefined",
+  "attr default": "\"dflt\" string",
+  "empty attr": "undefined undefined",
+  "empty text": "\"\" string",
+  "empty html": "\"\" string",
+  "empty val": "undefined undefined",
+  "li text": "\"onetwothree <3\" string",
+  "size": "3 number",
+  "first last eq": "[\"one\",\"three <3\",\"two\",\"three <3\",0] object",
+  "val": "[\"me\",\"on\",\"B\",\"a &lt; b\",\"\",null,\"B\"] object",
+  "val multiple": "[\"x\",\"y\"] object",
+  "serialize": "\"c=on&m=x&m=y&s=B&t=a+%26lt%3B+b&u=me\" string",
+  "serializeArray": "[{\"name\":\"u\",\"value\":\"me\"},{\"name\":\"c\",\"value\":\"on\"},{\"name\":\"s\",\"value\":\"B\"},{\"name\":\"m\",\"value\":[\"x\",\"y\"]},{\"name\":\"t\",\"value\":\"a &lt; b\"}] object",
+  "serializeObject": "{\"c\":\"on\",\"m\":[\"x\",\"y\"],\"s\":\"B\",\"t\":\"a &lt; b\",\"u\":\"me\"} object",
+  "map": "[\"0:one\",\"1:two\",\"2:three <3\"] object",
+  "map throws": "[\"two\",\"three <3\"] object",
+  "map empty": "[] object",
+  "each": "[\"0:li:one\",\"1:li:two\",\"2:li:three <3\"] object",
+  "each throws": "threw GoError: the function passed to each() failed: Error: boom",
+  "each not fn": "threw GoError: the argument to each() must be a function",
+  "filter": "[\"two\",2,1] object",
+  "filter bad": "threw GoError: the argument to filter() must be a function, a selector or a selection",
+  "is": "[true,false,true] object",
+  "is bad": "threw GoError: the argument to is() must be a function, a selector or a selection",
+  "walks": "[3,\"two\",1,\"top\",1,\"two\",\"two\",2,2,1,0,3,3,3,2,1] object",
+  "slice": "[\"twothree <3\",\"onetwo\",\"three <3\",\"onetwo\"] object",
+  "data": "[12,5,\"1.50\",null] object",
+  "data all": "{\"f\":\"1.50\",\"fooBar\":12,\"j\":{\"x\":1},\"userID\":5} object",
+  "get": "[3,\"one\",null,[]] object",
+  "toArray": "[\"one\",\"two\",\"three <3\"] object",
+  "element": "[\"h1\",1,\"top\",\"Hello <b>world</b><br/>\",\"[object html.Node]\",\"top\",\"a b\",[\"a\",\"b\"],true,\"Hello \",\"[object #text]\",\"body\",\"world\"] object",
+  "attributes": "{\"class\":{\"name\":\"class\",\"owner_element\":{},\"value\":\"a b\"},\"data-f\":{\"name\":\"data-f\",\"owner_element\":{},\"value\":\"1.50\"},\"data-foo-bar\":{\"name\":\"data-foo-bar\",\"owner_element\":{},\"value\":\"12\"},\"data-j\":{\"name\":\"data-j\",\"owner_element\":{},\"value\":\"{\\\"x\\\":1}\"},\"data-user-id\":{\"name\":\"data-user-id\",\"owner_element\":{},\"value\":\"5\"},\"id\":{\"name\":\"id\",\"owner_element\":{},\"value\":\"top\"}} object",
+  "find selection": "3 number",
+  "invalid selector": "[0,false,0] object",
+  "find number": "threw GoError: invalid argument, cannot use a 'int64' as a selector",
+  "find object": "threw GoError: invalid argument, cannot use a 'map[string]interface {}' as a selector",
+  "parse non-strings": "[\"42\",\"<html><head></head><body></body></html>\",\"<html><head></head><body></body></html>\",\"[object Object]\"] object",
+  "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
+  "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
+};
