@@ -16,6 +16,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ego_tree::{NodeId, NodeRef};
 use rquickjs::JsLifetime;
@@ -32,6 +33,42 @@ pub struct HtmlDoc {
     /// place here).
     #[qjs(skip_trace)]
     ids: Vec<NodeId>,
+    /// The page's length.
+    #[qjs(skip_trace)]
+    len: usize,
+}
+
+/// Documents alive (parsed and not yet freed), the most alive at once,
+/// and the bytes of page they were parsed from: for the tests that show
+/// documents are freed when a script drops them.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// Parsed documents not yet freed (in this process).
+pub fn live_documents() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// The bytes of page of the documents not yet freed.
+pub fn live_document_bytes() -> usize {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
+
+/// The most documents alive at once since the last [`reset_peak`].
+pub fn peak_documents() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+impl Drop for HtmlDoc {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_sub(self.len, Ordering::Relaxed);
+    }
 }
 
 thread_local! {
@@ -201,7 +238,14 @@ impl HtmlDoc {
     pub fn parse(src: &str) -> HtmlDoc {
         let doc = Html::parse_document(src);
         let ids = doc.tree.nodes().map(|n| n.id()).collect();
-        HtmlDoc { doc, ids }
+        let live = LIVE.fetch_add(1, Ordering::Relaxed) + 1;
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(src.len(), Ordering::Relaxed);
+        HtmlDoc {
+            doc,
+            ids,
+            len: src.len(),
+        }
     }
 
     fn node(&self, i: u32) -> Option<NodeRef<'_, Node>> {
