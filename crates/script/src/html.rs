@@ -74,10 +74,10 @@ impl Drop for HtmlDoc {
 thread_local! {
     /// Parsed selectors (`None`: invalid), as scripts use the same few
     /// again and again; emptied when it gets large.
-    static SELECTORS: RefCell<HashMap<String, Option<Rc<Selector>>>> = RefCell::new(HashMap::new());
+    static SELECTORS: RefCell<HashMap<String, Option<Rc<Matcher>>>> = RefCell::new(HashMap::new());
 }
 
-fn selector(s: &str) -> Option<Rc<Selector>> {
+fn selector(s: &str) -> Option<Rc<Matcher>> {
     SELECTORS.with(|c| {
         let mut c = c.borrow_mut();
         if let Some(v) = c.get(s) {
@@ -86,10 +86,179 @@ fn selector(s: &str) -> Option<Rc<Selector>> {
         if c.len() >= 512 {
             c.clear();
         }
-        let v = Selector::parse(s).ok().map(Rc::new);
+        let v = Matcher::compile(s).map(Rc::new);
         c.insert(s.to_owned(), v.clone());
         v
     })
+}
+
+/// A selector as goquery (cascadia) reads it: CSS, plus cascadia's
+/// `:checked`, `:disabled`, `:enabled`, `:link` and `:input` (written as
+/// standard CSS), and `:contains("text")` / `:containsOwn("text")` (case
+/// blind) at the end of a selector with no comma.
+pub struct Matcher {
+    /// The selector's comma-separated parts.
+    parts: Vec<Part>,
+}
+
+struct Part {
+    sel: Selector,
+    /// `:contains` (lowercase), and whether of the element's own text.
+    contains: Option<(String, bool)>,
+}
+
+/// cascadia's pseudo-classes that CSS has not (or has otherwise), as CSS.
+const PSEUDO: [(&str, &str); 5] = [
+    (
+        "checked",
+        ":is(input[checked][type=checkbox i], input[checked][type=radio i], \
+         menuitem[checked][type=checkbox i], menuitem[checked][type=radio i], option[selected])",
+    ),
+    (
+        "disabled",
+        ":is(optgroup[disabled], menuitem[disabled], fieldset[disabled], \
+         :is(button, input, select, textarea, option):is([disabled], fieldset[disabled] > :not(legend), \
+         fieldset[disabled] > :not(legend) *, fieldset[disabled] > legend ~ legend *))",
+    ),
+    (
+        "enabled",
+        ":is(a[href], area[href], link[href], optgroup:not([disabled]), \
+         menuitem:not([disabled]), fieldset:not([disabled]), \
+         :is(button, input, select, textarea, option):not([disabled], fieldset[disabled] > :not(legend), \
+         fieldset[disabled] > :not(legend) *, fieldset[disabled] > legend ~ legend *))",
+    ),
+    ("link", ":is(a, area, link)[href]"),
+    ("input", ":is(input, select, textarea, button)"),
+];
+
+impl Matcher {
+    fn compile(src: &str) -> Option<Matcher> {
+        let parts = split(src)
+            .into_iter()
+            .map(Part::compile)
+            .collect::<Option<Vec<Part>>>()?;
+        Some(Matcher { parts })
+    }
+
+    fn matches(&self, e: &ElementRef<'_>) -> bool {
+        self.parts.iter().any(|p| p.matches(e))
+    }
+}
+
+/// `s` split at its top-level commas (not in quotes, brackets or
+/// parentheses).
+fn split(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut quote, mut start) = (0i32, None, 0);
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+impl Part {
+    fn compile(src: &str) -> Option<Part> {
+        let mut s = src.trim().to_owned();
+        let mut contains = None;
+        let lower = s.to_ascii_lowercase();
+        if let Some(at) = lower.rfind(":contains")
+            && s.ends_with(')')
+            && let Some(open) = s[at..].find('(').map(|o| at + o)
+        {
+            let name = &lower[at + 1..open];
+            let own = match name {
+                "contains" => false,
+                "containsown" => true,
+                _ => return None,
+            };
+            let arg = s[open + 1..s.len() - 1].trim();
+            let arg = if arg.len() >= 2
+                && (arg.starts_with('"') && arg.ends_with('"')
+                    || arg.starts_with('\'') && arg.ends_with('\''))
+            {
+                &arg[1..arg.len() - 1]
+            } else {
+                arg
+            };
+            contains = Some((arg.to_lowercase(), own));
+            s.truncate(at);
+            if s.trim().is_empty() || s.ends_with([' ', '>', '+', '~']) {
+                s.push('*');
+            }
+        }
+        let sel = Selector::parse(&rewrite(&s)).ok()?;
+        Some(Part { sel, contains })
+    }
+
+    fn matches(&self, e: &ElementRef<'_>) -> bool {
+        if !self.sel.matches(e) {
+            return false;
+        }
+        let Some((text, own)) = &self.contains else {
+            return true;
+        };
+        let mut all = String::new();
+        if *own {
+            for c in e.children() {
+                if let Node::Text(t) = c.value() {
+                    all.push_str(t);
+                }
+            }
+        } else {
+            text_of(&mut all, **e);
+        }
+        all.to_lowercase().contains(text.as_str())
+    }
+}
+
+/// `s` with cascadia's own pseudo-classes written as CSS (outside quotes
+/// and brackets).
+fn rewrite(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    let mut bracket = false;
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        let len = c.len_utf8();
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[') => bracket = true,
+            (None, ']') => bracket = false,
+            (None, ':') if !bracket && !out.ends_with(':') => {
+                let name: String = rest[1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                let next = rest[1 + name.len()..].chars().next();
+                if next != Some('(')
+                    && let Some((_, css)) =
+                        PSEUDO.iter().find(|(p, _)| p.eq_ignore_ascii_case(&name))
+                {
+                    out.push_str(css);
+                    rest = &rest[1 + name.len()..];
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[len..];
+    }
+    out
 }
 
 /// HTML elements with no end tag (Go's `voidElements`).
@@ -266,7 +435,7 @@ impl HtmlDoc {
         Uniq::new(self.ids.len())
     }
 
-    fn matches(n: NodeRef<'_, Node>, sel: Option<&Selector>) -> bool {
+    fn matches(n: NodeRef<'_, Node>, sel: Option<&Matcher>) -> bool {
         match (sel, ElementRef::wrap(n)) {
             (Some(s), Some(e)) => s.matches(&e),
             _ => false,

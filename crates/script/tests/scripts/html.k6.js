@@ -73,6 +73,19 @@ export default function () {
   put('find number', () => doc.find(42));
   put('find object', () => doc.find({}));
   put('parse non-strings', () => [parseHTML(42).text(), parseHTML().html(), parseHTML(null).html(), parseHTML({}).text()]);
+  put('selectors', () => {
+    const d = parseHTML(`<div id="m"><ul class="L"><li>a</li><li class="x y">b</li><li><a href="/q?z=1" rel="nofollow">Next <b>Page</b></a></li></ul>
+<p>para <span>s1</span></p><p></p><input type="checkbox" checked name="cb"><input type="RADIO" checked name="r"><input disabled name="d"><select><option selected>o</option><option>p</option></select>
+<fieldset disabled><legend><input name="inl"></legend><input name="inf"><button>b</button></fieldset><area href="#"><a>no</a>
+<svg><circle r="1"></circle></svg><DIV CLASS="Up">UP</DIV></div>`);
+    return ['li', 'ul > li', 'ul li:first-child', 'li:last-child', 'li:nth-child(2)', 'li:nth-of-type(odd)', 'li:not(.x)', 'li.x.y', '.X', '[class~=y]',
+      'a[href^="/q"]', 'a[href$="=1"]', 'a[href*="?"]', '[rel=NOFOLLOW i]', 'p:empty', ':root', 'p span', 'p + p', 'ul ~ p', 'li:has(a)',
+      'circle', 'svg circle', 'div.Up', 'div.up', 'DIV', '#m', '#M', 'li:first-of-type', 'li:only-child', '*', 'li, p', 'input[name]',
+      'input:not([disabled])', 'li:eq(1)', ':first', 'input:checkbox', 'li:contains("b")', 'li:contains(B)', "a:contains('next page')",
+      'a:containsOwn("page")', 'a:containsOwn("next")', ':checked', ':disabled', ':enabled', 'option:checked', 'input:not(:checked)',
+      'a:link', ':link', ':input', 'input:disabled', 'button:enabled', 'input:enabled', ':CHECKED', 'li:contains("b"), p', '[data-x=":checked"]']
+      .map((s) => s + ' ' + d.find(s).size());
+  });
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -123,6 +136,7 @@ const WANT = {
   "find number": "threw GoError: invalid argument, cannot use a 'int64' as a selector",
   "find object": "threw GoError: invalid argument, cannot use a 'map[string]interface {}' as a selector",
   "parse non-strings": "[\"42\",\"<html><head></head><body></body></html>\",\"<html><head></head><body></body></html>\",\"[object Object]\"] object",
+  "selectors": "[\"li 3\",\"ul > li 3\",\"ul li:first-child 1\",\"li:last-child 1\",\"li:nth-child(2) 1\",\"li:nth-of-type(odd) 2\",\"li:not(.x) 2\",\"li.x.y 1\",\".X 0\",\"[class~=y] 1\",\"a[href^=\\\"/q\\\"] 1\",\"a[href$=\\\"=1\\\"] 1\",\"a[href*=\\\"?\\\"] 1\",\"[rel=NOFOLLOW i] 1\",\"p:empty 1\",\":root 1\",\"p span 1\",\"p + p 1\",\"ul ~ p 2\",\"li:has(a) 1\",\"circle 1\",\"svg circle 1\",\"div.Up 1\",\"div.up 0\",\"DIV 2\",\"#m 1\",\"#M 0\",\"li:first-of-type 1\",\"li:only-child 0\",\"* 29\",\"li, p 5\",\"input[name] 5\",\"input:not([disabled]) 4\",\"li:eq(1) 0\",\":first 0\",\"input:checkbox 0\",\"li:contains(\\\"b\\\") 1\",\"li:contains(B) 1\",\"a:contains('next page') 1\",\"a:containsOwn(\\\"page\\\") 0\",\"a:containsOwn(\\\"next\\\") 1\",\":checked 3\",\":disabled 4\",\":enabled 8\",\"option:checked 1\",\"input:not(:checked) 3\",\"a:link 1\",\":link 2\",\":input 7\",\"input:disabled 2\",\"button:enabled 0\",\"input:enabled 3\",\":CHECKED 3\",\"li:contains(\\\"b\\\"), p 3\",\"[data-x=\\\":checked\\\"] 0\"] object",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
