@@ -324,9 +324,10 @@ export default {
 const HTML_LIB_JS: &str = r#"
 (() => {
 const k = globalThis.__k6;
-const D = Symbol('doc'), N = Symbol('nodes'), I = Symbol('node'), U = Symbol('url');
+const D = Symbol('doc'), N = Symbol('nodes'), I = Symbol('node'), U = Symbol('url'), P = Symbol('prev');
 const wrap = (d, n, url) => { const s = Object.create(Selection.prototype); s[D] = d; s[N] = n; s.url = url; return s; };
-const same = (s, n) => wrap(s[D], n, s.url);
+// A Selection made from another keeps it, for end() (goquery's stack).
+const same = (s, n) => { const o = wrap(s[D], n, s.url); o[P] = s; return o; };
 const element = (d, i, url) => {
   if (i === undefined) return undefined;
   const e = Object.create(Element.prototype);
@@ -418,6 +419,15 @@ class Selection {
   prevAll(f) { return same(this, this[D].walk(this[N], 'prevAll', opt(f))); }
   siblings(f) { return same(this, this[D].walk(this[N], 'siblings', opt(f))); }
   size() { return this[N].length; }
+  end() { return this[P] || same(this, []); }
+  index(v) {
+    const n = this[N];
+    if (v === undefined) return n.length ? this[D].walk([n[0]], 'prevAll', undefined).length : -1;
+    if (typeof v === 'string') return n.length ? this[D].find([this[D].root()], v).indexOf(n[0]) : -1;
+    if (v instanceof Selection) return v[N].length ? n.indexOf(v[N][0]) : -1;
+    if (v instanceof Element) return n.indexOf(v[I]);
+    return -1;
+  }
   eq(i) {
     const n = this[N];
     i = Math.trunc(Number(i)) || 0;
@@ -534,7 +544,11 @@ class Element {
   selection() { return sel(this); }
   nodeName() { return this[D].name(this[I]); }
   nodeType() { const t = this[D].nodeType(this[I]); return t === 0 ? undefined : t; }
-  nodeValue() { const v = this[D].data(this[I]); return v; }
+  // As k6: a text node's text, and "" for a comment (goquery's text of it).
+  nodeValue() {
+    const t = this[D].nodeType(this[I]);
+    return t === 3 ? this[D].data(this[I]) : t === 8 ? '' : undefined;
+  }
   textContent() { return this[D].text([this[I]]); }
   innerHTML() { return this[D].html(this[I]); }
   getAttribute(name) { return this[D].attr(this[I], String(name)); }
@@ -560,6 +574,10 @@ class Element {
   lastElementChild() { const c = this[D].walk([this[I]], 'children', undefined); return element(this[D], c[c.length - 1], this[U]); }
   nextElementSibling() { return element(this[D], this[D].walk([this[I]], 'next', undefined)[0], this[U]); }
   previousElementSibling() { return element(this[D], this[D].walk([this[I]], 'prev', undefined)[0], this[U]); }
+  parentNode() { return element(this[D], this[D].walk([this[I]], 'parentNode', undefined)[0], this[U]); }
+  nextSibling() { return element(this[D], this[D].walk([this[I]], 'nextSibling', undefined)[0], this[U]); }
+  previousSibling() { return element(this[D], this[D].walk([this[I]], 'prevSibling', undefined)[0], this[U]); }
+  ownerDocument() { return element(this[D], this[D].root(), this[U]); }
   parentElement() { return element(this[D], this[D].walk([this[I]], 'parent', undefined)[0], this[U]); }
   querySelector(s) { return element(this[D], this[D].find([this[I]], String(s))[0], this[U]); }
   querySelectorAll(s) { return elements(this, this[D].find([this[I]], String(s))); }

@@ -560,6 +560,22 @@ impl HtmlDoc {
                     }
                 }
                 "parents" => n.ancestors().for_each(|p| take(p, &mut u)),
+                // The DOM's raw links (any node), for Element.
+                "parentNode" => {
+                    if let Some(p) = n.parent() {
+                        u.push(self.num(p));
+                    }
+                }
+                "nextSibling" => {
+                    if let Some(x) = n.next_sibling() {
+                        u.push(self.num(x));
+                    }
+                }
+                "prevSibling" => {
+                    if let Some(x) = n.prev_sibling() {
+                        u.push(self.num(x));
+                    }
+                }
                 "next" => {
                     if let Some(x) = n.next_siblings().find(|x| x.value().is_element()) {
                         take(x, &mut u);

@@ -86,6 +86,21 @@ export default function () {
       'a:link', ':link', ':input', 'input:disabled', 'button:enabled', 'input:enabled', ':CHECKED', 'li:contains("b"), p', '[data-x=":checked"]']
       .map((s) => s + ' ' + d.find(s).size());
   });
+  put('end index', () => {
+    const d = parseHTML('<div id="a">x<p>1</p>y<p class="c">2</p><!--k--><p>3</p></div><span>s</span>');
+    return [d.find('p').filter('.c').end().size(), d.find('div').find('p').end().attr('id'), d.end().size(), d.find('p').eq(1).end().size(),
+      d.find('p').index(), d.find('.c').index(), d.find('nope').index(), d.find('.c').index('p'), d.find('p').index(d.find('.c')),
+      d.find('p').index(d.find('.c').get(0)), d.find('p').index(5)];
+  });
+  put('element nodes', () => {
+    const d = parseHTML('<div id="a">x<p>1</p>y<p class="c">2</p><!--k--><p>3</p></div><span>s</span>');
+    const p = d.find('.c').get(0);
+    return [p.previousSibling().nodeName(), p.previousSibling().nodeValue(), p.nextSibling().nodeName(), p.nextSibling().nodeValue(),
+      p.parentNode().nodeName(), d.find('html').get(0).parentNode().nodeName(), d.find('html').get(0).parentElement(),
+      p.ownerDocument().nodeName(), p.ownerDocument().nodeType(), String(p.nextSibling()), p.nextSibling().nodeType(),
+      d.find('div').get(0).childNodes().map((e) => e.nodeName()), d.find('div').get(0).children().length,
+      d.find('div').get(0).querySelector('.c').textContent(), d.find('div').get(0).querySelectorAll('p').length, p.matches('p.c')];
+  });
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -137,6 +152,8 @@ const WANT = {
   "find object": "threw GoError: invalid argument, cannot use a 'map[string]interface {}' as a selector",
   "parse non-strings": "[\"42\",\"<html><head></head><body></body></html>\",\"<html><head></head><body></body></html>\",\"[object Object]\"] object",
   "selectors": "[\"li 3\",\"ul > li 3\",\"ul li:first-child 1\",\"li:last-child 1\",\"li:nth-child(2) 1\",\"li:nth-of-type(odd) 2\",\"li:not(.x) 2\",\"li.x.y 1\",\".X 0\",\"[class~=y] 1\",\"a[href^=\\\"/q\\\"] 1\",\"a[href$=\\\"=1\\\"] 1\",\"a[href*=\\\"?\\\"] 1\",\"[rel=NOFOLLOW i] 1\",\"p:empty 1\",\":root 1\",\"p span 1\",\"p + p 1\",\"ul ~ p 2\",\"li:has(a) 1\",\"circle 1\",\"svg circle 1\",\"div.Up 1\",\"div.up 0\",\"DIV 2\",\"#m 1\",\"#M 0\",\"li:first-of-type 1\",\"li:only-child 0\",\"* 29\",\"li, p 5\",\"input[name] 5\",\"input:not([disabled]) 4\",\"li:eq(1) 0\",\":first 0\",\"input:checkbox 0\",\"li:contains(\\\"b\\\") 1\",\"li:contains(B) 1\",\"a:contains('next page') 1\",\"a:containsOwn(\\\"page\\\") 0\",\"a:containsOwn(\\\"next\\\") 1\",\":checked 3\",\":disabled 4\",\":enabled 8\",\"option:checked 1\",\"input:not(:checked) 3\",\"a:link 1\",\":link 2\",\":input 7\",\"input:disabled 2\",\"button:enabled 0\",\"input:enabled 3\",\":CHECKED 3\",\"li:contains(\\\"b\\\"), p 3\",\"[data-x=\\\":checked\\\"] 0\"] object",
+  "end index": "[3,\"a\",0,3,0,1,-1,1,1,1,-1] object",
+  "element nodes": "[\"#text\",\"y\",\"#comment\",\"\",\"div\",\"#document\",null,\"#document\",9,\"[object #comment]\",8,[\"#text\",\"p\",\"#text\",\"p\",\"#comment\",\"p\"],3,\"2\",3,true] object",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
