@@ -330,7 +330,7 @@ const wrap = (d, n, url) => { const s = Object.create(Selection.prototype); s[D]
 const same = (s, n) => { const o = wrap(s[D], n, s.url); o[P] = s; return o; };
 const element = (d, i, url) => {
   if (i === undefined) return undefined;
-  const e = Object.create(Element.prototype);
+  const e = Object.create(TAG_PROTOS[d.name(i)] || Element.prototype);
   e[D] = d; e[I] = i; e[U] = url;
   return e;
 };
@@ -586,6 +586,100 @@ class Element {
   matches(s) { return this[D].filter([this[I]], String(s), false).length > 0; }
   isSameNode(o) { return o instanceof Element && o[D] === this[D] && o[I] === this[I]; }
   contains(o) { return o instanceof Element && o[D] === this[D] && o[I] !== this[I] && this[D].within([this[I]], [o[I]]).length > 0; }
+}
+// k6's per-tag Element methods (the common tags): [kind, attribute,
+// default or options]. Kinds: s a string ("" when absent), b present or
+// not, i an integer (the default when absent or not one), u a URL (made
+// absolute by the response's URL, if any), e one of the options (else
+// the first), c a constant.
+const REFERRER = ['', 'no-referrer', 'no-referrer-when-downgrade', 'origin', 'origin-when-cross-origin', 'unsafe-url'];
+const AUTOCOMPLETE = ['on', 'off'];
+const ENCTYPE = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+const INPUT_TYPES = ['text', 'button', 'checkbox', 'color', 'date', 'datetime-local', 'email', 'file', 'hidden', 'image',
+  'month', 'number', 'password', 'radio', 'range', 'reset', 'search', 'submit', 'tel', 'time', 'url', 'week'];
+const HREF = {
+  download: ['s', 'download'], referrerPolicy: ['e', 'referrerpolicy', REFERRER], rel: ['s', 'rel'], href: ['u', 'href'],
+  target: ['s', 'target'], type: ['s', 'type'], accessKey: ['s', 'accesskey'], hrefLang: ['s', 'hreflang'],
+  toString: ['u', 'href'], text: ['t'],
+};
+const TAGS = {
+  a: HREF,
+  area: HREF,
+  button: {
+    accessKey: ['s', 'accesskey'], autofocus: ['b', 'autofocus'], disabled: ['b', 'disabled'], tabIndex: ['i', 'tabindex', 0],
+    type: ['e', 'type', ['submit', 'button', 'menu', 'reset']], name: ['s', 'name'], value: ['v'],
+  },
+  form: {
+    action: ['u', 'action'], name: ['s', 'name'], target: ['s', 'target'], enctype: ['e', 'enctype', ENCTYPE],
+    encoding: ['e', 'enctype', ENCTYPE], acceptCharset: ['s', 'accept-charset'], autocomplete: ['e', 'autocomplete', AUTOCOMPLETE],
+    noValidate: ['b', 'novalidate'], method: ['e', 'method', ['get', 'post']],
+  },
+  img: {
+    currentSrc: ['u', 'src'], sizes: ['s', 'sizes'], srcset: ['s', 'srcset'], alt: ['s', 'alt'], height: ['i', 'height', 0],
+    width: ['i', 'width', 0], isMap: ['b', 'ismap'], name: ['s', 'name'], src: ['u', 'src'], useMap: ['s', 'usemap'],
+    referrerPolicy: ['e', 'referrerpolicy', REFERRER],
+  },
+  input: {
+    name: ['s', 'name'], tabIndex: ['i', 'tabindex', 0], type: ['e', 'type', INPUT_TYPES], disabled: ['b', 'disabled'],
+    autofocus: ['b', 'autofocus'], required: ['b', 'required'], value: ['s', 'value'], checked: ['b', 'checked'],
+    defaultChecked: ['b', 'checked'], alt: ['s', 'alt'], src: ['u', 'src'], height: ['s', 'height'], width: ['s', 'width'],
+    accept: ['s', 'accept'], autocomplete: ['e', 'autocomplete', AUTOCOMPLETE], maxLength: ['i', 'maxlength', -1],
+    size: ['i', 'size', 0], pattern: ['s', 'pattern'], placeholder: ['s', 'placeholder'], readonly: ['b', 'readonly'],
+    min: ['s', 'min'], max: ['s', 'max'], defaultValue: ['s', 'value'], dirName: ['s', 'dirname'],
+    accessKey: ['s', 'accesskey'], multiple: ['b', 'multiple'],
+  },
+  link: {
+    referrerPolicy: ['e', 'referrerpolicy', REFERRER], href: ['u', 'href'], hreflang: ['s', 'hreflang'], media: ['s', 'media'],
+    rel: ['s', 'rel'], target: ['s', 'target'], type: ['s', 'type'],
+  },
+  meta: { content: ['s', 'content'], name: ['s', 'name'], httpEquiv: ['e', 'http-equiv', ['content-type', 'default-style', 'refresh']] },
+  option: { defaultSelected: ['b', 'selected'], selected: ['b', 'selected'], text: ['t'], value: ['v'], label: ['l'] },
+  script: {
+    crossOrigin: ['s', 'crossorigin'], type: ['s', 'type'], src: ['u', 'src'], charset: ['s', 'charset'], async: ['b', 'async'],
+    defer: ['b', 'defer'], noModule: ['b', 'nomodule'], text: ['t'],
+  },
+  select: {
+    autofocus: ['b', 'autofocus'], disabled: ['b', 'disabled'], multiple: ['b', 'multiple'], name: ['s', 'name'],
+    required: ['b', 'required'], tabIndex: ['i', 'tabindex', 0], type: ['m'], value: ['o'],
+  },
+  textarea: {
+    type: ['c', '', 'textarea'], value: ['s', 'value'], defaultValue: ['s', 'value'], placeholder: ['s', 'placeholder'],
+    rows: ['i', 'rows', 0], cols: ['i', 'cols', 0], maxLength: ['i', 'maxlength', 0], tabIndex: ['i', 'tabindex', 0],
+    accessKey: ['s', 'accesskey'], readOnly: ['b', 'readonly'], required: ['b', 'required'],
+    autocomplete: ['e', 'autocomplete', AUTOCOMPLETE], autocapitalize: ['e', 'autocapitalize', ['sentences', 'none', 'off', 'characters', 'words']],
+    wrap: ['e', 'wrap', ['soft', 'hard', 'off']],
+  },
+};
+function tagMethod([kind, attr, arg]) {
+  return function () {
+    const v = this[D].attr(this[I], attr || '');
+    switch (kind) {
+      case 's': return v === undefined ? '' : v;
+      case 'b': return v !== undefined;
+      case 'i': return v !== undefined && /^[+-]?\d+$/.test(v) ? parseInt(v, 10) : arg;
+      case 'e': return v !== undefined && arg.includes(v) ? v : arg[0];
+      case 'c': return arg;
+      case 'u': {
+        if (!this[U]) return v === undefined ? '' : v;
+        if (v === undefined) return '';
+        const r = k.urlResolve(this[U], v);
+        return r === undefined ? '' : r;
+      }
+      case 't': return this.textContent();
+      case 'v': { const x = this[D].attr(this[I], 'value'); return x !== undefined ? x : this.innerHTML(); }
+      case 'l': { const x = this[D].attr(this[I], 'label'); return x !== undefined ? x : this.textContent(); }
+      case 'm': return this[D].attr(this[I], 'multiple') !== undefined ? 'select-multiple' : 'select';
+      default: { const o = this.selection().find('option[selected]'); return o.size() ? o.first().val() : ''; }
+    }
+  };
+}
+const TAG_PROTOS = {};
+for (const tag of Object.keys(TAGS)) {
+  const proto = Object.create(Element.prototype);
+  for (const name of Object.keys(TAGS[tag])) {
+    Object.defineProperty(proto, name, { value: tagMethod(TAGS[tag][name]), writable: true, configurable: true });
+  }
+  TAG_PROTOS[tag] = proto;
 }
 const parse = (src, url) => { const d = k.htmlParse(src); return wrap(d, [d.root()], url); };
 return {
@@ -1562,6 +1656,16 @@ pub fn install<'js>(
                 Ok(rquickjs::Class::instance(ctx, doc)?.into_value())
             },
         )?,
+    )?;
+    // A URL made absolute against a base (k6/html's URL attributes).
+    k6.set(
+        "urlResolve",
+        Function::new(ctx.clone(), |base: String, href: String| {
+            url::Url::parse(&base)
+                .and_then(|b| b.join(&href))
+                .ok()
+                .map(String::from)
+        })?,
     )?;
     k6.set(
         "htmlLib",

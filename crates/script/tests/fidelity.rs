@@ -1266,7 +1266,7 @@ fn html_as_k6() {
     let src = include_str!("scripts/html.k6.js");
     let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(num(&e, "checks", "passes"), 50.0, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 51.0, "{}", out.summary);
 }
 
 /// `res.html(selector)`: the body parsed (text or binary), the Selection's
@@ -1303,14 +1303,20 @@ export default function () {
     'form': (r) => r.html().find('form').serialize() === 'csrf=tok123&user=',
     'binary body': () => bin.html('title').text() === 'Shop',
     'no body': () => t(() => none.html()) === NO_BODY && t(() => bad.html('a')) === NO_BODY,
+    // As k6: URL attributes made absolute by the response's URL.
+    'urls': (r) => t(() => r.html('a').get(0).href()) === JSON.stringify(__ENV.BASE + '/a?x=1')
+      && t(() => r.html('a').get(1).href()) === JSON.stringify(__ENV.BASE + '/b.html')
+      && t(() => r.html('form').get(0).action()) === JSON.stringify(__ENV.BASE + '/login')
+      && t(() => r.html('form').get(0).method()) === '"post"',
   });
 }
 "#;
     let env = vec![
         ("URL".to_string(), format!("http://{}/page.html", srv.addr)),
+        ("BASE".to_string(), format!("http://{}", srv.addr)),
         ("REFUSED".to_string(), refused),
     ];
     let (out, e) = run_script(dir.path(), src, env, Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(num(&e, "checks", "passes"), 7.0, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
 }

@@ -101,6 +101,25 @@ export default function () {
       d.find('div').get(0).childNodes().map((e) => e.nodeName()), d.find('div').get(0).children().length,
       d.find('div').get(0).querySelector('.c').textContent(), d.find('div').get(0).querySelectorAll('p').length, p.matches('p.c')];
   });
+  put('tag methods', () => {
+    const d = parseHTML(`<html><head><link rel="stylesheet" href="/s.css" media="all"><meta name="csrf" content="tok"><meta http-equiv="Refresh" content="5"><script src="app.js" async></script></head><body>
+<a id="a1" href="/x/y?q=1#f" rel="nofollow" target="_blank">Link <b>one</b></a><a id="a2">no href</a><a id="a3" href="../up.html">up</a><a id="a4" href="https://other.example/p">abs</a>
+<form id="f" action="post.php" method="POST" enctype="multipart/form-data"><input id="i1" name="u" type="Email" value="v" maxlength="x" size="12" required>
+<input id="i2" type="checkbox" checked><button id="b1" type="reset">Go <i>x</i></button><button id="b2" value="bv">B</button>
+<select id="s1" name="s" multiple><option id="o1" value="1" label="L">One</option><option id="o2" selected>Two</option></select><textarea id="t1" rows="3">tt</textarea></form>
+<form id="f2"></form><img id="im" src="img/p.png" width="10" height="abc" alt="pic"></body></html>
+`);
+    const g = (id) => d.find('#' + id).get(0);
+    const l = d.find('link').get(0), m = d.find('meta').get(0), m2 = d.find('meta').get(1), sc = d.find('script').get(0);
+    return [['a1', 'a2', 'a3'].map((id) => [g(id).href(), g(id).rel(), g(id).target(), g(id).text(), g(id).toString(), g(id).type()]),
+      ['f', 'f2'].map((id) => [g(id).action(), g(id).method(), g(id).enctype(), g(id).name(), g(id).noValidate(), g(id).autocomplete()]),
+      ['i1', 'i2'].map((id) => [g(id).name(), g(id).type(), g(id).value(), g(id).checked(), g(id).required(), g(id).maxLength(), g(id).size(), g(id).tabIndex()]),
+      ['b1', 'b2'].map((id) => [g(id).type(), g(id).value(), g(id).name(), g(id).disabled()]),
+      [g('s1').type(), g('s1').value(), g('s1').multiple(), g('o1').value(), g('o1').label(), g('o1').text(), g('o2').value(), g('o2').selected()],
+      [g('t1').type(), g('t1').value(), g('t1').rows(), g('im').src(), g('im').width(), g('im').height(), g('im').alt()],
+      [l.href(), l.rel(), l.media(), m.content(), m.name(), m.httpEquiv(), m2.httpEquiv(), sc.src(), sc.async(), sc.defer()],
+      [typeof d.find('body').get(0).href, typeof d.find('b').get(0).text]];
+  });
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -154,6 +173,7 @@ const WANT = {
   "selectors": "[\"li 3\",\"ul > li 3\",\"ul li:first-child 1\",\"li:last-child 1\",\"li:nth-child(2) 1\",\"li:nth-of-type(odd) 2\",\"li:not(.x) 2\",\"li.x.y 1\",\".X 0\",\"[class~=y] 1\",\"a[href^=\\\"/q\\\"] 1\",\"a[href$=\\\"=1\\\"] 1\",\"a[href*=\\\"?\\\"] 1\",\"[rel=NOFOLLOW i] 1\",\"p:empty 1\",\":root 1\",\"p span 1\",\"p + p 1\",\"ul ~ p 2\",\"li:has(a) 1\",\"circle 1\",\"svg circle 1\",\"div.Up 1\",\"div.up 0\",\"DIV 2\",\"#m 1\",\"#M 0\",\"li:first-of-type 1\",\"li:only-child 0\",\"* 29\",\"li, p 5\",\"input[name] 5\",\"input:not([disabled]) 4\",\"li:eq(1) 0\",\":first 0\",\"input:checkbox 0\",\"li:contains(\\\"b\\\") 1\",\"li:contains(B) 1\",\"a:contains('next page') 1\",\"a:containsOwn(\\\"page\\\") 0\",\"a:containsOwn(\\\"next\\\") 1\",\":checked 3\",\":disabled 4\",\":enabled 8\",\"option:checked 1\",\"input:not(:checked) 3\",\"a:link 1\",\":link 2\",\":input 7\",\"input:disabled 2\",\"button:enabled 0\",\"input:enabled 3\",\":CHECKED 3\",\"li:contains(\\\"b\\\"), p 3\",\"[data-x=\\\":checked\\\"] 0\"] object",
   "end index": "[3,\"a\",0,3,0,1,-1,1,1,1,-1] object",
   "element nodes": "[\"#text\",\"y\",\"#comment\",\"\",\"div\",\"#document\",null,\"#document\",9,\"[object #comment]\",8,[\"#text\",\"p\",\"#text\",\"p\",\"#comment\",\"p\"],3,\"2\",3,true] object",
+  "tag methods": "[[[\"/x/y?q=1#f\",\"nofollow\",\"_blank\",\"Link one\",\"/x/y?q=1#f\",\"\"],[\"\",\"\",\"\",\"no href\",\"\",\"\"],[\"../up.html\",\"\",\"\",\"up\",\"../up.html\",\"\"]],[[\"post.php\",\"get\",\"multipart/form-data\",\"\",false,\"on\"],[\"\",\"get\",\"application/x-www-form-urlencoded\",\"\",false,\"on\"]],[[\"u\",\"text\",\"v\",false,true,-1,12,0],[\"\",\"checkbox\",\"\",true,false,-1,0,0]],[[\"reset\",\"Go <i>x</i>\",\"\",false],[\"submit\",\"bv\",\"\",false]],[\"select-multiple\",\"Two\",true,\"1\",\"L\",\"One\",\"Two\",true],[\"textarea\",\"\",3,\"img/p.png\",10,0,\"pic\"],[\"/s.css\",\"stylesheet\",\"all\",\"tok\",\"csrf\",\"content-type\",\"content-type\",\"app.js\",true,false],[\"undefined\",\"undefined\"]] object",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
