@@ -340,6 +340,25 @@ const nodesOf = (s, v) => {
   throw k.goError(`invalid argument, cannot use a '${k.goType(v)}' as a selector`);
 };
 const opt = (v) => (v === undefined ? undefined : String(v));
+// nextUntil and the like: each node's siblings (or ancestors) up to, not
+// including, one that matches `args[0]` (a selector or a Selection; none:
+// all of them), then kept when they match `args[1]` if given.
+function until(s, how, args) {
+  const d = s[D], v = args[0];
+  let stop;
+  if (v === undefined || v === null) stop = () => false;
+  else if (typeof v === 'string') stop = (n) => d.filter([n], v, false).length > 0;
+  else if (v instanceof Selection) { const set = new Set(nodesOf(s, v)); stop = (n) => set.has(n); }
+  else throw k.goError(`invalid argument, cannot use a '${k.goType(v)}' as a selector`);
+  const out = [], seen = new Set();
+  for (const n of s[N]) {
+    for (const x of d.walk([n], how, undefined)) {
+      if (stop(x)) break;
+      if (!seen.has(x)) { seen.add(x); out.push(x); }
+    }
+  }
+  return same(s, args.length > 1 ? d.filter(out, String(args[1]), false) : out);
+}
 const INITIALISMS = new Set(['ACL', 'API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'ETA', 'GPU', 'GUID', 'HTML', 'HTTP',
   'HTTPS', 'ID', 'IP', 'JSON', 'LHS', 'OS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL',
   'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS', 'OAuth']);
@@ -418,6 +437,9 @@ class Selection {
   prev(f) { return same(this, this[D].walk(this[N], 'prev', opt(f))); }
   prevAll(f) { return same(this, this[D].walk(this[N], 'prevAll', opt(f))); }
   siblings(f) { return same(this, this[D].walk(this[N], 'siblings', opt(f))); }
+  nextUntil(...a) { return until(this, 'nextAll', a); }
+  prevUntil(...a) { return until(this, 'prevAll', a); }
+  parentsUntil(...a) { return until(this, 'parents', a); }
   size() { return this[N].length; }
   end() { return this[P] || same(this, []); }
   index(v) {

@@ -120,6 +120,15 @@ export default function () {
       [l.href(), l.rel(), l.media(), m.content(), m.name(), m.httpEquiv(), m2.httpEquiv(), sc.src(), sc.async(), sc.defer()],
       [typeof d.find('body').get(0).href, typeof d.find('b').get(0).text]];
   });
+  put('until', () => {
+    const d = parseHTML('<div id="r"><ul><li id="a">a</li><li class="x" id="b">b</li><li id="c">c</li><li class="stop" id="d">d</li><li id="e" class="x">e</li></ul><ol><li id="f">f</li><li id="g">g</li></ol></div>');
+    const ids = (s) => s.map((i, x) => x.get(0).nodeName() + '#' + x.attr('id'));
+    return [ids(d.find('#a').nextUntil('.stop')), ids(d.find('#a').nextUntil()), ids(d.find('#a').nextUntil(null)),
+      ids(d.find('#a').nextUntil('.stop', '.x')), ids(d.find('#a').nextUntil(null, '.x')), ids(d.find('#a').nextUntil(d.find('#c'))),
+      ids(d.find('li').nextUntil('.stop')), ids(d.find('#e').prevUntil('#b')), ids(d.find('#e').prevUntil('#a', '.x')),
+      ids(d.find('#g').parentsUntil('body')), ids(d.find('#g').parentsUntil()), ids(d.find('#a').nextUntil('.stop', undefined))];
+  });
+  put('until bad', () => parseHTML('<p>x</p>').find('p').nextUntil(42));
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -174,6 +183,8 @@ const WANT = {
   "end index": "[3,\"a\",0,3,0,1,-1,1,1,1,-1] object",
   "element nodes": "[\"#text\",\"y\",\"#comment\",\"\",\"div\",\"#document\",null,\"#document\",9,\"[object #comment]\",8,[\"#text\",\"p\",\"#text\",\"p\",\"#comment\",\"p\"],3,\"2\",3,true] object",
   "tag methods": "[[[\"/x/y?q=1#f\",\"nofollow\",\"_blank\",\"Link one\",\"/x/y?q=1#f\",\"\"],[\"\",\"\",\"\",\"no href\",\"\",\"\"],[\"../up.html\",\"\",\"\",\"up\",\"../up.html\",\"\"]],[[\"post.php\",\"get\",\"multipart/form-data\",\"\",false,\"on\"],[\"\",\"get\",\"application/x-www-form-urlencoded\",\"\",false,\"on\"]],[[\"u\",\"text\",\"v\",false,true,-1,12,0],[\"\",\"checkbox\",\"\",true,false,-1,0,0]],[[\"reset\",\"Go <i>x</i>\",\"\",false],[\"submit\",\"bv\",\"\",false]],[\"select-multiple\",\"Two\",true,\"1\",\"L\",\"One\",\"Two\",true],[\"textarea\",\"\",3,\"img/p.png\",10,0,\"pic\"],[\"/s.css\",\"stylesheet\",\"all\",\"tok\",\"csrf\",\"content-type\",\"content-type\",\"app.js\",true,false],[\"undefined\",\"undefined\"]] object",
+  "until": "[[\"li#b\",\"li#c\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#c\",\"li#e\",\"li#g\"],[\"li#d\",\"li#c\"],[\"li#b\"],[\"ol#undefined\",\"div#r\"],[\"ol#undefined\",\"div#r\",\"body#undefined\",\"html#undefined\"],[]] object",
+  "until bad": "threw GoError: invalid argument, cannot use a 'int64' as a selector",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
