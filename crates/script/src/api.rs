@@ -544,7 +544,9 @@ class Selection {
   }
   serializeObject() {
     const out = {};
-    for (const { name, value } of this.serializeArray()) out[name] = value;
+    for (const { name, value } of this.serializeArray()) {
+      Object.defineProperty(out, name, { value, writable: true, enumerable: true, configurable: true });
+    }
     return out;
   }
   serialize() {
@@ -695,7 +697,7 @@ function tagMethod([kind, attr, arg]) {
     }
   };
 }
-const TAG_PROTOS = {};
+const TAG_PROTOS = Object.create(null);
 for (const tag of Object.keys(TAGS)) {
   const proto = Object.create(Element.prototype);
   for (const name of Object.keys(TAGS[tag])) {
