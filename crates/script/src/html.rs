@@ -1,8 +1,8 @@
 //! `k6/html`'s parsed documents: a native class, `HtmlDoc`, holding one
 //! parsed page (scraper's tree: html5ever and CSS selectors), whose
 //! methods take and give lists of node numbers. The Selection and Element
-//! API is JavaScript over it (`HTML_JS` in api.rs), each Selection holding
-//! its document and its nodes' numbers.
+//! API is JavaScript over it (`HTML_LIB_JS` in api.rs), each Selection
+//! holding its document and its nodes' numbers.
 //!
 //! A document is freed when the last Selection or Element of it is: the
 //! `HtmlDoc` object holds no JavaScript value (so it is in no cycle), and
@@ -10,8 +10,9 @@
 //!
 //! What k6 (goquery) does, kept here: selections are in the order their
 //! nodes were found, without repeats; an invalid selector matches nothing
-//! (no error); `html()` is Go's `html.Render` of the first node's children
-//! (void elements as `<br/>`, `"` and `'` as `&#34;` and `&#39;`).
+//! (no error); cascadia's own pseudo-classes ([`Matcher`]); `html()` is
+//! Go's `html.Render` of the first node's children (void elements as
+//! `<br/>`, `"` and `'` as `&#34;` and `&#39;`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
