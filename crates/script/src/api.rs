@@ -563,6 +563,18 @@ class Selection {
   }
 }
 const sel = (e) => wrap(e[D], [e[I]], e[U]);
+const NAMESPACES = { svg: 'http://www.w3.org/2000/svg', math: 'http://www.w3.org/1998/Math/MathML', '': 'http://www.w3.org/1999/xhtml' };
+// k6's Attribute: `owner_element`, `name`, `value`, and methods.
+class Attribute {
+  prefix() { return ''; }
+  namespaceURI() { return NAMESPACES['']; }
+  localName() { return this.name; }
+}
+const attribute = (owner, name, value) => {
+  const a = Object.create(Attribute.prototype);
+  a.owner_element = owner; a.name = name; a.value = value;
+  return a;
+};
 const elements = (e, n) => n.map((x) => element(e[D], x, e[U]));
 class Element {
   selection() { return sel(this); }
@@ -581,9 +593,17 @@ class Element {
   attributes() {
     const pairs = this[D].attrs(this[I]);
     const out = {};
-    for (let i = 0; i < pairs.length; i += 2) out[pairs[i]] = { owner_element: this, name: pairs[i], value: pairs[i + 1] };
+    for (let i = 0; i < pairs.length; i += 2) out[pairs[i]] = attribute(this, pairs[i], pairs[i + 1]);
     return out;
   }
+  getAttributeNode(name) {
+    const v = this[D].attr(this[I], String(name));
+    return v === undefined ? undefined : attribute(this, String(name), v);
+  }
+  isEqualNode(o) { return o instanceof Element && o.innerHTML() === this.innerHTML(); }
+  lang() { return this[D].attr(this[I], 'lang'); }
+  namespaceURI() { return NAMESPACES[this[D].ns(this[I])] || NAMESPACES['']; }
+  isDefaultNamespace() { return this[D].ns(this[I]) === ''; }
   id() { const v = this.getAttribute('id'); return v === undefined ? '' : v; }
   className() { return this.getAttribute('class'); }
   classList() { const v = this.getAttribute('class'); return v === undefined ? [] : v.split(/\s+/).filter((x) => x); }

@@ -671,6 +671,15 @@ impl HtmlDoc {
         }
     }
 
+    /// An element's namespace as Go names it: `svg`, `math`, or "" (HTML).
+    pub fn ns(&self, i: u32) -> &'static str {
+        match self.node(i).and_then(|n| n.value().as_element()) {
+            Some(e) if &*e.name.ns == "http://www.w3.org/2000/svg" => "svg",
+            Some(e) if &*e.name.ns == "http://www.w3.org/1998/Math/MathML" => "math",
+            _ => "",
+        }
+    }
+
     /// A text or comment node's data.
     pub fn data(&self, i: u32) -> Option<String> {
         match self.node(i).map(|n| n.value()) {

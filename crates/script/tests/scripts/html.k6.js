@@ -129,6 +129,14 @@ export default function () {
       ids(d.find('#g').parentsUntil('body')), ids(d.find('#g').parentsUntil()), ids(d.find('#a').nextUntil('.stop', undefined))];
   });
   put('until bad', () => parseHTML('<p>x</p>').find('p').nextUntil(42));
+  put('element dom', () => {
+    const d = parseHTML('<div lang="en" id="x" class="c"><p>a</p></div><div><p>a</p></div><svg><circle r="1"/></svg><math><mi>x</mi></math>');
+    const e = d.find('div').get(0), a = e.getAttributeNode('class');
+    return [e.getAttributeNode('id'), [a.name, a.value, a.prefix(), a.namespaceURI(), a.localName(), a.owner_element.nodeName()], e.getAttributeNode('nope'),
+      [e.isEqualNode(d.find('div').get(1)), e.isEqualNode(d.find('p').get(0)), d.find('p').get(0).isEqualNode(d.find('p').get(1)), e.isEqualNode('x')],
+      [e.lang(), d.find('p').get(0).lang()],
+      [e.namespaceURI(), d.find('circle').get(0).namespaceURI(), d.find('mi').get(0).namespaceURI(), e.isDefaultNamespace(), d.find('svg').get(0).isDefaultNamespace()]];
+  });
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -185,6 +193,7 @@ const WANT = {
   "tag methods": "[[[\"/x/y?q=1#f\",\"nofollow\",\"_blank\",\"Link one\",\"/x/y?q=1#f\",\"\"],[\"\",\"\",\"\",\"no href\",\"\",\"\"],[\"../up.html\",\"\",\"\",\"up\",\"../up.html\",\"\"]],[[\"post.php\",\"get\",\"multipart/form-data\",\"\",false,\"on\"],[\"\",\"get\",\"application/x-www-form-urlencoded\",\"\",false,\"on\"]],[[\"u\",\"text\",\"v\",false,true,-1,12,0],[\"\",\"checkbox\",\"\",true,false,-1,0,0]],[[\"reset\",\"Go <i>x</i>\",\"\",false],[\"submit\",\"bv\",\"\",false]],[\"select-multiple\",\"Two\",true,\"1\",\"L\",\"One\",\"Two\",true],[\"textarea\",\"\",3,\"img/p.png\",10,0,\"pic\"],[\"/s.css\",\"stylesheet\",\"all\",\"tok\",\"csrf\",\"content-type\",\"content-type\",\"app.js\",true,false],[\"undefined\",\"undefined\"]] object",
   "until": "[[\"li#b\",\"li#c\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#c\",\"li#e\",\"li#g\"],[\"li#d\",\"li#c\"],[\"li#b\"],[\"ol#undefined\",\"div#r\"],[\"ol#undefined\",\"div#r\",\"body#undefined\",\"html#undefined\"],[]] object",
   "until bad": "threw GoError: invalid argument, cannot use a 'int64' as a selector",
+  "element dom": "[{\"owner_element\":{},\"name\":\"id\",\"value\":\"x\"},[\"class\",\"c\",\"\",\"http://www.w3.org/1999/xhtml\",\"class\",\"div\"],null,[true,false,true,false],[\"en\",null],[\"http://www.w3.org/1999/xhtml\",\"http://www.w3.org/2000/svg\",\"http://www.w3.org/1998/Math/MathML\",true,false]] object",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
