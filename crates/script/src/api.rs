@@ -1697,7 +1697,10 @@ pub fn install<'js>(
                     Some(s) => crate::html::HtmlDoc::parse(&s.to_string()?),
                     None => crate::html::HtmlDoc::parse(&String::from_utf8_lossy(&js_bytes(&src)?)),
                 };
-                Ok(rquickjs::Class::instance(ctx, doc)?.into_value())
+                match doc {
+                    Ok(doc) => Ok(rquickjs::Class::instance(ctx, doc)?.into_value()),
+                    Err(msg) => Err(throw_go(&ctx, msg)),
+                }
             },
         )?,
     )?;

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use ego_tree::iter::Edge;
 use ego_tree::{NodeId, NodeRef};
 use rquickjs::JsLifetime;
 use rquickjs::class::Trace;
@@ -302,15 +303,40 @@ fn quoted(out: &mut String, s: &str) {
     out.push(q);
 }
 
-/// Go's `html.Render` of one node.
-fn render(out: &mut String, n: NodeRef<'_, Node>) {
-    match n.value() {
-        Node::Document | Node::Fragment => {
-            for c in n.children() {
-                render(out, c);
+/// Go's `html.Render` of one node and what is under it (walked without
+/// recursion: a page may nest 512 deep).
+fn render(out: &mut String, root: NodeRef<'_, Node>) {
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(n) => open_tag(out, n),
+            Edge::Close(n) => {
+                if let Node::Element(e) = n.value()
+                    && !(VOID.contains(&e.name()) && !n.has_children())
+                {
+                    out.push_str("</");
+                    out.push_str(e.name());
+                    out.push('>');
+                }
             }
         }
-        Node::Text(t) => escape(out, t),
+    }
+}
+
+/// A node's opening (all of a text, comment or doctype).
+fn open_tag(out: &mut String, n: NodeRef<'_, Node>) {
+    match n.value() {
+        Node::Document | Node::Fragment | Node::ProcessingInstruction(_) => {}
+        Node::Text(t) => {
+            let literal = n
+                .parent()
+                .and_then(|p| p.value().as_element().map(|e| LITERAL.contains(&e.name())))
+                .unwrap_or(false);
+            if literal {
+                out.push_str(t);
+            } else {
+                escape(out, t);
+            }
+        }
         Node::Comment(c) => {
             out.push_str("<!--");
             out.push_str(c);
@@ -332,7 +358,6 @@ fn render(out: &mut String, n: NodeRef<'_, Node>) {
             }
             out.push('>');
         }
-        Node::ProcessingInstruction(_) => {}
         Node::Element(e) => {
             let name = e.name();
             out.push('<');
@@ -359,16 +384,6 @@ fn render(out: &mut String, n: NodeRef<'_, Node>) {
             {
                 out.push('\n');
             }
-            let literal = LITERAL.contains(&name);
-            for c in n.children() {
-                match c.value() {
-                    Node::Text(t) if literal => out.push_str(t),
-                    _ => render(out, c),
-                }
-            }
-            out.push_str("</");
-            out.push_str(name);
-            out.push('>');
         }
     }
 }
@@ -405,17 +420,33 @@ impl Uniq {
 }
 
 impl HtmlDoc {
-    pub fn parse(src: &str) -> HtmlDoc {
+    /// The page parsed; as Go's parser, refused (with its message) when
+    /// elements nest more than 512 deep.
+    pub fn parse(src: &str) -> Result<HtmlDoc, &'static str> {
         let doc = Html::parse_document(src);
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        for edge in doc.tree.root().traverse() {
+            match edge {
+                Edge::Open(n) if n.value().is_element() => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                Edge::Close(n) if n.value().is_element() => depth -= 1,
+                _ => {}
+            }
+        }
+        if deepest > 512 {
+            return Err("html: open stack of elements exceeds 512 nodes");
+        }
         let ids = doc.tree.nodes().map(|n| n.id()).collect();
         let live = LIVE.fetch_add(1, Ordering::Relaxed) + 1;
         PEAK.fetch_max(live, Ordering::Relaxed);
         LIVE_BYTES.fetch_add(src.len(), Ordering::Relaxed);
-        HtmlDoc {
+        Ok(HtmlDoc {
             doc,
             ids,
             len: src.len(),
-        }
+        })
     }
 
     fn node(&self, i: u32) -> Option<NodeRef<'_, Node>> {

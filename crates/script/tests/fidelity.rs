@@ -1266,7 +1266,7 @@ fn html_as_k6() {
     let src = include_str!("scripts/html.k6.js");
     let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(num(&e, "checks", "passes"), 54.0, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 57.0, "{}", out.summary);
 }
 
 /// `res.html(selector)`: the body parsed (text or binary), the Selection's

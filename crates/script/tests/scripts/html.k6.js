@@ -137,6 +137,12 @@ export default function () {
       [e.lang(), d.find('p').get(0).lang()],
       [e.namespaceURI(), d.find('circle').get(0).namespaceURI(), d.find('mi').get(0).namespaceURI(), e.isDefaultNamespace(), d.find('svg').get(0).isDefaultNamespace()]];
   });
+  put('deep', () => {
+    const ok = parseHTML('<div>'.repeat(509) + 'x<br>');
+    return [ok.find('div').size(), ok.find('body').html().length, ok.find('div').last().parents().size(), ok.text()];
+  });
+  put('too deep', () => parseHTML('<div>'.repeat(511) + 'x'));
+  put('too deep tables', () => parseHTML('<table>' + '<tr><td><table>'.repeat(200)));
   put('json', () => JSON.stringify(doc.find('li')));
   put('doc html', () => parseHTML('<!DOCTYPE html><p title="a\'b&quot;c">x&amp;y\r</p><pre>\nz</pre><script>a<b</script>').html());
   check(null, Object.fromEntries(Object.keys(WANT).map((k) => [`${k}: ${got[k]}`, () => got[k] === WANT[k]])));
@@ -194,6 +200,9 @@ const WANT = {
   "until": "[[\"li#b\",\"li#c\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\",\"li#c\",\"li#d\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#e\"],[\"li#b\"],[\"li#b\",\"li#c\",\"li#e\",\"li#g\"],[\"li#d\",\"li#c\"],[\"li#b\"],[\"ol#undefined\",\"div#r\"],[\"ol#undefined\",\"div#r\",\"body#undefined\",\"html#undefined\"],[]] object",
   "until bad": "threw GoError: invalid argument, cannot use a 'int64' as a selector",
   "element dom": "[{\"owner_element\":{},\"name\":\"id\",\"value\":\"x\"},[\"class\",\"c\",\"\",\"http://www.w3.org/1999/xhtml\",\"class\",\"div\"],null,[true,false,true,false],[\"en\",null],[\"http://www.w3.org/1999/xhtml\",\"http://www.w3.org/2000/svg\",\"http://www.w3.org/1998/Math/MathML\",true,false]] object",
+  "deep": "[509,5605,510,\"x\"] object",
+  "too deep": "threw GoError: html: open stack of elements exceeds 512 nodes",
+  "too deep tables": "threw GoError: html: open stack of elements exceeds 512 nodes",
   "json": "\"{\\\"url\\\":\\\"\\\"}\" string",
   "doc html": "\"<!DOCTYPE html><html><head></head><body><p title=\\\"a&#39;b&#34;c\\\">x&amp;y\\n</p><pre>z</pre><script>a<b</script></body></html>\" string",
 };
