@@ -311,7 +311,7 @@ fn render(out: &mut String, root: NodeRef<'_, Node>) {
             Edge::Open(n) => open_tag(out, n),
             Edge::Close(n) => {
                 if let Node::Element(e) = n.value()
-                    && !(VOID.contains(&e.name()) && !n.has_children())
+                    && (!VOID.contains(&e.name()) || n.has_children())
                 {
                     out.push_str("</");
                     out.push_str(e.name());
