@@ -38,6 +38,7 @@
 
 pub mod api;
 mod crypto;
+pub mod html;
 mod inflight;
 pub mod metrics;
 pub mod options;

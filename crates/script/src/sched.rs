@@ -1320,6 +1320,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "randomBytes",
         ],
     ),
+    ("k6/html", &["parseHTML"]),
 ];
 
 fn is_ident(c: char) -> bool {

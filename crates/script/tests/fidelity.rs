@@ -1482,3 +1482,67 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 3.0, "{}", out.summary);
 }
+
+/// `k6/html`: parseHTML and the Selection and Element methods, each value
+/// as k6 v1.8.1 printed it for the same script (tests/scripts/html.k6.js,
+/// which passes all its checks on k6 too).
+#[test]
+fn html_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = include_str!("scripts/html.k6.js");
+    let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 57.0, "{}", out.summary);
+}
+
+/// `res.html(selector)`: the body parsed (text or binary), the Selection's
+/// `url` the response's, and k6's GoError when there is no body.
+#[test]
+fn html_of_responses_as_k6() {
+    let srv = raw_server(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 240\r\n\r\n\
+<html><head><title>Shop</title></head><body>\n\
+<a href=\"/a?x=1\" class=\"nav\">A</a><a href=\"b.html\" class=\"nav\">B</a>\n\
+<form action=\"/login\" method=\"post\"><input type=\"hidden\" name=\"csrf\" value=\"tok123\"><input name=\"user\"></form>\n\
+</body></html>\n",
+    );
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+function t(f) { try { return JSON.stringify(f()); } catch (e) { return 'threw ' + e.name + ': ' + e.message; } }
+const NO_BODY = "threw GoError: the body is null so we can't transform it to HTML - this likely was because of a request error getting the response";
+export default function () {
+  const res = http.get(__ENV.URL);
+  const bin = http.get(__ENV.URL, { responseType: 'binary' });
+  const none = http.get(__ENV.URL, { responseType: 'none' });
+  const bad = http.get(__ENV.REFUSED);
+  check(res, {
+    'title': (r) => r.html().find('title').text() === 'Shop',
+    'url': (r) => r.html().url === __ENV.URL && JSON.stringify(r.html('a')) === JSON.stringify({ url: __ENV.URL }),
+    'selector': (r) => r.html('input[name=csrf]').val() === 'tok123',
+    'map': (r) => t(() => r.html('a.nav').map((i, s) => s.attr('href'))) === '["/a?x=1","b.html"]',
+    'form': (r) => r.html().find('form').serialize() === 'csrf=tok123&user=',
+    'binary body': () => bin.html('title').text() === 'Shop',
+    'no body': () => t(() => none.html()) === NO_BODY && t(() => bad.html('a')) === NO_BODY,
+    // As k6: URL attributes made absolute by the response's URL.
+    'urls': (r) => t(() => r.html('a').get(0).href()) === JSON.stringify(__ENV.BASE + '/a?x=1')
+      && t(() => r.html('a').get(1).href()) === JSON.stringify(__ENV.BASE + '/b.html')
+      && t(() => r.html('form').get(0).action()) === JSON.stringify(__ENV.BASE + '/login')
+      && t(() => r.html('form').get(0).method()) === '"post"',
+  });
+}
+"#;
+    let env = vec![
+        ("URL".to_string(), format!("http://{}/page.html", srv.addr)),
+        ("BASE".to_string(), format!("http://{}", srv.addr)),
+        ("REFUSED".to_string(), refused),
+    ];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
+}

@@ -112,3 +112,44 @@ fn a_vu_of_the_seed_script_costs_under_20_kb_of_javascript_heap() {
     // each VU has its own instance of the script's module).
     assert!(per_vu < 20_000, "{per_vu} bytes of QuickJS heap per VU");
 }
+
+#[test]
+fn parsed_html_documents_are_freed_when_the_script_drops_them() {
+    // 500 iterations in 4 VUs, each parsing a 50 KB page and walking it
+    // (Selections, Elements, callbacks): the documents alive at once stay
+    // a handful (QuickJS frees a document with its last Selection or
+    // Element), and none is left after the run.
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import { parseHTML } from 'k6/html';
+const row = (i) => `<tr class="r${i % 3}"><td><a href="/item/${i}">Item ${i}</a></td><td data-price="${i}.5">${i * 3}</td><td><input name="q${i}" value="${i}"></td></tr>\n`;
+let page = '<!DOCTYPE html><html><head><title>Load</title></head><body><form><table>';
+for (let i = 0; page.length < 50000; i++) page += row(i);
+page += '</table></form></body></html>';
+export const options = { vus: 4, iterations: 500 };
+let kept;
+export default function () {
+  const doc = parseHTML(page);
+  const links = doc.find('a');
+  let sum = 0;
+  links.each((i, el) => { sum += el.getAttribute('href').length; });
+  const prices = doc.find('td[data-price]').map((i, s) => s.data('price'));
+  const form = doc.find('form').serializeObject();
+  kept = doc.find('tr').last().get(0);
+  if (links.size() < 100 || prices.length !== links.size() || form.q0 !== '0' || sum === 0) {
+    throw new Error('bad page');
+  }
+}
+"#;
+    loadlab_script::html::reset_peak();
+    let before = loadlab_script::html::live_documents();
+    let out = run_in(dir.path(), src, vec![], Overrides::default());
+    assert_eq!(out.iterations, 500, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+    let peak = loadlab_script::html::peak_documents();
+    let after = loadlab_script::html::live_documents();
+    println!("HTML documents: {before} before, at most {peak} alive at once, {after} after");
+    assert!(peak <= 12, "{peak} documents alive at once");
+    assert_eq!(after, before, "documents left after the run");
+    assert_eq!(loadlab_script::html::live_document_bytes(), 0);
+}
