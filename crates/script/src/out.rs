@@ -94,9 +94,10 @@ impl CsvOut {
     }
 }
 
-/// The tags k6's CSV output gives a column each, in its order; the others
-/// go to `extra_tags` as `k=v&k=v`.
-const CSV_TAGS: [&str; 14] = [
+/// k6's default system tags, in its order: the tags its CSV output gives a
+/// column each (the others go to `extra_tags` as `k=v&k=v`), and
+/// `exec.test.options.systemTags`.
+pub(crate) const CSV_TAGS: [&str; 14] = [
     "check",
     "error",
     "error_code",

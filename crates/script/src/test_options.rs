@@ -210,22 +210,7 @@ pub fn k6_test_options(raw: &Value) -> String {
     o.put("summaryTrendStats", trend_stats);
     o.put("summaryTimeUnit", field(raw, "summaryTimeUnit"));
     let system_tags = match field(raw, "systemTags") {
-        Value::Null => json!([
-            "check",
-            "error",
-            "error_code",
-            "expected_response",
-            "group",
-            "method",
-            "name",
-            "proto",
-            "scenario",
-            "service",
-            "status",
-            "subproto",
-            "tls_version",
-            "url"
-        ]),
+        Value::Null => json!(crate::out::CSV_TAGS),
         v => v,
     };
     o.put("systemTags", system_tags);
