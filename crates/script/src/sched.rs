@@ -448,10 +448,10 @@ type HttpSeries = [usize; HTTP_METRICS.len()];
 /// A series that is not in the results file.
 const NO_FILE: u32 = u32::MAX;
 
-/// The metrics of one HTTP request, in the order `record_http` fills them.
 /// `http_req_failed`'s place in [`HTTP_METRICS`].
 const FAILED: usize = 8;
 
+/// The metrics of one HTTP request, in the order `record_http` fills them.
 const HTTP_METRICS: [&str; 11] = [
     "http_reqs",
     "http_req_duration",
