@@ -1327,6 +1327,101 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }
 
+/// `src` with the text of its string and template literals (but not their
+/// `${…}` parts) and of its comments replaced by spaces, byte for byte, so
+/// positions (lines, columns) stay as they were. Regular expression
+/// literals are left as code.
+fn code_only(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let blank = |out: &mut Vec<u8>, i: usize| {
+        if out[i] != b'\n' {
+            out[i] = b' ';
+        }
+    };
+    // The brace depth at which each open `${` of a template literal began.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    // Inside a template literal's text (from its start or a `}` closing
+    // one of its `${`): blank up to its end or its next `${`.
+    let template_text = |out: &mut Vec<u8>, mut i: usize| -> (usize, bool) {
+        while i < b.len() {
+            match b[i] {
+                b'\\' => {
+                    blank(out, i);
+                    if i + 1 < b.len() {
+                        blank(out, i + 1);
+                    }
+                    i += 2;
+                }
+                b'`' => return (i + 1, false),
+                b'$' if b.get(i + 1) == Some(&b'{') => return (i + 2, true),
+                _ => {
+                    blank(out, i);
+                    i += 1;
+                }
+            }
+        }
+        (i, false)
+    };
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    blank(&mut out, i);
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = src[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                for j in i..end {
+                    blank(&mut out, j);
+                }
+                i = end;
+            }
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != q && b[i] != b'\n' {
+                    let step = if b[i] == b'\\' { 2 } else { 1 };
+                    for j in i..(i + step).min(b.len()) {
+                        blank(&mut out, j);
+                    }
+                    i += step;
+                }
+                i += 1;
+            }
+            b'`' => {
+                let (next, opened) = template_text(&mut out, i + 1);
+                if opened {
+                    templates.push(depth);
+                    depth += 1;
+                }
+                i = next;
+            }
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if templates.last() == Some(&depth) {
+                    templates.pop();
+                    let (next, opened) = template_text(&mut out, i);
+                    if opened {
+                        templates.push(depth);
+                        depth += 1;
+                    }
+                    i = next;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| src.to_string())
+}
+
 /// Names, before any load, a member of a k6 module the script uses through
 /// its default (or namespace) import but loadlab k6 does not have, such as
 /// `http.cookieJar()`. (Named imports are checked by the module linker.)
@@ -1354,6 +1449,10 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
             bindings.push((name.to_string(), m));
         }
     }
+    // Members are looked for in code only: text in strings, template
+    // literals (not their `${…}`) and comments is blanked out.
+    let code = code_only(source);
+    let source = code.as_str();
     for (name, module) in bindings {
         let allowed = MEMBERS
             .iter()
@@ -2950,5 +3049,33 @@ async fn run_special<'js>(
                 return None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A member named in a string, a template literal's text or a comment
+    /// is not a use; one in a template's `${…}` or in code is, with its
+    /// line and column.
+    #[test]
+    fn members_are_looked_for_in_code_only() {
+        let ok = "import html from 'k6/html';\n\
+                  const s = \"[object html.Node]\" + 'html.nope\\'s';\n\
+                  // html.bogus()\n\
+                  /* html.gone() */\n\
+                  const t = `a html.x ${html.parseHTML(`b html.y ${'html.z'}`)} c html.w`;\n";
+        assert!(check_members(ok, "s.js").is_ok());
+        let bad = "import http from 'k6/http';\nconst t = `a ${ {x: 1}.x } ${http.asyncRequest('GET', 'u')}`;\n";
+        match check_members(bad, "s.js") {
+            Err(ScriptError::Unsupported(m)) => {
+                assert!(m.starts_with("s.js:2:30: http.asyncRequest"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // Positions are kept: the blanked text is as long as the source.
+        let src = "const é = 'ü'; // ß\n";
+        assert_eq!(code_only(src).len(), src.len());
     }
 }
