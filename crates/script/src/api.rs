@@ -98,14 +98,13 @@ class Hasher {
   update(input) { this._parts.push(bytes(input)); }
   digest(enc) { return digest(this._alg, this._key, this._parts, enc); }
 }
-export function createHash(alg) {
+// The algorithm is checked first (then an HMAC's key), as in k6.
+function hasher(alg, keyed, key) {
   if (!k.hashKnown(String(alg))) throw k.goError(`invalid algorithm: ${alg}`);
-  return new Hasher(alg, undefined);
+  return new Hasher(alg, keyed ? bytes(key) : undefined);
 }
-export function createHMAC(alg, key) {
-  if (!k.hashKnown(String(alg))) throw k.goError(`invalid algorithm: ${alg}`);
-  return new Hasher(alg, bytes(key));
-}
+export function createHash(alg) { return hasher(alg, false); }
+export function createHMAC(alg, key) { return hasher(alg, true, key); }
 export function hmac(alg, key, input, enc) {
   const h = createHMAC(alg, key);
   h.update(input);
@@ -1389,10 +1388,7 @@ fn bad_path_escape(url: &str) -> Option<&str> {
 
 /// Go's `Get "url": …` prefix of a request error.
 fn go_op(method: &str, url: &str) -> String {
-    let mut m = method.to_ascii_lowercase();
-    if let Some(first) = m.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
+    let m = crate::sched::go_method(method);
     format!("{m} {:?}", url.replace(' ', "%20"))
 }
 
@@ -1751,17 +1747,20 @@ pub fn install<'js>(
     }
     g.set("console", console)?;
 
-    // k6's errors from Go code are `GoError`s (`GoError: boom`). Compiled
-    // as the `k6` module's code, so stack traces leave its frame out.
-    let mut opts = rquickjs::context::EvalOptions::default();
-    opts.filename = Some("k6".into());
+    // Helpers written in JavaScript, compiled as the `k6` module's code so
+    // that stack traces leave their frames out.
+    let k6_code = |src: &str| -> rquickjs::Result<Function<'js>> {
+        let mut opts = rquickjs::context::EvalOptions::default();
+        opts.filename = Some("k6".into());
+        ctx.eval_with_options(src, opts)
+    };
+    // k6's errors from Go code are `GoError`s (`GoError: boom`).
     k6.set(
         "goError",
-        ctx.eval_with_options::<Function, _>(
+        k6_code(
             "(m) => { const e = new Error(m); \
              Object.defineProperty(e, 'name', { value: 'GoError', writable: true, configurable: true }); \
              return e; }",
-            opts,
         )?,
     )?;
     // What k6 calls a value its Go code cannot take (Go's type names).
@@ -1777,16 +1776,13 @@ pub fn install<'js>(
     )?;
     // Bytes as k6's Go code takes them: a string or an ArrayBuffer as it
     // is, a typed array's bytes as an ArrayBuffer; else k6's GoError.
-    let mut opts = rquickjs::context::EvalOptions::default();
-    opts.filename = Some("k6".into());
     k6.set(
         "toBytes",
-        ctx.eval_with_options::<Function, _>(
+        k6_code(
             "(v) => { \
                if (typeof v === 'string' || v instanceof ArrayBuffer) return v; \
                if (ArrayBuffer.isView(v)) return v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength); \
                throw globalThis.__k6.goError(`invalid type ${globalThis.__k6.goType(v)}, expected string, []byte or ArrayBuffer`); }",
-            opts,
         )?,
     )?;
     // k6/html's natives: a page parsed (a string, or an ArrayBuffer's

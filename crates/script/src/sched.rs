@@ -183,6 +183,15 @@ pub fn proto_of(r: &ClientResponse) -> &'static str {
     }
 }
 
+/// A method as Go's request errors name it: `Get`, `Post`.
+pub fn go_method(method: &str) -> String {
+    let mut m = method.to_ascii_lowercase();
+    if let Some(first) = m.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    m
+}
+
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
 /// response, or a request the end of the test cut short.
@@ -191,10 +200,7 @@ pub fn failure_text(meta: &ReqMeta, r: &ClientResponse) -> Option<String> {
         return None;
     }
     let url = r.url.as_deref().unwrap_or(&meta.url);
-    let mut method = meta.method.to_ascii_lowercase();
-    if let Some(first) = method.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
+    let method = go_method(&meta.method);
     let detail = match r.error {
         ErrorKind::ConnectRefused => {
             let host = url::Url::parse(url)
