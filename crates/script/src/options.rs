@@ -277,6 +277,9 @@ pub struct Scenario {
     pub exec: String,
     pub start_time: Duration,
     pub graceful_stop: Duration,
+    /// ramping-vus: how long a VU above the ramp's level may finish its
+    /// iteration before it is interrupted (k6's `gracefulRampDown`).
+    pub graceful_ramp_down: Duration,
     pub env: Vec<(String, String)>,
     pub tags: Vec<(String, String)>,
     /// `--execution-segment`: how this instance takes its part (`None`
@@ -615,6 +618,7 @@ impl Options {
                 exec: "default".into(),
                 start_time: Duration::ZERO,
                 graceful_stop: Duration::from_secs(30),
+                graceful_ramp_down: Duration::from_secs(30),
                 env: Vec::new(),
                 tags: Vec::new(),
                 segment: None,
@@ -942,6 +946,7 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
             .to_string(),
         start_time: dur("startTime", Some(Duration::ZERO))?,
         graceful_stop: dur("gracefulStop", Some(Duration::from_secs(30)))?,
+        graceful_ramp_down: dur("gracefulRampDown", Some(Duration::from_secs(30)))?,
         env: string_pairs(get("env")),
         tags: string_pairs(get("tags")),
     })

@@ -2427,6 +2427,10 @@ struct ScenState {
     vus_done: usize,
     /// Arrival-rate: free VUs (the lowest on top).
     idle: Vec<usize>,
+    /// Ramping-vus: no VU from this many on (in the scenario) is busy.
+    ramped_high: usize,
+    /// Ramping-vus: when the VUs above the ramp's level are looked at next.
+    ramp_check: Instant,
 }
 
 /// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
@@ -2443,6 +2447,31 @@ pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
         }
         _ => 0,
     }
+}
+
+/// How many VUs a `ramping-vus` scenario lets run `elapsed` into it: as in
+/// k6, a VU the ramp no longer wants finishes its iteration for up to
+/// `gracefulRampDown` before it is interrupted, so the level allowed is the
+/// ramp's highest over the last `gracefulRampDown`. The stages' end is not
+/// a ramp down: the VUs of the last stage's level have `gracefulStop`.
+pub fn ramp_vus_allowed(sc: &Scenario, elapsed: Duration) -> u64 {
+    let end = sc.executor.duration();
+    let from = elapsed.saturating_sub(sc.graceful_ramp_down).min(end);
+    let to = elapsed.min(end);
+    let mut best = ramp_vus(sc, from).max(ramp_vus(sc, to));
+    // The level is linear within a stage: its highest is at the window's
+    // ends or at a stage's end (both sides of it: a 0s stage jumps).
+    if let Executor::RampingVus { stages, .. } = &sc.executor {
+        let mut at = Duration::ZERO;
+        for st in stages {
+            at += st.duration;
+            if at > from && at <= to {
+                let before = at.saturating_sub(Duration::from_nanos(1)).max(from);
+                best = best.max(ramp_vus(sc, before)).max(ramp_vus(sc, at));
+            }
+        }
+    }
+    best
 }
 
 /// Where the flat stage of a ramping-vus scenario at `elapsed` ends (from
@@ -2694,6 +2723,8 @@ async fn drive_local<'js>(
             freed: Vec::new(),
             vus_done: 0,
             idle: (next_vu..next_vu + n).rev().collect(),
+            ramped_high: 0,
+            ramp_check: start,
         });
         next_vu += n;
     }
@@ -2853,6 +2884,7 @@ async fn drive_local<'js>(
                                 cand.extend(st.vus.start + st.active_want..st.vus.start + want);
                             }
                             st.active_want = want;
+                            st.ramped_high = st.ramped_high.max(want);
                             for i in cand {
                                 if i - st.vus.start >= want
                                     || s.slots[i].busy
@@ -2895,6 +2927,34 @@ async fn drive_local<'js>(
                         }
                         // (Past the end, the graceful stop's deadline below
                         // is the one to wake for: a past instant would spin.)
+                        if matches!(ex, Executor::RampingVus { .. }) {
+                            let level = if running_out { 0 } else { st.active_want };
+                            // gracefulRampDown: the VUs above the ramp's
+                            // level that are still busy when it is over are
+                            // interrupted (looked at on the 20 ms grid).
+                            if st.ramped_high > level && now >= st.ramp_check {
+                                let allowed =
+                                    (ramp_vus_allowed(sc, elapsed) as usize).min(st.vus.len());
+                                let mut high = level;
+                                for k in level..st.ramped_high {
+                                    let i = st.vus.start + k;
+                                    if !s.slots[i].busy {
+                                        continue;
+                                    }
+                                    if k >= allowed {
+                                        s.abort(i);
+                                        st.busy = st.busy.saturating_sub(1);
+                                    } else {
+                                        high = k + 1;
+                                    }
+                                }
+                                st.ramped_high = high;
+                                st.ramp_check = grid(now);
+                            }
+                            if st.ramped_high > level {
+                                wake = wake.min(st.ramp_check);
+                            }
+                        }
                     }
                 }
                 if now >= st.end {

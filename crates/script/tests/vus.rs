@@ -516,3 +516,60 @@ export default function () { at.add(Date.now() - exec.scenario.startTime); }
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     assert!(!out.thresholds_failed, "{}", out.summary);
 }
+
+/// `gracefulRampDown`, as k6 v1.8.1 runs these two ramps: a VU the ramp
+/// drops finishes its iteration for up to that long, then is interrupted
+/// (VUs 2–4 at 1.5 s, their 3 s iterations half done); a ramp that climbs
+/// back within it keeps them. The stages' end is no ramp down: the VUs
+/// still running then have `gracefulStop` (30 s) and complete.
+#[test]
+fn graceful_ramp_down_interrupts_the_vus_a_ramp_dropped() {
+    let ramp = |stages: &str| {
+        format!(
+            r#"
+import {{ sleep }} from 'k6';
+export const options = {{ scenarios: {{ r: {{ executor: 'ramping-vus', startVUs: 4,
+  gracefulRampDown: '1s', stages: [{stages}] }} }} }};
+export default function () {{ sleep(3); }}
+"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dropped = ramp(
+        "{ duration: '500ms', target: 4 }, { duration: '0s', target: 1 }, \
+         { duration: '3s', target: 1 }",
+    );
+    let t0 = Instant::now();
+    let (out, _) = common::run_script_full(
+        dir.path(),
+        &dropped,
+        vec![],
+        Overrides::default(),
+        false,
+        true,
+    );
+    // VU 1's iterations end at 3 s and 6 s (the second after the stages).
+    assert_eq!(out.iterations, 2, "{}", out.summary);
+    assert!(
+        out.summary
+            .contains("2 complete and 3 interrupted iterations"),
+        "{}",
+        out.summary
+    );
+    assert!(t0.elapsed() >= Duration::from_secs(6), "{:?}", t0.elapsed());
+
+    let back = ramp(
+        "{ duration: '500ms', target: 4 }, { duration: '0s', target: 1 }, \
+         { duration: '500ms', target: 1 }, { duration: '0s', target: 4 }, \
+         { duration: '2500ms', target: 4 }",
+    );
+    let (out, _) =
+        common::run_script_full(dir.path(), &back, vec![], Overrides::default(), false, true);
+    assert_eq!(out.iterations, 8, "{}", out.summary);
+    assert!(
+        out.summary
+            .contains("8 complete and 0 interrupted iterations"),
+        "{}",
+        out.summary
+    );
+}
