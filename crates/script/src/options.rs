@@ -679,7 +679,12 @@ impl Options {
                 }
             }
         }
-        let mut tags = string_pairs(get("tags"));
+        // As in k6, `--tag` flags replace the script's `tags` (not merge).
+        let mut tags = if o.tags.is_empty() {
+            string_pairs(get("tags"))
+        } else {
+            Vec::new()
+        };
         for (k, v) in &o.tags {
             tags.retain(|(a, _)| a != k);
             tags.push((k.clone(), v.clone()));

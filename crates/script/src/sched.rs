@@ -1849,6 +1849,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             )
         })
         .collect();
+    // What the script sees (`exec.test.options`): its options under the flags.
+    let options_json = crate::test_options::with_flags(&opts_value, &cfg.overrides).to_string();
     let mut shared_v = make_shared(
         &cfg,
         &script_dir,

@@ -144,6 +144,53 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
     scenario(&s)
 }
 
+/// The script's `options` (`raw`) with the command line's over them, as k6
+/// layers them: `-u` sets `vus`; `-d`, `-i` or `-s` replace all of
+/// `duration`, `iterations`, `stages` and `scenarios`; `--tag` replaces
+/// `tags`.
+pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
+    let mut m = raw.as_object().cloned().unwrap_or_default();
+    let go = |d: std::time::Duration| Value::String(loadlab_core::format_go_duration(d));
+    if let Some(v) = o.vus {
+        m.insert("vus".into(), json!(v));
+    }
+    if o.duration.is_some() || o.iterations.is_some() || o.stages.is_some() {
+        for k in ["duration", "iterations", "stages", "scenarios"] {
+            m.remove(k);
+        }
+    }
+    if let Some(d) = o.duration {
+        m.insert("duration".into(), go(d));
+    }
+    if let Some(i) = o.iterations {
+        m.insert("iterations".into(), json!(i));
+    }
+    if let Some(stages) = &o.stages {
+        let list: Vec<Value> = stages
+            .iter()
+            .map(|st| {
+                // `-s 1s:2` shows its target as written, 2 (not 2.0).
+                let target = if st.target.fract() == 0.0 {
+                    json!(st.target as i64)
+                } else {
+                    json!(st.target)
+                };
+                json!({"duration": go(st.duration), "target": target})
+            })
+            .collect();
+        m.insert("stages".into(), Value::Array(list));
+    }
+    if !o.tags.is_empty() {
+        let tags: Map<String, Value> = o
+            .tags
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        m.insert("tags".into(), Value::Object(tags));
+    }
+    Value::Object(m)
+}
+
 /// k6's `exec.test.options` of a script whose `options` are `raw`, as
 /// JSON text.
 pub fn k6_test_options(raw: &Value) -> String {

@@ -1452,6 +1452,37 @@ export default function () {
     assert_eq!(num(&e, "same", "count"), 1.0, "{}", out.summary);
 }
 
+/// The flags over the script's options, as k6 v1.8.1 layers them (the
+/// scenarios and tags below are k6's, byte for byte, for the same script
+/// and flags): `-i` replaces the script's `duration` (and `scenarios`),
+/// `-u` its `vus`, and `--tag` its `tags`, in `exec.test.options` and on
+/// the samples (no `a:b` tag left on any).
+#[test]
+fn flags_over_the_scripts_options_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+const same = new Counter('same');
+export const options = { vus: 1, duration: '1s', tags: { a: 'b' },
+  thresholds: { 'iterations{a:b}': ['count==0'], 'iterations{x:y}': ['count==4'] } };
+export default function () {
+  const o = exec.test.options;
+  if (JSON.stringify(o.scenarios) === __ENV.SCEN && JSON.stringify(o.tags) === '{"x":"y"}') same.add(1);
+}
+"#;
+    let scen = r#"{"default":{"executor":"shared-iterations","startTime":null,"gracefulStop":null,"env":null,"exec":null,"tags":null,"vus":2,"iterations":4,"maxDuration":null}}"#;
+    let flags = Overrides {
+        vus: Some(2),
+        iterations: Some(4),
+        tags: vec![("x".into(), "y".into())],
+        ..Default::default()
+    };
+    let (out, e) = run_script(dir.path(), src, vec![("SCEN".into(), scen.into())], flags);
+    assert_eq!(num(&e, "same", "count"), 4.0, "{}", out.summary);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
+
 /// `res.cookies` as k6 v1.8.1 gave them for the same three `Set-Cookie`
 /// fields: attributes as sent, `expires` in ms from the `Expires`
 /// attribute only, and Go's zero time as k6 converts it without one.
