@@ -1,5 +1,5 @@
 //! The k6 API as the script sees it: the modules `k6`, `k6/http`,
-//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding`, `k6/crypto`, `k6/html` (small
+//! `k6/metrics`, `k6/execution`, `k6/data`, `k6/encoding`, `k6/crypto`, `k6/html`, `k6/timers` (small
 //! JavaScript over native functions on
 //! a hidden `__k6` object), and the init context's globals (`__ENV`,
 //! `__VU`, `__ITER`, `open()`, `console`).
@@ -30,6 +30,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/encoding", ENCODING_JS),
     ("k6/crypto", CRYPTO_JS),
     ("k6/html", HTML_JS),
+    ("k6/timers", TIMERS_JS),
     (K6_UTILS, K6_UTILS_JS),
 ];
 
@@ -180,6 +181,68 @@ export function b64decode(input, encoding, format) {
 }
 export default { b64encode, b64decode };
 "#;
+
+const TIMERS_JS: &str = r#"
+// The globals of the same names (see TIMERS_GLOBAL_JS).
+export const setTimeout = globalThis.setTimeout, clearTimeout = globalThis.clearTimeout,
+  setInterval = globalThis.setInterval, clearInterval = globalThis.clearInterval;
+"#;
+
+/// k6's timers (globals, and the `k6/timers` module): each VU's own, kept
+/// here by VU; `call_exec` (sched.rs) runs a VU's due callbacks through
+/// `__k6.timerStep` until the iteration's promise has settled and no timer
+/// of the VU is left, as k6's event loop does.
+const TIMERS_GLOBAL_JS: &str = r#"(k) => {
+  const all = new Map();
+  let seq = 0;
+  const add = (fn, ms, args, every) => {
+    if (typeof fn !== 'function') {
+      throw new TypeError(`could not convert function call parameter 0: could not convert ${String(fn)} to sobek.Callable`);
+    }
+    ms = Number(ms);
+    if (!(ms > 0)) ms = 0;
+    // An interval of 0 would fire without end: at least 1 ms, as in Node.
+    if (every && ms < 1) ms = 1;
+    const id = ++seq;
+    all.set(id, { vu: k.vuIndex(), at: k.clock() + ms, fn, args, every: every ? ms : -1 });
+    k.timersLive(1);
+    return id;
+  };
+  const clear = (id) => {
+    const t = all.get(id);
+    if (t !== undefined && t.vu === k.vuIndex()) { all.delete(id); k.timersLive(-1); }
+  };
+  globalThis.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
+  globalThis.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
+  globalThis.clearTimeout = clear;
+  globalThis.clearInterval = clear;
+  // Waits for the VU's next timer and runs its callback; false when the
+  // VU has none.
+  k.timerStep = () => {
+    const vu = k.vuIndex();
+    let id = 0, t;
+    for (const [i, x] of all) if (x.vu === vu && (t === undefined || x.at < t.at)) { id = i; t = x; }
+    if (t === undefined) return false;
+    const wait = t.at - k.clock();
+    if (wait > 0) k.sleep(wait / 1000);
+    if (all.get(id) !== t) return true;
+    if (t.every >= 0) t.at = Math.max(t.at + t.every, k.clock());
+    else { all.delete(id); k.timersLive(-1); }
+    t.fn(...t.args);
+    return true;
+  };
+  // The VU's timers left when its iteration ends (an exception, a stop).
+  k.timersDrop = () => {
+    const vu = k.vuIndex();
+    for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); }
+  };
+}"#;
+
+thread_local! {
+    /// Timers set and not yet fired or cleared, of all VUs: while 0, an
+    /// iteration that returns no promise ends at once (no event loop).
+    pub static TIMERS_LIVE: Cell<i64> = const { Cell::new(0) };
+}
 
 const K6_JS: &str = r#"
 const k = globalThis.__k6;
@@ -1785,6 +1848,25 @@ pub fn install<'js>(
                throw globalThis.__k6.goError(`invalid type ${globalThis.__k6.goType(v)}, expected string, []byte or ArrayBuffer`); }",
         )?,
     )?;
+    // Timers: the natives their JavaScript needs, then the globals.
+    k6.set(
+        "vuIndex",
+        Function::new(ctx.clone(), || vu::current() as f64)?,
+    )?;
+    {
+        let origin = std::time::Instant::now();
+        k6.set(
+            "clock",
+            Function::new(ctx.clone(), move || origin.elapsed().as_secs_f64() * 1000.0)?,
+        )?;
+    }
+    k6.set(
+        "timersLive",
+        Function::new(ctx.clone(), |d: f64| {
+            TIMERS_LIVE.with(|n| n.set(n.get() + d as i64));
+        })?,
+    )?;
+    k6_code(TIMERS_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
     // k6/html's natives: a page parsed (a string, or an ArrayBuffer's
     // bytes as UTF-8), and the Selection API, compiled on first use.
     k6.set(

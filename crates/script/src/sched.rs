@@ -1262,20 +1262,76 @@ fn call_exec<'js>(
         Value::new_undefined(ctx.clone())
     };
     let r: Result<Value, _> = f.call((data,));
-    match r {
-        Ok(v) => {
-            // An async function: drive its promise.
-            let v = if let Some(p) = v.as_promise() {
-                p.finish::<Value>().map_err(|e| exception_text(ctx, e))?
-            } else {
-                v
-            };
-            if keep_result {
-                g.set("result", v).map_err(|e| e.to_string())?;
-            }
-            Ok(())
-        }
+    let out = match r {
+        Ok(v) => event_loop(ctx, v),
         Err(e) => Err(exception_text(ctx, e)),
+    };
+    // Whatever timers the VU still has die with the iteration (an
+    // exception, a stop).
+    if crate::api::TIMERS_LIVE.with(Cell::get) > 0
+        && let Ok(drop) = ctx
+            .globals()
+            .get::<_, Object>("__k6")
+            .and_then(|k| k.get::<_, Function>("timersDrop"))
+    {
+        let _ = drop.call::<_, ()>(());
+    }
+    let v = out?;
+    if keep_result {
+        g.set("result", v).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// k6's event loop for an iteration that returned `v`: runs the promise
+/// jobs, then the VU's timers as they fall due (waiting for each), until
+/// `v` (when a promise) has settled and the VU has no timer left. Returns
+/// what the promise gave (or `v`).
+fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> {
+    let promise = v.as_promise().cloned();
+    if promise.is_none() && crate::api::TIMERS_LIVE.with(Cell::get) == 0 {
+        return Ok(v);
+    }
+    let mut step: Option<Function<'js>> = None;
+    loop {
+        while ctx.execute_pending_job() {}
+        if let Some(p) = &promise
+            && p.state() == rquickjs::promise::PromiseState::Rejected
+        {
+            let e = p.result::<Value>().map(|r| r.map(|_| ())).unwrap_or(Ok(()));
+            return Err(match e {
+                Err(e) => exception_text(ctx, e),
+                Ok(()) => "the iteration's promise was rejected".into(),
+            });
+        }
+        let fired = if crate::api::TIMERS_LIVE.with(Cell::get) > 0 {
+            if step.is_none() {
+                step = Some(
+                    ctx.globals()
+                        .get::<_, Object>("__k6")
+                        .and_then(|k| k.get::<_, Function>("timerStep"))
+                        .map_err(|e| e.to_string())?,
+                );
+            }
+            let f = step.as_ref().expect("just set");
+            f.call::<_, bool>(()).map_err(|e| exception_text(ctx, e))?
+        } else {
+            false
+        };
+        if fired {
+            continue;
+        }
+        return match &promise {
+            None => Ok(v),
+            Some(p) => match p.result::<Value>() {
+                Some(r) => r.map_err(|e| exception_text(ctx, e)),
+                None => Err(
+                    "the iteration's promise never settles: nothing it waits for is left \
+                     (http.asyncRequest and other asynchronous k6 APIs are not supported)"
+                        .into(),
+                ),
+            },
+        };
     }
 }
 
@@ -1327,6 +1383,10 @@ const MEMBERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("k6/html", &["parseHTML"]),
+    (
+        "k6/timers",
+        &["setTimeout", "clearTimeout", "setInterval", "clearInterval"],
+    ),
 ];
 
 fn is_ident(c: char) -> bool {

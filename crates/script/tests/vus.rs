@@ -573,3 +573,49 @@ export default function () {{ sleep(3); }}
         out.summary
     );
 }
+
+/// k6's timers (globals and `k6/timers`), as k6 v1.8.1 runs this script:
+/// callbacks in deadline order with their arguments, an interval until
+/// cleared, a cleared timeout never, and the iteration lasting until the
+/// last timer fired (~100 ms); an exception in a callback is the
+/// iteration's. An `async` default awaiting a timer waits for it.
+#[test]
+fn timers_run_in_order_and_the_iteration_waits_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import * as timers from 'k6/timers';
+import { check } from 'k6';
+export const options = { scenarios: {
+  sync: { executor: 'shared-iterations', vus: 1, iterations: 1, exec: 'sync' },
+  asy: { executor: 'shared-iterations', vus: 1, iterations: 2, exec: 'asy' },
+}, thresholds: { checks: ['rate==1'] } };
+export function sync() {
+  check(null, {
+    'k6/timers': () => Object.keys(timers).sort().join() === 'clearInterval,clearTimeout,setInterval,setTimeout'
+      && timers.setTimeout === setTimeout,
+    'a callback is a function': () => { try { setTimeout('x', 1); return false; } catch (e) { return e instanceof TypeError; } },
+  });
+  const order = [];
+  const id = setInterval(() => { order.push('i'); if (order.filter((x) => x === 'i').length === 3) clearInterval(id); }, 20);
+  setTimeout((a, b) => order.push('t' + a + b), 30, 1, 2);
+  clearTimeout(setTimeout(() => order.push('never'), 5));
+  setTimeout(() => check(order, { 'order': (o) => o.join(' ') === 'i t12 i i' }), 90);
+  setTimeout(() => { throw new Error('late'); }, 100);
+}
+export async function asy() {
+  const t0 = Date.now();
+  const v = await new Promise((res) => setTimeout(res, 50, 42));
+  check(v, { 'awaited': (x) => x === 42 && Date.now() - t0 >= 45 });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![], true);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(e["metrics"]["checks"]["passes"], 5, "{}", out.summary);
+    // The callback that threw: one exception, in the sync iteration.
+    assert_eq!(out.script_errors, 1, "{}", out.summary);
+    assert_eq!(out.iterations, 3, "{}", out.summary);
+    let min = e["metrics"]["iteration_duration"]["min"].as_f64().unwrap();
+    assert!(min >= 45.0, "{min} {}", out.summary);
+    let max = e["metrics"]["iteration_duration"]["max"].as_f64().unwrap();
+    assert!(max >= 95.0, "{max} {}", out.summary);
+}
