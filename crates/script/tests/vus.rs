@@ -535,42 +535,30 @@ export default function () {{ sleep(3); }}
         )
     };
     let dir = tempfile::tempdir().unwrap();
-    let dropped = ramp(
+    // Runs a ramp; checks k6's count of complete and interrupted iterations.
+    let run = |stages: &str, complete: u64, interrupted: u64| {
+        let src = ramp(stages);
+        let (out, _) =
+            common::run_script_full(dir.path(), &src, vec![], Overrides::default(), false, true);
+        assert_eq!(out.iterations, complete, "{}", out.summary);
+        let line = format!("{complete} complete and {interrupted} interrupted iterations");
+        assert!(out.summary.contains(&line), "{}", out.summary);
+    };
+    // VU 1's iterations end at 3 s and 6 s (the second after the stages).
+    let t0 = Instant::now();
+    run(
         "{ duration: '500ms', target: 4 }, { duration: '0s', target: 1 }, \
          { duration: '3s', target: 1 }",
-    );
-    let t0 = Instant::now();
-    let (out, _) = common::run_script_full(
-        dir.path(),
-        &dropped,
-        vec![],
-        Overrides::default(),
-        false,
-        true,
-    );
-    // VU 1's iterations end at 3 s and 6 s (the second after the stages).
-    assert_eq!(out.iterations, 2, "{}", out.summary);
-    assert!(
-        out.summary
-            .contains("2 complete and 3 interrupted iterations"),
-        "{}",
-        out.summary
+        2,
+        3,
     );
     assert!(t0.elapsed() >= Duration::from_secs(6), "{:?}", t0.elapsed());
-
-    let back = ramp(
+    run(
         "{ duration: '500ms', target: 4 }, { duration: '0s', target: 1 }, \
          { duration: '500ms', target: 1 }, { duration: '0s', target: 4 }, \
          { duration: '2500ms', target: 4 }",
-    );
-    let (out, _) =
-        common::run_script_full(dir.path(), &back, vec![], Overrides::default(), false, true);
-    assert_eq!(out.iterations, 8, "{}", out.summary);
-    assert!(
-        out.summary
-            .contains("8 complete and 0 interrupted iterations"),
-        "{}",
-        out.summary
+        8,
+        0,
     );
 }
 
