@@ -195,13 +195,13 @@ fn unsupported_module_and_function_are_named_at_init() {
     assert!(stderr.contains("k6/ws"), "{stderr}");
     let out = k6(
         dir.path(),
-        "import { asyncRequest } from 'k6/http';\nexport default function () {}\n",
+        "import { requestAsync } from 'k6/http';\nexport default function () {}\n",
         &[],
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
     assert!(
-        stderr.contains("Could not find export 'asyncRequest' in module 'k6/http'"),
+        stderr.contains("Could not find export 'requestAsync' in module 'k6/http'"),
         "{stderr}"
     );
 }
@@ -268,12 +268,12 @@ export default function () { sleep(0.3); }
 #[test]
 fn unsupported_member_of_a_default_import_is_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
-    let script = "import http from 'k6/http';\nexport default function () {\n  http.asyncRequest('GET', 'x');\n}\n";
+    let script = "import http from 'k6/http';\nexport default function () {\n  http.requestAsync('GET', 'x');\n}\n";
     let out = k6(dir.path(), script, &[]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("script.js:3:3: http.asyncRequest"),
+        stderr.contains("script.js:3:3: http.requestAsync"),
         "{stderr}"
     );
     assert!(

@@ -216,10 +216,41 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   globalThis.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
   globalThis.clearTimeout = clear;
   globalThis.clearInterval = clear;
-  // Waits for the VU's next timer and runs its callback; false when the
-  // VU has none.
+  // http.asyncRequest: queued by VU, and sent together when the VU's
+  // event loop next turns (after the code that made them has returned or
+  // awaits); each promise settles with its response (or the request's
+  // exception, with `throw`).
+  const queued = new Map();
+  k.asyncRequest = (method, url, body, params) => new Promise((resolve, reject) => {
+    const vu = k.vuIndex();
+    let q = queued.get(vu);
+    if (q === undefined) queued.set(vu, q = []);
+    q.push([String(method).toUpperCase(), url, body === undefined ? null : body, params, resolve, reject]);
+    k.timersLive(1);
+  });
+  const send = (q) => {
+    if (q.length === 1) {
+      const [m, u, b, p, resolve, reject] = q[0];
+      let r;
+      try { r = k.request(m, u, b, p); } catch (e) { reject(e); return; }
+      resolve(r);
+      return;
+    }
+    let rs;
+    try { rs = k.batch(q.map((x) => x.slice(0, 4))); } catch (e) { for (const x of q) x[5](e); return; }
+    rs.forEach((r, i) => q[i][4](r));
+  };
+  // Sends the VU's queued requests, or waits for its next timer and runs
+  // its callback; false when the VU has neither.
   k.timerStep = () => {
     const vu = k.vuIndex();
+    const q = queued.get(vu);
+    if (q !== undefined) {
+      queued.delete(vu);
+      k.timersLive(-q.length);
+      send(q);
+      return true;
+    }
     let id = 0, t;
     for (const [i, x] of all) if (x.vu === vu && (t === undefined || x.at < t.at)) { id = i; t = x; }
     if (t === undefined) return false;
@@ -235,6 +266,8 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   k.timersDrop = () => {
     const vu = k.vuIndex();
     for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); }
+    const q = queued.get(vu);
+    if (q !== undefined) { queued.delete(vu); k.timersLive(-q.length); }
   };
 }"#;
 
@@ -366,9 +399,25 @@ export function url(strings, ...values) {
   }
   return new URLTemplate(s, n);
 }
+// Sent when the VU's event loop next turns (see TIMERS_GLOBAL_JS).
+export function asyncRequest(method, url, body, params) { return k.asyncRequest(method, url, body, params); }
+export const TLS_1_0 = 'tls1.0', TLS_1_1 = 'tls1.1', TLS_1_2 = 'tls1.2', TLS_1_3 = 'tls1.3';
+export const OCSP_STATUS_GOOD = 'good', OCSP_STATUS_REVOKED = 'revoked',
+  OCSP_STATUS_SERVER_FAILED = 'server_failed', OCSP_STATUS_UNKNOWN = 'unknown';
+export const OCSP_REASON_UNSPECIFIED = 'unspecified', OCSP_REASON_KEY_COMPROMISE = 'key_compromise',
+  OCSP_REASON_CA_COMPROMISE = 'ca_compromise', OCSP_REASON_AFFILIATION_CHANGED = 'affiliation_changed',
+  OCSP_REASON_SUPERSEDED = 'superseded', OCSP_REASON_CESSATION_OF_OPERATION = 'cessation_of_operation',
+  OCSP_REASON_CERTIFICATE_HOLD = 'certificate_hold', OCSP_REASON_REMOVE_FROM_CRL = 'remove_from_crl',
+  OCSP_REASON_PRIVILEGE_WITHDRAWN = 'privilege_withdrawn', OCSP_REASON_AA_COMPROMISE = 'aa_compromise';
 export default {
   request, get, head, post, put, patch, del, options, batch, url, Response, CookieJar, cookieJar,
-  expectedStatuses, setResponseCallback, file,
+  expectedStatuses, setResponseCallback, file, asyncRequest,
+  TLS_1_0, TLS_1_1, TLS_1_2, TLS_1_3,
+  OCSP_STATUS_GOOD, OCSP_STATUS_REVOKED, OCSP_STATUS_SERVER_FAILED, OCSP_STATUS_UNKNOWN,
+  OCSP_REASON_UNSPECIFIED, OCSP_REASON_KEY_COMPROMISE, OCSP_REASON_CA_COMPROMISE,
+  OCSP_REASON_AFFILIATION_CHANGED, OCSP_REASON_SUPERSEDED, OCSP_REASON_CESSATION_OF_OPERATION,
+  OCSP_REASON_CERTIFICATE_HOLD, OCSP_REASON_REMOVE_FROM_CRL, OCSP_REASON_PRIVILEGE_WITHDRAWN,
+  OCSP_REASON_AA_COMPROMISE,
 };
 "#;
 

@@ -1326,8 +1326,8 @@ fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> 
             Some(p) => match p.result::<Value>() {
                 Some(r) => r.map_err(|e| exception_text(ctx, e)),
                 None => Err(
-                    "the iteration's promise never settles: nothing it waits for is left \
-                     (http.asyncRequest and other asynchronous k6 APIs are not supported)"
+                    "the iteration's promise never settles: no timer or request of the VU \
+                     is left to settle it"
                         .into(),
                 ),
             },
@@ -1357,6 +1357,25 @@ const MEMBERS: &[(&str, &[&str])] = &[
             "expectedStatuses",
             "setResponseCallback",
             "file",
+            "asyncRequest",
+            "TLS_1_0",
+            "TLS_1_1",
+            "TLS_1_2",
+            "TLS_1_3",
+            "OCSP_STATUS_GOOD",
+            "OCSP_STATUS_REVOKED",
+            "OCSP_STATUS_SERVER_FAILED",
+            "OCSP_STATUS_UNKNOWN",
+            "OCSP_REASON_UNSPECIFIED",
+            "OCSP_REASON_KEY_COMPROMISE",
+            "OCSP_REASON_CA_COMPROMISE",
+            "OCSP_REASON_AFFILIATION_CHANGED",
+            "OCSP_REASON_SUPERSEDED",
+            "OCSP_REASON_CESSATION_OF_OPERATION",
+            "OCSP_REASON_CERTIFICATE_HOLD",
+            "OCSP_REASON_REMOVE_FROM_CRL",
+            "OCSP_REASON_PRIVILEGE_WITHDRAWN",
+            "OCSP_REASON_AA_COMPROMISE",
         ],
     ),
     ("k6/metrics", &["Counter", "Gauge", "Rate", "Trend"]),
@@ -3195,10 +3214,10 @@ mod tests {
                   /* html.gone() */\n\
                   const t = `a html.x ${html.parseHTML(`b html.y ${'html.z'}`)} c html.w`;\n";
         assert!(check_members(ok, "s.js").is_ok());
-        let bad = "import http from 'k6/http';\nconst t = `a ${ {x: 1}.x } ${http.asyncRequest('GET', 'u')}`;\n";
+        let bad = "import http from 'k6/http';\nconst t = `a ${ {x: 1}.x } ${http.asyncGet('GET', 'u')}`;\n";
         match check_members(bad, "s.js") {
             Err(ScriptError::Unsupported(m)) => {
-                assert!(m.starts_with("s.js:2:30: http.asyncRequest"), "{m}")
+                assert!(m.starts_with("s.js:2:30: http.asyncGet"), "{m}")
             }
             other => panic!("{other:?}"),
         }

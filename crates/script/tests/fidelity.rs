@@ -1577,3 +1577,44 @@ export default function () {
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", out.summary);
 }
+
+/// `http.asyncRequest`, as k6 v1.8.1 answers this script: a promise of
+/// the response; requests awaited together are in flight together (two
+/// 200 ms requests take ~200 ms, not 400); a refused connection resolves
+/// with k6's failed response (1212); one never awaited is still made
+/// before the iteration ends. k6/http's TLS and OCSP constants are k6's.
+#[test]
+fn async_request_as_k6() {
+    let (addr, _server) = common::echo();
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ asyncRequest, TLS_1_3 }} from 'k6/http';
+import {{ check }} from 'k6';
+const base = 'http://{addr}';
+export const options = {{ iterations: 1, thresholds: {{ checks: ['rate==1'] }} }};
+export default async function () {{
+  const one = await asyncRequest('POST', `${{base}}/one`, 'b');
+  const t0 = Date.now();
+  const [a, b] = await Promise.all([http.asyncRequest('GET', `${{base}}/slow`), http.asyncRequest('GET', `${{base}}/slow`)]);
+  const both = Date.now() - t0;
+  const refused = await http.asyncRequest('GET', 'http://127.0.0.1:1/');
+  http.asyncRequest('GET', `${{base}}/late`);
+  check(null, {{
+    'one': () => one.status === 200 && one.json().path === '/one' && one.json().body === 'b',
+    'together': () => a.status === 200 && b.status === 200 && both >= 190 && both < 390,
+    'refused': () => refused.status === 0 && refused.error_code === 1212,
+    'constants': () => TLS_1_3 === 'tls1.3' && http.OCSP_STATUS_GOOD === 'good'
+      && http.OCSP_REASON_PRIVILEGE_WITHDRAWN === 'privilege_withdrawn',
+  }});
+}}
+"#
+    );
+    let (out, e) = run_script(dir.path(), &src, vec![], Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(e["metrics"]["checks"]["passes"], 4, "{}", out.summary);
+    // one, a, b, the refused one and the late one.
+    assert_eq!(num(&e, "http_reqs", "count"), 5.0, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+}
