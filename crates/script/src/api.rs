@@ -1170,6 +1170,17 @@ pub struct ReqMeta {
     pub redirects_set: bool,
     /// `params.responseCallback`, else the VU's `http.setResponseCallback`.
     pub expect: Expect,
+    /// A failure is the script's exception: `params.throw`, else
+    /// `options.throw` (k6 takes both).
+    pub throws: bool,
+}
+
+/// `params.throw` when the params set it to a boolean.
+fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
+    params
+        .and_then(|p| p.as_object())
+        .and_then(|o| o.get::<_, Value>("throw").ok())
+        .and_then(|v| v.as_bool())
 }
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
@@ -1577,6 +1588,7 @@ fn build_request<'js>(
     };
     let mut cookies = Vec::new();
     let mut jar = 0;
+    let throws = params_throw(params).unwrap_or(defaults.request.throw);
     if let Some(p) = params.and_then(|p| p.as_object()) {
         for (k, v) in p.props::<String, Value>().flatten() {
             match k.as_str() {
@@ -1731,6 +1743,7 @@ fn build_request<'js>(
             cookies,
             redirects_set,
             expect,
+            throws,
         },
     ))
 }
@@ -2232,7 +2245,7 @@ pub fn install<'js>(
                             warning,
                             code,
                         }) => {
-                            if sh.http.request.throw {
+                            if params_throw(params).unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
                             }
                             sh.console("warn", &format!("Request Failed error={warning:?}"));
@@ -2249,11 +2262,11 @@ pub fn install<'js>(
                     };
                     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
                     sh.record_http(vu, &meta, &resp);
-                    if sh.http.request.throw
+                    if meta.throws
                         && let Some(text) = crate::sched::failure_text(&meta, &resp)
                     {
                         // `options.throw`: the failure is the script's exception.
-                        return Err(throw(ctx, &text));
+                        return Err(throw_go(ctx, &text));
                     }
                     response_object(ctx, &meta, resp)
                 },
@@ -2370,13 +2383,13 @@ pub fn install<'js>(
                     for (meta, resp) in metas.iter().zip(resps) {
                         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
                         sh.record_http(vu, meta, &resp);
-                        if failed.is_none() && sh.http.request.throw {
+                        if failed.is_none() && meta.throws {
                             failed = crate::sched::failure_text(meta, &resp);
                         }
                         out.push(response_object(&ctx, meta, resp)?);
                     }
                     if let Some(text) = failed {
-                        return Err(throw(&ctx, &text));
+                        return Err(throw_go(&ctx, &text));
                     }
                     Ok(out)
                 },

@@ -837,7 +837,7 @@ impl Shared {
         // k6's warning for a request that failed (with `options.throw`,
         // the script's exception instead).
         if let Some(text) = failure_text(meta, r)
-            && !self.http.request.throw
+            && !meta.throws
         {
             self.console("warn", &format!("Request Failed error={text:?}"));
         }

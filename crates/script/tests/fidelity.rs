@@ -1618,3 +1618,42 @@ export default async function () {{
     assert_eq!(num(&e, "http_reqs", "count"), 5.0, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
 }
+
+/// `params.throw` chooses per request what `options.throw` chooses for
+/// all, as in k6 v1.8.1: a refused connection throws k6's `GoError` with
+/// Go's text (no "Request Failed" warning counted as a script error),
+/// and `throw: false` keeps another request's failure a response even
+/// under `options.throw`.
+#[test]
+fn params_throw_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  let e = '';
+  try { http.get('http://127.0.0.1:1/', { throw: true }); } catch (x) { e = x.name + ': ' + x.message; }
+  const kept = http.get('http://127.0.0.1:1/');
+  check(e, {
+    'thrown': (e) => e.startsWith('GoError: Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect:'),
+    'kept': () => kept.status === 0 && kept.error_code === 1212,
+  });
+}
+"#;
+    let (out, e) = run_script(dir.path(), src, vec![], Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "http_reqs", "count"), 2.0, "{}", out.summary);
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, throw: true, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  const r = http.get('http://127.0.0.1:1/', { throw: false });
+  check(r, { 'a response': (r) => r.status === 0 && r.error_code === 1212 });
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(out.script_errors, 0, "{}", out.summary);
+}

@@ -328,7 +328,7 @@ export default function () {{
     'discarded body': () => r.status === 200 && r.body === null,
     'a request may still ask for it': () => t.body === 'ok',
     'userAgent': () => r.request.headers['User-Agent'][0] === 'my-agent/1',
-    'throw': () => threw === 'Error: Get "http://{closed}/": dial tcp {closed}: connect: connection refused',
+    'throw': () => threw === 'GoError: Get "http://{closed}/": dial tcp {closed}: connect: connection refused',
   }});
 }}
 "#
