@@ -272,8 +272,9 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
 }"#;
 
 thread_local! {
-    /// Timers set and not yet fired or cleared, of all VUs: while 0, an
-    /// iteration that returns no promise ends at once (no event loop).
+    /// Timers set and not yet fired or cleared, and `http.asyncRequest`s
+    /// not yet sent, of all VUs: while 0, an iteration that returns no
+    /// promise ends at once (no event loop).
     pub static TIMERS_LIVE: Cell<i64> = const { Cell::new(0) };
 }
 
