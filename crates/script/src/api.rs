@@ -1174,6 +1174,9 @@ pub struct ReqMeta {
     /// A failure is the script's exception: `params.throw`, else
     /// `options.throw` (k6 takes both).
     pub throws: bool,
+    /// A request that could not be made, its error and code as k6 tags
+    /// them (see [`BuildError::Request`]'s `sampled`).
+    pub unsent: Option<(String, u32)>,
 }
 
 /// `params.throw` when the params set it to a boolean.
@@ -1477,6 +1480,10 @@ enum BuildError {
         text: String,
         warning: String,
         code: u32,
+        /// k6 still records the request's samples (it failed in Go's
+        /// transport, not while being built): an unsupported scheme, an
+        /// invalid method.
+        sampled: bool,
     },
 }
 
@@ -1493,6 +1500,46 @@ fn request_error(text: String, warning: Option<String>, code: u32) -> BuildError
         warning: warning.unwrap_or_else(|| text.clone()),
         text,
         code,
+        sampled: false,
+    }
+}
+
+/// [`request_error`] for a request k6 records samples of.
+fn sampled_error(text: String, warning: String) -> BuildError {
+    BuildError::Request {
+        warning,
+        text,
+        code: 1000,
+        sampled: true,
+    }
+}
+
+/// What the samples of a request that could not be made need to know of
+/// it: its method, URL and tags (`params.tags`), and the error as k6 tags
+/// it.
+fn unsent_meta(
+    method: &str,
+    url: &str,
+    params: Option<&Value<'_>>,
+    expect: Expect,
+    error: (String, u32),
+) -> ReqMeta {
+    let tags = params
+        .and_then(|p| p.as_object())
+        .and_then(|o| o.get::<_, Value>("tags").ok())
+        .map(|t| js_pairs(Some(&t)))
+        .unwrap_or_default();
+    ReqMeta {
+        method: method.to_string(),
+        url: url.to_string(),
+        tags,
+        response_type: ResponseType::Text,
+        jar: 0,
+        cookies: Vec::new(),
+        redirects_set: true,
+        expect,
+        throws: false,
+        unsent: Some(error),
     }
 }
 
@@ -1558,7 +1605,10 @@ fn build_request<'js>(
             format!("unsupported protocol scheme {scheme:?}")
         };
         let warning = format!("{}: {text}", go_op(method, &url));
-        return Err(request_error(text, Some(warning), 1000));
+        if scheme == "http" || scheme == "https" {
+            return Err(request_error(text, Some(warning), 1000));
+        }
+        return Err(sampled_error(text, warning));
     }
     if let Some(bad) = bad_path_escape(&url) {
         // Go's url.Parse refuses a bad escape in the path (not the query).
@@ -1570,11 +1620,7 @@ fn build_request<'js>(
         .filter(|_| !method.is_empty() && method.bytes().all(|b| b.is_ascii_graphic()))
         .ok_or_else(|| {
             let text = format!("net/http: invalid method {method:?}");
-            request_error(
-                text.clone(),
-                Some(format!("Bad method {url:?}: {text}")),
-                1000,
-            )
+            sampled_error(text.clone(), format!("Bad method {url:?}: {text}"))
         })?;
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut tags = Vec::new();
@@ -1745,6 +1791,7 @@ fn build_request<'js>(
             redirects_set,
             expect,
             throws,
+            unsent: None,
         },
     ))
 }
@@ -2235,7 +2282,8 @@ pub fn install<'js>(
                     let vu = vu::current();
                     let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
                     let expect = sh.vu_expect(vu);
-                    let built = build_request(ctx, method, url, &body, params, &sh.http, expect);
+                    let built =
+                        build_request(ctx, method, url, &body, params, &sh.http, expect.clone());
                     let (mut req, meta) = match built {
                         Ok(b) => b,
                         Err(BuildError::Js(e)) => return Err(e),
@@ -2245,12 +2293,18 @@ pub fn install<'js>(
                             text,
                             warning,
                             code,
+                            sampled,
                         }) => {
+                            let url = js_string(url).unwrap_or_default();
+                            if sampled {
+                                let m =
+                                    unsent_meta(method, &url, params, expect, (text.clone(), code));
+                                sh.record_unsent(vu, &m);
+                            }
                             if params_throw(params).unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
                             }
                             sh.console("warn", &format!("Request Failed error={warning:?}"));
-                            let url = js_string(url).unwrap_or_default();
                             return unsent_response(ctx, method, url, text, code);
                         }
                     };
@@ -2349,7 +2403,11 @@ pub fn install<'js>(
                     let vu = vu::current();
                     let mut reqs = Vec::new();
                     let mut metas = Vec::new();
-                    for r in &list {
+                    // The requests that could not be made but count as
+                    // failed ones (k6 goes on with the others): their
+                    // place in the batch, and their response's fields.
+                    let mut unsent = Vec::new();
+                    for (at, r) in list.iter().enumerate() {
                         let null = Value::new_null(ctx.clone());
                         let method = r
                             .first()
@@ -2358,14 +2416,70 @@ pub fn install<'js>(
                         let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
                         let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
                         let expect = sh.vu_expect(vu);
-                        let built =
-                            build_request(&ctx, &method, &url, &body, r.get(3), &sh.http, expect);
+                        let built = build_request(
+                            &ctx,
+                            &method,
+                            &url,
+                            &body,
+                            r.get(3),
+                            &sh.http,
+                            expect.clone(),
+                        );
                         let (mut req, meta) = match built {
                             Ok(b) => b,
                             Err(BuildError::Js(e)) => return Err(e),
-                            // In a batch, the whole batch fails.
-                            Err(BuildError::Request { warning, .. }) => {
-                                return Err(throw_go(&ctx, &warning));
+                            Err(BuildError::Request {
+                                text,
+                                warning,
+                                code,
+                                sampled: true,
+                            }) => {
+                                let url = js_string(&url).unwrap_or_default();
+                                let m = unsent_meta(
+                                    &method,
+                                    &url,
+                                    r.get(3),
+                                    expect,
+                                    (text.clone(), code),
+                                );
+                                sh.record_unsent(vu, &m);
+                                // (`options.throw` only in a batch: k6
+                                // leaves a request's `params.throw` out.)
+                                if sh.http.request.throw {
+                                    return Err(throw_go(&ctx, &warning));
+                                }
+                                sh.console("warn", &format!("Request Failed error={warning:?}"));
+                                unsent.push((at, method, url, text, code));
+                                continue;
+                            }
+                            // Else, as in k6, the whole batch fails: none
+                            // of it is sent; this request's failed
+                            // response, `null` for the others (a GoError
+                            // with `throw`).
+                            Err(BuildError::Request { text, code, .. }) => {
+                                if sh.http.request.throw {
+                                    return Err(throw_go(&ctx, &text));
+                                }
+                                sh.console(
+                                    "warn",
+                                    &format!("A batch request failed error={text:?}"),
+                                );
+                                let url = js_string(&url).unwrap_or_default();
+                                let mut out = Vec::with_capacity(list.len());
+                                for j in 0..list.len() {
+                                    out.push(if j == at {
+                                        unsent_response(
+                                            &ctx,
+                                            &method,
+                                            url.clone(),
+                                            text.clone(),
+                                            code,
+                                        )?
+                                    } else {
+                                        Value::new_null(ctx.clone())
+                                    });
+                                }
+                                return Ok(out);
                             }
                         };
                         let iteration = sh.vu_numbers(vu).1;
@@ -2374,20 +2488,31 @@ pub fn install<'js>(
                         reqs.push(req);
                         metas.push(meta);
                     }
-                    let resps = match wait(&ctx, Op::Http(reqs), "making HTTP requests")? {
-                        Resume::Http(r) => r,
-                        _ => return Err(throw(&ctx, "internal error: no response")),
+                    let resps = if reqs.is_empty() {
+                        Vec::new()
+                    } else {
+                        match wait(&ctx, Op::Http(reqs), "making HTTP requests")? {
+                            Resume::Http(r) => r,
+                            _ => return Err(throw(&ctx, "internal error: no response")),
+                        }
                     };
                     let mut out = Vec::new();
                     let iteration = sh.vu_numbers(vu).1;
                     let mut failed = None;
+                    let mut unsent = unsent.into_iter().peekable();
                     for (meta, resp) in metas.iter().zip(resps) {
+                        while let Some((_, m, u, t, c)) = unsent.next_if(|x| x.0 == out.len()) {
+                            out.push(unsent_response(&ctx, &m, u, t, c)?);
+                        }
                         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
                         sh.record_http(vu, meta, &resp);
                         if failed.is_none() && meta.throws {
                             failed = crate::sched::failure_text(meta, &resp);
                         }
                         out.push(response_object(&ctx, meta, resp)?);
+                    }
+                    for (_, m, u, t, c) in unsent {
+                        out.push(unsent_response(&ctx, &m, u, t, c)?);
                     }
                     if let Some(text) = failed {
                         return Err(throw_go(&ctx, &text));

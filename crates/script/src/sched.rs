@@ -821,6 +821,38 @@ impl Shared {
     /// Records a request's samples: as k6, one per response, so each
     /// redirect followed is a request of its own (its URL, status and
     /// timings), then the final response.
+    /// The samples of a request k6 counts though it could not be made (an
+    /// unsupported scheme, an invalid method): status 0, no time, and the
+    /// error of `meta.unsent`.
+    pub fn record_unsent(&self, vu: usize, meta: &ReqMeta) {
+        let now = Instant::now();
+        let r = ClientResponse {
+            status: 0,
+            error: ErrorKind::Protocol,
+            headers: Vec::new(),
+            body: Vec::new(),
+            bytes_in: 0,
+            bytes_out: 0,
+            wire_in: 0,
+            wire_out: 0,
+            sent: now,
+            first_byte: None,
+            done: now,
+            connect: Duration::ZERO,
+            phases: Default::default(),
+            http2: false,
+            conn: Default::default(),
+            reason: None,
+            redirects: Vec::new(),
+            url: None,
+            method: None,
+            redirect_stopped: false,
+            request_headers: Vec::new(),
+            request_body: Default::default(),
+        };
+        self.record_response(vu, meta, &meta.url, &r);
+    }
+
     pub fn record_http(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse) {
         for hop in r.redirects.iter().chain([r]) {
             let url = hop.url.as_deref().unwrap_or(&meta.url);
@@ -915,7 +947,10 @@ impl Shared {
             // k6's tags: `url` and `name`, both the URL unless the script
             // named the request (then both the name, as in k6), and, for a
             // failure or a 4xx/5xx, its error.
-            let (error, code) = error_of(r, req_url);
+            let (error, code) = match &meta.unsent {
+                Some((e, c)) => (e.clone(), *c),
+                None => error_of(r, req_url),
+            };
             let mut cbuf = itoa::Buffer::new();
             let mut full = vec![("url", url), ("name", url)];
             if r.status > 0 {

@@ -1287,7 +1287,10 @@ export function teardown() { if (iter() === 'ReferenceError: __ITER is not defin
 /// a bad method or timeout, a callback `expectedStatuses` did not make) is
 /// logged as `Request Failed` and answered with a failed response, the
 /// iteration going on, as k6 v1.8.1 did for the same calls (texts and
-/// codes); with `throw` it is a GoError. No request is sent or counted.
+/// codes); with `throw` it is a GoError. Nothing is sent; as in k6, the
+/// ones that fail in Go's transport rather than while being built (no
+/// scheme or another than http(s), a bad method) still count as failed
+/// requests: 4 `http_reqs` and 3 `http_req_failed` here, as k6 gave.
 #[test]
 fn requests_k6_cannot_make_fail_without_throwing_as_k6() {
     let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -1314,7 +1317,8 @@ export default function () {
     let (out, e) = run_script(dir.path(), src, env.clone(), Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 7.0, "{}", out.summary);
-    assert_eq!(num(&e, "http_reqs", "count"), 1.0, "{}", out.summary);
+    assert_eq!(num(&e, "http_reqs", "count"), 4.0, "{}", out.summary);
+    assert_eq!(num(&e, "http_req_failed", "passes"), 3.0, "{}", out.summary);
     // With `throw`, the same request throws k6's GoError.
     let src = r#"
 import http from 'k6/http';
@@ -1656,4 +1660,40 @@ export default function () {
     let (out, _) = run_script(dir.path(), src, vec![], Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
+}
+
+/// In `http.batch`, a request with a scheme other than http(s) fails on
+/// its own, as in k6 v1.8.1: the others are made, its response is k6's
+/// failed one, and it counts as a failed request (2 `http_reqs`, 1
+/// failed). A bad path escape fails the whole batch, as in k6: nothing
+/// of it is sent, it answers k6's failed response for that request and
+/// `null` for the others (a GoError with `options.throw`; a request's
+/// `params.throw` does not make it one, as k6 v1.8.1 showed).
+#[test]
+fn a_batch_keeps_going_past_an_unsupported_scheme_as_k6() {
+    let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const B = `http://${__ENV.HOST}`;
+export default function () {
+  const [bad, good] = http.batch(['x://h/p', B]);
+  const whole = http.batch([`${B}/%zz`, B]);
+  let thrown = 'none';
+  try { http.batch([[`GET`, `${B}/%zz`, null, { throw: true }], B]); } catch (e) { thrown = e.name; }
+  check(null, {
+    'the bad one failed': () => bad.status === 0 && bad.error === 'unsupported protocol scheme "x"' && bad.error_code === 1000,
+    'the good one went': () => good.status === 200 && good.body === 'ok',
+    'a bad escape fails the batch': () => whole.length === 2 && whole[0].status === 0 && whole[0].error_code === 1020 && whole[1] === null,
+    'params.throw does not throw it': () => thrown === 'none',
+  });
+}
+"#;
+    let env = vec![("HOST".into(), srv.addr.to_string())];
+    let (out, e) = run_script(dir.path(), src, env, Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(num(&e, "http_reqs", "count"), 2.0, "{}", out.summary);
+    assert_eq!(num(&e, "http_req_failed", "passes"), 1.0, "{}", out.summary);
 }
