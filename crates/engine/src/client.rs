@@ -69,6 +69,8 @@ pub struct ClientResponse {
     pub phases: Phases,
     /// The response came over HTTP/2.
     pub http2: bool,
+    /// The response's status line said HTTP/1.0.
+    pub http10: bool,
     /// The connection's peer and TLS parameters.
     pub conn: ConnInfo,
     /// The status line's reason phrase when not the usual one.
@@ -111,6 +113,7 @@ impl ClientResponse {
             connect: Duration::from_nanos(u64::from(out.connect_ns)),
             phases: cap.phases,
             http2: cap.http2,
+            http10: cap.http10,
             conn: cap.conn,
             reason: cap.reason,
             redirects: Vec::new(),

@@ -232,6 +232,7 @@ impl H1Conn {
                     if let Some(c) = capture.as_deref_mut() {
                         c.headers.clear();
                         c.body.clear();
+                        c.http10 = http10;
                         let usual = http::StatusCode::from_u16(status)
                             .ok()
                             .and_then(|s| s.canonical_reason());

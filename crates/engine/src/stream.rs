@@ -123,6 +123,9 @@ pub struct Capture {
     pub phases: Phases,
     /// The response came over HTTP/2 (k6's `proto` is `HTTP/2.0`).
     pub http2: bool,
+    /// The response's status line said HTTP/1.0 (k6's `proto` is
+    /// `HTTP/1.0`).
+    pub http10: bool,
     /// The connection's peer and TLS parameters.
     pub conn: ConnInfo,
     /// The status line's reason phrase when it is not the status's usual

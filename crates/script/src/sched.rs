@@ -176,10 +176,11 @@ impl Timings {
 /// The protocol of a response as k6 names it (Go's `Proto`): `HTTP/1.1` or
 /// `HTTP/2.0`; empty when there was no response.
 pub fn proto_of(r: &ClientResponse) -> &'static str {
-    match (r.status, r.http2) {
-        (0, _) => "",
-        (_, true) => "HTTP/2.0",
-        (_, false) => "HTTP/1.1",
+    match (r.status, r.http2, r.http10) {
+        (0, _, _) => "",
+        (_, true, _) => "HTTP/2.0",
+        (_, false, true) => "HTTP/1.0",
+        (_, false, false) => "HTTP/1.1",
     }
 }
 
@@ -841,6 +842,7 @@ impl Shared {
             connect: Duration::ZERO,
             phases: Default::default(),
             http2: false,
+            http10: false,
             conn: Default::default(),
             reason: None,
             redirects: Vec::new(),

@@ -514,6 +514,28 @@ export default function () {{
     assert_eq!(plain.counts.accepted.load(Ordering::SeqCst), 1);
 }
 
+/// A server that answers `HTTP/1.0` is reported as k6 v1.8.1 reports it:
+/// `proto` is `HTTP/1.0` on the response and in the `proto` tag.
+#[test]
+fn proto_is_http10_where_the_server_says_so_as_k6() {
+    let srv = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 2, thresholds: { 'http_reqs{proto:HTTP/1.0}': ['count==2'], checks: ['rate==1'] } };
+export default function () {
+  const r = http.get(`${__ENV.BASE}/`);
+  check(r, { 'HTTP/1.0': (r) => r.proto === 'HTTP/1.0' && r.status === 200 && r.body === 'ok' });
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, srv.addr);
+    assert!(!out.thresholds_failed, "{}", out.summary);
+}
+
 /// Over TLS a server that offers HTTP/2 gets it, as from k6: `proto` is
 /// `HTTP/2.0` on the response and in the `proto` tag (a threshold filters
 /// on it); a plain request stays `HTTP/1.1`.
