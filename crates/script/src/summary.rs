@@ -247,7 +247,8 @@ pub fn render(
     }
     // The run: k6's last progress lines, which `-q` leaves out (as k6).
     if shared.quiet {
-        s.push_str("\n\n\n");
+        // k6 ends its summary there with three empty lines.
+        s.push_str("\n\n");
         return (s, failed);
     }
     let done = shared.completed.get();
