@@ -272,12 +272,14 @@ pub fn render(
         .iter()
         .map(|sc| progress(sc, elapsed, interrupted))
         .collect();
+    // k6 aligns these lines with its "Init" bar's: names take at least 4.
     let nw = options
         .scenarios
         .iter()
         .map(|sc| sc.name.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(4);
     let cw = |i: usize| bars.iter().map(|b| b[i].chars().count()).max().unwrap_or(0);
     for (sc, b) in options.scenarios.iter().zip(&bars) {
         let mark = if interrupted { "✗" } else { "✓" };

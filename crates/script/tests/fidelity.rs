@@ -1697,3 +1697,18 @@ export default function () {
     assert_eq!(num(&e, "http_reqs", "count"), 2.0, "{}", out.summary);
     assert_eq!(num(&e, "http_req_failed", "passes"), 1.0, "{}", out.summary);
 }
+
+/// The progress lines under the summary give a scenario's name at least
+/// the width of k6's "Init" bar, as k6 v1.8.1 prints them (`a    ✓`).
+#[test]
+fn short_scenario_names_are_padded_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "export const options = { scenarios: { a: { executor: 'shared-iterations', vus: 1, iterations: 1 } } };\n\
+               export default function () {}\n";
+    let (out, _) = run_script(dir.path(), src, vec![], Overrides::default());
+    assert!(
+        out.summary.contains("\na    ✓ [ 100% ] 1 VUs  "),
+        "{}",
+        out.summary
+    );
+}
