@@ -1042,13 +1042,16 @@ fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     Exception::throw_message(ctx, msg)
 }
 
+/// One of the helpers [`install`] keeps on the hidden `__k6` object.
+pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
+    ctx.globals()
+        .get::<_, Object>("__k6")
+        .and_then(|k| k.get::<_, Function>(name))
+}
+
 /// Throws k6's `GoError` (see `goError` in [`install`]).
 fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
-    let made = ctx
-        .globals()
-        .get::<_, Object>("__k6")
-        .and_then(|k| k.get::<_, Function>("goError"))
-        .and_then(|f| f.call::<_, Value>((msg,)));
+    let made = k6_helper(ctx, "goError").and_then(|f| f.call::<_, Value>((msg,)));
     match made {
         Ok(e) => ctx.throw(e),
         Err(e) => e,
@@ -1514,22 +1517,24 @@ fn sampled_error(text: String, warning: String) -> BuildError {
     }
 }
 
-/// What the samples of a request that could not be made need to know of
-/// it: its method, URL and tags (`params.tags`), and the error as k6 tags
-/// it.
-fn unsent_meta(
+/// Records the samples of a request that could not be made but that k6
+/// counts (a `sampled` [`BuildError::Request`]): its method, URL and tags
+/// (`params.tags`), and the error as k6 tags it.
+fn record_unsent(
+    sh: &Shared,
+    vu: usize,
     method: &str,
     url: &str,
     params: Option<&Value<'_>>,
     expect: Expect,
     error: (String, u32),
-) -> ReqMeta {
+) {
     let tags = params
         .and_then(|p| p.as_object())
         .and_then(|o| o.get::<_, Value>("tags").ok())
         .map(|t| js_pairs(Some(&t)))
         .unwrap_or_default();
-    ReqMeta {
+    let meta = ReqMeta {
         method: method.to_string(),
         url: url.to_string(),
         tags,
@@ -1540,7 +1545,8 @@ fn unsent_meta(
         expect,
         throws: false,
         unsent: Some(error),
-    }
+    };
+    sh.record_unsent(vu, &meta);
 }
 
 /// The first `%` escape of `url`'s path that is not `%` and two hex digits
@@ -2288,7 +2294,8 @@ pub fn install<'js>(
                         Ok(b) => b,
                         Err(BuildError::Js(e)) => return Err(e),
                         // As k6: logged, and a failed response (thrown
-                        // with `throw`); no request, so no samples.
+                        // with `throw`); nothing sent, and samples only for
+                        // what k6 counts (`sampled`).
                         Err(BuildError::Request {
                             text,
                             warning,
@@ -2297,9 +2304,8 @@ pub fn install<'js>(
                         }) => {
                             let url = js_string(url).unwrap_or_default();
                             if sampled {
-                                let m =
-                                    unsent_meta(method, &url, params, expect, (text.clone(), code));
-                                sh.record_unsent(vu, &m);
+                                let error = (text.clone(), code);
+                                record_unsent(&sh, vu, method, &url, params, expect, error);
                             }
                             if params_throw(params).unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
@@ -2435,14 +2441,8 @@ pub fn install<'js>(
                                 sampled: true,
                             }) => {
                                 let url = js_string(&url).unwrap_or_default();
-                                let m = unsent_meta(
-                                    &method,
-                                    &url,
-                                    r.get(3),
-                                    expect,
-                                    (text.clone(), code),
-                                );
-                                sh.record_unsent(vu, &m);
+                                let error = (text.clone(), code);
+                                record_unsent(&sh, vu, &method, &url, r.get(3), expect, error);
                                 // (`options.throw` only in a batch: k6
                                 // leaves a request's `params.throw` out.)
                                 if sh.http.request.throw {

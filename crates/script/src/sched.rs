@@ -1306,10 +1306,7 @@ fn call_exec<'js>(
     // Whatever timers the VU still has die with the iteration (an
     // exception, a stop).
     if crate::api::TIMERS_LIVE.with(Cell::get) > 0
-        && let Ok(drop) = ctx
-            .globals()
-            .get::<_, Object>("__k6")
-            .and_then(|k| k.get::<_, Function>("timersDrop"))
+        && let Ok(drop) = crate::api::k6_helper(ctx, "timersDrop")
     {
         let _ = drop.call::<_, ()>(());
     }
@@ -1343,12 +1340,7 @@ fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> 
         }
         let fired = if crate::api::TIMERS_LIVE.with(Cell::get) > 0 {
             if step.is_none() {
-                step = Some(
-                    ctx.globals()
-                        .get::<_, Object>("__k6")
-                        .and_then(|k| k.get::<_, Function>("timerStep"))
-                        .map_err(|e| e.to_string())?,
-                );
+                step = Some(crate::api::k6_helper(ctx, "timerStep").map_err(|e| e.to_string())?);
             }
             let f = step.as_ref().expect("just set");
             f.call::<_, bool>(()).map_err(|e| exception_text(ctx, e))?
