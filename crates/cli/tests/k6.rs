@@ -952,6 +952,86 @@ fn quiet_leaves_out_the_progress_lines_as_k6() {
     assert!(quiet.ends_with("0 B/s\n\n\n\n"), "{quiet:?}");
 }
 
+/// The lines after `head` in `out`, up to the next empty line.
+fn block_after<'a>(out: &'a str, head: &str) -> Vec<&'a str> {
+    let at = out
+        .find(head)
+        .unwrap_or_else(|| panic!("no {head:?} in {out}"));
+    out[at..].lines().take_while(|l| !l.is_empty()).collect()
+}
+
+#[test]
+fn live_progress_lines_every_second_as_k6() {
+    // Standard output is not a terminal here: as k6 v1.8.1 does, a block
+    // of progress lines each second, in its layout (checked side by side
+    // on this script), then the summary and its last block.
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+export const options = { scenarios: {
+  steady: { executor: 'constant-vus', vus: 2, duration: '2500ms' },
+  later: { executor: 'shared-iterations', vus: 2, iterations: 4, startTime: '1500ms', exec: 'f' },
+} };
+export default function () { sleep(0.2); }
+export function f() { sleep(0.1); }
+"#;
+    let out = k6_progress(dir.path(), script, &[]);
+    let (o, err) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let summary_at = o.find("TOTAL RESULTS").expect("a summary");
+    let live = &o[..summary_at];
+    assert!(live.starts_with("\nrunning (00m01."), "{o}");
+    assert!(live.matches("\nrunning (").count() >= 2, "{o}");
+
+    // At 1 s: `later` waits for its start (scenarios by start time, as k6).
+    let b = block_after(live, "running (00m01.");
+    assert_eq!(b.len(), 3, "{b:#?}");
+    assert!(
+        b[0].ends_with(" complete and 0 interrupted iterations"),
+        "{b:#?}"
+    );
+    assert!(b[0].contains("/4 VUs, "), "{b:#?}");
+    assert!(
+        b[2].starts_with("later  • [   0% ] waiting  0.") && b[2].ends_with('s'),
+        "{b:#?}"
+    );
+    assert!(
+        b[1].starts_with("steady   [  4")
+            && b[1].contains("% ] 2 VUs    1.")
+            && b[1].ends_with("s/2.5s"),
+        "{b:#?}"
+    );
+    // At 2 s: its 4 iterations are done, in ~0.2 s.
+    let b = block_after(live, "running (00m02.");
+    assert!(
+        b[2].starts_with("later  ✓ [ 100% ] 2 VUs  00m00.")
+            && b[2].ends_with("s/10m0s  4/4 shared iters"),
+        "{b:#?}"
+    );
+    assert!(
+        b[1].starts_with("steady   [  8")
+            && b[1].contains("% ] 2 VUs  2.")
+            && b[1].ends_with("s/2.5s      "),
+        "{b:#?}"
+    );
+
+    // The summary's last block: both over.
+    let b = block_after(&o[summary_at..], "running (00m0");
+    assert!(
+        b[0].starts_with("running (00m02.") || b[0].starts_with("running (00m03."),
+        "{b:#?}"
+    );
+    assert!(
+        b[2].starts_with("later  ✓ [ 100% ] 2 VUs  00m00.")
+            && b[2].ends_with("s/10m0s  4/4 shared iters"),
+        "{b:#?}"
+    );
+    assert_eq!(b[1], "steady ✓ [ 100% ] 2 VUs  2.5s           ", "{b:#?}");
+    // With -q: none of them.
+    let quiet = text(&k6(dir.path(), script, &[])).0;
+    assert!(!quiet.contains("running ("), "{quiet}");
+}
+
 #[test]
 fn thresholds_on_a_missing_metric_or_a_foreign_aggregation_exit_104_before_any_load() {
     // A listener nobody must connect to: the errors come before any load.

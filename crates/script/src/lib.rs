@@ -43,6 +43,7 @@ mod inflight;
 pub mod metrics;
 pub mod options;
 pub mod out;
+pub mod progress;
 pub mod sched;
 pub mod segment;
 pub mod summary;

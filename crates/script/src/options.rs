@@ -794,6 +794,16 @@ impl Options {
         })
     }
 
+    /// The longest the test can take: each scenario's start, duration and
+    /// graceful stop (k6's "max duration (incl. graceful stop)").
+    pub fn max_test_duration(&self) -> Duration {
+        self.scenarios
+            .iter()
+            .map(|sc| sc.start_time + sc.executor.duration() + sc.graceful_stop)
+            .max()
+            .unwrap_or_default()
+    }
+
     pub fn max_vus(&self) -> u64 {
         self.scenarios.iter().map(|s| s.executor.max_vus()).sum()
     }

@@ -53,6 +53,10 @@ pub struct RunConfig {
     /// The process exits right after the run (the CLI): the JavaScript
     /// heap is left to the exit instead of being freed context by context.
     pub exit_after: bool,
+    /// k6's live progress lines on standard output while the test runs
+    /// (the CLI without `-q`): every second, or redrawn in place every
+    /// 100 ms on a terminal.
+    pub progress: bool,
 }
 
 fn unix_now_ns() -> u64 {
@@ -320,6 +324,13 @@ pub struct Shared {
     pub interrupted: Cell<u64>,
     pub active: Cell<u64>,
     pub scenario_iters: RefCell<Vec<u64>>,
+    /// Each scenario as the progress lines last showed it (the summary's
+    /// last lines show them as the test ended).
+    pub views: RefCell<Vec<crate::progress::ScenView>>,
+    /// The live progress lines, while they are printed.
+    pub live: RefCell<Option<crate::progress::Live>>,
+    /// [`RunConfig::progress`].
+    progress: bool,
     pub quiet: bool,
     pub verbose: bool,
     file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
@@ -491,14 +502,27 @@ impl Shared {
             "log" => "info",
             l => l,
         };
-        eprintln!("{lvl}[{:04}] {line}", self.start.elapsed().as_secs());
+        self.log_line(&format!(
+            "{lvl}[{:04}] {line}",
+            self.start.elapsed().as_secs()
+        ));
+    }
+
+    /// A line to standard error; on a terminal showing the live progress
+    /// lines, written above them (as k6 keeps its bars under its logs).
+    pub fn log_line(&self, text: &str) {
+        match self.live.borrow().as_ref() {
+            Some(live) => live.above(text),
+            None => eprintln!("{text}"),
+        }
     }
 
     pub fn warn_once(&self, msg: &str) {
         let mut w = self.warned.borrow_mut();
         if !w.iter().any(|m| m == msg) {
             w.push(msg.to_string());
-            eprintln!("warning: {msg}");
+            drop(w);
+            self.log_line(&format!("warning: {msg}"));
         }
     }
 
@@ -2162,6 +2186,9 @@ fn make_shared(
         interrupted: Cell::new(0),
         active: Cell::new(0),
         scenario_iters: RefCell::new(vec![0; scenarios.len()]),
+        views: RefCell::new(Vec::new()),
+        live: RefCell::new(None),
+        progress: cfg.progress && !cfg.quiet,
         quiet: cfg.quiet,
         verbose: cfg.verbose,
         file_http: RefCell::new(HashMap::new()),
@@ -2470,10 +2497,13 @@ impl<'js> Sched<'_, 'js> {
         if let Err(e) = &r {
             self.script_errors += 1;
             if self.script_errors <= 20 {
-                eprintln!("error[{:04}] {e}", shared.start.elapsed().as_secs());
+                shared.log_line(&format!(
+                    "error[{:04}] {e}",
+                    shared.start.elapsed().as_secs()
+                ));
             } else if self.script_errors == 21 {
-                eprintln!(
-                    "error: more exceptions in iterations; only the count is shown from now on"
+                shared.log_line(
+                    "error: more exceptions in iterations; only the count is shown from now on",
                 );
             }
         }
@@ -2541,6 +2571,90 @@ struct ScenState {
     ramped_high: usize,
     /// Ramping-vus: when the VUs above the ramp's level are looked at next.
     ramp_check: Instant,
+    /// Iterations that ended (for the progress lines).
+    iters_done: u64,
+    /// When it was over (all its iterations ended).
+    finished_at: Option<Instant>,
+}
+
+impl ScenState {
+    /// What the progress lines show of the scenario at `now`.
+    fn view(&self, sc: &Scenario, now: Instant) -> crate::progress::ScenView {
+        use crate::progress::{ScenView, Status};
+        let mut v = ScenView {
+            running: self.busy as u64,
+            level: self.active_want as u64,
+            iters_done: self.iters_done,
+            ..ScenView::default()
+        };
+        if let Executor::RampingArrivalRate {
+            start_rate,
+            time_unit,
+            stages,
+            ..
+        } = &sc.executor
+        {
+            // The rate the ramp is at now.
+            let mut t = now.saturating_duration_since(self.start).as_secs_f64();
+            let mut from = *start_rate;
+            let mut rate = from;
+            for st in stages {
+                let d = st.duration.as_secs_f64();
+                if t <= d {
+                    rate = if d > 0.0 {
+                        from + (st.target - from) * t / d
+                    } else {
+                        st.target
+                    };
+                    break;
+                }
+                t -= d;
+                from = st.target;
+                rate = from;
+            }
+            v.rate_now = rate / time_unit.as_secs_f64().max(1e-9);
+        }
+        if now < self.start {
+            v.status = Status::Waiting;
+            v.wait_left = self.start - now;
+        } else if let Some(at) = self.finished_at {
+            v.status = Status::Done;
+            v.spent = at - self.start;
+        } else if now >= self.start + sc.executor.duration() {
+            // Its duration is over, its last iterations finishing: its
+            // figures are the ones just past its duration.
+            v.status = Status::Stopping;
+            v.spent = sc.executor.duration() + Duration::from_nanos(1);
+        } else {
+            v.spent = now - self.start;
+        }
+        v
+    }
+}
+
+/// The progress lines' `running (…)` line and bars, the scenarios in
+/// k6's order (by start time, then name).
+pub(crate) fn progress_block(
+    shared: &Shared,
+    options: &Options,
+    views: &[crate::progress::ScenView],
+    elapsed: Duration,
+) -> (String, Vec<crate::progress::Bar>) {
+    let head = crate::progress::head(
+        elapsed,
+        options.max_test_duration(),
+        shared.active.get(),
+        shared.vus.borrow().len().saturating_sub(1) as u64,
+        shared.completed.get(),
+        shared.interrupted.get(),
+    );
+    let mut order: Vec<usize> = (0..options.scenarios.len().min(views.len())).collect();
+    order.sort_by_key(|&i| options.scenarios[i].start_time);
+    let bars = order
+        .into_iter()
+        .map(|i| crate::progress::bar(&options.scenarios[i], &views[i]))
+        .collect();
+    (head, bars)
 }
 
 /// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
@@ -2835,6 +2949,8 @@ async fn drive_local<'js>(
             idle: (next_vu..next_vu + n).rev().collect(),
             ramped_high: 0,
             ramp_check: start,
+            iters_done: 0,
+            finished_at: None,
         });
         next_vu += n;
     }
@@ -2845,6 +2961,11 @@ async fn drive_local<'js>(
     let mut next_threshold_check = t0 + Duration::from_secs(2);
     let mut aborted_by_threshold = false;
     let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+    if shared.progress {
+        *shared.live.borrow_mut() = Some(crate::progress::Live::for_stdout());
+    }
+    // The live progress lines' next drawing.
+    let mut next_progress = shared.live.borrow().as_ref().map(|l| t0 + l.every);
     // One timer for the loop, moved only when the next wake-up changes
     // (a timer made per loop turn cost more than the HTTP requests' own).
     let timer = tokio::time::sleep_until(t0 + Duration::from_secs(1));
@@ -2870,6 +2991,7 @@ async fn drive_local<'js>(
                 s.finished(i, r, arrival);
                 let st = &mut states[sc];
                 st.busy = st.busy.saturating_sub(1);
+                st.iters_done += 1;
                 if arrival {
                     st.idle.push(i);
                 } else {
@@ -3070,6 +3192,7 @@ async fn drive_local<'js>(
                 if now >= st.end {
                     if st.busy == 0 {
                         st.done = true;
+                        st.finished_at = Some(now);
                     } else if now >= st.hard_end {
                         let busy: Vec<usize> =
                             st.vus.clone().filter(|&i| s.slots[i].busy).collect();
@@ -3078,6 +3201,7 @@ async fn drive_local<'js>(
                         }
                         st.busy = 0;
                         st.done = true;
+                        st.finished_at = Some(now);
                     } else {
                         wake = wake.min(st.hard_end);
                     }
@@ -3092,6 +3216,31 @@ async fn drive_local<'js>(
             }
             if !pending_done.is_empty() || s.has_ready() {
                 continue;
+            }
+            if let Some(at) = next_progress {
+                if now >= at {
+                    let views: Vec<_> = options
+                        .scenarios
+                        .iter()
+                        .zip(&states)
+                        .map(|(sc, st)| st.view(sc, now))
+                        .collect();
+                    let (head, bars) = progress_block(shared, options, &views, now - t0);
+                    if let Some(live) = shared.live.borrow_mut().as_mut() {
+                        live.draw(&head, &bars);
+                    }
+                    *shared.views.borrow_mut() = views;
+                }
+                let every = shared
+                    .live
+                    .borrow()
+                    .as_ref()
+                    .map_or(Duration::from_secs(1), |l| l.every);
+                // On the clock's grid from the test's start (1.0s, 2.0s, …).
+                let n =
+                    (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
+                next_progress = Some(t0 + every * n);
+                wake = wake.min(t0 + every * n);
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
             if let Some(t) = s.next_wake() {
@@ -3123,6 +3272,45 @@ async fn drive_local<'js>(
             }
         }
     }
+    // The scenarios as the test ended, for the summary's last lines: one
+    // cut short shows where it was, one over that did not finish all its
+    // work is interrupted (as in k6).
+    {
+        let now = Instant::now();
+        let cut = interrupted || aborted_by_threshold || shared.abort.borrow().is_some();
+        let views = options
+            .scenarios
+            .iter()
+            .zip(&states)
+            .map(|(sc, st)| {
+                let mut v = st.view(sc, now);
+                use crate::progress::Status;
+                if v.status != Status::Done && v.status != Status::Waiting {
+                    v.status = Status::Interrupted;
+                    if !cut {
+                        // Stopped at its hard end: as at its end.
+                        v.spent = v
+                            .spent
+                            .max(sc.executor.duration() + Duration::from_nanos(1));
+                    }
+                } else if v.status == Status::Done
+                    && cut
+                    && crate::progress::bar(sc, &v).progress < 1.0
+                {
+                    v.status = Status::Interrupted;
+                }
+                if v.status == Status::Done && crate::progress::bar(sc, &v).progress < 1.0 {
+                    v.status = Status::Interrupted;
+                }
+                v
+            })
+            .collect();
+        *shared.views.borrow_mut() = views;
+        if let Some(live) = shared.live.borrow_mut().as_mut() {
+            live.finish();
+        }
+        *shared.live.borrow_mut() = None;
+    }
     let test_elapsed = t0.elapsed();
     // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
     if has_teardown {
@@ -3140,10 +3328,7 @@ async fn drive_local<'js>(
         }
     }
     let script_errors = s.script_errors;
-    // The progress lines mark a run cut short (Ctrl-C, an abort, a failed
-    // `abortOnFail` threshold) with ✗ and how far it got, as k6 does.
-    let cut_short = interrupted || aborted_by_threshold || shared.abort.borrow().is_some();
-    let mut summary = crate::summary::render(shared, options, test_elapsed, cut_short);
+    let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {
         // `--summary-mode=disabled`: thresholds still judge the run.
         summary.0 = String::new();

@@ -178,13 +178,9 @@ fn section(name: &str) -> &'static str {
     }
 }
 
-/// The summary text and whether a threshold failed.
-pub fn render(
-    shared: &Shared,
-    options: &Options,
-    elapsed: Duration,
-    interrupted: bool,
-) -> (String, bool) {
+/// The summary text and whether a threshold failed; its last lines show
+/// the scenarios as the run left them (`Shared::views`).
+pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String, bool) {
     let verdicts = thresholds(shared, options, elapsed);
     let failed = verdicts.iter().any(|v| !v.ok);
     let reg = shared.reg.borrow();
@@ -251,62 +247,17 @@ pub fn render(
         s.push_str("\n\n");
         return (s, failed);
     }
-    let done = shared.completed.get();
-    let interrupted_n = shared.interrupted.get();
-    let vus_max = shared.vus.borrow().len().saturating_sub(1);
-    let test_max = options
-        .scenarios
-        .iter()
-        .map(|sc| sc.start_time + sc.executor.duration() + sc.graceful_stop)
-        .max()
-        .unwrap_or_default();
-    let vw = vus_max.to_string().len();
-    let _ = write!(
-        s,
-        "\n\n\nrunning ({}), {:0vw$}/{vus_max} VUs, {done} complete and {interrupted_n} interrupted iterations\n",
-        fixed_clock(elapsed, test_max),
-        shared.active.get()
-    );
-    let bars: Vec<[String; 3]> = options
-        .scenarios
-        .iter()
-        .map(|sc| progress(sc, elapsed, interrupted))
-        .collect();
-    // k6 aligns these lines with its "Init" bar's: names take at least 4.
-    let nw = options
-        .scenarios
-        .iter()
-        .map(|sc| sc.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
-    let cw = |i: usize| bars.iter().map(|b| b[i].chars().count()).max().unwrap_or(0);
-    for (sc, b) in options.scenarios.iter().zip(&bars) {
-        let mark = if interrupted { "✗" } else { "✓" };
-        let pct = if interrupted {
-            let t = elapsed.saturating_sub(sc.start_time).as_secs_f64();
-            let total = sc.executor.duration().as_secs_f64().max(1e-9);
-            format!("{:>3}%", ((t / total * 100.0) as u64).min(100))
-        } else {
-            "100%".to_string()
-        };
-        let mut line = format!(
-            "{:<nw$} {mark} [ {pct} ] {:<w0$}  {}",
-            sc.name,
-            b[0],
-            b[1],
-            w0 = cw(0)
-        );
-        if bars.iter().any(|b| !b[2].is_empty()) {
-            let pad = cw(1) - b[1].chars().count();
-            if b[2].is_empty() {
-                let _ = write!(line, "{} ", " ".repeat(pad));
-            } else {
-                let _ = write!(line, "{}  {}", " ".repeat(pad), b[2]);
-            }
-        }
-        let _ = writeln!(s, "{line}");
-    }
+    // As k6: the last block of progress lines, after two empty lines.
+    let views = shared.views.borrow();
+    let views: Vec<crate::progress::ScenView> = if views.len() == options.scenarios.len() {
+        views.clone()
+    } else {
+        // No run (setup failed, say): each scenario as not started.
+        vec![crate::progress::ScenView::default(); options.scenarios.len()]
+    };
+    let (head, bars) = crate::sched::progress_block(shared, options, &views, elapsed);
+    s.push_str("\n\n");
+    s.push_str(&crate::progress::Painter::new(false, None).paint(&head, &bars, false));
     (s, failed)
 }
 
@@ -567,112 +518,6 @@ fn submetrics(
         }
     }
     subs
-}
-
-/// A duration as Go prints it (`10m0s`, `30s`, `1.5s`, `1h0m0s`).
-fn go_duration(d: Duration) -> String {
-    let ms = d.as_millis() as u64;
-    let (h, m) = (ms / 3_600_000, (ms / 60_000) % 60);
-    let s = (ms % 60_000) as f64 / 1000.0;
-    let secs = {
-        let t = format!("{s:.3}");
-        let t = t.trim_end_matches('0').trim_end_matches('.').to_string();
-        format!("{t}s")
-    };
-    if h > 0 {
-        format!("{h}h{m}m{secs}")
-    } else if m > 0 {
-        format!("{m}m{secs}")
-    } else {
-        secs
-    }
-}
-
-/// `d` in k6's fixed-width progress clock for a test of at most `max`:
-/// minutes (and hours) only when `max` has them, digits as many as `max`'s
-/// (`00m00.0s` for 10m30s, `0m02.0s` for 1m, `02.1s` for 40s, `2.0s` for 9s).
-fn fixed_clock(d: Duration, max: Duration) -> String {
-    let max = max.max(d);
-    let tenths = (d.as_millis() / 100) as u64;
-    let max_s = (max.as_millis() as u64).div_ceil(100) / 10;
-    let (h, m, s) = (tenths / 36_000, (tenths / 600) % 60, tenths % 600);
-    let sec = |width: usize| format!("{:0w$}.{}s", s / 10, s % 10, w = width);
-    if max_s >= 3600 {
-        let hw = (max_s / 3600).to_string().len();
-        format!("{h:0hw$}h{m:02}m{}", sec(2))
-    } else if max_s >= 60 {
-        let mw = (max_s / 60).to_string().len();
-        format!("{m:0mw$}m{}", sec(2))
-    } else {
-        sec(max_s.to_string().len())
-    }
-}
-
-/// A scenario's last progress line: its VUs, its time, what it did.
-fn progress(sc: &crate::options::Scenario, elapsed: Duration, interrupted: bool) -> [String; 3] {
-    use crate::options::Executor as E;
-    let ran = elapsed.saturating_sub(sc.start_time);
-    let total = sc.executor.duration();
-    let clock = |max: Duration| format!("{}/{}", fixed_clock(ran.min(max), max), go_duration(max));
-    let timed = if interrupted {
-        clock(total)
-    } else {
-        go_duration(total)
-    };
-    let per_s = |rate: f64, unit: &Duration| {
-        format!("{:05.2} iters/s", rate / unit.as_secs_f64().max(1e-9))
-    };
-    match &sc.executor {
-        E::SharedIterations {
-            vus,
-            iterations,
-            max_duration,
-        } => [
-            format!("{vus} VUs"),
-            clock(*max_duration),
-            if interrupted {
-                String::new()
-            } else {
-                format!("{iterations}/{iterations} shared iters")
-            },
-        ],
-        E::PerVuIterations {
-            vus,
-            iterations,
-            max_duration,
-        } => [
-            format!("{vus} VUs"),
-            clock(*max_duration),
-            if interrupted {
-                String::new()
-            } else {
-                let all = vus * iterations;
-                format!("{all}/{all} iters, {iterations} per VU")
-            },
-        ],
-        E::ConstantVus { vus, .. } => [format!("{vus} VUs"), timed, String::new()],
-        E::RampingVus { .. } => [
-            format!("0/{} VUs", sc.executor.max_vus()),
-            timed,
-            String::new(),
-        ],
-        E::ConstantArrivalRate {
-            rate,
-            time_unit,
-            max_vus,
-            ..
-        } => [format!("0/{max_vus} VUs"), timed, per_s(*rate, time_unit)],
-        E::RampingArrivalRate {
-            start_rate,
-            time_unit,
-            stages,
-            max_vus,
-        } => [
-            format!("0/{max_vus} VUs"),
-            timed,
-            per_s(stages.last().map_or(*start_rate, |st| st.target), time_unit),
-        ],
-    }
 }
 
 fn dots(name: &str, width: usize) -> String {

@@ -319,6 +319,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         summary_export: a.summary_export.clone(),
         start_at_unix_ns: a.start_at,
         exit_after: true,
+        progress: !a.quiet,
         ..Default::default()
     };
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
