@@ -1033,6 +1033,57 @@ export function f() { sleep(0.1); }
 }
 
 #[test]
+fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
+    // A pseudo-terminal from util-linux's `script` (Debian's bsdutils).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tty.js");
+    std::fs::write(
+        &path,
+        "import { sleep } from 'k6';\n\
+         export const options = { vus: 2, duration: '1s' };\n\
+         export default function () { sleep(0.3); if (__ITER === 1 && __VU === 1) console.log('hello'); }\n",
+    )
+    .unwrap();
+    let cmd = format!("{} k6 run {}", bin(), path.display());
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("script (util-linux) runs the command on a pseudo-terminal");
+    let o = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    // Every 100 ms a block, drawn bar and all, then the cursor back up over
+    // it (k6's escape sequences, checked side by side).
+    let frames = o.matches("\r\x1b[J\x1b[3A").count();
+    assert!((5..=14).contains(&frames), "{frames} frames: {o:?}");
+    assert!(
+        o.contains("\nrunning (00.1s), 2/2 VUs, 0 complete and 0 interrupted iterations\x1b[K\r\n"),
+        "{o:?}"
+    );
+    assert!(
+        o.contains("default   [==>-----------------------------------] 2 VUs  0.1s/1s\x1b[K\r\n"),
+        "{o:?}"
+    );
+    // A log line takes the block's place; the block is drawn again under it.
+    let at = o
+        .find("\x1b[3A\x1b[0Kinfo[0000] hello\r\n\x1b[K\r\nrunning (")
+        .expect("the log line above the block");
+    assert!(o[at..].contains("\r\x1b[J\x1b[3A"), "{o:?}");
+    // The last block closes the summary, its bar drawn full.
+    let summary = o.rfind("TOTAL RESULTS").expect("summary");
+    // Before the summary, the last live block is wiped.
+    assert!(
+        o[..summary].ends_with("\r\x1b[J\x1b[3A\x1b[J\r\n\r\n  █ "),
+        "{o:?}"
+    );
+    assert!(
+        o.ends_with("default ✓ [======================================] 2 VUs  1s\x1b[K\r\n"),
+        "{o:?}"
+    );
+}
+
+#[test]
 fn thresholds_on_a_missing_metric_or_a_foreign_aggregation_exit_104_before_any_load() {
     // A listener nobody must connect to: the errors come before any load.
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

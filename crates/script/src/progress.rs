@@ -341,8 +341,7 @@ impl Painter {
             .map(|b| b.name.chars().count())
             .max()
             .unwrap_or(0)
-            .max(4)
-            .min(MAX_LEFT);
+            .clamp(4, MAX_LEFT);
         let mut col_max = [0usize; 2];
         for b in bars {
             for (i, c) in b
@@ -420,9 +419,7 @@ pub struct Live {
 impl Live {
     /// For standard output as it is: a terminal unless `TERM=dumb`.
     pub fn for_stdout() -> Live {
-        use std::io::IsTerminal;
-        let tty = std::io::stdout().is_terminal()
-            && std::env::var("TERM").ok().as_deref() != Some("dumb");
+        let tty = stdout_is_terminal();
         Live {
             painter: Painter::new(tty, term_width()),
             tty,
@@ -444,7 +441,7 @@ impl Live {
     pub fn above(&self, text: &str) {
         use std::io::Write;
         if self.tty && !self.last.is_empty() {
-            let _ = write!(std::io::stderr().lock(), "\x1b[0K{text}\n");
+            let _ = writeln!(std::io::stderr().lock(), "\x1b[0K{text}");
             write_out(&self.last);
         } else {
             let _ = writeln!(std::io::stderr().lock(), "{text}");
@@ -459,6 +456,18 @@ impl Live {
         }
         self.last.clear();
     }
+}
+
+/// Standard output is a terminal (and `TERM` is not `dumb`), as k6 decides.
+pub fn stdout_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var("TERM").ok().as_deref() != Some("dumb")
+}
+
+/// The painter for the summary's last block: drawn bars on a terminal.
+pub fn last_block_painter() -> Painter {
+    let tty = stdout_is_terminal();
+    Painter::new(tty, if tty { term_width() } else { None })
 }
 
 fn term_width() -> Option<usize> {

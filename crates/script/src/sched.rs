@@ -508,6 +508,11 @@ impl Shared {
         ));
     }
 
+    /// Live progress lines were wanted ([`RunConfig::progress`]).
+    pub fn progress(&self) -> bool {
+        self.progress
+    }
+
     /// A line to standard error; on a terminal showing the live progress
     /// lines, written above them (as k6 keeps its bars under its logs).
     pub fn log_line(&self, text: &str) {

@@ -257,7 +257,13 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
     };
     let (head, bars) = crate::sched::progress_block(shared, options, &views, elapsed);
     s.push_str("\n\n");
-    s.push_str(&crate::progress::Painter::new(false, None).paint(&head, &bars, false));
+    // Where the live lines were drawn on a terminal, this block is too.
+    let mut painter = if shared.progress() {
+        crate::progress::last_block_painter()
+    } else {
+        crate::progress::Painter::new(false, None)
+    };
+    s.push_str(&painter.paint(&head, &bars, false));
     (s, failed)
 }
 
