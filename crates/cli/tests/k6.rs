@@ -944,9 +944,11 @@ fn quiet_leaves_out_the_progress_lines_as_k6() {
     let loud = text(&k6_progress(dir.path(), script, &[])).0;
     assert!(loud.contains("\nrunning ("), "{loud}");
     assert!(loud.contains("\ndefault ✓ [ 100% ]"), "{loud}");
+    assert!(loud.contains("\n     execution: local\n"), "{loud}");
     let quiet = text(&k6(dir.path(), script, &[])).0;
     assert!(quiet.contains("iterations"), "{quiet}");
     assert!(!quiet.contains("running ("), "{quiet}");
+    assert!(!quiet.contains("execution: local"), "{quiet}");
     assert!(!quiet.contains("default ✓"), "{quiet}");
     // k6 v1.8.1's last line, then three empty lines (no more).
     assert!(quiet.ends_with("0 B/s\n\n\n\n"), "{quiet:?}");
@@ -980,7 +982,18 @@ export function f() { sleep(0.1); }
     assert_eq!(out.status.code(), Some(0), "{err}");
     let summary_at = o.find("TOTAL RESULTS").expect("a summary");
     let live = &o[..summary_at];
-    assert!(live.starts_with("\nrunning (00m01."), "{o}");
+    // k6's banner (its logo aside), byte for byte, then the blocks.
+    let banner = format!(
+        "\n     execution: local\n        script: {}\n        output: -\n\n     \
+         scenarios: (100.00%) 2 scenarios, 4 max VUs, 10m31.5s max duration (incl. graceful stop):\n              \
+         * steady: 2 looping VUs for 2.5s (gracefulStop: 30s)\n              \
+         * later: 4 iterations shared among 2 VUs (maxDuration: 10m0s, exec: f, startTime: 1.5s, gracefulStop: 30s)\n\n",
+        dir.path().join("script.js").display()
+    );
+    assert!(
+        live.starts_with(&format!("{banner}\nrunning (00m01.")),
+        "{o}"
+    );
     assert!(live.matches("\nrunning (").count() >= 2, "{o}");
 
     // At 1 s: `later` waits for its start (scenarios by start time, as k6).

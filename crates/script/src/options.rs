@@ -287,6 +287,9 @@ pub struct Scenario {
     pub segment: Option<ScenarioSegment>,
     /// The executor of the whole test (before `--execution-segment`).
     pub whole: Executor,
+    /// Arrival-rate executors: `preAllocatedVUs` of the whole test (all
+    /// of `maxVUs` are made at the start; k6's banner shows both).
+    pub pre_allocated_vus: u64,
 }
 
 /// A threshold expression on one metric (or a tag-filtered submetric).
@@ -623,6 +626,7 @@ impl Options {
                 tags: Vec::new(),
                 segment: None,
                 whole: executor_copy,
+                pre_allocated_vus: 0,
             });
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
@@ -950,7 +954,14 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
         }
         other => return Err(bad(format!("{what}: unknown executor {other:?}"))),
     };
+    let pre_allocated_vus = match executor {
+        Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
+            cnt("preAllocatedVUs", None)?
+        }
+        _ => 0,
+    };
     Ok(Scenario {
+        pre_allocated_vus,
         name: name.to_string(),
         whole: executor.clone(),
         segment: None,

@@ -297,6 +297,136 @@ pub fn head(
     )
 }
 
+/// k6's description of a scenario in the banner (`2 looping VUs for 3s
+/// (gracefulStop: 30s)`), for this instance's part of the test.
+pub fn describe(sc: &Scenario, segment: &crate::segment::Tuple) -> String {
+    let mut facts = Vec::new();
+    let vus_range = |max: u64| {
+        let pre = segment.scale(sc.pre_allocated_vus);
+        if max > pre {
+            format!("maxVUs: {pre}-{max}")
+        } else {
+            format!("maxVUs: {pre}")
+        }
+    };
+    let text = match &sc.executor {
+        Executor::ConstantVus { vus, duration } => {
+            format!("{vus} looping VUs for {}", go(*duration))
+        }
+        Executor::RampingVus { stages, .. } => {
+            facts.push(format!("gracefulRampDown: {}", go(sc.graceful_ramp_down)));
+            // The whole test's most, this instance's share of it.
+            let max = match &sc.whole {
+                Executor::RampingVus { start_vus, stages } => stages
+                    .iter()
+                    .map(|s| s.target as u64)
+                    .fold(*start_vus, u64::max),
+                _ => sc.executor.max_vus(),
+            };
+            format!(
+                "Up to {} looping VUs for {} over {} stages",
+                segment.scale(max),
+                go(sc.executor.duration()),
+                stages.len()
+            )
+        }
+        Executor::SharedIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => {
+            facts.push(format!("maxDuration: {}", go(*max_duration)));
+            format!("{iterations} iterations shared among {vus} VUs")
+        }
+        Executor::PerVuIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => {
+            facts.push(format!("maxDuration: {}", go(*max_duration)));
+            format!("{iterations} iterations for each of {vus} VUs")
+        }
+        Executor::ConstantArrivalRate {
+            duration, max_vus, ..
+        } => {
+            facts.push(vus_range(*max_vus));
+            format!(
+                "{:.2} iterations/s for {}",
+                max_rate_per_s(&sc.whole) * segment_share(segment),
+                go(*duration)
+            )
+        }
+        Executor::RampingArrivalRate {
+            stages, max_vus, ..
+        } => {
+            facts.push(vus_range(*max_vus));
+            format!(
+                "Up to {:.2} iterations/s for {} over {} stages",
+                max_rate_per_s(&sc.whole) * segment_share(segment),
+                go(sc.executor.duration()),
+                stages.len()
+            )
+        }
+    };
+    if sc.exec != "default" {
+        facts.push(format!("exec: {}", sc.exec));
+    }
+    if !sc.start_time.is_zero() {
+        facts.push(format!("startTime: {}", go(sc.start_time)));
+    }
+    if !sc.graceful_stop.is_zero() {
+        facts.push(format!("gracefulStop: {}", go(sc.graceful_stop)));
+    }
+    if facts.is_empty() {
+        text
+    } else {
+        format!("{text} ({})", facts.join(", "))
+    }
+}
+
+/// How much of the whole test this instance runs (`0:1/4`: 0.25).
+fn segment_share(t: &crate::segment::Tuple) -> f64 {
+    let (from, to) = (t.from(), t.to());
+    to.num as f64 / to.den.max(1) as f64 - from.num as f64 / from.den.max(1) as f64
+}
+
+/// k6's banner under its logo: where the test runs, its script, its
+/// outputs, and its scenarios (by start time, then name).
+pub fn banner(script: &str, outputs: &[String], options: &crate::options::Options) -> String {
+    let t = &options.segment;
+    let share = segment_share(t);
+    let max = options.max_test_duration();
+    let max = Duration::from_millis((max.as_nanos() as u64 + 50_000_000) / 100_000_000 * 100);
+    let n = options.scenarios.len();
+    let mut s = format!(
+        "\n     execution: local\n        script: {script}\n        output: {}\n\n     scenarios: ({:.2}%) {}, {} max VUs, {} max duration (incl. graceful stop):\n",
+        if outputs.is_empty() {
+            "-".to_string()
+        } else {
+            outputs.join(", ")
+        },
+        share * 100.0,
+        if n == 1 {
+            "1 scenario".to_string()
+        } else {
+            format!("{n} scenarios")
+        },
+        options.max_vus(),
+        go(max),
+    );
+    let mut order: Vec<&Scenario> = options.scenarios.iter().collect();
+    order.sort_by_key(|sc| sc.start_time);
+    for sc in order {
+        s.push_str(&format!(
+            "              * {}: {}\n",
+            sc.name,
+            describe(sc, t)
+        ));
+    }
+    s.push('\n');
+    s
+}
+
 /// The narrowest a drawn bar gets before it turns into a percentage, and
 /// the widest.
 const MIN_WIDTH: i64 = 8;
@@ -504,6 +634,42 @@ mod tests {
         assert_eq!(fixed_duration(s(1.0), s(3600.0)), "0h00m01.0s");
         assert_eq!(fixed_duration(s(1.0), s(36_000.0)), "00h00m01.0s");
         assert_eq!(fixed_duration(s(90_000.0), s(200_000.0)), "1d01h00m00.0s");
+    }
+
+    #[test]
+    fn the_banner_is_k6s() {
+        // k6 v1.8.1's lines for the same options.
+        use crate::options::{Options, Overrides};
+        let o = Options::resolve(
+            &serde_json::json!({ "scenarios": {
+              "a": { "executor": "constant-arrival-rate", "rate": 5, "timeUnit": "1s", "duration": "2s",
+                     "preAllocatedVUs": 1, "maxVUs": 10 },
+              "bb": { "executor": "ramping-arrival-rate", "startRate": 2, "timeUnit": "1s",
+                      "stages": [{ "target": 8, "duration": "2s" }], "preAllocatedVUs": 2, "maxVUs": 12, "exec": "f" },
+              "later": { "executor": "shared-iterations", "vus": 2, "iterations": 6, "startTime": "1500ms", "exec": "f" },
+              "pv": { "executor": "per-vu-iterations", "vus": 2, "iterations": 3, "gracefulStop": "0s" },
+            } }),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            banner("pre.js", &["json (o.json)".to_string()], &o),
+            "\n     execution: local\n        script: pre.js\n        output: json (o.json)\n\n     \
+             scenarios: (100.00%) 4 scenarios, 26 max VUs, 10m31.5s max duration (incl. graceful stop):\n              \
+             * a: 5.00 iterations/s for 2s (maxVUs: 1-10, gracefulStop: 30s)\n              \
+             * bb: Up to 8.00 iterations/s for 2s over 1 stages (maxVUs: 2-12, exec: f, gracefulStop: 30s)\n              \
+             * pv: 3 iterations for each of 2 VUs (maxDuration: 10m0s)\n              \
+             * later: 6 iterations shared among 2 VUs (maxDuration: 10m0s, exec: f, startTime: 1.5s, gracefulStop: 30s)\n\n"
+        );
+        let o = Options::resolve(
+            &serde_json::json!({ "stages": [{ "duration": "1s", "target": 3 }, { "duration": "1s", "target": 0 }] }),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            describe(&o.scenarios[0], &o.segment),
+            "Up to 3 looping VUs for 2s over 2 stages (gracefulRampDown: 30s, gracefulStop: 30s)"
+        );
     }
 
     #[test]
