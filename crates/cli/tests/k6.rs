@@ -1097,6 +1097,90 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
 }
 
 #[test]
+fn the_last_progress_lines_mark_unfinished_scenarios_as_k6() {
+    // Checked side by side with k6 v1.8.1: shared iterations left at the
+    // maxDuration are ✗ with the count done; per-VU iterations past theirs
+    // show full and ✓; after Ctrl-C every scenario is ✗ where it was, a
+    // ramp with no VU left.
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import { sleep } from 'k6';
+export const options = { scenarios: {
+  it: { executor: 'shared-iterations', vus: 2, iterations: 100, maxDuration: '1s', gracefulStop: '0s' },
+  pv: { executor: 'per-vu-iterations', vus: 1, iterations: 50, maxDuration: '1200ms' },
+} };
+export default function () { sleep(0.1); }
+"#;
+    let out = k6_progress(dir.path(), script, &[]);
+    let (o, err) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let b = block_after(&o[o.find("TOTAL RESULTS").unwrap()..], "running (01.");
+    assert!(
+        b[0].ends_with(" complete and 2 interrupted iterations"),
+        "{b:#?}"
+    );
+    assert!(
+        b[1].starts_with("it   ✗ [  1") && b[1].contains("% ] 2 VUs  1.0s/1s  0"),
+        "{b:#?}"
+    );
+    assert!(b[1].ends_with("/100 shared iters"), "{b:#?}");
+    assert!(
+        b[2].starts_with("pv   ✓ [ 100% ] 1 VUs  1.2s     ")
+            && b[2].ends_with("/50 iters, 50 per VU"),
+        "{b:#?}"
+    );
+
+    let path = dir.path().join("long.js");
+    std::fs::write(
+        &path,
+        r#"
+import { sleep } from 'k6';
+export const options = { scenarios: {
+  steady: { executor: 'constant-vus', vus: 2, duration: '10s' },
+  rr: { executor: 'ramping-vus', stages: [{ duration: '5s', target: 4 }], exec: 'f' },
+} };
+export default function () { sleep(0.2); }
+export function f() { sleep(0.1); }
+"#,
+    )
+    .unwrap();
+    let child = Command::new(bin())
+        .args(["k6", "run"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().unwrap();
+    let (o, err) = text(&out);
+    assert_eq!(out.status.code(), Some(105), "{o}\n{err}");
+    let b = block_after(&o[o.find("TOTAL RESULTS").unwrap()..], "running (0");
+    assert!(
+        b[0].starts_with("running (02.") || b[0].starts_with("running (03."),
+        "{b:#?}"
+    );
+    assert!(b[0].contains("0/6 VUs, "), "{b:#?}");
+    assert!(
+        b[1].starts_with("rr     ✗ [  ") && b[1].contains("% ] 0/4 VUs  "),
+        "{b:#?}"
+    );
+    assert!(b[1].ends_with("s/5.0s"), "{b:#?}");
+    assert!(
+        b[2].starts_with("steady ✗ [  ") && b[2].contains("% ] 2 VUs    0"),
+        "{b:#?}"
+    );
+    assert!(b[2].ends_with("s/10s"), "{b:#?}");
+}
+
+#[test]
 fn thresholds_on_a_missing_metric_or_a_foreign_aggregation_exit_104_before_any_load() {
     // A listener nobody must connect to: the errors come before any load.
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -222,8 +222,14 @@ fn columns(ex: &Executor, v: &ScenView) -> (f64, Vec<String>) {
             max_duration,
         } => {
             let total = vus * iterations;
+            // Past its maxDuration it shows as full, as k6's does.
+            let p = if spent > *max_duration {
+                1.0
+            } else {
+                v.iters_done as f64 / total.max(1) as f64
+            };
             (
-                v.iters_done as f64 / total.max(1) as f64,
+                p,
                 vec![
                     format!("{} VUs", fixed_int(*vus, *vus)),
                     timed(*max_duration),

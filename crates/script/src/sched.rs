@@ -3296,33 +3296,27 @@ async fn drive_local<'js>(
         }
     }
     // The scenarios as the test ended, for the summary's last lines: one
-    // cut short shows where it was, one over that did not finish all its
-    // work is interrupted (as in k6).
+    // cut short (Ctrl-C, an abort) shows where it was; one over without all
+    // its work done (iterations left at its maxDuration) is interrupted too,
+    // as in k6.
     {
         let now = Instant::now();
-        let cut = interrupted || aborted_by_threshold || shared.abort.borrow().is_some();
         let views = options
             .scenarios
             .iter()
             .zip(&states)
             .map(|(sc, st)| {
-                let mut v = st.view(sc, now);
                 use crate::progress::Status;
-                if v.status != Status::Done && v.status != Status::Waiting {
-                    v.status = Status::Interrupted;
-                    if !cut {
-                        // Stopped at its hard end: as at its end.
-                        v.spent = v
-                            .spent
-                            .max(sc.executor.duration() + Duration::from_nanos(1));
-                    }
-                } else if v.status == Status::Done
-                    && cut
-                    && crate::progress::bar(sc, &v).progress < 1.0
-                {
-                    v.status = Status::Interrupted;
-                }
-                if v.status == Status::Done && crate::progress::bar(sc, &v).progress < 1.0 {
+                let mut v = st.view(sc, now);
+                // Every VU has returned (k6 counts none active now).
+                v.level = 0;
+                v.running = 0;
+                let unfinished = match v.status {
+                    Status::Done => crate::progress::bar(sc, &v).progress < 1.0,
+                    Status::Waiting => false,
+                    _ => true,
+                };
+                if unfinished {
                     v.status = Status::Interrupted;
                 }
                 v
