@@ -1366,6 +1366,35 @@ fn request_option_flags_and_a_disabled_summary_as_k6() {
 }
 
 #[test]
+fn the_last_progress_lines_follow_any_summary_as_k6() {
+    // As k6 v1.8.1: under handleSummary's output, and with no summary at
+    // all; `-q` leaves them out.
+    let dir = tempfile::tempdir().unwrap();
+    let hs = "export const options = { iterations: 2 };\nexport default function () {}\n\
+              export function handleSummary(data) { return { stdout: 'MY SUMMARY\\n' }; }\n";
+    let (o, err) = text(&k6_progress(dir.path(), hs, &[]));
+    let tail = &o[o.find("MY SUMMARY").unwrap_or_else(|| panic!("{o}\n{err}"))..];
+    assert!(
+        tail.starts_with("MY SUMMARY\n\nrunning (00m00."),
+        "{tail:?}"
+    );
+    assert!(tail.ends_with(", 0/1 VUs, 2 complete and 0 interrupted iterations\ndefault ✓ [ 100% ] 1 VUs  00m00.0s/10m0s  2/2 shared iters\n")
+        || tail.ends_with("s/10m0s  2/2 shared iters\n"), "{tail:?}");
+    assert_eq!(text(&k6(dir.path(), hs, &[])).0, "MY SUMMARY\n");
+    let plain = "export const options = { iterations: 2 };\nexport default function () {}\n";
+    let (o, _) = text(&k6_progress(
+        dir.path(),
+        plain,
+        &["--summary-mode=disabled"],
+    ));
+    let at = o
+        .find("(maxDuration: 10m0s, gracefulStop: 30s)\n\n\nrunning (00m00.")
+        .unwrap_or_else(|| panic!("{o:?}"));
+    assert!(o[at..].ends_with("s/10m0s  2/2 shared iters\n"), "{o:?}");
+    assert!(!o.contains("TOTAL RESULTS"), "{o}");
+}
+
+#[test]
 fn system_env_vars_flags_as_k6() {
     let dir = tempfile::tempdir().unwrap();
     let script = "export const options = { iterations: 1 };\n\

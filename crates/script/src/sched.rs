@@ -3347,14 +3347,15 @@ async fn drive_local<'js>(
     let script_errors = s.script_errors;
     let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {
-        // `--summary-mode=disabled`: thresholds still judge the run.
-        summary.0 = String::new();
+        // `--summary-mode=disabled`: thresholds still judge the run; the
+        // last progress lines still show (as in k6).
+        summary.0 = crate::summary::last_block(shared, options, test_elapsed);
     } else if let Some(text) =
         crate::summary::handle_summary(s.slots[0].holder.ctx(), shared, options, test_elapsed)
     {
         // The script's handleSummary(data), when it has one, replaces the
-        // default summary (as in k6).
-        summary.0 = text;
+        // default summary (as in k6), above the last progress lines.
+        summary.0 = text + &crate::summary::last_block(shared, options, test_elapsed);
     }
     let thresholds_failed = summary.1;
     let export = crate::summary::export_json(shared, options, test_elapsed);

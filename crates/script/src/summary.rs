@@ -241,13 +241,21 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
         }
         walk(&mut s, &reg, options, &root_group(&reg), 0, secs);
     }
-    // The run: k6's last progress lines, which `-q` leaves out (as k6).
+    // k6 ends its summary with two empty lines (three with `-q`), then its
+    // last block of progress lines.
+    s.push_str("\n\n");
+    s.push_str(&last_block(shared, options, elapsed));
+    (s, failed)
+}
+
+/// k6's last block of progress lines (an empty line, `running (…)`, a line
+/// per scenario), as the test left the scenarios; nothing with `-q`. It
+/// ends the output whatever the summary is (the default, the script's
+/// `handleSummary`, or none).
+pub fn last_block(shared: &Shared, options: &Options, elapsed: Duration) -> String {
     if shared.quiet {
-        // k6 ends its summary there with three empty lines.
-        s.push_str("\n\n");
-        return (s, failed);
+        return String::new();
     }
-    // As k6: the last block of progress lines, after two empty lines.
     let views = shared.views.borrow();
     let views: Vec<crate::progress::ScenView> = if views.len() == options.scenarios.len() {
         views.clone()
@@ -256,15 +264,13 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
         vec![crate::progress::ScenView::default(); options.scenarios.len()]
     };
     let (head, bars) = crate::sched::progress_block(shared, options, &views, elapsed);
-    s.push_str("\n\n");
     // Where the live lines were drawn on a terminal, this block is too.
     let mut painter = if shared.progress() {
         crate::progress::last_block_painter()
     } else {
         crate::progress::Painter::new(false, None)
     };
-    s.push_str(&painter.paint(&head, &bars, false));
-    (s, failed)
+    painter.paint(&head, &bars, false)
 }
 
 /// The checks' block: totals, then each check (`✓ name`, or `✗ name` with
