@@ -1080,7 +1080,7 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
     );
     // A log line takes the block's place; the block is drawn again under it.
     let at = o
-        .find("\x1b[3A\x1b[0Kinfo[0000] hello\r\n\x1b[K\r\nrunning (")
+        .find("\x1b[3Ainfo[0000] hello\x1b[0K\r\n\x1b[K\r\nrunning (")
         .expect("the log line above the block");
     assert!(o[at..].contains("\r\x1b[J\x1b[3A"), "{o:?}");
     // The last block closes the summary, its bar drawn full.

@@ -573,14 +573,19 @@ impl Live {
     }
 
     /// A log line (to standard error). On a terminal it takes the block's
-    /// place and the block is drawn again under it.
+    /// place (each of its lines erased to its end, as k6 writes them) and
+    /// the block is drawn again under it.
     pub fn above(&self, text: &str) {
-        use std::io::Write;
-        if self.tty && !self.last.is_empty() {
-            let _ = writeln!(std::io::stderr().lock(), "\x1b[0K{text}");
-            write_out(&self.last);
+        use std::io::{IsTerminal, Write};
+        let mut err = std::io::stderr().lock();
+        if self.tty && err.is_terminal() {
+            let _ = writeln!(err, "{}\x1b[0K", text.replace('\n', "\x1b[0K\n"));
         } else {
-            let _ = writeln!(std::io::stderr().lock(), "{text}");
+            let _ = writeln!(err, "{text}");
+        }
+        drop(err);
+        if self.tty && !self.last.is_empty() {
+            write_out(&self.last);
         }
     }
 
