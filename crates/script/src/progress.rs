@@ -53,7 +53,7 @@ pub struct ScenView {
     pub level: u64,
     /// Iterations ended (`shared-iterations`, `per-vu-iterations`).
     pub iters_done: u64,
-    /// `ramping-arrival-rate`: iterations a second at its last arrival.
+    /// `ramping-arrival-rate`: iterations a second its ramp is at now.
     pub rate_now: f64,
 }
 
@@ -388,6 +388,21 @@ pub fn describe(sc: &Scenario, segment: &crate::segment::Tuple) -> String {
     } else {
         format!("{text} ({})", facts.join(", "))
     }
+}
+
+/// Prints k6's banner (without its logo) on standard output.
+pub fn print_banner(cfg: &crate::sched::RunConfig, options: &crate::options::Options) {
+    let mut outs = Vec::new();
+    if let Some(p) = &cfg.json_out {
+        outs.push(format!("json ({})", p.display()));
+    }
+    if let Some(c) = &cfg.csv_out {
+        outs.push(format!("csv ({})", c.path.display()));
+    }
+    if let Some(p) = &cfg.results_out {
+        outs.push(format!("loadlab ({})", p.display()));
+    }
+    write_out(&banner(&cfg.script.display().to_string(), &outs, options));
 }
 
 /// How much of the whole test this instance runs (`0:1/4`: 0.25).

@@ -1963,22 +1963,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         eprintln!("warning: {w}");
     }
     if cfg.progress && !cfg.quiet {
-        // k6's banner (without its logo) on standard output.
-        let mut outs = Vec::new();
-        if let Some(p) = &cfg.json_out {
-            outs.push(format!("json ({})", p.display()));
-        }
-        if let Some(c) = &cfg.csv_out {
-            outs.push(format!("csv ({})", c.path.display()));
-        }
-        if let Some(p) = &cfg.results_out {
-            outs.push(format!("loadlab ({})", p.display()));
-        }
-        let text = crate::progress::banner(&cfg.script.display().to_string(), &outs, &options);
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        crate::progress::print_banner(&cfg, &options);
     }
     // `--summary-mode=disabled`: no export file, not even an empty one.
     let out_cfg = RunConfig {
