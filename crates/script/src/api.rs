@@ -271,6 +271,20 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   };
 }"#;
 
+/// `__ITER` is on the global object only while the scenarios run, so the
+/// init code, `setup()` and `teardown()` see no such variable: reading it
+/// is a ReferenceError and `typeof __ITER` is `"undefined"`, as in k6.
+/// `iterGlobal(on)` puts it there (the scheduler, when the scenarios start)
+/// and takes it off (when they are over).
+const ITER_GLOBAL_JS: &str = r#"(k) => {
+  const d = Object.getOwnPropertyDescriptor(globalThis, '__ITER');
+  delete globalThis.__ITER;
+  k.iterGlobal = (on) => {
+    if (on) Object.defineProperty(globalThis, '__ITER', d);
+    else delete globalThis.__ITER;
+  };
+}"#;
+
 thread_local! {
     /// Timers set and not yet fired or cleared, and `http.asyncRequest`s
     /// not yet sent, of all VUs: while 0, an iteration that returns no
@@ -1983,6 +1997,7 @@ pub fn install<'js>(
         })?,
     )?;
     k6_code(TIMERS_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
+    k6_code(ITER_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
     // k6/html's natives: a page parsed (a string, or an ArrayBuffer's
     // bytes as UTF-8), and the Selection API, compiled on first use.
     k6.set(

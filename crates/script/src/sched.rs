@@ -2931,6 +2931,12 @@ async fn drive_local<'js>(
         Instant::now()
     };
     shared.out.borrow_mut().start(unix_now_ns());
+    // `__ITER` exists while the scenarios run (api.rs, ITER_GLOBAL_JS).
+    let ctx0 = s.slots[0].holder.ctx().clone();
+    let iter_global = |on: bool| {
+        let _ = crate::api::k6_helper(&ctx0, "iterGlobal").and_then(|f| f.call::<_, ()>((on,)));
+    };
+    iter_global(true);
     let mut states = Vec::new();
     let mut next_vu = 1usize;
     for sc in &options.scenarios {
@@ -3314,6 +3320,7 @@ async fn drive_local<'js>(
         *shared.live.borrow_mut() = None;
     }
     let test_elapsed = t0.elapsed();
+    iter_global(false);
     // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
     if has_teardown {
         match run_special(

@@ -1257,8 +1257,10 @@ export default function () {
     assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
 }
 
-/// As in k6, `__ITER` is defined in iterations only: `setup()` and
-/// `teardown()` get a ReferenceError (`__VU` is 0 there).
+/// As in k6, `__ITER` is defined in iterations only: the init code,
+/// `setup()` and `teardown()` get a ReferenceError (`__VU` is 0 in the
+/// last two), and `typeof __ITER` is `"undefined"` there (k6 v1.8.1's
+/// answers; it used to throw).
 #[test]
 fn iter_is_defined_in_iterations_only_as_k6() {
     let dir = tempfile::tempdir().unwrap();
@@ -1267,19 +1269,23 @@ import { check } from 'k6';
 import { Counter } from 'k6/metrics';
 const seen = new Counter('seen');
 function iter() { try { return String(__ITER); } catch (e) { return e.name + ': ' + e.message; } }
+const atInit = iter() + ' ' + typeof __ITER;
 export const options = { iterations: 2, thresholds: { checks: ['rate==1'] } };
-export function setup() { return { s: iter(), vu: __VU }; }
+export function setup() { return { s: iter(), t: typeof __ITER, vu: __VU }; }
 export default function (d) {
   check(d, {
-    'not in setup': (d) => d.s === 'ReferenceError: __ITER is not defined' && d.vu === 0,
-    'in iterations': () => iter() === String(__ITER) && __ITER >= 0,
+    'not in init': () => atInit === 'ReferenceError: __ITER is not defined undefined',
+    'not in setup': (d) => d.s === 'ReferenceError: __ITER is not defined' && d.t === 'undefined' && d.vu === 0,
+    'in iterations': () => iter() === String(__ITER) && __ITER >= 0 && typeof __ITER === 'number',
   });
 }
-export function teardown() { if (iter() === 'ReferenceError: __ITER is not defined') seen.add(1); }
+export function teardown() {
+  if (iter() === 'ReferenceError: __ITER is not defined' && typeof __ITER === 'undefined') seen.add(1);
+}
 "#;
     let (out, e) = run_script(dir.path(), src, Vec::new(), Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
-    assert_eq!(num(&e, "checks", "passes"), 4.0, "{}", out.summary);
+    assert_eq!(num(&e, "checks", "passes"), 6.0, "{}", out.summary);
     assert_eq!(num(&e, "seen", "count"), 1.0, "{}", out.summary);
 }
 
