@@ -241,37 +241,22 @@ fn columns(ex: &Executor, v: &ScenView) -> (f64, Vec<String>) {
                 ],
             )
         }
-        Executor::ConstantArrivalRate {
-            duration, max_vus, ..
-        } => {
-            let per_s = max_rate_per_s(ex);
-            let p = if spent > *duration {
-                1.0
-            } else {
-                frac(*duration)
-            };
-            (
-                p.min(1.0),
-                vec![
-                    format!(
-                        "{}/{} VUs",
-                        fixed_int(v.running, *max_vus),
-                        fixed_int(*max_vus, *max_vus)
-                    ),
-                    timed(*duration),
-                    format!("{} iters/s", fixed_float(per_s, per_s)),
-                ],
-            )
-        }
-        Executor::RampingArrivalRate { max_vus, .. } => {
+        Executor::ConstantArrivalRate { max_vus, .. }
+        | Executor::RampingArrivalRate { max_vus, .. } => {
             let duration = ex.duration();
             let p = if spent > duration {
                 1.0
             } else {
-                frac(duration)
+                frac(duration).min(1.0)
+            };
+            // A constant rate shows itself; a ramp the rate it is at now.
+            let most = max_rate_per_s(ex);
+            let rate = match ex {
+                Executor::RampingArrivalRate { .. } => v.rate_now,
+                _ => most,
             };
             (
-                p.min(1.0),
+                p,
                 vec![
                     format!(
                         "{}/{} VUs",
@@ -279,7 +264,7 @@ fn columns(ex: &Executor, v: &ScenView) -> (f64, Vec<String>) {
                         fixed_int(*max_vus, *max_vus)
                     ),
                     timed(duration),
-                    format!("{} iters/s", fixed_float(v.rate_now, max_rate_per_s(ex))),
+                    format!("{} iters/s", fixed_float(rate, most)),
                 ],
             )
         }
