@@ -3228,9 +3228,7 @@ async fn drive_local<'js>(
             if all_done && pending_done.is_empty() {
                 break;
             }
-            if !pending_done.is_empty() || s.has_ready() {
-                continue;
-            }
+            // The live progress lines (drawn under load too).
             if let Some(at) = next_progress {
                 if now >= at {
                     let views: Vec<_> = options
@@ -3255,6 +3253,9 @@ async fn drive_local<'js>(
                     (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
                 next_progress = Some(t0 + every * n);
                 wake = wake.min(t0 + every * n);
+            }
+            if !pending_done.is_empty() || s.has_ready() {
+                continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
             if let Some(t) = s.next_wake() {
