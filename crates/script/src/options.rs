@@ -223,7 +223,7 @@ pub fn ramp_at(start: f64, stages: &[Stage], t: Duration) -> f64 {
 
 /// The ramp's value at `t` and which way it moves there (the stage's
 /// target less where it started; 0 after the last stage).
-fn ramp_level(start: f64, stages: &[Stage], t: Duration) -> (f64, f64) {
+pub(crate) fn ramp_level(start: f64, stages: &[Stage], t: Duration) -> (f64, f64) {
     let mut from = start;
     let mut at = Duration::ZERO;
     for s in stages {
@@ -806,6 +806,14 @@ impl Options {
             .map(|sc| sc.start_time + sc.executor.duration() + sc.graceful_stop)
             .max()
             .unwrap_or_default()
+    }
+
+    /// The scenarios' indices in k6's display order: by start time, then
+    /// name (the banner and the progress lines).
+    pub fn start_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.scenarios.len()).collect();
+        order.sort_by_key(|&i| self.scenarios[i].start_time);
+        order
     }
 
     pub fn max_vus(&self) -> u64 {

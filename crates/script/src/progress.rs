@@ -92,9 +92,8 @@ pub fn fixed_float(v: f64, max: f64) -> String {
 /// `max`: `2.0s` (under 10 s), `02.0s` (under a minute), `0m02.0s`,
 /// `00m02.0s`, `0h00m02.0s`, `00h00m02.0s`, then days.
 pub fn fixed_duration(d: Duration, max: Duration) -> String {
-    let round = |d: Duration| (d.as_nanos() + 50_000_000) / 100_000_000;
-    let tenths = round(d);
-    let max_tenths = round(max.max(d));
+    let max_tenths = tenths(max.max(d));
+    let tenths = tenths(d);
     const S: u128 = 10;
     let (t, s, m, h) = (
         tenths % 10,
@@ -119,6 +118,11 @@ pub fn fixed_duration(d: Duration, max: Duration) -> String {
         let w = (max_tenths / (86_400 * S)).to_string().len();
         format!("{days:0w$}d{h:02}h{m:02}m{s:02}.{t}s")
     }
+}
+
+/// `d` in tenths of a second, rounded half up (as Go's `Round(100ms)`).
+fn tenths(d: Duration) -> u128 {
+    (d.as_nanos() + 50_000_000) / 100_000_000
 }
 
 /// The most iterations a second an arrival-rate scenario asks for.
@@ -402,7 +406,7 @@ pub fn banner(script: &str, outputs: &[String], options: &crate::options::Option
     let t = &options.segment;
     let share = segment_share(t);
     let max = options.max_test_duration();
-    let max = Duration::from_millis((max.as_nanos() as u64 + 50_000_000) / 100_000_000 * 100);
+    let max = Duration::from_millis(tenths(max) as u64 * 100);
     let n = options.scenarios.len();
     let mut s = format!(
         "\n     execution: local\n        script: {script}\n        output: {}\n\n     scenarios: ({:.2}%) {}, {} max VUs, {} max duration (incl. graceful stop):\n",
@@ -420,9 +424,11 @@ pub fn banner(script: &str, outputs: &[String], options: &crate::options::Option
         options.max_vus(),
         go(max),
     );
-    let mut order: Vec<&Scenario> = options.scenarios.iter().collect();
-    order.sort_by_key(|sc| sc.start_time);
-    for sc in order {
+    for sc in options
+        .start_order()
+        .into_iter()
+        .map(|i| &options.scenarios[i])
+    {
         s.push_str(&format!(
             "              * {}: {}\n",
             sc.name,

@@ -2603,23 +2603,8 @@ impl ScenState {
         } = &sc.executor
         {
             // The rate the ramp is at now.
-            let mut t = now.saturating_duration_since(self.start).as_secs_f64();
-            let mut from = *start_rate;
-            let mut rate = from;
-            for st in stages {
-                let d = st.duration.as_secs_f64();
-                if t <= d {
-                    rate = if d > 0.0 {
-                        from + (st.target - from) * t / d
-                    } else {
-                        st.target
-                    };
-                    break;
-                }
-                t -= d;
-                from = st.target;
-                rate = from;
-            }
+            let t = now.saturating_duration_since(self.start);
+            let rate = crate::options::ramp_level(*start_rate, stages, t).0;
             v.rate_now = rate / time_unit.as_secs_f64().max(1e-9);
         }
         if now < self.start {
@@ -2656,10 +2641,10 @@ pub(crate) fn progress_block(
         shared.completed.get(),
         shared.interrupted.get(),
     );
-    let mut order: Vec<usize> = (0..options.scenarios.len().min(views.len())).collect();
-    order.sort_by_key(|&i| options.scenarios[i].start_time);
-    let bars = order
+    let bars = options
+        .start_order()
         .into_iter()
+        .filter(|&i| i < views.len())
         .map(|i| crate::progress::bar(&options.scenarios[i], &views[i]))
         .collect();
     (head, bars)
