@@ -238,6 +238,28 @@ export default function () {}
 }
 
 #[test]
+fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
+    // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export default function () { console.log('ran'); }\n";
+    let out = k6(dir.path(), script, &["-u", "5", "-i", "2"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(104), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "there were problems with the specified script configuration:\n\t- scenario default \
+             has configuration errors: the number of iterations (2) can't be less than the \
+             number of VUs (5)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("ran") && !stdout.contains("iterations"),
+        "{stdout}\n{stderr}"
+    );
+}
+
+#[test]
 fn arrival_rate_drops_iterations_without_a_free_vu() {
     let dir = tempfile::tempdir().unwrap();
     // 1 VU, 20 iterations/s for 1 s, each iteration sleeping 300 ms: at most

@@ -593,8 +593,9 @@ impl Options {
                     stages,
                 }
             } else if let Some(iterations) = iterations {
+                // More VUs than iterations is refused below, as in k6.
                 Executor::SharedIterations {
-                    vus: vus.min(iterations.max(1)),
+                    vus,
                     iterations,
                     max_duration: duration.unwrap_or(Duration::from_secs(600)),
                 }
@@ -630,6 +631,25 @@ impl Options {
             });
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+        let problems: Vec<String> = scenarios
+            .iter()
+            .filter_map(|sc| {
+                let e = config_errors(sc);
+                (!e.is_empty()).then(|| {
+                    format!(
+                        "\t- scenario {} has configuration errors: {}",
+                        sc.name,
+                        e.join(", ")
+                    )
+                })
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(bad(format!(
+                "there were problems with the specified script configuration:\n{}",
+                problems.join("\n")
+            )));
+        }
         let mut submetrics = Vec::new();
         if let Some(Value::Object(t)) = get("thresholds") {
             for key in t.keys() {
@@ -936,7 +956,8 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
                 )?,
                 time_unit: time_unit()?,
                 duration: dur("duration", None)?,
-                max_vus: cnt("maxVUs", Some(pre))?.max(pre),
+                // Fewer than preAllocatedVUs is refused (config_errors).
+                max_vus: cnt("maxVUs", Some(pre))?,
             }
         }
         "ramping-arrival-rate" => {
@@ -951,7 +972,7 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
                     get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?,
                     &format!("{what}.stages"),
                 )?,
-                max_vus: cnt("maxVUs", Some(pre))?.max(pre),
+                max_vus: cnt("maxVUs", Some(pre))?,
             }
         }
         "externally-controlled" => {
@@ -984,6 +1005,105 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
         env: string_pairs(get("env")),
         tags: string_pairs(get("tags")),
     })
+}
+
+/// What k6 finds wrong with a scenario before anything runs (its
+/// executors' checks), in k6's words; k6 exits 104 on any. The whole
+/// test's numbers are checked, not an `--execution-segment`'s share.
+fn config_errors(sc: &Scenario) -> Vec<String> {
+    let mut e = Vec::new();
+    let no_vus = "the number of VUs must be more than 0";
+    let at_least_1s = |e: &mut Vec<String>, what: &str, d: Duration| {
+        if d < Duration::from_secs(1) {
+            e.push(format!(
+                "the {what} must be at least 1s, but is {}",
+                loadlab_core::format_go_duration(d)
+            ));
+        }
+    };
+    let stageless = "at least one stage has to be specified";
+    match &sc.whole {
+        Executor::SharedIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => {
+            if *vus == 0 {
+                e.push(no_vus.into());
+            }
+            if iterations < vus {
+                e.push(format!(
+                    "the number of iterations ({iterations}) can't be less than the number of \
+                     VUs ({vus})"
+                ));
+            }
+            at_least_1s(&mut e, "maxDuration", *max_duration);
+        }
+        Executor::PerVuIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => {
+            if *vus == 0 {
+                e.push(no_vus.into());
+            }
+            if *iterations == 0 {
+                e.push("the number of iterations must be more than 0".into());
+            }
+            at_least_1s(&mut e, "maxDuration", *max_duration);
+        }
+        Executor::ConstantVus { vus, duration } => {
+            if *vus == 0 {
+                e.push(no_vus.into());
+            }
+            at_least_1s(&mut e, "duration", *duration);
+        }
+        Executor::RampingVus { start_vus, stages } => {
+            if *start_vus == 0 && stages.iter().all(|s| s.target <= 0.0) {
+                e.push(
+                    "either startVUs or one of the stages' target values must be greater than 0"
+                        .into(),
+                );
+            }
+            if stages.is_empty() {
+                e.push(stageless.into());
+            }
+        }
+        Executor::ConstantArrivalRate {
+            rate,
+            time_unit,
+            duration,
+            max_vus,
+        } => {
+            if *rate <= 0.0 {
+                e.push("the iteration rate must be more than 0".into());
+            }
+            if time_unit.is_zero() {
+                e.push("the timeUnit must be more than 0".into());
+            }
+            at_least_1s(&mut e, "duration", *duration);
+            if *max_vus < sc.pre_allocated_vus {
+                e.push("maxVUs can't be less than preAllocatedVUs".into());
+            }
+        }
+        Executor::RampingArrivalRate {
+            time_unit,
+            stages,
+            max_vus,
+            ..
+        } => {
+            if stages.is_empty() {
+                e.push(stageless.into());
+            }
+            if time_unit.is_zero() {
+                e.push("the timeUnit must be more than 0".into());
+            }
+            if *max_vus < sc.pre_allocated_vus {
+                e.push("maxVUs can't be less than preAllocatedVUs".into());
+            }
+        }
+    }
+    e
 }
 
 #[cfg(test)]
@@ -1123,6 +1243,108 @@ mod tests {
         );
         let e = Options::resolve(&json!({"throw": "yes"}), &Overrides::default()).unwrap_err();
         assert!(e.to_string().contains("options.throw"), "{e}");
+    }
+
+    #[test]
+    fn scenarios_k6_refuses_are_refused_with_its_words() {
+        let err =
+            |v: serde_json::Value, o: &Overrides| Options::resolve(&v, o).unwrap_err().to_string();
+        let one =
+            |sc: serde_json::Value| err(json!({"scenarios": {"a": sc}}), &Overrides::default());
+        // Each checked against k6 v1.8.1 (exit 104, these words).
+        for (sc, want) in [
+            (
+                json!({"executor": "shared-iterations", "vus": 5, "iterations": 2}),
+                "the number of iterations (2) can't be less than the number of VUs (5)",
+            ),
+            (
+                json!({"executor": "shared-iterations", "vus": 2, "iterations": 5, "maxDuration": "0.5s"}),
+                "the maxDuration must be at least 1s, but is 500ms",
+            ),
+            (
+                json!({"executor": "per-vu-iterations", "vus": 2, "iterations": 0}),
+                "the number of iterations must be more than 0",
+            ),
+            (
+                json!({"executor": "constant-vus", "vus": 0, "duration": "0.5s"}),
+                "the number of VUs must be more than 0, the duration must be at least 1s, but is 500ms",
+            ),
+            (
+                json!({"executor": "ramping-vus", "startVUs": 0, "stages": []}),
+                "either startVUs or one of the stages' target values must be greater than 0, \
+                 at least one stage has to be specified",
+            ),
+            (
+                json!({"executor": "constant-arrival-rate", "rate": 0, "duration": "2s", "preAllocatedVUs": 1}),
+                "the iteration rate must be more than 0",
+            ),
+            (
+                json!({"executor": "constant-arrival-rate", "rate": 5, "timeUnit": "0s", "duration": "2s", "preAllocatedVUs": 1}),
+                "the timeUnit must be more than 0",
+            ),
+            (
+                json!({"executor": "constant-arrival-rate", "rate": 5, "duration": "2s", "preAllocatedVUs": 3, "maxVUs": 2}),
+                "maxVUs can't be less than preAllocatedVUs",
+            ),
+            (
+                json!({"executor": "ramping-arrival-rate", "stages": [], "preAllocatedVUs": 1}),
+                "at least one stage has to be specified",
+            ),
+        ] {
+            let e = one(sc.clone());
+            assert!(
+                e.contains(&format!("\t- scenario a has configuration errors: {want}")),
+                "{sc}: {e}"
+            );
+        }
+        // Every scenario in error is named, each on its line.
+        let e = err(
+            json!({"scenarios": {
+                "a": {"executor": "constant-vus", "vus": 0, "duration": "2s"},
+                "b": {"executor": "shared-iterations", "vus": 0, "iterations": 0},
+                "c": {"executor": "constant-vus", "vus": 1, "duration": "2s"}}}),
+            &Overrides::default(),
+        );
+        assert!(
+            e.starts_with(
+                "invalid options: there were problems with the specified script configuration:\n"
+            ),
+            "{e}"
+        );
+        assert_eq!(
+            e.lines().filter(|l| l.starts_with("\t- scenario")).count(),
+            2,
+            "{e}"
+        );
+        assert!(!e.contains("scenario c"), "{e}");
+        // The command line's default scenario too: `-u 5 -i 2`, `-d 500ms`.
+        let o = Overrides {
+            vus: Some(5),
+            iterations: Some(2),
+            ..Default::default()
+        };
+        assert!(err(json!({}), &o).contains(
+            "scenario default has configuration errors: the number of iterations (2) \
+                 can't be less than the number of VUs (5)"
+        ),);
+        let o = Overrides {
+            duration: Some(Duration::from_millis(500)),
+            ..Default::default()
+        };
+        assert!(err(json!({}), &o).contains("the duration must be at least 1s, but is 500ms"));
+        // What k6 accepts still runs: a ramp to zero rate, as many VUs as
+        // iterations, a zero-target ramp that starts with VUs.
+        for ok in [
+            json!({"executor": "ramping-arrival-rate", "stages": [{"target": 0, "duration": "2s"}], "preAllocatedVUs": 1}),
+            json!({"executor": "shared-iterations", "vus": 3, "iterations": 3}),
+            json!({"executor": "ramping-vus", "startVUs": 2, "stages": [{"target": 0, "duration": "1s"}]}),
+        ] {
+            Options::resolve(
+                &json!({"scenarios": {"a": ok.clone()}}),
+                &Overrides::default(),
+            )
+            .unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
     }
 
     #[test]
