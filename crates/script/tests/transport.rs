@@ -218,7 +218,7 @@ fn a_request_in_flight_is_dropped_when_its_vu_is_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let src = r#"
 import http from 'k6/http';
-export const options = { scenarios: { s: { executor: 'constant-vus', vus: 2, duration: '500ms', gracefulStop: '0s' } } };
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 2, duration: '1s', gracefulStop: '0s' } } };
 export default function () {
   http.get(`${__ENV.BASE}/ok`);
   http.get(`${__ENV.BASE}/hang`, { timeout: '30s' });
