@@ -1027,19 +1027,8 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
             vus,
             iterations,
             max_duration,
-        } => {
-            if *vus == 0 {
-                e.push(no_vus.into());
-            }
-            if iterations < vus {
-                e.push(format!(
-                    "the number of iterations ({iterations}) can't be less than the number of \
-                     VUs ({vus})"
-                ));
-            }
-            at_least_1s(&mut e, "maxDuration", *max_duration);
         }
-        Executor::PerVuIterations {
+        | Executor::PerVuIterations {
             vus,
             iterations,
             max_duration,
@@ -1047,8 +1036,15 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
             if *vus == 0 {
                 e.push(no_vus.into());
             }
-            if *iterations == 0 {
-                e.push("the number of iterations must be more than 0".into());
+            if matches!(sc.whole, Executor::PerVuIterations { .. }) {
+                if *iterations == 0 {
+                    e.push("the number of iterations must be more than 0".into());
+                }
+            } else if iterations < vus {
+                e.push(format!(
+                    "the number of iterations ({iterations}) can't be less than the number of \
+                     VUs ({vus})"
+                ));
             }
             at_least_1s(&mut e, "maxDuration", *max_duration);
         }
