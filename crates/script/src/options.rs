@@ -290,6 +290,10 @@ pub struct Scenario {
     /// Arrival-rate executors: `preAllocatedVUs` of the whole test (all
     /// of `maxVUs` are made at the start; k6's banner shows both).
     pub pre_allocated_vus: u64,
+    /// The duration fields given a negative value (`"-1s"`, `-1000`), with
+    /// its size: k6 reads them and refuses most in `config_errors`; the
+    /// field itself holds zero.
+    pub negative: Vec<(&'static str, Duration)>,
 }
 
 /// A threshold expression on one metric (or a tag-filtered submetric).
@@ -628,6 +632,7 @@ impl Options {
                 segment: None,
                 whole: executor_copy,
                 pre_allocated_vus: 0,
+                negative: Vec::new(),
             });
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
@@ -912,9 +917,35 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
     let executor_name = get("executor")
         .and_then(Value::as_str)
         .ok_or_else(|| bad(format!("{what}: \"executor\" is required")))?;
-    let dur = |k: &str, default: Option<Duration>| -> Result<Duration, ScriptError> {
+    // k6 reads a negative duration (Go's "-1s", or a negative number of
+    // milliseconds) and then refuses it in its checks: the field holds 0
+    // and `negative` says what was given.
+    let negative = std::cell::RefCell::new(Vec::new());
+    let dur = |k: &'static str, default: Option<Duration>| -> Result<Duration, ScriptError> {
         match get(k) {
-            Some(v) => parse_duration(v, &format!("{what}.{k}")),
+            Some(v) => {
+                let field = format!("{what}.{k}");
+                let size = match v {
+                    Value::String(t) => t.trim().strip_prefix('-').map(|rest| {
+                        parse_duration_str(rest).ok_or_else(|| {
+                            bad(format!(
+                                "{field}: {t:?} is not a duration (e.g. \"30s\", \"1m30s\", \"500ms\")"
+                            ))
+                        })
+                    }),
+                    Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
+                        Some(parse_duration(&Value::from(-n.as_f64().unwrap_or(0.0)), &field))
+                    }
+                    _ => None,
+                };
+                match size {
+                    Some(d) => {
+                        negative.borrow_mut().push((k, d?));
+                        Ok(Duration::ZERO)
+                    }
+                    None => parse_duration(v, &field),
+                }
+            }
             None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
         }
     };
@@ -1004,6 +1035,7 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
         graceful_ramp_down: dur("gracefulRampDown", Some(Duration::from_secs(30)))?,
         env: string_pairs(get("env")),
         tags: string_pairs(get("tags")),
+        negative: negative.take(),
     })
 }
 
@@ -1012,9 +1044,22 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
 /// test's numbers are checked, not an `--execution-segment`'s share.
 fn config_errors(sc: &Scenario) -> Vec<String> {
     let mut e = Vec::new();
+    let negative = |field: &str| sc.negative.iter().find(|(k, _)| *k == field).map(|p| p.1);
+    // k6's checks common to every executor come first.
+    if negative("startTime").is_some() {
+        e.push("the startTime can't be negative".to_string());
+    }
+    if negative("gracefulStop").is_some() {
+        e.push("the gracefulStop timeout can't be negative".to_string());
+    }
     let no_vus = "the number of VUs must be more than 0";
     let at_least_1s = |e: &mut Vec<String>, what: &str, d: Duration| {
-        if d < Duration::from_secs(1) {
+        if let Some(size) = negative(what) {
+            e.push(format!(
+                "the {what} must be at least 1s, but is -{}",
+                loadlab_core::format_go_duration(size)
+            ));
+        } else if d < Duration::from_secs(1) {
             e.push(format!(
                 "the {what} must be at least 1s, but is {}",
                 loadlab_core::format_go_duration(d)
@@ -1286,6 +1331,35 @@ mod tests {
                 json!({"executor": "ramping-arrival-rate", "stages": [], "preAllocatedVUs": 1}),
                 "at least one stage has to be specified",
             ),
+            // Negative durations: k6 reads them, then refuses them (its
+            // common checks first).
+            (
+                json!({"executor": "constant-arrival-rate", "rate": 1, "duration": "1s",
+                       "preAllocatedVUs": 1, "timeUnit": "-1s", "gracefulStop": "-1s"}),
+                "the gracefulStop timeout can't be negative, the timeUnit must be more than 0",
+            ),
+            (
+                json!({"executor": "constant-vus", "vus": 1, "duration": "1s",
+                       "gracefulStop": "-1s", "startTime": "-2s"}),
+                "the startTime can't be negative, the gracefulStop timeout can't be negative",
+            ),
+            (
+                json!({"executor": "ramping-arrival-rate", "preAllocatedVUs": 5, "maxVUs": 2,
+                       "timeUnit": "0s", "stages": [{"duration": "1s", "target": 1}]}),
+                "the timeUnit must be more than 0, maxVUs can't be less than preAllocatedVUs",
+            ),
+            (
+                json!({"executor": "per-vu-iterations", "vus": 1, "iterations": 1, "maxDuration": "0.5s"}),
+                "the maxDuration must be at least 1s, but is 500ms",
+            ),
+            (
+                json!({"executor": "shared-iterations", "vus": 1, "iterations": 1, "maxDuration": "-1s"}),
+                "the maxDuration must be at least 1s, but is -1s",
+            ),
+            (
+                json!({"executor": "constant-vus", "vus": 1, "duration": -1500}),
+                "the duration must be at least 1s, but is -1.5s",
+            ),
         ] {
             let e = one(sc.clone());
             assert!(
@@ -1313,6 +1387,17 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("scenario c"), "{e}");
+        // A negative gracefulRampDown passes k6's checks (it acts as 0);
+        // a negative text that is not a duration is named as such.
+        let ok = json!({"scenarios": {"a": {"executor": "ramping-vus", "startVUs": 1,
+            "stages": [{"duration": "1s", "target": 1}], "gracefulRampDown": "-1s"}}});
+        let o = Options::resolve(&ok, &Overrides::default()).unwrap();
+        assert_eq!(o.scenarios[0].graceful_ramp_down, Duration::ZERO);
+        let e = one(json!({"executor": "constant-vus", "vus": 1, "duration": "-soon"}));
+        assert!(
+            e.contains("scenarios.a.duration: \"-soon\" is not a duration"),
+            "{e}"
+        );
         // The command line's default scenario too: `-u 5 -i 2`, `-d 500ms`.
         let o = Overrides {
             vus: Some(5),
