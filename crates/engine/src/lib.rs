@@ -178,7 +178,7 @@ pub use targets::{
     redact_url,
 };
 /// A sleep on a `timerfd` (ns resolution), for a common start instant.
-pub use timer::PreciseSleep;
+pub use timer::{PreciseSleep, WakeTimer};
 pub use tls::client_config as tls_client_config;
 
 /// A request sent later than this after its intended time counts as late.

@@ -1792,6 +1792,51 @@ struct Ready {
     waker: Mutex<Option<Waker>>,
 }
 
+/// The waker of a future polled only after it has asked to be (see the
+/// shutdown future in [`run`]): it notes the wake and passes it on to the
+/// waker of whoever polls the gated future.
+struct Gate {
+    woken: AtomicBool,
+    outer: Mutex<Option<Waker>>,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            // The first poll goes through.
+            woken: AtomicBool::new(true),
+            outer: Mutex::new(None),
+        }
+    }
+}
+
+impl Gate {
+    /// Keeps `outer` to wake; true when the gated future is to be polled
+    /// (it was woken since its last poll).
+    fn open(&self, outer: &Waker) -> bool {
+        {
+            let mut w = self.outer.lock().expect("gate lock");
+            match &*w {
+                Some(old) if old.will_wake(outer) => {}
+                _ => *w = Some(outer.clone()),
+            }
+        }
+        self.woken.swap(false, Ordering::AcqRel)
+    }
+}
+
+impl Wake for Gate {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        if let Some(w) = self.outer.lock().expect("gate lock").as_ref() {
+            w.wake_by_ref();
+        }
+    }
+}
+
 /// A VU's request's waker: queues the VU once until it is polled.
 struct VuWaker {
     vu: usize,
@@ -2048,10 +2093,20 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     // Polled again after it has fired (teardown still runs after Ctrl-C, as
     // in k6): from then on it stays pending, and teardown's own timeout
     // bounds it.
+    // It is polled only when its own waker has fired (or on the first
+    // poll): the loop waits on it at every turn, and a signal future's poll
+    // cost ~1 % of a k6 script's CPU.
     let mut first = Some(Box::pin(shutdown));
+    let gate = Arc::new(Gate::default());
+    let gate_waker = Waker::from(gate.clone());
     let mut shutdown = Box::pin(std::future::poll_fn(move |cx| match first.as_mut() {
         Some(f) => {
-            let r = f.as_mut().poll(cx);
+            if !gate.open(cx.waker()) {
+                return std::task::Poll::Pending;
+            }
+            let r = f
+                .as_mut()
+                .poll(&mut std::task::Context::from_waker(&gate_waker));
             if r.is_ready() {
                 first = None;
             }
@@ -2966,9 +3021,16 @@ async fn drive_local<'js>(
     // The live progress lines' next drawing.
     let mut next_progress = shared.live.borrow().as_ref().map(|l| t0 + l.every);
     // One timer for the loop, moved only when the next wake-up changes
-    // (a timer made per loop turn cost more than the HTTP requests' own).
-    let timer = tokio::time::sleep_until(t0 + Duration::from_secs(1));
-    tokio::pin!(timer);
+    // (a timer made per loop turn cost more than the HTTP requests' own);
+    // a timerfd, not tokio's timer (see `WakeTimer`).
+    let mut timer = loadlab_engine::WakeTimer::new();
+    // Wake-ups fall on a 1 ms grid from the test's start (as tokio's timer
+    // wheel put them): sleeps that end within the same millisecond end in
+    // one wake-up.
+    let on_ms_grid = |t: Instant| {
+        let ns = t.saturating_duration_since(t0).as_nanos();
+        t0 + Duration::from_nanos((ns.div_ceil(1_000_000) * 1_000_000) as u64)
+    };
     // Ramps are followed on a 20 ms grid.
     let grid = |now: Instant| {
         let step = Duration::from_millis(20);
@@ -3246,14 +3308,12 @@ async fn drive_local<'js>(
             if let Some(t) = s.next_wake() {
                 wake = wake.min(t);
             }
-            if timer.deadline() != wake {
-                timer.as_mut().reset(wake);
-            }
+            timer.set(on_ms_grid(wake));
             // Wait for an answer, the next schedule point, or Ctrl-C.
             tokio::select! {
                 // Polled at the top of the loop.
                 _ = s.wait_ready() => {}
-                _ = &mut timer => {}
+                _ = timer.fired() => {}
                 _ = shutdown.as_mut() => {
                     interrupted = true;
                     break;
