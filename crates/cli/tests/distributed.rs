@@ -60,6 +60,12 @@ fn start_origin(mut cmd: Command, listen: &str, dir: &Path) -> Guard {
     guard
 }
 
+/// How long a worker of `scenario` may take before the test calls it hung:
+/// its second of load, plus a request's default 30 s timeout (on a host
+/// busy with other work a request can wait that long for the origin), plus
+/// room to write its results.
+const WORKER_LIMIT: Duration = Duration::from_secs(90);
+
 /// Starts one worker with `cmd`: `attack` with the targets on stdin.
 fn start_worker(mut cmd: Command, url: &str, args: &[String], out: &Path) -> Guard {
     cmd.arg("attack")
@@ -172,7 +178,7 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
         let single = dir.join("single.bin");
         let t = unix_now() + 1.0;
         let w = start_worker(launch(n as usize), url, &common(t), &single);
-        let out = finish(w, Duration::from_secs(30));
+        let out = finish(w, WORKER_LIMIT);
         assert!(
             out.status.success(),
             "{}",
@@ -191,7 +197,7 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
             files.push(f);
         }
         for g in guards {
-            let out = finish(g, Duration::from_secs(30));
+            let out = finish(g, WORKER_LIMIT);
             assert!(
                 out.status.success(),
                 "{}",
@@ -278,7 +284,7 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     killed.0.kill().unwrap(); // SIGKILL
     killed.0.wait().unwrap();
     for g in guards.into_iter().flatten() {
-        let out = finish(g, Duration::from_secs(30));
+        let out = finish(g, WORKER_LIMIT);
         assert!(out.status.success());
     }
     let (_, got) = schedule_of(std::slice::from_ref(&files[victim as usize]));
