@@ -24,20 +24,7 @@ impl Default for PreciseSleep {
 
 impl PreciseSleep {
     pub fn new() -> Self {
-        let fd = rustix::time::timerfd_create(
-            TimerfdClockId::Monotonic,
-            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-        )
-        .ok()
-        .and_then(|fd| {
-            // `AsyncFd::new` is deprecated because a borrowed descriptor could be
-            // closed while registered; here the AsyncFd owns the `OwnedFd`, so
-            // that cannot happen (and the safe constructor is the only one
-            // available without `unsafe`).
-            #[allow(deprecated)]
-            AsyncFd::new(fd).ok()
-        });
-        PreciseSleep { fd }
+        PreciseSleep { fd: timerfd() }
     }
 
     /// Sleeps until `deadline` (returns at once if it has passed).
@@ -54,20 +41,7 @@ impl PreciseSleep {
             // One precise timer for the whole wait: going through tokio's
             // timer first would cost a second wake-up (a context switch) per
             // request, which is most of the CPU a paced request costs.
-            let wait = deadline - now;
-            let spec = Itimerspec {
-                it_interval: Timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                },
-                it_value: Timespec {
-                    tv_sec: wait.as_secs() as _,
-                    tv_nsec: wait.subsec_nanos() as _,
-                },
-            };
-            if rustix::time::timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec)
-                .is_err()
-            {
+            if arm(fd, deadline - now).is_err() {
                 tokio::time::sleep_until(deadline).await;
                 return;
             }
@@ -81,6 +55,37 @@ impl PreciseSleep {
             guard.clear_ready();
         }
     }
+}
+
+/// A non-blocking monotonic timerfd registered with the reactor (`None`
+/// where one cannot be made).
+fn timerfd() -> Option<AsyncFd<OwnedFd>> {
+    let fd = rustix::time::timerfd_create(
+        TimerfdClockId::Monotonic,
+        TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+    )
+    .ok()?;
+    // `AsyncFd::new` is deprecated because a borrowed descriptor could be
+    // closed while registered; here the AsyncFd owns the `OwnedFd`, so
+    // that cannot happen (and the safe constructor is the only one
+    // available without `unsafe`).
+    #[allow(deprecated)]
+    AsyncFd::new(fd).ok()
+}
+
+/// Arms `fd` to fire once, `wait` from now (a zero `wait` disarms it).
+fn arm(fd: &AsyncFd<OwnedFd>, wait: std::time::Duration) -> rustix::io::Result<()> {
+    let spec = Itimerspec {
+        it_interval: Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        },
+        it_value: Timespec {
+            tv_sec: wait.as_secs() as _,
+            tv_nsec: wait.subsec_nanos() as _,
+        },
+    };
+    rustix::time::timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).map(|_| ())
 }
 
 /// A timer a loop moves from turn to turn: armed for one deadline at a
@@ -109,18 +114,8 @@ impl Default for WakeTimer {
 
 impl WakeTimer {
     pub fn new() -> Self {
-        let fd = rustix::time::timerfd_create(
-            TimerfdClockId::Monotonic,
-            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-        )
-        .ok()
-        .and_then(|fd| {
-            // As in `PreciseSleep::new`: the AsyncFd owns the descriptor.
-            #[allow(deprecated)]
-            AsyncFd::new(fd).ok()
-        });
         WakeTimer {
-            fd,
+            fd: timerfd(),
             armed: None,
             fallback: Box::pin(tokio::time::sleep_until(Instant::now())),
         }
@@ -147,17 +142,7 @@ impl WakeTimer {
         let wait = deadline
             .saturating_duration_since(Instant::now())
             .max(std::time::Duration::from_nanos(1));
-        let spec = Itimerspec {
-            it_interval: Timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            it_value: Timespec {
-                tv_sec: wait.as_secs() as _,
-                tv_nsec: wait.subsec_nanos() as _,
-            },
-        };
-        if rustix::time::timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).is_err() {
+        if arm(fd, wait).is_err() {
             self.fd = None;
             self.fallback.as_mut().reset(deadline);
         }
