@@ -413,20 +413,42 @@ fn bad(msg: impl Into<String>) -> ScriptError {
 /// k6's durations: a number is milliseconds; a string is Go's duration
 /// syntax (`1m30s`, `500ms`) or a bare number of seconds.
 pub fn parse_duration(v: &Value, what: &str) -> Result<Duration, ScriptError> {
+    match parse_signed_duration(v, what)? {
+        (false, d) => Ok(d),
+        (true, _) => Err(not_a_duration(v, what)),
+    }
+}
+
+/// Like [`parse_duration`], but a negative duration (Go's `"-1s"`, or a
+/// negative number of milliseconds) is read too: `(true, its size)`.
+fn parse_signed_duration(v: &Value, what: &str) -> Result<(bool, Duration), ScriptError> {
     match v {
         Value::Number(n) => {
-            let ms = n.as_f64().unwrap_or(-1.0);
-            if ms < 0.0 || !ms.is_finite() {
-                return Err(bad(format!("{what}: {n} is not a duration")));
+            let ms = n.as_f64().unwrap_or(f64::NAN);
+            if !ms.is_finite() {
+                return Err(not_a_duration(v, what));
             }
-            Ok(Duration::from_secs_f64(ms / 1000.0))
+            Ok((ms < 0.0, Duration::from_secs_f64(ms.abs() / 1000.0)))
         }
-        Value::String(s) => parse_duration_str(s).ok_or_else(|| {
-            bad(format!(
-                "{what}: {s:?} is not a duration (e.g. \"30s\", \"1m30s\", \"500ms\")"
-            ))
-        }),
-        _ => Err(bad(format!("{what}: {v} is not a duration"))),
+        Value::String(s) => {
+            let t = s.trim();
+            let (neg, rest) = match t.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, t),
+            };
+            let d = parse_duration_str(rest).ok_or_else(|| not_a_duration(v, what))?;
+            Ok((neg, d))
+        }
+        _ => Err(not_a_duration(v, what)),
+    }
+}
+
+fn not_a_duration(v: &Value, what: &str) -> ScriptError {
+    match v {
+        Value::String(s) => bad(format!(
+            "{what}: {s:?} is not a duration (e.g. \"30s\", \"1m30s\", \"500ms\")"
+        )),
+        _ => bad(format!("{what}: {v} is not a duration")),
     }
 }
 
@@ -923,29 +945,13 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
     let negative = std::cell::RefCell::new(Vec::new());
     let dur = |k: &'static str, default: Option<Duration>| -> Result<Duration, ScriptError> {
         match get(k) {
-            Some(v) => {
-                let field = format!("{what}.{k}");
-                let size = match v {
-                    Value::String(t) => t.trim().strip_prefix('-').map(|rest| {
-                        parse_duration_str(rest).ok_or_else(|| {
-                            bad(format!(
-                                "{field}: {t:?} is not a duration (e.g. \"30s\", \"1m30s\", \"500ms\")"
-                            ))
-                        })
-                    }),
-                    Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
-                        Some(parse_duration(&Value::from(-n.as_f64().unwrap_or(0.0)), &field))
-                    }
-                    _ => None,
-                };
-                match size {
-                    Some(d) => {
-                        negative.borrow_mut().push((k, d?));
-                        Ok(Duration::ZERO)
-                    }
-                    None => parse_duration(v, &field),
+            Some(v) => match parse_signed_duration(v, &format!("{what}.{k}"))? {
+                (true, size) => {
+                    negative.borrow_mut().push((k, size));
+                    Ok(Duration::ZERO)
                 }
-            }
+                (false, d) => Ok(d),
+            },
             None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
         }
     };
