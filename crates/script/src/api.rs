@@ -1655,10 +1655,16 @@ fn build_request<'js>(
     };
     let mut cookies = Vec::new();
     let mut jar = 0;
-    let throws = params_throw(params).unwrap_or(defaults.request.throw);
+    let mut throws = defaults.request.throw;
     if let Some(p) = params.and_then(|p| p.as_object()) {
         for (k, v) in p.props::<String, Value>().flatten() {
             match k.as_str() {
+                // (Read here, not by a look-up of its own: one per request.)
+                "throw" => {
+                    if let Some(b) = v.as_bool() {
+                        throws = b;
+                    }
+                }
                 "headers" => headers = js_pairs(Some(&v)),
                 "tags" => tags = js_pairs(Some(&v)),
                 "timeout" if !v.is_undefined() && !v.is_null() => {
@@ -2948,6 +2954,7 @@ pub unsafe fn register_response_class(rt: *mut qjs::JSRuntime) -> Result<(), Str
         return Err("cannot register the Response class".into());
     }
     RESP_CLASS.with(|c| c.set(id));
+    TIMING_ATOMS.with(|c| c.set([0; 8]));
     Ok(())
 }
 
@@ -3014,25 +3021,7 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
                 }
             }
         }
-        5 => {
-            // k6's keys, in its order; k6 never sets `looking_up` (a look-up
-            // is part of `blocked`), so it is 0 here too.
-            let t = Object::new(ctx.clone())?;
-            t.set("duration", d.timings[6])?;
-            t.set("blocked", d.timings[0])?;
-            t.set("looking_up", 0.0)?;
-            let names = [
-                "connecting",
-                "tls_handshaking",
-                "sending",
-                "waiting",
-                "receiving",
-            ];
-            for (name, v) in names.iter().zip(&d.timings[1..6]) {
-                t.set(*name, *v)?;
-            }
-            t.into_value()
-        }
+        5 => timings_object(ctx, &d.timings)?,
         6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
         8 => {
             // The Set-Cookie fields, by name (k6's shape).
@@ -3152,6 +3141,55 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         let _ = ctx.catch();
     }
     Ok(v)
+}
+
+/// `res.timings`' keys, in k6's order.
+const TIMING_KEYS: [&str; 8] = [
+    "duration",
+    "blocked",
+    "looking_up",
+    "connecting",
+    "tls_handshaking",
+    "sending",
+    "waiting",
+    "receiving",
+];
+
+thread_local! {
+    /// [`TIMING_KEYS`] as atoms of this thread's runtime (0: not made yet;
+    /// reset by [`register_response_class`]). Made once and never freed:
+    /// naming each key by its text cost a look-up in the runtime's atom
+    /// table per key and request (~1 % of the k6 face's CPU on seed 004's
+    /// script, which reads `res.timings` after two requests in three).
+    static TIMING_ATOMS: Cell<[qjs::JSAtom; 8]> = const { Cell::new([0; 8]) };
+}
+
+/// `res.timings`: `[blocked, connecting, tls_handshaking, sending,
+/// waiting, receiving, duration]` in ms as k6's object. k6 never sets
+/// `looking_up` (a look-up is part of `blocked`), so it is 0 here too.
+fn timings_object<'js>(ctx: &Ctx<'js>, t: &[f64; 7]) -> rquickjs::Result<Value<'js>> {
+    let raw_ctx = ctx.as_raw().as_ptr();
+    let mut atoms = TIMING_ATOMS.with(Cell::get);
+    if atoms[0] == 0 {
+        for (a, k) in atoms.iter_mut().zip(TIMING_KEYS) {
+            // SAFETY: a live context of this thread's runtime.
+            *a = unsafe { qjs::JS_NewAtomLen(raw_ctx, k.as_ptr().cast(), k.len() as _) };
+            if *a == 0 {
+                return Err(rquickjs::Error::Exception);
+            }
+        }
+        TIMING_ATOMS.with(|c| c.set(atoms));
+    }
+    let values = [t[6], t[0], 0.0, t[1], t[2], t[3], t[4], t[5]].map(qjs::JS_NewFloat64);
+    // SAFETY: eight atoms of this runtime and eight numbers (no references
+    // to hand over); the new object is owned by the returned value.
+    unsafe {
+        let raw = qjs::JS_NewObjectFrom(raw_ctx, 8, atoms.as_ptr(), values.as_ptr());
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(Value::from_raw(ctx.clone(), raw))
+    }
 }
 
 /// Appends `v` to the array `o[key]`, made on first use (k6's
