@@ -50,7 +50,7 @@ pub struct ClientResponse {
     /// 0 when there was no response.
     pub status: u16,
     pub error: ErrorKind,
-    pub headers: Vec<(String, String)>,
+    pub headers: crate::header_list::HeaderList,
     pub body: Vec<u8>,
     /// Body bytes (vegeta's `bytes_in`/`bytes_out`).
     pub bytes_in: u64,

@@ -240,11 +240,9 @@ impl H1Conn {
                             Some(r) if Some(r) != usual => Some(r.to_string()),
                             _ => None,
                         };
+                        c.headers.reserve(resp.headers.len(), head_len);
                         for h in resp.headers.iter() {
-                            c.headers.push((
-                                h.name.to_string(),
-                                String::from_utf8_lossy(h.value).into_owned(),
-                            ));
+                            c.headers.push(h.name, &String::from_utf8_lossy(h.value));
                         }
                     }
                     for h in resp.headers.iter() {

@@ -87,10 +87,8 @@ pub(crate) async fn exchange(
         c.headers.clear();
         c.body.clear();
         for (k, v) in resp.headers() {
-            c.headers.push((
-                k.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            ));
+            c.headers
+                .push(k.as_str(), &String::from_utf8_lossy(v.as_bytes()));
         }
     }
     let mut body = resp.into_body();

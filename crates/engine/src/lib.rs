@@ -151,6 +151,7 @@ pub mod config;
 pub mod fuzzing;
 mod h1;
 mod h2;
+pub mod header_list;
 pub mod host;
 pub mod live;
 mod request;

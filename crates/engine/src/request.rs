@@ -13,6 +13,7 @@ use http_body_util::Full;
 use loadlab_core::ErrorKind;
 use tokio::time::Instant;
 
+use crate::header_list::HeaderList;
 use crate::targets::{Target, check_url};
 use crate::transport::{Conn, DialPhase, EndpointKey, HostPool, Transport};
 
@@ -432,7 +433,7 @@ pub(crate) struct Trail {
 pub struct RedirectCookies(pub std::rc::Rc<NextCookie>);
 
 /// `(redirect URL, its header fields, next URL) -> Cookie field`.
-pub type NextCookie = dyn Fn(&str, &[(String, String)], &str) -> Option<String>;
+pub type NextCookie = dyn Fn(&str, &HeaderList, &str) -> Option<String>;
 
 impl std::fmt::Debug for RedirectCookies {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -446,30 +447,20 @@ pub(crate) trait HopCookies {
     /// The `Cookie` field for `next`, after the redirect response of `here`
     /// with `headers`; `None` when there is no jar (the request's own
     /// fields are carried).
-    fn next_cookie(
-        &self,
-        here: &str,
-        headers: &[(String, String)],
-        next: &str,
-    ) -> Option<Option<String>>;
+    fn next_cookie(&self, here: &str, headers: &HeaderList, next: &str) -> Option<Option<String>>;
 }
 
 /// No jar.
 pub(crate) struct NoJar;
 
 impl HopCookies for NoJar {
-    fn next_cookie(&self, _: &str, _: &[(String, String)], _: &str) -> Option<Option<String>> {
+    fn next_cookie(&self, _: &str, _: &HeaderList, _: &str) -> Option<Option<String>> {
         None
     }
 }
 
 impl HopCookies for Option<RedirectCookies> {
-    fn next_cookie(
-        &self,
-        here: &str,
-        headers: &[(String, String)],
-        next: &str,
-    ) -> Option<Option<String>> {
+    fn next_cookie(&self, here: &str, headers: &HeaderList, next: &str) -> Option<Option<String>> {
         self.as_ref().map(|jar| (jar.0)(here, headers, next))
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn classify(e: &io::Error) -> ErrorKind {
 /// kept for callers that read responses (`client.rs`); attacks never keep them.
 #[derive(Debug, Default, Clone)]
 pub struct Capture {
-    pub headers: Vec<(String, String)>,
+    pub headers: crate::header_list::HeaderList,
     pub body: Vec<u8>,
     /// Bytes of the request(s) written to the connection (request line,
     /// header fields, body; every retry, and every redirect hop unless the

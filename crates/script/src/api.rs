@@ -11,6 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::Method;
 use loadlab_engine::client::ClientRequest;
+use loadlab_engine::header_list::HeaderList;
 use rquickjs::function::{Opt, Rest, This};
 use rquickjs::object::{Accessor, Property};
 use rquickjs::{Ctx, Exception, Function, Object, Value, qjs};
@@ -1319,7 +1320,7 @@ fn redirect_jar(
     let jars = jars.clone();
     let (jar, cookies) = (meta.jar, meta.cookies.clone());
     Some(loadlab_engine::client::RedirectCookies(Rc::new(
-        move |here: &str, headers: &[(String, String)], next: &str| {
+        move |here: &str, headers: &HeaderList, next: &str| {
             let mut all = jars.borrow_mut();
             let vu_jars = all.of(vu);
             store_set_cookies(vu_jars, iteration, jar, here, headers);
@@ -1354,21 +1355,12 @@ fn store_cookies_of(
 
 /// Keeps the `Set-Cookie` fields of `headers`, a response from `url`, in
 /// jar `jar`.
-fn store_set_cookies(
-    jars: &mut Jars,
-    iteration: u64,
-    jar: usize,
-    url: &str,
-    headers: &[(String, String)],
-) {
+fn store_set_cookies(jars: &mut Jars, iteration: u64, jar: usize, url: &str, headers: &HeaderList) {
     let Some(jar) = jars.jar(jar, iteration) else {
         return;
     };
     // No `Set-Cookie`: nothing to parse the URL for.
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
-    {
+    if headers.get("set-cookie").is_none() {
         return;
     }
     let Ok(url) = url::Url::parse(url) else {
@@ -1377,7 +1369,7 @@ fn store_set_cookies(
     let set = headers
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
-        .filter_map(|(_, v)| cookie_store::RawCookie::parse(v.clone()).ok());
+        .filter_map(|(_, v)| cookie_store::RawCookie::parse(v.to_string()).ok());
     jar.store_response_cookies(set, &url);
 }
 
@@ -2871,7 +2863,7 @@ struct RespData {
     url: String,
     error: String,
     error_code: u32,
-    headers: Vec<(String, String)>,
+    headers: HeaderList,
     body: Vec<u8>,
     response_type: ResponseType,
     /// blocked, connecting, tls_handshaking, sending, waiting, receiving,
@@ -2995,12 +2987,12 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         2 => rquickjs::String::from_str(ctx.clone(), d.proto)?.into_value(),
         3 => {
             let headers = Object::new(ctx.clone())?;
-            for (k, v) in &d.headers {
+            for (k, v) in d.headers.iter() {
                 // k6 canonicalises names (Content-Type) and joins repeats with ", ".
                 let name = canonical(k);
                 let joined = match headers.get::<_, Option<String>>(name.as_str())? {
                     Some(prev) => format!("{prev}, {v}"),
-                    None => v.clone(),
+                    None => v.to_string(),
                 };
                 headers.set(name, joined)?;
             }
@@ -3026,11 +3018,11 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         8 => {
             // The Set-Cookie fields, by name (k6's shape).
             let cookies = Object::new(ctx.clone())?;
-            for (k, v) in &d.headers {
+            for (k, v) in d.headers.iter() {
                 if !k.eq_ignore_ascii_case("set-cookie") {
                     continue;
                 }
-                let Ok(c) = cookie_store::RawCookie::parse(v.clone()) else {
+                let Ok(c) = cookie_store::RawCookie::parse(v.to_string()) else {
                     continue;
                 };
                 let e = Object::new(ctx.clone())?;
@@ -3301,7 +3293,7 @@ fn unsent_response<'js>(
             req_body: Bytes::new(),
             error,
             error_code,
-            headers: Vec::new(),
+            headers: HeaderList::default(),
             body: Vec::new(),
             response_type: ResponseType::Text,
             timings: [0.0; 7],

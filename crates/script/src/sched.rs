@@ -859,7 +859,7 @@ impl Shared {
         let r = ClientResponse {
             status: 0,
             error: ErrorKind::Protocol,
-            headers: Vec::new(),
+            headers: Default::default(),
             body: Vec::new(),
             bytes_in: 0,
             bytes_out: 0,
