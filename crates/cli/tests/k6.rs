@@ -238,6 +238,67 @@ export default function () {}
 }
 
 #[test]
+fn negative_and_zero_flags_are_read_and_refused_in_k6s_words() {
+    // k6 v1.8.1 reads `-u -1`, `-d -1s`, `-s -1s:2` (and `-d 0s`) and
+    // refuses them with exit 104 in these words; nothing runs.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export default function () { console.log('ran'); }\n";
+    for (flags, want) in [
+        (
+            &["-u", "-1", "-d", "1s"][..],
+            "scenario default has configuration errors: the number of VUs must be more than 0",
+        ),
+        (
+            &["-d", "-1s"][..],
+            "`duration` option should be more than 0, for infinite duration use the \
+             externally-controlled executor",
+        ),
+        (
+            &["-d", "0s"][..],
+            "`duration` option should be more than 0, for infinite duration use the \
+             externally-controlled executor",
+        ),
+        (
+            &["-s", "-1s:2"][..],
+            "scenario default has configuration errors: the duration for stage 1 can't be \
+             negative",
+        ),
+        (
+            &["-i", "-1"][..],
+            "the number of iterations (-1) can't be less than the number of VUs (1)",
+        ),
+        (
+            &["-d", "1s", "-s", "1s:1"][..],
+            "using `duration` and `stages` options simultaneously is not allowed",
+        ),
+    ] {
+        let out = k6(dir.path(), script, flags);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(104),
+            "{flags:?}: {stdout}\n{stderr}"
+        );
+        assert!(stderr.contains(want), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("ran"), "{flags:?}: {stderr}");
+    }
+    // `-u -1` alone: k6's warning, and one iteration of one VU.
+    let out = k6(dir.path(), script, &["-u", "-1"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("`vus=-1` option will be ignored"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("ran").count(), 1, "{stderr}");
+    // A stage flag without a duration is a usage error, as k6 refuses it.
+    let out = k6(dir.path(), script, &["-s", ":2"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("stage \":2\": no duration"), "{stderr}");
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

@@ -294,6 +294,13 @@ pub struct Scenario {
     /// its size: k6 reads them and refuses most in `config_errors`; the
     /// field itself holds zero.
     pub negative: Vec<(&'static str, Duration)>,
+    /// The count fields (`vus`, `iterations`, `startVUs`,
+    /// `preAllocatedVUs`, `maxVUs`) given a negative value, with it: k6
+    /// refuses them in `config_errors`; the field itself holds zero.
+    pub negative_counts: Vec<(&'static str, i64)>,
+    /// What k6's checks find wrong with the stages (`stages`), in its
+    /// words and order.
+    pub stage_problems: Vec<String>,
 }
 
 /// A threshold expression on one metric (or a tag-filtered submetric).
@@ -384,10 +391,16 @@ impl TimeUnit {
 /// The command line's say over the script's options.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
-    pub vus: Option<u64>,
-    pub duration: Option<Duration>,
-    pub iterations: Option<u64>,
-    pub stages: Option<Vec<Stage>>,
+    /// `-u`.
+    pub vus: Option<i64>,
+    /// `-d`, as written: k6 reads a negative or zero one too, and then
+    /// refuses it in its own words.
+    pub duration: Option<String>,
+    /// `-i`.
+    pub iterations: Option<i64>,
+    /// `-s`, each as written (`[duration]:[target]`, either part may be
+    /// left out, as in k6).
+    pub stages: Option<Vec<String>>,
     pub tags: Vec<(String, String)>,
     pub summary_trend_stats: Option<Vec<String>>,
     /// `--summary-time-unit`.
@@ -405,6 +418,10 @@ pub struct Overrides {
     /// `--max-redirects`.
     pub max_redirects: Option<u32>,
 }
+
+/// k6's words for a shortcut `duration` that is not above zero.
+pub const DURATION_NOT_POSITIVE: &str = "`duration` option should be more than 0, for infinite \
+     duration use the externally-controlled executor";
 
 fn bad(msg: impl Into<String>) -> ScriptError {
     ScriptError::Options(msg.into())
@@ -430,17 +447,20 @@ fn parse_signed_duration(v: &Value, what: &str) -> Result<(bool, Duration), Scri
             }
             Ok((ms < 0.0, Duration::from_secs_f64(ms.abs() / 1000.0)))
         }
-        Value::String(s) => {
-            let t = s.trim();
-            let (neg, rest) = match t.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, t),
-            };
-            let d = parse_duration_str(rest).ok_or_else(|| not_a_duration(v, what))?;
-            Ok((neg, d))
-        }
+        Value::String(s) => parse_signed_duration_str(s).ok_or_else(|| not_a_duration(v, what)),
         _ => Err(not_a_duration(v, what)),
     }
+}
+
+/// A duration's text with its sign (`"-1s"`): `(true, its size)` when
+/// negative.
+pub fn parse_signed_duration_str(s: &str) -> Option<(bool, Duration)> {
+    let t = s.trim();
+    let (neg, rest) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    Some((neg, parse_duration_str(rest)?))
 }
 
 fn not_a_duration(v: &Value, what: &str) -> ScriptError {
@@ -475,48 +495,100 @@ fn num(v: &Value, what: &str) -> Result<f64, ScriptError> {
     }
 }
 
-fn count(v: &Value, what: &str) -> Result<u64, ScriptError> {
-    let n = num(v, what)?;
-    if n < 0.0 || n.fract() != 0.0 {
-        return Err(bad(format!("{what}: {n} is not a whole number >= 0")));
-    }
-    Ok(n as u64)
+/// A count read signed, as a field holds it (zero for a negative one,
+/// which `config_errors` refuses).
+fn whole(n: i64) -> u64 {
+    n.max(0) as u64
 }
 
-fn stages(v: &Value, what: &str) -> Result<Vec<Stage>, ScriptError> {
+/// A count (VUs, iterations): a whole number. A negative one is read, as
+/// k6 reads it, for k6's checks to refuse in its words (`config_errors`).
+fn int(v: &Value, what: &str) -> Result<i64, ScriptError> {
+    let n = num(v, what)?;
+    if n.fract() != 0.0 || !n.is_finite() || n.abs() > 9.0e15 {
+        return Err(bad(format!("{what}: {n} is not a whole number")));
+    }
+    Ok(n as i64)
+}
+
+/// The stages k6 reads from `v`, and what its checks find wrong with them
+/// (a negative duration or target, a target left out), in its words; a
+/// stage without a duration is left out, as k6 leaves it out.
+///
+/// In a scenario's `stages` (`in_scenario`), a stage without a duration
+/// is kept and refused instead, as k6 does there.
+fn stages(
+    v: &Value,
+    what: &str,
+    in_scenario: bool,
+) -> Result<(Vec<Stage>, Vec<String>), ScriptError> {
     let arr = v
         .as_array()
         .ok_or_else(|| bad(format!("{what}: not an array")))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let what = format!("{what}[{i}]");
-            Ok(Stage {
-                duration: parse_duration(
-                    s.get("duration").unwrap_or(&Value::Null),
-                    &format!("{what}.duration"),
-                )?,
-                target: num(
-                    s.get("target").unwrap_or(&Value::from(0)),
-                    &format!("{what}.target"),
-                )?,
-            })
-        })
-        .collect()
+    let mut list = Vec::new();
+    let mut problems = Vec::new();
+    for (i, s) in arr.iter().enumerate() {
+        let what = format!("{what}[{i}]");
+        let field = |k: &str| s.get(k).filter(|v| !v.is_null());
+        let n = list.len() + 1;
+        let (negative, duration) = match field("duration") {
+            Some(d) => parse_signed_duration(d, &format!("{what}.duration"))?,
+            None if in_scenario => {
+                problems.push(format!("stage {n} doesn't have a duration"));
+                (false, Duration::ZERO)
+            }
+            None => continue,
+        };
+        if negative {
+            problems.push(format!("the duration for stage {n} can't be negative"));
+        }
+        let target = match field("target") {
+            Some(t) => {
+                let t = num(t, &format!("{what}.target"))?;
+                if t < 0.0 {
+                    problems.push(format!("the target for stage {n} can't be negative"));
+                }
+                t
+            }
+            None => {
+                problems.push(format!("stage {n} doesn't have a target"));
+                0.0
+            }
+        };
+        list.push(Stage {
+            duration: if negative { Duration::ZERO } else { duration },
+            target,
+        });
+    }
+    Ok((list, problems))
 }
 
-/// `-s 30s:10` (k6's `--stage`).
-pub fn parse_stage_flag(s: &str) -> Result<Stage, String> {
-    let (d, t) = s
-        .split_once(':')
-        .ok_or_else(|| format!("stage {s:?}: expected DURATION:TARGET, e.g. 30s:10"))?;
-    let duration =
-        parse_duration_str(d).ok_or_else(|| format!("stage {s:?}: {d:?} is not a duration"))?;
-    let target = t
-        .trim()
-        .parse::<f64>()
-        .map_err(|_| format!("stage {s:?}: {t:?} is not a number"))?;
-    Ok(Stage { duration, target })
+/// `-s 30s:10` (k6's `--stage`, `duration[:target]`) as the script's
+/// `stages` would give it; a target left out is left out (k6 then refuses
+/// the stage for it, in its checks).
+pub fn stage_flag(s: &str) -> Result<Value, String> {
+    let (d, t) = s.split_once(':').unwrap_or((s, ""));
+    let mut m = serde_json::Map::new();
+    // (k6 refuses a stage flag without a duration as it reads it.)
+    if d.trim().is_empty() {
+        return Err(format!(
+            "stage {s:?}: no duration (DURATION:TARGET, e.g. 30s:10)"
+        ));
+    }
+    if parse_signed_duration_str(d).is_none() {
+        return Err(format!(
+            "stage {s:?}: {d:?} is not a duration (e.g. 30s:10, 1m30s:100)"
+        ));
+    }
+    m.insert("duration".into(), Value::String(d.trim().to_string()));
+    if !t.trim().is_empty() {
+        let n: i64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("stage {s:?}: {t:?} is not a whole number of VUs"))?;
+        m.insert("target".into(), n.into());
+    }
+    Ok(Value::Object(m))
 }
 
 fn string_pairs(v: Option<&Value>) -> Vec<(String, String)> {
@@ -578,84 +650,155 @@ impl Options {
                 )));
             }
         }
-        let flag_shortcut = o.duration.is_some() || o.iterations.is_some() || o.stages.is_some();
         let mut scenarios = Vec::new();
         let mut warnings = Vec::new();
-        if let (false, Some(Value::Object(sc))) = (flag_shortcut, get("scenarios")) {
-            for (name, s) in sc {
-                scenarios.push(scenario(name, s)?);
+        // k6's layers: the command line's `-d`, `-i` or `-s` replace all of
+        // the script's `duration`, `iterations`, `stages` and `scenarios`.
+        let flag_shortcut = o.duration.is_some() || o.iterations.is_some() || o.stages.is_some();
+        if flag_shortcut && get("scenarios").is_some() {
+            warnings.push(
+                "\"cli\" level configuration overrode scenarios configuration entirely".into(),
+            );
+        }
+        let layered = crate::test_options::with_flags(script, o);
+        let short = |k: &str| layered.get(k).filter(|v| !v.is_null());
+        let vus = short("vus").map(|v| int(v, "options.vus")).transpose()?;
+        let iterations = short("iterations")
+            .map(|v| int(v, "options.iterations"))
+            .transpose()?;
+        let duration = short("duration")
+            .map(|v| parse_signed_duration(v, "options.duration"))
+            .transpose()?;
+        let (stage_list, stage_problems) = match short("stages") {
+            Some(v) => {
+                let (list, problems) = stages(v, "options.stages", false)?;
+                (Some(list), problems)
             }
+            None => (None, Vec::new()),
+        };
+        let scenario_map = match short("scenarios") {
+            None => None,
+            Some(Value::Object(sc)) => Some(sc),
+            Some(other) => return Err(bad(format!("options.scenarios: {other} is not an object"))),
+        };
+        // Which of them make the test, as k6 derives its scenarios (and
+        // what it refuses to mix in one layer).
+        let conflict = |a: &str, b: &str| {
+            Err(bad(format!(
+                "using `{a}` and `{b}` options simultaneously is not allowed"
+            )))
+        };
+        let has_stages = stage_list.as_ref().is_some_and(|s| !s.is_empty());
+        let mut negative = Vec::new();
+        let mut negative_counts = Vec::new();
+        let vus_n = vus.unwrap_or(1);
+        let shortcut = if let Some(iterations) = iterations {
+            if has_stages {
+                return conflict("iterations", "stages");
+            }
+            if scenario_map.is_some() {
+                return conflict("iterations", "scenarios");
+            }
+            negative_counts.extend([("vus", vus_n), ("iterations", iterations)]);
+            let max_duration = match duration {
+                Some((true, size)) => {
+                    negative.push(("maxDuration", size));
+                    Duration::ZERO
+                }
+                Some((false, d)) => d,
+                None => Duration::from_secs(600),
+            };
+            // More VUs than iterations is refused below, as in k6.
+            Some(Executor::SharedIterations {
+                vus: whole(vus_n),
+                iterations: whole(iterations),
+                max_duration,
+            })
+        } else if let Some((neg, duration)) = duration {
+            if has_stages {
+                return conflict("duration", "stages");
+            }
+            if scenario_map.is_some() {
+                return conflict("duration", "scenarios");
+            }
+            if neg || duration.is_zero() {
+                return Err(bad(DURATION_NOT_POSITIVE));
+            }
+            negative_counts.push(("vus", vus_n));
+            Some(Executor::ConstantVus {
+                vus: whole(vus_n),
+                duration,
+            })
+        } else if has_stages {
+            if scenario_map.is_some() {
+                return conflict("stages", "scenarios");
+            }
+            negative_counts.push(("startVUs", vus_n));
+            Some(Executor::RampingVus {
+                start_vus: whole(vus_n),
+                stages: stage_list.clone().unwrap_or_default(),
+            })
         } else {
-            let vus = match o.vus {
-                Some(v) => v,
-                None => get("vus")
-                    .map(|v| count(v, "options.vus"))
-                    .transpose()?
-                    .unwrap_or(1),
-            };
-            let stages_v = match &o.stages {
-                Some(s) => Some(s.clone()),
-                None if o.duration.is_none() && o.iterations.is_none() => get("stages")
-                    .map(|v| stages(v, "options.stages"))
-                    .transpose()?,
-                None => None,
-            };
-            let duration = match o.duration {
-                Some(d) => Some(d),
-                None if o.iterations.is_none() => get("duration")
-                    .map(|v| parse_duration(v, "options.duration"))
-                    .transpose()?,
-                None => None,
-            };
-            let iterations = match o.iterations {
-                Some(i) => Some(i),
-                None => get("iterations")
-                    .map(|v| count(v, "options.iterations"))
-                    .transpose()?,
-            };
-            let executor = if let Some(stages) = stages_v.filter(|s| !s.is_empty()) {
-                Executor::RampingVus {
-                    start_vus: vus,
-                    stages,
+            None
+        };
+        match (shortcut, scenario_map) {
+            (None, Some(sc)) if !sc.is_empty() => {
+                for (name, s) in sc {
+                    scenarios.push(scenario(name, s)?);
                 }
-            } else if let Some(iterations) = iterations {
-                // More VUs than iterations is refused below, as in k6.
-                Executor::SharedIterations {
-                    vus,
-                    iterations,
-                    max_duration: duration.unwrap_or(Duration::from_secs(600)),
-                }
-            } else if let Some(duration) = duration.filter(|d| !d.is_zero()) {
-                Executor::ConstantVus { vus, duration }
-            } else {
-                // No duration, iterations or stages: one VU, once, as in k6.
-                if vus != 1 {
-                    warnings.push(format!(
-                        "`vus={vus}` option will be ignored, it only works in conjunction \
-                         with `iterations`, `duration`, or `stages`"
-                    ));
-                }
-                Executor::PerVuIterations {
-                    vus: 1,
-                    iterations: 1,
-                    max_duration: Duration::from_secs(600),
-                }
-            };
-            let executor_copy = executor.clone();
-            scenarios.push(Scenario {
-                name: "default".into(),
-                executor,
-                exec: "default".into(),
-                start_time: Duration::ZERO,
-                graceful_stop: Duration::from_secs(30),
-                graceful_ramp_down: Duration::from_secs(30),
-                env: Vec::new(),
-                tags: Vec::new(),
-                segment: None,
-                whole: executor_copy,
-                pre_allocated_vus: 0,
-                negative: Vec::new(),
-            });
+            }
+            (shortcut, scenario_map) => {
+                let executor = shortcut.unwrap_or_else(|| {
+                    // No duration, iterations, stages or scenarios: one VU,
+                    // once, as in k6 (with its warnings).
+                    if vus_n != 1 {
+                        warnings.push(format!(
+                            "`vus={vus_n}` option will be ignored, it only works in conjunction \
+                             with `iterations`, `duration`, or `stages`"
+                        ));
+                    }
+                    if stage_list.is_some() {
+                        warnings.push(
+                            "`stages` was explicitly set to an empty value, running the script \
+                             with 1 iteration in 1 VU"
+                                .into(),
+                        );
+                    }
+                    if scenario_map.is_some() {
+                        warnings.push(
+                            "`scenarios` was explicitly set to an empty value, running the \
+                             script with 1 iteration in 1 VU"
+                                .into(),
+                        );
+                    }
+                    Executor::PerVuIterations {
+                        vus: 1,
+                        iterations: 1,
+                        max_duration: Duration::from_secs(600),
+                    }
+                });
+                let stage_problems = if matches!(executor, Executor::RampingVus { .. }) {
+                    stage_problems
+                } else {
+                    Vec::new()
+                };
+                scenarios.push(Scenario {
+                    name: "default".into(),
+                    whole: executor.clone(),
+                    executor,
+                    exec: "default".into(),
+                    start_time: Duration::ZERO,
+                    graceful_stop: Duration::from_secs(30),
+                    graceful_ramp_down: Duration::from_secs(30),
+                    env: Vec::new(),
+                    tags: Vec::new(),
+                    segment: None,
+                    pre_allocated_vus: 0,
+                    negative,
+                    negative_counts: negative_counts.into_iter().filter(|c| c.1 < 0).collect(),
+                    stage_problems,
+                });
+            }
         }
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
         let problems: Vec<String> = scenarios
@@ -955,11 +1098,27 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
             None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
         }
     };
-    let cnt = |k: &str, default: Option<u64>| -> Result<u64, ScriptError> {
+    // Counts likewise: a negative one is read, kept in `negative_counts`.
+    let negative_counts = std::cell::RefCell::new(Vec::new());
+    let cnt = |k: &'static str, default: Option<u64>| -> Result<u64, ScriptError> {
         match get(k) {
-            Some(v) => count(v, &format!("{what}.{k}")),
+            Some(v) => {
+                let n = int(v, &format!("{what}.{k}"))?;
+                let mut neg = negative_counts.borrow_mut();
+                if n < 0 && !neg.iter().any(|(f, _)| *f == k) {
+                    neg.push((k, n));
+                }
+                Ok(whole(n))
+            }
             None => default.ok_or_else(|| bad(format!("{what}.{k} is required"))),
         }
+    };
+    let stage_problems = std::cell::RefCell::new(Vec::new());
+    let stage_list = || -> Result<Vec<Stage>, ScriptError> {
+        let v = get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?;
+        let (list, problems) = stages(v, &format!("{what}.stages"), true)?;
+        *stage_problems.borrow_mut() = problems;
+        Ok(list)
     };
     let time_unit = || dur("timeUnit", Some(Duration::from_secs(1)));
     let executor = match executor_name {
@@ -979,10 +1138,7 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
         },
         "ramping-vus" => Executor::RampingVus {
             start_vus: cnt("startVUs", Some(1))?,
-            stages: stages(
-                get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?,
-                &format!("{what}.stages"),
-            )?,
+            stages: stage_list()?,
         },
         "constant-arrival-rate" => {
             let pre = cnt("preAllocatedVUs", None)?;
@@ -1005,10 +1161,7 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
                     .transpose()?
                     .unwrap_or(0.0),
                 time_unit: time_unit()?,
-                stages: stages(
-                    get("stages").ok_or_else(|| bad(format!("{what}.stages is required")))?,
-                    &format!("{what}.stages"),
-                )?,
+                stages: stage_list()?,
                 max_vus: cnt("maxVUs", Some(pre))?,
             }
         }
@@ -1042,6 +1195,8 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
         env: string_pairs(get("env")),
         tags: string_pairs(get("tags")),
         negative: negative.take(),
+        negative_counts: negative_counts.take(),
+        stage_problems: stage_problems.take(),
     })
 }
 
@@ -1051,6 +1206,22 @@ fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
 fn config_errors(sc: &Scenario) -> Vec<String> {
     let mut e = Vec::new();
     let negative = |field: &str| sc.negative.iter().find(|(k, _)| *k == field).map(|p| p.1);
+    // A count as given, sign included.
+    let signed = |field: &str, held: u64| {
+        sc.negative_counts
+            .iter()
+            .find(|(k, _)| *k == field)
+            .map_or(held as i64, |p| p.1)
+    };
+    let max_vus_checks = |e: &mut Vec<String>, max_vus: u64| {
+        let pre = signed("preAllocatedVUs", sc.pre_allocated_vus);
+        if pre < 0 {
+            e.push("the number of preAllocatedVUs can't be negative".into());
+        }
+        if signed("maxVUs", max_vus) < pre {
+            e.push("maxVUs can't be less than preAllocatedVUs".into());
+        }
+    };
     // k6's checks common to every executor come first.
     if negative("startTime").is_some() {
         e.push("the startTime can't be negative".to_string());
@@ -1091,10 +1262,11 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
                 if *iterations == 0 {
                     e.push("the number of iterations must be more than 0".into());
                 }
-            } else if iterations < vus {
+            } else if signed("iterations", *iterations) < signed("vus", *vus) {
                 e.push(format!(
-                    "the number of iterations ({iterations}) can't be less than the number of \
-                     VUs ({vus})"
+                    "the number of iterations ({}) can't be less than the number of VUs ({})",
+                    signed("iterations", *iterations),
+                    signed("vus", *vus)
                 ));
             }
             at_least_1s(&mut e, "maxDuration", *max_duration);
@@ -1106,6 +1278,9 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
             at_least_1s(&mut e, "duration", *duration);
         }
         Executor::RampingVus { start_vus, stages } => {
+            if signed("startVUs", *start_vus) < 0 {
+                e.push("the number of start VUs can't be negative".into());
+            }
             if *start_vus == 0 && stages.iter().all(|s| s.target <= 0.0) {
                 e.push(
                     "either startVUs or one of the stages' target values must be greater than 0"
@@ -1115,6 +1290,7 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
             if stages.is_empty() {
                 e.push(stageless.into());
             }
+            e.extend(sc.stage_problems.iter().cloned());
         }
         Executor::ConstantArrivalRate {
             rate,
@@ -1129,25 +1305,25 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
                 e.push("the timeUnit must be more than 0".into());
             }
             at_least_1s(&mut e, "duration", *duration);
-            if *max_vus < sc.pre_allocated_vus {
-                e.push("maxVUs can't be less than preAllocatedVUs".into());
-            }
+            max_vus_checks(&mut e, *max_vus);
         }
         Executor::RampingArrivalRate {
+            start_rate,
             time_unit,
             stages,
             max_vus,
-            ..
         } => {
-            if stages.is_empty() {
-                e.push(stageless.into());
+            if *start_rate < 0.0 {
+                e.push("the startRate value can't be negative".into());
             }
             if time_unit.is_zero() {
                 e.push("the timeUnit must be more than 0".into());
             }
-            if *max_vus < sc.pre_allocated_vus {
-                e.push("maxVUs can't be less than preAllocatedVUs".into());
+            if stages.is_empty() {
+                e.push(stageless.into());
             }
+            e.extend(sc.stage_problems.iter().cloned());
+            max_vus_checks(&mut e, *max_vus);
         }
     }
     e
@@ -1293,6 +1469,265 @@ mod tests {
     }
 
     #[test]
+    fn negative_counts_durations_and_stages_get_k6s_words() {
+        let resolve = |v: serde_json::Value, o: &Overrides| Options::resolve(&v, o);
+        let err = |v: serde_json::Value| resolve(v, &Overrides::default()).unwrap_err().to_string();
+        let problems = |v: serde_json::Value| {
+            let e = err(v.clone());
+            let (_, list) = e
+                .split_once("configuration errors: ")
+                .unwrap_or_else(|| panic!("{v}: {e}"));
+            list.to_string()
+        };
+        // Each checked against k6 v1.8.1 (exit 104, these words).
+        let not_positive = "`duration` option should be more than 0, for infinite duration \
+                            use the externally-controlled executor";
+        for d in [json!("-1s"), json!("0s"), json!(0), json!(-1000)] {
+            assert!(
+                err(json!({"vus": 2, "duration": d})).ends_with(not_positive),
+                "{d}"
+            );
+        }
+        for (v, want) in [
+            (
+                json!({"vus": -1, "duration": "1s"}),
+                "the number of VUs must be more than 0",
+            ),
+            (
+                json!({"vus": -1, "iterations": 3}),
+                "the number of VUs must be more than 0",
+            ),
+            (
+                json!({"iterations": -1}),
+                "the number of iterations (-1) can't be less than the number of VUs (1)",
+            ),
+            (
+                json!({"iterations": 2, "duration": "-1s"}),
+                "the maxDuration must be at least 1s, but is -1s",
+            ),
+            (
+                json!({"stages": [{"duration": "1s", "target": 2}, {"duration": "-2s", "target": -1}]}),
+                "the duration for stage 2 can't be negative, the target for stage 2 can't be negative",
+            ),
+            (
+                json!({"stages": [{"duration": "1s"}]}),
+                "stage 1 doesn't have a target",
+            ),
+            (
+                json!({"vus": -1, "stages": [{"duration": "1s", "target": 2}]}),
+                "the number of start VUs can't be negative",
+            ),
+            (
+                json!({"scenarios": {"a": {"executor": "shared-iterations", "vus": -1, "iterations": -2}}}),
+                "the number of VUs must be more than 0, the number of iterations (-2) can't be \
+                 less than the number of VUs (-1)",
+            ),
+            (
+                json!({"scenarios": {"a": {"executor": "ramping-vus", "startVUs": 0,
+                    "stages": [{"duration": "-1s", "target": -2}, {"target": 1}]}}}),
+                "the duration for stage 1 can't be negative, the target for stage 1 can't be \
+                 negative, stage 2 doesn't have a duration",
+            ),
+            (
+                json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": -1,
+                    "duration": "1s", "preAllocatedVUs": -1, "maxVUs": -2}}}),
+                "the iteration rate must be more than 0, the number of preAllocatedVUs can't be \
+                 negative, maxVUs can't be less than preAllocatedVUs",
+            ),
+            (
+                json!({"scenarios": {"a": {"executor": "ramping-arrival-rate", "startRate": -1,
+                    "preAllocatedVUs": -1, "stages": [{"duration": "-1s", "target": -2}]}}}),
+                "the startRate value can't be negative, the duration for stage 1 can't be \
+                 negative, the target for stage 1 can't be negative, the number of \
+                 preAllocatedVUs can't be negative",
+            ),
+        ] {
+            assert_eq!(problems(v.clone()), want, "{v}");
+        }
+        // A negative preAllocatedVUs with no maxVUs: maxVUs is it, no more.
+        assert_eq!(
+            problems(
+                json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 1,
+                "duration": "1s", "preAllocatedVUs": -1}}})
+            ),
+            "the number of preAllocatedVUs can't be negative"
+        );
+        // `vus` alone, negative: k6's warning, one VU once.
+        let o = resolve(json!({"vus": -1}), &Overrides::default()).unwrap();
+        assert_eq!(o.scenarios[0].executor.max_vus(), 1);
+        assert!(
+            o.warnings[0].starts_with("`vus=-1` option will be ignored"),
+            "{:?}",
+            o.warnings
+        );
+        // The command line's, the same: `-d 0s`, `-s -1s:2`, `-i -1`.
+        let flags = |o: Overrides| resolve(json!({}), &o).unwrap_err().to_string();
+        assert!(
+            flags(Overrides {
+                duration: Some("0s".into()),
+                ..Default::default()
+            })
+            .ends_with(not_positive)
+        );
+        assert!(
+            flags(Overrides {
+                stages: Some(vec!["-1s:2".into()]),
+                ..Default::default()
+            })
+            .ends_with("the duration for stage 1 can't be negative")
+        );
+        assert!(
+            flags(Overrides {
+                iterations: Some(-1),
+                ..Default::default()
+            })
+            .ends_with("the number of iterations (-1) can't be less than the number of VUs (1)")
+        );
+    }
+
+    #[test]
+    fn shortcut_conflicts_and_empty_lists_are_k6s() {
+        let resolve = |v: serde_json::Value, o: &Overrides| Options::resolve(&v, o);
+        let sc = json!({"a": {"executor": "constant-vus", "duration": "1s"}});
+        let st = json!([{"duration": "1s", "target": 1}]);
+        // Two shortcuts in one layer (k6 v1.8.1: exit 104, these words).
+        for (v, want) in [
+            (
+                json!({"iterations": 2, "stages": st}),
+                ("iterations", "stages"),
+            ),
+            (
+                json!({"duration": "1s", "stages": st}),
+                ("duration", "stages"),
+            ),
+            (
+                json!({"duration": "1s", "scenarios": sc}),
+                ("duration", "scenarios"),
+            ),
+            (
+                json!({"iterations": 1, "scenarios": sc}),
+                ("iterations", "scenarios"),
+            ),
+            (
+                json!({"stages": st, "scenarios": sc}),
+                ("stages", "scenarios"),
+            ),
+        ] {
+            let e = resolve(v.clone(), &Overrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.ends_with(&format!(
+                    "using `{}` and `{}` options simultaneously is not allowed",
+                    want.0, want.1
+                )),
+                "{v}: {e}"
+            );
+        }
+        // The same in the command line's layer: `-d 1s -s 1s:1`.
+        let both = Overrides {
+            duration: Some("1s".into()),
+            stages: Some(vec!["1s:1".into()]),
+            ..Default::default()
+        };
+        let e = resolve(json!({}), &both).unwrap_err().to_string();
+        assert!(e.ends_with("using `duration` and `stages` options simultaneously is not allowed"));
+        // A flag over the script's layer replaces it (no conflict), and says
+        // so when it replaces scenarios.
+        let d = Overrides {
+            duration: Some("2s".into()),
+            ..Default::default()
+        };
+        let o = resolve(json!({"stages": st, "scenarios": sc}), &d).unwrap();
+        assert_eq!(o.scenarios[0].name, "default");
+        assert!(matches!(
+            o.scenarios[0].executor,
+            Executor::ConstantVus { .. }
+        ));
+        assert_eq!(
+            o.warnings,
+            vec!["\"cli\" level configuration overrode scenarios configuration entirely"]
+        );
+        // `iterations` with `duration`: the duration is the maxDuration.
+        let o = resolve(
+            json!({"iterations": 3, "duration": "5s"}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.scenarios[0].executor,
+            Executor::SharedIterations {
+                vus: 1,
+                iterations: 3,
+                max_duration: Duration::from_secs(5)
+            }
+        );
+        // Empty lists, and stages without a duration (left out): one VU
+        // once, with k6's warnings.
+        for (v, warning) in [
+            (
+                json!({"stages": []}),
+                "`stages` was explicitly set to an empty value",
+            ),
+            (
+                json!({"stages": [{"target": 2}]}),
+                "`stages` was explicitly set to an empty value",
+            ),
+            (
+                json!({"scenarios": {}}),
+                "`scenarios` was explicitly set to an empty value",
+            ),
+        ] {
+            let o = resolve(v.clone(), &Overrides::default()).unwrap();
+            assert!(matches!(
+                o.scenarios[0].executor,
+                Executor::PerVuIterations {
+                    vus: 1,
+                    iterations: 1,
+                    ..
+                }
+            ));
+            assert!(o.warnings[0].starts_with(warning), "{v}: {:?}", o.warnings);
+        }
+        // A stage without a duration among others is left out.
+        let o = resolve(
+            json!({"stages": [{"target": 5}, {"duration": "1s", "target": 1}]}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.scenarios[0].executor,
+            Executor::RampingVus {
+                start_vus: 1,
+                stages: vec![Stage {
+                    duration: Duration::from_secs(1),
+                    target: 1.0
+                }]
+            }
+        );
+    }
+
+    #[test]
+    fn stage_flags_read_as_k6_reads_them() {
+        assert_eq!(
+            stage_flag("30s:10").unwrap(),
+            json!({"duration": "30s", "target": 10})
+        );
+        assert_eq!(
+            stage_flag("-1s:2").unwrap(),
+            json!({"duration": "-1s", "target": 2})
+        );
+        assert_eq!(stage_flag("1m").unwrap(), json!({"duration": "1m"}));
+        assert!(stage_flag(":2").unwrap_err().contains("no duration"));
+        assert!(
+            stage_flag("1s:1.5")
+                .unwrap_err()
+                .contains("not a whole number")
+        );
+        assert!(stage_flag("soon:1").unwrap_err().contains("not a duration"));
+    }
+
+    #[test]
     fn scenarios_k6_refuses_are_refused_with_its_words() {
         let err =
             |v: serde_json::Value, o: &Overrides| Options::resolve(&v, o).unwrap_err().to_string();
@@ -1415,7 +1850,7 @@ mod tests {
                  can't be less than the number of VUs (5)"
         ),);
         let o = Overrides {
-            duration: Some(Duration::from_millis(500)),
+            duration: Some("500ms".into()),
             ..Default::default()
         };
         assert!(err(json!({}), &o).contains("the duration must be at least 1s, but is 500ms"));

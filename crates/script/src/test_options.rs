@@ -150,7 +150,16 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
 /// `tags`.
 pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     let mut m = raw.as_object().cloned().unwrap_or_default();
-    let go = |d: std::time::Duration| Value::String(loadlab_core::format_go_duration(d));
+    // A duration flag in Go's form (`-d 90s` shows as "1m30s"), its sign
+    // kept; the flags were checked to be durations (cli/src/cmd/k6.rs).
+    let go = |d: &str| match crate::options::parse_signed_duration_str(d) {
+        Some((neg, d)) => Value::String(format!(
+            "{}{}",
+            if neg { "-" } else { "" },
+            loadlab_core::format_go_duration(d)
+        )),
+        None => Value::String(d.to_string()),
+    };
     if let Some(v) = o.vus {
         m.insert("vus".into(), json!(v));
     }
@@ -159,7 +168,7 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
             m.remove(k);
         }
     }
-    if let Some(d) = o.duration {
+    if let Some(d) = &o.duration {
         m.insert("duration".into(), go(d));
     }
     if let Some(i) = o.iterations {
@@ -168,17 +177,19 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     if let Some(stages) = &o.stages {
         let list: Vec<Value> = stages
             .iter()
-            .map(|st| {
-                // `-s 1s:2` shows its target as written, 2 (not 2.0).
-                let target = if st.target.fract() == 0.0 {
-                    json!(st.target as i64)
-                } else {
-                    json!(st.target)
-                };
-                json!({"duration": go(st.duration), "target": target})
+            .filter_map(|st| {
+                let mut v = crate::options::stage_flag(st).ok()?;
+                if let Some(d) = v.get("duration").and_then(Value::as_str).map(go) {
+                    v["duration"] = d;
+                }
+                Some(v)
             })
             .collect();
         m.insert("stages".into(), Value::Array(list));
+    }
+    // A stage without a duration is left out, in each layer, as k6 does.
+    if let Some(Value::Array(list)) = m.get_mut("stages") {
+        list.retain(|st| st.get("duration").is_some_and(|d| !d.is_null()));
     }
     if !o.tags.is_empty() {
         let tags: Map<String, Value> = o

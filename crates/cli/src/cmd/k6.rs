@@ -31,17 +31,19 @@ enum K6Command {
 pub struct K6RunArgs {
     /// The script (an ES module using k6's API).
     script: PathBuf,
+    // The four take a negative value as k6 does (`-u -1`), which k6's
+    // checks then refuse in its words.
     /// Number of VUs.
-    #[arg(short = 'u', long = "vus")]
-    vus: Option<u64>,
+    #[arg(short = 'u', long = "vus", allow_hyphen_values = true)]
+    vus: Option<i64>,
     /// Test duration (e.g. 30s, 1m30s).
-    #[arg(short = 'd', long = "duration")]
+    #[arg(short = 'd', long = "duration", allow_hyphen_values = true)]
     duration: Option<String>,
     /// Total iterations, shared by the VUs.
-    #[arg(short = 'i', long = "iterations")]
-    iterations: Option<u64>,
+    #[arg(short = 'i', long = "iterations", allow_hyphen_values = true)]
+    iterations: Option<i64>,
     /// A ramping stage DURATION:TARGET (repeatable), e.g. -s 10s:20.
-    #[arg(short = 's', long = "stage")]
+    #[arg(short = 's', long = "stage", allow_hyphen_values = true)]
     stage: Vec<String>,
     /// An environment variable for __ENV (repeatable), KEY=VALUE.
     #[arg(short = 'e', long = "env")]
@@ -181,17 +183,28 @@ pub(crate) fn check_run_flags(
         pair(t, "--tag")?;
     }
     for s in &a.stage {
-        loadlab_script::options::parse_stage_flag(s).map_err(CliError::usage)?;
+        loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
     }
     let duration = match &a.duration {
-        Some(d) => Some(
-            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
-                CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
-            })?,
-        ),
+        Some(d) => match duration_flag(d)? {
+            (false, d) if !d.is_zero() => Some(d),
+            // What `k6 run` would refuse in each pod, refused here.
+            _ => {
+                return Err(CliError::usage(format!(
+                    "-d {d:?}: {}",
+                    loadlab_script::options::DURATION_NOT_POSITIVE
+                )));
+            }
+        },
         None => None,
     };
     Ok((a.script, duration))
+}
+
+/// `-d`'s value: a duration, perhaps negative (refused later, in k6's words).
+fn duration_flag(d: &str) -> Result<(bool, std::time::Duration), CliError> {
+    loadlab_script::options::parse_signed_duration_str(d)
+        .ok_or_else(|| CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)")))
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
@@ -245,18 +258,14 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ov.segment = Some(t);
     }
     if let Some(d) = &a.duration {
-        ov.duration = Some(
-            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
-                CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)"))
-            })?,
-        );
+        duration_flag(d)?;
+        ov.duration = Some(d.clone());
     }
     if !a.stage.is_empty() {
-        let mut st = Vec::new();
         for s in &a.stage {
-            st.push(loadlab_script::options::parse_stage_flag(s).map_err(CliError::usage)?);
+            loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
         }
-        ov.stages = Some(st);
+        ov.stages = Some(a.stage.clone());
     }
     for t in &a.tag {
         ov.tags.push(pair(t, "--tag")?);
