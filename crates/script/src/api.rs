@@ -1199,10 +1199,15 @@ pub struct ReqMeta {
 
 /// `params.throw` when the params set it to a boolean.
 fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
+    // The params' own keys, as `build_request` reads them (and k6 does).
     params
         .and_then(|p| p.as_object())
-        .and_then(|o| o.get::<_, Value>("throw").ok())
-        .and_then(|v| v.as_bool())
+        .and_then(|o| {
+            o.props::<String, Value>()
+                .flatten()
+                .find(|(k, _)| k == "throw")
+        })
+        .and_then(|(_, v)| v.as_bool())
 }
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
@@ -2320,7 +2325,14 @@ pub fn install<'js>(
                                 let error = (text.clone(), code);
                                 record_unsent(&sh, vu, method, &url, params, expect, error);
                             }
-                            if params_throw(params).unwrap_or(sh.http.request.throw) {
+                            // A request k6 could not even build throws by
+                            // `options.throw` alone; one its transport
+                            // refused, by `params.throw` first (k6 v1.8.1).
+                            let throws = match sampled {
+                                true => params_throw(params),
+                                false => None,
+                            };
+                            if throws.unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
                             }
                             sh.console("warn", &format!("Request Failed error={warning:?}"));

@@ -1670,6 +1670,26 @@ export default function () {
     let (out, _) = run_script(dir.path(), src, vec![], Overrides::default());
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
+    // A request that cannot be built (a bad escape) throws by
+    // `options.throw` alone; one Go's transport refuses (a scheme, a
+    // method) by `params.throw`, an own key of the params only (k6 v1.8.1:
+    // true, false, false, true).
+    let src = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const threw = (f) => { try { f(); return false; } catch (e) { return true; } };
+export default function () {
+  check(null, {
+    'scheme, own': () => threw(() => http.get('x://h/p', { throw: true })),
+    'scheme, inherited': () => !threw(() => http.get('x://h/p', Object.create({ throw: true }))),
+    'escape': () => !threw(() => http.get('http://127.0.0.1:1/a%zz', { throw: true })),
+    'method': () => threw(() => http.request('BAD METHOD', 'http://127.0.0.1:1/', null, { throw: true })),
+  });
+}
+"#;
+    let (out, _) = run_script(dir.path(), src, vec![], Overrides::default());
+    assert!(!out.thresholds_failed, "{}", out.summary);
 }
 
 /// In `http.batch`, a request with a scheme other than http(s) fails on
