@@ -299,6 +299,70 @@ fn negative_and_zero_flags_are_read_and_refused_in_k6s_words() {
 }
 
 #[test]
+fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
+    // As k6 v1.8.1 layers them: K6_* over the script's options, flags over
+    // K6_*; K6_OUT when no --out is given; an unsupported one refused.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { vus: 1, duration: '30s' };\n\
+                  export default function () { console.log('it ' + __VU); }\n";
+    std::fs::write(dir.path().join("script.js"), script).unwrap();
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        Command::new(bin())
+            .args(["k6", "run", "-q"])
+            .args(args)
+            .arg("script.js")
+            .envs(env.iter().copied())
+            .current_dir(dir.path())
+            .output()
+            .expect("run loadlab")
+    };
+    // K6_VUS and K6_ITERATIONS replace the script's 30 s (a shared 4
+    // iterations of 2 VUs), and write to K6_OUT's file.
+    let out = run(
+        &[
+            ("K6_VUS", "2"),
+            ("K6_ITERATIONS", "4"),
+            ("K6_OUT", "json=points.json"),
+        ],
+        &[],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stderr.matches("it ").count(), 4, "{stderr}");
+    assert!(stderr.contains("it 2"), "{stderr}");
+    let points = std::fs::read_to_string(dir.path().join("points.json")).unwrap();
+    assert!(points.contains("\"metric\":\"iterations\""), "{points}");
+    // A flag wins over the variable: -i 1.
+    let out = run(&[("K6_ITERATIONS", "4")], &["-i", "1"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("it ").count(), 1, "{stderr}");
+    // k6's checks and words apply to them too.
+    let out = run(&[("K6_DURATION", "0s")], &[]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(104), "{stderr}");
+    assert!(
+        stderr.contains("`duration` option should be more than 0"),
+        "{stderr}"
+    );
+    for (k, v, want) in [
+        ("K6_VUS", "x", "K6_VUS=\"x\": not a whole number"),
+        ("K6_THROW", "maybe", "K6_THROW=\"maybe\": not true or false"),
+        (
+            "K6_RPS",
+            "10",
+            "K6_RPS=\"10\": the option is not supported by loadlab k6",
+        ),
+    ] {
+        let out = run(&[(k, v)], &[]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(104), "{k}: {stderr}");
+        assert!(stderr.contains(want), "{k}: {stderr}");
+        assert!(!stderr.contains("it "), "{k}: {stderr}");
+    }
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

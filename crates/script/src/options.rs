@@ -417,6 +417,168 @@ pub struct Overrides {
     pub segment: Option<Tuple>,
     /// `--max-redirects`.
     pub max_redirects: Option<u32>,
+    /// The environment's `K6_*` variables (k6's option layer between the
+    /// script's `options` and the command line's flags; [`env_layer`]).
+    pub env: Vec<(String, String)>,
+}
+
+/// The `K6_*` variables that set options, the option each sets, and how
+/// its text is read (as k6 reads them).
+const ENV_OPTIONS: [(&str, &str, EnvKind); 17] = [
+    ("K6_VUS", "vus", EnvKind::Int),
+    ("K6_DURATION", "duration", EnvKind::Duration),
+    ("K6_ITERATIONS", "iterations", EnvKind::Int),
+    ("K6_STAGES", "stages", EnvKind::Stages),
+    ("K6_SETUP_TIMEOUT", "setupTimeout", EnvKind::Duration),
+    ("K6_TEARDOWN_TIMEOUT", "teardownTimeout", EnvKind::Duration),
+    ("K6_MAX_REDIRECTS", "maxRedirects", EnvKind::Int),
+    ("K6_USER_AGENT", "userAgent", EnvKind::Text),
+    (
+        "K6_INSECURE_SKIP_TLS_VERIFY",
+        "insecureSkipTLSVerify",
+        EnvKind::Bool,
+    ),
+    ("K6_THROW", "throw", EnvKind::Bool),
+    ("K6_NO_CONNECTION_REUSE", "noConnectionReuse", EnvKind::Bool),
+    (
+        "K6_MIN_ITERATION_DURATION",
+        "minIterationDuration",
+        EnvKind::Duration,
+    ),
+    ("K6_SUMMARY_TREND_STATS", "summaryTrendStats", EnvKind::List),
+    ("K6_SUMMARY_TIME_UNIT", "summaryTimeUnit", EnvKind::Text),
+    ("K6_TAGS", "tags", EnvKind::Tags),
+    ("K6_NO_COOKIES_RESET", "noCookiesReset", EnvKind::Bool),
+    (
+        "K6_DISCARD_RESPONSE_BODIES",
+        "discardResponseBodies",
+        EnvKind::Bool,
+    ),
+];
+
+/// k6's option variables loadlab k6 does not have: refused when set (to
+/// anything but false), as the options themselves are.
+const ENV_UNSUPPORTED: [&str; 20] = [
+    "K6_PAUSED",
+    "K6_NO_SETUP",
+    "K6_NO_TEARDOWN",
+    "K6_RPS",
+    "K6_DNS",
+    "K6_BATCH",
+    "K6_BATCH_PER_HOST",
+    "K6_HTTP_DEBUG",
+    "K6_TLS_CIPHER_SUITES",
+    "K6_TLSAUTH",
+    "K6_THRESHOLDS",
+    "K6_BLACKLIST_IPS",
+    "K6_BLOCK_HOSTNAMES",
+    "K6_HOSTS",
+    "K6_NO_VU_CONNECTION_REUSE",
+    "K6_SYSTEM_TAGS",
+    "K6_CONSOLE_OUTPUT",
+    "K6_LOCAL_IPS",
+    "K6_LINGER",
+    "K6_WEB_DASHBOARD",
+];
+
+#[derive(Clone, Copy)]
+enum EnvKind {
+    Int,
+    Duration,
+    Bool,
+    Text,
+    /// Comma-separated texts.
+    List,
+    /// Comma-separated `DURATION:TARGET`s, as `-s` takes each.
+    Stages,
+    /// Comma-separated `NAME:VALUE`s.
+    Tags,
+}
+
+/// Go's `strconv.ParseBool`, which k6 reads its variables with.
+fn go_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// True when `K6_DURATION`, `K6_ITERATIONS` or `K6_STAGES` is set (they
+/// replace all of the script's shortcuts and scenarios, as flags do).
+fn env_shortcut(env: &[(String, String)]) -> bool {
+    env.iter().any(|(k, v)| {
+        !v.is_empty() && ["K6_DURATION", "K6_ITERATIONS", "K6_STAGES"].contains(&k.as_str())
+    })
+}
+
+/// The script's `options` (`raw`) with k6's `K6_*` option variables
+/// (`env`) over them, as k6 layers them: each sets its option;
+/// `K6_DURATION`, `K6_ITERATIONS` or `K6_STAGES` replace all of `duration`,
+/// `iterations`, `stages` and `scenarios`. A value k6 could not read, or a
+/// variable of an option loadlab k6 does not have, is an error naming it.
+pub fn env_layer(raw: &Value, env: &[(String, String)]) -> Result<Value, ScriptError> {
+    let var = |k: &str| {
+        env.iter()
+            .rev()
+            .find(|(n, v)| n == k && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    };
+    for k in ENV_UNSUPPORTED {
+        if let Some(v) = var(k)
+            && go_bool(v) != Some(false)
+        {
+            return Err(bad(format!(
+                "{k}={v:?}: the option is not supported by loadlab k6 (see docs/k6.md)"
+            )));
+        }
+    }
+    let mut m = raw.as_object().cloned().unwrap_or_default();
+    if env_shortcut(env) {
+        for k in ["duration", "iterations", "stages", "scenarios"] {
+            m.remove(k);
+        }
+    }
+    for (name, option, kind) in ENV_OPTIONS {
+        let Some(v) = var(name) else { continue };
+        let refuse = |want: &str| bad(format!("{name}={v:?}: {want}"));
+        let items = || v.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let value = match kind {
+            EnvKind::Int => Value::from(
+                v.trim()
+                    .parse::<i64>()
+                    .map_err(|_| refuse("not a whole number"))?,
+            ),
+            EnvKind::Duration => {
+                parse_signed_duration_str(v)
+                    .ok_or_else(|| refuse("not a duration (e.g. 30s, 1m30s)"))?;
+                Value::String(v.trim().to_string())
+            }
+            EnvKind::Bool => {
+                Value::Bool(go_bool(v.trim()).ok_or_else(|| refuse("not true or false"))?)
+            }
+            EnvKind::Text => Value::String(v.to_string()),
+            EnvKind::List => Value::Array(items().map(|s| Value::String(s.into())).collect()),
+            EnvKind::Stages => Value::Array(
+                items()
+                    .map(|s| stage_flag(s).map_err(|e| refuse(&e)))
+                    .collect::<Result<_, _>>()?,
+            ),
+            EnvKind::Tags => {
+                let mut tags = serde_json::Map::new();
+                for pair in items() {
+                    let (k, t) = pair
+                        .split_once(':')
+                        .filter(|(k, _)| !k.trim().is_empty())
+                        .ok_or_else(|| refuse("expected NAME:VALUE pairs, comma-separated"))?;
+                    tags.insert(k.trim().to_string(), Value::String(t.trim().to_string()));
+                }
+                Value::Object(tags)
+            }
+        };
+        m.insert(option.to_string(), value);
+    }
+    Ok(Value::Object(m))
 }
 
 /// k6's words for a shortcut `duration` that is not above zero.
@@ -612,6 +774,10 @@ impl Options {
     /// `null`) and the command line, with k6's precedence: a flag wins; `-u`
     /// with `-d` or `-i` or `-s` replaces the script's scenarios.
     pub fn resolve(script: &Value, o: &Overrides) -> Result<Options, ScriptError> {
+        // The environment's layer first (the flags' is over it, below).
+        let env_replaces_scenarios =
+            env_shortcut(&o.env) && script.get("scenarios").is_some_and(|v| !v.is_null());
+        let script = &env_layer(script, &o.env)?;
         let get = |k: &str| script.get(k).filter(|v| !v.is_null());
         // k6's options that loadlab k6 does not have: accepted and ignored
         // would mislead, so each is named (keys k6 does not know are
@@ -654,6 +820,11 @@ impl Options {
         let mut warnings = Vec::new();
         // k6's layers: the command line's `-d`, `-i` or `-s` replace all of
         // the script's `duration`, `iterations`, `stages` and `scenarios`.
+        if env_replaces_scenarios {
+            warnings.push(
+                "\"env\" level configuration overrode scenarios configuration entirely".into(),
+            );
+        }
         let flag_shortcut = o.duration.is_some() || o.iterations.is_some() || o.stages.is_some();
         if flag_shortcut && get("scenarios").is_some() {
             warnings.push(
@@ -1705,6 +1876,91 @@ mod tests {
                 }]
             }
         );
+    }
+
+    #[test]
+    fn k6_option_variables_are_read_as_k6_reads_them() {
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let script = json!({"vus": 1, "scenarios": {"a": {"executor": "constant-vus", "duration": "9s"}},
+            "userAgent": "script/1"});
+        let v = env_layer(
+            &script,
+            &env(&[
+                ("K6_STAGES", "1s:2, -1s:3"),
+                ("K6_THROW", "T"),
+                ("K6_SUMMARY_TREND_STATS", "avg,p(99)"),
+                ("K6_TAGS", "team:a, env:ci"),
+                ("K6_SETUP_TIMEOUT", "5s"),
+                ("K6_USER_AGENT", ""),
+                ("K6_NO_USAGE_REPORT", "true"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"vus": 1, "stages": [{"duration": "1s", "target": 2}, {"duration": "-1s", "target": 3}],
+                "throw": true, "summaryTrendStats": ["avg", "p(99)"], "tags": {"team": "a", "env": "ci"},
+                "setupTimeout": "5s", "userAgent": "script/1"})
+        );
+        // Through `resolve`: the stages replace the scenarios (with k6's
+        // warning), and k6's checks see them.
+        let o = Overrides {
+            env: env(&[("K6_STAGES", "1s:2")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&script, &o).unwrap();
+        assert_eq!(r.scenarios[0].name, "default");
+        assert_eq!(
+            r.warnings,
+            vec!["\"env\" level configuration overrode scenarios configuration entirely"]
+        );
+        // The flags' layer is over it.
+        let o = Overrides {
+            env: env(&[("K6_DURATION", "5s"), ("K6_VUS", "3")]),
+            iterations: Some(6),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert_eq!(
+            r.scenarios[0].executor,
+            Executor::SharedIterations {
+                vus: 3,
+                iterations: 6,
+                max_duration: Duration::from_secs(600)
+            }
+        );
+        // What k6 could not read, named; an unsupported option refused
+        // unless it is false.
+        for (k, v, want) in [
+            (
+                "K6_ITERATIONS",
+                "1.5",
+                "K6_ITERATIONS=\"1.5\": not a whole number",
+            ),
+            (
+                "K6_DURATION",
+                "soon",
+                "K6_DURATION=\"soon\": not a duration",
+            ),
+            ("K6_STAGES", ":3", "no duration"),
+            ("K6_TAGS", "nocolon", "expected NAME:VALUE pairs"),
+            (
+                "K6_HOSTS",
+                "a=b",
+                "K6_HOSTS=\"a=b\": the option is not supported by loadlab k6",
+            ),
+        ] {
+            let e = env_layer(&json!({}), &env(&[(k, v)]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{k}: {e}");
+        }
+        assert!(env_layer(&json!({}), &env(&[("K6_WEB_DASHBOARD", "false")])).is_ok());
     }
 
     #[test]

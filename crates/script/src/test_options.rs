@@ -144,11 +144,14 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
     scenario(&s)
 }
 
-/// The script's `options` (`raw`) with the command line's over them, as k6
-/// layers them: `-u` sets `vus`; `-d`, `-i` or `-s` replace all of
+/// The script's `options` (`raw`) with the environment's `K6_*` over them
+/// and the command line's over those, as k6 layers them: `-u` sets `vus`; `-d`, `-i` or `-s` replace all of
 /// `duration`, `iterations`, `stages` and `scenarios`; `--tag` replaces
 /// `tags`.
 pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
+    // The environment's `K6_*` layer under the flags' (its values were
+    // checked by `Options::resolve`, before any of this is shown).
+    let raw = crate::options::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
     let mut m = raw.as_object().cloned().unwrap_or_default();
     // A duration flag in Go's form (`-d 90s` shows as "1m30s"), its sign
     // kept; the flags were checked to be durations (cli/src/cmd/k6.rs).

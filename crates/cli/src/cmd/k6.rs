@@ -238,6 +238,12 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         iterations: a.iterations,
         no_thresholds: a.no_thresholds,
         max_redirects: a.max_redirects,
+        // k6's option variables (K6_VUS, K6_DURATION, …): read from the
+        // process's environment whatever --no-system-env-vars says (that
+        // one is about __ENV), as k6 reads them.
+        env: std::env::vars()
+            .filter(|(k, _)| k.starts_with("K6_"))
+            .collect(),
         ..Default::default()
     };
     if let Some(ix) = &a.execution_segment_index {
@@ -334,7 +340,16 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
     // when the run ends (also when a threshold failed or it was stopped).
     let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
-    for o in &a.out {
+    // K6_OUT (comma-separated) when no --out is given, as in k6.
+    let outs: Vec<String> = match std::env::var("K6_OUT") {
+        Ok(v) if a.out.is_empty() && !v.is_empty() => v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        _ => a.out.clone(),
+    };
+    for o in &outs {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
             Some(("csv", f)) if !f.is_empty() => {
