@@ -49,6 +49,9 @@ class Nginx:
     """nginx with one worker, pinned to CPU 0, serving files from a temp dir."""
 
     def __init__(self, files, port=18080, worker_connections=20000):
+        if not have("nginx"):
+            raise SystemExit("bench: nginx is the benchmarks' server and is not installed "
+                             "(Debian: apt-get install nginx)")
         self.dir = tempfile.mkdtemp(prefix="loadlab-bench-nginx-")
         # nginx's worker runs as an unprivileged user: it must be able to read the files.
         os.chmod(self.dir, 0o755)

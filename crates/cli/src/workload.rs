@@ -65,7 +65,16 @@ impl WorkloadRunner for ChildRunner {
             }
             true
         });
-        let mut child = Command::new(exe)
+        let mut cmd = Command::new(exe);
+        // k6's option variables (K6_VUS, K6_DURATION, …) of the shell that
+        // runs the study would change its steps unseen: the plan alone
+        // says what a step runs.
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("K6_") {
+                cmd.env_remove(k);
+            }
+        }
+        let mut child = cmd
             .args(&args)
             .envs(secret_env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
