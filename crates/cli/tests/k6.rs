@@ -363,6 +363,33 @@ fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
 }
 
 #[test]
+fn no_setup_and_no_teardown_skip_them_as_k6() {
+    // As k6 v1.8.1: without setup() the iterations and teardown() get
+    // `undefined`; the option, the flag and K6_NO_* do the same.
+    let dir = tempfile::tempdir().unwrap();
+    let body = "export function setup() { console.log('SETUP'); return { a: 1 }; }\n\
+                export default function (d) { console.log('DEFAULT ' + JSON.stringify(d)); }\n\
+                export function teardown(d) { console.log('TEARDOWN ' + JSON.stringify(d)); }\n";
+    let lines = |out: &Output| -> Vec<String> {
+        let (_, stderr) = text(out);
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("info["))
+            .filter_map(|l| l.split_once("] ").map(|(_, m)| m.to_string()))
+            .collect()
+    };
+    let out = k6(dir.path(), body, &["--no-setup"]);
+    assert_eq!(lines(&out), ["DEFAULT undefined", "TEARDOWN undefined"]);
+    let out = k6(dir.path(), body, &["--no-teardown"]);
+    assert_eq!(lines(&out), ["SETUP", "DEFAULT {\"a\":1}"]);
+    let with_option =
+        format!("export const options = {{ noSetup: true, noTeardown: true }};\n{body}");
+    let out = k6(dir.path(), &with_option, &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(lines(&out), ["DEFAULT undefined"]);
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

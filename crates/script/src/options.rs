@@ -331,6 +331,11 @@ pub struct Options {
     pub submetrics: Vec<(String, Vec<(String, String)>)>,
     pub setup_timeout: Duration,
     pub teardown_timeout: Duration,
+    /// `noSetup` (`--no-setup`): setup() is not run; the iterations and
+    /// teardown() get no data, as in k6.
+    pub no_setup: bool,
+    /// `noTeardown` (`--no-teardown`): teardown() is not run.
+    pub no_teardown: bool,
     /// `options.maxRedirects` (`--max-redirects` wins): the redirects a
     /// request follows unless its `params.redirects` says; `None`: k6's
     /// default, 10. Below 0 is 0, as in k6.
@@ -417,6 +422,9 @@ pub struct Overrides {
     pub segment: Option<Tuple>,
     /// `--max-redirects`.
     pub max_redirects: Option<u32>,
+    /// `--no-setup`, `--no-teardown`.
+    pub no_setup: bool,
+    pub no_teardown: bool,
     /// The environment's `K6_*` variables (k6's option layer between the
     /// script's `options` and the command line's flags; [`env_layer`]).
     pub env: Vec<(String, String)>,
@@ -424,7 +432,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 17] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 19] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -454,14 +462,14 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 17] = [
         "discardResponseBodies",
         EnvKind::Bool,
     ),
+    ("K6_NO_SETUP", "noSetup", EnvKind::Bool),
+    ("K6_NO_TEARDOWN", "noTeardown", EnvKind::Bool),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 20] = [
+const ENV_UNSUPPORTED: [&str; 18] = [
     "K6_PAUSED",
-    "K6_NO_SETUP",
-    "K6_NO_TEARDOWN",
     "K6_RPS",
     "K6_DNS",
     "K6_BATCH",
@@ -799,8 +807,6 @@ impl Options {
             "noVUConnectionReuse",
             "systemTags",
             "consoleOutput",
-            "noSetup",
-            "noTeardown",
             "paused",
             "linger",
             "executionSegment",
@@ -1142,6 +1148,8 @@ impl Options {
             submetrics,
             setup_timeout,
             teardown_timeout,
+            no_setup: o.no_setup || flag("noSetup")?,
+            no_teardown: o.no_teardown || flag("noTeardown")?,
             max_redirects,
             warnings,
             request: RequestOptions {

@@ -2908,8 +2908,8 @@ async fn drive_local<'js>(
             .and_then(|ns| ns.get::<_, Function>(name).ok())
             .is_some()
     };
-    let has_setup = has("setup");
-    let mut has_teardown = has("teardown");
+    let has_setup = has("setup") && !options.no_setup;
+    let mut has_teardown = has("teardown") && !options.no_teardown;
     if has_setup {
         let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
         match r {

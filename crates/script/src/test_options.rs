@@ -163,6 +163,12 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
         )),
         None => Value::String(d.to_string()),
     };
+    if o.no_setup {
+        m.insert("noSetup".into(), Value::Bool(true));
+    }
+    if o.no_teardown {
+        m.insert("noTeardown".into(), Value::Bool(true));
+    }
     if let Some(v) = o.vus {
         m.insert("vus".into(), json!(v));
     }

@@ -105,6 +105,12 @@ pub struct K6RunArgs {
     /// Run without evaluating thresholds.
     #[arg(long = "no-thresholds")]
     no_thresholds: bool,
+    /// Do not run setup() (the iterations and teardown() get no data).
+    #[arg(long = "no-setup")]
+    no_setup: bool,
+    /// Do not run teardown().
+    #[arg(long = "no-teardown")]
+    no_teardown: bool,
     /// Do not pass the process environment to __ENV (k6's --include-system-env-vars=false).
     #[arg(long = "no-system-env-vars")]
     no_system_env_vars: bool,
@@ -237,6 +243,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         vus: a.vus,
         iterations: a.iterations,
         no_thresholds: a.no_thresholds,
+        no_setup: a.no_setup,
+        no_teardown: a.no_teardown,
         max_redirects: a.max_redirects,
         // k6's option variables (K6_VUS, K6_DURATION, …): read from the
         // process's environment whatever --no-system-env-vars says (that
