@@ -390,6 +390,44 @@ fn no_setup_and_no_teardown_skip_them_as_k6() {
 }
 
 #[test]
+fn a_script_from_standard_input_as_k6_run_dash() {
+    // `k6 run - <script.js`, as k6's docs run it in a container; its
+    // relative imports come from the working folder.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.js"), "export const x = 5;\n").unwrap();
+    let run = |script: &str| {
+        let mut child = Command::new(bin())
+            .args(["k6", "run", "-q", "-i", "2", "-"])
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run loadlab");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(
+        "import { x } from './lib.js';\nexport default function () { console.log('x=' + x); }\n",
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stderr.matches("x=5").count(), 2, "{stderr}");
+    assert!(stdout.contains("iterations"), "{stdout}");
+    // Its errors name it `-`, with line and column.
+    let out = run("export default function () {\n  let x = ;\n}\n");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(107), "{stderr}");
+    assert!(stderr.contains("-:2:11: SyntaxError"), "{stderr}");
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

@@ -1906,7 +1906,15 @@ async fn send_all(
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
 pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
-    let source = std::fs::read_to_string(&cfg.script).map_err(|err| ScriptError::Read {
+    // `-`: the script from standard input, as `k6 run -` reads it (its
+    // relative imports and `open()` from the working folder).
+    let source = if cfg.script.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(&cfg.script)
+    }
+    .map_err(|err| ScriptError::Read {
         path: cfg.script.clone(),
         err,
     })?;

@@ -29,7 +29,7 @@ enum K6Command {
 
 #[derive(Debug, Args)]
 pub struct K6RunArgs {
-    /// The script (an ES module using k6's API).
+    /// The script (an ES module using k6's API); `-` reads it from standard input.
     script: PathBuf,
     // The four take a negative value as k6 does (`-u -1`), which k6's
     // checks then refuse in its words.
