@@ -428,6 +428,61 @@ fn a_script_from_standard_input_as_k6_run_dash() {
 }
 
 #[test]
+fn console_output_goes_to_its_file_in_k6s_logfmt() {
+    // As k6 v1.8.1: setup(), the iterations and teardown() write there
+    // (appended), the init code to standard error.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("console.log");
+    std::fs::write(&file, "kept\n").unwrap();
+    let script = "console.log('init ' + __VU);\n\
+                  export function setup() { console.log('in setup'); }\n\
+                  export default function () { console.log('iter'); console.warn('a \"b\"'); }\n\
+                  export function teardown() { console.error('in teardown'); }\n";
+    let out = k6(
+        dir.path(),
+        script,
+        &["--console-output", file.to_str().unwrap()],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let written = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(lines.len(), 5, "{written}");
+    assert_eq!(lines[0], "kept");
+    let tail: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| {
+            assert!(
+                l.starts_with("time=\"20") && l.contains("Z\" level="),
+                "{l}"
+            );
+            &l[l.find(" level=").unwrap() + 1..]
+        })
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "level=info msg=\"in setup\"",
+            "level=info msg=iter",
+            "level=warning msg=\"a \\\"b\\\"\"",
+            "level=error msg=\"in teardown\"",
+        ]
+    );
+    assert!(stderr.contains("init 1"), "{stderr}");
+    assert!(!stderr.contains("iter"), "{stderr}");
+    // A file that cannot be made: refused before any load (exit 104).
+    let out = k6(
+        dir.path(),
+        script,
+        &["--console-output", "/nonexistent/dir/c.log"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(104), "{stderr}");
+    assert!(stderr.contains("cannot create it"), "{stderr}");
+    assert!(!stderr.contains("in setup"), "{stderr}");
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

@@ -336,6 +336,9 @@ pub struct Options {
     pub no_setup: bool,
     /// `noTeardown` (`--no-teardown`): teardown() is not run.
     pub no_teardown: bool,
+    /// `consoleOutput` (`--console-output`, `K6_CONSOLE_OUTPUT`): the
+    /// file the console's lines go to instead of standard error.
+    pub console_output: Option<String>,
     /// `options.maxRedirects` (`--max-redirects` wins): the redirects a
     /// request follows unless its `params.redirects` says; `None`: k6's
     /// default, 10. Below 0 is 0, as in k6.
@@ -425,6 +428,8 @@ pub struct Overrides {
     /// `--no-setup`, `--no-teardown`.
     pub no_setup: bool,
     pub no_teardown: bool,
+    /// `--console-output FILE`.
+    pub console_output: Option<String>,
     /// The environment's `K6_*` variables (k6's option layer between the
     /// script's `options` and the command line's flags; [`env_layer`]).
     pub env: Vec<(String, String)>,
@@ -432,7 +437,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 19] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 20] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -464,11 +469,12 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 19] = [
     ),
     ("K6_NO_SETUP", "noSetup", EnvKind::Bool),
     ("K6_NO_TEARDOWN", "noTeardown", EnvKind::Bool),
+    ("K6_CONSOLE_OUTPUT", "consoleOutput", EnvKind::Text),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 18] = [
+const ENV_UNSUPPORTED: [&str; 17] = [
     "K6_PAUSED",
     "K6_RPS",
     "K6_DNS",
@@ -483,7 +489,6 @@ const ENV_UNSUPPORTED: [&str; 18] = [
     "K6_HOSTS",
     "K6_NO_VU_CONNECTION_REUSE",
     "K6_SYSTEM_TAGS",
-    "K6_CONSOLE_OUTPUT",
     "K6_LOCAL_IPS",
     "K6_LINGER",
     "K6_WEB_DASHBOARD",
@@ -806,7 +811,6 @@ impl Options {
             "localIPs",
             "noVUConnectionReuse",
             "systemTags",
-            "consoleOutput",
             "paused",
             "linger",
             "executionSegment",
@@ -1150,6 +1154,16 @@ impl Options {
             teardown_timeout,
             no_setup: o.no_setup || flag("noSetup")?,
             no_teardown: o.no_teardown || flag("noTeardown")?,
+            console_output: match (&o.console_output, get("consoleOutput")) {
+                (Some(f), _) => Some(f.clone()),
+                (None, None) => None,
+                (None, Some(Value::String(f))) => Some(f.clone()).filter(|f| !f.is_empty()),
+                (None, Some(v)) => {
+                    return Err(bad(format!(
+                        "options.consoleOutput: {v} is not a file name"
+                    )));
+                }
+            },
             max_redirects,
             warnings,
             request: RequestOptions {

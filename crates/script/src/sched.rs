@@ -59,6 +59,41 @@ pub struct RunConfig {
     pub progress: bool,
 }
 
+/// A value in logfmt as k6's log lines write it: bare when it is made of
+/// letters, digits and `-._/@^+`, else quoted with Go's escapes.
+fn logfmt_value(v: &str) -> String {
+    let bare = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
+    if bare {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Opens `--console-output`'s file (created, or appended to, as k6 does).
+fn open_console_output(path: &str) -> Result<std::fs::File, ScriptError> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| ScriptError::Options(format!("consoleOutput {path:?}: cannot create it: {e}")))
+}
+
 fn unix_now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -303,6 +338,10 @@ pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Durati
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
+    /// `--console-output FILE` (or `consoleOutput`): the console's lines of
+    /// setup(), the iterations and teardown() go there, in k6's logfmt
+    /// form, instead of standard error (the init code's do not, as in k6).
+    pub console_file: RefCell<Option<std::fs::File>>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
     pub http: crate::api::HttpDefaults,
@@ -502,6 +541,20 @@ impl Shared {
             "log" => "info",
             l => l,
         };
+        if let Some(file) = self.console_file.borrow_mut().as_mut() {
+            // One write per line (nothing is left in a buffer if the
+            // process exits).
+            let text = format!(
+                "time={} level={lvl} msg={}\n",
+                // Whole seconds, UTC (k6's RFC 3339 time).
+                logfmt_value(&loadlab_metrics::timefmt::rfc3339(
+                    i128::from(unix_now_ns() / 1_000_000_000) * 1_000_000_000
+                )),
+                logfmt_value(line)
+            );
+            let _ = std::io::Write::write_all(file, text.as_bytes());
+            return;
+        }
         self.log_line(&format!(
             "{lvl}[{:04}] {line}",
             self.start.elapsed().as_secs()
@@ -2053,6 +2106,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    // Opened now (a bad path is refused before any VU starts), used from
+    // setup() on.
+    let console_file = match &options.console_output {
+        Some(path) => Some(open_console_output(path)?),
+        None => None,
+    };
     shared_v.full_http_tags.set(
         shared_v.out.borrow().has_points()
             || options.thresholds.iter().any(|t| {
@@ -2180,6 +2239,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             };
             eprintln!("{u:#?}");
         }
+        *shared.console_file.borrow_mut() = console_file;
         let outcome = tokio_rt.block_on(drive(
             &shared,
             &options,
@@ -2238,6 +2298,7 @@ fn make_shared(
         iterations: id("iterations"),
     };
     Ok(Shared {
+        console_file: RefCell::new(None),
         http: crate::api::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),

@@ -169,6 +169,9 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     if o.no_teardown {
         m.insert("noTeardown".into(), Value::Bool(true));
     }
+    if let Some(f) = &o.console_output {
+        m.insert("consoleOutput".into(), Value::String(f.clone()));
+    }
     if let Some(v) = o.vus {
         m.insert("vus".into(), json!(v));
     }

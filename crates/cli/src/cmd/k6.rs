@@ -111,6 +111,10 @@ pub struct K6RunArgs {
     /// Do not run teardown().
     #[arg(long = "no-teardown")]
     no_teardown: bool,
+    /// Write the console's lines (console.log, …) to FILE, in k6's logfmt
+    /// form, instead of standard error.
+    #[arg(long = "console-output", value_name = "FILE")]
+    console_output: Option<String>,
     /// Do not pass the process environment to __ENV (k6's --include-system-env-vars=false).
     #[arg(long = "no-system-env-vars")]
     no_system_env_vars: bool,
@@ -245,6 +249,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         no_thresholds: a.no_thresholds,
         no_setup: a.no_setup,
         no_teardown: a.no_teardown,
+        console_output: a.console_output.clone(),
         max_redirects: a.max_redirects,
         // k6's option variables (K6_VUS, K6_DURATION, …): read from the
         // process's environment whatever --no-system-env-vars says (that
