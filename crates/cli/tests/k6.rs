@@ -434,9 +434,13 @@ fn console_output_goes_to_its_file_in_k6s_logfmt() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("console.log");
     std::fs::write(&file, "kept\n").unwrap();
-    let script = "console.log('init ' + __VU);\n\
+    let script = "import http from 'k6/http';\n\
+                  console.log('init ' + __VU);\n\
                   export function setup() { console.log('in setup'); }\n\
-                  export default function () { console.log('iter'); console.warn('a \"b\"'); }\n\
+                  export default function () {\n\
+                    console.log('iter'); console.warn('a \"b\"');\n\
+                    http.get('http://127.0.0.1:1/a%zz');\n\
+                  }\n\
                   export function teardown() { console.error('in teardown'); }\n";
     let out = k6(
         dir.path(),
@@ -470,6 +474,8 @@ fn console_output_goes_to_its_file_in_k6s_logfmt() {
     );
     assert!(stderr.contains("init 1"), "{stderr}");
     assert!(!stderr.contains("iter"), "{stderr}");
+    // k6's own warnings are not the console's: they stay on standard error.
+    assert!(stderr.contains("Request Failed"), "{stderr}");
     // A file that cannot be made: refused before any load (exit 104).
     let out = k6(
         dir.path(),

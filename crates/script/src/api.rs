@@ -1937,7 +1937,7 @@ pub fn install<'js>(
                     }
                     line.push_str(&display(&ctx, a));
                 }
-                sh.console(level, &line);
+                sh.script_console(level, &line);
             })?,
         )?;
     }

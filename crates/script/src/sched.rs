@@ -59,6 +59,16 @@ pub struct RunConfig {
     pub progress: bool,
 }
 
+/// k6's name of a console method's level (`warn` is `warning`, `log` is
+/// `info`).
+fn k6_level(level: &str) -> &str {
+    match level {
+        "warn" => "warning",
+        "log" => "info",
+        l => l,
+    }
+}
+
 /// A value in logfmt as k6's log lines write it: bare when it is made of
 /// letters, digits and `-._/@^+`, else quoted with Go's escapes.
 fn logfmt_value(v: &str) -> String {
@@ -536,11 +546,21 @@ impl Shared {
         if level == "debug" && !self.verbose {
             return;
         }
-        let lvl = match level {
-            "warn" => "warning",
-            "log" => "info",
-            l => l,
-        };
+        let lvl = k6_level(level);
+        self.log_line(&format!(
+            "{lvl}[{:04}] {line}",
+            self.start.elapsed().as_secs()
+        ));
+    }
+
+    /// A line of the script's `console` object: to `--console-output`'s
+    /// file when there is one (k6's own warnings, such as "Request Failed",
+    /// stay on standard error, as in k6).
+    pub fn script_console(&self, level: &str, line: &str) {
+        if level == "debug" && !self.verbose {
+            return;
+        }
+        let lvl = k6_level(level);
         if let Some(file) = self.console_file.borrow_mut().as_mut() {
             // One write per line (nothing is left in a buffer if the
             // process exits).
@@ -555,10 +575,7 @@ impl Shared {
             let _ = std::io::Write::write_all(file, text.as_bytes());
             return;
         }
-        self.log_line(&format!(
-            "{lvl}[{:04}] {line}",
-            self.start.elapsed().as_secs()
-        ));
+        self.console(level, line);
     }
 
     /// Live progress lines were wanted ([`RunConfig::progress`]).
