@@ -145,9 +145,9 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
 }
 
 /// The script's `options` (`raw`) with the environment's `K6_*` over them
-/// and the command line's over those, as k6 layers them: `-u` sets `vus`; `-d`, `-i` or `-s` replace all of
-/// `duration`, `iterations`, `stages` and `scenarios`; `--tag` replaces
-/// `tags`.
+/// and the command line's over those, as k6 layers them: `-u` sets `vus`;
+/// `-d`, `-i` or `-s` replace all of `duration`, `iterations`, `stages` and
+/// `scenarios`; `--tag` replaces `tags`.
 pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     // The environment's `K6_*` layer under the flags' (its values were
     // checked by `Options::resolve`, before any of this is shown).
