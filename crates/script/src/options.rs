@@ -784,8 +784,12 @@ const DEFAULT_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(95)"];
 
 impl Options {
     /// Builds the run's options from the script's (JSON of `options`, or
-    /// `null`) and the command line, with k6's precedence: a flag wins; `-u`
-    /// with `-d` or `-i` or `-s` replaces the script's scenarios.
+    /// `null`), the environment's `K6_*` and the command line's, layered as
+    /// k6 layers them (a flag wins over `K6_*`, which wins over the script;
+    /// a layer's `duration`, `iterations` or `stages` replace the lower
+    /// layers' four shortcuts and `scenarios`), and checked with k6's
+    /// checks and words (two shortcuts in one layer, negative counts and
+    /// durations, each executor's own).
     pub fn resolve(script: &Value, o: &Overrides) -> Result<Options, ScriptError> {
         // The environment's layer first (the flags' is over it, below).
         let env_replaces_scenarios =
