@@ -103,12 +103,23 @@ fn join_message(parts: &[String]) -> String {
 
 /// The subcommand as typed (the first argument that is not a flag).
 fn subcommand(original: &[OsString]) -> Option<String> {
-    original
+    let mut words = original
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
-        .find(|a| !a.starts_with('-'))
-        .map(str::to_string)
+        .filter(|a| !a.starts_with('-'));
+    let first = words.next()?;
+    // The subcommands that have their own (`k6 run`, `k8s render`): the
+    // help to see is the inner one's.
+    let inner: &[&str] = match first {
+        "k6" => &["run"],
+        "k8s" => &["render", "run", "gather"],
+        _ => &[],
+    };
+    match words.next() {
+        Some(second) if inner.contains(&second) => Some(format!("{first} {second}")),
+        _ => Some(first.to_string()),
+    }
 }
 
 fn looks_like_url(s: &str) -> bool {
@@ -199,6 +210,28 @@ mod tests {
             ]),
             "invalid value 'x' for '--by <BY>' [possible values: target, attack]"
         );
+    }
+
+    #[test]
+    fn names_the_inner_subcommand_whose_help_to_see() {
+        let words = |l: &[&str]| -> Vec<OsString> { l.iter().map(OsString::from).collect() };
+        assert_eq!(
+            subcommand(&words(&["loadlab", "k6", "run", "-u", "abc", "x.js"])).as_deref(),
+            Some("k6 run")
+        );
+        assert_eq!(
+            subcommand(&words(&["loadlab", "k8s", "render", "--workers", "x"])).as_deref(),
+            Some("k8s render")
+        );
+        assert_eq!(
+            subcommand(&words(&["loadlab", "attack", "-rate=abc"])).as_deref(),
+            Some("attack")
+        );
+        assert_eq!(
+            subcommand(&words(&["loadlab", "-x", "study", "plan.yaml"])).as_deref(),
+            Some("study")
+        );
+        assert_eq!(subcommand(&words(&["loadlab"])), None);
     }
 
     #[test]
