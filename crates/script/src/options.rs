@@ -832,8 +832,9 @@ impl Options {
         }
         let mut scenarios = Vec::new();
         let mut warnings = Vec::new();
-        // k6's layers: the command line's `-d`, `-i` or `-s` replace all of
-        // the script's `duration`, `iterations`, `stages` and `scenarios`.
+        // k6's layers: the environment's or the command line's `duration`,
+        // `iterations` or `stages` replace all of the lower layers'
+        // shortcuts and `scenarios` (k6 warns when scenarios go).
         if env_replaces_scenarios {
             warnings.push(
                 "\"env\" level configuration overrode scenarios configuration entirely".into(),
