@@ -223,7 +223,11 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let a = json(&report(std::slice::from_ref(&single), "json"));
     let b = json(&report(&files, "json"));
     for key in ["requests", "status_codes", "unsent", "success"] {
-        assert_eq!(a[key], b[key], "{key}");
+        assert_eq!(
+            a[key], b[key],
+            "{key}; the errors: single {}, split {}",
+            a["errors"], b["errors"]
+        );
     }
     assert_eq!(a["schedule"]["duration"], b["schedule"]["duration"]);
     assert_eq!(a["schedule"]["rate"], b["schedule"]["rate"]);
