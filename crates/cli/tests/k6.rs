@@ -489,6 +489,25 @@ fn console_output_goes_to_its_file_in_k6s_logfmt() {
 }
 
 #[test]
+fn k6_version_says_what_it_is() {
+    // CI pipelines check `k6 version` before a run; loadlab's says which
+    // k6 its behaviour follows, not that it is k6.
+    let out = Command::new(bin())
+        .args(["k6", "version"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with(&format!(
+            "loadlab v{} (k6 v1.8.1 ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn more_vus_than_iterations_is_refused_before_any_load_as_k6() {
     // k6 v1.8.1 exits 104 here; it used to run with fewer VUs.
     let dir = tempfile::tempdir().unwrap();

@@ -25,7 +25,13 @@ pub struct K6Args {
 enum K6Command {
     /// Run a k6 script (`loadlab k6 run -u 10 -d 30s script.js`).
     Run(K6RunArgs),
+    /// Print the version, and the k6 whose scripts, flags and summary it
+    /// follows (as `k6 version` prints its own).
+    Version,
 }
+
+/// The k6 release whose behaviour `loadlab k6` is checked against.
+const K6_VERSION: &str = "v1.8.1";
 
 #[derive(Debug, Args)]
 pub struct K6RunArgs {
@@ -227,6 +233,15 @@ fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
 pub fn run(a: K6Args) -> Result<(), CliError> {
     match a.cmd {
         K6Command::Run(r) => run_script(r),
+        K6Command::Version => {
+            println!(
+                "loadlab v{} (k6 {K6_VERSION} scripts, flags and summary; {}/{})",
+                env!("CARGO_PKG_VERSION"),
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            );
+            Ok(())
+        }
     }
 }
 
