@@ -24,7 +24,7 @@ pub struct K6Args {
 #[derive(Debug, Subcommand)]
 enum K6Command {
     /// Run a k6 script (`loadlab k6 run -u 10 -d 30s script.js`).
-    Run(K6RunArgs),
+    Run(Box<K6RunArgs>),
     /// Print the version, and the k6 whose scripts, flags and summary it
     /// follows (as `k6 version` prints its own).
     Version,
@@ -232,7 +232,7 @@ fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
 
 pub fn run(a: K6Args) -> Result<(), CliError> {
     match a.cmd {
-        K6Command::Run(r) => run_script(r),
+        K6Command::Run(r) => run_script(*r),
         K6Command::Version => {
             println!(
                 "loadlab v{} (k6 {K6_VERSION} scripts, flags and summary; {}/{})",
