@@ -2328,10 +2328,7 @@ pub fn install<'js>(
                             // A request k6 could not even build throws by
                             // `options.throw` alone; one its transport
                             // refused, by `params.throw` first (k6 v1.8.1).
-                            let throws = match sampled {
-                                true => params_throw(params),
-                                false => None,
-                            };
+                            let throws = if sampled { params_throw(params) } else { None };
                             if throws.unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
                             }

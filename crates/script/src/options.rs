@@ -846,7 +846,8 @@ impl Options {
                 "\"cli\" level configuration overrode scenarios configuration entirely".into(),
             );
         }
-        let layered = crate::test_options::with_flags(script, o);
+        // (`script` has the environment's layer already.)
+        let layered = crate::test_options::flags_over(script, o);
         let short = |k: &str| layered.get(k).filter(|v| !v.is_null());
         let vus = short("vus").map(|v| int(v, "options.vus")).transpose()?;
         let iterations = short("iterations")

@@ -151,8 +151,14 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
 pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     // The environment's `K6_*` layer under the flags' (its values were
     // checked by `Options::resolve`, before any of this is shown).
-    let raw = crate::options::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
-    let mut m = raw.as_object().cloned().unwrap_or_default();
+    let env = crate::options::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
+    flags_over(&env, o)
+}
+
+/// The command line's layer over `layered` (the script's options with the
+/// environment's already over them).
+pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
+    let mut m = layered.as_object().cloned().unwrap_or_default();
     // A duration flag in Go's form (`-d 90s` shows as "1m30s"), its sign
     // kept; the flags were checked to be durations (cli/src/cmd/k6.rs).
     let go = |d: &str| match crate::options::parse_signed_duration_str(d) {
