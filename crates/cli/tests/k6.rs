@@ -47,6 +47,40 @@ fn k6_with(dir: &std::path::Path, script: &str, args: &[&str], quiet: bool) -> O
         .expect("run loadlab")
 }
 
+/// The log lines of standard error (k6's logfmt, as off a terminal):
+/// each line's level and message, unquoted.
+fn log_lines(stderr: &str) -> Vec<(String, String)> {
+    fn value(rest: &str) -> String {
+        let Some(q) = rest.strip_prefix('"') else {
+            return rest.split(' ').next().unwrap_or("").to_string();
+        };
+        let mut out = String::new();
+        let mut chars = q.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some(o) => out.push(o),
+                    None => {}
+                },
+                c => out.push(c),
+            }
+        }
+        out
+    }
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("time="))
+        .filter_map(|l| {
+            let level = value(&l[l.find(" level=")? + 7..]);
+            let msg = value(&l[l.find(" msg=")? + 5..]);
+            Some((level, msg))
+        })
+        .collect()
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -166,6 +200,12 @@ export default function () { http.get(__ENV.BASE + '/'); }
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
     assert!(stdout.contains("✗ 'count>100' count=2"), "{stdout}");
+    // k6's last line, naming the metric.
+    assert!(
+        stderr
+            .contains("level=error msg=\"thresholds on metrics 'http_reqs' have been crossed\"\n"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -372,10 +412,10 @@ fn no_setup_and_no_teardown_skip_them_as_k6() {
                 export function teardown(d) { console.log('TEARDOWN ' + JSON.stringify(d)); }\n";
     let lines = |out: &Output| -> Vec<String> {
         let (_, stderr) = text(out);
-        stderr
-            .lines()
-            .filter(|l| l.starts_with("info["))
-            .filter_map(|l| l.split_once("] ").map(|(_, m)| m.to_string()))
+        log_lines(&stderr)
+            .into_iter()
+            .filter(|(level, _)| level == "info")
+            .map(|(_, msg)| msg)
             .collect()
     };
     let out = k6(dir.path(), body, &["--no-setup"]);
@@ -552,7 +592,7 @@ export default function () { sleep(0.3); }
     assert_eq!(done + dropped, 20.0, "{stdout}");
     assert!(stdout.contains("iteration_duration_corrected"), "{stdout}");
     // k6's warning, once.
-    let warning = "Insufficient VUs, reached 1 active VUs and cannot initialize more \
+    let warning = "level=warning msg=\"Insufficient VUs, reached 1 active VUs and cannot initialize more\" \
                    executor=constant-arrival-rate scenario=open";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
 }
@@ -588,7 +628,12 @@ export default function () { sleep(0.05); if (__ITER === 2) exec.test.abort('eno
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(108), "{stdout}\n{stderr}");
     assert!(t0.elapsed() < std::time::Duration::from_secs(15));
-    assert!(stderr.contains("enough"), "{stderr}");
+    // The reason is the run's error line, as in k6, not an iteration's.
+    assert!(
+        stderr.contains("level=error msg=\"test aborted: enough\"\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("source=stacktrace"), "{stderr}");
     assert!(stdout.contains("TOTAL RESULTS"), "{stdout}");
     // As k6: the scenario line shows the run cut short, and how far it got.
     let line = stdout
@@ -752,6 +797,120 @@ export default function () { sleep(0.05); }
         t0.elapsed()
     );
     assert!(stdout.contains("✗ 'count<5'"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "msg=\"thresholds on metrics 'iterations' were crossed; at least one has abortOnFail enabled, stopping test prematurely\""
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn log_output_and_format_are_k6s() {
+    // Checked side by side with k6 v1.8.1: the same script, the same
+    // lines (but the time, and the stack's file names).
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+export const options = { iterations: 2, thresholds: { iterations: ['count>100'] } };
+export default function () {
+  console.log('hello <you>', 3);
+  console.debug('not shown');
+  if (__ITER === 1) throw new Error('boom');
+}
+"#;
+    // JSON: one object a line, keys sorted, Go's escapes.
+    let out = k6(dir.path(), script, &["--log-format", "json"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
+    let lines: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 5, "{stderr}");
+    assert!(
+        stderr.starts_with("{\"level\":\"info\",\"msg\":\"hello \\u003cyou\\u003e 3\",\"source\":\"console\",\"time\":\""),
+        "{stderr}"
+    );
+    assert_eq!(lines[2]["source"], "stacktrace");
+    assert_eq!(lines[2]["executor"], "shared-iterations");
+    assert!(
+        lines[2]["msg"]
+            .as_str()
+            .unwrap()
+            .starts_with("Error: boom\n\tat default ("),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[4]["msg"],
+        "thresholds on metrics 'iterations' have been crossed"
+    );
+    // Raw, from k6's variable: the messages alone; -v shows debug lines.
+    let out = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["k6", "run", "-q", "-v", "script.js"])
+        .env("K6_LOG_FORMAT", "raw")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.starts_with("hello <you> 3\nnot shown\nhello <you> 3\nnot shown\nError: boom\n"),
+        "{stderr}"
+    );
+    // A file takes the lines of its level and more severe ones, and
+    // standard error none of them.
+    let log = dir.path().join("k6.log");
+    let out = k6(
+        dir.path(),
+        script,
+        &[
+            "--log-output",
+            &format!("file={},level=warning", log.display()),
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(99), "{stdout}\n{stderr}");
+    assert_eq!(stderr, "", "{stderr}");
+    let file = std::fs::read_to_string(&log).unwrap();
+    let levels: Vec<String> = log_lines(&file).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(levels, ["error", "warning", "error"], "{file}");
+    // none: nothing; stdout: the lines before the summary.
+    let out = k6(dir.path(), script, &["--log-output", "none"]);
+    assert_eq!(text(&out).1, "");
+    let out = k6(
+        dir.path(),
+        script,
+        &["--log-output=stdout", "--log-format=raw"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(stderr, "");
+    assert!(stdout.starts_with("hello <you> 3\n"), "{stdout}");
+    // What cannot be used is refused before the run, naming it.
+    for (flag, code, words) in [
+        ("--log-output=syslog", 2, "unsupported log output 'syslog'"),
+        ("--log-output=loki", 2, "does not send logs to Loki"),
+        ("--log-output=file=", 2, "filepath must not be empty"),
+        (
+            "--log-output=file=x.log,level=loud",
+            2,
+            "unknown log level loud",
+        ),
+        (
+            "--log-output=file=no/such/x.log",
+            4,
+            "provided directory 'no/such' does not exist",
+        ),
+        (
+            "--log-format=jsn",
+            2,
+            "the formats are text (the default), json and raw",
+        ),
+    ] {
+        let out = k6(dir.path(), script, &[flag]);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(code), "{flag}: {stderr}");
+        assert!(stderr.contains(words), "{flag}: {stderr}");
+        assert!(!stdout.contains("TOTAL RESULTS"), "{flag}: {stdout}");
+    }
 }
 
 /// `--execution-segment` with `--execution-segment-sequence`, as k6: the
@@ -794,11 +953,10 @@ export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
             .output()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
-        let mut arrivals: Vec<u64> = text(&r)
-            .1
-            .lines()
-            .filter_map(|l| l.split("ARRIVAL ").nth(1))
-            .map(|n| n.trim().trim_end_matches('"').parse().unwrap())
+        let mut arrivals: Vec<u64> = log_lines(&text(&r).1)
+            .iter()
+            .filter_map(|(_, msg)| msg.strip_prefix("ARRIVAL "))
+            .map(|n| n.trim().parse().unwrap())
             .collect();
         arrivals.sort_unstable();
         (j["requests"].as_u64().unwrap(), arrivals)
@@ -1226,7 +1384,10 @@ fn console_debug_needs_verbose() {
     let verbose = k6(dir.path(), script, &["-v"]);
     let (_, err) = text(&verbose);
     assert_eq!(verbose.status.code(), Some(0), "{err}");
-    assert!(err.contains("debug[") && err.contains("DBG-LINE"), "{err}");
+    assert!(
+        err.contains("level=debug msg=DBG-LINE source=console"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1372,7 +1533,10 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
     );
     // A log line takes the block's place; the block is drawn again under it.
     let at = o
-        .find("\x1b[3Ainfo[0000] hello\x1b[0K\r\n\x1b[K\r\nrunning (")
+        .find(&format!(
+            "\x1b[3A\x1b[36mINFO\x1b[0m[0000] hello{} \x20\x1b[36msource\x1b[0m=console\x1b[0K\r\n\x1b[K\r\nrunning (",
+            " ".repeat(39)
+        ))
         .expect("the log line above the block");
     assert!(o[at..].contains("\r\x1b[J\x1b[3A"), "{o:?}");
     // The last block closes the summary, its bar drawn full.
@@ -1522,7 +1686,7 @@ fn failed_requests_warn_on_stderr_as_k6() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     let want = format!(
-        r#"Request Failed error="Post \"http://{closed}/x\": dial tcp {closed}: connect: connection refused""#
+        r#"level=warning msg="Request Failed" error="Post \"http://{closed}/x\": dial tcp {closed}: connect: connection refused""#
     );
     assert_eq!(stderr.matches(&want).count(), 2, "{stderr}");
 }
@@ -1562,15 +1726,34 @@ export default function () {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     // The lines k6 v1.8.1 prints for the same calls.
-    for want in [
-        r#"info[0000] { a: 1, b: "x", c: [ 1, 2, { d: null } ], e: null, k-2: [] }"#,
-        r#"info[0000] s 1 true null undefined [ 1, "a" ] { n: { m: {} } }"#,
-        "info[0000] Error: boom",
-        "info[0000] [object Function]",
-        "warning[0000] w { z: 2 }",
+    let got = log_lines(&stderr);
+    for (level, msg) in [
+        (
+            "info",
+            r#"{ a: 1, b: "x", c: [ 1, 2, { d: null } ], e: null, k-2: [] }"#,
+        ),
+        (
+            "info",
+            r#"s 1 true null undefined [ 1, "a" ] { n: { m: {} } }"#,
+        ),
+        ("info", "Error: boom"),
+        ("info", "[object Function]"),
+        ("warning", "w { z: 2 }"),
     ] {
-        assert!(stderr.lines().any(|l| l == want), "{want}\n{stderr}");
+        assert!(
+            got.iter().any(|(l, m)| l == level && m == msg),
+            "{level} {msg}\n{stderr}"
+        );
     }
+    // Each with k6's field.
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.ends_with(" source=console"))
+            .count(),
+        5,
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -1587,16 +1770,29 @@ fn an_exception_shows_every_frame_of_the_script_as_k6() {
     let out = k6(dir.path(), script, &[]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let errors: Vec<String> = log_lines(&stderr)
+        .into_iter()
+        .filter(|(level, _)| level == "error")
+        .map(|(_, msg)| msg)
+        .collect();
+    assert_eq!(errors.len(), 2, "{stderr}");
+    let e = &errors[0];
     assert!(
-        stderr.contains("Error: boom\n\tat inner (")
-            && stderr.contains("script.js:3:38)\n\tat outer (")
-            && stderr.contains("script.js:4:20)\n\tat default ("),
-        "{stderr}"
+        e.starts_with("Error: boom\n\tat inner (")
+            && e.contains("script.js:3:38)\n\tat outer (")
+            && e.contains("script.js:4:20)\n\tat default (")
+            && e.ends_with("script.js:6:21)\n"),
+        "{e}"
     );
     // `fail` is loadlab's own module code: its frame is left out.
+    let e = &errors[1];
     assert!(
-        stderr.contains("script.js:6:21)\nerror[0000] GoError: nope\n\tat default (")
-            && stderr.contains("script.js:7:3)"),
+        e.starts_with("GoError: nope\n\tat default (") && e.ends_with("script.js:7:3)\n"),
+        "{e}"
+    );
+    // k6's fields on an iteration's exception.
+    assert!(
+        stderr.contains("\" executor=shared-iterations scenario=default source=stacktrace\n"),
         "{stderr}"
     );
     assert!(!stderr.contains("(k6:"), "{stderr}");

@@ -990,6 +990,27 @@ export default function () { http.get(`${__ENV.BASE_URL}/u/${pick(users)}`); }
             text(&out.stderr)
         );
     }
+    // A log flag's value is checked as `loadlab k6 run` checks it.
+    let out = run(
+        &[
+            "k8s",
+            "render",
+            "--workers=2",
+            "--results=pvc:r",
+            "--",
+            "k6",
+            "run",
+            "--log-format=jsn",
+            script.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("in the k6 run flags after --: --log-format \"jsn\""),
+        "{err}"
+    );
 }
 
 /// The script render against the Kubernetes project's JSON schemas, strictly

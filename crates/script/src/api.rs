@@ -16,6 +16,7 @@ use rquickjs::function::{Opt, Rest, This};
 use rquickjs::object::{Accessor, Property};
 use rquickjs::{Ctx, Exception, Function, Object, Value, qjs};
 
+use crate::log::Level;
 use crate::metrics::Kind;
 use crate::sched::Shared;
 use crate::vu::{self, Op, Resume};
@@ -2332,7 +2333,7 @@ pub fn install<'js>(
                             if throws.unwrap_or(sh.http.request.throw) {
                                 return Err(throw_go(ctx, &warning));
                             }
-                            sh.console("warn", &format!("Request Failed error={warning:?}"));
+                            sh.log(Level::Warning, "Request Failed", &[("error", &warning)]);
                             return unsent_response(ctx, method, url, text, code);
                         }
                     };
@@ -2470,7 +2471,7 @@ pub fn install<'js>(
                                 if sh.http.request.throw {
                                     return Err(throw_go(&ctx, &warning));
                                 }
-                                sh.console("warn", &format!("Request Failed error={warning:?}"));
+                                sh.log(Level::Warning, "Request Failed", &[("error", &warning)]);
                                 unsent.push((at, method, url, text, code));
                                 continue;
                             }
@@ -2482,9 +2483,10 @@ pub fn install<'js>(
                                 if sh.http.request.throw {
                                     return Err(throw_go(&ctx, &text));
                                 }
-                                sh.console(
-                                    "warn",
-                                    &format!("A batch request failed error={text:?}"),
+                                sh.log(
+                                    Level::Warning,
+                                    "A batch request failed",
+                                    &[("error", &text)],
                                 );
                                 let url = js_string(&url).unwrap_or_default();
                                 let mut out = Vec::with_capacity(list.len());

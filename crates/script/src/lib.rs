@@ -40,6 +40,7 @@ pub mod api;
 mod crypto;
 pub mod html;
 mod inflight;
+pub mod log;
 pub mod metrics;
 pub mod options;
 pub mod out;

@@ -23,6 +23,7 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::api::ReqMeta;
 use crate::inflight::{Boxes, InFlight};
+use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
 use crate::out::Outputs;
@@ -39,6 +40,9 @@ pub struct RunConfig {
     /// `-v/--verbose`: `console.debug` lines are printed (k6 drops them
     /// otherwise).
     pub verbose: bool,
+    /// `--log-output`, `--log-format`, `--no-color` (`None`: k6's
+    /// default, text on standard error).
+    pub logger: Option<Arc<Logger>>,
     /// `--out json=FILE`.
     pub json_out: Option<PathBuf>,
     /// `--out csv=…`.
@@ -59,40 +63,12 @@ pub struct RunConfig {
     pub progress: bool,
 }
 
-/// k6's name of a console method's level (`warn` is `warning`, `log` is
-/// `info`).
-fn k6_level(level: &str) -> &str {
-    match level {
-        "warn" => "warning",
-        "log" => "info",
-        l => l,
+/// An exception's text as k6 logs it: a stack ends with a newline.
+fn with_stack_end(mut e: String) -> String {
+    if e.contains("\n\tat ") && !e.ends_with('\n') {
+        e.push('\n');
     }
-}
-
-/// A value in logfmt as k6's log lines write it: bare when it is made of
-/// letters, digits and `-._/@^+`, else quoted with Go's escapes.
-fn logfmt_value(v: &str) -> String {
-    let bare = !v.is_empty()
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
-    if bare {
-        return v.to_string();
-    }
-    let mut out = String::with_capacity(v.len() + 2);
-    out.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    e
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).
@@ -151,6 +127,9 @@ pub struct RunOutcome {
     /// k6's end-of-test summary.
     pub summary: String,
     pub thresholds_failed: bool,
+    /// The metrics whose thresholds were crossed (sorted; their keys as
+    /// the script wrote them).
+    pub thresholds_crossed: Vec<String>,
     pub interrupted: bool,
     pub aborted_by_threshold: bool,
     /// `exec.test.abort(message)` was called.
@@ -352,6 +331,8 @@ pub struct Shared {
     /// setup(), the iterations and teardown() go there, in k6's logfmt
     /// form, instead of standard error (the init code's do not, as in k6).
     pub console_file: RefCell<Option<std::fs::File>>,
+    /// Where k6's log lines go, and their layout.
+    pub logger: Arc<Logger>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
     pub http: crate::api::HttpDefaults,
@@ -542,40 +523,52 @@ impl Shared {
         self.start.elapsed().as_nanos() as u64
     }
 
-    pub fn console(&self, level: &str, line: &str) {
-        if level == "debug" && !self.verbose {
+    /// A log line in the run's layout (`--log-format`) to its output
+    /// (`--log-output`); on a terminal showing the live progress lines,
+    /// written above them (as k6 keeps its bars under its logs).
+    /// `console.debug` and other debug lines only with `-v`, as in k6.
+    pub fn log(&self, level: Level, msg: &str, fields: &[(&str, &str)]) {
+        if level >= Level::Debug && !self.verbose {
             return;
         }
-        let lvl = k6_level(level);
-        self.log_line(&format!(
-            "{lvl}[{:04}] {line}",
-            self.start.elapsed().as_secs()
-        ));
+        let Some(line) = self.logger.line(level, msg, fields) else {
+            return;
+        };
+        if self.logger.to_stderr()
+            && let Some(live) = self.live.borrow().as_ref()
+        {
+            live.above(&line);
+            return;
+        }
+        self.logger.write(&line);
     }
 
-    /// A line of the script's `console` object: to `--console-output`'s
-    /// file when there is one (k6's own warnings, such as "Request Failed",
-    /// stay on standard error, as in k6).
-    pub fn script_console(&self, level: &str, line: &str) {
-        if level == "debug" && !self.verbose {
-            return;
-        }
-        let lvl = k6_level(level);
+    /// A line of the script's `console` object (`method`: `log`, `warn`,
+    /// …), with k6's `source=console`; to `--console-output`'s file when
+    /// there is one, in the run's layout without that field (k6's own
+    /// warnings, such as "Request Failed", stay on the log output).
+    pub fn script_console(&self, method: &str, line: &str) {
+        let level = Level::of_console(method);
         if let Some(file) = self.console_file.borrow_mut().as_mut() {
+            if level >= Level::Debug && !self.verbose {
+                return;
+            }
+            let mut text = crate::log::format_line(
+                self.logger.format(),
+                false,
+                0,
+                unix_now_ns(),
+                level,
+                line,
+                &[],
+            );
+            text.push('\n');
             // One write per line (nothing is left in a buffer if the
             // process exits).
-            let text = format!(
-                "time={} level={lvl} msg={}\n",
-                // Whole seconds, UTC (k6's RFC 3339 time).
-                logfmt_value(&loadlab_metrics::timefmt::rfc3339(
-                    i128::from(unix_now_ns() / 1_000_000_000) * 1_000_000_000
-                )),
-                logfmt_value(line)
-            );
             let _ = std::io::Write::write_all(file, text.as_bytes());
             return;
         }
-        self.console(level, line);
+        self.log(level, line, &[("source", "console")]);
     }
 
     /// Live progress lines were wanted ([`RunConfig::progress`]).
@@ -583,21 +576,12 @@ impl Shared {
         self.progress
     }
 
-    /// A line to standard error; on a terminal showing the live progress
-    /// lines, written above them (as k6 keeps its bars under its logs).
-    pub fn log_line(&self, text: &str) {
-        match self.live.borrow().as_ref() {
-            Some(live) => live.above(text),
-            None => eprintln!("{text}"),
-        }
-    }
-
     pub fn warn_once(&self, msg: &str) {
         let mut w = self.warned.borrow_mut();
         if !w.iter().any(|m| m == msg) {
             w.push(msg.to_string());
             drop(w);
-            self.log_line(&format!("warning: {msg}"));
+            self.log(Level::Warning, msg, &[]);
         }
     }
 
@@ -972,20 +956,20 @@ impl Shared {
         if let Some(text) = failure_text(meta, r)
             && !meta.throws
         {
-            self.console("warn", &format!("Request Failed error={text:?}"));
+            self.log(Level::Warning, "Request Failed", &[("error", &text)]);
         }
         if r.redirect_stopped && !meta.redirects_set {
             // k6's warning (when neither `params.redirects` nor
             // `options.maxRedirects` chose the limit), its count being
             // the requests made.
-            self.console(
-                "warn",
+            self.log(
+                Level::Warning,
                 &format!(
                     "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} \
-                     in request params or set global maxRedirects to silence this url={:?}",
+                     in request params or set global maxRedirects to silence this",
                     r.redirects.len() + 1,
-                    meta.url
                 ),
+                &[("url", &meta.url)],
             );
         }
     }
@@ -2083,7 +2067,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
     check_thresholds(&options, &probe_shared.reg.borrow())?;
     for w in &options.warnings {
-        eprintln!("warning: {w}");
+        probe_shared.log(Level::Warning, w, &[]);
     }
     if cfg.progress && !cfg.quiet {
         crate::progress::print_banner(&cfg, &options);
@@ -2316,6 +2300,7 @@ fn make_shared(
     };
     Ok(Shared {
         console_file: RefCell::new(None),
+        logger: cfg.logger.clone().unwrap_or_default(),
         http: crate::api::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
@@ -2643,16 +2628,38 @@ impl<'js> Sched<'_, 'js> {
             m.group.clear();
             m.group_starts.clear();
         }
-        if let Err(e) = &r {
+        // The exception of `exec.test.abort()` ends the test: its reason is
+        // the run's error (as in k6), not an iteration's.
+        if let Err(e) = &r
+            && shared.abort.borrow().is_none()
+        {
             self.script_errors += 1;
             if self.script_errors <= 20 {
-                shared.log_line(&format!(
-                    "error[{:04}] {e}",
-                    shared.start.elapsed().as_secs()
-                ));
+                // k6's line: the stack, then the VU's executor and scenario.
+                let vus = shared.vus.borrow();
+                let (name, executor) = vus[i]
+                    .scenario
+                    .map(|s| {
+                        (
+                            shared.scenarios[s].0.as_str(),
+                            shared.scenarios[s].1.as_str(),
+                        )
+                    })
+                    .unwrap_or(("", ""));
+                shared.log(
+                    Level::Error,
+                    &with_stack_end(e.clone()),
+                    &[
+                        ("executor", executor),
+                        ("scenario", name),
+                        ("source", "stacktrace"),
+                    ],
+                );
             } else if self.script_errors == 21 {
-                shared.log_line(
-                    "error: more exceptions in iterations; only the count is shown from now on",
+                shared.log(
+                    Level::Error,
+                    "more exceptions in iterations; only the count is shown from now on",
+                    &[],
                 );
             }
         }
@@ -3047,9 +3054,15 @@ async fn drive_local<'js>(
         }
         let late = Instant::now().saturating_duration_since(at);
         if late > Duration::from_secs(1) && !interrupted {
-            eprintln!(
-                "loadlab k6: warning: the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
-                loadlab_core::format_go_duration(Duration::from_millis(late.as_millis() as u64))
+            shared.log(
+                Level::Warning,
+                &format!(
+                    "the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
+                    loadlab_core::format_go_duration(Duration::from_millis(
+                        late.as_millis() as u64
+                    ))
+                ),
+                &[],
             );
         }
         at
@@ -3217,15 +3230,17 @@ async fn drive_local<'js>(
                                     if !st.warned_vus {
                                         // k6's warning, once per scenario.
                                         st.warned_vus = true;
-                                        shared.console(
-                                            "warn",
+                                        shared.log(
+                                            Level::Warning,
                                             &format!(
                                                 "Insufficient VUs, reached {} active VUs and cannot \
-                                                 initialize more executor={} scenario={}",
+                                                 initialize more",
                                                 st.busy,
-                                                sc.executor.name(),
-                                                sc.name
                                             ),
+                                            &[
+                                                ("executor", sc.executor.name()),
+                                                ("scenario", &sc.name),
+                                            ],
                                         );
                                     }
                                     let tags = {
@@ -3463,7 +3478,12 @@ async fn drive_local<'js>(
         )
         .await
         {
-            Some(Err(e)) => eprintln!("error: teardown() failed: {e}"),
+            // k6's line for an exception in teardown().
+            Some(Err(e)) => shared.log(
+                Level::Error,
+                &with_stack_end(e),
+                &[("hint", "script exception")],
+            ),
             None => interrupted = true,
             _ => {}
         }
@@ -3481,7 +3501,8 @@ async fn drive_local<'js>(
         // default summary (as in k6), above the last progress lines.
         summary.0 = text + &crate::summary::last_block(shared, options, test_elapsed);
     }
-    let thresholds_failed = summary.1;
+    let thresholds_crossed = std::mem::take(&mut summary.1);
+    let thresholds_failed = !thresholds_crossed.is_empty();
     let export = crate::summary::export_json(shared, options, test_elapsed);
     shared.out.borrow_mut().finish(export)?;
     let reg = shared.reg.borrow();
@@ -3496,6 +3517,7 @@ async fn drive_local<'js>(
     Ok(RunOutcome {
         summary: summary.0,
         thresholds_failed,
+        thresholds_crossed,
         interrupted,
         aborted_by_threshold,
         aborted: shared.abort.borrow().clone(),

@@ -180,9 +180,17 @@ fn section(name: &str) -> &'static str {
 
 /// The summary text and whether a threshold failed; its last lines show
 /// the scenarios as the run left them (`Shared::views`).
-pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String, bool) {
+/// The summary, and the metrics whose thresholds were crossed (their keys
+/// as written, sorted, as k6 names them in its error line).
+pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String, Vec<String>) {
     let verdicts = thresholds(shared, options, elapsed);
-    let failed = verdicts.iter().any(|v| !v.ok);
+    let mut failed: Vec<String> = verdicts
+        .iter()
+        .filter(|v| !v.ok)
+        .map(|v| v.key.clone())
+        .collect();
+    failed.sort();
+    failed.dedup();
     let reg = shared.reg.borrow();
     let secs = elapsed.as_secs_f64().max(1e-9);
     let mut s = String::new();
@@ -847,8 +855,14 @@ pub fn handle_summary(
     let ns: Object = ctx.globals().get("__k6_ns").ok()?;
     let f: Function = ns.get::<_, Value>("handleSummary").ok()?.into_function()?;
     let data = summary_data(shared, options, elapsed);
+    // k6's line for an exception in handleSummary(); the default summary
+    // follows.
     let fail = |what: String| {
-        eprintln!("error: handleSummary() failed: {what}; the default summary follows");
+        shared.log(
+            crate::log::Level::Error,
+            &format!("handleSummary() failed: {what}; the default summary follows"),
+            &[("hint", "script exception")],
+        );
         None
     };
     let caught = |e: rquickjs::Error| -> String {
@@ -893,9 +907,13 @@ pub fn handle_summary(
                 .map(<[u8]>::to_vec)
                 .unwrap_or_default()
         } else {
-            eprintln!(
-                "error: handleSummary() returned a {} for {key:?}: use a string or an ArrayBuffer",
-                val.type_name()
+            shared.log(
+                crate::log::Level::Error,
+                &format!(
+                    "handleSummary() returned a {} for {key:?}: use a string or an ArrayBuffer",
+                    val.type_name()
+                ),
+                &[],
             );
             continue;
         };
@@ -904,7 +922,11 @@ pub fn handle_summary(
             "stderr" => eprint!("{}", String::from_utf8_lossy(&bytes)),
             path => {
                 if let Err(e) = std::fs::write(path, &bytes) {
-                    eprintln!("error: handleSummary(): cannot write {path}: {e}");
+                    shared.log(
+                        crate::log::Level::Error,
+                        &format!("handleSummary(): cannot write {path}: {e}"),
+                        &[],
+                    );
                 }
             }
         }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use loadlab_script::log::{Level, LogConfig, Logger};
 use loadlab_script::{Overrides, RunConfig, ScriptError};
 
 use crate::exit::CliError;
@@ -93,9 +94,18 @@ pub struct K6RunArgs {
     /// The least time an iteration takes (options.minIterationDuration).
     #[arg(long = "min-iteration-duration")]
     min_iteration_duration: Option<String>,
-    /// Accepted: loadlab's output has no colours.
+    /// Log lines without colours on a terminal (then in logfmt, as k6
+    /// writes them); also K6_NO_COLOR or NO_COLOR.
     #[arg(long = "no-color")]
     no_color: bool,
+    /// Where log lines go: stderr (the default), stdout, none, or
+    /// file=PATH[,level=LEVEL] (appended to); also K6_LOG_OUTPUT.
+    #[arg(long = "log-output", value_name = "OUTPUT")]
+    log_output: Option<String>,
+    /// Log lines' layout: text (colours on a terminal, logfmt
+    /// elsewhere), json or raw; also K6_LOG_FORMAT.
+    #[arg(long = "log-format", value_name = "FORMAT")]
+    log_format: Option<String>,
     /// No progress lines, no banner.
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -201,6 +211,14 @@ pub(crate) fn check_run_flags(
     for s in &a.stage {
         loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
     }
+    // The values only: a log file's folder is the pod's.
+    LogConfig::from_flags(
+        a.log_output.as_deref(),
+        a.log_format.as_deref(),
+        a.no_color,
+        |_| None,
+    )
+    .map_err(|e| CliError::usage(format!("in the k6 run flags after --: {e}")))?;
     let duration = match &a.duration {
         Some(d) => match duration_flag(d)? {
             (false, d) if !d.is_zero() => Some(d),
@@ -247,6 +265,22 @@ pub fn run(a: K6Args) -> Result<(), CliError> {
 
 fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     let _ = a.no_usage_report;
+    let log_cfg = LogConfig::from_flags(
+        a.log_output.as_deref(),
+        a.log_format.as_deref(),
+        a.no_color,
+        |k| std::env::var(k).ok(),
+    )
+    .map_err(CliError::usage)?;
+    let logger = std::sync::Arc::new(Logger::open(&log_cfg).map_err(|e| {
+        CliError::io(format!(
+            "--log-output {:?}: {e}",
+            a.log_output
+                .clone()
+                .or_else(|| std::env::var("K6_LOG_OUTPUT").ok())
+                .unwrap_or_default()
+        ))
+    })?);
     let mut env: Vec<(String, String)> =
         if a.no_system_env_vars || a.include_system_env_vars == Some(false) {
             Vec::new()
@@ -363,6 +397,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         start_at_unix_ns: a.start_at,
         exit_after: true,
         progress: !a.quiet,
+        logger: Some(logger.clone()),
         ..Default::default()
     };
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
@@ -438,18 +473,31 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         super::attack::upload(url, tmp)?;
     }
     print!("{}", outcome.summary);
+    // The run's last lines are log lines, in k6's words where k6 has some.
     if outcome.script_errors > 0 {
-        eprintln!(
-            "loadlab: {} iterations ended with an exception (see the errors above)",
-            outcome.script_errors
+        logger.log(
+            Level::Warning,
+            &format!(
+                "{} iterations ended with an exception (see the errors above)",
+                outcome.script_errors
+            ),
+            &[],
         );
     }
     if let Some(msg) = &outcome.aborted {
-        eprintln!("loadlab: the script aborted the test: {msg}");
+        logger.log(Level::Error, &format!("test aborted: {msg}"), &[]);
         std::process::exit(SCRIPT_ABORTED);
     }
     if outcome.thresholds_failed {
-        eprintln!("loadlab: some thresholds have failed");
+        let names = outcome.thresholds_crossed.join(", ");
+        let msg = if outcome.aborted_by_threshold {
+            format!(
+                "thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"
+            )
+        } else {
+            format!("thresholds on metrics '{names}' have been crossed")
+        };
+        logger.log(Level::Error, &msg, &[]);
         std::process::exit(THRESHOLDS_FAILED);
     }
     if outcome.interrupted {
