@@ -9,15 +9,16 @@ pub fn term() -> Option<Signal> {
     signal(SignalKind::terminate()).ok()
 }
 
-/// Resolves at the next Ctrl-C or SIGTERM.
-pub async fn stop_requested(term: &mut Option<Signal>) {
+/// Resolves at the next Ctrl-C or SIGTERM, with the signal's name as Go
+/// gives it (`interrupt`, `terminated`), which k6's log line shows.
+pub async fn stop_requested(term: &mut Option<Signal>) -> &'static str {
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
+        _ = tokio::signal::ctrl_c() => "interrupt",
         _ = async {
             match term.as_mut() {
                 Some(t) => { t.recv().await; }
                 None => std::future::pending::<()>().await,
             }
-        } => {}
+        } => "terminated",
     }
 }

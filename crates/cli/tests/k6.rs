@@ -676,8 +676,15 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
     assert!(stdout.contains("http_reqs"), "{stdout}");
-    // As in k6, teardown still runs, with setup's data.
+    // As in k6, teardown still runs, with setup's data; the last line
+    // says why the run ended.
     assert!(stderr.contains("TEARDOWN RAN 7"), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            " level=error msg=\"test run was aborted because loadlab received a 'interrupt' signal\"\n"
+        ),
+        "{stderr}"
+    );
     let rep = Command::new(bin())
         .args(["report", "run.lr"])
         .current_dir(dir.path())

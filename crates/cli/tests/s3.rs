@@ -376,8 +376,13 @@ export default function () { http.get(`${__ENV.BASE_URL}/k`); }
     let out = wait_bounded(child, Duration::from_secs(30));
     assert_no_secret(&out);
     assert!(stopped.elapsed() < Duration::from_secs(15));
-    // k6's exit code for a run stopped from outside.
+    // k6's exit code for a run stopped from outside, and its last line.
     assert_eq!(out.status.code(), Some(105), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("received a 'terminated' signal"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = run(
         loadlab(&moto, &["report", "-type=json", "s3://results/k6/cut.bin"]),
         "",

@@ -454,9 +454,11 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
     // ends with teardown, its summary and finished files (uploaded, for
     // s3://). A second one, as in k6, stops at once.
-    let shutdown = async {
+    let signal: std::sync::Arc<std::sync::OnceLock<&'static str>> = Default::default();
+    let got = signal.clone();
+    let shutdown = async move {
         let mut term = crate::signals::term();
-        crate::signals::stop_requested(&mut term).await;
+        let _ = got.set(crate::signals::stop_requested(&mut term).await);
         tokio::spawn(async move {
             crate::signals::stop_requested(&mut term).await;
             eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
@@ -501,6 +503,14 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         std::process::exit(THRESHOLDS_FAILED);
     }
     if outcome.interrupted {
+        logger.log(
+            Level::Error,
+            &format!(
+                "test run was aborted because loadlab received a '{}' signal",
+                signal.get().copied().unwrap_or("interrupt")
+            ),
+            &[],
+        );
         std::process::exit(EXTERNAL_ABORT);
     }
     Ok(())
