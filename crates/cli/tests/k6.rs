@@ -813,6 +813,103 @@ export default function () { sleep(0.05); }
 }
 
 #[test]
+fn http_debug_logs_each_request_and_response_as_k6_without_credentials() {
+    let o = origin();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "import http from 'k6/http';\n\
+         export const options = {{ iterations: 1 }};\n\
+         export default function () {{\n\
+         \x20 http.post(__ENV.BASE + '/p?q=1', 'BODY-1', {{ headers: {{ Authorization: 'Bearer s3cr3t-t0ken' }} }});\n\
+         \x20 http.get('http://{closed}/down');\n\
+         }}\n"
+    );
+    let base = format!("BASE={}", o.url());
+    // Heads only: a Request and a Response joined by one request_id, then
+    // the failed request's Request alone (no response, as in k6).
+    let out = k6(dir.path(), &script, &["--http-debug", "-e", &base]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("s3cr3t"), "{stderr}");
+    let dumps: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(" source=http-debug "))
+        .collect();
+    assert_eq!(dumps.len(), 3, "{stderr}");
+    let id = |l: &str| l.split(" request_id=").nth(1).unwrap()[..36].to_string();
+    assert_eq!(id(dumps[0]), id(dumps[1]));
+    assert_ne!(id(dumps[1]), id(dumps[2]));
+    let msgs: Vec<String> = log_lines(&stderr)
+        .into_iter()
+        .filter(|(_, m)| m.starts_with("Request:\n") || m.starts_with("Response:\n"))
+        .map(|(_, m)| m)
+        .collect();
+    let addr = o.url().trim_start_matches("http://").to_string();
+    assert!(
+        msgs[0].starts_with(&format!("Request:\nPOST /p?q=1 HTTP/1.1\nHost: {addr}\n"))
+            && msgs[0].contains("\nAuthorization: Bearer REDACTED\n")
+            && msgs[0].contains("\nContent-Length: 6\n")
+            && msgs[0].ends_with("\n\n\n"),
+        "{:?}",
+        msgs[0]
+    );
+    assert!(
+        msgs[1].starts_with("Response:\nHTTP/1.1 200 OK\n")
+            && msgs[1].contains("\nContent-Length: 17\n")
+            && msgs[1].ends_with("\n\n\n"),
+        "{:?}",
+        msgs[1]
+    );
+    assert!(
+        msgs[2].starts_with("Request:\nGET /down HTTP/1.1\n"),
+        "{:?}",
+        msgs[2]
+    );
+    // k6's fields, sorted.
+    assert!(
+        dumps[0].contains("\" group= iter=0 request_id=")
+            && dumps[0].ends_with(" scenario=default source=http-debug vu=1"),
+        "{}",
+        dumps[0]
+    );
+    // full: the bodies too; from k6's variable, and from the option.
+    for (args, env) in [(vec!["--http-debug=full"], None), (vec![], Some("full"))] {
+        let mut c = Command::new(bin());
+        c.current_dir(dir.path())
+            .args(["k6", "run", "-q", "-e", &base])
+            .args(&args)
+            .arg("script.js");
+        if let Some(v) = env {
+            c.env("K6_HTTP_DEBUG", v);
+        }
+        let out = c.output().unwrap();
+        let (_, stderr) = text(&out);
+        let msgs: Vec<String> = log_lines(&stderr).into_iter().map(|(_, m)| m).collect();
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("Request:\nPOST") && m.ends_with("\n\nBODY-1\n")),
+            "{args:?} {env:?}: {stderr}"
+        );
+        assert!(
+            msgs.iter().any(|m| m.starts_with("Response:\n") && m.ends_with("\n\n{\"ok\":true,\"n\":3}\n")),
+            "{args:?} {env:?}: {stderr}"
+        );
+        assert!(!stderr.contains("s3cr3t"), "{stderr}");
+    }
+    let with_option = script.replace("{ iterations: 1 }", "{ iterations: 1, httpDebug: 'full' }");
+    let out = k6(dir.path(), &with_option, &["-e", &base]);
+    let (_, stderr) = text(&out);
+    assert!(stderr.contains("BODY-1"), "{stderr}");
+    // Without it, no dump.
+    let out = k6(dir.path(), &script, &["-e", &base]);
+    assert!(!text(&out).1.contains("http-debug"), "{}", text(&out).1);
+}
+
+#[test]
 fn log_output_and_format_are_k6s() {
     // Checked side by side with k6 v1.8.1: the same script, the same
     // lines (but the time, and the stack's file names).

@@ -169,6 +169,20 @@ impl Client {
         kept.map_or_else(|| check_url(url), Ok)
     }
 
+    /// The head of a request as [`Client::send`] writes it on HTTP/1.1,
+    /// for a debugging dump (k6's `--http-debug`): the request line and
+    /// the fields, `\r\n` after each. `headers` are the ones it was sent
+    /// with ([`ClientResponse::request_headers`]).
+    pub fn request_head(
+        method: &Method,
+        url: &str,
+        headers: &[(String, String)],
+        body: &Bytes,
+        keepalive: bool,
+    ) -> Option<String> {
+        crate::request::h1_head(method, url, headers, body, keepalive)
+    }
+
     /// Sends one request; failures are data (`status` 0 and `error`).
     pub async fn send(&self, req: ClientRequest) -> ClientResponse {
         self.send_inner::<false>(req, Instant::now()).await

@@ -294,6 +294,24 @@ fn resolve(base: &Uri, location: &str) -> Option<Uri> {
     check_url(&s).ok()
 }
 
+/// A request's head as the engine writes it on HTTP/1.1 (a debugging
+/// dump): the request line and the fields, each line ending `\r\n`,
+/// without the blank line. `headers` are those the request was sent with
+/// (`ClientResponse::request_headers`). `None` for a URL that cannot be
+/// sent.
+pub(crate) fn h1_head(
+    method: &Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: &Bytes,
+    keepalive: bool,
+) -> Option<String> {
+    let uri = crate::targets::check_url(url).ok()?;
+    let uri = split_userinfo(&uri).map_or(uri, |(_, bare)| bare);
+    let (b, end) = render_h1(method, &uri, headers, body, keepalive, false);
+    Some(String::from_utf8_lossy(&b[..end]).into_owned())
+}
+
 /// The request's bytes, and where its head's last field ends.
 fn render_h1(
     method: &Method,

@@ -3376,7 +3376,7 @@ fn make_response<'js>(ctx: &Ctx<'js>, data: Box<RespData>) -> rquickjs::Result<V
     }
 }
 
-fn canonical(name: &str) -> String {
+pub(crate) fn canonical(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut up = true;
     for c in name.chars() {

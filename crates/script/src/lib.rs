@@ -39,6 +39,7 @@
 pub mod api;
 mod crypto;
 pub mod html;
+mod http_debug;
 mod inflight;
 pub mod log;
 pub mod metrics;

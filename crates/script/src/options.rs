@@ -371,6 +371,9 @@ pub struct RequestOptions {
     pub no_connection_reuse: bool,
     /// `minIterationDuration`: a shorter iteration waits out the rest.
     pub min_iteration_duration: Option<Duration>,
+    /// `httpDebug` (`--http-debug[=full]`): each request and response is
+    /// logged, `full` with the bodies (`None` or empty: off).
+    pub http_debug: Option<String>,
 }
 
 /// A fixed unit for the summary's times.
@@ -437,7 +440,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 20] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 21] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -470,17 +473,17 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 20] = [
     ("K6_NO_SETUP", "noSetup", EnvKind::Bool),
     ("K6_NO_TEARDOWN", "noTeardown", EnvKind::Bool),
     ("K6_CONSOLE_OUTPUT", "consoleOutput", EnvKind::Text),
+    ("K6_HTTP_DEBUG", "httpDebug", EnvKind::Text),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 17] = [
+const ENV_UNSUPPORTED: [&str; 16] = [
     "K6_PAUSED",
     "K6_RPS",
     "K6_DNS",
     "K6_BATCH",
     "K6_BATCH_PER_HOST",
-    "K6_HTTP_DEBUG",
     "K6_TLS_CIPHER_SUITES",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
@@ -806,7 +809,6 @@ impl Options {
             "batch",
             "batchPerHost",
             "dns",
-            "httpDebug",
             "tlsAuth",
             "tlsCipherSuites",
             "tlsVersion",
@@ -1181,6 +1183,17 @@ impl Options {
                 throw: flags.throw || flag("throw")?,
                 no_connection_reuse: flags.no_connection_reuse || flag("noConnectionReuse")?,
                 min_iteration_duration,
+                http_debug: match (&flags.http_debug, get("httpDebug")) {
+                    (Some(m), _) => Some(m.clone()),
+                    (None, None | Some(Value::Bool(false))) => None,
+                    (None, Some(Value::String(m))) => Some(m.clone()),
+                    (None, Some(v)) => {
+                        return Err(bad(format!(
+                            "options.httpDebug: {v} is not \"headers\" or \"full\""
+                        )));
+                    }
+                }
+                .filter(|m| !m.is_empty()),
             },
             summary_time_unit,
             summary_disabled: o.summary_disabled,
@@ -1648,7 +1661,7 @@ mod tests {
         let o = Options::resolve(
             &json!({"discardResponseBodies": true, "userAgent": "", "throw": true,
                     "insecureSkipTLSVerify": true, "noConnectionReuse": true,
-                    "minIterationDuration": "1.5s"}),
+                    "minIterationDuration": "1.5s", "httpDebug": "full"}),
             &Overrides::default(),
         )
         .unwrap();
@@ -1661,8 +1674,18 @@ mod tests {
                 throw: true,
                 no_connection_reuse: true,
                 min_iteration_duration: Some(Duration::from_millis(1500)),
+                http_debug: Some("full".into()),
             }
         );
+        // httpDebug: "" is off, as in k6; a flag wins.
+        let o = Options::resolve(&json!({"httpDebug": ""}), &Overrides::default()).unwrap();
+        assert_eq!(o.request.http_debug, None);
+        let mut ov = Overrides::default();
+        ov.request.http_debug = Some("headers".into());
+        let o = Options::resolve(&json!({"httpDebug": "full"}), &ov).unwrap();
+        assert_eq!(o.request.http_debug.as_deref(), Some("headers"));
+        let e = Options::resolve(&json!({"httpDebug": 1}), &Overrides::default()).unwrap_err();
+        assert!(e.to_string().contains("options.httpDebug"), "{e}");
         let e = Options::resolve(&json!({"throw": "yes"}), &Overrides::default()).unwrap_err();
         assert!(e.to_string().contains("options.throw"), "{e}");
     }

@@ -951,6 +951,9 @@ impl Shared {
                 None => self.record_response(vu, meta, url, hop),
             }
         }
+        if let Some(mode) = self.http.request.http_debug.as_deref() {
+            self.http_debug(vu, meta, r, mode);
+        }
         // k6's warning for a request that failed (with `options.throw`,
         // the script's exception instead).
         if let Some(text) = failure_text(meta, r)
@@ -971,6 +974,46 @@ impl Shared {
                 ),
                 &[("url", &meta.url)],
             );
+        }
+    }
+
+    /// `--http-debug`: each hop's request and response as k6 logs them,
+    /// with the VU's fields and a `request_id` per hop.
+    fn http_debug(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse, mode: &str) {
+        let hops = crate::http_debug::messages(
+            meta,
+            r,
+            crate::http_debug::full(mode),
+            !self.http.request.no_connection_reuse,
+        );
+        let (group, iter, scenario, id) = {
+            let vus = self.vus.borrow();
+            let m = &vus[vu];
+            (
+                m.group.clone(),
+                m.iter_in_scenario.to_string(),
+                m.scenario
+                    .map(|s| self.scenarios[s].0.clone())
+                    .unwrap_or_default(),
+                m.id.to_string(),
+            )
+        };
+        for hop in hops {
+            let request_id = crate::http_debug::request_id();
+            for msg in hop {
+                self.log(
+                    Level::Info,
+                    &msg,
+                    &[
+                        ("group", &group),
+                        ("iter", &iter),
+                        ("request_id", &request_id),
+                        ("scenario", &scenario),
+                        ("source", "http-debug"),
+                        ("vu", &id),
+                    ],
+                );
+            }
         }
     }
 

@@ -98,6 +98,11 @@ pub struct K6RunArgs {
     /// writes them); also K6_NO_COLOR or NO_COLOR.
     #[arg(long = "no-color")]
     no_color: bool,
+    /// Log each request and response (heads; `--http-debug=full`: bodies
+    /// too) as k6 does, credentials hidden; also options.httpDebug and
+    /// K6_HTTP_DEBUG.
+    #[arg(long = "http-debug", value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "headers")]
+    http_debug: Option<String>,
     /// Where log lines go: stderr (the default), stdout, none, or
     /// file=PATH[,level=LEVEL] (appended to); also K6_LOG_OUTPUT.
     #[arg(long = "log-output", value_name = "OUTPUT")]
@@ -351,6 +356,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
     ov.request.throw = a.throw;
     ov.request.no_connection_reuse = a.no_connection_reuse;
+    ov.request.http_debug = a.http_debug.clone();
     if let Some(d) = &a.min_iteration_duration {
         ov.request.min_iteration_duration = Some(
             loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
