@@ -909,6 +909,236 @@ fn http_debug_logs_each_request_and_response_as_k6_without_credentials() {
     assert!(!text(&out).1.contains("http-debug"), "{}", text(&out).1);
 }
 
+/// A remote-write endpoint on loopback: each push's fields (names in
+/// lower case) and its decoded series; answers every push with `status`.
+struct RwReceiver {
+    url: String,
+    pushes: std::sync::Arc<std::sync::Mutex<Vec<RwPush>>>,
+}
+
+struct RwPush {
+    headers: Vec<(String, String)>,
+    series: Vec<loadlab_metrics::remote_write::TimeSeries>,
+}
+
+impl RwReceiver {
+    fn start(status: u16) -> RwReceiver {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/api/v1/write", l.local_addr().unwrap());
+        let pushes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let got = pushes.clone();
+        std::thread::spawn(move || {
+            for conn in l.incoming() {
+                let Ok(conn) = conn else { return };
+                let got = got.clone();
+                std::thread::spawn(move || {
+                    let mut r = BufReader::new(conn.try_clone().unwrap());
+                    let mut w = conn;
+                    loop {
+                        let mut line = String::new();
+                        if r.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let mut headers = Vec::new();
+                        let mut len = 0;
+                        loop {
+                            let mut h = String::new();
+                            r.read_line(&mut h).unwrap();
+                            let h = h.trim_end();
+                            if h.is_empty() {
+                                break;
+                            }
+                            let (k, v) = h.split_once(':').unwrap();
+                            let (k, v) = (k.to_ascii_lowercase(), v.trim().to_string());
+                            if k == "content-length" {
+                                len = v.parse().unwrap();
+                            }
+                            headers.push((k, v));
+                        }
+                        let mut body = vec![0; len];
+                        r.read_exact(&mut body).unwrap();
+                        let req = loadlab_metrics::remote_write::decode(&body).unwrap();
+                        got.lock().unwrap().push(RwPush {
+                            headers,
+                            series: req.timeseries,
+                        });
+                        write!(w, "HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n").unwrap();
+                    }
+                });
+            }
+        });
+        RwReceiver { url, pushes }
+    }
+}
+
+#[test]
+fn prometheus_remote_write_pushes_k6s_series() {
+    use loadlab_metrics::remote_write::STALE_NAN;
+    let o = origin();
+    let rw = RwReceiver::start(204);
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+import { check } from 'k6';
+import { Trend } from 'k6/metrics';
+const t = new Trend('my_trend', true);
+export const options = { vus: 2, duration: '2500ms' };
+export default function () {
+  check(http.get(__ENV.BASE + '/'), { ok: (r) => r.status === 200 });
+  t.add(12.5, { kind: 'a' });
+}
+"#;
+    std::fs::write(dir.path().join("script.js"), script).unwrap();
+    let out = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["k6", "run", "-q", "-o", "experimental-prometheus-rw", "-e"])
+        .arg(format!("BASE={}", o.url()))
+        .arg("script.js")
+        .env("K6_PROMETHEUS_RW_SERVER_URL", &rw.url)
+        .env("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s")
+        .env("K6_PROMETHEUS_RW_BEARER_TOKEN", "tok-s3cr3t")
+        .env("K6_PROMETHEUS_RW_STALE_MARKERS", "true")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("s3cr3t"), "{stderr}");
+    let pushes = rw.pushes.lock().unwrap();
+    // Every second while the test runs, the last push, the stale markers.
+    assert!((3..=6).contains(&pushes.len()), "{} pushes", pushes.len());
+    for p in pushes.iter() {
+        let h = |k: &str| {
+            p.headers
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(h("content-encoding"), Some("snappy"));
+        assert_eq!(h("content-type"), Some("application/x-protobuf"));
+        assert_eq!(h("x-prometheus-remote-write-version"), Some("0.1.0"));
+        assert_eq!(h("authorization"), Some("Bearer tok-s3cr3t"));
+    }
+    let (last, stale) = (&pushes[pushes.len() - 2], &pushes[pushes.len() - 1]);
+    let find = |name: &str| {
+        last.series
+            .iter()
+            .filter(|s| s.label("__name__") == Some(name))
+            .collect::<Vec<_>>()
+    };
+    // The summary's count of requests is the counter's last value.
+    let reqs = find("k6_http_reqs_total");
+    assert_eq!(reqs.len(), 1, "{:?}", reqs);
+    let r = reqs[0];
+    for (k, v) in [
+        ("method", "GET"),
+        ("status", "200"),
+        ("scenario", "default"),
+        ("expected_response", "true"),
+    ] {
+        assert_eq!(r.label(k), Some(v), "{k}");
+    }
+    let n = r.samples[0].value;
+    let summary_n = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("http_reqs"))
+        .and_then(|l| l.split(':').nth(1))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(n, summary_n, "{stdout}");
+    // A trend is its p(99), in seconds; a rate is `_rate`; gauges as they are.
+    let p99 = find("k6_http_req_duration_p99")[0].samples[0].value;
+    assert!(p99 > 0.0 && p99 < 1.0, "{p99}");
+    let mine = find("k6_my_trend_p99");
+    assert_eq!(mine[0].samples[0].value, 0.0125);
+    assert_eq!(mine[0].label("kind"), Some("a"));
+    assert_eq!(find("k6_checks_rate")[0].samples[0].value, 1.0);
+    assert_eq!(find("k6_checks_rate")[0].label("check"), Some("ok"));
+    assert!(!find("k6_iterations_total").is_empty());
+    // Labels sorted by name, `__name__` first.
+    for s in &last.series {
+        let names: Vec<&str> = s.labels.iter().map(|l| l.name.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+        assert_eq!(names[0], "__name__");
+    }
+    // Staleness markers end every series pushed.
+    assert!(stale.series.len() >= last.series.len());
+    assert!(
+        stale
+            .series
+            .iter()
+            .all(|s| s.samples[0].value.to_bits() == STALE_NAN.to_bits())
+    );
+}
+
+#[test]
+fn prometheus_remote_write_failures_are_logged_and_bad_settings_refused() {
+    let rw = RwReceiver::start(500);
+    let dir = tempfile::tempdir().unwrap();
+    let script = "export const options = { iterations: 3 };\nexport default function () {}\n";
+    std::fs::write(dir.path().join("script.js"), script).unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(bin());
+        c.current_dir(dir.path())
+            .args(["k6", "run", "-q"])
+            .args(args)
+            .arg("script.js");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    // The endpoint refuses: k6's error line; the run itself is not failed.
+    let out = run(
+        &[
+            "--out",
+            &format!("experimental-prometheus-rw=url={}", rw.url),
+        ],
+        &[
+            ("K6_PROMETHEUS_RW_PASSWORD", "pw-s3cr3t"),
+            ("K6_PROMETHEUS_RW_USERNAME", "u"),
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "level=error msg=\"Failed to send the time series data to the endpoint\" \
+             error=\"got status code: 500 instead expected a 2xx successful status code\" \
+             output=\"Prometheus remote write\""
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("s3cr3t"), "{stderr}");
+    assert_eq!(rw.pushes.lock().unwrap().len(), 1);
+    for (args, env, words) in [
+        (
+            vec!["-o", "experimental-prometheus-rw=foo=1"],
+            vec![],
+            "\"foo\" is an unknown option's key",
+        ),
+        (
+            vec!["-o", "experimental-prometheus-rw"],
+            vec![("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true")],
+            "not supported",
+        ),
+        (
+            vec!["-o", "experimental-prometheus-rw"],
+            vec![("K6_PROMETHEUS_RW_PUSH_INTERVAL", "often")],
+            "K6_PROMETHEUS_RW_PUSH_INTERVAL \"often\": not a duration",
+        ),
+    ] {
+        let out = run(&args, &env);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(104), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert!(!stdout.contains("TOTAL RESULTS"), "{stdout}");
+    }
+}
+
 #[test]
 fn log_output_and_format_are_k6s() {
     // Checked side by side with k6 v1.8.1: the same script, the same
@@ -2052,5 +2282,8 @@ fn csv_output_flag_and_its_bad_arguments() {
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("json=FILE and csv=FILE"), "{stderr}");
+    assert!(
+        stderr.contains("json=FILE and csv=FILE") && stderr.contains("experimental-prometheus-rw"),
+        "{stderr}"
+    );
 }

@@ -36,6 +36,7 @@ pub mod metrics;
 mod open;
 pub mod prom;
 mod record;
+pub mod remote_write;
 pub mod report;
 pub mod series;
 mod sink;

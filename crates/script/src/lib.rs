@@ -46,6 +46,7 @@ pub mod metrics;
 pub mod options;
 pub mod out;
 pub mod progress;
+pub mod prom_rw;
 pub mod sched;
 pub mod segment;
 pub mod summary;

@@ -47,6 +47,8 @@ pub struct RunConfig {
     pub json_out: Option<PathBuf>,
     /// `--out csv=…`.
     pub csv_out: Option<crate::out::CsvOut>,
+    /// `--out experimental-prometheus-rw[=…]`.
+    pub prometheus_rw: Option<crate::prom_rw::RwConfig>,
     /// `--out loadlab=FILE`: our results file (v2).
     pub results_out: Option<PathBuf>,
     /// `--summary-export=FILE`.
@@ -78,6 +80,10 @@ fn open_console_output(path: &str) -> Result<std::fs::File, ScriptError> {
         .append(true)
         .open(path)
         .map_err(|e| ScriptError::Options(format!("consoleOutput {path:?}: cannot create it: {e}")))
+}
+
+fn unix_now_ms() -> i64 {
+    (unix_now_ns() / 1_000_000) as i64
 }
 
 fn unix_now_ns() -> u64 {
@@ -333,6 +339,8 @@ pub struct Shared {
     pub console_file: RefCell<Option<std::fs::File>>,
     /// Where k6's log lines go, and their layout.
     pub logger: Arc<Logger>,
+    /// `--out experimental-prometheus-rw`, and its next push.
+    rw: RefCell<Option<(crate::prom_rw::RwOutput, Instant)>>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
     pub http: crate::api::HttpDefaults,
@@ -574,6 +582,29 @@ impl Shared {
     /// Live progress lines were wanted ([`RunConfig::progress`]).
     pub fn progress(&self) -> bool {
         self.progress
+    }
+
+    /// Pushes to the remote-write endpoint when its interval is up.
+    pub fn rw_push_due(&self, now: Instant) {
+        let mut rw = self.rw.borrow_mut();
+        if let Some((out, next)) = rw.as_mut()
+            && now >= *next
+        {
+            out.push(&self.reg.borrow(), unix_now_ms());
+            *next = now + out.push_interval();
+        }
+    }
+
+    /// When the remote-write output pushes next.
+    pub fn rw_next(&self) -> Option<Instant> {
+        self.rw.borrow().as_ref().map(|(_, t)| *t)
+    }
+
+    /// The remote-write output's last push (and staleness markers), waited for.
+    pub fn rw_finish(&self) {
+        if let Some((out, _)) = self.rw.borrow_mut().take() {
+            out.finish(&self.reg.borrow(), unix_now_ms());
+        }
     }
 
     pub fn warn_once(&self, msg: &str) {
@@ -2150,6 +2181,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
+    if let Some(rw) = &cfg.prometheus_rw {
+        let out = crate::prom_rw::RwOutput::start(rw.clone(), shared_v.logger.clone())
+            .map_err(ScriptError::Output)?;
+        let first = Instant::now() + out.push_interval();
+        *shared_v.rw.borrow_mut() = Some((out, first));
+    }
     // Opened now (a bad path is refused before any VU starts), used from
     // setup() on.
     let console_file = match &options.console_output {
@@ -2158,6 +2195,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     };
     shared_v.full_http_tags.set(
         shared_v.out.borrow().has_points()
+            || cfg.prometheus_rw.is_some()
             || options.thresholds.iter().any(|t| {
                 t.filter.iter().any(|(k, _)| {
                     matches!(
@@ -2344,6 +2382,7 @@ fn make_shared(
     Ok(Shared {
         console_file: RefCell::new(None),
         logger: cfg.logger.clone().unwrap_or_default(),
+        rw: RefCell::new(None),
         http: crate::api::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
@@ -3213,6 +3252,7 @@ async fn drive_local<'js>(
                 shared.out.borrow_mut().flush();
                 next_gauge = now + Duration::from_secs(1);
             }
+            shared.rw_push_due(now);
             if now >= next_threshold_check {
                 next_threshold_check = now + Duration::from_secs(2);
                 if crate::summary::abort_failed(shared, options) {
@@ -3449,6 +3489,9 @@ async fn drive_local<'js>(
                 continue;
             }
             wake = wake.min(next_gauge).min(next_threshold_check);
+            if let Some(t) = shared.rw_next() {
+                wake = wake.min(t);
+            }
             if let Some(t) = s.next_wake() {
                 wake = wake.min(t);
             }
@@ -3531,6 +3574,9 @@ async fn drive_local<'js>(
             _ => {}
         }
     }
+    // The remote-write output's last push, after teardown (as k6 stops
+    // its outputs).
+    shared.rw_finish();
     let script_errors = s.script_errors;
     let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {

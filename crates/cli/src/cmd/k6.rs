@@ -443,9 +443,28 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
                 upload_to = Some((url, tmp));
             }
             Some(("loadlab", f)) if !f.is_empty() => cfg.results_out = Some(PathBuf::from(f)),
+            // k6's Prometheus remote-write output, configured by its
+            // K6_PROMETHEUS_RW_* variables and the argument.
+            _ if o == "experimental-prometheus-rw"
+                || o.starts_with("experimental-prometheus-rw=") =>
+            {
+                let arg = o
+                    .strip_prefix("experimental-prometheus-rw")
+                    .unwrap_or("")
+                    .trim_start_matches('=');
+                let vars: Vec<(String, String)> = std::env::vars().collect();
+                cfg.prometheus_rw = Some(
+                    loadlab_script::prom_rw::RwConfig::parse(arg, &vars).map_err(|e| {
+                        CliError::new(
+                            INVALID_CONFIG,
+                            format!("--out experimental-prometheus-rw: {e}"),
+                        )
+                    })?,
+                );
+            }
             _ => {
                 return Err(CliError::usage(format!(
-                    "--out {o:?}: loadlab k6 writes json=FILE and csv=FILE (k6's points) and loadlab=FILE (results for loadlab report)"
+                    "--out {o:?}: loadlab k6 writes json=FILE and csv=FILE (k6's points), loadlab=FILE (results for loadlab report) and experimental-prometheus-rw (Prometheus remote write)"
                 )));
             }
         }
