@@ -49,7 +49,7 @@ pub use codec::{ResultsReader, ResultsWriter};
 pub use dist::{Distribution, Micros, Nanos};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;
-pub use gofmt::{round_duration, round_for_text};
+pub use gofmt::{json_string as go_json_string, round_duration, round_for_text};
 pub use group::{GroupBy, Grouped};
 pub use metrics::{DEFAULT_LATE_THRESHOLD_NS, Metrics, Summary};
 pub use open::{Format, Results, open_results};

@@ -19,6 +19,8 @@ use std::path::PathBuf;
 use std::sync::{LazyLock, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use loadlab_metrics::go_json_string;
+
 /// A line's level, the most severe first (the order k6's levels have).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -357,9 +359,9 @@ pub fn format_line(
                 if i > 0 {
                     out.push(',');
                 }
-                json_string(&mut out, k);
+                go_json_string(&mut out, k);
                 out.push(':');
-                json_string(&mut out, v);
+                go_json_string(&mut out, v);
             }
             out.push('}');
         }
@@ -416,28 +418,6 @@ pub fn logfmt_value(v: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A JSON string as Go's encoder writes it (`<`, `>` and `&` escaped).
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

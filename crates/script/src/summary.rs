@@ -178,10 +178,9 @@ fn section(name: &str) -> &'static str {
     }
 }
 
-/// The summary text and whether a threshold failed; its last lines show
-/// the scenarios as the run left them (`Shared::views`).
-/// The summary, and the metrics whose thresholds were crossed (their keys
-/// as written, sorted, as k6 names them in its error line).
+/// The summary text, and the metrics whose thresholds were crossed (their
+/// keys as written, sorted, as k6 names them in its error line); its last
+/// lines show the scenarios as the run left them (`Shared::views`).
 pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String, Vec<String>) {
     let verdicts = thresholds(shared, options, elapsed);
     let mut failed: Vec<String> = verdicts
