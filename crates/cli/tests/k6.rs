@@ -1140,6 +1140,58 @@ fn prometheus_remote_write_failures_are_logged_and_bad_settings_refused() {
 }
 
 #[test]
+fn hosts_option_dials_names_at_the_given_addresses() {
+    let o = origin();
+    let port = o
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    // Names under .test (reserved: never a real host), dialled on loopback.
+    let script = format!(
+        "import http from 'k6/http';\n\
+         import {{ check }} from 'k6';\n\
+         export const options = {{ iterations: 1, hosts: {{\n\
+         \x20 'api.loadlab.test': '127.0.0.1:{port}',\n\
+         \x20 '*.svc.loadlab.test': '127.0.0.1',\n\
+         }} }};\n\
+         export default function () {{\n\
+         \x20 const a = http.get('http://api.loadlab.test/x');\n\
+         \x20 const b = http.get('http://v1.svc.loadlab.test:{port}/y');\n\
+         \x20 check(a, {{ 'name and port': (r) => r.status === 200 && r.remote_ip === '127.0.0.1' && r.remote_port === {port} }});\n\
+         \x20 check(b, {{ 'pattern, the URL\\'s port': (r) => r.status === 200 }});\n\
+         }}\n"
+    );
+    let out = k6(dir.path(), &script, &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("checks_succeeded...: 100.00% 2 out of 2"),
+        "{stdout}\n{stderr}"
+    );
+    // What k6 refuses is refused, naming it.
+    for (hosts, words) in [
+        (
+            "{ 'bad host': '127.0.0.1' }",
+            "invalid host pattern 'bad host'",
+        ),
+        ("{ 'a.test': 'not-an-ip' }", "is not an IP address"),
+        ("{ 'a.test': 1 }", "is not a string"),
+    ] {
+        let script = format!(
+            "export const options = {{ hosts: {hosts} }};\nexport default function () {{}}\n"
+        );
+        let out = k6(dir.path(), &script, &[]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(104), "{hosts}: {stderr}");
+        assert!(stderr.contains(words), "{hosts}: {stderr}");
+    }
+}
+
+#[test]
 fn log_output_and_format_are_k6s() {
     // Checked side by side with k6 v1.8.1: the same script, the same
     // lines (but the time, and the stack's file names).

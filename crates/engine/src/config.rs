@@ -79,6 +79,9 @@ pub struct AttackConfig {
     /// `host:port` → `host:port` overrides (`-connect-to`); several entries with
     /// the same source are used round-robin.
     pub connect_to: Vec<(String, String)>,
+    /// Names dialled at fixed addresses (k6's `hosts` option); before
+    /// `connect_to`.
+    pub hosts: crate::hosts::HostOverrides,
     /// Local address to bind (`-laddr`).
     pub laddr: Option<IpAddr>,
     /// Headers added to every request (`-header`).
@@ -186,6 +189,7 @@ impl Default for AttackConfig {
             tls: TlsOptions::default(),
             unix_socket: None,
             connect_to: Vec::new(),
+            hosts: Default::default(),
             laddr: None,
             headers: Vec::new(),
             vegeta_headers: false,

@@ -153,6 +153,7 @@ mod h1;
 mod h2;
 pub mod header_list;
 pub mod host;
+pub mod hosts;
 pub mod live;
 mod request;
 mod runner;

@@ -258,6 +258,8 @@ pub(crate) struct Transport {
     dns: Mutex<HashMap<String, Lookup>>,
     dns_cache: DnsCache,
     connect_to: HashMap<String, (Vec<String>, AtomicUsize)>,
+    /// k6's `hosts`: names dialled at fixed addresses.
+    hosts: crate::hosts::HostOverrides,
     unix_socket: Option<PathBuf>,
     laddr: Option<IpAddr>,
     tls: Option<Arc<rustls::ClientConfig>>,
@@ -295,6 +297,7 @@ impl Transport {
             dns: Mutex::new(HashMap::new()),
             dns_cache: cfg.dns_cache,
             connect_to,
+            hosts: cfg.hosts.clone(),
             unix_socket: cfg.unix_socket.clone(),
             laddr: cfg.laddr,
             tls,
@@ -502,14 +505,20 @@ impl Transport {
             times.tcp = t0.elapsed();
             Stream::Unix(s)
         } else {
-            let hostport = format!("{}:{}", bracket(&key.host), key.port);
-            let dst = match self.connect_to.get(&hostport) {
-                Some((dsts, next)) => {
-                    dsts[next.fetch_add(1, Ordering::Relaxed) % dsts.len()].clone()
+            let addrs = match self.hosts.lookup(&key.host, key.port) {
+                // A `hosts` override: dialled as given, never resolved.
+                Some(a) => Arc::from(vec![a]),
+                None => {
+                    let hostport = format!("{}:{}", bracket(&key.host), key.port);
+                    let dst = match self.connect_to.get(&hostport) {
+                        Some((dsts, next)) => {
+                            dsts[next.fetch_add(1, Ordering::Relaxed) % dsts.len()].clone()
+                        }
+                        None => hostport,
+                    };
+                    self.resolve(&dst).await?
                 }
-                None => hostport,
             };
-            let addrs = self.resolve(&dst).await?;
             let t0 = tokio::time::Instant::now();
             let mut last = ErrorKind::ConnectRefused;
             let mut stream = None;

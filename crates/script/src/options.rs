@@ -343,6 +343,8 @@ pub struct Options {
     /// request follows unless its `params.redirects` says; `None`: k6's
     /// default, 10. Below 0 is 0, as in k6.
     pub max_redirects: Option<u32>,
+    /// `hosts`: names dialled at fixed addresses (k6's option).
+    pub hosts: loadlab_engine::hosts::HostOverrides,
     /// What k6 warns of when it reads these options (printed before the run).
     pub warnings: Vec<String>,
     /// k6's request options.
@@ -804,7 +806,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "hosts",
             "rps",
             "batch",
             "batchPerHost",
@@ -1173,6 +1174,27 @@ impl Options {
                 }
             },
             max_redirects,
+            hosts: match get("hosts") {
+                None => Default::default(),
+                Some(Value::Object(m)) => {
+                    let mut pairs = Vec::with_capacity(m.len());
+                    for (k, v) in m {
+                        let Value::String(v) = v else {
+                            return Err(bad(format!(
+                                "options.hosts[{k:?}]: {v} is not a string (an IP address, or IP:port)"
+                            )));
+                        };
+                        pairs.push((k.clone(), v.clone()));
+                    }
+                    loadlab_engine::hosts::HostOverrides::parse(&pairs)
+                        .map_err(|e| bad(format!("options.hosts: {e}")))?
+                }
+                Some(v) => {
+                    return Err(bad(format!(
+                        "options.hosts: {v} is not an object of names and addresses"
+                    )));
+                }
+            },
             warnings,
             request: RequestOptions {
                 discard_response_bodies: flags.discard_response_bodies
@@ -1641,7 +1663,7 @@ mod tests {
             ("tlsVersion", json!("tls1.2")),
             ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
-            ("hosts", json!({"a.test": "127.0.0.1"})),
+            ("rps", json!(10)),
         ] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
             assert!(

@@ -2225,6 +2225,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             // never decoded, so a script would read gzip bytes).
             compression: false,
             keepalive: !options.request.no_connection_reuse,
+            hosts: options.hosts.clone(),
             tls: loadlab_engine::config::TlsOptions {
                 insecure: options.request.insecure_skip_tls_verify,
                 ..Default::default()

@@ -95,6 +95,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         },
         unix_socket: a.unix_socket.clone(),
         connect_to: a.connect_to.clone(),
+        hosts: Default::default(),
         laddr: a.laddr,
         headers: a.headers.clone(),
         vegeta_headers: true,
