@@ -1192,6 +1192,79 @@ fn hosts_option_dials_names_at_the_given_addresses() {
 }
 
 #[test]
+fn rps_limits_requests_across_vus_as_k6() {
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    // 21 requests at most 20 a second: the first at once, then one every
+    // 50 ms, whatever 4 VUs ask; the whole run cannot take under 1 s.
+    let script = "import http from 'k6/http';\n\
+                  export const options = { vus: 4, iterations: 21, rps: 20 };\n\
+                  export default function () { http.get(__ENV.BASE + '/'); }\n";
+    let base = format!("BASE={}", o.url());
+    let reqs = |out: &Output| {
+        let (stdout, _) = text(out);
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("http_reqs"))
+            .map(|l| {
+                l.split(':')
+                    .nth(1)
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    for (args, env) in [
+        (vec!["-e", &base], None),
+        // The flag over the script's; K6_RPS under the flag.
+        (vec!["-e", &base, "--rps", "20"], Some("1000")),
+    ] {
+        let script = if env.is_some() {
+            script.replace("rps: 20", "rps: 1000")
+        } else {
+            script.to_string()
+        };
+        std::fs::write(dir.path().join("script.js"), &script).unwrap();
+        let mut c = Command::new(bin());
+        c.current_dir(dir.path())
+            .args(["k6", "run", "-q"])
+            .args(&args)
+            .arg("script.js");
+        if let Some(v) = env {
+            c.env("K6_RPS", v);
+        }
+        let t0 = std::time::Instant::now();
+        let out = c.output().unwrap();
+        let took = t0.elapsed();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        assert_eq!(reqs(&out), "21", "{stdout}");
+        assert!(
+            took >= std::time::Duration::from_millis(1000),
+            "{args:?}: {took:?}"
+        );
+    }
+    // K6_RPS over the script's `rps: 0` (which alone is no limit).
+    std::fs::write(
+        dir.path().join("script.js"),
+        script.replace("rps: 20", "rps: 0"),
+    )
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    let out = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["k6", "run", "-q", "-e", &base, "script.js"])
+        .env("K6_RPS", "10")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(2000));
+}
+
+#[test]
 fn log_output_and_format_are_k6s() {
     // Checked side by side with k6 v1.8.1: the same script, the same
     // lines (but the time, and the stack's file names).

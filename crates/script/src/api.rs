@@ -1074,6 +1074,26 @@ fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     }
 }
 
+/// `options.rps`: waits (the VU sleeps) until `n` more requests fit under
+/// the limit, as k6's limiter (one request of burst) makes them wait.
+fn rps_wait(ctx: &Ctx<'_>, sh: &Shared, n: usize) -> rquickjs::Result<()> {
+    let Some(rps) = sh.http.request.rps else {
+        return Ok(());
+    };
+    if n == 0 || !vu::in_vu() {
+        return Ok(());
+    }
+    let every = Duration::from_secs_f64(1.0 / rps as f64);
+    let now = tokio::time::Instant::now();
+    let first = sh.rps_next.get().map_or(now, |t| t.max(now));
+    let last = first + every * (n as u32 - 1);
+    sh.rps_next.set(Some(last + every));
+    if last > now {
+        wait(ctx, Op::Sleep(last - now), "making HTTP requests")?;
+    }
+    Ok(())
+}
+
 /// Suspends the VU, or throws when the script is not in a VU (init code).
 fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
     if !vu::in_vu() {
@@ -2340,6 +2360,7 @@ pub fn install<'js>(
                     let iteration = sh.vu_numbers(vu).1;
                     req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
                     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
+                    rps_wait(ctx, &sh, 1)?;
                     let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
                         Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
                         _ => return Err(throw(ctx, "internal error: no response")),
@@ -2515,6 +2536,7 @@ pub fn install<'js>(
                     let resps = if reqs.is_empty() {
                         Vec::new()
                     } else {
+                        rps_wait(&ctx, &sh, reqs.len())?;
                         match wait(&ctx, Op::Http(reqs), "making HTTP requests")? {
                             Resume::Http(r) => r,
                             _ => return Err(throw(&ctx, "internal error: no response")),

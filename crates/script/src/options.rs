@@ -376,6 +376,9 @@ pub struct RequestOptions {
     /// `httpDebug` (`--http-debug[=full]`): each request and response is
     /// logged, `full` with the bodies (`None` or empty: off).
     pub http_debug: Option<String>,
+    /// `rps` (`--rps`): at most this many requests a second, all VUs
+    /// together (`None`: no limit; 0 or less is none, as in k6).
+    pub rps: Option<u64>,
 }
 
 /// A fixed unit for the summary's times.
@@ -442,7 +445,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 21] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 22] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -476,13 +479,13 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 21] = [
     ("K6_NO_TEARDOWN", "noTeardown", EnvKind::Bool),
     ("K6_CONSOLE_OUTPUT", "consoleOutput", EnvKind::Text),
     ("K6_HTTP_DEBUG", "httpDebug", EnvKind::Text),
+    ("K6_RPS", "rps", EnvKind::Int),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 16] = [
+const ENV_UNSUPPORTED: [&str; 15] = [
     "K6_PAUSED",
-    "K6_RPS",
     "K6_DNS",
     "K6_BATCH",
     "K6_BATCH_PER_HOST",
@@ -806,7 +809,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "rps",
             "batch",
             "batchPerHost",
             "dns",
@@ -1216,6 +1218,14 @@ impl Options {
                     }
                 }
                 .filter(|m| !m.is_empty()),
+                rps: match flags.rps {
+                    Some(n) => Some(n),
+                    None => get("rps")
+                        .map(|v| int(v, "options.rps"))
+                        .transpose()?
+                        .and_then(|n| u64::try_from(n).ok()),
+                }
+                .filter(|n| *n > 0),
             },
             summary_time_unit,
             summary_disabled: o.summary_disabled,
@@ -1663,7 +1673,7 @@ mod tests {
             ("tlsVersion", json!("tls1.2")),
             ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
-            ("rps", json!(10)),
+            ("batch", json!(10)),
         ] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
             assert!(
@@ -1697,8 +1707,16 @@ mod tests {
                 no_connection_reuse: true,
                 min_iteration_duration: Some(Duration::from_millis(1500)),
                 http_debug: Some("full".into()),
+                rps: None,
             }
         );
+        // rps: a whole number; 0 or less is no limit, as in k6.
+        let o = Options::resolve(&json!({"rps": 50}), &Overrides::default()).unwrap();
+        assert_eq!(o.request.rps, Some(50));
+        let o = Options::resolve(&json!({"rps": -1}), &Overrides::default()).unwrap();
+        assert_eq!(o.request.rps, None);
+        let e = Options::resolve(&json!({"rps": 1.5}), &Overrides::default()).unwrap_err();
+        assert!(e.to_string().contains("options.rps"), "{e}");
         // httpDebug: "" is off, as in k6; a flag wins.
         let o = Options::resolve(&json!({"httpDebug": ""}), &Overrides::default()).unwrap();
         assert_eq!(o.request.http_debug, None);

@@ -339,6 +339,8 @@ pub struct Shared {
     pub console_file: RefCell<Option<std::fs::File>>,
     /// Where k6's log lines go, and their layout.
     pub logger: Arc<Logger>,
+    /// `rps`: when the next request may go (all VUs share the limit).
+    pub rps_next: Cell<Option<Instant>>,
     /// `--out experimental-prometheus-rw`, and its next push.
     rw: RefCell<Option<(crate::prom_rw::RwOutput, Instant)>>,
     /// The options every request starts from (`maxRedirects`,
@@ -2384,6 +2386,7 @@ fn make_shared(
         console_file: RefCell::new(None),
         logger: cfg.logger.clone().unwrap_or_default(),
         rw: RefCell::new(None),
+        rps_next: Cell::new(None),
         http: crate::api::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),

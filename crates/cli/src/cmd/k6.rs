@@ -103,6 +103,9 @@ pub struct K6RunArgs {
     /// K6_HTTP_DEBUG.
     #[arg(long = "http-debug", value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "headers")]
     http_debug: Option<String>,
+    /// At most N requests a second, all VUs together (options.rps; K6_RPS).
+    #[arg(long = "rps", value_name = "N")]
+    rps: Option<i64>,
     /// Where log lines go: stderr (the default), stdout, none, or
     /// file=PATH[,level=LEVEL] (appended to); also K6_LOG_OUTPUT.
     #[arg(long = "log-output", value_name = "OUTPUT")]
@@ -357,6 +360,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.throw = a.throw;
     ov.request.no_connection_reuse = a.no_connection_reuse;
     ov.request.http_debug = a.http_debug.clone();
+    // 0 or less: no limit, as in k6 (and over the script's).
+    ov.request.rps = a.rps.map(|n| u64::try_from(n).unwrap_or(0));
     if let Some(d) = &a.min_iteration_duration {
         ov.request.min_iteration_duration = Some(
             loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
