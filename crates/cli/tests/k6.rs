@@ -388,10 +388,11 @@ fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
     for (k, v, want) in [
         ("K6_VUS", "x", "K6_VUS=\"x\": not a whole number"),
         ("K6_THROW", "maybe", "K6_THROW=\"maybe\": not true or false"),
+        ("K6_RPS", "many", "K6_RPS=\"many\": not a whole number"),
         (
-            "K6_RPS",
+            "K6_BATCH",
             "10",
-            "K6_RPS=\"10\": the option is not supported by loadlab k6",
+            "K6_BATCH=\"10\": the option is not supported by loadlab k6",
         ),
     ] {
         let out = run(&[(k, v)], &[]);
