@@ -389,10 +389,11 @@ fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
         ("K6_VUS", "x", "K6_VUS=\"x\": not a whole number"),
         ("K6_THROW", "maybe", "K6_THROW=\"maybe\": not true or false"),
         ("K6_RPS", "many", "K6_RPS=\"many\": not a whole number"),
+        ("K6_BATCH", "-1", "options.batch: -1 can't be negative"),
         (
-            "K6_BATCH",
-            "10",
-            "K6_BATCH=\"10\": the option is not supported by loadlab k6",
+            "K6_DNS",
+            "ttl=1m",
+            "K6_DNS=\"ttl=1m\": the option is not supported by loadlab k6",
         ),
     ] {
         let out = run(&[(k, v)], &[]);
@@ -1263,6 +1264,67 @@ fn rps_limits_requests_across_vus_as_k6() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     assert!(t0.elapsed() >= std::time::Duration::from_millis(2000));
+}
+
+#[test]
+fn batch_limits_are_k6s() {
+    // Every answer takes 150 ms: a batch of 12 to one host takes at least
+    // one round per `batchPerHost` (k6's default 6) or `batch` requests.
+    let recipes = parse_recipes(
+        r#"{"route":"/*","body":"ok","stages":[{"at":0,"status":200,"latency":"150ms"}]}"#,
+    )
+    .unwrap();
+    let o = spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        OriginConfig {
+            recipes,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import http from 'k6/http';\n\
+                  export const options = { iterations: 1 };\n\
+                  export default function () {\n\
+                  \x20 const reqs = [];\n\
+                  \x20 for (let i = 0; i < 12; i++) reqs.push(['GET', __ENV.BASE + '/x' + i]);\n\
+                  \x20 const t0 = Date.now();\n\
+                  \x20 const rs = http.batch(reqs);\n\
+                  \x20 console.log('TOOK ' + (Date.now() - t0) + ' OK ' + rs.filter((r) => r.status === 200).length);\n\
+                  }\n";
+    std::fs::write(dir.path().join("script.js"), script).unwrap();
+    let base = format!("BASE={}", o.url());
+    let took = |args: &[&str], env: &[(&str, &str)]| -> u64 {
+        let mut c = Command::new(bin());
+        c.current_dir(dir.path())
+            .args(["k6", "run", "-q", "-e", &base])
+            .args(args)
+            .arg("script.js");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        let msg = log_lines(&stderr)
+            .into_iter()
+            .find_map(|(_, m)| m.strip_prefix("TOOK ").map(str::to_string))
+            .unwrap_or_else(|| panic!("{stderr}"));
+        let (ms, ok) = msg.split_once(" OK ").unwrap();
+        assert_eq!(ok, "12", "{args:?}: {msg}");
+        ms.parse().unwrap()
+    };
+    // k6's defaults: 6 to one host at a time, so 2 rounds.
+    let t = took(&[], &[]);
+    assert!(t >= 290, "{t} ms");
+    // --batch 3 (per host: no limit): 4 rounds; K6_BATCH_PER_HOST=4: 3.
+    let t = took(&["--batch", "3", "--batch-per-host", "0"], &[]);
+    assert!(t >= 590, "{t} ms");
+    let t = took(&[], &[("K6_BATCH_PER_HOST", "4")]);
+    assert!(t >= 440, "{t} ms");
+    // All 12 at once when the limits allow: under 2 rounds.
+    let t = took(&["--batch-per-host", "12"], &[]);
+    assert!(t < 290, "{t} ms");
 }
 
 #[test]

@@ -379,6 +379,24 @@ pub struct RequestOptions {
     /// `rps` (`--rps`): at most this many requests a second, all VUs
     /// together (`None`: no limit; 0 or less is none, as in k6).
     pub rps: Option<u64>,
+    /// `batch` (`--batch`): at most this many requests of one
+    /// `http.batch()` in flight (`None`: k6's 20).
+    pub batch: Option<u64>,
+    /// `batchPerHost` (`--batch-per-host`): at most this many of them to
+    /// one host (`None`: k6's 6).
+    pub batch_per_host: Option<u64>,
+}
+
+impl RequestOptions {
+    /// `http.batch()`'s limits: in flight, and per host (0: none).
+    pub fn batch_limits(&self) -> (usize, usize) {
+        let lim = |v: Option<u64>, default: usize| match v {
+            None => default,
+            Some(0) => usize::MAX,
+            Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        };
+        (lim(self.batch, 20), lim(self.batch_per_host, 6))
+    }
 }
 
 /// A fixed unit for the summary's times.
@@ -445,7 +463,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 22] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 24] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -480,15 +498,15 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 22] = [
     ("K6_CONSOLE_OUTPUT", "consoleOutput", EnvKind::Text),
     ("K6_HTTP_DEBUG", "httpDebug", EnvKind::Text),
     ("K6_RPS", "rps", EnvKind::Int),
+    ("K6_BATCH", "batch", EnvKind::Int),
+    ("K6_BATCH_PER_HOST", "batchPerHost", EnvKind::Int),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 15] = [
+const ENV_UNSUPPORTED: [&str; 13] = [
     "K6_PAUSED",
     "K6_DNS",
-    "K6_BATCH",
-    "K6_BATCH_PER_HOST",
     "K6_TLS_CIPHER_SUITES",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
@@ -686,6 +704,12 @@ fn whole(n: i64) -> u64 {
 
 /// A count (VUs, iterations): a whole number. A negative one is read, as
 /// k6 reads it, for k6's checks to refuse in its words (`config_errors`).
+/// A count that cannot be negative (`batch`, `batchPerHost`).
+fn whole_count(v: &Value, what: &str) -> Result<u64, ScriptError> {
+    let n = int(v, what)?;
+    u64::try_from(n).map_err(|_| bad(format!("{what}: {n} can't be negative")))
+}
+
 fn int(v: &Value, what: &str) -> Result<i64, ScriptError> {
     let n = num(v, what)?;
     if n.fract() != 0.0 || !n.is_finite() || n.abs() > 9.0e15 {
@@ -809,8 +833,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "batch",
-            "batchPerHost",
             "dns",
             "tlsAuth",
             "tlsCipherSuites",
@@ -1226,6 +1248,18 @@ impl Options {
                         .and_then(|n| u64::try_from(n).ok()),
                 }
                 .filter(|n| *n > 0),
+                batch: match flags.batch {
+                    Some(n) => Some(n),
+                    None => get("batch")
+                        .map(|v| whole_count(v, "options.batch"))
+                        .transpose()?,
+                },
+                batch_per_host: match flags.batch_per_host {
+                    Some(n) => Some(n),
+                    None => get("batchPerHost")
+                        .map(|v| whole_count(v, "options.batchPerHost"))
+                        .transpose()?,
+                },
             },
             summary_time_unit,
             summary_disabled: o.summary_disabled,
@@ -1673,7 +1707,7 @@ mod tests {
             ("tlsVersion", json!("tls1.2")),
             ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
-            ("batch", json!(10)),
+            ("dns", json!({"ttl": "1m"})),
         ] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
             assert!(
@@ -1708,7 +1742,23 @@ mod tests {
                 min_iteration_duration: Some(Duration::from_millis(1500)),
                 http_debug: Some("full".into()),
                 rps: None,
+                batch: None,
+                batch_per_host: None,
             }
+        );
+        // batch and batchPerHost: k6's 20 and 6 unless set; 0 is no limit.
+        assert_eq!(RequestOptions::default().batch_limits(), (20, 6));
+        let o = Options::resolve(
+            &json!({"batch": 3, "batchPerHost": 0}),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(o.request.batch_limits(), (3, usize::MAX));
+        let e = Options::resolve(&json!({"batchPerHost": -1}), &Overrides::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("options.batchPerHost: -1 can't be negative"),
+            "{e}"
         );
         // rps: a whole number; 0 or less is no limit, as in k6.
         let o = Options::resolve(&json!({"rps": 50}), &Overrides::default()).unwrap();

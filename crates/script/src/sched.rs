@@ -2000,11 +2000,35 @@ impl Wake for VuWaker {
 
 /// Sends a batch's requests concurrently (begun at `begin`, see
 /// [`Client::send_polled`]); the responses in request order.
+/// The host (and port) a request goes to, for `batchPerHost`.
+fn authority(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let a = &rest[..end];
+    a.rsplit_once('@').map_or(a, |(_, h)| h)
+}
+
+/// An `http.batch()`: every request at once when they fit in `limits`
+/// (in flight, per host), as most batches do; else [`send_limited`].
 async fn send_all(
     client: Rc<Client>,
     reqs: Vec<loadlab_engine::client::ClientRequest>,
     begin: Instant,
+    limits: (usize, usize),
 ) -> Vec<ClientResponse> {
+    let (batch, per_host) = limits;
+    let fits = reqs.len() <= batch
+        && (reqs.len() <= per_host || {
+            let mut n: HashMap<&str, usize> = HashMap::new();
+            reqs.iter().all(|r| {
+                let c = n.entry(authority(&r.url)).or_default();
+                *c += 1;
+                *c <= per_host
+            })
+        });
+    if !fits {
+        return send_limited(client, reqs, limits).await;
+    }
     let mut futs: Vec<Pin<Box<dyn Future<Output = ClientResponse>>>> = reqs
         .into_iter()
         .map(|r| {
@@ -2028,6 +2052,62 @@ async fn send_all(
             Poll::Pending
         } else {
             Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+/// An `http.batch()` over k6's limits (`batch`, `batchPerHost`): requests
+/// start in order as room frees, at most `batch` in flight and
+/// `batchPerHost` to one host. Each is timed, and timed out, from its own
+/// start (its own timer: the scheduler's deadlines are the batch's start).
+async fn send_limited(
+    client: Rc<Client>,
+    reqs: Vec<loadlab_engine::client::ClientRequest>,
+    (batch, per_host): (usize, usize),
+) -> Vec<ClientResponse> {
+    type Fut = Pin<Box<dyn Future<Output = ClientResponse>>>;
+    let hosts: Vec<String> = reqs.iter().map(|r| authority(&r.url).to_string()).collect();
+    let mut waiting: std::collections::VecDeque<(usize, loadlab_engine::client::ClientRequest)> =
+        reqs.into_iter().enumerate().collect();
+    let mut out: Vec<Option<ClientResponse>> = (0..hosts.len()).map(|_| None).collect();
+    let mut running: Vec<(usize, Fut)> = Vec::new();
+    let mut busy: HashMap<String, usize> = HashMap::new();
+    std::future::poll_fn(|cx| {
+        loop {
+            // Start, in order, what has room.
+            let mut k = 0;
+            while k < waiting.len() && running.len() < batch {
+                let i = waiting[k].0;
+                let c = busy.entry(hosts[i].clone()).or_default();
+                if *c >= per_host {
+                    k += 1;
+                    continue;
+                }
+                *c += 1;
+                let (_, r) = waiting.remove(k).expect("in range");
+                let c = client.clone();
+                running.push((i, Box::pin(async move { c.send(r).await })));
+            }
+            let mut ended = false;
+            running.retain_mut(|(i, f)| match f.as_mut().poll(cx) {
+                Poll::Ready(r) => {
+                    out[*i] = Some(r);
+                    if let Some(c) = busy.get_mut(&hosts[*i]) {
+                        *c -= 1;
+                    }
+                    ended = true;
+                    false
+                }
+                Poll::Pending => true,
+            });
+            if waiting.is_empty() && running.is_empty() {
+                return Poll::Ready(());
+            }
+            if !ended {
+                return Poll::Pending;
+            }
         }
     })
     .await;
@@ -2606,7 +2686,12 @@ impl<'js> Sched<'_, 'js> {
                     // Unconstrained: see `inflight::one_request`.
                     inflight.start_batch(
                         &mut self.boxes,
-                        Box::pin(tokio::task::unconstrained(send_all(client, reqs, begin))),
+                        Box::pin(tokio::task::unconstrained(send_all(
+                            client,
+                            reqs,
+                            begin,
+                            self.shared.http.request.batch_limits(),
+                        ))),
                     );
                 }
                 // Polled at once: the request is written before any other

@@ -106,6 +106,14 @@ pub struct K6RunArgs {
     /// At most N requests a second, all VUs together (options.rps; K6_RPS).
     #[arg(long = "rps", value_name = "N")]
     rps: Option<i64>,
+    /// At most N requests of one http.batch() in flight (options.batch;
+    /// K6_BATCH; default 20, 0: no limit).
+    #[arg(long = "batch", value_name = "N")]
+    batch: Option<u64>,
+    /// At most N of them to one host (options.batchPerHost;
+    /// K6_BATCH_PER_HOST; default 6, 0: no limit).
+    #[arg(long = "batch-per-host", value_name = "N")]
+    batch_per_host: Option<u64>,
     /// Where log lines go: stderr (the default), stdout, none, or
     /// file=PATH[,level=LEVEL] (appended to); also K6_LOG_OUTPUT.
     #[arg(long = "log-output", value_name = "OUTPUT")]
@@ -362,6 +370,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.http_debug = a.http_debug.clone();
     // 0 or less: no limit, as in k6 (and over the script's).
     ov.request.rps = a.rps.map(|n| u64::try_from(n).unwrap_or(0));
+    ov.request.batch = a.batch;
+    ov.request.batch_per_host = a.batch_per_host;
     if let Some(d) = &a.min_iteration_duration {
         ov.request.min_iteration_duration = Some(
             loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
