@@ -11,6 +11,7 @@
 //!
 //! Nothing here does I/O or knows about sockets; everything is table-testable without a clock.
 
+pub mod credentials;
 pub mod duration;
 pub mod pacer;
 pub mod rate;

@@ -171,8 +171,9 @@ impl Client {
 
     /// The head of a request as [`Client::send`] writes it on HTTP/1.1,
     /// for a debugging dump (k6's `--http-debug`): the request line and
-    /// the fields, `\r\n` after each. `headers` are the ones it was sent
-    /// with ([`ClientResponse::request_headers`]).
+    /// the fields, `\r\n` after each, without the blank line. `headers`
+    /// are the ones it was sent with ([`ClientResponse::request_headers`]).
+    /// `None` for a URL that cannot be sent.
     pub fn request_head(
         method: &Method,
         url: &str,
@@ -180,7 +181,10 @@ impl Client {
         body: &Bytes,
         keepalive: bool,
     ) -> Option<String> {
-        crate::request::h1_head(method, url, headers, body, keepalive)
+        let uri = check_url(url).ok()?;
+        let uri = crate::request::split_userinfo(&uri).map_or(uri, |(_, bare)| bare);
+        let (b, end) = crate::request::render_h1(method, &uri, headers, body, keepalive, false);
+        Some(String::from_utf8_lossy(&b[..end]).into_owned())
     }
 
     /// Sends one request; failures are data (`status` 0 and `error`).

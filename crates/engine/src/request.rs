@@ -216,7 +216,7 @@ impl Template {
 
 /// For a URL with user information: the `Authorization: Basic` value (user
 /// and password percent-decoded, as Go does) and the URL without it.
-fn split_userinfo(uri: &Uri) -> Option<(String, Uri)> {
+pub(crate) fn split_userinfo(uri: &Uri) -> Option<(String, Uri)> {
     use base64::Engine as _;
     let authority = uri.authority()?.as_str();
     let (userinfo, hostport) = authority.rsplit_once('@')?;
@@ -294,26 +294,8 @@ fn resolve(base: &Uri, location: &str) -> Option<Uri> {
     check_url(&s).ok()
 }
 
-/// A request's head as the engine writes it on HTTP/1.1 (a debugging
-/// dump): the request line and the fields, each line ending `\r\n`,
-/// without the blank line. `headers` are those the request was sent with
-/// (`ClientResponse::request_headers`). `None` for a URL that cannot be
-/// sent.
-pub(crate) fn h1_head(
-    method: &Method,
-    url: &str,
-    headers: &[(String, String)],
-    body: &Bytes,
-    keepalive: bool,
-) -> Option<String> {
-    let uri = crate::targets::check_url(url).ok()?;
-    let uri = split_userinfo(&uri).map_or(uri, |(_, bare)| bare);
-    let (b, end) = render_h1(method, &uri, headers, body, keepalive, false);
-    Some(String::from_utf8_lossy(&b[..end]).into_owned())
-}
-
 /// The request's bytes, and where its head's last field ends.
-fn render_h1(
+pub(crate) fn render_h1(
     method: &Method,
     uri: &Uri,
     headers: &[(String, String)],

@@ -8,20 +8,10 @@
 //! REDACTED`).
 
 use http::Method;
+use loadlab_core::credentials::{CREDENTIAL_HEADERS, REDACTED};
 use loadlab_engine::client::{Client, ClientResponse};
 
 use crate::api::ReqMeta;
-
-/// What a credential's value is shown as.
-const REDACTED: &str = "REDACTED";
-
-/// Fields whose values are credentials.
-const CREDENTIALS: [&str; 4] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "x-api-key",
-];
 
 /// `httpDebug`'s value: `full` shows the bodies too; any other (k6's
 /// `headers`) the heads only.
@@ -35,7 +25,7 @@ fn redact_line(line: &str) -> String {
     let Some((name, value)) = line.split_once(':') else {
         return line.to_string();
     };
-    if !CREDENTIALS
+    if !CREDENTIAL_HEADERS
         .iter()
         .any(|c| c.eq_ignore_ascii_case(name.trim()))
     {

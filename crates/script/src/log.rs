@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::{LazyLock, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use loadlab_metrics::go_json_string;
 
@@ -264,7 +264,7 @@ impl Logger {
             self.format,
             self.colors,
             PROCESS_START.elapsed().as_secs(),
-            unix_now_ns(),
+            crate::sched::unix_now_ns(),
             level,
             msg,
             fields,
@@ -317,12 +317,6 @@ pub fn open_append(path: &std::path::Path) -> Result<std::fs::File, String> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
     o.open(path)
         .map_err(|e| format!("failed to open logfile {}: {e}", path.display()))
-}
-
-fn unix_now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// One entry in a layout: `secs` since the process started (the terminal

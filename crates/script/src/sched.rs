@@ -86,7 +86,8 @@ fn unix_now_ms() -> i64 {
     (unix_now_ns() / 1_000_000) as i64
 }
 
-fn unix_now_ns() -> u64 {
+/// Now, in ns since the Unix epoch.
+pub(crate) fn unix_now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)

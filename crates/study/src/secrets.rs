@@ -18,16 +18,7 @@ use std::fmt;
 
 use crate::plan::{PlanError, TargetPlan};
 
-/// Headers whose values are credentials, lower case.
-pub const CREDENTIAL_HEADERS: [&str; 4] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "x-api-key",
-];
-
-/// What a redacted header value (or the secret part of it) is replaced with.
-pub const REDACTED: &str = "REDACTED";
+pub use loadlab_core::credentials::{CREDENTIAL_HEADERS, REDACTED};
 
 /// What a redacted URL password is replaced with (Go's `url.URL.Redacted`).
 pub const URL_PASSWORD: &str = "xxxxx";
