@@ -784,6 +784,32 @@ export default function () { t.add(1); if (exec.vu.tags.team !== 'a') throw new 
     );
 }
 
+/// `--system-tags`, repeated or comma-separated as k6's, over the script's
+/// `systemTags` and `K6_SYSTEM_TAGS`; empty keeps none.
+#[test]
+fn system_tags_flag_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import exec from 'k6/execution';
+export const options = { iterations: 1, systemTags: ['url'] };
+export default function () { console.log(`tags ${JSON.stringify(exec.test.options.systemTags)}`); }
+"#;
+    for (args, want) in [
+        (vec![], r#"tags ["url"]"#),
+        (
+            vec!["--system-tags", "status,vu", "--system-tags=ip"],
+            r#"tags ["ip","status","vu"]"#,
+        ),
+        (vec!["--system-tags="], "tags null"),
+    ] {
+        let out = k6(dir.path(), script, &args);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}\n{stdout}\n{stderr}");
+        let msgs: Vec<String> = log_lines(&stderr).into_iter().map(|(_, m)| m).collect();
+        assert!(msgs.iter().any(|m| m == want), "{args:?}: {msgs:?}");
+    }
+}
+
 #[test]
 fn abort_on_fail_threshold_stops_the_test_with_99() {
     let dir = tempfile::tempdir().unwrap();

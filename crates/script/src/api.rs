@@ -1501,6 +1501,8 @@ pub struct HttpDefaults {
     /// `discardResponseBodies` (`responseType` is `none` unless a request
     /// says otherwise), `userAgent` (`None`: `loadlab-k6`), `throw`.
     pub request: crate::options::RequestOptions,
+    /// `systemTags` keeps `name`: an `http.url` template names its request.
+    pub name_tag: bool,
 }
 
 /// Why a request could not be made from the script's arguments.
@@ -1770,6 +1772,7 @@ fn build_request<'js>(
         }
     }
     if let Some(n) = url_name
+        && defaults.name_tag
         && !tags.iter().any(|(k, _)| k == "name")
     {
         tags.push(("name".to_string(), n));

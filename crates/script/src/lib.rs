@@ -50,6 +50,7 @@ pub mod prom_rw;
 pub mod sched;
 pub mod segment;
 pub mod summary;
+pub mod system_tags;
 mod test_options;
 pub mod vu;
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::ScriptError;
 use crate::segment::{Stripe, Tuple};
+use crate::system_tags::SystemTags;
 
 /// One stage of a ramp: reach `target` (VUs or iterations per time unit)
 /// linearly over `duration`.
@@ -354,6 +355,8 @@ pub struct Options {
     pub summary_time_unit: Option<TimeUnit>,
     /// `--summary-mode=disabled`.
     pub summary_disabled: bool,
+    /// `systemTags` (`--system-tags`): the system tags samples carry.
+    pub system_tags: SystemTags,
 }
 
 /// k6's request options: `options.X` in the script, or their flags (a flag
@@ -459,11 +462,13 @@ pub struct Overrides {
     /// The environment's `K6_*` variables (k6's option layer between the
     /// script's `options` and the command line's flags; [`env_layer`]).
     pub env: Vec<(String, String)>,
+    /// `--system-tags`, its names (empty: none).
+    pub system_tags: Option<Vec<String>>,
 }
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 24] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 25] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -500,11 +505,12 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 24] = [
     ("K6_RPS", "rps", EnvKind::Int),
     ("K6_BATCH", "batch", EnvKind::Int),
     ("K6_BATCH_PER_HOST", "batchPerHost", EnvKind::Int),
+    ("K6_SYSTEM_TAGS", "systemTags", EnvKind::List),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 13] = [
+const ENV_UNSUPPORTED: [&str; 12] = [
     "K6_PAUSED",
     "K6_DNS",
     "K6_TLS_CIPHER_SUITES",
@@ -514,7 +520,6 @@ const ENV_UNSUPPORTED: [&str; 13] = [
     "K6_BLOCK_HOSTNAMES",
     "K6_HOSTS",
     "K6_NO_VU_CONNECTION_REUSE",
-    "K6_SYSTEM_TAGS",
     "K6_LOCAL_IPS",
     "K6_LINGER",
     "K6_WEB_DASHBOARD",
@@ -841,7 +846,6 @@ impl Options {
             "blockHostnames",
             "localIPs",
             "noVUConnectionReuse",
-            "systemTags",
             "paused",
             "linger",
             "executionSegment",
@@ -1160,6 +1164,44 @@ impl Options {
                     bad(format!("summaryTimeUnit: {u:?} is not one of s, ms, us"))
                 })?),
             };
+        // systemTags: the flag's names, else the script's (or
+        // K6_SYSTEM_TAGS's) list, else k6's default. As in k6, an empty
+        // list keeps none, and a name that is no system tag is left out
+        // (with a warning here: k6 says nothing).
+        let system_tags = {
+            let names: Option<Vec<String>> = match (&o.system_tags, get("systemTags")) {
+                (Some(list), _) => Some(list.clone()),
+                (None, None) => None,
+                (None, Some(Value::Array(a))) => Some(
+                    a.iter()
+                        .map(|v| match v {
+                            Value::String(s) => Ok(s.clone()),
+                            v => Err(bad(format!(
+                                "options.systemTags: {v} is not a tag name (a string)"
+                            ))),
+                        })
+                        .collect::<Result<_, _>>()?,
+                ),
+                (None, Some(v)) => {
+                    return Err(bad(format!(
+                        "options.systemTags: {v} is not a list of tag names"
+                    )));
+                }
+            };
+            match names {
+                None => SystemTags::default(),
+                Some(names) => {
+                    let (set, unknown) = SystemTags::from_names(names.iter().map(String::as_str));
+                    for u in unknown {
+                        warnings.push(format!(
+                            "systemTags: {u:?} is not a system tag and is left out (known: {})",
+                            crate::system_tags::ALL.join(", ")
+                        ));
+                    }
+                    set
+                }
+            }
+        };
         let min_iteration_duration = match flags.min_iteration_duration {
             Some(d) => Some(d),
             None => get("minIterationDuration")
@@ -1263,6 +1305,7 @@ impl Options {
             },
             summary_time_unit,
             summary_disabled: o.summary_disabled,
+            system_tags,
         })
     }
 
@@ -1611,6 +1654,51 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `systemTags`: the flag over `K6_SYSTEM_TAGS` over the script's list
+    /// over k6's default; a name that is no system tag is left out with a
+    /// warning; what is not a list of names is refused.
+    #[test]
+    fn system_tags_layers_as_k6() {
+        let names = |raw: serde_json::Value, o: Overrides| {
+            Options::resolve(&raw, &o).unwrap().system_tags.names()
+        };
+        assert_eq!(
+            Options::resolve(&json!({}), &Overrides::default())
+                .unwrap()
+                .system_tags,
+            SystemTags::default()
+        );
+        assert_eq!(
+            names(json!({"systemTags": ["url", "vu"]}), Overrides::default()),
+            vec!["url", "vu"]
+        );
+        assert!(names(json!({"systemTags": []}), Overrides::default()).is_empty());
+        let env = Overrides {
+            env: vec![("K6_SYSTEM_TAGS".into(), "status, ip".into())],
+            ..Default::default()
+        };
+        assert_eq!(
+            names(json!({"systemTags": ["url"]}), env.clone()),
+            vec!["ip", "status"]
+        );
+        let flag = Overrides {
+            system_tags: Some(vec!["name".into()]),
+            ..env
+        };
+        assert_eq!(names(json!({"systemTags": ["url"]}), flag), vec!["name"]);
+        let o = Options::resolve(&json!({"systemTags": ["staus"]}), &Overrides::default()).unwrap();
+        assert!(o.system_tags.names().is_empty());
+        assert!(
+            o.warnings[0].contains("\"staus\" is not a system tag"),
+            "{:?}",
+            o.warnings
+        );
+        for bad_value in [json!({"systemTags": "url"}), json!({"systemTags": [1]})] {
+            let e = Options::resolve(&bad_value, &Overrides::default()).unwrap_err();
+            assert!(e.to_string().contains("options.systemTags:"), "{e}");
+        }
+    }
 
     #[test]
     fn stages_become_ramping_vus() {

@@ -12,6 +12,7 @@ use loadlab_metrics::distributed::WorkerPlan;
 
 use crate::ScriptError;
 use crate::sched::RunConfig;
+use crate::system_tags::SystemTags;
 
 /// A record held until the test starts (see [`Outputs::start`]).
 enum Held {
@@ -137,6 +138,9 @@ pub struct Outputs {
     export: Option<PathBuf>,
     next_id: u32,
     start_unix_ns: u64,
+    /// `systemTags`: the metadata points carry, and the CSV columns.
+    sys: SystemTags,
+    csv_cols: Vec<&'static str>,
 }
 
 fn create(p: &PathBuf, what: &str) -> Result<File, ScriptError> {
@@ -156,6 +160,8 @@ impl Outputs {
             export: None,
             next_id: 0,
             start_unix_ns: 0,
+            sys: SystemTags::default(),
+            csv_cols: Vec::new(),
         }
     }
 
@@ -167,9 +173,12 @@ impl Outputs {
         cfg: &RunConfig,
         start_unix_ns: u64,
         worker: Option<(WorkerInfo, WorkerPlan)>,
+        sys: SystemTags,
     ) -> Result<Outputs, ScriptError> {
         let mut o = Outputs::none();
         o.start_unix_ns = start_unix_ns;
+        o.sys = sys;
+        o.csv_cols = sys.columns();
         if let Some(p) = &cfg.results_out {
             let w = ResultsWriter::new(BufWriter::new(create(p, "results file")?));
             let (worker, plan) = match worker {
@@ -217,9 +226,11 @@ impl Outputs {
             } else {
                 Box::new(f)
             };
+            // As k6: a column per system tag kept (`vu` and `iter` go to
+            // the metadata).
             let header = format!(
                 "metric_name,timestamp,metric_value,{},extra_tags,metadata\n",
-                CSV_TAGS.join(",")
+                o.csv_cols.join(",")
             );
             w.write_all(header.as_bytes())
                 .map_err(|e| ScriptError::Output(format!("writing {}: {e}", c.path.display())))?;
@@ -310,8 +321,8 @@ impl Outputs {
 
     /// What the JSON output's `Metric` lines say of each metric, as k6: the
     /// thresholds on the metric itself, and a sub-metric per tag filter that
-    /// a threshold names (`http_req_duration` always has
-    /// `expected_response:true`).
+    /// a threshold names (`http_req_duration` has `expected_response:true`
+    /// while `systemTags` keeps that tag).
     pub fn declare_thresholds(&mut self, options: &crate::options::Options) {
         for t in &options.thresholds {
             if t.filter.is_empty() {
@@ -323,7 +334,11 @@ impl Outputs {
             "http_req_duration".to_string(),
             vec![("expected_response".to_string(), "true".to_string())],
         );
-        for (metric, filter) in options.submetrics.iter().chain([&expected]) {
+        let expected = options
+            .system_tags
+            .has(SystemTags::EXPECTED_RESPONSE)
+            .then_some(&expected);
+        for (metric, filter) in options.submetrics.iter().chain(expected) {
             let e = self.json_decl.entry(metric.clone()).or_default();
             if !e.1.contains(filter) {
                 e.1.push(filter.clone());
@@ -342,9 +357,29 @@ impl Outputs {
         unix_ns: u64,
         value: f64,
         tags: &[(String, String)],
+        meta: Option<(u64, u64)>,
     ) {
+        // k6's metadata: `vu` and `iter` when `systemTags` asks for them.
+        let mut metadata: Vec<(&str, String)> = Vec::new();
+        if let Some((vu, iter)) = meta {
+            if self.sys.has(SystemTags::VU) {
+                metadata.push(("vu", vu.to_string()));
+            }
+            if self.sys.has(SystemTags::ITER) {
+                metadata.push(("iter", iter.to_string()));
+            }
+        }
         if let Some((_, w, time)) = &mut self.csv {
-            let _ = csv_row(w, &def.name, unix_ns, *time, value, tags);
+            let _ = csv_row(
+                w,
+                &def.name,
+                unix_ns,
+                *time,
+                value,
+                tags,
+                &self.csv_cols,
+                &metadata,
+            );
         }
         let Some((_, w)) = &mut self.json else {
             return;
@@ -389,7 +424,7 @@ impl Outputs {
         for (k, v) in tags {
             t.insert(k.clone(), serde_json::Value::String(v.clone()));
         }
-        let p = serde_json::json!({
+        let mut p = serde_json::json!({
             "metric": metric,
             "type": "Point",
             "data": {
@@ -398,6 +433,13 @@ impl Outputs {
                 "tags": t,
             },
         });
+        if !metadata.is_empty() {
+            let m: serde_json::Map<String, serde_json::Value> = metadata
+                .iter()
+                .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.clone())))
+                .collect();
+            p["data"]["metadata"] = serde_json::Value::Object(m);
+        }
         let _ = writeln!(w, "{p}");
     }
 
@@ -441,6 +483,8 @@ fn csv_row(
     time: CsvTime,
     value: f64,
     tags: &[(String, String)],
+    cols: &[&str],
+    metadata: &[(&str, String)],
 ) -> std::io::Result<()> {
     csv_field(w, metric)?;
     let ts = match time {
@@ -454,7 +498,7 @@ fn csv_row(
         CsvTime::Rfc3339Nano => loadlab_metrics::timefmt::rfc3339(unix_ns as i128),
     };
     write!(w, ",{ts},{value:.6}")?;
-    for name in CSV_TAGS {
+    for name in cols {
         w.write_all(b",")?;
         if let Some((_, v)) = tags.iter().find(|(k, _)| k == name) {
             csv_field(w, v)?;
@@ -462,13 +506,16 @@ fn csv_row(
     }
     let extra: Vec<String> = tags
         .iter()
-        .filter(|(k, _)| !CSV_TAGS.contains(&k.as_str()))
+        .filter(|(k, _)| !cols.contains(&k.as_str()))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     w.write_all(b",")?;
     csv_field(w, &extra.join("&"))?;
-    // `metadata`: k6 puts `vu` and `iter` there only when asked to.
-    w.write_all(b",\n")
+    // `metadata`: `vu` and `iter`, when `systemTags` asks for them.
+    let meta: Vec<String> = metadata.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    w.write_all(b",")?;
+    csv_field(w, &meta.join("&"))?;
+    w.write_all(b"\n")
 }
 
 #[cfg(test)]
@@ -518,6 +565,8 @@ mod tests {
             CsvTime::Unix,
             1.0,
             &tags,
+            &CSV_TAGS,
+            &[],
         )
         .unwrap();
         assert_eq!(

@@ -27,6 +27,7 @@ use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
 use crate::out::Outputs;
+use crate::system_tags::SystemTags;
 use crate::vu::{self, Op, Resume, VuCoroutine};
 
 /// What to run.
@@ -354,6 +355,8 @@ pub struct Shared {
     pub vus: RefCell<Vec<VuMeta>>,
     pub scenarios: Vec<ScenarioMeta>,
     pub base_tags: Vec<(String, String)>,
+    /// `systemTags`: the system tags samples carry.
+    pub sys: SystemTags,
     pub start: Instant,
     pub start_unix_ns: u64,
     /// `--start-at`: the scenarios start at `start` (not when setup ends).
@@ -634,9 +637,13 @@ impl Shared {
         if let Some(s) = m.scenario {
             let (name, _, st, _, _) = &self.scenarios[s];
             tags.extend(st.iter().cloned());
-            tags.push(("scenario".into(), name.clone()));
+            if self.sys.has(SystemTags::SCENARIO) {
+                tags.push(("scenario".into(), name.clone()));
+            }
         }
-        tags.push(("group".into(), m.group.clone()));
+        if self.sys.has(SystemTags::GROUP) {
+            tags.push(("group".into(), m.group.clone()));
+        }
         // `exec.vu.tags`: the script's own, over the system's.
         for (k, v) in &m.own_tags {
             match tags.iter_mut().find(|(n, _)| n == k) {
@@ -683,12 +690,23 @@ impl Shared {
 
     /// Adds a value to series `si` at `t_ns` (from the start).
     pub fn add_at(&self, si: usize, value: f64, t_ns: u64) {
-        self.add_all(&[si], &[value], t_ns);
+        self.add_all(&[si], &[value], t_ns, None);
+    }
+
+    /// The metadata of VU `vu`'s samples, when `systemTags` asks for `vu`
+    /// or `iter`: its id and the iteration it runs (`__ITER`).
+    fn sample_meta(&self, vu: usize) -> Option<(u64, u64)> {
+        if !self.sys.has_metadata() {
+            return None;
+        }
+        let vus = self.vus.borrow();
+        vus.get(vu).map(|m| (m.id, m.iter_in_instance))
     }
 
     /// Adds `values[k]` to series `ids[k]`, all at `t_ns`: the registry
     /// and the outputs borrowed once (an HTTP request adds 11 values).
-    fn add_all(&self, ids: &[usize], values: &[f64], t_ns: u64) {
+    /// `meta`: the VU's id and iteration, for the points' metadata.
+    fn add_all(&self, ids: &[usize], values: &[f64], t_ns: u64, meta: Option<(u64, u64)>) {
         let mut reg = self.reg.borrow_mut();
         let reg = &mut *reg;
         let mut out = self.out.borrow_mut();
@@ -705,7 +723,7 @@ impl Shared {
                 out.metric(s.file_id, t_ns, v);
             }
             if json {
-                out.point(def, self.start_unix_ns + t_ns, value, &s.tags);
+                out.point(def, self.start_unix_ns + t_ns, value, &s.tags, meta);
             }
         }
     }
@@ -729,11 +747,14 @@ impl Shared {
         let metric = self.ids.checks;
         let si = self.cached(&self.fast, vu, metric, &[("check", name)], &extra, || {
             let mut tags = self.vu_tags(vu);
-            tags.push(("check".into(), name.to_string()));
+            if self.sys.has(SystemTags::CHECK) {
+                tags.push(("check".into(), name.to_string()));
+            }
             tags.extend(extra.iter().cloned());
             self.series_for(metric, tags, true)
         });
-        self.add_at(si, if pass { 1.0 } else { 0.0 }, self.now_ns());
+        let meta = self.sample_meta(vu);
+        self.add_all(&[si], &[if pass { 1.0 } else { 0.0 }], self.now_ns(), meta);
     }
 
     /// The value `make` gives for `metric` with the tags of VU `vu` plus
@@ -819,7 +840,7 @@ impl Shared {
             let si = self.cached(&self.fast, vu, metric, &[], &[], || {
                 self.series_for(metric, self.vu_tags(vu), true)
             });
-            self.add_at(si, d, self.now_ns());
+            self.add_all(&[si], &[d], self.now_ns(), self.sample_meta(vu));
         }
         let mut vus = self.vus.borrow_mut();
         vus[vu].group.truncate(token);
@@ -844,7 +865,7 @@ impl Shared {
             }
             self.series_for(id, tags, true)
         });
-        self.add_at(si, value, self.now_ns());
+        self.add_all(&[si], &[value], self.now_ns(), self.sample_meta(vu));
     }
 
     /// Adds a value to a built-in metric with VU `vu`'s tags.
@@ -852,7 +873,7 @@ impl Shared {
         let si = self.cached(&self.fast, vu, metric, &[], &[], || {
             self.series_for(metric, self.vu_tags(vu), true)
         });
-        self.add_at(si, value, self.now_ns());
+        self.add_all(&[si], &[value], self.now_ns(), self.sample_meta(vu));
     }
 
     /// An HTTP request's tags before the URL: the VU's, the request's
@@ -863,9 +884,15 @@ impl Shared {
             tags.retain(|(a, _)| a != k);
             tags.push((k.clone(), v.clone()));
         }
-        tags.push(("method".into(), meta.method.clone()));
-        tags.push(("status".into(), status.to_string()));
-        if let Some(e) = expected {
+        if self.sys.has(SystemTags::METHOD) {
+            tags.push(("method".into(), meta.method.clone()));
+        }
+        if self.sys.has(SystemTags::STATUS) {
+            tags.push(("status".into(), status.to_string()));
+        }
+        if let Some(e) = expected
+            && self.sys.has(SystemTags::EXPECTED_RESPONSE)
+        {
             tags.push(("expected_response".into(), e.to_string()));
         }
         tags
@@ -1114,18 +1141,42 @@ impl Shared {
                 None => error_of(r, req_url),
             };
             let mut cbuf = itoa::Buffer::new();
-            let mut full = vec![("url", url), ("name", url)];
+            // Those `systemTags` keeps (a `name` the script gave is its
+            // own tag, kept whatever they say).
+            let sys = self.sys;
+            let mut full = Vec::with_capacity(8);
+            if sys.has(SystemTags::URL) {
+                full.push(("url", url));
+            }
+            if sys.has(SystemTags::NAME) {
+                full.push(("name", url));
+            }
             if r.status > 0 {
-                full.push(("proto", proto_of(r)));
+                if sys.has(SystemTags::PROTO) {
+                    full.push(("proto", proto_of(r)));
+                }
                 if let Some(tls) = r.conn.tls {
-                    full.push(("tls_version", tls.version));
+                    if sys.has(SystemTags::TLS_VERSION) {
+                        full.push(("tls_version", tls.version));
+                    }
+                    if sys.has(SystemTags::OCSP_STATUS) {
+                        // No staple is asked for (see `res.ocsp`).
+                        full.push(("ocsp_status", "unknown"));
+                    }
                 }
             }
-            if code != 0 {
+            if code != 0 && sys.has(SystemTags::ERROR_CODE) {
                 full.push(("error_code", cbuf.format(code)));
             }
-            if !error.is_empty() {
+            if !error.is_empty() && sys.has(SystemTags::ERROR) {
                 full.push(("error", &error));
+            }
+            let ip = match r.conn.peer {
+                Some(p) if sys.has(SystemTags::IP) => p.ip().to_string(),
+                _ => String::new(),
+            };
+            if !ip.is_empty() {
+                full.push(("ip", &ip));
             }
             let mut key = a[..3].to_vec();
             key.extend_from_slice(&full);
@@ -1133,8 +1184,13 @@ impl Shared {
                 self.http_series(vu, meta, r.status, expected, &full)
             })
         } else {
-            // The URL only when the script named the request.
-            let a = if name.is_some() { &a[..] } else { &a[..3] };
+            // The URL only when the script named the request (and
+            // `systemTags` keeps it).
+            let a = if name.is_some() && self.sys.has(SystemTags::URL) {
+                &a[..]
+            } else {
+                &a[..3]
+            };
             self.cached(&self.fast_http, vu, 0, a, &meta.tags, || {
                 self.http_series(vu, meta, r.status, expected, &a[3..])
             })
@@ -1154,14 +1210,15 @@ impl Shared {
             r.wire_out as f64,
             r.wire_in as f64,
         ];
+        let smeta = self.sample_meta(vu);
         if expected.is_some() {
-            self.add_all(&ids, &values, sample.done_ns);
+            self.add_all(&ids, &values, sample.done_ns, smeta);
         } else {
             // No callback: no `http_req_failed` sample, as in k6.
             let skip = |i: &usize| *i != FAILED;
             let ids: Vec<usize> = (0..ids.len()).filter(skip).map(|i| ids[i]).collect();
             let values: Vec<f64> = (0..values.len()).filter(skip).map(|i| values[i]).collect();
-            self.add_all(&ids, &values, sample.done_ns);
+            self.add_all(&ids, &values, sample.done_ns, smeta);
         }
     }
 
@@ -2237,7 +2294,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             .filter(|_| !options.summary_disabled),
         ..cfg.clone()
     };
-    let mut outputs = Outputs::open(&out_cfg, start_unix_ns, worker_header(&cfg, &options))?;
+    let mut outputs = Outputs::open(
+        &out_cfg,
+        start_unix_ns,
+        worker_header(&cfg, &options),
+        options.system_tags,
+    )?;
     outputs.declare_thresholds(&options);
 
     let scen_meta: Vec<ScenarioMeta> = options
@@ -2276,6 +2338,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         Some(path) => Some(open_console_output(path)?),
         None => None,
     };
+    shared_v.sys = options.system_tags;
     shared_v.full_http_tags.set(
         shared_v.out.borrow().has_points()
             || cfg.prometheus_rw.is_some()
@@ -2283,7 +2346,14 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 t.filter.iter().any(|(k, _)| {
                     matches!(
                         k.as_str(),
-                        "url" | "name" | "proto" | "tls_version" | "error" | "error_code"
+                        "url"
+                            | "name"
+                            | "proto"
+                            | "tls_version"
+                            | "error"
+                            | "error_code"
+                            | "ip"
+                            | "ocsp_status"
                     )
                 })
             }),
@@ -2291,6 +2361,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     shared_v.http = crate::api::HttpDefaults {
         max_redirects: options.max_redirects,
         request: options.request.clone(),
+        name_tag: options.system_tags.has(SystemTags::NAME),
     };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
@@ -2477,6 +2548,7 @@ fn make_shared(
         vus: RefCell::new(Vec::new()),
         scenarios: scenarios.to_vec(),
         base_tags,
+        sys: SystemTags::default(),
         start: Instant::now(),
         start_unix_ns,
         start_at: false,
@@ -2795,8 +2867,6 @@ impl<'js> Sched<'_, 'js> {
         {
             let mut vus = shared.vus.borrow_mut();
             let m = &mut vus[i];
-            m.iter_in_scenario += 1;
-            m.iter_in_instance += 1;
             m.group.clear();
             m.group_starts.clear();
         }
@@ -2844,6 +2914,11 @@ impl<'js> Sched<'_, 'js> {
             shared.add_vu(i, shared.ids.iteration_duration_corrected, c);
         }
         shared.add_vu(i, shared.ids.iterations, 1.0);
+        // Counted after its samples (their `iter` metadata is its number).
+        let mut vus = shared.vus.borrow_mut();
+        let m = &mut vus[i];
+        m.iter_in_scenario += 1;
+        m.iter_in_instance += 1;
     }
 
     /// Stops a busy VU now.
@@ -3418,7 +3493,9 @@ async fn drive_local<'js>(
                                     }
                                     let tags = {
                                         let mut t = shared.base_tags.clone();
-                                        t.push(("scenario".into(), sc.name.clone()));
+                                        if shared.sys.has(SystemTags::SCENARIO) {
+                                            t.push(("scenario".into(), sc.name.clone()));
+                                        }
                                         t
                                     };
                                     shared.add_named("dropped_iterations", 1.0, tags, true);

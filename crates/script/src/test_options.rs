@@ -181,6 +181,9 @@ pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
     if let Some(v) = o.vus {
         m.insert("vus".into(), json!(v));
     }
+    if let Some(t) = &o.system_tags {
+        m.insert("systemTags".into(), json!(t));
+    }
     if o.duration.is_some() || o.iterations.is_some() || o.stages.is_some() {
         for k in ["duration", "iterations", "stages", "scenarios"] {
             m.remove(k);
@@ -285,8 +288,17 @@ pub fn k6_test_options(raw: &Value) -> String {
     };
     o.put("summaryTrendStats", trend_stats);
     o.put("summaryTimeUnit", field(raw, "summaryTimeUnit"));
+    // As k6 writes its set: the known names, sorted (none: null).
     let system_tags = match field(raw, "systemTags") {
         Value::Null => json!(crate::out::CSV_TAGS),
+        Value::Array(a) => {
+            let set =
+                crate::system_tags::SystemTags::from_names(a.iter().filter_map(Value::as_str)).0;
+            match set.names() {
+                n if n.is_empty() => Value::Null,
+                n => json!(n),
+            }
+        }
         v => v,
     };
     o.put("systemTags", system_tags);

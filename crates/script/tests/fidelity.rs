@@ -1742,3 +1742,123 @@ fn short_scenario_names_are_padded_as_k6() {
         out.summary
     );
 }
+
+/// `systemTags` as k6 v1.8.1 reads it (checked side by side on this
+/// script): only the system tags it keeps are set, a tag the script gives
+/// stays, `vu` and `iter` go to the points' metadata, `ip` is the peer's
+/// address, the CSV has a column per tag kept, and without
+/// `expected_response` there is no `{ expected_response:true }` row.
+#[test]
+fn system_tags_as_k6() {
+    let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check, group }} from 'k6';
+import {{ Counter }} from 'k6/metrics';
+import exec from 'k6/execution';
+const c = new Counter('my_counter');
+export const options = {{
+  iterations: 2, vus: 1,
+  systemTags: ['status', 'vu', 'iter', 'ip', 'check', 'staus'],
+}};
+export default function () {{
+  group('g', () => {{
+    const r = http.get('http://{addr}/', {{ tags: {{ name: 'home' }} }});
+    check(r, {{ 'ok': (r) => r.status === 200 }});
+    http.get(http.url`http://{addr}/?x=${{1}}`);
+  }});
+  c.add(1);
+  check(exec.test.options.systemTags, {{
+    'the options show the set': (t) => JSON.stringify(t) === '["check","ip","iter","status","vu"]',
+  }});
+}}
+"#,
+        addr = srv.addr
+    );
+    let path = dir.path().join("s.js");
+    std::fs::write(&path, src).unwrap();
+    let points = dir.path().join("points.json");
+    let mut csv = loadlab_script::out::CsvOut::parse("points.csv").unwrap();
+    csv.path = dir.path().join(&csv.path);
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        json_out: Some(points.clone()),
+        csv_out: Some(csv.clone()),
+        ..Default::default()
+    };
+    let out = loadlab_script::run(cfg, std::future::pending()).unwrap();
+    assert_eq!(out.http_reqs, 4, "{}", out.summary);
+    assert!(
+        out.summary.contains("100.00% 4 out of 4"),
+        "{}",
+        out.summary
+    );
+    assert!(
+        !out.summary.contains("expected_response"),
+        "{}",
+        out.summary
+    );
+    let text = std::fs::read_to_string(&points).unwrap();
+    let pts: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "Point")
+        .collect();
+    let of = |m: &str| -> Vec<&serde_json::Value> {
+        pts.iter()
+            .filter(|p| p["metric"] == m)
+            .map(|p| &p["data"])
+            .collect()
+    };
+    let ip = srv.addr.ip().to_string();
+    let reqs = of("http_reqs");
+    assert_eq!(reqs.len(), 4);
+    assert_eq!(
+        reqs[0]["tags"],
+        serde_json::json!({"ip": ip, "name": "home", "status": "200"})
+    );
+    // The template's name is a system tag: left out.
+    assert_eq!(
+        reqs[1]["tags"],
+        serde_json::json!({"ip": ip, "status": "200"})
+    );
+    assert_eq!(
+        reqs[0]["metadata"],
+        serde_json::json!({"vu": "1", "iter": "0"})
+    );
+    assert_eq!(
+        reqs[3]["metadata"],
+        serde_json::json!({"vu": "1", "iter": "1"})
+    );
+    assert_eq!(of("checks")[0]["tags"], serde_json::json!({"check": "ok"}));
+    // No scenario, no group.
+    assert_eq!(of("my_counter")[0]["tags"], serde_json::json!({}));
+    let iters = of("iterations");
+    assert_eq!(
+        iters[1]["metadata"],
+        serde_json::json!({"vu": "1", "iter": "1"})
+    );
+    let decl = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["type"] == "Metric" && v["metric"] == "http_req_duration")
+        .unwrap();
+    assert!(decl["data"]["submetrics"].is_null(), "{decl}");
+    let csv_text = std::fs::read_to_string(&csv.path).unwrap();
+    let mut lines = csv_text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("metric_name,timestamp,metric_value,check,ip,status,extra_tags,metadata")
+    );
+    let row = lines.next().unwrap();
+    let cells: Vec<&str> = row.split(',').collect();
+    assert_eq!(cells[0], "http_reqs", "{row}");
+    assert_eq!(
+        cells[3..].join(","),
+        format!(",{ip},200,name=home,vu=1&iter=0"),
+        "{row}"
+    );
+}

@@ -65,6 +65,11 @@ pub struct K6RunArgs {
     /// Trend statistics in the summary, comma-separated (avg,min,med,max,p(90),p(95),count).
     #[arg(long = "summary-trend-stats")]
     summary_trend_stats: Option<String>,
+    /// Only these system tags on samples, comma-separated (options.systemTags; default
+    /// k6's: check,error,error_code,expected_response,group,method,name,proto,scenario,
+    /// service,status,subproto,tls_version,url; also vu, iter, ip, ocsp_status).
+    #[arg(long = "system-tags", value_name = "TAGS")]
+    system_tags: Vec<String>,
     /// Every time in the summary in this unit: s, ms or us (default: a unit per value).
     #[arg(long = "summary-time-unit")]
     summary_time_unit: Option<String>,
@@ -356,6 +361,16 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     }
     if let Some(s) = &a.summary_trend_stats {
         ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
+    }
+    if !a.system_tags.is_empty() {
+        ov.system_tags = Some(
+            a.system_tags
+                .iter()
+                .flat_map(|s| s.split(','))
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect(),
+        );
     }
     ov.summary_time_unit = a.summary_time_unit.clone();
     if a.no_summary {
