@@ -373,8 +373,7 @@ impl Outputs {
             let _ = csv_row(
                 w,
                 &def.name,
-                unix_ns,
-                *time,
+                (unix_ns, *time),
                 value,
                 tags,
                 &self.csv_cols,
@@ -479,8 +478,7 @@ impl Outputs {
 fn csv_row(
     w: &mut impl Write,
     metric: &str,
-    unix_ns: u64,
-    time: CsvTime,
+    (unix_ns, time): (u64, CsvTime),
     value: f64,
     tags: &[(String, String)],
     cols: &[&str],
@@ -561,8 +559,7 @@ mod tests {
         csv_row(
             &mut buf,
             "checks",
-            1_795_465_741_500_000_000,
-            CsvTime::Unix,
+            (1_795_465_741_500_000_000, CsvTime::Unix),
             1.0,
             &tags,
             &CSV_TAGS,
