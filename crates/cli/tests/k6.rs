@@ -392,8 +392,13 @@ fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
         ("K6_BATCH", "-1", "options.batch: -1 can't be negative"),
         (
             "K6_DNS",
-            "ttl=1m",
-            "K6_DNS=\"ttl=1m\": the option is not supported by loadlab k6",
+            "ttl=never",
+            "K6_DNS=\"ttl=never\": invalid DNS TTL: never",
+        ),
+        (
+            "K6_LINGER",
+            "true",
+            "K6_LINGER=\"true\": the option is not supported by loadlab k6",
         ),
     ] {
         let out = run(&[(k, v)], &[]);
@@ -808,6 +813,31 @@ export default function () { console.log(`tags ${JSON.stringify(exec.test.option
         let msgs: Vec<String> = log_lines(&stderr).into_iter().map(|(_, m)| m).collect();
         assert!(msgs.iter().any(|m| m == want), "{args:?}: {msgs:?}");
     }
+}
+
+/// `--dns` over the script's `dns`, field by field, as k6; a bad one is
+/// refused before any load with k6's words (exit 104).
+#[test]
+fn dns_flag_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import exec from 'k6/execution';
+export const options = { iterations: 1, dns: { ttl: '1m', policy: 'any' } };
+export default function () { console.log(`dns ${JSON.stringify(exec.test.options.dns)}`); }
+"#;
+    let out = k6(dir.path(), script, &["--dns", "select=first,ttl=inf"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let msgs: Vec<String> = log_lines(&stderr).into_iter().map(|(_, m)| m).collect();
+    let want = r#"dns {"ttl":"inf","select":"first","policy":"any"}"#;
+    assert!(msgs.iter().any(|m| m == want), "{msgs:?}");
+    let out = k6(dir.path(), script, &["--dns", "policy=ipv6"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(104), "{stderr}");
+    assert!(
+        stderr.contains("ipv6 does not belong to DNSPolicy values"),
+        "{stderr}"
+    );
 }
 
 #[test]

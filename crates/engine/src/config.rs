@@ -98,6 +98,9 @@ pub struct AttackConfig {
     pub chunked: bool,
     /// How long a host name's addresses are reused (`-dns-ttl`).
     pub dns_cache: DnsCache,
+    /// k6's `dns` `select` and `policy`: one address of a name is dialled
+    /// (`None`: each in turn until one answers).
+    pub dns_pick: Option<std::sync::Arc<crate::dns_pick::DnsPick>>,
     /// Ask for compressed responses (`Accept-Encoding: gzip`, unless the
     /// request sets its own), as Go's client does (`-compression`). Bodies
     /// are never decoded: `bytes_in` counts the bytes as they came.
@@ -199,6 +202,7 @@ impl Default for AttackConfig {
             compression: true,
             chunked: false,
             dns_cache: DnsCache::Forever,
+            dns_pick: None,
             closed_loop: false,
             resolution: DEFAULT_RESOLUTION,
             segment: ScheduleSegment::WHOLE,

@@ -147,6 +147,7 @@ pub mod client;
 mod clock;
 mod collector;
 pub mod config;
+pub mod dns_pick;
 #[doc(hidden)]
 pub mod fuzzing;
 mod h1;

@@ -260,6 +260,8 @@ pub(crate) struct Transport {
     connect_to: HashMap<String, (Vec<String>, AtomicUsize)>,
     /// k6's `hosts`: names dialled at fixed addresses.
     hosts: crate::hosts::HostOverrides,
+    /// k6's `dns` select and policy.
+    dns_pick: Option<Arc<crate::dns_pick::DnsPick>>,
     unix_socket: Option<PathBuf>,
     laddr: Option<IpAddr>,
     tls: Option<Arc<rustls::ClientConfig>>,
@@ -298,6 +300,7 @@ impl Transport {
             dns_cache: cfg.dns_cache,
             connect_to,
             hosts: cfg.hosts.clone(),
+            dns_pick: cfg.dns_pick.clone(),
             unix_socket: cfg.unix_socket.clone(),
             laddr: cfg.laddr,
             tls,
@@ -516,7 +519,16 @@ impl Transport {
                         }
                         None => hostport,
                     };
-                    self.resolve(&dst).await?
+                    let addrs = self.resolve(&dst).await?;
+                    match &self.dns_pick {
+                        // A name's address as k6's `dns` option picks it
+                        // (an IP in the URL is dialled as it is).
+                        Some(p) if dst.parse::<SocketAddr>().is_err() => {
+                            let a = p.pick(&key.host, &addrs).ok_or(ErrorKind::Dns)?;
+                            Arc::from(vec![a])
+                        }
+                        _ => addrs,
+                    }
                 }
             };
             let t0 = tokio::time::Instant::now();

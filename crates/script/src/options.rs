@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::ScriptError;
 use crate::segment::{Stripe, Tuple};
 use crate::system_tags::SystemTags;
+use loadlab_engine::dns_pick::{DnsPolicy, DnsSelect};
 
 /// One stage of a ramp: reach `target` (VUs or iterations per time unit)
 /// linearly over `duration`.
@@ -357,6 +358,98 @@ pub struct Options {
     pub summary_disabled: bool,
     /// `systemTags` (`--system-tags`): the system tags samples carry.
     pub system_tags: SystemTags,
+    /// `dns` (`--dns`, `K6_DNS`): how names are resolved.
+    pub dns: DnsOptions,
+}
+
+/// k6's `dns` option: how long a lookup is kept, and which of a name's
+/// addresses a new connection dials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DnsOptions {
+    pub ttl: loadlab_engine::config::DnsCache,
+    pub select: DnsSelect,
+    pub policy: DnsPolicy,
+}
+
+impl Default for DnsOptions {
+    /// k6's: `ttl=5m,select=random,policy=preferIPv4`.
+    fn default() -> Self {
+        DnsOptions {
+            ttl: loadlab_engine::config::DnsCache::For(Duration::from_secs(300)),
+            select: DnsSelect::Random,
+            policy: DnsPolicy::PreferIpv4,
+        }
+    }
+}
+
+/// The fields of k6's `dns` text (`--dns`, `K6_DNS`):
+/// `ttl=1m,select=first,policy=any`, each checked as k6 checks it.
+pub fn dns_text_fields(text: &str) -> Result<serde_json::Map<String, Value>, String> {
+    let mut m = serde_json::Map::new();
+    for item in text.split(',') {
+        let (k, v) = item.split_once('=').unwrap_or((item, ""));
+        if v.is_empty() {
+            return Err(format!("no value for key {item}"));
+        }
+        match k {
+            "ttl" | "select" | "policy" => {
+                dns_field(k, v)?;
+            }
+            _ => return Err(format!("unknown DNS configuration field: {k}")),
+        }
+        m.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    Ok(m)
+}
+
+/// Checks one field of k6's `dns` text (`ttl`, `select` or `policy`).
+fn dns_field(k: &str, v: &str) -> Result<(), String> {
+    match k {
+        "ttl" => dns_ttl(v).map(|_| ()),
+        "select" => DnsSelect::parse(v).map(|_| ()).ok_or_else(|| {
+            format!("{v} does not belong to DNSSelect values (first, random, roundRobin)")
+        }),
+        _ => DnsPolicy::parse(v).map(|_| ()).ok_or_else(|| {
+            format!(
+                "{v} does not belong to DNSPolicy values (preferIPv4, preferIPv6, onlyIPv4, \
+                 onlyIPv6, any)"
+            )
+        }),
+    }
+}
+
+/// k6's DNS TTL: `inf` (kept for the whole test), `0` (never kept), a
+/// duration (`1m`, `1d2h`), or a number of milliseconds.
+fn dns_ttl(v: &str) -> Result<loadlab_engine::config::DnsCache, String> {
+    use loadlab_engine::config::DnsCache;
+    let bad = || format!("invalid DNS TTL: {v}");
+    let d = match v {
+        "inf" => return Ok(DnsCache::Forever),
+        "0" => return Ok(DnsCache::Off),
+        _ => {
+            if let Ok(ms) = v.parse::<f64>() {
+                if !(ms >= 0.0 && ms.is_finite()) {
+                    return Err(bad());
+                }
+                Duration::from_secs_f64(ms / 1000.0)
+            } else if let Some((days, rest)) = v.split_once('d') {
+                let days: u64 = days.parse().map_err(|_| bad())?;
+                let rest = if rest.is_empty() {
+                    Duration::ZERO
+                } else {
+                    loadlab_core::duration::parse_go_duration(rest).map_err(|_| bad())?
+                };
+                Duration::from_secs(days * 86_400) + rest
+            } else {
+                loadlab_core::duration::parse_go_duration(v).map_err(|_| bad())?
+            }
+        }
+    };
+    Ok(if d.is_zero() {
+        DnsCache::Off
+    } else {
+        DnsCache::For(d)
+    })
 }
 
 /// k6's request options: `options.X` in the script, or their flags (a flag
@@ -464,11 +557,13 @@ pub struct Overrides {
     pub env: Vec<(String, String)>,
     /// `--system-tags`, its names (empty: none).
     pub system_tags: Option<Vec<String>>,
+    /// `--dns`, as written (`ttl=1m,select=first,policy=any`).
+    pub dns: Option<String>,
 }
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 25] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 26] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -506,13 +601,13 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 25] = [
     ("K6_BATCH", "batch", EnvKind::Int),
     ("K6_BATCH_PER_HOST", "batchPerHost", EnvKind::Int),
     ("K6_SYSTEM_TAGS", "systemTags", EnvKind::List),
+    ("K6_DNS", "dns", EnvKind::Dns),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 12] = [
+const ENV_UNSUPPORTED: [&str; 11] = [
     "K6_PAUSED",
-    "K6_DNS",
     "K6_TLS_CIPHER_SUITES",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
@@ -537,6 +632,9 @@ enum EnvKind {
     Stages,
     /// Comma-separated `NAME:VALUE`s.
     Tags,
+    /// k6's `dns` text (`ttl=1m,select=first`): its fields over the
+    /// script's.
+    Dns,
 }
 
 /// Go's `strconv.ParseBool`, which k6 reads its variables with.
@@ -618,6 +716,15 @@ pub fn env_layer(raw: &Value, env: &[(String, String)]) -> Result<Value, ScriptE
                     tags.insert(k.trim().to_string(), Value::String(t.trim().to_string()));
                 }
                 Value::Object(tags)
+            }
+            EnvKind::Dns => {
+                let mut d = m
+                    .get(option)
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                d.extend(dns_text_fields(v.trim()).map_err(|e| refuse(&e))?);
+                Value::Object(d)
             }
         };
         m.insert(option.to_string(), value);
@@ -838,7 +945,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "dns",
             "tlsAuth",
             "tlsCipherSuites",
             "tlsVersion",
@@ -1202,6 +1308,48 @@ impl Options {
                 }
             }
         };
+        // dns: the flag's fields over the script's (and K6_DNS's), each
+        // over k6's default.
+        let dns = {
+            let mut fields = match get("dns") {
+                None => serde_json::Map::new(),
+                Some(Value::Object(m)) => m.clone(),
+                Some(v) => {
+                    return Err(bad(format!(
+                        "options.dns: {v} is not an object (ttl, select, policy)"
+                    )));
+                }
+            };
+            if let Some(t) = &o.dns {
+                fields.extend(dns_text_fields(t).map_err(|e| bad(format!("--dns {t:?}: {e}")))?);
+            }
+            let mut d = DnsOptions::default();
+            for (k, v) in &fields {
+                let v = match v {
+                    Value::Null => continue,
+                    Value::String(s) => s.as_str(),
+                    v => {
+                        return Err(bad(format!("options.dns.{k}: {v} is not a string")));
+                    }
+                };
+                let what = |e: String| bad(format!("options.dns.{k}: {e}"));
+                match k.as_str() {
+                    "ttl" if v.is_empty() => {}
+                    "ttl" => d.ttl = dns_ttl(v).map_err(what)?,
+                    "select" | "policy" => {
+                        dns_field(k, v).map_err(what)?;
+                        if k == "select" {
+                            d.select = DnsSelect::parse(v).expect("checked");
+                        } else {
+                            d.policy = DnsPolicy::parse(v).expect("checked");
+                        }
+                    }
+                    // k6 ignores the keys it does not know.
+                    _ => {}
+                }
+            }
+            d
+        };
         let min_iteration_duration = match flags.min_iteration_duration {
             Some(d) => Some(d),
             None => get("minIterationDuration")
@@ -1306,6 +1454,7 @@ impl Options {
             summary_time_unit,
             summary_disabled: o.summary_disabled,
             system_tags,
+            dns,
         })
     }
 
@@ -1654,6 +1803,98 @@ fn config_errors(sc: &Scenario) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `dns`: k6's default; the flag's fields over `K6_DNS`'s over the
+    /// script's, each alone; k6's checks and words.
+    #[test]
+    fn dns_layers_and_checks_as_k6() {
+        use loadlab_engine::config::DnsCache;
+        let d = |raw: serde_json::Value, o: Overrides| Options::resolve(&raw, &o).map(|o| o.dns);
+        assert_eq!(
+            d(json!({}), Overrides::default()).unwrap(),
+            DnsOptions {
+                ttl: DnsCache::For(Duration::from_secs(300)),
+                select: DnsSelect::Random,
+                policy: DnsPolicy::PreferIpv4,
+            }
+        );
+        let script = json!({"dns": {"ttl": "1d2h", "select": "first", "policy": null}});
+        let got = d(script.clone(), Overrides::default()).unwrap();
+        assert_eq!(got.ttl, DnsCache::For(Duration::from_secs(26 * 3600)));
+        assert_eq!(
+            (got.select, got.policy),
+            (DnsSelect::First, DnsPolicy::PreferIpv4)
+        );
+        let env = Overrides {
+            env: vec![("K6_DNS".into(), "policy=onlyIPv6,ttl=0".into())],
+            ..Default::default()
+        };
+        let got = d(script.clone(), env.clone()).unwrap();
+        assert_eq!(
+            (got.ttl, got.select, got.policy),
+            (DnsCache::Off, DnsSelect::First, DnsPolicy::OnlyIpv6)
+        );
+        let flag = Overrides {
+            dns: Some("ttl=inf,select=roundRobin".into()),
+            ..env
+        };
+        let got = d(script, flag).unwrap();
+        assert_eq!(
+            (got.ttl, got.select, got.policy),
+            (
+                DnsCache::Forever,
+                DnsSelect::RoundRobin,
+                DnsPolicy::OnlyIpv6
+            )
+        );
+        assert_eq!(
+            d(json!({"dns": {"ttl": "250"}}), Overrides::default())
+                .unwrap()
+                .ttl,
+            DnsCache::For(Duration::from_millis(250))
+        );
+        for (raw, o, want) in [
+            (
+                json!({"dns": {"ttl": "-1s"}}),
+                Overrides::default(),
+                "invalid DNS TTL: -1s",
+            ),
+            (
+                json!({"dns": {"select": "last"}}),
+                Overrides::default(),
+                "last does not belong to DNSSelect",
+            ),
+            (
+                json!({"dns": {"ttl": 5}}),
+                Overrides::default(),
+                "options.dns.ttl: 5 is not a string",
+            ),
+            (
+                json!({"dns": "ttl=1m"}),
+                Overrides::default(),
+                "options.dns: \"ttl=1m\" is not an object",
+            ),
+            (
+                json!({}),
+                Overrides {
+                    dns: Some("ttl".into()),
+                    ..Default::default()
+                },
+                "no value for key ttl",
+            ),
+            (
+                json!({}),
+                Overrides {
+                    env: vec![("K6_DNS".into(), "selec=first".into())],
+                    ..Default::default()
+                },
+                "unknown DNS configuration field: selec",
+            ),
+        ] {
+            let e = d(raw, o).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
 
     /// `systemTags`: the flag over `K6_SYSTEM_TAGS` over the script's list
     /// over k6's default; a name that is no system tag is left out with a

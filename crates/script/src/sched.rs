@@ -281,6 +281,14 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
             "tls: failed to verify certificate: x509: certificate signed by unknown authority"
                 .to_string()
         }
+        // Go's words (the policy of `dns` may leave no address, too).
+        ErrorKind::Dns => {
+            let host = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default();
+            format!("lookup {host}: no such host")
+        }
         ErrorKind::TlsNameMismatch => {
             let host = url::Url::parse(url)
                 .ok()
@@ -2380,6 +2388,11 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             compression: false,
             keepalive: !options.request.no_connection_reuse,
             hosts: options.hosts.clone(),
+            dns_cache: options.dns.ttl,
+            dns_pick: Some(std::sync::Arc::new(loadlab_engine::dns_pick::DnsPick::new(
+                options.dns.select,
+                options.dns.policy,
+            ))),
             tls: loadlab_engine::config::TlsOptions {
                 insecure: options.request.insecure_skip_tls_verify,
                 ..Default::default()

@@ -184,6 +184,17 @@ pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
     if let Some(t) = &o.system_tags {
         m.insert("systemTags".into(), json!(t));
     }
+    if let Some(t) = &o.dns
+        && let Ok(fields) = crate::options::dns_text_fields(t)
+    {
+        let mut d = m
+            .get("dns")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        d.extend(fields);
+        m.insert("dns".into(), Value::Object(d));
+    }
     if o.duration.is_some() || o.iterations.is_some() || o.stages.is_some() {
         for k in ["duration", "iterations", "stages", "scenarios"] {
             m.remove(k);

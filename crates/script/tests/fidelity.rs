@@ -1862,3 +1862,46 @@ export default function () {{
         "{row}"
     );
 }
+
+/// `dns` as k6 v1.8.1 reads it (side by side on this script): `policy`
+/// keeps one IP version of a name's addresses (`localhost` is 127.0.0.1
+/// alone here: `onlyIPv6` leaves none, and the request fails with Go's
+/// words; `preferIPv6` falls back to it); an IP in the URL is dialled as
+/// it is; `exec.test.options.dns` shows what was set.
+#[test]
+fn dns_policy_as_k6() {
+    let srv = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let port = srv.addr.port();
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import exec from 'k6/execution';
+export const options = {{ iterations: 1, dns: {{ policy: __ENV.P, ttl: '1m', select: 'roundRobin' }} }};
+export default function () {{
+  const byName = http.get('http://localhost:{port}/');
+  const byIp = http.get('http://127.0.0.1:{port}/');
+  check(byName, {{
+    'by name': (r) => __ENV.P === 'onlyIPv6'
+      ? r.status === 0 && r.error === 'lookup localhost: no such host'
+      : r.status === 200,
+  }});
+  check(byIp, {{ 'an IP is dialled as it is': (r) => r.status === 200 }});
+  check(exec.test.options.dns, {{
+    'the options show it': (d) => d.policy === __ENV.P && d.ttl === '1m' && d.select === 'roundRobin',
+  }});
+}}
+"#
+    );
+    for p in ["onlyIPv6", "preferIPv6", "onlyIPv4", "any"] {
+        let env = vec![("P".to_string(), p.to_string())];
+        let out = common::run_script_with(dir.path(), &src, env, Overrides::default(), false).0;
+        assert_eq!(out.http_reqs, 2, "{p}: {}", out.summary);
+        assert!(
+            out.summary.contains("100.00% 3 out of 3"),
+            "{p}: {}",
+            out.summary
+        );
+    }
+}

@@ -102,6 +102,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         body: None,
         chunked: a.chunked,
         dns_cache: a.dns_ttl,
+        dns_pick: None,
         max_body: a.max_body,
         max_headers_size: a.max_headers_size,
         compression: a.compression,

@@ -70,6 +70,11 @@ pub struct K6RunArgs {
     /// service,status,subproto,tls_version,url; also vu, iter, ip, ocsp_status).
     #[arg(long = "system-tags", value_name = "TAGS")]
     system_tags: Vec<String>,
+    /// How names are resolved (options.dns): ttl=inf|0|DURATION, select=first|random|roundRobin,
+    /// policy=preferIPv4|preferIPv6|onlyIPv4|onlyIPv6|any (default
+    /// "ttl=5m,select=random,policy=preferIPv4").
+    #[arg(long = "dns", value_name = "CONFIG")]
+    dns: Option<String>,
     /// Every time in the summary in this unit: s, ms or us (default: a unit per value).
     #[arg(long = "summary-time-unit")]
     summary_time_unit: Option<String>,
@@ -373,6 +378,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         );
     }
     ov.summary_time_unit = a.summary_time_unit.clone();
+    ov.dns = a.dns.clone();
     if a.no_summary {
         eprintln!("Flag --no-summary has been deprecated, use --summary-mode=disabled instead");
         ov.summary_disabled = true;
