@@ -815,6 +815,47 @@ export default function () { console.log(`tags ${JSON.stringify(exec.test.option
     }
 }
 
+/// `--block-hostnames` and `--blacklist-ip` (repeatable, comma-separated)
+/// replace the script's lists, as k6's flags do, with k6's warning line.
+#[test]
+fn block_flags_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import http from 'k6/http';
+export const options = { iterations: 1, blockHostnames: ['nothing.test'] };
+export default function () {
+  const a = http.get('http://localhost:1/');
+  const b = http.get('http://127.0.0.1:1/');
+  console.log(`codes ${a.error_code} ${b.error_code}`);
+}
+"#;
+    let out = k6(
+        dir.path(),
+        script,
+        &[
+            "--block-hostnames",
+            "*.test,localhost",
+            "--blacklist-ip",
+            "127.0.0.0/8",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let lines = log_lines(&stderr);
+    assert!(
+        lines.iter().any(|(_, m)| m == "codes 1111 1110"),
+        "{lines:?}"
+    );
+    assert!(
+        stderr.contains(r#"error="Get \"http://localhost:1/\": hostname (localhost) is in a blocked pattern (localhost)""#),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"error="Get \"http://127.0.0.1:1/\": IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)""#),
+        "{stderr}"
+    );
+}
+
 /// `--dns` over the script's `dns`, field by field, as k6; a bad one is
 /// refused before any load with k6's words (exit 104).
 #[test]

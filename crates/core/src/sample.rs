@@ -58,10 +58,16 @@ pub enum ErrorKind {
     InvalidContentLength = 21,
     /// The response head was larger than `-max-headers-size`.
     HeadersTooLarge = 22,
+    /// The host name is one the test blocks (k6's `blockHostnames`): never
+    /// looked up nor dialled.
+    BlockedHost = 23,
+    /// The address is in a range the test blocks (k6's `blacklistIPs`):
+    /// never dialled.
+    BlockedIp = 24,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 23] = [
+    pub const ALL: [ErrorKind; 25] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -85,6 +91,8 @@ impl ErrorKind {
         ErrorKind::TlsAlert,
         ErrorKind::InvalidContentLength,
         ErrorKind::HeadersTooLarge,
+        ErrorKind::BlockedHost,
+        ErrorKind::BlockedIp,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -117,6 +125,8 @@ impl ErrorKind {
             ErrorKind::TlsAlert => "tls_alert",
             ErrorKind::InvalidContentLength => "invalid_content_length",
             ErrorKind::HeadersTooLarge => "headers_too_large",
+            ErrorKind::BlockedHost => "blocked_hostname",
+            ErrorKind::BlockedIp => "blacklisted_ip",
         }
     }
 
@@ -150,6 +160,8 @@ impl ErrorKind {
                 "malformed HTTP response: invalid Content-Length (conflicting values or not a number)"
             }
             ErrorKind::HeadersTooLarge => "response headers larger than -max-headers-size",
+            ErrorKind::BlockedHost => "hostname is blocked",
+            ErrorKind::BlockedIp => "ip is blacklisted",
         }
     }
 

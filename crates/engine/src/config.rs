@@ -29,6 +29,12 @@ pub struct TlsOptions {
     /// Resume TLS sessions on new connections (session tickets / IDs). Off
     /// by default, as in vegeta: every new connection pays a full handshake.
     pub session_tickets: bool,
+    /// The TLS versions offered (k6's `tlsVersion`): `(TLS 1.2, TLS 1.3)`;
+    /// `None`: both.
+    pub versions: Option<(bool, bool)>,
+    /// The TLS 1.2 cipher suites offered, by their Go names (k6's
+    /// `tlsCipherSuites`: as in Go, TLS 1.3's are not chosen); `None`: all.
+    pub cipher_suites_12: Option<Vec<String>>,
 }
 
 /// How long resolved addresses are reused (`-dns-ttl`, with vegeta's
@@ -101,6 +107,9 @@ pub struct AttackConfig {
     /// k6's `dns` `select` and `policy`: one address of a name is dialled
     /// (`None`: each in turn until one answers).
     pub dns_pick: Option<std::sync::Arc<crate::dns_pick::DnsPick>>,
+    /// Names and ranges never dialled (k6's `blockHostnames`,
+    /// `blacklistIPs`).
+    pub blocklist: Option<std::sync::Arc<crate::blocklist::Blocklist>>,
     /// Ask for compressed responses (`Accept-Encoding: gzip`, unless the
     /// request sets its own), as Go's client does (`-compression`). Bodies
     /// are never decoded: `bytes_in` counts the bytes as they came.
@@ -203,6 +212,7 @@ impl Default for AttackConfig {
             chunked: false,
             dns_cache: DnsCache::Forever,
             dns_pick: None,
+            blocklist: None,
             closed_loop: false,
             resolution: DEFAULT_RESOLUTION,
             segment: ScheduleSegment::WHOLE,

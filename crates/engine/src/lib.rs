@@ -143,6 +143,7 @@
 //! speaks HTTP/1.1 (`h1.rs`) or HTTP/2 (`h2.rs`) over a `stream.rs` byte
 //! stream. Modules import each other without cycles (`tests/module_graph.rs`).
 
+pub mod blocklist;
 pub mod client;
 mod clock;
 mod collector;
@@ -183,6 +184,7 @@ pub use targets::{
 /// A sleep on a `timerfd` (ns resolution), for a common start instant.
 pub use timer::{PreciseSleep, WakeTimer};
 pub use tls::client_config as tls_client_config;
+pub use tls::tls12_suite_names;
 
 /// A request sent later than this after its intended time counts as late.
 pub const LATE_THRESHOLD: Duration = Duration::from_millis(1);

@@ -157,21 +157,8 @@ impl TlsInfo {
             rustls::ProtocolVersion::TLSv1_2 => "tls1.2",
             _ => "",
         };
-        let suite = conn
-            .negotiated_cipher_suite()?
-            .suite()
-            .as_str()
-            .unwrap_or("");
-        // rustls says TLS13_AES_128_GCM_SHA256 where Go (and IANA) say
-        // TLS_AES_128_GCM_SHA256; TLS 1.2 names are the same.
-        let cipher_suite = suite
-            .strip_prefix("TLS13_")
-            .map_or(suite, |rest| match rest {
-                "AES_128_GCM_SHA256" => "TLS_AES_128_GCM_SHA256",
-                "AES_256_GCM_SHA384" => "TLS_AES_256_GCM_SHA384",
-                "CHACHA20_POLY1305_SHA256" => "TLS_CHACHA20_POLY1305_SHA256",
-                _ => suite,
-            });
+        // As Go names it (rustls says TLS13_AES_128_GCM_SHA256).
+        let cipher_suite = crate::tls::go_suite_name(conn.negotiated_cipher_suite()?.suite());
         Some(TlsInfo {
             version,
             cipher_suite,

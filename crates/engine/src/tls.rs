@@ -17,8 +17,29 @@ use rustls::{
 use crate::EngineError;
 use crate::config::TlsOptions;
 
-fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
+/// A cipher suite's name as Go (and k6) write it: TLS 1.3's without
+/// rustls's `TLS13_` (`TLS_AES_128_GCM_SHA256`), ChaCha20 ones of TLS 1.2
+/// without `_SHA256` (`TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305`).
+pub(crate) fn go_suite_name(suite: rustls::CipherSuite) -> &'static str {
+    let name = suite.as_str().unwrap_or("");
+    match name {
+        "TLS13_AES_128_GCM_SHA256" => "TLS_AES_128_GCM_SHA256",
+        "TLS13_AES_256_GCM_SHA384" => "TLS_AES_256_GCM_SHA384",
+        "TLS13_CHACHA20_POLY1305_SHA256" => "TLS_CHACHA20_POLY1305_SHA256",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256" => "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256" => "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
+        _ => name,
+    }
+}
+
+/// The TLS 1.2 cipher suites loadlab offers, by their Go names.
+pub fn tls12_suite_names() -> Vec<&'static str> {
+    rustls::crypto::ring::default_provider()
+        .cipher_suites
+        .iter()
+        .filter(|s| s.version() == &rustls::version::TLS12)
+        .map(|s| go_suite_name(s.suite()))
+        .collect()
 }
 
 fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, EngineError> {
@@ -47,9 +68,33 @@ fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, EngineError> {
 /// Builds the client configuration. `alpn_h2` offers `h2` before `http/1.1`.
 /// (Also used by the ab/wrk faces' probe, which shares the engine's TLS.)
 pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfig>, EngineError> {
-    let provider = provider();
+    let mut prov = rustls::crypto::ring::default_provider();
+    if let Some(names) = &opts.cipher_suites_12 {
+        prov.cipher_suites.retain(|s| {
+            s.version() == &rustls::version::TLS13
+                || names.iter().any(|n| n == go_suite_name(s.suite()))
+        });
+    }
+    let has_12 = prov
+        .cipher_suites
+        .iter()
+        .any(|s| s.version() == &rustls::version::TLS12);
+    let (v12, v13) = opts.versions.unwrap_or((true, true));
+    let mut versions: Vec<&'static rustls::SupportedProtocolVersion> = Vec::new();
+    if v12 && has_12 {
+        versions.push(&rustls::version::TLS12);
+    }
+    if v13 {
+        versions.push(&rustls::version::TLS13);
+    }
+    if versions.is_empty() {
+        return Err(EngineError::Config(
+            "no TLS version left to offer (TLS 1.2 without a cipher suite, and not TLS 1.3)".into(),
+        ));
+    }
+    let provider = Arc::new(prov);
     let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(&versions)
         .map_err(|e| EngineError::Tls(e.to_string()))?;
     let builder = if opts.insecure {
         builder

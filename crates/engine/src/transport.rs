@@ -262,6 +262,8 @@ pub(crate) struct Transport {
     hosts: crate::hosts::HostOverrides,
     /// k6's `dns` select and policy.
     dns_pick: Option<Arc<crate::dns_pick::DnsPick>>,
+    /// k6's `blockHostnames` and `blacklistIPs`.
+    blocklist: Option<Arc<crate::blocklist::Blocklist>>,
     unix_socket: Option<PathBuf>,
     laddr: Option<IpAddr>,
     tls: Option<Arc<rustls::ClientConfig>>,
@@ -301,6 +303,7 @@ impl Transport {
             connect_to,
             hosts: cfg.hosts.clone(),
             dns_pick: cfg.dns_pick.clone(),
+            blocklist: cfg.blocklist.clone().filter(|b| !b.is_empty()),
             unix_socket: cfg.unix_socket.clone(),
             laddr: cfg.laddr,
             tls,
@@ -508,6 +511,14 @@ impl Transport {
             times.tcp = t0.elapsed();
             Stream::Unix(s)
         } else {
+            // A blocked name is neither looked up nor dialled (as in k6,
+            // before `hosts`).
+            if let Some(b) = &self.blocklist
+                && key.host.parse::<std::net::IpAddr>().is_err()
+                && b.host_match(&key.host).is_some()
+            {
+                return Err(ErrorKind::BlockedHost);
+            }
             let addrs = match self.hosts.lookup(&key.host, key.port) {
                 // A `hosts` override: dialled as given, never resolved.
                 Some(a) => Arc::from(vec![a]),
@@ -530,6 +541,22 @@ impl Transport {
                         _ => addrs,
                     }
                 }
+            };
+            // No connection into a blocked range, wherever the address
+            // came from.
+            let addrs: Arc<[SocketAddr]> = match &self.blocklist {
+                Some(b) => {
+                    let open: Vec<SocketAddr> = addrs
+                        .iter()
+                        .filter(|a| b.ip_match(a.ip()).is_none())
+                        .copied()
+                        .collect();
+                    if open.is_empty() {
+                        return Err(ErrorKind::BlockedIp);
+                    }
+                    Arc::from(open)
+                }
+                None => addrs,
             };
             let t0 = tokio::time::Instant::now();
             let mut last = ErrorKind::ConnectRefused;

@@ -61,6 +61,10 @@ pub fn classify_error(text: &str) -> ErrorKind {
         } else {
             ErrorKind::Tls
         }
+    } else if has("hostname is blocked") {
+        ErrorKind::BlockedHost
+    } else if has("ip is blacklisted") {
+        ErrorKind::BlockedIp
     } else if has("redirects") {
         ErrorKind::TooManyRedirects
     } else if has("cannot assign requested address") || has("address already in use") {

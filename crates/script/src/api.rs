@@ -1503,6 +1503,8 @@ pub struct HttpDefaults {
     pub request: crate::options::RequestOptions,
     /// `systemTags` keeps `name`: an `http.url` template names its request.
     pub name_tag: bool,
+    /// `blockHostnames` and `blacklistIPs` (for the failures' words).
+    pub blocklist: std::sync::Arc<loadlab_engine::blocklist::Blocklist>,
 }
 
 /// Why a request could not be made from the script's arguments.
@@ -2371,7 +2373,8 @@ pub fn install<'js>(
                     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
                     sh.record_http(vu, &meta, &resp);
                     if meta.throws
-                        && let Some(text) = crate::sched::failure_text(&meta, &resp)
+                        && let Some(text) =
+                            crate::sched::failure_text(&meta, &resp, &sh.http.blocklist)
                     {
                         // `options.throw`: the failure is the script's exception.
                         return Err(throw_go(ctx, &text));
@@ -2556,7 +2559,7 @@ pub fn install<'js>(
                         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
                         sh.record_http(vu, meta, &resp);
                         if failed.is_none() && meta.throws {
-                            failed = crate::sched::failure_text(meta, &resp);
+                            failed = crate::sched::failure_text(meta, &resp, &sh.http.blocklist);
                         }
                         out.push(response_object(&ctx, meta, resp)?);
                     }

@@ -360,7 +360,62 @@ pub struct Options {
     pub system_tags: SystemTags,
     /// `dns` (`--dns`, `K6_DNS`): how names are resolved.
     pub dns: DnsOptions,
+    /// `tlsVersion`: the TLS versions offered, `(1.2, 1.3)` (`None`: both).
+    pub tls_versions: Option<(bool, bool)>,
+    /// `tlsCipherSuites` (`K6_TLS_CIPHER_SUITES`): the TLS 1.2 cipher
+    /// suites offered, by Go's names (`None`: all).
+    pub tls_cipher_suites: Option<Vec<String>>,
+    /// `blockHostnames` and `blacklistIPs` (`--block-hostnames`,
+    /// `--blacklist-ip`, `K6_BLOCK_HOSTNAMES`, `K6_BLACKLIST_IPS`).
+    pub blocklist: loadlab_engine::blocklist::Blocklist,
 }
+
+/// k6's TLS versions, by its names, as wire numbers (`""`: any).
+fn tls_version(v: &Value, what: &str) -> Result<u16, ScriptError> {
+    match v {
+        Value::Null => Ok(0),
+        Value::String(s) => match s.as_str() {
+            "" => Ok(0),
+            "tls1.0" => Ok(0x0301),
+            "tls1.1" => Ok(0x0302),
+            "tls1.2" => Ok(0x0303),
+            "tls1.3" => Ok(0x0304),
+            _ => Err(bad(format!("{what}: unknown TLS version '{s}'"))),
+        },
+        v => Err(bad(format!(
+            "{what}: {v} is not a TLS version (\"tls1.2\")"
+        ))),
+    }
+}
+
+/// The cipher suites k6 knows by name (Go's), TLS 1.3's last.
+const K6_CIPHER_SUITES: [&str; 25] = [
+    "TLS_RSA_WITH_RC4_128_SHA",
+    "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_RSA_WITH_AES_128_CBC_SHA",
+    "TLS_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_RSA_WITH_AES_128_CBC_SHA256",
+    "TLS_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
+    "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+];
 
 /// k6's `dns` option: how long a lookup is kept, and which of a name's
 /// addresses a new connection dials.
@@ -559,11 +614,14 @@ pub struct Overrides {
     pub system_tags: Option<Vec<String>>,
     /// `--dns`, as written (`ttl=1m,select=first,policy=any`).
     pub dns: Option<String>,
+    /// `--block-hostnames`, `--blacklist-ip` (each replaces the script's).
+    pub block_hostnames: Option<Vec<String>>,
+    pub blacklist_ips: Option<Vec<String>>,
 }
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 26] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 29] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -602,17 +660,17 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 26] = [
     ("K6_BATCH_PER_HOST", "batchPerHost", EnvKind::Int),
     ("K6_SYSTEM_TAGS", "systemTags", EnvKind::List),
     ("K6_DNS", "dns", EnvKind::Dns),
+    ("K6_TLS_CIPHER_SUITES", "tlsCipherSuites", EnvKind::List),
+    ("K6_BLOCK_HOSTNAMES", "blockHostnames", EnvKind::List),
+    ("K6_BLACKLIST_IPS", "blacklistIPs", EnvKind::List),
 ];
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 11] = [
+const ENV_UNSUPPORTED: [&str; 8] = [
     "K6_PAUSED",
-    "K6_TLS_CIPHER_SUITES",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
-    "K6_BLACKLIST_IPS",
-    "K6_BLOCK_HOSTNAMES",
     "K6_HOSTS",
     "K6_NO_VU_CONNECTION_REUSE",
     "K6_LOCAL_IPS",
@@ -946,10 +1004,6 @@ impl Options {
         for unsupported in [
             "ext",
             "tlsAuth",
-            "tlsCipherSuites",
-            "tlsVersion",
-            "blacklistIPs",
-            "blockHostnames",
             "localIPs",
             "noVUConnectionReuse",
             "paused",
@@ -1350,6 +1404,106 @@ impl Options {
             }
             d
         };
+        // tlsVersion: a version, or `{min, max}` (`""` or none: any); of
+        // k6's, loadlab speaks TLS 1.2 and 1.3.
+        let tls_versions = match get("tlsVersion") {
+            None => None,
+            Some(v) => {
+                let (min, max) = match v {
+                    Value::Object(m) => (
+                        tls_version(
+                            m.get("min").unwrap_or(&Value::Null),
+                            "options.tlsVersion.min",
+                        )?,
+                        tls_version(
+                            m.get("max").unwrap_or(&Value::Null),
+                            "options.tlsVersion.max",
+                        )?,
+                    ),
+                    v => {
+                        let one = tls_version(v, "options.tlsVersion")?;
+                        (one, one)
+                    }
+                };
+                // Go's client: at least TLS 1.2 unless asked; at most 1.3.
+                let lo = if min == 0 { 0x0303 } else { min };
+                let hi = if max == 0 { 0x0304 } else { max };
+                let pair = (lo <= 0x0303 && hi >= 0x0303, lo <= 0x0304 && hi >= 0x0304);
+                if pair == (false, false) {
+                    return Err(bad(format!(
+                        "options.tlsVersion: {v}: loadlab k6 speaks TLS 1.2 and 1.3 only, none \
+                         of them is in this range"
+                    )));
+                }
+                if lo < 0x0303 {
+                    warnings.push(
+                        "tlsVersion: TLS 1.0 and 1.1 are not offered by loadlab k6 (it speaks TLS \
+                         1.2 and 1.3); a server that speaks nothing newer will fail the handshake"
+                            .into(),
+                    );
+                }
+                Some(pair)
+            }
+        };
+        // tlsCipherSuites: Go's names (k6 refuses others); as in Go they
+        // choose among TLS 1.2's, TLS 1.3's are not chosen.
+        let tls_cipher_suites = match get("tlsCipherSuites") {
+            None => None,
+            Some(Value::Array(a)) => {
+                let ours = loadlab_engine::tls12_suite_names();
+                let mut keep = Vec::new();
+                for v in a {
+                    let Value::String(name) = v else {
+                        return Err(bad(format!(
+                            "options.tlsCipherSuites: {v} is not a cipher suite name"
+                        )));
+                    };
+                    if !K6_CIPHER_SUITES.contains(&name.as_str()) {
+                        return Err(bad(format!(
+                            "options.tlsCipherSuites: unknown cipher suite '{name}'"
+                        )));
+                    }
+                    if ours.contains(&name.as_str()) {
+                        keep.push(name.clone());
+                    } else if !name.starts_with("TLS_AES_") && !name.starts_with("TLS_CHACHA20") {
+                        warnings.push(format!(
+                            "tlsCipherSuites: {name} is not offered by loadlab k6 (its TLS 1.2 \
+                             suites: {})",
+                            ours.join(", ")
+                        ));
+                    }
+                }
+                Some(keep)
+            }
+            Some(v) => {
+                return Err(bad(format!(
+                    "options.tlsCipherSuites: {v} is not a list of cipher suite names"
+                )));
+            }
+        };
+        // blockHostnames, blacklistIPs: lists (a flag replaces the
+        // script's), checked as k6 checks them.
+        let list = |k: &str, flag: &Option<Vec<String>>| -> Result<Vec<String>, ScriptError> {
+            if let Some(f) = flag {
+                return Ok(f.clone());
+            }
+            match get(k) {
+                None => Ok(Vec::new()),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s.clone()),
+                        v => Err(bad(format!("options.{k}: {v} is not a string"))),
+                    })
+                    .collect(),
+                Some(v) => Err(bad(format!("options.{k}: {v} is not a list"))),
+            }
+        };
+        let blocklist = loadlab_engine::blocklist::Blocklist::parse(
+            &list("blockHostnames", &o.block_hostnames)?,
+            &list("blacklistIPs", &o.blacklist_ips)?,
+        )
+        .map_err(bad)?;
         let min_iteration_duration = match flags.min_iteration_duration {
             Some(d) => Some(d),
             None => get("minIterationDuration")
@@ -1455,6 +1609,9 @@ impl Options {
             summary_disabled: o.summary_disabled,
             system_tags,
             dns,
+            tls_versions,
+            tls_cipher_suites,
+            blocklist,
         })
     }
 
@@ -2033,10 +2190,10 @@ mod tests {
     #[test]
     fn k6_options_loadlab_lacks_are_named_and_its_own_are_read() {
         for (k, v) in [
-            ("tlsVersion", json!("tls1.2")),
+            ("tlsAuth", json!([{"domains": ["x"]}])),
             ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
-            ("dns", json!({"ttl": "1m"})),
+            ("localIPs", json!("10.0.0.1")),
         ] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
             assert!(

@@ -232,7 +232,11 @@ pub fn go_method(method: &str) -> String {
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
 /// response, or a request the end of the test cut short.
-pub fn failure_text(meta: &ReqMeta, r: &ClientResponse) -> Option<String> {
+pub fn failure_text(
+    meta: &ReqMeta,
+    r: &ClientResponse,
+    blocklist: &loadlab_engine::blocklist::Blocklist,
+) -> Option<String> {
     if matches!(r.error, ErrorKind::None | ErrorKind::Canceled) {
         return None;
     }
@@ -247,6 +251,26 @@ pub fn failure_text(meta: &ReqMeta, r: &ClientResponse) -> Option<String> {
                 "dial tcp {}: connect: connection refused",
                 host.as_deref().unwrap_or("?")
             )
+        }
+        // Go's words, with the pattern or range that blocked it.
+        ErrorKind::BlockedHost | ErrorKind::BlockedIp => {
+            let host = url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_string()))
+                .unwrap_or_default();
+            let ip = host.parse::<std::net::IpAddr>().ok();
+            match (r.error, ip) {
+                (ErrorKind::BlockedHost, _) => format!(
+                    "hostname ({host}) is in a blocked pattern ({})",
+                    blocklist.host_match(&host).unwrap_or("?")
+                ),
+                (_, Some(ip)) => format!(
+                    "IP ({ip}) is in a blacklisted range ({})",
+                    blocklist.ip_match(ip).unwrap_or_default()
+                ),
+                // (The address a name had is not kept.)
+                _ => format!("the address of {host} is in a blacklisted range"),
+            }
         }
         _ => error_of(r, url).0,
     };
@@ -263,6 +287,8 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
     }
     let code = match r.error {
         ErrorKind::Dns => 1100,
+        ErrorKind::BlockedIp => 1110,
+        ErrorKind::BlockedHost => 1111,
         ErrorKind::ConnectRefused => 1212,
         ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::ConnectTimeout => 1050,
         ErrorKind::ConnectionReset => 1220,
@@ -1025,7 +1051,7 @@ impl Shared {
         }
         // k6's warning for a request that failed (with `options.throw`,
         // the script's exception instead).
-        if let Some(text) = failure_text(meta, r)
+        if let Some(text) = failure_text(meta, r, &self.http.blocklist)
             && !meta.throws
         {
             self.log(Level::Warning, "Request Failed", &[("error", &text)]);
@@ -2370,6 +2396,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         max_redirects: options.max_redirects,
         request: options.request.clone(),
         name_tag: options.system_tags.has(SystemTags::NAME),
+        blocklist: std::sync::Arc::new(options.blocklist.clone()),
     };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
@@ -2393,8 +2420,11 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 options.dns.select,
                 options.dns.policy,
             ))),
+            blocklist: Some(std::sync::Arc::new(options.blocklist.clone())),
             tls: loadlab_engine::config::TlsOptions {
                 insecure: options.request.insecure_skip_tls_verify,
+                versions: options.tls_versions,
+                cipher_suites_12: options.tls_cipher_suites.clone(),
                 ..Default::default()
             },
             ..Default::default()

@@ -279,7 +279,28 @@ pub fn k6_test_options(raw: &Value) -> String {
         "httpDebug",
         "insecureSkipTLSVerify",
         "tlsCipherSuites",
-        "tlsVersion",
+    ] {
+        o.put(k, field(raw, k));
+    }
+    // As k6 writes its pair: `min` then `max` (`""`: any).
+    match field(raw, "tlsVersion") {
+        Value::Null => o.put("tlsVersion", Value::Null),
+        v => {
+            let (min, max) = match &v {
+                Value::Object(m) => (field(m, "min"), field(m, "max")),
+                one => (one.clone(), one.clone()),
+            };
+            let text = |v: Value| match v {
+                Value::Null => Value::String(String::new()),
+                v => v,
+            };
+            let mut t = Obj::default();
+            t.put("min", text(min));
+            t.put("max", text(max));
+            o.put("tlsVersion", t);
+        }
+    }
+    for k in [
         "tlsAuth",
         "throw",
         "thresholds",

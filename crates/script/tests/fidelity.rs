@@ -1905,3 +1905,67 @@ export default function () {{
         );
     }
 }
+
+/// `blockHostnames` and `blacklistIPs` as k6 v1.8.1 reads them (side by
+/// side on this script): a blocked name is neither looked up nor dialled
+/// (error_code 1111, `hostname is blocked`), nor is an address in a
+/// blocked range (1110, `ip is blacklisted`); the servers behind them see
+/// no connection; what k6 cannot read is refused in its words.
+#[test]
+fn blocked_hostnames_and_ips_as_k6() {
+    let blocked = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let open = raw_server(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let dir = tempfile::tempdir().unwrap();
+    let (b, o) = (blocked.addr.port(), open.addr.port());
+    let src = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  iterations: 1, blockHostnames: ['*host'], blacklistIPs: ['127.0.0.2/32', 'fd00::/8'],
+  thresholds: {{ checks: ['rate==1'] }},
+}};
+export default function () {{
+  const byName = http.get('http://localhost:{b}/');
+  const inRange = http.get('http://127.0.0.2:{b}/');
+  const fine = http.get('http://127.0.0.1:{o}/');
+  check(null, {{
+    'a blocked name': () => byName.status === 0 && byName.error_code === 1111
+      && byName.error === 'hostname is blocked',
+    'a blocked range': () => inRange.status === 0 && inRange.error_code === 1110
+      && inRange.error === 'ip is blacklisted',
+    'the rest': () => fine.status === 200,
+  }});
+}}
+"#
+    );
+    let out = common::run_script_with(dir.path(), &src, vec![], Overrides::default(), false).0;
+    assert!(!out.thresholds_failed, "{}", out.summary);
+    assert_eq!(out.http_reqs, 3, "{}", out.summary);
+    assert_eq!(blocked.read.load(Ordering::SeqCst), 0);
+    assert!(open.read.load(Ordering::SeqCst) > 0);
+    for (opt, want) in [
+        (
+            "blockHostnames: ['bad host']",
+            "invalid hostname pattern 'bad host'",
+        ),
+        (
+            "blacklistIPs: ['10.0.0.1']",
+            "failed to parse CIDR '10.0.0.1': invalid CIDR address: 10.0.0.1",
+        ),
+    ] {
+        let path = dir.path().join("bad.js");
+        std::fs::write(
+            &path,
+            format!("export const options = {{ {opt} }};\nexport default function () {{}}\n"),
+        )
+        .unwrap();
+        let cfg = loadlab_script::RunConfig {
+            script: path,
+            quiet: true,
+            ..Default::default()
+        };
+        let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
+        assert!(e.to_string().contains(want), "{opt}: {e}");
+    }
+}

@@ -451,6 +451,108 @@ export default function () {{
     }
 }
 
+/// `tlsVersion` and `tlsCipherSuites` as k6 v1.8.1 reads them (side by
+/// side against a server that speaks TLS 1.2 and 1.3): a version, or
+/// `{min, max}`, chooses what is offered; the suites choose among TLS
+/// 1.2's (as in Go, TLS 1.3's are not chosen); Go's names throughout;
+/// `exec.test.options.tlsVersion` is k6's `{min, max}`.
+#[test]
+fn tls_version_and_cipher_suites_as_k6() {
+    let addr = tls_server(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        Duration::ZERO,
+        false,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (version, suites, want_version, want_suite, shown) in [
+        ("null", "null", "tls1.3", None, "null"),
+        (
+            "'tls1.2'",
+            "null",
+            "tls1.2",
+            None,
+            r#"{"min":"tls1.2","max":"tls1.2"}"#,
+        ),
+        (
+            "{ min: 'tls1.3' }",
+            "null",
+            "tls1.3",
+            None,
+            r#"{"min":"tls1.3","max":""}"#,
+        ),
+        (
+            "{ max: 'tls1.2' }",
+            "['TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305']",
+            "tls1.2",
+            Some("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305"),
+            r#"{"min":"","max":"tls1.2"}"#,
+        ),
+        (
+            "null",
+            "['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256']",
+            "tls1.3",
+            None,
+            "null",
+        ),
+    ] {
+        let want_suite = match want_suite {
+            Some(s) => format!("r.tls_cipher_suite === '{s}'"),
+            None => "true".to_string(),
+        };
+        let src = format!(
+            r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import exec from 'k6/execution';
+export const options = {{
+  iterations: 1, insecureSkipTLSVerify: true, tlsVersion: {version}, tlsCipherSuites: {suites},
+  thresholds: {{ checks: ['rate==1'] }},
+}};
+export default function () {{
+  const r = http.get('https://{addr}/');
+  check(r, {{
+    'the version': (r) => r.status === 200 && r.tls_version === '{want_version}',
+    'the suite': (r) => {want_suite},
+    'the options': () => JSON.stringify(exec.test.options.tlsVersion) === '{shown}',
+  }});
+}}
+"#
+        );
+        let (out, _) = run_script(dir.path(), &src, addr);
+        assert!(
+            !out.thresholds_failed,
+            "{version} {suites}: {}",
+            out.summary
+        );
+    }
+    // What k6 cannot read is refused in its words; what loadlab cannot
+    // offer, before any load.
+    for (options, want) in [
+        ("tlsVersion: 'tls9'", "unknown TLS version 'tls9'"),
+        (
+            "tlsCipherSuites: ['TLS_FOO']",
+            "unknown cipher suite 'TLS_FOO'",
+        ),
+        (
+            "tlsVersion: 'tls1.1'",
+            "loadlab k6 speaks TLS 1.2 and 1.3 only",
+        ),
+    ] {
+        let src = format!(
+            "export const options = {{ iterations: 1, {options} }};\nexport default function () {{}}\n"
+        );
+        let path = dir.path().join("bad.js");
+        std::fs::write(&path, src).unwrap();
+        let cfg = loadlab_script::RunConfig {
+            script: path,
+            quiet: true,
+            ..Default::default()
+        };
+        let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
+        assert!(e.to_string().contains(want), "{options}: {e}");
+    }
+}
+
 /// `res.timings` and the `http_req_*` trends split a request's time as k6
 /// does (and the response's `tls_version`, `tls_cipher_suite`, `ocsp`,
 /// `remote_ip`, `remote_port` and `status_text` are k6's): a new connection's TCP connect (`connecting`) and TLS handshake

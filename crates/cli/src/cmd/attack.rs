@@ -92,6 +92,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
             key: a.key.clone(),
             root_certs: a.root_certs.clone(),
             session_tickets: a.session_tickets,
+            ..Default::default()
         },
         unix_socket: a.unix_socket.clone(),
         connect_to: a.connect_to.clone(),
@@ -103,6 +104,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         chunked: a.chunked,
         dns_cache: a.dns_ttl,
         dns_pick: None,
+        blocklist: None,
         max_body: a.max_body,
         max_headers_size: a.max_headers_size,
         compression: a.compression,

@@ -75,6 +75,13 @@ pub struct K6RunArgs {
     /// "ttl=5m,select=random,policy=preferIPv4").
     #[arg(long = "dns", value_name = "CONFIG")]
     dns: Option<String>,
+    /// Host names never looked up nor dialled, comma-separated patterns (options.blockHostnames;
+    /// `*.example.com`, `*example.com`, `api.example.com`).
+    #[arg(long = "block-hostnames", value_name = "PATTERNS")]
+    block_hostnames: Vec<String>,
+    /// An address range never dialled, CIDR (options.blacklistIPs; repeatable or comma-separated).
+    #[arg(long = "blacklist-ip", value_name = "CIDR")]
+    blacklist_ip: Vec<String>,
     /// Every time in the summary in this unit: s, ms or us (default: a unit per value).
     #[arg(long = "summary-time-unit")]
     summary_time_unit: Option<String>,
@@ -379,6 +386,17 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     }
     ov.summary_time_unit = a.summary_time_unit.clone();
     ov.dns = a.dns.clone();
+    let split = |v: &[String]| -> Option<Vec<String>> {
+        (!v.is_empty()).then(|| {
+            v.iter()
+                .flat_map(|s| s.split(','))
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
+    };
+    ov.block_hostnames = split(&a.block_hostnames);
+    ov.blacklist_ips = split(&a.blacklist_ip);
     if a.no_summary {
         eprintln!("Flag --no-summary has been deprecated, use --summary-mode=disabled instead");
         ov.summary_disabled = true;

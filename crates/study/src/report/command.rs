@@ -281,6 +281,7 @@ mod tests {
                 key: Some("k.pem".into()),
                 root_certs: vec!["a.pem".into(), "b.pem".into()],
                 session_tickets: true,
+                ..Default::default()
             },
             unix_socket: Some("/tmp/s".into()),
             connect_to: vec![("h:80".into(), "127.0.0.1:8080".into())],
