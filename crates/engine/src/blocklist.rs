@@ -24,13 +24,7 @@ fn valid_pattern(p: &str) -> bool {
         .strip_prefix("*.")
         .or_else(|| p.strip_prefix('*'))
         .unwrap_or(p);
-    rest.is_empty()
-        || rest.split('.').all(|l| {
-            !l.is_empty()
-                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-        })
+    crate::hosts::valid_labels(rest)
 }
 
 impl Blocklist {

@@ -40,6 +40,12 @@ fn valid_pattern(key: &str) -> bool {
     {
         return false;
     }
+    valid_labels(names)
+}
+
+/// Empty, or dot-separated labels of letters, digits and inner hyphens
+/// (the part of a k6 host pattern after its `*`).
+pub(crate) fn valid_labels(names: &str) -> bool {
     names.is_empty()
         || names.split('.').all(|l| {
             !l.is_empty()
