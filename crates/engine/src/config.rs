@@ -35,6 +35,11 @@ pub struct TlsOptions {
     /// The TLS 1.2 cipher suites offered, by their Go names (k6's
     /// `tlsCipherSuites`: as in Go, TLS 1.3's are not chosen); `None`: all.
     pub cipher_suites_12: Option<Vec<String>>,
+    /// Client certificates as PEM texts, (chain, key) (k6's `tlsAuth`):
+    /// each server gets the first one it can take, as Go's client picks
+    /// (by the CAs the server names, and the signature schemes). With
+    /// `cert`/`key` too, those are used and these are not.
+    pub client_pems: Vec<(String, String)>,
 }
 
 /// How long resolved addresses are reused (`-dns-ttl`, with vegeta's

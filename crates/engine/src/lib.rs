@@ -184,7 +184,7 @@ pub use targets::{
 /// A sleep on a `timerfd` (ns resolution), for a common start instant.
 pub use timer::{PreciseSleep, WakeTimer};
 pub use tls::client_config as tls_client_config;
-pub use tls::tls12_suite_names;
+pub use tls::{check_client_cert, tls12_suite_names};
 
 /// A request sent later than this after its intended time counts as late.
 pub const LATE_THRESHOLD: Duration = Duration::from_millis(1);

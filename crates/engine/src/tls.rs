@@ -99,7 +99,7 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
     let builder = if opts.insecure {
         builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnything(provider)))
+            .with_custom_certificate_verifier(Arc::new(AcceptAnything(provider.clone())))
     } else {
         let mut roots = RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
@@ -113,7 +113,7 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
                 own.push(c);
             }
         }
-        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
             .map_err(|e| EngineError::Tls(e.to_string()))?;
         builder
@@ -124,6 +124,15 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
         (Some(c), Some(k)) => builder
             .with_client_auth_cert(read_certs(c)?, read_key(k)?)
             .map_err(|e| EngineError::Tls(format!("client certificate {}: {e}", c.display())))?,
+        (None, None) if !opts.client_pems.is_empty() => {
+            let mut certs = Vec::new();
+            for (i, (c, k)) in opts.client_pems.iter().enumerate() {
+                let pick = client_cert(&provider, c, k)
+                    .map_err(|e| EngineError::Tls(format!("client certificate {}: {e}", i + 1)))?;
+                certs.push(pick);
+            }
+            builder.with_client_cert_resolver(Arc::new(PickClientCert { certs }))
+        }
         (None, None) => builder.with_no_client_auth(),
         _ => {
             return Err(EngineError::Config(
@@ -142,6 +151,84 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
         vec![b"http/1.1".to_vec()]
     };
     Ok(Arc::new(cfg))
+}
+
+/// A client certificate from PEM texts (a chain, and its key), with the
+/// issuers of its chain (for the server's hints). The error says what is
+/// wrong with them.
+fn client_cert(
+    provider: &CryptoProvider,
+    cert_pem: &str,
+    key_pem: &str,
+) -> Result<(Arc<rustls::sign::CertifiedKey>, Vec<Vec<u8>>), String> {
+    let chain: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut cert_pem.as_bytes())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("bad PEM certificate: {e}"))?;
+    if chain.is_empty() {
+        return Err("no PEM certificate found".into());
+    }
+    let key = rustls_pemfile::private_key(&mut key_pem.as_bytes())
+        .map_err(|e| format!("bad PEM private key: {e}"))?
+        .ok_or("no PEM private key found")?;
+    let signer = provider
+        .key_provider
+        .load_private_key(key)
+        .map_err(|e| format!("unusable private key: {e}"))?;
+    let mut issuers = Vec::new();
+    for (i, c) in chain.iter().enumerate() {
+        let (_, x) = x509_parser::parse_x509_certificate(c)
+            .map_err(|e| format!("unreadable certificate: {e}"))?;
+        issuers.push(x.issuer().as_raw().to_vec());
+        // The key is the leaf's (compared by their public keys, as Go
+        // does; X.509 v1 certificates, which webpki does not read, too).
+        if i == 0
+            && let Some(spki) = signer.public_key()
+            && spki.as_ref() != x.public_key().raw
+        {
+            return Err("the private key does not match the certificate".into());
+        }
+    }
+    let ck = rustls::sign::CertifiedKey::new(chain, signer);
+    Ok((Arc::new(ck), issuers))
+}
+
+/// Checks a client certificate and its key (PEM texts) before any load.
+pub fn check_client_cert(cert_pem: &str, key_pem: &str) -> Result<(), String> {
+    client_cert(&rustls::crypto::ring::default_provider(), cert_pem, key_pem).map(|_| ())
+}
+
+/// Picks a client certificate as Go's client does: the first whose key
+/// signs with a scheme the server takes and, when the server names the
+/// CAs it trusts, whose chain one of them issued; else none.
+#[derive(Debug)]
+struct PickClientCert {
+    certs: Vec<(Arc<rustls::sign::CertifiedKey>, Vec<Vec<u8>>)>,
+}
+
+impl rustls::client::ResolvesClientCert for PickClientCert {
+    fn resolve(
+        &self,
+        hints: &[&[u8]],
+        schemes: &[SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        // A hint may come with or without its outer SEQUENCE.
+        let named = |issuer: &[u8]| {
+            hints
+                .iter()
+                .any(|h| *h == issuer || issuer.ends_with(h) && issuer.len() - h.len() <= 4)
+        };
+        self.certs
+            .iter()
+            .find(|(ck, issuers)| {
+                ck.key.choose_scheme(schemes).is_some()
+                    && (hints.is_empty() || issuers.iter().any(|i| named(i)))
+            })
+            .map(|(ck, _)| ck.clone())
+    }
+
+    fn has_certs(&self) -> bool {
+        !self.certs.is_empty()
+    }
 }
 
 /// The standard (webpki) verification, plus one case Go's client accepts

@@ -348,3 +348,62 @@ async fn tls_errors_say_why() {
     let s = run(cfg(&srv, trusting(&c, &dir), false), &srv).await;
     assert!(s.iter().all(|s| s.error == ErrorKind::TlsAlert), "{s:?}");
 }
+
+/// A CA (its certificate and key) and a client certificate it signed, as
+/// PEM texts (chain, key).
+fn client_of(ca_name: &str) -> (Cert, (String, String)) {
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, ca_name);
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let ca = Cert {
+        pem: ca_cert.pem(),
+        der: CertificateDer::from(ca_cert.der().to_vec()),
+        key: ca_key.serialize_der(),
+    };
+    let mut p = rcgen::CertificateParams::new(vec!["client.test".to_string()]).unwrap();
+    p.distinguished_name
+        .push(rcgen::DnType::CommonName, "client");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let c = p.signed_by(&key, &issuer).unwrap();
+    (ca, (c.pem(), key.serialize_pem()))
+}
+
+/// Client certificates given as PEM texts (k6's `tlsAuth`): the server
+/// gets the one its CA issued, whichever comes first; with none it trusts,
+/// none is sent and it refuses the handshake; a key that is not the
+/// certificate's is refused before any request.
+#[tokio::test]
+async fn client_certificates_are_picked_by_the_cas_the_server_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = cert(&["localhost"], false, None);
+    let (ca, ours) = client_of("our-ca");
+    let (_, theirs) = client_of("their-ca");
+    let srv = serve_cert(&server, Some(&ca)).await;
+    for (pems, want) in [
+        (vec![theirs.clone(), ours.clone()], ErrorKind::None),
+        (vec![ours.clone()], ErrorKind::None),
+        (vec![theirs.clone()], ErrorKind::TlsAlert),
+    ] {
+        let tls = TlsOptions {
+            client_pems: pems,
+            ..trusting(&server, &dir)
+        };
+        let s = run(cfg(&srv, tls, false), &srv).await;
+        assert!(!s.is_empty());
+        assert!(
+            s.iter()
+                .all(|s| s.error == want && (want != ErrorKind::None || s.status == 200)),
+            "{want:?}: {s:?}"
+        );
+    }
+    let mismatched = (ours.0.clone(), theirs.1.clone());
+    let e = loadlab_engine::check_client_cert(&mismatched.0, &mismatched.1).unwrap_err();
+    assert!(e.contains("does not match"), "{e}");
+    let e = loadlab_engine::check_client_cert("nothing", &ours.1).unwrap_err();
+    assert!(e.contains("no PEM certificate"), "{e}");
+}

@@ -368,6 +368,8 @@ pub struct Options {
     /// `blockHostnames` and `blacklistIPs` (`--block-hostnames`,
     /// `--blacklist-ip`, `K6_BLOCK_HOSTNAMES`, `K6_BLACKLIST_IPS`).
     pub blocklist: loadlab_engine::blocklist::Blocklist,
+    /// `tlsAuth`: client certificates, (chain, key) as PEM texts.
+    pub tls_auth: Vec<(String, String)>,
 }
 
 /// k6's TLS versions, by its names, as wire numbers (`""`: any).
@@ -1003,7 +1005,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "tlsAuth",
             "localIPs",
             "noVUConnectionReuse",
             "paused",
@@ -1504,6 +1505,62 @@ impl Options {
             &list("blacklistIPs", &o.blacklist_ips)?,
         )
         .map_err(bad)?;
+        // tlsAuth: client certificates (PEM texts), checked before any
+        // load; as in Go's client, `domains` chooses nothing (k6 warns).
+        let tls_auth = match get("tlsAuth") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => {
+                let mut out = Vec::new();
+                for (i, item) in a.iter().enumerate() {
+                    let what = format!("options.tlsAuth[{i}]");
+                    let Value::Object(m) = item else {
+                        return Err(bad(format!("{what}: {item} is not an object (cert, key)")));
+                    };
+                    let text = |k: &str| match m.get(k) {
+                        Some(Value::String(s)) => Ok(s.clone()),
+                        None | Some(Value::Null) => Err(bad(format!("{what}.{k} is missing"))),
+                        Some(v) => Err(bad(format!("{what}.{k}: {v} is not a string"))),
+                    };
+                    for k in m.keys() {
+                        if !["cert", "key", "password", "domains"].contains(&k.as_str()) {
+                            return Err(bad(format!("{what}: json: unknown field {k:?}")));
+                        }
+                    }
+                    if m.get("password").is_some_and(|p| !p.is_null()) {
+                        return Err(bad(format!(
+                            "{what}.password: encrypted private keys are not supported by \
+                             loadlab k6 (decrypt the key first, e.g. `openssl pkey -in k.pem`)"
+                        )));
+                    }
+                    match m.get("domains") {
+                        None | Some(Value::Null) => {}
+                        Some(Value::Array(d)) if d.iter().all(Value::is_string) => {
+                            if !d.is_empty()
+                                && !warnings.iter().any(|w| w.starts_with("tlsAuth.domains"))
+                            {
+                                warnings.push(
+                                    "tlsAuth.domains option could be removed in the next releases, \
+                                     it's recommended to leave it empty and let k6 automatically \
+                                     detect from the provided certificate. It follows the Go's \
+                                     NameToCertificate deprecation - \
+                                     https://pkg.go.dev/crypto/tls@go1.17#Config."
+                                        .into(),
+                                );
+                            }
+                        }
+                        Some(v) => {
+                            return Err(bad(format!("{what}.domains: {v} is not a list of names")));
+                        }
+                    }
+                    let (cert, key) = (text("cert")?, text("key")?);
+                    loadlab_engine::check_client_cert(&cert, &key)
+                        .map_err(|e| bad(format!("{what}: {e}")))?;
+                    out.push((cert, key));
+                }
+                out
+            }
+            Some(v) => return Err(bad(format!("options.tlsAuth: {v} is not a list"))),
+        };
         let min_iteration_duration = match flags.min_iteration_duration {
             Some(d) => Some(d),
             None => get("minIterationDuration")
@@ -1612,6 +1669,7 @@ impl Options {
             tls_versions,
             tls_cipher_suites,
             blocklist,
+            tls_auth,
         })
     }
 
@@ -2190,7 +2248,7 @@ mod tests {
     #[test]
     fn k6_options_loadlab_lacks_are_named_and_its_own_are_read() {
         for (k, v) in [
-            ("tlsAuth", json!([{"domains": ["x"]}])),
+            ("paused", json!(true)),
             ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
             ("localIPs", json!("10.0.0.1")),

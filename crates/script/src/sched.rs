@@ -2425,6 +2425,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 insecure: options.request.insecure_skip_tls_verify,
                 versions: options.tls_versions,
                 cipher_suites_12: options.tls_cipher_suites.clone(),
+                client_pems: options.tls_auth.clone(),
                 ..Default::default()
             },
             ..Default::default()

@@ -359,7 +359,19 @@ export default function () {{
 /// `h2`, it offers HTTP/2 by ALPN and answers `ok` over it.
 fn tls_server(reply: &'static [u8], delay: Duration, h2: bool) -> SocketAddr {
     let alpn: &[&[u8]] = if h2 { &[b"h2", b"http/1.1"] } else { &[] };
-    let acceptor = loadlab_testkit::tls::self_signed(alpn).acceptor;
+    tls_server_with(
+        loadlab_testkit::tls::self_signed(alpn).acceptor,
+        reply,
+        delay,
+    )
+}
+
+/// [`tls_server`] with the given acceptor (HTTP/1.1 only unless it offers h2).
+fn tls_server_with(
+    acceptor: loadlab_testkit::tls::TlsAcceptor,
+    reply: &'static [u8],
+    delay: Duration,
+) -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -551,6 +563,69 @@ export default function () {{
         let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
         assert!(e.to_string().contains(want), "{options}: {e}");
     }
+}
+
+/// `tlsAuth` as k6 v1.8.1 reads it (side by side against `openssl
+/// s_server -Verify`): the server gets the client certificate its CA
+/// issued, whichever place it has in the list; with none it trusts, the
+/// handshake fails; a key that is not the certificate's is refused before
+/// any load, naming its place.
+#[test]
+fn tls_auth_client_certificates_as_k6() {
+    let m = loadlab_testkit::tls::mutual();
+    let (trusted, foreign) = (m.trusted.clone(), m.foreign.clone());
+    let addr = tls_server_with(
+        m.acceptor,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        Duration::ZERO,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (name, (c, k)) in [("trusted", &trusted), ("foreign", &foreign)] {
+        std::fs::write(dir.path().join(format!("{name}.pem")), c).unwrap();
+        std::fs::write(dir.path().join(format!("{name}-key.pem")), k).unwrap();
+    }
+    for (auth, want) in [
+        (
+            "[{ cert: open('foreign.pem'), key: open('foreign-key.pem') }, { cert: open('trusted.pem'), key: open('trusted-key.pem'), domains: ['x'] }]",
+            "r.status === 200",
+        ),
+        (
+            "[{ cert: open('foreign.pem'), key: open('foreign-key.pem') }]",
+            "r.status === 0 && r.error_code >= 1300 && r.error_code < 1400",
+        ),
+        (
+            "[]",
+            "r.status === 0 && r.error_code >= 1300 && r.error_code < 1400",
+        ),
+    ] {
+        let src = format!(
+            r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1, insecureSkipTLSVerify: true, tlsAuth: {auth}, thresholds: {{ checks: ['rate==1'] }} }};
+export default function () {{
+  const r = http.get('https://{addr}/');
+  check(r, {{ 'as k6': (r) => {want} }});
+}}
+"#
+        );
+        let (out, _) = run_script(dir.path(), &src, addr);
+        assert!(!out.thresholds_failed, "{auth}: {}", out.summary);
+    }
+    let src = "export const options = { tlsAuth: [{ cert: open('trusted.pem'), key: open('foreign-key.pem') }] };\nexport default function () {}\n";
+    let path = dir.path().join("bad.js");
+    std::fs::write(&path, src).unwrap();
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("options.tlsAuth[0]: the private key does not match the certificate"),
+        "{e}"
+    );
 }
 
 /// `res.timings` and the `http_req_*` trends split a request's time as k6

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use tokio_rustls::TlsAcceptor;
+pub use tokio_rustls::TlsAcceptor;
 
 /// A server's TLS setup: the acceptor, and its certificate in PEM (for a
 /// client's `-root-certs`).
@@ -32,5 +32,60 @@ pub fn self_signed(alpn: &[&[u8]]) -> SelfSigned {
     SelfSigned {
         acceptor: TlsAcceptor::from(Arc::new(cfg)),
         cert_pem,
+    }
+}
+
+/// A server that requires a client certificate (k6's `tlsAuth`), and two
+/// client certificates as PEM texts (chain, key): `trusted`, issued by
+/// the CA the server trusts, and `foreign`, issued by another.
+pub struct MutualTls {
+    pub acceptor: TlsAcceptor,
+    pub trusted: (String, String),
+    pub foreign: (String, String),
+}
+
+/// A CA and a client certificate it issued: (the CA's DER, the client's
+/// chain and key as PEM).
+fn client_ca(name: &str) -> (CertificateDer<'static>, (String, String)) {
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.distinguished_name.push(rcgen::DnType::CommonName, name);
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca_der = CertificateDer::from(ca.self_signed(&ca_key).unwrap().der().to_vec());
+    let mut p = rcgen::CertificateParams::new(vec!["client.test".to_string()]).unwrap();
+    p.distinguished_name
+        .push(rcgen::DnType::CommonName, "client");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let c = p.signed_by(&key, &rcgen::Issuer::new(ca, ca_key)).unwrap();
+    (ca_der, (c.pem(), key.serialize_pem()))
+}
+
+/// A fresh [`MutualTls`]: the server presents a self-signed certificate
+/// for `localhost` (trust it with `-insecure`).
+pub fn mutual() -> MutualTls {
+    let (ca, trusted) = client_ca("loadlab test client CA");
+    let (_, foreign) = client_ca("another CA");
+    let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let cert = CertificateDer::from(ck.cert.der().to_vec());
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.signing_key.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca).unwrap();
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    MutualTls {
+        acceptor: TlsAcceptor::from(Arc::new(cfg)),
+        trusted,
+        foreign,
     }
 }
