@@ -550,18 +550,8 @@ export default function () {{
             "loadlab k6 speaks TLS 1.2 and 1.3 only",
         ),
     ] {
-        let src = format!(
-            "export const options = {{ iterations: 1, {options} }};\nexport default function () {{}}\n"
-        );
-        let path = dir.path().join("bad.js");
-        std::fs::write(&path, src).unwrap();
-        let cfg = loadlab_script::RunConfig {
-            script: path,
-            quiet: true,
-            ..Default::default()
-        };
-        let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
-        assert!(e.to_string().contains(want), "{options}: {e}");
+        let e = common::refused(dir.path(), options);
+        assert!(e.contains(want), "{options}: {e}");
     }
 }
 
@@ -612,18 +602,12 @@ export default function () {{
         let (out, _) = run_script(dir.path(), &src, addr);
         assert!(!out.thresholds_failed, "{auth}: {}", out.summary);
     }
-    let src = "export const options = { tlsAuth: [{ cert: open('trusted.pem'), key: open('foreign-key.pem') }] };\nexport default function () {}\n";
-    let path = dir.path().join("bad.js");
-    std::fs::write(&path, src).unwrap();
-    let cfg = loadlab_script::RunConfig {
-        script: path,
-        quiet: true,
-        ..Default::default()
-    };
-    let e = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
+    let e = common::refused(
+        dir.path(),
+        "tlsAuth: [{ cert: open('trusted.pem'), key: open('foreign-key.pem') }]",
+    );
     assert!(
-        e.to_string()
-            .contains("options.tlsAuth[0]: the private key does not match the certificate"),
+        e.contains("options.tlsAuth[0]: the private key does not match the certificate"),
         "{e}"
     );
 }

@@ -213,3 +213,22 @@ pub fn read_request(
     buf.drain(..need);
     Some(head)
 }
+
+/// The error of a script that is refused before any load (its options,
+/// say), written to `bad.js` in `dir`.
+pub fn refused(dir: &Path, options: &str) -> String {
+    let path = dir.join("bad.js");
+    std::fs::write(
+        &path,
+        format!("export const options = {{ {options} }};\nexport default function () {{}}\n"),
+    )
+    .unwrap();
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        quiet: true,
+        ..Default::default()
+    };
+    loadlab_script::run(cfg, std::future::pending())
+        .unwrap_err()
+        .to_string()
+}
