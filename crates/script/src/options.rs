@@ -448,30 +448,36 @@ pub fn dns_text_fields(text: &str) -> Result<serde_json::Map<String, Value>, Str
         if v.is_empty() {
             return Err(format!("no value for key {item}"));
         }
-        match k {
-            "ttl" | "select" | "policy" => {
-                dns_field(k, v)?;
-            }
-            _ => return Err(format!("unknown DNS configuration field: {k}")),
+        if !DnsOptions::default().set(k, v)? {
+            return Err(format!("unknown DNS configuration field: {k}"));
         }
         m.insert(k.to_string(), Value::String(v.to_string()));
     }
     Ok(m)
 }
 
-/// Checks one field of k6's `dns` text (`ttl`, `select` or `policy`).
-fn dns_field(k: &str, v: &str) -> Result<(), String> {
-    match k {
-        "ttl" => dns_ttl(v).map(|_| ()),
-        "select" => DnsSelect::parse(v).map(|_| ()).ok_or_else(|| {
-            format!("{v} does not belong to DNSSelect values (first, random, roundRobin)")
-        }),
-        _ => DnsPolicy::parse(v).map(|_| ()).ok_or_else(|| {
-            format!(
-                "{v} does not belong to DNSPolicy values (preferIPv4, preferIPv6, onlyIPv4, \
-                 onlyIPv6, any)"
-            )
-        }),
+impl DnsOptions {
+    /// Sets field `k` (`ttl`, `select` or `policy`) from its text as k6
+    /// reads it; `Ok(false)` for a key that is none of them.
+    fn set(&mut self, k: &str, v: &str) -> Result<bool, String> {
+        match k {
+            "ttl" => self.ttl = dns_ttl(v)?,
+            "select" => {
+                self.select = DnsSelect::parse(v).ok_or_else(|| {
+                    format!("{v} does not belong to DNSSelect values (first, random, roundRobin)")
+                })?
+            }
+            "policy" => {
+                self.policy = DnsPolicy::parse(v).ok_or_else(|| {
+                    format!(
+                        "{v} does not belong to DNSPolicy values (preferIPv4, preferIPv6, \
+                         onlyIPv4, onlyIPv6, any)"
+                    )
+                })?
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 }
 
@@ -1387,20 +1393,11 @@ impl Options {
                         return Err(bad(format!("options.dns.{k}: {v} is not a string")));
                     }
                 };
-                let what = |e: String| bad(format!("options.dns.{k}: {e}"));
-                match k.as_str() {
-                    "ttl" if v.is_empty() => {}
-                    "ttl" => d.ttl = dns_ttl(v).map_err(what)?,
-                    "select" | "policy" => {
-                        dns_field(k, v).map_err(what)?;
-                        if k == "select" {
-                            d.select = DnsSelect::parse(v).expect("checked");
-                        } else {
-                            d.policy = DnsPolicy::parse(v).expect("checked");
-                        }
-                    }
-                    // k6 ignores the keys it does not know.
-                    _ => {}
+                // An empty ttl is k6's default; keys k6 does not know are
+                // ignored, as k6 ignores them.
+                if !(k == "ttl" && v.is_empty()) {
+                    d.set(k, v)
+                        .map_err(|e| bad(format!("options.dns.{k}: {e}")))?;
                 }
             }
             d

@@ -254,10 +254,8 @@ pub fn failure_text(
         }
         // Go's words, with the pattern or range that blocked it.
         ErrorKind::BlockedHost | ErrorKind::BlockedIp => {
-            let host = url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_string()))
-                .unwrap_or_default();
+            let host = url_host(url);
+            let host = host.trim_matches(['[', ']']);
             let ip = host.parse::<std::net::IpAddr>().ok();
             match (r.error, ip) {
                 (ErrorKind::BlockedHost, _) => format!(
@@ -275,6 +273,14 @@ pub fn failure_text(
         _ => error_of(r, url).0,
     };
     Some(format!("{method} {url:?}: {detail}"))
+}
+
+/// The host of `url` (empty if it has none).
+fn url_host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// k6's `error` and `error_code` for a response from `url`.
@@ -308,17 +314,10 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
                 .to_string()
         }
         // Go's words (the policy of `dns` may leave no address, too).
-        ErrorKind::Dns => {
-            let host = url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_default();
-            format!("lookup {host}: no such host")
-        }
+        ErrorKind::Dns => format!("lookup {}: no such host", url_host(url)),
         ErrorKind::TlsNameMismatch => {
-            let host = url::Url::parse(url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
+            let host = Some(url_host(url))
+                .filter(|h| !h.is_empty())
                 .unwrap_or_else(|| "the URL's host".to_string());
             format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
         }
