@@ -260,7 +260,7 @@ pub fn failure_text(
             match (r.error, ip) {
                 (ErrorKind::BlockedHost, _) => format!(
                     "hostname ({host}) is in a blocked pattern ({})",
-                    blocklist.host_match(&host).unwrap_or("?")
+                    blocklist.host_match(host).unwrap_or("?")
                 ),
                 (_, Some(ip)) => format!(
                     "IP ({ip}) is in a blacklisted range ({})",
