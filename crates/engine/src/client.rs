@@ -187,6 +187,29 @@ impl Client {
         Some(String::from_utf8_lossy(&b[..end]).into_owned())
     }
 
+    /// A byte stream to `url`'s endpoint (`ws://`/`http://` plain,
+    /// `wss://`/`https://` over TLS offering only `http/1.1`) for a
+    /// protocol that starts over HTTP/1.1 and leaves it (k6's WebSockets).
+    /// Dialled as the requests' connections are, but never pooled.
+    pub async fn open_h1(&self, url: &http::Uri) -> Result<RawConn, ErrorKind> {
+        let tls = matches!(url.scheme_str(), Some("wss" | "https"));
+        let host = url
+            .host()
+            .ok_or(ErrorKind::Protocol)?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        let port = url.port_u16().unwrap_or(if tls { 443 } else { 80 });
+        let key = crate::transport::EndpointKey { tls, host, port };
+        let (stream, times, info) = self.transport.open_h1(&key).await?;
+        Ok(RawConn {
+            stream,
+            info,
+            tcp: times.tcp,
+            tls: times.tls,
+        })
+    }
+
     /// Sends one request; failures are data (`status` 0 and `error`).
     pub async fn send(&self, req: ClientRequest) -> ClientResponse {
         self.send_inner::<false>(req, Instant::now()).await
@@ -267,5 +290,48 @@ impl Client {
                 .collect();
         }
         resp
+    }
+}
+
+/// A connection from [`Client::open_h1`]: its bytes, its peer and TLS
+/// parameters, and how long its TCP connect and TLS handshake took.
+pub struct RawConn {
+    stream: crate::stream::Stream,
+    pub info: ConnInfo,
+    pub tcp: Duration,
+    pub tls: Duration,
+}
+
+impl tokio::io::AsyncRead for RawConn {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for RawConn {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
 }

@@ -267,6 +267,8 @@ pub(crate) struct Transport {
     unix_socket: Option<PathBuf>,
     laddr: Option<IpAddr>,
     tls: Option<Arc<rustls::ClientConfig>>,
+    /// `tls` offering only `http/1.1` (for [`Transport::open_h1`]).
+    tls_h1: Option<Arc<rustls::ClientConfig>>,
     h2c: bool,
     keepalive: bool,
     chunked: bool,
@@ -306,6 +308,11 @@ impl Transport {
             blocklist: cfg.blocklist.clone().filter(|b| !b.is_empty()),
             unix_socket: cfg.unix_socket.clone(),
             laddr: cfg.laddr,
+            tls_h1: tls.as_ref().map(|c| {
+                let mut c = (**c).clone();
+                c.alpn_protocols = vec![b"http/1.1".to_vec()];
+                Arc::new(c)
+            }),
             tls,
             h2c: cfg.h2c,
             keepalive: cfg.keepalive,
@@ -501,7 +508,51 @@ impl Transport {
         permit: Option<OwnedSemaphorePermit>,
         phase: &mut DialPhase,
     ) -> Result<(Conn, DialTimes), ErrorKind> {
-        let key = &pool.key;
+        let (stream, times, info, h2) = self.open(&pool.key, phase, self.tls.clone()).await?;
+        if h2 || !stream.stamped() {
+            self.unstamped.store(true, Ordering::Relaxed);
+        }
+        if h2 {
+            // When it closes, a request waiting for a -max-connections slot
+            // may dial. (Weak: the pool holds this connection's sender, which
+            // keeps the connection open.)
+            let p = Arc::downgrade(pool);
+            let on_close = move || {
+                if let Some(p) = p.upgrade() {
+                    p.closed();
+                }
+            };
+            *phase = DialPhase::Http2;
+            let sender =
+                crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
+            Ok((Conn::H2(pool.add_h2(sender, info)), times))
+        } else {
+            let conn = H1Conn::new(stream, permit, self.max_headers_size, info);
+            Ok((Conn::H1(Box::new(conn)), times))
+        }
+    }
+
+    /// A byte stream to `key`'s endpoint for a protocol of its own over
+    /// HTTP/1.1 (k6's WebSockets): looked up, dialled and TLS-wrapped as
+    /// the requests' connections are (`hosts`, `dns`, block lists, TLS
+    /// options), offering only `http/1.1` to ALPN; never pooled.
+    pub async fn open_h1(
+        &self,
+        key: &EndpointKey,
+    ) -> Result<(Stream, DialTimes, crate::stream::ConnInfo), ErrorKind> {
+        let mut phase = DialPhase::Connecting;
+        let (s, times, info, _) = self.open(key, &mut phase, self.tls_h1.clone()).await?;
+        Ok((s, times, info))
+    }
+
+    /// Looks up, dials and (for TLS endpoints, with `tls`) wraps a stream
+    /// to `key`'s endpoint; also says whether ALPN chose HTTP/2 (or h2c is on).
+    async fn open(
+        &self,
+        key: &EndpointKey,
+        phase: &mut DialPhase,
+        tls: Option<Arc<rustls::ClientConfig>>,
+    ) -> Result<(Stream, DialTimes, crate::stream::ConnInfo, bool), ErrorKind> {
         *phase = DialPhase::Connecting;
         let mut times = DialTimes::default();
         let mut info = crate::stream::ConnInfo::default();
@@ -576,7 +627,7 @@ impl Transport {
             Stream::Tcp(StampedTcp::new(stream, self.stamp))
         };
         let (stream, h2) = if key.tls {
-            let cfg = self.tls.clone().ok_or(ErrorKind::Tls)?;
+            let cfg = tls.ok_or(ErrorKind::Tls)?;
             let name = ServerName::try_from(key.host.clone()).map_err(|_| ErrorKind::Tls)?;
             *phase = DialPhase::Tls;
             let t0 = tokio::time::Instant::now();
@@ -595,27 +646,7 @@ impl Transport {
         } else {
             (raw, self.h2c)
         };
-        if h2 || !stream.stamped() {
-            self.unstamped.store(true, Ordering::Relaxed);
-        }
-        if h2 {
-            // When it closes, a request waiting for a -max-connections slot
-            // may dial. (Weak: the pool holds this connection's sender, which
-            // keeps the connection open.)
-            let p = Arc::downgrade(pool);
-            let on_close = move || {
-                if let Some(p) = p.upgrade() {
-                    p.closed();
-                }
-            };
-            *phase = DialPhase::Http2;
-            let sender =
-                crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
-            Ok((Conn::H2(pool.add_h2(sender, info)), times))
-        } else {
-            let conn = H1Conn::new(stream, permit, self.max_headers_size, info);
-            Ok((Conn::H1(Box::new(conn)), times))
-        }
+        Ok((stream, times, info, h2))
     }
 }
 

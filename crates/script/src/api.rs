@@ -33,6 +33,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/crypto", CRYPTO_JS),
     ("k6/html", HTML_JS),
     ("k6/timers", TIMERS_JS),
+    ("k6/ws", crate::ws::WS_JS),
     (K6_UTILS, K6_UTILS_JS),
 ];
 
@@ -1034,7 +1035,7 @@ fn b64_error_at(e: &base64::DecodeError, input: &str) -> usize {
 
 /// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
 /// arrays into buffers first).
-fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
+pub(crate) fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
     if let Some(s) = v.as_string() {
         return Ok(s.to_string()?.into_bytes());
     }
@@ -2732,6 +2733,7 @@ pub fn install<'js>(
         )?;
     }
     install_response(ctx, &k6)?;
+    crate::ws::install(ctx, &k6, shared)?;
     k6.set("http", http)?;
     g.set("__k6", k6)?;
     Ok(())

@@ -53,6 +53,7 @@ pub mod summary;
 pub mod system_tags;
 mod test_options;
 pub mod vu;
+mod ws;
 
 use std::path::PathBuf;
 

@@ -292,7 +292,7 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
         return (String::new(), 0);
     }
     let code = match r.error {
-        ErrorKind::Dns => 1100,
+        ErrorKind::Dns => 1101,
         ErrorKind::BlockedIp => 1110,
         ErrorKind::BlockedHost => 1111,
         ErrorKind::ConnectRefused => 1212,
@@ -769,6 +769,31 @@ impl Shared {
 
     fn metric_id(&self, name: &str) -> usize {
         self.reg.borrow().metric(name).expect("built-in metric")
+    }
+
+    /// Adds `value` to the built-in metric `name`, made on its first use
+    /// (k6's WebSocket metrics exist only once a script uses them), with
+    /// `tags`, as a sample of VU `vu` (its metadata).
+    pub fn add_lazy(
+        &self,
+        vu: usize,
+        name: &str,
+        kind: crate::metrics::Kind,
+        time: bool,
+        value: f64,
+        tags: Vec<(String, String)>,
+    ) {
+        let known = self.reg.borrow().metric(name);
+        let id = match known {
+            Some(i) => i,
+            None => match self.reg.borrow_mut().define(name, kind, time, true) {
+                Ok(i) => i,
+                Err(_) => return,
+            },
+        };
+        let si = self.series_for(id, tags, true);
+        let meta = self.sample_meta(vu);
+        self.add_all(&[si], &[value], self.now_ns(), meta);
     }
 
     pub fn add_named(&self, name: &str, value: f64, tags: Vec<(String, String)>, to_file: bool) {
@@ -1685,6 +1710,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
         "k6/timers",
         &["setTimeout", "clearTimeout", "setInterval", "clearInterval"],
     ),
+    ("k6/ws", crate::ws::EXPORTS),
 ];
 
 fn is_ident(c: char) -> bool {
@@ -2779,6 +2805,23 @@ impl<'js> Sched<'_, 'js> {
                 slot.op_gen += 1;
                 self.sleepers
                     .push(Reverse((Instant::now() + d, i, slot.op_gen)));
+                None
+            }
+            Some(Op::Wait(make)) => {
+                slot.op_gen += 1;
+                let fut = make(self.client.clone());
+                let inflight = &mut self.http[i];
+                inflight.start_batch(
+                    &mut self.boxes,
+                    Box::pin(async move {
+                        fut.await;
+                        Vec::new()
+                    }),
+                );
+                let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                if inflight.poll_started(&mut cx, &mut self.boxes) {
+                    self.wakers[i].0.queue();
+                }
                 None
             }
             Some(Op::Http(mut reqs)) => {

@@ -22,9 +22,20 @@ pub enum Op {
     /// Send these (one, or a batch) and resume with the responses.
     Http(Vec<ClientRequest>),
     Sleep(Duration),
+    /// Resume when this future is done (a WebSocket's next event, say),
+    /// with `Resume::Http` of no responses. It keeps its own time: the
+    /// scheduler sets no deadline for it.
+    Wait(WaitFn),
     /// The iteration (or setup/teardown) ended: `Err` holds the exception.
     Done(Result<(), String>),
 }
+
+/// Makes the future an [`Op::Wait`] waits for, given the run's client.
+pub type WaitFn = Box<
+    dyn FnOnce(
+        std::rc::Rc<loadlab_engine::client::Client>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>,
+>;
 
 /// What the scheduler resumes a VU with.
 pub enum Resume {

@@ -19,7 +19,9 @@
 //!   skipped) and builds a `k6 run` command that stays on this machine;
 //! * [`moto`]: a real S3-compatible server (moto's) on a free 127.0.0.1
 //!   port, with buckets, objects and the AWS environment pointing at it;
-//! * [`proc`]: bounded waits for child processes, kill-on-drop guards.
+//! * [`proc`]: bounded waits for child processes, kill-on-drop guards;
+//! * [`ws`]: a WebSocket server on 127.0.0.1:0 whose paths echo, push,
+//!   close, drop or refuse.
 
 pub mod browser;
 pub mod db;
@@ -31,3 +33,4 @@ pub mod proc;
 pub mod pubsub;
 pub mod raw;
 pub mod tls;
+pub mod ws;

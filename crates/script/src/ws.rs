@@ -1,0 +1,952 @@
+//! `k6/ws`: k6's WebSocket client, `ws.connect(url, [params], fn)`.
+//!
+//! As in k6, `connect` blocks the VU for the whole session: it dials,
+//! upgrades, hands the socket to `fn` (which sets handlers and timers),
+//! fires `open`, then turns the session's event loop (messages, pings,
+//! pongs, the server's close, the socket's timers) until the socket
+//! closes, and returns the upgrade's response. The loop is JavaScript
+//! ([`WS_JS`]); each wait is a native call here that suspends the VU on
+//! the scheduler ([`Op::Wait`]), so a VU in a session costs no thread.
+//!
+//! The connection is the engine's ([`Client::open_h1`]: `hosts`, `dns`,
+//! block lists and TLS options apply), never pooled; the frames are
+//! tokio-tungstenite's. Samples: `ws_sessions`, `ws_connecting`,
+//! `ws_session_duration`, `ws_msgs_sent`, `ws_msgs_received`, `ws_ping`,
+//! and the session's bytes in `data_sent`/`data_received`, with the VU's
+//! tags, `url`, `status`, `subproto` (and `ip` when asked), as k6 tags them.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use loadlab_core::ErrorKind;
+use loadlab_engine::client::{Client, RawConn};
+use rquickjs::function::Opt;
+use rquickjs::{Ctx, Function, Object, Value};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Instant;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{self, Message};
+
+use crate::metrics::Kind;
+use crate::sched::Shared;
+use crate::system_tags::SystemTags;
+use crate::vu::{self, Op, Resume};
+
+/// The module: the session's event loop around the natives below.
+pub const WS_JS: &str = r#"
+const k = globalThis.__k6;
+const werr = (m) => { const e = k.goError(m); e.error = () => m; return e; };
+export function connect(url, ...args) {
+  let params, fn;
+  if (args.length === 2) { params = args[0]; fn = args[1]; }
+  else if (args.length === 1) { fn = args[0]; }
+  else throw k.goError('invalid number of arguments to ws.connect');
+  if (typeof fn !== 'function') throw k.goError('last argument to ws.connect must be a function');
+  const r = k.wsOpen(String(url), params);
+  if (r.sid === 0) {
+    if (r.throws) throw k.goError(r.error);
+    return r.res;
+  }
+  const sid = r.sid;
+  const handlers = new Map();
+  const timers = [];
+  let closed = false;
+  const emit = (ev, ...a) => { for (const h of handlers.get(ev) ?? []) h(...a); };
+  const closeWith = (code) => {
+    if (closed) return;
+    closed = true;
+    const e = k.wsClose(sid, code);
+    if (e) emit('error', werr(e));
+    emit('close', code);
+  };
+  const timer = (fn, ms, every, what) => {
+    ms = Number(ms);
+    if (!(ms > 0)) throw k.goError(`${what} requires a >0 timeout parameter, received ${(isNaN(ms) ? 0 : ms).toFixed(2)}`);
+    timers.push({ at: k.clock() + ms, every: every ? ms : 0, fn });
+  };
+  const socket = {
+    on(ev, h) { if (typeof h === 'function') { const l = handlers.get(String(ev)); if (l) l.push(h); else handlers.set(String(ev), [h]); } },
+    send(m) { if (closed) { emit('error', werr('websocket: close sent')); return; } const e = k.wsSend(sid, String(m), false); if (e) emit('error', werr(e)); },
+    sendBinary(m) {
+      if (m === undefined || m === null) throw k.goError('missing argument, expected ArrayBuffer');
+      if (!(m instanceof ArrayBuffer)) throw k.goError(`expected ArrayBuffer as argument, received: ${m.constructor?.name ?? typeof m}`);
+      if (closed) { emit('error', werr('websocket: close sent')); return; }
+      const e = k.wsSend(sid, m, true); if (e) emit('error', werr(e));
+    },
+    ping() { if (closed) return; const e = k.wsPing(sid); if (e) emit('error', werr(e)); },
+    close(code) { closeWith(code === undefined ? 1001 : Math.trunc(Number(code))); },
+    setTimeout(fn, ms) { timer(fn, ms, false, 'setTimeout'); },
+    setInterval(fn, ms) { timer(fn, ms, true, 'setInterval'); },
+  };
+  try {
+    try { fn(socket); } catch (e) { closeWith(1001); throw e; }
+    r.res.url = String(url);
+    emit('open');
+    while (!closed) {
+      let next = -1;
+      for (const t of timers) if (next < 0 || t.at < next) next = t.at;
+      const ev = k.wsNext(sid, next < 0 ? -1 : Math.max(0, next - k.clock()));
+      switch (ev.t) {
+        case 'message': emit('message', ev.d); break;
+        case 'binaryMessage': emit('binaryMessage', ev.d); break;
+        case 'ping': emit('ping'); break;
+        case 'pong': emit('pong'); break;
+        case 'error': emit('error', werr(ev.d)); break;
+        case 'close': closeWith(ev.code); break;
+        case 'timer': {
+          const now = k.clock();
+          for (const t of timers.filter((t) => t.at <= now)) {
+            if (closed) break;
+            if (t.every > 0) t.at = Math.max(t.at + t.every, now);
+            else timers.splice(timers.indexOf(t), 1);
+            try { t.fn(); } catch (e) { closeWith(1001); throw e; }
+          }
+          break;
+        }
+      }
+    }
+  } finally {
+    k.wsEnd(sid);
+  }
+  return r.res;
+}
+export default { connect };
+"#;
+
+/// The names `k6/ws` exports (checked at init, as the other modules').
+pub const EXPORTS: &[&str] = &["connect"];
+
+/// A session's connection, counting the bytes on the wire (k6's
+/// `data_sent`/`data_received`).
+struct Counted {
+    inner: RawConn,
+    sent: Rc<Cell<u64>>,
+    received: Rc<Cell<u64>>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        let before = buf.filled().len();
+        let r = Pin::new(&mut me.inner).poll_read(cx, buf);
+        let n = (buf.filled().len() - before) as u64;
+        me.received.set(me.received.get() + n);
+        r
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let me = self.get_mut();
+        let r = Pin::new(&mut me.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &r {
+            me.sent.set(me.sent.get() + *n as u64);
+        }
+        r
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+type Ws = WebSocketStream<Counted>;
+
+/// One open session.
+struct Session {
+    ws: Option<Ws>,
+    vu: usize,
+    tags: Vec<(String, String)>,
+    started: Instant,
+    /// Pings sent and not yet answered: payload → when.
+    pings: HashMap<Vec<u8>, Instant>,
+    ping_seq: u64,
+    sent: Rc<Cell<u64>>,
+    received: Rc<Cell<u64>>,
+}
+
+thread_local! {
+    static SESSIONS: RefCell<HashMap<u32, Rc<RefCell<Session>>>> = RefCell::new(HashMap::new());
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+}
+
+fn session(sid: u32) -> Option<Rc<RefCell<Session>>> {
+    SESSIONS.with(|s| s.borrow().get(&sid).cloned())
+}
+
+/// What one wait of the event loop saw.
+enum Event {
+    Msg(Message),
+    /// The stream ended or failed: the error text (Go's words) and the
+    /// close code k6 reports.
+    Gone(Option<String>, u16),
+    Timer,
+}
+
+/// A close code's name, as Go's WebSocket package words a close error.
+fn close_text(code: u16, reason: &str) -> String {
+    let name = match code {
+        1000 => "(normal)",
+        1001 => "(going away)",
+        1002 => "(protocol error)",
+        1003 => "(unsupported data)",
+        1005 => "(no status)",
+        1006 => "(abnormal closure)",
+        1007 => "(invalid payload data)",
+        1008 => "(policy violation)",
+        1009 => "(message too big)",
+        1010 => "(mandatory extension missing)",
+        1011 => "(internal server error)",
+        1012 => "(service restart)",
+        1013 => "(try again later)",
+        1015 => "(TLS handshake error)",
+        _ => "",
+    };
+    let mut s = format!("websocket: close {code}");
+    if !name.is_empty() {
+        s.push(' ');
+        s.push_str(name);
+    }
+    if !reason.is_empty() {
+        s.push_str(": ");
+        s.push_str(reason);
+    }
+    s
+}
+
+/// Go's words for a connection that could not be made to `url`.
+fn dial_text(kind: ErrorKind, uri: &http::Uri) -> String {
+    let host = uri.host().unwrap_or("");
+    let port = uri
+        .port_u16()
+        .unwrap_or(if uri.scheme_str() == Some("wss") {
+            443
+        } else {
+            80
+        });
+    let hostport = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    match kind {
+        ErrorKind::ConnectRefused => format!("dial tcp {hostport}: connect: connection refused"),
+        ErrorKind::Dns => format!("dial tcp: lookup {host}: no such host"),
+        ErrorKind::BlockedHost => "hostname is blocked".to_string(),
+        ErrorKind::BlockedIp => "ip is blacklisted".to_string(),
+        ErrorKind::ConnectTimeout => format!("dial tcp {hostport}: i/o timeout"),
+        ErrorKind::ConnectionReset => format!("read tcp {hostport}: connection reset by peer"),
+        ErrorKind::TlsUnknownIssuer => {
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+                .to_string()
+        }
+        ErrorKind::TlsNameMismatch => {
+            format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
+        }
+        k => {
+            let mut s = String::new();
+            k.write_text(&mut s, "", &Default::default());
+            s
+        }
+    }
+}
+
+fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+    let made = crate::api::k6_helper(ctx, "goError").and_then(|f| f.call::<_, Value>((msg,)));
+    match made {
+        Ok(e) => ctx.throw(e),
+        Err(e) => e,
+    }
+}
+
+/// Suspends the VU until `make`'s future is done (`what` names the call
+/// in the init context's error).
+fn wait_for(ctx: &Ctx<'_>, make: vu::WaitFn) -> rquickjs::Result<()> {
+    match vu::suspend(Op::Wait(make)) {
+        Resume::Abort | Resume::Quit => Err(throw(
+            ctx,
+            "the test is over: this VU's iteration was interrupted",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The string values of a JS object's own properties.
+fn string_pairs<'js>(v: Option<Value<'js>>) -> Vec<(String, String)> {
+    crate::api::js_pairs(v.as_ref())
+}
+
+/// The parts of `ws.connect`'s params k6 reads.
+struct Params {
+    headers: Vec<(String, String)>,
+    tags: Vec<(String, String)>,
+}
+
+fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params> {
+    let mut p = Params {
+        headers: Vec::new(),
+        tags: Vec::new(),
+    };
+    let Some(o) = v.and_then(|v| v.into_object()) else {
+        return Ok(p);
+    };
+    p.headers = string_pairs(o.get::<_, Option<Value>>("headers")?);
+    p.tags = string_pairs(o.get::<_, Option<Value>>("tags")?);
+    if let Some(c) = o.get::<_, Option<Value>>("compression")? {
+        let c = match c.as_string() {
+            Some(t) => t.to_string()?,
+            None if c.is_undefined() || c.is_null() => String::new(),
+            None => "?".to_string(),
+        };
+        let c = c.trim();
+        if c == "deflate" {
+            return Err(throw(
+                ctx,
+                "ws.connect(): compression 'deflate' is not supported by loadlab k6",
+            ));
+        }
+        if !c.is_empty() {
+            return Err(throw(
+                ctx,
+                &format!(
+                    "unsupported compression algorithm '{c}', supported algorithm is 'deflate'"
+                ),
+            ));
+        }
+    }
+    Ok(p)
+}
+
+/// Puts `k6/ws`'s natives on `k6` (the `__k6` object).
+pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsOpen",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>,
+                      url: String,
+                      params_v: Opt<Value<'js>>|
+                      -> rquickjs::Result<Object<'js>> {
+                    if !vu::in_vu() {
+                        return Err(throw(
+                            &ctx,
+                            "using websockets in the init context is not supported",
+                        ));
+                    }
+                    let vu = vu::current();
+                    let p = params(&ctx, params_v.0)?;
+                    open(&ctx, &sh, vu, &url, p)
+                },
+            )?,
+        )?;
+    }
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsSend",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>,
+                      sid: u32,
+                      data: Value<'js>,
+                      binary: bool|
+                      -> rquickjs::Result<Option<String>> {
+                    let Some(s) = session(sid) else {
+                        return Ok(Some("websocket: close sent".into()));
+                    };
+                    let msg = if binary {
+                        let bytes = crate::api::js_bytes(&data).unwrap_or_default();
+                        Message::Binary(bytes.into())
+                    } else {
+                        let t: String = data.get().unwrap_or_default();
+                        Message::Text(t.into())
+                    };
+                    let err = write(&ctx, &s, msg)?;
+                    if err.is_none() {
+                        let b = s.borrow();
+                        sh.add_lazy(
+                            b.vu,
+                            "ws_msgs_sent",
+                            Kind::Counter,
+                            false,
+                            1.0,
+                            b.tags.clone(),
+                        );
+                    }
+                    Ok(err)
+                },
+            )?,
+        )?;
+    }
+    k6.set(
+        "wsPing",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, sid: u32| -> rquickjs::Result<Option<String>> {
+                let Some(s) = session(sid) else {
+                    return Ok(None);
+                };
+                let payload = {
+                    let mut b = s.borrow_mut();
+                    let p = b.ping_seq.to_string().into_bytes();
+                    b.ping_seq += 1;
+                    p
+                };
+                let err = write(&ctx, &s, Message::Ping(payload.clone().into()))?;
+                if err.is_none() {
+                    s.borrow_mut().pings.insert(payload, Instant::now());
+                }
+                Ok(err)
+            },
+        )?,
+    )?;
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsNext",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>, sid: u32, wait_ms: f64| -> rquickjs::Result<Object<'js>> {
+                    next(&ctx, &sh, sid, wait_ms)
+                },
+            )?,
+        )?;
+    }
+    k6.set(
+        "wsClose",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, sid: u32, code: f64| -> rquickjs::Result<Option<String>> {
+                let Some(s) = session(sid) else {
+                    return Ok(None);
+                };
+                if s.borrow().ws.is_none() {
+                    return Ok(None);
+                }
+                let code = if code.is_finite() { code as u16 } else { 1001 };
+                let frame = CloseFrame {
+                    code: CloseCode::from(code),
+                    reason: "".into(),
+                };
+                let err = write(&ctx, &s, Message::Close(Some(frame)))?;
+                // As k6: the close frame written, the connection is
+                // closed without waiting for the server's.
+                s.borrow_mut().ws = None;
+                Ok(err)
+            },
+        )?,
+    )?;
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsEnd",
+            Function::new(ctx.clone(), move |sid: u32| {
+                let s = SESSIONS.with(|m| m.borrow_mut().remove(&sid));
+                if let Some(s) = s {
+                    let mut b = s.borrow_mut();
+                    b.ws = None;
+                    end_samples(&sh, &b);
+                }
+            })?,
+        )?;
+    }
+    Ok(())
+}
+
+/// `ws_session_duration` and the session's bytes, when it is over.
+fn end_samples(sh: &Shared, b: &Session) {
+    let ms = b.started.elapsed().as_secs_f64() * 1e3;
+    sh.add_lazy(
+        b.vu,
+        "ws_session_duration",
+        Kind::Trend,
+        true,
+        ms,
+        b.tags.clone(),
+    );
+    let mut tags = sh.vu_tags(b.vu);
+    tags.retain(|(k, _)| k != "url");
+    sh.add_lazy(
+        b.vu,
+        "data_sent",
+        Kind::Counter,
+        false,
+        b.sent.get() as f64,
+        tags.clone(),
+    );
+    sh.add_lazy(
+        b.vu,
+        "data_received",
+        Kind::Counter,
+        false,
+        b.received.get() as f64,
+        tags,
+    );
+}
+
+/// Writes `msg` (and flushes), suspending the VU while the socket is
+/// full; Go's words for a failure.
+fn write(
+    ctx: &Ctx<'_>,
+    s: &Rc<RefCell<Session>>,
+    msg: Message,
+) -> rquickjs::Result<Option<String>> {
+    let out: Rc<RefCell<Option<String>>> = Rc::default();
+    let (s2, out2) = (s.clone(), out.clone());
+    wait_for(
+        ctx,
+        Box::new(move |_client: Rc<Client>| {
+            Box::pin(async move {
+                let mut b = s2.borrow_mut();
+                let closing = matches!(msg, Message::Close(_));
+                let r = match b.ws.as_mut() {
+                    Some(ws) => match ws.send(msg).await {
+                        // The server closed first: the protocol layer has
+                        // answered it already (Go writes a second close
+                        // without complaint); see the answer out.
+                        Err(tungstenite::Error::Protocol(
+                            tungstenite::error::ProtocolError::SendAfterClosing,
+                        )) if closing => {
+                            let _ = ws.flush().await;
+                            Ok(())
+                        }
+                        r => r,
+                    },
+                    None => Err(tungstenite::Error::AlreadyClosed),
+                };
+                if let Err(e) = r {
+                    *out2.borrow_mut() = Some(io_text(&e));
+                }
+            })
+        }),
+    )?;
+    Ok(out.borrow_mut().take())
+}
+
+/// A tungstenite error in the words a k6 script sees.
+fn io_text(e: &tungstenite::Error) -> String {
+    match e {
+        tungstenite::Error::AlreadyClosed | tungstenite::Error::ConnectionClosed => {
+            "websocket: close sent".to_string()
+        }
+        tungstenite::Error::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            "write: broken pipe".to_string()
+        }
+        tungstenite::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+            "read: connection reset by peer".to_string()
+        }
+        e => e.to_string(),
+    }
+}
+
+/// Dials and upgrades; the object `connect` works from: `sid` (0 when
+/// the session could not open), `res` (the response `connect` returns),
+/// and, on failure, `error` and whether it `throws`.
+fn open<'js>(
+    ctx: &Ctx<'js>,
+    sh: &Rc<Shared>,
+    vu: usize,
+    url: &str,
+    p: Params,
+) -> rquickjs::Result<Object<'js>> {
+    let out = Object::new(ctx.clone())?;
+    let res = Object::new(ctx.clone())?;
+    res.set("url", "")?;
+    res.set("status", 0)?;
+    res.set("headers", Object::new(ctx.clone())?)?;
+    res.set("body", "")?;
+    res.set("error", "")?;
+    out.set("sid", 0)?;
+    out.set("res", res.clone())?;
+    out.set("throws", sh.http.request.throw)?;
+
+    let mut tags = sh.vu_tags(vu);
+    if sh.sys.has(SystemTags::URL) {
+        tags.push(("url".into(), url.to_string()));
+    }
+    for (k, v) in p.tags {
+        tags.retain(|(n, _)| *n != k);
+        tags.push((k, v));
+    }
+
+    let uri: Option<http::Uri> = url
+        .parse::<http::Uri>()
+        .ok()
+        .filter(|u| matches!(u.scheme_str(), Some("ws" | "wss")) && u.host().is_some());
+    let Some(uri) = uri else {
+        // Go's words; nothing dialled, no samples (as k6).
+        let msg = "malformed ws or wss URL";
+        res.set("error", msg)?;
+        out.set("error", msg)?;
+        return Ok(out);
+    };
+
+    let mut req = match tungstenite::client::IntoClientRequest::into_client_request(url) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e.to_string();
+            res.set("error", msg.as_str())?;
+            out.set("error", msg)?;
+            return Ok(out);
+        }
+    };
+    let agent = sh
+        .http
+        .request
+        .user_agent
+        .clone()
+        .unwrap_or_else(|| "loadlab-k6".to_string());
+    if !agent.is_empty()
+        && let Ok(v) = http::HeaderValue::from_str(&agent)
+    {
+        req.headers_mut().insert(http::header::USER_AGENT, v);
+    }
+    for (k, v) in &p.headers {
+        if let (Ok(k), Ok(v)) = (
+            http::HeaderName::from_bytes(k.as_bytes()),
+            http::HeaderValue::from_str(v),
+        ) {
+            req.headers_mut().insert(k, v);
+        }
+    }
+
+    type Opened = Result<
+        (
+            Ws,
+            http::Response<Option<Vec<u8>>>,
+            Option<std::net::SocketAddr>,
+        ),
+        Failure,
+    >;
+    let result: Rc<RefCell<Option<Opened>>> = Rc::default();
+    let sent = Rc::new(Cell::new(0u64));
+    let received = Rc::new(Cell::new(0u64));
+    let started = Instant::now();
+    {
+        let (result, sent, received, uri) =
+            (result.clone(), sent.clone(), received.clone(), uri.clone());
+        wait_for(
+            ctx,
+            Box::new(move |client: Rc<Client>| {
+                Box::pin(async move {
+                    let r = tokio::time::timeout(Duration::from_secs(60), async {
+                        let raw = client.open_h1(&uri).await.map_err(Failure::Dial)?;
+                        let peer = raw.info.peer;
+                        let conn = Counted {
+                            inner: raw,
+                            sent,
+                            received,
+                        };
+                        match tokio_tungstenite::client_async(req, conn).await {
+                            Ok((ws, resp)) => Ok((ws, resp, peer)),
+                            Err(tungstenite::Error::Http(resp)) => Err(Failure::Handshake(resp)),
+                            Err(e) => Err(Failure::Other(io_text(&e))),
+                        }
+                    })
+                    .await
+                    .unwrap_or(Err(Failure::Dial(ErrorKind::Timeout)));
+                    *result.borrow_mut() = Some(r);
+                })
+            }),
+        )?;
+    }
+    let connected = started.elapsed().as_secs_f64() * 1e3;
+    let r = result
+        .borrow_mut()
+        .take()
+        .unwrap_or(Err(Failure::Other("internal error: no result".into())));
+    // The response's status and sub-protocol tag the session's samples.
+    let (status, subproto) = match &r {
+        Ok((_, resp, _)) => (
+            resp.status().as_u16(),
+            resp.headers()
+                .get("sec-websocket-protocol")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string(),
+        ),
+        Err(Failure::Handshake(resp)) => (resp.status().as_u16(), String::new()),
+        Err(_) => (0, String::new()),
+    };
+    if let Ok((_, _, Some(peer))) = &r
+        && sh.sys.has(SystemTags::IP)
+    {
+        tags.push(("ip".into(), peer.ip().to_string()));
+    }
+    if status != 0 {
+        if sh.sys.has(SystemTags::STATUS) {
+            tags.push(("status".into(), status.to_string()));
+        }
+        if sh.sys.has(SystemTags::SUBPROTO) {
+            tags.push(("subproto".into(), subproto));
+        }
+    }
+    // As k6: a session and its connecting time are counted whether or
+    // not the upgrade worked.
+    sh.add_lazy(vu, "ws_sessions", Kind::Counter, false, 1.0, tags.clone());
+    sh.add_lazy(
+        vu,
+        "ws_connecting",
+        Kind::Trend,
+        true,
+        connected,
+        tags.clone(),
+    );
+    let session = Session {
+        ws: None,
+        vu,
+        tags,
+        started,
+        pings: HashMap::new(),
+        ping_seq: 0,
+        sent,
+        received,
+    };
+    match r {
+        Ok((ws, resp, _)) => {
+            fill_response(ctx, &res, &resp)?;
+            let sid = NEXT_ID.with(|n| {
+                let id = n.get();
+                n.set(id.wrapping_add(1).max(1));
+                id
+            });
+            let mut session = session;
+            session.ws = Some(ws);
+            SESSIONS.with(|m| m.borrow_mut().insert(sid, Rc::new(RefCell::new(session))));
+            out.set("sid", sid)?;
+        }
+        Err(f) => {
+            end_samples(sh, &session);
+            let msg = match &f {
+                Failure::Dial(k) => dial_text(*k, &uri),
+                Failure::Handshake(resp) => {
+                    // As k6: the server's answer, without an error text
+                    // (thrown as Go's with `throw`).
+                    fill_response(ctx, &res, resp)?;
+                    out.set("error", "websocket: bad handshake")?;
+                    return Ok(out);
+                }
+                Failure::Other(s) => s.clone(),
+            };
+            res.set("error", msg.as_str())?;
+            out.set("error", msg)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Why a session could not open.
+enum Failure {
+    Dial(ErrorKind),
+    /// The server answered the upgrade with something other than 101.
+    Handshake(Box<http::Response<Option<Vec<u8>>>>),
+    Other(String),
+}
+
+/// `res`'s status, header fields (k6's canonical names, values joined
+/// with ", ") and body.
+fn fill_response<'js>(
+    ctx: &Ctx<'js>,
+    res: &Object<'js>,
+    resp: &http::Response<Option<Vec<u8>>>,
+) -> rquickjs::Result<()> {
+    res.set("status", resp.status().as_u16())?;
+    let headers = Object::new(ctx.clone())?;
+    let mut joined: Vec<(String, String)> = Vec::new();
+    for (k, v) in resp.headers() {
+        let name = crate::api::canonical(k.as_str());
+        let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+        match joined.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => {
+                old.push_str(", ");
+                old.push_str(&v);
+            }
+            None => joined.push((name, v)),
+        }
+    }
+    for (k, v) in joined {
+        headers.set(k, v)?;
+    }
+    res.set("headers", headers)?;
+    let body = resp
+        .body()
+        .as_deref()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default();
+    res.set("body", body)?;
+    Ok(())
+}
+
+/// Waits for the session's next event, or `wait_ms` (a timer; < 0: none).
+fn next<'js>(
+    ctx: &Ctx<'js>,
+    sh: &Rc<Shared>,
+    sid: u32,
+    wait_ms: f64,
+) -> rquickjs::Result<Object<'js>> {
+    let ev = Object::new(ctx.clone())?;
+    if let Some(code) = take_pending_close(sid) {
+        ev.set("t", "close")?;
+        ev.set("code", code)?;
+        return Ok(ev);
+    }
+    let Some(s) = session(sid) else {
+        ev.set("t", "close")?;
+        ev.set("code", 1006)?;
+        return Ok(ev);
+    };
+    let got: Rc<RefCell<Option<Event>>> = Rc::default();
+    {
+        let (s2, got2) = (s.clone(), got.clone());
+        let deadline = (wait_ms >= 0.0 && wait_ms.is_finite())
+            .then(|| Instant::now() + Duration::from_secs_f64(wait_ms / 1e3));
+        wait_for(
+            ctx,
+            Box::new(move |_client: Rc<Client>| {
+                Box::pin(async move {
+                    let mut b = s2.borrow_mut();
+                    let Some(ws) = b.ws.as_mut() else {
+                        *got2.borrow_mut() = Some(Event::Gone(None, 1006));
+                        return;
+                    };
+                    let e = match deadline {
+                        Some(d) => tokio::select! {
+                            m = ws.next() => item(m),
+                            _ = tokio::time::sleep_until(d) => Event::Timer,
+                        },
+                        None => item(ws.next().await),
+                    };
+                    *got2.borrow_mut() = Some(e);
+                })
+            }),
+        )?;
+    }
+    let e = got.borrow_mut().take().unwrap_or(Event::Timer);
+    match e {
+        Event::Timer => ev.set("t", "timer")?,
+        Event::Msg(m) => {
+            let b = &mut *s.borrow_mut();
+            match m {
+                Message::Text(t) => {
+                    sh.add_lazy(
+                        b.vu,
+                        "ws_msgs_received",
+                        Kind::Counter,
+                        false,
+                        1.0,
+                        b.tags.clone(),
+                    );
+                    ev.set("t", "message")?;
+                    ev.set("d", t.as_str())?;
+                }
+                Message::Binary(d) => {
+                    sh.add_lazy(
+                        b.vu,
+                        "ws_msgs_received",
+                        Kind::Counter,
+                        false,
+                        1.0,
+                        b.tags.clone(),
+                    );
+                    ev.set("t", "binaryMessage")?;
+                    ev.set("d", rquickjs::ArrayBuffer::new(ctx.clone(), d.to_vec())?)?;
+                }
+                Message::Ping(_) => ev.set("t", "ping")?,
+                Message::Pong(p) => {
+                    if let Some(at) = b.pings.remove(p.as_ref()) {
+                        let ms = at.elapsed().as_secs_f64() * 1e3;
+                        sh.add_lazy(b.vu, "ws_ping", Kind::Trend, true, ms, b.tags.clone());
+                    }
+                    ev.set("t", "pong")?;
+                }
+                Message::Close(frame) => {
+                    let (code, reason) = frame
+                        .map(|f| (u16::from(f.code), f.reason.to_string()))
+                        .unwrap_or((1005, String::new()));
+                    // As Go's package: a close other than normal or going
+                    // away is an error first.
+                    if code != 1000 && code != 1001 {
+                        ev.set("t", "error")?;
+                        ev.set("d", close_text(code, &reason))?;
+                        // The close follows on the next turn (and answers
+                        // the server's).
+                        pending_close(sid, code);
+                        return Ok(ev);
+                    }
+                    ev.set("t", "close")?;
+                    ev.set("code", code)?;
+                }
+                Message::Frame(_) => ev.set("t", "timer")?,
+            }
+        }
+        Event::Gone(err, code) => {
+            s.borrow_mut().ws = None;
+            match err {
+                Some(text) => {
+                    ev.set("t", "error")?;
+                    ev.set("d", text)?;
+                    pending_close(sid, code);
+                }
+                None => {
+                    ev.set("t", "close")?;
+                    ev.set("code", code)?;
+                }
+            }
+        }
+    }
+    Ok(ev)
+}
+
+/// An item from the stream as an event.
+fn item(m: Option<Result<Message, tungstenite::Error>>) -> Event {
+    match m {
+        Some(Ok(m)) => Event::Msg(m),
+        // The stream ended without a close frame: Go's words.
+        None | Some(Err(tungstenite::Error::ConnectionClosed)) => Event::Gone(
+            Some("websocket: close 1006 (abnormal closure): unexpected EOF".into()),
+            1006,
+        ),
+        Some(Err(tungstenite::Error::Protocol(
+            tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+        ))) => Event::Gone(
+            Some("websocket: close 1006 (abnormal closure): unexpected EOF".into()),
+            1006,
+        ),
+        Some(Err(e)) => Event::Gone(Some(io_text(&e)), 1001),
+    }
+}
+
+thread_local! {
+    /// Sessions whose close event follows the error event just given.
+    static PENDING_CLOSE: RefCell<HashMap<u32, u16>> = RefCell::new(HashMap::new());
+}
+
+fn pending_close(sid: u32, code: u16) {
+    PENDING_CLOSE.with(|p| p.borrow_mut().insert(sid, code));
+}
+
+/// The close event owed to a session after its error event, if any.
+fn take_pending_close(sid: u32) -> Option<u16> {
+    PENDING_CLOSE.with(|p| p.borrow_mut().remove(&sid))
+}

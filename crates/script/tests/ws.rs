@@ -1,0 +1,203 @@
+//! k6/ws: `ws.connect` against a real WebSocket server on 127.0.0.1
+//! (testkit's): the session's events, timers, pings, closes from either
+//! side, failures, and k6's `ws_*` samples.
+
+mod common;
+
+use loadlab_script::Overrides;
+use loadlab_testkit::ws::{self, WsServer};
+use tokio_tungstenite::tungstenite::Message;
+
+fn server() -> (tokio::runtime::Runtime, WsServer) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let s = rt.block_on(ws::start());
+    (rt, s)
+}
+
+fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
+    e["metrics"][metric][field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {metric}.{field} in {}", e["metrics"]))
+}
+
+fn run(src: &str, s: &WsServer) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let env = vec![("WS".into(), format!("ws://{}", s.addr))];
+    let (_, e) = common::run_script_full(dir.path(), src, env, Overrides::default(), true, false);
+    e
+}
+
+#[test]
+fn a_session_echoes_pings_and_closes_on_its_timer_as_k6() {
+    let (_rt, s) = server();
+    let e = run(
+        r#"
+import ws from 'k6/ws';
+import { check } from 'k6';
+import { Counter } from 'k6/metrics';
+const got = new Counter('got');
+const closes = new Counter('closed_1001');
+export const options = { vus: 1, iterations: 2 };
+export default function () {
+  const res = ws.connect(`${__ENV.WS}/echo`, { headers: { 'X-Test': 'yes' }, tags: { my: 't' } }, function (socket) {
+    socket.on('open', () => {
+      socket.send('hello');
+      socket.sendBinary(new Uint8Array([1, 2, 3]).buffer);
+      socket.ping();
+    });
+    socket.on('message', (m) => { if (m === 'hello') got.add(1); });
+    socket.on('binaryMessage', (b) => { if (new Uint8Array(b).join() === '1,2,3') got.add(1); });
+    socket.on('pong', () => got.add(1));
+    socket.setTimeout(() => socket.close(), 300);
+    socket.on('close', (c) => { if (c === 1001) closes.add(1); });
+  });
+  check(res, {
+    'status is 101': (r) => r.status === 101,
+    'url': (r) => r.url === `${__ENV.WS}/echo`,
+    'no error': (r) => r.error === '',
+    'upgrade header': (r) => r.headers['Upgrade'] === 'websocket',
+  });
+}
+"#,
+        &s,
+    );
+    assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", e["root_group"]);
+    assert_eq!(num(&e, "got", "count"), 6.0);
+    assert_eq!(num(&e, "closed_1001", "count"), 2.0);
+    assert_eq!(num(&e, "ws_sessions", "count"), 2.0);
+    assert_eq!(num(&e, "ws_msgs_sent", "count"), 4.0);
+    assert_eq!(num(&e, "ws_msgs_received", "count"), 4.0);
+    assert!(num(&e, "ws_ping", "max") >= 0.0);
+    assert!(num(&e, "ws_session_duration", "min") >= 300.0);
+    assert!(num(&e, "ws_connecting", "max") < 5_000.0);
+    assert!(num(&e, "data_sent", "count") > 0.0 && num(&e, "data_received", "count") > 0.0);
+    let seen = s.seen();
+    assert_eq!(seen.upgrades.len(), 2);
+    for (path, fields) in &seen.upgrades {
+        assert_eq!(path, "/echo");
+        let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+        assert_eq!(get("x-test"), Some("yes"));
+        assert_eq!(get("user-agent"), Some("loadlab-k6"));
+    }
+    assert_eq!(seen.messages.len(), 4);
+    assert!(
+        seen.messages
+            .contains(&Message::Binary(vec![1u8, 2, 3].into()))
+    );
+    assert_eq!(seen.closes, vec![1001, 1001]);
+}
+
+#[test]
+fn closes_failures_and_refusals_as_k6() {
+    let (_rt, s) = server();
+    let e = run(
+        r#"
+import ws from 'k6/ws';
+import { check } from 'k6';
+import { Counter } from 'k6/metrics';
+const ev = new Counter('ev');
+export const options = { vus: 1, iterations: 1 };
+export default function () {
+  const seen = [];
+  const log = (s) => seen.push(s);
+  // The server closes with 4000: an error (Go's words), then the close.
+  ws.connect(`${__ENV.WS}/close/4000`, (socket) => {
+    socket.on('open', () => socket.send('x'));
+    socket.on('error', (e) => log(`error:${e.error()}`));
+    socket.on('close', (c) => log(`close:${c}`));
+  });
+  // A normal close from the server: no error.
+  ws.connect(`${__ENV.WS}/close/1000`, (socket) => {
+    socket.on('open', () => socket.send('x'));
+    socket.on('error', (e) => log(`error:${e.error()}`));
+    socket.on('close', (c) => log(`close:${c}`));
+  });
+  // The connection dropped: abnormal closure.
+  ws.connect(`${__ENV.WS}/drop`, (socket) => {
+    socket.on('open', () => socket.send('x'));
+    socket.on('error', (e) => log(`error:${e.error()}`));
+    socket.on('close', (c) => log(`close:${c}`));
+  });
+  // A server ping: the ping event (the pong is the protocol's).
+  ws.connect(`${__ENV.WS}/ping`, (socket) => {
+    socket.on('ping', () => { log('ping'); socket.close(1000); });
+    socket.on('close', (c) => log(`close:${c}`));
+  });
+  // Pushed messages, read in order; setInterval.
+  let n = 0, ticks = 0;
+  ws.connect(`${__ENV.WS}/push/5`, (socket) => {
+    socket.on('message', (m) => { if (m === `msg-${n}`) n++; });
+    socket.setInterval(() => { ticks++; if (ticks === 3) socket.close(); }, 50);
+  });
+  log(`push:${n}:${ticks}`);
+  // Refused upgrade: the server's answer, no error text.
+  const denied = ws.connect(`${__ENV.WS}/deny`, () => log('never'));
+  log(`deny:${denied.status}:${denied.body}:${denied.error}`);
+  // Nothing listening.
+  const down = ws.connect('ws://127.0.0.1:1/x', () => log('never'));
+  log(`down:${down.status}:${down.error}`);
+  const bad = ws.connect('http://127.0.0.1:1/x', () => log('never'));
+  log(`bad:${bad.error}`);
+  // Argument errors, thrown as in k6.
+  try { ws.connect(`${__ENV.WS}/echo`); } catch (e) { log(`args:${e.message}`); }
+  try { ws.connect(`${__ENV.WS}/echo`, {}, 'x'); } catch (e) { log(`fn:${e.message}`); }
+  try {
+    ws.connect(`${__ENV.WS}/echo`, (socket) => socket.setTimeout(() => {}, 0));
+  } catch (e) { log(`timeout:${e.message}`); }
+  const want = [
+    'error:websocket: close 4000: bye', 'close:4000',
+    'close:1000',
+    'error:websocket: close 1006 (abnormal closure): unexpected EOF', 'close:1006',
+    'ping', 'close:1000',
+    'push:5:3',
+    'deny:403:denied:',
+    'down:0:dial tcp 127.0.0.1:1: connect: connection refused',
+    'bad:malformed ws or wss URL',
+    'args:invalid number of arguments to ws.connect',
+    'fn:last argument to ws.connect must be a function',
+    'timeout:setTimeout requires a >0 timeout parameter, received 0.00',
+  ];
+  check(seen, { 'events as k6': (s) => JSON.stringify(s) === JSON.stringify(want) });
+  if (JSON.stringify(seen) !== JSON.stringify(want)) console.error(JSON.stringify(seen));
+}
+"#,
+        &s,
+    );
+    assert_eq!(num(&e, "checks", "fails"), 0.0, "{}", e["metrics"]);
+    assert_eq!(num(&e, "checks", "passes"), 1.0);
+    // Every connect that dialled counts a session, the refused ones too
+    // (k6 counts them); the malformed URL none.
+    assert_eq!(num(&e, "ws_sessions", "count"), 8.0);
+    let seen = s.seen();
+    // The client answered the server's 4000 close with its own.
+    assert!(seen.closes.contains(&4000), "{:?}", seen.closes);
+}
+
+#[test]
+fn websockets_in_the_init_context_are_refused_as_k6() {
+    let (_rt, s) = server();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.js");
+    std::fs::write(
+        &path,
+        "import ws from 'k6/ws';\nws.connect(`${__ENV.WS}/echo`, () => {});\nexport default function () {}\n",
+    )
+    .unwrap();
+    let cfg = loadlab_script::RunConfig {
+        script: path,
+        env: vec![("WS".into(), format!("ws://{}", s.addr))],
+        quiet: true,
+        ..Default::default()
+    };
+    let err = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("using websockets in the init context is not supported"),
+        "{err}"
+    );
+    assert!(s.seen().upgrades.is_empty());
+}
