@@ -307,6 +307,13 @@ pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
     ("iterations", Kind::Counter, false, false),
     ("vus", Kind::Gauge, false, false),
     ("vus_max", Kind::Gauge, false, false),
+    // k6/ws's (shown, like the others, once they have samples).
+    ("ws_connecting", Kind::Trend, true, false),
+    ("ws_msgs_received", Kind::Counter, false, false),
+    ("ws_msgs_sent", Kind::Counter, false, false),
+    ("ws_ping", Kind::Trend, true, false),
+    ("ws_session_duration", Kind::Trend, true, false),
+    ("ws_sessions", Kind::Counter, false, false),
 ];
 
 impl Registry {

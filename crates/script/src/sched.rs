@@ -771,27 +771,10 @@ impl Shared {
         self.reg.borrow().metric(name).expect("built-in metric")
     }
 
-    /// Adds `value` to the built-in metric `name`, made on its first use
-    /// (k6's WebSocket metrics exist only once a script uses them), with
-    /// `tags`, as a sample of VU `vu` (its metadata).
-    pub fn add_lazy(
-        &self,
-        vu: usize,
-        name: &str,
-        kind: crate::metrics::Kind,
-        time: bool,
-        value: f64,
-        tags: Vec<(String, String)>,
-    ) {
-        let known = self.reg.borrow().metric(name);
-        let id = match known {
-            Some(i) => i,
-            None => match self.reg.borrow_mut().define(name, kind, time, true) {
-                Ok(i) => i,
-                Err(_) => return,
-            },
-        };
-        let si = self.series_for(id, tags, true);
+    /// Adds `value` to the built-in metric `name` with `tags`, as a
+    /// sample of VU `vu` (with its metadata).
+    pub fn add_vu_named(&self, vu: usize, name: &str, value: f64, tags: Vec<(String, String)>) {
+        let si = self.series_for(self.metric_id(name), tags, true);
         let meta = self.sample_meta(vu);
         self.add_all(&[si], &[value], self.now_ns(), meta);
     }
@@ -1454,7 +1437,8 @@ fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> Script
             }
             if msg.contains("could not load module") || msg.contains("resolving module") {
                 return ScriptError::Unsupported(format!(
-                    "{script}: {msg} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+                    "{script}: {msg} (loadlab k6 has the modules {} and local files){}",
+                    module_names(),
                     remote_hint(&msg)
                 ));
             }
@@ -1468,7 +1452,8 @@ fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> Script
     let s = e.to_string();
     if s.contains("resolv") || s.contains("load") {
         return ScriptError::Unsupported(format!(
-            "{script}: {s} (loadlab k6 has the modules k6, k6/http, k6/metrics, k6/execution and local files){}",
+            "{script}: {s} (loadlab k6 has the modules {} and local files){}",
+            module_names(),
             remote_hint(&s)
         ));
     }
@@ -1712,6 +1697,16 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ),
     ("k6/ws", crate::ws::EXPORTS),
 ];
+
+/// The built-in modules' names, for the error that names one missing.
+fn module_names() -> String {
+    crate::api::MODULES
+        .iter()
+        .map(|(m, _)| *m)
+        .filter(|m| *m != crate::api::K6_UTILS)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'

@@ -173,6 +173,8 @@ fn section(name: &str) -> &'static str {
         "HTTP"
     } else if matches!(name, "data_received" | "data_sent") {
         "NETWORK"
+    } else if name.starts_with("ws_") {
+        "WEBSOCKET"
     } else {
         "EXECUTION"
     }
@@ -358,7 +360,8 @@ fn checks_block(
     }
 }
 
-/// The metric sections (`CUSTOM`, `HTTP`, `EXECUTION`, `NETWORK`) of the
+/// The metric sections (`CUSTOM`, `HTTP`, `EXECUTION`, `NETWORK`,
+/// `WEBSOCKET`) of the
 /// whole test, or of what was measured directly in `group` (full mode:
 /// its `CUSTOM` and `HTTP` metrics, without sub-rows).
 fn metric_sections(
@@ -461,7 +464,7 @@ fn metric_sections(
             .max()
             .unwrap_or(0)
     };
-    for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK"] {
+    for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK", "WEBSOCKET"] {
         let mut mine: Vec<_> = Vec::new();
         // Metrics by name; each one's sub-rows stay under it.
         let mut i = 0;

@@ -34,7 +34,6 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 
-use crate::metrics::Kind;
 use crate::sched::Shared;
 use crate::system_tags::SystemTags;
 use crate::vu::{self, Op, Resume};
@@ -42,7 +41,14 @@ use crate::vu::{self, Op, Resume};
 /// The module: the session's event loop around the natives below.
 pub const WS_JS: &str = r#"
 const k = globalThis.__k6;
-const werr = (m) => { const e = k.goError(m); e.error = () => m; return e; };
+// Go's error values: `e.error()` is the text; a close error also has
+// its `code` and `text`.
+const werr = (m, code, text) => {
+  const e = k.goError(m);
+  e.error = () => m;
+  if (code !== undefined) { e.code = code; e.text = text; }
+  return e;
+};
 export function connect(url, ...args) {
   let params, fn;
   if (args.length === 2) { params = args[0]; fn = args[1]; }
@@ -98,7 +104,7 @@ export function connect(url, ...args) {
         case 'binaryMessage': emit('binaryMessage', ev.d); break;
         case 'ping': emit('ping'); break;
         case 'pong': emit('pong'); break;
-        case 'error': emit('error', werr(ev.d)); break;
+        case 'error': emit('error', werr(ev.d, ev.ec, ev.et)); break;
         case 'close': closeWith(ev.code); break;
         case 'timer': {
           const now = k.clock();
@@ -385,14 +391,7 @@ pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rq
                     let err = write(&ctx, &s, msg)?;
                     if err.is_none() {
                         let b = s.borrow();
-                        sh.add_lazy(
-                            b.vu,
-                            "ws_msgs_sent",
-                            Kind::Counter,
-                            false,
-                            1.0,
-                            b.tags.clone(),
-                        );
+                        sh.add_vu_named(b.vu, "ws_msgs_sent", 1.0, b.tags.clone());
                     }
                     Ok(err)
                 },
@@ -477,32 +476,11 @@ pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rq
 /// `ws_session_duration` and the session's bytes, when it is over.
 fn end_samples(sh: &Shared, b: &Session) {
     let ms = b.started.elapsed().as_secs_f64() * 1e3;
-    sh.add_lazy(
-        b.vu,
-        "ws_session_duration",
-        Kind::Trend,
-        true,
-        ms,
-        b.tags.clone(),
-    );
+    sh.add_vu_named(b.vu, "ws_session_duration", ms, b.tags.clone());
     let mut tags = sh.vu_tags(b.vu);
     tags.retain(|(k, _)| k != "url");
-    sh.add_lazy(
-        b.vu,
-        "data_sent",
-        Kind::Counter,
-        false,
-        b.sent.get() as f64,
-        tags.clone(),
-    );
-    sh.add_lazy(
-        b.vu,
-        "data_received",
-        Kind::Counter,
-        false,
-        b.received.get() as f64,
-        tags,
-    );
+    sh.add_vu_named(b.vu, "data_sent", b.sent.get() as f64, tags.clone());
+    sh.add_vu_named(b.vu, "data_received", b.received.get() as f64, tags);
 }
 
 /// Writes `msg` (and flushes), suspending the VU while the socket is
@@ -518,10 +496,12 @@ fn write(
         ctx,
         Box::new(move |_client: Rc<Client>| {
             Box::pin(async move {
-                let mut b = s2.borrow_mut();
+                // Out of the session while in use (no borrow held across
+                // a wait); dropped with this future if the VU is stopped.
+                let taken = s2.borrow_mut().ws.take();
                 let closing = matches!(msg, Message::Close(_));
-                let r = match b.ws.as_mut() {
-                    Some(ws) => match ws.send(msg).await {
+                let r = match taken {
+                    Some(mut ws) => match ws.send(msg).await {
                         // The server closed first: the protocol layer has
                         // answered it already (Go writes a second close
                         // without complaint); see the answer out.
@@ -529,9 +509,13 @@ fn write(
                             tungstenite::error::ProtocolError::SendAfterClosing,
                         )) if closing => {
                             let _ = ws.flush().await;
+                            s2.borrow_mut().ws = Some(ws);
                             Ok(())
                         }
-                        r => r,
+                        r => {
+                            s2.borrow_mut().ws = Some(ws);
+                            r
+                        }
                     },
                     None => Err(tungstenite::Error::AlreadyClosed),
                 };
@@ -704,15 +688,8 @@ fn open<'js>(
     }
     // As k6: a session and its connecting time are counted whether or
     // not the upgrade worked.
-    sh.add_lazy(vu, "ws_sessions", Kind::Counter, false, 1.0, tags.clone());
-    sh.add_lazy(
-        vu,
-        "ws_connecting",
-        Kind::Trend,
-        true,
-        connected,
-        tags.clone(),
-    );
+    sh.add_vu_named(vu, "ws_sessions", 1.0, tags.clone());
+    sh.add_vu_named(vu, "ws_connecting", connected, tags.clone());
     let session = Session {
         ws: None,
         vu,
@@ -825,8 +802,8 @@ fn next<'js>(
             ctx,
             Box::new(move |_client: Rc<Client>| {
                 Box::pin(async move {
-                    let mut b = s2.borrow_mut();
-                    let Some(ws) = b.ws.as_mut() else {
+                    // (Taken out while waiting, as in `write`.)
+                    let Some(mut ws) = s2.borrow_mut().ws.take() else {
                         *got2.borrow_mut() = Some(Event::Gone(None, 1006));
                         return;
                     };
@@ -837,6 +814,7 @@ fn next<'js>(
                         },
                         None => item(ws.next().await),
                     };
+                    s2.borrow_mut().ws = Some(ws);
                     *got2.borrow_mut() = Some(e);
                 })
             }),
@@ -849,26 +827,12 @@ fn next<'js>(
             let b = &mut *s.borrow_mut();
             match m {
                 Message::Text(t) => {
-                    sh.add_lazy(
-                        b.vu,
-                        "ws_msgs_received",
-                        Kind::Counter,
-                        false,
-                        1.0,
-                        b.tags.clone(),
-                    );
+                    sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
                     ev.set("t", "message")?;
                     ev.set("d", t.as_str())?;
                 }
                 Message::Binary(d) => {
-                    sh.add_lazy(
-                        b.vu,
-                        "ws_msgs_received",
-                        Kind::Counter,
-                        false,
-                        1.0,
-                        b.tags.clone(),
-                    );
+                    sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
                     ev.set("t", "binaryMessage")?;
                     ev.set("d", rquickjs::ArrayBuffer::new(ctx.clone(), d.to_vec())?)?;
                 }
@@ -876,7 +840,7 @@ fn next<'js>(
                 Message::Pong(p) => {
                     if let Some(at) = b.pings.remove(p.as_ref()) {
                         let ms = at.elapsed().as_secs_f64() * 1e3;
-                        sh.add_lazy(b.vu, "ws_ping", Kind::Trend, true, ms, b.tags.clone());
+                        sh.add_vu_named(b.vu, "ws_ping", ms, b.tags.clone());
                     }
                     ev.set("t", "pong")?;
                 }
@@ -889,6 +853,8 @@ fn next<'js>(
                     if code != 1000 && code != 1001 {
                         ev.set("t", "error")?;
                         ev.set("d", close_text(code, &reason))?;
+                        ev.set("ec", code)?;
+                        ev.set("et", reason)?;
                         // The close follows on the next turn (and answers
                         // the server's).
                         pending_close(sid, code);
@@ -905,6 +871,10 @@ fn next<'js>(
             match err {
                 Some(text) => {
                     ev.set("t", "error")?;
+                    if code == 1006 {
+                        ev.set("ec", code)?;
+                        ev.set("et", "unexpected EOF")?;
+                    }
                     ev.set("d", text)?;
                     pending_close(sid, code);
                 }

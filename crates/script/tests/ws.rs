@@ -107,7 +107,7 @@ export default function () {
   // The server closes with 4000: an error (Go's words), then the close.
   ws.connect(`${__ENV.WS}/close/4000`, (socket) => {
     socket.on('open', () => socket.send('x'));
-    socket.on('error', (e) => log(`error:${e.error()}`));
+    socket.on('error', (e) => log(`error:${e.error()}:${e.code}:${e.text}`));
     socket.on('close', (c) => log(`close:${c}`));
   });
   // A normal close from the server: no error.
@@ -119,7 +119,7 @@ export default function () {
   // The connection dropped: abnormal closure.
   ws.connect(`${__ENV.WS}/drop`, (socket) => {
     socket.on('open', () => socket.send('x'));
-    socket.on('error', (e) => log(`error:${e.error()}`));
+    socket.on('error', (e) => log(`error:${e.error()}:${e.code}:${e.text}`));
     socket.on('close', (c) => log(`close:${c}`));
   });
   // A server ping: the ping event (the pong is the protocol's).
@@ -149,9 +149,9 @@ export default function () {
     ws.connect(`${__ENV.WS}/echo`, (socket) => socket.setTimeout(() => {}, 0));
   } catch (e) { log(`timeout:${e.message}`); }
   const want = [
-    'error:websocket: close 4000: bye', 'close:4000',
+    'error:websocket: close 4000: bye:4000:bye', 'close:4000',
     'close:1000',
-    'error:websocket: close 1006 (abnormal closure): unexpected EOF', 'close:1006',
+    'error:websocket: close 1006 (abnormal closure): unexpected EOF:1006:unexpected EOF', 'close:1006',
     'ping', 'close:1000',
     'push:5:3',
     'deny:403:denied:',
@@ -200,4 +200,59 @@ fn websockets_in_the_init_context_are_refused_as_k6() {
         "{err}"
     );
     assert!(s.seen().upgrades.is_empty());
+}
+
+/// `wss://`: TLS with the run's options (`insecureSkipTLSVerify` for the
+/// self-signed certificate), offering only HTTP/1.1 by ALPN (the server
+/// offers h2 too, and drops a client that picks it); without the option,
+/// Go's certificate error.
+#[test]
+fn wss_uses_the_tls_options_and_offers_only_http11() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let s = rt.block_on(ws::start_tls());
+    let src = |insecure: bool| {
+        format!(
+            r#"
+import ws from 'k6/ws';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1, insecureSkipTLSVerify: {insecure} }};
+export default function () {{
+  let echoed = false;
+  const res = ws.connect(`wss://localhost:${{__ENV.PORT}}/echo`, (socket) => {{
+    socket.on('open', () => socket.send('over tls'));
+    socket.on('message', (m) => {{ echoed = m === 'over tls'; socket.close(); }});
+  }});
+  check(res, {{
+    'status': (r) => r.status === ({insecure} ? 101 : 0),
+    'echoed': () => echoed === {insecure},
+    'error': (r) => r.error === ({insecure} ? '' : 'tls: failed to verify certificate: x509: certificate signed by unknown authority'),
+  }});
+}}
+"#
+        )
+    };
+    for insecure in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let env = vec![("PORT".into(), s.addr.port().to_string())];
+        let (_, e) = common::run_script_full(
+            dir.path(),
+            &src(insecure),
+            env,
+            Overrides::default(),
+            true,
+            false,
+        );
+        assert_eq!(
+            num(&e, "checks", "fails"),
+            0.0,
+            "insecure {insecure}: {}",
+            e["metrics"]
+        );
+        assert_eq!(num(&e, "checks", "passes"), 3.0);
+    }
+    assert_eq!(s.seen().upgrades.len(), 1);
 }
