@@ -5,6 +5,7 @@
                       [--dsps-src DIR | --dsps-git GITDIR] [--loadlab BIN] [--k6 BIN]
   python3 bench/k6.py --sleepy [--sleepy-vus 1000,10000] [--sleepy-hold 20]
   python3 bench/k6.py --tools base,loadlab --base OLD_LOADLAB   (two loadlab builds, no k6)
+  python3 bench/k6.py --ws [--ws-vus 1000] [--ws-hold 20]
 
 Server: the real DSPS (github.com/m3dev/dsps, `server/`, commit a6c0f7e) built
 with `go build` (its Go modules come from the module proxy), in-memory storage,
@@ -31,6 +32,11 @@ MemAvailable falls under 2 GiB during the run; either is reported, not hidden.
 
 The loadlab side is skipped, with a message saying so, while the loadlab
 binary has no `k6` command (`loadlab k6 run --help` fails).
+
+--ws: bench/scripts/ws_chat.k6.js (k6/ws: each VU holds one WebSocket
+session to bench/ws_echo.py, pinned to CPU 0, and sends a message a
+second) at --ws-vus VUs: echoes per second, peak RSS and client CPU per
+message (sent + received). Needs Python's `websockets` package.
 
 --tools picks the clients (k6, loadlab, base; default k6,loadlab): `base`
 is another loadlab binary (--base, e.g. a copy of an older build), to
@@ -285,6 +291,40 @@ def sleepy_run(tool, binaries, dsps_bin, vus, ramp, hold):
     return res
 
 
+WS_SCRIPT = os.path.join(ROOT, "bench", "scripts", "ws_chat.k6.js")
+
+
+def ws_run(tool, binaries, vus, ramp, hold):
+    srv = subprocess.Popen(["taskset", "-c", "0", sys.executable, os.path.join(ROOT, "bench", "ws_echo.py")],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=raise_nofile)
+    port = srv.stdout.readline().strip()
+    export = tempfile.mktemp(prefix=f"loadlab-bench-ws-{tool}-", suffix=".json")
+    env = dict(os.environ, WS_URL=f"ws://127.0.0.1:{port}/", VUS=str(vus), RAMP_SEC=str(ramp),
+               HOLD_SEC=str(hold), SEND_MS="1000", K6_AUTO_EXTENSION_RESOLUTION="false")
+    try:
+        r = run_client(client_cmd(tool, binaries, WS_SCRIPT, export), env,
+                       watchdog_kib=2 << 20, timeout=ramp + hold + 120)
+    finally:
+        srv.kill()
+        srv.wait()
+    res = {"tool": tool, "vus": vus, "rc": r["rc"], "killed": r["killed"], "wall_s": round(r["wall"], 1),
+           "peak_rss_mib": round(r["maxrss_kib"] / 1024, 1), "client_cpu_s": round(r["cpu"], 2),
+           "host_load1": r["loadavg"]}
+    if not os.path.exists(export):
+        res["error"] = (r["stderr"] or r["stdout"])[-600:]
+        return res
+    with open(export) as f:
+        m = json.load(f)["metrics"]
+    os.remove(export)
+    sent = m.get("ws_msgs_sent", {}).get("count", 0)
+    got = m.get("ws_msgs_received", {}).get("count", 0)
+    res.update({"sessions": m.get("ws_sessions", {}).get("count"), "msgs_sent": sent, "msgs_received": got,
+                "echo_per_s": round(m.get("echoes", {}).get("rate", 0.0), 1),
+                "checks_rate": m.get("checks", {}).get("value"),
+                "client_cpu_us_per_msg": round(r["cpu"] / (sent + got) * 1e6, 1) if sent + got else None})
+    return res
+
+
 def fmt(v, nd=1):
     if v is None:
         return "–"
@@ -360,6 +400,10 @@ def main():
     ap.add_argument("--sleepy-vus", default="1000,10000")
     ap.add_argument("--sleepy-ramp", type=int, default=10)
     ap.add_argument("--sleepy-hold", type=int, default=20)
+    ap.add_argument("--ws", action="store_true", help="the k6/ws workload instead of the seed workload")
+    ap.add_argument("--ws-vus", default="1000")
+    ap.add_argument("--ws-ramp", type=int, default=10)
+    ap.add_argument("--ws-hold", type=int, default=20)
     ap.add_argument("--json", help="also write every run's figures to this file")
     a = ap.parse_args()
 
@@ -373,7 +417,7 @@ def main():
         if not os.path.exists(a.k6):
             sys.exit(f"k6 not found at {a.k6} (go install go.k6.io/k6@v1.8.1)")
         log(subprocess.run([a.k6, "version"], capture_output=True, text=True).stdout.strip())
-    dsps_bin = a.dsps or build_dsps(a.dsps_src, a.dsps_git)
+    dsps_bin = None if a.ws else (a.dsps or build_dsps(a.dsps_src, a.dsps_git))
     binaries = {"k6": a.k6, "loadlab": a.loadlab, "base": a.base}
     tools = []
     for t in wanted:
@@ -389,7 +433,40 @@ def main():
                 tools.append(t)
 
     results = []
-    if a.sleepy:
+    if a.ws:
+        for rep in range(a.reps):
+            order = tools if rep % 2 == 0 else list(reversed(tools))
+            for vus in [int(v) for v in a.ws_vus.split(",")]:
+                for tool in order:
+                    log(f"ws: rep {rep + 1}/{a.reps}: {tool} {vus} VUs (ramp {a.ws_ramp}s, hold {a.ws_hold}s) ...")
+                    r = ws_run(tool, binaries, vus, a.ws_ramp, a.ws_hold)
+                    log(json.dumps(r))
+                    results.append(r)
+        print("\n| tool | VUs | sessions | msgs sent / received | echoes/s | checks | peak RSS MiB | "
+              "client CPU s | client CPU µs/msg | host load | exit |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in results:
+            if "error" in r:
+                print(f"| {r['tool']} | {r['vus']:,} | error: {r['error'].strip()[:120]!r} |||||||| {r['rc']} |")
+                continue
+            cr = r.get("checks_rate")
+            print(f"| {r['tool']} | {r['vus']:,} | {fmt(r['sessions'])} | {fmt(r['msgs_sent'])} / "
+                  f"{fmt(r['msgs_received'])} | {fmt(r['echo_per_s'])} | "
+                  f"{fmt(100 * cr if cr is not None else None, 2)} % | {fmt(r['peak_rss_mib'])} | "
+                  f"{fmt(r['client_cpu_s'], 2)} | {fmt(r['client_cpu_us_per_msg'])} | {fmt(r['host_load1'])} | "
+                  f"{r['rc']}{' (killed: ' + r['killed'] + ')' if r['killed'] else ''} |")
+        ok = [r for r in results if "error" not in r]
+        for vus in sorted({r["vus"] for r in ok}):
+            k = [r for r in ok if r["vus"] == vus and r["tool"] == "k6"]
+            lab = [r for r in ok if r["vus"] == vus and r["tool"] == "loadlab"]
+            if k and lab:
+                def med(rs, key):
+                    return median([x[key] for x in rs if x.get(key) is not None] or [0])
+                print(f"\n{vus:,} VUs, medians loadlab / k6: peak RSS "
+                      f"{ratio(med(lab, 'peak_rss_mib'), med(k, 'peak_rss_mib'))}, client CPU per message "
+                      f"{ratio(med(lab, 'client_cpu_us_per_msg'), med(k, 'client_cpu_us_per_msg'))}, echoes/s "
+                      f"{ratio(med(lab, 'echo_per_s'), med(k, 'echo_per_s'))}")
+    elif a.sleepy:
         for vus in [int(v) for v in a.sleepy_vus.split(",")]:
             for tool in tools:
                 log(f"sleepy: {tool} {vus} VUs (ramp {a.sleepy_ramp}s, hold {a.sleepy_hold}s) ...")

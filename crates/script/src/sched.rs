@@ -3822,6 +3822,19 @@ async fn drive_local<'js>(
             _ => {}
         }
     }
+    // k6's warning for a test in which no iteration ended (not after a
+    // stop: Ctrl-C, a threshold's abortOnFail, exec.test.abort).
+    if !interrupted
+        && !aborted_by_threshold
+        && shared.abort.borrow().is_none()
+        && shared.completed.get() == 0
+    {
+        shared.log(
+            Level::Warning,
+            "No script iterations fully finished, consider making the test duration longer",
+            &[],
+        );
+    }
     // The remote-write output's last push, after teardown (as k6 stops
     // its outputs).
     shared.rw_finish();

@@ -17,6 +17,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
@@ -475,8 +476,11 @@ pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rq
 
 /// `ws_session_duration` and the session's bytes, when it is over.
 fn end_samples(sh: &Shared, b: &Session) {
-    let ms = b.started.elapsed().as_secs_f64() * 1e3;
-    sh.add_vu_named(b.vu, "ws_session_duration", ms, b.tags.clone());
+    // As k6: a session the end of the test cut short has no duration.
+    if !vu::ABORTING.with(Cell::get) {
+        let ms = b.started.elapsed().as_secs_f64() * 1e3;
+        sh.add_vu_named(b.vu, "ws_session_duration", ms, b.tags.clone());
+    }
     let mut tags = sh.vu_tags(b.vu);
     tags.retain(|(k, _)| k != "url");
     sh.add_vu_named(b.vu, "data_sent", b.sent.get() as f64, tags.clone());
@@ -802,11 +806,14 @@ fn next<'js>(
             ctx,
             Box::new(move |_client: Rc<Client>| {
                 Box::pin(async move {
-                    // (Taken out while waiting, as in `write`.)
-                    let Some(mut ws) = s2.borrow_mut().ws.take() else {
+                    // (Taken out while waiting, as in `write`; the guard
+                    // says goodbye if the VU is stopped meanwhile.)
+                    let Some(ws) = s2.borrow_mut().ws.take() else {
                         *got2.borrow_mut() = Some(Event::Gone(None, 1006));
                         return;
                     };
+                    let mut guard = CloseOnDrop(Some(ws));
+                    let ws = guard.0.as_mut().expect("the session's stream");
                     let e = match deadline {
                         Some(d) => tokio::select! {
                             m = ws.next() => item(m),
@@ -814,7 +821,7 @@ fn next<'js>(
                         },
                         None => item(ws.next().await),
                     };
-                    s2.borrow_mut().ws = Some(ws);
+                    s2.borrow_mut().ws = guard.0.take();
                     *got2.borrow_mut() = Some(e);
                 })
             }),
@@ -886,6 +893,25 @@ fn next<'js>(
         }
     }
     Ok(ev)
+}
+
+/// A session's stream while its VU waits for the next event: if the wait
+/// is dropped (the end of the test stops the VU), a going-away close is
+/// written as it can be without waiting, as k6 closes such sessions.
+struct CloseOnDrop(Option<Ws>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        if let Some(mut ws) = self.0.take() {
+            let frame = CloseFrame {
+                code: CloseCode::Away,
+                reason: "".into(),
+            };
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            let mut send = ws.send(Message::Close(Some(frame)));
+            let _ = Pin::new(&mut send).poll(&mut cx);
+        }
+    }
 }
 
 /// An item from the stream as an event.

@@ -256,3 +256,34 @@ export default function () {{
     }
     assert_eq!(s.seen().upgrades.len(), 1);
 }
+
+/// A session the end of the test cuts short: the server gets a going-away
+/// close, and the session has no `ws_session_duration` (as in k6).
+#[test]
+fn sessions_cut_short_by_the_end_of_the_test_say_goodbye_as_k6() {
+    let (_rt, s) = server();
+    let e = run(
+        r#"
+import ws from 'k6/ws';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 2, duration: '1s', gracefulStop: '0s' } } };
+export default function () {
+  ws.connect(`${__ENV.WS}/echo`, (socket) => { socket.setInterval(() => socket.send('tick'), 100); });
+}
+"#,
+        &s,
+    );
+    assert_eq!(num(&e, "ws_sessions", "count"), 2.0);
+    assert!(num(&e, "ws_msgs_sent", "count") >= 2.0);
+    assert!(
+        e["metrics"].get("ws_session_duration").is_none(),
+        "{}",
+        e["metrics"]
+    );
+    assert!(e["metrics"].get("iterations").is_none(), "{}", e["metrics"]);
+    // The closes reach the server a moment after the run returns.
+    let t0 = std::time::Instant::now();
+    while s.seen().closes.len() < 2 && t0.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(s.seen().closes, vec![1001, 1001]);
+}
