@@ -1278,6 +1278,26 @@ impl Jars {
     }
 }
 
+/// The `Cookie` field a WebSocket upgrade to `url` carries from VU
+/// `vu`'s jar `jar` (0: its own), as k6 sends it: the jar's cookies for
+/// the URL, `ws`/`wss` read as `http`/`https`.
+pub(crate) fn ws_cookie(
+    jars: &std::cell::RefCell<AllJars>,
+    vu: usize,
+    iteration: u64,
+    jar: usize,
+    url: &str,
+) -> Option<String> {
+    let http_url = if let Some(rest) = url.strip_prefix("wss://") {
+        format!("https://{rest}")
+    } else if let Some(rest) = url.strip_prefix("ws://") {
+        format!("http://{rest}")
+    } else {
+        url.to_string()
+    };
+    cookie_field(jars.borrow_mut().of(vu), iteration, jar, &[], &http_url)
+}
+
 /// Sets the `Cookie` header as k6 does: a `Cookie` field the script set
 /// itself, then `params.cookies`, then the jar's cookies for the URL.
 fn add_cookies(jars: &mut Jars, iteration: u64, req: &mut ClientRequest, meta: &ReqMeta) {
@@ -2733,7 +2753,7 @@ pub fn install<'js>(
         )?;
     }
     install_response(ctx, &k6)?;
-    crate::ws::install(ctx, &k6, shared)?;
+    crate::ws::install(ctx, &k6, shared, &jars)?;
     k6.set("http", http)?;
     g.set("__k6", k6)?;
     Ok(())

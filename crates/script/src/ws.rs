@@ -306,18 +306,27 @@ fn string_pairs<'js>(v: Option<Value<'js>>) -> Vec<(String, String)> {
 struct Params {
     headers: Vec<(String, String)>,
     tags: Vec<(String, String)>,
+    /// The cookie jar (`params.jar`; 0: the VU's own).
+    jar: usize,
+    /// The `Cookie` field from the jar.
+    cookie: Option<String>,
 }
 
 fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params> {
     let mut p = Params {
         headers: Vec::new(),
         tags: Vec::new(),
+        jar: 0,
+        cookie: None,
     };
     let Some(o) = v.and_then(|v| v.into_object()) else {
         return Ok(p);
     };
     p.headers = string_pairs(o.get::<_, Option<Value>>("headers")?);
     p.tags = string_pairs(o.get::<_, Option<Value>>("tags")?);
+    if let Some(j) = o.get::<_, Option<Object>>("jar")? {
+        p.jar = j.get::<_, f64>("_id").unwrap_or(0.0) as usize;
+    }
     if let Some(c) = o.get::<_, Option<Value>>("compression")? {
         let c = match c.as_string() {
             Some(t) => t.to_string()?,
@@ -344,9 +353,15 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
 }
 
 /// Puts `k6/ws`'s natives on `k6` (the `__k6` object).
-pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
+pub fn install<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<Shared>,
+    jars: &Rc<RefCell<crate::api::AllJars>>,
+) -> rquickjs::Result<()> {
     {
         let sh = shared.clone();
+        let jars = jars.clone();
         k6.set(
             "wsOpen",
             Function::new(
@@ -362,7 +377,9 @@ pub fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>, shared: &Rc<Shared>) -> rq
                         ));
                     }
                     let vu = vu::current();
-                    let p = params(&ctx, params_v.0)?;
+                    let mut p = params(&ctx, params_v.0)?;
+                    let iteration = sh.vu_numbers(vu).1;
+                    p.cookie = crate::api::ws_cookie(&jars, vu, iteration, p.jar, &url);
                     open(&ctx, &sh, vu, &url, p)
                 },
             )?,
@@ -609,6 +626,13 @@ fn open<'js>(
         && let Ok(v) = http::HeaderValue::from_str(&agent)
     {
         req.headers_mut().insert(http::header::USER_AGENT, v);
+    }
+    // As gorilla's dialer: the jar's cookies, then the script's fields
+    // (a `Cookie` of its own replaces them).
+    if let Some(c) = &p.cookie
+        && let Ok(v) = http::HeaderValue::from_str(c)
+    {
+        req.headers_mut().insert(http::header::COOKIE, v);
     }
     for (k, v) in &p.headers {
         if let (Ok(k), Ok(v)) = (

@@ -37,12 +37,15 @@ fn a_session_echoes_pings_and_closes_on_its_timer_as_k6() {
     let e = run(
         r#"
 import ws from 'k6/ws';
+import http from 'k6/http';
 import { check } from 'k6';
 import { Counter } from 'k6/metrics';
 const got = new Counter('got');
 const closes = new Counter('closed_1001');
 export const options = { vus: 1, iterations: 2 };
 export default function () {
+  // The VU's jar's cookies for the URL go with the upgrade, as in k6.
+  http.cookieJar().set(`http${__ENV.WS.slice(2)}/`, 'sid', 'abc');
   const res = ws.connect(`${__ENV.WS}/echo`, { headers: { 'X-Test': 'yes' }, tags: { my: 't' } }, function (socket) {
     socket.on('open', () => {
       socket.send('hello');
@@ -82,6 +85,7 @@ export default function () {
         let get = |n: &str| fields.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
         assert_eq!(get("x-test"), Some("yes"));
         assert_eq!(get("user-agent"), Some("loadlab-k6"));
+        assert_eq!(get("cookie"), Some("sid=abc"));
     }
     assert_eq!(seen.messages.len(), 4);
     assert!(
