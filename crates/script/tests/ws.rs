@@ -49,10 +49,11 @@ export default function () {
   const res = ws.connect(`${__ENV.WS}/echo`, { headers: { 'X-Test': 'yes' }, tags: { my: 't' } }, function (socket) {
     socket.on('open', () => {
       socket.send('hello');
+      socket.send('x'.repeat(300000));
       socket.sendBinary(new Uint8Array([1, 2, 3]).buffer);
       socket.ping();
     });
-    socket.on('message', (m) => { if (m === 'hello') got.add(1); });
+    socket.on('message', (m) => { if (m === 'hello' || m === 'x'.repeat(300000)) got.add(1); });
     socket.on('binaryMessage', (b) => { if (new Uint8Array(b).join() === '1,2,3') got.add(1); });
     socket.on('pong', () => got.add(1));
     socket.setTimeout(() => socket.close(), 300);
@@ -69,11 +70,11 @@ export default function () {
         &s,
     );
     assert_eq!(num(&e, "checks", "passes"), 8.0, "{}", e["root_group"]);
-    assert_eq!(num(&e, "got", "count"), 6.0);
+    assert_eq!(num(&e, "got", "count"), 8.0);
     assert_eq!(num(&e, "closed_1001", "count"), 2.0);
     assert_eq!(num(&e, "ws_sessions", "count"), 2.0);
-    assert_eq!(num(&e, "ws_msgs_sent", "count"), 4.0);
-    assert_eq!(num(&e, "ws_msgs_received", "count"), 4.0);
+    assert_eq!(num(&e, "ws_msgs_sent", "count"), 6.0);
+    assert_eq!(num(&e, "ws_msgs_received", "count"), 6.0);
     assert!(num(&e, "ws_ping", "max") >= 0.0);
     assert!(num(&e, "ws_session_duration", "min") >= 300.0);
     assert!(num(&e, "ws_connecting", "max") < 5_000.0);
@@ -87,7 +88,7 @@ export default function () {
         assert_eq!(get("user-agent"), Some("loadlab-k6"));
         assert_eq!(get("cookie"), Some("sid=abc"));
     }
-    assert_eq!(seen.messages.len(), 4);
+    assert_eq!(seen.messages.len(), 6);
     assert!(
         seen.messages
             .contains(&Message::Binary(vec![1u8, 2, 3].into()))
