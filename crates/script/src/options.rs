@@ -675,11 +675,10 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 29] = [
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 8] = [
+const ENV_UNSUPPORTED: [&str; 7] = [
     "K6_PAUSED",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
-    "K6_HOSTS",
     "K6_NO_VU_CONNECTION_REUSE",
     "K6_LOCAL_IPS",
     "K6_LINGER",
@@ -1030,6 +1029,15 @@ impl Options {
         }
         let mut scenarios = Vec::new();
         let mut warnings = Vec::new();
+        // k6 v1.8.1 has no reader for K6_HOSTS: it ignores the variable,
+        // whatever its value. So does loadlab, saying so.
+        if o.env.iter().any(|(k, v)| k == "K6_HOSTS" && !v.is_empty()) {
+            warnings.push(
+                "K6_HOSTS is ignored, as k6 ignores it (it has no reader for it); set the script's \
+                 options.hosts instead"
+                    .into(),
+            );
+        }
         // k6's layers: the environment's or the command line's `duration`,
         // `iterations` or `stages` replace all of the lower layers'
         // shortcuts and `scenarios` (k6 warns when scenarios go).
@@ -2601,6 +2609,19 @@ mod tests {
             r.warnings,
             vec!["\"env\" level configuration overrode scenarios configuration entirely"]
         );
+        // K6_HOSTS is ignored, as by k6 (which has no reader for it),
+        // with a warning.
+        let o = Overrides {
+            env: env(&[("K6_HOSTS", "{\"a.test\":\"127.0.0.1\"}")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert!(r.hosts.is_empty());
+        assert!(
+            r.warnings[0].starts_with("K6_HOSTS is ignored"),
+            "{:?}",
+            r.warnings
+        );
         // The flags' layer is over it.
         let o = Overrides {
             env: env(&[("K6_DURATION", "5s"), ("K6_VUS", "3")]),
@@ -2632,9 +2653,9 @@ mod tests {
             ("K6_STAGES", ":3", "no duration"),
             ("K6_TAGS", "nocolon", "expected NAME:VALUE pairs"),
             (
-                "K6_HOSTS",
-                "a=b",
-                "K6_HOSTS=\"a=b\": the option is not supported by loadlab k6",
+                "K6_LOCAL_IPS",
+                "10.0.0.1",
+                "K6_LOCAL_IPS=\"10.0.0.1\": the option is not supported by loadlab k6",
             ),
         ] {
             let e = env_layer(&json!({}), &env(&[(k, v)]))
