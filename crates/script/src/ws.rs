@@ -23,7 +23,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{Sink, SinkExt, StreamExt};
 use loadlab_core::ErrorKind;
 use loadlab_engine::client::{Client, RawConn};
 use rquickjs::function::Opt;
@@ -511,16 +511,55 @@ fn write(
     s: &Rc<RefCell<Session>>,
     msg: Message,
 ) -> rquickjs::Result<Option<String>> {
+    // Nearly always the frame goes out at once: written here, without a
+    // turn of the scheduler; a socket that is full waits below.
+    let closing = matches!(msg, Message::Close(_));
+    let mut flush_only = false;
+    let mut msg = Some(msg);
+    {
+        let mut b = s.borrow_mut();
+        let Some(ws) = b.ws.as_mut() else {
+            return Ok(Some(io_text(&tungstenite::Error::AlreadyClosed)));
+        };
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut ws = Pin::new(ws);
+        if let Poll::Ready(Ok(())) = ws.as_mut().poll_ready(&mut cx) {
+            match ws.as_mut().start_send(msg.take().expect("the message")) {
+                Ok(()) => {}
+                // (See below: the server closed first.)
+                Err(tungstenite::Error::Protocol(
+                    tungstenite::error::ProtocolError::SendAfterClosing,
+                )) if closing => {}
+                Err(e) => return Ok(Some(io_text(&e))),
+            }
+            match ws.as_mut().poll_flush(&mut cx) {
+                Poll::Ready(Ok(())) => return Ok(None),
+                Poll::Ready(Err(e)) => return Ok(Some(io_text(&e))),
+                Poll::Pending => flush_only = true,
+            }
+        }
+    }
     let out: Rc<RefCell<Option<String>>> = Rc::default();
     let (s2, out2) = (s.clone(), out.clone());
     wait_for(
         ctx,
         Box::new(move |_client: Rc<Client>| {
             Box::pin(async move {
+                if flush_only {
+                    let taken = s2.borrow_mut().ws.take();
+                    if let Some(mut ws) = taken {
+                        let r = ws.flush().await;
+                        s2.borrow_mut().ws = Some(ws);
+                        if let Err(e) = r {
+                            *out2.borrow_mut() = Some(io_text(&e));
+                        }
+                    }
+                    return;
+                }
+                let Some(msg) = msg else { return };
                 // Out of the session while in use (no borrow held across
                 // a wait); dropped with this future if the VU is stopped.
                 let taken = s2.borrow_mut().ws.take();
-                let closing = matches!(msg, Message::Close(_));
                 let r = match taken {
                     Some(mut ws) => match ws.send(msg).await {
                         // The server closed first: the protocol layer has
