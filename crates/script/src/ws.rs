@@ -297,11 +297,6 @@ fn wait_for(ctx: &Ctx<'_>, make: vu::WaitFn) -> rquickjs::Result<()> {
     }
 }
 
-/// The string values of a JS object's own properties.
-fn string_pairs<'js>(v: Option<Value<'js>>) -> Vec<(String, String)> {
-    crate::api::js_pairs(v.as_ref())
-}
-
 /// The parts of `ws.connect`'s params k6 reads.
 struct Params {
     headers: Vec<(String, String)>,
@@ -322,8 +317,8 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
     let Some(o) = v.and_then(|v| v.into_object()) else {
         return Ok(p);
     };
-    p.headers = string_pairs(o.get::<_, Option<Value>>("headers")?);
-    p.tags = string_pairs(o.get::<_, Option<Value>>("tags")?);
+    p.headers = crate::api::js_pairs(o.get::<_, Option<Value>>("headers")?.as_ref());
+    p.tags = crate::api::js_pairs(o.get::<_, Option<Value>>("tags")?.as_ref());
     if let Some(j) = o.get::<_, Option<Object>>("jar")? {
         p.jar = j.get::<_, f64>("_id").unwrap_or(0.0) as usize;
     }
