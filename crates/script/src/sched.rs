@@ -2802,8 +2802,9 @@ impl<'js> Sched<'_, 'js> {
                     .push(Reverse((Instant::now() + d, i, slot.op_gen)));
                 None
             }
-            Some(Op::Wait(make)) => {
+            Some(Op::Wait(make, at)) => {
                 slot.op_gen += 1;
+                let g = slot.op_gen;
                 let fut = make(self.client.clone());
                 let inflight = &mut self.http[i];
                 inflight.start_batch(
@@ -2816,6 +2817,9 @@ impl<'js> Sched<'_, 'js> {
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
                 if inflight.poll_started(&mut cx, &mut self.boxes) {
                     self.wakers[i].0.queue();
+                }
+                if let Some(at) = at {
+                    self.add_deadline(at, i, g);
                 }
                 None
             }

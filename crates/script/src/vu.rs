@@ -23,9 +23,10 @@ pub enum Op {
     Http(Vec<ClientRequest>),
     Sleep(Duration),
     /// Resume when this future is done (a WebSocket's next event, say),
-    /// with `Resume::Http` of no responses. It keeps its own time: the
-    /// scheduler sets no deadline for it.
-    Wait(WaitFn),
+    /// with `Resume::Http` of no responses. With an instant, the scheduler
+    /// polls it once more then (from its one timer, not a timer of the
+    /// future's own): the future looks at the clock and ends itself.
+    Wait(WaitFn, Option<tokio::time::Instant>),
     /// The iteration (or setup/teardown) ended: `Err` holds the exception.
     Done(Result<(), String>),
 }

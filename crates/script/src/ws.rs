@@ -288,7 +288,12 @@ fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
 /// Suspends the VU until `make`'s future is done (`what` names the call
 /// in the init context's error).
 fn wait_for(ctx: &Ctx<'_>, make: vu::WaitFn) -> rquickjs::Result<()> {
-    match vu::suspend(Op::Wait(make)) {
+    wait_until(ctx, make, None)
+}
+
+/// [`wait_for`], the future polled once more at `at` (see [`Op::Wait`]).
+fn wait_until(ctx: &Ctx<'_>, make: vu::WaitFn, at: Option<Instant>) -> rquickjs::Result<()> {
+    match vu::suspend(Op::Wait(make, at)) {
         Resume::Abort | Resume::Quit => Err(throw(
             ctx,
             "the test is over: this VU's iteration was interrupted",
@@ -869,7 +874,7 @@ fn next<'js>(
         let (s2, got2) = (s.clone(), got.clone());
         let deadline = (wait_ms >= 0.0 && wait_ms.is_finite())
             .then(|| Instant::now() + Duration::from_secs_f64(wait_ms / 1e3));
-        wait_for(
+        wait_until(
             ctx,
             Box::new(move |_client: Rc<Client>| {
                 Box::pin(async move {
@@ -881,17 +886,20 @@ fn next<'js>(
                     };
                     let mut guard = CloseOnDrop(Some(ws));
                     let ws = guard.0.as_mut().expect("the session's stream");
-                    let e = match deadline {
-                        Some(d) => tokio::select! {
-                            m = ws.next() => item(m),
-                            _ = tokio::time::sleep_until(d) => Event::Timer,
-                        },
-                        None => item(ws.next().await),
-                    };
+                    // The deadline is the scheduler's (`wait_until`): no
+                    // tokio timer per wait.
+                    let e = std::future::poll_fn(|cx| {
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            return Poll::Ready(Event::Timer);
+                        }
+                        ws.poll_next_unpin(cx).map(item)
+                    })
+                    .await;
                     s2.borrow_mut().ws = guard.0.take();
                     *got2.borrow_mut() = Some(e);
                 })
             }),
+            deadline,
         )?;
     }
     let e = got.borrow_mut().take().unwrap_or(Event::Timer);
