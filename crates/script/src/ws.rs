@@ -120,6 +120,9 @@ export function connect(url, ...args) {
       }
     }
   } finally {
+    // An exception out of a handler: the socket still says goodbye, and
+    // its close handlers run, as k6's deferred close does.
+    if (!closed) { try { closeWith(1001); } catch (_) {} }
     k.wsEnd(sid);
   }
   return r.res;

@@ -147,6 +147,14 @@ export default function () {
   log(`down:${down.status}:${down.error}`);
   const bad = ws.connect('http://127.0.0.1:1/x', () => log('never'));
   log(`bad:${bad.error}`);
+  // A handler's exception ends the session (a going-away close, the
+  // close handlers run) and is the iteration's.
+  try {
+    ws.connect(`${__ENV.WS}/push/1`, (socket) => {
+      socket.on('message', () => { throw new Error('handler failed'); });
+      socket.on('close', (c) => log(`close:${c}`));
+    });
+  } catch (e) { log(`thrown:${e.message}`); }
   // Argument errors, thrown as in k6.
   try { ws.connect(`${__ENV.WS}/echo`); } catch (e) { log(`args:${e.message}`); }
   try { ws.connect(`${__ENV.WS}/echo`, {}, 'x'); } catch (e) { log(`fn:${e.message}`); }
@@ -162,6 +170,7 @@ export default function () {
     'deny:403:denied:',
     'down:0:dial tcp 127.0.0.1:1: connect: connection refused',
     'bad:malformed ws or wss URL',
+    'close:1001', 'thrown:handler failed',
     'args:invalid number of arguments to ws.connect',
     'fn:last argument to ws.connect must be a function',
     'timeout:setTimeout requires a >0 timeout parameter, received 0.00',
@@ -176,10 +185,18 @@ export default function () {
     assert_eq!(num(&e, "checks", "passes"), 1.0);
     // Every connect that dialled counts a session, the refused ones too
     // (k6 counts them); the malformed URL none.
-    assert_eq!(num(&e, "ws_sessions", "count"), 8.0);
+    assert_eq!(num(&e, "ws_sessions", "count"), 9.0);
     let seen = s.seen();
     // The client answered the server's 4000 close with its own.
     assert!(seen.closes.contains(&4000), "{:?}", seen.closes);
+    // Goodbyes: the ping test's 1000 and the others' 1001 (the push test,
+    // the handler's exception, the setTimeout(0) one).
+    assert_eq!(
+        seen.closes.iter().filter(|&&c| c == 1001).count(),
+        3,
+        "{:?}",
+        seen.closes
+    );
 }
 
 #[test]
