@@ -24,6 +24,15 @@ fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {metric}.{field} in {}", e["metrics"]))
 }
 
+/// Waits (5 s at most) until the server has read `n` close frames: the
+/// last ones reach it a moment after the run returns.
+fn wait_closes(s: &WsServer, n: usize) {
+    let t0 = std::time::Instant::now();
+    while s.seen().closes.len() < n && t0.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn run(src: &str, s: &WsServer) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let env = vec![("WS".into(), format!("ws://{}", s.addr))];
@@ -89,6 +98,8 @@ export default function () {
         assert_eq!(get("cookie"), Some("sid=abc"));
     }
     assert_eq!(seen.messages.len(), 6);
+    wait_closes(&s, 2);
+    let seen = s.seen();
     assert!(
         seen.messages
             .contains(&Message::Binary(vec![1u8, 2, 3].into()))
@@ -186,6 +197,8 @@ export default function () {
     // Every connect that dialled counts a session, the refused ones too
     // (k6 counts them); the malformed URL none.
     assert_eq!(num(&e, "ws_sessions", "count"), 9.0);
+    // 4000, 1000 (the server's), 1000 (the ping test's), 1001 × 3.
+    wait_closes(&s, 6);
     let seen = s.seen();
     // The client answered the server's 4000 close with its own.
     assert!(seen.closes.contains(&4000), "{:?}", seen.closes);
@@ -302,10 +315,6 @@ export default function () {
         e["metrics"]
     );
     assert!(e["metrics"].get("iterations").is_none(), "{}", e["metrics"]);
-    // The closes reach the server a moment after the run returns.
-    let t0 = std::time::Instant::now();
-    while s.seen().closes.len() < 2 && t0.elapsed() < std::time::Duration::from_secs(5) {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_closes(&s, 2);
     assert_eq!(s.seen().closes, vec![1001, 1001]);
 }
