@@ -2572,3 +2572,66 @@ fn csv_output_flag_and_its_bad_arguments() {
         "{stderr}"
     );
 }
+
+/// k6/ws through the command: the summary's `WEBSOCKET` section after
+/// `NETWORK`, as k6 v1.8.1 lays it out; and k6's warning when no iteration
+/// ended (the one session outlives the scenario).
+#[test]
+fn websocket_summary_section_and_the_no_iteration_warning_as_k6() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let s = rt.block_on(loadlab_testkit::ws::start());
+    let dir = tempfile::tempdir().unwrap();
+    let ws = format!("WS=ws://{}", s.addr);
+    let out = k6(
+        dir.path(),
+        "import ws from 'k6/ws';\n\
+         export const options = { iterations: 1 };\n\
+         export default function () {\n\
+           let n = 0;\n\
+           ws.connect(`${__ENV.WS}/push/2`, (s) => { s.on('message', () => { if (++n === 2) s.close(); }); });\n\
+         }\n",
+        &["-e", &ws],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let net = stdout.find("    NETWORK\n").expect(&stdout);
+    let wsec = stdout.find("    WEBSOCKET\n").expect(&stdout);
+    assert!(net < wsec, "{stdout}");
+    let rows: Vec<&str> = stdout[wsec..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split('.').next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "ws_connecting",
+            "ws_msgs_received",
+            "ws_session_duration",
+            "ws_sessions"
+        ],
+        "{stdout}"
+    );
+    assert!(!stderr.contains("No script iterations"), "{stderr}");
+
+    let out = k6(
+        dir.path(),
+        "import ws from 'k6/ws';\n\
+         export const options = { scenarios: { s: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s' } } };\n\
+         export default function () { ws.connect(`${__ENV.WS}/echo`, () => {}); }\n",
+        &["-e", &ws],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "level=warning msg=\"No script iterations fully finished, consider making the test duration longer\""
+        ),
+        "{stderr}"
+    );
+}
