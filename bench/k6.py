@@ -325,6 +325,11 @@ def ws_run(tool, binaries, vus, ramp, hold):
     return res
 
 
+def exit_cell(r):
+    """A run's exit code, and why the watchdog killed it if it did."""
+    return f"{r['rc']}{' (killed: ' + r['killed'] + ')' if r['killed'] else ''}"
+
+
 def fmt(v, nd=1):
     if v is None:
         return "–"
@@ -454,7 +459,7 @@ def main():
                   f"{fmt(r['msgs_received'])} | {fmt(r['echo_per_s'])} | "
                   f"{fmt(100 * cr if cr is not None else None, 2)} % | {fmt(r['peak_rss_mib'])} | "
                   f"{fmt(r['client_cpu_s'], 2)} | {fmt(r['client_cpu_us_per_msg'])} | {fmt(r['host_load1'])} | "
-                  f"{r['rc']}{' (killed: ' + r['killed'] + ')' if r['killed'] else ''} |")
+                  f"{exit_cell(r)} |")
         ok = [r for r in results if "error" not in r]
         for vus in sorted({r["vus"] for r in ok}):
             k = [r for r in ok if r["vus"] == vus and r["tool"] == "k6"]
@@ -483,7 +488,7 @@ def main():
             print(f"| {r['tool']} | {r['vus']:,} | {fmt(r.get('vus_max'))} | {fmt(r.get('http_reqs'))} | "
                   f"{fmt(100 * failed if failed is not None else None, 2)} % | {fmt(r['peak_rss_mib'])} | "
                   f"{fmt(r['kib_per_vu'])} | {fmt(r['client_cpu_s'], 2)} | "
-                  f"{r['rc']}{' (killed: ' + r['killed'] + ')' if r['killed'] else ''} |")
+                  f"{exit_cell(r)} |")
     else:
         chans = [int(c) for c in a.channels.split(",")]
         for rep in range(a.reps):
