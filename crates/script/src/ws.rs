@@ -80,11 +80,12 @@ export function connect(url, ...args) {
   };
   const socket = {
     on(ev, h) { if (typeof h === 'function') { const l = handlers.get(String(ev)); if (l) l.push(h); else handlers.set(String(ev), [h]); } },
-    send(m) { if (closed) { emit('error', werr('websocket: close sent')); return; } const e = k.wsSend(sid, String(m), false); if (e) emit('error', werr(e)); },
+    // (After the close, a send fails with Go's words and, as in k6, is
+    // still counted in ws_msgs_sent.)
+    send(m) { const e = k.wsSend(sid, String(m), false); if (e) emit('error', werr(e)); },
     sendBinary(m) {
       if (m === undefined || m === null) throw k.goError('missing argument, expected ArrayBuffer');
       if (!(m instanceof ArrayBuffer)) throw k.goError(`expected ArrayBuffer as argument, received: ${m.constructor?.name ?? typeof m}`);
-      if (closed) { emit('error', werr('websocket: close sent')); return; }
       const e = k.wsSend(sid, m, true); if (e) emit('error', werr(e));
     },
     ping() { if (closed) return; const e = k.wsPing(sid); if (e) emit('error', werr(e)); },
@@ -410,10 +411,9 @@ pub fn install<'js>(
                         Message::Text(t.into())
                     };
                     let err = write(&ctx, &s, msg)?;
-                    if err.is_none() {
-                        let b = s.borrow();
-                        sh.add_vu_named(b.vu, "ws_msgs_sent", 1.0, b.tags.clone());
-                    }
+                    // Counted whether or not the write worked, as k6 does.
+                    let b = s.borrow();
+                    sh.add_vu_named(b.vu, "ws_msgs_sent", 1.0, b.tags.clone());
                     Ok(err)
                 },
             )?,

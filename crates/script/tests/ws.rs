@@ -126,11 +126,12 @@ export default function () {
     socket.on('error', (e) => log(`error:${e.error()}:${e.code}:${e.text}`));
     socket.on('close', (c) => log(`close:${c}`));
   });
-  // A normal close from the server: no error.
+  // A normal close from the server: no error; a send after the close
+  // fails in Go's words.
   ws.connect(`${__ENV.WS}/close/1000`, (socket) => {
     socket.on('open', () => socket.send('x'));
     socket.on('error', (e) => log(`error:${e.error()}`));
-    socket.on('close', (c) => log(`close:${c}`));
+    socket.on('close', (c) => { log(`close:${c}`); socket.send('late'); });
   });
   // The connection dropped: abnormal closure.
   ws.connect(`${__ENV.WS}/drop`, (socket) => {
@@ -174,7 +175,7 @@ export default function () {
   } catch (e) { log(`timeout:${e.message}`); }
   const want = [
     'error:websocket: close 4000: bye:4000:bye', 'close:4000',
-    'close:1000',
+    'close:1000', 'error:websocket: close sent',
     'error:websocket: close 1006 (abnormal closure): unexpected EOF:1006:unexpected EOF', 'close:1006',
     'ping', 'close:1000',
     'push:5:3',
