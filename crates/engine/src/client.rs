@@ -24,6 +24,7 @@ thread_local! {
 }
 
 pub use crate::request::RedirectCookies;
+pub use crate::transport::with_owner;
 
 /// What to send.
 #[derive(Debug, Clone)]
@@ -208,6 +209,13 @@ impl Client {
             tcp: times.tcp,
             tls: times.tls,
         })
+    }
+
+    /// Closes the idle keep-alive connections of `owner` (requests polled
+    /// inside [`with_owner`]); k6's `noVUConnectionReuse` at the end of a
+    /// VU's iteration.
+    pub fn close_idle_of(&self, owner: u32) {
+        self.transport.close_idle_of(owner);
     }
 
     /// Sends one request; failures are data (`status` 0 and `error`).

@@ -109,9 +109,52 @@ pub(crate) struct HostPool {
     max_idle: usize,
 }
 
+thread_local! {
+    /// The owner of the connections the requests polled now take and open
+    /// (0: shared by all).
+    static OWNER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` (a poll of a caller's requests) as `owner`: idle keep-alive
+/// connections are reused only by requests of the same owner, and new ones
+/// are its (k6's `noVUConnectionReuse`: each VU its own connections, closed
+/// by [`Transport::close_idle_of`] at the end of its iterations). HTTP/2
+/// connections stay shared.
+pub fn with_owner<R>(owner: u32, f: impl FnOnce() -> R) -> R {
+    let before = OWNER.with(|o| o.replace(owner));
+    let r = f();
+    OWNER.with(|o| o.set(before));
+    r
+}
+
+pub(crate) fn current_owner() -> u32 {
+    OWNER.with(std::cell::Cell::get)
+}
+
 impl HostPool {
     fn take_idle(&self) -> Option<Box<H1Conn>> {
-        self.idle.lock().expect("pool lock").pop()
+        let owner = current_owner();
+        let mut idle = self.idle.lock().expect("pool lock");
+        if owner == 0 {
+            return idle.pop();
+        }
+        let i = idle.iter().rposition(|c| c.owner == owner)?;
+        Some(idle.swap_remove(i))
+    }
+
+    /// Drops the idle connections of `owner` (closing them).
+    fn close_idle_of(&self, owner: u32) {
+        let gone: Vec<Box<H1Conn>> = {
+            let mut idle = self.idle.lock().expect("pool lock");
+            let (gone, keep) = std::mem::take(&mut *idle)
+                .into_iter()
+                .partition(|c| c.owner == owner);
+            *idle = keep;
+            gone
+        };
+        if !gone.is_empty() && self.open.is_some() {
+            self.freed.notify_one();
+        }
     }
 
     /// Returns a connection after a complete exchange it can be reused for.
@@ -529,6 +572,20 @@ impl Transport {
         } else {
             let conn = H1Conn::new(stream, permit, self.max_headers_size, info);
             Ok((Conn::H1(Box::new(conn)), times))
+        }
+    }
+
+    /// Closes `owner`'s idle keep-alive connections (see [`with_owner`]).
+    pub fn close_idle_of(&self, owner: u32) {
+        let pools: Vec<Arc<HostPool>> = self
+            .pools
+            .lock()
+            .expect("pools lock")
+            .values()
+            .cloned()
+            .collect();
+        for p in pools {
+            p.close_idle_of(owner);
         }
     }
 

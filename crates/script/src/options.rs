@@ -530,6 +530,9 @@ pub struct RequestOptions {
     pub throw: bool,
     /// `noConnectionReuse`: a new connection for every request.
     pub no_connection_reuse: bool,
+    /// `noVUConnectionReuse`: a VU's keep-alive connections are its own,
+    /// closed at the end of each of its iterations.
+    pub no_vu_connection_reuse: bool,
     /// `minIterationDuration`: a shorter iteration waits out the rest.
     pub min_iteration_duration: Option<Duration>,
     /// `httpDebug` (`--http-debug[=full]`): each request and response is
@@ -629,7 +632,7 @@ pub struct Overrides {
 
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
-const ENV_OPTIONS: [(&str, &str, EnvKind); 29] = [
+const ENV_OPTIONS: [(&str, &str, EnvKind); 30] = [
     ("K6_VUS", "vus", EnvKind::Int),
     ("K6_DURATION", "duration", EnvKind::Duration),
     ("K6_ITERATIONS", "iterations", EnvKind::Int),
@@ -645,6 +648,11 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 29] = [
     ),
     ("K6_THROW", "throw", EnvKind::Bool),
     ("K6_NO_CONNECTION_REUSE", "noConnectionReuse", EnvKind::Bool),
+    (
+        "K6_NO_VU_CONNECTION_REUSE",
+        "noVUConnectionReuse",
+        EnvKind::Bool,
+    ),
     (
         "K6_MIN_ITERATION_DURATION",
         "minIterationDuration",
@@ -675,11 +683,10 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 29] = [
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 7] = [
+const ENV_UNSUPPORTED: [&str; 6] = [
     "K6_PAUSED",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
-    "K6_NO_VU_CONNECTION_REUSE",
     "K6_LOCAL_IPS",
     "K6_LINGER",
     "K6_WEB_DASHBOARD",
@@ -1011,7 +1018,6 @@ impl Options {
         for unsupported in [
             "ext",
             "localIPs",
-            "noVUConnectionReuse",
             "paused",
             "linger",
             "executionSegment",
@@ -1634,6 +1640,8 @@ impl Options {
                     || flag("insecureSkipTLSVerify")?,
                 throw: flags.throw || flag("throw")?,
                 no_connection_reuse: flags.no_connection_reuse || flag("noConnectionReuse")?,
+                no_vu_connection_reuse: flags.no_vu_connection_reuse
+                    || flag("noVUConnectionReuse")?,
                 min_iteration_duration,
                 http_debug: match (&flags.http_debug, get("httpDebug")) {
                     (Some(m), _) => Some(m.clone()),
@@ -2254,7 +2262,6 @@ mod tests {
     fn k6_options_loadlab_lacks_are_named_and_its_own_are_read() {
         for (k, v) in [
             ("paused", json!(true)),
-            ("noVUConnectionReuse", json!(true)),
             ("linger", json!(true)),
             ("localIPs", json!("10.0.0.1")),
         ] {
@@ -2268,7 +2275,7 @@ mod tests {
         // Set to their default they change nothing; unknown keys are
         // ignored, as k6 ignores them.
         let o = Options::resolve(
-            &json!({"noVUConnectionReuse": false, "cloud": {"name": "x"}, "someKey": 1}),
+            &json!({"paused": false, "cloud": {"name": "x"}, "someKey": 1}),
             &Overrides::default(),
         )
         .unwrap();
@@ -2276,6 +2283,7 @@ mod tests {
         let o = Options::resolve(
             &json!({"discardResponseBodies": true, "userAgent": "", "throw": true,
                     "insecureSkipTLSVerify": true, "noConnectionReuse": true,
+                    "noVUConnectionReuse": true,
                     "minIterationDuration": "1.5s", "httpDebug": "full"}),
             &Overrides::default(),
         )
@@ -2288,6 +2296,7 @@ mod tests {
                 insecure_skip_tls_verify: true,
                 throw: true,
                 no_connection_reuse: true,
+                no_vu_connection_reuse: true,
                 min_iteration_duration: Some(Duration::from_millis(1500)),
                 http_debug: Some("full".into()),
                 rps: None,

@@ -14,7 +14,7 @@ use std::task::{Poll, Wake, Waker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
-use loadlab_engine::client::{Client, ClientResponse};
+use loadlab_engine::client::{Client, ClientResponse, with_owner};
 use rquickjs::loader::{BuiltinResolver, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
@@ -1698,6 +1698,11 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ("k6/ws", crate::ws::EXPORTS),
 ];
 
+/// The owner of VU `i`'s connections under `noVUConnectionReuse`.
+fn owner_of(i: usize) -> u32 {
+    u32::try_from(i + 1).unwrap_or(u32::MAX)
+}
+
 /// The built-in modules' names, for the error that names one missing.
 fn module_names() -> String {
     crate::api::MODULES
@@ -2719,6 +2724,9 @@ struct Sched<'a, 'js> {
     /// their own ([`Client::send_polled`]): at its deadline a request is
     /// polled once more, and times out.
     deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// `noVUConnectionReuse`: VU `i`'s requests are polled as owner `i + 1`
+    /// of their keep-alive connections, closed when its iteration ends.
+    own_conns: bool,
 }
 
 impl<'js> Sched<'_, 'js> {
@@ -2857,7 +2865,13 @@ impl<'js> Sched<'_, 'js> {
                 // A request that ends here (a bad URL) is handed over by
                 // the next pass, not by a resume from inside this one.
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if inflight.poll_started(&mut cx, &mut self.boxes) {
+                let boxes = &mut self.boxes;
+                let ended = if self.own_conns {
+                    with_owner(owner_of(i), || inflight.poll_started(&mut cx, boxes))
+                } else {
+                    inflight.poll_started(&mut cx, boxes)
+                };
+                if ended {
                     self.wakers[i].0.queue();
                 }
                 self.add_deadline(begin + first, i, g);
@@ -2888,7 +2902,13 @@ impl<'js> Sched<'_, 'js> {
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if let Poll::Ready(resps) = self.http[i].poll(&mut cx, &mut self.boxes)
+                let (http, boxes) = (&mut self.http[i], &mut self.boxes);
+                let polled = if self.own_conns {
+                    with_owner(owner_of(i), || http.poll(&mut cx, boxes))
+                } else {
+                    http.poll(&mut cx, boxes)
+                };
+                if let Poll::Ready(resps) = polled
                     && let Some(r) = self.resume(i, Resume::Http(resps))
                 {
                     done.push((i, r));
@@ -2946,6 +2966,10 @@ impl<'js> Sched<'_, 'js> {
     /// Books a finished iteration.
     fn finished(&mut self, i: usize, r: Result<(), String>, arrival: bool) {
         let shared = self.shared;
+        // As k6 closes a VU's idle connections after each iteration.
+        if self.own_conns {
+            self.client.close_idle_of(owner_of(i));
+        }
         shared.active.set(shared.active.get().saturating_sub(1));
         let slot = &mut self.slots[i];
         slot.iters += 1;
@@ -3010,6 +3034,9 @@ impl<'js> Sched<'_, 'js> {
     fn abort(&mut self, i: usize) {
         // Dropping a request in flight closes its connection.
         self.http[i].clear(&mut self.boxes);
+        if self.own_conns {
+            self.client.close_idle_of(owner_of(i));
+        }
         self.slots[i].op_gen += 1;
         vu::ABORTING.with(|a| a.set(true));
         let mut r = self.resume(i, Resume::Abort);
@@ -3321,6 +3348,7 @@ async fn drive_local<'js>(
         script_errors: 0,
         sleepers: BinaryHeap::new(),
         deadlines: BinaryHeap::new(),
+        own_conns: shared.http.request.no_vu_connection_reuse,
     };
     let mut interrupted = false;
 

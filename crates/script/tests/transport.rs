@@ -735,3 +735,45 @@ export default function () {{
     assert!(!out.thresholds_failed, "{}", out.summary);
     assert_eq!(num(&e, "checks", "passes"), 3.0, "{}", out.summary);
 }
+
+/// `noVUConnectionReuse`, as k6's: a VU's keep-alive connections are its
+/// own and closed when each of its iterations ends, so every iteration
+/// opens one (its requests share it); without it the VUs keep theirs.
+#[test]
+fn no_vu_connection_reuse_gives_each_iteration_its_own_connection_as_k6() {
+    for (option, want_accepted) in [("false", None), ("true", Some(6))] {
+        let srv = server(|_path, s| {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let src = format!(
+            r#"
+import http from 'k6/http';
+import {{ sleep }} from 'k6';
+export const options = {{ scenarios: {{ s: {{ executor: 'per-vu-iterations', vus: 2, iterations: 3 }} }}, noVUConnectionReuse: {option} }};
+export default function () {{
+  http.get(`${{__ENV.BASE}}/a`);
+  sleep(0.02);
+  http.get(`${{__ENV.BASE}}/b`);
+}}
+"#
+        );
+        let (out, _) = run_script(dir.path(), &src, srv.addr);
+        assert_eq!(out.http_reqs, 12, "{}", out.summary);
+        let accepted = srv.counts.accepted.load(Ordering::SeqCst);
+        match want_accepted {
+            Some(n) => {
+                assert_eq!(accepted, n, "noVUConnectionReuse {option}");
+                // Each closed by the client when its iteration ended.
+                let t0 = Instant::now();
+                while srv.counts.closed.load(Ordering::SeqCst) < n
+                    && t0.elapsed() < Duration::from_secs(5)
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                assert_eq!(srv.counts.closed.load(Ordering::SeqCst), n);
+            }
+            None => assert!(accepted <= 2, "noVUConnectionReuse {option}: {accepted}"),
+        }
+    }
+}

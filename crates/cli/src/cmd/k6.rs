@@ -108,6 +108,10 @@ pub struct K6RunArgs {
     /// A new connection for every request (options.noConnectionReuse).
     #[arg(long = "no-connection-reuse")]
     no_connection_reuse: bool,
+    /// Each VU's connections its own, closed after each of its iterations
+    /// (options.noVUConnectionReuse).
+    #[arg(long = "no-vu-connection-reuse")]
+    no_vu_connection_reuse: bool,
     /// The least time an iteration takes (options.minIterationDuration).
     #[arg(long = "min-iteration-duration")]
     min_iteration_duration: Option<String>,
@@ -406,6 +410,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
     ov.request.throw = a.throw;
     ov.request.no_connection_reuse = a.no_connection_reuse;
+    ov.request.no_vu_connection_reuse = a.no_vu_connection_reuse;
     ov.request.http_debug = a.http_debug.clone();
     // 0 or less: no limit, as in k6 (and over the script's).
     ov.request.rps = a.rps.map(|n| u64::try_from(n).unwrap_or(0));
