@@ -24,7 +24,7 @@ thread_local! {
 }
 
 pub use crate::request::RedirectCookies;
-pub use crate::transport::with_owner;
+pub use crate::stream::with_owner;
 
 /// What to send.
 #[derive(Debug, Clone)]

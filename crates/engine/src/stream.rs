@@ -1,5 +1,6 @@
 //! The byte stream under a connection (plain TCP, a Unix socket, or TLS over
-//! either) and the mapping of I/O failures to [`ErrorKind`]s: what the
+//! either), the mapping of I/O failures to [`ErrorKind`]s, and who owns the
+//! keep-alive connections being made and reused ([`with_owner`]): what the
 //! HTTP/1.1 and HTTP/2 clients (`h1.rs`, `h2.rs`) and the dialler
 //! (`transport.rs`) share, so that neither imports the other's module.
 
@@ -12,6 +13,28 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::UnixStream;
 
 use crate::rxtime::StampedTcp;
+
+thread_local! {
+    /// The owner of the connections the requests polled now take and open
+    /// (0: shared by all).
+    static OWNER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` (a poll of a caller's requests) as `owner`: idle keep-alive
+/// connections are reused only by requests of the same owner, and new ones
+/// are its (k6's `noVUConnectionReuse`: each VU its own connections, closed
+/// by `Transport::close_idle_of` at the end of its iterations). HTTP/2
+/// connections stay shared.
+pub fn with_owner<R>(owner: u32, f: impl FnOnce() -> R) -> R {
+    let before = OWNER.with(|o| o.replace(owner));
+    let r = f();
+    OWNER.with(|o| o.set(before));
+    r
+}
+
+pub(crate) fn current_owner() -> u32 {
+    OWNER.with(std::cell::Cell::get)
+}
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
 pub(crate) enum Stream {

@@ -109,31 +109,9 @@ pub(crate) struct HostPool {
     max_idle: usize,
 }
 
-thread_local! {
-    /// The owner of the connections the requests polled now take and open
-    /// (0: shared by all).
-    static OWNER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// Runs `f` (a poll of a caller's requests) as `owner`: idle keep-alive
-/// connections are reused only by requests of the same owner, and new ones
-/// are its (k6's `noVUConnectionReuse`: each VU its own connections, closed
-/// by [`Transport::close_idle_of`] at the end of its iterations). HTTP/2
-/// connections stay shared.
-pub fn with_owner<R>(owner: u32, f: impl FnOnce() -> R) -> R {
-    let before = OWNER.with(|o| o.replace(owner));
-    let r = f();
-    OWNER.with(|o| o.set(before));
-    r
-}
-
-pub(crate) fn current_owner() -> u32 {
-    OWNER.with(std::cell::Cell::get)
-}
-
 impl HostPool {
     fn take_idle(&self) -> Option<Box<H1Conn>> {
-        let owner = current_owner();
+        let owner = crate::stream::current_owner();
         let mut idle = self.idle.lock().expect("pool lock");
         if owner == 0 {
             return idle.pop();
@@ -575,7 +553,8 @@ impl Transport {
         }
     }
 
-    /// Closes `owner`'s idle keep-alive connections (see [`with_owner`]).
+    /// Closes `owner`'s idle keep-alive connections (see
+    /// [`crate::stream::with_owner`]).
     pub fn close_idle_of(&self, owner: u32) {
         let pools: Vec<Arc<HostPool>> = self
             .pools
