@@ -16,24 +16,31 @@ use crate::rxtime::StampedTcp;
 
 thread_local! {
     /// The owner of the connections the requests polled now take and open
-    /// (0: shared by all).
-    static OWNER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// (0: shared by all), and the local address new ones are bound to.
+    static OWNER: std::cell::Cell<(u32, Option<std::net::IpAddr>)> =
+        const { std::cell::Cell::new((0, None)) };
 }
 
 /// Runs `f` (a poll of a caller's requests) as `owner`: idle keep-alive
 /// connections are reused only by requests of the same owner, and new ones
 /// are its (k6's `noVUConnectionReuse`: each VU its own connections, closed
-/// by `Transport::close_idle_of` at the end of its iterations). HTTP/2
-/// connections stay shared.
-pub fn with_owner<R>(owner: u32, f: impl FnOnce() -> R) -> R {
-    let before = OWNER.with(|o| o.replace(owner));
+/// by `Transport::close_idle_of` at the end of its iterations), bound to
+/// `laddr` when given (k6's `--local-ips`: each VU its source address).
+/// HTTP/2 connections stay shared.
+pub fn with_owner<R>(owner: u32, laddr: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
+    let before = OWNER.with(|o| o.replace((owner, laddr)));
     let r = f();
     OWNER.with(|o| o.set(before));
     r
 }
 
 pub(crate) fn current_owner() -> u32 {
-    OWNER.with(std::cell::Cell::get)
+    OWNER.with(std::cell::Cell::get).0
+}
+
+/// The local address of the owner polled now (see [`with_owner`]).
+pub(crate) fn current_laddr() -> Option<std::net::IpAddr> {
+    OWNER.with(std::cell::Cell::get).1
 }
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.

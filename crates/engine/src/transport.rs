@@ -507,7 +507,7 @@ impl Transport {
     }
 
     async fn connect_tcp(&self, addr: SocketAddr) -> io::Result<TcpStream> {
-        let s = match self.laddr {
+        let s = match crate::stream::current_laddr().or(self.laddr) {
             None => TcpStream::connect(addr).await?,
             Some(l) => {
                 let sock = if addr.is_ipv4() {

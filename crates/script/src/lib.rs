@@ -41,6 +41,7 @@ mod crypto;
 pub mod html;
 mod http_debug;
 mod inflight;
+mod local_ips;
 pub mod log;
 pub mod metrics;
 pub mod options;

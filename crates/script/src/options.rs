@@ -347,6 +347,8 @@ pub struct Options {
     pub max_redirects: Option<u32>,
     /// `hosts`: names dialled at fixed addresses (k6's option).
     pub hosts: loadlab_engine::hosts::HostOverrides,
+    /// `--local-ips` (`K6_LOCAL_IPS`): the addresses VUs dial from.
+    pub local_ips: Option<std::sync::Arc<crate::local_ips::IpPool>>,
     /// What k6 warns of when it reads these options (printed before the run).
     pub warnings: Vec<String>,
     /// k6's request options.
@@ -628,6 +630,8 @@ pub struct Overrides {
     /// `--block-hostnames`, `--blacklist-ip` (each replaces the script's).
     pub block_hostnames: Option<Vec<String>>,
     pub blacklist_ips: Option<Vec<String>>,
+    /// `--local-ips`, as written.
+    pub local_ips: Option<String>,
 }
 
 /// The `K6_*` variables that set options, the option each sets, and how
@@ -683,11 +687,10 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 30] = [
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 6] = [
+const ENV_UNSUPPORTED: [&str; 5] = [
     "K6_PAUSED",
     "K6_TLSAUTH",
     "K6_THRESHOLDS",
-    "K6_LOCAL_IPS",
     "K6_LINGER",
     "K6_WEB_DASHBOARD",
 ];
@@ -1017,7 +1020,6 @@ impl Options {
         // ignored, as k6 ignores them; `cloud` is k6 Cloud's alone).
         for unsupported in [
             "ext",
-            "localIPs",
             "paused",
             "linger",
             "executionSegment",
@@ -1044,6 +1046,28 @@ impl Options {
                     .into(),
             );
         }
+        // k6 reads its local IPs from --local-ips and K6_LOCAL_IPS only
+        // (the script's `localIPs` is no option of its: `json:"-"`).
+        if get("localIPs").is_some_and(|v| v != &Value::Bool(false)) {
+            warnings.push(
+                "options.localIPs is ignored, as k6 ignores it in a script; give --local-ips or \
+                 K6_LOCAL_IPS"
+                    .into(),
+            );
+        }
+        let local_ips_text = o.local_ips.clone().or_else(|| {
+            o.env
+                .iter()
+                .rev()
+                .find(|(k, v)| k == "K6_LOCAL_IPS" && !v.is_empty())
+                .map(|(_, v)| v.clone())
+        });
+        let local_ips = match local_ips_text {
+            None => None,
+            Some(t) => Some(std::sync::Arc::new(
+                crate::local_ips::IpPool::parse(&t).map_err(bad)?,
+            )),
+        };
         // k6's layers: the environment's or the command line's `duration`,
         // `iterations` or `stages` replace all of the lower layers'
         // shortcuts and `scenarios` (k6 warns when scenarios go).
@@ -1631,6 +1655,7 @@ impl Options {
                     )));
                 }
             },
+            local_ips,
             warnings,
             request: RequestOptions {
                 discard_response_bodies: flags.discard_response_bodies
@@ -2260,11 +2285,7 @@ mod tests {
 
     #[test]
     fn k6_options_loadlab_lacks_are_named_and_its_own_are_read() {
-        for (k, v) in [
-            ("paused", json!(true)),
-            ("linger", json!(true)),
-            ("localIPs", json!("10.0.0.1")),
-        ] {
+        for (k, v) in [("paused", json!(true)), ("linger", json!(true))] {
             let e = Options::resolve(&json!({ k: v }), &Overrides::default()).unwrap_err();
             assert!(
                 e.to_string()
@@ -2618,6 +2639,28 @@ mod tests {
             r.warnings,
             vec!["\"env\" level configuration overrode scenarios configuration entirely"]
         );
+        // --local-ips, else K6_LOCAL_IPS (the script's own is ignored, as
+        // by k6, with a warning); a bad one in k6's words.
+        let o = Overrides {
+            env: env(&[("K6_LOCAL_IPS", "10.0.0.1-10.0.0.2")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({"localIPs": "10.9.9.9"}), &o).unwrap();
+        assert_eq!(r.local_ips.unwrap().get(1).to_string(), "10.0.0.2");
+        assert!(r.warnings[0].starts_with("options.localIPs is ignored"));
+        let o = Overrides {
+            env: env(&[("K6_LOCAL_IPS", "10.0.0.1-10.0.0.2")]),
+            local_ips: Some("10.0.0.7".into()),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert_eq!(r.local_ips.unwrap().get(1).to_string(), "10.0.0.7");
+        let o = Overrides {
+            local_ips: Some("10.0.0.7-10.0.0.1".into()),
+            ..Default::default()
+        };
+        let e = Options::resolve(&json!({}), &o).unwrap_err().to_string();
+        assert!(e.contains("negative IP range: 10.0.0.7-10.0.0.1"), "{e}");
         // K6_HOSTS is ignored, as by k6 (which has no reader for it),
         // with a warning.
         let o = Overrides {
@@ -2662,9 +2705,9 @@ mod tests {
             ("K6_STAGES", ":3", "no duration"),
             ("K6_TAGS", "nocolon", "expected NAME:VALUE pairs"),
             (
-                "K6_LOCAL_IPS",
-                "10.0.0.1",
-                "K6_LOCAL_IPS=\"10.0.0.1\": the option is not supported by loadlab k6",
+                "K6_LINGER",
+                "true",
+                "K6_LINGER=\"true\": the option is not supported by loadlab k6",
             ),
         ] {
             let e = env_layer(&json!({}), &env(&[(k, v)]))

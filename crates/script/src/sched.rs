@@ -1698,6 +1698,14 @@ const MEMBERS: &[(&str, &[&str])] = &[
     ("k6/ws", crate::ws::EXPORTS),
 ];
 
+/// Runs `f` (a poll of a VU's requests) as `owner` (see [`Sched::owner`]).
+fn poll_as<R>(owner: Option<(u32, Option<std::net::IpAddr>)>, f: impl FnOnce() -> R) -> R {
+    match owner {
+        Some((o, ip)) => with_owner(o, ip, f),
+        None => f(),
+    }
+}
+
 /// The owner of VU `i`'s connections under `noVUConnectionReuse`.
 fn owner_of(i: usize) -> u32 {
     u32::try_from(i + 1).unwrap_or(u32::MAX)
@@ -2724,12 +2732,32 @@ struct Sched<'a, 'js> {
     /// their own ([`Client::send_polled`]): at its deadline a request is
     /// polled once more, and times out.
     deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
-    /// `noVUConnectionReuse`: VU `i`'s requests are polled as owner `i + 1`
-    /// of their keep-alive connections, closed when its iteration ends.
+    /// `noVUConnectionReuse` or `--local-ips`: VU `i`'s requests are
+    /// polled as owner `i + 1` of their keep-alive connections (see
+    /// [`Sched::poll_as`]).
     own_conns: bool,
+    /// `noVUConnectionReuse`: a VU's connections are closed when its
+    /// iteration ends.
+    close_conns: bool,
+    /// `--local-ips`: the addresses VUs dial from.
+    local_ips: Option<std::sync::Arc<crate::local_ips::IpPool>>,
 }
 
 impl<'js> Sched<'_, 'js> {
+    /// Who VU `i`'s requests are polled as: `None` unless its connections
+    /// are its own (`noVUConnectionReuse`, `--local-ips`); then owner
+    /// `i + 1` and, with `--local-ips`, its address (VU n dials from the
+    /// pool's address n - 1, as in k6).
+    fn owner(&self, i: usize) -> Option<(u32, Option<std::net::IpAddr>)> {
+        self.own_conns.then(|| {
+            let ip = self
+                .local_ips
+                .as_ref()
+                .map(|p| p.get(i.saturating_sub(1) as u64));
+            (owner_of(i), ip)
+        })
+    }
+
     /// When the first sleeping VU wakes up, or a request's deadline passes.
     fn next_wake(&self) -> Option<Instant> {
         let s = self.sleepers.peek().map(|r| r.0.0);
@@ -2814,6 +2842,7 @@ impl<'js> Sched<'_, 'js> {
                 slot.op_gen += 1;
                 let g = slot.op_gen;
                 let fut = make(self.client.clone());
+                let owner = self.owner(i);
                 let inflight = &mut self.http[i];
                 inflight.start_batch(
                     &mut self.boxes,
@@ -2823,7 +2852,8 @@ impl<'js> Sched<'_, 'js> {
                     }),
                 );
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                if inflight.poll_started(&mut cx, &mut self.boxes) {
+                let boxes = &mut self.boxes;
+                if poll_as(owner, || inflight.poll_started(&mut cx, boxes)) {
                     self.wakers[i].0.queue();
                 }
                 if let Some(at) = at {
@@ -2835,6 +2865,7 @@ impl<'js> Sched<'_, 'js> {
                 slot.op_gen += 1;
                 let g = slot.op_gen;
                 let client = self.client.clone();
+                let owner = self.owner(i);
                 let begin = Instant::now();
                 // Each request is polled at its deadline (a batch's may differ).
                 let first = reqs.first().map_or(Duration::ZERO, |r| r.timeout);
@@ -2866,12 +2897,7 @@ impl<'js> Sched<'_, 'js> {
                 // the next pass, not by a resume from inside this one.
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
                 let boxes = &mut self.boxes;
-                let ended = if self.own_conns {
-                    with_owner(owner_of(i), || inflight.poll_started(&mut cx, boxes))
-                } else {
-                    inflight.poll_started(&mut cx, boxes)
-                };
-                if ended {
+                if poll_as(owner, || inflight.poll_started(&mut cx, boxes)) {
                     self.wakers[i].0.queue();
                 }
                 self.add_deadline(begin + first, i, g);
@@ -2902,12 +2928,9 @@ impl<'js> Sched<'_, 'js> {
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
+                let owner = self.owner(i);
                 let (http, boxes) = (&mut self.http[i], &mut self.boxes);
-                let polled = if self.own_conns {
-                    with_owner(owner_of(i), || http.poll(&mut cx, boxes))
-                } else {
-                    http.poll(&mut cx, boxes)
-                };
+                let polled = poll_as(owner, || http.poll(&mut cx, boxes));
                 if let Poll::Ready(resps) = polled
                     && let Some(r) = self.resume(i, Resume::Http(resps))
                 {
@@ -2967,7 +2990,7 @@ impl<'js> Sched<'_, 'js> {
     fn finished(&mut self, i: usize, r: Result<(), String>, arrival: bool) {
         let shared = self.shared;
         // As k6 closes a VU's idle connections after each iteration.
-        if self.own_conns {
+        if self.close_conns {
             self.client.close_idle_of(owner_of(i));
         }
         shared.active.set(shared.active.get().saturating_sub(1));
@@ -3034,7 +3057,7 @@ impl<'js> Sched<'_, 'js> {
     fn abort(&mut self, i: usize) {
         // Dropping a request in flight closes its connection.
         self.http[i].clear(&mut self.boxes);
-        if self.own_conns {
+        if self.close_conns {
             self.client.close_idle_of(owner_of(i));
         }
         self.slots[i].op_gen += 1;
@@ -3348,7 +3371,9 @@ async fn drive_local<'js>(
         script_errors: 0,
         sleepers: BinaryHeap::new(),
         deadlines: BinaryHeap::new(),
-        own_conns: shared.http.request.no_vu_connection_reuse,
+        own_conns: shared.http.request.no_vu_connection_reuse || options.local_ips.is_some(),
+        close_conns: shared.http.request.no_vu_connection_reuse,
+        local_ips: options.local_ips.clone(),
     };
     let mut interrupted = false;
 

@@ -777,3 +777,52 @@ export default function () {{
         }
     }
 }
+
+/// `--local-ips`, as k6's: VU n dials from the pool's address n - 1 (modulo
+/// its size), and keeps its own keep-alive connection. Loopback addresses
+/// 127.0.0.2 and .3 are this host's too.
+#[test]
+fn local_ips_give_each_vu_its_source_address_as_k6() {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let peers: Arc<Mutex<Vec<String>>> = Arc::default();
+    let p = peers.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            p.lock()
+                .unwrap()
+                .push(s.peer_addr().unwrap().ip().to_string());
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                while common::read_request(&mut s, &mut buf, |_| {}).is_some() {
+                    if s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = r#"
+import http from 'k6/http';
+import { sleep } from 'k6';
+export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: 3, iterations: 2 } } };
+export default function () {
+  http.get(`${__ENV.BASE}/a`);
+  sleep(0.02);
+}
+"#;
+    let env = vec![("BASE".into(), format!("http://{addr}"))];
+    let ov = Overrides {
+        local_ips: Some("127.0.0.2-127.0.0.3".into()),
+        ..Default::default()
+    };
+    let (out, _) = common::run_script_full(dir.path(), src, env, ov, true, false);
+    assert_eq!(out.http_reqs, 6, "{}", out.summary);
+    let mut got = peers.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(got, ["127.0.0.2", "127.0.0.2", "127.0.0.3"]);
+}

@@ -112,6 +112,10 @@ pub struct K6RunArgs {
     /// (options.noVUConnectionReuse).
     #[arg(long = "no-vu-connection-reuse")]
     no_vu_connection_reuse: bool,
+    /// The addresses VUs dial from, given out in order: IPs, ranges
+    /// (10.0.0.1-10.0.0.9) and CIDRs, comma-separated (K6_LOCAL_IPS).
+    #[arg(long = "local-ips", value_name = "IPS")]
+    local_ips: Option<String>,
     /// The least time an iteration takes (options.minIterationDuration).
     #[arg(long = "min-iteration-duration")]
     min_iteration_duration: Option<String>,
@@ -411,6 +415,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.throw = a.throw;
     ov.request.no_connection_reuse = a.no_connection_reuse;
     ov.request.no_vu_connection_reuse = a.no_vu_connection_reuse;
+    ov.local_ips = a.local_ips.clone();
     ov.request.http_debug = a.http_debug.clone();
     // 0 or less: no limit, as in k6 (and over the script's).
     ov.request.rps = a.rps.map(|n| u64::try_from(n).unwrap_or(0));
