@@ -102,6 +102,10 @@ pub(crate) struct HostPool {
     // request) copies a pointer, not the connection.
     #[allow(clippy::vec_box)]
     idle: Mutex<Vec<Box<H1Conn>>>,
+    /// Idle connections that have an owner ([`crate::stream::with_owner`]),
+    /// by owner: found without a scan of every VU's.
+    #[allow(clippy::vec_box)]
+    owned: Mutex<HashMap<u32, Vec<Box<H1Conn>>>>,
     h2: Mutex<H2Set>,
     open: Option<Arc<Semaphore>>,
     /// Wakes a request waiting for a connection when one is returned or closed.
@@ -112,32 +116,29 @@ pub(crate) struct HostPool {
 impl HostPool {
     fn take_idle(&self) -> Option<Box<H1Conn>> {
         let owner = crate::stream::current_owner();
-        let mut idle = self.idle.lock().expect("pool lock");
         if owner == 0 {
-            return idle.pop();
+            return self.idle.lock().expect("pool lock").pop();
         }
-        let i = idle.iter().rposition(|c| c.owner == owner)?;
-        Some(idle.swap_remove(i))
+        self.owned.lock().expect("pool lock").get_mut(&owner)?.pop()
     }
 
     /// Drops the idle connections of `owner` (closing them).
     fn close_idle_of(&self, owner: u32) {
-        let gone: Vec<Box<H1Conn>> = {
-            let mut idle = self.idle.lock().expect("pool lock");
-            let (gone, keep) = std::mem::take(&mut *idle)
-                .into_iter()
-                .partition(|c| c.owner == owner);
-            *idle = keep;
-            gone
-        };
-        if !gone.is_empty() && self.open.is_some() {
+        let gone = self.owned.lock().expect("pool lock").remove(&owner);
+        if gone.is_some_and(|g| !g.is_empty()) && self.open.is_some() {
             self.freed.notify_one();
         }
     }
 
     /// Returns a connection after a complete exchange it can be reused for.
     pub fn put(&self, c: Box<H1Conn>) {
-        {
+        if c.owner != 0 {
+            let mut owned = self.owned.lock().expect("pool lock");
+            let mine = owned.entry(c.owner).or_default();
+            if mine.len() < self.max_idle {
+                mine.push(c);
+            }
+        } else {
             let mut idle = self.idle.lock().expect("pool lock");
             if idle.len() < self.max_idle {
                 idle.push(c);
@@ -402,6 +403,7 @@ impl Transport {
         let p = Arc::new(HostPool {
             key: key.clone(),
             idle: Mutex::new(Vec::new()),
+            owned: Mutex::new(HashMap::new()),
             h2: Mutex::new(H2Set::default()),
             open: self.max_open.map(|n| Arc::new(Semaphore::new(n.max(1)))),
             freed: Notify::new(),
