@@ -152,7 +152,20 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     // The environment's `K6_*` layer under the flags' (its values were
     // checked by `Options::resolve`, before any of this is shown).
     let env = crate::options::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
-    flags_over(&env, o)
+    let mut v = flags_over(&env, o);
+    // k6's local IPs come from --local-ips or K6_LOCAL_IPS, as written (a
+    // script's own `localIPs` is no option of k6's).
+    if let Some(m) = v.as_object_mut() {
+        let text = o.local_ips.clone().or_else(|| {
+            o.env
+                .iter()
+                .rev()
+                .find(|(k, v)| k == "K6_LOCAL_IPS" && !v.is_empty())
+                .map(|(_, v)| v.clone())
+        });
+        m.insert("localIPs".into(), text.map_or(Value::Null, Value::from));
+    }
+    v
 }
 
 /// The command line's layer over `layered` (the script's options with the
@@ -350,6 +363,26 @@ pub fn k6_test_options(raw: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As k6 v1.8.1 shows them: the text of --local-ips or K6_LOCAL_IPS;
+    /// a script's own `localIPs` is not read.
+    #[test]
+    fn local_ips_shown_from_the_flag_or_the_environment_as_k6() {
+        let raw = json!({"localIPs": "10.1.1.1"});
+        let shown = |o: crate::Overrides| k6_test_options(&with_flags(&raw, &o));
+        assert!(shown(crate::Overrides::default()).contains(r#""localIPs":null"#));
+        let o = crate::Overrides {
+            local_ips: Some("127.0.0.2-127.0.0.3,127.0.0.9".into()),
+            env: vec![("K6_LOCAL_IPS".into(), "127.0.0.5".into())],
+            ..Default::default()
+        };
+        assert!(shown(o).contains(r#""localIPs":"127.0.0.2-127.0.0.3,127.0.0.9""#));
+        let o = crate::Overrides {
+            env: vec![("K6_LOCAL_IPS".into(), "127.0.0.5".into())],
+            ..Default::default()
+        };
+        assert!(shown(o).contains(r#""localIPs":"127.0.0.5""#));
+    }
 
     /// k6 v1.8.1's `JSON.stringify(exec.test.options.scenarios)` for the
     /// shortcut options.
