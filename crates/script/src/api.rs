@@ -1067,7 +1067,7 @@ pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'
 }
 
 /// Throws k6's `GoError` (see `goError` in [`install`]).
-fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+pub(crate) fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     let made = k6_helper(ctx, "goError").and_then(|f| f.call::<_, Value>((msg,)));
     match made {
         Ok(e) => ctx.throw(e),
@@ -1096,7 +1096,7 @@ fn rps_wait(ctx: &Ctx<'_>, sh: &Shared, n: usize) -> rquickjs::Result<()> {
 }
 
 /// Suspends the VU, or throws when the script is not in a VU (init code).
-fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
+pub(crate) fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
     if !vu::in_vu() {
         return Err(throw(
             ctx,

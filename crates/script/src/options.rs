@@ -634,6 +634,24 @@ pub struct Overrides {
     pub local_ips: Option<String>,
 }
 
+impl Overrides {
+    /// The local IPs as given: `--local-ips`, else `K6_LOCAL_IPS`.
+    pub(crate) fn local_ips_text(&self) -> Option<&str> {
+        self.local_ips
+            .as_deref()
+            .or_else(|| env_var(&self.env, "K6_LOCAL_IPS"))
+    }
+}
+
+/// The last non-empty value of variable `name` in `env` (as k6 reads its
+/// `K6_*` variables: an empty one is unset).
+pub(crate) fn env_var<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    env.iter()
+        .rev()
+        .find(|(n, v)| n == name && !v.is_empty())
+        .map(|(_, v)| v.as_str())
+}
+
 /// The `K6_*` variables that set options, the option each sets, and how
 /// its text is read (as k6 reads them).
 const ENV_OPTIONS: [(&str, &str, EnvKind); 30] = [
@@ -735,12 +753,7 @@ fn env_shortcut(env: &[(String, String)]) -> bool {
 /// `iterations`, `stages` and `scenarios`. A value k6 could not read, or a
 /// variable of an option loadlab k6 does not have, is an error naming it.
 pub fn env_layer(raw: &Value, env: &[(String, String)]) -> Result<Value, ScriptError> {
-    let var = |k: &str| {
-        env.iter()
-            .rev()
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| v.as_str())
-    };
+    let var = |k: &str| env_var(env, k);
     for k in ENV_UNSUPPORTED {
         if let Some(v) = var(k)
             && go_bool(v) != Some(false)
@@ -1039,7 +1052,7 @@ impl Options {
         let mut warnings = Vec::new();
         // k6 v1.8.1 has no reader for K6_HOSTS: it ignores the variable,
         // whatever its value. So does loadlab, saying so.
-        if o.env.iter().any(|(k, v)| k == "K6_HOSTS" && !v.is_empty()) {
+        if env_var(&o.env, "K6_HOSTS").is_some() {
             warnings.push(
                 "K6_HOSTS is ignored, as k6 ignores it (it has no reader for it); set the script's \
                  options.hosts instead"
@@ -1055,17 +1068,10 @@ impl Options {
                     .into(),
             );
         }
-        let local_ips_text = o.local_ips.clone().or_else(|| {
-            o.env
-                .iter()
-                .rev()
-                .find(|(k, v)| k == "K6_LOCAL_IPS" && !v.is_empty())
-                .map(|(_, v)| v.clone())
-        });
-        let local_ips = match local_ips_text {
+        let local_ips = match o.local_ips_text() {
             None => None,
             Some(t) => Some(std::sync::Arc::new(
-                crate::local_ips::IpPool::parse(&t).map_err(bad)?,
+                crate::local_ips::IpPool::parse(t).map_err(bad)?,
             )),
         };
         // k6's layers: the environment's or the command line's `duration`,

@@ -304,8 +304,14 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
         ErrorKind::TooManyRedirects => 1400,
         _ => 1000,
     };
-    // k6's texts where they are short and fixed; else loadlab's own.
-    let s = match r.error {
+    (error_text(r.error, url), code)
+}
+
+/// k6's `error` text for a request to `url` that failed with `kind`: k6's
+/// texts where they are short and fixed, Go's where k6 reports Go's, else
+/// loadlab's own.
+pub fn error_text(kind: ErrorKind, url: &str) -> String {
+    match kind {
         ErrorKind::ConnectRefused => "dial: connection refused".to_string(),
         ErrorKind::Timeout | ErrorKind::BodyTimeout => "request timeout".to_string(),
         // Go's words, which k6 reports (no attack flags in them).
@@ -323,11 +329,10 @@ pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
         }
         _ => {
             let mut s = String::new();
-            r.error.write_text(&mut s, "", &Default::default());
+            kind.write_text(&mut s, "", &Default::default());
             s
         }
-    };
-    (s, code)
+    }
 }
 
 /// Per-VU facts the native functions read.

@@ -156,13 +156,7 @@ pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     // k6's local IPs come from --local-ips or K6_LOCAL_IPS, as written (a
     // script's own `localIPs` is no option of k6's).
     if let Some(m) = v.as_object_mut() {
-        let text = o.local_ips.clone().or_else(|| {
-            o.env
-                .iter()
-                .rev()
-                .find(|(k, v)| k == "K6_LOCAL_IPS" && !v.is_empty())
-                .map(|(_, v)| v.clone())
-        });
+        let text = o.local_ips_text();
         m.insert("localIPs".into(), text.map_or(Value::Null, Value::from));
     }
     v

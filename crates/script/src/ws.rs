@@ -37,7 +37,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::sched::Shared;
 use crate::system_tags::SystemTags;
-use crate::vu::{self, Op, Resume};
+use crate::vu::{self, Op};
 
 /// The module: the session's event loop around the natives below.
 pub const WS_JS: &str = r#"
@@ -266,12 +266,9 @@ fn dial_text(kind: ErrorKind, uri: &http::Uri) -> String {
         ErrorKind::BlockedIp => "ip is blacklisted".to_string(),
         ErrorKind::ConnectTimeout => format!("dial tcp {hostport}: i/o timeout"),
         ErrorKind::ConnectionReset => format!("read tcp {hostport}: connection reset by peer"),
-        ErrorKind::TlsUnknownIssuer => {
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-                .to_string()
-        }
-        ErrorKind::TlsNameMismatch => {
-            format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
+        // Go's certificate errors, as the HTTP requests word them.
+        ErrorKind::TlsUnknownIssuer | ErrorKind::TlsNameMismatch => {
+            crate::sched::error_text(kind, &uri.to_string())
         }
         k => {
             let mut s = String::new();
@@ -281,13 +278,7 @@ fn dial_text(kind: ErrorKind, uri: &http::Uri) -> String {
     }
 }
 
-fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
-    let made = crate::api::k6_helper(ctx, "goError").and_then(|f| f.call::<_, Value>((msg,)));
-    match made {
-        Ok(e) => ctx.throw(e),
-        Err(e) => e,
-    }
-}
+use crate::api::throw_go as throw;
 
 /// Suspends the VU until `make`'s future is done (`what` names the call
 /// in the init context's error).
@@ -297,13 +288,7 @@ fn wait_for(ctx: &Ctx<'_>, make: vu::WaitFn) -> rquickjs::Result<()> {
 
 /// [`wait_for`], the future polled once more at `at` (see [`Op::Wait`]).
 fn wait_until(ctx: &Ctx<'_>, make: vu::WaitFn, at: Option<Instant>) -> rquickjs::Result<()> {
-    match vu::suspend(Op::Wait(make, at)) {
-        Resume::Abort | Resume::Quit => Err(throw(
-            ctx,
-            "the test is over: this VU's iteration was interrupted",
-        )),
-        _ => Ok(()),
-    }
+    crate::api::wait(ctx, Op::Wait(make, at), "using websockets").map(|_| ())
 }
 
 /// The parts of `ws.connect`'s params k6 reads.
