@@ -227,12 +227,12 @@ fn unsupported_module_and_function_are_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
     let out = k6(
         dir.path(),
-        "import { WebSocket } from 'k6/websockets';\nexport default function () {}\n",
+        "import grpc from 'k6/net/grpc';\nexport default function () {}\n",
         &[],
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
-    assert!(stderr.contains("k6/websockets"), "{stderr}");
+    assert!(stderr.contains("k6/net/grpc"), "{stderr}");
     let out = k6(
         dir.path(),
         "import { requestAsync } from 'k6/http';\nexport default function () {}\n",

@@ -34,6 +34,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("k6/html", HTML_JS),
     ("k6/timers", TIMERS_JS),
     ("k6/ws", crate::ws::WS_JS),
+    ("k6/websockets", crate::websockets::WEBSOCKETS_JS),
     (K6_UTILS, K6_UTILS_JS),
 ];
 
@@ -256,9 +257,16 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
     }
     let id = 0, t;
     for (const [i, x] of all) if (x.vu === vu && (t === undefined || x.at < t.at)) { id = i; t = x; }
-    if (t === undefined) return false;
-    const wait = t.at - k.clock();
-    if (wait > 0) k.sleep(wait / 1000);
+    // k6/websockets: the VU's sockets are waited on with its next timer.
+    const ws = k.wsVu;
+    if (ws !== undefined && ws.live(vu)) {
+      if (ws.step(vu, t === undefined ? -1 : Math.max(0, t.at - k.clock()))) return true;
+      if (t === undefined) return true;
+    } else {
+      if (t === undefined) return false;
+      const wait = t.at - k.clock();
+      if (wait > 0) k.sleep(wait / 1000);
+    }
     if (all.get(id) !== t) return true;
     if (t.every >= 0) t.at = Math.max(t.at + t.every, k.clock());
     else { all.delete(id); k.timersLive(-1); }
@@ -268,6 +276,7 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   // The VU's timers left when its iteration ends (an exception, a stop).
   k.timersDrop = () => {
     const vu = k.vuIndex();
+    if (k.wsVu !== undefined) k.wsVu.drop(vu);
     for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); }
     const q = queued.get(vu);
     if (q !== undefined) { queued.delete(vu); k.timersLive(-q.length); }

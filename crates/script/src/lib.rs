@@ -54,6 +54,7 @@ pub mod summary;
 pub mod system_tags;
 mod test_options;
 pub mod vu;
+mod websockets;
 mod ws;
 
 use std::path::PathBuf;

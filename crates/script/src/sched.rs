@@ -1701,6 +1701,7 @@ const MEMBERS: &[(&str, &[&str])] = &[
         &["setTimeout", "clearTimeout", "setInterval", "clearInterval"],
     ),
     ("k6/ws", crate::ws::EXPORTS),
+    ("k6/websockets", crate::websockets::EXPORTS),
 ];
 
 /// Runs `f` (a poll of a VU's requests) as `owner` (see [`Sched::owner`]).

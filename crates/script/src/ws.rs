@@ -299,6 +299,9 @@ struct Params {
     jar: usize,
     /// The `Cookie` field from the jar.
     cookie: Option<String>,
+    /// `k6/websockets`' dial: a failed one has no `ws_session_duration`
+    /// (k6/ws's has).
+    browser_style: bool,
 }
 
 fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params> {
@@ -307,12 +310,14 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
         tags: Vec::new(),
         jar: 0,
         cookie: None,
+        browser_style: false,
     };
     let Some(o) = v.and_then(|v| v.into_object()) else {
         return Ok(p);
     };
     p.headers = crate::api::js_pairs(o.get::<_, Option<Value>>("headers")?.as_ref());
     p.tags = crate::api::js_pairs(o.get::<_, Option<Value>>("tags")?.as_ref());
+    p.browser_style = o.get::<_, Option<bool>>("__browserStyle")?.unwrap_or(false);
     if let Some(j) = o.get::<_, Option<Object>>("jar")? {
         p.jar = j.get::<_, f64>("_id").unwrap_or(0.0) as usize;
     }
@@ -438,11 +443,34 @@ pub fn install<'js>(
             )?,
         )?;
     }
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsNextAny",
+            Function::new(
+                ctx.clone(),
+                move |ctx: Ctx<'js>,
+                      sids: Vec<u32>,
+                      wait_ms: f64|
+                      -> rquickjs::Result<Object<'js>> {
+                    next_any(&ctx, &sh, &sids, wait_ms)
+                },
+            )?,
+        )?;
+    }
+    // wsClose(sid, code, [reason], [keep]): writes the close frame; `keep`
+    // (k6/websockets) goes on reading for the server's answering close,
+    // else (k6/ws) the connection is closed at once.
     k6.set(
         "wsClose",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, sid: u32, code: f64| -> rquickjs::Result<Option<String>> {
+            move |ctx: Ctx<'js>,
+                  sid: u32,
+                  code: f64,
+                  reason: Opt<String>,
+                  keep: Opt<bool>|
+                  -> rquickjs::Result<Option<String>> {
                 let Some(s) = session(sid) else {
                     return Ok(None);
                 };
@@ -452,26 +480,52 @@ pub fn install<'js>(
                 let code = if code.is_finite() { code as u16 } else { 1001 };
                 let frame = CloseFrame {
                     code: CloseCode::from(code),
-                    reason: "".into(),
+                    reason: reason.0.unwrap_or_default().into(),
                 };
                 let err = write(&ctx, &s, Message::Close(Some(frame)))?;
-                // As k6: the close frame written, the connection is
-                // closed without waiting for the server's.
-                s.borrow_mut().ws = None;
+                // As k6's `k6/ws`: the close frame written, the connection
+                // is closed without waiting for the server's.
+                if !keep.0.unwrap_or(false) || err.is_some() {
+                    s.borrow_mut().ws = None;
+                }
                 Ok(err)
             },
         )?,
     )?;
+    k6.set("wsInVu", Function::new(ctx.clone(), vu::in_vu)?)?;
+    {
+        // k6/websockets counts pings and closes in ws_msgs_sent too.
+        let sh = shared.clone();
+        k6.set(
+            "wsSent",
+            Function::new(ctx.clone(), move |sid: u32| {
+                if let Some(s) = session(sid) {
+                    let b = s.borrow();
+                    sh.add_vu_named(b.vu, "ws_msgs_sent", 1.0, b.tags.clone());
+                }
+            })?,
+        )?;
+    }
+    {
+        let sh = shared.clone();
+        k6.set(
+            "wsWarn",
+            Function::new(ctx.clone(), move |text: String| {
+                sh.log(crate::log::Level::Warning, &text, &[]);
+            })?,
+        )?;
+    }
     {
         let sh = shared.clone();
         k6.set(
             "wsEnd",
             Function::new(ctx.clone(), move |sid: u32| {
                 let s = SESSIONS.with(|m| m.borrow_mut().remove(&sid));
+                take_pending_close(sid);
                 if let Some(s) = s {
                     let mut b = s.borrow_mut();
                     b.ws = None;
-                    end_samples(&sh, &b);
+                    end_samples(&sh, &b, true);
                 }
             })?,
         )?;
@@ -480,9 +534,9 @@ pub fn install<'js>(
 }
 
 /// `ws_session_duration` and the session's bytes, when it is over.
-fn end_samples(sh: &Shared, b: &Session) {
+fn end_samples(sh: &Shared, b: &Session, duration: bool) {
     // As k6: a session the end of the test cut short has no duration.
-    if !vu::ABORTING.with(Cell::get) {
+    if duration && !vu::ABORTING.with(Cell::get) {
         let ms = b.started.elapsed().as_secs_f64() * 1e3;
         sh.add_vu_named(b.vu, "ws_session_duration", ms, b.tags.clone());
     }
@@ -602,6 +656,7 @@ fn open<'js>(
     url: &str,
     p: Params,
 ) -> rquickjs::Result<Object<'js>> {
+    let browser_style = p.browser_style;
     let out = Object::new(ctx.clone())?;
     let res = Object::new(ctx.clone())?;
     res.set("url", "")?;
@@ -778,7 +833,7 @@ fn open<'js>(
             out.set("sid", sid)?;
         }
         Err(f) => {
-            end_samples(sh, &session);
+            end_samples(sh, &session, !browser_style);
             let msg = match &f {
                 Failure::Dial(k) => dial_text(*k, &uri),
                 Failure::Handshake(resp) => {
@@ -846,20 +901,39 @@ fn next<'js>(
     sid: u32,
     wait_ms: f64,
 ) -> rquickjs::Result<Object<'js>> {
+    next_any(ctx, sh, &[sid], wait_ms)
+}
+
+/// Waits for the next event of any of the sessions `sids` (one VU's), or
+/// `wait_ms` (a timer; < 0: none). The event says whose it is (`sid`).
+fn next_any<'js>(
+    ctx: &Ctx<'js>,
+    sh: &Rc<Shared>,
+    sids: &[u32],
+    wait_ms: f64,
+) -> rquickjs::Result<Object<'js>> {
     let ev = Object::new(ctx.clone())?;
-    if let Some(code) = take_pending_close(sid) {
-        ev.set("t", "close")?;
-        ev.set("code", code)?;
-        return Ok(ev);
+    for &sid in sids {
+        if let Some(code) = take_pending_close(sid) {
+            ev.set("sid", sid)?;
+            ev.set("t", "close")?;
+            ev.set("code", code)?;
+            return Ok(ev);
+        }
     }
-    let Some(s) = session(sid) else {
-        ev.set("t", "close")?;
-        ev.set("code", 1006)?;
-        return Ok(ev);
-    };
-    let got: Rc<RefCell<Option<Event>>> = Rc::default();
+    let mut all = Vec::with_capacity(sids.len());
+    for &sid in sids {
+        let Some(s) = session(sid) else {
+            ev.set("sid", sid)?;
+            ev.set("t", "close")?;
+            ev.set("code", 1006)?;
+            return Ok(ev);
+        };
+        all.push((sid, s));
+    }
+    let got: Rc<RefCell<Option<(usize, Event)>>> = Rc::default();
     {
-        let (s2, got2) = (s.clone(), got.clone());
+        let (all2, got2) = (all.clone(), got.clone());
         let deadline = (wait_ms >= 0.0 && wait_ms.is_finite())
             .then(|| Instant::now() + Duration::from_secs_f64(wait_ms / 1e3));
         wait_until(
@@ -868,29 +942,45 @@ fn next<'js>(
                 Box::pin(async move {
                     // (Taken out while waiting, as in `write`; the guard
                     // says goodbye if the VU is stopped meanwhile.)
-                    let Some(ws) = s2.borrow_mut().ws.take() else {
-                        *got2.borrow_mut() = Some(Event::Gone(None, 1006));
-                        return;
-                    };
-                    let mut guard = CloseOnDrop(Some(ws));
-                    let ws = guard.0.as_mut().expect("the session's stream");
+                    let mut guard = CloseOnDrop(Vec::with_capacity(all2.len()));
+                    for (i, (_, s)) in all2.iter().enumerate() {
+                        let Some(ws) = s.borrow_mut().ws.take() else {
+                            for ((_, s), ws) in all2.iter().zip(guard.0.drain(..)) {
+                                s.borrow_mut().ws = ws;
+                            }
+                            *got2.borrow_mut() = Some((i, Event::Gone(None, 1006)));
+                            return;
+                        };
+                        guard.0.push(Some(ws));
+                    }
                     // The deadline is the scheduler's (`wait_until`): no
                     // tokio timer per wait.
                     let e = std::future::poll_fn(|cx| {
                         if deadline.is_some_and(|d| Instant::now() >= d) {
-                            return Poll::Ready(Event::Timer);
+                            return Poll::Ready((0, Event::Timer));
                         }
-                        ws.poll_next_unpin(cx).map(item)
+                        for (i, ws) in guard.0.iter_mut().enumerate() {
+                            let ws = ws.as_mut().expect("the session's stream");
+                            if let Poll::Ready(m) = ws.poll_next_unpin(cx) {
+                                return Poll::Ready((i, item(m)));
+                            }
+                        }
+                        Poll::Pending
                     })
                     .await;
-                    s2.borrow_mut().ws = guard.0.take();
+                    for ((_, s), ws) in all2.iter().zip(guard.0.drain(..)) {
+                        s.borrow_mut().ws = ws;
+                    }
                     *got2.borrow_mut() = Some(e);
                 })
             }),
             deadline,
         )?;
     }
-    let e = got.borrow_mut().take().unwrap_or(Event::Timer);
+    let (i, e) = got.borrow_mut().take().unwrap_or((0, Event::Timer));
+    let (sid, s) = &all[i];
+    let sid = *sid;
+    ev.set("sid", sid)?;
     match e {
         Event::Timer => ev.set("t", "timer")?,
         Event::Msg(m) => {
@@ -932,6 +1022,7 @@ fn next<'js>(
                     }
                     ev.set("t", "close")?;
                     ev.set("code", code)?;
+                    ev.set("et", reason)?;
                 }
                 Message::Frame(_) => ev.set("t", "timer")?,
             }
@@ -961,18 +1052,20 @@ fn next<'js>(
 /// A session's stream while its VU waits for the next event: if the wait
 /// is dropped (the end of the test stops the VU), a going-away close is
 /// written as it can be without waiting, as k6 closes such sessions.
-struct CloseOnDrop(Option<Ws>);
+struct CloseOnDrop(Vec<Option<Ws>>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        if let Some(mut ws) = self.0.take() {
-            let frame = CloseFrame {
-                code: CloseCode::Away,
-                reason: "".into(),
-            };
-            let mut cx = Context::from_waker(std::task::Waker::noop());
-            let mut send = ws.send(Message::Close(Some(frame)));
-            let _ = Pin::new(&mut send).poll(&mut cx);
+        for ws in self.0.iter_mut() {
+            if let Some(mut ws) = ws.take() {
+                let frame = CloseFrame {
+                    code: CloseCode::Away,
+                    reason: "".into(),
+                };
+                let mut cx = Context::from_waker(std::task::Waker::noop());
+                let mut send = ws.send(Message::Close(Some(frame)));
+                let _ = Pin::new(&mut send).poll(&mut cx);
+            }
         }
     }
 }
