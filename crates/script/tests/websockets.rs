@@ -5,32 +5,9 @@
 
 mod common;
 
+use common::wsk::{num, run, server};
 use loadlab_script::Overrides;
-use loadlab_testkit::ws::{self, WsServer};
 use tokio_tungstenite::tungstenite::Message;
-
-fn server() -> (tokio::runtime::Runtime, WsServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let s = rt.block_on(ws::start());
-    (rt, s)
-}
-
-fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
-    e["metrics"][metric][field]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {metric}.{field} in {}", e["metrics"]))
-}
-
-fn run(src: &str, s: &WsServer) -> serde_json::Value {
-    let dir = tempfile::tempdir().unwrap();
-    let env = vec![("WS".into(), format!("ws://{}", s.addr))];
-    let (_, e) = common::run_script_full(dir.path(), src, env, Overrides::default(), true, false);
-    e
-}
 
 #[test]
 fn sockets_fire_their_events_on_the_vus_event_loop_as_k6() {
@@ -215,27 +192,9 @@ export default function () {
 
 #[test]
 fn websockets_in_the_init_context_are_refused_as_k6() {
-    let (_rt, s) = server();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.js");
-    std::fs::write(
-        &path,
+    common::wsk::init_use_refused(
         "import { WebSocket } from 'k6/websockets';\nnew WebSocket(`${__ENV.WS}/echo`);\nexport default function () {}\n",
-    )
-    .unwrap();
-    let cfg = loadlab_script::RunConfig {
-        script: path,
-        env: vec![("WS".into(), format!("ws://{}", s.addr))],
-        quiet: true,
-        ..Default::default()
-    };
-    let err = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("using websockets in the init context is not supported"),
-        "{err}"
     );
-    assert!(s.seen().upgrades.is_empty());
 }
 
 /// A socket still open when the test's time is up: the iteration is

@@ -4,25 +4,10 @@
 
 mod common;
 
+use common::wsk::{num, run, server};
 use loadlab_script::Overrides;
 use loadlab_testkit::ws::{self, WsServer};
 use tokio_tungstenite::tungstenite::Message;
-
-fn server() -> (tokio::runtime::Runtime, WsServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let s = rt.block_on(ws::start());
-    (rt, s)
-}
-
-fn num(e: &serde_json::Value, metric: &str, field: &str) -> f64 {
-    e["metrics"][metric][field]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {metric}.{field} in {}", e["metrics"]))
-}
 
 /// Waits (5 s at most) until the server has read `n` close frames: the
 /// last ones reach it a moment after the run returns.
@@ -31,13 +16,6 @@ fn wait_closes(s: &WsServer, n: usize) {
     while s.seen().closes.len() < n && t0.elapsed() < std::time::Duration::from_secs(5) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-}
-
-fn run(src: &str, s: &WsServer) -> serde_json::Value {
-    let dir = tempfile::tempdir().unwrap();
-    let env = vec![("WS".into(), format!("ws://{}", s.addr))];
-    let (_, e) = common::run_script_full(dir.path(), src, env, Overrides::default(), true, false);
-    e
 }
 
 #[test]
@@ -215,27 +193,9 @@ export default function () {
 
 #[test]
 fn websockets_in_the_init_context_are_refused_as_k6() {
-    let (_rt, s) = server();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.js");
-    std::fs::write(
-        &path,
+    common::wsk::init_use_refused(
         "import ws from 'k6/ws';\nws.connect(`${__ENV.WS}/echo`, () => {});\nexport default function () {}\n",
-    )
-    .unwrap();
-    let cfg = loadlab_script::RunConfig {
-        script: path,
-        env: vec![("WS".into(), format!("ws://{}", s.addr))],
-        quiet: true,
-        ..Default::default()
-    };
-    let err = loadlab_script::run(cfg, std::future::pending()).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("using websockets in the init context is not supported"),
-        "{err}"
     );
-    assert!(s.seen().upgrades.is_empty());
 }
 
 /// `wss://`: TLS with the run's options (`insecureSkipTLSVerify` for the

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod wsk;
+
 use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;
