@@ -5,7 +5,7 @@
                       [--dsps-src DIR | --dsps-git GITDIR] [--loadlab BIN] [--k6 BIN]
   python3 bench/k6.py --sleepy [--sleepy-vus 1000,10000] [--sleepy-hold 20]
   python3 bench/k6.py --tools base,loadlab --base OLD_LOADLAB   (two loadlab builds, no k6)
-  python3 bench/k6.py --ws [--ws-vus 1000] [--ws-hold 20]
+  python3 bench/k6.py --ws [--ws-vus 1000] [--ws-hold 20] [--ws-api ws|websockets]
 
 Server: the real DSPS (github.com/m3dev/dsps, `server/`, commit a6c0f7e) built
 with `go build` (its Go modules come from the module proxy), in-memory storage,
@@ -37,6 +37,8 @@ binary has no `k6` command (`loadlab k6 run --help` fails).
 session to bench/ws_echo.py, pinned to CPU 0, and sends a message a
 second) at --ws-vus VUs: echoes per second, peak RSS and client CPU per
 message (sent + received). Needs Python's `websockets` package.
+`--ws-api websockets`: the same workload written for k6/websockets
+(bench/scripts/ws_chat_websockets.k6.js).
 
 --tools picks the clients (k6, loadlab, base; default k6,loadlab): `base`
 is another loadlab binary (--base, e.g. a copy of an older build), to
@@ -291,10 +293,13 @@ def sleepy_run(tool, binaries, dsps_bin, vus, ramp, hold):
     return res
 
 
-WS_SCRIPT = os.path.join(ROOT, "bench", "scripts", "ws_chat.k6.js")
+WS_SCRIPTS = {
+    "ws": os.path.join(ROOT, "bench", "scripts", "ws_chat.k6.js"),
+    "websockets": os.path.join(ROOT, "bench", "scripts", "ws_chat_websockets.k6.js"),
+}
 
 
-def ws_run(tool, binaries, vus, ramp, hold):
+def ws_run(tool, binaries, vus, ramp, hold, api="ws"):
     srv = subprocess.Popen(["taskset", "-c", "0", sys.executable, os.path.join(ROOT, "bench", "ws_echo.py")],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=raise_nofile)
     port = srv.stdout.readline().strip()
@@ -302,7 +307,7 @@ def ws_run(tool, binaries, vus, ramp, hold):
     env = dict(os.environ, WS_URL=f"ws://127.0.0.1:{port}/", VUS=str(vus), RAMP_SEC=str(ramp),
                HOLD_SEC=str(hold), SEND_MS="1000", K6_AUTO_EXTENSION_RESOLUTION="false")
     try:
-        r = run_client(client_cmd(tool, binaries, WS_SCRIPT, export), env,
+        r = run_client(client_cmd(tool, binaries, WS_SCRIPTS[api], export), env,
                        watchdog_kib=2 << 20, timeout=ramp + hold + 120)
     finally:
         srv.kill()
@@ -409,6 +414,8 @@ def main():
     ap.add_argument("--ws-vus", default="1000")
     ap.add_argument("--ws-ramp", type=int, default=10)
     ap.add_argument("--ws-hold", type=int, default=20)
+    ap.add_argument("--ws-api", choices=["ws", "websockets"], default="ws",
+                    help="the k6 module the --ws script uses")
     ap.add_argument("--json", help="also write every run's figures to this file")
     a = ap.parse_args()
 
@@ -443,8 +450,9 @@ def main():
             order = tools if rep % 2 == 0 else list(reversed(tools))
             for vus in [int(v) for v in a.ws_vus.split(",")]:
                 for tool in order:
-                    log(f"ws: rep {rep + 1}/{a.reps}: {tool} {vus} VUs (ramp {a.ws_ramp}s, hold {a.ws_hold}s) ...")
-                    r = ws_run(tool, binaries, vus, a.ws_ramp, a.ws_hold)
+                    log(f"ws ({a.ws_api}): rep {rep + 1}/{a.reps}: {tool} {vus} VUs "
+                        f"(ramp {a.ws_ramp}s, hold {a.ws_hold}s) ...")
+                    r = ws_run(tool, binaries, vus, a.ws_ramp, a.ws_hold, a.ws_api)
                     log(json.dumps(r))
                     results.append(r)
         print("\n| tool | VUs | sessions | msgs sent / received | echoes/s | checks | peak RSS MiB | "
