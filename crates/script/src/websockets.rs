@@ -246,7 +246,12 @@ export class WebSocket {
             break;
           case 'tags': p.tags = params.tags; break;
           case 'jar': p.jar = params.jar; break;
-          case 'compression': p.compression = params.compression; break;
+          case 'compression': {
+            const c = String(params.compression).trim();
+            if (c !== 'deflate') throw k.goError(`unsupported compression algorithm '${c}', supported algorithm is 'deflate'`);
+            // (tungstenite has no permessage-deflate.)
+            throw k.goError("new WebSocket(): compression 'deflate' is not supported by loadlab k6");
+          }
           default: throw k.goError(`unknown WebSocket's option ${key}`);
         }
       }

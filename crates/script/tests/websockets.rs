@@ -102,7 +102,8 @@ export default function () {
   early.close();
 
   for (const [u, p, o] of [['http://x/', undefined, undefined], [`${W}/a#b`, undefined, undefined],
-                           [`${W}/`, null, { foo: 1 }], [undefined, undefined, undefined]]) {
+                           [`${W}/`, null, { foo: 1 }], [undefined, undefined, undefined],
+                           [`${W}/`, null, { compression: 'gzip' }], [`${W}/`, null, { compression: 'deflate' }]]) {
     try { new WebSocket(u, p, o); } catch (e) { log('ctor', e.message); }
   }
   const b = new Blob(['héllo', new Uint8Array([33]), new Blob(['?'])], { type: 'text/plain' });
@@ -123,7 +124,9 @@ const WANT = {
     down: ['error:dial tcp 127.0.0.1:1: connect: connection refused', 'close'],
     early: ['close:1000'],
     ctor: ['WebSocket requires url with scheme ws or wss, but got "http"', 'WebSocket requires no url fragment, but got "b"',
-      "unknown WebSocket's option foo", 'WebSocket requires a url'],
+      "unknown WebSocket's option foo", 'WebSocket requires a url',
+      "unsupported compression algorithm 'gzip', supported algorithm is 'deflate'",
+      "new WebSocket(): compression 'deflate' is not supported by loadlab k6"],
     blob: ['héllo!?:8:text/plain', '195,169'],
 };
 "#,
