@@ -193,6 +193,9 @@ struct Session {
     ping_seq: u64,
     sent: Rc<Cell<u64>>,
     received: Rc<Cell<u64>>,
+    /// The close written when the end of the test cuts the session short:
+    /// going away (1001) for k6/ws, normal (1000) for k6/websockets, as k6.
+    goodbye: u16,
 }
 
 thread_local! {
@@ -818,6 +821,7 @@ fn open<'js>(
         ping_seq: 0,
         sent,
         received,
+        goodbye: if browser_style { 1000 } else { 1001 },
     };
     match r {
         Ok((ws, resp, _)) => {
@@ -944,14 +948,16 @@ fn next_any<'js>(
                     // says goodbye if the VU is stopped meanwhile.)
                     let mut guard = CloseOnDrop(Vec::with_capacity(all2.len()));
                     for (i, (_, s)) in all2.iter().enumerate() {
-                        let Some(ws) = s.borrow_mut().ws.take() else {
-                            for ((_, s), ws) in all2.iter().zip(guard.0.drain(..)) {
+                        let mut b = s.borrow_mut();
+                        let Some(ws) = b.ws.take() else {
+                            drop(b);
+                            for ((_, s), (ws, _)) in all2.iter().zip(guard.0.drain(..)) {
                                 s.borrow_mut().ws = ws;
                             }
                             *got2.borrow_mut() = Some((i, Event::Gone(None, 1006)));
                             return;
                         };
-                        guard.0.push(Some(ws));
+                        guard.0.push((Some(ws), b.goodbye));
                     }
                     // The deadline is the scheduler's (`wait_until`): no
                     // tokio timer per wait.
@@ -959,7 +965,7 @@ fn next_any<'js>(
                         if deadline.is_some_and(|d| Instant::now() >= d) {
                             return Poll::Ready((0, Event::Timer));
                         }
-                        for (i, ws) in guard.0.iter_mut().enumerate() {
+                        for (i, (ws, _)) in guard.0.iter_mut().enumerate() {
                             let ws = ws.as_mut().expect("the session's stream");
                             if let Poll::Ready(m) = ws.poll_next_unpin(cx) {
                                 return Poll::Ready((i, item(m)));
@@ -968,7 +974,7 @@ fn next_any<'js>(
                         Poll::Pending
                     })
                     .await;
-                    for ((_, s), ws) in all2.iter().zip(guard.0.drain(..)) {
+                    for ((_, s), (ws, _)) in all2.iter().zip(guard.0.drain(..)) {
                         s.borrow_mut().ws = ws;
                     }
                     *got2.borrow_mut() = Some(e);
@@ -1049,17 +1055,18 @@ fn next_any<'js>(
     Ok(ev)
 }
 
-/// A session's stream while its VU waits for the next event: if the wait
-/// is dropped (the end of the test stops the VU), a going-away close is
-/// written as it can be without waiting, as k6 closes such sessions.
-struct CloseOnDrop(Vec<Option<Ws>>);
+/// The sessions' streams while their VU waits for the next event: if the
+/// wait is dropped (the end of the test stops the VU), each writes its
+/// goodbye close (see `Session::goodbye`) as it can without waiting, as k6
+/// closes such sessions.
+struct CloseOnDrop(Vec<(Option<Ws>, u16)>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        for ws in self.0.iter_mut() {
+        for (ws, code) in self.0.iter_mut() {
             if let Some(mut ws) = ws.take() {
                 let frame = CloseFrame {
-                    code: CloseCode::Away,
+                    code: CloseCode::from(*code),
                     reason: "".into(),
                 };
                 let mut cx = Context::from_waker(std::task::Waker::noop());
