@@ -2635,3 +2635,49 @@ fn websocket_summary_section_and_the_no_iteration_warning_as_k6() {
         "{stderr}"
     );
 }
+
+/// Timers an iteration leaves behind (an exception, the end of the test)
+/// get k6's warning, with k6's ids (counted from 1 in each VU), before the
+/// exception's line; the next iteration runs none of them.
+#[test]
+fn timers_left_by_an_interrupted_iteration_are_warned_about_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = k6(
+        dir.path(),
+        r#"
+import { sleep } from 'k6';
+export const options = { iterations: 2, vus: 1 };
+export default function () {
+  const i = __ITER;
+  setTimeout(() => { console.log(`late ${i}`); }, 300);
+  if (__ITER == 0) {
+    setInterval(() => {}, 1000);
+    throw 'just error';
+  } else {
+    sleep(0.5);
+  }
+}
+"#,
+        &[],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("was stopped") || l.contains("just error") || l.contains("late"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(
+        lines[0].contains(
+            r#"level=warning msg="setTimeout 1 was stopped because the VU iteration was interrupted""#
+        ),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].contains("setInterval 2 was stopped because the VU iteration was interrupted"),
+        "{stderr}"
+    );
+    assert!(lines[2].contains("just error"), "{stderr}");
+    // The second iteration's own timeout (id 3) runs, in its iteration.
+    assert!(lines[3].contains("late 1"), "{stderr}");
+}

@@ -197,8 +197,10 @@ export const setTimeout = globalThis.setTimeout, clearTimeout = globalThis.clear
 /// `__k6.timerStep` until the iteration's promise has settled and no timer
 /// of the VU is left, as k6's event loop does.
 const TIMERS_GLOBAL_JS: &str = r#"(k) => {
+  // Timer ids count from 1 in each VU, as k6's: keyed here by VU and id.
   const all = new Map();
-  let seq = 0;
+  const seqs = new Map();
+  const key = (vu, id) => vu * 4294967296 + id;
   const add = (fn, ms, args, every) => {
     if (typeof fn !== 'function') {
       throw new TypeError(`could not convert function call parameter 0: could not convert ${String(fn)} to sobek.Callable`);
@@ -207,14 +209,16 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
     if (!(ms > 0)) ms = 0;
     // An interval of 0 would fire without end: at least 1 ms, as in Node.
     if (every && ms < 1) ms = 1;
-    const id = ++seq;
-    all.set(id, { vu: k.vuIndex(), at: k.clock() + ms, fn, args, every: every ? ms : -1 });
+    const vu = k.vuIndex();
+    const id = (seqs.get(vu) ?? 0) + 1;
+    seqs.set(vu, id);
+    all.set(key(vu, id), { vu, id, at: k.clock() + ms, fn, args, every: every ? ms : -1 });
     k.timersLive(1);
     return id;
   };
   const clear = (id) => {
-    const t = all.get(id);
-    if (t !== undefined && t.vu === k.vuIndex()) { all.delete(id); k.timersLive(-1); }
+    const kk = key(k.vuIndex(), Number(id));
+    if (all.has(kk)) { all.delete(kk); k.timersLive(-1); }
   };
   globalThis.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
   globalThis.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
@@ -273,11 +277,15 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
     t.fn(...t.args);
     return true;
   };
-  // The VU's timers left when its iteration ends (an exception, a stop).
+  // The VU's timers left when its iteration ends (an exception, a stop):
+  // k6's warning for each, in the order they were due.
   k.timersDrop = () => {
     const vu = k.vuIndex();
     if (k.wsVu !== undefined) k.wsVu.drop(vu);
-    for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); }
+    const left = [];
+    for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); left.push(x); }
+    left.sort((a, b) => a.at - b.at || a.id - b.id);
+    for (const x of left) k.warn(`${x.every >= 0 ? 'setInterval' : 'setTimeout'} ${x.id} was stopped because the VU iteration was interrupted`);
     const q = queued.get(vu);
     if (q !== undefined) { queued.delete(vu); k.timersLive(-q.length); }
   };
@@ -2055,6 +2063,16 @@ pub fn install<'js>(
             TIMERS_LIVE.with(|n| n.set(n.get() + d as i64));
         })?,
     )?;
+    {
+        // A warning in the run's log, as k6's own (no `source`).
+        let sh = shared.clone();
+        k6.set(
+            "warn",
+            Function::new(ctx.clone(), move |text: String| {
+                sh.log(Level::Warning, &text, &[]);
+            })?,
+        )?;
+    }
     k6_code(TIMERS_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
     k6_code(ITER_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
     // k6/html's natives: a page parsed (a string, or an ArrayBuffer's

@@ -306,7 +306,7 @@ export class WebSocket {
       value: (type, f) => {
         type = String(type);
         if (typeof f !== 'function') throw k.goError(`handler for event type "${type}" isn't a callable function`);
-        if (!TYPES.includes(type)) { k.wsWarn(`can't add event handler: unknown event type: ${type}`); return; }
+        if (!TYPES.includes(type)) { k.warn(`can't add event handler: unknown event type: ${type}`); return; }
         s.list[type].push(f);
       },
       enumerable: true,

@@ -512,15 +512,6 @@ pub fn install<'js>(
     {
         let sh = shared.clone();
         k6.set(
-            "wsWarn",
-            Function::new(ctx.clone(), move |text: String| {
-                sh.log(crate::log::Level::Warning, &text, &[]);
-            })?,
-        )?;
-    }
-    {
-        let sh = shared.clone();
-        k6.set(
             "wsEnd",
             Function::new(ctx.clone(), move |sid: u32| {
                 let s = SESSIONS.with(|m| m.borrow_mut().remove(&sid));
