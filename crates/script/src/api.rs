@@ -197,10 +197,15 @@ export const setTimeout = globalThis.setTimeout, clearTimeout = globalThis.clear
 /// `__k6.timerStep` until the iteration's promise has settled and no timer
 /// of the VU is left, as k6's event loop does.
 const TIMERS_GLOBAL_JS: &str = r#"(k) => {
-  // Timer ids count from 1 in each VU, as k6's: keyed here by VU and id.
-  const all = new Map();
+  // Each VU's timers by id (ids count from 1 in each VU, as k6's): a VU's
+  // turn looks only at its own.
+  const byVu = new Map();
   const seqs = new Map();
-  const key = (vu, id) => vu * 4294967296 + id;
+  const mine = (vu) => {
+    let m = byVu.get(vu);
+    if (m === undefined) byVu.set(vu, m = new Map());
+    return m;
+  };
   const add = (fn, ms, args, every) => {
     if (typeof fn !== 'function') {
       throw new TypeError(`could not convert function call parameter 0: could not convert ${String(fn)} to sobek.Callable`);
@@ -212,13 +217,13 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
     const vu = k.vuIndex();
     const id = (seqs.get(vu) ?? 0) + 1;
     seqs.set(vu, id);
-    all.set(key(vu, id), { vu, id, at: k.clock() + ms, fn, args, every: every ? ms : -1 });
+    mine(vu).set(id, { id, at: k.clock() + ms, fn, args, every: every ? ms : -1 });
     k.timersLive(1);
     return id;
   };
   const clear = (id) => {
-    const kk = key(k.vuIndex(), Number(id));
-    if (all.has(kk)) { all.delete(kk); k.timersLive(-1); }
+    const m = byVu.get(k.vuIndex());
+    if (m !== undefined && m.delete(Number(id))) k.timersLive(-1);
   };
   globalThis.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
   globalThis.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
@@ -259,8 +264,9 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
       send(q);
       return true;
     }
+    const all = byVu.get(vu);
     let id = 0, t;
-    for (const [i, x] of all) if (x.vu === vu && (t === undefined || x.at < t.at)) { id = i; t = x; }
+    if (all !== undefined) for (const [i, x] of all) if (t === undefined || x.at < t.at) { id = i; t = x; }
     // k6/websockets: the VU's sockets are waited on with its next timer.
     const ws = k.wsVu;
     if (ws !== undefined && ws.live(vu)) {
@@ -282,8 +288,9 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   k.timersDrop = () => {
     const vu = k.vuIndex();
     if (k.wsVu !== undefined) k.wsVu.drop(vu);
-    const left = [];
-    for (const [i, x] of all) if (x.vu === vu) { all.delete(i); k.timersLive(-1); left.push(x); }
+    const all = byVu.get(vu);
+    const left = all === undefined ? [] : [...all.values()];
+    if (all !== undefined) { all.clear(); k.timersLive(-left.length); }
     left.sort((a, b) => a.at - b.at || a.id - b.id);
     for (const x of left) k.warn(`${x.every >= 0 ? 'setInterval' : 'setTimeout'} ${x.id} was stopped because the VU iteration was interrupted`);
     const q = queued.get(vu);
