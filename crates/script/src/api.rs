@@ -198,14 +198,12 @@ export const setTimeout = globalThis.setTimeout, clearTimeout = globalThis.clear
 /// of the VU is left, as k6's event loop does.
 const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   // Each VU's timers by id (ids count from 1 in each VU, as k6's): a VU's
-  // turn looks only at its own.
-  const byVu = new Map();
-  const seqs = new Map();
-  const mine = (vu) => {
-    let m = byVu.get(vu);
-    if (m === undefined) byVu.set(vu, m = new Map());
-    return m;
-  };
+  // turn looks only at its own. By VU in arrays, not Maps: QuickJS's Map
+  // finds a number key in a chain as long as the map (~2.4 µs at 1,000
+  // keys), an array's index in ~0.1 µs.
+  const byVu = [];
+  const seqs = [];
+  const mine = (vu) => byVu[vu] ?? (byVu[vu] = new Map());
   const add = (fn, ms, args, every) => {
     if (typeof fn !== 'function') {
       throw new TypeError(`could not convert function call parameter 0: could not convert ${String(fn)} to sobek.Callable`);
@@ -215,14 +213,14 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
     // An interval of 0 would fire without end: at least 1 ms, as in Node.
     if (every && ms < 1) ms = 1;
     const vu = k.vuIndex();
-    const id = (seqs.get(vu) ?? 0) + 1;
-    seqs.set(vu, id);
+    const id = (seqs[vu] ?? 0) + 1;
+    seqs[vu] = id;
     mine(vu).set(id, { id, at: k.clock() + ms, fn, args, every: every ? ms : -1 });
     k.timersLive(1);
     return id;
   };
   const clear = (id) => {
-    const m = byVu.get(k.vuIndex());
+    const m = byVu[k.vuIndex()];
     if (m !== undefined && m.delete(Number(id))) k.timersLive(-1);
   };
   globalThis.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
@@ -233,11 +231,11 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   // event loop next turns (after the code that made them has returned or
   // awaits); each promise settles with its response (or the request's
   // exception, with `throw`).
-  const queued = new Map();
+  const queued = [];
   k.asyncRequest = (method, url, body, params) => new Promise((resolve, reject) => {
     const vu = k.vuIndex();
-    let q = queued.get(vu);
-    if (q === undefined) queued.set(vu, q = []);
+    let q = queued[vu];
+    if (q === undefined) queued[vu] = q = [];
     q.push([String(method).toUpperCase(), url, body === undefined ? null : body, params, resolve, reject]);
     k.timersLive(1);
   });
@@ -257,14 +255,14 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   // its callback; false when the VU has neither.
   k.timerStep = () => {
     const vu = k.vuIndex();
-    const q = queued.get(vu);
+    const q = queued[vu];
     if (q !== undefined) {
-      queued.delete(vu);
+      queued[vu] = undefined;
       k.timersLive(-q.length);
       send(q);
       return true;
     }
-    const all = byVu.get(vu);
+    const all = byVu[vu];
     let id = 0, t;
     if (all !== undefined) for (const [i, x] of all) if (t === undefined || x.at < t.at) { id = i; t = x; }
     // k6/websockets: the VU's sockets are waited on with its next timer.
@@ -288,13 +286,13 @@ const TIMERS_GLOBAL_JS: &str = r#"(k) => {
   k.timersDrop = () => {
     const vu = k.vuIndex();
     if (k.wsVu !== undefined) k.wsVu.drop(vu);
-    const all = byVu.get(vu);
+    const all = byVu[vu];
     const left = all === undefined ? [] : [...all.values()];
     if (all !== undefined) { all.clear(); k.timersLive(-left.length); }
     left.sort((a, b) => a.at - b.at || a.id - b.id);
     for (const x of left) k.warn(`${x.every >= 0 ? 'setInterval' : 'setTimeout'} ${x.id} was stopped because the VU iteration was interrupted`);
-    const q = queued.get(vu);
-    if (q !== undefined) { queued.delete(vu); k.timersLive(-q.length); }
+    const q = queued[vu];
+    if (q !== undefined) { queued[vu] = undefined; k.timersLive(-q.length); }
   };
 }"#;
 
@@ -2055,7 +2053,12 @@ pub fn install<'js>(
     // Timers: the natives their JavaScript needs, then the globals.
     k6.set(
         "vuIndex",
-        Function::new(ctx.clone(), || vu::current() as f64)?,
+        // An integer, not a double: QuickJS hashes a double Map key by its
+        // bits, and whole numbers' low bits are all zero, so every VU's
+        // entry in the timers' maps fell in one bucket.
+        Function::new(ctx.clone(), || {
+            i32::try_from(vu::current()).unwrap_or(i32::MAX)
+        })?,
     )?;
     {
         let origin = std::time::Instant::now();

@@ -88,9 +88,10 @@ export class Blob {
   stream() { throw k.goError('Blob.stream() is not supported by loadlab k6'); }
 }
 
-// The sockets not yet closed, by VU, and by session id.
-const byVu = new Map();
-const bySid = new Map();
+// The sockets not yet closed, by VU (an array: QuickJS's Map is slow with
+// many number keys), and by session id.
+const byVu = [];
+const bySid = Object.create(null);
 
 const schemeOf = (u) => (u.match(/^([a-zA-Z][a-zA-Z0-9+.-]*):/)?.[1] ?? '').toLowerCase();
 
@@ -105,9 +106,9 @@ const over = (s) => {
   if (s.rs === CLOSED && s.done) return;
   s.rs = CLOSED;
   s.done = true;
-  if (s.sid !== 0) { k.wsEnd(s.sid); bySid.delete(s.sid); }
-  const set = byVu.get(s.vu);
-  if (set) { set.delete(s); if (set.size === 0) byVu.delete(s.vu); }
+  if (s.sid !== 0) { k.wsEnd(s.sid); delete bySid[s.sid]; }
+  const set = byVu[s.vu];
+  if (set) { set.delete(s); if (set.size === 0) byVu[s.vu] = undefined; }
   k.timersLive(-1);
 };
 const closeEvent = (s) => {
@@ -144,7 +145,7 @@ const dial = (s) => {
     return;
   }
   s.sid = r.sid;
-  bySid.set(r.sid, s);
+  bySid[r.sid] = s;
   const h = r.res.headers;
   for (const name in h) if (name.toLowerCase() === 'sec-websocket-protocol') s.protocol = h[name];
   for (const name in h) if (name.toLowerCase() === 'sec-websocket-extensions') s.extensions = [h[name]];
@@ -197,9 +198,9 @@ const dispatch = (s, ev) => {
 // (at most `wait` ms; < 0: no limit) and dispatch it. False when the wait
 // ended with no event (a timer is due).
 k.wsVu = {
-  live: (vu) => byVu.has(vu),
+  live: (vu) => byVu[vu] !== undefined,
   step(vu, wait) {
-    const set = byVu.get(vu);
+    const set = byVu[vu];
     if (set === undefined) return false;
     for (const s of set) {
       if (s.later.length > 0) { const f = s.later.shift(); f(); return true; }
@@ -210,14 +211,14 @@ k.wsVu = {
     if (sids.length === 0) return false;
     const ev = k.wsNextAny(sids, wait);
     if (ev.t === 'timer') return false;
-    const s = bySid.get(ev.sid);
+    const s = bySid[ev.sid];
     if (s !== undefined) dispatch(s, ev);
     return true;
   },
   // The iteration ended with sockets open (an exception, a stop): they
   // go away.
   drop(vu) {
-    const set = byVu.get(vu);
+    const set = byVu[vu];
     if (set === undefined) return;
     for (const s of [...set]) {
       if (s.sid !== 0 && s.rs === OPEN) k.wsClose(s.sid, 1001);
@@ -271,8 +272,8 @@ export class WebSocket {
       on: {}, list: {}, later: [],
     };
     for (const t of TYPES) { s.on[t] = null; s.list[t] = []; }
-    let set = byVu.get(vu);
-    if (set === undefined) byVu.set(vu, set = new Set());
+    let set = byVu[vu];
+    if (set === undefined) byVu[vu] = set = new Set();
     set.add(s);
     k.timersLive(1);
 
