@@ -2053,9 +2053,8 @@ pub fn install<'js>(
     // Timers: the natives their JavaScript needs, then the globals.
     k6.set(
         "vuIndex",
-        // An integer, not a double: QuickJS hashes a double Map key by its
-        // bits, and whole numbers' low bits are all zero, so every VU's
-        // entry in the timers' maps fell in one bucket.
+        // An integer: the VU's index into the per-VU arrays of the timers,
+        // async requests and sockets (TIMERS_GLOBAL_JS, websockets.rs).
         Function::new(ctx.clone(), || {
             i32::try_from(vu::current()).unwrap_or(i32::MAX)
         })?,
