@@ -82,8 +82,7 @@ export class Blob {
   bytes() { return Promise.resolve(this[BYTES].slice()); }
   text() { return Promise.resolve(fromUtf8(this[BYTES])); }
   slice(start, end, contentType) {
-    const b = new Blob([this[BYTES].slice(start, end)], { type: contentType === undefined ? '' : String(contentType) });
-    return b;
+    return new Blob([this[BYTES].slice(start, end)], { type: contentType === undefined ? '' : String(contentType) });
   }
   stream() { throw k.goError('Blob.stream() is not supported by loadlab k6'); }
 }
@@ -130,7 +129,7 @@ const failed = (s, text) => {
 const emitGuarded = (s, type, e) => {
   for (const h of listeners(s, type)) {
     try { h(e); } catch (x) {
-      if (!s.done) { try { failed(s, x instanceof Error ? String(x) : String(x)); } catch (_) {} }
+      if (!s.done) { try { failed(s, String(x)); } catch (_) {} }
       throw x;
     }
   }

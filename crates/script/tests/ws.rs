@@ -6,7 +6,7 @@ mod common;
 
 use common::wsk::{num, run, server};
 use loadlab_script::Overrides;
-use loadlab_testkit::ws::{self, WsServer};
+use loadlab_testkit::ws::WsServer;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Waits (5 s at most) until the server has read `n` close frames: the
@@ -204,12 +204,7 @@ fn websockets_in_the_init_context_are_refused_as_k6() {
 /// Go's certificate error.
 #[test]
 fn wss_uses_the_tls_options_and_offers_only_http11() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let s = rt.block_on(ws::start_tls());
+    let (_rt, s) = common::wsk::server_tls();
     let src = |insecure: bool| {
         format!(
             r#"

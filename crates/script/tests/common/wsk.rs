@@ -6,12 +6,21 @@ use loadlab_testkit::ws::{self, WsServer};
 
 /// testkit's WebSocket server on its own runtime.
 pub fn server() -> (tokio::runtime::Runtime, WsServer) {
+    on_runtime(ws::start())
+}
+
+/// testkit's `wss://` server (a self-signed certificate) on its own runtime.
+pub fn server_tls() -> (tokio::runtime::Runtime, WsServer) {
+    on_runtime(ws::start_tls())
+}
+
+fn on_runtime(start: impl Future<Output = WsServer>) -> (tokio::runtime::Runtime, WsServer) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let s = rt.block_on(ws::start());
+    let s = rt.block_on(start);
     (rt, s)
 }
 
