@@ -1,5 +1,5 @@
 //! What the `targets` fuzz target checks (`fuzz/fuzz_targets/targets.rs`),
-//! shared with the corpus replay test (`tests/fuzz_corpus.rs`) so that a
+//! shared with the corpus replay test (`tests/it/fuzz_corpus.rs`) so that a
 //! plain `cargo test` keeps the committed corpus green. Not a public API.
 
 use std::io::Cursor;

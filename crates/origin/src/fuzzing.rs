@@ -1,6 +1,6 @@
 //! What the `recipe`, `origin_http1` and `origin_admin` fuzz targets check
 //! (`fuzz/fuzz_targets/`), shared with the corpus replay test
-//! (`tests/fuzz_corpus.rs`) so that a plain `cargo test` keeps the committed
+//! (`tests/it/fuzz_corpus.rs`) so that a plain `cargo test` keeps the committed
 //! corpora green. Not a public API.
 
 use std::net::SocketAddr;

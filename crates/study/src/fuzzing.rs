@@ -1,5 +1,5 @@
 //! What the `plan` fuzz target checks (`fuzz/fuzz_targets/plan.rs`), shared
-//! with the corpus replay test (`tests/fuzz_corpus.rs`) so that a plain
+//! with the corpus replay test (`tests/it/fuzz_corpus.rs`) so that a plain
 //! `cargo test` keeps the committed corpus green. Not a public API.
 
 use std::path::Path;

@@ -1,0 +1,18 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod attack_cli;
+mod distributed;
+mod http_client;
+mod k6;
+mod k8s;
+mod k8s_plan;
+mod s3;
+mod seeds;
+mod study;
+mod study_command;
+mod study_progress;
+mod study_secrets;
+mod study_split;
+mod study_workloads;
+mod sysbench_cli;

@@ -1,0 +1,5 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod arbitrary_input;
+mod segments;

@@ -1,0 +1,68 @@
+//! The open model keeps the schedule: counts and intended times are exact.
+
+use crate::common;
+use common::*;
+
+use loadlab_core::{Pacer, PacerSpec, Rate};
+use loadlab_engine::{AttackConfig, attack};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_per_second_for_one_second() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(200)),
+        duration: Some(ms(1000)),
+        ..Default::default()
+    };
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    let samples = sink.samples();
+    assert_eq!(sum.requests, 200, "{sum:?}");
+    assert_eq!(samples.len(), 200);
+    assert_eq!(srv.requests(), 200);
+    assert!(sink.finished.load(std::sync::atomic::Ordering::SeqCst));
+    let pacer = loadlab_core::pacer::ConstantPacer(Rate::per_second(200));
+    for (i, s) in samples.iter().enumerate() {
+        assert_eq!(s.seq, i as u64);
+        assert_eq!(s.target, 0);
+        assert_eq!(s.status, 200);
+        assert_eq!(s.bytes_in, 5);
+        assert_eq!(
+            s.intended_ns,
+            pacer.send_at(i as u64).unwrap().as_nanos() as u64
+        );
+        // A send may lead its schedule by less than the clock window (1 ms).
+        assert!(s.sent_ns + 1_000_000 > s.intended_ns);
+        assert!(s.first_byte_ns >= s.sent_ns && s.done_ns >= s.first_byte_ns);
+    }
+    // The sink ran on its own thread, not on a runtime worker.
+    assert_eq!(sink.thread.lock().unwrap().as_deref(), Some("loadlab-sink"));
+    // On a loaded machine a few sends may be late, but most are on time.
+    let on_time = samples
+        .iter()
+        .filter(|s| s.send_lag_ns() < 5_000_000)
+        .count();
+    assert!(
+        on_time > 150,
+        "only {on_time} of 200 sent within 5ms of schedule"
+    );
+    assert_eq!(sum.unsent, 0);
+    assert!(!sum.interrupted);
+}
+
+#[tokio::test]
+async fn plan_pacer_ends_the_attack_by_itself() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::parse_plan("200ms@100,100ms@50").unwrap(),
+        ..Default::default()
+    };
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert_eq!(sum.requests, 25);
+    assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
+}

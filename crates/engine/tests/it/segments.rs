@@ -1,0 +1,212 @@
+//! `-segment=i/n` and `-start-at`, for real: n attacks run side by side
+//! against one server, each its share, and together they send exactly the
+//! single-machine schedule (same sequence numbers, same intended times, no
+//! duplicates, no gaps).
+
+use crate::common;
+use common::*;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use loadlab_core::segment::scheduled_total;
+use loadlab_core::{PacerSpec, Rate, Sample, ScheduleSegment};
+use loadlab_engine::{AttackConfig, EngineError, attack};
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+/// Runs the n segments of one schedule at once, with a common start 300 ms
+/// ahead; returns each worker's samples and header info.
+async fn run_split(
+    url: &str,
+    pacer: PacerSpec,
+    duration: Option<Duration>,
+    n: u64,
+) -> (u64, Vec<(Vec<Sample>, loadlab_core::AttackInfo)>) {
+    let start_at = unix_now() + 300_000_000;
+    let mut runs = Vec::new();
+    for i in 0..n {
+        let cfg = AttackConfig {
+            pacer: pacer.clone(),
+            duration,
+            segment: ScheduleSegment::new(i, n).unwrap(),
+            start_at_unix_ns: Some(start_at),
+            ..Default::default()
+        };
+        let sink = Collect::default();
+        let url = url.to_string();
+        let handle = tokio::spawn({
+            let sink = sink.clone();
+            async move { attack(cfg, one(&url), sink.boxed(), never()).await }
+        });
+        runs.push((handle, sink));
+    }
+    let mut out = Vec::new();
+    for (h, sink) in runs {
+        let (sum, _) = h.await.unwrap().unwrap();
+        assert!(!sum.interrupted);
+        let info = sink.info.lock().unwrap().clone().unwrap();
+        out.push((sink.samples(), info));
+    }
+    (start_at, out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn split_runs_send_exactly_the_whole_schedule() {
+    let srv = serve(hello()).await;
+    let cases = [
+        (
+            "constant",
+            PacerSpec::Constant(Rate::per_second(600)),
+            Some(ms(500)),
+            3,
+        ),
+        (
+            "ramp",
+            PacerSpec::linear(200.0, 1_200.0, ms(400)).unwrap(),
+            Some(ms(500)),
+            5,
+        ),
+        (
+            "pace",
+            PacerSpec::parse_plan("200ms@300,200ms@300->900,100ms@0,100ms@500").unwrap(),
+            None,
+            7,
+        ),
+        (
+            "sine",
+            PacerSpec::sine(600.0, 400.0, ms(250)).unwrap(),
+            Some(ms(500)),
+            3,
+        ),
+    ];
+    for (name, pacer, duration, n) in cases {
+        let p = pacer.build();
+        let total = scheduled_total(p.as_ref(), duration, None).unwrap();
+        assert!(total > 100, "{name}: {total}");
+        let (start_at, runs) = run_split(&srv.url("/"), pacer.clone(), duration, n).await;
+        let mut seen = vec![None; total as usize];
+        for (i, (samples, info)) in runs.iter().enumerate() {
+            let seg = ScheduleSegment::new(i as u64, n).unwrap();
+            let w = info.worker.as_ref().expect("a worker record");
+            assert_eq!((w.index, w.count), (i as u64, n));
+            assert_eq!(w.start_at_unix_ns, start_at);
+            assert_eq!(
+                info.start_unix_ns, start_at,
+                "{name}: the schedule starts at -start-at"
+            );
+            assert!(
+                w.began_unix_ns >= start_at,
+                "{name}: began before -start-at"
+            );
+            assert_eq!(w.scheduled_total, Some(total));
+            assert_eq!(w.scheduled(), Some(seg.share(total)));
+            assert!(!w.host.is_empty());
+            assert_eq!(samples.len() as u64, seg.share(total), "{name} {seg}");
+            for s in samples {
+                assert!(
+                    seg.contains(s.seq),
+                    "{name} {seg}: request {} is not mine",
+                    s.seq
+                );
+                assert_eq!(s.status, 200);
+                let slot = &mut seen[s.seq as usize];
+                assert!(slot.is_none(), "{name}: request {} sent twice", s.seq);
+                *slot = Some(s.intended_ns);
+            }
+        }
+        for (k, got) in seen.iter().enumerate() {
+            let want = p.send_at(k as u64).unwrap().as_nanos() as u64;
+            assert_eq!(*got, Some(want), "{name} n={n}: request {k}");
+        }
+    }
+}
+
+#[test]
+fn worker_limits_are_split_between_segments() {
+    let cfg = |i, n| {
+        AttackConfig {
+            workers: 10,
+            max_workers: Some(10),
+            max_connections: Some(3),
+            segment: ScheduleSegment::new(i, n).unwrap(),
+            ..Default::default()
+        }
+        .for_segment()
+    };
+    let w: Vec<u64> = (0..4).map(|i| cfg(i, 4).workers).collect();
+    assert_eq!(w, [3, 3, 2, 2]);
+    let m: Vec<Option<u64>> = (0..4).map(|i| cfg(i, 4).max_workers).collect();
+    assert_eq!(m, [Some(3), Some(3), Some(2), Some(2)]);
+    // Never below one each.
+    let c: Vec<Option<usize>> = (0..4).map(|i| cfg(i, 4).max_connections).collect();
+    assert_eq!(c, [Some(1), Some(1), Some(1), Some(1)]);
+    assert_eq!(cfg(0, 1).workers, 10);
+}
+
+#[tokio::test]
+async fn start_at_bounds_and_interrupt() {
+    let srv = serve(hello()).await;
+    let base = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(100)),
+        duration: Some(ms(100)),
+        ..Default::default()
+    };
+    // Long past: refused, nothing sent.
+    let cfg = AttackConfig {
+        start_at_unix_ns: Some(unix_now() - 5_000_000_000),
+        ..base.clone()
+    };
+    let e = attack(cfg, one(&srv.url("/")), Collect::default().boxed(), never())
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(&e, EngineError::Config(m) if m.contains("-start-at passed")),
+        "{e}"
+    );
+    // Too far ahead: refused.
+    let cfg = AttackConfig {
+        start_at_unix_ns: Some(unix_now() + 30 * 24 * 3600 * 1_000_000_000),
+        ..base.clone()
+    };
+    assert!(
+        attack(cfg, one(&srv.url("/")), Collect::default().boxed(), never())
+            .await
+            .is_err()
+    );
+    // Just past (within the tolerance): runs, anchored at that instant.
+    let at = unix_now() - 200_000_000;
+    let cfg = AttackConfig {
+        start_at_unix_ns: Some(at),
+        ..base.clone()
+    };
+    let sink = Collect::default();
+    let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+        .await
+        .unwrap();
+    assert_eq!(sum.start_unix_ns, at);
+    // 10 due in the first 100 ms, all already past: they went out at once, late.
+    assert_eq!(sum.requests + sum.unsent, 10);
+    // Interrupted while waiting: nothing is sent.
+    let cfg = AttackConfig {
+        start_at_unix_ns: Some(unix_now() + 3_000_000_000),
+        ..base
+    };
+    let t = std::time::Instant::now();
+    let (sum, _) = attack(
+        cfg,
+        one(&srv.url("/")),
+        Collect::default().boxed(),
+        tokio::time::sleep(ms(100)),
+    )
+    .await
+    .unwrap();
+    assert!(sum.interrupted);
+    assert_eq!(sum.requests, 0);
+    assert!(t.elapsed() < Duration::from_secs(2));
+}

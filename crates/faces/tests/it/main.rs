@@ -1,0 +1,6 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod golden;
+mod plot;
+mod runs;

@@ -1,0 +1,12 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod common;
+mod fidelity;
+mod memory;
+mod seed;
+mod segments;
+mod transport;
+mod vus;
+mod websockets;
+mod ws;

@@ -1,0 +1,8 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod common;
+mod golden;
+mod mariadb;
+mod mysql_wire;
+mod postgres;

@@ -1,0 +1,13 @@
+//! The crate's integration tests, one binary: each file of the old
+//! `tests/` folder is a module here (one link instead of one per file).
+
+mod arbitrary_plans;
+mod fuzz_corpus;
+mod fuzz_regressions;
+mod plan;
+mod report_charts;
+mod report_html;
+mod store;
+mod study_e2e;
+mod verdicts;
+mod workload_plans;
