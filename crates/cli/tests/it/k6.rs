@@ -4,6 +4,7 @@
 use std::process::{Command, Output};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
+use loadlab_testkit::proc::{PATIENCE, Watch, wait_origin_requests, wait_results};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -670,7 +671,9 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Setup has returned and the VUs are sending (the origin has answered
+    // some of their requests): Ctrl-C now lands mid-run.
+    wait_origin_requests(o.addr, 3, PATIENCE);
     // SAFETY-free: kill(1) with SIGINT through the shell's kill command.
     let st = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -679,7 +682,8 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     assert!(st.success());
     let t0 = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(t0.elapsed() < std::time::Duration::from_secs(15));
+    // Well short of the script's 60 s: the interrupt ended the run.
+    assert!(t0.elapsed() < std::time::Duration::from_secs(40));
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
     assert!(stdout.contains("http_reqs"), "{stdout}");
@@ -712,14 +716,15 @@ fn a_second_ctrl_c_stops_a_long_teardown_at_once() {
         "import { sleep } from 'k6';\nexport const options = { vus: 1, duration: '60s', teardownTimeout: '60s' };\nexport default function () { sleep(0.05); }\nexport function teardown() { console.log('TEARDOWN STARTED'); sleep(50); }\n",
     )
     .unwrap();
-    let child = Command::new(bin())
-        .args(["k6", "run", "-q"])
+    let mut child = Command::new(bin())
+        .args(["k6", "run", "-q", "--out", "loadlab=run.lr"])
         .arg(&path)
         .current_dir(dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let err = Watch::stderr(&mut child);
     let int = || {
         let st = Command::new("kill")
             .args(["-INT", &child.id().to_string()])
@@ -727,17 +732,21 @@ fn a_second_ctrl_c_stops_a_long_teardown_at_once() {
             .unwrap();
         assert!(st.success());
     };
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // The run is under way (iterations are in the results file), so the
+    // first Ctrl-C ends it and starts the teardown.
+    wait_results(&dir.path().join("run.lr"), &[0x03, 0x06], 1, PATIENCE);
     int();
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    err.wait_for_line("TEARDOWN STARTED", PATIENCE);
     int();
     let t0 = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
+    // Without the second Ctrl-C the teardown would sleep 50 s.
     assert!(
-        t0.elapsed() < std::time::Duration::from_secs(15),
+        t0.elapsed() < std::time::Duration::from_secs(40),
         "the second Ctrl-C did not stop it"
     );
-    let (stdout, stderr) = text(&out);
+    let stdout = text(&out).0;
+    let stderr = err.finish();
     assert_eq!(out.status.code(), Some(105), "{stdout}\n{stderr}");
     assert!(stderr.contains("TEARDOWN STARTED"), "{stderr}");
     assert!(stderr.contains("second interrupt"), "{stderr}");
@@ -1716,8 +1725,9 @@ export default function () { http.get(`${__ENV.BASE_URL}/a`); }
                 .unwrap()
         })
         .collect();
-    // Kill worker 1 half way through its 3 s (2 s to the start + 1.5 s).
-    std::thread::sleep(std::time::Duration::from_millis(3500));
+    // Kill worker 1 mid-run: once its file holds its first iterations
+    // (each one a sample and three metric values), well before its 60.
+    wait_results(&dir.path().join("w1.lr"), &[0x06], 9, PATIENCE);
     children[1].kill().unwrap();
     let _ = children[1].wait();
     for (i, c) in children.iter_mut().enumerate() {
@@ -2219,14 +2229,17 @@ export function f() { sleep(0.1); }
 "#,
     )
     .unwrap();
-    let child = Command::new(bin())
+    let mut child = Command::new(bin())
         .args(["k6", "run"])
         .arg(&path)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // Ctrl-C once the run's own progress lines say 2 s have passed: both
+    // scenarios are under way, neither is done.
+    let live = Watch::stdout(&mut child);
+    live.wait_for_line("running (02.", PATIENCE);
     assert!(
         Command::new("kill")
             .args(["-INT", &child.id().to_string()])
@@ -2235,24 +2248,30 @@ export function f() { sleep(0.1); }
             .success()
     );
     let out = child.wait_with_output().unwrap();
-    let (o, err) = text(&out);
+    let err = text(&out).1;
+    let o = live.finish();
     assert_eq!(out.status.code(), Some(105), "{o}\n{err}");
     let b = block_after(&o[o.find("TOTAL RESULTS").unwrap()..], "running (0");
-    assert!(
-        b[0].starts_with("running (02.") || b[0].starts_with("running (03."),
-        "{b:#?}"
-    );
+    // The last block shows the run's clock at the interrupt: from the 2 s
+    // of the line above on, and each scenario's bar at that same instant.
+    let at = b[0]
+        .strip_prefix("running (")
+        .and_then(|r| r.split_once("s)"))
+        .map(|(t, _)| t)
+        .unwrap_or_else(|| panic!("{b:#?}"));
+    let t: f64 = at.parse().unwrap_or_else(|_| panic!("{b:#?}"));
+    assert!(at.len() == 4 && (2.0..5.0).contains(&t), "{b:#?}");
     assert!(b[0].contains("0/6 VUs, "), "{b:#?}");
     assert!(
         b[1].starts_with("rr     ✗ [  ") && b[1].contains("% ] 0/4 VUs  "),
         "{b:#?}"
     );
-    assert!(b[1].ends_with("s/5.0s"), "{b:#?}");
+    assert!(b[1].ends_with(&format!(" {t:.1}s/5.0s")), "{b:#?}");
     assert!(
         b[2].starts_with("steady ✗ [  ") && b[2].contains("% ] 2 VUs    0"),
         "{b:#?}"
     );
-    assert!(b[2].ends_with("s/10s"), "{b:#?}");
+    assert!(b[2].ends_with(&format!(" {at}s/10s")), "{b:#?}");
 }
 
 #[test]
