@@ -26,12 +26,15 @@ pub fn k6() -> Option<PathBuf> {
     })
 }
 
-/// [`k6`], or `None` after a loud note that `test` was skipped.
+/// [`k6`], or `None` after a loud note that `test` was skipped (under `CI`
+/// a missing k6 fails the test instead: see [`crate::need`]).
 pub fn k6_or_skip(test: &str) -> Option<PathBuf> {
     let found = k6();
     if found.is_none() {
-        eprintln!(
-            "\n!!!!!!!!!! SKIPPED {test}: no k6 (set K6, or go install go.k6.io/k6@{VERSION}); the script was NOT run through real k6 !!!!!!!!!!\n"
+        crate::need::missing(
+            test,
+            "k6",
+            &format!("set K6, or go install go.k6.io/k6@{VERSION}"),
         );
     }
     found

@@ -19,6 +19,8 @@
 //!   skipped) and builds a `k6 run` command that stays on this machine;
 //! * [`moto`]: a real S3-compatible server (moto's) on a free 127.0.0.1
 //!   port, with buckets, objects and the AWS environment pointing at it;
+//! * [`need`]: what a test needs from the machine; a missing peer skips
+//!   the test loudly, or fails it under `CI`;
 //! * [`proc`]: bounded waits for child processes, kill-on-drop guards;
 //! * [`ws`]: a WebSocket server on 127.0.0.1:0 whose paths echo, push,
 //!   close, drop or refuse.
@@ -28,6 +30,7 @@ pub mod db;
 pub mod golden;
 pub mod k6;
 pub mod moto;
+pub mod need;
 pub mod netns;
 pub mod proc;
 pub mod pubsub;
