@@ -14,10 +14,9 @@
 //! Go's `html.Render` of the first node's children (void elements as
 //! `<br/>`, `"` and `'` as `&#34;` and `&#39;`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ego_tree::iter::Edge;
 use ego_tree::{NodeId, NodeRef};
@@ -40,36 +39,41 @@ pub struct HtmlDoc {
     len: usize,
 }
 
-/// Documents alive (parsed and not yet freed), the most alive at once,
-/// and the bytes of page they were parsed from: for the tests that show
-/// documents are freed when a script drops them.
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+// Documents alive (parsed and not yet freed), the most alive at once,
+// and the bytes of page they were parsed from: for the tests that show
+// documents are freed when a script drops them. Counted per thread: a
+// run's VUs all live on the thread that called `run`, so one run's
+// figures are not mixed with another's running beside it.
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+    static LIVE_BYTES: Cell<usize> = const { Cell::new(0) };
+}
 
-/// Parsed documents not yet freed (in this process).
+/// Parsed documents not yet freed (on this thread).
 pub fn live_documents() -> usize {
-    LIVE.load(Ordering::Relaxed)
+    LIVE.get()
 }
 
-/// The bytes of page of the documents not yet freed.
+/// The bytes of page of the documents not yet freed (on this thread).
 pub fn live_document_bytes() -> usize {
-    LIVE_BYTES.load(Ordering::Relaxed)
+    LIVE_BYTES.get()
 }
 
-/// The most documents alive at once since the last [`reset_peak`].
+/// The most documents alive at once (on this thread) since the last
+/// [`reset_peak`].
 pub fn peak_documents() -> usize {
-    PEAK.load(Ordering::Relaxed)
+    PEAK.get()
 }
 
 pub fn reset_peak() {
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    PEAK.set(LIVE.get());
 }
 
 impl Drop for HtmlDoc {
     fn drop(&mut self) {
-        LIVE.fetch_sub(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_sub(self.len, Ordering::Relaxed);
+        LIVE.set(LIVE.get() - 1);
+        LIVE_BYTES.set(LIVE_BYTES.get() - self.len);
     }
 }
 
@@ -439,9 +443,10 @@ impl HtmlDoc {
             return Err("html: open stack of elements exceeds 512 nodes");
         }
         let ids = doc.tree.nodes().map(|n| n.id()).collect();
-        let live = LIVE.fetch_add(1, Ordering::Relaxed) + 1;
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(src.len(), Ordering::Relaxed);
+        let live = LIVE.get() + 1;
+        LIVE.set(live);
+        PEAK.set(PEAK.get().max(live));
+        LIVE_BYTES.set(LIVE_BYTES.get() + src.len());
         Ok(HtmlDoc {
             doc,
             ids,
