@@ -20,7 +20,7 @@ DUR="${DUR:-5s}"
 RATE="${RATE:-5000}"
 PORT="${PORT:-18491}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-LOADLAB="$TARGET/release/loadlab"
+LOADLAB="$TARGET/dist/loadlab"
 URL="http://127.0.0.1:$PORT/"
 
 need() {
@@ -36,8 +36,8 @@ need taskset util-linux
 [ -x /usr/bin/time ] || need /usr/bin/time time
 
 if [ -z "${NO_BUILD:-}" ]; then
-  echo "building loadlab (release) ..." >&2
-  (cd "$ROOT" && cargo build --release -p loadlab >&2)
+  echo "building loadlab (dist) ..." >&2
+  (cd "$ROOT" && cargo build --profile dist -p loadlab >&2)
 fi
 
 WORK="$(mktemp -d)"

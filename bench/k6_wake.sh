@@ -12,7 +12,7 @@
 #   bash bench/k6_wake.sh [LOADLAB_BIN] [REPS]
 # Needs nginx (Debian's) and k6 v1.8.1 (~/go/bin/k6).
 set -euo pipefail
-BIN=${1:-target/release/loadlab}
+BIN=${1:-target/dist/loadlab}
 REPS=${2:-2}
 K6=${K6:-$HOME/go/bin/k6}
 HERE=$(cd "$(dirname "$0")" && pwd)

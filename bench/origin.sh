@@ -22,7 +22,7 @@ SLOW_RATE="${SLOW_RATE:-2000}"
 SLOW_DUR="${SLOW_DUR:-20}"
 SLOW_SIZE="${SLOW_SIZE:-50kb}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-LOADLAB="$TARGET/release/loadlab"
+LOADLAB="$TARGET/dist/loadlab"
 NGINX_PORT=18481
 ORIGIN_PORT=18482
 
@@ -38,15 +38,15 @@ need taskset util-linux
 need python3 python3
 need curl curl
 
-EXAMPLE="$TARGET/release/examples/origin_serve"
-OPEN_LOAD="$TARGET/release/examples/open_load"
+EXAMPLE="$TARGET/dist/examples/origin_serve"
+OPEN_LOAD="$TARGET/dist/examples/open_load"
 if [ "${BUILD:-1}" != 0 ]; then
-  (cd "$ROOT" && cargo build --release -p loadlab-origin --examples >&2)
+  (cd "$ROOT" && cargo build --profile dist -p loadlab-origin --examples >&2)
 fi
 if [ "${BUILD:-1}" = 0 ]; then
   # BUILD=0: use what is built, preferring the loadlab binary.
   if [ -x "$LOADLAB" ]; then ORIGIN_CMD=("$LOADLAB" origin --workers 1 --recipe); else ORIGIN_CMD=("$EXAMPLE"); fi
-elif echo "building loadlab (release) ..." >&2 && (cd "$ROOT" && cargo build --release -p loadlab >&2); then
+elif echo "building loadlab (dist) ..." >&2 && (cd "$ROOT" && cargo build --profile dist -p loadlab >&2); then
   ORIGIN_CMD=("$LOADLAB" origin --workers 1 --recipe)
 else
   # The CLI crate may be mid-change; the origin library alone is what is measured.

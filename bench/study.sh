@@ -18,11 +18,11 @@ RUNS="${RUNS:-3}"
 RATE="${RATE:-2000}"
 DUR="${DUR:-10s}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-LOADLAB="$TARGET/release/loadlab"
+LOADLAB="$TARGET/dist/loadlab"
 PORT=18491
 
 if [ "${BUILD:-1}" != 0 ]; then
-  (cd "$ROOT" && cargo build --release -p loadlab >&2)
+  (cd "$ROOT" && cargo build --profile dist -p loadlab >&2)
 fi
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 

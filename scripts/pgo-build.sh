@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds loadlab with profile-guided optimisation (PGO): the release build,
+# Builds loadlab with profile-guided optimisation (PGO): the `dist` build,
 # laid out by how loadlab actually runs. The binary is
-# target/pgo/release/loadlab.
+# target/pgo/dist/loadlab.
 #
-#   scripts/pgo-build.sh            # ~2 release builds + ~25 s of training
+#   scripts/pgo-build.sh            # ~2 dist builds + ~25 s of training
 #
 # Steps:
-#   1. an instrumented release build (target/pgo-gen);
+#   1. an instrumented dist build (target/pgo-gen);
 #   2. training, all on 127.0.0.1: `loadlab origin` serving
 #      scripts/pgo/recipe.json, `loadlab attack` and `loadlab report` against
 #      it, and `loadlab k6 run scripts/pgo/train.k6.js` against it;
@@ -54,9 +54,9 @@ echo "pgo-build: 1/4 instrumented build (target/pgo-gen)" >&2
 # The build scripts are instrumented too: their profiles go elsewhere.
 LLVM_PROFILE_FILE="$profiles/build-%m_%p.profraw" \
     RUSTFLAGS="-Cprofile-generate=$profiles" \
-    cargo build --release --locked -p loadlab --target-dir target/pgo-gen
+    cargo build --profile dist --locked -p loadlab --target-dir target/pgo-gen
 rm -f "$profiles"/build-*.profraw
-gen="$root/target/pgo-gen/release/loadlab"
+gen="$root/target/pgo-gen/dist/loadlab"
 
 echo "pgo-build: 2/4 training on 127.0.0.1" >&2
 work=$(mktemp -d)
@@ -100,5 +100,5 @@ ls "$profiles"/train-*.profraw > /dev/null 2>&1 || die "the training wrote no pr
 
 echo "pgo-build: 4/4 optimised build (target/pgo)" >&2
 RUSTFLAGS="-Cprofile-use=$profiles/loadlab.profdata" \
-    cargo build --release --locked -p loadlab --target-dir target/pgo
-echo "pgo-build: done: target/pgo/release/loadlab" >&2
+    cargo build --profile dist --locked -p loadlab --target-dir target/pgo
+echo "pgo-build: done: target/pgo/dist/loadlab" >&2
