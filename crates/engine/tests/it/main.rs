@@ -1,11 +1,11 @@
 //! The crate's integration tests, one binary: each file of the old
 //! `tests/` folder is a module here (one link instead of one per file).
 
-mod common;
 mod arbitrary_targets;
 mod client;
 mod clock;
 mod closed_loop;
+mod common;
 mod connect_to;
 mod constant_rate;
 mod credentials;
