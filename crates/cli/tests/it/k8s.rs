@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ConfigMap;
-use loadlab_testkit::proc::{text, wait_bounded};
+use loadlab_testkit::proc::{PATIENCE, text, wait_bounded, wait_results};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
@@ -748,8 +748,9 @@ fn a_worker_killed_mid_run_shows_as_missing_in_the_merged_report() {
         &format!("GET {}/x\n", o.url()),
         dir.path(),
     );
-    // 2 s to the start, then 2 s of the attack: kill worker 3.
-    std::thread::sleep(Duration::from_secs(4));
+    // Kill worker 3 mid-attack: once its file holds its first requests
+    // (of its 600).
+    wait_results(std::path::Path::new(&files[3]), &[0x03], 20, PATIENCE);
     children[3].kill().unwrap();
     for ch in children {
         let _ = wait_bounded(ch, Duration::from_secs(60));
