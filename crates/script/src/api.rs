@@ -1237,7 +1237,7 @@ pub struct ReqMeta {
     /// `options.throw` (k6 takes both).
     pub throws: bool,
     /// A request that could not be made, its error and code as k6 tags
-    /// them (see [`BuildError::Request`]'s `sampled`).
+    /// them (see `BuildError::Request`'s `sampled`).
     pub unsent: Option<(String, u32)>,
 }
 

@@ -1,7 +1,7 @@
 //! `loadlab plot`: vegeta's `plot` as a self-contained HTML page. One series
 //! per input label (the attack name; the file name when a file's attack has
 //! none) and per outcome (OK, error), latency over time, each downsampled with
-//! [`lttb`] to `threshold` points. The page draws itself with a small canvas
+//! [`lttb()`] to `threshold` points. The page draws itself with a small canvas
 //! script of our own (no network, no library), and after drawing writes what
 //! it drew into `body[data-drawn-series]`/`[data-drawn-points]` so a headless
 //! browser can check it.
