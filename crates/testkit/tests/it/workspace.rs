@@ -63,7 +63,7 @@ fn names(text: &str, lib: &str) -> bool {
         let prefix = text[..i].trim_end();
         after.starts_with("::")
             || ((prefix.ends_with("use") || prefix.ends_with("extern crate"))
-                && after.starts_with(|c: char| c == ';' || c == ' ' || c == '{'))
+                && after.starts_with([';', ' ', '{']))
     })
 }
 
