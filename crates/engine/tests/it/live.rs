@@ -14,7 +14,7 @@ async fn counters_move_during_the_attack_and_settle_after() {
     let live = LiveStats::new();
     let cfg = AttackConfig {
         pacer: PacerSpec::Constant(Rate::per_second(200)),
-        duration: Some(ms(600)),
+        duration: Some(ms(2000)),
         ..Default::default()
     };
     let sink = Collect::default();
@@ -25,16 +25,28 @@ async fn counters_move_during_the_attack_and_settle_after() {
         never(),
         live.clone(),
     ));
-    tokio::time::sleep(ms(300)).await;
-    let mid = live.sent();
-    assert!((20..=100).contains(&mid), "sent {mid} after 0.3 s at 200/s");
+    // Watch the counters until they show the attack under way: some sent,
+    // not all, and the attack not over.
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mid = loop {
+        let sent = live.sent();
+        if sent >= 20 || run.is_finished() {
+            break sent;
+        }
+        assert!(std::time::Instant::now() < give_up, "nothing sent");
+        tokio::time::sleep(ms(5)).await;
+    };
+    assert!(
+        (20..400).contains(&mid) && !run.is_finished(),
+        "sent {mid} of 400 mid-attack"
+    );
     let (sum, _) = run.await.unwrap().unwrap();
-    assert_eq!(sum.requests, 120);
-    assert_eq!(live.sent(), 120);
-    assert_eq!(live.completed(), 120);
-    assert_eq!(live.successes(), 120);
+    assert_eq!(sum.requests, 400);
+    assert_eq!(live.sent(), 400);
+    assert_eq!(live.completed(), 400);
+    assert_eq!(live.successes(), 400);
     assert_eq!(live.in_flight(), 0);
-    assert_eq!(sum.successes, 120);
+    assert_eq!(sum.successes, 400);
 
     // A second attack sharing the same LiveStats reports only its own requests.
     let cfg = AttackConfig {
@@ -52,5 +64,5 @@ async fn counters_move_during_the_attack_and_settle_after() {
     .await
     .unwrap();
     assert_eq!(sum.requests, 7);
-    assert_eq!(live.completed.load(Ordering::Relaxed), 127);
+    assert_eq!(live.completed.load(Ordering::Relaxed), 407);
 }
