@@ -98,6 +98,10 @@ fn main() {
             }
         }
     };
+    // Every connection is a file: the soft limit most systems start
+    // processes with (1,024) would stall an attack or the origin at their
+    // 1,021st connection (see loadlab_engine::fdlimit). As Go programs do.
+    let _ = loadlab_engine::fdlimit::raise();
     let result: Result<(), CliError> = match cli.command {
         Command::Attack(a) => cmd::attack::run(a),
         Command::Report(a) => cmd::report::run(a),

@@ -149,6 +149,7 @@ mod clock;
 mod collector;
 pub mod config;
 pub mod dns_pick;
+pub mod fdlimit;
 #[doc(hidden)]
 pub mod fuzzing;
 mod h1;

@@ -15,6 +15,10 @@ use tokio::task::JoinSet;
 use crate::state::State;
 use crate::{h2, http1};
 
+/// errno: this process, or the whole system, is out of file descriptors.
+const EMFILE: i32 = rustix::io::Errno::MFILE.raw_os_error();
+const ENFILE: i32 = rustix::io::Errno::NFILE.raw_os_error();
+
 /// The HTTP/2 connection preface starts with this; no HTTP/1 method does.
 const H2_START: &[u8] = b"PRI ";
 
@@ -27,6 +31,7 @@ pub(crate) async fn accept_loop(
 ) {
     let graceful = GracefulShutdown::new();
     let mut tasks = JoinSet::new();
+    let mut warned = false;
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -37,8 +42,18 @@ pub(crate) async fn accept_loop(
         while tasks.try_join_next().is_some() {}
         let (stream, peer) = match accepted {
             Ok(a) => a,
-            Err(_) => {
+            Err(e) => {
                 // Usually EMFILE under a flood of connections: back off briefly, keep serving.
+                // Meanwhile the kernel completes handshakes for the accept
+                // queue, so clients send requests nobody reads until a
+                // connection closes: say why, once, or it looks like a hang.
+                if !warned && matches!(e.raw_os_error(), Some(EMFILE | ENFILE)) {
+                    warned = true;
+                    eprintln!(
+                        "loadlab origin: cannot accept connections: {e}; new connections wait \
+                         unanswered until one closes (raise the open-file limit, `ulimit -n`)"
+                    );
+                }
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 continue;
             }
