@@ -23,6 +23,18 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
 }
 
+/// `launcher` (`prlimit` itself, or `ip netns exec NS prlimit`) set to run
+/// loadlab with the soft open-file limit most Linux systems start processes
+/// with (1,024; the hard limit left as it is), whatever this host's is. A
+/// debug origin behind 10,000/s holds thousands of connections: with that
+/// limit and no raise, its `accept` failed (EMFILE) and the connections the
+/// kernel had completed waited in the accept queue until their requests
+/// timed out after 30 s (CI: 407 to ~1,550 of the split's 10,000).
+fn with_default_fd_limit(mut launcher: Command) -> Command {
+    launcher.arg("--nofile=1024:").arg(bin());
+    launcher
+}
+
 const RECIPE: &str =
     r#"{"route":"/*","body":"hello world","stages":[{"at":0,"status":200,"latency":"0ms"}]}"#;
 
@@ -51,6 +63,9 @@ fn start_origin(mut cmd: Command, listen: &str, dir: &Path) -> Guard {
         for line in BufReader::new(err).lines().map_while(Result::ok) {
             if line.contains("listening on") {
                 let _ = tx.send(());
+            } else {
+                // E.g. why it cannot accept connections: beside the failure.
+                eprintln!("origin: {line}");
             }
         }
     });
@@ -170,10 +185,8 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     // A generator that falls more than the attack's span behind reports
     // the rest as unsent (never silently): on a host loaded by other work
     // that can happen to the 10,000/s reference. Such a round says nothing
-    // about the split, so it is run again (at most 3 rounds). So is a round
-    // where either run has errors: right after CI's build, 3 runs of 6 saw
-    // ~1,550 of the split's requests time out after 30 s (the single run
-    // clean), never reproduced on a quiet host; the errors are printed.
+    // about the split, so it is run again (at most 3 rounds). Errors are
+    // not such a case: the origin answers every request, however late.
     let mut round = 0;
     let (files, whole, n_single, merged, n_merged, a, b) = loop {
         round += 1;
@@ -220,14 +233,6 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
         }
         let a = json(&report(std::slice::from_ref(&single), "json"));
         let b = json(&report(&files, "json"));
-        let clean = |r: &serde_json::Value| r["errors"].as_array().is_some_and(|e| e.is_empty());
-        if !(clean(&a) && clean(&b)) && round < 3 {
-            eprintln!(
-                "round {round}: errors (single {}, split {}); the host was too loaded, again",
-                a["errors"], b["errors"]
-            );
-            continue;
-        }
         break (files, whole, n_single, merged, n_merged, a, b);
     };
     assert_eq!(n_single, total, "the single worker fell behind");
@@ -346,10 +351,10 @@ fn four_workers_in_namespaces_equal_one() {
                 .unwrap(),
         );
     }
-    let mut oc = origin_node.command(bin());
+    let mut oc = with_default_fd_limit(origin_node.command("prlimit"));
     oc.env_remove("RUST_LOG");
     let _origin = start_origin(oc, "198.18.0.1:8080", dir.path());
-    let launch = |i: usize| nodes[i].command(bin());
+    let launch = |i: usize| with_default_fd_limit(nodes[i].command("prlimit"));
     scenario(&launch, "http://198.18.0.1:8080/", dir.path(), 10_000, 4);
     let names: Vec<String> = lab.namespaces().to_vec();
     drop(_origin);
@@ -376,8 +381,12 @@ fn killed_and_absent_workers_show_as_missing() {
         .unwrap()
         .port();
     let listen = format!("127.0.0.1:{port}");
-    let _origin = start_origin(Command::new(bin()), &listen, dir.path());
-    let launch = |_: usize| Command::new(bin());
+    let _origin = start_origin(
+        with_default_fd_limit(Command::new("prlimit")),
+        &listen,
+        dir.path(),
+    );
+    let launch = |_: usize| with_default_fd_limit(Command::new("prlimit"));
     scenario(&launch, &format!("http://{listen}/"), dir.path(), 2_000, 3);
 }
 
