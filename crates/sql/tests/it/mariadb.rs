@@ -7,7 +7,14 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{figure, mysql_args, run, sysbench, sysbench_or_skip};
+use common::{
+    figure, mariadb_status, mysql_args, run, sysbench, sysbench_or_skip, wait_mariadb_status,
+};
+
+/// MariaDB's counters of committed transactions, text or prepared.
+const COMMITS: &[&str] = &["Com_commit"];
+/// MariaDB's counters of the statements a run sends, text or prepared.
+const STATEMENTS: &[&str] = &["Com_select", "Com_stmt_execute", "Com_begin", "Com_commit"];
 use loadlab_sql::Error;
 use loadlab_testkit::db::{MariaDb, MariaDbOptions, PASSWORD};
 
@@ -388,14 +395,18 @@ fn a_server_killed_mid_run_ends_the_run_with_one_line() {
         let a = mysql_args(db.port);
         run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
         let line = format!("{a} --table-size=200 --threads=2 --time=30 {ct} oltp_read_only run");
-        let t0 = Instant::now();
+        let before = mariadb_status(&db, COMMITS);
         let h = std::thread::spawn(move || run(&line));
-        std::thread::sleep(Duration::from_millis(1500));
+        // Kill the server mid-run, once it has committed some of the run's
+        // transactions (a thread commits again only after its last commit
+        // was answered: so some have completed on the client too).
+        wait_mariadb_status(&db, COMMITS, before, 5);
+        let t0 = Instant::now();
         db.kill();
         let e = h.join().unwrap().unwrap_err();
         assert!(
             t0.elapsed() < Duration::from_secs(20),
-            "ended soon after the kill"
+            "ended soon after the kill, not after its 30 s"
         );
         match &e {
             Error::Lost { transactions, .. } => assert!(*transactions > 0, "{e}"),
@@ -438,12 +449,14 @@ fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
         let line = format!(
             "{a} --table-size=200 --threads=2 --time=2 --report-interval=1 {ct} oltp_read_only run"
         );
+        let before = mariadb_status(&db, STATEMENTS);
         let t0 = Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(run(&line));
         });
-        std::thread::sleep(Duration::from_millis(700));
+        // Stop the server once it is serving the run.
+        wait_mariadb_status(&db, STATEMENTS, before, 20);
         signal("STOP");
         let r = rx.recv_timeout(Duration::from_secs(30));
         let took = t0.elapsed();
@@ -451,15 +464,26 @@ fn the_time_limit_ends_threads_blocked_on_a_server_that_stopped_answering() {
         let out = r
             .unwrap_or_else(|_| panic!("[{ct}] the run did not end within 30 s"))
             .unwrap_or_else(|e| panic!("[{ct}] {e}"));
-        // 2 s of run, the grace, and slack for a loaded host.
+        // It ran its 2 s and the grace (the test's clock: never less), and
+        // ended then, by its own clock: the cut-off comes at the grace's
+        // end, not whenever the server answers (the 30 s bound above).
         assert!(
-            took >= Duration::from_secs(2 + grace) && took < Duration::from_secs(13 + grace),
+            took >= Duration::from_secs(2 + grace),
             "[{ct}] took {took:?}"
+        );
+        let total = figure(&out, "total time:");
+        assert!(
+            total >= (2 + grace) as f64 && total < (2 + grace) as f64 + 2.0,
+            "[{ct}] total time {total} s: {out}"
         );
         assert!(figure(&out, "transactions:") > 0.0, "[{ct}] {out}");
         assert!(out.contains("[ 1s ] thds: 2"), "[{ct}] {out}");
         // The server answers again, and is in a state to run once more.
-        std::thread::sleep(Duration::from_millis(300));
+        loadlab_testkit::proc::wait_until(
+            "the server to answer again",
+            loadlab_testkit::proc::PATIENCE,
+            || db.root_sql("SELECT 1").is_ok(),
+        );
     }
     let out = run(&format!(
         "{a} --table-size=200 --threads=2 --events=20 --time=30 oltp_read_only run"

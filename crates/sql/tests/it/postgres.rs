@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{figure, pgsql_args, run, sysbench, sysbench_or_skip};
+use common::{figure, pg_commits, pgsql_args, run, sysbench, sysbench_or_skip};
 use loadlab_sql::Error;
 use loadlab_testkit::db::{PASSWORD, Postgres};
 
@@ -120,11 +120,19 @@ fn postgres_killed_mid_run_ends_the_run_with_one_line() {
     let a = pgsql_args(db.port);
     run(&format!("{a} --table-size=200 oltp_read_only prepare")).unwrap();
     let line = format!("{a} --table-size=200 --threads=2 --time=30 oltp_read_only run");
-    let t0 = std::time::Instant::now();
+    let before = pg_commits(&db, "sbtest");
     let h = std::thread::spawn(move || run(&line));
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Kill the server mid-run, once it has committed some of the run's
+    // transactions (so some of them have completed on the client too).
+    loadlab_testkit::proc::wait_until(
+        "the run's first commits",
+        loadlab_testkit::proc::PATIENCE,
+        || pg_commits(&db, "sbtest") >= before + 5,
+    );
+    let t0 = std::time::Instant::now();
     db.kill();
     let e = h.join().unwrap().unwrap_err();
+    // Ended by the kill, well before its 30 s.
     assert!(t0.elapsed() < std::time::Duration::from_secs(20));
     assert!(
         matches!(e, Error::Lost { transactions, .. } if transactions > 0),

@@ -84,3 +84,45 @@ pub fn sysbench(line: &str) -> String {
     );
     text
 }
+
+/// The sum of MariaDB's global status counters `names` (e.g. `Com_commit`):
+/// what the server has seen of a run, to wait on.
+pub fn mariadb_status(db: &loadlab_testkit::db::MariaDb, names: &[&str]) -> u64 {
+    let list = names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let out = db
+        .root_sql(&format!(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
+        ))
+        .unwrap();
+    out.lines()
+        .filter_map(|l| l.split('\t').nth(1)?.trim().parse::<u64>().ok())
+        .sum()
+}
+
+/// Waits until MariaDB's counters `names` have grown by `by` from `from`
+/// (a run is under way on the server); bounded, see
+/// [`loadlab_testkit::proc::wait_until`].
+pub fn wait_mariadb_status(db: &loadlab_testkit::db::MariaDb, names: &[&str], from: u64, by: u64) {
+    loadlab_testkit::proc::wait_until(
+        &format!("MariaDB's {names:?} to grow by {by}"),
+        loadlab_testkit::proc::PATIENCE,
+        || mariadb_status(db, names) >= from + by,
+    );
+}
+
+/// The transactions committed in PostgreSQL's database `db_name`, as its
+/// statistics say (`pg_stat_database.xact_commit`).
+pub fn pg_commits(db: &loadlab_testkit::db::Postgres, db_name: &str) -> u64 {
+    db.superuser_sql(
+        "postgres",
+        &format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{db_name}'"),
+    )
+    .unwrap()
+    .trim()
+    .parse()
+    .unwrap_or(0)
+}
