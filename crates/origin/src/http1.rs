@@ -162,6 +162,7 @@ pub(crate) async fn serve(
     let mut out: Vec<u8> = Vec::with_capacity(512);
     let mut path = String::new();
     let mut stop = state.stop.clone();
+    let mut shed = state.shed.subscribe();
     loop {
         let head = match parse_head(&buf, &mut path) {
             Parse::Complete(h) => h,
@@ -178,6 +179,8 @@ pub(crate) async fn serve(
                     biased;
                     r = stream.read_buf(&mut buf) => r,
                     _ = stop.wait_for(|s| *s), if idle => return,
+                    // Out of descriptors: an idle connection makes room.
+                    _ = shed.changed(), if idle => return,
                 };
                 match read {
                     Ok(0) | Err(_) => return,

@@ -43,16 +43,23 @@ pub(crate) async fn accept_loop(
         let (stream, peer) = match accepted {
             Ok(a) => a,
             Err(e) => {
-                // Usually EMFILE under a flood of connections: back off briefly, keep serving.
-                // Meanwhile the kernel completes handshakes for the accept
-                // queue, so clients send requests nobody reads until a
-                // connection closes: say why, once, or it looks like a hang.
-                if !warned && matches!(e.raw_os_error(), Some(EMFILE | ENFILE)) {
-                    warned = true;
-                    eprintln!(
-                        "loadlab origin: cannot accept connections: {e}; new connections wait \
-                         unanswered until one closes (raise the open-file limit, `ulimit -n`)"
-                    );
+                // Usually EMFILE under a flood of connections. Meanwhile the
+                // kernel completes handshakes for the accept queue, and those
+                // clients send requests nobody reads: they would wait until
+                // some connection closes (or their own timeout). So the
+                // connections idle between requests close now (their clients
+                // reconnect when they next need one), it is said once, and
+                // accept is tried again shortly.
+                if matches!(e.raw_os_error(), Some(EMFILE | ENFILE)) {
+                    state.shed.send_modify(|g| *g += 1);
+                    if !warned {
+                        warned = true;
+                        eprintln!(
+                            "loadlab origin: cannot accept connections: {e}; closing idle \
+                             keep-alive connections to make room (raise the open-file limit, \
+                             `ulimit -n`)"
+                        );
+                    }
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 continue;

@@ -50,6 +50,11 @@ pub struct State {
     pub config: OriginConfig,
     pub started: Instant,
     pub stop: tokio::sync::watch::Receiver<bool>,
+    /// Bumped when `accept` finds no file descriptor free: the HTTP/1.1
+    /// connections idle between requests then close, so that the
+    /// connections waiting in the accept queue can be served (as nginx
+    /// reuses its idle keep-alive connections when it runs out).
+    pub shed: tokio::sync::watch::Sender<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -71,6 +76,7 @@ impl State {
             config,
             started: Instant::now(),
             stop,
+            shed: tokio::sync::watch::Sender::new(0),
         });
         let initial = if state.config.recipes.is_empty() {
             state.default_recipes()
