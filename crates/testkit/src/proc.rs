@@ -53,6 +53,40 @@ pub fn unix_now() -> f64 {
 /// figure a test's result depends on.
 pub const PATIENCE: Duration = Duration::from_secs(60);
 
+/// How long a piece of work that ends by itself (a whole script run, say)
+/// may take before a test calls it hung: far past any healthy run, even a
+/// debug build on a machine whose cores are all busy with other builds.
+pub const HANG: Duration = Duration::from_secs(600);
+
+/// Runs `work` on a thread of its own and returns what it returns; a
+/// panic in `work` is the caller's. A hang guard, not a timing check:
+/// fails the test, naming `what`, only when `work` has not returned
+/// within `limit` (use [`HANG`], or a limit as far past a healthy run);
+/// the hung thread is then left behind until the test binary exits.
+pub fn finish_within<T: Send + 'static>(
+    what: &str,
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(v) => {
+            let _ = worker.join();
+            v
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sent nothing and did not panic"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} did not finish within {limit:?}: it hung")
+        }
+    }
+}
+
 /// Polls `ready` every 20 ms until it holds; fails the test, naming
 /// `what`, when `limit` passes first. For waiting on a signal another
 /// process or thread gives (a counter, a file, a port), never on time.
