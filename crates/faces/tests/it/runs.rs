@@ -268,7 +268,17 @@ fn wrk_spreads_requests_over_many_connections_without_bursts() {
         })
         .max()
         .unwrap();
-    assert!(worst <= 30, "{worst} requests within 50 ms");
+    // A client that falls behind (a starved machine) sends what is due at
+    // once, as an open model must, and reports it as send lag: only a
+    // burst that the run's own lag does not explain is the connections'.
+    // `worst` requests at 200/s span (worst - 1) / 200 s of the schedule.
+    let lag_explains = Duration::from_secs_f64((worst as f64 - 1.0) / 200.0)
+        .saturating_sub(Duration::from_millis(100));
+    assert!(
+        worst <= 30 || run.summary.max_send_lag >= lag_explains,
+        "{worst} requests within 50 ms, with the run's largest send lag {:?}",
+        run.summary.max_send_lag
+    );
 }
 
 #[test]
