@@ -100,6 +100,29 @@ pub fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) 
     }
 }
 
+/// [`wait_until`] for async code, polling on tokio's timer: e.g. an
+/// engine attack's shutdown future that fires once its server has seen N
+/// requests, or a test server that waits for the client's own counter.
+pub async fn until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        if start.elapsed() > limit {
+            panic!("gave up after {limit:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Awaits `fut`; a hang guard, not a timing check: fails the test, naming
+/// `what`, only when `fut` is still pending after `limit` (use
+/// [`PATIENCE`] or more).
+pub async fn within<F: std::future::Future>(what: &str, limit: Duration, fut: F) -> F::Output {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("{what} did not finish within {limit:?}: it hung"),
+    }
+}
+
 /// Waits (see [`wait_until`]) until the file at `path` has at least
 /// `bytes` bytes.
 pub fn wait_file_len(path: &std::path::Path, bytes: u64, limit: Duration) {
