@@ -470,8 +470,24 @@ fn a_worker_late_for_its_slot_starts_at_once_and_says_so() {
     );
     let md = std::fs::read_to_string(d.join("merged/report.md")).unwrap();
     assert!(md.contains("Warning       segment 0/2 began"), "{md}");
-    // The first run kept its slot.
-    assert!(r[0].summary.workers.as_ref().unwrap().late.is_empty());
+    // The first run kept its slot: each worker's schedule started on it.
+    // A worker that a starved host woke more than 10 ms after the slot is
+    // still named, rightly, but as send lag of its first requests, not as
+    // a shifted schedule (beside two CPU burners the old check, "no note
+    // at all", failed 2 runs of 2).
+    for i in 0..2 {
+        let w = runs(&d.join(format!("w{i}.db")));
+        let p = w[0].summary.part.as_ref().unwrap();
+        assert_eq!(p.start_unix_ns, p.slot_unix_ns, "worker {i}: {p:?}");
+    }
+    let first = r[0].summary.workers.as_ref().unwrap();
+    assert!(
+        first
+            .late
+            .iter()
+            .all(|l| l.ends_with("(its first requests went out late, as send lag)")),
+        "{first:?}"
+    );
 }
 
 #[test]
