@@ -14,7 +14,7 @@ name: kill-and-resume
 origin:
   recipes:
     - {route: /a, body: "hello a", stages: [{at: 0, status: 200, latency: 2ms}]}
-    - {route: /b, body: "hello b", stages: [{at: 0, status: 200, latency: 6ms}]}
+    - {route: /b, body: "hello b", stages: [{at: 0, status: 200, latency: 30ms}]}
 targets:
   - {name: a, url: "{origin}/a"}
   - {name: b, url: "{origin}/b"}
@@ -88,6 +88,23 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     let store = Store::open(&d.join("s.db")).unwrap();
     let runs = store.runs(1).unwrap();
     assert_eq!(runs.len(), 8, "2 rates x 2 targets x 2 repetitions");
+    // Latency counts from the intended send, so a generator that falls
+    // behind on a starved host adds its send lag to both routes' figures.
+    // /b was 6 ms: its 4 ms over /a was lost in that noise (beside two CPU
+    // burners, one run of two had /b below /a in two runs and the verdict
+    // rightly inconclusive; send lag p99 up to 115 ms on this host). Now
+    // /b takes 30 ms, and each run reports its send lag: the verdict is
+    // required when the generator kept its schedule within half the
+    // difference; otherwise it must still never be the opposite.
+    let lag = runs
+        .iter()
+        .map(|r| r.summary.send_lag_p99_ns)
+        .max()
+        .unwrap();
+    let kept_schedule = lag < 14_000_000;
+    if !kept_schedule {
+        eprintln!("send lag p99 up to {lag} ns: the verdict on a.p50 < b.p50 is not required");
+    }
     // The committed runs are untouched (same ids, same figures).
     for (id, n) in before {
         assert_eq!(store.run(id).unwrap().summary.requests, n);
@@ -103,7 +120,14 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     );
     let show = String::from_utf8_lossy(&loadlab(d, &["runs", "show", "1", "--db", "s.db"]).stdout)
         .into_owned();
-    assert!(show.contains("SUPPORTED: a.p50 < b.p50"), "{show}");
+    if kept_schedule {
+        assert!(show.contains("SUPPORTED: a.p50 < b.p50"), "{show}");
+    } else {
+        assert!(
+            show.contains(": a.p50 < b.p50") && !show.contains("REJECTED: a.p50 < b.p50"),
+            "{show}"
+        );
+    }
     let run = String::from_utf8_lossy(&loadlab(d, &["runs", "run", "1", "--db", "s.db"]).stdout)
         .into_owned();
     assert!(
@@ -124,7 +148,8 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     // Every A run is below every B run, but 2 runs per target at 2 rates cannot
     // make a two-sided p below 2/36: the table says so instead of "A lower".
     assert!(
-        p50.contains("-1.00") && p50.ends_with("too few replicates (p >= 0.056 at best)"),
+        (p50.contains("-1.00") || !kept_schedule)
+            && p50.ends_with("too few replicates (p >= 0.056 at best)"),
         "{text}"
     );
     let cmp = loadlab(d, &["compare", "1", "2", "--db", "s.db"]);
