@@ -57,10 +57,10 @@ async fn a_full_connection_opens_another_instead_of_queueing() {
     let conns = srv.accepted();
     assert!((2..=8).contains(&conns), "{conns} connections");
     // Nothing waited for a free stream: the server saw more than one
-    // connection's worth at once, and the median is the server's 300 ms.
-    assert!(srv.stats.max_in_flight.load(Ordering::SeqCst) > 100);
-    let p50 = pct(s.iter().map(|s| s.latency_ns()).collect(), 50.0);
-    assert!(p50 < 450_000_000, "p50 {p50} ns");
+    // connection's worth at once (its own count; the latencies would hang
+    // on the machine's load).
+    let most = srv.stats.max_in_flight.load(Ordering::SeqCst);
+    assert!(most > 100, "{most} in flight at most");
 }
 
 #[tokio::test]
