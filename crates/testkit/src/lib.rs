@@ -21,7 +21,13 @@
 //!   port, with buckets, objects and the AWS environment pointing at it;
 //! * [`need`]: what a test needs from the machine; a missing peer skips
 //!   the test loudly, or fails it under `CI`;
-//! * [`proc`]: bounded waits for child processes, kill-on-drop guards;
+//! * [`proc`]: bounded waits for child processes, kill-on-drop guards,
+//!   and waits for the signals a process gives instead of sleeps: a line
+//!   on its output ([`proc::Watch`]), a file growing, a results file's
+//!   records, a server-side counter ([`proc::wait_until`], async
+//!   [`proc::until`]), and hang guards ([`proc::finish_within`],
+//!   [`proc::within`]) that fail only past a generous bound
+//!   ([`proc::PATIENCE`], [`proc::HANG`]);
 //! * [`ws`]: a WebSocket server on 127.0.0.1:0 whose paths echo, push,
 //!   close, drop or refuse.
 
