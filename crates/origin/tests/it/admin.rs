@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use common::*;
 use loadlab_origin::{OriginConfig, OriginError};
+use loadlab_testkit::proc::{PATIENCE, http_get, wait_until};
 use serde_json::json;
 
 const RECIPE: &str =
@@ -125,13 +126,25 @@ async fn stats_and_metrics() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_flight_is_visible_during_slow_requests() {
-    let o = start_with(
-        r#"{"random_content":"1kb","stages":[{"at":0,"status":200,"latency":"600ms"}]}"#,
-    );
+    // Each request takes 3 s: long enough for all three to be seen in
+    // flight at once, however late the machine starts them.
+    let o =
+        start_with(r#"{"random_content":"1kb","stages":[{"at":0,"status":200,"latency":"3s"}]}"#);
     let tasks: Vec<_> = (0..3).map(|_| tokio::spawn(get(o.addr, "/"))).collect();
-    tokio::time::sleep(Duration::from_millis(250)).await;
-    let stats = get(o.addr, "/_admin/stats").await.json();
-    assert_eq!(stats["routes"][0]["in_flight"], 3);
+    let addr = o.addr;
+    let seen = tokio::task::spawn_blocking(move || {
+        let mut seen = serde_json::Value::Null;
+        wait_until("the stats to show 3 requests in flight", PATIENCE, || {
+            let (_, body) = http_get(addr, "/_admin/stats");
+            let stats: serde_json::Value = serde_json::from_str(&body).unwrap();
+            seen = stats["routes"][0]["in_flight"].clone();
+            seen == 3
+        });
+        seen
+    })
+    .await
+    .unwrap();
+    assert_eq!(seen, 3);
     for t in tasks {
         t.await.unwrap();
     }
