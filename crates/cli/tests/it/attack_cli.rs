@@ -415,12 +415,11 @@ fn report_every_prints_growing_reports_from_a_live_pipe() {
 #[test]
 fn live_progress_is_drawn_on_a_terminal_and_results_stay_clean() {
     // `script` (util-linux) gives the attack a pseudo-terminal, as a user's shell would.
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "`script` (util-linux) is needed in CI"
-        );
-        eprintln!("SKIPPED: `script` is not installed");
+    if !loadlab_testkit::need::program(
+        "live_progress_is_drawn_on_a_terminal_and_results_stay_clean",
+        "script",
+        "util-linux's script: apt-get install -y bsdutils",
+    ) {
         return;
     }
     let o = fast_origin();
@@ -1410,12 +1409,11 @@ fn timeout_zero_means_no_timeout() {
 
 #[test]
 fn report_every_clears_the_screen_on_a_terminal_only() {
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "`script` (util-linux) is needed in CI"
-        );
-        eprintln!("SKIPPED: `script` is not installed");
+    if !loadlab_testkit::need::program(
+        "report_every_clears_the_screen_on_a_terminal_only",
+        "script",
+        "util-linux's script: apt-get install -y bsdutils",
+    ) {
         return;
     }
     let o = fast_origin();
@@ -1472,12 +1470,11 @@ fn report_every_clears_the_screen_on_a_terminal_only() {
 fn targets_typed_on_a_terminal_end_with_one_ctrl_d() {
     // `script` (util-linux) runs the attack on a pseudo-terminal whose input
     // we type: a target line, then a single Ctrl-D (the terminal's EOF).
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "`script` (util-linux) is needed in CI"
-        );
-        eprintln!("SKIPPED: `script` is not installed");
+    if !loadlab_testkit::need::program(
+        "targets_typed_on_a_terminal_end_with_one_ctrl_d",
+        "script",
+        "util-linux's script: apt-get install -y bsdutils",
+    ) {
         return;
     }
     let o = fast_origin();

@@ -225,12 +225,11 @@ fn render_output_is_a_config_map_and_an_indexed_job_of_the_api_schema() {
 #[test]
 fn rendered_manifests_pass_the_kubernetes_json_schemas_strictly() {
     let exe = std::env::var("KUBERNETES_VALIDATE").unwrap_or_else(|_| "kubernetes-validate".into());
-    if Command::new(&exe).arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{exe} not found: pip install kubernetes-validate (.ci/run does)"
-        );
-        eprintln!("SKIPPED: {exe} not found (pip install kubernetes-validate)");
+    if !loadlab_testkit::need::program(
+        "rendered_manifests_pass_the_kubernetes_json_schemas_strictly",
+        &exe,
+        "pip install kubernetes-validate",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1020,12 +1019,11 @@ export default function () { http.get(`${__ENV.BASE_URL}/u/${pick(users)}`); }
 #[test]
 fn script_render_passes_the_kubernetes_json_schemas_strictly() {
     let exe = std::env::var("KUBERNETES_VALIDATE").unwrap_or_else(|_| "kubernetes-validate".into());
-    if Command::new(&exe).arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{exe} not found: pip install kubernetes-validate (.ci/run does)"
-        );
-        eprintln!("SKIPPED: {exe} not found (pip install kubernetes-validate)");
+    if !loadlab_testkit::need::program(
+        "script_render_passes_the_kubernetes_json_schemas_strictly",
+        &exe,
+        "pip install kubernetes-validate",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
