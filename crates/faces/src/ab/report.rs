@@ -212,7 +212,7 @@ pub fn render(r: &AbReport) -> String {
                 if pc >= 100 {
                     let _ = writeln!(o, " 100%  {:5} (longest request)", round_ms(p.total.max()));
                 } else {
-                    let _ = writeln!(o, "  {pc}%  {:5}", round_ms(p.total.percentile(pc as f64)));
+                    let _ = writeln!(o, "  {pc}%  {:5}", round_ms(served_within(&p.total, pc)));
                 }
             }
         }
@@ -233,6 +233,16 @@ fn row_figures(d: &Dist) -> (u64, u64, f64, u64, u64) {
     )
 }
 
+/// The time within which `pc` % of the requests were served: the
+/// histogram's value at that percentile, but never above the exact longest
+/// request. ab reads its percentages from the sorted times, so its table
+/// never decreases and ends at the maximum; a histogram bucket's highest
+/// equivalent value can lie above the maximum (3,002 ms beside a longest
+/// request of 3,001).
+fn served_within(total: &Dist, pc: u32) -> u64 {
+    total.percentile(pc as f64).min(total.max())
+}
+
 /// `-e`: `Percentage served,Time in ms`, one row per percent 0..=100, from the
 /// Total time histogram.
 pub fn percentile_csv(total: &Dist) -> String {
@@ -241,7 +251,7 @@ pub fn percentile_csv(total: &Dist) -> String {
         let us = match i {
             0 => total.min(),
             100 => total.max(),
-            _ => total.percentile(i as f64),
+            _ => served_within(total, i),
         };
         let _ = writeln!(o, "{i},{:.3}", us as f64 / 1000.0);
     }
@@ -313,6 +323,36 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_percentage_table_never_passes_the_longest_request() {
+        // 3,001 ms lies in a histogram bucket whose highest equivalent value
+        // rounds to 3,002 ms.
+        let mut r = AbReport {
+            complete: 100,
+            percentiles: true,
+            ..AbReport::default()
+        };
+        for _ in 0..100 {
+            r.phases.record(0, 3_000_900, 3_000_900);
+        }
+        assert!(r.phases.total.percentile(99.0) > r.phases.total.max() + 500);
+        let text = render(&r);
+        let rows: Vec<u64> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Percentage of the requests"))
+            .skip(1)
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(rows.len(), 9, "{text}");
+        assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{rows:?}\n{text}");
+        assert_eq!(*rows.last().unwrap(), 3001, "{text}");
+        let csv = percentile_csv(&r.phases.total);
+        assert!(
+            csv.lines().skip(1).all(|l| l.ends_with(",3000.900")),
+            "{csv}"
+        );
+    }
 
     #[test]
     fn ctime_layout() {
