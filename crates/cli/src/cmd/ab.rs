@@ -2,7 +2,7 @@
 //! engine. Arguments are parsed with ab's own syntax by `loadlab_faces::ab`
 //! (see docs/faces.md for what is supported).
 
-use loadlab_faces::ab::{self, AbCommand, AbError};
+use loadlab_faces::ab::{self, AbCommand, AbError, AbFlagError};
 
 use crate::exit::{self, CliError};
 
@@ -15,7 +15,13 @@ pub struct AbArgs {
 }
 
 pub fn run(a: AbArgs) -> Result<(), CliError> {
-    let mut opts = match ab::parse(&a.args).map_err(|e| CliError::usage(format!("ab: {e}")))? {
+    let parsed = ab::parse(&a.args).map_err(|e| match e {
+        // A -p/-u/-T… file that cannot be read is a file error, as for
+        // every other command, not a command-line mistake.
+        AbFlagError::File { .. } => CliError::new(exit::IO, format!("ab: {e}")),
+        _ => CliError::usage(format!("ab: {e}")),
+    })?;
+    let mut opts = match parsed {
         AbCommand::Help => {
             print!("{}", ab::USAGE);
             return Ok(());

@@ -405,39 +405,50 @@ impl Tally {
                 self.successes as f64 * 100.0 / self.requests as f64
             );
         }
-        // The most frequent failure; ties go to the first target, kind, status.
-        let top = self
-            .failures
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
-        if let Some((&(target, error, status), &n)) = top {
-            let (method, url) = self
-                .targets
-                .get(target as usize)
-                .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()));
-            let r = loadlab_metrics::Record {
-                attack: Arc::from(""),
-                start_unix_ns: 0,
-                sample: loadlab_core::Sample {
-                    error,
-                    status,
-                    ..Default::default()
-                },
-                method: Arc::from(method),
-                url: Arc::from(url),
-                error_text: None,
-                series: None,
-            };
-            line += &format!(
-                "; top error: {} ({n} of {})",
-                r.error_string(),
-                self.requests
-            );
+        // The most frequent failure text, counted over every target (two
+        // targets both answering 404 are one "404 Not Found"); ties go to
+        // the text of the first target, kind, status.
+        let mut by_text: HashMap<String, (u64, (u32, loadlab_core::ErrorKind, u16))> =
+            HashMap::new();
+        for (&key, &n) in &self.failures {
+            let e = by_text.entry(self.error_text(key)).or_insert((0, key));
+            e.0 += n;
+            e.1 = e.1.min(key);
+        }
+        let top = by_text
+            .into_iter()
+            .max_by(|a, b| a.1.0.cmp(&b.1.0).then_with(|| b.1.1.cmp(&a.1.1)));
+        if let Some((text, (n, _))) = top {
+            line += &format!("; top error: {text} ({n} of {})", self.requests);
         }
         if unsent > 0 {
             line += &format!("; {unsent} scheduled requests never sent");
         }
         Some(line)
+    }
+}
+
+impl Tally {
+    /// A failure's text as vegeta's report prints it.
+    fn error_text(&self, (target, error, status): (u32, loadlab_core::ErrorKind, u16)) -> String {
+        let (method, url) = self
+            .targets
+            .get(target as usize)
+            .map_or(("", ""), |t| (t.method.as_str(), t.url.as_str()));
+        let r = loadlab_metrics::Record {
+            attack: Arc::from(""),
+            start_unix_ns: 0,
+            sample: loadlab_core::Sample {
+                error,
+                status,
+                ..Default::default()
+            },
+            method: Arc::from(method),
+            url: Arc::from(url),
+            error_text: None,
+            series: None,
+        };
+        r.error_string()
     }
 }
 

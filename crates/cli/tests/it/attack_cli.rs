@@ -923,6 +923,14 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
         "{}",
         text(&out.stdout)
     );
+    // A body file that cannot be read: exit 4, as every unreadable file.
+    let out = run(&["ab", "-n", "1", "-p", "no-such-body.json", &bare], b"");
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot read -p file no-such-body.json"),
+        "{}",
+        text(&out.stderr)
+    );
     for args in [
         &["ab", "--help"][..],
         &["ab", "-h"],
@@ -1173,6 +1181,22 @@ fn a_failing_target_is_summed_up_on_stderr() {
         "{l}"
     );
     assert!(l.contains("10 of 10"), "{l}");
+
+    // Two targets that both answer 404: one error text, counted over both.
+    let o =
+        origin(r#"{"route":"/*","body":"no","stages":[{"at":0,"status":404,"latency":"0ms"}]}"#);
+    let out = run(
+        &[
+            "attack",
+            "-rate=50",
+            "-max-requests=10",
+            &format!("-output={}", f.display()),
+        ],
+        format!("GET {0}/a\nGET {0}/b\n", o.url()).as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("top error: 404 Not Found (10 of 10)"), "{err}");
 
     // A healthy run says nothing.
     let o = fast_origin();
