@@ -29,7 +29,14 @@ use crate::exit::CliError;
 #[derive(Debug, Parser)]
 // A repeated flag overrides the earlier one (`-duration=5s -duration=1s`),
 // as with Go's flag package; flags meant to repeat (`-header`) accumulate.
-#[command(name = "loadlab", version, about, long_about = None, args_override_self = true)]
+#[command(
+    name = "loadlab",
+    version,
+    about,
+    long_about = None,
+    args_override_self = true,
+    after_help = "New here? Start with `loadlab demo`: a two-minute study against a built-in origin, with a report on disk and the answer in the terminal."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

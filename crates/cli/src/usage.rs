@@ -17,6 +17,9 @@ pub fn one_line(e: &clap::Error, original: &[OsString]) -> String {
     if let Some(s) = crate::cmd::k8s::attack_flag_before_dashes(e, original) {
         return s;
     }
+    if let Some(s) = script_without_run(e, original) {
+        return s;
+    }
     let rendered = e.render().to_string();
     let mut message = Vec::new();
     let mut tips = Vec::new();
@@ -173,6 +176,31 @@ fn url_as_argument(e: &clap::Error, original: &[OsString]) -> Option<String> {
     ))
 }
 
+/// `loadlab k6 hello.js` (k6's own `k6 run` left out): the script is not a
+/// subcommand; suggests the command that runs it.
+fn script_without_run(e: &clap::Error, original: &[OsString]) -> Option<String> {
+    if e.kind() != ErrorKind::InvalidSubcommand || subcommand(original)? != "k6" {
+        return None;
+    }
+    let Some(ContextValue::String(bad)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let script = [".js", ".mjs", ".cjs", ".ts"]
+        .iter()
+        .any(|x| bad.to_ascii_lowercase().ends_with(x))
+        || std::path::Path::new(bad).is_file();
+    if !script {
+        return None;
+    }
+    let args: Vec<&str> = original.iter().filter_map(|a| a.to_str()).collect();
+    let k6_at = args.iter().position(|a| *a == "k6")?;
+    let rest: Vec<String> = args[k6_at + 1..].iter().map(|a| shell_word(a)).collect();
+    Some(format!(
+        "loadlab: k6 has no subcommand '{bad}': did you mean 'loadlab k6 run {}'?; see 'loadlab k6 run --help'",
+        rest.join(" ")
+    ))
+}
+
 /// Quotes a word for a POSIX shell when it needs it.
 fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
@@ -232,6 +260,29 @@ mod tests {
             Some("study")
         );
         assert_eq!(subcommand(&words(&["loadlab"])), None);
+    }
+
+    #[test]
+    fn a_script_without_run_gets_the_command_that_runs_it() {
+        use clap::Parser;
+        let argv = ["loadlab", "k6", "hello.js"];
+        let words: Vec<OsString> = argv.iter().map(OsString::from).collect();
+        let e = crate::Cli::try_parse_from(&words).unwrap_err();
+        assert_eq!(
+            one_line(&e, &words),
+            "loadlab: k6 has no subcommand 'hello.js': did you mean 'loadlab k6 run hello.js'?; see 'loadlab k6 run --help'"
+        );
+        // Another word keeps clap's own answer.
+        let words: Vec<OsString> = ["loadlab", "k6", "rum"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let e = crate::Cli::try_parse_from(&words).unwrap_err();
+        assert!(
+            one_line(&e, &words).contains("'rum'"),
+            "{}",
+            one_line(&e, &words)
+        );
     }
 
     #[test]

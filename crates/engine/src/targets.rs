@@ -197,6 +197,22 @@ pub fn check_url(url: &str) -> Result<http::Uri, String> {
 }
 
 fn check_url_inner(url: &str) -> Result<http::Uri, String> {
+    let authority = url.split('/').next().unwrap_or("");
+    let host_like = !authority.is_empty()
+        && authority
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-_:@[]%".contains(c));
+    if !url.contains("://") && host_like {
+        // `127.0.0.1:8080/` or `example.test/x`: the scheme left out (a
+        // password before an `@` is not repeated).
+        let shown = match url.rfind('@') {
+            Some(i) => format!("xxxxx@{}", &url[i + 1..]),
+            None => url.to_string(),
+        };
+        return Err(format!(
+            "bad URL {shown:?}: missing scheme (did you mean \"http://{shown}\"?)"
+        ));
+    }
     let uri: http::Uri = url.parse().map_err(|e| format!("bad URL {url:?}: {e}"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
@@ -474,6 +490,22 @@ impl<R: BufRead> Iterator for TargetReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_without_scheme_is_named_so() {
+        assert_eq!(
+            check_url("127.0.0.1:8080/").unwrap_err(),
+            "bad URL \"127.0.0.1:8080/\": missing scheme (did you mean \"http://127.0.0.1:8080/\"?)"
+        );
+        let e = check_url("u:s3cret@h:1/").unwrap_err();
+        assert!(!e.contains("s3cret") && e.contains("missing scheme"), "{e}");
+        assert!(
+            check_url("ftp://h/")
+                .unwrap_err()
+                .contains("http:// or https://")
+        );
+        assert!(check_url("http://127.0.0.1:8080/").is_ok());
+    }
 
     #[test]
     fn passwords_in_urls_are_redacted() {

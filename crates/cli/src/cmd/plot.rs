@@ -1,7 +1,7 @@
 //! `loadlab plot [-title=T] [-threshold=N] [-output=F] FILES...`: vegeta's
 //! `plot`: a self-contained HTML page of latency over time (see docs/faces.md).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use loadlab_faces::plot::{self, DEFAULT_THRESHOLD, DEFAULT_TITLE, Input, PlotError};
@@ -24,6 +24,17 @@ pub struct PlotArgs {
 }
 
 pub fn run(a: PlotArgs) -> Result<(), CliError> {
+    let reads_stdin = a.files.is_empty() || a.files.iter().any(|f| f.as_os_str() == "-");
+    if reads_stdin && std::io::stdin().is_terminal() {
+        return Err(CliError::usage(
+            "plot reads results from stdin, a terminal here: give results files, or pipe them in: loadlab attack … | loadlab plot > plot.html",
+        ));
+    }
+    if a.output == "stdout" && std::io::stdout().is_terminal() {
+        return Err(CliError::usage(
+            "plot writes an HTML page: redirect it (loadlab plot results.bin > plot.html) or give -output=plot.html",
+        ));
+    }
     let mut inputs = Vec::new();
     let files = if a.files.is_empty() {
         vec![PathBuf::from("-")]
@@ -45,10 +56,14 @@ pub fn run(a: PlotArgs) -> Result<(), CliError> {
             });
         }
     }
-    let html = plot::plot(inputs, &a.title, a.threshold).map_err(|e| match e {
+    let series = plot::build_series(inputs, a.threshold).map_err(|e| match e {
         PlotError::Threshold(_) => CliError::usage(format!("plot: {e}")),
         PlotError::Read(_) => CliError::new(exit::BAD_INPUT, format!("plot: {e}")),
     })?;
+    if series.iter().all(|s| s.total == 0) {
+        eprintln!("loadlab: plot: warning: the input holds no results; the page is empty");
+    }
+    let html = plot::render_html(&a.title, &series);
     let written = if a.output == "stdout" {
         std::io::stdout().lock().write_all(html.as_bytes())
     } else {

@@ -953,6 +953,17 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
 }
 
 #[test]
+fn the_top_help_names_the_demo_as_the_place_to_start() {
+    let out = run(&["--help"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("Start with `loadlab demo`"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
 fn help_shows_each_default_once() {
     for cmd in [
         "attack", "report", "encode", "plot", "origin", "study", "runs",
@@ -1233,6 +1244,10 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
         ),
         (&["atack"][..], "'attack'"),
         (&["runs", "--bogus"][..], "--bogus"),
+        (
+            &["k6", "hello.js"][..],
+            "did you mean 'loadlab k6 run hello.js'?",
+        ),
     ] {
         let out = run(args, b"");
         let err = text(&out.stderr);
@@ -1242,6 +1257,25 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
         assert!(err.contains(want), "{args:?}: {want:?} in {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn a_target_without_scheme_and_an_empty_plot_are_named() {
+    let out = run(
+        &["attack", "-rate=1", "-duration=1s"],
+        b"GET 127.0.0.1:8080/\n",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("missing scheme (did you mean \"http://127.0.0.1:8080/\"?)"),
+        "{err}"
+    );
+    let out = run(&["plot"], b"");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("the input holds no results"), "{err}");
+    assert!(text(&out.stdout).starts_with("<!doctype html>"));
 }
 
 #[test]
