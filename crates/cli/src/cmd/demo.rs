@@ -56,7 +56,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         "up to {runs} runs of {step} each ({} repetitions, interleaved), then a ceiling search; about two minutes; Ctrl-C stops",
         plan.repetitions
     );
-    let report = a.out.join("report");
+    let report = report_dir(&a.out);
     let db = a.out.join(STORE);
     let (out, _) = super::study::run_plan(
         &plan,
@@ -67,7 +67,23 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         false,
         None,
         None,
-    )?;
+    )
+    .map_err(|e| {
+        if e.code == crate::exit::INTERRUPTED {
+            // The study's own hint (--resume) is not the demo's: a demo is
+            // run again from the start; its store keeps what was done.
+            CliError::new(
+                e.code,
+                format!(
+                    "{}; the demo does not resume: run it again to start over (the runs so far stay in {})",
+                    e.message.split("; continue with").next().unwrap_or(&e.message),
+                    db.display()
+                ),
+            )
+        } else {
+            e
+        }
+    })?;
     // The answer, read back from the store like `loadlab runs show` does.
     let (study, analysis) = stored_answer(&db, &report)?;
     println!();
@@ -87,16 +103,14 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     } else {
         format!(" --db {}", db.display())
     };
+    let me = how_to_call();
     let mut next = vec![(
-        format!("loadlab runs show {study}{db_arg}"),
+        format!("{me} runs show {study}{db_arg}"),
         "every run, ceilings and verdicts",
     )];
     if let [x, y, ..] = plan.targets.as_slice() {
         next.push((
-            format!(
-                "loadlab compare {study}:{} {study}:{}{db_arg}",
-                x.name, y.name
-            ),
+            format!("{me} compare {study}:{} {study}:{}{db_arg}", x.name, y.name),
             "the two targets side by side",
         ));
     }
@@ -111,6 +125,42 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// The demo's report folder: `OUT/report`, or `OUT/report-2`, `-3` … when an
+/// earlier demo's report is there, so that each study in the demo's store
+/// keeps its own report.
+fn report_dir(out: &Path) -> PathBuf {
+    let taken = |d: &Path| d.join("report.html").exists() || d.join("report.md").exists();
+    let first = out.join("report");
+    if !taken(&first) {
+        return first;
+    }
+    (2..)
+        .map(|n| out.join(format!("report-{n}")))
+        .find(|d| !taken(d))
+        .expect("a free folder name")
+}
+
+/// How the user can call this very binary: `loadlab` when that is what PATH
+/// finds, else its path (relative to the current folder when under it, as
+/// `target/release/loadlab` after `cargo run --release`).
+fn how_to_call() -> String {
+    let Ok(exe) = std::env::current_exe().and_then(|e| e.canonicalize()) else {
+        return "loadlab".to_string();
+    };
+    let on_path = std::env::var_os("PATH").is_some_and(|p| {
+        std::env::split_paths(&p)
+            .any(|d| d.join("loadlab").canonicalize().ok() == Some(exe.clone()))
+    });
+    if on_path {
+        return "loadlab".to_string();
+    }
+    std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .ok()
+        .and_then(|d| exe.strip_prefix(d).ok().map(|r| r.display().to_string()))
+        .unwrap_or_else(|| exe.display().to_string())
 }
 
 /// The latest study of the store that wrote its report to `report`, with its analysis.

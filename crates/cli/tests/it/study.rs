@@ -320,6 +320,13 @@ fn demo_prints_its_answer_and_runs_then_finds_the_demo_store() {
     ] {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }
+    // The test binary is not on PATH: the next commands name it by its path,
+    // so they can be typed as printed.
+    let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_loadlab")).unwrap();
+    assert!(
+        text.contains(&format!("  {} runs show 1 ", bin.display())),
+        "{text}"
+    );
 
     // The natural next command works, and says which store it read.
     let runs = loadlab(d, &["runs"]);
@@ -345,6 +352,16 @@ fn demo_prints_its_answer_and_runs_then_finds_the_demo_store() {
         "{}",
         String::from_utf8_lossy(&cmp.stderr)
     );
+
+    // A second demo keeps the first one's report: its own folder.
+    let again = loadlab(d, &["demo", "--plan", "small.yaml"]);
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(again.status.success(), "{text}");
+    assert!(
+        text.contains("Report: loadlab-demo/report-2/report.html") && text.contains("(study 2)"),
+        "{text}"
+    );
+    assert!(d.join("loadlab-demo/report/report.html").exists());
 
     // With a ./loadlab.db, that one is read, as before.
     std::fs::copy(d.join("loadlab-demo/study.db"), d.join("loadlab.db")).unwrap();
