@@ -4,7 +4,8 @@
 //! run to run (durations, rates, timing-bound counts) is masked by
 //! [`normalise_summary`], [`normalise_export`] and [`normalise_log`]; the
 //! rest (names, order, row labels, thresholds, checks, exit codes,
-//! deterministic counts, log lines) must stay as recorded.
+//! deterministic counts, log lines, the banner's scenario list) must stay
+//! as recorded.
 //!
 //! `LOADLAB_RECORD_GOLDEN=1` rewrites the files instead of comparing (only
 //! on purpose: see tests/golden/loadlab/README.md).
@@ -368,7 +369,9 @@ struct Got {
     requests: Option<String>,
 }
 
-fn run_case(c: &Case) -> Got {
+/// Runs a case; `banner_only`: with k6's banner on standard output (the
+/// CLI without `-q`) and stopped at once (see [`banner`]).
+fn run_case(c: &Case, banner_only: bool) -> Got {
     let (addr, requests) = origin();
     let pubsub = c.pubsub.then(loadlab_testkit::pubsub::serve_blocking);
     let dir = tempfile::tempdir().unwrap();
@@ -399,11 +402,16 @@ fn run_case(c: &Case) -> Got {
         env,
         overrides: ov,
         quiet,
+        progress: banner_only,
         summary_export: Some(export.clone()),
         logger: Some(Arc::new(logger)),
         ..Default::default()
     };
-    let interrupt = c.interrupt;
+    let interrupt = if banner_only {
+        Some(Duration::ZERO)
+    } else {
+        c.interrupt
+    };
     let what = format!("the run of {}", c.name);
     let r = loadlab_testkit::proc::finish_within(&what, loadlab_testkit::proc::HANG, move || {
         loadlab_script::run(cfg, async move {
@@ -754,9 +762,57 @@ fn diff(want: &str, got: &str) -> String {
     out
 }
 
+/// The environment variable that makes [`banner_child`] run a case.
+const BANNER_CASE: &str = "LOADLAB_OWN_GOLDEN_BANNER_CASE";
+
+/// The child side of [`banner`]: runs the case `BANNER_CASE` names, if
+/// any (else does nothing), with the banner on standard output.
+#[test]
+fn banner_child() {
+    if let Ok(name) = std::env::var(BANNER_CASE) {
+        let c = CASES.iter().find(|c| c.name == name).unwrap();
+        run_case(c, true);
+    }
+}
+
+/// k6's banner as loadlab prints it before the run (`execution: local`,
+/// `script:`, `output:`, the scenario list): the library writes it
+/// straight to standard output, so the case is run again in a child
+/// process of this test binary ([`banner_child`], stopped as soon as it
+/// starts) and the banner's lines are taken from its output. The script's
+/// folder is written `/TESTS`; nothing else varies.
+fn banner(c: &Case) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "own_golden::banner_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(BANNER_CASE, c.name)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tests = tests_dir().display().to_string();
+    let mut banner = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("     execution: ") {
+            inside = true;
+        } else if inside && line.is_empty() && banner.contains("scenarios:") {
+            break;
+        }
+        if inside {
+            banner.push_str(&line.replace(&tests, "/TESTS"));
+            banner.push('\n');
+        }
+    }
+    banner
+}
+
 fn check_case(name: &str) {
     let c = CASES.iter().find(|c| c.name == name).unwrap();
-    let got = run_case(c);
+    let got = run_case(c, false);
     let dir = golden_dir(name);
     let files: Vec<(&str, Option<String>)> = vec![
         ("stdout.txt", Some(got.stdout)),
@@ -764,6 +820,7 @@ fn check_case(name: &str) {
         ("exit-code", Some(format!("{}\n", got.exit))),
         ("summary-export.json", got.export),
         ("requests.txt", got.requests),
+        ("banner.txt", Some(banner(c)).filter(|b| !b.is_empty())),
     ];
     if std::env::var_os("LOADLAB_RECORD_GOLDEN").is_some() {
         std::fs::create_dir_all(&dir).unwrap();
