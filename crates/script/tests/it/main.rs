@@ -4,6 +4,7 @@
 mod common;
 mod fidelity;
 mod memory;
+mod own_golden;
 mod seed;
 mod segments;
 mod transport;
