@@ -157,6 +157,21 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
             },
         ) => {
             let (runs_a, runs_b) = (store.runs(*sa)?, store.runs(*sb)?);
+            for (study, target, runs) in [(sa, ta, &runs_a), (sb, tb, &runs_b)] {
+                if !runs.iter().any(|r| &r.target == target) {
+                    let mut names: Vec<&str> = runs.iter().map(|r| r.target.as_str()).collect();
+                    names.sort_unstable();
+                    names.dedup();
+                    let has = if names.is_empty() {
+                        "it has no runs".to_string()
+                    } else {
+                        format!("its targets: {}", names.join(", "))
+                    };
+                    return Err(StoreError::Invalid(format!(
+                        "study {study} has no target {target:?} ({has})"
+                    )));
+                }
+            }
             let mut rates: Vec<u64> = runs_a
                 .iter()
                 .filter(|r| r.phase == SWEEP && &r.target == ta)
@@ -202,12 +217,12 @@ pub fn compare(store: &Store, a: &Side, b: &Side) -> Result<Comparison, StoreErr
 /// A plain-text table of a comparison.
 pub fn render(c: &Comparison) -> String {
     let mut o = format!(
-        "A = {}, B = {}\nbasis: {}\ntest: exact stratified rank test (Wilcoxon–Mann–Whitney), two-sided p; A-B is the median shift with its 95% interval\n\n",
+        "A = {}, B = {}\nbasis: {}\ntest: exact stratified rank test (Wilcoxon–Mann–Whitney), two-sided p\ncolumns: A and B mean are the mean of each stratum's mean; shift is the Hodges–Lehmann median of the A − B differences within each stratum, with its 95% interval (not the difference of the two means)\n\n",
         c.a, c.b, c.basis
     );
     o.push_str(&format!(
         "{:<11} {:>13} {:>13} {:>13} {:>29} {:>7} {:>6} {:>5}  {}\n",
-        "metric", "A", "B", "A-B", "95% CI of A-B", "p", "delta", "n", "reading"
+        "metric", "A mean", "B mean", "shift A-B", "95% CI of shift", "p", "delta", "n", "reading"
     ));
     for r in &c.rows {
         let e = &r.evidence;

@@ -152,6 +152,18 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
             && p50.ends_with("too few replicates (p >= 0.056 at best)"),
         "{text}"
     );
+    assert!(
+        text.contains("shift A-B") && text.contains("not the difference of the two means"),
+        "{text}"
+    );
+    // A target the study does not have is named, not "nothing in common".
+    let cmp = loadlab(d, &["compare", "1:a", "1:c", "--db", "s.db"]);
+    let err = String::from_utf8_lossy(&cmp.stderr);
+    assert_eq!(cmp.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("study 1 has no target \"c\" (its targets: a, b)"),
+        "{err}"
+    );
     let cmp = loadlab(d, &["compare", "1", "2", "--db", "s.db"]);
     assert!(
         cmp.status.success() && String::from_utf8_lossy(&cmp.stdout).contains("pseudo-replicates")
