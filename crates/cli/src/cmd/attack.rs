@@ -546,5 +546,11 @@ fn run_attack<S: Sink + 'static>(
 }
 
 fn engine_error(e: loadlab_engine::EngineError) -> CliError {
-    CliError::new(crate::exit::BAD_INPUT, e)
+    let code = match e {
+        // A results file that cannot be written (a full disk): exit 4, as
+        // `k6 run --out` and `sysbench -o` for the same cause.
+        loadlab_engine::EngineError::Sink(_) => crate::exit::IO,
+        _ => crate::exit::BAD_INPUT,
+    };
+    CliError::new(code, e)
 }

@@ -1260,6 +1260,24 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
 }
 
 #[test]
+fn a_full_disk_is_a_file_error() {
+    // /dev/full takes the open and refuses every write with ENOSPC.
+    let o = fast_origin();
+    let out = run(
+        &[
+            "attack",
+            "-rate=2000",
+            "-max-requests=4000",
+            "-output=/dev/full",
+        ],
+        format!("GET {}/\n", o.url()).as_bytes(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+#[test]
 fn a_target_without_scheme_and_an_empty_plot_are_named() {
     let out = run(
         &["attack", "-rate=1", "-duration=1s"],
