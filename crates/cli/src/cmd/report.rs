@@ -156,6 +156,7 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
     };
     // Objects in S3 are read from local copies, kept until the report is done.
     let (inputs, _downloads) = fetch_s3(inputs)?;
+    let inputs = once_each(inputs);
     if inputs.iter().any(|f| f == "stdin" || f == "-") && std::io::stdin().is_terminal() {
         eprintln!(
             "loadlab: reading results from stdin (pipe `loadlab attack` into me, or name a file)"
@@ -219,6 +220,70 @@ pub fn run(a: ReportArgs) -> Result<(), CliError> {
         &*metrics.lock().map_err(|_| CliError::internal("poisoned"))?,
     );
     write_out(&mut out, &format!("{clear}{text}"))
+}
+
+/// The inputs with each file read once: a path given twice (or two names of
+/// one file) and a second copy of one worker's segment (the same attack,
+/// segment, start and host) are dropped, each with a warning naming which
+/// file was kept. Counting them twice would double the requests and the rate.
+fn once_each(inputs: Vec<String>) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut files: Vec<((u64, u64), String)> = Vec::new();
+    let mut segments: Vec<(String, String)> = Vec::new();
+    let mut kept = Vec::new();
+    for name in inputs {
+        if name == "-" || name == "stdin" {
+            kept.push(name);
+            continue;
+        }
+        if let Ok(m) = std::fs::metadata(&name) {
+            let id = (m.dev(), m.ino());
+            if let Some((_, first)) = files.iter().find(|(f, _)| *f == id) {
+                eprintln!("loadlab: warning: {name} is {first} again; read once");
+                continue;
+            }
+            files.push((id, name.clone()));
+        }
+        if let Some(seg) = segment_of(&name) {
+            if let Some((_, first)) = segments.iter().find(|(s, _)| *s == seg) {
+                let shown = seg.rsplit_once("; ").map_or(seg.as_str(), |(s, _)| s);
+                eprintln!(
+                    "loadlab: warning: {name} holds the same worker's results as {first} ({shown}); counted once, {name} dropped"
+                );
+                continue;
+            }
+            segments.push((seg, name.clone()));
+        }
+        kept.push(name);
+    }
+    kept
+}
+
+/// What identifies one worker's segment in a loadlab results file (its
+/// attack, segment, planned start, actual start and host), read from the
+/// file's first records; `None` for other formats or an unreadable file
+/// (whose error comes when it is read for the report).
+fn segment_of(name: &str) -> Option<String> {
+    let (reader, label) = open_input(name).ok()?;
+    let mut results = open_results(reader, &label).ok()?;
+    for _ in 0..4 {
+        if let Some(w) = results.workers().first() {
+            let i = &w.info;
+            // The actual start (ns) and host tell two runs of one segment
+            // apart; the message shows the planned start.
+            return Some(format!(
+                "attack {:?}, segment {}/{}, started {} on {}; {}",
+                &*w.attack,
+                i.index,
+                i.count,
+                loadlab_metrics::timefmt::rfc3339(i128::from(w.start_unix_ns)),
+                i.host,
+                i.began_unix_ns
+            ));
+        }
+        results.next_item()?.ok()?;
+    }
+    None
 }
 
 /// Replaces every `s3://` input by local copies of the object(s) it names.

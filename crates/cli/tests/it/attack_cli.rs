@@ -1260,6 +1260,42 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
 }
 
 #[test]
+fn report_reads_a_file_and_a_copy_of_a_segment_once() {
+    let o = fast_origin();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let out = run(
+        &[
+            "attack",
+            "-rate=100",
+            "-max-requests=10",
+            "-segment=0/2",
+            &format!("-output={}", a.display()),
+        ],
+        format!("GET {}/\n", o.url()).as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::copy(&a, &b).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    for (files, warning) in [
+        ([&a, &a], format!("{a} is {a} again; read once")),
+        (
+            [&a, &b],
+            format!("{b} holds the same worker's results as {a} (attack \"\", segment 0/2"),
+        ),
+    ] {
+        let out = run(&["report", files[0], files[1]], b"");
+        let (o, e) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{e}");
+        assert!(
+            o.starts_with("Requests      [total, rate, throughput]         5, "),
+            "{o}"
+        );
+        assert!(e.contains(&warning), "{e}");
+    }
+}
+
+#[test]
 fn a_full_disk_is_a_file_error() {
     // /dev/full takes the open and refuses every write with ENOSPC.
     let o = fast_origin();
