@@ -16,7 +16,7 @@ Clients: pinned to CPU 1, one at a time.
    to disk, and 10,000 concurrent keep-alive connections held (counted with
    `ss` while the attack runs). --connections: only the latter.
 5. --baseline BIN --paired N: this build and another loadlab binary (an older
-   commit's release build) alternating N times, at full speed (µs CPU per
+   commit's dist build) alternating N times, at full speed (µs CPU per
    request) and at 5,000/s (CPU %): the before/after of an engine change.
 
 Peers come from Debian (wrk, apache2-utils, nghttp2-client, hey) and

@@ -9,7 +9,7 @@
 #
 # Env: RUNS, N (ab requests), C (concurrency/connections), DUR (wrk duration),
 #      RATE (loadlab wrk -R figure for the fixed-rate CPU line), PORT,
-#      NO_BUILD=1 (use the existing release binary), CARGO_TARGET_DIR.
+#      NO_BUILD=1 (use the existing dist binary), CARGO_TARGET_DIR.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

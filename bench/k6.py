@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""k6 scripts: real k6 v1.8.1 beside `loadlab k6 run` on seed 004's workload.
+"""k6 scripts: real k6 v1.8.1 beside `loadlab k6 run` on the DSPS pub/sub k6
+script's workload (DSPS's own script; the study is examples/dsps-channels.yaml).
 
   python3 bench/k6.py [--channels 50,200] [--reps 1] [--rampup 3] [--duration 15]
                       [--dsps-src DIR | --dsps-git GITDIR] [--loadlab BIN] [--k6 BIN]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a k6 script's client CPU per request goes: the work itself, or the
-# wake-ups. Runs bench/scripts/pubsub_like.k6.js (seed 004's requests and
-# JavaScript, no waits of its own) against nginx answering at once, under
+# wake-ups. Runs bench/scripts/pubsub_like.k6.js (the DSPS pub/sub k6
+# script's requests and JavaScript, no waits of its own) against nginx answering at once, under
 # k6 and `loadlab k6 run`, alternating, server on CPU 0 and client on CPU 1:
 #
 #   busy:  VUS=20, no sleep: the client never idles (CPU/request = the work);

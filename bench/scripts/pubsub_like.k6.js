@@ -1,5 +1,5 @@
-// The requests and JavaScript work of seed 004's script (DSPS's) without
-// its waits, for `bash bench/k6_wake.sh`: a PUT with a JSON body, a GET
+// The requests and JavaScript work of the DSPS pub/sub k6 script (DSPS's
+// own loadtest.k6.js) without its waits, for `bash bench/k6_wake.sh`: a PUT with a JSON body, a GET
 // whose JSON body is parsed and read, a DELETE, checks, groups, a counter
 // and trends, against a server that answers at once (nginx). With
 // SLEEP_SEC=0 the client never idles (CPU per request = the work itself);
