@@ -18,8 +18,13 @@ pub struct OriginArgs {
     pub recipe: Option<std::path::PathBuf>,
     /// Token the admin API requires (Authorization: Bearer TOKEN or X-Admin-Token: TOKEN).
     /// Without it the admin API answers loopback clients only.
-    #[arg(long, value_name = "TOKEN")]
+    /// On the command line it shows in `ps`: prefer --admin-token-file or
+    /// the LOADLAB_ORIGIN_ADMIN_TOKEN environment variable.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "admin_token_file")]
     pub admin_token: Option<String>,
+    /// Read the admin token from this file (its first line).
+    #[arg(long, value_name = "FILE")]
+    pub admin_token_file: Option<std::path::PathBuf>,
     /// With no recipe, answer 406 "Recipe not set" (OriginSimulator <= 1.0) instead of
     /// serving the default page (OriginSimulator 1.1).
     #[arg(long)]
@@ -30,6 +35,35 @@ pub struct OriginArgs {
     /// Worker threads (default: one per available CPU).
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
+}
+
+/// The environment variable that may hold the admin token.
+pub const ADMIN_TOKEN_ENV: &str = "LOADLAB_ORIGIN_ADMIN_TOKEN";
+
+/// The admin token from --admin-token, --admin-token-file or
+/// LOADLAB_ORIGIN_ADMIN_TOKEN, in that order; an empty one is refused.
+fn admin_token(args: &OriginArgs) -> Result<Option<String>, CliError> {
+    let (token, from) = if let Some(t) = &args.admin_token {
+        (t.clone(), "--admin-token".to_string())
+    } else if let Some(f) = &args.admin_token_file {
+        let text = std::fs::read_to_string(f).map_err(|e| {
+            CliError::io(format!(
+                "cannot read --admin-token-file {}: {e}",
+                f.display()
+            ))
+        })?;
+        let first = text.lines().next().unwrap_or("").trim().to_string();
+        (first, format!("--admin-token-file {}", f.display()))
+    } else {
+        match std::env::var(ADMIN_TOKEN_ENV) {
+            Ok(t) => (t.trim().to_string(), ADMIN_TOKEN_ENV.to_string()),
+            Err(_) => return Ok(None),
+        }
+    };
+    if token.is_empty() {
+        return Err(CliError::usage(format!("{from}: the admin token is empty")));
+    }
+    Ok(Some(token))
 }
 
 pub fn run(args: OriginArgs) -> Result<(), CliError> {
@@ -44,7 +78,7 @@ pub fn run(args: OriginArgs) -> Result<(), CliError> {
     };
     let config = OriginConfig {
         recipes,
-        admin_token: args.admin_token.clone(),
+        admin_token: admin_token(&args)?,
         default_page: !args.no_default_page,
         admin_body_limit: args.admin_body_limit,
         shutdown_grace: Duration::from_secs(2),

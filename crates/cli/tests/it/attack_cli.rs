@@ -1295,6 +1295,69 @@ fn report_reads_a_file_and_a_copy_of_a_segment_once() {
     }
 }
 
+/// The status of `GET /_admin/status` with `token` (if any) as a bearer.
+fn admin_status(addr: &str, token: Option<&str>) -> u16 {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(
+        s,
+        "GET /_admin/status HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_origin_admin_token_comes_from_a_file_or_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, "s3cret-file\n").unwrap();
+    let file_arg = file.display().to_string();
+    for (args, env, token) in [
+        (
+            vec!["--admin-token-file", file_arg.as_str()],
+            None,
+            "s3cret-file",
+        ),
+        (vec![], Some("s3cret-env"), "s3cret-env"),
+    ] {
+        let mut cmd = Command::new(bin());
+        cmd.args(["origin", "--listen", "127.0.0.1:0", "--workers", "1"])
+            .args(&args)
+            .env_remove("LOADLAB_ORIGIN_ADMIN_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(v) = env {
+            cmd.env("LOADLAB_ORIGIN_ADMIN_TOKEN", v);
+        }
+        let mut child = loadlab_testkit::proc::Guard(cmd.spawn().unwrap());
+        let watch = Watch::stderr(&mut child.0);
+        let line = watch.wait_for_line("listening on http://", PATIENCE);
+        let addr = line
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap()
+            .to_string();
+        assert_eq!(admin_status(&addr, None), 401, "{args:?} {env:?}");
+        assert_eq!(admin_status(&addr, Some("wrong")), 401);
+        assert_eq!(admin_status(&addr, Some(token)), 200, "{args:?} {env:?}");
+    }
+    // An empty token file is refused, by name.
+    std::fs::write(&file, "\n").unwrap();
+    let out = run(&["origin", "--admin-token-file", &file_arg], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("the admin token is empty"));
+}
+
 #[test]
 fn a_full_disk_is_a_file_error() {
     // /dev/full takes the open and refuses every write with ENOSPC.
