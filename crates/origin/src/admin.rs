@@ -131,7 +131,11 @@ fn check_access(h: &HeaderMap, state: &State, peer: SocketAddr) -> Option<Simple
             let bearer = h
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
+                // The scheme is case-insensitive (RFC 9110 §11.1).
+                .and_then(|v| {
+                    let (scheme, rest) = v.split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then_some(rest)
+                })
                 .map(str::trim);
             let direct = h
                 .get("x-admin-token")

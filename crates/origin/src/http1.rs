@@ -91,6 +91,9 @@ pub(crate) fn parse_head(buf: &[u8], path: &mut String) -> Parse {
         admin_headers: None,
     };
     let mut seen_length: Option<u64> = None;
+    // Transfer-Encoding fields seen, and whether the last coding of the last
+    // one is `chunked`; Host fields seen.
+    let (mut te_seen, mut hosts) = (false, 0usize);
     for h in req.headers.iter() {
         let name = h.name;
         if name.eq_ignore_ascii_case("content-length") {
@@ -105,13 +108,31 @@ pub(crate) fn parse_head(buf: &[u8], path: &mut String) -> Parse {
                 _ => return Parse::Error(StatusCode::BAD_REQUEST),
             }
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            head.chunked = contains_token(h.value, b"chunked");
+            te_seen = true;
+            head.chunked = h
+                .value
+                .split(|b| *b == b',')
+                .map(<[u8]>::trim_ascii)
+                .rfind(|t| !t.is_empty())
+                .is_some_and(|t| t.eq_ignore_ascii_case(b"chunked"));
+        } else if name.eq_ignore_ascii_case("host") {
+            hosts += 1;
         } else if name.eq_ignore_ascii_case("connection") {
             head.close = contains_token(h.value, b"close");
             head.keep_alive = contains_token(h.value, b"keep-alive");
         } else if name.eq_ignore_ascii_case("expect") {
             head.expect_continue = contains_token(h.value, b"100-continue");
         }
+    }
+    // RFC 9112: a Transfer-Encoding whose final coding is not chunked, or one
+    // beside a Content-Length (the request-smuggling shapes), cannot be
+    // framed reliably (§6.3); an HTTP/1.1 request must have exactly one Host
+    // (§3.2). Each is a 400, and the connection closes after it.
+    if te_seen && (!head.chunked || seen_length.is_some() || !head.http11) {
+        return Parse::Error(StatusCode::BAD_REQUEST);
+    }
+    if hosts > 1 || (head.http11 && hosts == 0) {
+        return Parse::Error(StatusCode::BAD_REQUEST);
     }
     if admin::is_admin(path) {
         let mut map = HeaderMap::new();

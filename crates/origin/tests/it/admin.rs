@@ -199,6 +199,9 @@ async fn token_is_required_when_set() {
     );
     for h in [
         ("Authorization", "Bearer s3cret"),
+        // The scheme is case-insensitive.
+        ("Authorization", "bearer s3cret"),
+        ("Authorization", "BEARER s3cret"),
         ("X-Admin-Token", "s3cret"),
     ] {
         match request(

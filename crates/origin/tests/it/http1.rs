@@ -130,6 +130,36 @@ async fn chunked_request_body_gets_an_answer_then_close() {
     assert!(text.contains("connection: close"));
 }
 
+/// RFC 9112: the request-smuggling framings (a Transfer-Encoding whose last
+/// coding is not chunked, or one beside a Content-Length) and a missing or
+/// doubled Host get 400 and a close: the pipelined request behind them is
+/// never served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smuggling_framings_and_bad_host_get_400_and_close() {
+    let o = start_with(RECIPE);
+    for head in [
+        "Host: x\r\nTransfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
+        "Host: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+        "Host: x\r\nTransfer-Encoding: chunked, gzip\r\n",
+        "Host: x\r\nTransfer-Encoding: gzip\r\n",
+        "Content-Length: 5\r\n",
+        "Host: x\r\nHost: y\r\nContent-Length: 5\r\n",
+    ] {
+        let mut s = TcpStream::connect(o.addr).await.unwrap();
+        let req = format!(
+            "POST /small HTTP/1.1\r\n{head}\r\nhelloGET /small HTTP/1.1\r\nHost: x\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let all = read_to_close(&mut s).await;
+        assert!(all.starts_with("HTTP/1.1 400"), "{head:?}: {all}");
+        assert_eq!(all.matches("HTTP/1.1 ").count(), 1, "{head:?}: {all}");
+    }
+    // HTTP/1.0 needs no Host.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"GET /small HTTP/1.0\r\n\r\n").await.unwrap();
+    assert!(read_to_close(&mut s).await.starts_with("HTTP/1.1 200"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_requests_get_400() {
     let o = start_with(RECIPE);
