@@ -184,9 +184,16 @@ pub(crate) async fn serve(
     let mut path = String::new();
     let mut stop = state.stop.clone();
     let mut shed = state.shed.subscribe();
+    let t = state.config.timeouts;
+    // When the head being read must be whole (set at its first byte), or
+    // when an idle connection is closed.
+    let mut head_until: Option<tokio::time::Instant> = None;
     loop {
         let head = match parse_head(&buf, &mut path) {
-            Parse::Complete(h) => h,
+            Parse::Complete(h) => {
+                head_until = None;
+                h
+            }
             Parse::Partial => {
                 if flush(&stream, &mut out, false).await.is_err() {
                     return;
@@ -196,12 +203,21 @@ pub(crate) async fn serve(
                 }
                 buf.reserve(4096);
                 let idle = buf.is_empty();
+                let until = if idle {
+                    // Restarted at every wait: idle since the last answer.
+                    tokio::time::Instant::now() + t.idle
+                } else {
+                    *head_until.get_or_insert_with(|| tokio::time::Instant::now() + t.header)
+                };
                 let read = tokio::select! {
                     biased;
                     r = stream.read_buf(&mut buf) => r,
                     _ = stop.wait_for(|s| *s), if idle => return,
                     // Out of descriptors: an idle connection makes room.
                     _ = shed.changed(), if idle => return,
+                    // Too slow a head, or idle too long: the client's
+                    // descriptor goes back to the others.
+                    _ = tokio::time::sleep_until(until) => return,
                 };
                 match read {
                     Ok(0) | Err(_) => return,
@@ -248,7 +264,7 @@ pub(crate) async fn serve(
                 close = true;
                 AdminBody::TooLarge
             } else {
-                match read_body(&mut stream, &mut buf, head.content_length as usize).await {
+                match read_body(&mut stream, &mut buf, head.content_length as usize, t.body).await {
                     Ok(b) => AdminBody::Data(b),
                     Err(_) => return,
                 }
@@ -261,7 +277,7 @@ pub(crate) async fn serve(
                 // The body is ignored; rather than decode it, end the connection after answering.
                 close = true;
             } else if head.content_length > 0
-                && discard(&mut stream, &mut buf, head.content_length)
+                && discard(&mut stream, &mut buf, head.content_length, t.body)
                     .await
                     .is_err()
             {
@@ -466,17 +482,34 @@ async fn linger_close(mut stream: TcpStream) {
     .await;
 }
 
-async fn read_body(stream: &mut TcpStream, buf: &mut BytesMut, n: usize) -> io::Result<Bytes> {
+/// One read of a request body, given up after `limit` without a byte.
+async fn read_some(stream: &mut TcpStream, buf: &mut BytesMut, limit: Duration) -> io::Result<()> {
+    match tokio::time::timeout(limit, stream.read_buf(buf)).await {
+        Ok(Ok(0)) => Err(io::ErrorKind::UnexpectedEof.into()),
+        Ok(r) => r.map(drop),
+        Err(_) => Err(io::ErrorKind::TimedOut.into()),
+    }
+}
+
+async fn read_body(
+    stream: &mut TcpStream,
+    buf: &mut BytesMut,
+    n: usize,
+    limit: Duration,
+) -> io::Result<Bytes> {
     while buf.len() < n {
         buf.reserve(n - buf.len());
-        if stream.read_buf(buf).await? == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
+        read_some(stream, buf, limit).await?;
     }
     Ok(buf.split_to(n).freeze())
 }
 
-async fn discard(stream: &mut TcpStream, buf: &mut BytesMut, mut n: u64) -> io::Result<()> {
+async fn discard(
+    stream: &mut TcpStream,
+    buf: &mut BytesMut,
+    mut n: u64,
+    limit: Duration,
+) -> io::Result<()> {
     loop {
         let take = (buf.len() as u64).min(n);
         buf.advance(take as usize);
@@ -485,9 +518,7 @@ async fn discard(stream: &mut TcpStream, buf: &mut BytesMut, mut n: u64) -> io::
             return Ok(());
         }
         buf.reserve(4096);
-        if stream.read_buf(buf).await? == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
+        read_some(stream, buf, limit).await?;
     }
 }
 

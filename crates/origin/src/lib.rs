@@ -66,6 +66,37 @@ pub struct OriginConfig {
     pub shutdown_grace: Duration,
     /// Worker threads of the runtime `spawn` builds (None: one per available CPU).
     pub workers: Option<usize>,
+    /// How long a client may keep a connection without making progress.
+    pub timeouts: Timeouts,
+}
+
+/// How long the origin waits on an HTTP/1.x client before it closes the
+/// connection, so that slow or idle clients cannot hold every file
+/// descriptor (a slowloris). Each is a limit on waiting, not on work: a
+/// response the origin is delaying on purpose (a recipe's latency) is never
+/// cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// From the first byte of a request head to its end.
+    pub header: Duration,
+    /// Between two reads of a request body.
+    pub body: Duration,
+    /// A connection with no request under way: a new connection's first byte,
+    /// and the next request on a keep-alive connection.
+    pub idle: Duration,
+}
+
+impl Default for Timeouts {
+    /// nginx's order of magnitude (its `client_header_timeout`,
+    /// `client_body_timeout` 60 s, `keepalive_timeout` 75 s), shorter for the
+    /// head: 30 s, 30 s, 60 s.
+    fn default() -> Self {
+        Timeouts {
+            header: Duration::from_secs(30),
+            body: Duration::from_secs(30),
+            idle: Duration::from_secs(60),
+        }
+    }
 }
 
 impl Default for OriginConfig {
@@ -77,6 +108,7 @@ impl Default for OriginConfig {
             admin_body_limit: 1024 * 1024,
             shutdown_grace: Duration::from_secs(2),
             workers: None,
+            timeouts: Timeouts::default(),
         }
     }
 }

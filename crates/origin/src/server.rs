@@ -82,11 +82,20 @@ pub(crate) async fn accept_loop(
 async fn connection(mut stream: TcpStream, peer: SocketAddr, state: Arc<State>, watcher: Watcher) {
     let mut buf = BytesMut::with_capacity(4096);
     let mut stop = state.stop.clone();
-    // Read until the first bytes tell the protocol apart.
+    let t = state.config.timeouts;
+    // Read until the first bytes tell the protocol apart: the first byte
+    // within the idle limit, the rest within the head's.
+    let mut until = tokio::time::Instant::now() + t.idle;
+    let mut started = false;
     while buf.len() < H2_START.len() && H2_START.starts_with(&buf) {
+        if !started && !buf.is_empty() {
+            started = true;
+            until = tokio::time::Instant::now() + t.header;
+        }
         let read = tokio::select! {
             r = stream.read_buf(&mut buf) => r,
             _ = stop.wait_for(|s| *s) => return,
+            _ = tokio::time::sleep_until(until) => return,
         };
         match read {
             Ok(0) | Err(_) => return,

@@ -35,6 +35,24 @@ pub struct OriginArgs {
     /// Worker threads (default: one per available CPU).
     #[arg(long, value_name = "N")]
     pub workers: Option<usize>,
+    /// Close a connection whose request head is not whole this long after its first byte.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::flags::duration)]
+    pub header_timeout: Duration,
+    /// Close a connection whose request body sends nothing for this long.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::flags::duration)]
+    pub body_timeout: Duration,
+    /// Close a connection that starts no request for this long (new or keep-alive); 0s: never.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::flags::duration)]
+    pub idle_timeout: Duration,
+}
+
+/// A timeout flag of `0s` means no limit (ten years, which tokio's timers hold).
+fn no_limit_if_zero(d: Duration) -> Duration {
+    if d.is_zero() {
+        Duration::from_secs(10 * 365 * 86_400)
+    } else {
+        d
+    }
 }
 
 /// The environment variable that may hold the admin token.
@@ -83,6 +101,11 @@ pub fn run(args: OriginArgs) -> Result<(), CliError> {
         admin_body_limit: args.admin_body_limit,
         shutdown_grace: Duration::from_secs(2),
         workers: args.workers,
+        timeouts: loadlab_origin::Timeouts {
+            header: no_limit_if_zero(args.header_timeout),
+            body: no_limit_if_zero(args.body_timeout),
+            idle: no_limit_if_zero(args.idle_timeout),
+        },
     };
     if config.admin_token.is_none() && !args.listen.ip().is_loopback() {
         return Err(CliError::usage(OriginError::UnsafeAdmin(args.listen)));

@@ -130,6 +130,57 @@ async fn chunked_request_body_gets_an_answer_then_close() {
     assert!(text.contains("connection: close"));
 }
 
+/// A slow head, a stalled body and an idle connection are each closed after
+/// their limit; a slow answer the recipe asks for is not. Each wait is for
+/// the server's close (EOF), bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_or_idle_clients_are_closed_after_their_limits() {
+    let recipes = loadlab_origin::parse_recipes(
+        r#"[{"route":"/slow","body":"late","stages":[{"at":0,"status":200,"latency":"600ms"}]}]"#,
+    )
+    .unwrap();
+    let limit = Duration::from_millis(200);
+    let o = start(loadlab_origin::OriginConfig {
+        recipes,
+        timeouts: loadlab_origin::Timeouts {
+            header: limit,
+            body: limit,
+            idle: limit,
+        },
+        ..Default::default()
+    });
+    let closed = |mut s: TcpStream| async move {
+        let mut all = Vec::new();
+        let r = tokio::time::timeout(Duration::from_secs(30), s.read_to_end(&mut all)).await;
+        assert!(r.is_ok(), "the origin kept the connection open");
+        String::from_utf8_lossy(&all).into_owned()
+    };
+    // Nothing sent at all.
+    let s = TcpStream::connect(o.addr).await.unwrap();
+    assert_eq!(closed(s).await, "");
+    // Half a head.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"GET /slow HTTP/1.1\r\nHo").await.unwrap();
+    assert_eq!(closed(s).await, "");
+    // A body that stops.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+        .await
+        .unwrap();
+    assert_eq!(closed(s).await, "");
+    // A keep-alive connection: its answer comes whole though it takes longer
+    // than every limit, then the idle connection is closed.
+    let mut s = TcpStream::connect(o.addr).await.unwrap();
+    s.write_all(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let all = closed(s).await;
+    assert!(
+        all.starts_with("HTTP/1.1 200") && all.ends_with("late"),
+        "{all}"
+    );
+}
+
 /// RFC 9112: the request-smuggling framings (a Transfer-Encoding whose last
 /// coding is not chunked, or one beside a Content-Length) and a missing or
 /// doubled Host get 400 and a close: the pipelined request behind them is
