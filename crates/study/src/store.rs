@@ -167,6 +167,22 @@ pub fn now_rfc3339() -> String {
 }
 
 impl Store {
+    /// Opens the store at `path` for a command that only reads it (`runs`,
+    /// `compare`): a missing or empty file is refused, never made a store.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        match path.metadata() {
+            Ok(m) if m.len() > 0 => Store::open(path),
+            Ok(_) => Err(StoreError::Foreign {
+                path: path.display().to_string(),
+                reason: "an empty file".into(),
+            }),
+            Err(e) => Err(StoreError::Foreign {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
     /// Opens (or creates) the store at `path`. An existing file must be a
     /// loadlab store; anything else is refused untouched.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
@@ -192,12 +208,26 @@ impl Store {
             }
             let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
                 .map_err(sql)?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))
+                .map_err(sql)?;
             let app: i32 = conn
                 .query_row("PRAGMA application_id", [], |r| r.get(0))
                 .map_err(|e| StoreError::Foreign {
                     path: p.clone(),
                     reason: format!("damaged: {e}"),
                 })?;
+            let blank = || {
+                conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .is_ok_and(|n| n == 0)
+            };
+            if app == 0 && blank() {
+                // A store another study is creating this very moment (its
+                // file exists, its schema not yet): created below, once.
+                drop(conn);
+                return Store::create(path, &p);
+            }
             if app != APPLICATION_ID {
                 return Err(StoreError::Foreign {
                     path: p,
@@ -235,13 +265,34 @@ impl Store {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(dir);
         }
+        Store::create(path, &p)
+    }
+
+    /// Creates the schema in a new (or blank) store, unless another process
+    /// has just done so.
+    fn create(path: &Path, p: &str) -> Result<Store, StoreError> {
+        let sql = |source| StoreError::Sql {
+            path: p.to_string(),
+            source,
+        };
         let mut conn = Connection::open(path).map_err(sql)?;
-        let tx = conn.transaction().map_err(sql)?;
-        tx.execute_batch(SCHEMA).map_err(sql)?;
-        tx.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
-        ))
-        .map_err(sql)?;
+        // Several studies may start on a new store at the same moment: each
+        // waits for the write lock, and only the first creates the schema.
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        let app: i32 = tx
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(sql)?;
+        if app != APPLICATION_ID {
+            tx.execute_batch(SCHEMA).map_err(sql)?;
+            tx.execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+            ))
+            .map_err(sql)?;
+        }
         tx.commit().map_err(sql)?;
         Ok(Store {
             conn,

@@ -33,7 +33,7 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
             db.display()
         )));
     }
-    let store = Store::open(&db).map_err(CliError::bad_input)?;
+    let store = Store::open_existing(&db).map_err(CliError::bad_input)?;
     let c = compare(&store, &sa, &sb).map_err(CliError::usage)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c).unwrap_or_default());

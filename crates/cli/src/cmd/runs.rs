@@ -60,7 +60,7 @@ fn open(db: &Path) -> Result<Store, CliError> {
             db.display()
         )));
     }
-    Store::open(db).map_err(CliError::bad_input)
+    Store::open_existing(db).map_err(CliError::bad_input)
 }
 
 /// Latencies in the runs table: 3 significant digits, like the progress lines.

@@ -179,6 +179,26 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
 }
 
 #[test]
+fn reading_an_empty_file_as_a_store_leaves_it_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("empty.db"), b"").unwrap();
+    for args in [
+        &["runs", "--db", "empty.db"][..],
+        &["compare", "1", "2", "--db", "empty.db"],
+    ] {
+        let out = loadlab(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains("not a loadlab database (an empty file)"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(d.join("empty.db")).unwrap(), b"", "{args:?}");
+    }
+}
+
+#[test]
 fn bad_plan_and_foreign_store_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

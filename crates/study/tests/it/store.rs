@@ -109,3 +109,44 @@ fn foreign_and_damaged_files_are_refused_untouched() {
     std::fs::write(&ours, &bytes).unwrap();
     assert_refused_untouched(&ours, "damaged");
 }
+
+#[test]
+fn a_read_only_open_never_makes_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let e = Store::open_existing(&empty).err().expect("refused");
+    assert!(e.to_string().contains("an empty file"), "{e}");
+    assert_eq!(std::fs::read(&empty).unwrap(), b"");
+    let missing = dir.path().join("missing.db");
+    assert!(Store::open_existing(&missing).is_err());
+    assert!(!missing.exists());
+    // A real store opens.
+    let db = dir.path().join("s.db");
+    drop(Store::open(&db).unwrap());
+    assert!(Store::open_existing(&db).is_ok());
+}
+
+#[test]
+fn studies_starting_together_on_a_new_store_all_open_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.db");
+    let go = std::sync::Arc::new(std::sync::Barrier::new(20));
+    let opened: Vec<_> = (0..20)
+        .map(|i| {
+            let (db, go) = (db.clone(), go.clone());
+            std::thread::spawn(move || {
+                go.wait();
+                let s = Store::open(&db).map_err(|e| e.to_string())?;
+                s.create_study(&format!("s{i}"), "p.yaml", "", "{}", "{}", "")
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .collect();
+    let mut ids: Vec<i64> = opened
+        .into_iter()
+        .map(|t| t.join().unwrap().expect("opened and written"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=20).collect::<Vec<_>>());
+}
