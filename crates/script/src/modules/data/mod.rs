@@ -1,0 +1,18 @@
+//! `k6/data`: `SharedArray`.
+
+use rquickjs::{Ctx, Function, Object};
+
+use crate::vu;
+
+pub(crate) const NAME: &str = "k6/data";
+
+pub(crate) const DATA_JS: &str = include_str!("data.js");
+
+/// What the module's default export has.
+pub(crate) const EXPORTS: &[&str] = &["SharedArray"];
+
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
+    // True outside any VU's iteration (k6's init context).
+    k6.set("inInit", Function::new(ctx.clone(), || !vu::in_vu())?)?;
+    Ok(())
+}
