@@ -98,3 +98,6 @@ pub fn install<'js>(
     g.set("__k6", k6)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
