@@ -4,20 +4,13 @@
 
 use crate::ScriptError;
 
-/// What each k6 module's default export has.
-pub(crate) const MEMBERS: &[(&str, &[&str])] = &[
-    (super::k6::NAME, super::k6::EXPORTS),
-    (super::http::NAME, super::http::EXPORTS),
-    (super::metrics::NAME, super::metrics::EXPORTS),
-    (super::execution::NAME, super::execution::EXPORTS),
-    (super::data::NAME, super::data::EXPORTS),
-    (super::encoding::NAME, super::encoding::EXPORTS),
-    (super::crypto::NAME, super::crypto::EXPORTS),
-    (super::html::NAME, super::html::EXPORTS),
-    (super::timers::NAME, super::timers::EXPORTS),
-    (super::ws::NAME, super::ws::EXPORTS),
-    (super::websockets::NAME, super::websockets::EXPORTS),
-];
+/// The export list of `module` when its imports are checked.
+fn exports_of(module: &str) -> Option<&'static [&'static str]> {
+    super::ALL
+        .iter()
+        .find(|m| m.name == module)
+        .and_then(|m| m.exports)
+}
 
 /// The built-in modules' names, for the error that names one missing.
 pub(crate) fn module_names() -> String {
@@ -142,7 +135,11 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
             continue;
         };
         let module = module.trim().trim_matches(|c| c == '\'' || c == '"');
-        let Some(&(m, _)) = MEMBERS.iter().find(|(m, _)| *m == module) else {
+        let Some(m) = super::ALL
+            .iter()
+            .find(|m| m.name == module && m.exports.is_some())
+            .map(|m| m.name)
+        else {
             continue;
         };
         let head = head.trim();
@@ -160,11 +157,7 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
     let code = code_only(source);
     let source = code.as_str();
     for (name, module) in bindings {
-        let allowed = MEMBERS
-            .iter()
-            .find(|(m, _)| *m == module)
-            .map(|(_, a)| *a)
-            .unwrap_or(&[]);
+        let allowed = exports_of(module).unwrap_or(&[]);
         let pat = format!("{name}.");
         let mut from = 0;
         while let Some(pos) = source[from..].find(&pat) {

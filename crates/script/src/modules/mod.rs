@@ -51,22 +51,48 @@ pub(crate) mod ws;
 
 pub use k6_utils::K6_UTILS;
 
+/// A module a script may import.
+pub(crate) struct Module {
+    /// The name a script imports (`k6/http`).
+    pub name: &'static str,
+    /// Its JavaScript (an ES module).
+    pub js: &'static str,
+    /// What its default export has (or, with none, its named exports):
+    /// the only list of them, which the import checker reads; `None`
+    /// for a module whose imports are not checked.
+    pub exports: Option<&'static [&'static str]>,
+}
+
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub const MODULES: &[(&str, &str)] = &[
-    (k6::NAME, k6::K6_JS),
-    (http::NAME, http::HTTP_JS),
-    (metrics::NAME, metrics::METRICS_JS),
-    (execution::NAME, execution::EXECUTION_JS),
-    (data::NAME, data::DATA_JS),
-    (encoding::NAME, encoding::ENCODING_JS),
-    (crypto::NAME, crypto::CRYPTO_JS),
-    (html::NAME, html::HTML_JS),
-    (timers::NAME, timers::TIMERS_JS),
-    (ws::NAME, ws::WS_JS),
-    (websockets::NAME, websockets::WEBSOCKETS_JS),
-    (K6_UTILS, k6_utils::K6_UTILS_JS),
+pub(crate) const ALL: [Module; 12] = [
+    k6::MODULE,
+    http::MODULE,
+    metrics::MODULE,
+    execution::MODULE,
+    data::MODULE,
+    encoding::MODULE,
+    crypto::MODULE,
+    html::MODULE,
+    timers::MODULE,
+    ws::MODULE,
+    websockets::MODULE,
+    k6_utils::MODULE,
 ];
+
+/// [`ALL`]'s names and JavaScript.
+const NAMED: [(&str, &str); ALL.len()] = {
+    let mut out = [("", ""); ALL.len()];
+    let mut i = 0;
+    while i < ALL.len() {
+        out[i] = (ALL[i].name, ALL[i].js);
+        i += 1;
+    }
+    out
+};
+
+/// The modules' names and JavaScript, as the loader looks them up.
+pub const MODULES: &[(&str, &str)] = &NAMED;
 
 /// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in
 /// the run's context, once: every VU's code runs in it, and the native

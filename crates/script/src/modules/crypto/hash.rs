@@ -1,11 +1,12 @@
 //! k6/crypto's hashes and HMACs over bytes (the JavaScript side is
-//! `CRYPTO_JS` in api.rs).
+//! `crypto.js`).
 
 use hmac::{KeyInit, Mac};
 use sha2_11::digest::Digest;
 
-/// The algorithms k6/crypto names.
-const ALGORITHMS: [&str; 9] = [
+/// The algorithms k6/crypto names (each also a function the module
+/// exports).
+pub(super) const ALGORITHMS: [&str; 9] = [
     "md4",
     "md5",
     "sha1",

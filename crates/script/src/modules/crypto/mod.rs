@@ -13,23 +13,35 @@ pub(crate) const NAME: &str = "k6/crypto";
 
 pub(crate) const CRYPTO_JS: &str = include_str!("crypto.js");
 
-/// What the module's default export has.
-pub(crate) const EXPORTS: &[&str] = &[
-    "createHash",
-    "createHMAC",
-    "hmac",
-    "md4",
-    "md5",
-    "sha1",
-    "sha256",
-    "sha384",
-    "sha512",
-    "sha512_224",
-    "sha512_256",
-    "ripemd160",
-    "hexEncode",
-    "randomBytes",
-];
+/// What the module's default export has: the hashers, a function per
+/// algorithm ([`hash::ALGORITHMS`]), and the rest.
+pub(crate) const EXPORTS: &[&str] = &EXPORT_LIST;
+
+const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
+    const BEFORE: [&str; 3] = ["createHash", "createHMAC", "hmac"];
+    const AFTER: [&str; 2] = ["hexEncode", "randomBytes"];
+    let mut out = [""; 5 + hash::ALGORITHMS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        let a = hash::ALGORITHMS.len();
+        out[i] = if i < 3 {
+            BEFORE[i]
+        } else if i < 3 + a {
+            hash::ALGORITHMS[i - 3]
+        } else {
+            AFTER[i - 3 - a]
+        };
+        i += 1;
+    }
+    out
+};
+
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: CRYPTO_JS,
+    exports: Some(EXPORTS),
+};
 
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // k6/crypto's natives: whether an algorithm is known; a digest (or,

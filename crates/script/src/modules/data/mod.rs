@@ -11,6 +11,13 @@ pub(crate) const DATA_JS: &str = include_str!("data.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["SharedArray"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: DATA_JS,
+    exports: Some(EXPORTS),
+};
+
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // True outside any VU's iteration (k6's init context).
     k6.set("inInit", Function::new(ctx.clone(), || !vu::in_vu())?)?;

@@ -9,6 +9,13 @@ pub(crate) const ENCODING_JS: &str = include_str!("encoding.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["b64encode", "b64decode"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: ENCODING_JS,
+    exports: Some(EXPORTS),
+};
+
 /// k6/encoding's alphabets: `std` (the default, for any other name too, as
 /// in k6), `rawstd`, `url`, `rawurl`; decoding accepts non-zero trailing
 /// bits, as Go's decoder does.

@@ -16,6 +16,13 @@ pub(crate) const EXECUTION_JS: &str = include_str!("execution.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["vu", "scenario", "instance", "test"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: EXECUTION_JS,
+    exports: Some(EXPORTS),
+};
+
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

@@ -1,7 +1,7 @@
 //! `k6/html`'s parsed documents: a native class, `HtmlDoc`, holding one
 //! parsed page (scraper's tree: html5ever and CSS selectors), whose
 //! methods take and give lists of node numbers. The Selection and Element
-//! API is JavaScript over it (`HTML_LIB_JS` in api.rs), each Selection
+//! API is JavaScript over it (`lib.fn.js` beside `modules/html/mod.rs`), each Selection
 //! holding its document and its nodes' numbers.
 //!
 //! A document is freed when the last Selection or Element of it is: the

@@ -13,7 +13,14 @@ pub(crate) const HTML_JS: &str = include_str!("html.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["parseHTML"];
 
-/// `k6/html`'s Selection and Element, over the native `HtmlDoc` (html.rs):
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: HTML_JS,
+    exports: Some(EXPORTS),
+};
+
+/// `k6/html`'s Selection and Element, over the native `HtmlDoc` (doc.rs):
 /// compiled once, the first time a VU parses (`__k6.htmlLib()`, kept on
 /// `__k6`), for the module and for `res.html()`.
 pub(crate) const HTML_LIB_JS: &str = include_str!("lib.fn.js");

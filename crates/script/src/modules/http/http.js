@@ -2,7 +2,7 @@
 const k = globalThis.__k6;
 let gjson;
 // Response objects are made natively and filled in when read (see
-// `response_object` in api.rs); this is their prototype.
+// `response_object` in response.rs); this is their prototype.
 const P = k.ResponseProto;
 export function Response() { throw new TypeError('Response objects are made by the http functions'); }
 Response.prototype = P;
@@ -76,7 +76,7 @@ export function file(data, filename, contentType) {
   return f;
 }
 export function request(method, url, body, params) { return k.request(String(method).toUpperCase(), url, body, params); }
-// The methods are natives (api.rs), exported as they are.
+// The methods are natives (http/mod.rs), exported as they are.
 export const get = k.get, head = k.head, post = k.post, put = k.put, patch = k.patch,
   del = k.del, options = k.options;
 export function batch(reqs) {
@@ -109,7 +109,7 @@ export function url(strings, ...values) {
   }
   return new URLTemplate(s, n);
 }
-// Sent when the VU's event loop next turns (see TIMERS_GLOBAL_JS).
+// Sent when the VU's event loop next turns (see timers/global.fn.js).
 export function asyncRequest(method, url, body, params) { return k.asyncRequest(method, url, body, params); }
 export const TLS_1_0 = 'tls1.0', TLS_1_1 = 'tls1.1', TLS_1_2 = 'tls1.2', TLS_1_3 = 'tls1.3';
 export const OCSP_STATUS_GOOD = 'good', OCSP_STATUS_REVOKED = 'revoked',

@@ -64,6 +64,13 @@ pub(crate) const EXPORTS: &[&str] = &[
     "OCSP_REASON_AA_COMPROMISE",
 ];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: HTTP_JS,
+    exports: Some(EXPORTS),
+};
+
 /// `res.json(selector)`: the common subset of gjson's paths, compiled the
 /// first time a script selects (`__k6.gjson()`, kept by the http module):
 /// most scripts never do.

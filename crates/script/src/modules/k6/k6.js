@@ -1,6 +1,6 @@
 
 const k = globalThis.__k6;
-// Native, called directly by the script (`check` and `group` in api.rs).
+// Native, called directly by the script (`check` and `group` in k6/mod.rs).
 export const check = k.check;
 export const group = k.group;
 export const sleep = k.sleep;

@@ -17,6 +17,13 @@ pub(crate) const K6_JS: &str = include_str!("k6.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["check", "group", "sleep", "fail", "randomSeed"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: K6_JS,
+    exports: Some(EXPORTS),
+};
+
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

@@ -6,3 +6,11 @@
 pub const K6_UTILS: &str = "jslib.k6.io/k6-utils";
 
 pub(crate) const K6_UTILS_JS: &str = include_str!("k6_utils.js");
+
+/// The module as the loader sees it (its imports are not checked: a
+/// script names it by URL).
+pub(crate) const MODULE: super::Module = super::Module {
+    name: K6_UTILS,
+    js: K6_UTILS_JS,
+    exports: None,
+};

@@ -6,7 +6,7 @@ class Metric {
     this._id = k.metricNew(String(name), kind, !!isTime);
   }
 }
-// add(value, tags) is native (`metricAdd` in api.rs), a method like a class's own.
+// add(value, tags) is native (`metricAdd` in metrics/mod.rs), a method like a class's own.
 Object.defineProperty(Metric.prototype, 'add', { value: k.metricAdd, writable: true, configurable: true });
 export class Counter extends Metric { constructor(name, isTime) { super(name, 'counter', isTime); } }
 export class Gauge extends Metric { constructor(name, isTime) { super(name, 'gauge', isTime); } }

@@ -17,6 +17,13 @@ pub(crate) const METRICS_JS: &str = include_str!("metrics.js");
 /// What the module's default export has.
 pub(crate) const EXPORTS: &[&str] = &["Counter", "Gauge", "Rate", "Trend"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: METRICS_JS,
+    exports: Some(EXPORTS),
+};
+
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

@@ -18,6 +18,13 @@ pub(crate) const TIMERS_JS: &str = include_str!("timers.js");
 /// What the module exports.
 pub(crate) const EXPORTS: &[&str] = &["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: TIMERS_JS,
+    exports: Some(EXPORTS),
+};
+
 /// k6's timers (globals, and the `k6/timers` module): each VU's own, kept
 /// here by VU; `call_exec` (sched.rs) runs a VU's due callbacks through
 /// `__k6.timerStep` until the iteration's promise has settled and no timer
@@ -40,7 +47,7 @@ pub(crate) fn install<'js>(
     k6.set(
         "vuIndex",
         // An integer: the VU's index into the per-VU arrays of the timers,
-        // async requests and sockets (TIMERS_GLOBAL_JS, websockets.rs).
+        // async requests and sockets (global.fn.js, modules/websockets).
         Function::new(ctx.clone(), || {
             i32::try_from(vu::current()).unwrap_or(i32::MAX)
         })?,

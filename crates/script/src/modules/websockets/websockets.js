@@ -175,7 +175,7 @@ const dispatch = (s, ev) => {
   }
 };
 
-// The VU's event loop's part (api.rs, timerStep): dial the sockets made
+// The VU's event loop's part (timers/global.fn.js, timerStep): dial the sockets made
 // since the last turn, else wait for the next event of any open socket
 // (at most `wait` ms; < 0: no limit) and dispatch it. False when the wait
 // ended with no event (a timer is due).

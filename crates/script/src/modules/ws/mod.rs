@@ -40,6 +40,13 @@ pub(crate) const WS_JS: &str = include_str!("ws.js");
 /// The names `k6/ws` exports (checked at init, as the other modules').
 pub(crate) const EXPORTS: &[&str] = &["connect"];
 
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: WS_JS,
+    exports: Some(EXPORTS),
+};
+
 use crate::modules::common::throw_go as throw;
 
 /// Suspends the VU until `make`'s future is done (`what` names the call
