@@ -266,39 +266,7 @@ pub(crate) fn install_jars<'js>(
                   opts: Opt<Value<'js>>|
                   -> rquickjs::Result<()> {
                 let url = parse(&ctx, &u)?;
-                let mut c = cookie_store::RawCookie::new(name, value);
-                if let Some(o) = opts.0.as_ref().and_then(|o| o.as_object()) {
-                    let text = |k: &str| {
-                        o.get::<_, Value>(k)
-                            .ok()
-                            .and_then(|v| js_string(&v))
-                            .filter(|s| !s.is_empty())
-                    };
-                    if let Some(d) = text("domain") {
-                        c.set_domain(d);
-                    }
-                    if let Some(p) = text("path") {
-                        c.set_path(p);
-                    }
-                    if let Some(n) = o.get::<_, Option<f64>>("max_age").ok().flatten()
-                        && let Ok(p) =
-                            cookie_store::RawCookie::parse(format!("x=y; Max-Age={}", n as i64))
-                    {
-                        c.set_max_age(p.max_age());
-                    }
-                    if let Some(e) = text("expires")
-                        && let Ok(p) = cookie_store::RawCookie::parse(format!("x=y; Expires={e}"))
-                        && let Some(t) = p.expires_datetime()
-                    {
-                        c.set_expires(t);
-                    }
-                    if o.get::<_, bool>("secure").unwrap_or(false) {
-                        c.set_secure(true);
-                    }
-                    if o.get::<_, bool>("http_only").unwrap_or(false) {
-                        c.set_http_only(true);
-                    }
-                }
+                let c = raw_cookie(name, value, opts.0.as_ref());
                 let vu = vu::current();
                 let mut all = jr.borrow_mut();
                 if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1)
@@ -353,4 +321,46 @@ pub(crate) fn install_jars<'js>(
         )?,
     )?;
     Ok(())
+}
+
+/// `jar.set()`'s cookie: `name=value` with its options (`domain`,
+/// `path`, `max_age`, `expires`, `secure`, `http_only`).
+fn raw_cookie<'js>(
+    name: String,
+    value: String,
+    opts: Option<&Value<'js>>,
+) -> cookie_store::RawCookie<'static> {
+    let mut c = cookie_store::RawCookie::new(name, value);
+    if let Some(o) = opts.and_then(|o| o.as_object()) {
+        let text = |k: &str| {
+            o.get::<_, Value>(k)
+                .ok()
+                .and_then(|v| js_string(&v))
+                .filter(|s| !s.is_empty())
+        };
+        if let Some(d) = text("domain") {
+            c.set_domain(d);
+        }
+        if let Some(p) = text("path") {
+            c.set_path(p);
+        }
+        if let Some(n) = o.get::<_, Option<f64>>("max_age").ok().flatten()
+            && let Ok(p) = cookie_store::RawCookie::parse(format!("x=y; Max-Age={}", n as i64))
+        {
+            c.set_max_age(p.max_age());
+        }
+        if let Some(e) = text("expires")
+            && let Ok(p) = cookie_store::RawCookie::parse(format!("x=y; Expires={e}"))
+            && let Some(t) = p.expires_datetime()
+        {
+            c.set_expires(t);
+        }
+        if o.get::<_, bool>("secure").unwrap_or(false) {
+            c.set_secure(true);
+        }
+        if o.get::<_, bool>("http_only").unwrap_or(false) {
+            c.set_http_only(true);
+        }
+    }
+    c
 }

@@ -1,4 +1,4 @@
-//! `k6/http`: requests (`request.rs`), cookie jars (`cookies.rs`), the
+//! `k6/http`: requests (`request.rs`, sent by `send.rs`), cookie jars (`cookies.rs`), the
 //! response class (`response.rs`) and `--http-debug` (`debug.rs`).
 
 use std::cell::Cell;
@@ -7,19 +7,18 @@ use std::rc::Rc;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use super::common::{js_string, throw, throw_go, wait};
-use crate::log::Level;
+use super::common::throw_go;
 use crate::sched::Shared;
-use crate::vu::{self, Op, Resume};
+use crate::vu;
 
 pub(crate) mod cookies;
 pub(crate) mod debug;
 pub(crate) mod request;
 pub(crate) mod response;
+mod send;
 
-use cookies::{AllJars, add_cookies, install_jars, redirect_jar, store_cookies};
-use request::{BuildError, Expect, build_request, params_throw, record_unsent, rps_wait};
-use response::{response_object, unsent_response};
+use cookies::{AllJars, install_jars};
+use request::Expect;
 
 pub(crate) const NAME: &str = "k6/http";
 
@@ -135,57 +134,7 @@ pub(crate) fn install_requests<'js>(
                       body: Option<Value<'js>>,
                       params: Option<&Value<'js>>|
                       -> rquickjs::Result<Value<'js>> {
-                    let vu = vu::current();
-                    let body = body.unwrap_or_else(|| Value::new_null(ctx.clone()));
-                    let expect = sh.vu_expect(vu);
-                    let built =
-                        build_request(ctx, method, url, &body, params, &sh.http, expect.clone());
-                    let (mut req, meta) = match built {
-                        Ok(b) => b,
-                        Err(BuildError::Js(e)) => return Err(e),
-                        // As k6: logged, and a failed response (thrown
-                        // with `throw`); nothing sent, and samples only for
-                        // what k6 counts (`sampled`).
-                        Err(BuildError::Request {
-                            text,
-                            warning,
-                            code,
-                            sampled,
-                        }) => {
-                            let url = js_string(url).unwrap_or_default();
-                            if sampled {
-                                let error = (text.clone(), code);
-                                record_unsent(&sh, vu, method, &url, params, expect, error);
-                            }
-                            // A request k6 could not even build throws by
-                            // `options.throw` alone; one its transport
-                            // refused, by `params.throw` first (k6 v1.8.1).
-                            let throws = if sampled { params_throw(params) } else { None };
-                            if throws.unwrap_or(sh.http.request.throw) {
-                                return Err(throw_go(ctx, &warning));
-                            }
-                            sh.log(Level::Warning, "Request Failed", &[("error", &warning)]);
-                            return unsent_response(ctx, method, url, text, code);
-                        }
-                    };
-                    let iteration = sh.vu_numbers(vu).1;
-                    req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
-                    add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
-                    rps_wait(ctx, &sh, 1)?;
-                    let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
-                        Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
-                        _ => return Err(throw(ctx, "internal error: no response")),
-                    };
-                    store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-                    sh.record_http(vu, &meta, &resp);
-                    if meta.throws
-                        && let Some(text) =
-                            crate::sched::failure_text(&meta, &resp, &sh.http.blocklist)
-                    {
-                        // `options.throw`: the failure is the script's exception.
-                        return Err(throw_go(ctx, &text));
-                    }
-                    response_object(ctx, &meta, resp)
+                    send::send(ctx, &sh, &jr, method, url, body, params)
                 },
             )
         };
@@ -262,120 +211,7 @@ pub(crate) fn install_requests<'js>(
                 move |ctx: Ctx<'js>,
                       list: Vec<Vec<Value<'js>>>|
                       -> rquickjs::Result<Vec<Value<'js>>> {
-                    let vu = vu::current();
-                    let mut reqs = Vec::new();
-                    let mut metas = Vec::new();
-                    // The requests that could not be made but count as
-                    // failed ones (k6 goes on with the others): their
-                    // place in the batch, and their response's fields.
-                    let mut unsent = Vec::new();
-                    for (at, r) in list.iter().enumerate() {
-                        let null = Value::new_null(ctx.clone());
-                        let method = r
-                            .first()
-                            .and_then(js_string)
-                            .unwrap_or_else(|| "GET".into());
-                        let url = r.get(1).cloned().unwrap_or_else(|| null.clone());
-                        let body = r.get(2).cloned().unwrap_or_else(|| null.clone());
-                        let expect = sh.vu_expect(vu);
-                        let built = build_request(
-                            &ctx,
-                            &method,
-                            &url,
-                            &body,
-                            r.get(3),
-                            &sh.http,
-                            expect.clone(),
-                        );
-                        let (mut req, meta) = match built {
-                            Ok(b) => b,
-                            Err(BuildError::Js(e)) => return Err(e),
-                            Err(BuildError::Request {
-                                text,
-                                warning,
-                                code,
-                                sampled: true,
-                            }) => {
-                                let url = js_string(&url).unwrap_or_default();
-                                let error = (text.clone(), code);
-                                record_unsent(&sh, vu, &method, &url, r.get(3), expect, error);
-                                // (`options.throw` only in a batch: k6
-                                // leaves a request's `params.throw` out.)
-                                if sh.http.request.throw {
-                                    return Err(throw_go(&ctx, &warning));
-                                }
-                                sh.log(Level::Warning, "Request Failed", &[("error", &warning)]);
-                                unsent.push((at, method, url, text, code));
-                                continue;
-                            }
-                            // Else, as in k6, the whole batch fails: none
-                            // of it is sent; this request's failed
-                            // response, `null` for the others (a GoError
-                            // with `throw`).
-                            Err(BuildError::Request { text, code, .. }) => {
-                                if sh.http.request.throw {
-                                    return Err(throw_go(&ctx, &text));
-                                }
-                                sh.log(
-                                    Level::Warning,
-                                    "A batch request failed",
-                                    &[("error", &text)],
-                                );
-                                let url = js_string(&url).unwrap_or_default();
-                                let mut out = Vec::with_capacity(list.len());
-                                for j in 0..list.len() {
-                                    out.push(if j == at {
-                                        unsent_response(
-                                            &ctx,
-                                            &method,
-                                            url.clone(),
-                                            text.clone(),
-                                            code,
-                                        )?
-                                    } else {
-                                        Value::new_null(ctx.clone())
-                                    });
-                                }
-                                return Ok(out);
-                            }
-                        };
-                        let iteration = sh.vu_numbers(vu).1;
-                        req.redirect_cookies = redirect_jar(&jr, vu, iteration, &meta);
-                        add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
-                        reqs.push(req);
-                        metas.push(meta);
-                    }
-                    let resps = if reqs.is_empty() {
-                        Vec::new()
-                    } else {
-                        rps_wait(&ctx, &sh, reqs.len())?;
-                        match wait(&ctx, Op::Http(reqs), "making HTTP requests")? {
-                            Resume::Http(r) => r,
-                            _ => return Err(throw(&ctx, "internal error: no response")),
-                        }
-                    };
-                    let mut out = Vec::new();
-                    let iteration = sh.vu_numbers(vu).1;
-                    let mut failed = None;
-                    let mut unsent = unsent.into_iter().peekable();
-                    for (meta, resp) in metas.iter().zip(resps) {
-                        while let Some((_, m, u, t, c)) = unsent.next_if(|x| x.0 == out.len()) {
-                            out.push(unsent_response(&ctx, &m, u, t, c)?);
-                        }
-                        store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
-                        sh.record_http(vu, meta, &resp);
-                        if failed.is_none() && meta.throws {
-                            failed = crate::sched::failure_text(meta, &resp, &sh.http.blocklist);
-                        }
-                        out.push(response_object(&ctx, meta, resp)?);
-                    }
-                    for (_, m, u, t, c) in unsent {
-                        out.push(unsent_response(&ctx, &m, u, t, c)?);
-                    }
-                    if let Some(text) = failed {
-                        return Err(throw_go(&ctx, &text));
-                    }
-                    Ok(out)
+                    send::batch(&ctx, &sh, &jr, list)
                 },
             )?,
         )?;

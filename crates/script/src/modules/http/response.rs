@@ -180,70 +180,8 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         }
         5 => timings_object(ctx, &d.timings)?,
         6 => rquickjs::String::from_str(ctx.clone(), &d.error)?.into_value(),
-        8 => {
-            // The Set-Cookie fields, by name (k6's shape).
-            let cookies = Object::new(ctx.clone())?;
-            for (k, v) in d.headers.iter() {
-                if !k.eq_ignore_ascii_case("set-cookie") {
-                    continue;
-                }
-                let Ok(c) = cookie_store::RawCookie::parse(v.to_string()) else {
-                    continue;
-                };
-                let e = Object::new(ctx.clone())?;
-                e.set("name", c.name())?;
-                e.set("value", c.value())?;
-                e.set("domain", c.domain().unwrap_or(""))?;
-                e.set("path", c.path().unwrap_or(""))?;
-                e.set("http_only", c.http_only().unwrap_or(false))?;
-                e.set("secure", c.secure().unwrap_or(false))?;
-                e.set(
-                    "max_age",
-                    c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
-                )?;
-                // Without `Expires`, k6 shows Go's zero time as it converts
-                // it (its nanoseconds overflow): -6795364578871.
-                e.set(
-                    "expires",
-                    c.expires_datetime().map_or(-6_795_364_578_871.0, |t| {
-                        (t.unix_timestamp_nanos() / 1_000_000) as f64
-                    }),
-                )?;
-                push_to_list(ctx, &cookies, c.name(), e)?;
-            }
-            cookies.into_value()
-        }
-        9 => {
-            // k6's shape: header values as lists, the cookies sent by name.
-            let r = Object::new(ctx.clone())?;
-            r.set("method", d.req_method.as_str())?;
-            r.set("url", d.req_url.as_deref().unwrap_or(&d.url))?;
-            let headers = Object::new(ctx.clone())?;
-            let cookies = Object::new(ctx.clone())?;
-            for (k, v) in &d.req_headers {
-                let name = canonical(k);
-                push_to_list(ctx, &headers, &name, v.as_str())?;
-                if name == "Cookie" {
-                    for pair in v.split(';') {
-                        let Some((n, val)) = pair.trim().split_once('=') else {
-                            continue;
-                        };
-                        let c = Object::new(ctx.clone())?;
-                        c.set("name", n)?;
-                        c.set("value", val)?;
-                        c.set("replace", false)?;
-                        push_to_list(ctx, &cookies, n, c)?;
-                    }
-                }
-            }
-            r.set("headers", headers)?;
-            r.set(
-                "body",
-                rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&d.req_body))?,
-            )?;
-            r.set("cookies", cookies)?;
-            r.into_value()
-        }
+        8 => set_cookies_object(ctx, d)?,
+        9 => request_object(ctx, d)?,
         7 => Value::new_number(ctx.clone(), f64::from(d.error_code)),
         // The peer's address, and "" and 0 when there was no response (as k6).
         10 => {
@@ -298,6 +236,73 @@ fn resp_field<'js>(ctx: &Ctx<'js>, this: &Value<'js>, i: usize) -> rquickjs::Res
         let _ = ctx.catch();
     }
     Ok(v)
+}
+
+/// `res.cookies`: the Set-Cookie fields, by name (k6's shape).
+fn set_cookies_object<'js>(ctx: &Ctx<'js>, d: &RespData) -> rquickjs::Result<Value<'js>> {
+    let cookies = Object::new(ctx.clone())?;
+    for (k, v) in d.headers.iter() {
+        if !k.eq_ignore_ascii_case("set-cookie") {
+            continue;
+        }
+        let Ok(c) = cookie_store::RawCookie::parse(v.to_string()) else {
+            continue;
+        };
+        let e = Object::new(ctx.clone())?;
+        e.set("name", c.name())?;
+        e.set("value", c.value())?;
+        e.set("domain", c.domain().unwrap_or(""))?;
+        e.set("path", c.path().unwrap_or(""))?;
+        e.set("http_only", c.http_only().unwrap_or(false))?;
+        e.set("secure", c.secure().unwrap_or(false))?;
+        e.set(
+            "max_age",
+            c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
+        )?;
+        // Without `Expires`, k6 shows Go's zero time as it converts
+        // it (its nanoseconds overflow): -6795364578871.
+        e.set(
+            "expires",
+            c.expires_datetime().map_or(-6_795_364_578_871.0, |t| {
+                (t.unix_timestamp_nanos() / 1_000_000) as f64
+            }),
+        )?;
+        push_to_list(ctx, &cookies, c.name(), e)?;
+    }
+    Ok(cookies.into_value())
+}
+
+/// `res.request`: k6's shape, header values as lists, the cookies sent
+/// by name.
+fn request_object<'js>(ctx: &Ctx<'js>, d: &RespData) -> rquickjs::Result<Value<'js>> {
+    let r = Object::new(ctx.clone())?;
+    r.set("method", d.req_method.as_str())?;
+    r.set("url", d.req_url.as_deref().unwrap_or(&d.url))?;
+    let headers = Object::new(ctx.clone())?;
+    let cookies = Object::new(ctx.clone())?;
+    for (k, v) in &d.req_headers {
+        let name = canonical(k);
+        push_to_list(ctx, &headers, &name, v.as_str())?;
+        if name == "Cookie" {
+            for pair in v.split(';') {
+                let Some((n, val)) = pair.trim().split_once('=') else {
+                    continue;
+                };
+                let c = Object::new(ctx.clone())?;
+                c.set("name", n)?;
+                c.set("value", val)?;
+                c.set("replace", false)?;
+                push_to_list(ctx, &cookies, n, c)?;
+            }
+        }
+    }
+    r.set("headers", headers)?;
+    r.set(
+        "body",
+        rquickjs::String::from_str(ctx.clone(), &String::from_utf8_lossy(&d.req_body))?,
+    )?;
+    r.set("cookies", cookies)?;
+    Ok(r.into_value())
 }
 
 /// `res.timings`' keys, in k6's order.
