@@ -308,9 +308,85 @@ pub(crate) fn build_request<'js>(
     body: &Value<'js>,
     params: Option<&Value<'js>>,
     defaults: &HttpDefaults,
-    mut expect: Expect,
+    expect: Expect,
 ) -> Result<(ClientRequest, ReqMeta), BuildError> {
-    let max_redirects = defaults.max_redirects;
+    let (url, url_name) = request_url(ctx, method, url)?;
+    let method_v = Method::from_bytes(method.as_bytes())
+        .ok()
+        .filter(|_| !method.is_empty() && method.bytes().all(|b| b.is_ascii_graphic()))
+        .ok_or_else(|| {
+            let text = format!("net/http: invalid method {method:?}");
+            sampled_error(text.clone(), format!("Bad method {url:?}: {text}"))
+        })?;
+    let Params {
+        mut headers,
+        mut tags,
+        timeout,
+        redirects,
+        redirects_set,
+        response_type,
+        cookies,
+        jar,
+        throws,
+        expect,
+    } = read_params(ctx, params, defaults, expect)?;
+    if let Some(n) = url_name
+        && defaults.name_tag
+        && !tags.iter().any(|(k, _)| k == "name")
+    {
+        tags.push(("name".to_string(), n));
+    }
+    let (body, content_type) = body_bytes(body)?;
+    if let Some(ct) = content_type
+        && !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        headers.push(("Content-Type".into(), ct.into_owned()));
+    }
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
+    {
+        match defaults.request.user_agent.as_deref() {
+            None => headers.push(("User-Agent".into(), "loadlab-k6".into())),
+            Some("") => {}
+            Some(ua) => headers.push(("User-Agent".into(), ua.into())),
+        }
+    }
+    Ok((
+        ClientRequest {
+            method: method_v,
+            url: url.clone(),
+            headers,
+            body,
+            timeout,
+            redirects,
+            keep_body: response_type != ResponseType::None,
+            redirect_cookies: None,
+        },
+        ReqMeta {
+            method: method.to_string(),
+            url,
+            tags,
+            response_type,
+            jar,
+            cookies,
+            redirects_set,
+            expect,
+            throws,
+            unsent: None,
+        },
+    ))
+}
+
+/// The request's URL (checked as Go checks it) and, for an `http.url`
+/// template, its name.
+fn request_url<'js>(
+    ctx: &Ctx<'js>,
+    method: &str,
+    url: &Value<'js>,
+) -> Result<(String, Option<String>), BuildError> {
     // http.url`…`: the URL and its template, the request's `name`.
     let template = url.as_object().and_then(|o| {
         let u = o.get::<_, Option<String>>("__k6url").ok().flatten()?;
@@ -353,13 +429,31 @@ pub(crate) fn build_request<'js>(
         let text = format!("invalid URL: parse {url:?}: invalid URL escape {bad:?}");
         return Err(request_error(text, None, 1020));
     }
-    let method_v = Method::from_bytes(method.as_bytes())
-        .ok()
-        .filter(|_| !method.is_empty() && method.bytes().all(|b| b.is_ascii_graphic()))
-        .ok_or_else(|| {
-            let text = format!("net/http: invalid method {method:?}");
-            sampled_error(text.clone(), format!("Bad method {url:?}: {text}"))
-        })?;
+    Ok((url, url_name))
+}
+
+/// What a request's params set, over the defaults.
+struct Params {
+    headers: Vec<(String, String)>,
+    tags: Vec<(String, String)>,
+    timeout: Duration,
+    redirects: i32,
+    redirects_set: bool,
+    response_type: ResponseType,
+    cookies: Vec<(String, String, bool)>,
+    jar: usize,
+    throws: bool,
+    expect: Expect,
+}
+
+/// A request's params read (its own keys, in order, as k6 reads them).
+fn read_params<'js>(
+    ctx: &Ctx<'js>,
+    params: Option<&Value<'js>>,
+    defaults: &HttpDefaults,
+    mut expect: Expect,
+) -> Result<Params, BuildError> {
+    let max_redirects = defaults.max_redirects;
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut tags = Vec::new();
     let mut timeout = Duration::from_secs(60);
@@ -418,23 +512,7 @@ pub(crate) fn build_request<'js>(
                         }
                     }
                 }
-                "cookies" => {
-                    if let Some(o) = v.as_object() {
-                        for (name, c) in o.props::<String, Value>().flatten() {
-                            if let Some(co) = c.as_object() {
-                                let value = co
-                                    .get::<_, Value>("value")
-                                    .ok()
-                                    .and_then(|v| js_string(&v))
-                                    .unwrap_or_default();
-                                let replace = co.get::<_, bool>("replace").unwrap_or(false);
-                                cookies.push((name, value, replace));
-                            } else if let Some(value) = js_string(&c) {
-                                cookies.push((name, value, false));
-                            }
-                        }
-                    }
-                }
+                "cookies" => param_cookies(&v, &mut cookies),
                 "jar" if !v.is_undefined() && !v.is_null() => {
                     jar = v
                         .as_object()
@@ -469,12 +547,45 @@ pub(crate) fn build_request<'js>(
             }
         }
     }
-    if let Some(n) = url_name
-        && defaults.name_tag
-        && !tags.iter().any(|(k, _)| k == "name")
-    {
-        tags.push(("name".to_string(), n));
+    Ok(Params {
+        headers,
+        tags,
+        timeout,
+        redirects,
+        redirects_set,
+        response_type,
+        cookies,
+        jar,
+        throws,
+        expect,
+    })
+}
+
+/// `params.cookies`: each name's value, and whether it replaces the
+/// jar's cookie of that name.
+fn param_cookies(v: &Value<'_>, cookies: &mut Vec<(String, String, bool)>) {
+    if let Some(o) = v.as_object() {
+        for (name, c) in o.props::<String, Value>().flatten() {
+            if let Some(co) = c.as_object() {
+                let value = co
+                    .get::<_, Value>("value")
+                    .ok()
+                    .and_then(|v| js_string(&v))
+                    .unwrap_or_default();
+                let replace = co.get::<_, bool>("replace").unwrap_or(false);
+                cookies.push((name, value, replace));
+            } else if let Some(value) = js_string(&c) {
+                cookies.push((name, value, false));
+            }
+        }
     }
+}
+
+/// A request's body as bytes, and the `Content-Type` it implies (a form,
+/// a multipart body).
+fn body_bytes(
+    body: &Value<'_>,
+) -> rquickjs::Result<(Bytes, Option<std::borrow::Cow<'static, str>>)> {
     let mut content_type: Option<std::borrow::Cow<'static, str>> = None;
     let body = if body.is_null() || body.is_undefined() {
         Bytes::new()
@@ -498,47 +609,7 @@ pub(crate) fn build_request<'js>(
     } else {
         Bytes::from(js_string(body).unwrap_or_default())
     };
-    if let Some(ct) = content_type
-        && !headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-    {
-        headers.push(("Content-Type".into(), ct.into_owned()));
-    }
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("user-agent"))
-    {
-        match defaults.request.user_agent.as_deref() {
-            None => headers.push(("User-Agent".into(), "loadlab-k6".into())),
-            Some("") => {}
-            Some(ua) => headers.push(("User-Agent".into(), ua.into())),
-        }
-    }
-    Ok((
-        ClientRequest {
-            method: method_v,
-            url: url.clone(),
-            headers,
-            body,
-            timeout,
-            redirects,
-            keep_body: response_type != ResponseType::None,
-            redirect_cookies: None,
-        },
-        ReqMeta {
-            method: method.to_string(),
-            url,
-            tags,
-            response_type,
-            jar,
-            cookies,
-            redirects_set,
-            expect,
-            throws,
-            unsent: None,
-        },
-    ))
+    Ok((body, content_type))
 }
 
 /// `options.rps`: waits (the VU sleeps) until `n` more requests fit under

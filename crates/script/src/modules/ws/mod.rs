@@ -201,6 +201,16 @@ pub fn install<'js>(
             },
         )?,
     )?;
+    install_events(ctx, k6, shared)
+}
+
+/// `k6/ws`'s natives that wait for a session's events, close it and end
+/// its samples.
+fn install_events<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<Shared>,
+) -> rquickjs::Result<()> {
     {
         let sh = shared.clone();
         k6.set(

@@ -328,7 +328,7 @@ pub(super) fn open<'js>(
         return Ok(out);
     };
 
-    let mut req = match tungstenite::client::IntoClientRequest::into_client_request(url) {
+    let req = match upgrade_request(sh, url, p.cookie.as_deref(), &p.headers) {
         Ok(r) => r,
         Err(e) => {
             let msg = e.to_string();
@@ -337,113 +337,12 @@ pub(super) fn open<'js>(
             return Ok(out);
         }
     };
-    let agent = sh
-        .http
-        .request
-        .user_agent
-        .clone()
-        .unwrap_or_else(|| "loadlab-k6".to_string());
-    if !agent.is_empty()
-        && let Ok(v) = http::HeaderValue::from_str(&agent)
-    {
-        req.headers_mut().insert(http::header::USER_AGENT, v);
-    }
-    // As gorilla's dialer: the jar's cookies, then the script's fields
-    // (a `Cookie` of its own replaces them).
-    if let Some(c) = &p.cookie
-        && let Ok(v) = http::HeaderValue::from_str(c)
-    {
-        req.headers_mut().insert(http::header::COOKIE, v);
-    }
-    for (k, v) in &p.headers {
-        if let (Ok(k), Ok(v)) = (
-            http::HeaderName::from_bytes(k.as_bytes()),
-            http::HeaderValue::from_str(v),
-        ) {
-            req.headers_mut().insert(k, v);
-        }
-    }
-
-    type Opened = Result<
-        (
-            Ws,
-            http::Response<Option<Vec<u8>>>,
-            Option<std::net::SocketAddr>,
-        ),
-        Failure,
-    >;
-    let result: Rc<RefCell<Option<Opened>>> = Rc::default();
     let sent = Rc::new(Cell::new(0u64));
     let received = Rc::new(Cell::new(0u64));
     let started = Instant::now();
-    {
-        let (result, sent, received, uri) =
-            (result.clone(), sent.clone(), received.clone(), uri.clone());
-        wait_for(
-            ctx,
-            Box::new(move |client: Rc<Client>| {
-                Box::pin(async move {
-                    let r = tokio::time::timeout(Duration::from_secs(60), async {
-                        let raw = client.open_h1(&uri).await.map_err(Failure::Dial)?;
-                        let peer = raw.info.peer;
-                        let conn = Counted {
-                            inner: raw,
-                            sent,
-                            received,
-                        };
-                        // Small buffers (the defaults, 128 KiB each way,
-                        // cost a thousand sessions 170 MiB): a 4 KiB read
-                        // chunk (larger messages are read in several), and
-                        // each message written at once.
-                        let config = WebSocketConfig::default()
-                            .read_buffer_size(4096)
-                            .write_buffer_size(0);
-                        match tokio_tungstenite::client_async_with_config(req, conn, Some(config))
-                            .await
-                        {
-                            Ok((ws, resp)) => Ok((ws, resp, peer)),
-                            Err(tungstenite::Error::Http(resp)) => Err(Failure::Handshake(resp)),
-                            Err(e) => Err(Failure::Other(io_text(&e))),
-                        }
-                    })
-                    .await
-                    .unwrap_or(Err(Failure::Dial(ErrorKind::Timeout)));
-                    *result.borrow_mut() = Some(r);
-                })
-            }),
-        )?;
-    }
+    let r = dial(ctx, &uri, req, &sent, &received)?;
     let connected = started.elapsed().as_secs_f64() * 1e3;
-    let r = result
-        .borrow_mut()
-        .take()
-        .unwrap_or(Err(Failure::Other("internal error: no result".into())));
-    // The response's status and sub-protocol tag the session's samples.
-    let (status, subproto) = match &r {
-        Ok((_, resp, _)) => (
-            resp.status().as_u16(),
-            resp.headers()
-                .get("sec-websocket-protocol")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_string(),
-        ),
-        Err(Failure::Handshake(resp)) => (resp.status().as_u16(), String::new()),
-        Err(_) => (0, String::new()),
-    };
-    if let Ok((_, _, Some(peer))) = &r
-        && sh.sys.has(SystemTags::IP)
-    {
-        tags.push(("ip".into(), peer.ip().to_string()));
-    }
-    if status != 0 {
-        if sh.sys.has(SystemTags::STATUS) {
-            tags.push(("status".into(), status.to_string()));
-        }
-        if sh.sys.has(SystemTags::SUBPROTO) {
-            tags.push(("subproto".into(), subproto));
-        }
-    }
+    tag_outcome(sh, &r, &mut tags);
     // As k6: a session and its connecting time are counted whether or
     // not the upgrade worked.
     sh.add_vu_named(vu, "ws_sessions", 1.0, tags.clone());
@@ -490,6 +389,139 @@ pub(super) fn open<'js>(
         }
     }
     Ok(out)
+}
+
+/// The tags a dial's outcome adds to the session's samples: the peer's
+/// address, the response's status and sub-protocol.
+fn tag_outcome(sh: &Shared, r: &Opened, tags: &mut Vec<(String, String)>) {
+    // The response's status and sub-protocol tag the session's samples.
+    let (status, subproto) = match r {
+        Ok((_, resp, _)) => (
+            resp.status().as_u16(),
+            resp.headers()
+                .get("sec-websocket-protocol")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string(),
+        ),
+        Err(Failure::Handshake(resp)) => (resp.status().as_u16(), String::new()),
+        Err(_) => (0, String::new()),
+    };
+    if let Ok((_, _, Some(peer))) = r
+        && sh.sys.has(SystemTags::IP)
+    {
+        tags.push(("ip".into(), peer.ip().to_string()));
+    }
+    if status != 0 {
+        if sh.sys.has(SystemTags::STATUS) {
+            tags.push(("status".into(), status.to_string()));
+        }
+        if sh.sys.has(SystemTags::SUBPROTO) {
+            tags.push(("subproto".into(), subproto));
+        }
+    }
+}
+
+/// The upgrade request: the agent, the jar's cookies, the script's fields.
+fn upgrade_request(
+    sh: &Shared,
+    url: &str,
+    cookie: Option<&str>,
+    headers: &[(String, String)],
+) -> Result<tungstenite::handshake::client::Request, tungstenite::Error> {
+    let mut req = tungstenite::client::IntoClientRequest::into_client_request(url)?;
+    let agent = sh
+        .http
+        .request
+        .user_agent
+        .clone()
+        .unwrap_or_else(|| "loadlab-k6".to_string());
+    if !agent.is_empty()
+        && let Ok(v) = http::HeaderValue::from_str(&agent)
+    {
+        req.headers_mut().insert(http::header::USER_AGENT, v);
+    }
+    // As gorilla's dialer: the jar's cookies, then the script's fields
+    // (a `Cookie` of its own replaces them).
+    if let Some(c) = cookie
+        && let Ok(v) = http::HeaderValue::from_str(c)
+    {
+        req.headers_mut().insert(http::header::COOKIE, v);
+    }
+    for (k, v) in headers {
+        if let (Ok(k), Ok(v)) = (
+            http::HeaderName::from_bytes(k.as_bytes()),
+            http::HeaderValue::from_str(v),
+        ) {
+            req.headers_mut().insert(k, v);
+        }
+    }
+    Ok(req)
+}
+
+/// A session's connection: dialled and upgraded, its bytes counted in
+/// `sent` and `received`.
+type Opened = Result<
+    (
+        Ws,
+        http::Response<Option<Vec<u8>>>,
+        Option<std::net::SocketAddr>,
+    ),
+    Failure,
+>;
+
+/// A session's connection: dialled and upgraded, its bytes counted in
+/// `sent` and `received`.
+fn dial(
+    ctx: &Ctx<'_>,
+    uri: &http::Uri,
+    req: tungstenite::handshake::client::Request,
+    sent: &Rc<Cell<u64>>,
+    received: &Rc<Cell<u64>>,
+) -> rquickjs::Result<Opened> {
+    let result: Rc<RefCell<Option<Opened>>> = Rc::default();
+    {
+        let (result, sent, received, uri) =
+            (result.clone(), sent.clone(), received.clone(), uri.clone());
+        wait_for(
+            ctx,
+            Box::new(move |client: Rc<Client>| {
+                Box::pin(async move {
+                    let r = tokio::time::timeout(Duration::from_secs(60), async {
+                        let raw = client.open_h1(&uri).await.map_err(Failure::Dial)?;
+                        let peer = raw.info.peer;
+                        let conn = Counted {
+                            inner: raw,
+                            sent,
+                            received,
+                        };
+                        // Small buffers (the defaults, 128 KiB each way,
+                        // cost a thousand sessions 170 MiB): a 4 KiB read
+                        // chunk (larger messages are read in several), and
+                        // each message written at once.
+                        let config = WebSocketConfig::default()
+                            .read_buffer_size(4096)
+                            .write_buffer_size(0);
+                        match tokio_tungstenite::client_async_with_config(req, conn, Some(config))
+                            .await
+                        {
+                            Ok((ws, resp)) => Ok((ws, resp, peer)),
+                            Err(tungstenite::Error::Http(resp)) => Err(Failure::Handshake(resp)),
+                            Err(e) => Err(Failure::Other(io_text(&e))),
+                        }
+                    })
+                    .await
+                    .unwrap_or(Err(Failure::Dial(ErrorKind::Timeout)));
+                    *result.borrow_mut() = Some(r);
+                })
+            }),
+        )?;
+    }
+    let r = result
+        .borrow_mut()
+        .take()
+        .unwrap_or(Err(Failure::Other("internal error: no result".into())));
+    Ok(r)
 }
 
 /// Why a session could not open.
@@ -625,50 +657,7 @@ pub(super) fn next_any<'js>(
     ev.set("sid", sid)?;
     match e {
         Event::Timer => ev.set("t", "timer")?,
-        Event::Msg(m) => {
-            let b = &mut *s.borrow_mut();
-            match m {
-                Message::Text(t) => {
-                    sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
-                    ev.set("t", "message")?;
-                    ev.set("d", t.as_str())?;
-                }
-                Message::Binary(d) => {
-                    sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
-                    ev.set("t", "binaryMessage")?;
-                    ev.set("d", rquickjs::ArrayBuffer::new(ctx.clone(), d.to_vec())?)?;
-                }
-                Message::Ping(_) => ev.set("t", "ping")?,
-                Message::Pong(p) => {
-                    if let Some(at) = b.pings.remove(p.as_ref()) {
-                        let ms = at.elapsed().as_secs_f64() * 1e3;
-                        sh.add_vu_named(b.vu, "ws_ping", ms, b.tags.clone());
-                    }
-                    ev.set("t", "pong")?;
-                }
-                Message::Close(frame) => {
-                    let (code, reason) = frame
-                        .map(|f| (u16::from(f.code), f.reason.to_string()))
-                        .unwrap_or((1005, String::new()));
-                    // As Go's package: a close other than normal or going
-                    // away is an error first.
-                    if code != 1000 && code != 1001 {
-                        ev.set("t", "error")?;
-                        ev.set("d", close_text(code, &reason))?;
-                        ev.set("ec", code)?;
-                        ev.set("et", reason)?;
-                        // The close follows on the next turn (and answers
-                        // the server's).
-                        pending_close(sid, code);
-                        return Ok(ev);
-                    }
-                    ev.set("t", "close")?;
-                    ev.set("code", code)?;
-                    ev.set("et", reason)?;
-                }
-                Message::Frame(_) => ev.set("t", "timer")?,
-            }
-        }
+        Event::Msg(m) => message_event(ctx, sh, &ev, sid, &mut s.borrow_mut(), m)?,
         Event::Gone(err, code) => {
             s.borrow_mut().ws = None;
             match err {
@@ -689,6 +678,59 @@ pub(super) fn next_any<'js>(
         }
     }
     Ok(ev)
+}
+
+/// A message of session `sid` as the event `ev` the script's loop reads.
+fn message_event<'js>(
+    ctx: &Ctx<'js>,
+    sh: &Shared,
+    ev: &Object<'js>,
+    sid: u32,
+    b: &mut Session,
+    m: Message,
+) -> rquickjs::Result<()> {
+    match m {
+        Message::Text(t) => {
+            sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
+            ev.set("t", "message")?;
+            ev.set("d", t.as_str())?;
+        }
+        Message::Binary(d) => {
+            sh.add_vu_named(b.vu, "ws_msgs_received", 1.0, b.tags.clone());
+            ev.set("t", "binaryMessage")?;
+            ev.set("d", rquickjs::ArrayBuffer::new(ctx.clone(), d.to_vec())?)?;
+        }
+        Message::Ping(_) => ev.set("t", "ping")?,
+        Message::Pong(p) => {
+            if let Some(at) = b.pings.remove(p.as_ref()) {
+                let ms = at.elapsed().as_secs_f64() * 1e3;
+                sh.add_vu_named(b.vu, "ws_ping", ms, b.tags.clone());
+            }
+            ev.set("t", "pong")?;
+        }
+        Message::Close(frame) => {
+            let (code, reason) = frame
+                .map(|f| (u16::from(f.code), f.reason.to_string()))
+                .unwrap_or((1005, String::new()));
+            // As Go's package: a close other than normal or going
+            // away is an error first.
+            if code != 1000 && code != 1001 {
+                ev.set("t", "error")?;
+                ev.set("d", close_text(code, &reason))?;
+                ev.set("ec", code)?;
+                ev.set("et", reason)?;
+                // The close follows on the next turn (and answers
+                // the server's).
+                pending_close(sid, code);
+                return Ok(());
+            }
+            ev.set("t", "close")?;
+            ev.set("code", code)?;
+            ev.set("et", reason)?;
+        }
+        Message::Frame(_) => ev.set("t", "timer")?,
+    }
+    Ok(())
 }
 
 /// The sessions' streams while their VU waits for the next event: if the
