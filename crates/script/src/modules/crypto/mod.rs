@@ -43,6 +43,8 @@ pub(crate) const MODULE: super::Module = super::Module {
     exports: Some(EXPORTS),
 };
 
+/// k6/crypto's natives: whether an algorithm is known, a digest (or an
+/// HMAC) in an encoding, random bytes.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // k6/crypto's natives: whether an algorithm is known; a digest (or,
     // with a key, an HMAC) of the parts' bytes in an encoding, or a number

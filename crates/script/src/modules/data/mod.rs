@@ -18,6 +18,7 @@ pub(crate) const MODULE: super::Module = super::Module {
     exports: Some(EXPORTS),
 };
 
+/// k6/data's native: whether the caller is in the init context.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // True outside any VU's iteration (k6's init context).
     k6.set("inInit", Function::new(ctx.clone(), || !vu::in_vu())?)?;

@@ -51,6 +51,7 @@ fn b64_error_at(e: &base64::DecodeError, input: &str) -> usize {
     }
 }
 
+/// k6/encoding's natives: base64 in and out.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // k6/encoding's natives: a string (its UTF-8 bytes) or an ArrayBuffer
     // in, base64 out; base64 in, an ArrayBuffer or (`as_string`) a string

@@ -23,6 +23,8 @@ pub(crate) const MODULE: super::Module = super::Module {
     exports: Some(EXPORTS),
 };
 
+/// k6/execution's natives: the VU's, scenario's, instance's and test's
+/// numbers, the VU's tags, and `test.abort()`.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

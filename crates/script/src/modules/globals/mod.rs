@@ -36,6 +36,7 @@ pub(crate) fn install<'js>(
     install_helpers(ctx, k6)
 }
 
+/// `__ENV`: each VU's own object, a copy of the common one.
 pub(crate) fn install_env<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
@@ -109,6 +110,7 @@ pub(crate) fn install_env<'js>(
     Ok(())
 }
 
+/// `__VU` and `__ITER`, read from the calling VU's numbers.
 pub(crate) fn install_numbers<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // `__VU` (the VU's id) and `__ITER` (its iteration in its scenario;
@@ -140,6 +142,7 @@ pub(crate) fn install_numbers<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquic
     Ok(())
 }
 
+/// `console.log` and its levels, in the run's log.
 pub(crate) fn install_console<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // console.*
@@ -164,6 +167,7 @@ pub(crate) fn install_console<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquic
     Ok(())
 }
 
+/// `goError`, `goType` and `toBytes` on `__k6`, and `iterGlobal`.
 pub(crate) fn install_helpers<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
     // k6's errors from Go code are `GoError`s (`GoError: boom`).
     k6.set(
@@ -202,6 +206,7 @@ pub(crate) fn install_helpers<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs
     Ok(())
 }
 
+/// `open(path[, "b"])`, in the init context only.
 pub(crate) fn install_open<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // open(path[, "b"]): init context only, relative to the script.

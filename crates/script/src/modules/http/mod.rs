@@ -115,6 +115,8 @@ pub(crate) fn install<'js>(
     Ok(jars)
 }
 
+/// `http.request()`, the methods and `http.batch()` as natives, and the
+/// compiler of `res.json()`'s selectors.
 pub(crate) fn install_requests<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

@@ -24,6 +24,7 @@ pub(crate) const MODULE: super::Module = super::Module {
     exports: Some(EXPORTS),
 };
 
+/// The `k6` module's natives: `check`, `group` and `sleep`.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,

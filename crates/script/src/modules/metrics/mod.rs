@@ -24,6 +24,7 @@ pub(crate) const MODULE: super::Module = super::Module {
     exports: Some(EXPORTS),
 };
 
+/// k6/metrics' natives: a metric defined, a value added.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
