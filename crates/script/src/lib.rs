@@ -44,6 +44,7 @@ mod inflight;
 mod local_ips;
 pub mod log;
 pub mod metrics;
+mod modules;
 pub mod options;
 pub mod out;
 pub mod progress;

@@ -1,0 +1,127 @@
+//! Helpers every module's natives share: values from JavaScript, k6's
+//! exceptions, and waiting (suspending the calling VU).
+
+use std::time::Duration;
+
+use rquickjs::{Ctx, Exception, Function, Object, Value};
+
+use crate::vu::{self, Op, Resume};
+
+/// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
+/// arrays into buffers first).
+pub(crate) fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
+    if let Some(s) = v.as_string() {
+        return Ok(s.to_string()?.into_bytes());
+    }
+    let ab = rquickjs::ArrayBuffer::from_value(v.clone());
+    // SAFETY: the buffer is not detached or resized while copied (no
+    // JavaScript runs in between).
+    Ok(ab
+        .as_ref()
+        .and_then(|a| unsafe { a.as_bytes() })
+        .unwrap_or_default()
+        .to_vec())
+}
+
+/// JavaScript's truth of a value (`!!v`).
+pub(crate) fn truthy(v: &Value<'_>) -> bool {
+    v.get::<rquickjs::convert::Coerced<bool>>()
+        .is_ok_and(|b| b.0)
+}
+
+pub(crate) fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+    Exception::throw_message(ctx, msg)
+}
+
+/// One of the helpers [`install`] keeps on the hidden `__k6` object.
+pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
+    ctx.globals()
+        .get::<_, Object>("__k6")
+        .and_then(|k| k.get::<_, Function>(name))
+}
+
+/// Throws k6's `GoError` (see `goError` in [`install`]).
+pub(crate) fn throw_go(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
+    let made = k6_helper(ctx, "goError").and_then(|f| f.call::<_, Value>((msg,)));
+    match made {
+        Ok(e) => ctx.throw(e),
+        Err(e) => e,
+    }
+}
+
+/// Helpers written in JavaScript, compiled as the `k6` module's code so
+/// that stack traces leave their frames out.
+pub(crate) fn k6_code<'js>(ctx: &Ctx<'js>, src: &str) -> rquickjs::Result<Function<'js>> {
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.filename = Some("k6".into());
+    ctx.eval_with_options(src, opts)
+}
+
+/// Suspends the VU, or throws when the script is not in a VU (init code).
+pub(crate) fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume> {
+    if !vu::in_vu() {
+        return Err(throw(
+            ctx,
+            &format!("{what} is not available in the init context (outside of functions)"),
+        ));
+    }
+    match vu::suspend(op) {
+        Resume::Abort | Resume::Quit => Err(throw(
+            ctx,
+            "the test is over: this VU's iteration was interrupted",
+        )),
+        r => Ok(r),
+    }
+}
+
+/// k6 durations in params: a number of milliseconds or a duration string.
+pub(crate) fn js_duration(v: &Value<'_>) -> Option<Duration> {
+    if let Some(n) = v.as_number() {
+        return (n >= 0.0).then(|| Duration::from_secs_f64(n / 1000.0));
+    }
+    v.as_string()
+        .and_then(|s| s.to_string().ok())
+        .and_then(|s| crate::options::parse_duration_str(&s))
+}
+
+pub(crate) fn js_string(v: &Value<'_>) -> Option<String> {
+    if let Some(s) = v.as_string() {
+        return s.to_string().ok();
+    }
+    if v.is_number() || v.is_bool() {
+        let ctx = v.ctx();
+        return ctx
+            .json_stringify(v.clone())
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok());
+    }
+    None
+}
+
+/// `{a: "x", b: 1}` as string pairs.
+pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(o) = v.and_then(|v| v.as_object()) {
+        for (k, val) in o.props::<String, Value>().flatten() {
+            if let Some(s) = js_string(&val) {
+                out.push((k, s));
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn canonical(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = true;
+    for c in name.chars() {
+        if up {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        up = c == '-';
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! `k6/crypto`: hashes, HMACs and random bytes (the digests in
+//! `hash.rs`).
+
+use rquickjs::{Ctx, Function, Object, Value};
+
+use super::common::js_bytes;
+
+mod hash;
+
+pub(crate) use hash::hex;
+
+pub(crate) const NAME: &str = "k6/crypto";
+
+pub(crate) const CRYPTO_JS: &str = include_str!("crypto.js");
+
+/// What the module's default export has: the hashers, a function per
+/// algorithm ([`hash::ALGORITHMS`]), and the rest.
+pub(crate) const EXPORTS: &[&str] = &EXPORT_LIST;
+
+const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
+    const BEFORE: [&str; 3] = ["createHash", "createHMAC", "hmac"];
+    const AFTER: [&str; 2] = ["hexEncode", "randomBytes"];
+    let mut out = [""; 5 + hash::ALGORITHMS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        let a = hash::ALGORITHMS.len();
+        out[i] = if i < 3 {
+            BEFORE[i]
+        } else if i < 3 + a {
+            hash::ALGORITHMS[i - 3]
+        } else {
+            AFTER[i - 3 - a]
+        };
+        i += 1;
+    }
+    out
+};
+
+/// The module as the loader and the import checker see it.
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: CRYPTO_JS,
+    exports: Some(EXPORTS),
+};
+
+/// k6/crypto's natives: whether an algorithm is known, a digest (or an
+/// HMAC) in an encoding, random bytes.
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
+    // k6/crypto's natives: whether an algorithm is known; a digest (or,
+    // with a key, an HMAC) of the parts' bytes in an encoding, or a number
+    // for bad input (0: the algorithm, 1: the encoding), which the module
+    // turns into k6's GoError; `randomBytes(n)`.
+    k6.set(
+        "hashKnown",
+        Function::new(ctx.clone(), |alg: String| hash::known(&alg))?,
+    )?;
+    k6.set(
+        "digest",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             alg: String,
+             key: Value<'js>,
+             parts: Vec<Value<'js>>,
+             enc: String|
+             -> rquickjs::Result<Value<'js>> {
+                let key = (!key.is_undefined()).then(|| js_bytes(&key)).transpose()?;
+                let mut data = Vec::new();
+                for p in &parts {
+                    data.extend_from_slice(&js_bytes(p)?);
+                }
+                let Some(sum) = hash::digest(&alg, key.as_deref(), &data) else {
+                    return Ok(Value::new_number(ctx, 0.0));
+                };
+                use base64::Engine as _;
+                let b64 = &base64::engine::general_purpose::STANDARD;
+                let url = &base64::engine::general_purpose::URL_SAFE;
+                let raw_url = &base64::engine::general_purpose::URL_SAFE_NO_PAD;
+                let text = match enc.as_str() {
+                    "hex" => hash::hex(&sum),
+                    "base64" => b64.encode(&sum),
+                    "base64url" => url.encode(&sum),
+                    "base64rawurl" => raw_url.encode(&sum),
+                    "binary" => return Ok(rquickjs::ArrayBuffer::new(ctx, sum)?.into_value()),
+                    _ => return Ok(Value::new_number(ctx, 1.0)),
+                };
+                Ok(rquickjs::String::from_str(ctx, &text)?.into_value())
+            },
+        )?,
+    )?;
+    k6.set(
+        "randomBytes",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, n: usize| -> rquickjs::Result<Value<'js>> {
+                let mut buf = vec![0u8; n];
+                rand::RngCore::fill_bytes(&mut rand::rng(), &mut buf);
+                Ok(rquickjs::ArrayBuffer::new(ctx, buf)?.into_value())
+            },
+        )?,
+    )?;
+    Ok(())
+}
