@@ -76,7 +76,7 @@ const DURATIONS: [&str; 9] = [
 /// A duration as k6 shows it, or the value as the script gave it when it
 /// is not one.
 fn go_duration(v: &Value) -> Value {
-    match crate::options::parse_duration(v, "") {
+    match crate::config::parse_duration(v, "") {
         Ok(d) => Value::String(loadlab_core::duration::format_go_duration(d)),
         Err(_) => v.clone(),
     }
@@ -151,7 +151,7 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
 pub fn with_flags(raw: &Value, o: &crate::Overrides) -> Value {
     // The environment's `K6_*` layer under the flags' (its values were
     // checked by `Options::resolve`, before any of this is shown).
-    let env = crate::options::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
+    let env = crate::config::env_layer(raw, &o.env).unwrap_or_else(|_| raw.clone());
     let mut v = flags_over(&env, o);
     // k6's local IPs come from --local-ips or K6_LOCAL_IPS, as written (a
     // script's own `localIPs` is no option of k6's).
@@ -168,7 +168,7 @@ pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
     let mut m = layered.as_object().cloned().unwrap_or_default();
     // A duration flag in Go's form (`-d 90s` shows as "1m30s"), its sign
     // kept; the flags were checked to be durations (cli/src/cmd/k6.rs).
-    let go = |d: &str| match crate::options::parse_signed_duration_str(d) {
+    let go = |d: &str| match crate::config::parse_signed_duration_str(d) {
         Some((neg, d)) => Value::String(format!(
             "{}{}",
             if neg { "-" } else { "" },
@@ -192,7 +192,7 @@ pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
         m.insert("systemTags".into(), json!(t));
     }
     if let Some(t) = &o.dns
-        && let Ok(fields) = crate::options::dns_text_fields(t)
+        && let Ok(fields) = crate::config::dns_text_fields(t)
     {
         let mut d = m
             .get("dns")
@@ -217,7 +217,7 @@ pub(crate) fn flags_over(layered: &Value, o: &crate::Overrides) -> Value {
         let list: Vec<Value> = stages
             .iter()
             .filter_map(|st| {
-                let mut v = crate::options::stage_flag(st).ok()?;
+                let mut v = crate::config::stage_flag(st).ok()?;
                 if let Some(d) = v.get("duration").and_then(Value::as_str).map(go) {
                     v["duration"] = d;
                 }

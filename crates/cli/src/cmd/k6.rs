@@ -250,7 +250,7 @@ pub(crate) fn check_run_flags(
         pair(t, "--tag")?;
     }
     for s in &a.stage {
-        loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
+        loadlab_script::config::stage_flag(s).map_err(CliError::usage)?;
     }
     // The values only: a log file's folder is the pod's.
     LogConfig::from_flags(
@@ -267,7 +267,7 @@ pub(crate) fn check_run_flags(
             _ => {
                 return Err(CliError::usage(format!(
                     "-d {d:?}: {}",
-                    loadlab_script::options::DURATION_NOT_POSITIVE
+                    loadlab_script::config::DURATION_NOT_POSITIVE
                 )));
             }
         },
@@ -278,7 +278,7 @@ pub(crate) fn check_run_flags(
 
 /// `-d`'s value: a duration, perhaps negative (refused later, in k6's words).
 fn duration_flag(d: &str) -> Result<(bool, std::time::Duration), CliError> {
-    loadlab_script::options::parse_signed_duration_str(d)
+    loadlab_script::config::parse_signed_duration_str(d)
         .ok_or_else(|| CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)")))
 }
 
@@ -372,7 +372,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     }
     if !a.stage.is_empty() {
         for s in &a.stage {
-            loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
+            loadlab_script::config::stage_flag(s).map_err(CliError::usage)?;
         }
         ov.stages = Some(a.stage.clone());
     }
@@ -423,7 +423,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     ov.request.batch_per_host = a.batch_per_host;
     if let Some(d) = &a.min_iteration_duration {
         ov.request.min_iteration_duration = Some(
-            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
+            loadlab_script::config::parse_duration_str(d).ok_or_else(|| {
                 CliError::usage(format!(
                     "--min-iteration-duration {d:?}: not a duration (e.g. 500ms, 2s)"
                 ))
