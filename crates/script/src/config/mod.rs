@@ -11,12 +11,15 @@ use crate::thresholds::parse::Threshold;
 mod env;
 mod executor;
 mod flags;
+pub mod layer;
 mod network;
 mod request;
 mod resolve;
 mod scenario;
+mod shortcuts;
 mod stages;
 mod summary;
+mod tls;
 pub(crate) mod values;
 
 pub use env::env_layer;

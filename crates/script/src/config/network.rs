@@ -5,56 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::values::bad;
+use super::flags::Overrides;
+use super::values::{Layered, bad};
 use crate::ScriptError;
 use loadlab_engine::dns_pick::{DnsPolicy, DnsSelect};
-
-/// k6's TLS versions, by its names, as wire numbers (`""`: any).
-pub(crate) fn tls_version(v: &Value, what: &str) -> Result<u16, ScriptError> {
-    match v {
-        Value::Null => Ok(0),
-        Value::String(s) => match s.as_str() {
-            "" => Ok(0),
-            "tls1.0" => Ok(0x0301),
-            "tls1.1" => Ok(0x0302),
-            "tls1.2" => Ok(0x0303),
-            "tls1.3" => Ok(0x0304),
-            _ => Err(bad(format!("{what}: unknown TLS version '{s}'"))),
-        },
-        v => Err(bad(format!(
-            "{what}: {v} is not a TLS version (\"tls1.2\")"
-        ))),
-    }
-}
-
-/// The cipher suites k6 knows by name (Go's), TLS 1.3's last.
-pub(crate) const K6_CIPHER_SUITES: [&str; 25] = [
-    "TLS_RSA_WITH_RC4_128_SHA",
-    "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
-    "TLS_RSA_WITH_AES_128_CBC_SHA",
-    "TLS_RSA_WITH_AES_256_CBC_SHA",
-    "TLS_RSA_WITH_AES_128_CBC_SHA256",
-    "TLS_RSA_WITH_AES_128_GCM_SHA256",
-    "TLS_RSA_WITH_AES_256_GCM_SHA384",
-    "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
-    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
-    "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
-    "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
-    "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
-    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
-    "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
-    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
-    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
-    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
-    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
-    "TLS_AES_128_GCM_SHA256",
-    "TLS_AES_256_GCM_SHA384",
-    "TLS_CHACHA20_POLY1305_SHA256",
-];
 
 /// k6's `dns` option: how long a lookup is kept, and which of a name's
 /// addresses a new connection dials.
@@ -149,6 +103,96 @@ fn dns_ttl(v: &str) -> Result<loadlab_engine::config::DnsCache, String> {
         DnsCache::Off
     } else {
         DnsCache::For(d)
+    })
+}
+
+/// `dns`: the flag's fields over the script's (and `K6_DNS`'s), each
+/// over k6's default.
+pub(crate) fn dns(opts: Layered, o: &Overrides) -> Result<DnsOptions, ScriptError> {
+    Ok({
+        let mut fields = match opts.get("dns") {
+            None => serde_json::Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(v) => {
+                return Err(bad(format!(
+                    "options.dns: {v} is not an object (ttl, select, policy)"
+                )));
+            }
+        };
+        if let Some(t) = &o.dns {
+            fields.extend(dns_text_fields(t).map_err(|e| bad(format!("--dns {t:?}: {e}")))?);
+        }
+        let mut d = DnsOptions::default();
+        for (k, v) in &fields {
+            let v = match v {
+                Value::Null => continue,
+                Value::String(s) => s.as_str(),
+                v => {
+                    return Err(bad(format!("options.dns.{k}: {v} is not a string")));
+                }
+            };
+            // An empty ttl is k6's default; keys k6 does not know are
+            // ignored, as k6 ignores them.
+            if !(k == "ttl" && v.is_empty()) {
+                d.set(k, v)
+                    .map_err(|e| bad(format!("options.dns.{k}: {e}")))?;
+            }
+        }
+        d
+    })
+}
+
+/// `blockHostnames`, `blacklistIPs`: lists (a flag replaces the
+/// script's), checked as k6 checks them.
+pub(crate) fn blocklist(
+    opts: Layered,
+    o: &Overrides,
+) -> Result<loadlab_engine::blocklist::Blocklist, ScriptError> {
+    let list = |k: &str, flag: &Option<Vec<String>>| -> Result<Vec<String>, ScriptError> {
+        if let Some(f) = flag {
+            return Ok(f.clone());
+        }
+        match opts.get(k) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    v => Err(bad(format!("options.{k}: {v} is not a string"))),
+                })
+                .collect(),
+            Some(v) => Err(bad(format!("options.{k}: {v} is not a list"))),
+        }
+    };
+    loadlab_engine::blocklist::Blocklist::parse(
+        &list("blockHostnames", &o.block_hostnames)?,
+        &list("blacklistIPs", &o.blacklist_ips)?,
+    )
+    .map_err(bad)
+}
+
+/// `hosts`: names dialled at fixed addresses.
+pub(crate) fn hosts(opts: Layered) -> Result<loadlab_engine::hosts::HostOverrides, ScriptError> {
+    Ok(match opts.get("hosts") {
+        None => Default::default(),
+        Some(Value::Object(m)) => {
+            let mut pairs = Vec::with_capacity(m.len());
+            for (k, v) in m {
+                let Value::String(v) = v else {
+                    return Err(bad(format!(
+                        "options.hosts[{k:?}]: {v} is not a string (an IP address, or IP:port)"
+                    )));
+                };
+                pairs.push((k.clone(), v.clone()));
+            }
+            loadlab_engine::hosts::HostOverrides::parse(&pairs)
+                .map_err(|e| bad(format!("options.hosts: {e}")))?
+        }
+        Some(v) => {
+            return Err(bad(format!(
+                "options.hosts: {v} is not an object of names and addresses"
+            )));
+        }
     })
 }
 

@@ -122,3 +122,24 @@ pub(crate) fn string_pairs(v: Option<&Value>) -> Vec<(String, String)> {
     }
     out
 }
+
+/// The options of the layers under the flags (the script's, with the
+/// environment's `K6_*` over them), as each option's reader takes them.
+#[derive(Clone, Copy)]
+pub(crate) struct Layered<'a>(pub(crate) &'a Value);
+
+impl<'a> Layered<'a> {
+    /// Option `k`'s value (`null` is unset).
+    pub(crate) fn get(self, k: &str) -> Option<&'a Value> {
+        self.0.get(k).filter(|v| !v.is_null())
+    }
+
+    /// A boolean option (unset: false).
+    pub(crate) fn flag(self, k: &str) -> Result<bool, ScriptError> {
+        match self.get(k) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(bad(format!("options.{k}: {v} is not true or false"))),
+        }
+    }
+}

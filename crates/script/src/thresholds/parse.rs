@@ -2,7 +2,9 @@
 //! each is on, its expression, and `abortOnFail`.
 
 use crate::ScriptError;
-use crate::config::values::bad;
+use serde_json::Value;
+
+use crate::config::values::{Layered, bad};
 
 /// A threshold expression on one metric (or a tag-filtered submetric).
 #[derive(Debug, Clone)]
@@ -35,6 +37,70 @@ pub fn parse_metric_key(key: &str) -> Result<(String, Vec<(String, String)>), Sc
         filter.push((k.trim().to_string(), v.trim().trim_matches('"').to_string()));
     }
     Ok((key[..open].trim().to_string(), filter))
+}
+
+/// A metric with a tag filter: `(metric, [(tag, value)])`.
+pub type Submetric = (String, Vec<(String, String)>);
+
+/// The thresholds of `options.thresholds` (none under `--no-thresholds`),
+/// and the tag-filtered metrics they name (which show in the summary
+/// either way).
+pub(crate) fn read(
+    opts: Layered,
+    no_thresholds: bool,
+) -> Result<(Vec<Threshold>, Vec<Submetric>), ScriptError> {
+    let mut submetrics = Vec::new();
+    if let Some(Value::Object(t)) = opts.get("thresholds") {
+        for key in t.keys() {
+            let (metric, filter) = parse_metric_key(key)?;
+            if !filter.is_empty() && !submetrics.contains(&(metric.clone(), filter.clone())) {
+                submetrics.push((metric, filter));
+            }
+        }
+    }
+    let mut thresholds = Vec::new();
+    if !no_thresholds && let Some(Value::Object(t)) = opts.get("thresholds") {
+        for (key, v) in t {
+            let (metric, filter) = parse_metric_key(key)?;
+            let list: Vec<&Value> = match v {
+                Value::Array(a) => a.iter().collect(),
+                other => vec![other],
+            };
+            for item in list {
+                let (source, abort) = match item {
+                    Value::String(s) => (s.clone(), false),
+                    Value::Object(m) => (
+                        m.get("threshold")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| {
+                                bad(format!(
+                                    "thresholds[{key:?}]: an object needs \"threshold\""
+                                ))
+                            })?
+                            .to_string(),
+                        m.get("abortOnFail")
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false),
+                    ),
+                    _ => {
+                        return Err(bad(format!(
+                            "thresholds[{key:?}]: {item} is not a threshold"
+                        )));
+                    }
+                };
+                crate::metrics::parse_threshold(&source)
+                    .map_err(|e| bad(format!("thresholds[{key:?}]: {e}")))?;
+                thresholds.push(Threshold {
+                    key: key.clone(),
+                    metric: metric.clone(),
+                    filter: filter.clone(),
+                    source,
+                    abort_on_fail: abort,
+                });
+            }
+        }
+    }
+    Ok((thresholds, submetrics))
 }
 
 #[cfg(test)]
