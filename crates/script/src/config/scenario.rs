@@ -133,12 +133,7 @@ pub(crate) fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
                 max_vus: cnt("maxVUs", Some(pre))?,
             }
         }
-        "externally-controlled" => {
-            return Err(bad(format!(
-                "{what}: the externally-controlled executor is not supported by loadlab k6 \
-                 (it needs k6's REST API); use ramping-vus or an arrival-rate executor"
-            )));
-        }
+        "externally-controlled" => return Err(externally_controlled(&what)),
         other => return Err(bad(format!("{what}: unknown executor {other:?}"))),
     };
     let pre_allocated_vus = match executor {
@@ -168,6 +163,26 @@ pub(crate) fn scenario(name: &str, s: &Value) -> Result<Scenario, ScriptError> {
     })
 }
 
+/// k6's words for the executor it has and loadlab k6 refuses.
+fn externally_controlled(what: &str) -> ScriptError {
+    bad(format!(
+        "{what}: the externally-controlled executor is not supported by loadlab k6 \
+         (it needs k6's REST API); use ramping-vus or an arrival-rate executor"
+    ))
+}
+
+/// k6's checks common to every executor: the start time and the
+/// graceful stop are not negative.
+fn common_errors(sc: &Scenario, e: &mut Vec<String>) {
+    let negative = |field: &str| sc.negative.iter().any(|(k, _)| *k == field);
+    if negative("startTime") {
+        e.push("the startTime can't be negative".to_string());
+    }
+    if negative("gracefulStop") {
+        e.push("the gracefulStop timeout can't be negative".to_string());
+    }
+}
+
 /// What k6 finds wrong with a scenario before anything runs (its
 /// executors' checks), in k6's words; k6 exits 104 on any. The whole
 /// test's numbers are checked, not an `--execution-segment`'s share.
@@ -191,12 +206,7 @@ pub(crate) fn config_errors(sc: &Scenario) -> Vec<String> {
         }
     };
     // k6's checks common to every executor come first.
-    if negative("startTime").is_some() {
-        e.push("the startTime can't be negative".to_string());
-    }
-    if negative("gracefulStop").is_some() {
-        e.push("the gracefulStop timeout can't be negative".to_string());
-    }
+    common_errors(sc, &mut e);
     let no_vus = "the number of VUs must be more than 0";
     let at_least_1s = |e: &mut Vec<String>, what: &str, d: Duration| {
         if let Some(size) = negative(what) {
