@@ -24,7 +24,7 @@ pub(crate) mod values;
 
 pub use env::env_layer;
 pub use executor::{Executor, ScenarioSegment};
-pub use flags::Overrides;
+pub use flags::{FlagTexts, Overrides, duration_flag, k6_variables, name_value};
 pub use network::{DnsOptions, dns_text_fields};
 pub use request::RequestOptions;
 pub use scenario::Scenario;
