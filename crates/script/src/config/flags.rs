@@ -216,3 +216,70 @@ impl Overrides {
         Ok(ov)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_read_as_the_command_line_gives_them() {
+        let mut notes = Vec::new();
+        let f = FlagTexts {
+            duration: Some("-1s".into()),
+            tags: vec!["a=b".into()],
+            system_tags: vec!["url, vu".into(), "ip".into()],
+            rps: Some(-5),
+            no_summary: true,
+            ..Default::default()
+        };
+        let ov = Overrides::from_flags(
+            f,
+            k6_variables([("K6_VUS".into(), "2".into()), ("HOME".into(), "/".into())]),
+            &mut |n| notes.push(n.to_string()),
+        )
+        .unwrap();
+        assert_eq!(ov.duration.as_deref(), Some("-1s"));
+        assert_eq!(ov.tags, vec![("a".to_string(), "b".to_string())]);
+        assert_eq!(
+            ov.system_tags,
+            Some(vec!["url".into(), "vu".into(), "ip".into()])
+        );
+        assert_eq!(ov.request.rps, Some(0));
+        assert_eq!(ov.env, vec![("K6_VUS".to_string(), "2".to_string())]);
+        assert!(ov.summary_disabled);
+        assert_eq!(notes.len(), 1);
+        for (f, want) in [
+            (
+                FlagTexts {
+                    duration: Some("x".into()),
+                    ..Default::default()
+                },
+                "-d \"x\": not a duration",
+            ),
+            (
+                FlagTexts {
+                    tags: vec!["=b".into()],
+                    ..Default::default()
+                },
+                "--tag \"=b\": expected NAME=VALUE",
+            ),
+            (
+                FlagTexts {
+                    summary_mode: Some("legacy".into()),
+                    ..Default::default()
+                },
+                "--summary-mode \"legacy\"",
+            ),
+            (
+                FlagTexts {
+                    min_iteration_duration: Some("soon".into()),
+                    ..Default::default()
+                },
+                "--min-iteration-duration \"soon\"",
+            ),
+        ] {
+            let e = Overrides::from_flags(f, Vec::new(), &mut |_| {}).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
+        }
+    }
+}

@@ -1,6 +1,20 @@
 //! k6 `options` (from the script's `export const options`, then the
 //! environment's `K6_*` variables and the command line's flags on top)
 //! turned into scenarios with their executors.
+//!
+//! The layers, lowest first, as k6's `cmd/config.go` stacks them (see
+//! [`layer`]): k6's defaults, the script's `options`, the environment's
+//! `K6_*` variables (`env`), the command line's flags (`flags`:
+//! [`FlagTexts`] read into [`Overrides`]). [`Options::resolve`]
+//! (`resolve`) stacks them and asks one reader per concern:
+//!
+//! * `shortcuts`: `vus`/`duration`/`iterations`/`stages` or `scenarios`
+//!   into the scenarios; `scenario`: one of `options.scenarios`, and k6's
+//!   checks of it; `executor`: the executors' numbers and their part
+//!   under `--execution-segment`; `stages`: ramps;
+//! * `network` (`dns`, `hosts`, the blocklist), `tls`, `request`,
+//!   `summary`; the thresholds' keys in [`crate::thresholds::parse`];
+//! * `values`: how k6 reads a duration, a count, a number.
 
 use std::time::Duration;
 
