@@ -394,6 +394,16 @@ mod tests {
                 "{sc}: {e}"
             );
         }
+    }
+
+    /// k6's checks of several scenarios, and of the command line's
+    /// default one; what k6 accepts still runs.
+    #[test]
+    fn scenarios_in_error_are_all_named_and_the_rest_run() {
+        let err =
+            |v: serde_json::Value, o: &Overrides| Options::resolve(&v, o).unwrap_err().to_string();
+        let one =
+            |sc: serde_json::Value| err(json!({"scenarios": {"a": sc}}), &Overrides::default());
         // Every scenario in error is named, each on its line.
         let e = err(
             json!({"scenarios": {
