@@ -4,8 +4,6 @@
 use crate::ScriptError;
 use serde_json::Value;
 
-use crate::config::values::{Layered, bad};
-
 /// A threshold expression on one metric (or a tag-filtered submetric).
 #[derive(Debug, Clone)]
 pub struct Threshold {
@@ -39,18 +37,22 @@ pub fn parse_metric_key(key: &str) -> Result<(String, Vec<(String, String)>), Sc
     Ok((key[..open].trim().to_string(), filter))
 }
 
+fn bad(msg: impl Into<String>) -> ScriptError {
+    ScriptError::Options(msg.into())
+}
+
 /// A metric with a tag filter: `(metric, [(tag, value)])`.
 pub type Submetric = (String, Vec<(String, String)>);
 
-/// The thresholds of `options.thresholds` (none under `--no-thresholds`),
-/// and the tag-filtered metrics they name (which show in the summary
-/// either way).
+/// The thresholds of `options.thresholds` (`option`; none under
+/// `--no-thresholds`), and the tag-filtered metrics they name (which
+/// show in the summary either way).
 pub(crate) fn read(
-    opts: Layered,
+    option: Option<&Value>,
     no_thresholds: bool,
 ) -> Result<(Vec<Threshold>, Vec<Submetric>), ScriptError> {
     let mut submetrics = Vec::new();
-    if let Some(Value::Object(t)) = opts.get("thresholds") {
+    if let Some(Value::Object(t)) = option {
         for key in t.keys() {
             let (metric, filter) = parse_metric_key(key)?;
             if !filter.is_empty() && !submetrics.contains(&(metric.clone(), filter.clone())) {
@@ -59,7 +61,7 @@ pub(crate) fn read(
         }
     }
     let mut thresholds = Vec::new();
-    if !no_thresholds && let Some(Value::Object(t)) = opts.get("thresholds") {
+    if !no_thresholds && let Some(Value::Object(t)) = option {
         for (key, v) in t {
             let (metric, filter) = parse_metric_key(key)?;
             let list: Vec<&Value> = match v {
