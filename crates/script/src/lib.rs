@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 pub mod api;
+pub mod config;
 mod crypto;
 pub mod html;
 mod http_debug;
@@ -54,6 +55,7 @@ pub mod segment;
 pub mod summary;
 pub mod system_tags;
 mod test_options;
+pub mod thresholds;
 pub mod vu;
 mod websockets;
 mod ws;

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use loadlab_script::config::{self, FlagTexts};
 use loadlab_script::log::{Level, LogConfig, Logger};
-use loadlab_script::{Overrides, RunConfig, ScriptError};
+use loadlab_script::{Overrides, RunConfig, RunOutcome, ScriptError};
 
 use crate::exit::CliError;
 
@@ -250,7 +251,7 @@ pub(crate) fn check_run_flags(
         pair(t, "--tag")?;
     }
     for s in &a.stage {
-        loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
+        loadlab_script::config::stage_flag(s).map_err(CliError::usage)?;
     }
     // The values only: a log file's folder is the pod's.
     LogConfig::from_flags(
@@ -267,7 +268,7 @@ pub(crate) fn check_run_flags(
             _ => {
                 return Err(CliError::usage(format!(
                     "-d {d:?}: {}",
-                    loadlab_script::options::DURATION_NOT_POSITIVE
+                    loadlab_script::config::DURATION_NOT_POSITIVE
                 )));
             }
         },
@@ -278,15 +279,11 @@ pub(crate) fn check_run_flags(
 
 /// `-d`'s value: a duration, perhaps negative (refused later, in k6's words).
 fn duration_flag(d: &str) -> Result<(bool, std::time::Duration), CliError> {
-    loadlab_script::options::parse_signed_duration_str(d)
-        .ok_or_else(|| CliError::usage(format!("-d {d:?}: not a duration (e.g. 30s, 1m30s)")))
+    config::duration_flag(d).map_err(CliError::usage)
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), CliError> {
-    s.split_once('=')
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .filter(|(k, _)| !k.is_empty())
-        .ok_or_else(|| CliError::usage(format!("{what} {s:?}: expected NAME=VALUE")))
+    config::name_value(s, what).map_err(CliError::usage)
 }
 
 pub fn run(a: K6Args) -> Result<(), CliError> {
@@ -333,129 +330,19 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         env.retain(|(a, _)| *a != k);
         env.push((k, v));
     }
-    let mut ov = Overrides {
-        vus: a.vus,
-        iterations: a.iterations,
-        no_thresholds: a.no_thresholds,
-        no_setup: a.no_setup,
-        no_teardown: a.no_teardown,
-        console_output: a.console_output.clone(),
-        max_redirects: a.max_redirects,
-        // k6's option variables (K6_VUS, K6_DURATION, …): read from the
-        // process's environment whatever --no-system-env-vars says (that
-        // one is about __ENV), as k6 reads them.
-        env: std::env::vars()
-            .filter(|(k, _)| k.starts_with("K6_"))
-            .collect(),
-        ..Default::default()
-    };
-    if let Some(ix) = &a.execution_segment_index {
-        ov.segment =
-            Some(loadlab_script::segment::Tuple::parse_index(ix).map_err(CliError::usage)?);
-    } else if a.execution_segment.is_some() || a.execution_segment_sequence.is_some() {
-        let t = loadlab_script::segment::Tuple::parse(
-            a.execution_segment.as_deref(),
-            a.execution_segment_sequence.as_deref(),
-        )
-        .map_err(CliError::usage)?;
-        if a.execution_segment_sequence.is_none() && !t.is_whole() && !a.quiet {
-            eprintln!(
-                "loadlab k6: --execution-segment {t} without --execution-segment-sequence: as in k6, the sequence is {}; instances given other segments without a common sequence may overlap (give them all the same --execution-segment-sequence)",
-                t.sequence_text()
-            );
-        }
-        ov.segment = Some(t);
-    }
-    if let Some(d) = &a.duration {
-        duration_flag(d)?;
-        ov.duration = Some(d.clone());
-    }
-    if !a.stage.is_empty() {
-        for s in &a.stage {
-            loadlab_script::options::stage_flag(s).map_err(CliError::usage)?;
-        }
-        ov.stages = Some(a.stage.clone());
-    }
-    for t in &a.tag {
-        ov.tags.push(pair(t, "--tag")?);
-    }
-    if let Some(s) = &a.summary_trend_stats {
-        ov.summary_trend_stats = Some(s.split(',').map(|x| x.trim().to_string()).collect());
-    }
-    if !a.system_tags.is_empty() {
-        ov.system_tags = Some(
-            a.system_tags
-                .iter()
-                .flat_map(|s| s.split(','))
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .collect(),
-        );
-    }
-    ov.summary_time_unit = a.summary_time_unit.clone();
-    ov.dns = a.dns.clone();
-    let split = |v: &[String]| -> Option<Vec<String>> {
-        (!v.is_empty()).then(|| {
-            v.iter()
-                .flat_map(|s| s.split(','))
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
-        })
-    };
-    ov.block_hostnames = split(&a.block_hostnames);
-    ov.blacklist_ips = split(&a.blacklist_ip);
-    if a.no_summary {
-        eprintln!("Flag --no-summary has been deprecated, use --summary-mode=disabled instead");
-        ov.summary_disabled = true;
-    }
-    ov.request.discard_response_bodies = a.discard_response_bodies;
-    ov.request.user_agent = a.user_agent.clone();
-    ov.request.insecure_skip_tls_verify = a.insecure_skip_tls_verify;
-    ov.request.throw = a.throw;
-    ov.request.no_connection_reuse = a.no_connection_reuse;
-    ov.request.no_vu_connection_reuse = a.no_vu_connection_reuse;
-    ov.local_ips = a.local_ips.clone();
-    ov.request.http_debug = a.http_debug.clone();
-    // 0 or less: no limit, as in k6 (and over the script's).
-    ov.request.rps = a.rps.map(|n| u64::try_from(n).unwrap_or(0));
-    ov.request.batch = a.batch;
-    ov.request.batch_per_host = a.batch_per_host;
-    if let Some(d) = &a.min_iteration_duration {
-        ov.request.min_iteration_duration = Some(
-            loadlab_script::options::parse_duration_str(d).ok_or_else(|| {
-                CliError::usage(format!(
-                    "--min-iteration-duration {d:?}: not a duration (e.g. 500ms, 2s)"
-                ))
-            })?,
-        );
-    }
-    match a.summary_mode.as_deref() {
-        None | Some("compact") => {}
-        Some("full") => ov.summary_full = true,
-        Some("disabled") => ov.summary_disabled = true,
-        Some(other) => {
-            return Err(CliError::usage(format!(
-                "--summary-mode {other:?}: loadlab k6 has compact (the default), full and \
-                 disabled (k6's legacy layout is not supported)"
-            )));
-        }
-    }
+    let segment = execution_segment(&a)?;
+    // k6's option variables (K6_VUS, K6_DURATION, …): read from the
+    // process's environment whatever --no-system-env-vars says (that one
+    // is about __ENV), as k6 reads them.
+    let mut ov = Overrides::from_flags(
+        flag_texts(&a),
+        config::k6_variables(std::env::vars()),
+        &mut |n| eprintln!("{n}"),
+    )
+    .map_err(CliError::usage)?;
+    ov.segment = segment;
     if let Some(at) = a.start_at {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        loadlab_engine::check_start_at(at, now)
-            .map_err(|e| CliError::usage(e.replace("-start-at", "--start-at")))?;
-        if at > now + 1_000_000_000 {
-            eprintln!(
-                "loadlab k6: the scenarios start at {} (in {}; --start-at)",
-                loadlab_metrics::timefmt::rfc3339(i128::from(at)),
-                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
-                    loadlab_metrics::round_for_text(at - now)
-                ))
-            );
-        }
+        wait_notice(at)?;
     }
     let mut cfg = RunConfig {
         script: a.script.clone(),
@@ -470,6 +357,140 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         logger: Some(logger.clone()),
         ..Default::default()
     };
+    let upload_to = outputs(&a, &mut cfg)?;
+    // No banner for a script that cannot be read: its one-line error follows.
+    if !a.quiet && a.script.is_file() {
+        eprintln!(
+            "loadlab k6: {} (one QuickJS runtime and context, a module instance per VU, VUs as coroutines on one thread)",
+            a.script.display()
+        );
+    }
+    // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
+    // ends with teardown, its summary and finished files (uploaded, for
+    // s3://). A second one, as in k6, stops at once.
+    let signal: std::sync::Arc<std::sync::OnceLock<&'static str>> = Default::default();
+    let got = signal.clone();
+    let shutdown = async move {
+        let mut term = crate::signals::term();
+        let _ = got.set(crate::signals::stop_requested(&mut term).await);
+        tokio::spawn(async move {
+            crate::signals::stop_requested(&mut term).await;
+            eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
+            std::process::exit(EXTERNAL_ABORT);
+        });
+    };
+    let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
+        ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
+        ScriptError::Options(_) => CliError::new(INVALID_CONFIG, e),
+        ScriptError::Runtime(_) => CliError::internal(e),
+        _ => CliError::new(SCRIPT_EXCEPTION, e),
+    })?;
+    if let Some((url, tmp)) = &upload_to {
+        super::attack::upload(url, tmp)?;
+    }
+    print!("{}", outcome.summary);
+    // The run's last lines are log lines, in k6's words where k6 has some.
+    if outcome.script_errors > 0 {
+        logger.log(
+            Level::Warning,
+            &format!(
+                "{} iterations ended with an exception (see the errors above)",
+                outcome.script_errors
+            ),
+            &[],
+        );
+    }
+    exit_as_k6(&outcome, &logger, signal.get().copied());
+
+    Ok(())
+}
+
+/// `--execution-segment` and its sequence, or `--execution-segment-index`.
+fn execution_segment(a: &K6RunArgs) -> Result<Option<loadlab_script::segment::Tuple>, CliError> {
+    if let Some(ix) = &a.execution_segment_index {
+        return Ok(Some(
+            loadlab_script::segment::Tuple::parse_index(ix).map_err(CliError::usage)?,
+        ));
+    }
+    if a.execution_segment.is_none() && a.execution_segment_sequence.is_none() {
+        return Ok(None);
+    }
+    let t = loadlab_script::segment::Tuple::parse(
+        a.execution_segment.as_deref(),
+        a.execution_segment_sequence.as_deref(),
+    )
+    .map_err(CliError::usage)?;
+    if a.execution_segment_sequence.is_none() && !t.is_whole() && !a.quiet {
+        eprintln!(
+            "loadlab k6: --execution-segment {t} without --execution-segment-sequence: as in k6, the sequence is {}; instances given other segments without a common sequence may overlap (give them all the same --execution-segment-sequence)",
+            t.sequence_text()
+        );
+    }
+    Ok(Some(t))
+}
+
+/// The option flags as typed, for [`Overrides::from_flags`].
+fn flag_texts(a: &K6RunArgs) -> FlagTexts {
+    FlagTexts {
+        vus: a.vus,
+        duration: a.duration.clone(),
+        iterations: a.iterations,
+        stages: a.stage.clone(),
+        tags: a.tag.clone(),
+        summary_trend_stats: a.summary_trend_stats.clone(),
+        system_tags: a.system_tags.clone(),
+        dns: a.dns.clone(),
+        block_hostnames: a.block_hostnames.clone(),
+        blacklist_ips: a.blacklist_ip.clone(),
+        summary_time_unit: a.summary_time_unit.clone(),
+        summary_mode: a.summary_mode.clone(),
+        no_summary: a.no_summary,
+        discard_response_bodies: a.discard_response_bodies,
+        user_agent: a.user_agent.clone(),
+        insecure_skip_tls_verify: a.insecure_skip_tls_verify,
+        throw: a.throw,
+        no_connection_reuse: a.no_connection_reuse,
+        no_vu_connection_reuse: a.no_vu_connection_reuse,
+        local_ips: a.local_ips.clone(),
+        min_iteration_duration: a.min_iteration_duration.clone(),
+        http_debug: a.http_debug.clone(),
+        rps: a.rps,
+        batch: a.batch,
+        batch_per_host: a.batch_per_host,
+        no_thresholds: a.no_thresholds,
+        no_setup: a.no_setup,
+        no_teardown: a.no_teardown,
+        console_output: a.console_output.clone(),
+        max_redirects: a.max_redirects,
+    }
+}
+
+/// `--start-at`: checked, and said when it is more than a second away.
+fn wait_notice(at: u64) -> Result<(), CliError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    loadlab_engine::check_start_at(at, now)
+        .map_err(|e| CliError::usage(e.replace("-start-at", "--start-at")))?;
+    if at > now + 1_000_000_000 {
+        eprintln!(
+            "loadlab k6: the scenarios start at {} (in {}; --start-at)",
+            loadlab_metrics::timefmt::rfc3339(i128::from(at)),
+            loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                loadlab_metrics::round_for_text(at - now)
+            ))
+        );
+    }
+    Ok(())
+}
+
+/// Where the results go (`--out`, else `K6_OUT`), set in `cfg`; for
+/// `loadlab=s3://…`, the object and the temporary file uploaded to it
+/// when the run ends.
+fn outputs(
+    a: &K6RunArgs,
+    cfg: &mut RunConfig,
+) -> Result<Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)>, CliError> {
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
     // when the run ends (also when a threshold failed or it was stopped).
     let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
@@ -533,48 +554,12 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             }
         }
     }
-    // No banner for a script that cannot be read: its one-line error follows.
-    if !a.quiet && a.script.is_file() {
-        eprintln!(
-            "loadlab k6: {} (one QuickJS runtime and context, a module instance per VU, VUs as coroutines on one thread)",
-            a.script.display()
-        );
-    }
-    // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
-    // ends with teardown, its summary and finished files (uploaded, for
-    // s3://). A second one, as in k6, stops at once.
-    let signal: std::sync::Arc<std::sync::OnceLock<&'static str>> = Default::default();
-    let got = signal.clone();
-    let shutdown = async move {
-        let mut term = crate::signals::term();
-        let _ = got.set(crate::signals::stop_requested(&mut term).await);
-        tokio::spawn(async move {
-            crate::signals::stop_requested(&mut term).await;
-            eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
-            std::process::exit(EXTERNAL_ABORT);
-        });
-    };
-    let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
-        ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
-        ScriptError::Options(_) => CliError::new(INVALID_CONFIG, e),
-        ScriptError::Runtime(_) => CliError::internal(e),
-        _ => CliError::new(SCRIPT_EXCEPTION, e),
-    })?;
-    if let Some((url, tmp)) = &upload_to {
-        super::attack::upload(url, tmp)?;
-    }
-    print!("{}", outcome.summary);
-    // The run's last lines are log lines, in k6's words where k6 has some.
-    if outcome.script_errors > 0 {
-        logger.log(
-            Level::Warning,
-            &format!(
-                "{} iterations ended with an exception (see the errors above)",
-                outcome.script_errors
-            ),
-            &[],
-        );
-    }
+    Ok(upload_to)
+}
+
+/// The run's last lines and k6's exit code for how it ended (returns
+/// only when it ended well).
+fn exit_as_k6(outcome: &RunOutcome, logger: &Logger, signal: Option<&'static str>) {
     if let Some(msg) = &outcome.aborted {
         logger.log(Level::Error, &format!("test aborted: {msg}"), &[]);
         std::process::exit(SCRIPT_ABORTED);
@@ -596,11 +581,10 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
             Level::Error,
             &format!(
                 "test run was aborted because loadlab received a '{}' signal",
-                signal.get().copied().unwrap_or("interrupt")
+                signal.unwrap_or("interrupt")
             ),
             &[],
         );
         std::process::exit(EXTERNAL_ABORT);
     }
-    Ok(())
 }

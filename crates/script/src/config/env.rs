@@ -1,0 +1,314 @@
+//! The environment's layer: k6's `K6_*` option variables, over the
+//! script's `options`.
+
+use serde_json::Value;
+
+use super::network::dns_text_fields;
+use super::stages::stage_flag;
+use super::values::{bad, parse_signed_duration_str};
+use crate::ScriptError;
+
+/// The last non-empty value of variable `name` in `env` (as k6 reads its
+/// `K6_*` variables: an empty one is unset).
+pub(crate) fn env_var<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    env.iter()
+        .rev()
+        .find(|(n, v)| n == name && !v.is_empty())
+        .map(|(_, v)| v.as_str())
+}
+
+/// The `K6_*` variables that set options, the option each sets, and how
+/// its text is read (as k6 reads them).
+const ENV_OPTIONS: [(&str, &str, EnvKind); 30] = [
+    ("K6_VUS", "vus", EnvKind::Int),
+    ("K6_DURATION", "duration", EnvKind::Duration),
+    ("K6_ITERATIONS", "iterations", EnvKind::Int),
+    ("K6_STAGES", "stages", EnvKind::Stages),
+    ("K6_SETUP_TIMEOUT", "setupTimeout", EnvKind::Duration),
+    ("K6_TEARDOWN_TIMEOUT", "teardownTimeout", EnvKind::Duration),
+    ("K6_MAX_REDIRECTS", "maxRedirects", EnvKind::Int),
+    ("K6_USER_AGENT", "userAgent", EnvKind::Text),
+    (
+        "K6_INSECURE_SKIP_TLS_VERIFY",
+        "insecureSkipTLSVerify",
+        EnvKind::Bool,
+    ),
+    ("K6_THROW", "throw", EnvKind::Bool),
+    ("K6_NO_CONNECTION_REUSE", "noConnectionReuse", EnvKind::Bool),
+    (
+        "K6_NO_VU_CONNECTION_REUSE",
+        "noVUConnectionReuse",
+        EnvKind::Bool,
+    ),
+    (
+        "K6_MIN_ITERATION_DURATION",
+        "minIterationDuration",
+        EnvKind::Duration,
+    ),
+    ("K6_SUMMARY_TREND_STATS", "summaryTrendStats", EnvKind::List),
+    ("K6_SUMMARY_TIME_UNIT", "summaryTimeUnit", EnvKind::Text),
+    ("K6_TAGS", "tags", EnvKind::Tags),
+    ("K6_NO_COOKIES_RESET", "noCookiesReset", EnvKind::Bool),
+    (
+        "K6_DISCARD_RESPONSE_BODIES",
+        "discardResponseBodies",
+        EnvKind::Bool,
+    ),
+    ("K6_NO_SETUP", "noSetup", EnvKind::Bool),
+    ("K6_NO_TEARDOWN", "noTeardown", EnvKind::Bool),
+    ("K6_CONSOLE_OUTPUT", "consoleOutput", EnvKind::Text),
+    ("K6_HTTP_DEBUG", "httpDebug", EnvKind::Text),
+    ("K6_RPS", "rps", EnvKind::Int),
+    ("K6_BATCH", "batch", EnvKind::Int),
+    ("K6_BATCH_PER_HOST", "batchPerHost", EnvKind::Int),
+    ("K6_SYSTEM_TAGS", "systemTags", EnvKind::List),
+    ("K6_DNS", "dns", EnvKind::Dns),
+    ("K6_TLS_CIPHER_SUITES", "tlsCipherSuites", EnvKind::List),
+    ("K6_BLOCK_HOSTNAMES", "blockHostnames", EnvKind::List),
+    ("K6_BLACKLIST_IPS", "blacklistIPs", EnvKind::List),
+];
+
+/// k6's option variables loadlab k6 does not have: refused when set (to
+/// anything but false), as the options themselves are.
+const ENV_UNSUPPORTED: [&str; 5] = [
+    "K6_PAUSED",
+    "K6_TLSAUTH",
+    "K6_THRESHOLDS",
+    "K6_LINGER",
+    "K6_WEB_DASHBOARD",
+];
+
+#[derive(Clone, Copy)]
+enum EnvKind {
+    Int,
+    Duration,
+    Bool,
+    Text,
+    /// Comma-separated texts.
+    List,
+    /// Comma-separated `DURATION:TARGET`s, as `-s` takes each.
+    Stages,
+    /// Comma-separated `NAME:VALUE`s.
+    Tags,
+    /// k6's `dns` text (`ttl=1m,select=first`): its fields over the
+    /// script's.
+    Dns,
+}
+
+/// Go's `strconv.ParseBool`, which k6 reads its variables with.
+fn go_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// True when `K6_DURATION`, `K6_ITERATIONS` or `K6_STAGES` is set (they
+/// replace all of the script's shortcuts and scenarios, as flags do).
+pub(crate) fn env_shortcut(env: &[(String, String)]) -> bool {
+    env.iter().any(|(k, v)| {
+        !v.is_empty() && ["K6_DURATION", "K6_ITERATIONS", "K6_STAGES"].contains(&k.as_str())
+    })
+}
+
+/// The script's `options` (`raw`) with k6's `K6_*` option variables
+/// (`env`) over them, as k6 layers them: each sets its option;
+/// `K6_DURATION`, `K6_ITERATIONS` or `K6_STAGES` replace all of `duration`,
+/// `iterations`, `stages` and `scenarios`. A value k6 could not read, or a
+/// variable of an option loadlab k6 does not have, is an error naming it.
+pub fn env_layer(raw: &Value, env: &[(String, String)]) -> Result<Value, ScriptError> {
+    let var = |k: &str| env_var(env, k);
+    for k in ENV_UNSUPPORTED {
+        if let Some(v) = var(k)
+            && go_bool(v) != Some(false)
+        {
+            return Err(bad(format!(
+                "{k}={v:?}: the option is not supported by loadlab k6 (see docs/k6.md)"
+            )));
+        }
+    }
+    let mut m = raw.as_object().cloned().unwrap_or_default();
+    if env_shortcut(env) {
+        for k in ["duration", "iterations", "stages", "scenarios"] {
+            m.remove(k);
+        }
+    }
+    for (name, option, kind) in ENV_OPTIONS {
+        let Some(v) = var(name) else { continue };
+        let refuse = |want: &str| bad(format!("{name}={v:?}: {want}"));
+        let items = || v.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let value = match kind {
+            EnvKind::Int => Value::from(
+                v.trim()
+                    .parse::<i64>()
+                    .map_err(|_| refuse("not a whole number"))?,
+            ),
+            EnvKind::Duration => {
+                parse_signed_duration_str(v)
+                    .ok_or_else(|| refuse("not a duration (e.g. 30s, 1m30s)"))?;
+                Value::String(v.trim().to_string())
+            }
+            EnvKind::Bool => {
+                Value::Bool(go_bool(v.trim()).ok_or_else(|| refuse("not true or false"))?)
+            }
+            EnvKind::Text => Value::String(v.to_string()),
+            EnvKind::List => Value::Array(items().map(|s| Value::String(s.into())).collect()),
+            EnvKind::Stages => Value::Array(
+                items()
+                    .map(|s| stage_flag(s).map_err(|e| refuse(&e)))
+                    .collect::<Result<_, _>>()?,
+            ),
+            EnvKind::Tags => {
+                let mut tags = serde_json::Map::new();
+                for pair in items() {
+                    let (k, t) = pair
+                        .split_once(':')
+                        .filter(|(k, _)| !k.trim().is_empty())
+                        .ok_or_else(|| refuse("expected NAME:VALUE pairs, comma-separated"))?;
+                    tags.insert(k.trim().to_string(), Value::String(t.trim().to_string()));
+                }
+                Value::Object(tags)
+            }
+            EnvKind::Dns => {
+                let mut d = m
+                    .get(option)
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                d.extend(dns_text_fields(v.trim()).map_err(|e| refuse(&e))?);
+                Value::Object(d)
+            }
+        };
+        m.insert(option.to_string(), value);
+    }
+    Ok(Value::Object(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Executor, Options, Overrides};
+    use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn k6_option_variables_are_read_as_k6_reads_them() {
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let script = json!({"vus": 1, "scenarios": {"a": {"executor": "constant-vus", "duration": "9s"}},
+            "userAgent": "script/1"});
+        let v = env_layer(
+            &script,
+            &env(&[
+                ("K6_STAGES", "1s:2, -1s:3"),
+                ("K6_THROW", "T"),
+                ("K6_SUMMARY_TREND_STATS", "avg,p(99)"),
+                ("K6_TAGS", "team:a, env:ci"),
+                ("K6_SETUP_TIMEOUT", "5s"),
+                ("K6_USER_AGENT", ""),
+                ("K6_NO_USAGE_REPORT", "true"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"vus": 1, "stages": [{"duration": "1s", "target": 2}, {"duration": "-1s", "target": 3}],
+                "throw": true, "summaryTrendStats": ["avg", "p(99)"], "tags": {"team": "a", "env": "ci"},
+                "setupTimeout": "5s", "userAgent": "script/1"})
+        );
+        // Through `resolve`: the stages replace the scenarios (with k6's
+        // warning), and k6's checks see them.
+        let o = Overrides {
+            env: env(&[("K6_STAGES", "1s:2")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&script, &o).unwrap();
+        assert_eq!(r.scenarios[0].name, "default");
+        assert_eq!(
+            r.warnings,
+            vec!["\"env\" level configuration overrode scenarios configuration entirely"]
+        );
+        // --local-ips, else K6_LOCAL_IPS (the script's own is ignored, as
+        // by k6, with a warning); a bad one in k6's words.
+        let o = Overrides {
+            env: env(&[("K6_LOCAL_IPS", "10.0.0.1-10.0.0.2")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({"localIPs": "10.9.9.9"}), &o).unwrap();
+        assert_eq!(r.local_ips.unwrap().get(1).to_string(), "10.0.0.2");
+        assert!(r.warnings[0].starts_with("options.localIPs is ignored"));
+        let o = Overrides {
+            env: env(&[("K6_LOCAL_IPS", "10.0.0.1-10.0.0.2")]),
+            local_ips: Some("10.0.0.7".into()),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert_eq!(r.local_ips.unwrap().get(1).to_string(), "10.0.0.7");
+        let o = Overrides {
+            local_ips: Some("10.0.0.7-10.0.0.1".into()),
+            ..Default::default()
+        };
+        let e = Options::resolve(&json!({}), &o).unwrap_err().to_string();
+        assert!(e.contains("negative IP range: 10.0.0.7-10.0.0.1"), "{e}");
+        // K6_HOSTS is ignored, as by k6 (which has no reader for it),
+        // with a warning.
+        let o = Overrides {
+            env: env(&[("K6_HOSTS", "{\"a.test\":\"127.0.0.1\"}")]),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert!(r.hosts.is_empty());
+        assert!(
+            r.warnings[0].starts_with("K6_HOSTS is ignored"),
+            "{:?}",
+            r.warnings
+        );
+        // The flags' layer is over it.
+        let o = Overrides {
+            env: env(&[("K6_DURATION", "5s"), ("K6_VUS", "3")]),
+            iterations: Some(6),
+            ..Default::default()
+        };
+        let r = Options::resolve(&json!({}), &o).unwrap();
+        assert_eq!(
+            r.scenarios[0].executor,
+            Executor::SharedIterations {
+                vus: 3,
+                iterations: 6,
+                max_duration: Duration::from_secs(600)
+            }
+        );
+        // What k6 could not read, named; an unsupported option refused
+        // unless it is false.
+        for (k, v, want) in [
+            (
+                "K6_ITERATIONS",
+                "1.5",
+                "K6_ITERATIONS=\"1.5\": not a whole number",
+            ),
+            (
+                "K6_DURATION",
+                "soon",
+                "K6_DURATION=\"soon\": not a duration",
+            ),
+            ("K6_STAGES", ":3", "no duration"),
+            ("K6_TAGS", "nocolon", "expected NAME:VALUE pairs"),
+            (
+                "K6_LINGER",
+                "true",
+                "K6_LINGER=\"true\": the option is not supported by loadlab k6",
+            ),
+        ] {
+            let e = env_layer(&json!({}), &env(&[(k, v)]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{k}: {e}");
+        }
+        assert!(env_layer(&json!({}), &env(&[("K6_WEB_DASHBOARD", "false")])).is_ok());
+    }
+}
