@@ -36,6 +36,9 @@ type Site = (String, usize);
 #[derive(Default, Debug)]
 struct Level {
     children: BTreeSet<String>,
+    /// Names the module's own file imports from a child (`pub use
+    /// sink::Tee;` in lib.rs), so that `crate::Tee` is a path into `sink`.
+    aliases: BTreeMap<String, String>,
     edges: BTreeMap<(String, String), Site>,
 }
 
@@ -177,15 +180,28 @@ fn tokens(text: &str) -> Vec<(String, usize)> {
 /// What one file says: the paths it names and the inline modules it has.
 #[derive(Default, Debug)]
 struct Read {
-    /// (the module the path sits in, the module path it names, its line).
-    refs: Vec<(ModPath, ModPath, usize)>,
+    refs: Vec<Ref>,
     /// Inline `mod x { .. }` blocks, as full module paths.
     inline: Vec<ModPath>,
 }
 
+/// One path named in a file.
+#[derive(Debug, PartialEq)]
+struct Ref {
+    /// The (inline) module the path sits in.
+    from: ModPath,
+    /// The module path it names, from the crate root.
+    to: ModPath,
+    line: usize,
+    /// In a `use`: the name it brings into `from` (its last segment, or
+    /// what follows `as`).
+    alias: Option<String>,
+}
+
 /// Reads `text`, the file of module `module`: every `crate::`, `super::`
-/// and `self::` path (`use` groups expanded), resolved from the (inline)
-/// module it appears in.
+/// and `self::` path, and every `use` path that starts with a name (`use
+/// sink::Tee;`), `use` groups expanded, resolved from the (inline) module
+/// it appears in.
 fn read(text: &str, module: &[String]) -> Read {
     let t = tokens(text);
     let mut out = Read::default();
@@ -193,11 +209,45 @@ fn read(text: &str, module: &[String]) -> Read {
     // Inline modules open here: the brace depth each one closes at.
     let mut open: Vec<usize> = Vec::new();
     let mut depth = 0;
+    let mut in_use = false;
     let mut i = 0;
     while i < t.len() {
         let w = t[i].0.as_str();
         let next = |k: usize| t.get(i + k).map(|x| x.0.as_str());
+        let (start, base) = match w {
+            "crate" if next(1) == Some("::") => (i + 2, Vec::new()),
+            "super" if next(1) == Some("::") => {
+                (i + 2, here[..here.len().saturating_sub(1)].to_vec())
+            }
+            "self" if next(1) == Some("::") => (i + 2, here.clone()),
+            "use"
+                if next(1).is_some_and(|n| {
+                    n.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                        && !matches!(n, "crate" | "super" | "self")
+                }) =>
+            {
+                (i + 1, here.clone())
+            }
+            _ => (0, Vec::new()),
+        };
+        if start > 0 {
+            in_use |= w == "use";
+            let mut found = Vec::new();
+            i = tree(&t, start, base, &mut found);
+            for (to, line, alias) in found {
+                let alias = alias.filter(|_| in_use);
+                out.refs.push(Ref {
+                    from: here.clone(),
+                    to,
+                    line,
+                    alias,
+                });
+            }
+            continue;
+        }
         match w {
+            "use" => in_use = true,
+            ";" => in_use = false,
             "{" => depth += 1,
             "}" => {
                 depth -= 1;
@@ -214,19 +264,6 @@ fn read(text: &str, module: &[String]) -> Read {
                 i += 3;
                 continue;
             }
-            "crate" | "super" | "self" if next(1) == Some("::") => {
-                let base = match w {
-                    "crate" => Vec::new(),
-                    "super" => here[..here.len().saturating_sub(1)].to_vec(),
-                    _ => here.clone(),
-                };
-                let mut found = Vec::new();
-                i = tree(&t, i + 2, base, &mut found);
-                for (to, line) in found {
-                    out.refs.push((here.clone(), to, line));
-                }
-                continue;
-            }
             _ => {}
         }
         i += 1;
@@ -235,12 +272,13 @@ fn read(text: &str, module: &[String]) -> Read {
 }
 
 /// Reads the rest of a path or `use` tree from token `i` on, each leaf
-/// path pushed to `out` with its line; returns the token after it.
+/// path pushed to `out` with its line and the name it would import;
+/// returns the token after it.
 fn tree(
     t: &[(String, usize)],
     mut i: usize,
     mut path: ModPath,
-    out: &mut Vec<(ModPath, usize)>,
+    out: &mut Vec<(ModPath, usize, Option<String>)>,
 ) -> usize {
     let mut line = t.get(i.saturating_sub(1)).map_or(0, |x| x.1);
     while let Some((w, l)) = t.get(i) {
@@ -251,7 +289,10 @@ fn tree(
                     i += 1;
                     continue;
                 }
+                let before = i;
                 i = tree(t, i, path.clone(), out);
+                // Not a path (a stray token): step over it.
+                i = i.max(before + 1);
             }
             return i + 1;
         }
@@ -273,7 +314,16 @@ fn tree(
             break;
         }
     }
-    out.push((path, line));
+    let mut alias = path.last().cloned();
+    if t.get(i).is_some_and(|x| x.0 == "*") {
+        // A glob brings in names this reader does not know.
+        alias = None;
+        i += 1;
+    } else if t.get(i).is_some_and(|x| x.0 == "as") {
+        alias = t.get(i + 1).map(|x| x.0.clone());
+        i += 2;
+    }
+    out.push((path, line, alias));
     i
 }
 
@@ -338,16 +388,34 @@ fn levels(krate: &Path) -> BTreeMap<ModPath, Level> {
         }
         refs.push((shown, r.refs));
     }
+    for r in refs.iter().flat_map(|(_, found)| found) {
+        alias(&mut levels, r);
+    }
     for (shown, found) in refs {
-        for (from, to, line) in found {
-            edge(&mut levels, &from, &to, (shown.clone(), line));
+        for r in found {
+            edge(&mut levels, &r.from, &r.to, (shown.clone(), r.line));
         }
     }
     levels
 }
 
+/// Records the name a `use` in a module's own file brings in from one of
+/// its children.
+fn alias(levels: &mut BTreeMap<ModPath, Level>, r: &Ref) {
+    let (Some(name), Some(level)) = (&r.alias, levels.get_mut(&r.from)) else {
+        return;
+    };
+    if r.to.len() > r.from.len() + 1 && r.to.starts_with(&r.from) {
+        let child = &r.to[r.from.len()];
+        if level.children.contains(child) && !level.children.contains(name) {
+            level.aliases.insert(name.clone(), child.clone());
+        }
+    }
+}
+
 /// Records the edge that a reference from `from` to `to` makes: at the
-/// level where the two paths part, if both sides are children there.
+/// level where the two paths part, if both sides are children there (a
+/// name the level's file imports from a child counts as that child).
 fn edge(levels: &mut BTreeMap<ModPath, Level>, from: &[String], to: &[String], site: Site) {
     let k = from.iter().zip(to).take_while(|(a, b)| a == b).count();
     let (Some(a), Some(b)) = (from.get(k), to.get(k)) else {
@@ -356,7 +424,11 @@ fn edge(levels: &mut BTreeMap<ModPath, Level>, from: &[String], to: &[String], s
     let Some(level) = levels.get_mut(&from[..k].to_vec()) else {
         return;
     };
-    if level.children.contains(a) && level.children.contains(b) {
+    let b = match level.aliases.get(b) {
+        Some(child) if !level.children.contains(b) => child,
+        _ => b,
+    };
+    if a != b && level.children.contains(a) && level.children.contains(b) {
         level.edges.entry((a.clone(), b.clone())).or_insert(site);
     }
 }
@@ -532,19 +604,27 @@ mod tests {
     use super::i;
 }
 self::j::k;
+pub use o::{P as Q, r::*};
 "####;
     let mn = s(&["m", "n"]);
     let r = read(text, &mn);
     let want = vec![
-        (mn.clone(), s(&["a", "X"]), 2),
-        (mn.clone(), s(&["c", "Y"]), 9),
-        (mn.clone(), s(&["d"]), 10),
-        (mn.clone(), s(&["d", "e", "Z"]), 10),
-        (mn.clone(), s(&["f", "g"]), 12),
-        (s(&["m", "n", "tests"]), s(&["m", "n", "i"]), 15),
-        (mn.clone(), s(&["m", "n", "j", "k"]), 17),
+        (mn.clone(), s(&["a", "X"]), 2, Some("X")),
+        (mn.clone(), s(&["c", "Y"]), 9, Some("Y")),
+        (mn.clone(), s(&["d"]), 10, Some("d")),
+        (mn.clone(), s(&["d", "e", "Z"]), 10, Some("Z")),
+        (mn.clone(), s(&["f", "g"]), 12, None),
+        (s(&["m", "n", "tests"]), s(&["m", "n", "i"]), 15, Some("i")),
+        (mn.clone(), s(&["m", "n", "j", "k"]), 17, None),
+        (mn.clone(), s(&["m", "n", "o", "P"]), 18, Some("Q")),
+        (mn.clone(), s(&["m", "n", "o", "r"]), 18, None),
     ];
-    assert_eq!(r.refs, want);
+    let got: Vec<_> = r
+        .refs
+        .iter()
+        .map(|r| (r.from.clone(), r.to.clone(), r.line, r.alias.as_deref()))
+        .collect();
+    assert_eq!(got, want);
     assert_eq!(r.inline, vec![s(&["m", "n", "tests"])]);
 
     // Edges are made where two paths part, between children of that level.
@@ -556,7 +636,22 @@ self::j::k;
     edge(&mut levels, &s(&["b"]), &s(&["c"]), at(2));
     edge(&mut levels, &s(&["a"]), &s(&["a", "inner"]), at(3));
     edge(&mut levels, &s(&["a"]), &s(&["nope"]), at(4));
-    assert_eq!(levels[&Vec::new()].edges.len(), 2);
+    // The root file's `use b::Thing;` makes `crate::Thing` a path into b.
+    let import = |name: &str, to: &[&str]| Ref {
+        from: Vec::new(),
+        to: s(to),
+        line: 1,
+        alias: Some(name.into()),
+    };
+    alias(&mut levels, &import("Thing", &["b", "Thing"]));
+    edge(&mut levels, &s(&["c"]), &s(&["Thing"]), at(4));
+    edge(&mut levels, &s(&["b"]), &s(&["Thing"]), at(4));
+    assert_eq!(levels[&Vec::new()].edges.len(), 3);
+    levels
+        .get_mut(&Vec::new())
+        .unwrap()
+        .edges
+        .remove(&("c".into(), "b".into()));
     assert!(cycles(&levels[&Vec::new()]).is_empty());
     edge(&mut levels, &s(&["c"]), &s(&["a"]), at(5));
     let c = cycles(&levels[&Vec::new()]);
