@@ -19,19 +19,22 @@
 
 pub mod data;
 pub mod driver;
+pub mod error;
 pub mod mysql_wire;
 pub mod options;
+pub mod param;
 pub mod rand;
 pub mod report;
 pub mod runner;
+pub mod test_name;
 pub mod workload;
 
 use std::io::Write;
 use std::sync::Arc;
 
-pub use driver::{ErrKind, SqlError};
+pub use error::{ErrKind, SqlError};
 pub use options::{Command, Driver, Options, Parsed, USAGE, parse};
-pub use workload::Test;
+pub use test_name::Test;
 
 /// Why `loadlab sysbench` stopped: each one line, each its own exit code
 /// (see `docs/exit-codes.md`). Never holds the password.
