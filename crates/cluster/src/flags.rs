@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::render::RenderError;
+use crate::error::RenderError;
 
 /// Where the ConfigMap is mounted in every worker.
 pub const INPUT_DIR: &str = "/loadlab/input";

@@ -5,6 +5,8 @@
 //! where the users' machines are — a Kubernetes Indexed Job — and brings
 //! their results back:
 //!
+//! * [`error`]: [`RenderError`], what preparing or rendering can fail on,
+//!   and [`ClusterError`], what talking to the cluster can;
 //! * [`flags`]: the attack's command line as a worker runs it: files it
 //!   names (targets, `@body` files, `-body`, `-root-certs`) become entries
 //!   of a ConfigMap and the flags point at the mounted copies;
@@ -18,11 +20,13 @@
 //! Nothing here measures or merges: the workers' files are merged by
 //! `loadlab-metrics`, as any other results files.
 
+pub mod error;
 pub mod flags;
 pub mod plan;
 pub mod render;
 pub mod run;
 pub mod store;
 
+pub use error::{ClusterError, RenderError};
 pub use flags::{PreparedFlags, prepare_attack_flags, prepare_script_flags};
-pub use render::{Manifests, RenderError, RenderSpec, Results};
+pub use render::{Manifests, RenderSpec, Results};

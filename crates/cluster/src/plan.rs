@@ -21,8 +21,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{EmptyDirVolumeSource, EnvVar, KeyToPath, Volume, VolumeMount};
 
+use crate::error::RenderError;
 use crate::flags::{CONFIG_MAP_LIMIT, INPUT_DIR, PreparedFlags};
-use crate::render::{Manifests, RESULTS_DIR, RenderError, RenderSpec, Results};
+use crate::render::{Manifests, RESULTS_DIR, RenderSpec, Results};
 
 /// A scratch folder of each worker (an `emptyDir`): the study's report, and
 /// its store before the upload.

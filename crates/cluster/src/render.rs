@@ -33,6 +33,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
+pub use crate::error::RenderError;
 use crate::flags::{INPUT_DIR, PreparedFlags};
 
 /// Where the pods' results go.
@@ -135,20 +136,6 @@ pub struct RenderSpec {
 pub struct Manifests {
     pub config_map: ConfigMap,
     pub job: Job,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RenderError {
-    #[error("{0}")]
-    Flag(String),
-    #[error("cannot read {what}: {err}")]
-    Io { what: String, err: std::io::Error },
-    #[error(
-        "the targets and files the flags name are {bytes} bytes; a ConfigMap holds at most about 1 MB (serve large bodies from the target, or split the targets)"
-    )]
-    TooLarge { bytes: usize },
-    #[error("cannot write the manifests: {0}")]
-    Yaml(String),
 }
 
 /// A DNS-1123 label (Job, ConfigMap, Secret and claim names).

@@ -17,23 +17,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, Config};
 
+pub use crate::error::ClusterError;
 use crate::render::{INSTANCE_LABEL, Manifests};
-
-#[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
-    /// No kubeconfig and not inside a cluster, or a kubeconfig that does
-    /// not parse.
-    #[error(
-        "no Kubernetes cluster configured: {0} (set KUBECONFIG or ~/.kube/config, or run inside a cluster; `loadlab k8s render … | kubectl apply -f -` is the alternative)"
-    )]
-    NoConfig(String),
-    /// The API server refused, or could not be reached.
-    #[error("Kubernetes API: {0}")]
-    Api(String),
-    /// The Job did not finish before its deadline.
-    #[error("the Job {name} was still running after {waited:?}")]
-    Timeout { name: String, waited: Duration },
-}
 
 fn one_line(s: impl std::fmt::Display) -> String {
     s.to_string()

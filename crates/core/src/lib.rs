@@ -7,12 +7,14 @@
 //! * [`sample`]: the fixed-size, `Copy` record of one request, and [`sample::ErrorKind`].
 //! * [`pacer`]: pure, clock-free schedules: when request *n* is due, as an offset from the start.
 //! * [`series`]: what a sample or metric record belongs to: a metric name plus tags.
+//! * [`info`]: what a sink is told about an attack, its targets and workers.
 //! * [`sink`]: the consumer interface every results destination implements.
 //!
 //! Nothing here does I/O or knows about sockets; everything is table-testable without a clock.
 
 pub mod credentials;
 pub mod duration;
+pub mod info;
 pub mod pacer;
 pub mod rate;
 pub mod sample;
@@ -22,10 +24,11 @@ pub mod sink;
 pub mod size;
 
 pub use duration::{DurationError, format_go_duration, parse_go_duration};
+pub use info::{AttackInfo, TargetInfo, WorkerInfo};
 pub use pacer::{Pacer, PacerError, PacerSpec};
 pub use rate::{Rate, RateError};
 pub use sample::{ErrorKind, Sample};
 pub use segment::{ScheduleSegment, SegmentError};
 pub use series::{MetricSample, SeriesInfo, SeriesKind};
-pub use sink::{AttackInfo, Sink, TargetInfo, Tee, WorkerInfo};
+pub use sink::{Sink, Tee};
 pub use size::{SizeError, parse_size};

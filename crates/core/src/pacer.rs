@@ -125,6 +125,13 @@ impl PiecewisePacer {
         }
     }
 
+    /// A constant `rate` (requests per second, any positive real) from the
+    /// start: request `n` is due at exactly `n / rate` seconds (one held
+    /// segment of no length, so no rounding of a segment's end comes in).
+    pub fn constant(rate: f64) -> Self {
+        PiecewisePacer::linear(rate, rate, Duration::ZERO)
+    }
+
     /// A linear ramp from `from` to `to` over `over`, then holding `to`.
     pub fn linear(from: f64, to: f64, over: Duration) -> Self {
         PiecewisePacer::new(
@@ -481,6 +488,19 @@ mod tests {
             p.send_at(1_000_000_000),
             Some(Duration::from_secs(1_000_000_000))
         );
+    }
+
+    #[test]
+    fn a_constant_real_rate_is_due_at_n_over_rate() {
+        for rate in [2.5, 100.0, 333.3, 12_345.678] {
+            let p = PiecewisePacer::constant(rate);
+            for n in [0u64, 1, 2, 7, 1_000, 123_456_789] {
+                let want = Duration::from_secs_f64(n as f64 / rate);
+                assert_eq!(p.send_at(n), Some(want), "rate {rate}, n {n}");
+            }
+            assert_eq!(p.rate_at(Duration::from_secs(5)), rate);
+            assert_eq!(p.planned_duration(), None);
+        }
     }
 
     #[test]

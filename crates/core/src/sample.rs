@@ -1,6 +1,6 @@
 //! The record of one request: fixed size, `Copy`, no strings, no body.
 
-use crate::sink::AttackInfo;
+use crate::info::AttackInfo;
 
 /// Why a request failed at the transport level. A response with a 5xx status is
 /// *not* an error kind: its status carries it. `status == 0` iff `error != None`.

@@ -141,7 +141,8 @@
 //! registry). `clock.rs` groups sends; `collector.rs` is the sink thread.
 //! `request.rs` runs one request over `transport.rs` (dialling, pools), which
 //! speaks HTTP/1.1 (`h1.rs`) or HTTP/2 (`h2.rs`) over a `stream.rs` byte
-//! stream. Modules import each other without cycles (`tests/it/module_graph.rs`).
+//! stream. Modules import each other without cycles (checked for every crate
+//! by testkit's `tests/it/module_graph.rs`).
 
 pub mod blocklist;
 pub mod client;

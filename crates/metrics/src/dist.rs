@@ -307,11 +307,11 @@ impl<U: Unit> Distribution<U> {
     }
 
     /// vegeta's latency block: total, mean, 50th, 90th, 95th, 99th, max, min.
-    pub fn summary(&self) -> crate::metrics::LatencySummary {
+    pub fn summary(&self) -> LatencySummary {
         if self.count == 0 {
-            return crate::metrics::LatencySummary::default();
+            return LatencySummary::default();
         }
-        crate::metrics::LatencySummary {
+        LatencySummary {
             total: u64::try_from(self.sum).unwrap_or(u64::MAX),
             // vegeta: time.Duration(float64(total) / float64(requests)).
             mean: (self.sum as f64 / self.count as f64) as u64,
@@ -323,6 +323,19 @@ impl<U: Unit> Distribution<U> {
             min: self.min,
         }
     }
+}
+
+/// vegeta's latency block, in ns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LatencySummary {
+    pub total: u64,
+    pub mean: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p95: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub min: u64,
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub mod remote_write;
 pub mod report;
 pub mod series;
 mod sink;
+mod sniff;
 mod tabwriter;
 pub mod timefmt;
 pub mod vegeta;

@@ -32,20 +32,7 @@ use crate::series::Series;
 /// means the generator or the connection pool really fell behind.
 pub const DEFAULT_LATE_THRESHOLD_NS: u64 = 1_000_000;
 
-pub use crate::dist::Distribution;
-
-/// vegeta's latency block, in ns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LatencySummary {
-    pub total: u64,
-    pub mean: u64,
-    pub p50: u64,
-    pub p90: u64,
-    pub p95: u64,
-    pub p99: u64,
-    pub max: u64,
-    pub min: u64,
-}
+pub use crate::dist::{Distribution, LatencySummary};
 
 /// The intended send times of the requests that were sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -42,7 +42,8 @@ use sha2::Sha256;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
-use crate::driver::{ErrKind, Param, SqlError, codes, io_error, kind_of_code};
+use crate::error::{ErrKind, SqlError, codes, io_error, kind_of_code};
+use crate::param::Param;
 
 /// Capability flags (protocol 4.1).
 mod cap {

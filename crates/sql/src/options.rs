@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::workload::Test;
+use crate::test_name::Test;
 
 /// Which server the test talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

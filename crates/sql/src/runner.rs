@@ -1,7 +1,7 @@
 //! `run`: `--threads` connections, each running events (transactions) back
 //! to back (closed model) or when they are due (`--rate`, open model: event
-//! n is due at n / rate seconds, and its corrected latency counts from
-//! then), until `--time` or `--events`. The threads are tasks of
+//! n is due at n / rate seconds, core's `PiecewisePacer::constant`, and
+//! its corrected latency counts from then), until `--time` or `--events`. The threads are tasks of
 //! current-thread tokio runtimes (one per CPU by default: several replies
 //! per wake-up), or, for MySQL, OS threads with a blocking socket each, as
 //! sysbench's (the default at one connection: two system calls per
@@ -18,7 +18,10 @@ use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use loadlab_core::{AttackInfo, ErrorKind, MetricSample, Sample, SeriesInfo, SeriesKind, Sink};
+use loadlab_core::pacer::PiecewisePacer;
+use loadlab_core::{
+    AttackInfo, ErrorKind, MetricSample, Pacer, Sample, SeriesInfo, SeriesKind, Sink,
+};
 use loadlab_metrics::{Distribution, ResultsWriter};
 
 use crate::driver::{ErrKind, SqlError};
@@ -226,6 +229,7 @@ async fn thread(
     }
     let Some(mut w) = w else { return };
     let deadline = (o.time > 0.0).then(|| clock + Duration::from_secs_f64(o.time));
+    let pacer = (o.rate > 0.0).then(|| PiecewisePacer::constant(o.rate));
     'events: loop {
         let n = {
             let mut s = lock(&st);
@@ -235,8 +239,9 @@ async fn thread(
             s.next_event += 1;
             s.next_event - 1
         };
-        let intended = if o.rate > 0.0 {
-            let due = clock + Duration::from_secs_f64(n as f64 / o.rate);
+        let intended = if let Some(pacer) = &pacer {
+            let Some(at) = pacer.send_at(n) else { break };
+            let due = clock + at;
             if deadline.is_some_and(|d| due >= d) {
                 break;
             }

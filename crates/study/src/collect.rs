@@ -66,7 +66,7 @@ pub struct RunSummary {
     pub part: Option<RunPart>,
     /// A merged run (`study merge`): its workers, and what is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workers: Option<crate::split::WorkersNote>,
+    pub workers: Option<crate::worker::WorkersNote>,
 }
 
 /// What one worker's run of a split study keeps beyond its figures, so that

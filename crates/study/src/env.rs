@@ -14,10 +14,10 @@ pub struct Environment {
     /// A split study's worker (`study --segment=i/n`): its segment, start
     /// and slack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worker: Option<crate::split::WorkerStudy>,
+    pub worker: Option<crate::worker::WorkerStudy>,
     /// A merged study (`study merge`): the workers it was merged from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merged_from: Vec<crate::split::WorkerStudy>,
+    pub merged_from: Vec<crate::worker::WorkerStudy>,
 }
 
 fn read(path: &str) -> String {

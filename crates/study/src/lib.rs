@@ -15,6 +15,7 @@ pub mod collect;
 pub mod compare;
 pub mod demo;
 pub mod env;
+pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hypothesis;
@@ -28,9 +29,12 @@ pub mod split;
 pub mod stats;
 pub mod store;
 mod suggest;
+pub mod timetable;
+pub mod worker;
 pub mod workload;
 
-pub use plan::{Plan, PlanError};
-pub use runner::{Observer, RunInfo, RunOptions, StudyError, StudyOutcome, run_study};
+pub use error::{PlanError, StudyError};
+pub use plan::Plan;
+pub use runner::{Observer, RunInfo, RunOptions, StudyOutcome, run_study};
 pub use store::{Store, StoreError};
 pub use workload::{WorkloadPlan, WorkloadRunner, WorkloadStep};

@@ -13,22 +13,13 @@ use loadlab_core::{PacerSpec, Rate, parse_go_duration};
 use loadlab_engine::AttackConfig;
 use serde::{Deserialize, Serialize};
 
+pub use crate::error::PlanError;
 use crate::hypothesis::Hypothesis;
 pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
 use crate::sources::{
     RawOrigin, RawTarget, Written, check_request, resolve_origin, resolve_target,
 };
 pub use crate::suggest::suggest;
-
-/// A plan error with its location.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}")]
-pub struct PlanError {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

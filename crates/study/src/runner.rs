@@ -18,39 +18,14 @@ use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
 use crate::analysis::{self, PROBE, SWEEP};
 use crate::collect::{Collector, RunData};
 use crate::env::Environment;
+pub use crate::error::StudyError;
 use crate::monitor::{self, Monitor};
 use crate::plan::{CeilingPlan, Plan};
-use crate::split::SplitOptions;
-use crate::store::{MonitorPoint, Store, StoreError};
+pub use crate::report::default_out_dir;
+use crate::secrets::{REDACTED, expand, is_credential, is_reference, redact_urls};
+use crate::store::{MonitorPoint, Store};
+use crate::worker::SplitOptions;
 use crate::workload::{WorkloadRunner, WorkloadStep};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StudyError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("origin: {0}")]
-    Origin(String),
-    #[error("engine: {0}")]
-    Engine(String),
-    #[error("{0}")]
-    Monitor(String),
-    #[error(
-        "interrupted: study {study} stopped after {done} committed run(s); continue with --resume"
-    )]
-    Interrupted { study: i64, done: usize },
-    #[error("cannot resume: {0}")]
-    Resume(String),
-    #[error("report: {0}")]
-    Report(String),
-    /// A split study (`--segment`, `study merge`) that cannot be: a plan
-    /// feature that needs the merged outcome, stores that do not belong
-    /// together.
-    #[error("{0}")]
-    Split(String),
-    /// A file that cannot be read.
-    #[error("{0}")]
-    Io(String),
-}
 
 /// How to run a study.
 pub struct RunOptions {
@@ -425,7 +400,7 @@ fn execute(
         .target(target)
         .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
     // Only the engine sees the expanded values; every message is scrubbed.
-    let scrubbed = |m: String| StudyError::Engine(crate::secrets::scrub(plan, base_url, &m));
+    let scrubbed = |m: String| StudyError::Engine(scrub(plan, base_url, &m));
     let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
     // About 100 points per run in the latency-over-time chart, at least 100 ms each.
     let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
@@ -514,7 +489,7 @@ fn execute(
     let (mut data, unsent, late) = res?;
     // Error texts name the URL as sent: show it as the plan does.
     for (k, n) in std::mem::take(&mut data.summary.errors) {
-        let k = crate::secrets::scrub(plan, base_url, &k);
+        let k = scrub(plan, base_url, &k);
         *data.summary.errors.entry(k).or_default() += n;
     }
     data.summary.unsent = unsent;
@@ -608,7 +583,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     } else {
         let mut env = Environment::capture();
         if let Some(o) = &opts.split {
-            env.worker = Some(crate::split::WorkerStudy::new(o, &env.host));
+            env.worker = Some(crate::worker::WorkerStudy::new(o, &env.host));
         }
         let env = serde_json::to_string(&env).unwrap_or_default();
         let id = store.create_study(
@@ -714,21 +689,6 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     })
 }
 
-/// `studies/<id>-<name>` with the name made file-system safe.
-pub fn default_out_dir(id: i64, name: &str) -> PathBuf {
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    Path::new("studies").join(format!("{id}-{safe}"))
-}
-
 /// A split study's worker: every run of the timetable, each on its slot.
 fn split_schedule(ctx: &mut Ctx<'_>, o: SplitOptions) -> Result<(), StudyError> {
     for slot in crate::split::timetable(ctx.plan, o.start_at_unix_ns, o.step_slack) {
@@ -816,6 +776,49 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
         }
     }
     Ok(())
+}
+
+/// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
+/// `{origin}` = `base_url` and references expanded) become their redacted
+/// templates, remaining URL passwords become `xxxxx`, and any captured
+/// environment value or literal credential still present becomes `REDACTED`.
+/// Used for error messages and the error set of a run.
+pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
+    let shown = plan.redacted();
+    let mut out = text.to_string();
+    for (t, s) in plan.targets.iter().zip(&shown.targets) {
+        for (r, d) in t.requests.iter().zip(&s.requests) {
+            if let Ok(sent) = expand(&r.url, &plan.env) {
+                let sent = sent.replace("{origin}", base_url);
+                let disp = d.url.replace("{origin}", base_url);
+                if sent != disp && !sent.is_empty() {
+                    out = out.replace(&sent, &disp);
+                }
+            }
+        }
+    }
+    out = redact_urls(&out);
+    // Anything left that is known to be secret (too short a value would
+    // mangle ordinary text; such a value is no secret anyway).
+    let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
+    for t in &plan.targets {
+        for r in &t.requests {
+            for (k, v) in &r.headers {
+                if is_credential(k, &plan.redact) {
+                    secrets.push(v.trim().to_string());
+                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
+                        secrets.push(rest.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    secrets.retain(|s| s.len() >= 4 && !is_reference(s));
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    for s in secrets {
+        out = out.replace(&s, REDACTED);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::plan::{PlanError, TargetPlan};
+use crate::error::PlanError;
+use crate::sources::TargetPlan;
 
 pub use loadlab_core::credentials::{CREDENTIAL_HEADERS, REDACTED};
 
@@ -36,7 +37,7 @@ impl fmt::Debug for EnvValues {
 
 impl EnvValues {
     /// The captured values (for scrubbing text).
-    fn values(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &str> {
         self.0.values().map(String::as_str)
     }
 }
@@ -158,7 +159,7 @@ pub(crate) fn shell_quoted(s: &str) -> String {
 }
 
 /// Whether `s` is exactly one `${NAME}` reference.
-fn is_reference(s: &str) -> bool {
+pub(crate) fn is_reference(s: &str) -> bool {
     matches!(pieces(s).as_deref(), Ok([Piece::Var(_)]))
 }
 
@@ -315,49 +316,6 @@ pub fn capture(targets: &[TargetPlan], src: &str, file: &str) -> Result<EnvValue
         }
     }
     Ok(env)
-}
-
-/// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
-/// `{origin}` = `base_url` and references expanded) become their redacted
-/// templates, remaining URL passwords become `xxxxx`, and any captured
-/// environment value or literal credential still present becomes `REDACTED`.
-/// Used for error messages and the error set of a run.
-pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
-    let shown = plan.redacted();
-    let mut out = text.to_string();
-    for (t, s) in plan.targets.iter().zip(&shown.targets) {
-        for (r, d) in t.requests.iter().zip(&s.requests) {
-            if let Ok(sent) = expand(&r.url, &plan.env) {
-                let sent = sent.replace("{origin}", base_url);
-                let disp = d.url.replace("{origin}", base_url);
-                if sent != disp && !sent.is_empty() {
-                    out = out.replace(&sent, &disp);
-                }
-            }
-        }
-    }
-    out = redact_urls(&out);
-    // Anything left that is known to be secret (too short a value would
-    // mangle ordinary text; such a value is no secret anyway).
-    let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
-    for t in &plan.targets {
-        for r in &t.requests {
-            for (k, v) in &r.headers {
-                if is_credential(k, &plan.redact) {
-                    secrets.push(v.trim().to_string());
-                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
-                        secrets.push(rest.trim().to_string());
-                    }
-                }
-            }
-        }
-    }
-    secrets.retain(|s| s.len() >= 4 && !is_reference(s));
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    for s in secrets {
-        out = out.replace(&s, REDACTED);
-    }
-    out
 }
 
 /// `text` with every captured value (of 4 characters or more: a shorter one

@@ -20,15 +20,17 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use hdrhistogram::Histogram;
-use loadlab_core::{Rate, ScheduleSegment, format_go_duration};
-use serde::{Deserialize, Serialize};
+use loadlab_core::{ScheduleSegment, format_go_duration};
 
-use crate::analysis::{self, SWEEP};
+use crate::analysis;
 use crate::collect::{RunData, RunSummary, SeriesPoint};
 use crate::env::Environment;
+use crate::error::StudyError;
 use crate::plan::Plan;
-use crate::runner::StudyError;
 use crate::store::{MonitorPoint, RunRow, Store, StudyRow};
+use crate::timetable::scheduled_total_checked;
+pub use crate::timetable::{Slot, scheduled_total, slot_length, timetable};
+pub use crate::worker::{SplitOptions, WorkerStudy, WorkersNote};
 
 /// The pause added to every slot of the timetable, beyond the plan's step
 /// and cool-down (`--step-slack`): room for the run's in-flight requests to
@@ -38,79 +40,6 @@ pub const DEFAULT_STEP_SLACK: Duration = Duration::from_secs(2);
 /// A worker that begins more than this after its slot is named in the
 /// merged run (as `report` does for attack workers).
 const LATE_BEGIN_NS: u64 = 10_000_000;
-
-/// How a worker of a split study runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitOptions {
-    pub segment: ScheduleSegment,
-    /// The common start of the first run, ns since the Unix epoch.
-    pub start_at_unix_ns: u64,
-    /// Added to every slot (see [`DEFAULT_STEP_SLACK`]).
-    pub step_slack: Duration,
-}
-
-/// What a worker's store records about its study (in the study's
-/// environment), so `study merge` can check that stores belong together.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkerStudy {
-    pub segment: u64,
-    pub segments: u64,
-    pub start_at_unix_ns: u64,
-    pub step_slack_ns: u64,
-    pub host: String,
-}
-
-impl WorkerStudy {
-    pub fn new(o: &SplitOptions, host: &str) -> WorkerStudy {
-        WorkerStudy {
-            segment: o.segment.index,
-            segments: o.segment.count,
-            start_at_unix_ns: o.start_at_unix_ns,
-            step_slack_ns: o.step_slack.as_nanos() as u64,
-            host: host.to_string(),
-        }
-    }
-}
-
-/// One run of the timetable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Slot {
-    pub phase: String,
-    pub rate: u64,
-    pub target: String,
-    pub repetition: u32,
-    /// When the run's schedule starts on every worker (ns since the epoch).
-    pub start_unix_ns: u64,
-}
-
-/// The length of one slot: the step, the cool-down and the slack.
-pub fn slot_length(plan: &Plan, slack: Duration) -> Duration {
-    plan.load.step + plan.load.cooldown + slack
-}
-
-/// The runs of a split study, in order, each with its start: run `k`
-/// starts at `T + k × (step + cooldown + slack)`. The order is the sweep's
-/// (rates ascending; within a rate, repetitions, targets interleaved A B A
-/// B), a function of the plan alone, so every worker computes the same.
-pub fn timetable(plan: &Plan, start_at_unix_ns: u64, slack: Duration) -> Vec<Slot> {
-    let len = slot_length(plan, slack).as_nanos() as u64;
-    let mut out = Vec::new();
-    for &rate in &plan.load.rates {
-        for rep in 1..=plan.repetitions {
-            for t in &plan.targets {
-                let k = out.len() as u64;
-                out.push(Slot {
-                    phase: SWEEP.to_string(),
-                    rate,
-                    target: t.name.clone(),
-                    repetition: rep,
-                    start_unix_ns: start_at_unix_ns.saturating_add(k.saturating_mul(len)),
-                });
-            }
-        }
-    }
-    out
-}
 
 /// The plan features a split study cannot have, each with its reason (an
 /// empty plan-level error list means the plan can be split).
@@ -190,76 +119,6 @@ pub fn referenced_files(plan_path: &Path) -> Result<Vec<PathBuf>, String> {
         }
     }
     Ok(out)
-}
-
-/// What a merged run says about its workers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct WorkersNote {
-    /// The number of segments (workers) of the study.
-    pub segments: u64,
-    /// The segments whose run is in the merge.
-    pub present: Vec<u64>,
-    /// Requests of the run's whole schedule, when known.
-    pub scheduled: Option<u64>,
-    /// Requests of the schedule no worker accounts for.
-    pub missing: u64,
-    /// True when an absent segment's share is unknown (`missing` is then a
-    /// lower bound).
-    #[serde(default)]
-    pub missing_lower_bound: bool,
-    /// One line per absent or short segment, each with the word `missing`
-    /// and its count.
-    pub problems: Vec<String>,
-    /// Latest minus earliest schedule start of the present workers.
-    pub start_spread_ns: u64,
-    /// Workers that began more than 10 ms after the run's slot.
-    pub late: Vec<String>,
-}
-
-impl WorkersNote {
-    /// The lines the report shows under the run's figures.
-    pub fn lines(&self) -> Vec<String> {
-        let mut out = vec![format!(
-            "Workers       {} of {} segments, start spread {}",
-            self.present.len(),
-            self.segments,
-            format_go_duration(Duration::from_nanos(self.start_spread_ns))
-        )];
-        if self.missing > 0 || self.missing_lower_bound {
-            let of = self
-                .scheduled
-                .map(|s| format!(" of {s} scheduled"))
-                .unwrap_or_default();
-            let bound = if self.missing_lower_bound {
-                " (at least: a share is unknown)"
-            } else {
-                ""
-            };
-            out.push(format!(
-                "Missing       {} requests missing{of}{bound}",
-                self.missing
-            ));
-            for p in &self.problems {
-                out.push(format!("Missing       {p}"));
-            }
-        }
-        for l in &self.late {
-            out.push(format!("Warning       {l}"));
-        }
-        out
-    }
-
-    pub fn is_complete(&self) -> bool {
-        self.missing == 0 && !self.missing_lower_bound
-    }
-}
-
-/// The whole schedule's size of a run of `plan` at `rate`, as the engine
-/// counts it (`None` when unbounded).
-pub fn scheduled_total(plan: &Plan, rate: u64) -> Option<u64> {
-    let cfg = plan.load.attack_config(Rate::per_second(rate));
-    let pacer = cfg.pacer.build();
-    loadlab_core::segment::scheduled_total(pacer.as_ref(), cfg.duration, cfg.max_requests)
 }
 
 fn decode_b64_hist(s: &str) -> Option<Histogram<u64>> {
@@ -512,99 +371,6 @@ pub fn merge_run(
     )
 }
 
-fn scheduled_total_checked(plan: &Plan, rate: u64) -> Option<u64> {
-    if rate == 0 {
-        None
-    } else {
-        scheduled_total(plan, rate)
-    }
-}
-
-/// The report's paragraph on a split study: the workers a merged study
-/// was made of and each run that misses requests (a line with the word
-/// `missing` and the count), or which worker a worker's study is.
-pub fn report_note(env: &Environment, plan: &Plan, runs: &[RunRow]) -> String {
-    if let Some(w) = &env.worker {
-        return format!(
-            "This is worker {}/{} of a split study (common start {}, step slack {}): each run holds its segment of the schedule only; `loadlab study merge` adds the workers' stores into the whole study.",
-            w.segment,
-            w.segments,
-            loadlab_metrics::timefmt::rfc3339(w.start_at_unix_ns as i128),
-            format_go_duration(Duration::from_nanos(w.step_slack_ns)),
-        );
-    }
-    let Some(w0) = env.merged_from.first() else {
-        return String::new();
-    };
-    let n = w0.segments;
-    let given: Vec<String> = env
-        .merged_from
-        .iter()
-        .map(|w| {
-            if w.host.is_empty() {
-                format!("{}/{n}", w.segment)
-            } else {
-                format!("{}/{n} ({})", w.segment, w.host)
-            }
-        })
-        .collect();
-    let mut o = format!(
-        "Merged from {} of {n} workers of a split study (segments {}; common start {}, step slack {}): every run's counts, histograms and series are the workers' added exactly.",
-        env.merged_from.len(),
-        given.join(", "),
-        loadlab_metrics::timefmt::rfc3339(w0.start_at_unix_ns as i128),
-        format_go_duration(Duration::from_nanos(w0.step_slack_ns)),
-    );
-    let short: Vec<String> = runs
-        .iter()
-        .filter_map(|r| {
-            let w = r.summary.workers.as_ref()?;
-            (!w.is_complete()).then(|| {
-                format!(
-                    "{} {} #{} at {}: {} requests missing{}",
-                    r.phase,
-                    r.target,
-                    r.repetition,
-                    r.rate,
-                    w.missing,
-                    w.scheduled
-                        .map(|s| format!(" of {s} scheduled"))
-                        .unwrap_or_default()
-                )
-            })
-        })
-        .collect();
-    let mut short = short;
-    let slack = Duration::from_nanos(w0.step_slack_ns);
-    for slot in timetable(plan, w0.start_at_unix_ns, slack) {
-        let held = runs.iter().any(|r| {
-            r.phase == slot.phase
-                && r.rate == slot.rate
-                && r.target == slot.target
-                && r.repetition == slot.repetition
-        });
-        if !held {
-            let all = scheduled_total_checked(plan, slot.rate)
-                .map(|t| format!("all {t} requests"))
-                .unwrap_or_else(|| "all its requests".into());
-            short.push(format!(
-                "{} {} #{} at {}: {all} missing (no worker holds this run)",
-                slot.phase, slot.target, slot.repetition, slot.rate
-            ));
-        }
-    }
-    if short.is_empty() {
-        o.push_str(" No run misses any request.");
-    } else {
-        o.push_str(&format!(
-            " {} run(s) have requests missing (a worker's run absent or cut short; its figures are the others'): {}.",
-            short.len(),
-            short.join("; ")
-        ));
-    }
-    o
-}
-
 /// A worker's store, read for the merge.
 struct WorkerStore {
     path: PathBuf,
@@ -750,7 +516,7 @@ pub fn merge_stores(
         &serde_json::to_string(&env).unwrap_or_default(),
         "",
     )?;
-    let out_dir = out.unwrap_or_else(|| crate::runner::default_out_dir(id, &plan.name));
+    let out_dir = out.unwrap_or_else(|| crate::report::default_out_dir(id, &plan.name));
     store.set_out_dir(id, &out_dir.display().to_string())?;
     let mut merged = 0;
     let mut missing = Vec::new();
@@ -833,6 +599,7 @@ pub fn merge_stores(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::SWEEP;
 
     fn plan(yaml: &str) -> Plan {
         Plan::from_yaml(yaml, "plan.yaml", Path::new(".")).unwrap()

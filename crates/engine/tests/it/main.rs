@@ -16,7 +16,6 @@ mod http2;
 mod keepalive;
 mod lazy;
 mod live;
-mod module_graph;
 mod order;
 mod requests;
 mod segments;

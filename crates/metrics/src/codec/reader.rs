@@ -101,7 +101,7 @@ impl<R: Read> ResultsReader<R> {
             texts: ErrorTexts::default(),
         };
         if !r.fill(HEADER_LEN)? || r.buf[..MAGIC.len()] != MAGIC {
-            let start = crate::open::describe_start(&r.buf[r.pos..r.end]);
+            let start = crate::sniff::describe_start(&r.buf[r.pos..r.end]);
             return Err(ReadError::UnknownFormat {
                 name: r.name.clone(),
                 start,

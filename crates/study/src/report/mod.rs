@@ -6,10 +6,11 @@
 pub mod charts;
 pub mod command;
 pub mod doc;
+pub mod split_note;
 pub mod text;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 use loadlab_core::{Rate, format_go_duration};
@@ -116,7 +117,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         study.plan_path
     )));
     if !env.merged_from.is_empty() || env.worker.is_some() {
-        b.push(Block::Para(crate::split::report_note(&env, plan, runs)));
+        b.push(Block::Para(split_note::report_note(&env, plan, runs)));
     }
     if let Some(qn) = &plan.question {
         b.push(Block::Heading(2, "Question".into()));
@@ -725,4 +726,19 @@ fn metrics_table(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow], steps: &[(Str
         .collect(),
         rows,
     });
+}
+
+/// `studies/<id>-<name>` with the name made file-system safe.
+pub fn default_out_dir(id: i64, name: &str) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    Path::new("studies").join(format!("{id}-{safe}"))
 }

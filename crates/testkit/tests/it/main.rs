@@ -2,5 +2,6 @@
 //! `tests/` folder is a module here (one link instead of one per file).
 
 mod kit;
+mod module_graph;
 mod pubsub;
 mod workspace;
