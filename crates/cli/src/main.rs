@@ -17,6 +17,7 @@ mod flags;
 mod progress;
 mod prom_server;
 mod signals;
+mod stdin;
 mod usage;
 mod workload;
 

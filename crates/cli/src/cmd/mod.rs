@@ -8,7 +8,6 @@ pub mod demo;
 pub mod encode;
 pub mod k6;
 pub mod k8s;
-mod k8s_plan;
 pub mod origin;
 pub mod plot;
 pub mod report;

@@ -40,7 +40,7 @@ pub struct ReportArgs {
 pub fn open_input(name: &str) -> Result<(Box<dyn Read + Send>, String), CliError> {
     if name == "-" || name == "stdin" {
         // Results typed or pasted on a terminal end with one Ctrl-D.
-        let stdin = super::attack::StickyEof::new(std::io::stdin());
+        let stdin = crate::stdin::StickyEof::new(std::io::stdin());
         return Ok((Box::new(stdin), "stdin".to_string()));
     }
     let f = File::open(name).map_err(|e| CliError::io(format!("cannot read {name}: {e}")))?;

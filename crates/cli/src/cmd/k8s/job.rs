@@ -1,7 +1,7 @@
 //! `loadlab k8s render|run`: one attack split over N worker pods of a
 //! Kubernetes Indexed Job. See docs/distributed.md.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::time::{Duration, SystemTime};
 
 use clap::Parser;
@@ -112,51 +112,7 @@ pub struct RenderArgs {
 #[command(name = "attack", args_override_self = true)]
 struct AttackOnly {
     #[command(flatten)]
-    args: super::attack::AttackArgs,
-}
-
-pub fn run(mut a: K8sArgs) -> Result<(), CliError> {
-    if let K8sCommand::Render(r) | K8sCommand::Run(r) = &mut a.command {
-        super::k8s_plan::plan_or_attack(r, std::env::args_os());
-    }
-    match a.command {
-        K8sCommand::Render(r) if r.plan.is_some() => {
-            super::k8s_plan::render(&r, r.plan.as_deref().unwrap_or_else(|| unreachable!()))
-        }
-        K8sCommand::Run(r) if r.plan.is_some() => {
-            super::k8s_plan::run_job(&r, r.plan.as_deref().unwrap_or_else(|| unreachable!()))
-        }
-        K8sCommand::Render(r) => {
-            let (_, manifests) = build(&r)?;
-            let yaml = manifests.to_yaml().map_err(render_error)?;
-            let mut out = std::io::stdout();
-            out.write_all(yaml.as_bytes())
-                .and_then(|_| out.flush())
-                .map_err(|e| CliError::io(format!("cannot write the manifests: {e}")))
-        }
-        K8sCommand::Run(r) => run_job(&r),
-        K8sCommand::Gather(g) => {
-            let results = Results::parse(&g.results).map_err(render_error)?;
-            if let Results::Pvc { .. } = results {
-                return Err(CliError::usage(
-                    "k8s gather reads s3://BUCKET/PREFIX; for pvc: copy the files out and run loadlab report on them",
-                ));
-            }
-            let location = results.location(&g.name);
-            if super::k8s_plan::holds_stores(&location)? {
-                return super::k8s_plan::gather(&location, g.workers, g.db, g.out);
-            }
-            warn_missing_workers(&location, g.workers)?;
-            super::report::run(super::report::ReportArgs {
-                kind: g.kind,
-                buckets: None,
-                every: None,
-                by: None,
-                output: "stdout".into(),
-                files: vec![location],
-            })
-        }
-    }
+    args: crate::cmd::attack::AttackArgs,
 }
 
 pub(super) fn unix_ns_now() -> i128 {
@@ -217,7 +173,7 @@ pub(super) fn render_error(e: RenderError) -> CliError {
 }
 
 /// Checks everything and builds the objects.
-fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
+pub(super) fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
     if r.attack.first().is_some_and(|a| a == "k6") {
         return build_script(r);
     }
@@ -237,7 +193,7 @@ fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
         CliError::usage(format!("in the attack flags after --: {first}"))
     })?;
     let attack = parsed.args;
-    let cfg = super::attack::config(&attack)?;
+    let cfg = crate::cmd::attack::config(&attack)?;
     let attack_duration = cfg
         .duration
         .or_else(|| cfg.pacer.build().planned_duration());
@@ -347,7 +303,7 @@ impl RenderBase {
 /// `k8s render --workers N … -- k6 run [k6 flags] script.js`: the script's
 /// workers, segment I of N each (docs/distributed.md, "A k6 script").
 fn build_script(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError> {
-    let (script, duration) = super::k6::check_run_flags(&r.attack)?;
+    let (script, duration) = crate::cmd::k6::check_run_flags(&r.attack)?;
     let base = RenderBase::settle(
         r,
         "results",
@@ -440,7 +396,7 @@ pub(super) fn apply_and_follow(
 }
 
 /// `k8s run`: render, apply, follow, gather, merge, report.
-fn run_job(r: &RenderArgs) -> Result<(), CliError> {
+pub(super) fn run_job(r: &RenderArgs) -> Result<(), CliError> {
     let (spec, manifests) = build(r)?;
     apply_and_follow(
         &spec,
@@ -471,7 +427,7 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
         Results::S3 { .. } => {
             let location = spec.results.location(&spec.name);
             warn_missing_workers(&location, spec.workers)?;
-            super::report::run(super::report::ReportArgs {
+            crate::cmd::report::run(crate::cmd::report::ReportArgs {
                 kind: "text".into(),
                 buckets: None,
                 every: None,
@@ -485,7 +441,7 @@ fn run_job(r: &RenderArgs) -> Result<(), CliError> {
 
 /// Names the workers that uploaded nothing: their shares are missing from
 /// the merged report (never silently: one line each on stderr).
-fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
+pub(super) fn warn_missing_workers(location: &str, workers: u32) -> Result<(), CliError> {
     use loadlab_cluster::store::{self, S3Url};
     let Some(Ok(url)) = S3Url::parse(location) else {
         return Ok(());

@@ -1,7 +1,7 @@
 //! `loadlab k8s render|run --workers N PLAN.yaml`: a study plan split over
 //! the worker pods of an Indexed Job (each runs `loadlab study PLAN
 //! --segment=I/N --start-at=T`), and `k8s gather` of their stores (`study
-//! merge`). The attack mode is in `k8s.rs`; the objects are
+//! merge`). The attack mode is in `job.rs`; the objects are
 //! `loadlab_cluster::plan`'s. See docs/distributed.md.
 
 use std::io::Write;
@@ -11,7 +11,7 @@ use loadlab_cluster::plan::{PlanRenderSpec, prepare_plan};
 use loadlab_cluster::render::{Manifests, Results};
 use loadlab_study::Plan;
 
-use super::k8s::{RenderArgs, render_error};
+use super::job::{RenderArgs, render_error};
 use crate::exit::CliError;
 
 /// clap may fill the `PLAN.yaml` positional with a value given after `--`
@@ -46,7 +46,7 @@ fn build(r: &RenderArgs, plan_path: &Path) -> Result<(PlanRenderSpec, Manifests)
     let plan = Plan::from_file(plan_path).map_err(CliError::bad_input)?;
     loadlab_study::split::check_plan(&plan).map_err(CliError::bad_input)?;
     let base =
-        super::k8s::RenderBase::settle(r, "stores", "workers more than 1s late refuse to start")?;
+        super::job::RenderBase::settle(r, "stores", "workers more than 1s late refuse to start")?;
     let prepared = prepare_plan(
         plan_path,
         &loadlab_study::split::referenced_files(plan_path).map_err(CliError::io)?,
@@ -79,10 +79,10 @@ pub fn render(r: &RenderArgs, plan: &Path) -> Result<(), CliError> {
 pub fn run_job(r: &RenderArgs, plan: &Path) -> Result<(), CliError> {
     let (spec, manifests) = build(r, plan)?;
     let b = &spec.base;
-    super::k8s::apply_and_follow(
+    super::job::apply_and_follow(
         b,
         &manifests,
-        super::k8s::Follow {
+        super::job::Follow {
             workers: "study workers",
             starts: "first step",
             timeout_hint: None,
@@ -129,7 +129,7 @@ pub fn gather(
 ) -> Result<(), CliError> {
     let tmp = tempfile::tempdir()
         .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
-    let stores = super::study::fetch_stores(&[PathBuf::from(location)], tmp.path())?;
+    let stores = crate::cmd::study::fetch_stores(&[PathBuf::from(location)], tmp.path())?;
     let present: Vec<u32> = stores
         .iter()
         .filter_map(|p| {
@@ -146,8 +146,8 @@ pub fn gather(
             "loadlab: worker {i} uploaded no store (worker-{i}.db missing under {location}): its share of every step is missing from the merged study"
         );
     }
-    super::study::merge(super::study::MergeArgs {
-        db: db.unwrap_or_else(|| PathBuf::from(super::study::DEFAULT_DB)),
+    crate::cmd::study::merge(crate::cmd::study::MergeArgs {
+        db: db.unwrap_or_else(|| PathBuf::from(crate::cmd::study::DEFAULT_DB)),
         out,
         workers: stores,
     })
