@@ -38,9 +38,12 @@
 
 pub mod api;
 mod crypto;
+pub mod executor;
 pub mod html;
 mod http_debug;
+mod http_result;
 mod inflight;
+mod js;
 mod local_ips;
 pub mod log;
 pub mod metrics;
@@ -53,12 +56,12 @@ pub mod segment;
 pub mod summary;
 pub mod system_tags;
 mod test_options;
-pub mod vu;
 mod websockets;
 mod ws;
 
 use std::path::PathBuf;
 
+pub use js::vu;
 pub use options::{Overrides, Stage};
 pub use sched::{RunConfig, RunOutcome, run};
 

@@ -11,24 +11,34 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Wake, Waker};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::{Client, ClientResponse, with_owner};
-use rquickjs::loader::{BuiltinResolver, Loader, Resolver};
-use rquickjs::module::Declared;
-use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
+use rquickjs::loader::BuiltinResolver;
+use rquickjs::{Function, Object, Runtime, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
 use crate::api::ReqMeta;
+use crate::executor::schedule::arrival_at;
 use crate::inflight::{Boxes, InFlight};
+use crate::js::error::with_stack_end;
+use crate::js::exec::{call_exec, init_vu};
+use crate::js::loader::{K6Loader, LocalResolver, new_context};
 use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
-use crate::options::{Executor, Options, Overrides, Scenario, ramp_vus_at};
+use crate::options::{Executor, Options, Overrides, Scenario};
 use crate::out::Outputs;
 use crate::system_tags::SystemTags;
 use crate::vu::{self, Op, Resume, VuCoroutine};
+
+pub use crate::executor::schedule::{
+    arrival_count, ramp_flat_until, ramp_vus, ramp_vus_allowed, segment_arrival,
+};
+pub use crate::http_result::{Timings, error_of, error_text, go_method, proto_of};
+use crate::http_result::{ms, url_host};
+use crate::log::unix_now_ns;
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -66,12 +76,9 @@ pub struct RunConfig {
     pub progress: bool,
 }
 
-/// An exception's text as k6 logs it: a stack ends with a newline.
-fn with_stack_end(mut e: String) -> String {
-    if e.contains("\n\tat ") && !e.ends_with('\n') {
-        e.push('\n');
-    }
-    e
+/// The k6 modules loadlab has, for messages (`js::error`).
+pub(crate) fn known_modules() -> String {
+    module_names()
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).
@@ -85,13 +92,6 @@ fn open_console_output(path: &str) -> Result<std::fs::File, ScriptError> {
 
 fn unix_now_ms() -> i64 {
     (unix_now_ns() / 1_000_000) as i64
-}
-
-/// Now, in ns since the Unix epoch.
-pub(crate) fn unix_now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// A worker's record and plan for its results file: written when the run
@@ -152,83 +152,6 @@ pub struct RunOutcome {
     pub vus_initialised: u64,
 }
 
-/// The figures of one request's timings, in milliseconds (k6's `timings`).
-pub struct Timings {
-    pub blocked: f64,
-    pub connecting: f64,
-    pub tls_handshaking: f64,
-    pub sending: f64,
-    pub waiting: f64,
-    pub receiving: f64,
-    pub duration: f64,
-}
-
-/// Whole nanoseconds in milliseconds, as k6 gives them (`0.014882`, not
-/// `0.014882000000000001`).
-fn ms(d: Duration) -> f64 {
-    d.as_nanos() as f64 / 1e6
-}
-
-impl Timings {
-    /// k6's figures from the engine's instants: `blocked` from the
-    /// request's start to its connection in hand (a new connection's
-    /// dial and handshakes included), `connecting` the TCP connect,
-    /// `tls_handshaking` the TLS handshake, `sending` from the connection
-    /// in hand to the request written, `waiting` from then to the first
-    /// response byte, `receiving` from it to the last; `duration` is the
-    /// sum of the last three. A request that was never written waits,
-    /// sends and receives nothing, as in k6.
-    pub fn of(r: &ClientResponse) -> Timings {
-        let p = &r.phases;
-        let got = p.got_conn.map_or(r.sent, |g| g.max(r.sent));
-        let zero = Duration::ZERO;
-        let (sending, waiting, receiving) = match p.wrote {
-            None => (zero, zero, zero),
-            Some(wrote) => {
-                let wrote = wrote.max(got);
-                match r.first_byte {
-                    // The response may start before the write returns.
-                    Some(fb) => (
-                        wrote - got,
-                        fb.saturating_duration_since(wrote),
-                        r.done.saturating_duration_since(fb.max(got)),
-                    ),
-                    None => (wrote - got, r.done.saturating_duration_since(wrote), zero),
-                }
-            }
-        };
-        Timings {
-            blocked: ms(got - r.sent),
-            connecting: ms(p.connecting),
-            tls_handshaking: ms(p.tls_handshaking),
-            sending: ms(sending),
-            waiting: ms(waiting),
-            receiving: ms(receiving),
-            duration: ms(sending + waiting + receiving),
-        }
-    }
-}
-
-/// The protocol of a response as k6 names it (Go's `Proto`): `HTTP/1.1` or
-/// `HTTP/2.0`; empty when there was no response.
-pub fn proto_of(r: &ClientResponse) -> &'static str {
-    match (r.status, r.http2, r.http10) {
-        (0, _, _) => "",
-        (_, true, _) => "HTTP/2.0",
-        (_, false, true) => "HTTP/1.0",
-        (_, false, false) => "HTTP/1.1",
-    }
-}
-
-/// A method as Go's request errors name it: `Get`, `Post`.
-pub fn go_method(method: &str) -> String {
-    let mut m = method.to_ascii_lowercase();
-    if let Some(first) = m.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
-    m
-}
-
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
 /// response, or a request the end of the test cut short.
@@ -273,66 +196,6 @@ pub fn failure_text(
         _ => error_of(r, url).0,
     };
     Some(format!("{method} {url:?}: {detail}"))
-}
-
-/// The host of `url` (empty if it has none).
-fn url_host(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-/// k6's `error` and `error_code` for a response from `url`.
-pub fn error_of(r: &ClientResponse, url: &str) -> (String, u32) {
-    if r.error == ErrorKind::None {
-        if r.status >= 400 {
-            return (String::new(), 1000 + u32::from(r.status));
-        }
-        return (String::new(), 0);
-    }
-    let code = match r.error {
-        ErrorKind::Dns => 1101,
-        ErrorKind::BlockedIp => 1110,
-        ErrorKind::BlockedHost => 1111,
-        ErrorKind::ConnectRefused => 1212,
-        ErrorKind::Timeout | ErrorKind::BodyTimeout | ErrorKind::ConnectTimeout => 1050,
-        ErrorKind::ConnectionReset => 1220,
-        ErrorKind::TlsUnknownIssuer => 1310,
-        ErrorKind::TlsNameMismatch => 1311,
-        k if k.is_tls() => 1300,
-        ErrorKind::TooManyRedirects => 1400,
-        _ => 1000,
-    };
-    (error_text(r.error, url), code)
-}
-
-/// k6's `error` text for a request to `url` that failed with `kind`: k6's
-/// texts where they are short and fixed, Go's where k6 reports Go's, else
-/// loadlab's own.
-pub fn error_text(kind: ErrorKind, url: &str) -> String {
-    match kind {
-        ErrorKind::ConnectRefused => "dial: connection refused".to_string(),
-        ErrorKind::Timeout | ErrorKind::BodyTimeout => "request timeout".to_string(),
-        // Go's words, which k6 reports (no attack flags in them).
-        ErrorKind::TlsUnknownIssuer => {
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-                .to_string()
-        }
-        // Go's words (the policy of `dns` may leave no address, too).
-        ErrorKind::Dns => format!("lookup {}: no such host", url_host(url)),
-        ErrorKind::TlsNameMismatch => {
-            let host = Some(url_host(url))
-                .filter(|h| !h.is_empty())
-                .unwrap_or_else(|| "the URL's host".to_string());
-            format!("tls: failed to verify certificate: x509: certificate is not valid for {host}")
-        }
-        _ => {
-            let mut s = String::new();
-            kind.write_text(&mut s, "", &Default::default());
-            s
-        }
-    }
 }
 
 /// Per-VU facts the native functions read.
@@ -1358,277 +1221,6 @@ struct Slot<'js> {
     op_gen: u64,
 }
 
-/// Turns a JavaScript exception into text with its position.
-fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    unmark(&marked_exception_text(ctx, e))
-}
-
-fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    if let rquickjs::Error::Exception = e {
-        let v = ctx.catch();
-        if let Some(ex) = v.as_exception() {
-            let msg = ex.message().unwrap_or_default();
-            let stack = ex.stack().unwrap_or_default();
-            let name: String = ex.get("name").unwrap_or_else(|_| "Error".into());
-            // Every frame of the script's own, innermost first, as k6 prints
-            // them; those inside loadlab's k6 modules (`fail` in `k6`) are
-            // left out.
-            let mut text = format!("{name}: {msg}");
-            for frame in stack
-                .lines()
-                .map(str::trim)
-                .filter_map(|l| l.strip_prefix("at "))
-                .filter(|f| {
-                    !crate::api::MODULES
-                        .iter()
-                        .any(|(m, _)| f.contains(&format!("({m}:")))
-                })
-            {
-                text.push_str("\n\tat ");
-                text.push_str(frame);
-            }
-            return text;
-        }
-        return format!("Uncaught {}", value_text(ctx, &v));
-    }
-    e.to_string()
-}
-
-fn value_text<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
-    if let Some(s) = v.as_string() {
-        return s.to_string().unwrap_or_default();
-    }
-    ctx.json_stringify(v.clone())
-        .ok()
-        .flatten()
-        .and_then(|s| s.to_string().ok())
-        .unwrap_or_else(|| format!("{v:?}"))
-}
-
-/// A syntax error as `file:line:column: message` (QuickJS puts the
-/// position in the stack's first line).
-fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
-    match marked_syntax_text(ctx, e, script) {
-        ScriptError::Syntax(m) => ScriptError::Syntax(unmark(&m)),
-        ScriptError::Unsupported(m) => ScriptError::Unsupported(unmark(&m)),
-        ScriptError::Script(m) => ScriptError::Script(unmark(&m)),
-        other => other,
-    }
-}
-
-fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
-    if let rquickjs::Error::Exception = e {
-        let v = ctx.catch();
-        if let Some(ex) = v.as_exception() {
-            let msg = ex.message().unwrap_or_default();
-            let name: String = ex.get("name").unwrap_or_else(|_| "Error".into());
-            let stack = ex.stack().unwrap_or_default();
-            let at = stack
-                .lines()
-                .map(str::trim)
-                .find(|l| l.starts_with("at "))
-                .map(|l| l.trim_start_matches("at ").trim().to_string());
-            if name == "SyntaxError" {
-                // Module link errors (a missing export) are SyntaxErrors too.
-                if msg.contains("export") || msg.contains("Could not find") {
-                    return ScriptError::Unsupported(format!(
-                        "{script}: {msg} (not supported by loadlab k6; see docs/k6.md)"
-                    ));
-                }
-                return ScriptError::Syntax(match at {
-                    Some(at) => format!("{at}: SyntaxError: {msg}"),
-                    None => format!("{script}: SyntaxError: {msg}"),
-                });
-            }
-            if msg.contains("could not load module") || msg.contains("resolving module") {
-                return ScriptError::Unsupported(format!(
-                    "{script}: {msg} (loadlab k6 has the modules {} and local files){}",
-                    module_names(),
-                    remote_hint(&msg)
-                ));
-            }
-            return ScriptError::Script(match at {
-                Some(at) => format!("{name}: {msg}\n\tat {at}"),
-                None => format!("{name}: {msg}"),
-            });
-        }
-        return ScriptError::Script(format!("Uncaught {}", value_text(ctx, &v)));
-    }
-    let s = e.to_string();
-    if s.contains("resolv") || s.contains("load") {
-        return ScriptError::Unsupported(format!(
-            "{script}: {s} (loadlab k6 has the modules {} and local files){}",
-            module_names(),
-            remote_hint(&s)
-        ));
-    }
-    ScriptError::Script(s)
-}
-
-/// What to do about a remote module (jslib.k6.io's `textSummary` above all).
-fn remote_hint(msg: &str) -> &'static str {
-    if msg.contains("k6-summary") {
-        "; remote modules are not fetched, so jslib's textSummary is not supported: \
-         leave handleSummary out to get k6's default summary, or build the text in \
-         handleSummary from its data (see docs/k6.md)"
-    } else if msg.contains("http://") || msg.contains("https://") {
-        "; remote modules are not fetched: download the file and import it by a local path"
-    } else {
-        ""
-    }
-}
-
-/// How a module is written once compiled: without the functions' source
-/// text (QuickJS keeps, per context, a copy of each function's source for
-/// `toString()`: kilobytes per VU), with the debug information that gives
-/// exceptions their `file:line:column`.
-fn bytecode_options() -> WriteOptions {
-    WriteOptions {
-        strip_source: true,
-        strip_debug: false,
-        ..Default::default()
-    }
-}
-
-/// A module compiled once, from its bytecode after that: the first VU
-/// compiles `source` (syntax errors come from here) and keeps the
-/// bytecode, the others read it (QuickJS ties bytecode to a context, so
-/// each VU still has its own copy, but not the source text, and is spared
-/// the parse).
-fn declare_cached<'js>(
-    ctx: &Ctx<'js>,
-    cache: &RefCell<Option<Vec<u8>>>,
-    name: &str,
-    source: &str,
-) -> rquickjs::Result<Module<'js, Declared>> {
-    if let Some(b) = cache.borrow().as_deref() {
-        // SAFETY: the bytes were written by `Module::write` of this very
-        // QuickJS build (below), in this process.
-        return unsafe { Module::load(ctx.clone(), b) };
-    }
-    let m = Module::declare(ctx.clone(), name, source)?;
-    *cache.borrow_mut() = Some(m.write(bytecode_options())?);
-    Ok(m)
-}
-
-/// Evaluates VU `vu_index`'s own instance of the script's module in the
-/// run's context (each VU reads the module's bytecode: its top-level
-/// variables are its own, as in k6) and returns the VU's holder, whose
-/// `ns` is the module's namespace. VU 0's is also the global `__k6_ns`
-/// (`handleSummary`).
-fn init_vu<'js>(
-    ctx: &Ctx<'js>,
-    vu_index: usize,
-    name: &str,
-    source: &str,
-    code: &RefCell<Option<Vec<u8>>>,
-) -> Result<Object<'js>, ScriptError> {
-    vu::on_main_stack();
-    vu::set_current(vu_index);
-    let m = declare_cached(ctx, code, name, source).map_err(|e| syntax_text(ctx, e, name));
-    let evaluated = m.and_then(|m| {
-        let (m, promise) = m.eval().map_err(|e| syntax_text(ctx, e, name))?;
-        promise
-            .finish::<()>()
-            .map_err(|e| syntax_text(ctx, e, name))?;
-        m.namespace().map_err(|e| syntax_text(ctx, e, name))
-    });
-    vu::set_current(0);
-    let ns = evaluated?;
-    let runtime = |e: rquickjs::Error| ScriptError::Runtime(e.to_string());
-    let holder = Object::new(ctx.clone()).map_err(runtime)?;
-    holder.set("ns", ns.clone()).map_err(runtime)?;
-    if vu_index == 0 {
-        ctx.globals().set("__k6_ns", ns).map_err(runtime)?;
-    }
-    Ok(holder)
-}
-
-/// Calls the exported function `exec` with the setup data.
-fn call_exec<'js>(
-    ctx: &Ctx<'js>,
-    holder: &Object<'js>,
-    exec: &str,
-    with_data: bool,
-    keep_result: bool,
-) -> Result<(), String> {
-    let g = holder;
-    let ns: Object = g.get("ns").map_err(|e| e.to_string())?;
-    let f: Function = ns
-        .get(exec)
-        .map_err(|_| format!("the script exports no function {exec:?}"))?;
-    let data: Value = if with_data {
-        g.get("data")
-            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
-    } else {
-        Value::new_undefined(ctx.clone())
-    };
-    let r: Result<Value, _> = f.call((data,));
-    let out = match r {
-        Ok(v) => event_loop(ctx, v),
-        Err(e) => Err(exception_text(ctx, e)),
-    };
-    // Whatever timers the VU still has die with the iteration (an
-    // exception, a stop).
-    if crate::api::TIMERS_LIVE.with(Cell::get) > 0
-        && let Ok(drop) = crate::api::k6_helper(ctx, "timersDrop")
-    {
-        let _ = drop.call::<_, ()>(());
-    }
-    let v = out?;
-    if keep_result {
-        g.set("result", v).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-/// k6's event loop for an iteration that returned `v`: runs the promise
-/// jobs, then the VU's timers as they fall due (waiting for each), until
-/// `v` (when a promise) has settled and the VU has no timer left. Returns
-/// what the promise gave (or `v`).
-fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> {
-    let promise = v.as_promise().cloned();
-    if promise.is_none() && crate::api::TIMERS_LIVE.with(Cell::get) == 0 {
-        return Ok(v);
-    }
-    let mut step: Option<Function<'js>> = None;
-    loop {
-        while ctx.execute_pending_job() {}
-        if let Some(p) = &promise
-            && p.state() == rquickjs::promise::PromiseState::Rejected
-        {
-            let e = p.result::<Value>().map(|r| r.map(|_| ())).unwrap_or(Ok(()));
-            return Err(match e {
-                Err(e) => exception_text(ctx, e),
-                Ok(()) => "the iteration's promise was rejected".into(),
-            });
-        }
-        let fired = if crate::api::TIMERS_LIVE.with(Cell::get) > 0 {
-            if step.is_none() {
-                step = Some(crate::api::k6_helper(ctx, "timerStep").map_err(|e| e.to_string())?);
-            }
-            let f = step.as_ref().expect("just set");
-            f.call::<_, bool>(()).map_err(|e| exception_text(ctx, e))?
-        } else {
-            false
-        };
-        if fired {
-            continue;
-        }
-        return match &promise {
-            None => Ok(v),
-            Some(p) => match p.result::<Value>() {
-                Some(r) => r.map_err(|e| exception_text(ctx, e)),
-                None => Err(
-                    "the iteration's promise never settles: no timer or request of the VU \
-                     is left to settle it"
-                        .into(),
-                ),
-            },
-        };
-    }
-}
-
 /// What each k6 module's default export has.
 const MEMBERS: &[(&str, &[&str])] = &[
     ("k6", &["check", "group", "sleep", "fail", "randomSeed"]),
@@ -1890,156 +1482,6 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
         }
     }
     Ok(())
-}
-
-/// The run's context, with every built-in object QuickJS has: the VUs
-/// share it, so they cost nothing per VU.
-fn new_context(rt: &Runtime) -> rquickjs::Result<Context> {
-    use rquickjs::context::intrinsic as q;
-    use rquickjs::qjs;
-    type Base = (
-        q::Date,
-        q::Eval,
-        q::RegExpCompiler,
-        q::RegExp,
-        q::Json,
-        q::Promise,
-    );
-    let c = Context::custom::<Base>(rt)?;
-    let raw = c.as_raw().as_ptr();
-    // SAFETY: `raw` is the context just made, not yet used by anything;
-    // each call adds a group of built-in objects to it (what
-    // `Context::custom` does for the groups in its type).
-    unsafe {
-        qjs::JS_AddIntrinsicMapSet(raw);
-        qjs::JS_AddIntrinsicTypedArrays(raw);
-        qjs::JS_AddIntrinsicProxy(raw);
-        qjs::JS_AddPerformance(raw);
-        qjs::JS_AddIntrinsicWeakRef(raw);
-        qjs::JS_AddIntrinsicDOMException(raw);
-    }
-    Ok(c)
-}
-
-/// Loads the k6 modules, and the script's local modules, in every context
-/// that imports them (rquickjs's `BuiltinLoader` hands each source out
-/// once only), each compiled once and read from its bytecode after that
-/// (see [`declare_cached`]).
-#[derive(Default)]
-struct K6Loader {
-    compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
-}
-
-impl Loader for K6Loader {
-    fn load<'js>(
-        &mut self,
-        ctx: &Ctx<'js>,
-        path: &str,
-        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
-    ) -> rquickjs::Result<Module<'js, Declared>> {
-        // A local module, for one VU (see `LocalResolver`): its own
-        // instance, compiled from the source.
-        if let Some((file, _)) = path.rsplit_once(VU_MARK) {
-            let source = std::fs::read_to_string(file)?;
-            return Module::declare(ctx.clone(), path, source);
-        }
-        let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
-        let cache = self.compiled.entry(path.to_string()).or_default();
-        if cache.borrow().is_some() {
-            return declare_cached(ctx, cache, path, "");
-        }
-        match builtin {
-            Some((_, src)) => declare_cached(ctx, cache, path, src),
-            // A local module (as rquickjs's `ScriptLoader`: `.js` files).
-            None if path.ends_with(".js") => {
-                let source = std::fs::read_to_string(path)?;
-                declare_cached(ctx, cache, path, &source)
-            }
-            None => Err(rquickjs::Error::new_loading(path)),
-        }
-    }
-}
-
-/// Local modules: `./x.js` and `../x.js` relative to the importing module,
-/// other names relative to the script's folder, `.js` added when the name
-/// has no extension; the file must exist. (rquickjs's `FileResolver` looked
-/// for an absolute script's imports relative to the working directory.)
-///
-/// VUs share one context, where a module is found by its name; each VU
-/// has its own instances of the local modules (their top-level variables
-/// are the VU's, as in k6), so the name carries the VU: `lib.js#vu3`.
-/// Messages leave the mark out ([`unmark`]).
-struct LocalResolver {
-    script_dir: PathBuf,
-}
-
-impl Resolver for LocalResolver {
-    fn resolve<'js>(
-        &mut self,
-        _ctx: &Ctx<'js>,
-        base: &str,
-        name: &str,
-        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
-    ) -> rquickjs::Result<String> {
-        use std::path::{Component, Path};
-        if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
-            && rest.ends_with("/index.js")
-        {
-            return Ok(crate::api::K6_UTILS.to_string());
-        }
-        let joined = if name.starts_with("./") || name.starts_with("../") {
-            Path::new(base)
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(name)
-        } else {
-            self.script_dir.join(name)
-        };
-        let mut path = PathBuf::new();
-        for c in joined.components() {
-            match c {
-                Component::CurDir => {}
-                Component::ParentDir
-                    if matches!(path.components().next_back(), Some(Component::Normal(_))) =>
-                {
-                    path.pop();
-                }
-                c => path.push(c),
-            }
-        }
-        if path.extension().is_none() {
-            path.set_extension("js");
-        }
-        if path.is_file() {
-            Ok(format!(
-                "{}{VU_MARK}{}",
-                path.to_string_lossy(),
-                crate::vu::current()
-            ))
-        } else {
-            Err(rquickjs::Error::new_resolving(base, name))
-        }
-    }
-}
-
-/// What follows a local module's file name in its name (see `LocalResolver`).
-const VU_MARK: &str = "#vu";
-
-/// `text` without the VU marks of local modules' names.
-fn unmark(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(VU_MARK) {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + VU_MARK.len()..];
-        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits == 0 {
-            out.push_str(VU_MARK);
-        }
-        rest = &after[digits..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The VUs whose request in flight made progress (its waker fired), for
@@ -3184,157 +2626,6 @@ pub(crate) fn progress_block(
         .map(|i| crate::progress::bar(&options.scenarios[i], &views[i]))
         .collect();
     (head, bars)
-}
-
-/// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
-/// instance's `--execution-segment`, its share of the whole test's VUs at
-/// that instant (so the instances' VUs add up to the whole test's at every
-/// instant).
-pub fn ramp_vus(sc: &Scenario, elapsed: Duration) -> u64 {
-    if let Some((stripe, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
-        return stripe.scale(ramp_vus_at(*start as f64, whole, elapsed));
-    }
-    match &sc.executor {
-        Executor::RampingVus { start_vus, stages } => {
-            ramp_vus_at(*start_vus as f64, stages, elapsed)
-        }
-        _ => 0,
-    }
-}
-
-/// How many VUs a `ramping-vus` scenario lets run `elapsed` into it: as in
-/// k6, a VU the ramp no longer wants finishes its iteration for up to
-/// `gracefulRampDown` before it is interrupted, so the level allowed is the
-/// ramp's highest over the last `gracefulRampDown`. The stages' end is not
-/// a ramp down: the VUs of the last stage's level have `gracefulStop`.
-pub fn ramp_vus_allowed(sc: &Scenario, elapsed: Duration) -> u64 {
-    let end = sc.executor.duration();
-    let from = elapsed.saturating_sub(sc.graceful_ramp_down).min(end);
-    let to = elapsed.min(end);
-    let mut best = ramp_vus(sc, from).max(ramp_vus(sc, to));
-    // The level is linear within a stage: its highest is at the window's
-    // ends or at a stage's end (both sides of it: a 0s stage jumps).
-    if let Executor::RampingVus { stages, .. } = &sc.executor {
-        let mut at = Duration::ZERO;
-        for st in stages {
-            at += st.duration;
-            if at > from && at <= to {
-                let before = at.saturating_sub(Duration::from_nanos(1)).max(from);
-                best = best.max(ramp_vus(sc, before)).max(ramp_vus(sc, at));
-            }
-        }
-    }
-    best
-}
-
-/// Where the flat stage of a ramping-vus scenario at `elapsed` ends (from
-/// the scenario's start), or `None` while its level moves.
-pub fn ramp_flat_until(sc: &Scenario, elapsed: Duration) -> Option<Duration> {
-    if let Some((_, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
-        return crate::options::ramp_flat_until(*start as f64, whole, elapsed);
-    }
-    match &sc.executor {
-        Executor::RampingVus { start_vus, stages } => {
-            crate::options::ramp_flat_until(*start_vus as f64, stages, elapsed)
-        }
-        _ => None,
-    }
-}
-
-/// This instance's `j`-th arrival of an arrival-rate scenario: its number
-/// in the whole test and its offset from the scenario's start (the whole
-/// test's time of that arrival), or `None` past the end.
-pub fn segment_arrival(sc: &Scenario, j: u64) -> Option<(u64, Duration)> {
-    let k = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref()) {
-        Some(stripe) => stripe.nth(j)?,
-        None => j,
-    };
-    Some((k, arrival_at(&sc.executor, k)?))
-}
-
-/// How many arrivals an arrival-rate executor schedules in all (`None`
-/// when it is not one, or has more than `cap`).
-pub fn arrival_count(ex: &Executor, cap: u64) -> Option<u64> {
-    let mut n = match ex {
-        Executor::ConstantArrivalRate {
-            rate,
-            time_unit,
-            duration,
-            ..
-        } => {
-            // Close to the end by arithmetic, then exactly by the schedule.
-            let est = duration.as_secs_f64() * rate / time_unit.as_secs_f64().max(1e-12);
-            if !est.is_finite() || est > cap as f64 {
-                return None;
-            }
-            (est as u64).saturating_sub(2)
-        }
-        Executor::RampingArrivalRate { .. } => 0,
-        _ => return None,
-    };
-    while arrival_at(ex, n).is_some() {
-        n += 1;
-        if n > cap {
-            return None;
-        }
-    }
-    Some(n)
-}
-
-/// The time of arrival `n` (0-based) of an arrival-rate executor, if it
-/// falls within the scenario.
-fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
-    match ex {
-        Executor::ConstantArrivalRate {
-            rate,
-            time_unit,
-            duration,
-            ..
-        } => {
-            if *rate <= 0.0 {
-                return None;
-            }
-            let t = Duration::from_secs_f64(n as f64 * time_unit.as_secs_f64() / rate);
-            (t < *duration).then_some(t)
-        }
-        Executor::RampingArrivalRate {
-            start_rate,
-            time_unit,
-            stages,
-            ..
-        } => {
-            // Integrate the rate (per second) stage by stage until the
-            // cumulative count reaches n + 1: as in k6, an arrival is due
-            // once a whole one has accrued (`startRate: 2` starts its
-            // first at 0.5 s, and a rate of 0 starts none).
-            let unit = time_unit.as_secs_f64();
-            let target = n as f64 + 1.0;
-            let mut acc = 0.0;
-            let mut t0 = 0.0;
-            let mut from = start_rate / unit;
-            for s in stages {
-                let d = s.duration.as_secs_f64();
-                let to = s.target / unit;
-                let area = (from + to) / 2.0 * d;
-                if acc + area >= target - 1e-9 {
-                    // Solve from*x + (to-from)/(2d)*x^2 = target-acc.
-                    let need = target - acc;
-                    let a = (to - from) / (2.0 * d.max(1e-12));
-                    let x = if a.abs() < 1e-12 {
-                        need / from.max(1e-12)
-                    } else {
-                        (-from + (from * from + 4.0 * a * need).max(0.0).sqrt()) / (2.0 * a)
-                    };
-                    return Some(Duration::from_secs_f64(t0 + x.clamp(0.0, d)));
-                }
-                acc += area;
-                t0 += d;
-                from = to;
-            }
-            None
-        }
-        _ => None,
-    }
 }
 
 async fn drive<'js>(
