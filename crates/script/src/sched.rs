@@ -24,8 +24,9 @@ use crate::api::ReqMeta;
 use crate::executor::schedule::arrival_at;
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
-use crate::js::exec::{call_exec, init_vu};
+use crate::js::exec::{init_vu, vu_coroutine};
 use crate::js::loader::{K6Loader, LocalResolver, new_context};
+use crate::js::runtime::RawRuntime;
 use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
 use crate::options::{Executor, Options, Overrides, Scenario};
@@ -1740,11 +1741,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let code = RefCell::new(None);
     // The probe's context: the options are read there.
     let ctx0 = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
-    let rt_ptr = ctx0.get_runtime_ptr();
-    // SAFETY: the runtime outlives the run, which uses it on this thread only.
-    unsafe { vu::set_runtime(rt_ptr) }.map_err(ScriptError::Runtime)?;
-    // SAFETY: as above, before any context runs `api::install`.
-    unsafe { crate::api::register_response_class(rt_ptr) }.map_err(ScriptError::Runtime)?;
+    let raw_rt = RawRuntime::of(&ctx0);
+    raw_rt.attach().map_err(ScriptError::Runtime)?;
 
     let (now, now_unix) = (Instant::now(), unix_now_ns());
     // With --start-at, the test (and every offset in the results) counts
@@ -1958,8 +1956,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         // Init makes no garbage worth a collection, but QuickJS would run
         // one each time the heap grew by half: with thousands of VUs that
         // is many passes over an ever larger heap. Collect after init.
-        // SAFETY: `rt_ptr` is the live runtime, used by this thread only.
-        unsafe { rquickjs::qjs::JS_SetGCThreshold(rt_ptr, usize::MAX as _) };
+        raw_rt.set_gc_threshold(usize::MAX);
         // The VUs, each with its scenario.
         let mut vu_index = 1usize;
         for (si, sc) in options.scenarios.iter().enumerate() {
@@ -1983,23 +1980,12 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
                 vu_index += 1;
             }
         }
-        // SAFETY: as above; then QuickJS's own rule (1.5x the live heap).
-        unsafe {
-            rquickjs::qjs::JS_RunGC(rt_ptr);
-            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
-            rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
-            let live = u.assume_init().malloc_size.max(0) as usize;
-            shared.js_heap.set(live as u64);
-            rquickjs::qjs::JS_SetGCThreshold(rt_ptr, (live + live / 2).max(256 * 1024) as _);
-        }
+        // Then QuickJS's own rule (1.5x the live heap).
+        let live = raw_rt.collect();
+        shared.js_heap.set(live as u64);
+        raw_rt.set_gc_threshold((live + live / 2).max(256 * 1024));
         if std::env::var_os("LOADLAB_K6_DEBUG_MEMORY").is_some() {
-            let mut u = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
-            // SAFETY: `rt_ptr` is the live runtime; the call only reads it.
-            let u = unsafe {
-                rquickjs::qjs::JS_ComputeMemoryUsage(rt_ptr, u.as_mut_ptr());
-                u.assume_init()
-            };
-            eprintln!("{u:#?}");
+            eprintln!("{:#?}", raw_rt.memory_usage());
         }
         *shared.console_file.borrow_mut() = console_file;
         let outcome = tokio_rt.block_on(drive(
@@ -2028,8 +2014,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         }
         outcome
     });
-    // SAFETY: null: forget the runtime.
-    let _ = unsafe { vu::set_runtime(std::ptr::null_mut()) };
+    RawRuntime::detach();
     if cfg.exit_after {
         // Freeing the context is a garbage collection over the whole heap
         // (~5 % of a short run's CPU at 800 VUs); the process is about to
@@ -2108,41 +2093,14 @@ fn new_slot<'js>(
     exec: &str,
     min_iteration: Option<Duration>,
 ) -> Result<Slot<'js>, ScriptError> {
-    let c = holder.ctx().clone();
-    let h = holder.clone();
-    let exec = exec.to_string();
     let exec_end = Rc::new(Cell::new(None));
-    let end = exec_end.clone();
-    // SAFETY: the coroutine borrows `c` (the run's context); `run` drives
-    // every coroutine to its end before the context goes away.
-    let co = unsafe {
-        vu::spawn(vu_index, move || match exec.as_str() {
-            "setup" => {
-                let phase: String = h.get("phase").unwrap_or_default();
-                if phase == "teardown" {
-                    call_exec(&c, &h, "teardown", true, false)
-                } else {
-                    call_exec(&c, &h, "setup", false, true)
-                }
-            }
-            _ => {
-                let t0 = std::time::Instant::now();
-                let r = call_exec(&c, &h, &exec, true, false);
-                // `minIterationDuration`: a shorter iteration (whatever its
-                // end) waits out the rest, as in k6, unless it was stopped.
-                if let Some(min) = min_iteration
-                    && !vu::ABORTING.with(Cell::get)
-                {
-                    let spent = t0.elapsed();
-                    if spent < min {
-                        end.set(Some(Instant::now()));
-                        let _ = vu::suspend(Op::Sleep(min - spent));
-                    }
-                }
-                r
-            }
-        })
-    }
+    let co = vu_coroutine(
+        holder.clone(),
+        vu_index,
+        exec,
+        min_iteration,
+        exec_end.clone(),
+    )
     .map_err(|e| ScriptError::Runtime(format!("cannot make a VU stack: {e}")))?;
     Ok(Slot {
         holder,

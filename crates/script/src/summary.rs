@@ -903,11 +903,7 @@ pub fn handle_summary(
         let bytes: Vec<u8> = if let Some(s) = val.as_string() {
             s.to_string().unwrap_or_default().into_bytes()
         } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(val.clone()) {
-            // SAFETY: the buffer is not detached or resized while copied
-            // (no JavaScript runs in between).
-            unsafe { ab.as_bytes() }
-                .map(<[u8]>::to_vec)
-                .unwrap_or_default()
+            crate::js::runtime::array_buffer_bytes(&ab).unwrap_or_default()
         } else {
             shared.log(
                 crate::log::Level::Error,

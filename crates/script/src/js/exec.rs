@@ -2,12 +2,16 @@
 //! exported functions through k6's event loop.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use rquickjs::{Ctx, Function, Object, Value};
 
 use super::error::{exception_text, syntax_text};
 use super::loader::declare_cached;
-use super::vu;
+use super::vu::{self, Op, VuCoroutine};
 use crate::ScriptError;
 
 /// Evaluates VU `vu_index`'s own instance of the script's module in the
@@ -125,5 +129,52 @@ pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js
                 ),
             },
         };
+    }
+}
+
+/// VU `vu_index`'s coroutine: each start calls `exec` (`setup` and
+/// `teardown` for VU 0, by its holder's `phase`), then waits out
+/// `minIterationDuration`, noting in `exec_end` when the function
+/// returned.
+pub(crate) fn vu_coroutine<'js>(
+    holder: Object<'js>,
+    vu_index: usize,
+    exec: &str,
+    min_iteration: Option<Duration>,
+    exec_end: Rc<Cell<Option<Instant>>>,
+) -> std::io::Result<VuCoroutine> {
+    let c = holder.ctx().clone();
+    let h = holder.clone();
+    let exec = exec.to_string();
+    let end = exec_end;
+    // SAFETY: the coroutine borrows `c` (the run's context); `run` drives
+    // every coroutine to its end before the context goes away.
+    unsafe {
+        vu::spawn(vu_index, move || match exec.as_str() {
+            "setup" => {
+                let phase: String = h.get("phase").unwrap_or_default();
+                if phase == "teardown" {
+                    call_exec(&c, &h, "teardown", true, false)
+                } else {
+                    call_exec(&c, &h, "setup", false, true)
+                }
+            }
+            _ => {
+                let t0 = std::time::Instant::now();
+                let r = call_exec(&c, &h, &exec, true, false);
+                // `minIterationDuration`: a shorter iteration (whatever its
+                // end) waits out the rest, as in k6, unless it was stopped.
+                if let Some(min) = min_iteration
+                    && !vu::ABORTING.with(Cell::get)
+                {
+                    let spent = t0.elapsed();
+                    if spent < min {
+                        end.set(Some(Instant::now()));
+                        let _ = vu::suspend(Op::Sleep(min - spent));
+                    }
+                }
+                r
+            }
+        })
     }
 }

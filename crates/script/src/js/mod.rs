@@ -5,4 +5,5 @@
 pub(crate) mod error;
 pub(crate) mod exec;
 pub(crate) mod loader;
+pub(crate) mod runtime;
 pub mod vu;

@@ -1,0 +1,4 @@
+//! k6's thresholds: checked before the load, evaluated while it runs
+//! (`abortOnFail`) and at its end; the summary renders the verdicts.
+
+pub mod eval;
