@@ -60,6 +60,7 @@ pub mod segment;
 pub mod summary;
 pub mod system_tags;
 mod test_options;
+pub mod thresholds;
 mod websockets;
 mod ws;
 

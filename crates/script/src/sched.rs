@@ -360,35 +360,6 @@ fn fast_hash(
     h
 }
 
-/// Refuses, before any load, a threshold on a metric the script does not
-/// define or with an aggregation its type lacks (k6's exit 104).
-fn check_thresholds(options: &Options, reg: &Registry) -> Result<(), ScriptError> {
-    for t in &options.thresholds {
-        let Some(m) = reg.metric(&t.metric) else {
-            return Err(ScriptError::Options(format!(
-                "invalid threshold defined on {}; reason: no metric name {:?} found",
-                t.key, t.metric
-            )));
-        };
-        let def = &reg.metrics[m];
-        let agg = crate::metrics::parse_threshold(&t.source)
-            .map(|e| e.agg)
-            .map_err(|e| ScriptError::Options(format!("threshold on {}: {e}", t.key)))?;
-        if !crate::metrics::threshold_fits(def.kind, &agg) {
-            let methods = crate::metrics::threshold_methods(def.kind);
-            return Err(ScriptError::Options(format!(
-                "invalid threshold {:?} applied on metric {}; reason: unsupported aggregation \
-                 method {agg} on metric of type {}. supported aggregation methods for this \
-                 metric are: {methods}",
-                t.source,
-                t.key,
-                def.kind.name()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// A status code as text, without an allocation.
 fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
     let mut n = status;
@@ -1792,7 +1763,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
-    check_thresholds(&options, &probe_shared.reg.borrow())?;
+    crate::thresholds::eval::check(&options, &probe_shared.reg.borrow())?;
     for w in &options.warnings {
         probe_shared.log(Level::Warning, w, &[]);
     }
@@ -2813,7 +2784,11 @@ async fn drive_local<'js>(
             shared.rw_push_due(now);
             if now >= next_threshold_check {
                 next_threshold_check = now + Duration::from_secs(2);
-                if crate::summary::abort_failed(shared, options) {
+                if crate::thresholds::eval::abort_failed(
+                    &shared.reg.borrow(),
+                    options,
+                    shared.start.elapsed(),
+                ) {
                     aborted_by_threshold = true;
                     break;
                 }
