@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use loadlab_core::pacer::{PiecewisePacer, Segment};
+
 use crate::options::{Executor, Scenario, ramp_vus_at};
 
 /// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
@@ -122,35 +124,25 @@ pub(crate) fn arrival_at(ex: &Executor, n: u64) -> Option<Duration> {
             stages,
             ..
         } => {
-            // Integrate the rate (per second) stage by stage until the
-            // cumulative count reaches n + 1: as in k6, an arrival is due
-            // once a whole one has accrued (`startRate: 2` starts its
-            // first at 0.5 s, and a rate of 0 starts none).
+            // As k6, an arrival is due once a whole one has accrued
+            // (`startRate: 2` starts its first at 0.5 s, and a rate of 0
+            // starts none): the time the plan's count reaches n + 1.
             let unit = time_unit.as_secs_f64();
-            let target = n as f64 + 1.0;
-            let mut acc = 0.0;
-            let mut t0 = 0.0;
             let mut from = start_rate / unit;
-            for s in stages {
-                let d = s.duration.as_secs_f64();
-                let to = s.target / unit;
-                let area = (from + to) / 2.0 * d;
-                if acc + area >= target - 1e-9 {
-                    // Solve from*x + (to-from)/(2d)*x^2 = target-acc.
-                    let need = target - acc;
-                    let a = (to - from) / (2.0 * d.max(1e-12));
-                    let x = if a.abs() < 1e-12 {
-                        need / from.max(1e-12)
-                    } else {
-                        (-from + (from * from + 4.0 * a * need).max(0.0).sqrt()) / (2.0 * a)
+            let segments = stages
+                .iter()
+                .map(|s| {
+                    let to = s.target / unit;
+                    let seg = Segment {
+                        duration: s.duration,
+                        from,
+                        to,
                     };
-                    return Some(Duration::from_secs_f64(t0 + x.clamp(0.0, d)));
-                }
-                acc += area;
-                t0 += d;
-                from = to;
-            }
-            None
+                    from = to;
+                    seg
+                })
+                .collect();
+            PiecewisePacer::new(segments, false).accrued_at(n as f64 + 1.0, 1e-9)
         }
         _ => None,
     }
