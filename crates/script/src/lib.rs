@@ -55,6 +55,7 @@ pub mod options;
 pub mod out;
 pub mod progress;
 pub mod prom_rw;
+pub mod run;
 pub mod sched;
 pub mod segment;
 pub mod summary;
