@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::metrics::{Agg, Kind};
 use crate::options::{Options, TimeUnit};
-use crate::sched::Shared;
+use crate::run::shared::{Shared, progress_block};
 use crate::thresholds::eval::{Figure, Verdict, evaluate, filter_label};
 
 /// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals
@@ -217,7 +217,7 @@ pub fn last_block(shared: &Shared, options: &Options, elapsed: Duration) -> Stri
         // No run (setup failed, say): each scenario as not started.
         vec![crate::progress::ScenView::default(); options.scenarios.len()]
     };
-    let (head, bars) = crate::sched::progress_block(shared, options, &views, elapsed);
+    let (head, bars) = progress_block(shared, options, &views, elapsed);
     // Where the live lines were drawn on a terminal, this block is too.
     let mut painter = if shared.progress() {
         crate::progress::last_block_painter()

@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
+use crate::options::Options;
 use crate::out::Outputs;
 use crate::system_tags::SystemTags;
 
@@ -613,4 +614,29 @@ impl Shared {
             ms(self.start.elapsed()),
         )
     }
+}
+
+/// The progress lines' `running (…)` line and bars, the scenarios in
+/// k6's order (by start time, then name).
+pub(crate) fn progress_block(
+    shared: &Shared,
+    options: &Options,
+    views: &[crate::progress::ScenView],
+    elapsed: Duration,
+) -> (String, Vec<crate::progress::Bar>) {
+    let head = crate::progress::head(
+        elapsed,
+        options.max_test_duration(),
+        shared.active.get(),
+        shared.vus.borrow().len().saturating_sub(1) as u64,
+        shared.completed.get(),
+        shared.interrupted.get(),
+    );
+    let bars = options
+        .start_order()
+        .into_iter()
+        .filter(|&i| i < views.len())
+        .map(|i| crate::progress::bar(&options.scenarios[i], &views[i]))
+        .collect();
+    (head, bars)
 }
