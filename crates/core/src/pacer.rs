@@ -145,6 +145,27 @@ impl PiecewisePacer {
     }
 }
 
+impl PiecewisePacer {
+    /// When the plan has accrued `m` requests in all (its cumulative count
+    /// reaches `m`, give or take `tol`), or `None` if its segments end
+    /// first. k6's ramping arrival rate starts arrival `n` once `n + 1`
+    /// have accrued (a rate of 2/s starts its first at 0.5 s).
+    pub fn accrued_at(&self, m: f64, tol: f64) -> Option<Duration> {
+        let mut t0 = 0.0;
+        for (k, seg) in self.segments.iter().enumerate() {
+            let d = seg.duration.as_secs_f64();
+            if self.starts[k + 1] >= m - tol {
+                // Within `tol` of the segment's end, rounding may leave no
+                // root: the count is reached at the segment's end.
+                let x = solve_ramp(seg, m - self.starts[k]).unwrap_or(d);
+                return Some(Duration::from_secs_f64(t0 + x.clamp(0.0, d)));
+            }
+            t0 += d;
+        }
+        None
+    }
+}
+
 /// Solves `a t² + b t = m` for the smallest t ≥ 0, in the form that stays
 /// stable when `a` is 0 or `b` is 0.
 fn solve_ramp(seg: &Segment, m: f64) -> Option<f64> {
@@ -524,6 +545,23 @@ mod tests {
         assert!(p.send_at(108).unwrap() > Duration::from_secs(1));
         assert!((p.rate_at(Duration::from_secs(30)) - 550.0).abs() < 1e-9);
         assert_eq!(p.planned_duration(), None);
+    }
+
+    #[test]
+    fn accrued_counts_whole_requests_within_the_plan() {
+        let seg = |s: u64, from: f64, to: f64| Segment {
+            duration: Duration::from_secs(s),
+            from,
+            to,
+        };
+        let p = PiecewisePacer::new(vec![seg(1, 2.0, 2.0), seg(2, 2.0, 0.0)], false);
+        assert_eq!(p.accrued_at(1.0, 1e-9), Some(ms(500)));
+        assert_eq!(p.accrued_at(2.0, 1e-9), Some(ms(1000)));
+        // The ramp down to 0 accrues its last one at its very end.
+        assert_eq!(p.accrued_at(4.0, 1e-9), Some(ms(3000)));
+        assert_eq!(p.accrued_at(4.5, 1e-9), None);
+        let idle = PiecewisePacer::new(vec![seg(1, 0.0, 0.0)], false);
+        assert_eq!(idle.accrued_at(1.0, 1e-9), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::{LazyLock, Mutex};
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use loadlab_metrics::go_json_string;
 
@@ -264,7 +264,7 @@ impl Logger {
             self.format,
             self.colors,
             PROCESS_START.elapsed().as_secs(),
-            crate::sched::unix_now_ns(),
+            unix_now_ns(),
             level,
             msg,
             fields,
@@ -412,6 +412,13 @@ pub fn logfmt_value(v: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Now, in ns since the Unix epoch.
+pub(crate) fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 #[cfg(test)]

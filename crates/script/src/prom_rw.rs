@@ -451,7 +451,7 @@ fn push_loop(
         };
         let r = rt.block_on(client.send(req));
         let error = if r.status == 0 {
-            let (text, _) = crate::sched::error_of(&r, &url);
+            let (text, _) = crate::http_result::error_of(&r, &url);
             Some(format!(
                 "HTTP POST request failed: Post {:?}: {text}",
                 loadlab_engine::redact_url(&url)

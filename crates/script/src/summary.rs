@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::metrics::{Agg, Expr, Kind, parse_threshold};
+use crate::metrics::{Agg, Kind};
 use crate::options::{Options, TimeUnit};
-use crate::sched::Shared;
+use crate::run::shared::{Shared, progress_block};
+use crate::thresholds::eval::{Figure, Verdict, evaluate, filter_label};
 
 /// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals
 /// truncated, not rounded (k6 shows 13.649… ms as `13.64ms`).
@@ -85,87 +86,26 @@ fn fmt_value(v: f64, time: Option<Option<TimeUnit>>) -> String {
     }
 }
 
-/// One threshold's verdict.
-pub struct Verdict {
-    pub key: String,
-    /// The metric, and the tag filter as written (`{kind:apple}`, or "").
-    pub metric: String,
-    pub filter: String,
-    pub source: String,
-    pub shown: String,
-    pub ok: bool,
-    pub abort: bool,
-}
-
-pub fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<Verdict> {
-    let reg = shared.reg.borrow();
-    let mut out = Vec::new();
-    for t in &options.thresholds {
-        let Ok(expr) = parse_threshold(&t.source) else {
-            continue;
-        };
-        let (agg, time) = match reg.metric(&t.metric) {
-            Some(m) => (reg.merged(m, &t.filter), reg.metrics[m].time),
-            None => {
-                out.push(Verdict {
-                    key: t.key.clone(),
-                    metric: t.metric.clone(),
-                    filter: filter_label(&t.key),
-                    source: t.source.clone(),
-                    shown: "no such metric".into(),
-                    ok: false,
-                    abort: t.abort_on_fail,
-                });
-                continue;
-            }
-        };
-        let (v, ok) = eval_or_empty(&expr, &agg, elapsed.as_secs_f64());
-        let shown = match expr.agg.as_str() {
-            "rate" if matches!(agg, Agg::Rate { .. }) => format!("rate={}", percent(v)),
-            a => format!(
-                "{a}={}",
-                fmt_value(
-                    v,
-                    (time && !matches!(a, "count" | "rate")).then_some(options.summary_time_unit),
-                )
-            ),
-        };
-        out.push(Verdict {
-            key: t.key.clone(),
-            metric: t.metric.clone(),
-            filter: filter_label(&t.key),
-            source: t.source.clone(),
-            shown,
-            ok,
-            abort: t.abort_on_fail,
-        });
+/// A threshold's figure as the summary shows it: `p(95)=1.2ms`,
+/// `rate=12.50%`.
+fn shown(f: &Figure, options: &Options) -> String {
+    match f {
+        Figure::NoMetric => "no such metric".into(),
+        Figure::Rate(v) => format!("rate={}", percent(*v)),
+        Figure::Value { agg, value, time } => format!(
+            "{agg}={}",
+            fmt_value(
+                *value,
+                (*time && !matches!(agg.as_str(), "count" | "rate"))
+                    .then_some(options.summary_time_unit),
+            )
+        ),
     }
-    // As k6 lists them: by metric, its own thresholds before its
-    // tag-filtered ones, each key's expressions in the order written.
-    out.sort_by(|a, b| (&a.metric, &a.filter).cmp(&(&b.metric, &b.filter)));
-    out
 }
 
-/// `{kind:apple}` of `my_items{kind:apple}` (as written, spaces removed).
-fn filter_label(key: &str) -> String {
-    key.find('{')
-        .map(|i| key[i..].chars().filter(|c| !c.is_whitespace()).collect())
-        .unwrap_or_default()
-}
-
-fn eval_or_empty(expr: &Expr, agg: &Agg, elapsed: f64) -> (f64, bool) {
-    expr.eval(agg, elapsed).unwrap_or((0.0, false))
-}
-
-/// True when a threshold with `abortOnFail` fails now.
-pub fn abort_failed(shared: &Shared, options: &Options) -> bool {
-    if !options.thresholds.iter().any(|t| t.abort_on_fail) {
-        return false;
-    }
-    let elapsed = shared.start.elapsed();
-    thresholds(shared, options, elapsed)
-        .iter()
-        .any(|v| v.abort && !v.ok)
+/// Every threshold's verdict `elapsed` into the test.
+fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<Verdict> {
+    evaluate(&shared.reg.borrow(), options, elapsed)
 }
 
 fn section(name: &str) -> &'static str {
@@ -218,7 +158,12 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
                 last = &v.key;
             }
             let mark = if v.ok { "✓" } else { "✗" };
-            let _ = writeln!(s, "{indent}{mark} '{}' {}", v.source, v.shown);
+            let _ = writeln!(
+                s,
+                "{indent}{mark} '{}' {}",
+                v.source,
+                shown(&v.figure, options)
+            );
         }
         s.push('\n');
     }
@@ -272,7 +217,7 @@ pub fn last_block(shared: &Shared, options: &Options, elapsed: Duration) -> Stri
         // No run (setup failed, say): each scenario as not started.
         vec![crate::progress::ScenView::default(); options.scenarios.len()]
     };
-    let (head, bars) = crate::sched::progress_block(shared, options, &views, elapsed);
+    let (head, bars) = progress_block(shared, options, &views, elapsed);
     // Where the live lines were drawn on a terminal, this block is too.
     let mut painter = if shared.progress() {
         crate::progress::last_block_painter()
@@ -903,11 +848,7 @@ pub fn handle_summary(
         let bytes: Vec<u8> = if let Some(s) = val.as_string() {
             s.to_string().unwrap_or_default().into_bytes()
         } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(val.clone()) {
-            // SAFETY: the buffer is not detached or resized while copied
-            // (no JavaScript runs in between).
-            unsafe { ab.as_bytes() }
-                .map(<[u8]>::to_vec)
-                .unwrap_or_default()
+            crate::js::runtime::array_buffer_bytes(&ab).unwrap_or_default()
         } else {
             shared.log(
                 crate::log::Level::Error,

@@ -259,3 +259,35 @@ pub fn resume(co: &mut VuCoroutine, input: Resume) -> Option<Op> {
         CoroutineResult::Return(()) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rquickjs::{Context, Function, Runtime};
+
+    /// `set_runtime` finds `current_stack_frame` in QuickJS's private
+    /// runtime struct by its neighbours: the field must be found, hold no
+    /// frame while no JavaScript runs, and hold one while it does (read
+    /// from a native function the script calls). A new QuickJS whose
+    /// struct moved these fields fails here instead of corrupting a run.
+    #[test]
+    fn the_runtime_frame_field_is_found_and_is_the_frame_chain() {
+        let rt = Runtime::new().unwrap();
+        let ctx = Context::full(&rt).unwrap();
+        // SAFETY: `rt` outlives the calls below; this thread only uses it,
+        // and the runtime is forgotten before it is dropped.
+        unsafe { set_runtime(ctx.get_runtime_ptr()) }.expect("stack fields found");
+        assert_ne!(FRAME_OFFSET.with(Cell::get), 0);
+        assert_eq!(frame(), 0, "no JavaScript runs: no frame");
+        let inside = ctx.with(|ctx| {
+            let f = Function::new(ctx.clone(), || frame() as u64).unwrap();
+            ctx.globals().set("frameNow", f).unwrap();
+            ctx.eval::<u64, _>("(function outer() { return frameNow(); })()")
+                .unwrap()
+        });
+        assert_ne!(inside, 0, "a JavaScript function runs: its frame is linked");
+        assert_eq!(frame(), 0, "back outside: no frame");
+        // SAFETY: null: forget the runtime.
+        let _ = unsafe { set_runtime(std::ptr::null_mut()) };
+    }
+}

@@ -1,2 +1,0 @@
-//! k6/crypto lives in `modules/crypto/`; this file is kept empty so that
-//! the crate's module list stays as it is.

@@ -1,0 +1,3 @@
+//! The k6 executors: when a scenario's VUs start their iterations.
+
+pub mod schedule;

@@ -1,0 +1,175 @@
+//! The run's context and module loading: the k6 modules and the script's
+//! local modules, each compiled once and read from its bytecode after that.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rquickjs::loader::{Loader, Resolver};
+use rquickjs::module::Declared;
+use rquickjs::{Context, Ctx, Module, Runtime, WriteOptions};
+
+use super::error::VU_MARK;
+
+/// How a module is written once compiled: without the functions' source
+/// text (QuickJS keeps, per context, a copy of each function's source for
+/// `toString()`: kilobytes per VU), with the debug information that gives
+/// exceptions their `file:line:column`.
+pub(crate) fn bytecode_options() -> WriteOptions {
+    WriteOptions {
+        strip_source: true,
+        strip_debug: false,
+        ..Default::default()
+    }
+}
+
+/// A module compiled once, from its bytecode after that: the first VU
+/// compiles `source` (syntax errors come from here) and keeps the
+/// bytecode, the others read it (QuickJS ties bytecode to a context, so
+/// each VU still has its own copy, but not the source text, and is spared
+/// the parse).
+pub(crate) fn declare_cached<'js>(
+    ctx: &Ctx<'js>,
+    cache: &RefCell<Option<Vec<u8>>>,
+    name: &str,
+    source: &str,
+) -> rquickjs::Result<Module<'js, Declared>> {
+    if let Some(b) = cache.borrow().as_deref() {
+        // SAFETY: the bytes were written by `Module::write` of this very
+        // QuickJS build (below), in this process.
+        return unsafe { Module::load(ctx.clone(), b) };
+    }
+    let m = Module::declare(ctx.clone(), name, source)?;
+    *cache.borrow_mut() = Some(m.write(bytecode_options())?);
+    Ok(m)
+}
+
+/// The run's context, with every built-in object QuickJS has: the VUs
+/// share it, so they cost nothing per VU.
+pub(crate) fn new_context(rt: &Runtime) -> rquickjs::Result<Context> {
+    use rquickjs::context::intrinsic as q;
+    use rquickjs::qjs;
+    type Base = (
+        q::Date,
+        q::Eval,
+        q::RegExpCompiler,
+        q::RegExp,
+        q::Json,
+        q::Promise,
+    );
+    let c = Context::custom::<Base>(rt)?;
+    let raw = c.as_raw().as_ptr();
+    // SAFETY: `raw` is the context just made, not yet used by anything;
+    // each call adds a group of built-in objects to it (what
+    // `Context::custom` does for the groups in its type).
+    unsafe {
+        qjs::JS_AddIntrinsicMapSet(raw);
+        qjs::JS_AddIntrinsicTypedArrays(raw);
+        qjs::JS_AddIntrinsicProxy(raw);
+        qjs::JS_AddPerformance(raw);
+        qjs::JS_AddIntrinsicWeakRef(raw);
+        qjs::JS_AddIntrinsicDOMException(raw);
+    }
+    Ok(c)
+}
+
+/// Loads the k6 modules, and the script's local modules, in every context
+/// that imports them (rquickjs's `BuiltinLoader` hands each source out
+/// once only), each compiled once and read from its bytecode after that
+/// (see [`declare_cached`]).
+#[derive(Default)]
+pub(crate) struct K6Loader {
+    compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
+}
+
+impl Loader for K6Loader {
+    fn load<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        path: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        // A local module, for one VU (see `LocalResolver`): its own
+        // instance, compiled from the source.
+        if let Some((file, _)) = path.rsplit_once(VU_MARK) {
+            let source = std::fs::read_to_string(file)?;
+            return Module::declare(ctx.clone(), path, source);
+        }
+        let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
+        let cache = self.compiled.entry(path.to_string()).or_default();
+        if cache.borrow().is_some() {
+            return declare_cached(ctx, cache, path, "");
+        }
+        match builtin {
+            Some((_, src)) => declare_cached(ctx, cache, path, src),
+            // A local module (as rquickjs's `ScriptLoader`: `.js` files).
+            None if path.ends_with(".js") => {
+                let source = std::fs::read_to_string(path)?;
+                declare_cached(ctx, cache, path, &source)
+            }
+            None => Err(rquickjs::Error::new_loading(path)),
+        }
+    }
+}
+
+/// Local modules: `./x.js` and `../x.js` relative to the importing module,
+/// other names relative to the script's folder, `.js` added when the name
+/// has no extension; the file must exist. (rquickjs's `FileResolver` looked
+/// for an absolute script's imports relative to the working directory.)
+///
+/// VUs share one context, where a module is found by its name; each VU
+/// has its own instances of the local modules (their top-level variables
+/// are the VU's, as in k6), so the name carries the VU: `lib.js#vu3`.
+/// Messages leave the mark out ([`unmark`]).
+pub(crate) struct LocalResolver {
+    pub(crate) script_dir: PathBuf,
+}
+
+impl Resolver for LocalResolver {
+    fn resolve<'js>(
+        &mut self,
+        _ctx: &Ctx<'js>,
+        base: &str,
+        name: &str,
+        _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
+    ) -> rquickjs::Result<String> {
+        use std::path::{Component, Path};
+        if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
+            && rest.ends_with("/index.js")
+        {
+            return Ok(crate::api::K6_UTILS.to_string());
+        }
+        let joined = if name.starts_with("./") || name.starts_with("../") {
+            Path::new(base)
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(name)
+        } else {
+            self.script_dir.join(name)
+        };
+        let mut path = PathBuf::new();
+        for c in joined.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir
+                    if matches!(path.components().next_back(), Some(Component::Normal(_))) =>
+                {
+                    path.pop();
+                }
+                c => path.push(c),
+            }
+        }
+        if path.extension().is_none() {
+            path.set_extension("js");
+        }
+        if path.is_file() {
+            Ok(format!(
+                "{}{VU_MARK}{}",
+                path.to_string_lossy(),
+                crate::vu::current()
+            ))
+        } else {
+            Err(rquickjs::Error::new_resolving(base, name))
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The QuickJS glue: the run's context and module loader, exceptions as
+//! text, the bytecode cache, the VUs' coroutines and the stack bookkeeping
+//! QuickJS needs when the stack it runs on changes.
+
+pub(crate) mod error;
+pub(crate) mod exec;
+pub(crate) mod loader;
+pub(crate) mod runtime;
+pub mod vu;
