@@ -137,7 +137,9 @@ origin:
       stages: [{at: 0, status: 200, latency: 5ms}]
     - route: /slow
       random_content: 2kb
-      stages: [{at: 0, status: 200, latency: 30ms}]
+      # Far above the fast route, so that a loaded machine's scheduling
+      # delays (tens of ms at p99) cannot reorder two runs of each.
+      stages: [{at: 0, status: 200, latency: 200ms}]
 targets:
   - name: fast
     url: "{origin}/fast"
@@ -206,7 +208,7 @@ fn ab_study_interrupted_then_resumed_writes_report() {
         .map(|r| r.target.as_str())
         .collect();
     assert_eq!(order, ["fast", "slow", "fast", "slow"]);
-    // Figures are plausible: 30 ms route vs 5 ms route.
+    // Figures are plausible: 200 ms route vs 5 ms route.
     for r in &runs {
         let s = &r.summary;
         assert!(s.requests > 0 && s.warmup_requests > 0, "{s:?}");
