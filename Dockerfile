@@ -1,5 +1,7 @@
 # loadlab's container image: the `loadlab` binary on a slim Debian.
-# Build:   docker build -t REGISTRY/loadlab:0.1.0 .
+# Build:   docker build --build-arg LOADLAB_GIT_REV=$(git rev-parse --short=12 HEAD) \
+#            -t REGISTRY/loadlab:0.1.0 .
+# (.git is not copied in: without the argument the build says "unknown".)
 # The image is not published from this repository; build and push it to a
 # registry your cluster pulls from, then `loadlab k8s render --image …`.
 # See docs/distributed.md ("Kubernetes").
@@ -7,6 +9,8 @@
 # --- build: the toolchain the workspace pins (rust-version 1.95) ---
 FROM rust:1.95-trixie AS build
 WORKDIR /src
+ARG LOADLAB_GIT_REV=
+ENV LOADLAB_GIT_REV=${LOADLAB_GIT_REV}
 COPY . .
 # --locked: the versions of Cargo.lock, as CI builds them. The `dist`
 # profile (fat LTO, one codegen unit): workers are there to make load.

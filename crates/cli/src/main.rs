@@ -25,6 +25,14 @@ use clap::{Parser, Subcommand};
 
 use crate::exit::CliError;
 
+/// `loadlab --version`: the package version and the commit it was built from.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("LOADLAB_BUILD_REV"),
+    ")"
+);
+
 /// loadlab: open-model HTTP load testing, a programmable origin simulator, and
 /// studies written up as reports.
 #[derive(Debug, Parser)]
@@ -32,7 +40,7 @@ use crate::exit::CliError;
 // as with Go's flag package; flags meant to repeat (`-header`) accumulate.
 #[command(
     name = "loadlab",
-    version,
+    version = VERSION,
     about,
     long_about = None,
     args_override_self = true,
@@ -79,6 +87,7 @@ enum Command {
 }
 
 fn main() {
+    loadlab_study::env::set_build_revision(env!("LOADLAB_BUILD_REV"));
     let original: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let argv = args::normalize(original.clone());
     let cli = match Cli::try_parse_from(argv) {

@@ -20,6 +20,15 @@ pub struct Environment {
     pub merged_from: Vec<crate::worker::WorkerStudy>,
 }
 
+/// The commit the running binary was built from, set once by the binary.
+static BUILD_REVISION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Records the commit this binary was built from (the CLI's build script
+/// finds it), for every study's environment. The first call wins.
+pub fn set_build_revision(rev: &str) {
+    let _ = BUILD_REVISION.set(rev.to_string());
+}
+
 fn read(path: &str) -> String {
     std::fs::read_to_string(path)
         .map(|s| s.trim().to_string())
@@ -27,8 +36,9 @@ fn read(path: &str) -> String {
 }
 
 impl Environment {
-    /// Captures the current machine. `git_revision` comes from the build
-    /// (`LOADLAB_GIT_REV` at compile time) or, failing that, `git` in the cwd.
+    /// Captures the current machine. `git_revision` is the commit the
+    /// binary was built from ([`set_build_revision`]), never the current
+    /// folder's: "unknown" when the build did not record one.
     pub fn capture() -> Environment {
         let cpu_model = read("/proc/cpuinfo")
             .lines()
@@ -36,17 +46,10 @@ impl Environment {
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string())
             .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-        let git_revision = option_env!("LOADLAB_GIT_REV")
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                std::process::Command::new("git")
-                    .args(["rev-parse", "--short", "HEAD"])
-                    .output()
-                    .ok()
-                    .filter(|o| o.status.success())
-                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                    .unwrap_or_else(|| "unknown".into())
-            });
+        let git_revision = BUILD_REVISION
+            .get()
+            .cloned()
+            .unwrap_or_else(|| "unknown".into());
         Environment {
             host: read("/proc/sys/kernel/hostname"),
             cpu_model,
@@ -61,5 +64,19 @@ impl Environment {
             worker: None,
             merged_from: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_revision_is_the_builds_never_the_current_folders() {
+        // This test runs inside a git checkout; the library records no
+        // build of its own, so it must not read the folder's commit.
+        assert_eq!(Environment::capture().git_revision, "unknown");
+        set_build_revision("0123456789ab");
+        assert_eq!(Environment::capture().git_revision, "0123456789ab");
     }
 }

@@ -953,6 +953,25 @@ fn ab_takes_a_url_without_scheme_and_faces_print_usage_on_help() {
 }
 
 #[test]
+fn the_version_names_the_commit_built() {
+    let out = run(&["--version"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or("unknown".to_string(), |o| {
+            text(&o.stdout).trim().to_string()
+        });
+    assert_eq!(
+        text(&out.stdout),
+        format!("loadlab {} ({head})\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
 fn the_top_help_names_the_demo_as_the_place_to_start() {
     let out = run(&["--help"], b"");
     assert_eq!(out.status.code(), Some(0));
