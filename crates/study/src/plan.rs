@@ -609,6 +609,11 @@ fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
             ),
         };
     }
+    if msg.contains("expected struct RawPlan") {
+        // The whole document is not a mapping (a script, a targets file, a
+        // word): no internal type names, say what a plan is.
+        msg = "not a study plan: a plan is a YAML mapping with `targets:` and `load:` (see docs/study.md)".into();
+    }
     PlanError {
         file: file.to_string(),
         line,

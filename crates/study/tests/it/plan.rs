@@ -475,3 +475,14 @@ fn load_settings_the_engine_would_refuse_are_refused_at_load() {
         loadlab_core::PacerSpec::Constant(loadlab_core::Rate::per_second(20))
     );
 }
+
+#[test]
+fn a_file_that_is_not_a_plan_is_named_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("hello.js");
+    std::fs::write(&f, "export default function () {}\n").unwrap();
+    let e = loadlab_study::Plan::from_file(&f).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("not a study plan"), "{text}");
+    assert!(!text.contains("RawPlan"), "{text}");
+}
