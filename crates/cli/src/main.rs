@@ -109,7 +109,10 @@ fn main() {
                 }
                 // Usage errors: one line, as docs/exit-codes.md promises.
                 _ => {
-                    eprintln!("{}", usage::one_line(&e, &original));
+                    // An attack flag given to `k8s` before `--` gets its own advice.
+                    let line = cmd::k8s::attack_flag_before_dashes(&e, &original)
+                        .unwrap_or_else(|| usage::one_line(&e, &original));
+                    eprintln!("{line}");
                     std::process::exit(exit::USAGE);
                 }
             }

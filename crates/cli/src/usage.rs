@@ -14,9 +14,6 @@ pub fn one_line(e: &clap::Error, original: &[OsString]) -> String {
     if let Some(s) = url_as_argument(e, original) {
         return s;
     }
-    if let Some(s) = crate::cmd::k8s::attack_flag_before_dashes(e, original) {
-        return s;
-    }
     if let Some(s) = script_without_run(e, original) {
         return s;
     }

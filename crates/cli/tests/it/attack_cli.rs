@@ -1267,6 +1267,10 @@ fn usage_errors_are_one_line_starting_with_loadlab() {
             &["k6", "hello.js"][..],
             "did you mean 'loadlab k6 run hello.js'?",
         ),
+        (
+            &["k8s", "render", "--workers", "2", "--", "-duraton=1s"][..],
+            "in the attack flags after --: unexpected argument '-duraton' found (a similar argument exists: '-duration')",
+        ),
     ] {
         let out = run(args, b"");
         let err = text(&out.stderr);

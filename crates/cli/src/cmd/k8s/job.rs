@@ -183,13 +183,13 @@ pub(super) fn build(r: &RenderArgs) -> Result<(RenderSpec, Manifests), CliError>
     let mut argv = crate::args::normalize(argv);
     argv.remove(0);
     let parsed = AttackOnly::try_parse_from(argv).map_err(|e| {
-        let first = e.to_string();
-        let first = first
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim_start_matches("error: ")
-            .to_string();
+        // The one line `attack` itself gives (with its suggestion, in the
+        // flags' own Go style), without its prefix and help pointer.
+        let mut typed: Vec<std::ffi::OsString> = vec!["loadlab".into(), "attack".into()];
+        typed.extend(r.attack.iter().map(Into::into));
+        let line = crate::usage::one_line(&e, &typed);
+        let first = line.trim_start_matches("loadlab: ");
+        let first = first.split("; see '").next().unwrap_or(first);
         CliError::usage(format!("in the attack flags after --: {first}"))
     })?;
     let attack = parsed.args;
