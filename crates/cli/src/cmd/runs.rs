@@ -63,6 +63,31 @@ fn open(db: &Path) -> Result<Store, CliError> {
     Store::open_existing(db).map_err(CliError::bad_input)
 }
 
+/// A study's environment as readable lines (the raw JSON when it cannot be
+/// read as one).
+fn environment_lines(json: &str) -> String {
+    let Ok(e) = serde_json::from_str::<loadlab_study::env::Environment>(json) else {
+        return format!("environment: {json}\n");
+    };
+    let mut o = format!(
+        "host:     {} ({}, {} cores)\nkernel:   {}\nloadlab:  {} (commit {})\n",
+        e.host, e.cpu_model, e.cores, e.kernel, e.loadlab_version, e.git_revision
+    );
+    if let Some(w) = &e.worker {
+        o += &format!(
+            "worker:   segment {}/{} on {}, started {}\n",
+            w.segment,
+            w.segments,
+            w.host,
+            loadlab_metrics::timefmt::rfc3339(i128::from(w.start_at_unix_ns))
+        );
+    }
+    if !e.merged_from.is_empty() {
+        o += &format!("merged from {} workers\n", e.merged_from.len());
+    }
+    o
+}
+
 /// Latencies in the runs table: 3 significant digits, like the progress lines.
 fn d(ns: u64) -> String {
     loadlab_study::report::text::round_duration(ns)
@@ -89,7 +114,7 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 "study {} {:?}: {} ({} runs), created {}, plan {}",
                 s.id, s.name, s.status, s.runs, s.created_at, s.plan_path
             );
-            println!("environment: {}", s.environment_json);
+            print!("{}", environment_lines(&s.environment_json));
             println!("report: {}", s.out_dir);
             println!();
             println!(

@@ -378,6 +378,11 @@ fn demo_prints_its_answer_and_runs_then_finds_the_demo_store() {
         show.status.success() && o.contains("SUPPORTED: a.p50 < b.p50"),
         "{o}"
     );
+    // The environment as lines, not JSON.
+    assert!(
+        o.contains("\nkernel:   Linux ") && o.contains("\nloadlab:  ") && !o.contains("{\""),
+        "{o}"
+    );
     let cmp = loadlab(d, &["compare", "1:a", "1:b"]);
     assert!(
         cmp.status.success(),
