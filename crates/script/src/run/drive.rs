@@ -1,0 +1,712 @@
+//! The run loop: setup(), the scenarios' executors, teardown and the
+//! summary.
+
+use std::collections::BinaryHeap;
+use std::future::Future;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::task::Waker;
+use std::time::Duration;
+
+use loadlab_engine::client::Client;
+use rquickjs::{Function, Object, Value};
+use tokio::time::Instant;
+
+use crate::ScriptError;
+use crate::executor::schedule::arrival_at;
+use crate::inflight::{Boxes, InFlight};
+use crate::js::error::with_stack_end;
+use crate::log::Level;
+use crate::options::{Executor, Options, Scenario};
+use crate::system_tags::SystemTags;
+
+use crate::executor::schedule::{ramp_flat_until, ramp_vus, ramp_vus_allowed};
+use crate::log::unix_now_ns;
+use crate::run::config::*;
+use crate::run::sched::*;
+use crate::run::shared::Shared;
+use crate::run::shared::*;
+use crate::run::wake::*;
+
+/// Per-scenario schedule state.
+pub(crate) struct ScenState {
+    pub(crate) start: Instant,
+    pub(crate) end: Instant,
+    pub(crate) hard_end: Instant,
+    /// Shared-iterations: iterations left to hand out.
+    pub(crate) left: u64,
+    /// Arrival-rate: the next arrival's number.
+    pub(crate) next_arrival: u64,
+    /// Arrival-rate: k6's "Insufficient VUs" warning was printed.
+    pub(crate) warned_vus: bool,
+    pub(crate) done: bool,
+    pub(crate) vus: std::ops::Range<usize>,
+    /// Iterations running now.
+    pub(crate) busy: usize,
+    /// Closed executors: how many of the scenario's VUs are wanted (the
+    /// first ones); VUs that finished an iteration since the last step.
+    pub(crate) active_want: usize,
+    pub(crate) freed: Vec<usize>,
+    /// Per-VU iterations: VUs that did all theirs.
+    pub(crate) vus_done: usize,
+    /// Arrival-rate: free VUs (the lowest on top).
+    pub(crate) idle: Vec<usize>,
+    /// Ramping-vus: no VU from this many on (in the scenario) is busy.
+    pub(crate) ramped_high: usize,
+    /// Ramping-vus: when the VUs above the ramp's level are looked at next.
+    pub(crate) ramp_check: Instant,
+    /// Iterations that ended (for the progress lines).
+    pub(crate) iters_done: u64,
+    /// When it was over (all its iterations ended).
+    pub(crate) finished_at: Option<Instant>,
+}
+
+impl ScenState {
+    /// What the progress lines show of the scenario at `now`.
+    pub(crate) fn view(&self, sc: &Scenario, now: Instant) -> crate::progress::ScenView {
+        use crate::progress::{ScenView, Status};
+        let mut v = ScenView {
+            running: self.busy as u64,
+            level: self.active_want as u64,
+            iters_done: self.iters_done,
+            ..ScenView::default()
+        };
+        if let Executor::RampingArrivalRate {
+            start_rate,
+            time_unit,
+            stages,
+            ..
+        } = &sc.executor
+        {
+            // The rate the ramp is at now.
+            let t = now.saturating_duration_since(self.start);
+            let rate = crate::options::ramp_level(*start_rate, stages, t).0;
+            v.rate_now = rate / time_unit.as_secs_f64().max(1e-9);
+        }
+        if now < self.start {
+            v.status = Status::Waiting;
+            v.wait_left = self.start - now;
+        } else if let Some(at) = self.finished_at {
+            v.status = Status::Done;
+            v.spent = at - self.start;
+        } else if now >= self.start + sc.executor.duration() {
+            // Its duration is over, its last iterations finishing: its
+            // figures are the ones just past its duration.
+            v.status = Status::Stopping;
+            v.spent = sc.executor.duration() + Duration::from_nanos(1);
+        } else {
+            v.spent = now - self.start;
+        }
+        v
+    }
+}
+
+pub(crate) async fn drive<'js>(
+    shared: &Rc<Shared>,
+    options: &Options,
+    slots: &mut Vec<Slot<'js>>,
+    client: &Rc<Client>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Result<RunOutcome, ScriptError> {
+    drive_local(shared, options, slots, client, shutdown.as_mut()).await
+}
+
+pub(crate) async fn drive_local<'js>(
+    shared: &Rc<Shared>,
+    options: &Options,
+    slots: &mut Vec<Slot<'js>>,
+    client: &Rc<Client>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Result<RunOutcome, ScriptError> {
+    let ready = Arc::new(Ready::default());
+    let wakers = (0..slots.len())
+        .map(|vu| {
+            let w = Arc::new(VuWaker {
+                vu,
+                queued: AtomicBool::new(false),
+                ready: ready.clone(),
+            });
+            (w.clone(), Waker::from(w))
+        })
+        .collect();
+    let mut s = Sched {
+        shared,
+        http: (0..slots.len()).map(|_| InFlight::default()).collect(),
+        boxes: Boxes::default(),
+        slots,
+        client,
+        wakers,
+        ready,
+        polling: Vec::new(),
+        script_errors: 0,
+        sleepers: BinaryHeap::new(),
+        deadlines: BinaryHeap::new(),
+        own_conns: shared.http.request.no_vu_connection_reuse || options.local_ips.is_some(),
+        close_conns: shared.http.request.no_vu_connection_reuse,
+        local_ips: options.local_ips.clone(),
+    };
+    let mut interrupted = false;
+
+    // setup()
+    let has = |name: &str| -> bool {
+        s.slots[0]
+            .holder
+            .get::<_, Object>("ns")
+            .ok()
+            .and_then(|ns| ns.get::<_, Function>(name).ok())
+            .is_some()
+    };
+    let has_setup = has("setup") && !options.no_setup;
+    let mut has_teardown = has("teardown") && !options.no_teardown;
+    if has_setup {
+        let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
+        match r {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
+            None => {
+                // No data for teardown: it does not run.
+                interrupted = true;
+                has_teardown = false;
+            }
+        }
+    }
+    // The data, as JSON, to every VU.
+    let data_json = {
+        let ctx = s.slots[0].holder.ctx();
+        let v: Value = s.slots[0]
+            .holder
+            .get("result")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if v.is_undefined() {
+            None
+        } else {
+            ctx.json_stringify(v)
+                .ok()
+                .flatten()
+                .and_then(|s| s.to_string().ok())
+        }
+    };
+    for slot in s.slots.iter() {
+        let data = match &data_json {
+            Some(j) => slot.holder.ctx().json_parse(j.clone()).ok(),
+            None => None,
+        };
+        if let Some(d) = data {
+            slot.holder.set("data", d).ok();
+        }
+    }
+
+    // --start-at: the scenarios start on the common instant (a precise
+    // timer: tokio's is 1 ms coarse). Ctrl-C while waiting ends the run.
+    let t0 = if shared.start_at {
+        let at = shared.start;
+        if !interrupted && at > Instant::now() {
+            let mut sleeper = loadlab_engine::PreciseSleep::new();
+            tokio::select! {
+                _ = sleeper.until(at) => {}
+                _ = shutdown.as_mut() => interrupted = true,
+            }
+        }
+        let late = Instant::now().saturating_duration_since(at);
+        if late > Duration::from_secs(1) && !interrupted {
+            shared.log(
+                Level::Warning,
+                &format!(
+                    "the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
+                    loadlab_core::format_go_duration(Duration::from_millis(
+                        late.as_millis() as u64
+                    ))
+                ),
+                &[],
+            );
+        }
+        at
+    } else {
+        Instant::now()
+    };
+    shared.out.borrow_mut().start(unix_now_ns());
+    // `__ITER` exists while the scenarios run (api.rs, ITER_GLOBAL_JS).
+    let ctx0 = s.slots[0].holder.ctx().clone();
+    let iter_global = |on: bool| {
+        let _ = crate::api::k6_helper(&ctx0, "iterGlobal").and_then(|f| f.call::<_, ()>((on,)));
+    };
+    iter_global(true);
+    let mut states = Vec::new();
+    let mut next_vu = 1usize;
+    for sc in &options.scenarios {
+        let n = sc.executor.max_vus() as usize;
+        let start = t0 + sc.start_time;
+        let end = start + sc.executor.duration();
+        let left = match &sc.executor {
+            Executor::SharedIterations { iterations, .. } => *iterations,
+            _ => u64::MAX,
+        };
+        states.push(ScenState {
+            start,
+            end,
+            hard_end: end + sc.graceful_stop,
+            left,
+            next_arrival: 0,
+            warned_vus: false,
+            done: false,
+            vus: next_vu..next_vu + n,
+            busy: 0,
+            active_want: 0,
+            freed: Vec::new(),
+            vus_done: 0,
+            idle: (next_vu..next_vu + n).rev().collect(),
+            ramped_high: 0,
+            ramp_check: start,
+            iters_done: 0,
+            finished_at: None,
+        });
+        next_vu += n;
+    }
+    let vus_max = (next_vu - 1) as f64;
+    // k6 samples vus and vus_max each second from 1 s on (a test shorter
+    // than a second has none).
+    let mut next_gauge = t0 + Duration::from_secs(1);
+    let mut next_threshold_check = t0 + Duration::from_secs(2);
+    let mut aborted_by_threshold = false;
+    let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+    if shared.progress {
+        *shared.live.borrow_mut() = Some(crate::progress::Live::for_stdout());
+    }
+    // The live progress lines' next drawing.
+    let mut next_progress = shared.live.borrow().as_ref().map(|l| t0 + l.every);
+    // One timer for the loop, moved only when the next wake-up changes
+    // (a timer made per loop turn cost more than the HTTP requests' own);
+    // a timerfd, not tokio's timer (see `WakeTimer`).
+    let mut timer = loadlab_engine::WakeTimer::new();
+    // Wake-ups fall on a 1 ms grid from the test's start (as tokio's timer
+    // wheel put them): sleeps that end within the same millisecond end in
+    // one wake-up.
+    let on_ms_grid = |t: Instant| {
+        let ns = t.saturating_duration_since(t0).as_nanos();
+        t0 + Duration::from_nanos((ns.div_ceil(1_000_000) * 1_000_000) as u64)
+    };
+    // Ramps are followed on a 20 ms grid.
+    let grid = |now: Instant| {
+        let step = Duration::from_millis(20);
+        let n = now.saturating_duration_since(t0).as_nanos() / step.as_nanos() + 1;
+        t0 + step * n as u32
+    };
+
+    if !interrupted {
+        loop {
+            s.expire_requests(Instant::now());
+            s.poll_ready(&mut pending_done);
+            let now = Instant::now();
+            s.wake_sleepers(now, &mut pending_done);
+            // Book iterations that ended.
+            for (i, r) in pending_done.drain(..) {
+                let sc = s.slots[i].scenario;
+                let ex = &options.scenarios[sc].executor;
+                let arrival = ex.is_arrival_rate();
+                s.finished(i, r, arrival);
+                let st = &mut states[sc];
+                st.busy = st.busy.saturating_sub(1);
+                st.iters_done += 1;
+                if arrival {
+                    st.idle.push(i);
+                } else {
+                    st.freed.push(i);
+                    if let Executor::PerVuIterations { iterations, .. } = ex
+                        && s.slots[i].iters == *iterations
+                    {
+                        st.vus_done += 1;
+                    }
+                }
+            }
+            if now >= next_gauge {
+                let active = shared.active.get() as f64;
+                shared.add_named("vus", active, shared.base_tags.clone(), true);
+                shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
+                shared.out.borrow_mut().flush();
+                next_gauge = now + Duration::from_secs(1);
+            }
+            shared.rw_push_due(now);
+            if now >= next_threshold_check {
+                next_threshold_check = now + Duration::from_secs(2);
+                if crate::thresholds::eval::abort_failed(
+                    &shared.reg.borrow(),
+                    options,
+                    shared.start.elapsed(),
+                ) {
+                    aborted_by_threshold = true;
+                    break;
+                }
+            }
+            if shared.abort.borrow().is_some() {
+                break;
+            }
+            // Executors.
+            let mut wake = next_gauge.min(next_threshold_check);
+            let mut all_done = true;
+            for (si, sc) in options.scenarios.iter().enumerate() {
+                let st = &mut states[si];
+                if st.done {
+                    continue;
+                }
+                all_done = false;
+                if now < st.start {
+                    wake = wake.min(st.start);
+                    continue;
+                }
+                let elapsed = now - st.start;
+                let running_out = now >= st.end;
+                match &sc.executor {
+                    Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
+                        loop {
+                            // This instance's arrivals are its stripe of
+                            // the whole test's (`--execution-segment`), at
+                            // their whole-test times.
+                            let global = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref())
+                            {
+                                Some(stripe) => stripe.nth(st.next_arrival),
+                                None => Some(st.next_arrival),
+                            };
+                            let Some((k, at)) =
+                                global.and_then(|k| Some((k, arrival_at(&sc.executor, k)?)))
+                            else {
+                                st.end = st.end.min(now);
+                                break;
+                            };
+                            let due = st.start + at;
+                            if due > now {
+                                wake = wake.min(due);
+                                break;
+                            }
+                            st.next_arrival += 1;
+                            match st.idle.pop() {
+                                Some(i) => {
+                                    shared.vus.borrow_mut()[i].arrival = Some(k);
+                                    st.busy += 1;
+                                    if let Some(r) = s.start_iteration(i, due) {
+                                        pending_done.push((i, r));
+                                    }
+                                }
+                                None => {
+                                    if !st.warned_vus {
+                                        // k6's warning, once per scenario.
+                                        st.warned_vus = true;
+                                        shared.log(
+                                            Level::Warning,
+                                            &format!(
+                                                "Insufficient VUs, reached {} active VUs and cannot \
+                                                 initialize more",
+                                                st.busy,
+                                            ),
+                                            &[
+                                                ("executor", sc.executor.name()),
+                                                ("scenario", &sc.name),
+                                            ],
+                                        );
+                                    }
+                                    let tags = {
+                                        let mut t = shared.base_tags.clone();
+                                        if shared.sys.has(SystemTags::SCENARIO) {
+                                            t.push(("scenario".into(), sc.name.clone()));
+                                        }
+                                        t
+                                    };
+                                    shared.add_named("dropped_iterations", 1.0, tags, true);
+                                }
+                            }
+                        }
+                    }
+                    ex => {
+                        if !running_out {
+                            let want = match ex {
+                                Executor::ConstantVus { vus, .. } => *vus as usize,
+                                Executor::RampingVus { .. } => ramp_vus(sc, elapsed) as usize,
+                                Executor::SharedIterations { vus, .. }
+                                | Executor::PerVuIterations { vus, .. } => *vus as usize,
+                                _ => 0,
+                            };
+                            // A moving ramp is followed on the grid; a flat
+                            // stage wakes the loop only where it ends.
+                            if matches!(ex, Executor::RampingVus { .. }) {
+                                wake = wake.min(match ramp_flat_until(sc, elapsed) {
+                                    Some(end) => st.start.checked_add(end).unwrap_or(st.end),
+                                    None => grid(now),
+                                });
+                            }
+                            let want = want.min(st.vus.len());
+                            // Only VUs that just finished, and those newly
+                            // wanted by a ramp, may start now.
+                            let mut cand = std::mem::take(&mut st.freed);
+                            if want > st.active_want {
+                                cand.extend(st.vus.start + st.active_want..st.vus.start + want);
+                            }
+                            st.active_want = want;
+                            st.ramped_high = st.ramped_high.max(want);
+                            for i in cand {
+                                if i - st.vus.start >= want
+                                    || s.slots[i].busy
+                                    || s.slots[i].co.is_none()
+                                {
+                                    continue;
+                                }
+                                let may = match ex {
+                                    Executor::SharedIterations { .. } => {
+                                        if st.left == 0 {
+                                            false
+                                        } else {
+                                            st.left -= 1;
+                                            true
+                                        }
+                                    }
+                                    Executor::PerVuIterations { iterations, .. } => {
+                                        s.slots[i].iters < *iterations
+                                    }
+                                    _ => true,
+                                };
+                                if may {
+                                    st.busy += 1;
+                                    if let Some(r) = s.start_iteration(i, now) {
+                                        pending_done.push((i, r));
+                                    }
+                                }
+                            }
+                            // Iteration-count executors end when all is done.
+                            let finished = match ex {
+                                Executor::SharedIterations { .. } => st.left == 0,
+                                Executor::PerVuIterations { iterations, .. } => {
+                                    st.vus_done >= st.vus.len() || *iterations == 0
+                                }
+                                _ => false,
+                            };
+                            if finished {
+                                st.end = now;
+                            }
+                        }
+                        // (Past the end, the graceful stop's deadline below
+                        // is the one to wake for: a past instant would spin.)
+                        if matches!(ex, Executor::RampingVus { .. }) {
+                            let level = if running_out { 0 } else { st.active_want };
+                            // gracefulRampDown: the VUs above the ramp's
+                            // level that are still busy when it is over are
+                            // interrupted (looked at on the 20 ms grid).
+                            if st.ramped_high > level && now >= st.ramp_check {
+                                let allowed =
+                                    (ramp_vus_allowed(sc, elapsed) as usize).min(st.vus.len());
+                                let mut high = level;
+                                for k in level..st.ramped_high {
+                                    let i = st.vus.start + k;
+                                    if !s.slots[i].busy {
+                                        continue;
+                                    }
+                                    if k >= allowed {
+                                        s.abort(i);
+                                        st.busy = st.busy.saturating_sub(1);
+                                    } else {
+                                        high = k + 1;
+                                    }
+                                }
+                                st.ramped_high = high;
+                                st.ramp_check = grid(now);
+                            }
+                            if st.ramped_high > level {
+                                wake = wake.min(st.ramp_check);
+                            }
+                        }
+                    }
+                }
+                if now >= st.end {
+                    if st.busy == 0 {
+                        st.done = true;
+                        st.finished_at = Some(now);
+                    } else if now >= st.hard_end {
+                        let busy: Vec<usize> =
+                            st.vus.clone().filter(|&i| s.slots[i].busy).collect();
+                        for i in busy {
+                            s.abort(i);
+                        }
+                        st.busy = 0;
+                        st.done = true;
+                        st.finished_at = Some(now);
+                    } else {
+                        wake = wake.min(st.hard_end);
+                    }
+                } else {
+                    wake = wake.min(st.end);
+                }
+            }
+            // A scenario may have ended in this very pass.
+            all_done = all_done || states.iter().all(|st| st.done);
+            if all_done && pending_done.is_empty() {
+                break;
+            }
+            // The live progress lines (drawn under load too).
+            if let Some(at) = next_progress {
+                if now >= at {
+                    let views: Vec<_> = options
+                        .scenarios
+                        .iter()
+                        .zip(&states)
+                        .map(|(sc, st)| st.view(sc, now))
+                        .collect();
+                    let (head, bars) = progress_block(shared, options, &views, now - t0);
+                    if let Some(live) = shared.live.borrow_mut().as_mut() {
+                        live.draw(&head, &bars);
+                    }
+                    *shared.views.borrow_mut() = views;
+                }
+                let every = shared
+                    .live
+                    .borrow()
+                    .as_ref()
+                    .map_or(Duration::from_secs(1), |l| l.every);
+                // On the clock's grid from the test's start (1.0s, 2.0s, …).
+                let n =
+                    (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
+                next_progress = Some(t0 + every * n);
+                wake = wake.min(t0 + every * n);
+            }
+            if !pending_done.is_empty() || s.has_ready() {
+                continue;
+            }
+            wake = wake.min(next_gauge).min(next_threshold_check);
+            if let Some(t) = shared.rw_next() {
+                wake = wake.min(t);
+            }
+            if let Some(t) = s.next_wake() {
+                wake = wake.min(t);
+            }
+            timer.set(on_ms_grid(wake));
+            // Wait for an answer, the next schedule point, or Ctrl-C.
+            tokio::select! {
+                // Polled at the top of the loop.
+                _ = s.wait_ready() => {}
+                _ = timer.fired() => {}
+                _ = shutdown.as_mut() => {
+                    interrupted = true;
+                    break;
+                }
+            }
+        }
+        for (i, r) in pending_done.drain(..) {
+            let sc = s.slots[i].scenario;
+            let arrival = options.scenarios[sc].executor.is_arrival_rate();
+            s.finished(i, r, arrival);
+        }
+        // Whatever still runs (Ctrl-C, abort) is interrupted.
+        for i in 1..s.slots.len() {
+            if s.slots[i].busy {
+                s.abort(i);
+            }
+        }
+    }
+    // The scenarios as the test ended, for the summary's last lines: one
+    // cut short (Ctrl-C, an abort) shows where it was; one over without all
+    // its work done (iterations left at its maxDuration) is interrupted too,
+    // as in k6.
+    {
+        let now = Instant::now();
+        let views = options
+            .scenarios
+            .iter()
+            .zip(&states)
+            .map(|(sc, st)| {
+                use crate::progress::Status;
+                let mut v = st.view(sc, now);
+                // Every VU has returned (k6 counts none active now).
+                v.level = 0;
+                v.running = 0;
+                let unfinished = match v.status {
+                    Status::Done => crate::progress::bar(sc, &v).progress < 1.0,
+                    Status::Waiting => false,
+                    _ => true,
+                };
+                if unfinished {
+                    v.status = Status::Interrupted;
+                }
+                v
+            })
+            .collect();
+        *shared.views.borrow_mut() = views;
+        if let Some(live) = shared.live.borrow_mut().as_mut() {
+            live.finish();
+        }
+        *shared.live.borrow_mut() = None;
+    }
+    let test_elapsed = t0.elapsed();
+    iter_global(false);
+    // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
+    if has_teardown {
+        match run_special(
+            &mut s,
+            shutdown.as_mut(),
+            options.teardown_timeout,
+            "teardown",
+        )
+        .await
+        {
+            // k6's line for an exception in teardown().
+            Some(Err(e)) => shared.log(
+                Level::Error,
+                &with_stack_end(e),
+                &[("hint", "script exception")],
+            ),
+            None => interrupted = true,
+            _ => {}
+        }
+    }
+    // k6's warning for a test in which no iteration ended (not after a
+    // stop: Ctrl-C, a threshold's abortOnFail, exec.test.abort).
+    if !interrupted
+        && !aborted_by_threshold
+        && shared.abort.borrow().is_none()
+        && shared.completed.get() == 0
+    {
+        shared.log(
+            Level::Warning,
+            "No script iterations fully finished, consider making the test duration longer",
+            &[],
+        );
+    }
+    // The remote-write output's last push, after teardown (as k6 stops
+    // its outputs).
+    shared.rw_finish();
+    let script_errors = s.script_errors;
+    let mut summary = crate::summary::render(shared, options, test_elapsed);
+    if options.summary_disabled {
+        // `--summary-mode=disabled`: thresholds still judge the run; the
+        // last progress lines still show (as in k6).
+        summary.0 = crate::summary::last_block(shared, options, test_elapsed);
+    } else if let Some(text) =
+        crate::summary::handle_summary(s.slots[0].holder.ctx(), shared, options, test_elapsed)
+    {
+        // The script's handleSummary(data), when it has one, replaces the
+        // default summary (as in k6), above the last progress lines.
+        summary.0 = text + &crate::summary::last_block(shared, options, test_elapsed);
+    }
+    let thresholds_crossed = std::mem::take(&mut summary.1);
+    let thresholds_failed = !thresholds_crossed.is_empty();
+    let export = crate::summary::export_json(shared, options, test_elapsed);
+    shared.out.borrow_mut().finish(export)?;
+    let reg = shared.reg.borrow();
+    let count = |name: &str| {
+        reg.metric(name)
+            .map(|m| match reg.merged(m, &[]) {
+                crate::metrics::Agg::Counter { sum, .. } => sum as u64,
+                _ => 0,
+            })
+            .unwrap_or(0)
+    };
+    Ok(RunOutcome {
+        summary: summary.0,
+        thresholds_failed,
+        thresholds_crossed,
+        interrupted,
+        aborted_by_threshold,
+        aborted: shared.abort.borrow().clone(),
+        iterations: count("iterations"),
+        script_errors,
+        http_reqs: count("http_reqs"),
+        js_heap_bytes: shared.js_heap.get(),
+        vus_initialised: s.slots.len() as u64,
+    })
+}
