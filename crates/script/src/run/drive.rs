@@ -14,93 +14,18 @@ use rquickjs::{Function, Object, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
-use crate::executor::schedule::arrival_at;
+use crate::executor::{ScenState, Step};
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
 use crate::log::Level;
-use crate::options::{Executor, Options, Scenario};
-use crate::system_tags::SystemTags;
+use crate::options::Options;
 
-use crate::executor::schedule::{ramp_flat_until, ramp_vus, ramp_vus_allowed};
 use crate::log::unix_now_ns;
 use crate::run::config::*;
 use crate::run::sched::*;
 use crate::run::shared::Shared;
 use crate::run::shared::*;
 use crate::run::wake::*;
-
-/// Per-scenario schedule state.
-pub(crate) struct ScenState {
-    pub(crate) start: Instant,
-    pub(crate) end: Instant,
-    pub(crate) hard_end: Instant,
-    /// Shared-iterations: iterations left to hand out.
-    pub(crate) left: u64,
-    /// Arrival-rate: the next arrival's number.
-    pub(crate) next_arrival: u64,
-    /// Arrival-rate: k6's "Insufficient VUs" warning was printed.
-    pub(crate) warned_vus: bool,
-    pub(crate) done: bool,
-    pub(crate) vus: std::ops::Range<usize>,
-    /// Iterations running now.
-    pub(crate) busy: usize,
-    /// Closed executors: how many of the scenario's VUs are wanted (the
-    /// first ones); VUs that finished an iteration since the last step.
-    pub(crate) active_want: usize,
-    pub(crate) freed: Vec<usize>,
-    /// Per-VU iterations: VUs that did all theirs.
-    pub(crate) vus_done: usize,
-    /// Arrival-rate: free VUs (the lowest on top).
-    pub(crate) idle: Vec<usize>,
-    /// Ramping-vus: no VU from this many on (in the scenario) is busy.
-    pub(crate) ramped_high: usize,
-    /// Ramping-vus: when the VUs above the ramp's level are looked at next.
-    pub(crate) ramp_check: Instant,
-    /// Iterations that ended (for the progress lines).
-    pub(crate) iters_done: u64,
-    /// When it was over (all its iterations ended).
-    pub(crate) finished_at: Option<Instant>,
-}
-
-impl ScenState {
-    /// What the progress lines show of the scenario at `now`.
-    pub(crate) fn view(&self, sc: &Scenario, now: Instant) -> crate::progress::ScenView {
-        use crate::progress::{ScenView, Status};
-        let mut v = ScenView {
-            running: self.busy as u64,
-            level: self.active_want as u64,
-            iters_done: self.iters_done,
-            ..ScenView::default()
-        };
-        if let Executor::RampingArrivalRate {
-            start_rate,
-            time_unit,
-            stages,
-            ..
-        } = &sc.executor
-        {
-            // The rate the ramp is at now.
-            let t = now.saturating_duration_since(self.start);
-            let rate = crate::options::ramp_level(*start_rate, stages, t).0;
-            v.rate_now = rate / time_unit.as_secs_f64().max(1e-9);
-        }
-        if now < self.start {
-            v.status = Status::Waiting;
-            v.wait_left = self.start - now;
-        } else if let Some(at) = self.finished_at {
-            v.status = Status::Done;
-            v.spent = at - self.start;
-        } else if now >= self.start + sc.executor.duration() {
-            // Its duration is over, its last iterations finishing: its
-            // figures are the ones just past its duration.
-            v.status = Status::Stopping;
-            v.spent = sc.executor.duration() + Duration::from_nanos(1);
-        } else {
-            v.spent = now - self.start;
-        }
-        v
-    }
-}
 
 pub(crate) async fn drive<'js>(
     shared: &Rc<Shared>,
@@ -233,34 +158,24 @@ pub(crate) async fn drive_local<'js>(
     };
     iter_global(true);
     let mut states = Vec::new();
+    let mut execs = Vec::new();
     let mut next_vu = 1usize;
     for sc in &options.scenarios {
         let n = sc.executor.max_vus() as usize;
         let start = t0 + sc.start_time;
         let end = start + sc.executor.duration();
-        let left = match &sc.executor {
-            Executor::SharedIterations { iterations, .. } => *iterations,
-            _ => u64::MAX,
-        };
         states.push(ScenState {
             start,
             end,
             hard_end: end + sc.graceful_stop,
-            left,
-            next_arrival: 0,
-            warned_vus: false,
             done: false,
             vus: next_vu..next_vu + n,
             busy: 0,
             active_want: 0,
-            freed: Vec::new(),
-            vus_done: 0,
-            idle: (next_vu..next_vu + n).rev().collect(),
-            ramped_high: 0,
-            ramp_check: start,
             iters_done: 0,
             finished_at: None,
         });
+        execs.push(crate::executor::for_scenario(sc, next_vu..next_vu + n));
         next_vu += n;
     }
     let vus_max = (next_vu - 1) as f64;
@@ -286,13 +201,6 @@ pub(crate) async fn drive_local<'js>(
         let ns = t.saturating_duration_since(t0).as_nanos();
         t0 + Duration::from_nanos((ns.div_ceil(1_000_000) * 1_000_000) as u64)
     };
-    // Ramps are followed on a 20 ms grid.
-    let grid = |now: Instant| {
-        let step = Duration::from_millis(20);
-        let n = now.saturating_duration_since(t0).as_nanos() / step.as_nanos() + 1;
-        t0 + step * n as u32
-    };
-
     if !interrupted {
         loop {
             s.expire_requests(Instant::now());
@@ -308,16 +216,7 @@ pub(crate) async fn drive_local<'js>(
                 let st = &mut states[sc];
                 st.busy = st.busy.saturating_sub(1);
                 st.iters_done += 1;
-                if arrival {
-                    st.idle.push(i);
-                } else {
-                    st.freed.push(i);
-                    if let Executor::PerVuIterations { iterations, .. } = ex
-                        && s.slots[i].iters == *iterations
-                    {
-                        st.vus_done += 1;
-                    }
-                }
+                execs[sc].iteration_ended(i, s.slots[i].iters);
             }
             if now >= next_gauge {
                 let active = shared.active.get() as f64;
@@ -354,166 +253,15 @@ pub(crate) async fn drive_local<'js>(
                     wake = wake.min(st.start);
                     continue;
                 }
-                let elapsed = now - st.start;
-                let running_out = now >= st.end;
-                match &sc.executor {
-                    Executor::ConstantArrivalRate { .. } | Executor::RampingArrivalRate { .. } => {
-                        loop {
-                            // This instance's arrivals are its stripe of
-                            // the whole test's (`--execution-segment`), at
-                            // their whole-test times.
-                            let global = match sc.segment.as_ref().and_then(|g| g.arrivals.as_ref())
-                            {
-                                Some(stripe) => stripe.nth(st.next_arrival),
-                                None => Some(st.next_arrival),
-                            };
-                            let Some((k, at)) =
-                                global.and_then(|k| Some((k, arrival_at(&sc.executor, k)?)))
-                            else {
-                                st.end = st.end.min(now);
-                                break;
-                            };
-                            let due = st.start + at;
-                            if due > now {
-                                wake = wake.min(due);
-                                break;
-                            }
-                            st.next_arrival += 1;
-                            match st.idle.pop() {
-                                Some(i) => {
-                                    shared.vus.borrow_mut()[i].arrival = Some(k);
-                                    st.busy += 1;
-                                    if let Some(r) = s.start_iteration(i, due) {
-                                        pending_done.push((i, r));
-                                    }
-                                }
-                                None => {
-                                    if !st.warned_vus {
-                                        // k6's warning, once per scenario.
-                                        st.warned_vus = true;
-                                        shared.log(
-                                            Level::Warning,
-                                            &format!(
-                                                "Insufficient VUs, reached {} active VUs and cannot \
-                                                 initialize more",
-                                                st.busy,
-                                            ),
-                                            &[
-                                                ("executor", sc.executor.name()),
-                                                ("scenario", &sc.name),
-                                            ],
-                                        );
-                                    }
-                                    let tags = {
-                                        let mut t = shared.base_tags.clone();
-                                        if shared.sys.has(SystemTags::SCENARIO) {
-                                            t.push(("scenario".into(), sc.name.clone()));
-                                        }
-                                        t
-                                    };
-                                    shared.add_named("dropped_iterations", 1.0, tags, true);
-                                }
-                            }
-                        }
-                    }
-                    ex => {
-                        if !running_out {
-                            let want = match ex {
-                                Executor::ConstantVus { vus, .. } => *vus as usize,
-                                Executor::RampingVus { .. } => ramp_vus(sc, elapsed) as usize,
-                                Executor::SharedIterations { vus, .. }
-                                | Executor::PerVuIterations { vus, .. } => *vus as usize,
-                                _ => 0,
-                            };
-                            // A moving ramp is followed on the grid; a flat
-                            // stage wakes the loop only where it ends.
-                            if matches!(ex, Executor::RampingVus { .. }) {
-                                wake = wake.min(match ramp_flat_until(sc, elapsed) {
-                                    Some(end) => st.start.checked_add(end).unwrap_or(st.end),
-                                    None => grid(now),
-                                });
-                            }
-                            let want = want.min(st.vus.len());
-                            // Only VUs that just finished, and those newly
-                            // wanted by a ramp, may start now.
-                            let mut cand = std::mem::take(&mut st.freed);
-                            if want > st.active_want {
-                                cand.extend(st.vus.start + st.active_want..st.vus.start + want);
-                            }
-                            st.active_want = want;
-                            st.ramped_high = st.ramped_high.max(want);
-                            for i in cand {
-                                if i - st.vus.start >= want
-                                    || s.slots[i].busy
-                                    || s.slots[i].co.is_none()
-                                {
-                                    continue;
-                                }
-                                let may = match ex {
-                                    Executor::SharedIterations { .. } => {
-                                        if st.left == 0 {
-                                            false
-                                        } else {
-                                            st.left -= 1;
-                                            true
-                                        }
-                                    }
-                                    Executor::PerVuIterations { iterations, .. } => {
-                                        s.slots[i].iters < *iterations
-                                    }
-                                    _ => true,
-                                };
-                                if may {
-                                    st.busy += 1;
-                                    if let Some(r) = s.start_iteration(i, now) {
-                                        pending_done.push((i, r));
-                                    }
-                                }
-                            }
-                            // Iteration-count executors end when all is done.
-                            let finished = match ex {
-                                Executor::SharedIterations { .. } => st.left == 0,
-                                Executor::PerVuIterations { iterations, .. } => {
-                                    st.vus_done >= st.vus.len() || *iterations == 0
-                                }
-                                _ => false,
-                            };
-                            if finished {
-                                st.end = now;
-                            }
-                        }
-                        // (Past the end, the graceful stop's deadline below
-                        // is the one to wake for: a past instant would spin.)
-                        if matches!(ex, Executor::RampingVus { .. }) {
-                            let level = if running_out { 0 } else { st.active_want };
-                            // gracefulRampDown: the VUs above the ramp's
-                            // level that are still busy when it is over are
-                            // interrupted (looked at on the 20 ms grid).
-                            if st.ramped_high > level && now >= st.ramp_check {
-                                let allowed =
-                                    (ramp_vus_allowed(sc, elapsed) as usize).min(st.vus.len());
-                                let mut high = level;
-                                for k in level..st.ramped_high {
-                                    let i = st.vus.start + k;
-                                    if !s.slots[i].busy {
-                                        continue;
-                                    }
-                                    if k >= allowed {
-                                        s.abort(i);
-                                        st.busy = st.busy.saturating_sub(1);
-                                    } else {
-                                        high = k + 1;
-                                    }
-                                }
-                                st.ramped_high = high;
-                                st.ramp_check = grid(now);
-                            }
-                            if st.ramped_high > level {
-                                wake = wake.min(st.ramp_check);
-                            }
-                        }
-                    }
-                }
+                let mut step = Step {
+                    s: &mut s,
+                    now,
+                    t0,
+                    wake,
+                    pending_done: &mut pending_done,
+                };
+                execs[si].step(sc, st, &mut step);
+                wake = step.wake;
                 if now >= st.end {
                     if st.busy == 0 {
                         st.done = true;
@@ -546,7 +294,8 @@ pub(crate) async fn drive_local<'js>(
                         .scenarios
                         .iter()
                         .zip(&states)
-                        .map(|(sc, st)| st.view(sc, now))
+                        .zip(&execs)
+                        .map(|((sc, st), ex)| st.view(sc, ex.as_ref(), now))
                         .collect();
                     let (head, bars) = progress_block(shared, options, &views, now - t0);
                     if let Some(live) = shared.live.borrow_mut().as_mut() {
@@ -609,9 +358,10 @@ pub(crate) async fn drive_local<'js>(
             .scenarios
             .iter()
             .zip(&states)
-            .map(|(sc, st)| {
+            .zip(&execs)
+            .map(|((sc, st), ex)| {
                 use crate::progress::Status;
-                let mut v = st.view(sc, now);
+                let mut v = st.view(sc, ex.as_ref(), now);
                 // Every VU has returned (k6 counts none active now).
                 v.level = 0;
                 v.running = 0;
