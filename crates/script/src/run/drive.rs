@@ -14,7 +14,7 @@ use rquickjs::{Function, Object, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
-use crate::executor::{ScenState, Step};
+use crate::executor::{ScenState, ScenarioExecutor, Step};
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
 use crate::log::Level;
@@ -96,31 +96,7 @@ pub(crate) async fn drive_local<'js>(
             }
         }
     }
-    // The data, as JSON, to every VU.
-    let data_json = {
-        let ctx = s.slots[0].holder.ctx();
-        let v: Value = s.slots[0]
-            .holder
-            .get("result")
-            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
-        if v.is_undefined() {
-            None
-        } else {
-            ctx.json_stringify(v)
-                .ok()
-                .flatten()
-                .and_then(|s| s.to_string().ok())
-        }
-    };
-    for slot in s.slots.iter() {
-        let data = match &data_json {
-            Some(j) => slot.holder.ctx().json_parse(j.clone()).ok(),
-            None => None,
-        };
-        if let Some(d) = data {
-            slot.holder.set("data", d).ok();
-        }
-    }
+    share_setup_data(s.slots);
 
     // --start-at: the scenarios start on the common instant (a precise
     // timer: tokio's is 1 ms coarse). Ctrl-C while waiting ends the run.
@@ -262,25 +238,7 @@ pub(crate) async fn drive_local<'js>(
                 };
                 execs[si].step(sc, st, &mut step);
                 wake = step.wake;
-                if now >= st.end {
-                    if st.busy == 0 {
-                        st.done = true;
-                        st.finished_at = Some(now);
-                    } else if now >= st.hard_end {
-                        let busy: Vec<usize> =
-                            st.vus.clone().filter(|&i| s.slots[i].busy).collect();
-                        for i in busy {
-                            s.abort(i);
-                        }
-                        st.busy = 0;
-                        st.done = true;
-                        st.finished_at = Some(now);
-                    } else {
-                        wake = wake.min(st.hard_end);
-                    }
-                } else {
-                    wake = wake.min(st.end);
-                }
+                end_scenario(st, &mut s, now, &mut wake);
             }
             // A scenario may have ended in this very pass.
             all_done = all_done || states.iter().all(|st| st.done);
@@ -348,40 +306,7 @@ pub(crate) async fn drive_local<'js>(
             }
         }
     }
-    // The scenarios as the test ended, for the summary's last lines: one
-    // cut short (Ctrl-C, an abort) shows where it was; one over without all
-    // its work done (iterations left at its maxDuration) is interrupted too,
-    // as in k6.
-    {
-        let now = Instant::now();
-        let views = options
-            .scenarios
-            .iter()
-            .zip(&states)
-            .zip(&execs)
-            .map(|((sc, st), ex)| {
-                use crate::progress::Status;
-                let mut v = st.view(sc, ex.as_ref(), now);
-                // Every VU has returned (k6 counts none active now).
-                v.level = 0;
-                v.running = 0;
-                let unfinished = match v.status {
-                    Status::Done => crate::progress::bar(sc, &v).progress < 1.0,
-                    Status::Waiting => false,
-                    _ => true,
-                };
-                if unfinished {
-                    v.status = Status::Interrupted;
-                }
-                v
-            })
-            .collect();
-        *shared.views.borrow_mut() = views;
-        if let Some(live) = shared.live.borrow_mut().as_mut() {
-            live.finish();
-        }
-        *shared.live.borrow_mut() = None;
-    }
+    final_views(shared, options, &states, &execs);
     let test_elapsed = t0.elapsed();
     iter_global(false);
     // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
@@ -417,6 +342,117 @@ pub(crate) async fn drive_local<'js>(
             &[],
         );
     }
+    outcome(
+        &s,
+        shared,
+        options,
+        test_elapsed,
+        interrupted,
+        aborted_by_threshold,
+    )
+}
+
+/// The data setup() returned, as JSON, to every VU.
+fn share_setup_data(slots: &[Slot<'_>]) {
+    let data_json = {
+        let ctx = slots[0].holder.ctx();
+        let v: Value = slots[0]
+            .holder
+            .get("result")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if v.is_undefined() {
+            None
+        } else {
+            ctx.json_stringify(v)
+                .ok()
+                .flatten()
+                .and_then(|s| s.to_string().ok())
+        }
+    };
+    for slot in slots.iter() {
+        let data = match &data_json {
+            Some(j) => slot.holder.ctx().json_parse(j.clone()).ok(),
+            None => None,
+        };
+        if let Some(d) = data {
+            slot.holder.set("data", d).ok();
+        }
+    }
+}
+
+/// A started scenario past its end is done once its iterations ended,
+/// or at its graceful stop's deadline (those still running are stopped);
+/// until then the loop wakes for its end or that deadline.
+fn end_scenario(st: &mut ScenState, s: &mut Sched<'_, '_>, now: Instant, wake: &mut Instant) {
+    if now >= st.end {
+        if st.busy == 0 {
+            st.done = true;
+            st.finished_at = Some(now);
+        } else if now >= st.hard_end {
+            let busy: Vec<usize> = st.vus.clone().filter(|&i| s.slots[i].busy).collect();
+            for i in busy {
+                s.abort(i);
+            }
+            st.busy = 0;
+            st.done = true;
+            st.finished_at = Some(now);
+        } else {
+            *wake = (*wake).min(st.hard_end);
+        }
+    } else {
+        *wake = (*wake).min(st.end);
+    }
+}
+
+/// The scenarios as the test ended, for the summary's last lines: one
+/// cut short (Ctrl-C, an abort) shows where it was; one over without all
+/// its work done (iterations left at its maxDuration) is interrupted too,
+/// as in k6.
+fn final_views(
+    shared: &Shared,
+    options: &Options,
+    states: &[ScenState],
+    execs: &[Box<dyn ScenarioExecutor>],
+) {
+    let now = Instant::now();
+    let views = options
+        .scenarios
+        .iter()
+        .zip(states)
+        .zip(execs)
+        .map(|((sc, st), ex)| {
+            use crate::progress::Status;
+            let mut v = st.view(sc, ex.as_ref(), now);
+            // Every VU has returned (k6 counts none active now).
+            v.level = 0;
+            v.running = 0;
+            let unfinished = match v.status {
+                Status::Done => crate::progress::bar(sc, &v).progress < 1.0,
+                Status::Waiting => false,
+                _ => true,
+            };
+            if unfinished {
+                v.status = Status::Interrupted;
+            }
+            v
+        })
+        .collect();
+    *shared.views.borrow_mut() = views;
+    if let Some(live) = shared.live.borrow_mut().as_mut() {
+        live.finish();
+    }
+    *shared.live.borrow_mut() = None;
+}
+
+/// The end of the run: the outputs' last push, the summary, the outcome.
+fn outcome(
+    s: &Sched<'_, '_>,
+    shared: &Shared,
+    options: &Options,
+    test_elapsed: Duration,
+    interrupted: bool,
+    aborted_by_threshold: bool,
+) -> Result<RunOutcome, ScriptError> {
     // The remote-write output's last push, after teardown (as k6 stops
     // its outputs).
     shared.rw_finish();

@@ -51,17 +51,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     })?;
     let name = cfg.script.display().to_string();
     check_members(&source, &name)?;
-    let script_dir = cfg
-        .script
-        .parent()
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                p.to_path_buf()
-            }
-        })
-        .unwrap_or_else(|| PathBuf::from("."));
+    let script_dir = script_dir_of(&cfg.script);
 
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let mut resolver = BuiltinResolver::default();
@@ -233,31 +223,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     // The run's context, where every VU's code runs (made before entering
     // the runtime: making one locks it).
     let context = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
-    let client = Rc::new(
-        Client::new(&loadlab_engine::AttackConfig {
-            timeout: Duration::from_secs(60),
-            // As k6: no `Accept-Encoding: gzip` of our own (bodies are
-            // never decoded, so a script would read gzip bytes).
-            compression: false,
-            keepalive: !options.request.no_connection_reuse,
-            hosts: options.hosts.clone(),
-            dns_cache: options.dns.ttl,
-            dns_pick: Some(std::sync::Arc::new(loadlab_engine::dns_pick::DnsPick::new(
-                options.dns.select,
-                options.dns.policy,
-            ))),
-            blocklist: Some(std::sync::Arc::new(options.blocklist.clone())),
-            tls: loadlab_engine::config::TlsOptions {
-                insecure: options.request.insecure_skip_tls_verify,
-                versions: options.tls_versions,
-                cipher_suites_12: options.tls_cipher_suites.clone(),
-                client_pems: options.tls_auth.clone(),
-                ..Default::default()
-            },
-            ..Default::default()
-        })
-        .map_err(|e| ScriptError::Runtime(e.to_string()))?,
-    );
+    let client = Rc::new(make_client(&options)?);
     let total: usize = options
         .scenarios
         .iter()
@@ -342,23 +308,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             &client,
             shutdown.as_mut(),
         ));
-        // End every coroutine (they borrow the context).
-        for s in slots.iter_mut() {
-            if let Some(mut co) = s.co.take() {
-                if s.busy {
-                    vu::ABORTING.with(|a| a.set(true));
-                    let mut r = vu::resume(&mut co, Resume::Abort);
-                    while let Some(op) = r {
-                        r = match op {
-                            Op::Done(_) => None,
-                            _ => vu::resume(&mut co, Resume::Abort),
-                        };
-                    }
-                    vu::ABORTING.with(|a| a.set(false));
-                }
-                let _ = vu::resume(&mut co, Resume::Quit);
-            }
-        }
+        end_coroutines(&mut slots);
         outcome
     });
     RawRuntime::detach();
@@ -460,4 +410,66 @@ pub(crate) fn new_slot<'js>(
         iters: 0,
         op_gen: 0,
     })
+}
+
+/// The folder of the script (its relative imports and `open()`).
+fn script_dir_of(script: &std::path::Path) -> PathBuf {
+    script
+        .parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        })
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The HTTP client of the VUs, as the options make it.
+fn make_client(options: &Options) -> Result<Client, ScriptError> {
+    Client::new(&loadlab_engine::AttackConfig {
+        timeout: Duration::from_secs(60),
+        // As k6: no `Accept-Encoding: gzip` of our own (bodies are
+        // never decoded, so a script would read gzip bytes).
+        compression: false,
+        keepalive: !options.request.no_connection_reuse,
+        hosts: options.hosts.clone(),
+        dns_cache: options.dns.ttl,
+        dns_pick: Some(std::sync::Arc::new(loadlab_engine::dns_pick::DnsPick::new(
+            options.dns.select,
+            options.dns.policy,
+        ))),
+        blocklist: Some(std::sync::Arc::new(options.blocklist.clone())),
+        tls: loadlab_engine::config::TlsOptions {
+            insecure: options.request.insecure_skip_tls_verify,
+            versions: options.tls_versions,
+            cipher_suites_12: options.tls_cipher_suites.clone(),
+            client_pems: options.tls_auth.clone(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .map_err(|e| ScriptError::Runtime(e.to_string()))
+}
+
+/// Ends every VU's coroutine (they borrow the context): a busy one is
+/// aborted first.
+fn end_coroutines(slots: &mut [Slot<'_>]) {
+    for s in slots.iter_mut() {
+        if let Some(mut co) = s.co.take() {
+            if s.busy {
+                vu::ABORTING.with(|a| a.set(true));
+                let mut r = vu::resume(&mut co, Resume::Abort);
+                while let Some(op) = r {
+                    r = match op {
+                        Op::Done(_) => None,
+                        _ => vu::resume(&mut co, Resume::Abort),
+                    };
+                }
+                vu::ABORTING.with(|a| a.set(false));
+            }
+            let _ = vu::resume(&mut co, Resume::Quit);
+        }
+    }
 }
