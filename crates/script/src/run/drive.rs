@@ -1,12 +1,8 @@
 //! The run loop: setup(), the scenarios' executors, teardown and the
 //! summary.
 
-use std::collections::BinaryHeap;
 use std::future::Future;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::task::Waker;
 use std::time::Duration;
 
 use loadlab_engine::client::Client;
@@ -15,7 +11,6 @@ use tokio::time::Instant;
 
 use crate::ScriptError;
 use crate::executor::{ScenState, ScenarioExecutor, Step};
-use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
 use crate::log::Level;
 use crate::options::Options;
@@ -25,7 +20,6 @@ use crate::run::config::*;
 use crate::run::sched::*;
 use crate::run::shared::Shared;
 use crate::run::shared::*;
-use crate::run::wake::*;
 
 pub(crate) async fn drive<'js>(
     shared: &Rc<Shared>,
@@ -44,33 +38,7 @@ pub(crate) async fn drive_local<'js>(
     client: &Rc<Client>,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    let ready = Arc::new(Ready::default());
-    let wakers = (0..slots.len())
-        .map(|vu| {
-            let w = Arc::new(VuWaker {
-                vu,
-                queued: AtomicBool::new(false),
-                ready: ready.clone(),
-            });
-            (w.clone(), Waker::from(w))
-        })
-        .collect();
-    let mut s = Sched {
-        shared,
-        http: (0..slots.len()).map(|_| InFlight::default()).collect(),
-        boxes: Boxes::default(),
-        slots,
-        client,
-        wakers,
-        ready,
-        polling: Vec::new(),
-        script_errors: 0,
-        sleepers: BinaryHeap::new(),
-        deadlines: BinaryHeap::new(),
-        own_conns: shared.http.request.no_vu_connection_reuse || options.local_ips.is_some(),
-        close_conns: shared.http.request.no_vu_connection_reuse,
-        local_ips: options.local_ips.clone(),
-    };
+    let mut s = Sched::new(shared, options, slots, client);
     let mut interrupted = false;
 
     // setup()
@@ -100,32 +68,7 @@ pub(crate) async fn drive_local<'js>(
 
     // --start-at: the scenarios start on the common instant (a precise
     // timer: tokio's is 1 ms coarse). Ctrl-C while waiting ends the run.
-    let t0 = if shared.start_at {
-        let at = shared.start;
-        if !interrupted && at > Instant::now() {
-            let mut sleeper = loadlab_engine::PreciseSleep::new();
-            tokio::select! {
-                _ = sleeper.until(at) => {}
-                _ = shutdown.as_mut() => interrupted = true,
-            }
-        }
-        let late = Instant::now().saturating_duration_since(at);
-        if late > Duration::from_secs(1) && !interrupted {
-            shared.log(
-                Level::Warning,
-                &format!(
-                    "the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
-                    loadlab_core::format_go_duration(Duration::from_millis(
-                        late.as_millis() as u64
-                    ))
-                ),
-                &[],
-            );
-        }
-        at
-    } else {
-        Instant::now()
-    };
+    let t0 = start_instant(shared, &mut interrupted, shutdown.as_mut()).await;
     shared.out.borrow_mut().start(unix_now_ns());
     // `__ITER` exists while the scenarios run (api.rs, ITER_GLOBAL_JS).
     let ctx0 = s.slots[0].holder.ctx().clone();
@@ -133,27 +76,7 @@ pub(crate) async fn drive_local<'js>(
         let _ = crate::api::k6_helper(&ctx0, "iterGlobal").and_then(|f| f.call::<_, ()>((on,)));
     };
     iter_global(true);
-    let mut states = Vec::new();
-    let mut execs = Vec::new();
-    let mut next_vu = 1usize;
-    for sc in &options.scenarios {
-        let n = sc.executor.max_vus() as usize;
-        let start = t0 + sc.start_time;
-        let end = start + sc.executor.duration();
-        states.push(ScenState {
-            start,
-            end,
-            hard_end: end + sc.graceful_stop,
-            done: false,
-            vus: next_vu..next_vu + n,
-            busy: 0,
-            active_want: 0,
-            iters_done: 0,
-            finished_at: None,
-        });
-        execs.push(crate::executor::for_scenario(sc, next_vu..next_vu + n));
-        next_vu += n;
-    }
+    let (mut states, mut execs, next_vu) = scenarios(options, t0);
     let vus_max = (next_vu - 1) as f64;
     // k6 samples vus and vus_max each second from 1 s on (a test shorter
     // than a second has none).
@@ -495,4 +418,68 @@ fn outcome(
         js_heap_bytes: shared.js_heap.get(),
         vus_initialised: s.slots.len() as u64,
     })
+}
+
+/// When the scenarios start: now, or `--start-at`'s instant (waited for;
+/// Ctrl-C while waiting sets `interrupted`).
+async fn start_instant(
+    shared: &Shared,
+    interrupted: &mut bool,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Instant {
+    if shared.start_at {
+        let at = shared.start;
+        if !*interrupted && at > Instant::now() {
+            let mut sleeper = loadlab_engine::PreciseSleep::new();
+            tokio::select! {
+                _ = sleeper.until(at) => {}
+                _ = shutdown.as_mut() => *interrupted = true,
+            }
+        }
+        let late = Instant::now().saturating_duration_since(at);
+        if late > Duration::from_secs(1) && !*interrupted {
+            shared.log(
+                Level::Warning,
+                &format!(
+                    "the scenarios start {} after --start-at (init and setup() took longer than the time left): iterations already due start at once or are dropped; give the workers more time",
+                    loadlab_core::format_go_duration(Duration::from_millis(
+                        late.as_millis() as u64
+                    ))
+                ),
+                &[],
+            );
+        }
+        at
+    } else {
+        Instant::now()
+    }
+}
+
+/// Each scenario's state and executor; the next VU's index after them.
+fn scenarios(
+    options: &Options,
+    t0: Instant,
+) -> (Vec<ScenState>, Vec<Box<dyn ScenarioExecutor>>, usize) {
+    let mut states = Vec::new();
+    let mut execs = Vec::new();
+    let mut next_vu = 1usize;
+    for sc in &options.scenarios {
+        let n = sc.executor.max_vus() as usize;
+        let start = t0 + sc.start_time;
+        let end = start + sc.executor.duration();
+        states.push(ScenState {
+            start,
+            end,
+            hard_end: end + sc.graceful_stop,
+            done: false,
+            vus: next_vu..next_vu + n,
+            busy: 0,
+            active_want: 0,
+            iters_done: 0,
+            finished_at: None,
+        });
+        execs.push(crate::executor::for_scenario(sc, next_vu..next_vu + n));
+        next_vu += n;
+    }
+    (states, execs, next_vu)
 }

@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Poll, Waker};
 use std::time::Duration;
 
@@ -18,6 +18,7 @@ use tokio::time::Instant;
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
 use crate::log::Level;
+use crate::options::Options;
 use crate::vu::{self, Op, Resume, VuCoroutine};
 
 use crate::http_result::ms;
@@ -94,7 +95,43 @@ pub(crate) struct Sched<'a, 'js> {
     pub(crate) local_ips: Option<std::sync::Arc<crate::local_ips::IpPool>>,
 }
 
-impl<'js> Sched<'_, 'js> {
+impl<'a, 'js> Sched<'a, 'js> {
+    /// The scheduler of the run's VUs.
+    pub(crate) fn new(
+        shared: &'a Rc<Shared>,
+        options: &Options,
+        slots: &'a mut Vec<Slot<'js>>,
+        client: &'a Rc<Client>,
+    ) -> Self {
+        let ready = Arc::new(Ready::default());
+        let wakers = (0..slots.len())
+            .map(|vu| {
+                let w = Arc::new(VuWaker {
+                    vu,
+                    queued: AtomicBool::new(false),
+                    ready: ready.clone(),
+                });
+                (w.clone(), Waker::from(w))
+            })
+            .collect();
+        Sched {
+            shared,
+            http: (0..slots.len()).map(|_| InFlight::default()).collect(),
+            boxes: Boxes::default(),
+            slots,
+            client,
+            wakers,
+            ready,
+            polling: Vec::new(),
+            script_errors: 0,
+            sleepers: BinaryHeap::new(),
+            deadlines: BinaryHeap::new(),
+            own_conns: shared.http.request.no_vu_connection_reuse || options.local_ips.is_some(),
+            close_conns: shared.http.request.no_vu_connection_reuse,
+            local_ips: options.local_ips.clone(),
+        }
+    }
+
     /// Who VU `i`'s requests are polled as: `None` unless its connections
     /// are its own (`noVUConnectionReuse`, `--local-ips`); then owner
     /// `i + 1` and, with `--local-ips`, its address (VU n dials from the
