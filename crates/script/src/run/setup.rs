@@ -81,18 +81,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let raw_rt = RawRuntime::of(&ctx0);
     raw_rt.attach().map_err(ScriptError::Runtime)?;
 
-    let (now, now_unix) = (Instant::now(), unix_now_ns());
-    // With --start-at, the test (and every offset in the results) counts
-    // from that instant, on every worker.
-    let (start, start_unix_ns) = match cfg.start_at_unix_ns {
-        Some(at) if at >= now_unix => (now + Duration::from_nanos(at - now_unix), at),
-        Some(at) => (
-            now.checked_sub(Duration::from_nanos(now_unix - at))
-                .unwrap_or(now),
-            at,
-        ),
-        None => (now, now_unix),
-    };
+    let (start, start_unix_ns) = start_instants(&cfg);
 
     // Evaluate once to get the options (a throwaway Shared: metrics defined
     // here are defined again by each VU).
@@ -152,19 +141,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?;
     outputs.declare_thresholds(&options);
 
-    let scen_meta: Vec<ScenarioMeta> = options
-        .scenarios
-        .iter()
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.executor.name().to_string(),
-                s.tags.clone(),
-                s.start_time,
-                s.executor.duration(),
-            )
-        })
-        .collect();
+    let scen_meta = scenario_meta(&options);
     // What the script sees (`exec.test.options`): its options under the flags.
     let options_json = crate::test_options::with_flags(&opts_value, &cfg.overrides).to_string();
     let mut shared_v = make_shared(
@@ -192,21 +169,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     shared_v.full_http_tags.set(
         shared_v.out.borrow().has_points()
             || cfg.prometheus_rw.is_some()
-            || options.thresholds.iter().any(|t| {
-                t.filter.iter().any(|(k, _)| {
-                    matches!(
-                        k.as_str(),
-                        "url"
-                            | "name"
-                            | "proto"
-                            | "tls_version"
-                            | "error"
-                            | "error_code"
-                            | "ip"
-                            | "ocsp_status"
-                    )
-                })
-            }),
+            || thresholds_on_http_tags(&options),
     );
     shared_v.http = crate::api::HttpDefaults {
         max_redirects: options.max_redirects,
@@ -230,30 +193,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .map(|s| s.executor.max_vus() as usize)
         .sum();
 
-    // Polled again after it has fired (teardown still runs after Ctrl-C, as
-    // in k6): from then on it stays pending, and teardown's own timeout
-    // bounds it.
-    // It is polled only when its own waker has fired (or on the first
-    // poll): the loop waits on it at every turn, and a signal future's poll
-    // cost ~1 % of a k6 script's CPU.
-    let mut first = Some(Box::pin(shutdown));
-    let gate = Arc::new(Gate::default());
-    let gate_waker = Waker::from(gate.clone());
-    let mut shutdown = Box::pin(std::future::poll_fn(move |cx| match first.as_mut() {
-        Some(f) => {
-            if !gate.open(cx.waker()) {
-                return std::task::Poll::Pending;
-            }
-            let r = f
-                .as_mut()
-                .poll(&mut std::task::Context::from_waker(&gate_waker));
-            if r.is_ready() {
-                first = None;
-            }
-            r
-        }
-        None => std::task::Poll::Pending,
-    }));
+    let mut shutdown = Box::pin(gated(shutdown));
     let result = context.with(|ctx| -> Result<RunOutcome, ScriptError> {
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
         {
@@ -472,4 +412,84 @@ fn end_coroutines(slots: &mut [Slot<'_>]) {
             let _ = vu::resume(&mut co, Resume::Quit);
         }
     }
+}
+
+/// The scenarios' start, as an instant and in ns since the Unix epoch:
+/// with --start-at, the test (and every offset in the results) counts
+/// from that instant, on every worker.
+fn start_instants(cfg: &RunConfig) -> (Instant, u64) {
+    let (now, now_unix) = (Instant::now(), unix_now_ns());
+    match cfg.start_at_unix_ns {
+        Some(at) if at >= now_unix => (now + Duration::from_nanos(at - now_unix), at),
+        Some(at) => (
+            now.checked_sub(Duration::from_nanos(now_unix - at))
+                .unwrap_or(now),
+            at,
+        ),
+        None => (now, now_unix),
+    }
+}
+
+/// Each scenario's facts, for the natives and the summary.
+fn scenario_meta(options: &Options) -> Vec<ScenarioMeta> {
+    options
+        .scenarios
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.executor.name().to_string(),
+                s.tags.clone(),
+                s.start_time,
+                s.executor.duration(),
+            )
+        })
+        .collect()
+}
+
+/// A threshold filters on a tag only full HTTP series carry.
+fn thresholds_on_http_tags(options: &Options) -> bool {
+    options.thresholds.iter().any(|t| {
+        t.filter.iter().any(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "url"
+                    | "name"
+                    | "proto"
+                    | "tls_version"
+                    | "error"
+                    | "error_code"
+                    | "ip"
+                    | "ocsp_status"
+            )
+        })
+    })
+}
+
+/// `shutdown`, polled only when its own waker fired.
+fn gated(shutdown: impl Future<Output = ()>) -> impl Future<Output = ()> {
+    // Polled again after it has fired (teardown still runs after Ctrl-C, as
+    // in k6): from then on it stays pending, and teardown's own timeout
+    // bounds it.
+    // It is polled only when its own waker has fired (or on the first
+    // poll): the loop waits on it at every turn, and a signal future's poll
+    // cost ~1 % of a k6 script's CPU.
+    let mut first = Some(Box::pin(shutdown));
+    let gate = Arc::new(Gate::default());
+    let gate_waker = Waker::from(gate.clone());
+    std::future::poll_fn(move |cx| match first.as_mut() {
+        Some(f) => {
+            if !gate.open(cx.waker()) {
+                return std::task::Poll::Pending;
+            }
+            let r = f
+                .as_mut()
+                .poll(&mut std::task::Context::from_waker(&gate_waker));
+            if r.is_ready() {
+                first = None;
+            }
+            r
+        }
+        None => std::task::Poll::Pending,
+    })
 }
