@@ -141,28 +141,16 @@ pub(crate) async fn drive_local<'js>(
             }
             // Executors.
             let mut wake = next_gauge.min(next_threshold_check);
-            let mut all_done = true;
-            for (si, sc) in options.scenarios.iter().enumerate() {
-                let st = &mut states[si];
-                if st.done {
-                    continue;
-                }
-                all_done = false;
-                if now < st.start {
-                    wake = wake.min(st.start);
-                    continue;
-                }
-                let mut step = Step {
-                    s: &mut s,
-                    now,
-                    t0,
-                    wake,
-                    pending_done: &mut pending_done,
-                };
-                execs[si].step(sc, st, &mut step);
-                wake = step.wake;
-                end_scenario(st, &mut s, now, &mut wake);
-            }
+            let mut all_done = step_scenarios(
+                &mut s,
+                options,
+                &mut states,
+                &mut execs,
+                &mut pending_done,
+                now,
+                t0,
+                &mut wake,
+            );
             // A scenario may have ended in this very pass.
             all_done = all_done || states.iter().all(|st| st.done);
             if all_done && pending_done.is_empty() {
@@ -170,30 +158,9 @@ pub(crate) async fn drive_local<'js>(
             }
             // The live progress lines (drawn under load too).
             if let Some(at) = next_progress {
-                if now >= at {
-                    let views: Vec<_> = options
-                        .scenarios
-                        .iter()
-                        .zip(&states)
-                        .zip(&execs)
-                        .map(|((sc, st), ex)| st.view(sc, ex.as_ref(), now))
-                        .collect();
-                    let (head, bars) = progress_block(shared, options, &views, now - t0);
-                    if let Some(live) = shared.live.borrow_mut().as_mut() {
-                        live.draw(&head, &bars);
-                    }
-                    *shared.views.borrow_mut() = views;
-                }
-                let every = shared
-                    .live
-                    .borrow()
-                    .as_ref()
-                    .map_or(Duration::from_secs(1), |l| l.every);
-                // On the clock's grid from the test's start (1.0s, 2.0s, …).
-                let n =
-                    (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
-                next_progress = Some(t0 + every * n);
-                wake = wake.min(t0 + every * n);
+                next_progress = Some(draw_progress(
+                    shared, options, &states, &execs, now, t0, at, &mut wake,
+                ));
             }
             if !pending_done.is_empty() || s.has_ready() {
                 continue;
@@ -482,4 +449,80 @@ fn scenarios(
         next_vu += n;
     }
     (states, execs, next_vu)
+}
+
+/// Asks each started scenario's executor to start what is due; returns
+/// true when every scenario was done already.
+#[allow(clippy::too_many_arguments)]
+fn step_scenarios(
+    s: &mut Sched<'_, '_>,
+    options: &Options,
+    states: &mut [ScenState],
+    execs: &mut [Box<dyn ScenarioExecutor>],
+    pending_done: &mut Vec<(usize, Result<(), String>)>,
+    now: Instant,
+    t0: Instant,
+    wake: &mut Instant,
+) -> bool {
+    let mut all_done = true;
+    for (si, sc) in options.scenarios.iter().enumerate() {
+        let st = &mut states[si];
+        if st.done {
+            continue;
+        }
+        all_done = false;
+        if now < st.start {
+            *wake = (*wake).min(st.start);
+            continue;
+        }
+        let mut step = Step {
+            s,
+            now,
+            t0,
+            wake: *wake,
+            pending_done,
+        };
+        execs[si].step(sc, st, &mut step);
+        *wake = step.wake;
+        end_scenario(st, s, now, wake);
+    }
+    all_done
+}
+
+/// Draws the live progress lines if their drawing `at` is due; returns
+/// the next drawing's instant.
+#[allow(clippy::too_many_arguments)]
+fn draw_progress(
+    shared: &Shared,
+    options: &Options,
+    states: &[ScenState],
+    execs: &[Box<dyn ScenarioExecutor>],
+    now: Instant,
+    t0: Instant,
+    at: Instant,
+    wake: &mut Instant,
+) -> Instant {
+    if now >= at {
+        let views: Vec<_> = options
+            .scenarios
+            .iter()
+            .zip(states)
+            .zip(execs)
+            .map(|((sc, st), ex)| st.view(sc, ex.as_ref(), now))
+            .collect();
+        let (head, bars) = progress_block(shared, options, &views, now - t0);
+        if let Some(live) = shared.live.borrow_mut().as_mut() {
+            live.draw(&head, &bars);
+        }
+        *shared.views.borrow_mut() = views;
+    }
+    let every = shared
+        .live
+        .borrow()
+        .as_ref()
+        .map_or(Duration::from_secs(1), |l| l.every);
+    // On the clock's grid from the test's start (1.0s, 2.0s, …).
+    let n = (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
+    *wake = (*wake).min(t0 + every * n);
+    t0 + every * n
 }
