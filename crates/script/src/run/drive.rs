@@ -107,16 +107,7 @@ pub(crate) async fn drive_local<'js>(
             let now = Instant::now();
             s.wake_sleepers(now, &mut pending_done);
             // Book iterations that ended.
-            for (i, r) in pending_done.drain(..) {
-                let sc = s.slots[i].scenario;
-                let ex = &options.scenarios[sc].executor;
-                let arrival = ex.is_arrival_rate();
-                s.finished(i, r, arrival);
-                let st = &mut states[sc];
-                st.busy = st.busy.saturating_sub(1);
-                st.iters_done += 1;
-                execs[sc].iteration_ended(i, s.slots[i].iters);
-            }
+            book_ended(&mut s, options, &mut states, &mut execs, &mut pending_done);
             if now >= next_gauge {
                 let active = shared.active.get() as f64;
                 shared.add_named("vus", active, shared.base_tags.clone(), true);
@@ -525,4 +516,24 @@ fn draw_progress(
     let n = (now.saturating_duration_since(t0).as_nanos() / every.as_nanos()) as u32 + 1;
     *wake = (*wake).min(t0 + every * n);
     t0 + every * n
+}
+
+/// Books the iterations that ended, and tells their executors.
+fn book_ended(
+    s: &mut Sched<'_, '_>,
+    options: &Options,
+    states: &mut [ScenState],
+    execs: &mut [Box<dyn ScenarioExecutor>],
+    pending_done: &mut Vec<(usize, Result<(), String>)>,
+) {
+    for (i, r) in pending_done.drain(..) {
+        let sc = s.slots[i].scenario;
+        let ex = &options.scenarios[sc].executor;
+        let arrival = ex.is_arrival_rate();
+        s.finished(i, r, arrival);
+        let st = &mut states[sc];
+        st.busy = st.busy.saturating_sub(1);
+        st.iters_done += 1;
+        execs[sc].iteration_ended(i, s.slots[i].iters);
+    }
 }

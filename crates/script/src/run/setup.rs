@@ -210,29 +210,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         // one each time the heap grew by half: with thousands of VUs that
         // is many passes over an ever larger heap. Collect after init.
         raw_rt.set_gc_threshold(usize::MAX);
-        // The VUs, each with its scenario.
-        let mut vu_index = 1usize;
-        for (si, sc) in options.scenarios.iter().enumerate() {
-            for _ in 0..sc.executor.max_vus() {
-                {
-                    let mut vus = shared.vus.borrow_mut();
-                    vus.push(VuMeta {
-                        id: vu_index as u64,
-                        scenario: Some(si),
-                        ..Default::default()
-                    });
-                }
-                let holder = init_vu(&ctx, vu_index, &name, &source, &code)?;
-                slots.push(new_slot(
-                    holder,
-                    vu_index,
-                    si,
-                    &sc.exec,
-                    options.request.min_iteration_duration,
-                )?);
-                vu_index += 1;
-            }
-        }
+        init_scenario_vus(&ctx, &shared, &options, (&name, &source, &code), &mut slots)?;
         // Then QuickJS's own rule (1.5x the live heap).
         let live = raw_rt.collect();
         shared.js_heap.set(live as u64);
@@ -492,4 +470,38 @@ fn gated(shutdown: impl Future<Output = ()>) -> impl Future<Output = ()> {
         }
         None => std::task::Poll::Pending,
     })
+}
+
+/// Makes the scenarios' VUs, each running the script's init code.
+fn init_scenario_vus<'js>(
+    ctx: &rquickjs::Ctx<'js>,
+    shared: &Shared,
+    options: &Options,
+    (name, source, code): (&str, &str, &RefCell<Option<Vec<u8>>>),
+    slots: &mut Vec<Slot<'js>>,
+) -> Result<(), ScriptError> {
+    // The VUs, each with its scenario.
+    let mut vu_index = 1usize;
+    for (si, sc) in options.scenarios.iter().enumerate() {
+        for _ in 0..sc.executor.max_vus() {
+            {
+                let mut vus = shared.vus.borrow_mut();
+                vus.push(VuMeta {
+                    id: vu_index as u64,
+                    scenario: Some(si),
+                    ..Default::default()
+                });
+            }
+            let holder = init_vu(ctx, vu_index, name, source, code)?;
+            slots.push(new_slot(
+                holder,
+                vu_index,
+                si,
+                &sc.exec,
+                options.request.min_iteration_duration,
+            )?);
+            vu_index += 1;
+        }
+    }
+    Ok(())
 }
