@@ -36,6 +36,10 @@
 //!   `vu::suspend`, which saves and restores its current-VU mark, stack
 //!   limits and QuickJS frame chain (`js/vu.rs`).
 
+pub mod config;
+pub(crate) mod drive;
+pub(crate) mod sched;
+pub mod setup;
 pub mod shared;
 pub(crate) mod shared_http;
 pub(crate) mod wake;
