@@ -1,10 +1,6 @@
-//! The k6 API as the script sees it, now cut into one module per k6
-//! module under `modules/`; these are the old paths of what other files
-//! import.
+//! The old paths of what the run's code in `sched.rs` still names through
+//! `crate::api` (each lives in [`crate::modules`]); nothing else uses them.
 
-pub use crate::modules::common::{js_pairs, k6_helper};
-pub use crate::modules::http::cookies::AllJars;
-pub use crate::modules::http::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
-pub use crate::modules::http::response::register_response_class;
-pub use crate::modules::timers::TIMERS_LIVE;
-pub use crate::modules::{K6_UTILS, MODULES, install};
+pub(crate) use crate::modules::common::k6_helper;
+pub(crate) use crate::modules::http::request::HttpDefaults;
+pub(crate) use crate::modules::{MODULES, install};

@@ -323,7 +323,7 @@ impl Outputs {
     /// thresholds on the metric itself, and a sub-metric per tag filter that
     /// a threshold names (`http_req_duration` has `expected_response:true`
     /// while `systemTags` keeps that tag).
-    pub fn declare_thresholds(&mut self, options: &crate::options::Options) {
+    pub fn declare_thresholds(&mut self, options: &crate::config::Options) {
         for t in &options.thresholds {
             if t.filter.is_empty() {
                 let e = self.json_decl.entry(t.metric.clone()).or_default();

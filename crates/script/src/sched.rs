@@ -18,28 +18,24 @@ use rquickjs::{Function, Object, Runtime, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
+use crate::config::{Executor, Options, Overrides, Scenario};
 use crate::executor::schedule::arrival_at;
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
 use crate::js::exec::{init_vu, vu_coroutine};
 use crate::js::loader::{K6Loader, LocalResolver, new_context};
 use crate::js::runtime::RawRuntime;
+use crate::js::vu::{self, Op, Resume, VuCoroutine};
 use crate::log::{Level, Logger};
 use crate::metrics::Registry;
-use crate::options::{Executor, Options, Overrides, Scenario};
 use crate::out::Outputs;
 use crate::system_tags::SystemTags;
-use crate::vu::{self, Op, Resume, VuCoroutine};
 
-pub use crate::executor::schedule::{
-    arrival_count, ramp_flat_until, ramp_vus, ramp_vus_allowed, segment_arrival,
-};
+use crate::executor::schedule::{ramp_flat_until, ramp_vus, ramp_vus_allowed};
 use crate::http_result::ms;
-pub use crate::http_result::{Timings, error_of, error_text, go_method, proto_of};
 use crate::log::unix_now_ns;
 use crate::run::shared::*;
-pub use crate::run::shared::{ScenarioInfo, ScenarioMeta, Shared, VuMeta};
-pub use crate::run::shared_http::failure_text;
+use crate::run::shared::{ScenarioMeta, Shared, VuMeta};
 use crate::run::wake::*;
 
 /// What to run.
@@ -76,11 +72,6 @@ pub struct RunConfig {
     /// (the CLI without `-q`): every second, or redrawn in place every
     /// 100 ms on a terminal.
     pub progress: bool,
-}
-
-/// The k6 modules loadlab has, for messages (`js::error`).
-pub(crate) fn known_modules() -> String {
-    module_names()
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).
@@ -170,10 +161,9 @@ struct Slot<'js> {
     op_gen: u64,
 }
 
-pub use crate::modules::imports::check_members;
+use crate::modules::imports::check_members;
 #[cfg(test)]
 use crate::modules::imports::code_only;
-use crate::modules::imports::module_names;
 
 /// Runs `f` (a poll of a VU's requests) as `owner` (see [`Sched::owner`]).
 fn poll_as<R>(owner: Option<(u32, Option<std::net::IpAddr>)>, f: impl FnOnce() -> R) -> R {

@@ -159,7 +159,8 @@ impl Options {
                 } => Some((0..n).map(|s| t.scale_of(s, *vus) * iterations).collect()),
                 ex @ (Executor::ConstantArrivalRate { max_vus, .. }
                 | Executor::RampingArrivalRate { max_vus, .. }) => {
-                    crate::sched::arrival_count(ex, 1 << 40).map(|k| by_vus(*max_vus, k))
+                    crate::executor::schedule::arrival_count(ex, 1 << 40)
+                        .map(|k| by_vus(*max_vus, k))
                 }
                 Executor::ConstantVus { .. } | Executor::RampingVus { .. } => None,
             };
