@@ -95,26 +95,6 @@ impl CsvOut {
     }
 }
 
-/// k6's default system tags, in its order: the tags its CSV output gives a
-/// column each (the others go to `extra_tags` as `k=v&k=v`), and
-/// `exec.test.options.systemTags`.
-pub(crate) const CSV_TAGS: [&str; 14] = [
-    "check",
-    "error",
-    "error_code",
-    "expected_response",
-    "group",
-    "method",
-    "name",
-    "proto",
-    "scenario",
-    "service",
-    "status",
-    "subproto",
-    "tls_version",
-    "url",
-];
-
 /// A CSV field as Go's `encoding/csv` writes it: quoted when it holds a
 /// comma, a quote or a line break, or starts with a space.
 fn csv_field(w: &mut impl Write, f: &str) -> std::io::Result<()> {
@@ -519,6 +499,7 @@ fn csv_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system_tags::CSV_TAGS;
 
     #[test]
     fn csv_arguments_as_k6() {

@@ -232,7 +232,7 @@ pub fn k6_test_options(raw: &Value) -> String {
     o.put("summaryTimeUnit", field(raw, "summaryTimeUnit"));
     // As k6 writes its set: the known names, sorted (none: null).
     let system_tags = match field(raw, "systemTags") {
-        Value::Null => json!(crate::out::CSV_TAGS),
+        Value::Null => json!(crate::system_tags::CSV_TAGS),
         Value::Array(a) => {
             let set =
                 crate::system_tags::SystemTags::from_names(a.iter().filter_map(Value::as_str)).0;
