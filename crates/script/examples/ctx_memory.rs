@@ -18,7 +18,7 @@ impl Loader for L {
         path: &str,
         _a: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<Module<'js, Declared>> {
-        let src = loadlab_script::api::MODULES
+        let src = loadlab_script::MODULES
             .iter()
             .find(|(m, _)| *m == path)
             .map(|(_, s)| *s)
@@ -80,7 +80,7 @@ fn main() {
     ] {
         let rt = Runtime::new().unwrap();
         let mut res = BuiltinResolver::default();
-        for (m, _) in loadlab_script::api::MODULES {
+        for (m, _) in loadlab_script::MODULES {
             res.add_module(*m);
         }
         let bc = variant.starts_with("bytecode");

@@ -7,7 +7,7 @@
 //!   evaluates its own instance of the script's module in that context (so
 //!   its top-level variables, made with its own `__VU`, are its own, as in
 //!   k6), and the natives act for the VU whose code runs
-//!   ([`vu::current`]). A VU thus costs ~15 KB of JavaScript heap instead
+//!   ([`js::vu::current`]). A VU thus costs ~15 KB of JavaScript heap instead
 //!   of k6's megabyte.
 //! * **VUs are stackful coroutines** (`corosensei`) on the one thread that
 //!   owns the runtime. A script's `http.get()` and `sleep()` are
@@ -36,12 +36,9 @@
 //! runtime calls rquickjs has no safe wrapper for (`js/runtime.rs`). `api`
 //! keeps its own exception until its raw QuickJS calls move to `js/`.
 
-// The k6 API's response class and raw ArrayBuffer reads (see above).
-pub mod api;
+// Old paths the run's code in `sched.rs` still names.
 pub mod config;
 pub mod executor;
-pub mod html;
-mod http_debug;
 mod http_result;
 mod inflight;
 // The QuickJS glue: the only module allowed `unsafe` (see above).
@@ -54,7 +51,6 @@ pub mod metrics;
 // (the response class, ArrayBuffer reads); they belong in `js`.
 #[allow(unsafe_code)]
 mod modules;
-pub mod options;
 pub mod out;
 pub mod progress;
 pub mod prom_rw;
@@ -63,13 +59,15 @@ pub mod sched;
 pub mod segment;
 pub mod summary;
 pub mod system_tags;
-mod test_options;
 pub mod thresholds;
 
 use std::path::PathBuf;
 
-pub use js::vu;
-pub use options::{Overrides, Stage};
+pub use config::{Overrides, Stage};
+/// The k6 modules' names and JavaScript (the memory example loads them).
+pub use modules::MODULES;
+/// The documents of `k6/html` alive now (the memory tests count them).
+pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
 pub use sched::{RunConfig, RunOutcome, run};
 
 /// Why a script could not run (a failed request or a failed check is data,

@@ -11,7 +11,7 @@ use loadlab_metrics::ResultsWriter;
 use loadlab_metrics::distributed::WorkerPlan;
 
 use crate::ScriptError;
-use crate::sched::RunConfig;
+use crate::run::config::RunConfig;
 use crate::system_tags::SystemTags;
 
 /// A record held until the test starts (see [`Outputs::start`]).
@@ -94,26 +94,6 @@ impl CsvOut {
         Ok(out)
     }
 }
-
-/// k6's default system tags, in its order: the tags its CSV output gives a
-/// column each (the others go to `extra_tags` as `k=v&k=v`), and
-/// `exec.test.options.systemTags`.
-pub(crate) const CSV_TAGS: [&str; 14] = [
-    "check",
-    "error",
-    "error_code",
-    "expected_response",
-    "group",
-    "method",
-    "name",
-    "proto",
-    "scenario",
-    "service",
-    "status",
-    "subproto",
-    "tls_version",
-    "url",
-];
 
 /// A CSV field as Go's `encoding/csv` writes it: quoted when it holds a
 /// comma, a quote or a line break, or starts with a space.
@@ -323,7 +303,7 @@ impl Outputs {
     /// thresholds on the metric itself, and a sub-metric per tag filter that
     /// a threshold names (`http_req_duration` has `expected_response:true`
     /// while `systemTags` keeps that tag).
-    pub fn declare_thresholds(&mut self, options: &crate::options::Options) {
+    pub fn declare_thresholds(&mut self, options: &crate::config::Options) {
         for t in &options.thresholds {
             if t.filter.is_empty() {
                 let e = self.json_decl.entry(t.metric.clone()).or_default();
@@ -519,6 +499,7 @@ fn csv_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system_tags::CSV_TAGS;
 
     #[test]
     fn csv_arguments_as_k6() {

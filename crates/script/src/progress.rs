@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use loadlab_core::format_go_duration as go;
 
-use crate::options::{Executor, Scenario};
+use crate::config::{Executor, Scenario};
 
 /// A scenario's state, as its bar's mark shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -380,7 +380,7 @@ pub fn describe(sc: &Scenario, segment: &crate::segment::Tuple) -> String {
 }
 
 /// Prints k6's banner (without its logo) on standard output.
-pub fn print_banner(cfg: &crate::sched::RunConfig, options: &crate::options::Options) {
+pub fn print_banner(cfg: &crate::run::config::RunConfig, options: &crate::config::Options) {
     let mut outs = Vec::new();
     if let Some(p) = &cfg.json_out {
         outs.push(format!("json ({})", p.display()));
@@ -402,7 +402,7 @@ fn segment_share(t: &crate::segment::Tuple) -> f64 {
 
 /// k6's banner under its logo: where the test runs, its script, its
 /// outputs, and its scenarios (by start time, then name).
-pub fn banner(script: &str, outputs: &[String], options: &crate::options::Options) -> String {
+pub fn banner(script: &str, outputs: &[String], options: &crate::config::Options) -> String {
     let t = &options.segment;
     let share = segment_share(t);
     let max = options.max_test_duration();
@@ -656,7 +656,7 @@ mod tests {
     #[test]
     fn the_banner_is_k6s() {
         // k6 v1.8.1's lines for the same options.
-        use crate::options::{Options, Overrides};
+        use crate::config::{Options, Overrides};
         let o = Options::resolve(
             &serde_json::json!({ "scenarios": {
               "a": { "executor": "constant-arrival-rate", "rate": 5, "timeUnit": "1s", "duration": "2s",

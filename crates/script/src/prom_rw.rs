@@ -111,7 +111,7 @@ impl RwConfig {
             stale_markers: false,
         };
         let interval = |v: &str, what: &str| {
-            crate::options::parse_duration_str(v)
+            crate::config::parse_duration_str(v)
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| format!("{what} {v:?}: not a duration (e.g. 5s, 500ms)"))
         };

@@ -1,27 +1,14 @@
 //! The run's entry points, re-exported: the run itself is in `run/`
 //! (`setup.rs`, `drive.rs`, `sched.rs`), the executors in `executor/`.
 
-pub use crate::executor::schedule::{
-    arrival_count, ramp_flat_until, ramp_vus, ramp_vus_allowed, segment_arrival,
-};
-pub use crate::http_result::{Timings, error_of, error_text, go_method, proto_of};
-pub use crate::run::shared::{ScenarioInfo, ScenarioMeta, Shared, VuMeta};
-pub use crate::run::shared_http::failure_text;
-
 #[cfg(test)]
 use crate::ScriptError;
 pub use crate::run::config::{RunConfig, RunOutcome};
 pub use crate::run::setup::run;
 
-/// The k6 modules loadlab has, for messages (`js::error`).
-pub(crate) fn known_modules() -> String {
-    module_names()
-}
-
 pub use crate::modules::imports::check_members;
 #[cfg(test)]
 use crate::modules::imports::code_only;
-use crate::modules::imports::module_names;
 
 #[cfg(test)]
 mod tests {

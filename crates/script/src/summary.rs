@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::config::{Options, TimeUnit};
 use crate::metrics::{Agg, Kind};
-use crate::options::{Options, TimeUnit};
 use crate::run::shared::{Shared, progress_block};
 use crate::thresholds::eval::{Figure, Verdict, evaluate, filter_label};
 
@@ -826,7 +826,7 @@ pub fn handle_summary(
         Ok(v) => v,
         Err(e) => return fail(caught(e)),
     };
-    crate::vu::on_main_stack();
+    crate::js::vu::on_main_stack();
     let v: Value = match f.call((arg,)) {
         Ok(v) => v,
         Err(e) => return fail(caught(e)),

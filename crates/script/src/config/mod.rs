@@ -13,14 +13,14 @@
 //!   checks of it; `executor`: the executors' numbers and their part
 //!   under `--execution-segment`; `stages`: ramps;
 //! * `network` (`dns`, `hosts`, the blocklist), `tls`, `request`,
-//!   `summary`; the thresholds' keys in [`crate::thresholds::parse`];
+//!   `summary`; `thresholds`: the thresholds' keys and expressions;
 //! * `values`: how k6 reads a duration, a count, a number.
 
 use std::time::Duration;
 
+use crate::config::thresholds::Threshold;
 use crate::segment::Tuple;
 use crate::system_tags::SystemTags;
-use crate::thresholds::parse::Threshold;
 
 mod env;
 mod executor;
@@ -33,6 +33,7 @@ mod scenario;
 mod shortcuts;
 mod stages;
 mod summary;
+pub mod thresholds;
 mod tls;
 pub(crate) mod values;
 
@@ -128,49 +129,6 @@ impl Options {
 
     pub fn max_vus(&self) -> u64 {
         self.scenarios.iter().map(|s| s.executor.max_vus()).sum()
-    }
-
-    /// The iterations each segment of the sequence is scheduled to run (in
-    /// the sequence's order), as the scheduler shares them out: a
-    /// segment's shared iterations, its VUs × per-VU iterations, its
-    /// arrivals (started or dropped). `None` for a segment whose count is
-    /// not known in advance (a `constant-vus` or `ramping-vus` scenario
-    /// runs for a time, not a count).
-    pub fn planned_iterations(&self) -> Vec<Option<u64>> {
-        let t = &self.segment;
-        let n = t.count();
-        let mut total: Vec<Option<u64>> = vec![Some(0); n];
-        let by_vus = |vus: u64, work: u64| -> Vec<u64> {
-            match t.from_value(vus) {
-                Some((st, map)) => map
-                    .iter()
-                    .map(|m| m.map_or(0, |m| st.scale(m, work)))
-                    .collect(),
-                None => vec![0; n],
-            }
-        };
-        for sc in &self.scenarios {
-            let part: Option<Vec<u64>> = match &sc.whole {
-                Executor::SharedIterations {
-                    vus, iterations, ..
-                } => Some(by_vus(*vus, *iterations)),
-                Executor::PerVuIterations {
-                    vus, iterations, ..
-                } => Some((0..n).map(|s| t.scale_of(s, *vus) * iterations).collect()),
-                ex @ (Executor::ConstantArrivalRate { max_vus, .. }
-                | Executor::RampingArrivalRate { max_vus, .. }) => {
-                    crate::sched::arrival_count(ex, 1 << 40).map(|k| by_vus(*max_vus, k))
-                }
-                Executor::ConstantVus { .. } | Executor::RampingVus { .. } => None,
-            };
-            for (s, tot) in total.iter_mut().enumerate() {
-                *tot = match (&part, *tot) {
-                    (Some(p), Some(x)) => Some(x + p[s]),
-                    _ => None,
-                };
-            }
-        }
-        total
     }
 }
 

@@ -39,7 +39,7 @@ impl Options {
         };
         let mut scenarios = shortcuts::scenarios(opts, o, env_replaces_scenarios, &mut warnings)?;
         let (thresholds, submetrics) =
-            crate::thresholds::parse::read(opts.get("thresholds"), o.no_thresholds)?;
+            crate::config::thresholds::read(opts.get("thresholds"), o.no_thresholds)?;
         let tags = tags(opts, o);
         let summary_trend_stats = summary::trend_stats(opts, o)?;
         let setup_timeout = opts

@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use super::schedule::arrival_at;
 use super::{ScenState, Step};
+use crate::config::Scenario;
 use crate::log::Level;
-use crate::options::Scenario;
 use crate::system_tags::SystemTags;
 
 pub(crate) struct Arrivals {

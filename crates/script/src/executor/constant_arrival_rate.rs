@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::arrivals::Arrivals;
 use super::{ScenState, ScenarioExecutor, Step};
-use crate::options::Scenario;
+use crate::config::Scenario;
 
 pub(crate) struct ConstantArrivalRate {
     arrivals: Arrivals,

@@ -2,7 +2,7 @@
 
 use super::closed::Closed;
 use super::{ScenState, ScenarioExecutor, Step};
-use crate::options::Scenario;
+use crate::config::Scenario;
 
 pub(crate) struct ConstantVus {
     vus: usize,

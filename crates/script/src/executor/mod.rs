@@ -9,6 +9,7 @@
 pub mod constant_arrival_rate;
 pub mod constant_vus;
 pub mod per_vu_iterations;
+mod plan;
 pub mod ramping_arrival_rate;
 pub mod ramping_vus;
 pub mod schedule;
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::options::{Executor, Scenario};
+use crate::config::{Executor, Scenario};
 use crate::run::sched::Sched;
 
 /// A scenario's executor as it runs.

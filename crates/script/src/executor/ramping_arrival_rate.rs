@@ -6,7 +6,7 @@ use tokio::time::Instant;
 
 use super::arrivals::Arrivals;
 use super::{ScenState, ScenarioExecutor, Step};
-use crate::options::{Executor, Scenario};
+use crate::config::{Executor, Scenario};
 
 pub(crate) struct RampingArrivalRate {
     arrivals: Arrivals,
@@ -41,7 +41,7 @@ impl ScenarioExecutor for RampingArrivalRate {
         };
         // The rate the ramp is at now.
         let t = now.saturating_duration_since(st.start);
-        let rate = crate::options::ramp_level(*start_rate, stages, t).0;
+        let rate = crate::config::ramp_level(*start_rate, stages, t).0;
         rate / time_unit.as_secs_f64().max(1e-9)
     }
 }

@@ -6,7 +6,7 @@ use tokio::time::Instant;
 use super::closed::Closed;
 use super::schedule::{ramp_flat_until, ramp_vus, ramp_vus_allowed};
 use super::{ScenState, ScenarioExecutor, Step};
-use crate::options::Scenario;
+use crate::config::Scenario;
 
 pub(crate) struct RampingVus {
     closed: Closed,

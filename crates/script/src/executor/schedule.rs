@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use loadlab_core::pacer::{PiecewisePacer, Segment};
 
-use crate::options::{Executor, Scenario, ramp_vus_at};
+use crate::config::{Executor, Scenario, ramp_vus_at};
 
 /// The VUs a `ramping-vus` scenario wants `elapsed` into it: on this
 /// instance's `--execution-segment`, its share of the whole test's VUs at
@@ -52,11 +52,11 @@ pub fn ramp_vus_allowed(sc: &Scenario, elapsed: Duration) -> u64 {
 /// the scenario's start), or `None` while its level moves.
 pub fn ramp_flat_until(sc: &Scenario, elapsed: Duration) -> Option<Duration> {
     if let Some((_, start, whole)) = sc.segment.as_ref().and_then(|g| g.ramp.as_ref()) {
-        return crate::options::ramp_flat_until(*start as f64, whole, elapsed);
+        return crate::config::ramp_flat_until(*start as f64, whole, elapsed);
     }
     match &sc.executor {
         Executor::RampingVus { start_vus, stages } => {
-            crate::options::ramp_flat_until(*start_vus as f64, stages, elapsed)
+            crate::config::ramp_flat_until(*start_vus as f64, stages, elapsed)
         }
         _ => None,
     }

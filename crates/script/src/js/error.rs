@@ -1,7 +1,7 @@
 //! A JavaScript exception or syntax error as text, as k6 prints it.
 
 use crate::ScriptError;
-use crate::sched::known_modules as module_names;
+use crate::modules::imports::module_names;
 use rquickjs::{Ctx, Value};
 
 /// An exception's text as k6 logs it: a stack ends with a newline.
@@ -33,7 +33,7 @@ pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String
                 .map(str::trim)
                 .filter_map(|l| l.strip_prefix("at "))
                 .filter(|f| {
-                    !crate::api::MODULES
+                    !crate::modules::MODULES
                         .iter()
                         .any(|(m, _)| f.contains(&format!("({m}:")))
                 })

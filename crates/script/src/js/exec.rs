@@ -73,8 +73,8 @@ pub(crate) fn call_exec<'js>(
     };
     // Whatever timers the VU still has die with the iteration (an
     // exception, a stop).
-    if crate::api::TIMERS_LIVE.with(Cell::get) > 0
-        && let Ok(drop) = crate::api::k6_helper(ctx, "timersDrop")
+    if crate::modules::timers::TIMERS_LIVE.with(Cell::get) > 0
+        && let Ok(drop) = crate::modules::common::k6_helper(ctx, "timersDrop")
     {
         let _ = drop.call::<_, ()>(());
     }
@@ -91,7 +91,7 @@ pub(crate) fn call_exec<'js>(
 /// what the promise gave (or `v`).
 pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> {
     let promise = v.as_promise().cloned();
-    if promise.is_none() && crate::api::TIMERS_LIVE.with(Cell::get) == 0 {
+    if promise.is_none() && crate::modules::timers::TIMERS_LIVE.with(Cell::get) == 0 {
         return Ok(v);
     }
     let mut step: Option<Function<'js>> = None;
@@ -106,9 +106,12 @@ pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js
                 Ok(()) => "the iteration's promise was rejected".into(),
             });
         }
-        let fired = if crate::api::TIMERS_LIVE.with(Cell::get) > 0 {
+        let fired = if crate::modules::timers::TIMERS_LIVE.with(Cell::get) > 0 {
             if step.is_none() {
-                step = Some(crate::api::k6_helper(ctx, "timerStep").map_err(|e| e.to_string())?);
+                step = Some(
+                    crate::modules::common::k6_helper(ctx, "timerStep")
+                        .map_err(|e| e.to_string())?,
+                );
             }
             let f = step.as_ref().expect("just set");
             f.call::<_, bool>(()).map_err(|e| exception_text(ctx, e))?

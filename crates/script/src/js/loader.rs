@@ -95,7 +95,7 @@ impl Loader for K6Loader {
             let source = std::fs::read_to_string(file)?;
             return Module::declare(ctx.clone(), path, source);
         }
-        let builtin = crate::api::MODULES.iter().find(|(m, _)| *m == path);
+        let builtin = crate::modules::MODULES.iter().find(|(m, _)| *m == path);
         let cache = self.compiled.entry(path.to_string()).or_default();
         if cache.borrow().is_some() {
             return declare_cached(ctx, cache, path, "");
@@ -137,7 +137,7 @@ impl Resolver for LocalResolver {
         if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
             && rest.ends_with("/index.js")
         {
-            return Ok(crate::api::K6_UTILS.to_string());
+            return Ok(crate::modules::K6_UTILS.to_string());
         }
         let joined = if name.starts_with("./") || name.starts_with("../") {
             Path::new(base)
@@ -166,7 +166,7 @@ impl Resolver for LocalResolver {
             Ok(format!(
                 "{}{VU_MARK}{}",
                 path.to_string_lossy(),
-                crate::vu::current()
+                crate::js::vu::current()
             ))
         } else {
             Err(rquickjs::Error::new_resolving(base, name))

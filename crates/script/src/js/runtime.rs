@@ -25,7 +25,7 @@ impl RawRuntime {
         // thread only (see the type).
         unsafe { super::vu::set_runtime(self.0) }?;
         // SAFETY: as above, before any context runs `api::install`.
-        unsafe { crate::api::register_response_class(self.0) }
+        unsafe { crate::modules::http::response::register_response_class(self.0) }
     }
 
     /// Forgets the runtime (the VUs' stack bookkeeping stops).

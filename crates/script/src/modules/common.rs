@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 
-use crate::vu::{self, Op, Resume};
+use crate::js::vu::{self, Op, Resume};
 
 /// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
 /// arrays into buffers first).
@@ -81,7 +81,7 @@ pub(crate) fn js_duration(v: &Value<'_>) -> Option<Duration> {
     }
     v.as_string()
         .and_then(|s| s.to_string().ok())
-        .and_then(|s| crate::options::parse_duration_str(&s))
+        .and_then(|s| crate::config::parse_duration_str(&s))
 }
 
 pub(crate) fn js_string(v: &Value<'_>) -> Option<String> {

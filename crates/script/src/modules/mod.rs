@@ -31,7 +31,7 @@ use std::rc::Rc;
 
 use rquickjs::{Ctx, Object};
 
-use crate::sched::Shared;
+use crate::run::shared::Shared;
 
 pub(crate) mod common;
 pub(crate) mod crypto;
@@ -96,7 +96,7 @@ pub const MODULES: &[(&str, &str)] = &NAMED;
 
 /// Installs `__k6`, `__ENV`, `__VU`, `__ITER`, `open` and `console` in
 /// the run's context, once: every VU's code runs in it, and the native
-/// functions act for the VU that calls them ([`crate::vu::current`]).
+/// functions act for the VU that calls them ([`crate::js::vu::current`]).
 ///
 /// `__VU` and `__ITER` are read from the calling VU's numbers, `__ENV` is
 /// the calling VU's own object.

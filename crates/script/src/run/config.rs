@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::ScriptError;
+use crate::config::{Options, Overrides};
 use crate::log::Logger;
-use crate::options::{Options, Overrides};
 
 /// What to run.
 #[derive(Debug, Clone, Default)]

@@ -10,10 +10,10 @@ use rquickjs::{Function, Object, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
+use crate::config::Options;
 use crate::executor::{ScenState, ScenarioExecutor, Step};
 use crate::js::error::with_stack_end;
 use crate::log::Level;
-use crate::options::Options;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
@@ -73,7 +73,8 @@ pub(crate) async fn drive_local<'js>(
     // `__ITER` exists while the scenarios run (api.rs, ITER_GLOBAL_JS).
     let ctx0 = s.slots[0].holder.ctx().clone();
     let iter_global = |on: bool| {
-        let _ = crate::api::k6_helper(&ctx0, "iterGlobal").and_then(|f| f.call::<_, ()>((on,)));
+        let _ = crate::modules::common::k6_helper(&ctx0, "iterGlobal")
+            .and_then(|f| f.call::<_, ()>((on,)));
     };
     iter_global(true);
     let (mut states, mut execs, next_vu) = scenarios(options, t0);

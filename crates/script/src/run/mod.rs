@@ -5,7 +5,7 @@
 //!
 //! * **One thread.** The QuickJS runtime, the scheduler, every VU's
 //!   coroutine and the transport (tokio, current-thread) run on the thread
-//!   that called [`crate::sched::run`]; nothing here is `Send`, and the
+//!   that called [`crate::run::setup::run`]; nothing here is `Send`, and the
 //!   only locks are those of state other threads read (the logger, the
 //!   remote-write pusher).
 //! * **[`shared::Shared`] holds what the natives and the scheduler both
@@ -27,7 +27,7 @@
 //!   Two shared borrows of one cell (the summary reading `reg` while the
 //!   thresholds read it) are fine; a `borrow_mut` is always alone.
 //! * **Re-entry.** A native the script calls runs on the calling VU's
-//!   coroutine ([`crate::vu::current`] says which VU). When it calls back into
+//!   coroutine ([`crate::js::vu::current`] says which VU). When it calls back into
 //!   JavaScript (a response callback, a WebSocket handler, a timer), that
 //!   code may call natives again, on the same stack: so a native holds no
 //!   `Shared` borrow and no `&mut` into a VU's state while it calls back,

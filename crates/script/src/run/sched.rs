@@ -15,11 +15,11 @@ use loadlab_engine::client::{Client, with_owner};
 use rquickjs::Object;
 use tokio::time::Instant;
 
+use crate::config::Options;
 use crate::inflight::{Boxes, InFlight};
 use crate::js::error::with_stack_end;
+use crate::js::vu::{self, Op, Resume, VuCoroutine};
 use crate::log::Level;
-use crate::options::Options;
-use crate::vu::{self, Op, Resume, VuCoroutine};
 
 use crate::http_result::ms;
 use crate::run::shared::Shared;

@@ -16,16 +16,16 @@ use rquickjs::{Object, Runtime, Value};
 use tokio::time::Instant;
 
 use crate::ScriptError;
+use crate::config::Options;
 use crate::js::exec::{init_vu, vu_coroutine};
 use crate::js::loader::{K6Loader, LocalResolver, new_context};
 use crate::js::runtime::RawRuntime;
+use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::metrics::Registry;
 use crate::modules::imports::check_members;
-use crate::options::Options;
 use crate::out::Outputs;
 use crate::system_tags::SystemTags;
-use crate::vu::{self, Op, Resume};
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
@@ -55,7 +55,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
 
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let mut resolver = BuiltinResolver::default();
-    for (m, _) in crate::api::MODULES {
+    for (m, _) in crate::modules::MODULES {
         resolver.add_module(*m);
     }
     rt.set_loader(
@@ -95,7 +95,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
     let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        crate::api::install(&ctx, &probe_shared, &[])
+        crate::modules::install(&ctx, &probe_shared, &[])
             .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
         let holder = init_vu(&ctx, 0, &name, &source, &code)?;
         let ns: Object = holder
@@ -143,7 +143,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
 
     let scen_meta = scenario_meta(&options);
     // What the script sees (`exec.test.options`): its options under the flags.
-    let options_json = crate::test_options::with_flags(&opts_value, &cfg.overrides).to_string();
+    let options_json = crate::config::layer::with_flags(&opts_value, &cfg.overrides).to_string();
     let mut shared_v = make_shared(
         &cfg,
         &script_dir,
@@ -171,7 +171,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             || cfg.prometheus_rw.is_some()
             || thresholds_on_http_tags(&options),
     );
-    shared_v.http = crate::api::HttpDefaults {
+    shared_v.http = crate::modules::http::request::HttpDefaults {
         max_redirects: options.max_redirects,
         request: options.request.clone(),
         name_tag: options.system_tags.has(SystemTags::NAME),
@@ -202,7 +202,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         }
         let scenario_env: Vec<Vec<(String, String)>> =
             options.scenarios.iter().map(|sc| sc.env.clone()).collect();
-        crate::api::install(&ctx, &shared, &scenario_env)
+        crate::modules::install(&ctx, &shared, &scenario_env)
             .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
         let holder = init_vu(&ctx, 0, &name, &source, &code)?;
         slots.push(new_slot(holder, 0, usize::MAX, "setup", None)?);
@@ -264,7 +264,7 @@ pub(crate) fn make_shared(
         logger: cfg.logger.clone().unwrap_or_default(),
         rw: RefCell::new(None),
         rps_next: Cell::new(None),
-        http: crate::api::HttpDefaults::default(),
+        http: crate::modules::http::request::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,

@@ -10,9 +10,9 @@ use std::time::Duration;
 use loadlab_core::SeriesInfo;
 use tokio::time::Instant;
 
+use crate::config::Options;
 use crate::log::{Level, Logger};
 use crate::metrics::{Kind, Registry};
-use crate::options::Options;
 use crate::out::Outputs;
 use crate::system_tags::SystemTags;
 
@@ -42,7 +42,7 @@ pub struct VuMeta {
     /// iteration is (k6's `scenario.iterationInTest`).
     pub arrival: Option<u64>,
     /// `http.setResponseCallback`: the statuses its requests expect.
-    pub expect: crate::api::Expect,
+    pub expect: crate::modules::http::request::Expect,
 }
 
 pub struct ScenarioInfo {
@@ -77,7 +77,7 @@ pub struct Shared {
     pub(crate) rw: RefCell<Option<(crate::prom_rw::RwOutput, Instant)>>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
-    pub http: crate::api::HttpDefaults,
+    pub http: crate::modules::http::request::HttpDefaults,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
@@ -552,7 +552,7 @@ impl Shared {
     }
 
     /// The statuses VU `vu`'s requests expect unless they say otherwise.
-    pub fn vu_expect(&self, vu: usize) -> crate::api::Expect {
+    pub fn vu_expect(&self, vu: usize) -> crate::modules::http::request::Expect {
         self.vus
             .borrow()
             .get(vu)
@@ -560,7 +560,7 @@ impl Shared {
             .unwrap_or_default()
     }
 
-    pub fn set_vu_expect(&self, vu: usize, expect: crate::api::Expect) {
+    pub fn set_vu_expect(&self, vu: usize, expect: crate::modules::http::request::Expect) {
         if let Some(v) = self.vus.borrow_mut().get_mut(vu) {
             v.expect = expect;
         }

@@ -7,8 +7,8 @@ use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::ClientResponse;
 use tokio::time::Instant;
 
-use crate::api::ReqMeta;
 use crate::log::Level;
+use crate::modules::http::request::ReqMeta;
 use crate::system_tags::SystemTags;
 
 use crate::http_result::url_host;
@@ -277,10 +277,10 @@ impl Shared {
     /// `--http-debug`: each hop's request and response as k6 logs them,
     /// with the VU's fields and a `request_id` per hop.
     pub(crate) fn http_debug(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse, mode: &str) {
-        let hops = crate::http_debug::messages(
+        let hops = crate::modules::http::debug::messages(
             meta,
             r,
-            crate::http_debug::full(mode),
+            crate::modules::http::debug::full(mode),
             !self.http.request.no_connection_reuse,
         );
         let (group, iter, scenario, id) = {
@@ -296,7 +296,7 @@ impl Shared {
             )
         };
         for hop in hops {
-            let request_id = crate::http_debug::request_id();
+            let request_id = crate::modules::http::debug::request_id();
             for msg in hop {
                 self.log(
                     Level::Info,

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::ScriptError;
+use crate::config::Options;
 use crate::metrics::{Agg, Expr, Registry, parse_threshold};
-use crate::options::Options;
 
 /// What a threshold's aggregation came to, for the summary to show.
 pub enum Figure {

@@ -141,15 +141,15 @@ export default function () {
   }
 }
 "#;
-    loadlab_script::html::reset_peak();
-    let before = loadlab_script::html::live_documents();
+    loadlab_script::reset_peak();
+    let before = loadlab_script::live_documents();
     let out = run_in(dir.path(), src, vec![], Overrides::default());
     assert_eq!(out.iterations, 500, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
-    let peak = loadlab_script::html::peak_documents();
-    let after = loadlab_script::html::live_documents();
+    let peak = loadlab_script::peak_documents();
+    let after = loadlab_script::live_documents();
     println!("HTML documents: {before} before, at most {peak} alive at once, {after} after");
     assert!(peak <= 12, "{peak} documents alive at once");
     assert_eq!(after, before, "documents left after the run");
-    assert_eq!(loadlab_script::html::live_document_bytes(), 0);
+    assert_eq!(loadlab_script::live_document_bytes(), 0);
 }

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use loadlab_script::options::{Executor, Options, Overrides, Scenario};
-use loadlab_script::sched::{arrival_count, ramp_vus, segment_arrival};
+use loadlab_script::config::{Executor, Options, Overrides, Scenario};
+use loadlab_script::executor::schedule::{arrival_count, ramp_vus, segment_arrival};
 use loadlab_script::segment::Tuple;
 use serde_json::json;
 

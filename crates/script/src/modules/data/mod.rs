@@ -2,7 +2,7 @@
 
 use rquickjs::{Ctx, Function, Object};
 
-use crate::vu;
+use crate::js::vu;
 
 pub(crate) const NAME: &str = "k6/data";
 

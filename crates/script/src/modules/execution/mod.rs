@@ -5,9 +5,11 @@ use std::rc::Rc;
 
 use rquickjs::{Ctx, Function, Object, Value};
 
+mod test_options;
+
 use super::common::throw;
-use crate::sched::Shared;
-use crate::vu;
+use crate::js::vu;
+use crate::run::shared::Shared;
 
 pub(crate) const NAME: &str = "k6/execution";
 
@@ -110,7 +112,7 @@ pub(crate) fn install<'js>(
                 ctx.clone(),
                 move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
                     let raw = serde_json::from_str(&sh.options_json).unwrap_or_default();
-                    ctx.json_parse(crate::test_options::k6_test_options(&raw))
+                    ctx.json_parse(test_options::k6_test_options(&raw))
                 },
             )?,
         )?;

@@ -9,8 +9,8 @@ use rquickjs::object::Accessor;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{k6_code, throw};
-use crate::sched::Shared;
-use crate::vu;
+use crate::js::vu;
+use crate::run::shared::Shared;
 
 mod console;
 

@@ -8,9 +8,9 @@ use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
 use super::request::ReqMeta;
+use crate::js::vu;
 use crate::modules::common::{js_string, throw};
-use crate::sched::Shared;
-use crate::vu;
+use crate::run::shared::Shared;
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
 /// start of every iteration unless `options.noCookiesReset`), the others

@@ -8,8 +8,8 @@ use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::throw_go;
-use crate::sched::Shared;
-use crate::vu;
+use crate::js::vu;
+use crate::run::shared::Shared;
 
 pub(crate) mod cookies;
 pub(crate) mod debug;

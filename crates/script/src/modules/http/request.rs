@@ -9,9 +9,9 @@ use http::Method;
 use loadlab_engine::client::ClientRequest;
 use rquickjs::{Ctx, Function, Object, Value};
 
+use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
-use crate::sched::Shared;
-use crate::vu::{self, Op};
+use crate::run::shared::Shared;
 
 /// Which statuses are expected (k6's response callback): they decide the
 /// `expected_response` tag and `http_req_failed`.
@@ -196,7 +196,7 @@ pub struct HttpDefaults {
     pub max_redirects: Option<u32>,
     /// `discardResponseBodies` (`responseType` is `none` unless a request
     /// says otherwise), `userAgent` (`None`: `loadlab-k6`), `throw`.
-    pub request: crate::options::RequestOptions,
+    pub request: crate::config::RequestOptions,
     /// `systemTags` keeps `name`: an `http.url` template names its request.
     pub name_tag: bool,
     /// `blockHostnames` and `blacklistIPs` (for the failures' words).
@@ -297,7 +297,7 @@ fn bad_path_escape(url: &str) -> Option<&str> {
 
 /// Go's `Get "url": …` prefix of a request error.
 fn go_op(method: &str, url: &str) -> String {
-    let m = crate::sched::go_method(method);
+    let m = crate::http_result::go_method(method);
     format!("{m} {:?}", url.replace(' ', "%20"))
 }
 

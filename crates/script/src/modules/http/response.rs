@@ -477,12 +477,12 @@ pub(crate) fn response_object<'js>(
     meta: &ReqMeta,
     resp: loadlab_engine::client::ClientResponse,
 ) -> rquickjs::Result<Value<'js>> {
-    let t = crate::sched::Timings::of(&resp);
+    let t = crate::http_result::Timings::of(&resp);
     let (error, error_code) =
-        crate::sched::error_of(&resp, resp.url.as_deref().unwrap_or(&meta.url));
+        crate::http_result::error_of(&resp, resp.url.as_deref().unwrap_or(&meta.url));
     let req_url = resp.url.is_some().then(|| meta.url.clone());
     let data = Box::new(RespData {
-        proto: crate::sched::proto_of(&resp),
+        proto: crate::http_result::proto_of(&resp),
         // A failed request has no peer (k6 shows "" and 0).
         conn: if resp.status > 0 {
             resp.conn

@@ -7,8 +7,8 @@ use rquickjs::function::Opt;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{js_pairs, throw, truthy, wait};
-use crate::sched::Shared;
-use crate::vu::{self, Op};
+use crate::js::vu::{self, Op};
+use crate::run::shared::Shared;
 
 pub(crate) const NAME: &str = "k6";
 

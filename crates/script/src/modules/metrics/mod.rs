@@ -6,9 +6,9 @@ use rquickjs::function::{Opt, This};
 use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::{js_pairs, throw};
+use crate::js::vu;
 use crate::metrics::Kind;
-use crate::sched::Shared;
-use crate::vu;
+use crate::run::shared::Shared;
 
 pub(crate) const NAME: &str = "k6/metrics";
 

@@ -7,9 +7,9 @@ use std::rc::Rc;
 use rquickjs::{Ctx, Function, Object};
 
 use super::common::k6_code;
+use crate::js::vu;
 use crate::log::Level;
-use crate::sched::Shared;
-use crate::vu;
+use crate::run::shared::Shared;
 
 pub(crate) const NAME: &str = "k6/timers";
 

@@ -25,8 +25,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::sched::Shared;
-use crate::vu::{self, Op};
+use crate::js::vu::{self, Op};
+use crate::run::shared::Shared;
 
 mod session;
 

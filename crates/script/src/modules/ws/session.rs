@@ -19,9 +19,9 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message};
 
-use crate::sched::Shared;
+use crate::js::vu;
+use crate::run::shared::Shared;
 use crate::system_tags::SystemTags;
-use crate::vu;
 
 use super::{Params, wait_for, wait_until};
 
@@ -162,7 +162,7 @@ pub(super) fn dial_text(kind: ErrorKind, uri: &http::Uri) -> String {
         ErrorKind::ConnectionReset => format!("read tcp {hostport}: connection reset by peer"),
         // Go's certificate errors, as the HTTP requests word them.
         ErrorKind::TlsUnknownIssuer | ErrorKind::TlsNameMismatch => {
-            crate::sched::error_text(kind, &uri.to_string())
+            crate::http_result::error_text(kind, &uri.to_string())
         }
         k => {
             let mut s = String::new();

@@ -144,8 +144,6 @@ fn shortcut(raw: &Map<String, Value>) -> Obj {
     scenario(&s)
 }
 
-pub use crate::config::layer::with_flags;
-
 /// k6's `exec.test.options` of a script whose `options` are `raw`, as
 /// JSON text.
 pub fn k6_test_options(raw: &Value) -> String {
@@ -234,7 +232,7 @@ pub fn k6_test_options(raw: &Value) -> String {
     o.put("summaryTimeUnit", field(raw, "summaryTimeUnit"));
     // As k6 writes its set: the known names, sorted (none: null).
     let system_tags = match field(raw, "systemTags") {
-        Value::Null => json!(crate::out::CSV_TAGS),
+        Value::Null => json!(crate::system_tags::CSV_TAGS),
         Value::Array(a) => {
             let set =
                 crate::system_tags::SystemTags::from_names(a.iter().filter_map(Value::as_str)).0;
@@ -262,6 +260,7 @@ pub fn k6_test_options(raw: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::layer::with_flags;
 
     /// As k6 v1.8.1 shows them: the text of --local-ips or K6_LOCAL_IPS;
     /// a script's own `localIPs` is not read.
