@@ -1,5 +1,5 @@
 //! The run's shared state and the wake-ups of its requests; the run loop
-//! itself is in `sched.rs` for now.
+//! itself is in `setup.rs` (set-up, init, teardown) and `drive.rs` (the loop that asks the executors).
 //!
 //! # State rules
 //!
