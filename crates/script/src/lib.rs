@@ -7,7 +7,7 @@
 //!   evaluates its own instance of the script's module in that context (so
 //!   its top-level variables, made with its own `__VU`, are its own, as in
 //!   k6), and the natives act for the VU whose code runs
-//!   ([`js::vu::current`]). A VU thus costs ~15 KB of JavaScript heap instead
+//!   (`js::vu::current`). A VU thus costs ~15 KB of JavaScript heap instead
 //!   of k6's megabyte.
 //! * **VUs are stackful coroutines** (`corosensei`) on the one thread that
 //!   owns the runtime. A script's `http.get()` and `sleep()` are

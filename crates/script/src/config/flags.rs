@@ -40,7 +40,7 @@ pub struct Overrides {
     /// `--console-output FILE`.
     pub console_output: Option<String>,
     /// The environment's `K6_*` variables (k6's option layer between the
-    /// script's `options` and the command line's flags; [`env_layer`]).
+    /// script's `options` and the command line's flags; `env_layer`).
     pub env: Vec<(String, String)>,
     /// `--system-tags`, its names (empty: none).
     pub system_tags: Option<Vec<String>>,

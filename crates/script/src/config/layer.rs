@@ -1,7 +1,7 @@
 //! The layers of the k6 options, as k6's `cmd/config.go` stacks them:
 //! k6's defaults, under the script's `options`, under the environment's
 //! `K6_*` variables ([`env_layer`]), under the command line's flags
-//! ([`Overrides`], [`flags_over`]). A layer's `duration`, `iterations` or
+//! ([`Overrides`], `flags_over`). A layer's `duration`, `iterations` or
 //! `stages` replace all of the lower layers' shortcuts and `scenarios`.
 //!
 //! [`Options::resolve`](super::Options::resolve) reads the layers so

@@ -1,8 +1,8 @@
 //! The k6 executors: when a scenario's VUs start their iterations.
 //!
 //! Each executor is a type holding its own state and implementing
-//! [`ScenarioExecutor`]; the run loop (`run/drive.rs`) keeps the state
-//! every scenario has ([`ScenState`]: its span, its VUs, its count of
+//! `ScenarioExecutor`; the run loop (`run/drive.rs`) keeps the state
+//! every scenario has (`ScenState`: its span, its VUs, its count of
 //! running and ended iterations) and asks the scenario's executor at each
 //! turn.
 

@@ -27,7 +27,7 @@
 //!   Two shared borrows of one cell (the summary reading `reg` while the
 //!   thresholds read it) are fine; a `borrow_mut` is always alone.
 //! * **Re-entry.** A native the script calls runs on the calling VU's
-//!   coroutine ([`crate::js::vu::current`] says which VU). When it calls back into
+//!   coroutine (`crate::js::vu::current` says which VU). When it calls back into
 //!   JavaScript (a response callback, a WebSocket handler, a timer), that
 //!   code may call natives again, on the same stack: so a native holds no
 //!   `Shared` borrow and no `&mut` into a VU's state while it calls back,

@@ -241,7 +241,7 @@ impl Shared {
         self.log(level, line, &[("source", "console")]);
     }
 
-    /// Live progress lines were wanted ([`RunConfig::progress`]).
+    /// Live progress lines were wanted (`RunConfig::progress`).
     pub fn progress(&self) -> bool {
         self.progress
     }
