@@ -12,7 +12,7 @@ pub struct SplitOptions {
     pub segment: ScheduleSegment,
     /// The common start of the first run, ns since the Unix epoch.
     pub start_at_unix_ns: u64,
-    /// Added to every slot (see [`DEFAULT_STEP_SLACK`]).
+    /// Added to every slot (see `split::DEFAULT_STEP_SLACK`).
     pub step_slack: Duration,
 }
 
