@@ -236,14 +236,22 @@ fn once_each(inputs: Vec<String>) -> Vec<String> {
             kept.push(name);
             continue;
         }
-        if let Ok(m) = std::fs::metadata(&name) {
-            let id = (m.dev(), m.ino());
-            if let Some((_, first)) = files.iter().find(|(f, _)| *f == id) {
-                eprintln!("loadlab: warning: {name} is {first} again; read once");
-                continue;
-            }
-            files.push((id, name.clone()));
+        let Ok(m) = std::fs::metadata(&name) else {
+            kept.push(name);
+            continue;
+        };
+        if !m.is_file() {
+            // A pipe (`<(loadlab attack …)`) or a device is read once as
+            // it comes: peeking at its first records would lose them.
+            kept.push(name);
+            continue;
         }
+        let id = (m.dev(), m.ino());
+        if let Some((_, first)) = files.iter().find(|(f, _)| *f == id) {
+            eprintln!("loadlab: warning: {name} is {first} again; read once");
+            continue;
+        }
+        files.push((id, name.clone()));
         if let Some(seg) = segment_of(&name) {
             if let Some((_, first)) = segments.iter().find(|(s, _)| *s == seg) {
                 let shown = seg.rsplit_once("; ").map_or(seg.as_str(), |(s, _)| s);

@@ -1316,6 +1316,14 @@ fn report_reads_a_file_and_a_copy_of_a_segment_once() {
         );
         assert!(e.contains(&warning), "{e}");
     }
+    // A pipe given by name is read whole, not peeked at.
+    let out = run(&["report", "/dev/stdin"], &std::fs::read(&a).unwrap());
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        o.starts_with("Requests      [total, rate, throughput]         5, "),
+        "{o}"
+    );
 }
 
 /// The status of `GET /_admin/status` with `token` (if any) as a bearer.
