@@ -20,15 +20,18 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     println!("cargo:rerun-if-env-changed=LOADLAB_GIT_REV");
     // A new commit or checkout changes HEAD or the ref it points to.
-    for path in ["HEAD", "packed-refs"] {
-        if let Some(p) = git(&["rev-parse", "--git-path", path]) {
+    // (Only files that exist: cargo reruns a script whose watched file is
+    // missing on every build.)
+    let mut watch = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watch.push(r);
+    }
+    for path in watch {
+        if let Some(p) = git(&["rev-parse", "--path-format=absolute", "--git-path", &path])
+            && std::path::Path::new(&p).exists()
+        {
             println!("cargo:rerun-if-changed={p}");
         }
-    }
-    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"])
-        && let Some(p) = git(&["rev-parse", "--git-path", &r])
-    {
-        println!("cargo:rerun-if-changed={p}");
     }
     let rev = std::env::var("LOADLAB_GIT_REV")
         .ok()
