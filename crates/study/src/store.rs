@@ -166,6 +166,9 @@ pub fn now_rfc3339() -> String {
     )
 }
 
+/// How long a store waits for another process's write lock.
+const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Store {
     /// Opens the store at `path` for a command that only reads it (`runs`,
     /// `compare`): a missing or empty file is refused, never made a store.
@@ -208,8 +211,8 @@ impl Store {
             }
             let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
                 .map_err(sql)?;
-            conn.busy_timeout(std::time::Duration::from_secs(5))
-                .map_err(sql)?;
+            // Set before the first read: another study may hold the lock.
+            conn.busy_timeout(BUSY).map_err(sql)?;
             let app: i32 = conn
                 .query_row("PRAGMA application_id", [], |r| r.get(0))
                 .map_err(|e| StoreError::Foreign {
@@ -255,8 +258,6 @@ impl Store {
                     found: ver,
                 });
             }
-            conn.busy_timeout(std::time::Duration::from_secs(5))
-                .map_err(sql)?;
             return Ok(Store {
                 conn,
                 path: path.to_path_buf(),
@@ -278,8 +279,7 @@ impl Store {
         let mut conn = Connection::open(path).map_err(sql)?;
         // Several studies may start on a new store at the same moment: each
         // waits for the write lock, and only the first creates the schema.
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(sql)?;
+        conn.busy_timeout(BUSY).map_err(sql)?;
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(sql)?;
