@@ -17,7 +17,12 @@ pub fn missing(test: &str, what: &str, install: &str) {
     if in_ci() {
         panic!("{test}: {what} is required in CI ({install}; .ci/run installs it)");
     }
-    eprintln!(
+    // Straight to the process's stderr: the test harness captures
+    // `eprintln!` and shows it only for a failing test, and this test
+    // passes, so the note would be swallowed.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "\n!!!!!!!!!! SKIPPED {test}: no {what}; this test did NOT run ({install}) !!!!!!!!!!\n"
     );
 }
