@@ -3,7 +3,7 @@
 // scripts/pgo/recipe.json at BASE_URL. Writers PUT and sleep; readers
 // poll, parse the JSON, ack and sleep; a constant-arrival-rate scenario
 // beside them. It is training input, not a benchmark: bench/k6.py measures
-// on seed 004's own script and server, which this script is not.
+// on the DSPS pub/sub script and server, which this script is not.
 import http from 'k6/http';
 import { check, group, sleep } from 'k6';
 import { Counter, Rate, Trend } from 'k6/metrics';

@@ -1,20 +1,21 @@
-//! The seeds as tests: every load command that appears in the users' reports
-//! (shared/seeds), run with only the binary name changed, durations
-//! shortened, and the URL pointed at a `loadlab origin` started by the test.
+//! The reference studies as tests: every load command that appears in the
+//! users' reports (the README's "five reference studies"), run with only the
+//! binary name changed, durations shortened, and the URL pointed at a
+//! `loadlab origin` started by the test.
 //! Each must print its tool's layout, with figures that agree with loadlab's
 //! own report of the very same samples (`LOADLAB_RESULTS` keeps them for
 //! ab and wrk; vegeta's pipeline tees them with `tee results.bin`).
 //!
-//! * seed 000: `echo "GET URL" | vegeta attack -header="replayed-traffic: true" -duration=60s -rate=400 -workers=20 | tee results.bin | vegeta report`
-//! * seed 002: `ab -c 10 -n 1000 -g out.data URL`
-//! * seed 003: `wrk -t2 -c10 -d30s -R1000 URL`
+//! * the instance-type comparison: `echo "GET URL" | vegeta attack -header="replayed-traffic: true" -duration=60s -rate=400 -workers=20 | tee results.bin | vegeta report`
+//! * the t2.micro vs t2.xlarge comparison: `ab -c 10 -n 1000 -g out.data URL`
+//! * the large- vs small-payload comparison: `wrk -t2 -c10 -d30s -R1000 URL`
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
-/// The seed-002 page was 781 bytes long; the origin serves the same size.
+/// The t2.micro vs t2.xlarge comparison's page was 781 bytes long; the origin serves the same size.
 const DOC_LEN: usize = 781;
 
 /// `loadlab origin` on 127.0.0.1:0, killed on drop.
@@ -142,7 +143,7 @@ fn wrk_time_us(s: &str) -> f64 {
 }
 
 #[test]
-fn seed_000_vegeta_attack_piped_to_report() {
+fn instance_type_comparison_vegeta_piped_to_report() {
     let dir = tempfile::tempdir().unwrap();
     let o = origin(dir.path());
     let line = format!(
@@ -184,7 +185,7 @@ fn seed_000_vegeta_attack_piped_to_report() {
 }
 
 #[test]
-fn seed_002_ab_with_gnuplot_file() {
+fn micro_vs_xlarge_ab_with_gnuplot_file() {
     let dir = tempfile::tempdir().unwrap();
     let o = origin(dir.path());
     let results = dir.path().join("ab.bin");
@@ -309,7 +310,7 @@ fn seed_002_ab_with_gnuplot_file() {
 }
 
 #[test]
-fn seed_003_wrk2_at_a_fixed_rate() {
+fn payload_comparison_wrk2_at_a_fixed_rate() {
     let dir = tempfile::tempdir().unwrap();
     let o = origin(dir.path());
     let results = dir.path().join("wrk.bin");
