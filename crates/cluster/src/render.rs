@@ -221,6 +221,18 @@ impl RenderSpec {
     }
 
     pub fn render(&self) -> Result<Manifests, RenderError> {
+        self.check()?;
+        let input = format!("{}-input", self.name);
+        let (config_map, items) = self.config_map(&input);
+        let (env, env_from, mounts, volumes) = self.env_and_volumes(&input, items)?;
+        let container = self.container(env, env_from, mounts);
+        let pod = self.pod_spec(container, volumes);
+        let job = self.job(pod);
+        Ok(Manifests { config_map, job })
+    }
+
+    /// The names, the worker count and the resource quantities.
+    fn check(&self) -> Result<(), RenderError> {
         check_name(&self.name, "--name")?;
         if let Some(ns) = &self.namespace {
             check_name(ns, "--namespace")?;
@@ -239,14 +251,21 @@ impl RenderSpec {
                 )));
             }
         }
-        let input = format!("{}-input", self.name);
-        let meta = |name: &str| ObjectMeta {
+        Ok(())
+    }
+
+    fn meta(&self, name: &str) -> ObjectMeta {
+        ObjectMeta {
             name: Some(name.to_string()),
             namespace: self.namespace.clone(),
             labels: Some(labels(&self.name)),
             ..Default::default()
-        };
+        }
+    }
 
+    /// The ConfigMap `input` of the flags' files, and the volume's `items`
+    /// when the files sit at paths.
+    fn config_map(&self, input: &str) -> (ConfigMap, Option<Vec<KeyToPath>>) {
         let mut data = BTreeMap::new();
         let mut binary = BTreeMap::new();
         // Files at paths (a script's `lib/util.js`, `../data/x.csv` made
@@ -293,12 +312,30 @@ impl RenderSpec {
             }
         }
         let config_map = ConfigMap {
-            metadata: meta(&input),
+            metadata: self.meta(input),
             data: (!data.is_empty()).then_some(data),
             binary_data: (!binary.is_empty()).then_some(binary),
             immutable: Some(true),
         };
 
+        (config_map, items)
+    }
+
+    /// The container's environment and mounts and the pod's volumes.
+    #[allow(clippy::type_complexity)]
+    fn env_and_volumes(
+        &self,
+        input: &str,
+        items: Option<Vec<KeyToPath>>,
+    ) -> Result<
+        (
+            Vec<EnvVar>,
+            Vec<EnvFromSource>,
+            Vec<VolumeMount>,
+            Vec<Volume>,
+        ),
+        RenderError,
+    > {
         let mut env = vec![EnvVar {
             name: "JOB_COMPLETION_INDEX".into(),
             value_from: Some(EnvVarSource {
@@ -320,7 +357,7 @@ impl RenderSpec {
         let mut volumes = vec![Volume {
             name: "input".into(),
             config_map: Some(ConfigMapVolumeSource {
-                name: input.clone(),
+                name: input.to_string(),
                 items,
                 ..Default::default()
             }),
@@ -369,6 +406,16 @@ impl RenderSpec {
                 ..Default::default()
             });
         }
+        Ok((env, env_from, mounts, volumes))
+    }
+
+    /// The worker's container.
+    fn container(
+        &self,
+        env: Vec<EnvVar>,
+        env_from: Vec<EnvFromSource>,
+        mounts: Vec<VolumeMount>,
+    ) -> Container {
         let quantity = |q: &str| Quantity(q.to_string());
         let resources = ResourceRequirements {
             requests: Some(BTreeMap::from([
@@ -381,7 +428,7 @@ impl RenderSpec {
             ])),
             ..Default::default()
         };
-        let container = Container {
+        Container {
             name: "loadlab".into(),
             image: Some(self.image.clone()),
             image_pull_policy: Some("IfNotPresent".into()),
@@ -411,8 +458,12 @@ impl RenderSpec {
                 ..Default::default()
             }),
             ..Default::default()
-        };
-        let pod = PodSpec {
+        }
+    }
+
+    /// The pod of each worker.
+    fn pod_spec(&self, container: Container, volumes: Vec<Volume>) -> PodSpec {
+        PodSpec {
             restart_policy: Some("Never".into()),
             // Workers never talk to the API server.
             automount_service_account_token: Some(false),
@@ -434,7 +485,11 @@ impl RenderSpec {
             containers: vec![container],
             volumes: Some(volumes),
             ..Default::default()
-        };
+        }
+    }
+
+    /// The Indexed Job around the pod.
+    fn job(&self, pod: PodSpec) -> Job {
         let n = i32::try_from(self.workers).unwrap_or(i32::MAX);
         // Until the start, the attack, then 5 minutes for stragglers and
         // uploads; an attack of unknown length has no deadline.
@@ -442,8 +497,8 @@ impl RenderSpec {
             let wait = ((self.start_at_unix_ns - self.now_unix_ns).max(0) / 1_000_000_000) as i64;
             wait + d.as_secs() as i64 + 300
         });
-        let job = Job {
-            metadata: meta(&self.name),
+        Job {
+            metadata: self.meta(&self.name),
             spec: Some(JobSpec {
                 completion_mode: Some("Indexed".into()),
                 completions: Some(n),
@@ -461,8 +516,7 @@ impl RenderSpec {
                 ..Default::default()
             }),
             status: None,
-        };
-        Ok(Manifests { config_map, job })
+        }
     }
 }
 
