@@ -191,7 +191,7 @@ impl RenderSpec {
     }
 
     /// A k6 script's workers (`-- k6 run [k6 flags] script.js`, see
-    /// [`crate::flags::prepare_script_flags`]) rather than an attack's.
+    /// [`crate::script::prepare_script_flags`]) rather than an attack's.
     pub fn is_script(&self) -> bool {
         self.flags.args.first().is_some_and(|a| a == "k6")
     }
