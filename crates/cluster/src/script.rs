@@ -199,15 +199,31 @@ fn common_root<'a>(paths: impl Iterator<Item = &'a Path>) -> PathBuf {
     root.unwrap_or_default()
 }
 
+/// `p` as the user would write it: relative to the current folder when
+/// it is under it.
+fn shown(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match p.strip_prefix(&cwd) {
+        Ok(r) if r.as_os_str().is_empty() => ".".to_string(),
+        Ok(r) => r.display().to_string(),
+        Err(_) => p.display().to_string(),
+    }
+}
+
 /// The script and the local files it needs: modules it imports (followed
 /// in turn) and files it `open()`s, each as (absolute, normalized path,
-/// contents); the script first. Paths are string literals found in the
-/// text; a literal that names no file here, and an `open()` of a computed
-/// path, are warned about (the script would fail in the pod).
+/// contents); the script first. The references are read from the code
+/// (never from comments or strings, see
+/// [`loadlab_script::static_opens`]); each module is compiled, so that a
+/// syntax error is found here rather than in every pod. A file opened
+/// outside the script's folder (an absolute path, `..`) is refused; a
+/// literal that names no file here, and an `open()` of a computed path,
+/// are warned about (the script would fail in the pod).
 fn script_files(
     script: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, RenderError> {
+    use loadlab_script::static_opens::{self, RefKind};
     let abs = |p: &Path| -> PathBuf {
         let p = if p.is_absolute() {
             p.to_path_buf()
@@ -219,124 +235,92 @@ fn script_files(
     let main = abs(script);
     let main_dir = main.parent().unwrap_or(Path::new("/")).to_path_buf();
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-    let mut queue = vec![main.clone()];
-    while let Some(p) = queue.pop() {
+    // Each module, with where it is imported (`file:line:col`).
+    let mut queue: Vec<(PathBuf, Option<String>)> = vec![(main.clone(), None)];
+    while let Some((p, importer)) = queue.pop() {
         if files.iter().any(|(f, _)| *f == p) {
             continue;
         }
-        let is_main = p == main;
-        let data = read(
-            &p,
-            if is_main {
-                "the script"
-            } else {
-                "a module the script imports"
+        let data = std::fs::read(&p).map_err(|err| RenderError::Io {
+            what: match &importer {
+                None => format!("the script {}", shown(&p)),
+                Some(at) => format!("the module {} that {at} imports", shown(&p)),
             },
-        )?;
+            err,
+        })?;
         let text = String::from_utf8_lossy(&data).into_owned();
+        let name = shown(&p);
+        static_opens::check_syntax(&text, &name).map_err(|e| RenderError::Script(e.to_string()))?;
         let dir = p.parent().unwrap_or(Path::new("/")).to_path_buf();
         files.push((p.clone(), data));
-        let name = p.display().to_string();
-        for (kind, lit) in references(&text) {
-            match (kind, lit) {
-                (Ref::Import, Some(m)) => {
-                    if !(m.starts_with("./") || m.starts_with("../") || m.starts_with('/')) {
+        for r in static_opens::references(&text) {
+            let at = format!("{name}:{}:{}", r.line, r.column);
+            match (r.kind, r.path) {
+                (RefKind::Import, Some(m)) => {
+                    if m.starts_with('/') {
+                        return Err(RenderError::Flag(format!(
+                            "{at}: import {m:?}: an absolute path cannot be mounted in the pods; import the module by a path relative to the script"
+                        )));
+                    }
+                    if !(m.starts_with("./") || m.starts_with("../")) {
                         continue; // k6/…, remote modules: not files
                     }
-                    queue.push(normalize(&dir.join(&m)));
-                }
-                (Ref::Open, Some(f)) => {
-                    // Relative to the module, else to the main script.
-                    let cands = [normalize(&dir.join(&f)), normalize(&main_dir.join(&f))];
-                    match cands.iter().find(|c| c.is_file()) {
-                        Some(c) => {
-                            if !files.iter().any(|(x, _)| x == c) {
-                                let d = read(c, "a file the script open()s")?;
-                                files.push((c.clone(), d));
-                            }
-                        }
-                        None => warnings.push(format!(
-                            "{name}: open({f:?}) names no file here: it is not in the ConfigMap, and the script will fail in the pod unless the image has it"
-                        )),
+                    let mut module = normalize(&dir.join(&m));
+                    if module.extension().is_none() {
+                        module.set_extension("js");
                     }
+                    queue.push((module, Some(at)));
                 }
-                (Ref::Open, None) => {
+                (RefKind::Open, Some(f)) => {
+                    opened(&f, &at, [&dir, &main_dir], &mut files, warnings)?;
+                }
+                (RefKind::Open, None) => {
                     let w = format!(
-                        "{name}: open() of a computed path: that file is not in the ConfigMap (only string literals are followed)"
+                        "{at}: open() of a computed path: that file is not in the ConfigMap (only string literals are followed)"
                     );
                     if !warnings.contains(&w) {
                         warnings.push(w);
                     }
                 }
-                (Ref::Import, None) => {}
+                (RefKind::Import, None) => {}
             }
         }
     }
     Ok(files)
 }
 
-#[derive(Clone, Copy)]
-enum Ref {
-    Import,
-    Open,
-}
-
-/// `import … from 'x'`, `import 'x'`, `import('x')` and `open('x')` in a
-/// script's text: the string literal, or `None` when the argument is not
-/// one (a computed path). A scan, not a parse: a match in a comment counts.
-fn references(text: &str) -> Vec<(Ref, Option<String>)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let word_at = |i: usize, w: &str| -> bool {
-        b[i..].starts_with(w.as_bytes())
-            && (i == 0
-                || !(b[i - 1].is_ascii_alphanumeric()
-                    || b[i - 1] == b'_'
-                    || b[i - 1] == b'.'
-                    || b[i - 1] == b'$'))
-            && b.get(i + w.len())
-                .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$'))
-    };
-    let skip_ws = |mut i: usize| {
-        while i < b.len() && b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        i
-    };
-    let literal = |i: usize| -> Option<String> {
-        let q = *b.get(i)?;
-        if q != b'\'' && q != b'"' {
-            return None;
-        }
-        let end = b[i + 1..].iter().position(|c| *c == q || *c == b'\n')? + i + 1;
-        (b[end] == q).then(|| text[i + 1..end].to_string())
-    };
-    let mut i = 0;
-    while i < b.len() {
-        if word_at(i, "from") || word_at(i, "import") {
-            let len = if b[i] == b'f' { 4 } else { 6 };
-            let mut j = skip_ws(i + len);
-            if b.get(j) == Some(&b'(') {
-                j = skip_ws(j + 1);
-            }
-            if let Some(l) = literal(j) {
-                out.push((Ref::Import, Some(l)));
-            }
-            i += len;
-            continue;
-        }
-        if word_at(i, "open") {
-            let j = skip_ws(i + 4);
-            if b.get(j) == Some(&b'(') {
-                let k = skip_ws(j + 1);
-                out.push((Ref::Open, literal(k)));
-            }
-            i += 4;
-            continue;
-        }
-        i += 1;
+/// The file a literal `open(f)` at `at` names, relative to the module's
+/// folder, else to the script's (`dirs`), added to `files`; refused when
+/// it is outside the script's folder (the pods mount that folder only, and
+/// nothing else of this machine belongs in a ConfigMap).
+fn opened(
+    f: &str,
+    at: &str,
+    [dir, main_dir]: [&Path; 2],
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+    warnings: &mut Vec<String>,
+) -> Result<(), RenderError> {
+    let cands = [normalize(&dir.join(f)), normalize(&main_dir.join(f))];
+    let found = cands.iter().find(|c| c.is_file());
+    let chosen = found.unwrap_or(&cands[0]);
+    if Path::new(f).is_absolute() || !chosen.starts_with(main_dir) {
+        return Err(RenderError::Flag(format!(
+            "{at}: open({f:?}) names a file outside the script's folder ({}): the pods mount that folder only; copy the file into it and open it by a relative path",
+            shown(main_dir)
+        )));
     }
-    out
+    match found {
+        Some(c) => {
+            if !files.iter().any(|(x, _)| x == c) {
+                let d = read(c, "a file the script open()s")?;
+                files.push((c.clone(), d));
+            }
+        }
+        None => warnings.push(format!(
+            "{at}: open({f:?}) names no file here: it is not in the ConfigMap, and the script will fail in the pod unless the image has it"
+        )),
+    }
+    Ok(())
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -367,18 +351,18 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("tests")).unwrap();
         std::fs::create_dir_all(d.path().join("lib")).unwrap();
-        std::fs::create_dir_all(d.path().join("data")).unwrap();
+        std::fs::create_dir_all(d.path().join("tests/data")).unwrap();
         std::fs::write(
             d.path().join("tests/main.js"),
-            "import http from 'k6/http';\nimport { f } from \"../lib/util.js\";\nconst users = open('../data/users.csv');\nconst x = open(`${__ENV.F}`);\nconst y = open('./nope.txt');\nexport default function () { f(users); }\n",
+            "import http from 'k6/http';\nimport { f } from \"../lib/util.js\";\n// open('/etc/shadow') and open('../../x') in a comment\nconst users = open('./data/users.csv');\nconst x = open(`${__ENV.F}`);\nconst y = open('./nope.txt');\nexport default function () { f(users); }\n",
         )
         .unwrap();
         std::fs::write(
             d.path().join("lib/util.js"),
-            "export function f(x) { return open('../data/users.csv'); }\n",
+            "export function f(x) { return open('data/users.csv'); }\n",
         )
         .unwrap();
-        std::fs::write(d.path().join("data/users.csv"), "a,b\n").unwrap();
+        std::fs::write(d.path().join("tests/data/users.csv"), "a,b\n").unwrap();
         let script = d.path().join("tests/main.js");
         let raw = s(&[
             "k6",
@@ -392,7 +376,10 @@ mod tests {
         ]);
         let p = prepare_script_flags(&raw, &script).unwrap();
         let keys: Vec<&String> = p.files.keys().collect();
-        assert_eq!(keys, ["data/users.csv", "lib/util.js", "tests/main.js"]);
+        assert_eq!(
+            keys,
+            ["lib/util.js", "tests/data/users.csv", "tests/main.js"]
+        );
         assert_eq!(
             p.args,
             s(&[
@@ -434,5 +421,53 @@ mod tests {
             let e = prepare_script_flags(&raw, &script).unwrap_err();
             assert!(e.to_string().contains("not for k8s render"), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn opens_outside_the_scripts_folder_and_bad_syntax_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("s")).unwrap();
+        std::fs::write(d.path().join("x.csv"), "secret\n").unwrap();
+        let script = d.path().join("s/main.js");
+        let raw = s(&["k6", "run", script.to_str().unwrap()]);
+        for (js, place, path) in [
+            (
+                "const a = open('/etc/hostname');\n",
+                ":1:11:",
+                "/etc/hostname",
+            ),
+            ("const a = 1;\n  open('../x.csv');\n", ":2:3:", "../x.csv"),
+        ] {
+            std::fs::write(&script, js).unwrap();
+            let e = prepare_script_flags(&raw, &script).unwrap_err().to_string();
+            assert!(e.contains(&format!("main.js{place} open({path:?})")), "{e}");
+            assert!(e.contains("outside the script's folder"), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        std::fs::write(
+            &script,
+            "// open('/etc/shadow')\nconst s = \"open('/etc/passwd')\";\n",
+        )
+        .unwrap();
+        let p = prepare_script_flags(&raw, &script).unwrap();
+        assert_eq!(p.files.keys().collect::<Vec<_>>(), ["main.js"]);
+        std::fs::write(
+            &script,
+            "import { f } from './lib.js';\nexport default function () { f() }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("s/lib.js"),
+            "export function f() {\n  return 1 +;\n}\n",
+        )
+        .unwrap();
+        let e = prepare_script_flags(&raw, &script).unwrap_err();
+        assert!(matches!(e, RenderError::Script(_)), "{e:?}");
+        assert!(e.to_string().contains("lib.js:2:"), "{e}");
+        std::fs::remove_file(d.path().join("s/lib.js")).unwrap();
+        let e = prepare_script_flags(&raw, &script).unwrap_err().to_string();
+        assert!(e.contains("cannot read the module "), "{e}");
+        assert!(e.contains("lib.js that "), "{e}");
+        assert!(e.contains("main.js:1:19 imports: "), "{e}");
     }
 }

@@ -24,7 +24,7 @@ pub struct StaticRef {
     /// The literal argument; `None` when it is computed (a variable, an
     /// expression, a template literal with `${…}`).
     pub path: Option<String>,
-    /// Where the `import`, `from` or `open` word is (1-based).
+    /// Where it is (1-based): the word `open`, or an import's module name.
     pub line: usize,
     pub column: usize,
 }
@@ -276,17 +276,19 @@ pub fn references(source: &str) -> Vec<StaticRef> {
             (Some(Tok::Punct(b'(')), _) => Some(None),
             _ => None,
         };
-        let (line, column) = at(*offset);
         let found = match w.as_str() {
-            "open" => after_paren().map(|path| (RefKind::Open, path)),
+            "open" => after_paren().map(|path| (RefKind::Open, path, *offset)),
             "import" | "from" => match next {
-                Some(Tok::Str(s)) => Some((RefKind::Import, Some(s.clone()))),
-                _ if w == "import" => after_paren().flatten().map(|p| (RefKind::Import, Some(p))),
+                Some(Tok::Str(s)) => Some((RefKind::Import, Some(s.clone()), toks[k + 1].1)),
+                _ if w == "import" => after_paren()
+                    .flatten()
+                    .map(|p| (RefKind::Import, Some(p), toks[k + 2].1)),
                 _ => None,
             },
             _ => None,
         };
-        if let Some((kind, path)) = found {
+        if let Some((kind, path, offset)) = found {
+            let (line, column) = at(offset);
             out.push(StaticRef {
                 kind,
                 path,

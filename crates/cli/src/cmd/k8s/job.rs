@@ -168,6 +168,8 @@ pub(super) fn render_error(e: RenderError) -> CliError {
         RenderError::Flag(_) => CliError::usage(e),
         RenderError::Io { .. } => CliError::io(e),
         RenderError::TooLarge { .. } => CliError::bad_input(e),
+        // As `k6 run` exits for a script that does not compile.
+        RenderError::Script(_) => CliError::new(crate::cmd::k6::SCRIPT_EXCEPTION, e),
         RenderError::Yaml(_) => CliError::internal(e),
     }
 }
