@@ -177,6 +177,11 @@ pub fn prepare_attack_flags(
         for h in json_credential_headers(&text) {
             out.warnings.push(credential_warning(&h, &source));
         }
+        for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+            if has_url_password(&String::from_utf8_lossy(line)) {
+                out.warnings.push(url_password_warning(&source, n + 1));
+            }
+        }
         text
     } else {
         rewrite_http_targets(&text, &source, &mut out)?
@@ -194,6 +199,38 @@ pub fn prepare_attack_flags(
 fn is_credential(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
     CREDENTIAL_HEADERS.contains(&n.as_str())
+}
+
+/// Whether `text` holds a URL with a password (`scheme://user:pass@host`;
+/// a password that is only a `$(VAR)` or `${VAR}` reference holds none).
+pub fn has_url_password(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let tail = &rest[i + 3..];
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        if let Some(at) = authority.rfind('@')
+            && let Some((_, pass)) = authority[..at].split_once(':')
+        {
+            let reference = (pass.starts_with("$(") && pass.ends_with(')'))
+                || (pass.starts_with("${") && pass.ends_with('}'));
+            if !pass.is_empty() && !reference {
+                return true;
+            }
+        }
+        rest = &tail[end..];
+    }
+    false
+}
+
+fn url_password_warning(source: &str, line: usize) -> String {
+    format!(
+        "a URL password (in the targets from {source}, line {line}) is written in clear into the ConfigMap; anyone who can read ConfigMaps in the namespace can read it"
+    )
 }
 
 fn credential_warning(header: &str, source: &str) -> String {
@@ -220,8 +257,11 @@ fn rewrite_http_targets(
         .map_err(|e| RenderError::Flag(format!("targets from {source} are not UTF-8 text: {e}")))?;
     let mut bodies: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut rewritten = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         let content = line.trim_end_matches(['\n', '\r']);
+        if !content.trim_start().starts_with('#') && has_url_password(content) {
+            out.warnings.push(url_password_warning(source, n + 1));
+        }
         let ending = &line[content.len()..];
         let t = content.trim();
         if let Some(p) = t.strip_prefix('@') {
@@ -370,5 +410,24 @@ mod tests {
         );
         let e = prepare_attack_flags(&s(&[]), || None).unwrap_err();
         assert!(e.to_string().contains("needs the targets"), "{e}");
+    }
+
+    #[test]
+    fn url_passwords_are_warned_about() {
+        assert!(has_url_password("GET http://u:pw@h/"));
+        assert!(!has_url_password("GET http://u@h/ and http://h:80/"));
+        assert!(!has_url_password("http://u:$(PASS)@h/ http://u:${P}@h/"));
+        let p = prepare_attack_flags(&s(&[]), || {
+            Some(b"GET http://h/\nGET http://me:hunter22@h/x\n# GET http://a:b@h/\n".to_vec())
+        })
+        .unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(p.warnings[0].contains("line 2"), "{:?}", p.warnings);
+        assert!(!p.warnings[0].contains("hunter22"), "{:?}", p.warnings);
+        let p = prepare_attack_flags(&s(&["-format=json"]), || {
+            Some(b"{\"method\":\"GET\",\"url\":\"http://me:hunter22@h/\"}\n".to_vec())
+        })
+        .unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
     }
 }

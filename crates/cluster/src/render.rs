@@ -16,8 +16,8 @@
 //! * the start instant is absolute (`-start-at`), so pods scheduled at
 //!   different moments still start together;
 //! * S3 credentials come from a Secret (`envFrom`, optional so that
-//!   workload identity works without one); no secret value is ever written
-//!   into the manifests.
+//!   workload identity works without one); a plan's literal credentials go
+//!   into a Secret of their own ([`crate::plan`]), never the ConfigMap.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -27,7 +27,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
     KeyToPath, ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
-    ResourceRequirements, SeccompProfile, SecretEnvSource, SecurityContext,
+    ResourceRequirements, SeccompProfile, Secret, SecretEnvSource, SecurityContext,
     TopologySpreadConstraint, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -131,10 +131,12 @@ pub struct RenderSpec {
     pub flags: PreparedFlags,
 }
 
-/// The two objects, typed.
+/// The objects, typed: the ConfigMap, a Secret when some input file holds
+/// credentials (a plan's, see [`crate::plan`]), and the Job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifests {
     pub config_map: ConfigMap,
+    pub secret: Option<Secret>,
     pub job: Job,
 }
 
@@ -228,7 +230,11 @@ impl RenderSpec {
         let container = self.container(env, env_from, mounts);
         let pod = self.pod_spec(container, volumes);
         let job = self.job(pod);
-        Ok(Manifests { config_map, job })
+        Ok(Manifests {
+            config_map,
+            secret: None,
+            job,
+        })
     }
 
     /// The names, the worker count and the resource quantities.
@@ -254,7 +260,7 @@ impl RenderSpec {
         Ok(())
     }
 
-    fn meta(&self, name: &str) -> ObjectMeta {
+    pub(crate) fn meta(&self, name: &str) -> ObjectMeta {
         ObjectMeta {
             name: Some(name.to_string()),
             namespace: self.namespace.clone(),
@@ -521,12 +527,20 @@ impl RenderSpec {
 }
 
 impl Manifests {
-    /// Multi-document YAML, ConfigMap first (the Job mounts it).
+    /// Multi-document YAML, ConfigMap and Secret first (the Job mounts
+    /// them).
     pub fn to_yaml(&self) -> Result<String, RenderError> {
         let cm = serde_norway::to_string(&self.config_map)
             .map_err(|e| RenderError::Yaml(e.to_string()))?;
+        let secret = match &self.secret {
+            Some(s) => {
+                let s = serde_norway::to_string(s).map_err(|e| RenderError::Yaml(e.to_string()))?;
+                format!("---\n{s}")
+            }
+            None => String::new(),
+        };
         let job =
             serde_norway::to_string(&self.job).map_err(|e| RenderError::Yaml(e.to_string()))?;
-        Ok(format!("---\n{cm}---\n{job}"))
+        Ok(format!("---\n{cm}{secret}---\n{job}"))
     }
 }

@@ -264,6 +264,14 @@ impl RenderBase {
                 loadlab_metrics::timefmt::rfc3339(start)
             );
         }
+        if r.s3_endpoint
+            .as_deref()
+            .is_some_and(loadlab_cluster::flags::has_url_password)
+        {
+            eprintln!(
+                "loadlab: warning: --s3-endpoint holds a password: it is written in clear into the Job (AWS_ENDPOINT_URL); give the endpoint without credentials and the keys in the --s3-secret Secret (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"
+            );
+        }
         let name = r
             .name
             .clone()
