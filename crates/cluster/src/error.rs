@@ -14,6 +14,9 @@ pub enum RenderError {
         "the targets and files the flags name are {bytes} bytes; a ConfigMap holds at most about 1 MB (serve large bodies from the target, or split the targets)"
     )]
     TooLarge { bytes: usize },
+    /// A script that would not compile in the pods (`file:line:col: …`).
+    #[error("{0}")]
+    Script(String),
     #[error("cannot write the manifests: {0}")]
     Yaml(String),
 }

@@ -10,6 +10,9 @@
 //! * [`flags`]: the attack's command line as a worker runs it: files it
 //!   names (targets, `@body` files, `-body`, `-root-certs`) become entries
 //!   of a ConfigMap and the flags point at the mounted copies;
+//! * [`script`]: a k6 script's command line as a worker runs it: the
+//!   script, its local modules and the files it opens become entries of the
+//!   ConfigMap;
 //! * [`render`]: the ConfigMap and the Indexed Job as typed k8s-openapi
 //!   objects, serialized to YAML (never hand-written YAML);
 //! * [`store`]: results in S3-compatible object storage (`s3://bucket/key`):
@@ -25,8 +28,10 @@ pub mod flags;
 pub mod plan;
 pub mod render;
 pub mod run;
+pub mod script;
 pub mod store;
 
 pub use error::{ClusterError, RenderError};
-pub use flags::{PreparedFlags, prepare_attack_flags, prepare_script_flags};
+pub use flags::{PreparedFlags, prepare_attack_flags};
 pub use render::{Manifests, RenderSpec, Results};
+pub use script::prepare_script_flags;

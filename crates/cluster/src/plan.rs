@@ -12,14 +12,20 @@
 //! where STORE is `s3://BUCKET/PREFIX/NAME/worker-I.db` (the study uploads
 //! its store when it ends, or is stopped) or `/results/NAME-worker-I.db` on
 //! a shared volume. `loadlab study merge` (or `k8s gather`) merges the
-//! stores. Everything else of the Job — the index, no retries, the
+//! stores. A file that holds credentials (marked [`PlanFile::secret`] by
+//! the caller) goes into a Secret `NAME-credentials` instead of the
+//! ConfigMap, and the input volume projects both. Everything else of the Job — the index, no retries, the
 //! resources, the security context — is the attack mode's.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{EmptyDirVolumeSource, EnvVar, KeyToPath, Volume, VolumeMount};
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{
+    ConfigMapProjection, EmptyDirVolumeSource, EnvVar, KeyToPath, ProjectedVolumeSource, Secret,
+    SecretProjection, Volume, VolumeMount, VolumeProjection,
+};
 
 use crate::error::RenderError;
 use crate::flags::{CONFIG_MAP_LIMIT, INPUT_DIR, PreparedFlags};
@@ -36,6 +42,8 @@ pub struct PlanFile {
     pub key: String,
     pub path: String,
     pub data: Vec<u8>,
+    /// It holds credentials: it goes into the Secret, not the ConfigMap.
+    pub secret: bool,
 }
 
 /// The plan and the files it names, as the pods see them.
@@ -85,6 +93,7 @@ pub fn prepare_plan(plan_path: &Path, referenced: &[PathBuf]) -> Result<Prepared
         key: key_for(0, &name),
         path: name.clone(),
         data: read(plan_path, "plan")?,
+        secret: false,
     }];
     for r in referenced {
         let inside = r
@@ -109,6 +118,7 @@ pub fn prepare_plan(plan_path: &Path, referenced: &[PathBuf]) -> Result<Prepared
             key: key_for(files.len(), &rel),
             path: rel,
             data,
+            secret: false,
         });
     }
     let total: usize = files.iter().map(|f| f.data.len()).sum();
@@ -162,14 +172,21 @@ impl PlanRenderSpec {
         ]
     }
 
-    /// The ConfigMap (the plan's files) and the Indexed Job.
+    /// The Secret of the files that hold credentials: `NAME-credentials`.
+    pub fn secret_name(&self) -> String {
+        format!("{}-credentials", self.base.name)
+    }
+
+    /// The ConfigMap (the plan's files), the Secret (those of them that
+    /// hold credentials, if any) and the Indexed Job. With a Secret, the
+    /// input volume projects both, each file at its path.
     pub fn render(&self) -> Result<Manifests, RenderError> {
+        let (secret_files, public): (Vec<&PlanFile>, Vec<&PlanFile>) =
+            self.plan.files.iter().partition(|f| f.secret);
         let mut base = self.base.clone();
         base.flags = PreparedFlags {
             args: Vec::new(),
-            files: self
-                .plan
-                .files
+            files: public
                 .iter()
                 .map(|f| (f.key.clone(), f.data.clone()))
                 .collect::<BTreeMap<_, _>>(),
@@ -177,16 +194,32 @@ impl PlanRenderSpec {
         };
         let mut m = base.render()?;
         let args = self.worker_args();
-        let items: Vec<KeyToPath> = self
-            .plan
-            .files
-            .iter()
-            .map(|f| KeyToPath {
-                key: f.key.clone(),
-                path: f.path.clone(),
-                ..Default::default()
+        let items = |files: &[&PlanFile]| -> Option<Vec<KeyToPath>> {
+            (!files.is_empty()).then(|| {
+                files
+                    .iter()
+                    .map(|f| KeyToPath {
+                        key: f.key.clone(),
+                        path: f.path.clone(),
+                        ..Default::default()
+                    })
+                    .collect()
             })
-            .collect();
+        };
+        if !secret_files.is_empty() {
+            m.secret = Some(Secret {
+                metadata: base.meta(&self.secret_name()),
+                data: Some(
+                    secret_files
+                        .iter()
+                        .map(|f| (f.key.clone(), ByteString(f.data.clone())))
+                        .collect(),
+                ),
+                type_: Some("Opaque".into()),
+                immutable: Some(true),
+                ..Default::default()
+            });
+        }
         let pod = m
             .job
             .spec
@@ -194,9 +227,35 @@ impl PlanRenderSpec {
             .and_then(|s| s.template.spec.as_mut())
             .ok_or_else(|| RenderError::Yaml("the Job has no pod template".into()))?;
         for v in pod.volumes.iter_mut().flatten() {
-            if let Some(cm) = v.config_map.as_mut() {
-                cm.items = Some(items.clone());
+            let Some(mut cm) = v.config_map.take() else {
+                continue;
+            };
+            cm.items = items(&public);
+            if secret_files.is_empty() {
+                v.config_map = Some(cm);
+                continue;
             }
+            v.projected = Some(ProjectedVolumeSource {
+                sources: Some(vec![
+                    VolumeProjection {
+                        config_map: Some(ConfigMapProjection {
+                            name: cm.name,
+                            items: cm.items,
+                            optional: None,
+                        }),
+                        ..Default::default()
+                    },
+                    VolumeProjection {
+                        secret: Some(SecretProjection {
+                            name: self.secret_name(),
+                            items: items(&secret_files),
+                            optional: Some(false),
+                        }),
+                        ..Default::default()
+                    },
+                ]),
+                ..Default::default()
+            });
         }
         pod.volumes.get_or_insert_with(Vec::new).push(Volume {
             name: "scratch".into(),

@@ -16,8 +16,8 @@
 //! * the start instant is absolute (`-start-at`), so pods scheduled at
 //!   different moments still start together;
 //! * S3 credentials come from a Secret (`envFrom`, optional so that
-//!   workload identity works without one); no secret value is ever written
-//!   into the manifests.
+//!   workload identity works without one); a plan's literal credentials go
+//!   into a Secret of their own ([`crate::plan`]), never the ConfigMap.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -27,7 +27,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Capabilities, ConfigMap, ConfigMapVolumeSource, Container, EnvFromSource, EnvVar, EnvVarSource,
     KeyToPath, ObjectFieldSelector, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
-    ResourceRequirements, SeccompProfile, SecretEnvSource, SecurityContext,
+    ResourceRequirements, SeccompProfile, Secret, SecretEnvSource, SecurityContext,
     TopologySpreadConstraint, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -131,10 +131,12 @@ pub struct RenderSpec {
     pub flags: PreparedFlags,
 }
 
-/// The two objects, typed.
+/// The objects, typed: the ConfigMap, a Secret when some input file holds
+/// credentials (a plan's, see [`crate::plan`]), and the Job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifests {
     pub config_map: ConfigMap,
+    pub secret: Option<Secret>,
     pub job: Job,
 }
 
@@ -191,7 +193,7 @@ impl RenderSpec {
     }
 
     /// A k6 script's workers (`-- k6 run [k6 flags] script.js`, see
-    /// [`crate::flags::prepare_script_flags`]) rather than an attack's.
+    /// [`crate::script::prepare_script_flags`]) rather than an attack's.
     pub fn is_script(&self) -> bool {
         self.flags.args.first().is_some_and(|a| a == "k6")
     }
@@ -221,6 +223,22 @@ impl RenderSpec {
     }
 
     pub fn render(&self) -> Result<Manifests, RenderError> {
+        self.check()?;
+        let input = format!("{}-input", self.name);
+        let (config_map, items) = self.config_map(&input);
+        let (env, env_from, mounts, volumes) = self.env_and_volumes(&input, items)?;
+        let container = self.container(env, env_from, mounts);
+        let pod = self.pod_spec(container, volumes);
+        let job = self.job(pod);
+        Ok(Manifests {
+            config_map,
+            secret: None,
+            job,
+        })
+    }
+
+    /// The names, the worker count and the resource quantities.
+    fn check(&self) -> Result<(), RenderError> {
         check_name(&self.name, "--name")?;
         if let Some(ns) = &self.namespace {
             check_name(ns, "--namespace")?;
@@ -239,14 +257,21 @@ impl RenderSpec {
                 )));
             }
         }
-        let input = format!("{}-input", self.name);
-        let meta = |name: &str| ObjectMeta {
+        Ok(())
+    }
+
+    pub(crate) fn meta(&self, name: &str) -> ObjectMeta {
+        ObjectMeta {
             name: Some(name.to_string()),
             namespace: self.namespace.clone(),
             labels: Some(labels(&self.name)),
             ..Default::default()
-        };
+        }
+    }
 
+    /// The ConfigMap `input` of the flags' files, and the volume's `items`
+    /// when the files sit at paths.
+    fn config_map(&self, input: &str) -> (ConfigMap, Option<Vec<KeyToPath>>) {
         let mut data = BTreeMap::new();
         let mut binary = BTreeMap::new();
         // Files at paths (a script's `lib/util.js`, `../data/x.csv` made
@@ -293,12 +318,30 @@ impl RenderSpec {
             }
         }
         let config_map = ConfigMap {
-            metadata: meta(&input),
+            metadata: self.meta(input),
             data: (!data.is_empty()).then_some(data),
             binary_data: (!binary.is_empty()).then_some(binary),
             immutable: Some(true),
         };
 
+        (config_map, items)
+    }
+
+    /// The container's environment and mounts and the pod's volumes.
+    #[allow(clippy::type_complexity)]
+    fn env_and_volumes(
+        &self,
+        input: &str,
+        items: Option<Vec<KeyToPath>>,
+    ) -> Result<
+        (
+            Vec<EnvVar>,
+            Vec<EnvFromSource>,
+            Vec<VolumeMount>,
+            Vec<Volume>,
+        ),
+        RenderError,
+    > {
         let mut env = vec![EnvVar {
             name: "JOB_COMPLETION_INDEX".into(),
             value_from: Some(EnvVarSource {
@@ -320,7 +363,7 @@ impl RenderSpec {
         let mut volumes = vec![Volume {
             name: "input".into(),
             config_map: Some(ConfigMapVolumeSource {
-                name: input.clone(),
+                name: input.to_string(),
                 items,
                 ..Default::default()
             }),
@@ -369,6 +412,16 @@ impl RenderSpec {
                 ..Default::default()
             });
         }
+        Ok((env, env_from, mounts, volumes))
+    }
+
+    /// The worker's container.
+    fn container(
+        &self,
+        env: Vec<EnvVar>,
+        env_from: Vec<EnvFromSource>,
+        mounts: Vec<VolumeMount>,
+    ) -> Container {
         let quantity = |q: &str| Quantity(q.to_string());
         let resources = ResourceRequirements {
             requests: Some(BTreeMap::from([
@@ -381,7 +434,7 @@ impl RenderSpec {
             ])),
             ..Default::default()
         };
-        let container = Container {
+        Container {
             name: "loadlab".into(),
             image: Some(self.image.clone()),
             image_pull_policy: Some("IfNotPresent".into()),
@@ -411,8 +464,12 @@ impl RenderSpec {
                 ..Default::default()
             }),
             ..Default::default()
-        };
-        let pod = PodSpec {
+        }
+    }
+
+    /// The pod of each worker.
+    fn pod_spec(&self, container: Container, volumes: Vec<Volume>) -> PodSpec {
+        PodSpec {
             restart_policy: Some("Never".into()),
             // Workers never talk to the API server.
             automount_service_account_token: Some(false),
@@ -434,7 +491,11 @@ impl RenderSpec {
             containers: vec![container],
             volumes: Some(volumes),
             ..Default::default()
-        };
+        }
+    }
+
+    /// The Indexed Job around the pod.
+    fn job(&self, pod: PodSpec) -> Job {
         let n = i32::try_from(self.workers).unwrap_or(i32::MAX);
         // Until the start, the attack, then 5 minutes for stragglers and
         // uploads; an attack of unknown length has no deadline.
@@ -442,8 +503,8 @@ impl RenderSpec {
             let wait = ((self.start_at_unix_ns - self.now_unix_ns).max(0) / 1_000_000_000) as i64;
             wait + d.as_secs() as i64 + 300
         });
-        let job = Job {
-            metadata: meta(&self.name),
+        Job {
+            metadata: self.meta(&self.name),
             spec: Some(JobSpec {
                 completion_mode: Some("Indexed".into()),
                 completions: Some(n),
@@ -461,18 +522,25 @@ impl RenderSpec {
                 ..Default::default()
             }),
             status: None,
-        };
-        Ok(Manifests { config_map, job })
+        }
     }
 }
 
 impl Manifests {
-    /// Multi-document YAML, ConfigMap first (the Job mounts it).
+    /// Multi-document YAML, ConfigMap and Secret first (the Job mounts
+    /// them).
     pub fn to_yaml(&self) -> Result<String, RenderError> {
         let cm = serde_norway::to_string(&self.config_map)
             .map_err(|e| RenderError::Yaml(e.to_string()))?;
+        let secret = match &self.secret {
+            Some(s) => {
+                let s = serde_norway::to_string(s).map_err(|e| RenderError::Yaml(e.to_string()))?;
+                format!("---\n{s}")
+            }
+            None => String::new(),
+        };
         let job =
             serde_norway::to_string(&self.job).map_err(|e| RenderError::Yaml(e.to_string()))?;
-        Ok(format!("---\n{cm}---\n{job}"))
+        Ok(format!("---\n{cm}{secret}---\n{job}"))
     }
 }

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, Config};
 
@@ -116,7 +116,8 @@ fn pod_index(p: &Pod) -> Option<u32> {
 }
 
 impl Cluster {
-    /// Applies the ConfigMap, then the Job (server-side apply).
+    /// Applies the ConfigMap, the Secret if any, then the Job (server-side
+    /// apply).
     pub async fn apply(&self, m: &Manifests) -> Result<(), ClusterError> {
         let pp = PatchParams::apply("loadlab").force();
         let cms: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
@@ -128,6 +129,18 @@ impl Cluster {
             .map_err(|e| {
                 ClusterError::Api(one_line(format!("cannot apply ConfigMap {name}: {e}")))
             })?;
+        if let Some(secret) = &m.secret {
+            let secrets: Api<Secret> = Api::namespaced(self.client.clone(), &self.namespace);
+            let mut secret = secret.clone();
+            secret.metadata.namespace = Some(self.namespace.clone());
+            let name = secret.metadata.name.clone().unwrap_or_default();
+            secrets
+                .patch(&name, &pp, &Patch::Apply(&secret))
+                .await
+                .map_err(|e| {
+                    ClusterError::Api(one_line(format!("cannot apply Secret {name}: {e}")))
+                })?;
+        }
         let jobs: Api<Job> = Api::namespaced(self.client.clone(), &self.namespace);
         let mut job = m.job.clone();
         job.metadata.namespace = Some(self.namespace.clone());

@@ -57,6 +57,7 @@ pub mod prom_rw;
 pub mod run;
 pub mod sched;
 pub mod segment;
+pub mod static_opens;
 pub mod summary;
 pub mod system_tags;
 pub mod thresholds;

@@ -6,6 +6,7 @@ mod distributed;
 mod http_client;
 mod k6;
 mod k8s;
+mod k8s_inputs;
 mod k8s_plan;
 mod reference_studies;
 mod s3;

@@ -168,6 +168,8 @@ pub(super) fn render_error(e: RenderError) -> CliError {
         RenderError::Flag(_) => CliError::usage(e),
         RenderError::Io { .. } => CliError::io(e),
         RenderError::TooLarge { .. } => CliError::bad_input(e),
+        // As `k6 run` exits for a script that does not compile.
+        RenderError::Script(_) => CliError::new(crate::cmd::k6::SCRIPT_EXCEPTION, e),
         RenderError::Yaml(_) => CliError::internal(e),
     }
 }
@@ -260,6 +262,14 @@ impl RenderBase {
             eprintln!(
                 "loadlab: warning: --start-at {} is in the past: {late}",
                 loadlab_metrics::timefmt::rfc3339(start)
+            );
+        }
+        if r.s3_endpoint
+            .as_deref()
+            .is_some_and(loadlab_cluster::flags::has_url_password)
+        {
+            eprintln!(
+                "loadlab: warning: --s3-endpoint holds a password: it is written in clear into the Job (AWS_ENDPOINT_URL); give the endpoint without credentials and the keys in the --s3-secret Secret (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"
             );
         }
         let name = r

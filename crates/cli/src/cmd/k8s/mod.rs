@@ -9,6 +9,7 @@ use loadlab_cluster::render::Results;
 
 use crate::exit::CliError;
 
+mod credentials;
 mod job;
 mod plan;
 

@@ -55,11 +55,13 @@ fn build(r: &RenderArgs, plan_path: &Path) -> Result<(PlanRenderSpec, Manifests)
     // The whole study: every slot of the timetable.
     let slots = loadlab_study::split::timetable(&plan, 0, r.step_slack).len() as u32;
     let length = loadlab_study::split::slot_length(&plan, r.step_slack) * slots;
-    let spec = PlanRenderSpec {
+    let mut spec = PlanRenderSpec {
         base: base.spec(r, Some(length), Default::default()),
         plan: prepared,
         step_slack: r.step_slack,
     };
+    let secret = spec.secret_name();
+    super::credentials::move_to_secret(&mut spec.plan, &plan.redact, &secret);
     let manifests = spec.render().map_err(render_error)?;
     Ok((spec, manifests))
 }
