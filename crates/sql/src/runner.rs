@@ -687,8 +687,29 @@ pub fn blocking_threads(o: &Options) -> bool {
 /// `--client-threads` ≥ `--threads` asks for a thread per connection.
 pub const BLOCKING_UP_TO: u32 = 1;
 
-/// Runs the test; prints sysbench's layout on `out`.
-pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
+/// How a command ended, when it ended well.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ended {
+    /// At its time limit or event count (or a prepare or cleanup done).
+    Completed,
+    /// Interrupted (Ctrl-C) after `seconds` and `events` transactions;
+    /// the statistics printed cover that time.
+    Interrupted { seconds: f64, events: u64 },
+}
+
+/// How long after an interrupt the threads still waiting for a reply are
+/// cut off when `--forced-shutdown=off`: a Ctrl-C always ends the run.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs the test; prints sysbench's layout on `out`. When `interrupt`
+/// resolves the run stops as at its time limit (threads still waiting for
+/// a reply are cut off after the grace) and its figures cover the time it
+/// ran.
+pub async fn run(
+    o: Arc<Options>,
+    out: &mut dyn Write,
+    interrupt: impl std::future::Future<Output = ()>,
+) -> Result<Ended, Error> {
     let seed_given = o.rand_seed != 0;
     let seed = if seed_given { o.rand_seed } else { now_seed() };
     let unique = Arc::new(AtomicU32::new((seed as u32) & 0x3fff_ffff));
@@ -843,6 +864,8 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     // When the threads still waiting for a reply are cut off: the time
     // limit's grace after the stop.
     let mut force_at = far;
+    let mut interrupt = std::pin::pin!(interrupt);
+    let (mut interrupt_seen, mut interrupted) = (false, false);
     while running > 0 {
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(&st2).stop {
@@ -894,6 +917,19 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
                 lock(&st2).stop = true;
                 if let Some(g) = stop_grace(&o2) {
                     force_at = Instant::now() + g;
+                }
+            }
+            () = &mut interrupt, if !interrupt_seen => {
+                interrupt_seen = true;
+                let mut s = lock(&st2);
+                if s.stop {
+                    // Already stopping (the time limit, an error): the
+                    // interrupt ends the wait for the last replies.
+                    force_at = Instant::now();
+                } else {
+                    interrupted = true;
+                    s.stop = true;
+                    force_at = Instant::now() + stop_grace(&o2).unwrap_or(INTERRUPT_GRACE);
                 }
             }
             _ = tokio::time::sleep_until(force_at.into()), if force_at != far => {
@@ -962,7 +998,15 @@ pub async fn run(o: Arc<Options>, out: &mut dyn Write) -> Result<(), Error> {
     }
     let _ = out.write_all(report::final_blocks(&f).as_bytes());
     let _ = out.flush();
-    writer_result
+    writer_result?;
+    Ok(if interrupted {
+        Ended::Interrupted {
+            seconds: total_s,
+            events: s.total.events,
+        }
+    } else {
+        Ended::Completed
+    })
 }
 
 fn send_pending(st: &Shared, writer: &Option<WriterThread>) {
