@@ -48,7 +48,7 @@ pub async fn existing_tables(conn: &mut Conn, tables: u32) -> Result<Vec<u32>, S
             .query(&format!("SELECT 1 FROM sbtest{t} LIMIT 1"))
             .await
         {
-            Ok(()) => found.push(t),
+            Ok(_) => found.push(t),
             Err(e) if e.kind == ErrKind::NoTable => {}
             Err(e) => return Err(e),
         }
