@@ -7,3 +7,4 @@ mod golden;
 mod mariadb;
 mod mysql_wire;
 mod postgres;
+mod prepared_data;
