@@ -212,10 +212,10 @@ fn a_server_that_stops_answering_is_cut_off_after_the_time_limit() {
 
 /// Ctrl-C (SIGINT) mid-run: sysbench's final blocks over the time run,
 /// one line on stderr, exit 130 (docs/exit-codes.md), long before the
-/// run's own time limit.
+/// run's own time limit; with either thread model (one connection: an OS
+/// thread with a blocking socket; two: tasks of a runtime).
 #[test]
 fn ctrl_c_prints_the_partial_statistics_and_exits_130() {
-    use std::io::BufRead;
     let Some(db) = MariaDb::start_or_skip("sysbench_cli_ctrl_c") else {
         return;
     };
@@ -224,10 +224,17 @@ fn ctrl_c_prints_the_partial_statistics_and_exits_130() {
         "sysbench {a} --table-size=100 oltp_read_only prepare"
     ));
     assert!(out.status.success(), "{out:?}");
+    for threads in [1, 2] {
+        interrupted_run(&a, threads);
+    }
+}
+
+fn interrupted_run(a: &str, threads: u32) {
+    use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args(
             format!(
-                "sysbench {a} --table-size=100 --threads=2 --time=120 --report-interval=1 oltp_read_only run"
+                "sysbench {a} --table-size=100 --threads={threads} --time=120 --report-interval=1 oltp_read_only run"
             )
             .split_whitespace(),
         )
