@@ -73,7 +73,15 @@ async fn thread(
     let Some(mut w) = w else { return };
     let deadline = (o.time > 0.0).then(|| clock + Duration::from_secs_f64(o.time));
     let pacer = (o.rate > 0.0).then(|| PiecewisePacer::constant(o.rate));
-    'events: loop {
+    let cx = Cx {
+        o: &o,
+        tid,
+        st: &st,
+        clock,
+        blocking,
+        socks: &socks,
+    };
+    loop {
         let n = {
             let mut s = lock(&st);
             if s.stop || (o.events > 0 && s.next_event >= o.events) {
@@ -100,116 +108,148 @@ async fn thread(
         };
         let start = Instant::now();
         lock(&st).busy += 1;
-        loop {
-            w.counts = [0; 3];
-            let r = w.event().await;
-            let t_ns = ns(clock);
-            // The state is borrowed only between awaits.
-            let (e, stopping) = {
-                let mut s = lock(&st);
-                s.add_counts(w.counts);
-                if let Some(l) = w.log.as_mut() {
-                    s.statements(l);
-                }
-                let e = match r {
-                    Ok(()) => break,
-                    Err(e) => e,
-                };
-                if s.forced && e.kind == ErrKind::Lost {
-                    // Shut down by the controller after the time limit's
-                    // grace: the transaction is not counted.
-                    s.cut += 1;
-                    s.busy -= 1;
-                    break 'events;
-                }
-                if !ignorable(&o, &e) {
-                    s.fatal.get_or_insert(e);
-                    s.stop = true;
-                    s.busy -= 1;
-                    break 'events;
-                }
-                s.error(t_ns);
-                (e, s.stop)
-            };
-            if e.kind == ErrKind::Lost {
-                // Reconnect until it works, the error is not ignored or
-                // the run ends.
-                loop {
-                    if lock(&st).stop {
-                        lock(&st).busy -= 1;
-                        break 'events;
-                    }
-                    match w.reconnect().await {
-                        Ok(()) => {
-                            register(&socks, tid, Some(&w));
-                            lock(&st).reconnect(ns(clock));
-                            break;
-                        }
-                        Err(e2) if ignorable(&o, &e2) => {
-                            lock(&st).error(ns(clock));
-                            pause_until(Instant::now() + RECONNECT_PAUSE, blocking).await;
-                        }
-                        Err(e2) => {
-                            let mut s = lock(&st);
-                            s.fatal.get_or_insert(e2);
-                            s.stop = true;
-                            s.busy -= 1;
-                            break 'events;
-                        }
-                    }
-                }
-            } else if w.in_trx && o.driver == crate::options::Driver::Pgsql {
-                // PostgreSQL refuses every statement of an aborted
-                // transaction until ROLLBACK. MySQL has rolled a deadlock
-                // back already, and sysbench sends no ROLLBACK there (its
-                // "other" count grows by the retry's BEGIN alone): same here.
-                w.counts = [0; 3];
-                let _ = w.rollback().await;
-                let mut s = lock(&st);
-                s.add_counts(w.counts);
-                if let Some(l) = w.log.as_mut() {
-                    s.statements(l);
-                }
-            }
-            if stopping {
-                lock(&st).busy -= 1;
-                break 'events;
-            }
+        if !one_event(&cx, &mut w).await {
+            break;
         }
-        let end = Instant::now();
-        let mut s = lock(&st);
-        s.busy -= 1;
-        let lat = end.duration_since(start).as_nanos() as u64;
-        s.total.events += 1;
-        s.iv.events += 1;
-        s.lat.record(lat);
-        s.iv_lat.record(lat);
-        if o.rate > 0.0 {
-            s.corrected
-                .record(end.duration_since(intended).as_nanos() as u64);
-        }
-        s.thread_events[tid as usize] += 1;
-        s.thread_time_ns[tid as usize] += lat;
-        if s.pending.is_some() {
-            s.seq += 1;
-            let seq = s.seq;
-            let base = |i: Instant| i.duration_since(clock).as_nanos() as u64;
-            if let Some(p) = s.pending.as_mut() {
-                p.push(Rec::Sample(Sample {
-                    seq,
-                    target: SERIES_TX,
-                    intended_ns: base(intended),
-                    sent_ns: base(start),
-                    first_byte_ns: base(end),
-                    done_ns: base(end),
-                    status: 200,
-                    ..Sample::default()
-                }));
-            }
-        }
+        record_event(&cx, intended, start, Instant::now());
     }
     register(&socks, tid, None);
     w.conn.close().await;
+}
+
+/// What a thread's event needs to know of its run.
+struct Cx<'a> {
+    o: &'a Arc<Options>,
+    tid: u32,
+    st: &'a Shared,
+    clock: Instant,
+    blocking: bool,
+    socks: &'a Option<Sockets>,
+}
+
+/// Runs one event, again after each ignored error, until it completes
+/// (true) or the thread must end (false: it is no longer counted busy).
+async fn one_event(cx: &Cx<'_>, w: &mut Worker) -> bool {
+    let (o, st) = (cx.o, cx.st);
+    loop {
+        w.counts = [0; 3];
+        let r = w.event().await;
+        let t_ns = ns(cx.clock);
+        // The state is borrowed only between awaits.
+        let (e, stopping) = {
+            let mut s = lock(st);
+            s.add_counts(w.counts);
+            if let Some(l) = w.log.as_mut() {
+                s.statements(l);
+            }
+            let e = match r {
+                Ok(()) => return true,
+                Err(e) => e,
+            };
+            if s.forced && e.kind == ErrKind::Lost {
+                // Shut down by the controller after the time limit's
+                // grace: the transaction is not counted.
+                s.cut += 1;
+                s.busy -= 1;
+                return false;
+            }
+            if !ignorable(o, &e) {
+                s.fatal.get_or_insert(e);
+                s.stop = true;
+                s.busy -= 1;
+                return false;
+            }
+            s.error(t_ns);
+            (e, s.stop)
+        };
+        if e.kind == ErrKind::Lost {
+            if !reconnect(cx, w).await {
+                return false;
+            }
+        } else if w.in_trx && o.driver == crate::options::Driver::Pgsql {
+            // PostgreSQL refuses every statement of an aborted
+            // transaction until ROLLBACK. MySQL has rolled a deadlock
+            // back already, and sysbench sends no ROLLBACK there (its
+            // "other" count grows by the retry's BEGIN alone): same here.
+            w.counts = [0; 3];
+            let _ = w.rollback().await;
+            let mut s = lock(st);
+            s.add_counts(w.counts);
+            if let Some(l) = w.log.as_mut() {
+                s.statements(l);
+            }
+        }
+        if stopping {
+            lock(st).busy -= 1;
+            return false;
+        }
+    }
+}
+
+/// After a lost connection: reconnects until it works (true), the error
+/// is not ignored or the run ends (false: no longer counted busy).
+async fn reconnect(cx: &Cx<'_>, w: &mut Worker) -> bool {
+    let st = cx.st;
+    loop {
+        if lock(st).stop {
+            lock(st).busy -= 1;
+            return false;
+        }
+        match w.reconnect().await {
+            Ok(()) => {
+                register(cx.socks, cx.tid, Some(w));
+                lock(st).reconnect(ns(cx.clock));
+                return true;
+            }
+            Err(e2) if ignorable(cx.o, &e2) => {
+                lock(st).error(ns(cx.clock));
+                pause_until(Instant::now() + RECONNECT_PAUSE, cx.blocking).await;
+            }
+            Err(e2) => {
+                let mut s = lock(st);
+                s.fatal.get_or_insert(e2);
+                s.stop = true;
+                s.busy -= 1;
+                return false;
+            }
+        }
+    }
+}
+
+/// Counts a completed event: its latency (and, with `--rate`, from when
+/// it was due), its thread's share, its results-file sample.
+fn record_event(cx: &Cx<'_>, intended: Instant, start: Instant, end: Instant) {
+    let (o, tid, clock) = (cx.o, cx.tid, cx.clock);
+    let mut s = lock(cx.st);
+    s.busy -= 1;
+    let lat = end.duration_since(start).as_nanos() as u64;
+    s.total.events += 1;
+    s.iv.events += 1;
+    s.lat.record(lat);
+    s.iv_lat.record(lat);
+    if o.rate > 0.0 {
+        s.corrected
+            .record(end.duration_since(intended).as_nanos() as u64);
+    }
+    s.thread_events[tid as usize] += 1;
+    s.thread_time_ns[tid as usize] += lat;
+    if s.pending.is_some() {
+        s.seq += 1;
+        let seq = s.seq;
+        let base = |i: Instant| i.duration_since(clock).as_nanos() as u64;
+        if let Some(p) = s.pending.as_mut() {
+            p.push(Rec::Sample(Sample {
+                seq,
+                target: SERIES_TX,
+                intended_ns: base(intended),
+                sent_ns: base(start),
+                first_byte_ns: base(end),
+                done_ns: base(end),
+                status: 200,
+                ..Sample::default()
+            }));
+        }
+    }
 }
 
 /// What the client threads are told once every connection is made.
