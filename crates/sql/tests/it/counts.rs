@@ -88,3 +88,63 @@ fn oltp_delete_counts_as_sysbench_on_postgres() {
     };
     deletes_side_by_side(&pgsql_args(db.port), &left);
 }
+
+/// Every test, one thread, on the same tables: sysbench's read, write and
+/// other per event, exactly (`oltp_delete`: its writes depend on the
+/// random ids drawn, so only reads and statements per event).
+fn every_test_side_by_side(a: &str) {
+    for test in [
+        "oltp_read_only",
+        "oltp_read_write",
+        "oltp_write_only",
+        "oltp_point_select",
+        "oltp_update_index",
+        "oltp_update_non_index",
+        "oltp_insert",
+        "oltp_delete",
+        "select_random_points",
+        "select_random_ranges",
+    ] {
+        sysbench(&format!("{a} --table-size=1000 {test} prepare"));
+        let go = format!("{a} --table-size=1000 --threads=1 --events=100 --time=0 {test} run");
+        let theirs = counts(&sysbench(&go));
+        let out = run(&go).unwrap_or_else(|e| panic!("{test}: {e}"));
+        let ours = counts(&out);
+        sysbench(&format!("{a} {test} cleanup"));
+        assert_eq!(figure(&out, "transactions:"), 100.0, "{test}\n{out}");
+        if test == "oltp_delete" {
+            assert_eq!(
+                ours[0], theirs[0],
+                "{test}: loadlab {ours:?}, sysbench {theirs:?}"
+            );
+            assert_eq!(ours[1] + ours[2], theirs[1] + theirs[2], "{test}");
+        } else {
+            assert_eq!(
+                ours, theirs,
+                "{test}: loadlab {ours:?}, sysbench {theirs:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_test_counts_as_sysbench_on_mariadb() {
+    let Some(_) = sysbench_or_skip("every_test_counts_as_sysbench_on_mariadb") else {
+        return;
+    };
+    let Some(db) = MariaDb::start_or_skip("every_test_counts_as_sysbench_on_mariadb") else {
+        return;
+    };
+    every_test_side_by_side(&mysql_args(db.port));
+}
+
+#[test]
+fn every_test_counts_as_sysbench_on_postgres() {
+    let Some(_) = sysbench_or_skip("every_test_counts_as_sysbench_on_postgres") else {
+        return;
+    };
+    let Some(db) = Postgres::start_or_skip("every_test_counts_as_sysbench_on_postgres") else {
+        return;
+    };
+    every_test_side_by_side(&pgsql_args(db.port));
+}
