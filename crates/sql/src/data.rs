@@ -48,7 +48,7 @@ pub async fn existing_tables(conn: &mut Conn, tables: u32) -> Result<Vec<u32>, S
             .query(&format!("SELECT 1 FROM sbtest{t} LIMIT 1"))
             .await
         {
-            Ok(()) => found.push(t),
+            Ok(_) => found.push(t),
             Err(e) if e.kind == ErrKind::NoTable => {}
             Err(e) => return Err(e),
         }
@@ -80,15 +80,20 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
     } else {
         o.table_size
     };
+    // `k` as sysbench 1.0.20 draws it (`sb_rand(1, table_size)`: the
+    // default distribution, `--rand-type=special` unless told), so that a
+    // table prepared by either tool has the same values, and a run over
+    // it the same hot spots; `c` and `pad` are uniform random digits in
+    // both.
     let mut rng = Rand::new(
         if o.rand_seed == 0 {
             now_seed()
         } else {
             o.rand_seed
         },
-        crate::options::RandType::Uniform,
-        1.0,
-        75.0,
+        o.rand_type,
+        o.rand_spec_pct,
+        o.rand_spec_res,
     );
     let (mut c, mut pad) = (String::new(), String::new());
     for t in 1..=o.tables {
@@ -112,7 +117,7 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
             for n in i..=end {
                 rng.fill(C_TEMPLATE, &mut c);
                 rng.fill(PAD_TEMPLATE, &mut pad);
-                let k = rng.uniform(1, i64::from(o.table_size));
+                let k = rng.default_id(1, i64::from(o.table_size));
                 if n > i {
                     sql.push(',');
                 }

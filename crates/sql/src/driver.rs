@@ -240,8 +240,9 @@ impl Conn {
     }
 
     /// Runs prepared statement `i` with `params`, reading and dropping any
-    /// rows.
-    pub async fn exec(&mut self, i: usize, params: &[Param<'_>]) -> Result<(), SqlError> {
+    /// rows; returns how many rows it returned or, without rows, changed
+    /// (sysbench counts a write that changed none as "other").
+    pub async fn exec(&mut self, i: usize, params: &[Param<'_>]) -> Result<u64, SqlError> {
         if self.ps == PsMode::Disable {
             let mut text = std::mem::take(&mut self.text);
             inline(&self.sql[i], params, &mut text);
@@ -250,8 +251,8 @@ impl Conn {
             return r;
         }
         match &mut self.inner {
-            Inner::My { conn, stmts } => conn.exec(stmts[i], params).await.map(|_| ()),
-            Inner::MyBlocking { conn, stmts } => conn.exec(stmts[i], params).await.map(|_| ()),
+            Inner::My { conn, stmts } => conn.exec(stmts[i], params).await,
+            Inner::MyBlocking { conn, stmts } => conn.exec(stmts[i], params).await,
             Inner::Pg { client, stmts, .. } => {
                 // sysbench's columns are INTEGER: ids and k as i32.
                 let mut ints: [i32; 32] = [0; 32];
@@ -271,21 +272,28 @@ impl Conn {
                 client
                     .execute(&stmts[i], &refs)
                     .await
-                    .map(|_| ())
                     .map_err(|e| pg_error(e, false))
             }
         }
     }
 
-    /// Runs one text statement, dropping any rows.
-    pub async fn query(&mut self, sql: &str) -> Result<(), SqlError> {
+    /// Runs one text statement, dropping any rows; returns how many rows
+    /// it returned or changed, as [`Conn::exec`].
+    pub async fn query(&mut self, sql: &str) -> Result<u64, SqlError> {
         match &mut self.inner {
-            Inner::My { conn, .. } => conn.query(sql).await.map(|_| ()),
-            Inner::MyBlocking { conn, .. } => conn.query(sql).await.map(|_| ()),
+            Inner::My { conn, .. } => conn.query(sql).await,
+            Inner::MyBlocking { conn, .. } => conn.query(sql).await,
             Inner::Pg { client, .. } => client
                 .simple_query(sql)
                 .await
-                .map(|_| ())
+                .map(|msgs| {
+                    msgs.iter()
+                        .map(|m| match m {
+                            tokio_postgres::SimpleQueryMessage::CommandComplete(n) => *n,
+                            _ => 0,
+                        })
+                        .sum()
+                })
                 .map_err(|e| pg_error(e, false)),
         }
     }

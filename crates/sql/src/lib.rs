@@ -36,6 +36,7 @@ use std::sync::Arc;
 use error::table_in;
 pub use error::{ErrKind, Error, SqlError};
 pub use options::{Command, Driver, Options, Parsed, USAGE, parse};
+pub use runner::Ended;
 pub use test_name::Test;
 
 /// The first line of `prepare` and `cleanup`, printed once the server
@@ -59,6 +60,18 @@ pub(crate) fn now_seed() -> u64 {
 /// Runs one command (prepare, run or cleanup), printing sysbench's layout
 /// on `out`.
 pub fn execute(o: Options, out: &mut dyn Write) -> Result<(), Error> {
+    execute_until(o, out, std::future::pending()).map(|_| ())
+}
+
+/// [`execute`], with a future that interrupts a `run` when it resolves
+/// (the command line's Ctrl-C): the run stops as at its time limit and
+/// its statistics cover the time it ran. `prepare` and `cleanup` do not
+/// poll it.
+pub fn execute_until(
+    o: Options,
+    out: &mut dyn Write,
+    interrupt: impl std::future::Future<Output = ()>,
+) -> Result<Ended, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -66,9 +79,9 @@ pub fn execute(o: Options, out: &mut dyn Write) -> Result<(), Error> {
     let o = Arc::new(o);
     rt.block_on(async {
         match o.command {
-            Command::Prepare => data::prepare(&o, out).await,
-            Command::Cleanup => data::cleanup(&o, out).await,
-            Command::Run => runner::run(o.clone(), out).await,
+            Command::Prepare => data::prepare(&o, out).await.map(|()| Ended::Completed),
+            Command::Cleanup => data::cleanup(&o, out).await.map(|()| Ended::Completed),
+            Command::Run => runner::run(o.clone(), out, interrupt).await,
         }
     })
 }

@@ -257,12 +257,12 @@ fn server_error(p: &[u8]) -> SqlError {
     }
 }
 
-/// The status flags of an OK (0x00) packet.
-fn ok_status(p: &[u8]) -> Result<u16, SqlError> {
+/// The affected rows and the status flags of an OK (0x00) packet.
+fn ok_status(p: &[u8]) -> Result<(u64, u16), SqlError> {
     let mut i = 1;
-    lenenc(p, &mut i)?; // affected rows
+    let affected = lenenc(p, &mut i)?;
     lenenc(p, &mut i)?; // last insert id
-    Ok(le(p, i, 2)? as u16)
+    Ok((affected, le(p, i, 2)? as u16))
 }
 
 /// The status flags of an EOF (0xfe, < 9 bytes) packet.
@@ -723,7 +723,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
             let p = self.read_packet().await?;
             let b = self.payload(p);
             let status = match b.first() {
-                Some(0x00) => ok_status(b)?,
+                Some(0x00) => {
+                    let (affected, status) = ok_status(b)?;
+                    rows += affected;
+                    status
+                }
                 Some(0xff) => return Err(server_error(b)),
                 // LOCAL INFILE request: not asked for, not served.
                 Some(0xfb) => return Err(malformed("LOCAL INFILE request")),
@@ -782,7 +786,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
         }
     }
 
-    /// Runs a text query, skipping any rows; returns how many there were.
+    /// Runs a text query, skipping any rows; returns how many there were
+    /// (a statement without rows: how many it changed, as
+    /// `mysql_affected_rows`).
     pub async fn query(&mut self, sql: &str) -> Result<u64, SqlError> {
         self.command(COM_QUERY, sql.as_bytes()).await?;
         self.read_results(None).await
@@ -825,7 +831,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<S> {
     }
 
     /// Runs a prepared statement with `params` (binary protocol), skipping
-    /// any rows; returns how many there were.
+    /// any rows; returns how many there were (or, without rows, how many
+    /// it changed).
     pub async fn exec(&mut self, s: Stmt, params: &[Param<'_>]) -> Result<u64, SqlError> {
         if params.len() != usize::from(s.params) {
             return Err(SqlError {

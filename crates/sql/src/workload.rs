@@ -252,12 +252,20 @@ impl Worker {
         self.clock.elapsed().as_nanos() as u64
     }
 
-    fn note(&mut self, stmt: Stmt, start_ns: u64, r: &Result<(), SqlError>) {
-        self.counts[stmt.class() as usize] += 1;
+    fn note(&mut self, stmt: Stmt, start_ns: u64, r: &Result<u64, SqlError>) {
+        // As sysbench's drivers: a statement that returns no rows counts
+        // as a write only when it changed a row (affected rows > 0), so a
+        // DELETE of an id already gone, BEGIN and COMMIT are "other".
+        let class = match (stmt.class(), r) {
+            (Class::Read, _) | (_, Err(_)) => stmt.class(),
+            (_, Ok(0)) => Class::Other,
+            (_, Ok(_)) => Class::Write,
+        };
+        self.counts[class as usize] += 1;
         if self.log.is_some() {
             let end_ns = self.now_ns();
             let (error, lost) = match r {
-                Ok(()) => (0, false),
+                Ok(_) => (0, false),
                 Err(e) => (e.code.max(1), e.kind == crate::driver::ErrKind::Lost),
             };
             if let Some(l) = self.log.as_mut() {
@@ -277,14 +285,14 @@ impl Worker {
         let id = self.stmt_ids[(table - 1) as usize][stmt as usize].expect("prepared statement");
         let r = self.conn.exec(id, params).await;
         self.note(stmt, start, &r);
-        r
+        r.map(|_| ())
     }
 
     async fn text(&mut self, stmt: Stmt, sql: &str) -> Result<(), SqlError> {
         let start = if self.log.is_some() { self.now_ns() } else { 0 };
         let r = self.conn.query(sql).await;
         self.note(stmt, start, &r);
-        r
+        r.map(|_| ())
     }
 
     /// ROLLBACK after an ignored error inside a PostgreSQL transaction

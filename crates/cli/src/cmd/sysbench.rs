@@ -4,7 +4,7 @@
 //! Arguments are parsed with sysbench's own syntax by `loadlab_sql::options`
 //! (see docs/sysbench.md).
 
-use loadlab_sql::{Error, Parsed};
+use loadlab_sql::{Ended, Error, Parsed};
 
 use crate::exit::{self, CliError};
 
@@ -51,6 +51,20 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    loadlab_sql::execute(opts, &mut out)
-        .map_err(|e| CliError::new(code(&e), format!("sysbench: {e}")))
+    // Ctrl-C or SIGTERM ends a run as its time limit would: sysbench's
+    // final blocks over the time it ran, then one line and exit 130.
+    let interrupt = async {
+        crate::signals::stop_requested(&mut crate::signals::term()).await;
+    };
+    match loadlab_sql::execute_until(opts, &mut out, interrupt)
+        .map_err(|e| CliError::new(code(&e), format!("sysbench: {e}")))?
+    {
+        Ended::Completed => Ok(()),
+        Ended::Interrupted { seconds, events } => Err(CliError::new(
+            exit::INTERRUPTED,
+            format!(
+                "sysbench: interrupted after {seconds:.2} s; the statistics above cover the {events} transactions completed"
+            ),
+        )),
+    }
 }

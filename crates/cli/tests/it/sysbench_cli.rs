@@ -209,3 +209,112 @@ fn a_server_that_stops_answering_is_cut_off_after_the_time_limit() {
         "{err}"
     );
 }
+
+/// Ctrl-C (SIGINT) mid-run: sysbench's final blocks over the time run,
+/// one line on stderr, exit 130 (docs/exit-codes.md), long before the
+/// run's own time limit; with either thread model (one connection: an OS
+/// thread with a blocking socket; two: tasks of a runtime).
+#[test]
+fn ctrl_c_prints_the_partial_statistics_and_exits_130() {
+    let Some(db) = MariaDb::start_or_skip("sysbench_cli_ctrl_c") else {
+        return;
+    };
+    let a = db_args(db.port);
+    let out = loadlab(&format!(
+        "sysbench {a} --table-size=100 oltp_read_only prepare"
+    ));
+    assert!(out.status.success(), "{out:?}");
+    for threads in [1, 2] {
+        interrupted_run(&a, threads);
+    }
+}
+
+fn interrupted_run(a: &str, threads: u32) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(
+            format!(
+                "sysbench {a} --table-size=100 --threads={threads} --time=120 --report-interval=1 oltp_read_only run"
+            )
+            .split_whitespace(),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    // Bounded: a run that has not ended 30 s after this point is killed.
+    let (ended, watch) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if watch
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .is_err()
+        {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(id.to_string())
+                .status();
+        }
+    });
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut text = String::new();
+    // The first interval line says the run is under way.
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "ended early: {text}"
+        );
+        text.push_str(&line);
+        if line.starts_with("[ 1s ]") {
+            break;
+        }
+    }
+    let int = Command::new("kill")
+        .arg("-INT")
+        .arg(id.to_string())
+        .status()
+        .unwrap();
+    assert!(int.success());
+    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let _ = ended.send(());
+    let _ = watchdog.join();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}\n{text}");
+    for block in [
+        "SQL statistics:",
+        "transactions:",
+        "General statistics:",
+        "Latency (ms):",
+        "Threads fairness:",
+    ] {
+        assert!(text.contains(block), "{block} in:\n{text}");
+    }
+    let total: f64 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("total time:"))
+        .and_then(|t| t.trim().trim_end_matches('s').parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!((1.0..20.0).contains(&total), "total time {total} s: {text}");
+    let events = loadlab_sql_figure(&text, "transactions:");
+    assert!(events > 0.0, "{text}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.starts_with("loadlab: sysbench: interrupted after "),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{} transactions", events as u64)),
+        "{err}\n{text}"
+    );
+}
+
+/// The count after `label` in sysbench's final blocks.
+fn loadlab_sql_figure(text: &str, label: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{label} in:\n{text}"))
+}

@@ -158,20 +158,39 @@ fn seconds(flag: char, v: &str) -> Result<Duration, AbFlagError> {
     Ok(Duration::from_secs_f64(f))
 }
 
+/// The flags as given, before the checks that need them all.
+struct Given {
+    requests: Option<u64>,
+    concurrency: u64,
+    timelimit: Option<Duration>,
+    timeout: Duration,
+    keepalive: bool,
+    method: Option<String>,
+    headers: Vec<(String, String)>,
+    cookies: Vec<String>,
+    content_type: Option<String>,
+    body_file: Option<(char, String)>,
+    head: bool,
+    urls: Vec<String>,
+}
+
 /// Parses ab's arguments (everything after `ab`).
 pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     let items = getopt::parse(args, OPTS)?;
-    let mut requests = None;
-    let mut concurrency = 1;
-    let mut timelimit = None;
-    let mut timeout = Duration::from_secs(30);
-    let mut keepalive = false;
-    let mut method: Option<String> = None;
-    let mut headers: Vec<(String, String)> = Vec::new();
-    let mut cookies: Vec<String> = Vec::new();
-    let mut content_type: Option<String> = None;
-    let mut body_file: Option<(char, String)> = None;
-    let mut head = false;
+    let mut g = Given {
+        requests: None,
+        concurrency: 1,
+        timelimit: None,
+        timeout: Duration::from_secs(30),
+        keepalive: false,
+        method: None,
+        headers: Vec::new(),
+        cookies: Vec::new(),
+        content_type: None,
+        body_file: None,
+        head: false,
+        urls: Vec::new(),
+    };
     let mut o = AbOptions {
         url: String::new(),
         results: None,
@@ -184,8 +203,8 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
         requests: 1,
         concurrency: 1,
         timelimit: None,
-        timeout,
-        keepalive,
+        timeout: g.timeout,
+        keepalive: g.keepalive,
         method: String::new(),
         headers: Vec::new(),
         body: None,
@@ -197,90 +216,116 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
         percentiles: true,
         confidence: true,
     };
-    let mut urls = Vec::new();
     for item in items {
         let (k, v) = match item {
             Item::Positional(p) => {
-                urls.push(p);
+                g.urls.push(p);
                 continue;
             }
             Item::Opt { key, value } => {
                 (key.chars().next().unwrap_or('?'), value.unwrap_or_default())
             }
         };
-        if let Some((_, what)) = UNSUPPORTED.iter().find(|(c, _)| *c == k) {
-            let all = UNSUPPORTED
-                .iter()
-                .map(|(c, _)| format!("-{c}"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            return Err(AbFlagError::Unsupported {
-                flag: format!("-{k}"),
-                what,
-                all,
-            });
-        }
-        match k {
-            'h' => return Ok(AbCommand::Help),
-            'V' => return Ok(AbCommand::Version),
-            'n' => requests = Some(num(k, &v)?),
-            'c' => concurrency = num(k, &v)?,
-            't' => timelimit = Some(seconds(k, &v)?),
-            's' => timeout = seconds(k, &v)?,
-            'k' => keepalive = true,
-            'q' => o.quiet = true,
-            'l' => o.variable_length = true,
-            'r' => {} // loadlab never aborts on receive errors; see docs/faces.md.
-            'd' => o.percentiles = false,
-            'S' => o.confidence = false,
-            'i' => head = true,
-            'v' => o.verbosity = num(k, &v)? as u32,
-            'g' => o.gnuplot = Some(PathBuf::from(v)),
-            'e' => o.csv = Some(PathBuf::from(v)),
-            'm' => method = Some(v),
-            'T' => content_type = Some(v),
-            'C' => cookies.push(v),
-            'p' | 'u' => {
-                if body_file.as_ref().is_some_and(|(c, _)| *c != k) {
-                    return Err(AbFlagError::Usage(
-                        "cannot mix -p (POST) and -u (PUT)".into(),
-                    ));
-                }
-                body_file = Some((k, v));
-            }
-            'A' => {
-                if !v.contains(':') {
-                    return Err(AbFlagError::Value {
-                        flag: "-A".into(),
-                        value: v,
-                        why: "expected user:password".into(),
-                    });
-                }
-                let enc = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
-                headers.push(("Authorization".into(), format!("Basic {enc}")));
-            }
-            'H' => {
-                let Some((name, value)) = v.split_once(':') else {
-                    return Err(AbFlagError::Value {
-                        flag: "-H".into(),
-                        value: v,
-                        why: "expected \"Name: value\"".into(),
-                    });
-                };
-                let name = name.trim();
-                if name.is_empty() || name.contains(char::is_whitespace) {
-                    return Err(AbFlagError::Value {
-                        flag: "-H".into(),
-                        value: v.clone(),
-                        why: "bad header name".into(),
-                    });
-                }
-                headers.push((name.to_string(), value.trim().to_string()));
-            }
-            _ => return Err(AbFlagError::Getopt(GetoptError::Unknown(format!("-{k}")))),
+        if let Some(c) = flag(&mut g, &mut o, k, v)? {
+            return Ok(c);
         }
     }
-    let url = match urls.as_slice() {
+    let url = target_url(&g.urls)?;
+    o.endpoint = Endpoint::parse(&url)?;
+    o.url = url;
+    request(&mut g, &mut o)?;
+    limits(g, o)
+}
+
+/// One flag into `g` or `o`; `Some` for `-h` and `-V`.
+fn flag(
+    g: &mut Given,
+    o: &mut AbOptions,
+    k: char,
+    v: String,
+) -> Result<Option<AbCommand>, AbFlagError> {
+    if let Some((_, what)) = UNSUPPORTED.iter().find(|(c, _)| *c == k) {
+        let all = UNSUPPORTED
+            .iter()
+            .map(|(c, _)| format!("-{c}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        return Err(AbFlagError::Unsupported {
+            flag: format!("-{k}"),
+            what,
+            all,
+        });
+    }
+    match k {
+        'h' => return Ok(Some(AbCommand::Help)),
+        'V' => return Ok(Some(AbCommand::Version)),
+        'n' => g.requests = Some(num(k, &v)?),
+        'c' => g.concurrency = num(k, &v)?,
+        't' => g.timelimit = Some(seconds(k, &v)?),
+        's' => g.timeout = seconds(k, &v)?,
+        'k' => g.keepalive = true,
+        'q' => o.quiet = true,
+        'l' => o.variable_length = true,
+        'r' => {} // loadlab never aborts on receive errors; see docs/faces.md.
+        'd' => o.percentiles = false,
+        'S' => o.confidence = false,
+        'i' => g.head = true,
+        'v' => o.verbosity = num(k, &v)? as u32,
+        'g' => o.gnuplot = Some(PathBuf::from(v)),
+        'e' => o.csv = Some(PathBuf::from(v)),
+        'm' => g.method = Some(v),
+        'T' => g.content_type = Some(v),
+        'C' => g.cookies.push(v),
+        'p' | 'u' => {
+            if g.body_file.as_ref().is_some_and(|(c, _)| *c != k) {
+                return Err(AbFlagError::Usage(
+                    "cannot mix -p (POST) and -u (PUT)".into(),
+                ));
+            }
+            g.body_file = Some((k, v));
+        }
+        'A' => {
+            if !v.contains(':') {
+                return Err(AbFlagError::Value {
+                    flag: "-A".into(),
+                    value: v,
+                    why: "expected user:password".into(),
+                });
+            }
+            let enc = base64::engine::general_purpose::STANDARD.encode(v.as_bytes());
+            g.headers
+                .push(("Authorization".into(), format!("Basic {enc}")));
+        }
+        'H' => g.headers.push(header(v)?),
+        _ => return Err(AbFlagError::Getopt(GetoptError::Unknown(format!("-{k}")))),
+    }
+    Ok(None)
+}
+
+/// `-H "Name: value"`.
+fn header(v: String) -> Result<(String, String), AbFlagError> {
+    let Some((name, value)) = v.split_once(':') else {
+        return Err(AbFlagError::Value {
+            flag: "-H".into(),
+            value: v,
+            why: "expected \"Name: value\"".into(),
+        });
+    };
+    let name = name.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(AbFlagError::Value {
+            flag: "-H".into(),
+            value: v.clone(),
+            why: "bad header name".into(),
+        });
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+/// The one URL; ab assumes http:// when it has no scheme
+/// (`ab 127.0.0.1:8080/`).
+fn target_url(urls: &[String]) -> Result<String, AbFlagError> {
+    let url = match urls {
         [u] => u.clone(),
         [] => {
             return Err(AbFlagError::Usage(
@@ -295,19 +340,21 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
             )));
         }
     };
-    // ab assumes http:// when the URL has no scheme (`ab 127.0.0.1:8080/`).
-    let url = if url.contains("://") {
+    Ok(if url.contains("://") {
         url
     } else {
         format!("http://{url}")
-    };
-    o.endpoint = Endpoint::parse(&url)?;
-    o.url = url;
-    if !cookies.is_empty() {
-        headers.push(("Cookie".into(), cookies.join("; ")));
+    })
+}
+
+/// The request: cookies, the body file (`-p`/`-u`) and its type, the
+/// method.
+fn request(g: &mut Given, o: &mut AbOptions) -> Result<(), AbFlagError> {
+    if !g.cookies.is_empty() {
+        g.headers.push(("Cookie".into(), g.cookies.join("; ")));
     }
-    if let Some((flag, path)) = body_file {
-        if head {
+    if let Some((flag, path)) = g.body_file.take() {
+        if g.head {
             return Err(AbFlagError::Usage(
                 "cannot mix HEAD (-i) with POST/PUT (-p/-u)".into(),
             ));
@@ -318,21 +365,21 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
             err,
         })?;
         o.body = Some(body);
-        method.get_or_insert_with(|| {
+        g.method.get_or_insert_with(|| {
             if flag == 'p' {
                 "POST".into()
             } else {
                 "PUT".into()
             }
         });
-        headers.push((
+        g.headers.push((
             "Content-Type".into(),
-            content_type.take().unwrap_or_else(|| "text/plain".into()),
+            g.content_type.take().unwrap_or_else(|| "text/plain".into()),
         ));
-    } else if let Some(ct) = content_type {
-        headers.push(("Content-Type".into(), ct));
+    } else if let Some(ct) = g.content_type.take() {
+        g.headers.push(("Content-Type".into(), ct));
     }
-    o.method = match (method, head) {
+    o.method = match (g.method.take(), g.head) {
         (Some(m), _) => m.to_ascii_uppercase(),
         (None, true) => "HEAD".into(),
         (None, false) => "GET".into(),
@@ -344,7 +391,12 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
             why: "not an HTTP method".into(),
         });
     }
-    o.requests = match (requests, timelimit) {
+    Ok(())
+}
+
+/// The number of requests and the concurrency, checked together.
+fn limits(g: Given, mut o: AbOptions) -> Result<AbCommand, AbFlagError> {
+    o.requests = match (g.requests, g.timelimit) {
         (Some(n), _) => n,
         (None, Some(_)) => TIMELIMIT_REQUESTS,
         (None, None) => 1,
@@ -352,6 +404,7 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
     if o.requests == 0 {
         return Err(AbFlagError::Usage("-n must be at least 1".into()));
     }
+    let concurrency = g.concurrency;
     if concurrency == 0 || concurrency > MAX_CONCURRENCY {
         return Err(AbFlagError::Usage(format!(
             "invalid concurrency -c {concurrency}: must be 1..{MAX_CONCURRENCY}"
@@ -364,10 +417,10 @@ pub fn parse(args: &[String]) -> Result<AbCommand, AbFlagError> {
         )));
     }
     o.concurrency = concurrency;
-    o.timelimit = timelimit;
-    o.timeout = timeout;
-    o.keepalive = keepalive;
-    o.headers = headers;
+    o.timelimit = g.timelimit;
+    o.timeout = g.timeout;
+    o.keepalive = g.keepalive;
+    o.headers = g.headers;
     Ok(AbCommand::Run(Box::new(o)))
 }
 

@@ -2,7 +2,9 @@
 //! `tests/` folder is a module here (one link instead of one per file).
 
 mod common;
+mod counts;
 mod golden;
 mod mariadb;
 mod mysql_wire;
 mod postgres;
+mod prepared_data;
