@@ -325,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_002_legacy_lines() {
+    fn mysql_thread_sweep_legacy_lines() {
         let o = p(
             "--test=oltp --db-driver=mysql --oltp-table-size=1000000 --mysql-db=sysbench \
                    --mysql-user=test --mysql-password=test --max-time=240 --max-requests=0 \

@@ -43,7 +43,7 @@ Workload options:
   --range-selects[=on|off] --create-secondary[=on|off] --mysql-storage-engine=STRING
   --random-points=N --number-of-ranges=N --delta=N
 
-sysbench 0.4 options (seed 002's command lines run verbatim):
+sysbench 0.4 options (0.4 command lines run verbatim):
   --test=oltp --oltp-table-size --oltp-tables-count --oltp-read-only
   --oltp-skip-trx --oltp-test-mode=complex|simple|nontrx --oltp-nontrx-mode=select
   --oltp-range-size --oltp-dist-type --num-threads --max-time --max-requests

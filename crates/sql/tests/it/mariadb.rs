@@ -1,7 +1,8 @@
 //! `loadlab sysbench` against a private MariaDB (Debian's mariadb-server in
 //! a temporary directory on a free 127.0.0.1 port): every test, the
-//! results file, `--rate`, seed 002's 0.4 lines, tables shared with Debian's
-//! sysbench 1.0.20 both ways, and the errors a user hits.
+//! results file, `--rate`, the MySQL thread sweep's 0.4 lines, tables
+//! shared with Debian's sysbench 1.0.20 both ways, and the errors a user
+//! hits.
 
 use crate::common;
 
@@ -106,19 +107,19 @@ fn every_test_prepares_runs_and_cleans_up() {
 }
 
 #[test]
-fn rate_results_file_and_seed_002_lines() {
-    let Some(db) = MariaDb::start_or_skip("rate_results_file_and_seed_002_lines") else {
+fn rate_results_file_and_thread_sweep_lines() {
+    let Some(db) = MariaDb::start_or_skip("rate_results_file_and_thread_sweep_lines") else {
         return;
     };
     let a = mysql_args(db.port);
-    // Seed 002's prepare line, only the binary and the size changed.
+    // The MySQL thread sweep's prepare line, only the binary and the size changed.
     run(&format!(
         "--test=oltp --db-driver=mysql --oltp-table-size=500 --mysql-host=127.0.0.1 --mysql-port={} \
          --mysql-db=sbtest --mysql-user=sbtest --mysql-password={PASSWORD} prepare",
         db.port
     ))
     .unwrap();
-    // Seed 002's read-only line, shorter.
+    // The MySQL thread sweep's read-only line, shorter.
     let out = run(&format!(
         "--test=oltp --db-driver=mysql --oltp-table-size=500 --mysql-host=127.0.0.1 --mysql-port={} \
          --mysql-db=sbtest --mysql-user=sbtest --mysql-password={PASSWORD} --max-time=1 \
