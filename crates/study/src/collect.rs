@@ -67,6 +67,66 @@ pub struct RunSummary {
     /// A merged run (`study merge`): its workers, and what is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<crate::worker::WorkersNote>,
+    /// A script's thresholds and whether each held in this run (a crossed
+    /// threshold is recorded, not a failure of the run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdVerdict>,
+    /// Measured requests that failed to connect (refused, unreachable,
+    /// no such host): when that is every request, the target is down.
+    #[serde(default)]
+    pub connect_errors: u64,
+    /// A database test's statements (sysbench's "queries"): the run's
+    /// samples are its transactions, these are counted beside them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries: Option<Queries>,
+}
+
+/// A script threshold's verdict in one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdVerdict {
+    /// The metric it applies to (`http_req_duration`, `http_req_failed{status:500}`).
+    pub metric: String,
+    /// The threshold as written (`p(95)<50`).
+    pub threshold: String,
+    pub ok: bool,
+}
+
+/// The statements of a database test's run, measured part only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Queries {
+    pub count: u64,
+    /// Statements per second (sysbench's qps).
+    pub per_second: f64,
+}
+
+/// Send lag p99 above which a run is said to measure the load generator
+/// rather than the target (the requests left that late on average 1 in
+/// 100 times: the schedule was not kept).
+pub const BEHIND_LAG_P99_NS: u64 = 100_000_000;
+
+impl RunSummary {
+    /// Whether every measured request failed to connect: the target was
+    /// not there at all.
+    pub fn unreachable(&self) -> bool {
+        self.requests > 0 && self.connect_errors >= self.requests
+    }
+
+    /// Whether the load generator fell behind its schedule: requests it
+    /// could not send at all (`unsent`), or a send lag p99 above
+    /// [`BEHIND_LAG_P99_NS`]. Such a run measures the client.
+    pub fn generator_behind(&self) -> bool {
+        self.unsent > 0 || self.send_lag_p99_ns > BEHIND_LAG_P99_NS
+    }
+
+    /// A database test's run: its unit is the transaction.
+    pub fn is_database(&self) -> bool {
+        self.queries.is_some()
+    }
+
+    /// The thresholds that were crossed.
+    pub fn crossed(&self) -> Vec<&ThresholdVerdict> {
+        self.thresholds.iter().filter(|t| !t.ok).collect()
+    }
 }
 
 /// What one worker's run of a split study keeps beyond its figures, so that
@@ -183,6 +243,14 @@ pub struct Collector {
     info: Option<AttackInfo>,
     /// Keep a [`RunPart`] (a split study's worker run).
     part: bool,
+    /// Measured requests that failed to connect.
+    connect_errors: u64,
+    /// A database test's sample series: its transactions' (`sql_tx`,
+    /// the run's samples) and its statements' (`sql_stmt`, counted as
+    /// queries beside them).
+    database: bool,
+    statement_series: std::collections::HashSet<u32>,
+    queries: u64,
 }
 
 impl Collector {
@@ -200,6 +268,10 @@ impl Collector {
             last_metric_ns: 0,
             info: None,
             part: false,
+            connect_errors: 0,
+            database: false,
+            statement_series: std::collections::HashSet::new(),
+            queries: 0,
         }
     }
 
@@ -211,6 +283,14 @@ impl Collector {
     }
 
     pub fn record(&mut self, s: &Sample) {
+        // A database test's statements are counted, not measured: the
+        // run's unit is the transaction.
+        if self.statement_series.contains(&s.target) {
+            if s.intended_ns >= self.warmup_ns {
+                self.queries += 1;
+            }
+            return;
+        }
         let lat = s.latency_ns();
         let b = (s.intended_ns / self.bucket_ns) as usize;
         if b >= self.intervals.len() && b < 100_000 {
@@ -233,6 +313,12 @@ impl Collector {
             return;
         }
         self.measured.add_sample(0, s);
+        if matches!(
+            s.error,
+            ErrorKind::ConnectRefused | ErrorKind::ConnectTimeout | ErrorKind::Dns
+        ) {
+            self.connect_errors += 1;
+        }
         if !s.is_success() {
             // A compact key per failure; the text is built once, in `finish`
             // (no allocation per failed request).
@@ -284,6 +370,9 @@ impl Collector {
             metrics: Vec::new(),
             part: None,
             workers: None,
+            thresholds: Vec::new(),
+            connect_errors: self.connect_errors,
+            queries: None,
         };
         let span_ns = if v.requests > 0 {
             v.duration_ns + v.wait_ns
@@ -291,6 +380,17 @@ impl Collector {
             self.last_metric_ns.saturating_sub(self.warmup_ns)
         };
         let mut summary = summary;
+        if self.database {
+            let secs = span_ns as f64 / 1e9;
+            summary.queries = Some(Queries {
+                count: self.queries,
+                per_second: if secs > 0.0 {
+                    self.queries as f64 / secs
+                } else {
+                    0.0
+                },
+            });
+        }
         summary.metrics = metric_rows(m.metric_figures(), span_ns);
         let bucket_ns = self.bucket_ns;
         let series = self
@@ -468,6 +568,16 @@ impl Sink for Collector {
         if let Some(t) = series.http_target() {
             self.register_target(id, &t);
             return;
+        }
+        if series.kind == loadlab_core::SeriesKind::Sample {
+            match series.name.as_str() {
+                "sql_tx" => self.database = true,
+                "sql_stmt" => {
+                    self.database = true;
+                    self.statement_series.insert(id);
+                }
+                _ => {}
+            }
         }
         self.metric_series
             .insert(id, Arc::new(SeriesDef::from_info(series)));

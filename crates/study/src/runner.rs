@@ -22,7 +22,7 @@ pub use crate::error::StudyError;
 use crate::monitor::{self, Monitor};
 use crate::plan::{CeilingPlan, Plan};
 pub use crate::report::default_out_dir;
-use crate::secrets::{REDACTED, expand, is_credential, is_reference, redact_urls};
+use crate::secrets::{expand, is_credential, redact_urls};
 use crate::store::{MonitorPoint, Store};
 use crate::worker::SplitOptions;
 use crate::workload::{WorkloadRunner, WorkloadStep};
@@ -252,15 +252,23 @@ impl Ctx<'_> {
         } else {
             format!("run {}/{}", self.position, self.planned)
         };
-        let line = format!(
-            "[{counter}] {phase} {} {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
-            self.plan.load.level_short(rate),
-            s.requests,
-            s.throughput,
-            crate::report::text::round_duration(s.p99_ns),
-            s.success * 100.0,
+        let what = format!(
+            "{phase} {} {target} #{rep}",
+            self.plan.load.level_short(rate)
         );
+        let line = format!("[{counter}] {what}: {}", run_line(s, verdict));
         (self.opts.progress)(&line);
+        // Nothing is gained by going on against a target that is not
+        // there; after the last run the study ends as planned, and its
+        // answer says it.
+        if s.unreachable() && self.position < self.planned {
+            return Err(StudyError::Unreachable(format!(
+                "target {target}: {} (run {what}; the study stops with {} run(s) stored in study {})",
+                unreachable_words(s),
+                self.done.len(),
+                self.study,
+            )));
+        }
         Ok(pass)
     }
 
@@ -271,6 +279,67 @@ impl Ctx<'_> {
         } else {
             self.plan.load.step + self.plan.load.cooldown
         }
+    }
+}
+
+/// A completed run in a few words: its figures (transactions and queries
+/// per second for a database test, requests and successes per second
+/// otherwise), its SLO verdict, and what makes it no plain measurement of
+/// the target.
+pub fn run_line(s: &crate::collect::RunSummary, verdict: &str) -> String {
+    let p99 = crate::report::text::round_duration(s.p99_ns);
+    let mut line = match &s.queries {
+        Some(q) => format!(
+            "{} tx, {:.1} tps, {:.1} qps, p99 {p99} per transaction, success {:.2}% {verdict}",
+            s.requests,
+            s.throughput,
+            q.per_second,
+            s.success * 100.0,
+        ),
+        None => format!(
+            "{} req, {:.1} ok/s, p99 {p99}, success {:.2}% {verdict}",
+            s.requests,
+            s.throughput,
+            s.success * 100.0,
+        ),
+    };
+    let crossed: Vec<String> = s
+        .crossed()
+        .iter()
+        .map(|t| format!("{} {}", t.metric, t.threshold))
+        .collect();
+    if !crossed.is_empty() {
+        line = format!(
+            "{}; thresholds crossed: {}",
+            line.trim_end(),
+            crossed.join(", ")
+        );
+    }
+    if s.generator_behind() {
+        line = format!("{}; {}", line.trim_end(), crate::report::text::BEHIND_NOTE);
+    }
+    if s.unreachable() {
+        line = format!("{}; {}", line.trim_end(), unreachable_words(s));
+    }
+    line
+}
+
+/// "connection refused on every request: is the target up?" (or the
+/// failure every request met, when it was another way of not connecting).
+pub fn unreachable_words(s: &crate::collect::RunSummary) -> String {
+    let refused = s
+        .errors
+        .keys()
+        .all(|e| e.contains("connection refused") || e.contains("Connection refused"));
+    if refused {
+        "connection refused on every request: is the target up?".to_string()
+    } else {
+        let top = s
+            .errors
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map_or(String::new(), |(e, _)| format!(" ({e})"));
+        format!("no connection on any request{top}: is the target up?")
     }
 }
 
@@ -422,33 +491,7 @@ fn execute(
                     w.tool()
                 ))
             })?;
-            let workload = match w {
-                crate::workload::WorkloadPlan::Sysbench { args } => {
-                    crate::workload::WorkloadPlan::Sysbench {
-                        args: args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
-                    }
-                }
-                crate::workload::WorkloadPlan::Script { path, env } => {
-                    crate::workload::WorkloadPlan::Script {
-                        path: path.clone(),
-                        env: env
-                            .iter()
-                            .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
-                            .collect::<Result<_, StudyError>>()?,
-                    }
-                }
-            };
-            Job::Workload(
-                runner,
-                WorkloadStep {
-                    name: format!("{}/{target}/{rate}", plan.name),
-                    workload,
-                    axis: l.axis.clone(),
-                    level: rate,
-                    step: l.step,
-                    base_url: base_url.to_string(),
-                },
-            )
+            Job::Workload(runner, workload_step(plan, target, w, rate, base_url)?)
         }
         None => Job::Http(
             http_targets(t, base_url, &expand)?,
@@ -474,8 +517,19 @@ fn execute(
             let mut sink = sink;
             runner
                 .run(&step, stop.clone(), &mut sink)
-                .map(|()| (sink.0.finish(), 0, 0))
-                .map_err(scrubbed)
+                .map(|r| {
+                    let mut data = sink.0.finish();
+                    data.summary.thresholds = r.thresholds;
+                    (data, 0, 0)
+                })
+                .map_err(|f| StudyError::Workload {
+                    code: f.code,
+                    message: format!(
+                        "target {target} at {}: {}",
+                        l.level_label(rate),
+                        scrub(plan, base_url, &f.message)
+                    ),
+                })
         }
         Job::Http(targets, cfg) => {
             let flag = stop.clone();
@@ -514,6 +568,73 @@ fn execute(
     Ok((data, points))
 }
 
+/// One step of a workload target, `${NAME}` and `{origin}` expanded.
+fn workload_step(
+    plan: &Plan,
+    target: &str,
+    w: &crate::workload::WorkloadPlan,
+    rate: u64,
+    base_url: &str,
+) -> Result<WorkloadStep, StudyError> {
+    use crate::workload::WorkloadPlan;
+    let expand = |v: &str| {
+        crate::secrets::expand(v, &plan.env)
+            .map_err(|m| StudyError::Engine(scrub(plan, base_url, &m)))
+    };
+    let workload = match w {
+        WorkloadPlan::Sysbench { args } => WorkloadPlan::Sysbench {
+            args: args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
+        },
+        WorkloadPlan::Script { path, env } => WorkloadPlan::Script {
+            path: path.clone(),
+            env: env
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
+                .collect::<Result<_, StudyError>>()?,
+        },
+    };
+    Ok(WorkloadStep {
+        name: format!("{}/{target}/{rate}", plan.name),
+        workload,
+        axis: plan.load.axis.clone(),
+        level: rate,
+        step: plan.load.step,
+        base_url: base_url.to_string(),
+    })
+}
+
+/// The in-process origin's address as the check before the first run
+/// shows it to a script (the origin is not started yet; nothing is sent).
+const CHECK_ORIGIN: &str = "http://127.0.0.1:1";
+
+/// Before the store is opened and any run starts: every script compiles
+/// and every database target accepts one connection (the runner's
+/// [`WorkloadRunner::check`]). The error names the target.
+pub fn check_workloads(
+    plan: &Plan,
+    workloads: Option<&Arc<dyn WorkloadRunner>>,
+) -> Result<(), StudyError> {
+    let Some(runner) = workloads else {
+        return Ok(());
+    };
+    let Some(&first) = plan.load.rates.first() else {
+        return Ok(());
+    };
+    for t in &plan.targets {
+        let Some(w) = &t.workload else { continue };
+        let step = workload_step(plan, &t.name, w, first, CHECK_ORIGIN)?;
+        runner.check(&step).map_err(|f| StudyError::Workload {
+            code: f.code,
+            message: format!(
+                "target {}: {}",
+                t.name,
+                scrub(plan, CHECK_ORIGIN, &f.message)
+            ),
+        })?;
+    }
+    Ok(())
+}
+
 /// The engine's targets of an HTTP target, `{origin}` and `${NAME}` expanded.
 fn http_targets(
     t: &crate::plan::TargetPlan,
@@ -547,6 +668,8 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
             ));
         }
     }
+    // Scripts compile and databases answer before anything is created.
+    check_workloads(plan, opts.workloads.as_ref())?;
     let mut store = Store::open(&opts.db)?;
     // What is stored is redacted: the resolved plan keeps `${NAME}`
     // references (never their values) and hides literal credentials.
@@ -813,12 +936,9 @@ pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
             }
         }
     }
-    secrets.retain(|s| s.len() >= 4 && !is_reference(s));
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    for s in secrets {
-        out = out.replace(&s, REDACTED);
-    }
-    out
+    // Where they stand as values (an option's, a header's, a DSN field's),
+    // not as letters in a server's prose.
+    crate::secrets::redact_values(&out, &secrets)
 }
 
 #[cfg(test)]

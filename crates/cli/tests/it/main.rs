@@ -12,6 +12,7 @@ mod seeds;
 mod study;
 mod study_command;
 mod study_progress;
+mod study_runs;
 mod study_secrets;
 mod study_split;
 mod study_workloads;
