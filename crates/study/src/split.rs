@@ -180,7 +180,6 @@ pub fn merge_run(
     let mut lat_sum: u128 = 0;
     let mut successes = 0u64;
     let mut series: BTreeMap<u64, (SeriesPoint, f64)> = BTreeMap::new();
-    let bucket_of = |t: f64| (t * 1e9).round() as u64;
     let mut starts = Vec::new();
     let mut late = Vec::new();
     let mut scheduled_total = None;
@@ -221,43 +220,11 @@ pub fn merge_run(
             end = end.max(p.start_unix_ns + d);
         }
         starts.push(p.start_unix_ns);
-        let began_late = p.began_unix_ns.saturating_sub(p.slot_unix_ns);
-        if began_late > LATE_BEGIN_NS {
-            late.push(format!(
-                "segment {seg}/{segments} began {} after the run's slot{}",
-                format_go_duration(Duration::from_micros(began_late / 1000)),
-                if p.start_unix_ns > p.slot_unix_ns {
-                    " (too late to keep the common schedule: its requests are shifted by that much)"
-                } else {
-                    " (its first requests went out late, as send lag)"
-                }
-            ));
-        }
+        late.extend(late_begin(*seg, segments, &p));
         if scheduled_total.is_none() {
             scheduled_total = p.scheduled_total;
         }
-        for pt in &r.series {
-            let e = series.entry(bucket_of(pt.t)).or_insert_with(|| {
-                (
-                    SeriesPoint {
-                        t: pt.t,
-                        count: 0,
-                        ok: 0,
-                        p50_ns: 0,
-                        p99_ns: 0,
-                        max_ns: 0,
-                        warmup: false,
-                    },
-                    0.0,
-                )
-            });
-            e.0.count += pt.count;
-            e.0.ok += pt.ok;
-            e.0.p99_ns = e.0.p99_ns.max(pt.p99_ns);
-            e.0.max_ns = e.0.max_ns.max(pt.max_ns);
-            e.0.warmup |= pt.warmup;
-            e.1 += pt.p50_ns as f64 * pt.count as f64;
-        }
+        add_series(&mut series, &r.series);
     }
     let n = s.requests;
     if n > 0 && earliest != u64::MAX {
@@ -290,18 +257,34 @@ pub fn merge_run(
             s.send_lag_p99_ns = quantile(l, 0.99, lag_min, lag_max);
         }
     }
-    // Worker 0's view of the host it ran on.
-    let (monitor, first) = match parts.first() {
-        Some((_, r)) => (r.monitor.clone(), Some(&r.summary)),
-        None => (Vec::new(), None),
-    };
-    if let Some(f) = first {
-        s.cpu_mean = f.cpu_mean;
-        s.cpu_max = f.cpu_max;
-        s.rss_max = f.rss_max;
-    }
+    let monitor = first_host(&parts, &mut s);
     // What is missing.
     let total = scheduled_total.or_else(|| scheduled_total_checked(plan, rate));
+    let note = missing_note(segments, &parts, total, &starts, late);
+    s.workers = Some(note.clone());
+    let series = finish_series(series);
+    (
+        RunData {
+            summary: s,
+            latency: lat,
+            service: svc,
+            series,
+        },
+        monitor,
+        note,
+    )
+}
+
+/// What is missing from a merged run: each absent segment's share of the
+/// schedule, each short one's shortfall (`total`: the run's whole
+/// schedule, when known).
+fn missing_note(
+    segments: u64,
+    parts: &[(u64, &RunRow)],
+    total: Option<u64>,
+    starts: &[u64],
+    late: Vec<String>,
+) -> WorkersNote {
     let mut note = WorkersNote {
         segments,
         present: parts.iter().map(|(s, _)| *s).collect(),
@@ -349,8 +332,28 @@ pub fn merge_run(
             }
         }
     }
-    s.workers = Some(note.clone());
-    let series = series
+    note
+}
+
+/// Worker 0's view of the host it ran on: its monitor's points, its CPU
+/// and memory figures copied into `s`.
+fn first_host(parts: &[(u64, &RunRow)], s: &mut RunSummary) -> Vec<MonitorPoint> {
+    let (monitor, first) = match parts.first() {
+        Some((_, r)) => (r.monitor.clone(), Some(&r.summary)),
+        None => (Vec::new(), None),
+    };
+    if let Some(f) = first {
+        s.cpu_mean = f.cpu_mean;
+        s.cpu_max = f.cpu_max;
+        s.rss_max = f.rss_max;
+    }
+    monitor
+}
+
+/// The merged series' points, each p50 the count-weighted mean of the
+/// workers'.
+fn finish_series(series: BTreeMap<u64, (SeriesPoint, f64)>) -> Vec<SeriesPoint> {
+    series
         .into_values()
         .map(|(mut p, w)| {
             if p.count > 0 {
@@ -358,17 +361,51 @@ pub fn merge_run(
             }
             p
         })
-        .collect();
-    (
-        RunData {
-            summary: s,
-            latency: lat,
-            service: svc,
-            series,
-        },
-        monitor,
-        note,
-    )
+        .collect()
+}
+
+/// Why a worker's run began late for its slot, if it did.
+fn late_begin(seg: u64, segments: u64, p: &crate::collect::RunPart) -> Option<String> {
+    let began_late = p.began_unix_ns.saturating_sub(p.slot_unix_ns);
+    (began_late > LATE_BEGIN_NS).then(|| {
+        format!(
+            "segment {seg}/{segments} began {} after the run's slot{}",
+            format_go_duration(Duration::from_micros(began_late / 1000)),
+            if p.start_unix_ns > p.slot_unix_ns {
+                " (too late to keep the common schedule: its requests are shifted by that much)"
+            } else {
+                " (its first requests went out late, as send lag)"
+            }
+        )
+    })
+}
+
+/// Adds a worker's latency-over-time points into the merged series (keyed
+/// by bucket start in ns; the second value sums p50 × count).
+fn add_series(series: &mut BTreeMap<u64, (SeriesPoint, f64)>, points: &[SeriesPoint]) {
+    let bucket_of = |t: f64| (t * 1e9).round() as u64;
+    for pt in points {
+        let e = series.entry(bucket_of(pt.t)).or_insert_with(|| {
+            (
+                SeriesPoint {
+                    t: pt.t,
+                    count: 0,
+                    ok: 0,
+                    p50_ns: 0,
+                    p99_ns: 0,
+                    max_ns: 0,
+                    warmup: false,
+                },
+                0.0,
+            )
+        });
+        e.0.count += pt.count;
+        e.0.ok += pt.ok;
+        e.0.p99_ns = e.0.p99_ns.max(pt.p99_ns);
+        e.0.max_ns = e.0.max_ns.max(pt.max_ns);
+        e.0.warmup |= pt.warmup;
+        e.1 += pt.p50_ns as f64 * pt.count as f64;
+    }
 }
 
 /// A worker's store, read for the merge.
