@@ -618,6 +618,72 @@ mod tests {
     }
 
     #[test]
+    fn a_database_test_counts_transactions_and_its_statements_as_queries() {
+        use loadlab_core::SeriesKind;
+        let mut c = Collector::new(0, 0, 500_000_000);
+        let sample = |name: &str| SeriesInfo {
+            kind: SeriesKind::Sample,
+            name: name.into(),
+            time: true,
+            tags: vec![("statement".into(), "x".into())],
+        };
+        c.register_series(0, &sample("sql_tx"));
+        c.register_series(1, &sample("sql_stmt"));
+        for i in 0..10u64 {
+            c.record(&s(i, i * 100, 5, 200));
+            for _ in 0..3 {
+                c.record(&Sample {
+                    target: 1,
+                    ..s(i, i * 100, 1, 200)
+                });
+            }
+        }
+        let sum = c.finish().summary;
+        assert_eq!(sum.requests, 10, "transactions only");
+        let q = sum.queries.expect("a database test");
+        assert_eq!(q.count, 30);
+        assert!((q.per_second / sum.throughput - 3.0).abs() < 0.01, "{q:?}");
+        // An HTTP run has no queries.
+        let mut h = Collector::new(10, 0, 500_000_000);
+        h.record(&s(0, 0, 1, 200));
+        assert!(h.finish().summary.queries.is_none());
+    }
+
+    #[test]
+    fn every_request_refused_is_an_unreachable_target() {
+        let mut c = Collector::new(10, 0, 500_000_000);
+        for i in 0..5u64 {
+            c.record(&Sample {
+                error: ErrorKind::ConnectRefused,
+                ..s(i, i * 100, 1, 0)
+            });
+        }
+        let sum = c.finish().summary;
+        assert_eq!(sum.connect_errors, 5);
+        assert!(sum.unreachable());
+        let mut c = Collector::new(10, 0, 500_000_000);
+        c.record(&s(0, 0, 1, 200));
+        c.record(&Sample {
+            error: ErrorKind::ConnectRefused,
+            ..s(1, 100, 1, 0)
+        });
+        assert!(!c.finish().summary.unreachable(), "one answer: it is up");
+    }
+
+    #[test]
+    fn a_generator_that_fell_behind_is_told() {
+        let mut s = RunSummary::default();
+        assert!(!s.generator_behind());
+        s.send_lag_p99_ns = BEHIND_LAG_P99_NS;
+        assert!(!s.generator_behind(), "at the threshold: kept");
+        s.send_lag_p99_ns = BEHIND_LAG_P99_NS + 1;
+        assert!(s.generator_behind());
+        s.send_lag_p99_ns = 0;
+        s.unsent = 1;
+        assert!(s.generator_behind());
+    }
+
+    #[test]
     fn metric_records_become_rows_warmup_excluded() {
         use loadlab_core::SeriesKind;
         let mut c = Collector::new(10, 1_000_000_000, 500_000_000);

@@ -313,3 +313,38 @@ load:
     let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
     assert!(md.contains(" tps, ") && md.contains(" qps ("), "{md}");
 }
+
+#[test]
+fn a_database_that_is_down_stops_the_study_before_its_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let plan = format!(
+        "name: db-down
+targets:
+  - name: points
+    sysbench: oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port={port} --mysql-password=${{LL_DB_PW}}
+load:
+  threads: [1, 2]
+  step: 1s
+"
+    );
+    std::fs::write(d.join("plan.yaml"), plan).unwrap();
+    let out = study(d, "hunter22");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("loadlab: target points: sysbench: "),
+        "{err}"
+    );
+    assert!(!err.contains("hunter22"), "{err}");
+    assert!(
+        !d.join("s.db").exists(),
+        "no store for a study that cannot run"
+    );
+}

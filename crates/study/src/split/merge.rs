@@ -87,6 +87,7 @@ pub fn merge_run(
         s.warmup_requests += x.warmup_requests;
         s.unsent += x.unsent;
         s.late += x.late;
+        s.connect_errors += x.connect_errors;
         for (c, n) in &x.status_codes {
             *s.status_codes.entry(*c).or_default() += n;
         }
