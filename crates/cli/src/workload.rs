@@ -32,15 +32,24 @@ fn results_flags(w: &WorkloadPlan, file: &Path) -> Vec<String> {
 /// `loadlab k6 run`'s exit code for crossed thresholds (as k6's).
 const THRESHOLDS_CROSSED: i32 = crate::cmd::k6::THRESHOLDS_FAILED;
 
-/// The last line of a child's stderr, without its `loadlab:` prefix (the
-/// study adds its own).
+/// A child's error in one line: its last `loadlab:` line without the
+/// prefix (the study adds its own), with the stack frame under it when
+/// there is one (`setup() failed: Error: no fixtures (at setup
+/// (t.js:1:37))`); else its last line.
 fn last_line(err: &str) -> String {
-    let last = err
-        .lines()
+    let lines: Vec<&str> = err.lines().collect();
+    if let Some(i) = lines.iter().rposition(|l| l.starts_with("loadlab: ")) {
+        let msg = lines[i].trim_end().trim_start_matches("loadlab: ");
+        return match lines.get(i + 1).map(|l| l.trim()) {
+            Some(at) if at.starts_with("at ") => format!("{msg} ({at})"),
+            _ => msg.to_string(),
+        };
+    }
+    let last = lines
+        .iter()
         .rev()
         .find(|l| !l.trim().is_empty())
-        .unwrap_or("no message")
-        .trim();
+        .map_or("no message", |l| l.trim());
     last.strip_prefix("loadlab: ").unwrap_or(last).to_string()
 }
 

@@ -348,3 +348,36 @@ load:
         "no store for a study that cannot run"
     );
 }
+
+#[test]
+fn a_step_that_fails_keeps_its_faces_exit_code_and_one_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // It compiles, and its init code runs: only its setup() throws, when
+    // the first step starts.
+    std::fs::write(
+        d.join("t.js"),
+        "export function setup() { throw new Error('no fixtures'); }\nexport default function () {}\n",
+    )
+    .unwrap();
+    let plan = "name: setup-throws
+targets:
+  - name: s
+    script: t.js
+load:
+  vus: [1, 2]
+  step: 1s
+";
+    std::fs::write(d.join("plan.yaml"), plan).unwrap();
+    let out = study(d, "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(107), "{err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("loadlab: target s at 1 VUs: k6 failed (exit status 107): "),
+        "{err}"
+    );
+    assert!(last.contains("no fixtures"), "{err}");
+    assert_eq!(last.matches("loadlab").count(), 1, "{err}");
+    assert!(!err.contains("engine:"), "{err}");
+}
