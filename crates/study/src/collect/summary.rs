@@ -89,8 +89,9 @@ pub struct Queries {
 }
 
 /// Send lag p99 above which a run is said to measure the load generator
-/// rather than the target (the requests left that late on average 1 in
-/// 100 times: the schedule was not kept).
+/// rather than the target: one request in 100 left more than 100 ms after
+/// its intended time, so the schedule was not kept (a machine that keeps
+/// up sends within a millisecond or two).
 pub const BEHIND_LAG_P99_NS: u64 = 100_000_000;
 
 impl RunSummary {
