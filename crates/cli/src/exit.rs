@@ -16,6 +16,9 @@ pub const NETWORK: i32 = 5;
 /// Kubernetes: no kubeconfig and not in a cluster, the API refused or
 /// could not be reached, or the Job did not finish in time (`loadlab k8s run`).
 pub const CLUSTER: i32 = 6;
+/// `loadlab study`: every request of a run failed to connect (the target
+/// is down); the run is stored and the study stops.
+pub const TARGET_UNREACHABLE: i32 = 7;
 /// `loadlab sysbench`: the database server refused the user name or password.
 pub const DB_LOGIN: i32 = 20;
 /// `loadlab sysbench`: the database does not exist (or the user may not use it).

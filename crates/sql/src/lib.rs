@@ -86,6 +86,35 @@ pub fn execute_until(
     })
 }
 
+/// What `run` checks before any load, alone: one connection (server,
+/// login, database) and, for `run`, the test's tables. Nothing is
+/// written; the connection is closed.
+pub fn check_connection(o: &Options) -> Result<(), Error> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Runtime(e.to_string()))?;
+    rt.block_on(async {
+        let mut conn = driver::Conn::connect(o.driver, &o.conn, o.ps_mode)
+            .await
+            .map_err(|e| Error::connect(o, e))?;
+        let exist = data::existing_tables(&mut conn, o.tables)
+            .await
+            .map_err(|e| Error::connect(o, e))?;
+        conn.close().await;
+        if o.command == Command::Run
+            && let Some(t) = (1..=o.tables).find(|t| !exist.contains(t))
+        {
+            return Err(Error::TablesMissing {
+                table: format!("sbtest{t}"),
+                db: o.conn.db.clone(),
+                test: o.test.name(),
+            });
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

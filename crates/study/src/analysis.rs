@@ -149,6 +149,11 @@ pub struct Answer {
     pub summary: String,
     /// One-paragraph explanation for the report (starts with `summary`).
     pub explanation: String,
+    /// Runs the verdict rests on in which the load generator fell behind
+    /// its schedule (they measure the client): the verdict is flagged,
+    /// not changed.
+    #[serde(default)]
+    pub behind: usize,
 }
 
 impl Answer {
@@ -226,6 +231,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
     let Some(ev) = ev else {
         let summary = "no rate has runs of both sides".to_string();
         return Answer {
+            behind: 0,
             hypothesis: h.text.clone(),
             verdict: Verdict::Inconclusive,
             evidence: None,
@@ -344,6 +350,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         ));
     }
     Answer {
+        behind: 0,
         hypothesis: h.text.clone(),
         verdict: j.verdict,
         evidence: Some(ev),
@@ -397,6 +404,7 @@ fn answer_ceiling(
     }
     .to_string();
     Answer {
+        behind: 0,
         hypothesis: h.text.clone(),
         verdict,
         evidence: None,
@@ -415,10 +423,79 @@ fn answer_ceiling(
 pub struct Analysis {
     pub ceilings: Vec<Ceiling>,
     pub answers: Vec<Answer>,
+    /// The runs in which the load generator fell behind its schedule
+    /// (`sweep 400/s c5 #2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behind: Vec<String>,
+    /// The runs in which every request failed to connect, with what they
+    /// met (`sweep 20/s c #1: connection refused on every request: is the
+    /// target up?`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreachable: Vec<String>,
+}
+
+/// The sweep runs a hypothesis rests on where the generator fell behind.
+fn behind_in(runs: &[RunRow], h: &Hypothesis) -> usize {
+    let names: Vec<&str> = [&h.left, &h.right]
+        .into_iter()
+        .filter_map(|o| match o {
+            Operand::Target { target, .. } => Some(target.as_str()),
+            Operand::Const(_) => None,
+        })
+        .collect();
+    runs.iter()
+        .filter(|r| r.phase == SWEEP && names.contains(&r.target.as_str()))
+        .filter(|r| h.metric() == Metric::Ceiling || h.covers_rate(r.rate))
+        .filter(|r| r.summary.generator_behind())
+        .count()
 }
 
 pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
+    let mut an = analyse_runs(plan, runs);
+    for (a, h) in an.answers.iter_mut().zip(&plan.hypotheses) {
+        a.behind = behind_in(runs, h);
+        if a.behind > 0 {
+            a.explanation.push_str(&format!(
+                " Flagged: {} of the runs it rests on were sent by a generator that fell behind its schedule (send lag p99 above {} or requests unsent); they measure the client more than the target, so rerun them before relying on this verdict.",
+                a.behind,
+                loadlab_core::format_go_duration(std::time::Duration::from_nanos(
+                    crate::collect::BEHIND_LAG_P99_NS
+                )),
+            ));
+        }
+    }
+    let label = |r: &RunRow| {
+        format!(
+            "{} {} {} #{}",
+            r.phase,
+            plan.load.level_short(r.rate),
+            r.target,
+            r.repetition
+        )
+    };
+    an.behind = runs
+        .iter()
+        .filter(|r| r.summary.generator_behind())
+        .map(label)
+        .collect();
+    an.unreachable = runs
+        .iter()
+        .filter(|r| r.summary.unreachable())
+        .map(|r| {
+            format!(
+                "{}: {}",
+                label(r),
+                crate::runner::unreachable_words(&r.summary)
+            )
+        })
+        .collect();
+    an
+}
+
+fn analyse_runs(plan: &Plan, runs: &[RunRow]) -> Analysis {
     Analysis {
+        behind: Vec::new(),
+        unreachable: Vec::new(),
         ceilings: if plan.ceiling.is_some() || plan.slo.is_some() {
             plan.targets
                 .iter()
@@ -458,15 +535,42 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             .max()
             .unwrap_or(0);
         for a in &an.answers {
+            let flag = if a.behind > 0 {
+                format!(
+                    " [flagged: {} run(s) where the generator fell behind]",
+                    a.behind
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 o,
-                "  {:<12}  {:<w$}  {}",
+                "  {:<12}  {:<w$}  {}{flag}",
                 a.verdict.word().to_uppercase(),
                 a.hypothesis,
                 a.summary
             );
         }
         o.push('\n');
+    }
+    for u in &an.unreachable {
+        let _ = writeln!(o, "Run {u}\n");
+    }
+    if !an.behind.is_empty() {
+        let shown: Vec<&str> = an.behind.iter().take(5).map(String::as_str).collect();
+        let more = an.behind.len().saturating_sub(shown.len());
+        let _ = writeln!(
+            o,
+            "In {} run(s) {} ({}{}): their figures are the client's limits, not the target's.\n",
+            an.behind.len(),
+            crate::report::text::BEHIND_NOTE.replace(": this run measures the client", ""),
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
     }
     if !an.ceilings.is_empty() {
         let slo = plan.slo.as_ref().map(|s| {

@@ -14,130 +14,11 @@ use std::sync::Arc;
 use loadlab_core::{AttackInfo, ErrorKind, MetricSample, Sample, SeriesInfo, Sink, TargetInfo};
 use loadlab_metrics::figures::{MetricFigures, MetricSet};
 use loadlab_metrics::{Distribution, MetricRecord, Metrics, SeriesDef};
-use serde::{Deserialize, Serialize};
 
-/// The vegeta-style figures of one run (measured part only).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
-    /// The rate the pacer was asked for.
-    pub offered_rate: u64,
-    pub requests: u64,
-    /// Requests per second actually sent (vegeta's `rate`).
-    pub rate: f64,
-    /// Successful responses per second (vegeta's `throughput`).
-    pub throughput: f64,
-    pub duration_ns: u64,
-    pub attack_ns: u64,
-    pub wait_ns: u64,
-    pub min_ns: u64,
-    pub mean_ns: f64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p95_ns: u64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-    /// Success ratio 0..1.
-    pub success: f64,
-    pub status_codes: BTreeMap<u16, u64>,
-    pub errors: BTreeMap<String, u64>,
-    pub warmup_requests: u64,
-    /// 99th percentile of the uncorrected service time (from the actual send).
-    pub service_p99_ns: u64,
-    /// 99th percentile of how late requests left compared with the schedule.
-    pub send_lag_p99_ns: u64,
-    pub cpu_mean: Option<f64>,
-    pub cpu_max: Option<f64>,
-    pub rss_max: Option<u64>,
-    /// Requests the schedule called for that the engine could not send in time (shortfall).
-    #[serde(default)]
-    pub unsent: u64,
-    /// Requests sent more than 1 ms after their intended time.
-    #[serde(default)]
-    pub late: u64,
-    /// A script's or database test's own metrics (k6 Counters, Trends,
-    /// Rates, Gauges; sysbench's statement counts), measured part only.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub metrics: Vec<MetricRow>,
-    /// A split study's worker run (`study --segment=i/n`): what its figures
-    /// cannot say and the merge needs to add the workers' runs exactly.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub part: Option<RunPart>,
-    /// A merged run (`study merge`): its workers, and what is missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workers: Option<crate::worker::WorkersNote>,
-}
-
-/// What one worker's run of a split study keeps beyond its figures, so that
-/// `study merge` adds the workers' runs exactly: the instants the rate,
-/// throughput and wait are computed from, the exact sums behind the mean,
-/// and the send-lag histogram (the store has columns only for the latency
-/// and service histograms).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunPart {
-    /// `segment/segments` of the run's schedule.
-    pub segment: u64,
-    pub segments: u64,
-    /// The run's slot in the timetable (ns since the Unix epoch).
-    pub slot_unix_ns: u64,
-    /// Where this worker's schedule started: the slot, or later when the
-    /// worker was too late for it (then its requests are shifted).
-    pub start_unix_ns: u64,
-    /// The worker's wall clock when it began sending.
-    pub began_unix_ns: u64,
-    /// Requests of the run's whole schedule (every segment), when known.
-    pub scheduled_total: Option<u64>,
-    pub successes: u64,
-    /// First and last actual send, last completion: ns from `start_unix_ns`
-    /// (measured part; none without requests).
-    pub earliest_ns: Option<u64>,
-    pub latest_ns: Option<u64>,
-    pub end_ns: Option<u64>,
-    /// Exact sum of the measured latencies.
-    pub latency_sum_ns: u128,
-    pub service_min_ns: u64,
-    pub service_max_ns: u64,
-    pub lag_min_ns: u64,
-    pub lag_max_ns: u64,
-    /// The send-lag HdrHistogram, V2 serialization, base64.
-    pub lag_hdr: String,
-}
-
-/// One metric series of a run, in its own unit (ms for time trends).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MetricRow {
-    /// The metric's name (its series of every tag added together).
-    pub label: String,
-    /// `counter`, `trend`, `rate` or `gauge`.
-    pub kind: String,
-    /// Values recorded.
-    pub count: u64,
-    /// Counter: total; rate: share of hits (0..1); gauge: last value;
-    /// trend: mean.
-    pub value: f64,
-    /// Counter: total per second of the measured part.
-    pub per_second: f64,
-    /// Trend percentiles and max (0 for other kinds).
-    pub p50: f64,
-    pub p90: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub max: f64,
-}
-
-/// One bucket of the latency-over-time series.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeriesPoint {
-    /// Start of the bucket, seconds from the run's start.
-    pub t: f64,
-    pub count: u64,
-    pub ok: u64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
-    pub warmup: bool,
-}
+mod summary;
+pub use summary::{
+    BEHIND_LAG_P99_NS, MetricRow, Queries, RunPart, RunSummary, SeriesPoint, ThresholdVerdict,
+};
 
 /// Everything one run produced.
 #[derive(Debug, Clone)]
@@ -183,6 +64,14 @@ pub struct Collector {
     info: Option<AttackInfo>,
     /// Keep a [`RunPart`] (a split study's worker run).
     part: bool,
+    /// Measured requests that failed to connect.
+    connect_errors: u64,
+    /// A database test's sample series: its transactions' (`sql_tx`,
+    /// the run's samples) and its statements' (`sql_stmt`, counted as
+    /// queries beside them).
+    database: bool,
+    statement_series: std::collections::HashSet<u32>,
+    queries: u64,
 }
 
 impl Collector {
@@ -200,6 +89,10 @@ impl Collector {
             last_metric_ns: 0,
             info: None,
             part: false,
+            connect_errors: 0,
+            database: false,
+            statement_series: std::collections::HashSet::new(),
+            queries: 0,
         }
     }
 
@@ -211,6 +104,14 @@ impl Collector {
     }
 
     pub fn record(&mut self, s: &Sample) {
+        // A database test's statements are counted, not measured: the
+        // run's unit is the transaction.
+        if self.statement_series.contains(&s.target) {
+            if s.intended_ns >= self.warmup_ns {
+                self.queries += 1;
+            }
+            return;
+        }
         let lat = s.latency_ns();
         let b = (s.intended_ns / self.bucket_ns) as usize;
         if b >= self.intervals.len() && b < 100_000 {
@@ -233,6 +134,12 @@ impl Collector {
             return;
         }
         self.measured.add_sample(0, s);
+        if matches!(
+            s.error,
+            ErrorKind::ConnectRefused | ErrorKind::ConnectTimeout | ErrorKind::Dns
+        ) {
+            self.connect_errors += 1;
+        }
         if !s.is_success() {
             // A compact key per failure; the text is built once, in `finish`
             // (no allocation per failed request).
@@ -284,6 +191,9 @@ impl Collector {
             metrics: Vec::new(),
             part: None,
             workers: None,
+            thresholds: Vec::new(),
+            connect_errors: self.connect_errors,
+            queries: None,
         };
         let span_ns = if v.requests > 0 {
             v.duration_ns + v.wait_ns
@@ -291,6 +201,17 @@ impl Collector {
             self.last_metric_ns.saturating_sub(self.warmup_ns)
         };
         let mut summary = summary;
+        if self.database {
+            let secs = span_ns as f64 / 1e9;
+            summary.queries = Some(Queries {
+                count: self.queries,
+                per_second: if secs > 0.0 {
+                    self.queries as f64 / secs
+                } else {
+                    0.0
+                },
+            });
+        }
         summary.metrics = metric_rows(m.metric_figures(), span_ns);
         let bucket_ns = self.bucket_ns;
         let series = self
@@ -469,6 +390,16 @@ impl Sink for Collector {
             self.register_target(id, &t);
             return;
         }
+        if series.kind == loadlab_core::SeriesKind::Sample {
+            match series.name.as_str() {
+                "sql_tx" => self.database = true,
+                "sql_stmt" => {
+                    self.database = true;
+                    self.statement_series.insert(id);
+                }
+                _ => {}
+            }
+        }
         self.metric_series
             .insert(id, Arc::new(SeriesDef::from_info(series)));
     }
@@ -505,6 +436,72 @@ mod tests {
             bytes_in: 10,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_database_test_counts_transactions_and_its_statements_as_queries() {
+        use loadlab_core::SeriesKind;
+        let mut c = Collector::new(0, 0, 500_000_000);
+        let sample = |name: &str| SeriesInfo {
+            kind: SeriesKind::Sample,
+            name: name.into(),
+            time: true,
+            tags: vec![("statement".into(), "x".into())],
+        };
+        c.register_series(0, &sample("sql_tx"));
+        c.register_series(1, &sample("sql_stmt"));
+        for i in 0..10u64 {
+            c.record(&s(i, i * 100, 5, 200));
+            for _ in 0..3 {
+                c.record(&Sample {
+                    target: 1,
+                    ..s(i, i * 100, 1, 200)
+                });
+            }
+        }
+        let sum = c.finish().summary;
+        assert_eq!(sum.requests, 10, "transactions only");
+        let q = sum.queries.expect("a database test");
+        assert_eq!(q.count, 30);
+        assert!((q.per_second / sum.throughput - 3.0).abs() < 0.01, "{q:?}");
+        // An HTTP run has no queries.
+        let mut h = Collector::new(10, 0, 500_000_000);
+        h.record(&s(0, 0, 1, 200));
+        assert!(h.finish().summary.queries.is_none());
+    }
+
+    #[test]
+    fn every_request_refused_is_an_unreachable_target() {
+        let mut c = Collector::new(10, 0, 500_000_000);
+        for i in 0..5u64 {
+            c.record(&Sample {
+                error: ErrorKind::ConnectRefused,
+                ..s(i, i * 100, 1, 0)
+            });
+        }
+        let sum = c.finish().summary;
+        assert_eq!(sum.connect_errors, 5);
+        assert!(sum.unreachable());
+        let mut c = Collector::new(10, 0, 500_000_000);
+        c.record(&s(0, 0, 1, 200));
+        c.record(&Sample {
+            error: ErrorKind::ConnectRefused,
+            ..s(1, 100, 1, 0)
+        });
+        assert!(!c.finish().summary.unreachable(), "one answer: it is up");
+    }
+
+    #[test]
+    fn a_generator_that_fell_behind_is_told() {
+        let mut s = RunSummary::default();
+        assert!(!s.generator_behind());
+        s.send_lag_p99_ns = BEHIND_LAG_P99_NS;
+        assert!(!s.generator_behind(), "at the threshold: kept");
+        s.send_lag_p99_ns = BEHIND_LAG_P99_NS + 1;
+        assert!(s.generator_behind());
+        s.send_lag_p99_ns = 0;
+        s.unsent = 1;
+        assert!(s.generator_behind());
     }
 
     #[test]

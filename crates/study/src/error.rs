@@ -39,4 +39,13 @@ pub enum StudyError {
     /// A file that cannot be read.
     #[error("{0}")]
     Io(String),
+    /// A script or database test that cannot run (found before the first
+    /// run, or a step that failed): the face's own exit code when it gave
+    /// one (`loadlab k6 run`'s 107, `loadlab sysbench`'s 20, …).
+    #[error("{message}")]
+    Workload { code: Option<i32>, message: String },
+    /// Every request of a run failed to connect: the target is down. The
+    /// run is stored; the study stops.
+    #[error("{0}")]
+    Unreachable(String),
 }

@@ -11,21 +11,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use loadlab_core::{Rate, Sink, format_go_duration};
-use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
+use loadlab_core::{Sink, format_go_duration};
+use loadlab_engine::{LiveStats, StopSignal};
 
 use crate::analysis::{self, PROBE, SWEEP};
-use crate::collect::{Collector, RunData};
 use crate::env::Environment;
 pub use crate::error::StudyError;
-use crate::monitor::{self, Monitor};
+use crate::monitor;
 use crate::plan::{CeilingPlan, Plan};
 pub use crate::report::default_out_dir;
-use crate::secrets::{REDACTED, expand, is_credential, is_reference, redact_urls};
-use crate::store::{MonitorPoint, Store};
+use crate::store::Store;
 use crate::worker::SplitOptions;
-use crate::workload::{WorkloadRunner, WorkloadStep};
+use crate::workload::WorkloadRunner;
+
+mod execute;
+use execute::execute;
+pub use execute::{check_workloads, scrub};
 
 /// How to run a study.
 pub struct RunOptions {
@@ -252,15 +253,23 @@ impl Ctx<'_> {
         } else {
             format!("run {}/{}", self.position, self.planned)
         };
-        let line = format!(
-            "[{counter}] {phase} {} {target} #{rep}: {} req, {:.1} ok/s, p99 {}, success {:.2}% {verdict}",
-            self.plan.load.level_short(rate),
-            s.requests,
-            s.throughput,
-            crate::report::text::round_duration(s.p99_ns),
-            s.success * 100.0,
+        let what = format!(
+            "{phase} {} {target} #{rep}",
+            self.plan.load.level_short(rate)
         );
+        let line = format!("[{counter}] {what}: {}", run_line(s, verdict));
         (self.opts.progress)(&line);
+        // Nothing is gained by going on against a target that is not
+        // there; after the last run the study ends as planned, and its
+        // answer says it.
+        if s.unreachable() && self.position < self.planned {
+            return Err(StudyError::Unreachable(format!(
+                "target {target}: {} (run {what}; the study stops with {} run(s) stored in study {})",
+                unreachable_words(s),
+                self.done.len(),
+                self.study,
+            )));
+        }
         Ok(pass)
     }
 
@@ -271,6 +280,67 @@ impl Ctx<'_> {
         } else {
             self.plan.load.step + self.plan.load.cooldown
         }
+    }
+}
+
+/// A completed run in a few words: its figures (transactions and queries
+/// per second for a database test, requests and successes per second
+/// otherwise), its SLO verdict, and what makes it no plain measurement of
+/// the target.
+pub fn run_line(s: &crate::collect::RunSummary, verdict: &str) -> String {
+    let p99 = crate::report::text::round_duration(s.p99_ns);
+    let mut line = match &s.queries {
+        Some(q) => format!(
+            "{} tx, {:.1} tps, {:.1} qps, p99 {p99} per transaction, success {:.2}% {verdict}",
+            s.requests,
+            s.throughput,
+            q.per_second,
+            s.success * 100.0,
+        ),
+        None => format!(
+            "{} req, {:.1} ok/s, p99 {p99}, success {:.2}% {verdict}",
+            s.requests,
+            s.throughput,
+            s.success * 100.0,
+        ),
+    };
+    let crossed: Vec<String> = s
+        .crossed()
+        .iter()
+        .map(|t| format!("{} {}", t.metric, t.threshold))
+        .collect();
+    if !crossed.is_empty() {
+        line = format!(
+            "{}; thresholds crossed: {}",
+            line.trim_end(),
+            crossed.join(", ")
+        );
+    }
+    if s.generator_behind() {
+        line = format!("{}; {}", line.trim_end(), crate::report::text::BEHIND_NOTE);
+    }
+    if s.unreachable() {
+        line = format!("{}; {}", line.trim_end(), unreachable_words(s));
+    }
+    line
+}
+
+/// "connection refused on every request: is the target up?" (or the
+/// failure every request met, when it was another way of not connecting).
+pub fn unreachable_words(s: &crate::collect::RunSummary) -> String {
+    let refused = s
+        .errors
+        .keys()
+        .all(|e| e.contains("connection refused") || e.contains("Connection refused"));
+    if refused {
+        "connection refused on every request: is the target up?".to_string()
+    } else {
+        let top = s
+            .errors
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map_or(String::new(), |(e, _)| format!(" ({e})"));
+        format!("no connection on any request{top}: is the target up?")
     }
 }
 
@@ -381,162 +451,6 @@ fn sleep_unless(stop: &StopSignal, d: Duration) {
     stop.wait_timeout(d);
 }
 
-/// Runs one attack through the engine and collects it.
-#[allow(clippy::too_many_arguments)]
-fn execute(
-    plan: &Plan,
-    target: &str,
-    rate: u64,
-    base_url: &str,
-    pid: Option<u32>,
-    stop: &Arc<StopSignal>,
-    extra: Option<Box<dyn Sink>>,
-    live: Arc<LiveStats>,
-    workloads: Option<&Arc<dyn WorkloadRunner>>,
-    split: Option<(loadlab_core::ScheduleSegment, u64, bool)>,
-) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
-    let l = &plan.load;
-    let t = plan
-        .target(target)
-        .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
-    // Only the engine sees the expanded values; every message is scrubbed.
-    let scrubbed = |m: String| StudyError::Engine(scrub(plan, base_url, &m));
-    let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
-    // About 100 points per run in the latency-over-time chart, at least 100 ms each.
-    let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
-    let mut collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
-    if split.is_some() {
-        collector = collector.keep_part();
-    }
-    // Everything that can fail before the run does, before the monitor starts.
-    #[allow(clippy::large_enum_variant)] // one value per run, never moved around
-    enum Job<'a> {
-        Workload(&'a Arc<dyn WorkloadRunner>, WorkloadStep),
-        Http(Vec<Target>, AttackConfig),
-    }
-    let job = match &t.workload {
-        Some(w) => {
-            let runner = workloads.ok_or_else(|| {
-                StudyError::Engine(format!(
-                    "target {target} is a {} test, and this study runner cannot run those",
-                    w.tool()
-                ))
-            })?;
-            let workload = match w {
-                crate::workload::WorkloadPlan::Sysbench { args } => {
-                    crate::workload::WorkloadPlan::Sysbench {
-                        args: args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
-                    }
-                }
-                crate::workload::WorkloadPlan::Script { path, env } => {
-                    crate::workload::WorkloadPlan::Script {
-                        path: path.clone(),
-                        env: env
-                            .iter()
-                            .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
-                            .collect::<Result<_, StudyError>>()?,
-                    }
-                }
-            };
-            Job::Workload(
-                runner,
-                WorkloadStep {
-                    name: format!("{}/{target}/{rate}", plan.name),
-                    workload,
-                    axis: l.axis.clone(),
-                    level: rate,
-                    step: l.step,
-                    base_url: base_url.to_string(),
-                },
-            )
-        }
-        None => Job::Http(
-            http_targets(t, base_url, &expand)?,
-            AttackConfig {
-                name: format!("{}/{target}/{rate}", plan.name),
-                segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
-                start_at_unix_ns: split.and_then(|(_, slot, keep)| keep.then_some(slot)),
-                ..l.attack_config(Rate::per_second(rate))
-            },
-        ),
-    };
-    let mon = pid.map(|p| {
-        Monitor::start(
-            p,
-            plan.monitor
-                .as_ref()
-                .map_or(Duration::from_secs(1), |m| m.interval),
-        )
-    });
-    let sink = (collector, extra);
-    let res = match job {
-        Job::Workload(runner, step) => {
-            let mut sink = sink;
-            runner
-                .run(&step, stop.clone(), &mut sink)
-                .map(|()| (sink.0.finish(), 0, 0))
-                .map_err(scrubbed)
-        }
-        Job::Http(targets, cfg) => {
-            let flag = stop.clone();
-            let shutdown = async move { flag.wait().await };
-            loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live)
-                .map(|(summary, (c, _))| (c.finish(), summary.unsent, summary.late))
-                .map_err(|e| scrubbed(e.to_string()))
-        }
-    };
-    let points = mon.map(Monitor::stop).unwrap_or_default();
-    let (mut data, unsent, late) = res?;
-    // Error texts name the URL as sent: show it as the plan does.
-    for (k, n) in std::mem::take(&mut data.summary.errors) {
-        let k = scrub(plan, base_url, &k);
-        *data.summary.errors.entry(k).or_default() += n;
-    }
-    data.summary.unsent = unsent;
-    data.summary.late = late;
-    if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
-        p.segment = seg.index;
-        p.segments = seg.count;
-        p.slot_unix_ns = slot;
-    }
-    // CPU figures exclude the warm-up, like every other figure.
-    let warm = plan.load.warmup.as_secs_f64();
-    let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
-    if !measured.is_empty() {
-        data.summary.cpu_mean =
-            Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
-        data.summary.cpu_max = measured
-            .iter()
-            .map(|p| p.cpu)
-            .fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
-        data.summary.rss_max = measured.iter().map(|p| p.rss).max();
-    }
-    Ok((data, points))
-}
-
-/// The engine's targets of an HTTP target, `{origin}` and `${NAME}` expanded.
-fn http_targets(
-    t: &crate::plan::TargetPlan,
-    base_url: &str,
-    expand: &dyn Fn(&str) -> Result<String, StudyError>,
-) -> Result<Vec<Target>, StudyError> {
-    t.requests
-        .iter()
-        .map(|r| {
-            Ok(Target {
-                method: r.method.clone(),
-                url: expand(&r.url)?.replace("{origin}", base_url),
-                headers: r
-                    .headers
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                    .collect::<Result<_, StudyError>>()?,
-                body: r.body.clone().map(Bytes::from).unwrap_or_default(),
-            })
-        })
-        .collect::<Result<_, StudyError>>()
-}
-
 /// Runs (or resumes) a study and writes its report. Blocking.
 pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, StudyError> {
     if opts.split.is_some() {
@@ -547,6 +461,8 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
             ));
         }
     }
+    // Scripts compile and databases answer before anything is created.
+    check_workloads(plan, opts.workloads.as_ref())?;
     let mut store = Store::open(&opts.db)?;
     // What is stored is redacted: the resolved plan keeps `${NAME}`
     // references (never their values) and hides literal credentials.
@@ -776,49 +692,6 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
         }
     }
     Ok(())
-}
-
-/// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
-/// `{origin}` = `base_url` and references expanded) become their redacted
-/// templates, remaining URL passwords become `xxxxx`, and any captured
-/// environment value or literal credential still present becomes `REDACTED`.
-/// Used for error messages and the error set of a run.
-pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
-    let shown = plan.redacted();
-    let mut out = text.to_string();
-    for (t, s) in plan.targets.iter().zip(&shown.targets) {
-        for (r, d) in t.requests.iter().zip(&s.requests) {
-            if let Ok(sent) = expand(&r.url, &plan.env) {
-                let sent = sent.replace("{origin}", base_url);
-                let disp = d.url.replace("{origin}", base_url);
-                if sent != disp && !sent.is_empty() {
-                    out = out.replace(&sent, &disp);
-                }
-            }
-        }
-    }
-    out = redact_urls(&out);
-    // Anything left that is known to be secret (too short a value would
-    // mangle ordinary text; such a value is no secret anyway).
-    let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
-    for t in &plan.targets {
-        for r in &t.requests {
-            for (k, v) in &r.headers {
-                if is_credential(k, &plan.redact) {
-                    secrets.push(v.trim().to_string());
-                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
-                        secrets.push(rest.trim().to_string());
-                    }
-                }
-            }
-        }
-    }
-    secrets.retain(|s| s.len() >= 4 && !is_reference(s));
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    for s in secrets {
-        out = out.replace(&s, REDACTED);
-    }
-    out
 }
 
 #[cfg(test)]

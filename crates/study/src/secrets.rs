@@ -321,13 +321,89 @@ pub fn capture(targets: &[TargetPlan], src: &str, file: &str) -> Result<EnvValue
 /// `text` with every captured value (of 4 characters or more: a shorter one
 /// would mangle ordinary text, and is no secret anyway) replaced by `REDACTED`.
 pub(crate) fn scrub_values(env: &EnvValues, text: &str) -> String {
-    let mut values: Vec<&str> = env.values().filter(|v| v.len() >= 4).collect();
-    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    let values: Vec<String> = env.values().map(str::to_string).collect();
+    redact_values(text, &values)
+}
+
+/// `text` with each of `secrets` (of 4 characters or more: a shorter one
+/// is no secret) replaced by `REDACTED` where it stands as a value: after
+/// `=` (`--mysql-password=…`, a DSN's `password=…`, a query), `:` (a
+/// header, URL userinfo), a quote, or an `Authorization` scheme after a
+/// colon (`Authorization: Bearer …`), and ending where a word ends. The
+/// same letters in prose are kept: with the password `wrong`, a server's
+/// "wrong user name or password" is shown as the server wrote it.
+pub fn redact_values(text: &str, secrets: &[String]) -> String {
+    let mut secrets: Vec<&str> = secrets
+        .iter()
+        .map(|s| s.as_str())
+        .filter(|s| s.len() >= 4 && !is_reference(s))
+        .collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    secrets.dedup();
     let mut out = text.to_string();
-    for v in values {
-        out = out.replace(v, REDACTED);
+    for s in secrets {
+        let mut done = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(i) = rest.find(s) {
+            let (before, after) = (&rest[..i], &rest[i + s.len()..]);
+            let ends = after
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'));
+            done.push_str(before);
+            if ends && stands_as_value(&done) {
+                done.push_str(REDACTED);
+            } else {
+                done.push_str(s);
+            }
+            rest = after;
+        }
+        done.push_str(rest);
+        out = done;
     }
     out
+}
+
+/// Whether text that ends with `before` is followed by a value: right
+/// after `=`, `:` or a quote, or after `NAME: ` / `NAME: Scheme ` where
+/// NAME is a credential's (a credential header, or a name with `pass`,
+/// `secret`, `token`, `key`, `auth` or `cookie` in it) — not after any
+/// colon, as in a server's `user 'bob': wrong user name or password`.
+fn stands_as_value(before: &str) -> bool {
+    let Some(last) = before.chars().next_back() else {
+        return false;
+    };
+    if matches!(last, '=' | ':' | '"' | '\'' | '`') {
+        return true;
+    }
+    if last != ' ' {
+        return false;
+    }
+    let t = before.trim_end();
+    // `Name: Scheme value`: step over the scheme.
+    let t = match t.rsplit_once(char::is_whitespace) {
+        Some((head, word))
+            if !word.is_empty()
+                && word.chars().all(|c| c.is_ascii_alphabetic())
+                && head.trim_end().ends_with(':') =>
+        {
+            head.trim_end()
+        }
+        _ => t,
+    };
+    let Some(head) = t.strip_suffix(':') else {
+        return false;
+    };
+    let name = head
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .next()
+        .unwrap_or("");
+    let lower = name.to_ascii_lowercase();
+    !name.is_empty()
+        && (is_credential(name, &[])
+            || ["pass", "secret", "token", "key", "auth", "cookie"]
+                .iter()
+                .any(|k| lower.contains(k)))
 }
 
 /// Pairs (as written, as shown) for the credentials of a plan's YAML value.
@@ -424,6 +500,47 @@ pub fn redact_plan_yaml(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_redacted_where_they_stand_as_values() {
+        let pw = vec!["wrong".to_string()];
+        // Prose keeps its words.
+        assert_eq!(
+            redact_values("FATAL: wrong user name or password", &pw),
+            "FATAL: wrong user name or password"
+        );
+        assert_eq!(
+            redact_values(
+                "MariaDB at 127.0.0.1:3306 refused the login of user 'sbtest': wrong user name or password",
+                &pw
+            ),
+            "MariaDB at 127.0.0.1:3306 refused the login of user 'sbtest': wrong user name or password"
+        );
+        assert_eq!(
+            redact_values("password: wrong; X-Session-Token: wrong", &pw),
+            "password: REDACTED; X-Session-Token: REDACTED"
+        );
+        assert_eq!(
+            redact_values("sysbench --mysql-password=wrong --threads=1", &pw),
+            "sysbench --mysql-password=REDACTED --threads=1"
+        );
+        assert_eq!(
+            redact_values("host=h user=u password=wrong dbname=d", &pw),
+            "host=h user=u password=REDACTED dbname=d"
+        );
+        assert_eq!(
+            redact_values("http://me:wrong@h/ and Authorization: Bearer wrong.", &pw),
+            "http://me:REDACTED@h/ and Authorization: Bearer REDACTED."
+        );
+        assert_eq!(
+            redact_values("X-Api-Key: wrong, \"wrong\"", &pw),
+            "X-Api-Key: REDACTED, \"REDACTED\""
+        );
+        // A longer word that starts with the value is another word.
+        assert_eq!(redact_values("password=wrongly", &pw), "password=wrongly");
+        // Too short to be a secret.
+        assert_eq!(redact_values("a=abc", &["abc".into()]), "a=abc");
+    }
 
     #[test]
     fn pieces_and_escapes() {

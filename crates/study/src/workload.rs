@@ -112,18 +112,55 @@ pub struct WorkloadStep {
     pub base_url: String,
 }
 
+/// What a step said beyond its samples: a script's threshold verdicts
+/// (a crossed threshold is a measurement, not a failure of the step).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepReport {
+    pub thresholds: Vec<crate::collect::ThresholdVerdict>,
+}
+
+/// Why a workload step (or the check before the first one) could not be
+/// measured: a script that does not compile, a database that refuses the
+/// login, a crash.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepFailure {
+    /// The face's own exit code (`loadlab k6 run`'s 107, `loadlab
+    /// sysbench`'s 20, …), when it gave one.
+    pub code: Option<i32>,
+    /// One line, without the `loadlab:` prefix.
+    pub message: String,
+}
+
+impl StepFailure {
+    /// A failure without an exit code of its own.
+    pub fn plain(message: impl Into<String>) -> StepFailure {
+        StepFailure {
+            code: None,
+            message: message.into(),
+        }
+    }
+}
+
 /// Runs one workload step; the CLI implements it with its `sysbench` and
 /// `k6` faces.
 pub trait WorkloadRunner: Send + Sync {
     /// Runs the step to its end (or until `stop` fires), sending every
-    /// sample and metric record to `sink`. The error is one line, already
-    /// free of secrets.
+    /// sample and metric record to `sink`. The error's message is one
+    /// line; the study scrubs it of secrets.
     fn run(
         &self,
         step: &WorkloadStep,
         stop: Arc<StopSignal>,
         sink: &mut dyn Sink,
-    ) -> Result<(), String>;
+    ) -> Result<StepReport, StepFailure>;
+
+    /// Checks, before the study's first run and without sending load,
+    /// that the step can run at all: the script compiles, the database
+    /// accepts one connection. Called once per target, with its first
+    /// step.
+    fn check(&self, _step: &WorkloadStep) -> Result<(), StepFailure> {
+        Ok(())
+    }
 }
 
 /// A database password written literally in a sysbench target, instead of

@@ -96,6 +96,10 @@ pub fn study_error(e: StudyError) -> CliError {
         StudyError::Engine(_) => CliError::internal(e),
         StudyError::Split(_) => CliError::bad_input(e),
         StudyError::Io(_) => CliError::io(e),
+        StudyError::Workload { code, .. } => {
+            CliError::new(code.unwrap_or(crate::exit::INTERNAL), e)
+        }
+        StudyError::Unreachable(_) => CliError::new(crate::exit::TARGET_UNREACHABLE, e),
     }
 }
 

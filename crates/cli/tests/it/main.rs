@@ -13,6 +13,7 @@ mod s3;
 mod study;
 mod study_command;
 mod study_progress;
+mod study_runs;
 mod study_secrets;
 mod study_split;
 mod study_workloads;

@@ -11,6 +11,10 @@ fn d(ns: u64) -> String {
     format_go_duration(Duration::from_nanos(ns))
 }
 
+/// What a run where the load generator fell behind its schedule is
+/// marked with (see [`RunSummary::generator_behind`]).
+pub const BEHIND_NOTE: &str = "the generator fell behind: this run measures the client";
+
 /// A latency for one-line summaries (progress lines, `runs show`): rounded
 /// to 3 significant digits, Go syntax (`12.3ms`, `523µs`, `1.23s`).
 pub fn round_duration(ns: u64) -> String {
@@ -70,11 +74,15 @@ fn vegeta_summary(s: &RunSummary) -> loadlab_metrics::Summary {
             total: s.bytes_out,
             mean: s.bytes_out as f64 / n,
         },
-        status_codes: s
-            .status_codes
-            .iter()
-            .map(|(c, n)| (c.to_string(), *n))
-            .collect(),
+        // A database test's transactions have no HTTP status.
+        status_codes: if s.is_database() {
+            Default::default()
+        } else {
+            s.status_codes
+                .iter()
+                .map(|(c, n)| (c.to_string(), *n))
+                .collect()
+        },
         // Stored texts are already redacted; this guards stores written before.
         errors: s
             .errors
@@ -96,14 +104,39 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
             d(warmup.as_nanos() as u64)
         );
     }
-    let _ = writeln!(
-        o,
-        "Schedule      send lag p99 {}, late {}, unsent {}; uncorrected service p99 {}",
-        d(s.send_lag_p99_ns),
-        s.late,
-        s.unsent,
-        d(s.service_p99_ns)
-    );
+    if let Some(q) = &s.queries {
+        let _ = writeln!(
+            o,
+            "Transactions  {:.2} tps, {:.2} qps ({} statements); latencies above are per transaction",
+            s.throughput, q.per_second, q.count
+        );
+    }
+    // A closed-loop database test keeps no schedule: nothing to say.
+    if !s.is_database() || s.send_lag_p99_ns > 0 || s.unsent > 0 {
+        let _ = writeln!(
+            o,
+            "Schedule      send lag p99 {}, late {}, unsent {}; uncorrected service p99 {}",
+            d(s.send_lag_p99_ns),
+            s.late,
+            s.unsent,
+            d(s.service_p99_ns)
+        );
+    }
+    if s.generator_behind() {
+        let _ = writeln!(o, "Generator     {BEHIND_NOTE}");
+    }
+    if s.unreachable() {
+        let _ = writeln!(o, "Target        {}", crate::runner::unreachable_words(s));
+    }
+    for t in &s.thresholds {
+        let _ = writeln!(
+            o,
+            "Threshold     {} {}: {}",
+            t.metric,
+            t.threshold,
+            if t.ok { "held" } else { "crossed" }
+        );
+    }
     if let (Some(m), Some(x)) = (s.cpu_mean, s.cpu_max) {
         let rss = s
             .rss_max

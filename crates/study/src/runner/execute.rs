@@ -1,0 +1,267 @@
+//! One run's work: the engine's attack or a workload step, collected
+//! ([`execute`]); the check of workload targets before the first run
+//! ([`check_workloads`]); and the scrubbing of every message of a run
+//! ([`scrub`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use loadlab_core::{Rate, Sink};
+use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
+
+use super::StudyError;
+use crate::collect::{Collector, RunData};
+use crate::monitor::Monitor;
+use crate::plan::Plan;
+use crate::secrets::{expand, is_credential, redact_urls};
+use crate::store::MonitorPoint;
+use crate::workload::{WorkloadRunner, WorkloadStep};
+
+/// Runs one attack through the engine and collects it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn execute(
+    plan: &Plan,
+    target: &str,
+    rate: u64,
+    base_url: &str,
+    pid: Option<u32>,
+    stop: &Arc<StopSignal>,
+    extra: Option<Box<dyn Sink>>,
+    live: Arc<LiveStats>,
+    workloads: Option<&Arc<dyn WorkloadRunner>>,
+    split: Option<(loadlab_core::ScheduleSegment, u64, bool)>,
+) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
+    let l = &plan.load;
+    let t = plan
+        .target(target)
+        .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
+    // Only the engine sees the expanded values; every message is scrubbed.
+    let scrubbed = |m: String| StudyError::Engine(scrub(plan, base_url, &m));
+    let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
+    // About 100 points per run in the latency-over-time chart, at least 100 ms each.
+    let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
+    let mut collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
+    if split.is_some() {
+        collector = collector.keep_part();
+    }
+    // Everything that can fail before the run does, before the monitor starts.
+    #[allow(clippy::large_enum_variant)] // one value per run, never moved around
+    enum Job<'a> {
+        Workload(&'a Arc<dyn WorkloadRunner>, WorkloadStep),
+        Http(Vec<Target>, AttackConfig),
+    }
+    let job = match &t.workload {
+        Some(w) => {
+            let runner = workloads.ok_or_else(|| {
+                StudyError::Engine(format!(
+                    "target {target} is a {} test, and this study runner cannot run those",
+                    w.tool()
+                ))
+            })?;
+            Job::Workload(runner, workload_step(plan, target, w, rate, base_url)?)
+        }
+        None => Job::Http(
+            http_targets(t, base_url, &expand)?,
+            AttackConfig {
+                name: format!("{}/{target}/{rate}", plan.name),
+                segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
+                start_at_unix_ns: split.and_then(|(_, slot, keep)| keep.then_some(slot)),
+                ..l.attack_config(Rate::per_second(rate))
+            },
+        ),
+    };
+    let mon = pid.map(|p| {
+        Monitor::start(
+            p,
+            plan.monitor
+                .as_ref()
+                .map_or(Duration::from_secs(1), |m| m.interval),
+        )
+    });
+    let sink = (collector, extra);
+    let res = match job {
+        Job::Workload(runner, step) => {
+            let mut sink = sink;
+            runner
+                .run(&step, stop.clone(), &mut sink)
+                .map(|r| {
+                    let mut data = sink.0.finish();
+                    data.summary.thresholds = r.thresholds;
+                    (data, 0, 0)
+                })
+                .map_err(|f| StudyError::Workload {
+                    code: f.code,
+                    message: format!(
+                        "target {target} at {}: {}",
+                        l.level_label(rate),
+                        scrub(plan, base_url, &f.message)
+                    ),
+                })
+        }
+        Job::Http(targets, cfg) => {
+            let flag = stop.clone();
+            let shutdown = async move { flag.wait().await };
+            loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live)
+                .map(|(summary, (c, _))| (c.finish(), summary.unsent, summary.late))
+                .map_err(|e| scrubbed(e.to_string()))
+        }
+    };
+    let points = mon.map(Monitor::stop).unwrap_or_default();
+    let (mut data, unsent, late) = res?;
+    // Error texts name the URL as sent: show it as the plan does.
+    for (k, n) in std::mem::take(&mut data.summary.errors) {
+        let k = scrub(plan, base_url, &k);
+        *data.summary.errors.entry(k).or_default() += n;
+    }
+    data.summary.unsent = unsent;
+    data.summary.late = late;
+    if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
+        p.segment = seg.index;
+        p.segments = seg.count;
+        p.slot_unix_ns = slot;
+    }
+    // CPU figures exclude the warm-up, like every other figure.
+    let warm = plan.load.warmup.as_secs_f64();
+    let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
+    if !measured.is_empty() {
+        data.summary.cpu_mean =
+            Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
+        data.summary.cpu_max = measured
+            .iter()
+            .map(|p| p.cpu)
+            .fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
+        data.summary.rss_max = measured.iter().map(|p| p.rss).max();
+    }
+    Ok((data, points))
+}
+
+/// One step of a workload target, `${NAME}` and `{origin}` expanded.
+fn workload_step(
+    plan: &Plan,
+    target: &str,
+    w: &crate::workload::WorkloadPlan,
+    rate: u64,
+    base_url: &str,
+) -> Result<WorkloadStep, StudyError> {
+    use crate::workload::WorkloadPlan;
+    let expand = |v: &str| {
+        crate::secrets::expand(v, &plan.env)
+            .map_err(|m| StudyError::Engine(scrub(plan, base_url, &m)))
+    };
+    let workload = match w {
+        WorkloadPlan::Sysbench { args } => WorkloadPlan::Sysbench {
+            args: args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
+        },
+        WorkloadPlan::Script { path, env } => WorkloadPlan::Script {
+            path: path.clone(),
+            env: env
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
+                .collect::<Result<_, StudyError>>()?,
+        },
+    };
+    Ok(WorkloadStep {
+        name: format!("{}/{target}/{rate}", plan.name),
+        workload,
+        axis: plan.load.axis.clone(),
+        level: rate,
+        step: plan.load.step,
+        base_url: base_url.to_string(),
+    })
+}
+
+/// The in-process origin's address as the check before the first run
+/// shows it to a script (the origin is not started yet; nothing is sent).
+const CHECK_ORIGIN: &str = "http://127.0.0.1:1";
+
+/// Before the store is opened and any run starts: every script compiles
+/// and every database target accepts one connection (the runner's
+/// [`WorkloadRunner::check`]). The error names the target.
+pub fn check_workloads(
+    plan: &Plan,
+    workloads: Option<&Arc<dyn WorkloadRunner>>,
+) -> Result<(), StudyError> {
+    let Some(runner) = workloads else {
+        return Ok(());
+    };
+    let Some(&first) = plan.load.rates.first() else {
+        return Ok(());
+    };
+    for t in &plan.targets {
+        let Some(w) = &t.workload else { continue };
+        let step = workload_step(plan, &t.name, w, first, CHECK_ORIGIN)?;
+        runner.check(&step).map_err(|f| StudyError::Workload {
+            code: f.code,
+            message: format!(
+                "target {}: {}",
+                t.name,
+                scrub(plan, CHECK_ORIGIN, &f.message)
+            ),
+        })?;
+    }
+    Ok(())
+}
+
+/// The engine's targets of an HTTP target, `{origin}` and `${NAME}` expanded.
+fn http_targets(
+    t: &crate::plan::TargetPlan,
+    base_url: &str,
+    expand: &dyn Fn(&str) -> Result<String, StudyError>,
+) -> Result<Vec<Target>, StudyError> {
+    t.requests
+        .iter()
+        .map(|r| {
+            Ok(Target {
+                method: r.method.clone(),
+                url: expand(&r.url)?.replace("{origin}", base_url),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                    .collect::<Result<_, StudyError>>()?,
+                body: r.body.clone().map(Bytes::from).unwrap_or_default(),
+            })
+        })
+        .collect::<Result<_, StudyError>>()
+}
+
+/// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
+/// `{origin}` = `base_url` and references expanded) become their redacted
+/// templates, remaining URL passwords become `xxxxx`, and any captured
+/// environment value or literal credential still present becomes `REDACTED`.
+/// Used for error messages and the error set of a run.
+pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
+    let shown = plan.redacted();
+    let mut out = text.to_string();
+    for (t, s) in plan.targets.iter().zip(&shown.targets) {
+        for (r, d) in t.requests.iter().zip(&s.requests) {
+            if let Ok(sent) = expand(&r.url, &plan.env) {
+                let sent = sent.replace("{origin}", base_url);
+                let disp = d.url.replace("{origin}", base_url);
+                if sent != disp && !sent.is_empty() {
+                    out = out.replace(&sent, &disp);
+                }
+            }
+        }
+    }
+    out = redact_urls(&out);
+    // Anything left that is known to be secret (too short a value would
+    // mangle ordinary text; such a value is no secret anyway).
+    let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
+    for t in &plan.targets {
+        for r in &t.requests {
+            for (k, v) in &r.headers {
+                if is_credential(k, &plan.redact) {
+                    secrets.push(v.trim().to_string());
+                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
+                        secrets.push(rest.trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+    // Where they stand as values (an option's, a header's, a DSN field's),
+    // not as letters in a server's prose.
+    crate::secrets::redact_values(&out, &secrets)
+}
