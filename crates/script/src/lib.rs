@@ -57,9 +57,13 @@ pub mod prom_rw;
 pub mod run;
 pub mod sched;
 pub mod segment;
+// What the modules and the run share (k6's `lib.State`).
+pub mod state;
 pub mod summary;
 pub mod system_tags;
 pub mod thresholds;
+// The VUs' slots the executors start iterations in.
+mod vus;
 
 use std::path::PathBuf;
 

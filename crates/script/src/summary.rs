@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::config::{Options, TimeUnit};
 use crate::metrics::{Agg, Kind};
-use crate::run::shared::{Shared, progress_block};
+use crate::state::shared::{Shared, progress_block};
 use crate::thresholds::eval::{Figure, Verdict, evaluate, filter_label};
 
 /// `1.23ms`, `425.14µs`, `1.5s`, `1m2.5s`: k6's durations, with 2 decimals

@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::{Ctx, Exception, Function, Value};
 
+pub use crate::js::exec::k6_helper;
 use crate::js::vu::{self, Op, Resume};
 
 /// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
@@ -31,13 +32,6 @@ pub(crate) fn truthy(v: &Value<'_>) -> bool {
 
 pub(crate) fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     Exception::throw_message(ctx, msg)
-}
-
-/// One of the helpers [`install`] keeps on the hidden `__k6` object.
-pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
-    ctx.globals()
-        .get::<_, Object>("__k6")
-        .and_then(|k| k.get::<_, Function>(name))
 }
 
 /// Throws k6's `GoError` (see `goError` in [`install`]).
@@ -108,20 +102,6 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
                 out.push((k, s));
             }
         }
-    }
-    out
-}
-
-pub(crate) fn canonical(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut up = true;
-    for c in name.chars() {
-        if up {
-            out.extend(c.to_uppercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-        up = c == '-';
     }
     out
 }

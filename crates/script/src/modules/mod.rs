@@ -31,7 +31,7 @@ use std::rc::Rc;
 
 use rquickjs::{Ctx, Object};
 
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 pub(crate) mod common;
 pub(crate) mod crypto;

@@ -17,9 +17,9 @@ use crate::log::Level;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
-use crate::run::sched::*;
-use crate::run::shared::Shared;
-use crate::run::shared::*;
+use crate::state::shared::Shared;
+use crate::state::shared::*;
+use crate::vus::sched::*;
 
 pub(crate) async fn drive<'js>(
     shared: &Rc<Shared>,

@@ -30,10 +30,10 @@ use crate::system_tags::SystemTags;
 use crate::log::unix_now_ns;
 use crate::run::config::*;
 use crate::run::drive::*;
-use crate::run::sched::*;
-use crate::run::shared::*;
-use crate::run::shared::{ScenarioMeta, Shared, VuMeta};
-use crate::run::wake::*;
+use crate::state::shared::*;
+use crate::state::shared::{ScenarioMeta, Shared, VuMeta};
+use crate::vus::sched::*;
+use crate::vus::wake::*;
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
 pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
@@ -123,7 +123,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         probe_shared.log(Level::Warning, w, &[]);
     }
     if cfg.progress && !cfg.quiet {
-        crate::progress::print_banner(&cfg, &options);
+        print_banner(&cfg, &options);
     }
     // `--summary-mode=disabled`: no export file, not even an empty one.
     let out_cfg = RunConfig {
@@ -171,7 +171,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             || cfg.prometheus_rw.is_some()
             || thresholds_on_http_tags(&options),
     );
-    shared_v.http = crate::modules::http::request::HttpDefaults {
+    shared_v.http = crate::state::request::HttpDefaults {
         max_redirects: options.max_redirects,
         request: options.request.clone(),
         name_tag: options.system_tags.has(SystemTags::NAME),
@@ -264,7 +264,7 @@ pub(crate) fn make_shared(
         logger: cfg.logger.clone().unwrap_or_default(),
         rw: RefCell::new(None),
         rps_next: Cell::new(None),
-        http: crate::modules::http::request::HttpDefaults::default(),
+        http: crate::state::request::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,

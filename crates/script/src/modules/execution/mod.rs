@@ -9,7 +9,7 @@ mod test_options;
 
 use super::common::throw;
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 pub(crate) const NAME: &str = "k6/execution";
 

@@ -10,7 +10,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{k6_code, throw};
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 mod console;
 

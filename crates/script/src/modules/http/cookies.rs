@@ -7,10 +7,10 @@ use loadlab_engine::header_list::HeaderList;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use super::request::ReqMeta;
 use crate::js::vu;
 use crate::modules::common::{js_string, throw};
-use crate::run::shared::Shared;
+use crate::state::request::ReqMeta;
+use crate::state::shared::Shared;
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
 /// start of every iteration unless `options.noCookiesReset`), the others

@@ -1,5 +1,5 @@
 //! `k6/http`: requests (`request.rs`, sent by `send.rs`), cookie jars (`cookies.rs`), the
-//! response class (`response.rs`) and `--http-debug` (`debug.rs`).
+//! response class (`response.rs`); `--http-debug` is `crate::state::http_debug`.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -9,16 +9,15 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::throw_go;
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 pub(crate) mod cookies;
-pub(crate) mod debug;
 pub(crate) mod request;
 pub(crate) mod response;
 mod send;
 
+use crate::state::request::Expect;
 use cookies::{AllJars, install_jars};
-use request::Expect;
 
 pub(crate) const NAME: &str = "k6/http";
 

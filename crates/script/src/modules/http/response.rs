@@ -10,8 +10,9 @@ use rquickjs::function::This;
 use rquickjs::object::{Accessor, Property};
 use rquickjs::{Ctx, Function, Object, Value, qjs};
 
-use super::request::{ReqMeta, ResponseType};
-use crate::modules::common::{canonical, js_string, throw};
+use crate::http_result::canonical;
+use crate::modules::common::{js_string, throw};
+use crate::state::request::{ReqMeta, ResponseType};
 
 /// What a response object holds natively until the script reads it.
 ///

@@ -8,7 +8,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{js_pairs, throw, truthy, wait};
 use crate::js::vu::{self, Op};
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 pub(crate) const NAME: &str = "k6";
 

@@ -8,7 +8,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::common::{js_pairs, throw};
 use crate::js::vu;
 use crate::metrics::Kind;
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 pub(crate) const NAME: &str = "k6/metrics";
 

@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::js::vu::{self, Op};
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 
 mod session;
 

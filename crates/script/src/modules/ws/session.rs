@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::shared::Shared;
 use crate::system_tags::SystemTags;
 
 use super::{Params, wait_for, wait_until};
@@ -543,7 +543,7 @@ pub(super) fn fill_response<'js>(
     let headers = Object::new(ctx.clone())?;
     let mut joined: Vec<(String, String)> = Vec::new();
     for (k, v) in resp.headers() {
-        let name = crate::modules::common::canonical(k.as_str());
+        let name = crate::http_result::canonical(k.as_str());
         let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
         match joined.iter_mut().find(|(n, _)| *n == name) {
             Some((_, old)) => {

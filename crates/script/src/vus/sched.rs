@@ -22,8 +22,8 @@ use crate::js::vu::{self, Op, Resume, VuCoroutine};
 use crate::log::Level;
 
 use crate::http_result::ms;
-use crate::run::shared::Shared;
-use crate::run::wake::*;
+use crate::state::shared::Shared;
+use crate::vus::wake::*;
 
 /// One VU: its context and coroutine.
 pub(crate) struct Slot<'js> {

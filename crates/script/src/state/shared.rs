@@ -1,5 +1,5 @@
 //! What the VUs and the scheduler share: the metrics, the outputs, each
-//! VU's facts and the test's counters (see the state rules in `run/mod.rs`).
+//! VU's facts and the test's counters (see the state rules in `state/mod.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -18,8 +18,6 @@ use crate::system_tags::SystemTags;
 
 use crate::http_result::ms;
 use crate::log::unix_now_ns;
-
-use super::shared_http::*;
 
 pub(crate) fn unix_now_ms() -> i64 {
     (unix_now_ns() / 1_000_000) as i64
@@ -42,7 +40,7 @@ pub struct VuMeta {
     /// iteration is (k6's `scenario.iterationInTest`).
     pub arrival: Option<u64>,
     /// `http.setResponseCallback`: the statuses its requests expect.
-    pub expect: crate::modules::http::request::Expect,
+    pub expect: crate::state::request::Expect,
 }
 
 pub struct ScenarioInfo {
@@ -62,6 +60,34 @@ pub struct ScenarioInfo {
 /// schedules iterations.
 pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Duration);
 
+/// The series of each of an HTTP request's metrics.
+pub(crate) type HttpSeries = [usize; HTTP_METRICS.len()];
+
+/// A series that is not in the results file.
+pub(crate) const NO_FILE: u32 = u32::MAX;
+
+/// `http_req_failed`'s place in [`HTTP_METRICS`].
+pub(crate) const FAILED: usize = 8;
+
+/// The metrics of one HTTP request, in the order `record_http` fills them.
+pub(crate) const HTTP_METRICS: [&str; 11] = [
+    "http_reqs",
+    "http_req_duration",
+    "http_req_blocked",
+    "http_req_connecting",
+    "http_req_tls_handshaking",
+    "http_req_sending",
+    "http_req_waiting",
+    "http_req_receiving",
+    "http_req_failed",
+    "data_sent",
+    "data_received",
+];
+
+/// After this many distinct URLs, requests to new ones share one series
+/// in the results file (URLs with ids in them would make a series each).
+pub(crate) const MAX_URL_SERIES: usize = 10_000;
+
 /// What the VUs share (one thread, so `RefCell`s).
 pub struct Shared {
     pub env: Vec<(String, String)>,
@@ -77,7 +103,7 @@ pub struct Shared {
     pub(crate) rw: RefCell<Option<(crate::prom_rw::RwOutput, Instant)>>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
-    pub http: crate::modules::http::request::HttpDefaults,
+    pub http: crate::state::request::HttpDefaults,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
@@ -552,7 +578,7 @@ impl Shared {
     }
 
     /// The statuses VU `vu`'s requests expect unless they say otherwise.
-    pub fn vu_expect(&self, vu: usize) -> crate::modules::http::request::Expect {
+    pub fn vu_expect(&self, vu: usize) -> crate::state::request::Expect {
         self.vus
             .borrow()
             .get(vu)
@@ -560,7 +586,7 @@ impl Shared {
             .unwrap_or_default()
     }
 
-    pub fn set_vu_expect(&self, vu: usize, expect: crate::modules::http::request::Expect) {
+    pub fn set_vu_expect(&self, vu: usize, expect: crate::state::request::Expect) {
         if let Some(v) = self.vus.borrow_mut().get_mut(vu) {
             v.expect = expect;
         }

@@ -7,8 +7,8 @@ use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::ClientResponse;
 use tokio::time::Instant;
 
+use super::request::ReqMeta;
 use crate::log::Level;
-use crate::modules::http::request::ReqMeta;
 use crate::system_tags::SystemTags;
 
 use crate::http_result::url_host;
@@ -76,34 +76,6 @@ pub(crate) fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
     }
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
-
-/// The series of each of an HTTP request's metrics.
-pub(crate) type HttpSeries = [usize; HTTP_METRICS.len()];
-
-/// A series that is not in the results file.
-pub(crate) const NO_FILE: u32 = u32::MAX;
-
-/// `http_req_failed`'s place in [`HTTP_METRICS`].
-pub(crate) const FAILED: usize = 8;
-
-/// The metrics of one HTTP request, in the order `record_http` fills them.
-pub(crate) const HTTP_METRICS: [&str; 11] = [
-    "http_reqs",
-    "http_req_duration",
-    "http_req_blocked",
-    "http_req_connecting",
-    "http_req_tls_handshaking",
-    "http_req_sending",
-    "http_req_waiting",
-    "http_req_receiving",
-    "http_req_failed",
-    "data_sent",
-    "data_received",
-];
-
-/// After this many distinct URLs, requests to new ones share one series
-/// in the results file (URLs with ids in them would make a series each).
-pub(crate) const MAX_URL_SERIES: usize = 10_000;
 
 impl Shared {
     /// An HTTP request's tags before the URL: the VU's, the request's
@@ -277,10 +249,10 @@ impl Shared {
     /// `--http-debug`: each hop's request and response as k6 logs them,
     /// with the VU's fields and a `request_id` per hop.
     pub(crate) fn http_debug(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse, mode: &str) {
-        let hops = crate::modules::http::debug::messages(
+        let hops = super::http_debug::messages(
             meta,
             r,
-            crate::modules::http::debug::full(mode),
+            super::http_debug::full(mode),
             !self.http.request.no_connection_reuse,
         );
         let (group, iter, scenario, id) = {
@@ -296,7 +268,7 @@ impl Shared {
             )
         };
         for hop in hops {
-            let request_id = crate::modules::http::debug::request_id();
+            let request_id = super::http_debug::request_id();
             for msg in hop {
                 self.log(
                     Level::Info,
