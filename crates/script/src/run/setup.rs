@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::config::Options;
 use crate::js::exec::{init_vu, vu_coroutine};
-use crate::js::loader::{K6Loader, LocalResolver, new_context};
+use crate::js::loader::{Builtins, K6Loader, LocalResolver, new_context};
 use crate::js::runtime::RawRuntime;
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
@@ -63,9 +63,13 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             resolver,
             LocalResolver {
                 script_dir: script_dir.clone(),
+                k6_utils: crate::modules::K6_UTILS,
             },
         ),
-        K6Loader::default(),
+        K6Loader::new(Builtins {
+            modules: crate::modules::MODULES,
+            k6_utils: crate::modules::K6_UTILS,
+        }),
     );
     rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
 
