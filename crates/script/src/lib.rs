@@ -33,8 +33,9 @@
 //! bookkeeping QuickJS needs (`JS_UpdateStackTop`, `JS_SetMaxStackSize`),
 //! reaching a VU's context and its coroutine's yielder from the native
 //! functions the script calls (see the SAFETY notes in `js/vu.rs`), and the
-//! runtime calls rquickjs has no safe wrapper for (`js/runtime.rs`). `api`
-//! keeps its own exception until its raw QuickJS calls move to `js/`.
+//! runtime calls rquickjs has no safe wrapper for (`js/runtime.rs`), and the
+//! native objects of the k6 modules (`js/class.rs`: the response class,
+//! its timings' atoms).
 
 // Old paths the run's code in `sched.rs` still names.
 pub mod config;
@@ -47,9 +48,6 @@ mod js;
 mod local_ips;
 pub mod log;
 pub mod metrics;
-// The k6 modules' natives still call QuickJS's raw API in a few places
-// (the response class, ArrayBuffer reads); they belong in `js`.
-#[allow(unsafe_code)]
 mod modules;
 pub mod out;
 pub mod progress;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use rquickjs::{Ctx, Exception, Function, Value};
 
 pub use crate::js::exec::k6_helper;
+use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op, Resume};
 
 /// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
@@ -15,13 +16,7 @@ pub(crate) fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
         return Ok(s.to_string()?.into_bytes());
     }
     let ab = rquickjs::ArrayBuffer::from_value(v.clone());
-    // SAFETY: the buffer is not detached or resized while copied (no
-    // JavaScript runs in between).
-    Ok(ab
-        .as_ref()
-        .and_then(|a| unsafe { a.as_bytes() })
-        .unwrap_or_default()
-        .to_vec())
+    Ok(ab.as_ref().and_then(array_buffer_bytes).unwrap_or_default())
 }
 
 /// JavaScript's truth of a value (`!!v`).

@@ -84,6 +84,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let ctx0 = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let raw_rt = RawRuntime::of(&ctx0);
     raw_rt.attach().map_err(ScriptError::Runtime)?;
+    crate::modules::http::response::register_class(raw_rt).map_err(ScriptError::Runtime)?;
 
     let (start, start_unix_ns) = start_instants(&cfg);
 

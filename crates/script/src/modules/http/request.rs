@@ -8,6 +8,7 @@ use http::Method;
 use loadlab_engine::client::ClientRequest;
 use rquickjs::{Ctx, Function, Object, Value};
 
+use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
 use crate::state::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
@@ -502,9 +503,7 @@ fn body_bytes(
     } else if let Some(s) = body.as_string() {
         Bytes::from(s.to_string()?)
     } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(body.clone()) {
-        // SAFETY: the buffer is not detached or resized while copied (no
-        // JavaScript runs in between).
-        Bytes::copy_from_slice(unsafe { ab.as_bytes() }.unwrap_or_default())
+        Bytes::from(array_buffer_bytes(&ab).unwrap_or_default())
     } else if let Some(o) = body.as_object()
         && o.props::<String, Value>()
             .flatten()

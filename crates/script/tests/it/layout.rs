@@ -1,0 +1,164 @@
+//! How the crate's sources are laid out: `unsafe` only in `js/` (the
+//! QuickJS glue), files and functions of a size one can read, names that
+//! say what they are. Checked from the sources, with comments and string
+//! literals blanked out.
+
+use std::path::{Path, PathBuf};
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `src/`, with its path from `src/`.
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&src_dir(), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(src_dir())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// `text` with comments, string and character literals replaced by spaces
+/// (newlines kept).
+fn blank(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = c.clone();
+    let mut wipe = |from: usize, to: usize| {
+        for ch in &mut out[from..to.min(c.len())] {
+            if *ch != '\n' {
+                *ch = ' ';
+            }
+        }
+    };
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut i = 0;
+    while i < c.len() {
+        let prev_ident = i > 0 && ident(c[i - 1]);
+        match c[i] {
+            '/' if c.get(i + 1) == Some(&'/') => {
+                let end = c[i..]
+                    .iter()
+                    .position(|&x| x == '\n')
+                    .map_or(c.len(), |n| i + n);
+                wipe(i, end);
+                i = end;
+            }
+            '/' if c.get(i + 1) == Some(&'*') => {
+                let (mut j, mut depth) = (i + 2, 1);
+                while j < c.len() && depth > 0 {
+                    if c[j] == '/' && c.get(j + 1) == Some(&'*') {
+                        depth += 1;
+                        j += 2;
+                    } else if c[j] == '*' && c.get(j + 1) == Some(&'/') {
+                        depth -= 1;
+                        j += 2;
+                    } else {
+                        j += 1;
+                    }
+                }
+                wipe(i, j);
+                i = j;
+            }
+            'r' if !prev_ident && matches!(c.get(i + 1), Some('"') | Some('#')) => {
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while c.get(j) == Some(&'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if c.get(j) != Some(&'"') {
+                    i += 1;
+                    continue;
+                }
+                j += 1;
+                while j < c.len() {
+                    if c[j] == '"' && (0..hashes).all(|k| c.get(j + 1 + k) == Some(&'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                wipe(i, j);
+                i = j;
+            }
+            '"' => {
+                let mut j = i + 1;
+                while j < c.len() && c[j] != '"' {
+                    j += if c[j] == '\\' { 2 } else { 1 };
+                }
+                wipe(i, j + 1);
+                i = j + 1;
+            }
+            '\'' => {
+                // A character literal ('x', '\n', '\u{..}'), not a lifetime.
+                let end = if c.get(i + 1) == Some(&'\\') {
+                    c[i + 2..]
+                        .iter()
+                        .position(|&x| x == '\'')
+                        .map(|n| i + 2 + n)
+                } else if c.get(i + 2) == Some(&'\'') {
+                    Some(i + 2)
+                } else {
+                    None
+                };
+                match end {
+                    Some(e) => {
+                        wipe(i, e + 1);
+                        i = e + 1;
+                    }
+                    None => i += 1,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether `text` has `word` as a whole word.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+#[test]
+fn unsafe_code_is_only_in_the_quickjs_glue() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        let code = blank(&text);
+        if !path.starts_with("js/") && has_word(&code, "unsafe") {
+            wrong.push(format!("{path}: `unsafe` outside js/"));
+        }
+        for (n, line) in code.lines().enumerate() {
+            if line.contains("allow(unsafe_code)") {
+                let next = code.lines().nth(n + 1).unwrap_or("").trim();
+                if !(path == "lib.rs" && next == "mod js;") {
+                    wrong.push(format!("{path}:{}: allows unsafe code", n + 1));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
