@@ -37,41 +37,12 @@ use crate::vus::wake::*;
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
 pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
-    // `-`: the script from standard input, as `k6 run -` reads it (its
-    // relative imports and `open()` from the working folder).
-    let source = if cfg.script.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(&cfg.script)
-    }
-    .map_err(|err| ScriptError::Read {
-        path: cfg.script.clone(),
-        err,
-    })?;
+    let source = read_script(&cfg)?;
     let name = cfg.script.display().to_string();
     check_members(&source, &name)?;
     let script_dir = script_dir_of(&cfg.script);
 
-    let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
-    let mut resolver = BuiltinResolver::default();
-    for (m, _) in crate::modules::MODULES {
-        resolver.add_module(*m);
-    }
-    rt.set_loader(
-        (
-            resolver,
-            LocalResolver {
-                script_dir: script_dir.clone(),
-                k6_utils: crate::modules::K6_UTILS,
-            },
-        ),
-        K6Loader::new(Builtins {
-            modules: crate::modules::MODULES,
-            k6_utils: crate::modules::K6_UTILS,
-        }),
-    );
-    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+    let rt = new_runtime(&script_dir)?;
 
     let tokio_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -99,26 +70,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         0,
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
-    let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        crate::modules::install(&ctx, &probe_shared, &[])
-            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
-        let holder = init_vu(&ctx, 0, &name, &source, &code)?;
-        let ns: Object = holder
-            .get("ns")
-            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-        let opts: Value = ns
-            .get("options")
-            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
-        if opts.is_undefined() {
-            return Ok("null".into());
-        }
-        Ok(ctx
-            .json_stringify(opts)
-            .ok()
-            .flatten()
-            .and_then(|s| s.to_string().ok())
-            .unwrap_or_else(|| "null".into()))
-    })?;
+    let options_json = probe_options(&ctx0, &probe_shared, &name, &source, &code)?;
     drop(ctx0);
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
@@ -130,62 +82,13 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     if cfg.progress && !cfg.quiet {
         print_banner(&cfg, &options);
     }
-    // `--summary-mode=disabled`: no export file, not even an empty one.
-    let out_cfg = RunConfig {
-        summary_export: cfg
-            .summary_export
-            .clone()
-            .filter(|_| !options.summary_disabled),
-        ..cfg.clone()
-    };
-    let mut outputs = Outputs::open(
-        &out_cfg,
-        start_unix_ns,
-        worker_header(&cfg, &options),
-        options.system_tags,
-    )?;
-    outputs.declare_thresholds(&options);
-
-    let scen_meta = scenario_meta(&options);
-    // What the script sees (`exec.test.options`): its options under the flags.
-    let options_json = crate::config::layer::with_flags(&opts_value, &cfg.overrides).to_string();
-    let mut shared_v = make_shared(
+    let (shared_v, console_file) = run_shared(
         &cfg,
+        &options,
+        &opts_value,
         &script_dir,
-        options_json,
-        &scen_meta,
-        options.tags.clone(),
-        start_unix_ns,
+        (start, start_unix_ns),
     )?;
-    shared_v.out = RefCell::new(outputs);
-    if let Some(rw) = &cfg.prometheus_rw {
-        let out = crate::prom_rw::RwOutput::start(rw.clone(), shared_v.logger.clone())
-            .map_err(ScriptError::Output)?;
-        let first = Instant::now() + out.push_interval();
-        *shared_v.rw.borrow_mut() = Some((out, first));
-    }
-    // Opened now (a bad path is refused before any VU starts), used from
-    // setup() on.
-    let console_file = match &options.console_output {
-        Some(path) => Some(open_console_output(path)?),
-        None => None,
-    };
-    shared_v.sys = options.system_tags;
-    shared_v.full_http_tags.set(
-        shared_v.out.borrow().has_points()
-            || cfg.prometheus_rw.is_some()
-            || thresholds_on_http_tags(&options),
-    );
-    shared_v.http = crate::state::request::HttpDefaults {
-        max_redirects: options.max_redirects,
-        request: options.request.clone(),
-        name_tag: options.system_tags.has(SystemTags::NAME),
-        blocklist: std::sync::Arc::new(options.blocklist.clone()),
-    };
-    if cfg.start_at_unix_ns.is_some() {
-        shared_v.start = start;
-        shared_v.start_at = true;
-    }
     let shared = Rc::new(shared_v);
 
     // The run's context, where every VU's code runs (made before entering
@@ -245,6 +148,147 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         drop(context);
     }
     result
+}
+
+/// The script's source: its file, or standard input for `-`.
+fn read_script(cfg: &RunConfig) -> Result<String, ScriptError> {
+    // `-`: the script from standard input, as `k6 run -` reads it (its
+    // relative imports and `open()` from the working folder).
+    let source = if cfg.script.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(&cfg.script)
+    }
+    .map_err(|err| ScriptError::Read {
+        path: cfg.script.clone(),
+        err,
+    })?;
+    Ok(source)
+}
+
+/// The run's QuickJS runtime, its loader answering the k6 modules and the
+/// script's local modules (relative to `script_dir`).
+fn new_runtime(script_dir: &std::path::Path) -> Result<Runtime, ScriptError> {
+    let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let mut resolver = BuiltinResolver::default();
+    for (m, _) in crate::modules::MODULES {
+        resolver.add_module(*m);
+    }
+    rt.set_loader(
+        (
+            resolver,
+            LocalResolver {
+                script_dir: script_dir.to_path_buf(),
+                k6_utils: crate::modules::K6_UTILS,
+            },
+        ),
+        K6Loader::new(Builtins {
+            modules: crate::modules::MODULES,
+            k6_utils: crate::modules::K6_UTILS,
+        }),
+    );
+    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+    Ok(rt)
+}
+
+/// The script's `options` as JSON (`null` when it exports none), read in
+/// the probe's context `ctx0` by evaluating the script once.
+fn probe_options(
+    ctx0: &rquickjs::Context,
+    probe_shared: &Rc<Shared>,
+    name: &str,
+    source: &str,
+    code: &RefCell<Option<Vec<u8>>>,
+) -> Result<String, ScriptError> {
+    ctx0.with(|ctx| -> Result<String, ScriptError> {
+        crate::modules::install(&ctx, probe_shared, &[])
+            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
+        let holder = init_vu(&ctx, 0, name, source, code)?;
+        let ns: Object = holder
+            .get("ns")
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        let opts: Value = ns
+            .get("options")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if opts.is_undefined() {
+            return Ok("null".into());
+        }
+        Ok(ctx
+            .json_stringify(opts)
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| "null".into()))
+    })
+}
+
+/// The run's `Shared`, its outputs open, and the `--console-output` file
+/// (opened now: a bad path is refused before any VU starts).
+fn run_shared(
+    cfg: &RunConfig,
+    options: &Options,
+    opts_value: &serde_json::Value,
+    script_dir: &std::path::Path,
+    (start, start_unix_ns): (Instant, u64),
+) -> Result<(Shared, Option<std::fs::File>), ScriptError> {
+    // `--summary-mode=disabled`: no export file, not even an empty one.
+    let out_cfg = RunConfig {
+        summary_export: cfg
+            .summary_export
+            .clone()
+            .filter(|_| !options.summary_disabled),
+        ..cfg.clone()
+    };
+    let mut outputs = Outputs::open(
+        &out_cfg,
+        start_unix_ns,
+        worker_header(cfg, options),
+        options.system_tags,
+    )?;
+    outputs.declare_thresholds(options);
+
+    let scen_meta = scenario_meta(options);
+    // What the script sees (`exec.test.options`): its options under the flags.
+    let options_json = crate::config::layer::with_flags(opts_value, &cfg.overrides).to_string();
+    let mut shared_v = make_shared(
+        cfg,
+        script_dir,
+        options_json,
+        &scen_meta,
+        options.tags.clone(),
+        start_unix_ns,
+    )?;
+    shared_v.out = RefCell::new(outputs);
+    if let Some(rw) = &cfg.prometheus_rw {
+        let out = crate::prom_rw::RwOutput::start(rw.clone(), shared_v.logger.clone())
+            .map_err(ScriptError::Output)?;
+        let first = Instant::now() + out.push_interval();
+        *shared_v.rw.borrow_mut() = Some((out, first));
+    }
+    // Opened now (a bad path is refused before any VU starts), used from
+    // setup() on.
+    let console_file = match &options.console_output {
+        Some(path) => Some(open_console_output(path)?),
+        None => None,
+    };
+    shared_v.sys = options.system_tags;
+    shared_v.full_http_tags.set(
+        shared_v.out.borrow().has_points()
+            || cfg.prometheus_rw.is_some()
+            || thresholds_on_http_tags(options),
+    );
+    shared_v.http = crate::state::request::HttpDefaults {
+        max_redirects: options.max_redirects,
+        request: options.request.clone(),
+        name_tag: options.system_tags.has(SystemTags::NAME),
+        blocklist: std::sync::Arc::new(options.blocklist.clone()),
+    };
+    if cfg.start_at_unix_ns.is_some() {
+        shared_v.start = start;
+        shared_v.start_at = true;
+    }
+    Ok((shared_v, console_file))
 }
 
 pub(crate) fn make_shared(

@@ -302,32 +302,7 @@ impl Shared {
         let url = name.unwrap_or(req_url);
         let expected = meta.expect.of(r.status);
         let t = Timings::of(r);
-        let has_file = self.out.borrow().has_results();
-        let file_id = if !has_file {
-            NO_FILE
-        } else {
-            let a = [("method", meta.method.as_str()), ("url", url)];
-            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
-                self.http_file_series(vu, meta, url)
-            })
-        };
-        let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
-        let seq = self.seq.get();
-        self.seq.set(seq + 1);
-        let sample = Sample {
-            seq,
-            target: file_id,
-            intended_ns: ns(r.sent),
-            sent_ns: ns(r.sent),
-            first_byte_ns: r.first_byte.map_or(0, ns),
-            done_ns: ns(r.done),
-            connect_ns: r.connect.as_nanos() as u32,
-            status: r.status,
-            error: r.error,
-            bytes_out: r.bytes_out,
-            bytes_in: r.bytes_in,
-        };
-        self.out.borrow_mut().sample(&sample);
+        let sample = self.file_sample(vu, meta, url, r);
         let failed = if expected == Some(false) { 1.0 } else { 0.0 };
         // One look-up per request for the series of all its metrics.
         let mut buf = [0u8; 5];
@@ -409,6 +384,54 @@ impl Shared {
                 self.http_series(vu, meta, r.status, expected, &a[3..])
             })
         };
+        self.add_http(vu, &ids, &t, failed, r, expected.is_some(), sample.done_ns);
+    }
+
+    /// The request's sample, written to the results file (its series
+    /// named by the request's method and `url`).
+    fn file_sample(&self, vu: usize, meta: &ReqMeta, url: &str, r: &ClientResponse) -> Sample {
+        let has_file = self.out.borrow().has_results();
+        let file_id = if !has_file {
+            NO_FILE
+        } else {
+            let a = [("method", meta.method.as_str()), ("url", url)];
+            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
+                self.http_file_series(vu, meta, url)
+            })
+        };
+        let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
+        let seq = self.seq.get();
+        self.seq.set(seq + 1);
+        let sample = Sample {
+            seq,
+            target: file_id,
+            intended_ns: ns(r.sent),
+            sent_ns: ns(r.sent),
+            first_byte_ns: r.first_byte.map_or(0, ns),
+            done_ns: ns(r.done),
+            connect_ns: r.connect.as_nanos() as u32,
+            status: r.status,
+            error: r.error,
+            bytes_out: r.bytes_out,
+            bytes_in: r.bytes_in,
+        };
+        self.out.borrow_mut().sample(&sample);
+        sample
+    }
+
+    /// Adds an HTTP request's values to its metrics' series `ids`
+    /// (`expected`: a response callback decides `http_req_failed`).
+    #[allow(clippy::too_many_arguments)]
+    fn add_http(
+        &self,
+        vu: usize,
+        ids: &HttpSeries,
+        t: &Timings,
+        failed: f64,
+        r: &ClientResponse,
+        expected: bool,
+        done_ns: u64,
+    ) {
         let values = [
             1.0,
             t.duration,
@@ -425,14 +448,14 @@ impl Shared {
             r.wire_in as f64,
         ];
         let smeta = self.sample_meta(vu);
-        if expected.is_some() {
-            self.add_all(&ids, &values, sample.done_ns, smeta);
+        if expected {
+            self.add_all(ids, &values, done_ns, smeta);
         } else {
             // No callback: no `http_req_failed` sample, as in k6.
             let skip = |i: &usize| *i != FAILED;
             let ids: Vec<usize> = (0..ids.len()).filter(skip).map(|i| ids[i]).collect();
             let values: Vec<f64> = (0..values.len()).filter(skip).map(|i| values[i]).collect();
-            self.add_all(&ids, &values, sample.done_ns, smeta);
+            self.add_all(&ids, &values, done_ns, smeta);
         }
     }
 }

@@ -225,13 +225,28 @@ pub(crate) fn metric_sections(
     indent: &str,
     secs: f64,
 ) {
+    let rows = metric_rows(reg, options, group, secs);
+    write_sections(s, &rows, indent);
+}
+
+/// A row of the metric sections: its section, label, cells, and whether it
+/// is a trend's (their columns align with each other).
+type Row = (&'static str, String, Vec<String>, bool);
+
+/// The rows of [`metric_sections`], in the registry's order, each metric's
+/// sub-metrics under it.
+fn metric_rows(
+    reg: &crate::metrics::Registry,
+    options: &Options,
+    group: Option<&str>,
+    secs: f64,
+) -> Vec<Row> {
     let filter: Vec<(String, String)> = group
         .map(|g| vec![("group".to_string(), g.to_string())])
         .unwrap_or_default();
     let used = shown_metrics(reg);
     let stats = &options.summary_trend_stats;
-    // (section, label, cells, trend?)
-    let mut rows: Vec<(&'static str, String, Vec<String>, bool)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for &m in &used {
         let def = &reg.metrics[m];
         // Never shown as rows; the compact summary leaves out the
@@ -306,6 +321,11 @@ pub(crate) fn metric_sections(
         subs.sort_by(|a, b| a.1.cmp(&b.1));
         rows.extend(subs);
     }
+    rows
+}
+
+/// Writes the rows section by section, metrics by name.
+fn write_sections(s: &mut String, rows: &[Row], indent: &str) {
     let w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0) + 3;
     // Column widths, over every section: trend rows align with each
     // other, the other rows (counters, rates, gauges) with each other.

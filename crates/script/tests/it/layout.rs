@@ -162,3 +162,82 @@ fn unsafe_code_is_only_in_the_quickjs_glue() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Each function's name, first line and length in lines (signature to
+/// closing brace), outside `#[cfg(test)]` modules.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        if t.starts_with("#[cfg(test)]") {
+            // Skip a test module: to the brace that closes it.
+            let mut depth = 0i64;
+            let mut opened = false;
+            let mut j = i + 1;
+            while j < lines.len() {
+                depth +=
+                    lines[j].matches('{').count() as i64 - lines[j].matches('}').count() as i64;
+                opened |= lines[j].contains('{');
+                if (opened && depth <= 0) || (!opened && lines[j].trim_end().ends_with(';')) {
+                    break;
+                }
+                j += 1;
+            }
+            i = j + 1;
+            continue;
+        }
+        let words: Vec<&str> = t.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "fn").filter(|&k| {
+            words[..k].iter().all(|w| {
+                w.starts_with("pub")
+                    || matches!(*w, "async" | "unsafe" | "const" | "extern")
+                    || w.starts_with('"')
+            })
+        });
+        if let Some(k) = at {
+            let name: String = words
+                .get(k + 1)
+                .unwrap_or(&"")
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let mut depth = 0i64;
+            let mut opened = false;
+            let mut j = i;
+            while j < lines.len() {
+                if !opened && lines[j].contains(';') && !lines[j].contains('{') {
+                    break;
+                }
+                depth +=
+                    lines[j].matches('{').count() as i64 - lines[j].matches('}').count() as i64;
+                opened |= lines[j].contains('{');
+                if opened && depth <= 0 {
+                    out.push((name.clone(), i + 1, j - i + 1));
+                    break;
+                }
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn no_file_over_800_lines_and_no_function_over_120() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        let n = text.lines().count();
+        if n > 800 {
+            wrong.push(format!("{path}: {n} lines"));
+        }
+        for (name, line, len) in functions(&blank(&text)) {
+            if len > 120 {
+                wrong.push(format!("{path}:{line}: fn {name} is {len} lines"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
