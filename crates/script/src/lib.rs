@@ -18,16 +18,17 @@
 //!   resident. QuickJS checks its stack depth against the stack it runs on,
 //!   so every switch into a coroutine tells the runtime its new stack top
 //!   and limit (`vu.rs`).
-//! * **Executors** (`sched.rs`) decide when a VU starts an iteration:
+//! * **Executors** (`executor/`) decide when a VU starts an iteration:
 //!   closed models (shared/per-VU iterations, constant/ramping VUs) start
 //!   the next iteration when the last one ends; arrival-rate executors
 //!   (open model) start iterations on their schedule, count an iteration
 //!   with no free VU as `dropped_iterations`, and measure each iteration
 //!   from its intended start too (`iteration_duration_corrected`).
-//! * **Metrics** (`metrics.rs`): k6's metrics, split by tags into series,
-//!   figured with `loadlab_metrics::Distribution`; HTTP requests and metric
-//!   records also go to the results file (v2) through the `Sink` API, so
-//!   `loadlab report` reads a script run.
+//! * **Metrics** (`registry.rs`, the run's metric registry): k6's
+//!   metrics, split by tags into series, figured with
+//!   `loadlab_metrics::Distribution`; HTTP requests and metric records also
+//!   go to the results file (v2) through the `Sink` API, so `loadlab
+//!   report` reads a script run.
 //!
 //! `unsafe` is allowed in `js/` only (the QuickJS glue): the stack switch
 //! bookkeeping QuickJS needs (`JS_UpdateStackTop`, `JS_SetMaxStackSize`),
@@ -47,11 +48,11 @@ mod inflight;
 mod js;
 mod local_ips;
 pub mod log;
-pub mod metrics;
 mod modules;
 pub mod out;
 pub mod progress;
 pub mod prom_rw;
+pub mod registry;
 pub mod run;
 pub mod sched;
 pub mod segment;

@@ -253,7 +253,7 @@ impl Outputs {
     /// declaration the first time).
     pub fn point(
         &mut self,
-        def: &crate::metrics::MetricDef,
+        def: &crate::registry::MetricDef,
         unix_ns: u64,
         value: f64,
         tags: &[(String, String)],

@@ -17,12 +17,12 @@ use crate::log::Level;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
-use crate::state::shared::Shared;
-use crate::state::shared::*;
+use crate::state::run_state::RunState;
+use crate::state::run_state::*;
 use crate::vus::sched::*;
 
 pub(crate) async fn drive<'js>(
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
@@ -32,7 +32,7 @@ pub(crate) async fn drive<'js>(
 }
 
 pub(crate) async fn drive_local<'js>(
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
@@ -316,7 +316,7 @@ fn end_scenario(st: &mut ScenState, s: &mut Sched<'_, '_>, now: Instant, wake: &
 /// its work done (iterations left at its maxDuration) is interrupted too,
 /// as in k6.
 fn final_views(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     states: &[ScenState],
     execs: &[Box<dyn ScenarioExecutor>],
@@ -354,7 +354,7 @@ fn final_views(
 /// The end of the run: the outputs' last push, the summary, the outcome.
 fn outcome(
     s: &Sched<'_, '_>,
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     test_elapsed: Duration,
     interrupted: bool,
@@ -384,7 +384,7 @@ fn outcome(
     let count = |name: &str| {
         reg.metric(name)
             .map(|m| match reg.merged(m, &[]) {
-                crate::metrics::Agg::Counter { sum, .. } => sum as u64,
+                crate::registry::Agg::Counter { sum, .. } => sum as u64,
                 _ => 0,
             })
             .unwrap_or(0)
@@ -407,7 +407,7 @@ fn outcome(
 /// When the scenarios start: now, or `--start-at`'s instant (waited for;
 /// Ctrl-C while waiting sets `interrupted`).
 async fn start_instant(
-    shared: &Shared,
+    shared: &RunState,
     interrupted: &mut bool,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Instant {
@@ -510,7 +510,7 @@ fn step_scenarios(
 /// the next drawing's instant.
 #[allow(clippy::too_many_arguments)]
 fn draw_progress(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     states: &[ScenState],
     execs: &[Box<dyn ScenarioExecutor>],

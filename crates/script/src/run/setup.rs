@@ -22,16 +22,16 @@ use crate::js::loader::{Builtins, K6Loader, LocalResolver, new_context};
 use crate::js::runtime::RawRuntime;
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
-use crate::metrics::Registry;
 use crate::modules::imports::check_members;
 use crate::out::Outputs;
+use crate::registry::Registry;
 use crate::system_tags::SystemTags;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
 use crate::run::drive::*;
-use crate::state::shared::*;
-use crate::state::shared::{ScenarioMeta, Shared, VuMeta};
+use crate::state::run_state::*;
+use crate::state::run_state::{RunState, ScenarioMeta, VuMeta};
 use crate::vus::sched::*;
 use crate::vus::wake::*;
 
@@ -59,7 +59,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
 
     let (start, start_unix_ns) = start_instants(&cfg);
 
-    // Evaluate once to get the options (a throwaway Shared: metrics defined
+    // Evaluate once to get the options (a throwaway RunState: metrics defined
     // here are defined again by each VU).
     let probe_shared = Rc::new(make_shared(
         &cfg,
@@ -196,7 +196,7 @@ fn new_runtime(script_dir: &std::path::Path) -> Result<Runtime, ScriptError> {
 /// the probe's context `ctx0` by evaluating the script once.
 fn probe_options(
     ctx0: &rquickjs::Context,
-    probe_shared: &Rc<Shared>,
+    probe_shared: &Rc<RunState>,
     name: &str,
     source: &str,
     code: &RefCell<Option<Vec<u8>>>,
@@ -223,7 +223,7 @@ fn probe_options(
     })
 }
 
-/// The run's `Shared`, its outputs open, and the `--console-output` file
+/// The run's `RunState`, its outputs open, and the `--console-output` file
 /// (opened now: a bad path is refused before any VU starts).
 fn run_shared(
     cfg: &RunConfig,
@@ -231,7 +231,7 @@ fn run_shared(
     opts_value: &serde_json::Value,
     script_dir: &std::path::Path,
     (start, start_unix_ns): (Instant, u64),
-) -> Result<(Shared, Option<std::fs::File>), ScriptError> {
+) -> Result<(RunState, Option<std::fs::File>), ScriptError> {
     // `--summary-mode=disabled`: no export file, not even an empty one.
     let out_cfg = RunConfig {
         summary_export: cfg
@@ -298,7 +298,7 @@ pub(crate) fn make_shared(
     scenarios: &[ScenarioMeta],
     base_tags: Vec<(String, String)>,
     start_unix_ns: u64,
-) -> Result<Shared, ScriptError> {
+) -> Result<RunState, ScriptError> {
     let reg = Registry::new();
     let id = |name: &str| reg.metric(name).expect("built-in metric");
     let ids = BuiltinIds {
@@ -308,7 +308,7 @@ pub(crate) fn make_shared(
         iteration_duration_corrected: id("iteration_duration_corrected"),
         iterations: id("iterations"),
     };
-    Ok(Shared {
+    Ok(RunState {
         console_file: RefCell::new(None),
         logger: cfg.logger.clone().unwrap_or_default(),
         rw: RefCell::new(None),
@@ -524,7 +524,7 @@ fn gated(shutdown: impl Future<Output = ()>) -> impl Future<Output = ()> {
 /// Makes the scenarios' VUs, each running the script's init code.
 fn init_scenario_vus<'js>(
     ctx: &rquickjs::Ctx<'js>,
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     (name, source, code): (&str, &str, &RefCell<Option<Vec<u8>>>),
     slots: &mut Vec<Slot<'js>>,

@@ -1,4 +1,4 @@
-//! What `Shared` records of an HTTP request: its samples, their tags and
+//! What `RunState` records of an HTTP request: its samples, their tags and
 //! series, and its failure's text.
 
 use std::time::Duration;
@@ -14,7 +14,7 @@ use crate::system_tags::SystemTags;
 use crate::http_result::url_host;
 use crate::http_result::{Timings, error_of, go_method, proto_of};
 
-use super::shared::*;
+use super::run_state::*;
 
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
@@ -77,7 +77,7 @@ pub(crate) fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
-impl Shared {
+impl RunState {
     /// An HTTP request's tags before the URL: the VU's, the request's
     /// (over those), method, status and `expected_response`.
     pub(crate) fn http_tags(

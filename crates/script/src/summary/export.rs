@@ -9,8 +9,8 @@ use super::format::*;
 use super::groups::*;
 use super::text::*;
 use crate::config::Options;
-use crate::metrics::Agg;
-use crate::state::shared::Shared;
+use crate::registry::Agg;
+use crate::state::run_state::RunState;
 use crate::thresholds::eval::filter_label;
 
 /// A metric's figures as k6 names them: counters `count rate`, gauges
@@ -59,7 +59,7 @@ pub(crate) fn figures(
 /// `--summary-export`: k6's legacy export (metrics by name with their
 /// figures, sub-metrics named by thresholds, thresholds' verdicts, groups
 /// and checks nested under `root_group`).
-pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
+pub fn export_json(shared: &RunState, options: &Options, elapsed: Duration) -> serde_json::Value {
     let verdicts = thresholds(shared, options, elapsed);
     let reg = shared.reg.borrow();
     let secs = elapsed.as_secs_f64().max(1e-9);
@@ -95,7 +95,7 @@ pub fn export_json(shared: &Shared, options: &Options, elapsed: Duration) -> ser
 /// k6's `handleSummary(data)` argument: every metric with its `type`,
 /// `contains`, `values` and thresholds' verdicts, `root_group` (groups and
 /// checks as arrays), `options` and `state`.
-pub fn summary_data(shared: &Shared, options: &Options, elapsed: Duration) -> serde_json::Value {
+pub fn summary_data(shared: &RunState, options: &Options, elapsed: Duration) -> serde_json::Value {
     let verdicts = thresholds(shared, options, elapsed);
     let reg = shared.reg.borrow();
     let secs = elapsed.as_secs_f64().max(1e-9);

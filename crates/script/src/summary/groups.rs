@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::metrics::Agg;
+use crate::registry::Agg;
 
 /// k6's id of a group or check: the MD5 hex of its path.
 pub(crate) fn path_id(path: &str) -> String {
@@ -81,7 +81,7 @@ impl GroupNode {
 }
 
 /// The run's groups (from `group_duration` and checks) and checks.
-pub(crate) fn root_group(reg: &crate::metrics::Registry) -> GroupNode {
+pub(crate) fn root_group(reg: &crate::registry::Registry) -> GroupNode {
     let mut root = GroupNode::default();
     let group_of = |tags: &[(String, String)]| {
         tags.iter()

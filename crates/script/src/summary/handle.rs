@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::export::*;
 use crate::config::Options;
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 /// Calls the script's exported `handleSummary(data)`, if it has one, and
 /// writes what it returns: `stdout` (returned, printed instead of the
@@ -14,7 +14,7 @@ use crate::state::shared::Shared;
 /// k6 does.
 pub fn handle_summary(
     ctx: &rquickjs::Ctx<'_>,
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     elapsed: Duration,
 ) -> Option<String> {

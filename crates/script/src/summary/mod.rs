@@ -1,6 +1,6 @@
 //! k6's end-of-test summary (its v1 "compact" layout: thresholds, total
 //! results by section, checks) and `--summary-export`'s JSON. Renders the
-//! figures of `metrics.rs`; computes none of its own.
+//! figures of `registry.rs`; computes none of its own.
 //!
 //! `text.rs` writes the summary k6 prints, `export.rs` the data of
 //! `--summary-export` and `handleSummary`, `handle.rs` calls the script's

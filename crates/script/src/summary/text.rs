@@ -7,12 +7,12 @@ use std::time::Duration;
 use super::format::*;
 use super::groups::*;
 use crate::config::{Options, TimeUnit};
-use crate::metrics::{Agg, Kind};
-use crate::state::shared::{Shared, progress_block};
+use crate::registry::{Agg, Kind};
+use crate::state::run_state::{RunState, progress_block};
 use crate::thresholds::eval::{Verdict, evaluate};
 
 /// Every threshold's verdict `elapsed` into the test.
-pub(crate) fn thresholds(shared: &Shared, options: &Options, elapsed: Duration) -> Vec<Verdict> {
+pub(crate) fn thresholds(shared: &RunState, options: &Options, elapsed: Duration) -> Vec<Verdict> {
     evaluate(&shared.reg.borrow(), options, elapsed)
 }
 
@@ -30,8 +30,8 @@ pub(crate) fn section(name: &str) -> &'static str {
 
 /// The summary text, and the metrics whose thresholds were crossed (their
 /// keys as written, sorted, as k6 names them in its error line); its last
-/// lines show the scenarios as the run left them (`Shared::views`).
-pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String, Vec<String>) {
+/// lines show the scenarios as the run left them (`RunState::views`).
+pub fn render(shared: &RunState, options: &Options, elapsed: Duration) -> (String, Vec<String>) {
     let verdicts = thresholds(shared, options, elapsed);
     let mut failed: Vec<String> = verdicts
         .iter()
@@ -83,7 +83,7 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
         // k6's full mode: a section per group, nested groups under theirs.
         fn walk(
             s: &mut String,
-            reg: &crate::metrics::Registry,
+            reg: &crate::registry::Registry,
             options: &Options,
             node: &GroupNode,
             depth: usize,
@@ -114,7 +114,7 @@ pub fn render(shared: &Shared, options: &Options, elapsed: Duration) -> (String,
 /// per scenario), as the test left the scenarios; nothing with `-q`. It
 /// ends the output whatever the summary is (the default, the script's
 /// `handleSummary`, or none).
-pub fn last_block(shared: &Shared, options: &Options, elapsed: Duration) -> String {
+pub fn last_block(shared: &RunState, options: &Options, elapsed: Duration) -> String {
     if shared.quiet {
         return String::new();
     }
@@ -139,7 +139,7 @@ pub fn last_block(shared: &Shared, options: &Options, elapsed: Duration) -> Stri
 /// its share). `group`: only the checks made directly in that group.
 pub(crate) fn checks_block(
     s: &mut String,
-    reg: &crate::metrics::Registry,
+    reg: &crate::registry::Registry,
     group: Option<&str>,
     indent: &str,
     secs: f64,
@@ -219,7 +219,7 @@ pub(crate) fn checks_block(
 /// its `CUSTOM` and `HTTP` metrics, without sub-rows).
 pub(crate) fn metric_sections(
     s: &mut String,
-    reg: &crate::metrics::Registry,
+    reg: &crate::registry::Registry,
     options: &Options,
     group: Option<&str>,
     indent: &str,
@@ -236,7 +236,7 @@ type Row = (&'static str, String, Vec<String>, bool);
 /// The rows of [`metric_sections`], in the registry's order, each metric's
 /// sub-metrics under it.
 fn metric_rows(
-    reg: &crate::metrics::Registry,
+    reg: &crate::registry::Registry,
     options: &Options,
     group: Option<&str>,
     secs: f64,
@@ -379,7 +379,7 @@ fn write_sections(s: &mut String, rows: &[Row], indent: &str) {
 /// The metrics the summary shows: those with values, and k6's
 /// `data_received`/`data_sent` whenever an iteration ran (k6 records
 /// them per iteration, so they show `0 B` in a test without requests).
-pub(crate) fn shown_metrics(reg: &crate::metrics::Registry) -> Vec<usize> {
+pub(crate) fn shown_metrics(reg: &crate::registry::Registry) -> Vec<usize> {
     let mut used = reg.used();
     if reg.metric("iterations").is_some_and(|i| used.contains(&i)) {
         for name in ["data_received", "data_sent"] {
@@ -397,7 +397,7 @@ pub(crate) fn shown_metrics(reg: &crate::metrics::Registry) -> Vec<usize> {
 /// The sub-metrics shown under metric `m`: those named by thresholds, and
 /// k6's `{ expected_response:true }` of `http_req_duration`.
 pub(crate) fn submetrics(
-    reg: &crate::metrics::Registry,
+    reg: &crate::registry::Registry,
     options: &Options,
     m: usize,
 ) -> Vec<Vec<(String, String)>> {

@@ -22,7 +22,7 @@ use crate::js::vu::{self, Op, Resume, VuCoroutine};
 use crate::log::Level;
 
 use crate::http_result::ms;
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 use crate::vus::wake::*;
 
 /// One VU: its context and coroutine.
@@ -62,7 +62,7 @@ pub(crate) fn owner_of(i: usize) -> u32 {
 }
 
 pub(crate) struct Sched<'a, 'js> {
-    pub(crate) shared: &'a Rc<Shared>,
+    pub(crate) shared: &'a Rc<RunState>,
     pub(crate) slots: &'a mut Vec<Slot<'js>>,
     pub(crate) client: &'a Rc<Client>,
     /// Each VU's request in flight, polled by the scheduler when its
@@ -98,7 +98,7 @@ pub(crate) struct Sched<'a, 'js> {
 impl<'a, 'js> Sched<'a, 'js> {
     /// The scheduler of the run's VUs.
     pub(crate) fn new(
-        shared: &'a Rc<Shared>,
+        shared: &'a Rc<RunState>,
         options: &Options,
         slots: &'a mut Vec<Slot<'js>>,
         client: &'a Rc<Client>,

@@ -9,7 +9,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::throw_go;
 use crate::js::vu;
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) mod cookies;
 pub(crate) mod request;
@@ -79,7 +79,7 @@ pub(crate) const GJSON_JS: &str = include_str!("gjson.fn.js");
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<Rc<std::cell::RefCell<AllJars>>> {
     // http.setResponseCallback(cb): the calling VU's default.
     {
@@ -119,7 +119,7 @@ pub(crate) fn install<'js>(
 pub(crate) fn install_requests<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     jars: &Rc<std::cell::RefCell<AllJars>>,
 ) -> rquickjs::Result<()> {
     // http.request(method, url, body, params), and the methods as natives

@@ -12,7 +12,7 @@ use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
 use crate::state::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 /// `params.throw` when the params set it to a boolean.
 pub(crate) fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
@@ -164,7 +164,7 @@ fn sampled_error(text: String, warning: String) -> BuildError {
 /// counts (a `sampled` [`BuildError::Request`]): its method, URL and tags
 /// (`params.tags`), and the error as k6 tags it.
 pub(crate) fn record_unsent(
-    sh: &Shared,
+    sh: &RunState,
     vu: usize,
     method: &str,
     url: &str,
@@ -523,7 +523,7 @@ fn body_bytes(
 
 /// `options.rps`: waits (the VU sleeps) until `n` more requests fit under
 /// the limit, as k6's limiter (one request of burst) makes them wait.
-pub(crate) fn rps_wait(ctx: &Ctx<'_>, sh: &Shared, n: usize) -> rquickjs::Result<()> {
+pub(crate) fn rps_wait(ctx: &Ctx<'_>, sh: &RunState, n: usize) -> rquickjs::Result<()> {
     let Some(rps) = sh.http.request.rps else {
         return Ok(());
     };

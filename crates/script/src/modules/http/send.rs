@@ -15,12 +15,12 @@ use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::modules::common::{js_string, throw, throw_go, wait};
 use crate::state::request::ReqMeta;
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 /// One request, as `http.request()` and the methods make it.
 pub(super) fn send<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     method: &str,
     url: &Value<'js>,
@@ -94,7 +94,7 @@ enum Built<'js> {
 /// `http.batch()`: the requests sent together, their responses in order.
 pub(super) fn batch<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     list: Vec<Vec<Value<'js>>>,
 ) -> rquickjs::Result<Vec<Value<'js>>> {
@@ -139,7 +139,7 @@ pub(super) fn batch<'js>(
 /// A batch's requests built, with their cookies.
 fn build_batch<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     vu: usize,
     list: &[Vec<Value<'js>>],

@@ -7,8 +7,8 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::{js_pairs, throw};
 use crate::js::vu;
-use crate::metrics::Kind;
-use crate::state::shared::Shared;
+use crate::registry::Kind;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6/metrics";
 
@@ -28,7 +28,7 @@ pub(crate) const MODULE: super::Module = super::Module {
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     // Custom metrics.
     {

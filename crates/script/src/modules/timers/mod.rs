@@ -9,7 +9,7 @@ use super::common::k6_code;
 use crate::js::exec::TIMERS_LIVE;
 use crate::js::vu;
 use crate::log::Level;
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6/timers";
 
@@ -35,7 +35,7 @@ pub(crate) const TIMERS_GLOBAL_JS: &str = include_str!("global.fn.js");
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     k6.set(
         "vuIndex",

@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::js::vu::{self, Op};
-use crate::state::shared::Shared;
+use crate::state::run_state::RunState;
 
 mod session;
 
@@ -119,7 +119,7 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
 pub fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     jars: &Rc<RefCell<crate::modules::http::cookies::AllJars>>,
 ) -> rquickjs::Result<()> {
     {
@@ -209,7 +209,7 @@ pub fn install<'js>(
 fn install_events<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     {
         let sh = shared.clone();

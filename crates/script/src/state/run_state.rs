@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use crate::config::Options;
 use crate::log::{Level, Logger};
-use crate::metrics::{Kind, Registry};
 use crate::out::Outputs;
+use crate::registry::{Kind, Registry};
 use crate::system_tags::SystemTags;
 
 use crate::http_result::ms;
@@ -89,7 +89,7 @@ pub(crate) const HTTP_METRICS: [&str; 11] = [
 pub(crate) const MAX_URL_SERIES: usize = 10_000;
 
 /// What the VUs share (one thread, so `RefCell`s).
-pub struct Shared {
+pub struct RunState {
     pub env: Vec<(String, String)>,
     /// `--console-output FILE` (or `consoleOutput`): the console's lines of
     /// setup(), the iterations and teardown() go there, in k6's logfmt
@@ -138,7 +138,7 @@ pub struct Shared {
     pub(crate) http_cache: RefCell<HashMap<Tags, HttpSeries>>,
     /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
     pub(crate) js_heap: Cell<u64>,
-    /// Series by what determines their tags (`Shared::cached`).
+    /// Series by what determines their tags (`RunState::cached`).
     pub(crate) fast: RefCell<FastCache<usize>>,
     pub(crate) fast_http: RefCell<FastCache<HttpSeries>>,
     /// HTTP samples carry all of k6's request tags (`url`, `name`,
@@ -173,7 +173,7 @@ pub(crate) type FastCache<V> = HashMap<u64, Vec<(FastKey, V)>>;
 
 /// A hash of a series' determinants, eight bytes at a step (each part's
 /// length is mixed in, so parts cut differently hash differently). Only
-/// picks the bucket: `Shared::cached` compares the parts themselves.
+/// picks the bucket: `RunState::cached` compares the parts themselves.
 pub(crate) fn fast_hash(
     metric: usize,
     scenario: Option<usize>,
@@ -214,7 +214,7 @@ pub(crate) fn fast_hash(
     h
 }
 
-impl Shared {
+impl RunState {
     pub(crate) fn now_ns(&self) -> u64 {
         self.start.elapsed().as_nanos() as u64
     }
@@ -645,7 +645,7 @@ impl Shared {
 /// The progress lines' `running (…)` line and bars, the scenarios in
 /// k6's order (by start time, then name).
 pub(crate) fn progress_block(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     views: &[crate::progress::ScenView],
     elapsed: Duration,
