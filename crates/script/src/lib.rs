@@ -60,6 +60,7 @@ pub mod segment;
 pub mod state;
 pub mod summary;
 pub mod system_tags;
+pub mod tags;
 pub mod thresholds;
 // The VUs' slots the executors start iterations in.
 mod vus;

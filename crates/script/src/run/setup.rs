@@ -66,7 +66,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         &script_dir,
         String::new(),
         &[],
-        Vec::new(),
+        Tags::new(),
         0,
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
@@ -256,7 +256,7 @@ fn run_shared(
         script_dir,
         options_json,
         &scen_meta,
-        options.tags.clone(),
+        options.tags.clone().into(),
         start_unix_ns,
     )?;
     shared_v.out = RefCell::new(outputs);
@@ -296,7 +296,7 @@ pub(crate) fn make_shared(
     script_dir: &std::path::Path,
     options_json: String,
     scenarios: &[ScenarioMeta],
-    base_tags: Vec<(String, String)>,
+    base_tags: Tags,
     start_unix_ns: u64,
 ) -> Result<RunState, ScriptError> {
     let reg = Registry::new();
@@ -462,14 +462,12 @@ fn scenario_meta(options: &Options) -> Vec<ScenarioMeta> {
     options
         .scenarios
         .iter()
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.executor.name().to_string(),
-                s.tags.clone(),
-                s.start_time,
-                s.executor.duration(),
-            )
+        .map(|s| ScenarioMeta {
+            name: s.name.clone(),
+            executor: s.executor.name().to_string(),
+            tags: s.tags.clone().into(),
+            start_time: s.start_time,
+            duration: s.executor.duration(),
         })
         .collect()
 }

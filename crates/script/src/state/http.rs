@@ -262,7 +262,7 @@ impl RunState {
                 m.group.clone(),
                 m.iter_in_scenario.to_string(),
                 m.scenario
-                    .map(|s| self.scenarios[s].0.clone())
+                    .map(|s| self.scenarios[s].name.clone())
                     .unwrap_or_default(),
                 m.id.to_string(),
             )

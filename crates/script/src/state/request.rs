@@ -6,6 +6,8 @@ use std::rc::Rc;
 
 use rquickjs::Value;
 
+use crate::tags::Tags;
+
 /// Which statuses are expected (k6's response callback): they decide the
 /// `expected_response` tag and `http_req_failed`.
 #[derive(Debug, Clone, Default)]
@@ -55,7 +57,7 @@ impl Expect {
 pub struct ReqMeta {
     pub method: String,
     pub url: String,
-    pub tags: Vec<(String, String)>,
+    pub tags: Tags,
     pub response_type: ResponseType,
     /// The cookie jar of the request (0: the VU's; `params.jar`: another).
     pub jar: usize,

@@ -15,6 +15,7 @@ use crate::log::{Level, Logger};
 use crate::out::Outputs;
 use crate::registry::{Kind, Registry};
 use crate::system_tags::SystemTags;
+pub use crate::tags::Tags;
 
 use crate::http_result::ms;
 use crate::log::unix_now_ns;
@@ -23,8 +24,6 @@ pub(crate) fn unix_now_ms() -> i64 {
     (unix_now_ns() / 1_000_000) as i64
 }
 
-/// Tag pairs, sorted.
-pub(crate) type Tags = Vec<(String, String)>;
 /// Per-VU facts the native functions read.
 #[derive(Debug, Default, Clone)]
 pub struct VuMeta {
@@ -32,7 +31,7 @@ pub struct VuMeta {
     pub scenario: Option<usize>,
     pub group: String,
     /// The tags the script set on the VU (`exec.vu.tags`), sorted.
-    pub own_tags: Vec<(String, String)>,
+    pub own_tags: Tags,
     pub group_starts: Vec<Instant>,
     pub iter_in_instance: u64,
     pub iter_in_scenario: u64,
@@ -55,10 +54,18 @@ pub struct ScenarioInfo {
     pub in_test: u64,
 }
 
-/// A scenario's name, executor name and tags.
-/// A scenario's name, executor, tags, `startTime` and how long it
-/// schedules iterations.
-pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Duration);
+/// What the natives and the summary know of a scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioMeta {
+    pub name: String,
+    /// Its executor's name (`constant-vus`).
+    pub executor: String,
+    pub tags: Tags,
+    /// `startTime`.
+    pub start_time: Duration,
+    /// How long it schedules iterations.
+    pub duration: Duration,
+}
 
 /// The series of each of an HTTP request's metrics.
 pub(crate) type HttpSeries = [usize; HTTP_METRICS.len()];
@@ -110,7 +117,7 @@ pub struct RunState {
     pub out: RefCell<Outputs>,
     pub vus: RefCell<Vec<VuMeta>>,
     pub scenarios: Vec<ScenarioMeta>,
-    pub base_tags: Vec<(String, String)>,
+    pub base_tags: Tags,
     /// `systemTags`: the system tags samples carry.
     pub sys: SystemTags,
     pub start: Instant,
@@ -133,7 +140,7 @@ pub struct RunState {
     pub(crate) progress: bool,
     pub quiet: bool,
     pub verbose: bool,
-    pub(crate) file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
+    pub(crate) file_http: RefCell<HashMap<Tags, u32>>,
     pub(crate) distinct_urls: Cell<usize>,
     pub(crate) http_cache: RefCell<HashMap<Tags, HttpSeries>>,
     /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
@@ -312,12 +319,12 @@ impl RunState {
 
     /// System tags of a VU's samples: the options' tags, the scenario's and
     /// the group.
-    pub fn vu_tags(&self, vu: usize) -> Vec<(String, String)> {
+    pub fn vu_tags(&self, vu: usize) -> Tags {
         let vus = self.vus.borrow();
         let m = &vus[vu];
         let mut tags = self.base_tags.clone();
         if let Some(s) = m.scenario {
-            let (name, _, st, _, _) = &self.scenarios[s];
+            let ScenarioMeta { name, tags: st, .. } = &self.scenarios[s];
             tags.extend(st.iter().cloned());
             if self.sys.has(SystemTags::SCENARIO) {
                 tags.push(("scenario".into(), name.clone()));
@@ -354,7 +361,7 @@ impl RunState {
 
     /// The series of `metric` with `tags`, made (and declared in the
     /// results file when `to_file`) on first use.
-    pub fn series_for(&self, metric: usize, tags: Vec<(String, String)>, to_file: bool) -> usize {
+    pub fn series_for(&self, metric: usize, tags: Tags, to_file: bool) -> usize {
         let mut reg = self.reg.borrow_mut();
         let (si, new) = reg.series(metric, tags, || NO_FILE);
         if new && to_file {
@@ -363,7 +370,7 @@ impl RunState {
                 kind: def.kind.series_kind(),
                 name: def.name.clone(),
                 time: def.time,
-                tags: reg.series[si].tags.clone(),
+                tags: reg.series[si].tags.to_vec(),
             };
             reg.series[si].file_id = self.file_series(info);
         }
@@ -417,7 +424,7 @@ impl RunState {
     }
 
     /// Adds a value to metric `metric` with `tags`.
-    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    pub fn add(&self, metric: usize, value: f64, tags: Tags, to_file: bool) {
         let si = self.series_for(metric, tags, to_file);
         self.add_at(si, value, self.now_ns());
     }
@@ -428,18 +435,18 @@ impl RunState {
 
     /// Adds `value` to the built-in metric `name` with `tags`, as a
     /// sample of VU `vu` (with its metadata).
-    pub fn add_vu_named(&self, vu: usize, name: &str, value: f64, tags: Vec<(String, String)>) {
+    pub fn add_vu_named(&self, vu: usize, name: &str, value: f64, tags: Tags) {
         let si = self.series_for(self.metric_id(name), tags, true);
         let meta = self.sample_meta(vu);
         self.add_all(&[si], &[value], self.now_ns(), meta);
     }
 
-    pub fn add_named(&self, name: &str, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    pub fn add_named(&self, name: &str, value: f64, tags: Tags, to_file: bool) {
         let id = self.metric_id(name);
         self.add(id, value, tags, to_file);
     }
 
-    pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Vec<(String, String)>) {
+    pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Tags) {
         let metric = self.ids.checks;
         let si = self.cached(&self.fast, vu, metric, &[("check", name)], &extra, || {
             let mut tags = self.vu_tags(vu);
@@ -475,7 +482,7 @@ impl RunState {
                     if k.metric == metric
                         && k.scenario == m.scenario
                         && k.group == m.group
-                        && k.own == m.own_tags
+                        && k.own == *m.own_tags
                         && k.extra.len() == a.len() + b.len()
                         && k.extra
                             .iter()
@@ -507,7 +514,7 @@ impl RunState {
                 metric,
                 scenario,
                 group,
-                own,
+                own: own.into_vec(),
                 extra,
             },
             v,
@@ -552,7 +559,7 @@ impl RunState {
         reg.define(name, kind, time, false)
     }
 
-    pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Vec<(String, String)>) {
+    pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Tags) {
         let si = self.cached(&self.fast, vu, id, &[], &extra, || {
             let mut tags = self.vu_tags(vu);
             for (k, v) in &extra {
@@ -601,7 +608,13 @@ impl RunState {
         let v = &self.vus.borrow()[vu];
         match v.scenario {
             Some(s) => {
-                let (name, executor, _, start_time, duration) = &self.scenarios[s];
+                let ScenarioMeta {
+                    name,
+                    executor,
+                    start_time,
+                    duration,
+                    ..
+                } = &self.scenarios[s];
                 // As k6: when the scenario started (the test's start plus
                 // its `startTime`), and the share of its duration gone by.
                 let elapsed = self.start.elapsed().saturating_sub(*start_time);

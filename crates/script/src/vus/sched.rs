@@ -411,8 +411,8 @@ impl<'a, 'js> Sched<'a, 'js> {
                     .scenario
                     .map(|s| {
                         (
-                            shared.scenarios[s].0.as_str(),
-                            shared.scenarios[s].1.as_str(),
+                            shared.scenarios[s].name.as_str(),
+                            shared.scenarios[s].executor.as_str(),
                         )
                     })
                     .unwrap_or(("", ""));

@@ -241,3 +241,37 @@ fn no_file_over_800_lines_and_no_function_over_120() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn names_say_what_they_are() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        let code = blank(&text);
+        if has_word(&code, "struct Shared") {
+            wrong.push(format!(
+                "{path}: a type named Shared (the run's state is RunState)"
+            ));
+        }
+        for (n, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            // A public type that is a tuple: its parts have no names
+            // (options parsing, under config/, keeps its own).
+            if !path.starts_with("config/") && t.starts_with("pub type ") && t.contains("= (") {
+                wrong.push(format!("{path}:{}: a tuple type: {t}", n + 1));
+            }
+            // Tags are `Tags` (options parsing keeps its own pairs).
+            let tags_field = t
+                .split(':')
+                .next()
+                .is_some_and(|f| f.trim_start_matches("pub ").trim().ends_with("tags"));
+            if !path.starts_with("config/") && tags_field && t.contains("Vec<(String, String)>") {
+                wrong.push(format!("{path}:{}: tags as pairs: {t}", n + 1));
+            }
+        }
+    }
+    let lib = std::fs::read_to_string(src_dir().join("lib.rs")).unwrap();
+    if lib.lines().any(|l| l.trim() == "pub mod metrics;") {
+        wrong.push("lib.rs: a module `metrics` beside modules::metrics and loadlab_metrics".into());
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

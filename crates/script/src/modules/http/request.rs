@@ -13,6 +13,7 @@ use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
 use crate::state::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
 use crate::state::run_state::RunState;
+use crate::tags::Tags;
 
 /// `params.throw` when the params set it to a boolean.
 pub(crate) fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
@@ -180,7 +181,7 @@ pub(crate) fn record_unsent(
     let meta = ReqMeta {
         method: method.to_string(),
         url: url.to_string(),
-        tags,
+        tags: tags.into(),
         response_type: ResponseType::Text,
         jar: 0,
         cookies: Vec::new(),
@@ -279,7 +280,7 @@ pub(crate) fn build_request<'js>(
         ReqMeta {
             method: method.to_string(),
             url,
-            tags,
+            tags: tags.into(),
             response_type,
             jar,
             cookies,
@@ -346,7 +347,7 @@ fn request_url<'js>(
 /// What a request's params set, over the defaults.
 struct Params {
     headers: Vec<(String, String)>,
-    tags: Vec<(String, String)>,
+    tags: Tags,
     timeout: Duration,
     redirects: i32,
     redirects_set: bool,
@@ -366,7 +367,7 @@ fn read_params<'js>(
 ) -> Result<Params, BuildError> {
     let max_redirects = defaults.max_redirects;
     let mut headers: Vec<(String, String)> = Vec::new();
-    let mut tags = Vec::new();
+    let mut tags = Tags::new();
     let mut timeout = Duration::from_secs(60);
     // k6's default limit is 10; `options.maxRedirects` chooses another.
     let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
@@ -389,7 +390,7 @@ fn read_params<'js>(
                     }
                 }
                 "headers" => headers = js_pairs(Some(&v)),
-                "tags" => tags = js_pairs(Some(&v)),
+                "tags" => tags = js_pairs(Some(&v)).into(),
                 "timeout" if !v.is_undefined() && !v.is_null() => {
                     timeout = js_duration(&v).ok_or_else(|| {
                         let shown = js_string(&v).unwrap_or_default();

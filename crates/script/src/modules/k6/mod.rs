@@ -59,7 +59,7 @@ pub(crate) fn install<'js>(
                         let pass = truthy(&outcome);
                         // The function may have waited: the VU is the
                         // caller still (restored on resume).
-                        sh.check(vu::current(), &name, pass, tags.clone());
+                        sh.check(vu::current(), &name, pass, tags.clone().into());
                         all &= pass;
                     }
                     Ok(all)

@@ -76,7 +76,12 @@ pub(crate) fn install<'js>(
                     if !value.is_finite() {
                         return Err(throw(&ctx, "a metric value must be a finite number"));
                     }
-                    sh.add_custom(vu::current(), id as usize, value, js_pairs(tags.0.as_ref()));
+                    sh.add_custom(
+                        vu::current(),
+                        id as usize,
+                        value,
+                        js_pairs(tags.0.as_ref()).into(),
+                    );
                     Ok(true)
                 },
             )?,

@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::js::vu;
-use crate::state::run_state::RunState;
+use crate::state::run_state::{RunState, Tags};
 use crate::system_tags::SystemTags;
 
 use super::{Params, wait_for, wait_until};
@@ -77,7 +77,7 @@ pub(super) type Ws = WebSocketStream<Counted>;
 pub(super) struct Session {
     pub(super) ws: Option<Ws>,
     pub(super) vu: usize,
-    pub(super) tags: Vec<(String, String)>,
+    pub(super) tags: Tags,
     pub(super) started: Instant,
     /// Pings sent and not yet answered: payload → when.
     pub(super) pings: HashMap<Vec<u8>, Instant>,
@@ -393,7 +393,7 @@ pub(super) fn open<'js>(
 
 /// The tags a dial's outcome adds to the session's samples: the peer's
 /// address, the response's status and sub-protocol.
-fn tag_outcome(sh: &RunState, r: &Opened, tags: &mut Vec<(String, String)>) {
+fn tag_outcome(sh: &RunState, r: &Opened, tags: &mut Tags) {
     // The response's status and sub-protocol tag the session's samples.
     let (status, subproto) = match r {
         Ok((_, resp, _)) => (
