@@ -280,7 +280,7 @@ pub(crate) fn build_request<'js>(
         ReqMeta {
             method: method.to_string(),
             url,
-            tags: tags.into(),
+            tags,
             response_type,
             jar,
             cookies,
