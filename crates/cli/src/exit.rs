@@ -20,6 +20,8 @@ pub const CLUSTER: i32 = 6;
 /// is down); the run is stored and the study stops.
 pub const TARGET_UNREACHABLE: i32 = 7;
 /// `loadlab sysbench`: the database server refused the user name or password.
+/// `k6 run`: a threshold was crossed (as k6).
+pub const THRESHOLDS_FAILED: i32 = 99;
 pub const DB_LOGIN: i32 = 20;
 /// `loadlab sysbench`: the database does not exist (or the user may not use it).
 pub const DB_UNKNOWN_DATABASE: i32 = 21;
@@ -65,5 +67,21 @@ impl CliError {
     }
     pub fn internal(message: impl Display) -> Self {
         Self::new(INTERNAL, message)
+    }
+}
+
+/// The exit code of each failure (docs/exit-codes.md).
+pub fn sql_code(e: &loadlab_sql::Error) -> i32 {
+    match e {
+        loadlab_sql::Error::Refused { .. } => NETWORK,
+        loadlab_sql::Error::Auth { .. } => DB_LOGIN,
+        loadlab_sql::Error::UnknownDb { .. } => DB_UNKNOWN_DATABASE,
+        loadlab_sql::Error::TablesMissing { .. } => DB_TABLES_MISSING,
+        loadlab_sql::Error::TablesExist { .. } => DB_TABLES_EXIST,
+        loadlab_sql::Error::TooManyConnections { .. } => DB_TOO_MANY_CONNECTIONS,
+        loadlab_sql::Error::Lost { .. } => DB_CONNECTION_LOST,
+        loadlab_sql::Error::Sql { .. } => DB_SQL_ERROR,
+        loadlab_sql::Error::Output { .. } => IO,
+        loadlab_sql::Error::Runtime(_) => INTERNAL,
     }
 }

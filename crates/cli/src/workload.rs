@@ -30,7 +30,7 @@ fn results_flags(w: &WorkloadPlan, file: &Path) -> Vec<String> {
 }
 
 /// `loadlab k6 run`'s exit code for crossed thresholds (as k6's).
-const THRESHOLDS_CROSSED: i32 = crate::cmd::k6::THRESHOLDS_FAILED;
+const THRESHOLDS_CROSSED: i32 = crate::exit::THRESHOLDS_FAILED;
 
 /// A child's error in one line: its last `loadlab:` line without the
 /// prefix (the study adds its own), with the stack frame under it when
@@ -152,7 +152,7 @@ fn check_database(step: &WorkloadStep) -> Result<(), StepFailure> {
         }
     };
     loadlab_sql::check_connection(&opts).map_err(|e| StepFailure {
-        code: Some(crate::cmd::sysbench::code(&e)),
+        code: Some(crate::exit::sql_code(&e)),
         message: format!("sysbench: {e}"),
     })
 }

@@ -142,3 +142,18 @@ pub fn error_text(kind: ErrorKind, url: &str) -> String {
         }
     }
 }
+
+/// A header name as Go writes it (`content-type`: `Content-Type`).
+pub(crate) fn canonical(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = true;
+    for c in name.chars() {
+        if up {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        up = c == '-';
+    }
+    out
+}

@@ -18,23 +18,25 @@
 //!   resident. QuickJS checks its stack depth against the stack it runs on,
 //!   so every switch into a coroutine tells the runtime its new stack top
 //!   and limit (`vu.rs`).
-//! * **Executors** (`sched.rs`) decide when a VU starts an iteration:
+//! * **Executors** (`executor/`) decide when a VU starts an iteration:
 //!   closed models (shared/per-VU iterations, constant/ramping VUs) start
 //!   the next iteration when the last one ends; arrival-rate executors
 //!   (open model) start iterations on their schedule, count an iteration
 //!   with no free VU as `dropped_iterations`, and measure each iteration
 //!   from its intended start too (`iteration_duration_corrected`).
-//! * **Metrics** (`metrics.rs`): k6's metrics, split by tags into series,
-//!   figured with `loadlab_metrics::Distribution`; HTTP requests and metric
-//!   records also go to the results file (v2) through the `Sink` API, so
-//!   `loadlab report` reads a script run.
+//! * **Metrics** (`registry.rs`, the run's metric registry): k6's
+//!   metrics, split by tags into series, figured with
+//!   `loadlab_metrics::Distribution`; HTTP requests and metric records also
+//!   go to the results file (v2) through the `Sink` API, so `loadlab
+//!   report` reads a script run.
 //!
 //! `unsafe` is allowed in `js/` only (the QuickJS glue): the stack switch
 //! bookkeeping QuickJS needs (`JS_UpdateStackTop`, `JS_SetMaxStackSize`),
 //! reaching a VU's context and its coroutine's yielder from the native
 //! functions the script calls (see the SAFETY notes in `js/vu.rs`), and the
-//! runtime calls rquickjs has no safe wrapper for (`js/runtime.rs`). `api`
-//! keeps its own exception until its raw QuickJS calls move to `js/`.
+//! runtime calls rquickjs has no safe wrapper for (`js/runtime.rs`), and the
+//! native objects of the k6 modules (`js/class.rs`: the response class,
+//! its timings' atoms).
 
 // Old paths the run's code in `sched.rs` still names.
 pub mod config;
@@ -46,21 +48,23 @@ mod inflight;
 mod js;
 mod local_ips;
 pub mod log;
-pub mod metrics;
-// The k6 modules' natives still call QuickJS's raw API in a few places
-// (the response class, ArrayBuffer reads); they belong in `js`.
-#[allow(unsafe_code)]
 mod modules;
 pub mod out;
 pub mod progress;
 pub mod prom_rw;
+pub mod registry;
 pub mod run;
 pub mod sched;
 pub mod segment;
+// What the modules and the run share (k6's `lib.State`).
+pub mod state;
 pub mod static_opens;
 pub mod summary;
 pub mod system_tags;
+pub mod tags;
 pub mod thresholds;
+// The VUs' slots the executors start iterations in.
+mod vus;
 
 use std::path::PathBuf;
 

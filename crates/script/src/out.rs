@@ -6,16 +6,15 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink, WorkerInfo};
+use loadlab_core::{AttackInfo, MetricSample, Sample, SeriesInfo, Sink};
 use loadlab_metrics::ResultsWriter;
 use loadlab_metrics::distributed::WorkerPlan;
 
 use crate::ScriptError;
-use crate::run::config::RunConfig;
 use crate::system_tags::SystemTags;
 
 /// A record held until the test starts (see [`Outputs::start`]).
-enum Held {
+pub(crate) enum Held {
     Series(u32, SeriesInfo),
     Sample(Sample),
     Metric(MetricSample),
@@ -23,10 +22,10 @@ enum Held {
 
 /// The results file's header, written when the test starts: a worker's
 /// record says when it began, which is known only then.
-struct Pending {
-    info: AttackInfo,
-    plan: Option<WorkerPlan>,
-    held: Vec<Held>,
+pub(crate) struct Pending {
+    pub(crate) info: AttackInfo,
+    pub(crate) plan: Option<WorkerPlan>,
+    pub(crate) held: Vec<Held>,
 }
 
 /// A metric's thresholds (their sources) and sub-metrics (their tag filters).
@@ -107,23 +106,23 @@ fn csv_field(w: &mut impl Write, f: &str) -> std::io::Result<()> {
 }
 
 pub struct Outputs {
-    results: Option<(PathBuf, ResultsWriter<BufWriter<File>>)>,
-    pending: Option<Pending>,
-    json: Option<(PathBuf, BufWriter<File>)>,
-    csv: Option<(PathBuf, Box<dyn Write>, CsvTime)>,
-    json_metrics: Vec<String>,
+    pub(crate) results: Option<(PathBuf, ResultsWriter<BufWriter<File>>)>,
+    pub(crate) pending: Option<Pending>,
+    pub(crate) json: Option<(PathBuf, BufWriter<File>)>,
+    pub(crate) csv: Option<(PathBuf, Box<dyn Write>, CsvTime)>,
+    pub(crate) json_metrics: Vec<String>,
     /// Per metric: its thresholds' sources and its sub-metrics' filters,
     /// for the JSON output's `Metric` lines (k6's `thresholds`, `submetrics`).
-    json_decl: std::collections::HashMap<String, MetricDecl>,
-    export: Option<PathBuf>,
-    next_id: u32,
-    start_unix_ns: u64,
+    pub(crate) json_decl: std::collections::HashMap<String, MetricDecl>,
+    pub(crate) export: Option<PathBuf>,
+    pub(crate) next_id: u32,
+    pub(crate) start_unix_ns: u64,
     /// `systemTags`: the metadata points carry, and the CSV columns.
-    sys: SystemTags,
-    csv_cols: Vec<&'static str>,
+    pub(crate) sys: SystemTags,
+    pub(crate) csv_cols: Vec<&'static str>,
 }
 
-fn create(p: &PathBuf, what: &str) -> Result<File, ScriptError> {
+pub(crate) fn create(p: &PathBuf, what: &str) -> Result<File, ScriptError> {
     File::create(p)
         .map_err(|e| ScriptError::Output(format!("cannot create {what} {}: {e}", p.display())))
 }
@@ -143,85 +142,6 @@ impl Outputs {
             sys: SystemTags::default(),
             csv_cols: Vec::new(),
         }
-    }
-
-    /// Opens the files. A worker of a split run (`worker`: its record and
-    /// its plan) writes its results header when the test starts
-    /// ([`Outputs::start`]); records made before (series declared at init,
-    /// `setup()`'s requests) are held until then.
-    pub fn open(
-        cfg: &RunConfig,
-        start_unix_ns: u64,
-        worker: Option<(WorkerInfo, WorkerPlan)>,
-        sys: SystemTags,
-    ) -> Result<Outputs, ScriptError> {
-        let mut o = Outputs::none();
-        o.start_unix_ns = start_unix_ns;
-        o.sys = sys;
-        o.csv_cols = sys.columns();
-        if let Some(p) = &cfg.results_out {
-            let w = ResultsWriter::new(BufWriter::new(create(p, "results file")?));
-            let (worker, plan) = match worker {
-                Some((w, p)) => (Some(w), Some(p)),
-                None => (None, None),
-            };
-            let worker_tag = worker
-                .as_ref()
-                .map(|w| ("worker".to_string(), format!("{}/{}", w.index, w.count)));
-            let w = match worker_tag {
-                // As `attack -segment`: `report -by=worker` splits by segment.
-                Some(t) => w.with_tags(vec![t]),
-                None => w,
-            };
-            o.pending = Some(Pending {
-                info: AttackInfo {
-                    name: cfg
-                        .script
-                        .file_name()
-                        .map(|n| n.to_string_lossy().to_string())
-                        .unwrap_or_default(),
-                    start_unix_ns,
-                    timeout_ns: 60_000_000_000,
-                    worker,
-                    ..Default::default()
-                },
-                plan,
-                held: Vec::new(),
-            });
-            o.results = Some((p.clone(), w));
-            if o.pending.as_ref().is_some_and(|p| p.info.worker.is_none()) {
-                o.start(0);
-            }
-        }
-        if let Some(p) = &cfg.json_out {
-            o.json = Some((p.clone(), BufWriter::new(create(p, "JSON output")?)));
-        }
-        if let Some(c) = &cfg.csv_out {
-            let f = BufWriter::new(create(&c.path, "CSV output")?);
-            let mut w: Box<dyn Write> = if c.path.extension().is_some_and(|e| e == "gz") {
-                Box::new(flate2::write::GzEncoder::new(
-                    f,
-                    flate2::Compression::default(),
-                ))
-            } else {
-                Box::new(f)
-            };
-            // As k6: a column per system tag kept (`vu` and `iter` go to
-            // the metadata).
-            let header = format!(
-                "metric_name,timestamp,metric_value,{},extra_tags,metadata\n",
-                o.csv_cols.join(",")
-            );
-            w.write_all(header.as_bytes())
-                .map_err(|e| ScriptError::Output(format!("writing {}: {e}", c.path.display())))?;
-            o.csv = Some((c.path.clone(), w, c.time_format));
-        }
-        if let Some(p) = &cfg.summary_export {
-            // Made now so a bad path fails before the test.
-            create(p, "summary export")?;
-            o.export = Some(p.clone());
-        }
-        Ok(o)
     }
 
     pub fn has_results(&self) -> bool {
@@ -333,7 +253,7 @@ impl Outputs {
     /// declaration the first time).
     pub fn point(
         &mut self,
-        def: &crate::metrics::MetricDef,
+        def: &crate::registry::MetricDef,
         unix_ns: u64,
         value: f64,
         tags: &[(String, String)],

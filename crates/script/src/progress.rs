@@ -379,21 +379,6 @@ pub fn describe(sc: &Scenario, segment: &crate::segment::Tuple) -> String {
     }
 }
 
-/// Prints k6's banner (without its logo) on standard output.
-pub fn print_banner(cfg: &crate::run::config::RunConfig, options: &crate::config::Options) {
-    let mut outs = Vec::new();
-    if let Some(p) = &cfg.json_out {
-        outs.push(format!("json ({})", p.display()));
-    }
-    if let Some(c) = &cfg.csv_out {
-        outs.push(format!("csv ({})", c.path.display()));
-    }
-    if let Some(p) = &cfg.results_out {
-        outs.push(format!("loadlab ({})", p.display()));
-    }
-    write_out(&banner(&cfg.script.display().to_string(), &outs, options));
-}
-
 /// How much of the whole test this instance runs (`0:1/4`: 0.25).
 fn segment_share(t: &crate::segment::Tuple) -> f64 {
     let (from, to) = (t.from(), t.to());
@@ -621,7 +606,7 @@ fn term_width() -> Option<usize> {
     terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize)
 }
 
-fn write_out(text: &str) {
+pub(crate) fn write_out(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());

@@ -28,7 +28,7 @@ use loadlab_engine::client::{Client, ClientRequest};
 use loadlab_metrics::remote_write::{self, Label, STALE_NAN, TimeSeries};
 
 use crate::log::{Level, Logger};
-use crate::metrics::{Agg, Registry};
+use crate::registry::{Agg, Registry};
 
 const DEFAULT_URL: &str = "http://localhost:9090/api/v1/write";
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -84,7 +84,7 @@ fn trend_stats(list: &str) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         if s != "sum" {
-            crate::metrics::check_stat(s)
+            crate::registry::check_stat(s)
                 .map_err(|e| format!("K6_PROMETHEUS_RW_TREND_STATS: {e}"))?;
         }
         out.push((s.to_string(), stat_suffix(s)));

@@ -485,7 +485,7 @@ pub fn analyse(plan: &Plan, runs: &[RunRow]) -> Analysis {
             format!(
                 "{}: {}",
                 label(r),
-                crate::runner::unreachable_words(&r.summary)
+                crate::collect::unreachable_words(&r.summary)
             )
         })
         .collect();
@@ -563,7 +563,7 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             o,
             "In {} run(s) {} ({}{}): their figures are the client's limits, not the target's.\n",
             an.behind.len(),
-            crate::report::text::BEHIND_NOTE.replace(": this run measures the client", ""),
+            crate::collect::BEHIND_NOTE.replace(": this run measures the client", ""),
             shown.join(", "),
             if more > 0 {
                 format!(" and {more} more")

@@ -17,7 +17,8 @@ use loadlab_metrics::{Distribution, MetricRecord, Metrics, SeriesDef};
 
 mod summary;
 pub use summary::{
-    BEHIND_LAG_P99_NS, MetricRow, Queries, RunPart, RunSummary, SeriesPoint, ThresholdVerdict,
+    BEHIND_LAG_P99_NS, BEHIND_NOTE, MetricRow, Queries, RunPart, RunSummary, SeriesPoint,
+    ThresholdVerdict, unreachable_words,
 };
 
 /// Everything one run produced.

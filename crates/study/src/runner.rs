@@ -317,7 +317,7 @@ pub fn run_line(s: &crate::collect::RunSummary, verdict: &str) -> String {
         );
     }
     if s.generator_behind() {
-        line = format!("{}; {}", line.trim_end(), crate::report::text::BEHIND_NOTE);
+        line = format!("{}; {}", line.trim_end(), crate::collect::BEHIND_NOTE);
     }
     if s.unreachable() {
         line = format!("{}; {}", line.trim_end(), unreachable_words(s));
@@ -325,24 +325,7 @@ pub fn run_line(s: &crate::collect::RunSummary, verdict: &str) -> String {
     line
 }
 
-/// "connection refused on every request: is the target up?" (or the
-/// failure every request met, when it was another way of not connecting).
-pub fn unreachable_words(s: &crate::collect::RunSummary) -> String {
-    let refused = s
-        .errors
-        .keys()
-        .all(|e| e.contains("connection refused") || e.contains("Connection refused"));
-    if refused {
-        "connection refused on every request: is the target up?".to_string()
-    } else {
-        let top = s
-            .errors
-            .iter()
-            .max_by_key(|(_, n)| **n)
-            .map_or(String::new(), |(e, _)| format!(" ({e})"));
-        format!("no connection on any request{top}: is the target up?")
-    }
-}
+pub use crate::collect::unreachable_words;
 
 /// Bisection probes a bracket may still need, at most (the wider half kept).
 fn probes_left(mut lo: u64, mut hi: u64, mut probes: u32, c: &CeilingPlan) -> usize {

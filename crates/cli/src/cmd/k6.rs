@@ -11,7 +11,7 @@ use loadlab_script::{Overrides, RunConfig, RunOutcome, ScriptError};
 use crate::exit::CliError;
 
 /// k6's exit codes that loadlab k6 uses too.
-pub const THRESHOLDS_FAILED: i32 = 99;
+pub const THRESHOLDS_FAILED: i32 = crate::exit::THRESHOLDS_FAILED;
 pub const INVALID_CONFIG: i32 = 104;
 pub const EXTERNAL_ABORT: i32 = 105;
 pub const SCRIPT_EXCEPTION: i32 = 107;

@@ -4,7 +4,7 @@
 //! Arguments are parsed with sysbench's own syntax by `loadlab_sql::options`
 //! (see docs/sysbench.md).
 
-use loadlab_sql::{Ended, Error, Parsed};
+use loadlab_sql::{Ended, Parsed};
 
 use crate::exit::{self, CliError};
 
@@ -16,21 +16,7 @@ pub struct SysbenchArgs {
     args: Vec<String>,
 }
 
-/// The exit code of each failure (docs/exit-codes.md).
-pub fn code(e: &Error) -> i32 {
-    match e {
-        Error::Refused { .. } => exit::NETWORK,
-        Error::Auth { .. } => exit::DB_LOGIN,
-        Error::UnknownDb { .. } => exit::DB_UNKNOWN_DATABASE,
-        Error::TablesMissing { .. } => exit::DB_TABLES_MISSING,
-        Error::TablesExist { .. } => exit::DB_TABLES_EXIST,
-        Error::TooManyConnections { .. } => exit::DB_TOO_MANY_CONNECTIONS,
-        Error::Lost { .. } => exit::DB_CONNECTION_LOST,
-        Error::Sql { .. } => exit::DB_SQL_ERROR,
-        Error::Output { .. } => exit::IO,
-        Error::Runtime(_) => exit::INTERNAL,
-    }
-}
+pub use crate::exit::sql_code as code;
 
 pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
     let opts = match loadlab_sql::parse(&a.args)

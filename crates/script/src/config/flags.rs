@@ -1,8 +1,8 @@
 //! The command line's layer: the flags' values, over the environment's
 //! and the script's.
 
-use super::env::env_var;
 use super::request::RequestOptions;
+use super::values::env_var;
 use crate::segment::Tuple;
 
 /// The command line's say over the script's options.

@@ -133,4 +133,8 @@ impl Options {
 }
 
 #[cfg(test)]
+mod env_tests;
+#[cfg(test)]
+mod stages_tests;
+#[cfg(test)]
 mod tests;

@@ -45,7 +45,7 @@ pub(crate) fn trend_stats(opts: Layered, o: &Overrides) -> Result<Vec<String>, S
         },
     };
     for s in &summary_trend_stats {
-        crate::metrics::check_stat(s).map_err(|e| bad(format!("summaryTrendStats: {e}")))?;
+        crate::registry::check_stat(s).map_err(|e| bad(format!("summaryTrendStats: {e}")))?;
     }
     Ok(summary_trend_stats)
 }

@@ -90,7 +90,7 @@ pub(crate) fn read(
                         )));
                     }
                 };
-                crate::metrics::parse_threshold(&source)
+                crate::registry::parse_threshold(&source)
                     .map_err(|e| bad(format!("thresholds[{key:?}]: {e}")))?;
                 thresholds.push(Threshold {
                     key: key.clone(),

@@ -143,3 +143,12 @@ impl<'a> Layered<'a> {
         }
     }
 }
+
+/// The last non-empty value of variable `name` in `env` (as k6 reads its
+/// `K6_*` variables: an empty one is unset).
+pub(crate) fn env_var<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    env.iter()
+        .rev()
+        .find(|(n, v)| n == name && !v.is_empty())
+        .map(|(_, v)| v.as_str())
+}

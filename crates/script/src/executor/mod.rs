@@ -23,7 +23,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::config::{Executor, Scenario};
-use crate::run::sched::Sched;
+use crate::vus::sched::Sched;
 
 /// A scenario's executor as it runs.
 pub(crate) trait ScenarioExecutor {

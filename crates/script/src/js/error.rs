@@ -1,7 +1,7 @@
 //! A JavaScript exception or syntax error as text, as k6 prints it.
 
+use super::loader::{VU_MARK, builtins};
 use crate::ScriptError;
-use crate::modules::imports::module_names;
 use rquickjs::{Ctx, Value};
 
 /// An exception's text as k6 logs it: a stack ends with a newline.
@@ -33,7 +33,8 @@ pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String
                 .map(str::trim)
                 .filter_map(|l| l.strip_prefix("at "))
                 .filter(|f| {
-                    !crate::modules::MODULES
+                    !builtins()
+                        .modules
                         .iter()
                         .any(|(m, _)| f.contains(&format!("({m}:")))
                 })
@@ -132,9 +133,6 @@ pub(crate) fn remote_hint(msg: &str) -> &'static str {
     }
 }
 
-/// What follows a local module's file name in its name (see `LocalResolver`).
-pub(crate) const VU_MARK: &str = "#vu";
-
 /// `text` without the VU marks of local modules' names.
 pub(crate) fn unmark(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -150,4 +148,15 @@ pub(crate) fn unmark(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The built-in modules' names, for the error that names one missing.
+fn module_names() -> String {
+    let b = builtins();
+    b.modules
+        .iter()
+        .map(|(m, _)| *m)
+        .filter(|m| *m != b.k6_utils)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -14,6 +14,20 @@ use super::loader::declare_cached;
 use super::vu::{self, Op, VuCoroutine};
 use crate::ScriptError;
 
+thread_local! {
+    /// Timers set and not yet fired or cleared, and `http.asyncRequest`s
+    /// not yet sent, of all VUs: while 0, an iteration that returns no
+    /// promise ends at once (no event loop).
+    pub static TIMERS_LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+/// One of the helpers the k6 modules' installer (`modules::install`) keeps on the hidden `__k6` object.
+pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
+    ctx.globals()
+        .get::<_, Object>("__k6")
+        .and_then(|k| k.get::<_, Function>(name))
+}
+
 /// Evaluates VU `vu_index`'s own instance of the script's module in the
 /// run's context (each VU reads the module's bytecode: its top-level
 /// variables are its own, as in k6) and returns the VU's holder, whose
@@ -73,8 +87,8 @@ pub(crate) fn call_exec<'js>(
     };
     // Whatever timers the VU still has die with the iteration (an
     // exception, a stop).
-    if crate::modules::timers::TIMERS_LIVE.with(Cell::get) > 0
-        && let Ok(drop) = crate::modules::common::k6_helper(ctx, "timersDrop")
+    if TIMERS_LIVE.with(Cell::get) > 0
+        && let Ok(drop) = k6_helper(ctx, "timersDrop")
     {
         let _ = drop.call::<_, ()>(());
     }
@@ -91,7 +105,7 @@ pub(crate) fn call_exec<'js>(
 /// what the promise gave (or `v`).
 pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js>, String> {
     let promise = v.as_promise().cloned();
-    if promise.is_none() && crate::modules::timers::TIMERS_LIVE.with(Cell::get) == 0 {
+    if promise.is_none() && TIMERS_LIVE.with(Cell::get) == 0 {
         return Ok(v);
     }
     let mut step: Option<Function<'js>> = None;
@@ -106,12 +120,9 @@ pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js
                 Ok(()) => "the iteration's promise was rejected".into(),
             });
         }
-        let fired = if crate::modules::timers::TIMERS_LIVE.with(Cell::get) > 0 {
+        let fired = if TIMERS_LIVE.with(Cell::get) > 0 {
             if step.is_none() {
-                step = Some(
-                    crate::modules::common::k6_helper(ctx, "timerStep")
-                        .map_err(|e| e.to_string())?,
-                );
+                step = Some(k6_helper(ctx, "timerStep").map_err(|e| e.to_string())?);
             }
             let f = step.as_ref().expect("just set");
             f.call::<_, bool>(()).map_err(|e| exception_text(ctx, e))?

@@ -4,12 +4,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use rquickjs::loader::{Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Context, Ctx, Module, Runtime, WriteOptions};
-
-use super::error::VU_MARK;
 
 /// How a module is written once compiled: without the functions' source
 /// text (QuickJS keeps, per context, a copy of each function's source for
@@ -73,13 +72,47 @@ pub(crate) fn new_context(rt: &Runtime) -> rquickjs::Result<Context> {
     Ok(c)
 }
 
+/// What follows a local module's file name in its name (see `LocalResolver`).
+pub(crate) const VU_MARK: &str = "#vu";
+
 /// Loads the k6 modules, and the script's local modules, in every context
 /// that imports them (rquickjs's `BuiltinLoader` hands each source out
 /// once only), each compiled once and read from its bytecode after that
 /// (see [`declare_cached`]).
-#[derive(Default)]
 pub(crate) struct K6Loader {
+    builtins: Builtins,
     compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
+}
+
+/// The modules the loader answers by name (the k6 modules, each with its
+/// JavaScript), and the one of them that answers imports of jslib's
+/// k6-utils. The layer above `js` hands them in; exceptions leave their
+/// frames out ([`builtins`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Builtins {
+    pub(crate) modules: &'static [(&'static str, &'static str)],
+    pub(crate) k6_utils: &'static str,
+}
+
+/// The built-in modules of the process's runs (they are the same for all).
+static BUILTINS: OnceLock<Builtins> = OnceLock::new();
+
+/// The built-in modules a [`K6Loader`] was made with (none before one is).
+pub(crate) fn builtins() -> Builtins {
+    BUILTINS.get().copied().unwrap_or(Builtins {
+        modules: &[],
+        k6_utils: "",
+    })
+}
+
+impl K6Loader {
+    pub(crate) fn new(builtins: Builtins) -> K6Loader {
+        BUILTINS.get_or_init(|| builtins);
+        K6Loader {
+            builtins,
+            compiled: HashMap::new(),
+        }
+    }
 }
 
 impl Loader for K6Loader {
@@ -95,7 +128,7 @@ impl Loader for K6Loader {
             let source = std::fs::read_to_string(file)?;
             return Module::declare(ctx.clone(), path, source);
         }
-        let builtin = crate::modules::MODULES.iter().find(|(m, _)| *m == path);
+        let builtin = self.builtins.modules.iter().find(|(m, _)| *m == path);
         let cache = self.compiled.entry(path.to_string()).or_default();
         if cache.borrow().is_some() {
             return declare_cached(ctx, cache, path, "");
@@ -120,9 +153,11 @@ impl Loader for K6Loader {
 /// VUs share one context, where a module is found by its name; each VU
 /// has its own instances of the local modules (their top-level variables
 /// are the VU's, as in k6), so the name carries the VU: `lib.js#vu3`.
-/// Messages leave the mark out ([`unmark`]).
+/// Messages leave the mark out (`error::unmark`).
 pub(crate) struct LocalResolver {
     pub(crate) script_dir: PathBuf,
+    /// The built-in module that answers imports of jslib's k6-utils.
+    pub(crate) k6_utils: &'static str,
 }
 
 impl Resolver for LocalResolver {
@@ -137,7 +172,7 @@ impl Resolver for LocalResolver {
         if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
             && rest.ends_with("/index.js")
         {
-            return Ok(crate::modules::K6_UTILS.to_string());
+            return Ok(self.k6_utils.to_string());
         }
         let joined = if name.starts_with("./") || name.starts_with("../") {
             Path::new(base)

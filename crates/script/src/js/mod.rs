@@ -2,6 +2,7 @@
 //! text, the bytecode cache, the VUs' coroutines and the stack bookkeeping
 //! QuickJS needs when the stack it runs on changes.
 
+pub(crate) mod class;
 pub(crate) mod error;
 pub(crate) mod exec;
 pub(crate) mod loader;

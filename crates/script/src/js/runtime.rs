@@ -2,7 +2,15 @@
 //! while a context is entered (rquickjs's own `Runtime` methods take the
 //! runtime's lock, which `Context::with` holds).
 
+use std::cell::Cell;
+
 use rquickjs::{Context, qjs};
+
+thread_local! {
+    /// How many runtimes this thread attached (what is kept per runtime,
+    /// such as atoms, is made again for a new one).
+    static GENERATION: Cell<u64> = const { Cell::new(0) };
+}
 
 /// The run's QuickJS runtime, by its raw pointer.
 ///
@@ -18,14 +26,23 @@ impl RawRuntime {
     }
 
     /// Makes this the runtime whose stack limits the VUs' coroutines
-    /// update ([`super::vu::set_runtime`]), and registers the k6 response
-    /// class, before any context runs the API's `install`.
+    /// update ([`super::vu::set_runtime`]); the k6 modules' classes are
+    /// registered next, before any context installs the modules.
     pub(crate) fn attach(self) -> Result<(), String> {
+        GENERATION.with(|g| g.set(g.get() + 1));
         // SAFETY: the runtime outlives the run, which uses it on this
         // thread only (see the type).
-        unsafe { super::vu::set_runtime(self.0) }?;
-        // SAFETY: as above, before any context runs `api::install`.
-        unsafe { crate::modules::http::response::register_response_class(self.0) }
+        unsafe { super::vu::set_runtime(self.0) }
+    }
+
+    /// Which runtime this thread attached last (see [`RawRuntime::attach`]).
+    pub(crate) fn generation() -> u64 {
+        GENERATION.with(Cell::get)
+    }
+
+    /// The raw pointer, for the calls in `js/` (live: see the type).
+    pub(super) fn as_ptr(self) -> *mut qjs::JSRuntime {
+        self.0
     }
 
     /// Forgets the runtime (the VUs' stack bookkeeping stops).

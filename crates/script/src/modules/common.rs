@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::{Ctx, Exception, Function, Value};
 
+pub use crate::js::exec::k6_helper;
+use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op, Resume};
 
 /// A string's UTF-8 bytes or an `ArrayBuffer`'s (the modules turn typed
@@ -14,13 +16,7 @@ pub(crate) fn js_bytes(v: &Value<'_>) -> rquickjs::Result<Vec<u8>> {
         return Ok(s.to_string()?.into_bytes());
     }
     let ab = rquickjs::ArrayBuffer::from_value(v.clone());
-    // SAFETY: the buffer is not detached or resized while copied (no
-    // JavaScript runs in between).
-    Ok(ab
-        .as_ref()
-        .and_then(|a| unsafe { a.as_bytes() })
-        .unwrap_or_default()
-        .to_vec())
+    Ok(ab.as_ref().and_then(array_buffer_bytes).unwrap_or_default())
 }
 
 /// JavaScript's truth of a value (`!!v`).
@@ -31,13 +27,6 @@ pub(crate) fn truthy(v: &Value<'_>) -> bool {
 
 pub(crate) fn throw(ctx: &Ctx<'_>, msg: &str) -> rquickjs::Error {
     Exception::throw_message(ctx, msg)
-}
-
-/// One of the helpers [`install`] keeps on the hidden `__k6` object.
-pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
-    ctx.globals()
-        .get::<_, Object>("__k6")
-        .and_then(|k| k.get::<_, Function>(name))
 }
 
 /// Throws k6's `GoError` (see `goError` in [`install`]).
@@ -108,20 +97,6 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
                 out.push((k, s));
             }
         }
-    }
-    out
-}
-
-pub(crate) fn canonical(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut up = true;
-    for c in name.chars() {
-        if up {
-            out.extend(c.to_uppercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-        up = c == '-';
     }
     out
 }

@@ -12,16 +12,6 @@ fn exports_of(module: &str) -> Option<&'static [&'static str]> {
         .and_then(|m| m.exports)
 }
 
-/// The built-in modules' names, for the error that names one missing.
-pub(crate) fn module_names() -> String {
-    super::MODULES
-        .iter()
-        .map(|(m, _)| *m)
-        .filter(|m| *m != super::K6_UTILS)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$'
 }

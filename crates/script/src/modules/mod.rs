@@ -31,7 +31,7 @@ use std::rc::Rc;
 
 use rquickjs::{Ctx, Object};
 
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) mod common;
 pub(crate) mod crypto;
@@ -102,7 +102,7 @@ pub const MODULES: &[(&str, &str)] = &NAMED;
 /// the calling VU's own object.
 pub fn install<'js>(
     ctx: &Ctx<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     scenario_env: &[Vec<(String, String)>],
 ) -> rquickjs::Result<()> {
     let g = ctx.globals();

@@ -109,3 +109,22 @@ pub struct RunOutcome {
     /// VUs initialised, VU 0 (setup/teardown) included.
     pub vus_initialised: u64,
 }
+
+/// Prints k6's banner (without its logo) on standard output.
+pub fn print_banner(cfg: &RunConfig, options: &crate::config::Options) {
+    let mut outs = Vec::new();
+    if let Some(p) = &cfg.json_out {
+        outs.push(format!("json ({})", p.display()));
+    }
+    if let Some(c) = &cfg.csv_out {
+        outs.push(format!("csv ({})", c.path.display()));
+    }
+    if let Some(p) = &cfg.results_out {
+        outs.push(format!("loadlab ({})", p.display()));
+    }
+    crate::progress::write_out(&crate::progress::banner(
+        &cfg.script.display().to_string(),
+        &outs,
+        options,
+    ));
+}

@@ -17,12 +17,12 @@ use crate::log::Level;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
-use crate::run::sched::*;
-use crate::run::shared::Shared;
-use crate::run::shared::*;
+use crate::state::run_state::RunState;
+use crate::state::run_state::*;
+use crate::vus::sched::*;
 
 pub(crate) async fn drive<'js>(
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
@@ -32,7 +32,7 @@ pub(crate) async fn drive<'js>(
 }
 
 pub(crate) async fn drive_local<'js>(
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
@@ -77,117 +77,8 @@ pub(crate) async fn drive_local<'js>(
             .and_then(|f| f.call::<_, ()>((on,)));
     };
     iter_global(true);
-    let (mut states, mut execs, next_vu) = scenarios(options, t0);
-    let vus_max = (next_vu - 1) as f64;
-    // k6 samples vus and vus_max each second from 1 s on (a test shorter
-    // than a second has none).
-    let mut next_gauge = t0 + Duration::from_secs(1);
-    let mut next_threshold_check = t0 + Duration::from_secs(2);
-    let mut aborted_by_threshold = false;
-    let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
-    if shared.progress {
-        *shared.live.borrow_mut() = Some(crate::progress::Live::for_stdout());
-    }
-    // The live progress lines' next drawing.
-    let mut next_progress = shared.live.borrow().as_ref().map(|l| t0 + l.every);
-    // One timer for the loop, moved only when the next wake-up changes
-    // (a timer made per loop turn cost more than the HTTP requests' own);
-    // a timerfd, not tokio's timer (see `WakeTimer`).
-    let mut timer = loadlab_engine::WakeTimer::new();
-    // Wake-ups fall on a 1 ms grid from the test's start (as tokio's timer
-    // wheel put them): sleeps that end within the same millisecond end in
-    // one wake-up.
-    let on_ms_grid = |t: Instant| {
-        let ns = t.saturating_duration_since(t0).as_nanos();
-        t0 + Duration::from_nanos((ns.div_ceil(1_000_000) * 1_000_000) as u64)
-    };
-    if !interrupted {
-        loop {
-            s.expire_requests(Instant::now());
-            s.poll_ready(&mut pending_done);
-            let now = Instant::now();
-            s.wake_sleepers(now, &mut pending_done);
-            // Book iterations that ended.
-            book_ended(&mut s, options, &mut states, &mut execs, &mut pending_done);
-            if now >= next_gauge {
-                let active = shared.active.get() as f64;
-                shared.add_named("vus", active, shared.base_tags.clone(), true);
-                shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
-                shared.out.borrow_mut().flush();
-                next_gauge = now + Duration::from_secs(1);
-            }
-            shared.rw_push_due(now);
-            if now >= next_threshold_check {
-                next_threshold_check = now + Duration::from_secs(2);
-                if crate::thresholds::eval::abort_failed(
-                    &shared.reg.borrow(),
-                    options,
-                    shared.start.elapsed(),
-                ) {
-                    aborted_by_threshold = true;
-                    break;
-                }
-            }
-            if shared.abort.borrow().is_some() {
-                break;
-            }
-            // Executors.
-            let mut wake = next_gauge.min(next_threshold_check);
-            let mut all_done = step_scenarios(
-                &mut s,
-                options,
-                &mut states,
-                &mut execs,
-                &mut pending_done,
-                now,
-                t0,
-                &mut wake,
-            );
-            // A scenario may have ended in this very pass.
-            all_done = all_done || states.iter().all(|st| st.done);
-            if all_done && pending_done.is_empty() {
-                break;
-            }
-            // The live progress lines (drawn under load too).
-            if let Some(at) = next_progress {
-                next_progress = Some(draw_progress(
-                    shared, options, &states, &execs, now, t0, at, &mut wake,
-                ));
-            }
-            if !pending_done.is_empty() || s.has_ready() {
-                continue;
-            }
-            wake = wake.min(next_gauge).min(next_threshold_check);
-            if let Some(t) = shared.rw_next() {
-                wake = wake.min(t);
-            }
-            if let Some(t) = s.next_wake() {
-                wake = wake.min(t);
-            }
-            timer.set(on_ms_grid(wake));
-            // Wait for an answer, the next schedule point, or Ctrl-C.
-            tokio::select! {
-                // Polled at the top of the loop.
-                _ = s.wait_ready() => {}
-                _ = timer.fired() => {}
-                _ = shutdown.as_mut() => {
-                    interrupted = true;
-                    break;
-                }
-            }
-        }
-        for (i, r) in pending_done.drain(..) {
-            let sc = s.slots[i].scenario;
-            let arrival = options.scenarios[sc].executor.is_arrival_rate();
-            s.finished(i, r, arrival);
-        }
-        // Whatever still runs (Ctrl-C, abort) is interrupted.
-        for i in 1..s.slots.len() {
-            if s.slots[i].busy {
-                s.abort(i);
-            }
-        }
-    }
+    let (states, execs, aborted_by_threshold) =
+        run_scenarios(&mut s, options, t0, &mut interrupted, shutdown.as_mut()).await;
     final_views(shared, options, &states, &execs);
     let test_elapsed = t0.elapsed();
     iter_global(false);
@@ -232,6 +123,140 @@ pub(crate) async fn drive_local<'js>(
         interrupted,
         aborted_by_threshold,
     )
+}
+
+/// The scenarios from `t0` until they all end, a threshold aborts the test
+/// (the last value is true), the script aborts it or Ctrl-C
+/// (`interrupted`); the scenarios' states and executors as they ended.
+async fn run_scenarios<'js>(
+    s: &mut Sched<'_, 'js>,
+    options: &Options,
+    t0: Instant,
+    interrupted: &mut bool,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> (Vec<ScenState>, Vec<Box<dyn ScenarioExecutor>>, bool) {
+    let shared = s.shared;
+    let (mut states, mut execs, next_vu) = scenarios(options, t0);
+    let vus_max = (next_vu - 1) as f64;
+    // k6 samples vus and vus_max each second from 1 s on (a test shorter
+    // than a second has none).
+    let mut next_gauge = t0 + Duration::from_secs(1);
+    let mut next_threshold_check = t0 + Duration::from_secs(2);
+    let mut aborted_by_threshold = false;
+    let mut pending_done: Vec<(usize, Result<(), String>)> = Vec::new();
+    if shared.progress {
+        *shared.live.borrow_mut() = Some(crate::progress::Live::for_stdout());
+    }
+    // The live progress lines' next drawing.
+    let mut next_progress = shared.live.borrow().as_ref().map(|l| t0 + l.every);
+    // One timer for the loop, moved only when the next wake-up changes
+    // (a timer made per loop turn cost more than the HTTP requests' own);
+    // a timerfd, not tokio's timer (see `WakeTimer`).
+    let mut timer = loadlab_engine::WakeTimer::new();
+    // Wake-ups fall on a 1 ms grid from the test's start (as tokio's timer
+    // wheel put them): sleeps that end within the same millisecond end in
+    // one wake-up.
+    let on_ms_grid = |t: Instant| {
+        let ns = t.saturating_duration_since(t0).as_nanos();
+        t0 + Duration::from_nanos((ns.div_ceil(1_000_000) * 1_000_000) as u64)
+    };
+    if !*interrupted {
+        loop {
+            s.expire_requests(Instant::now());
+            s.poll_ready(&mut pending_done);
+            let now = Instant::now();
+            s.wake_sleepers(now, &mut pending_done);
+            // Book iterations that ended.
+            book_ended(s, options, &mut states, &mut execs, &mut pending_done);
+            if now >= next_gauge {
+                let active = shared.active.get() as f64;
+                shared.add_named("vus", active, shared.base_tags.clone(), true);
+                shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
+                shared.out.borrow_mut().flush();
+                next_gauge = now + Duration::from_secs(1);
+            }
+            shared.rw_push_due(now);
+            if now >= next_threshold_check {
+                next_threshold_check = now + Duration::from_secs(2);
+                if crate::thresholds::eval::abort_failed(
+                    &shared.reg.borrow(),
+                    options,
+                    shared.start.elapsed(),
+                ) {
+                    aborted_by_threshold = true;
+                    break;
+                }
+            }
+            if shared.abort.borrow().is_some() {
+                break;
+            }
+            // Executors.
+            let mut wake = next_gauge.min(next_threshold_check);
+            let mut all_done = step_scenarios(
+                s,
+                options,
+                &mut states,
+                &mut execs,
+                &mut pending_done,
+                now,
+                t0,
+                &mut wake,
+            );
+            // A scenario may have ended in this very pass.
+            all_done = all_done || states.iter().all(|st| st.done);
+            if all_done && pending_done.is_empty() {
+                break;
+            }
+            // The live progress lines (drawn under load too).
+            if let Some(at) = next_progress {
+                next_progress = Some(draw_progress(
+                    shared, options, &states, &execs, now, t0, at, &mut wake,
+                ));
+            }
+            if !pending_done.is_empty() || s.has_ready() {
+                continue;
+            }
+            wake = wake.min(next_gauge).min(next_threshold_check);
+            if let Some(t) = shared.rw_next() {
+                wake = wake.min(t);
+            }
+            if let Some(t) = s.next_wake() {
+                wake = wake.min(t);
+            }
+            timer.set(on_ms_grid(wake));
+            // Wait for an answer, the next schedule point, or Ctrl-C.
+            tokio::select! {
+                // Polled at the top of the loop.
+                _ = s.wait_ready() => {}
+                _ = timer.fired() => {}
+                _ = shutdown.as_mut() => {
+                    *interrupted = true;
+                    break;
+                }
+            }
+        }
+        end_iterations(s, options, &mut pending_done);
+    }
+    (states, execs, aborted_by_threshold)
+}
+
+/// Books the iterations that ended in the loop's last pass; whatever still
+/// runs (Ctrl-C, abort) is interrupted.
+fn end_iterations(
+    s: &mut Sched<'_, '_>,
+    options: &Options,
+    pending_done: &mut Vec<(usize, Result<(), String>)>,
+) {
+    for (i, r) in pending_done.drain(..) {
+        let sc = s.slots[i].scenario;
+        let arrival = options.scenarios[sc].executor.is_arrival_rate();
+        s.finished(i, r, arrival);
+    }
+    for i in 1..s.slots.len() {
+        if s.slots[i].busy {
+            s.abort(i);
+        }
+    }
 }
 
 /// The data setup() returned, as JSON, to every VU.
@@ -291,7 +316,7 @@ fn end_scenario(st: &mut ScenState, s: &mut Sched<'_, '_>, now: Instant, wake: &
 /// its work done (iterations left at its maxDuration) is interrupted too,
 /// as in k6.
 fn final_views(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     states: &[ScenState],
     execs: &[Box<dyn ScenarioExecutor>],
@@ -329,7 +354,7 @@ fn final_views(
 /// The end of the run: the outputs' last push, the summary, the outcome.
 fn outcome(
     s: &Sched<'_, '_>,
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     test_elapsed: Duration,
     interrupted: bool,
@@ -359,7 +384,7 @@ fn outcome(
     let count = |name: &str| {
         reg.metric(name)
             .map(|m| match reg.merged(m, &[]) {
-                crate::metrics::Agg::Counter { sum, .. } => sum as u64,
+                crate::registry::Agg::Counter { sum, .. } => sum as u64,
                 _ => 0,
             })
             .unwrap_or(0)
@@ -382,7 +407,7 @@ fn outcome(
 /// When the scenarios start: now, or `--start-at`'s instant (waited for;
 /// Ctrl-C while waiting sets `interrupted`).
 async fn start_instant(
-    shared: &Shared,
+    shared: &RunState,
     interrupted: &mut bool,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Instant {
@@ -485,7 +510,7 @@ fn step_scenarios(
 /// the next drawing's instant.
 #[allow(clippy::too_many_arguments)]
 fn draw_progress(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     states: &[ScenState],
     execs: &[Box<dyn ScenarioExecutor>],

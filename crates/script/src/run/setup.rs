@@ -18,56 +18,31 @@ use tokio::time::Instant;
 use crate::ScriptError;
 use crate::config::Options;
 use crate::js::exec::{init_vu, vu_coroutine};
-use crate::js::loader::{K6Loader, LocalResolver, new_context};
+use crate::js::loader::{Builtins, K6Loader, LocalResolver, new_context};
 use crate::js::runtime::RawRuntime;
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
-use crate::metrics::Registry;
 use crate::modules::imports::check_members;
 use crate::out::Outputs;
+use crate::registry::Registry;
 use crate::system_tags::SystemTags;
 
 use crate::log::unix_now_ns;
 use crate::run::config::*;
 use crate::run::drive::*;
-use crate::run::sched::*;
-use crate::run::shared::*;
-use crate::run::shared::{ScenarioMeta, Shared, VuMeta};
-use crate::run::wake::*;
+use crate::state::run_state::*;
+use crate::state::run_state::{RunState, ScenarioMeta, VuMeta};
+use crate::vus::sched::*;
+use crate::vus::wake::*;
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
 pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
-    // `-`: the script from standard input, as `k6 run -` reads it (its
-    // relative imports and `open()` from the working folder).
-    let source = if cfg.script.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(&cfg.script)
-    }
-    .map_err(|err| ScriptError::Read {
-        path: cfg.script.clone(),
-        err,
-    })?;
+    let source = read_script(&cfg)?;
     let name = cfg.script.display().to_string();
     check_members(&source, &name)?;
     let script_dir = script_dir_of(&cfg.script);
 
-    let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
-    let mut resolver = BuiltinResolver::default();
-    for (m, _) in crate::modules::MODULES {
-        resolver.add_module(*m);
-    }
-    rt.set_loader(
-        (
-            resolver,
-            LocalResolver {
-                script_dir: script_dir.clone(),
-            },
-        ),
-        K6Loader::default(),
-    );
-    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+    let rt = new_runtime(&script_dir)?;
 
     let tokio_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -80,40 +55,22 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let ctx0 = new_context(&rt).map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let raw_rt = RawRuntime::of(&ctx0);
     raw_rt.attach().map_err(ScriptError::Runtime)?;
+    crate::modules::http::response::register_class(raw_rt).map_err(ScriptError::Runtime)?;
 
     let (start, start_unix_ns) = start_instants(&cfg);
 
-    // Evaluate once to get the options (a throwaway Shared: metrics defined
+    // Evaluate once to get the options (a throwaway RunState: metrics defined
     // here are defined again by each VU).
     let probe_shared = Rc::new(make_shared(
         &cfg,
         &script_dir,
         String::new(),
         &[],
-        Vec::new(),
+        Tags::new(),
         0,
     )?);
     probe_shared.vus.borrow_mut().push(VuMeta::default());
-    let options_json: String = ctx0.with(|ctx| -> Result<String, ScriptError> {
-        crate::modules::install(&ctx, &probe_shared, &[])
-            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
-        let holder = init_vu(&ctx, 0, &name, &source, &code)?;
-        let ns: Object = holder
-            .get("ns")
-            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
-        let opts: Value = ns
-            .get("options")
-            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
-        if opts.is_undefined() {
-            return Ok("null".into());
-        }
-        Ok(ctx
-            .json_stringify(opts)
-            .ok()
-            .flatten()
-            .and_then(|s| s.to_string().ok())
-            .unwrap_or_else(|| "null".into()))
-    })?;
+    let options_json = probe_options(&ctx0, &probe_shared, &name, &source, &code)?;
     drop(ctx0);
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
@@ -123,64 +80,15 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         probe_shared.log(Level::Warning, w, &[]);
     }
     if cfg.progress && !cfg.quiet {
-        crate::progress::print_banner(&cfg, &options);
+        print_banner(&cfg, &options);
     }
-    // `--summary-mode=disabled`: no export file, not even an empty one.
-    let out_cfg = RunConfig {
-        summary_export: cfg
-            .summary_export
-            .clone()
-            .filter(|_| !options.summary_disabled),
-        ..cfg.clone()
-    };
-    let mut outputs = Outputs::open(
-        &out_cfg,
-        start_unix_ns,
-        worker_header(&cfg, &options),
-        options.system_tags,
-    )?;
-    outputs.declare_thresholds(&options);
-
-    let scen_meta = scenario_meta(&options);
-    // What the script sees (`exec.test.options`): its options under the flags.
-    let options_json = crate::config::layer::with_flags(&opts_value, &cfg.overrides).to_string();
-    let mut shared_v = make_shared(
+    let (shared_v, console_file) = run_shared(
         &cfg,
+        &options,
+        &opts_value,
         &script_dir,
-        options_json,
-        &scen_meta,
-        options.tags.clone(),
-        start_unix_ns,
+        (start, start_unix_ns),
     )?;
-    shared_v.out = RefCell::new(outputs);
-    if let Some(rw) = &cfg.prometheus_rw {
-        let out = crate::prom_rw::RwOutput::start(rw.clone(), shared_v.logger.clone())
-            .map_err(ScriptError::Output)?;
-        let first = Instant::now() + out.push_interval();
-        *shared_v.rw.borrow_mut() = Some((out, first));
-    }
-    // Opened now (a bad path is refused before any VU starts), used from
-    // setup() on.
-    let console_file = match &options.console_output {
-        Some(path) => Some(open_console_output(path)?),
-        None => None,
-    };
-    shared_v.sys = options.system_tags;
-    shared_v.full_http_tags.set(
-        shared_v.out.borrow().has_points()
-            || cfg.prometheus_rw.is_some()
-            || thresholds_on_http_tags(&options),
-    );
-    shared_v.http = crate::modules::http::request::HttpDefaults {
-        max_redirects: options.max_redirects,
-        request: options.request.clone(),
-        name_tag: options.system_tags.has(SystemTags::NAME),
-        blocklist: std::sync::Arc::new(options.blocklist.clone()),
-    };
-    if cfg.start_at_unix_ns.is_some() {
-        shared_v.start = start;
-        shared_v.start_at = true;
-    }
     let shared = Rc::new(shared_v);
 
     // The run's context, where every VU's code runs (made before entering
@@ -242,14 +150,155 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     result
 }
 
+/// The script's source: its file, or standard input for `-`.
+fn read_script(cfg: &RunConfig) -> Result<String, ScriptError> {
+    // `-`: the script from standard input, as `k6 run -` reads it (its
+    // relative imports and `open()` from the working folder).
+    let source = if cfg.script.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(&cfg.script)
+    }
+    .map_err(|err| ScriptError::Read {
+        path: cfg.script.clone(),
+        err,
+    })?;
+    Ok(source)
+}
+
+/// The run's QuickJS runtime, its loader answering the k6 modules and the
+/// script's local modules (relative to `script_dir`).
+fn new_runtime(script_dir: &std::path::Path) -> Result<Runtime, ScriptError> {
+    let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
+    let mut resolver = BuiltinResolver::default();
+    for (m, _) in crate::modules::MODULES {
+        resolver.add_module(*m);
+    }
+    rt.set_loader(
+        (
+            resolver,
+            LocalResolver {
+                script_dir: script_dir.to_path_buf(),
+                k6_utils: crate::modules::K6_UTILS,
+            },
+        ),
+        K6Loader::new(Builtins {
+            modules: crate::modules::MODULES,
+            k6_utils: crate::modules::K6_UTILS,
+        }),
+    );
+    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+    Ok(rt)
+}
+
+/// The script's `options` as JSON (`null` when it exports none), read in
+/// the probe's context `ctx0` by evaluating the script once.
+fn probe_options(
+    ctx0: &rquickjs::Context,
+    probe_shared: &Rc<RunState>,
+    name: &str,
+    source: &str,
+    code: &RefCell<Option<Vec<u8>>>,
+) -> Result<String, ScriptError> {
+    ctx0.with(|ctx| -> Result<String, ScriptError> {
+        crate::modules::install(&ctx, probe_shared, &[])
+            .map_err(|e| ScriptError::Runtime(format!("cannot set up the k6 API: {e}")))?;
+        let holder = init_vu(&ctx, 0, name, source, code)?;
+        let ns: Object = holder
+            .get("ns")
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        let opts: Value = ns
+            .get("options")
+            .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+        if opts.is_undefined() {
+            return Ok("null".into());
+        }
+        Ok(ctx
+            .json_stringify(opts)
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| "null".into()))
+    })
+}
+
+/// The run's `RunState`, its outputs open, and the `--console-output` file
+/// (opened now: a bad path is refused before any VU starts).
+fn run_shared(
+    cfg: &RunConfig,
+    options: &Options,
+    opts_value: &serde_json::Value,
+    script_dir: &std::path::Path,
+    (start, start_unix_ns): (Instant, u64),
+) -> Result<(RunState, Option<std::fs::File>), ScriptError> {
+    // `--summary-mode=disabled`: no export file, not even an empty one.
+    let out_cfg = RunConfig {
+        summary_export: cfg
+            .summary_export
+            .clone()
+            .filter(|_| !options.summary_disabled),
+        ..cfg.clone()
+    };
+    let mut outputs = Outputs::open(
+        &out_cfg,
+        start_unix_ns,
+        worker_header(cfg, options),
+        options.system_tags,
+    )?;
+    outputs.declare_thresholds(options);
+
+    let scen_meta = scenario_meta(options);
+    // What the script sees (`exec.test.options`): its options under the flags.
+    let options_json = crate::config::layer::with_flags(opts_value, &cfg.overrides).to_string();
+    let mut shared_v = make_shared(
+        cfg,
+        script_dir,
+        options_json,
+        &scen_meta,
+        options.tags.clone().into(),
+        start_unix_ns,
+    )?;
+    shared_v.out = RefCell::new(outputs);
+    if let Some(rw) = &cfg.prometheus_rw {
+        let out = crate::prom_rw::RwOutput::start(rw.clone(), shared_v.logger.clone())
+            .map_err(ScriptError::Output)?;
+        let first = Instant::now() + out.push_interval();
+        *shared_v.rw.borrow_mut() = Some((out, first));
+    }
+    // Opened now (a bad path is refused before any VU starts), used from
+    // setup() on.
+    let console_file = match &options.console_output {
+        Some(path) => Some(open_console_output(path)?),
+        None => None,
+    };
+    shared_v.sys = options.system_tags;
+    shared_v.full_http_tags.set(
+        shared_v.out.borrow().has_points()
+            || cfg.prometheus_rw.is_some()
+            || thresholds_on_http_tags(options),
+    );
+    shared_v.http = crate::state::request::HttpDefaults {
+        max_redirects: options.max_redirects,
+        request: options.request.clone(),
+        name_tag: options.system_tags.has(SystemTags::NAME),
+        blocklist: std::sync::Arc::new(options.blocklist.clone()),
+    };
+    if cfg.start_at_unix_ns.is_some() {
+        shared_v.start = start;
+        shared_v.start_at = true;
+    }
+    Ok((shared_v, console_file))
+}
+
 pub(crate) fn make_shared(
     cfg: &RunConfig,
     script_dir: &std::path::Path,
     options_json: String,
     scenarios: &[ScenarioMeta],
-    base_tags: Vec<(String, String)>,
+    base_tags: Tags,
     start_unix_ns: u64,
-) -> Result<Shared, ScriptError> {
+) -> Result<RunState, ScriptError> {
     let reg = Registry::new();
     let id = |name: &str| reg.metric(name).expect("built-in metric");
     let ids = BuiltinIds {
@@ -259,12 +308,12 @@ pub(crate) fn make_shared(
         iteration_duration_corrected: id("iteration_duration_corrected"),
         iterations: id("iterations"),
     };
-    Ok(Shared {
+    Ok(RunState {
         console_file: RefCell::new(None),
         logger: cfg.logger.clone().unwrap_or_default(),
         rw: RefCell::new(None),
         rps_next: Cell::new(None),
-        http: crate::modules::http::request::HttpDefaults::default(),
+        http: crate::state::request::HttpDefaults::default(),
         env: cfg.env.clone(),
         script_dir: script_dir.to_path_buf(),
         options_json,
@@ -413,14 +462,12 @@ fn scenario_meta(options: &Options) -> Vec<ScenarioMeta> {
     options
         .scenarios
         .iter()
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.executor.name().to_string(),
-                s.tags.clone(),
-                s.start_time,
-                s.executor.duration(),
-            )
+        .map(|s| ScenarioMeta {
+            name: s.name.clone(),
+            executor: s.executor.name().to_string(),
+            tags: s.tags.clone().into(),
+            start_time: s.start_time,
+            duration: s.executor.duration(),
         })
         .collect()
 }
@@ -475,7 +522,7 @@ fn gated(shutdown: impl Future<Output = ()>) -> impl Future<Output = ()> {
 /// Makes the scenarios' VUs, each running the script's init code.
 fn init_scenario_vus<'js>(
     ctx: &rquickjs::Ctx<'js>,
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     (name, source, code): (&str, &str, &RefCell<Option<Vec<u8>>>),
     slots: &mut Vec<Slot<'js>>,

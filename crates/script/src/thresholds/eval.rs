@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::ScriptError;
 use crate::config::Options;
-use crate::metrics::{Agg, Expr, Registry, parse_threshold};
+use crate::registry::{Agg, Expr, Registry, parse_threshold};
 
 /// What a threshold's aggregation came to, for the summary to show.
 pub enum Figure {
@@ -110,11 +110,11 @@ pub fn check(options: &Options, reg: &Registry) -> Result<(), ScriptError> {
             )));
         };
         let def = &reg.metrics[m];
-        let agg = crate::metrics::parse_threshold(&t.source)
+        let agg = crate::registry::parse_threshold(&t.source)
             .map(|e| e.agg)
             .map_err(|e| ScriptError::Options(format!("threshold on {}: {e}", t.key)))?;
-        if !crate::metrics::threshold_fits(def.kind, &agg) {
-            let methods = crate::metrics::threshold_methods(def.kind);
+        if !crate::registry::threshold_fits(def.kind, &agg) {
+            let methods = crate::registry::threshold_methods(def.kind);
             return Err(ScriptError::Options(format!(
                 "invalid threshold {:?} applied on metric {}; reason: unsupported aggregation \
                  method {agg} on metric of type {}. supported aggregation methods for this \

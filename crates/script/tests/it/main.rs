@@ -3,6 +3,7 @@
 
 mod common;
 mod fidelity;
+mod layout;
 mod memory;
 mod own_golden;
 mod seed;

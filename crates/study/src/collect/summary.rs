@@ -88,6 +88,10 @@ pub struct Queries {
     pub per_second: f64,
 }
 
+/// What a run where the load generator fell behind its schedule is
+/// marked with (see [`RunSummary::generator_behind`]).
+pub const BEHIND_NOTE: &str = "the generator fell behind: this run measures the client";
+
 /// Send lag p99 above which a run is said to measure the load generator
 /// rather than the target: one request in 100 left more than 100 ms after
 /// its intended time, so the schedule was not kept (a machine that keeps
@@ -187,4 +191,23 @@ pub struct SeriesPoint {
     pub p99_ns: u64,
     pub max_ns: u64,
     pub warmup: bool,
+}
+
+/// "connection refused on every request: is the target up?" (or the
+/// failure every request met, when it was another way of not connecting).
+pub fn unreachable_words(s: &RunSummary) -> String {
+    let refused = s
+        .errors
+        .keys()
+        .all(|e| e.contains("connection refused") || e.contains("Connection refused"));
+    if refused {
+        "connection refused on every request: is the target up?".to_string()
+    } else {
+        let top = s
+            .errors
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map_or(String::new(), |(e, _)| format!(" ({e})"));
+        format!("no connection on any request{top}: is the target up?")
+    }
 }

@@ -11,9 +11,7 @@ fn d(ns: u64) -> String {
     format_go_duration(Duration::from_nanos(ns))
 }
 
-/// What a run where the load generator fell behind its schedule is
-/// marked with (see [`RunSummary::generator_behind`]).
-pub const BEHIND_NOTE: &str = "the generator fell behind: this run measures the client";
+pub use crate::collect::BEHIND_NOTE;
 
 /// A latency for one-line summaries (progress lines, `runs show`): rounded
 /// to 3 significant digits, Go syntax (`12.3ms`, `523µs`, `1.23s`).
@@ -126,7 +124,7 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
         let _ = writeln!(o, "Generator     {BEHIND_NOTE}");
     }
     if s.unreachable() {
-        let _ = writeln!(o, "Target        {}", crate::runner::unreachable_words(s));
+        let _ = writeln!(o, "Target        {}", crate::collect::unreachable_words(s));
     }
     for t in &s.thresholds {
         let _ = writeln!(

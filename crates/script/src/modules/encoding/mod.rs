@@ -2,6 +2,8 @@
 
 use rquickjs::{Ctx, Function, Object, Value};
 
+use crate::js::runtime::array_buffer_bytes;
+
 pub(crate) const NAME: &str = "k6/encoding";
 
 pub(crate) const ENCODING_JS: &str = include_str!("encoding.js");
@@ -66,9 +68,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result
                     Some(s) => base64::Engine::encode(&engine, s.to_string()?),
                     None => {
                         let ab = rquickjs::ArrayBuffer::from_value(input);
-                        // SAFETY: the buffer is not detached or resized
-                        // while read (no JavaScript runs in between).
-                        let data = ab.as_ref().and_then(|a| unsafe { a.as_bytes() });
+                        let data = ab.as_ref().and_then(array_buffer_bytes);
                         base64::Engine::encode(&engine, data.unwrap_or_default())
                     }
                 })

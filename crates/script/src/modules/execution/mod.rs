@@ -9,7 +9,7 @@ mod test_options;
 
 use super::common::throw;
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6/execution";
 
@@ -30,7 +30,7 @@ pub(crate) const MODULE: super::Module = super::Module {
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     // k6/execution
     {

@@ -10,7 +10,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{k6_code, throw};
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 mod console;
 
@@ -27,7 +27,7 @@ pub(crate) const ITER_GLOBAL_JS: &str = include_str!("iter.fn.js");
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     scenario_env: &[Vec<(String, String)>],
 ) -> rquickjs::Result<()> {
     install_env(ctx, k6, shared, scenario_env)?;
@@ -40,7 +40,7 @@ pub(crate) fn install<'js>(
 pub(crate) fn install_env<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     scenario_env: &[Vec<(String, String)>],
 ) -> rquickjs::Result<()> {
     let g = ctx.globals();
@@ -111,7 +111,7 @@ pub(crate) fn install_env<'js>(
 }
 
 /// `__VU` and `__ITER`, read from the calling VU's numbers.
-pub(crate) fn install_numbers<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
+pub(crate) fn install_numbers<'js>(ctx: &Ctx<'js>, shared: &Rc<RunState>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // `__VU` (the VU's id) and `__ITER` (its iteration in its scenario;
     // as in k6, not defined outside iterations: in the init context,
@@ -143,7 +143,7 @@ pub(crate) fn install_numbers<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquic
 }
 
 /// `console.log` and its levels, in the run's log.
-pub(crate) fn install_console<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
+pub(crate) fn install_console<'js>(ctx: &Ctx<'js>, shared: &Rc<RunState>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // console.*
     let console = Object::new(ctx.clone())?;
@@ -207,7 +207,7 @@ pub(crate) fn install_helpers<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs
 }
 
 /// `open(path[, "b"])`, in the init context only.
-pub(crate) fn install_open<'js>(ctx: &Ctx<'js>, shared: &Rc<Shared>) -> rquickjs::Result<()> {
+pub(crate) fn install_open<'js>(ctx: &Ctx<'js>, shared: &Rc<RunState>) -> rquickjs::Result<()> {
     let g = ctx.globals();
     // open(path[, "b"]): init context only, relative to the script.
     {

@@ -7,10 +7,10 @@ use loadlab_engine::header_list::HeaderList;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use super::request::ReqMeta;
 use crate::js::vu;
 use crate::modules::common::{js_string, throw};
-use crate::run::shared::Shared;
+use crate::state::request::ReqMeta;
+use crate::state::run_state::RunState;
 
 /// A VU's cookie jars: `list[0]` is the VU's own (k6 empties it at the
 /// start of every iteration unless `options.noCookiesReset`), the others
@@ -210,7 +210,7 @@ fn store_set_cookies(jars: &mut Jars, iteration: u64, jar: usize, url: &str, hea
 pub(crate) fn install_jars<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     jars: &Rc<std::cell::RefCell<AllJars>>,
 ) -> rquickjs::Result<()> {
     let jr = jars.clone();

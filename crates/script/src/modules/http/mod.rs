@@ -1,5 +1,5 @@
 //! `k6/http`: requests (`request.rs`, sent by `send.rs`), cookie jars (`cookies.rs`), the
-//! response class (`response.rs`) and `--http-debug` (`debug.rs`).
+//! response class (`response.rs`); `--http-debug` is `crate::state::http_debug`.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -9,16 +9,15 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::throw_go;
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) mod cookies;
-pub(crate) mod debug;
 pub(crate) mod request;
 pub(crate) mod response;
 mod send;
 
+use crate::state::request::Expect;
 use cookies::{AllJars, install_jars};
-use request::Expect;
 
 pub(crate) const NAME: &str = "k6/http";
 
@@ -80,7 +79,7 @@ pub(crate) const GJSON_JS: &str = include_str!("gjson.fn.js");
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<Rc<std::cell::RefCell<AllJars>>> {
     // http.setResponseCallback(cb): the calling VU's default.
     {
@@ -120,7 +119,7 @@ pub(crate) fn install<'js>(
 pub(crate) fn install_requests<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     jars: &Rc<std::cell::RefCell<AllJars>>,
 ) -> rquickjs::Result<()> {
     // http.request(method, url, body, params), and the methods as natives

@@ -1,7 +1,6 @@
 //! A request made from a script's arguments: its URL, body, params and
 //! what the metrics need besides the response ([`ReqMeta`]).
 
-use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -9,78 +8,12 @@ use http::Method;
 use loadlab_engine::client::ClientRequest;
 use rquickjs::{Ctx, Function, Object, Value};
 
+use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
-use crate::run::shared::Shared;
-
-/// Which statuses are expected (k6's response callback): they decide the
-/// `expected_response` tag and `http_req_failed`.
-#[derive(Debug, Clone, Default)]
-pub enum Expect {
-    /// k6's default: 200 to 399.
-    #[default]
-    Default,
-    /// `http.expectedStatuses(…)`: inclusive ranges (an exact status is a
-    /// range of one).
-    Statuses(Rc<[(u16, u16)]>),
-    /// A `null` callback: no `expected_response` tag, no `http_req_failed`.
-    Nothing,
-}
-
-impl Expect {
-    /// Whether `status` (0: no response) is expected; `None` for no callback.
-    pub fn of(&self, status: u16) -> Option<bool> {
-        match self {
-            Expect::Default => Some((200..400).contains(&status)),
-            Expect::Statuses(r) => Some(r.iter().any(|&(lo, hi)| lo <= status && status <= hi)),
-            Expect::Nothing => None,
-        }
-    }
-
-    /// A callback value from a script: `null`, or what `expectedStatuses`
-    /// made (`Err` for anything else).
-    pub(crate) fn from_js(v: &Value<'_>) -> Result<Expect, ()> {
-        if v.is_null() || v.is_undefined() {
-            return Ok(Expect::Nothing);
-        }
-        let list = v
-            .as_object()
-            .and_then(|o| o.get::<_, Option<Vec<f64>>>("__k6statuses").ok().flatten())
-            .ok_or(())?;
-        let clamp = |x: f64| x.clamp(0.0, f64::from(u16::MAX)) as u16;
-        let ranges: Vec<(u16, u16)> = list
-            .chunks_exact(2)
-            .filter(|p| p[0] <= p[1] && p[1] >= 0.0 && p[0] <= f64::from(u16::MAX))
-            .map(|p| (clamp(p[0]), clamp(p[1])))
-            .collect();
-        Ok(Expect::Statuses(ranges.into()))
-    }
-}
-
-/// The parts of a request the metrics need besides the response.
-#[derive(Clone)]
-pub struct ReqMeta {
-    pub method: String,
-    pub url: String,
-    pub tags: Vec<(String, String)>,
-    pub response_type: ResponseType,
-    /// The cookie jar of the request (0: the VU's; `params.jar`: another).
-    pub jar: usize,
-    /// `params.cookies`: name, value, and whether it replaces the jar's
-    /// cookie of that name.
-    pub cookies: Vec<(String, String, bool)>,
-    /// The redirect limit was chosen (`params.redirects` or
-    /// `options.maxRedirects`): reaching it is not warned about.
-    pub redirects_set: bool,
-    /// `params.responseCallback`, else the VU's `http.setResponseCallback`.
-    pub expect: Expect,
-    /// A failure is the script's exception: `params.throw`, else
-    /// `options.throw` (k6 takes both).
-    pub throws: bool,
-    /// A request that could not be made, its error and code as k6 tags
-    /// them (see `BuildError::Request`'s `sampled`).
-    pub unsent: Option<(String, u32)>,
-}
+use crate::state::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
+use crate::state::run_state::RunState;
+use crate::tags::Tags;
 
 /// `params.throw` when the params set it to a boolean.
 pub(crate) fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
@@ -93,13 +26,6 @@ pub(crate) fn params_throw(params: Option<&Value<'_>>) -> Option<bool> {
                 .find(|(k, _)| k == "throw")
         })
         .and_then(|(_, v)| v.as_bool())
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ResponseType {
-    Text,
-    Binary,
-    None,
 }
 
 /// An object body as k6 (Go's `url.Values`) encodes it: keys sorted, an
@@ -189,20 +115,6 @@ fn pct(s: &str) -> String {
     o
 }
 
-/// The options every request starts from.
-#[derive(Debug, Clone, Default)]
-pub struct HttpDefaults {
-    /// `options.maxRedirects` or `--max-redirects` (`None`: 10, k6's default).
-    pub max_redirects: Option<u32>,
-    /// `discardResponseBodies` (`responseType` is `none` unless a request
-    /// says otherwise), `userAgent` (`None`: `loadlab-k6`), `throw`.
-    pub request: crate::config::RequestOptions,
-    /// `systemTags` keeps `name`: an `http.url` template names its request.
-    pub name_tag: bool,
-    /// `blockHostnames` and `blacklistIPs` (for the failures' words).
-    pub blocklist: std::sync::Arc<loadlab_engine::blocklist::Blocklist>,
-}
-
 /// Why a request could not be made from the script's arguments.
 pub(crate) enum BuildError {
     /// An exception (a JavaScript one, or loadlab's own refusal).
@@ -253,7 +165,7 @@ fn sampled_error(text: String, warning: String) -> BuildError {
 /// counts (a `sampled` [`BuildError::Request`]): its method, URL and tags
 /// (`params.tags`), and the error as k6 tags it.
 pub(crate) fn record_unsent(
-    sh: &Shared,
+    sh: &RunState,
     vu: usize,
     method: &str,
     url: &str,
@@ -269,7 +181,7 @@ pub(crate) fn record_unsent(
     let meta = ReqMeta {
         method: method.to_string(),
         url: url.to_string(),
-        tags,
+        tags: tags.into(),
         response_type: ResponseType::Text,
         jar: 0,
         cookies: Vec::new(),
@@ -435,7 +347,7 @@ fn request_url<'js>(
 /// What a request's params set, over the defaults.
 struct Params {
     headers: Vec<(String, String)>,
-    tags: Vec<(String, String)>,
+    tags: Tags,
     timeout: Duration,
     redirects: i32,
     redirects_set: bool,
@@ -455,7 +367,7 @@ fn read_params<'js>(
 ) -> Result<Params, BuildError> {
     let max_redirects = defaults.max_redirects;
     let mut headers: Vec<(String, String)> = Vec::new();
-    let mut tags = Vec::new();
+    let mut tags = Tags::new();
     let mut timeout = Duration::from_secs(60);
     // k6's default limit is 10; `options.maxRedirects` chooses another.
     let mut redirects = max_redirects.map_or(10, |n| n.min(i32::MAX as u32) as i32);
@@ -478,7 +390,7 @@ fn read_params<'js>(
                     }
                 }
                 "headers" => headers = js_pairs(Some(&v)),
-                "tags" => tags = js_pairs(Some(&v)),
+                "tags" => tags = js_pairs(Some(&v)).into(),
                 "timeout" if !v.is_undefined() && !v.is_null() => {
                     timeout = js_duration(&v).ok_or_else(|| {
                         let shown = js_string(&v).unwrap_or_default();
@@ -592,9 +504,7 @@ fn body_bytes(
     } else if let Some(s) = body.as_string() {
         Bytes::from(s.to_string()?)
     } else if let Some(ab) = rquickjs::ArrayBuffer::from_value(body.clone()) {
-        // SAFETY: the buffer is not detached or resized while copied (no
-        // JavaScript runs in between).
-        Bytes::copy_from_slice(unsafe { ab.as_bytes() }.unwrap_or_default())
+        Bytes::from(array_buffer_bytes(&ab).unwrap_or_default())
     } else if let Some(o) = body.as_object()
         && o.props::<String, Value>()
             .flatten()
@@ -614,7 +524,7 @@ fn body_bytes(
 
 /// `options.rps`: waits (the VU sleeps) until `n` more requests fit under
 /// the limit, as k6's limiter (one request of burst) makes them wait.
-pub(crate) fn rps_wait(ctx: &Ctx<'_>, sh: &Shared, n: usize) -> rquickjs::Result<()> {
+pub(crate) fn rps_wait(ctx: &Ctx<'_>, sh: &RunState, n: usize) -> rquickjs::Result<()> {
     let Some(rps) = sh.http.request.rps else {
         return Ok(());
     };

@@ -8,10 +8,13 @@ use http::Method;
 use loadlab_engine::header_list::HeaderList;
 use rquickjs::function::This;
 use rquickjs::object::{Accessor, Property};
-use rquickjs::{Ctx, Function, Object, Value, qjs};
+use rquickjs::{Ctx, Function, Object, Value};
 
-use super::request::{ReqMeta, ResponseType};
-use crate::modules::common::{canonical, js_string, throw};
+use crate::http_result::canonical;
+use crate::js::class::{AtomKeys, NativeClass};
+use crate::js::runtime::{RawRuntime, array_buffer_bytes};
+use crate::modules::common::{js_string, throw};
+use crate::state::request::{ReqMeta, ResponseType};
 
 /// What a response object holds natively until the script reads it.
 ///
@@ -72,62 +75,19 @@ const RESP_FIELDS: [&str; 16] = [
 ];
 
 thread_local! {
-    /// The response class's id in this thread's runtime (0: none).
-    static RESP_CLASS: Cell<qjs::JSClassID> = const { Cell::new(0) };
-}
-
-unsafe extern "C" fn resp_finalizer(_rt: *mut qjs::JSRuntime, val: qjs::JSValue) {
-    let id = RESP_CLASS.with(Cell::get);
-    // SAFETY: QuickJS calls this once, when a response object dies; its
-    // opaque is the box `response_object` leaked (or null).
-    unsafe {
-        let p = qjs::JS_GetOpaque(val, id).cast::<RespData>();
-        if !p.is_null() {
-            drop(Box::from_raw(p));
-        }
-    }
+    /// The response class, registered in this thread's runtime.
+    static RESP_CLASS: NativeClass<RespData> = const { NativeClass::new(c"Response") };
 }
 
 /// Registers the response class in a new runtime (before `install` runs
 /// in any of its contexts).
-///
-/// # Safety
-/// `rt` is a live runtime used by this thread only.
-pub unsafe fn register_response_class(rt: *mut qjs::JSRuntime) -> Result<(), String> {
-    let mut id: qjs::JSClassID = 0;
-    let def = qjs::JSClassDef {
-        class_name: c"Response".as_ptr(),
-        finalizer: Some(resp_finalizer),
-        gc_mark: None,
-        call: None,
-        exotic: std::ptr::null_mut(),
-    };
-    // SAFETY: as documented; QuickJS copies what it keeps of `def`.
-    let ok = unsafe {
-        qjs::JS_NewClassID(rt, &mut id);
-        qjs::JS_NewClass(rt, id, &def) == 0
-    };
-    if !ok {
-        return Err("cannot register the Response class".into());
-    }
-    RESP_CLASS.with(|c| c.set(id));
-    TIMING_ATOMS.with(|c| c.set([0; 8]));
-    Ok(())
+pub(crate) fn register_class(rt: RawRuntime) -> Result<(), String> {
+    RESP_CLASS.with(|c| c.register(rt))
 }
 
 /// The native data of a response object (`None` for any other value).
 fn resp_of<'a>(v: &'a Value<'_>) -> Option<&'a RespData> {
-    let id = RESP_CLASS.with(Cell::get);
-    if id == 0 || !v.is_object() {
-        return None;
-    }
-    // SAFETY: `JS_GetOpaque` checks the value's class; the data lives as
-    // long as the object, which `v` holds.
-    unsafe {
-        qjs::JS_GetOpaque(v.as_raw(), id)
-            .cast::<RespData>()
-            .as_ref()
-    }
+    RESP_CLASS.with(|c| c.data_of(v))
 }
 
 /// Makes `res.<field>` an own data property holding `v`.
@@ -318,40 +278,19 @@ const TIMING_KEYS: [&str; 8] = [
 ];
 
 thread_local! {
-    /// [`TIMING_KEYS`] as atoms of this thread's runtime (0: not made yet;
-    /// reset by [`register_response_class`]). Made once and never freed:
-    /// naming each key by its text cost a look-up in the runtime's atom
-    /// table per key and request (~1 % of the k6 face's CPU on seed 004's
-    /// script, which reads `res.timings` after two requests in three).
-    static TIMING_ATOMS: Cell<[qjs::JSAtom; 8]> = const { Cell::new([0; 8]) };
+    /// [`TIMING_KEYS`] as atoms of this thread's runtime: naming each key
+    /// by its text cost a look-up in the runtime's atom table per key and
+    /// request (~1 % of the k6 face's CPU on seed 004's script, which reads
+    /// `res.timings` after two requests in three).
+    static TIMING_ATOMS: AtomKeys<8> = const { AtomKeys::new(TIMING_KEYS) };
 }
 
 /// `res.timings`: `[blocked, connecting, tls_handshaking, sending,
 /// waiting, receiving, duration]` in ms as k6's object. k6 never sets
 /// `looking_up` (a look-up is part of `blocked`), so it is 0 here too.
 fn timings_object<'js>(ctx: &Ctx<'js>, t: &[f64; 7]) -> rquickjs::Result<Value<'js>> {
-    let raw_ctx = ctx.as_raw().as_ptr();
-    let mut atoms = TIMING_ATOMS.with(Cell::get);
-    if atoms[0] == 0 {
-        for (a, k) in atoms.iter_mut().zip(TIMING_KEYS) {
-            // SAFETY: a live context of this thread's runtime.
-            *a = unsafe { qjs::JS_NewAtomLen(raw_ctx, k.as_ptr().cast(), k.len() as _) };
-            if *a == 0 {
-                return Err(rquickjs::Error::Exception);
-            }
-        }
-        TIMING_ATOMS.with(|c| c.set(atoms));
-    }
-    let values = [t[6], t[0], 0.0, t[1], t[2], t[3], t[4], t[5]].map(qjs::JS_NewFloat64);
-    // SAFETY: eight atoms of this runtime and eight numbers (no references
-    // to hand over); the new object is owned by the returned value.
-    unsafe {
-        let raw = qjs::JS_NewObjectFrom(raw_ctx, 8, atoms.as_ptr(), values.as_ptr());
-        if qjs::JS_IsException(raw) {
-            return Err(rquickjs::Error::Exception);
-        }
-        Ok(Value::from_raw(ctx.clone(), raw))
-    }
+    let values = [t[6], t[0], 0.0, t[1], t[2], t[3], t[4], t[5]];
+    TIMING_ATOMS.with(|a| a.object(ctx, values))
 }
 
 /// Appends `v` to the array `o[key]`, made on first use (k6's
@@ -399,8 +338,7 @@ fn resp_json<'js>(ctx: &Ctx<'js>, this: &Value<'js>) -> rquickjs::Result<Value<'
         && let Some(ab) = rquickjs::ArrayBuffer::from_value(body.clone())
     {
         let _ = d;
-        // SAFETY: the buffer is not detached or resized while copied.
-        return parse(unsafe { ab.as_bytes() }.unwrap_or_default().to_vec());
+        return parse(array_buffer_bytes(&ab).unwrap_or_default());
     }
     let text = js_string(&body).unwrap_or_default();
     parse(text.into_bytes())
@@ -421,15 +359,7 @@ pub(crate) fn install_response<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickj
             .configurable(),
         )?;
     }
-    let id = RESP_CLASS.with(Cell::get);
-    if id != 0 {
-        // SAFETY: `id` is registered in this context's runtime;
-        // `JS_SetClassProto` takes over the reference made here.
-        unsafe {
-            let p = ctx.as_raw().as_ptr();
-            qjs::JS_SetClassProto(p, id, qjs::JS_DupValue(p, proto.as_raw()));
-        }
-    }
+    RESP_CLASS.with(|c| c.set_proto(ctx, &proto));
     k6.set("ResponseProto", proto)?;
     k6.set(
         "respJson",
@@ -518,19 +448,8 @@ pub(crate) fn response_object<'js>(
 
 /// A native response object holding `data` (freed with the object).
 fn make_response<'js>(ctx: &Ctx<'js>, data: Box<RespData>) -> rquickjs::Result<Value<'js>> {
-    let id = RESP_CLASS.with(Cell::get);
-    if id == 0 {
+    if !RESP_CLASS.with(NativeClass::registered) {
         return Err(throw(ctx, "internal error: no Response class"));
     }
-    // SAFETY: `id` is registered in this runtime; the new object (owned by
-    // `v` from here) takes the box, which its finalizer frees.
-    unsafe {
-        let raw = qjs::JS_NewObjectClass(ctx.as_raw().as_ptr(), id);
-        if qjs::JS_IsException(raw) {
-            return Err(rquickjs::Error::Exception);
-        }
-        let v = Value::from_raw(ctx.clone(), raw);
-        qjs::JS_SetOpaque(raw, Box::into_raw(data).cast());
-        Ok(v)
-    }
+    RESP_CLASS.with(|c| c.make(ctx, data))
 }

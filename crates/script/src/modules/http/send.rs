@@ -9,17 +9,18 @@ use loadlab_engine::client::ClientRequest;
 use rquickjs::{Ctx, Value};
 
 use super::cookies::{AllJars, add_cookies, redirect_jar, store_cookies};
-use super::request::{BuildError, ReqMeta, build_request, params_throw, record_unsent, rps_wait};
+use super::request::{BuildError, build_request, params_throw, record_unsent, rps_wait};
 use super::response::{response_object, unsent_response};
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::modules::common::{js_string, throw, throw_go, wait};
-use crate::run::shared::Shared;
+use crate::state::request::ReqMeta;
+use crate::state::run_state::RunState;
 
 /// One request, as `http.request()` and the methods make it.
 pub(super) fn send<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     method: &str,
     url: &Value<'js>,
@@ -69,7 +70,7 @@ pub(super) fn send<'js>(
     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
     sh.record_http(vu, &meta, &resp);
     if meta.throws
-        && let Some(text) = crate::run::shared_http::failure_text(&meta, &resp, &sh.http.blocklist)
+        && let Some(text) = crate::state::http::failure_text(&meta, &resp, &sh.http.blocklist)
     {
         // `options.throw`: the failure is the script's exception.
         return Err(throw_go(ctx, &text));
@@ -93,7 +94,7 @@ enum Built<'js> {
 /// `http.batch()`: the requests sent together, their responses in order.
 pub(super) fn batch<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     list: Vec<Vec<Value<'js>>>,
 ) -> rquickjs::Result<Vec<Value<'js>>> {
@@ -122,7 +123,7 @@ pub(super) fn batch<'js>(
         store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
         sh.record_http(vu, meta, &resp);
         if failed.is_none() && meta.throws {
-            failed = crate::run::shared_http::failure_text(meta, &resp, &sh.http.blocklist);
+            failed = crate::state::http::failure_text(meta, &resp, &sh.http.blocklist);
         }
         out.push(response_object(ctx, meta, resp)?);
     }
@@ -138,7 +139,7 @@ pub(super) fn batch<'js>(
 /// A batch's requests built, with their cookies.
 fn build_batch<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     vu: usize,
     list: &[Vec<Value<'js>>],

@@ -8,7 +8,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Value};
 
 use super::common::{js_pairs, throw, truthy, wait};
 use crate::js::vu::{self, Op};
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6";
 
@@ -28,7 +28,7 @@ pub(crate) const MODULE: super::Module = super::Module {
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     // check(name, pass, tags)
     // check(val, sets, tags): each of `sets`' own enumerable names in
@@ -59,7 +59,7 @@ pub(crate) fn install<'js>(
                         let pass = truthy(&outcome);
                         // The function may have waited: the VU is the
                         // caller still (restored on resume).
-                        sh.check(vu::current(), &name, pass, tags.clone());
+                        sh.check(vu::current(), &name, pass, tags.clone().into());
                         all &= pass;
                     }
                     Ok(all)

@@ -7,8 +7,8 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use super::common::{js_pairs, throw};
 use crate::js::vu;
-use crate::metrics::Kind;
-use crate::run::shared::Shared;
+use crate::registry::Kind;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6/metrics";
 
@@ -28,7 +28,7 @@ pub(crate) const MODULE: super::Module = super::Module {
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     // Custom metrics.
     {
@@ -76,7 +76,12 @@ pub(crate) fn install<'js>(
                     if !value.is_finite() {
                         return Err(throw(&ctx, "a metric value must be a finite number"));
                     }
-                    sh.add_custom(vu::current(), id as usize, value, js_pairs(tags.0.as_ref()));
+                    sh.add_custom(
+                        vu::current(),
+                        id as usize,
+                        value,
+                        js_pairs(tags.0.as_ref()).into(),
+                    );
                     Ok(true)
                 },
             )?,

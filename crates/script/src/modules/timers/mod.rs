@@ -1,15 +1,15 @@
 //! `k6/timers`, and the globals of the same names: each VU's timers, and
 //! the event loop `http.asyncRequest` and `k6/websockets` turn on.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use rquickjs::{Ctx, Function, Object};
 
 use super::common::k6_code;
+use crate::js::exec::TIMERS_LIVE;
 use crate::js::vu;
 use crate::log::Level;
-use crate::run::shared::Shared;
+use crate::state::run_state::RunState;
 
 pub(crate) const NAME: &str = "k6/timers";
 
@@ -31,18 +31,11 @@ pub(crate) const MODULE: super::Module = super::Module {
 /// of the VU is left, as k6's event loop does.
 pub(crate) const TIMERS_GLOBAL_JS: &str = include_str!("global.fn.js");
 
-thread_local! {
-    /// Timers set and not yet fired or cleared, and `http.asyncRequest`s
-    /// not yet sent, of all VUs: while 0, an iteration that returns no
-    /// promise ends at once (no event loop).
-    pub static TIMERS_LIVE: Cell<i64> = const { Cell::new(0) };
-}
-
 /// The natives the timers' JavaScript needs, then the globals.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     k6.set(
         "vuIndex",

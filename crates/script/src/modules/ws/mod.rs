@@ -26,7 +26,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::js::vu::{self, Op};
-use crate::run::shared::Shared;
+use crate::state::run_state::{RunState, Tags};
 
 mod session;
 
@@ -63,7 +63,7 @@ fn wait_until(ctx: &Ctx<'_>, make: vu::WaitFn, at: Option<Instant>) -> rquickjs:
 /// The parts of `ws.connect`'s params k6 reads.
 struct Params {
     headers: Vec<(String, String)>,
-    tags: Vec<(String, String)>,
+    tags: Tags,
     /// The cookie jar (`params.jar`; 0: the VU's own).
     jar: usize,
     /// The `Cookie` field from the jar.
@@ -76,7 +76,7 @@ struct Params {
 fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params> {
     let mut p = Params {
         headers: Vec::new(),
-        tags: Vec::new(),
+        tags: Tags::new(),
         jar: 0,
         cookie: None,
         browser_style: false,
@@ -85,7 +85,7 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
         return Ok(p);
     };
     p.headers = crate::modules::common::js_pairs(o.get::<_, Option<Value>>("headers")?.as_ref());
-    p.tags = crate::modules::common::js_pairs(o.get::<_, Option<Value>>("tags")?.as_ref());
+    p.tags = crate::modules::common::js_pairs(o.get::<_, Option<Value>>("tags")?.as_ref()).into();
     p.browser_style = o.get::<_, Option<bool>>("__browserStyle")?.unwrap_or(false);
     if let Some(j) = o.get::<_, Option<Object>>("jar")? {
         p.jar = j.get::<_, f64>("_id").unwrap_or(0.0) as usize;
@@ -119,7 +119,7 @@ fn params<'js>(ctx: &Ctx<'js>, v: Option<Value<'js>>) -> rquickjs::Result<Params
 pub fn install<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
     jars: &Rc<RefCell<crate::modules::http::cookies::AllJars>>,
 ) -> rquickjs::Result<()> {
     {
@@ -209,7 +209,7 @@ pub fn install<'js>(
 fn install_events<'js>(
     ctx: &Ctx<'js>,
     k6: &Object<'js>,
-    shared: &Rc<Shared>,
+    shared: &Rc<RunState>,
 ) -> rquickjs::Result<()> {
     {
         let sh = shared.clone();

@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::js::vu;
-use crate::run::shared::Shared;
+use crate::state::run_state::{RunState, Tags};
 use crate::system_tags::SystemTags;
 
 use super::{Params, wait_for, wait_until};
@@ -77,7 +77,7 @@ pub(super) type Ws = WebSocketStream<Counted>;
 pub(super) struct Session {
     pub(super) ws: Option<Ws>,
     pub(super) vu: usize,
-    pub(super) tags: Vec<(String, String)>,
+    pub(super) tags: Tags,
     pub(super) started: Instant,
     /// Pings sent and not yet answered: payload → when.
     pub(super) pings: HashMap<Vec<u8>, Instant>,
@@ -173,7 +173,7 @@ pub(super) fn dial_text(kind: ErrorKind, uri: &http::Uri) -> String {
 }
 
 /// `ws_session_duration` and the session's bytes, when it is over.
-pub(super) fn end_samples(sh: &Shared, b: &Session, duration: bool) {
+pub(super) fn end_samples(sh: &RunState, b: &Session, duration: bool) {
     // As k6: a session the end of the test cut short has no duration.
     if duration && !vu::ABORTING.with(Cell::get) {
         let ms = b.started.elapsed().as_secs_f64() * 1e3;
@@ -290,7 +290,7 @@ pub(super) fn io_text(e: &tungstenite::Error) -> String {
 /// and, on failure, `error` and whether it `throws`.
 pub(super) fn open<'js>(
     ctx: &Ctx<'js>,
-    sh: &Rc<Shared>,
+    sh: &Rc<RunState>,
     vu: usize,
     url: &str,
     p: Params,
@@ -393,7 +393,7 @@ pub(super) fn open<'js>(
 
 /// The tags a dial's outcome adds to the session's samples: the peer's
 /// address, the response's status and sub-protocol.
-fn tag_outcome(sh: &Shared, r: &Opened, tags: &mut Vec<(String, String)>) {
+fn tag_outcome(sh: &RunState, r: &Opened, tags: &mut Tags) {
     // The response's status and sub-protocol tag the session's samples.
     let (status, subproto) = match r {
         Ok((_, resp, _)) => (
@@ -424,7 +424,7 @@ fn tag_outcome(sh: &Shared, r: &Opened, tags: &mut Vec<(String, String)>) {
 
 /// The upgrade request: the agent, the jar's cookies, the script's fields.
 fn upgrade_request(
-    sh: &Shared,
+    sh: &RunState,
     url: &str,
     cookie: Option<&str>,
     headers: &[(String, String)],
@@ -543,7 +543,7 @@ pub(super) fn fill_response<'js>(
     let headers = Object::new(ctx.clone())?;
     let mut joined: Vec<(String, String)> = Vec::new();
     for (k, v) in resp.headers() {
-        let name = crate::modules::common::canonical(k.as_str());
+        let name = crate::http_result::canonical(k.as_str());
         let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
         match joined.iter_mut().find(|(n, _)| *n == name) {
             Some((_, old)) => {
@@ -569,7 +569,7 @@ pub(super) fn fill_response<'js>(
 /// Waits for the session's next event, or `wait_ms` (a timer; < 0: none).
 pub(super) fn next<'js>(
     ctx: &Ctx<'js>,
-    sh: &Rc<Shared>,
+    sh: &Rc<RunState>,
     sid: u32,
     wait_ms: f64,
 ) -> rquickjs::Result<Object<'js>> {
@@ -580,7 +580,7 @@ pub(super) fn next<'js>(
 /// `wait_ms` (a timer; < 0: none). The event says whose it is (`sid`).
 pub(super) fn next_any<'js>(
     ctx: &Ctx<'js>,
-    sh: &Rc<Shared>,
+    sh: &Rc<RunState>,
     sids: &[u32],
     wait_ms: f64,
 ) -> rquickjs::Result<Object<'js>> {
@@ -683,7 +683,7 @@ pub(super) fn next_any<'js>(
 /// A message of session `sid` as the event `ev` the script's loop reads.
 fn message_event<'js>(
     ctx: &Ctx<'js>,
-    sh: &Shared,
+    sh: &RunState,
     ev: &Object<'js>,
     sid: u32,
     b: &mut Session,

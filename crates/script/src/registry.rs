@@ -6,6 +6,7 @@
 //! (so a time trend in milliseconds is held in nanoseconds, and a custom
 //! trend keeps six decimals); negative values count as 0.
 
+use crate::tags::Tags;
 use std::collections::HashMap;
 
 use loadlab_core::SeriesKind;
@@ -273,7 +274,7 @@ pub struct MetricDef {
 #[derive(Debug)]
 pub struct SeriesEntry {
     pub metric: usize,
-    pub tags: Vec<(String, String)>,
+    pub tags: Tags,
     pub agg: Agg,
     pub file_id: u32,
 }
@@ -284,7 +285,7 @@ pub struct Registry {
     pub metrics: Vec<MetricDef>,
     by_name: HashMap<String, usize>,
     pub series: Vec<SeriesEntry>,
-    by_key: HashMap<(usize, Vec<(String, String)>), usize>,
+    by_key: HashMap<(usize, Tags), usize>,
 }
 
 pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
@@ -375,11 +376,10 @@ impl Registry {
     pub fn series(
         &mut self,
         metric: usize,
-        mut tags: Vec<(String, String)>,
+        mut tags: Tags,
         new_id: impl FnOnce() -> u32,
     ) -> (usize, bool) {
         tags.sort();
-        tags.dedup_by(|a, b| a.0 == b.0);
         let key = (metric, tags);
         if let Some(&i) = self.by_key.get(&key) {
             return (i, false);

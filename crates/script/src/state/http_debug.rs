@@ -108,7 +108,7 @@ pub fn messages(
         let mut fields: Vec<(String, &str)> = hop
             .headers
             .iter()
-            .map(|(k, v)| (crate::modules::common::canonical(k), v))
+            .map(|(k, v)| (crate::http_result::canonical(k), v))
             .collect();
         fields.sort_by(|a, b| a.0.cmp(&b.0));
         for (k, v) in fields {

@@ -22,8 +22,8 @@ use crate::js::vu::{self, Op, Resume, VuCoroutine};
 use crate::log::Level;
 
 use crate::http_result::ms;
-use crate::run::shared::Shared;
-use crate::run::wake::*;
+use crate::state::run_state::RunState;
+use crate::vus::wake::*;
 
 /// One VU: its context and coroutine.
 pub(crate) struct Slot<'js> {
@@ -62,7 +62,7 @@ pub(crate) fn owner_of(i: usize) -> u32 {
 }
 
 pub(crate) struct Sched<'a, 'js> {
-    pub(crate) shared: &'a Rc<Shared>,
+    pub(crate) shared: &'a Rc<RunState>,
     pub(crate) slots: &'a mut Vec<Slot<'js>>,
     pub(crate) client: &'a Rc<Client>,
     /// Each VU's request in flight, polled by the scheduler when its
@@ -98,7 +98,7 @@ pub(crate) struct Sched<'a, 'js> {
 impl<'a, 'js> Sched<'a, 'js> {
     /// The scheduler of the run's VUs.
     pub(crate) fn new(
-        shared: &'a Rc<Shared>,
+        shared: &'a Rc<RunState>,
         options: &Options,
         slots: &'a mut Vec<Slot<'js>>,
         client: &'a Rc<Client>,
@@ -411,8 +411,8 @@ impl<'a, 'js> Sched<'a, 'js> {
                     .scenario
                     .map(|s| {
                         (
-                            shared.scenarios[s].0.as_str(),
-                            shared.scenarios[s].1.as_str(),
+                            shared.scenarios[s].name.as_str(),
+                            shared.scenarios[s].executor.as_str(),
                         )
                     })
                     .unwrap_or(("", ""));

@@ -1,5 +1,5 @@
 //! What the VUs and the scheduler share: the metrics, the outputs, each
-//! VU's facts and the test's counters (see the state rules in `run/mod.rs`).
+//! VU's facts and the test's counters (see the state rules in `state/mod.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -12,21 +12,18 @@ use tokio::time::Instant;
 
 use crate::config::Options;
 use crate::log::{Level, Logger};
-use crate::metrics::{Kind, Registry};
 use crate::out::Outputs;
+use crate::registry::{Kind, Registry};
 use crate::system_tags::SystemTags;
+pub use crate::tags::Tags;
 
 use crate::http_result::ms;
 use crate::log::unix_now_ns;
-
-use super::shared_http::*;
 
 pub(crate) fn unix_now_ms() -> i64 {
     (unix_now_ns() / 1_000_000) as i64
 }
 
-/// Tag pairs, sorted.
-pub(crate) type Tags = Vec<(String, String)>;
 /// Per-VU facts the native functions read.
 #[derive(Debug, Default, Clone)]
 pub struct VuMeta {
@@ -34,7 +31,7 @@ pub struct VuMeta {
     pub scenario: Option<usize>,
     pub group: String,
     /// The tags the script set on the VU (`exec.vu.tags`), sorted.
-    pub own_tags: Vec<(String, String)>,
+    pub own_tags: Tags,
     pub group_starts: Vec<Instant>,
     pub iter_in_instance: u64,
     pub iter_in_scenario: u64,
@@ -42,7 +39,7 @@ pub struct VuMeta {
     /// iteration is (k6's `scenario.iterationInTest`).
     pub arrival: Option<u64>,
     /// `http.setResponseCallback`: the statuses its requests expect.
-    pub expect: crate::modules::http::request::Expect,
+    pub expect: crate::state::request::Expect,
 }
 
 pub struct ScenarioInfo {
@@ -57,13 +54,49 @@ pub struct ScenarioInfo {
     pub in_test: u64,
 }
 
-/// A scenario's name, executor name and tags.
-/// A scenario's name, executor, tags, `startTime` and how long it
-/// schedules iterations.
-pub type ScenarioMeta = (String, String, Vec<(String, String)>, Duration, Duration);
+/// What the natives and the summary know of a scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioMeta {
+    pub name: String,
+    /// Its executor's name (`constant-vus`).
+    pub executor: String,
+    pub tags: Tags,
+    /// `startTime`.
+    pub start_time: Duration,
+    /// How long it schedules iterations.
+    pub duration: Duration,
+}
+
+/// The series of each of an HTTP request's metrics.
+pub(crate) type HttpSeries = [usize; HTTP_METRICS.len()];
+
+/// A series that is not in the results file.
+pub(crate) const NO_FILE: u32 = u32::MAX;
+
+/// `http_req_failed`'s place in [`HTTP_METRICS`].
+pub(crate) const FAILED: usize = 8;
+
+/// The metrics of one HTTP request, in the order `record_http` fills them.
+pub(crate) const HTTP_METRICS: [&str; 11] = [
+    "http_reqs",
+    "http_req_duration",
+    "http_req_blocked",
+    "http_req_connecting",
+    "http_req_tls_handshaking",
+    "http_req_sending",
+    "http_req_waiting",
+    "http_req_receiving",
+    "http_req_failed",
+    "data_sent",
+    "data_received",
+];
+
+/// After this many distinct URLs, requests to new ones share one series
+/// in the results file (URLs with ids in them would make a series each).
+pub(crate) const MAX_URL_SERIES: usize = 10_000;
 
 /// What the VUs share (one thread, so `RefCell`s).
-pub struct Shared {
+pub struct RunState {
     pub env: Vec<(String, String)>,
     /// `--console-output FILE` (or `consoleOutput`): the console's lines of
     /// setup(), the iterations and teardown() go there, in k6's logfmt
@@ -77,14 +110,14 @@ pub struct Shared {
     pub(crate) rw: RefCell<Option<(crate::prom_rw::RwOutput, Instant)>>,
     /// The options every request starts from (`maxRedirects`,
     /// `discardResponseBodies`, `userAgent`, `throw`).
-    pub http: crate::modules::http::request::HttpDefaults,
+    pub http: crate::state::request::HttpDefaults,
     pub script_dir: PathBuf,
     pub options_json: String,
     pub reg: RefCell<Registry>,
     pub out: RefCell<Outputs>,
     pub vus: RefCell<Vec<VuMeta>>,
     pub scenarios: Vec<ScenarioMeta>,
-    pub base_tags: Vec<(String, String)>,
+    pub base_tags: Tags,
     /// `systemTags`: the system tags samples carry.
     pub sys: SystemTags,
     pub start: Instant,
@@ -107,12 +140,12 @@ pub struct Shared {
     pub(crate) progress: bool,
     pub quiet: bool,
     pub verbose: bool,
-    pub(crate) file_http: RefCell<HashMap<Vec<(String, String)>, u32>>,
+    pub(crate) file_http: RefCell<HashMap<Tags, u32>>,
     pub(crate) distinct_urls: Cell<usize>,
     pub(crate) http_cache: RefCell<HashMap<Tags, HttpSeries>>,
     /// QuickJS's heap after init ([`RunOutcome::js_heap_bytes`]).
     pub(crate) js_heap: Cell<u64>,
-    /// Series by what determines their tags (`Shared::cached`).
+    /// Series by what determines their tags (`RunState::cached`).
     pub(crate) fast: RefCell<FastCache<usize>>,
     pub(crate) fast_http: RefCell<FastCache<HttpSeries>>,
     /// HTTP samples carry all of k6's request tags (`url`, `name`,
@@ -147,7 +180,7 @@ pub(crate) type FastCache<V> = HashMap<u64, Vec<(FastKey, V)>>;
 
 /// A hash of a series' determinants, eight bytes at a step (each part's
 /// length is mixed in, so parts cut differently hash differently). Only
-/// picks the bucket: `Shared::cached` compares the parts themselves.
+/// picks the bucket: `RunState::cached` compares the parts themselves.
 pub(crate) fn fast_hash(
     metric: usize,
     scenario: Option<usize>,
@@ -188,7 +221,7 @@ pub(crate) fn fast_hash(
     h
 }
 
-impl Shared {
+impl RunState {
     pub(crate) fn now_ns(&self) -> u64 {
         self.start.elapsed().as_nanos() as u64
     }
@@ -286,12 +319,12 @@ impl Shared {
 
     /// System tags of a VU's samples: the options' tags, the scenario's and
     /// the group.
-    pub fn vu_tags(&self, vu: usize) -> Vec<(String, String)> {
+    pub fn vu_tags(&self, vu: usize) -> Tags {
         let vus = self.vus.borrow();
         let m = &vus[vu];
         let mut tags = self.base_tags.clone();
         if let Some(s) = m.scenario {
-            let (name, _, st, _, _) = &self.scenarios[s];
+            let ScenarioMeta { name, tags: st, .. } = &self.scenarios[s];
             tags.extend(st.iter().cloned());
             if self.sys.has(SystemTags::SCENARIO) {
                 tags.push(("scenario".into(), name.clone()));
@@ -328,7 +361,7 @@ impl Shared {
 
     /// The series of `metric` with `tags`, made (and declared in the
     /// results file when `to_file`) on first use.
-    pub fn series_for(&self, metric: usize, tags: Vec<(String, String)>, to_file: bool) -> usize {
+    pub fn series_for(&self, metric: usize, tags: Tags, to_file: bool) -> usize {
         let mut reg = self.reg.borrow_mut();
         let (si, new) = reg.series(metric, tags, || NO_FILE);
         if new && to_file {
@@ -337,7 +370,7 @@ impl Shared {
                 kind: def.kind.series_kind(),
                 name: def.name.clone(),
                 time: def.time,
-                tags: reg.series[si].tags.clone(),
+                tags: reg.series[si].tags.to_vec(),
             };
             reg.series[si].file_id = self.file_series(info);
         }
@@ -391,7 +424,7 @@ impl Shared {
     }
 
     /// Adds a value to metric `metric` with `tags`.
-    pub fn add(&self, metric: usize, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    pub fn add(&self, metric: usize, value: f64, tags: Tags, to_file: bool) {
         let si = self.series_for(metric, tags, to_file);
         self.add_at(si, value, self.now_ns());
     }
@@ -402,18 +435,18 @@ impl Shared {
 
     /// Adds `value` to the built-in metric `name` with `tags`, as a
     /// sample of VU `vu` (with its metadata).
-    pub fn add_vu_named(&self, vu: usize, name: &str, value: f64, tags: Vec<(String, String)>) {
+    pub fn add_vu_named(&self, vu: usize, name: &str, value: f64, tags: Tags) {
         let si = self.series_for(self.metric_id(name), tags, true);
         let meta = self.sample_meta(vu);
         self.add_all(&[si], &[value], self.now_ns(), meta);
     }
 
-    pub fn add_named(&self, name: &str, value: f64, tags: Vec<(String, String)>, to_file: bool) {
+    pub fn add_named(&self, name: &str, value: f64, tags: Tags, to_file: bool) {
         let id = self.metric_id(name);
         self.add(id, value, tags, to_file);
     }
 
-    pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Vec<(String, String)>) {
+    pub fn check(&self, vu: usize, name: &str, pass: bool, extra: Tags) {
         let metric = self.ids.checks;
         let si = self.cached(&self.fast, vu, metric, &[("check", name)], &extra, || {
             let mut tags = self.vu_tags(vu);
@@ -449,7 +482,7 @@ impl Shared {
                     if k.metric == metric
                         && k.scenario == m.scenario
                         && k.group == m.group
-                        && k.own == m.own_tags
+                        && k.own == *m.own_tags
                         && k.extra.len() == a.len() + b.len()
                         && k.extra
                             .iter()
@@ -481,7 +514,7 @@ impl Shared {
                 metric,
                 scenario,
                 group,
-                own,
+                own: own.into_vec(),
                 extra,
             },
             v,
@@ -526,7 +559,7 @@ impl Shared {
         reg.define(name, kind, time, false)
     }
 
-    pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Vec<(String, String)>) {
+    pub fn add_custom(&self, vu: usize, id: usize, value: f64, extra: Tags) {
         let si = self.cached(&self.fast, vu, id, &[], &extra, || {
             let mut tags = self.vu_tags(vu);
             for (k, v) in &extra {
@@ -552,7 +585,7 @@ impl Shared {
     }
 
     /// The statuses VU `vu`'s requests expect unless they say otherwise.
-    pub fn vu_expect(&self, vu: usize) -> crate::modules::http::request::Expect {
+    pub fn vu_expect(&self, vu: usize) -> crate::state::request::Expect {
         self.vus
             .borrow()
             .get(vu)
@@ -560,7 +593,7 @@ impl Shared {
             .unwrap_or_default()
     }
 
-    pub fn set_vu_expect(&self, vu: usize, expect: crate::modules::http::request::Expect) {
+    pub fn set_vu_expect(&self, vu: usize, expect: crate::state::request::Expect) {
         if let Some(v) = self.vus.borrow_mut().get_mut(vu) {
             v.expect = expect;
         }
@@ -575,7 +608,13 @@ impl Shared {
         let v = &self.vus.borrow()[vu];
         match v.scenario {
             Some(s) => {
-                let (name, executor, _, start_time, duration) = &self.scenarios[s];
+                let ScenarioMeta {
+                    name,
+                    executor,
+                    start_time,
+                    duration,
+                    ..
+                } = &self.scenarios[s];
                 // As k6: when the scenario started (the test's start plus
                 // its `startTime`), and the share of its duration gone by.
                 let elapsed = self.start.elapsed().saturating_sub(*start_time);
@@ -619,7 +658,7 @@ impl Shared {
 /// The progress lines' `running (…)` line and bars, the scenarios in
 /// k6's order (by start time, then name).
 pub(crate) fn progress_block(
-    shared: &Shared,
+    shared: &RunState,
     options: &Options,
     views: &[crate::progress::ScenView],
     elapsed: Duration,

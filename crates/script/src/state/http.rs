@@ -1,4 +1,4 @@
-//! What `Shared` records of an HTTP request: its samples, their tags and
+//! What `RunState` records of an HTTP request: its samples, their tags and
 //! series, and its failure's text.
 
 use std::time::Duration;
@@ -7,14 +7,14 @@ use loadlab_core::{ErrorKind, Sample, SeriesInfo};
 use loadlab_engine::client::ClientResponse;
 use tokio::time::Instant;
 
+use super::request::ReqMeta;
 use crate::log::Level;
-use crate::modules::http::request::ReqMeta;
 use crate::system_tags::SystemTags;
 
 use crate::http_result::url_host;
 use crate::http_result::{Timings, error_of, go_method, proto_of};
 
-use super::shared::*;
+use super::run_state::*;
 
 /// A request that failed (no response), in Go's words as k6 says it: `Get
 /// "URL": dial tcp 127.0.0.1:1: connect: connection refused`; `None` for a
@@ -77,35 +77,7 @@ pub(crate) fn status_text(status: u16, buf: &mut [u8; 5]) -> &str {
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
-/// The series of each of an HTTP request's metrics.
-pub(crate) type HttpSeries = [usize; HTTP_METRICS.len()];
-
-/// A series that is not in the results file.
-pub(crate) const NO_FILE: u32 = u32::MAX;
-
-/// `http_req_failed`'s place in [`HTTP_METRICS`].
-pub(crate) const FAILED: usize = 8;
-
-/// The metrics of one HTTP request, in the order `record_http` fills them.
-pub(crate) const HTTP_METRICS: [&str; 11] = [
-    "http_reqs",
-    "http_req_duration",
-    "http_req_blocked",
-    "http_req_connecting",
-    "http_req_tls_handshaking",
-    "http_req_sending",
-    "http_req_waiting",
-    "http_req_receiving",
-    "http_req_failed",
-    "data_sent",
-    "data_received",
-];
-
-/// After this many distinct URLs, requests to new ones share one series
-/// in the results file (URLs with ids in them would make a series each).
-pub(crate) const MAX_URL_SERIES: usize = 10_000;
-
-impl Shared {
+impl RunState {
     /// An HTTP request's tags before the URL: the VU's, the request's
     /// (over those), method, status and `expected_response`.
     pub(crate) fn http_tags(
@@ -277,10 +249,10 @@ impl Shared {
     /// `--http-debug`: each hop's request and response as k6 logs them,
     /// with the VU's fields and a `request_id` per hop.
     pub(crate) fn http_debug(&self, vu: usize, meta: &ReqMeta, r: &ClientResponse, mode: &str) {
-        let hops = crate::modules::http::debug::messages(
+        let hops = super::http_debug::messages(
             meta,
             r,
-            crate::modules::http::debug::full(mode),
+            super::http_debug::full(mode),
             !self.http.request.no_connection_reuse,
         );
         let (group, iter, scenario, id) = {
@@ -290,13 +262,13 @@ impl Shared {
                 m.group.clone(),
                 m.iter_in_scenario.to_string(),
                 m.scenario
-                    .map(|s| self.scenarios[s].0.clone())
+                    .map(|s| self.scenarios[s].name.clone())
                     .unwrap_or_default(),
                 m.id.to_string(),
             )
         };
         for hop in hops {
-            let request_id = crate::modules::http::debug::request_id();
+            let request_id = super::http_debug::request_id();
             for msg in hop {
                 self.log(
                     Level::Info,
@@ -330,32 +302,7 @@ impl Shared {
         let url = name.unwrap_or(req_url);
         let expected = meta.expect.of(r.status);
         let t = Timings::of(r);
-        let has_file = self.out.borrow().has_results();
-        let file_id = if !has_file {
-            NO_FILE
-        } else {
-            let a = [("method", meta.method.as_str()), ("url", url)];
-            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
-                self.http_file_series(vu, meta, url)
-            })
-        };
-        let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
-        let seq = self.seq.get();
-        self.seq.set(seq + 1);
-        let sample = Sample {
-            seq,
-            target: file_id,
-            intended_ns: ns(r.sent),
-            sent_ns: ns(r.sent),
-            first_byte_ns: r.first_byte.map_or(0, ns),
-            done_ns: ns(r.done),
-            connect_ns: r.connect.as_nanos() as u32,
-            status: r.status,
-            error: r.error,
-            bytes_out: r.bytes_out,
-            bytes_in: r.bytes_in,
-        };
-        self.out.borrow_mut().sample(&sample);
+        let sample = self.file_sample(vu, meta, url, r);
         let failed = if expected == Some(false) { 1.0 } else { 0.0 };
         // One look-up per request for the series of all its metrics.
         let mut buf = [0u8; 5];
@@ -437,6 +384,54 @@ impl Shared {
                 self.http_series(vu, meta, r.status, expected, &a[3..])
             })
         };
+        self.add_http(vu, &ids, &t, failed, r, expected.is_some(), sample.done_ns);
+    }
+
+    /// The request's sample, written to the results file (its series
+    /// named by the request's method and `url`).
+    fn file_sample(&self, vu: usize, meta: &ReqMeta, url: &str, r: &ClientResponse) -> Sample {
+        let has_file = self.out.borrow().has_results();
+        let file_id = if !has_file {
+            NO_FILE
+        } else {
+            let a = [("method", meta.method.as_str()), ("url", url)];
+            self.cached(&self.fast_file, vu, usize::MAX, &a, &meta.tags, || {
+                self.http_file_series(vu, meta, url)
+            })
+        };
+        let ns = |i: Instant| i.saturating_duration_since(self.start).as_nanos() as u64;
+        let seq = self.seq.get();
+        self.seq.set(seq + 1);
+        let sample = Sample {
+            seq,
+            target: file_id,
+            intended_ns: ns(r.sent),
+            sent_ns: ns(r.sent),
+            first_byte_ns: r.first_byte.map_or(0, ns),
+            done_ns: ns(r.done),
+            connect_ns: r.connect.as_nanos() as u32,
+            status: r.status,
+            error: r.error,
+            bytes_out: r.bytes_out,
+            bytes_in: r.bytes_in,
+        };
+        self.out.borrow_mut().sample(&sample);
+        sample
+    }
+
+    /// Adds an HTTP request's values to its metrics' series `ids`
+    /// (`expected`: a response callback decides `http_req_failed`).
+    #[allow(clippy::too_many_arguments)]
+    fn add_http(
+        &self,
+        vu: usize,
+        ids: &HttpSeries,
+        t: &Timings,
+        failed: f64,
+        r: &ClientResponse,
+        expected: bool,
+        done_ns: u64,
+    ) {
         let values = [
             1.0,
             t.duration,
@@ -453,14 +448,14 @@ impl Shared {
             r.wire_in as f64,
         ];
         let smeta = self.sample_meta(vu);
-        if expected.is_some() {
-            self.add_all(&ids, &values, sample.done_ns, smeta);
+        if expected {
+            self.add_all(ids, &values, done_ns, smeta);
         } else {
             // No callback: no `http_req_failed` sample, as in k6.
             let skip = |i: &usize| *i != FAILED;
             let ids: Vec<usize> = (0..ids.len()).filter(skip).map(|i| ids[i]).collect();
             let values: Vec<f64> = (0..values.len()).filter(skip).map(|i| values[i]).collect();
-            self.add_all(&ids, &values, sample.done_ns, smeta);
+            self.add_all(&ids, &values, done_ns, smeta);
         }
     }
 }
