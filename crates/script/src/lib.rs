@@ -73,7 +73,7 @@ pub use config::{Overrides, Stage};
 pub use modules::MODULES;
 /// The documents of `k6/html` alive now (the memory tests count them).
 pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
-pub use sched::{RunConfig, RunOutcome, run};
+pub use sched::{RunConfig, RunOutcome, TeardownFailure, run};
 
 /// Why a script could not run (a failed request or a failed check is data,
 /// not an error).
@@ -93,6 +93,9 @@ pub enum ScriptError {
     /// An exception in the init code, `setup()` or `teardown()`.
     #[error("{0}")]
     Script(String),
+    /// `setup()` ran past `setupTimeout` (k6's exit code 100).
+    #[error("{0}")]
+    SetupTimeout(String),
     #[error("{0}")]
     Output(String),
     #[error("cannot start: {0}")]

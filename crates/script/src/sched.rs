@@ -3,7 +3,7 @@
 
 #[cfg(test)]
 use crate::ScriptError;
-pub use crate::run::config::{RunConfig, RunOutcome};
+pub use crate::run::config::{RunConfig, RunOutcome, TeardownFailure};
 pub use crate::run::setup::run;
 
 pub use crate::modules::imports::check_members;

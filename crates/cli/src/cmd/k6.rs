@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use loadlab_script::config::{self, FlagTexts};
 use loadlab_script::log::{Level, LogConfig, Logger};
-use loadlab_script::{Overrides, RunConfig, RunOutcome, ScriptError};
+use loadlab_script::{Overrides, RunConfig, RunOutcome, ScriptError, TeardownFailure};
 
 use crate::exit::CliError;
 
@@ -15,6 +15,9 @@ pub const THRESHOLDS_FAILED: i32 = crate::exit::THRESHOLDS_FAILED;
 pub const INVALID_CONFIG: i32 = 104;
 pub const EXTERNAL_ABORT: i32 = 105;
 pub const SCRIPT_EXCEPTION: i32 = 107;
+/// k6's codes for `setup()` and `teardown()` past their timeouts.
+pub const SETUP_TIMEOUT: i32 = 100;
+pub const TEARDOWN_TIMEOUT: i32 = 101;
 pub const SCRIPT_ABORTED: i32 = 108;
 
 #[derive(Debug, Args)]
@@ -382,6 +385,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
         ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
         ScriptError::Options(_) => CliError::new(INVALID_CONFIG, e),
+        ScriptError::SetupTimeout(_) => CliError::new(SETUP_TIMEOUT, e),
         ScriptError::Runtime(_) => CliError::internal(e),
         _ => CliError::new(SCRIPT_EXCEPTION, e),
     })?;
@@ -563,6 +567,13 @@ fn exit_as_k6(outcome: &RunOutcome, logger: &Logger, signal: Option<&'static str
     if let Some(msg) = &outcome.aborted {
         logger.log(Level::Error, &format!("test aborted: {msg}"), &[]);
         std::process::exit(SCRIPT_ABORTED);
+    }
+    // The summary is out; a failed teardown() ends the run as in k6
+    // (its error line was logged when it failed).
+    match &outcome.teardown_failed {
+        Some(TeardownFailure::Exception(_)) => std::process::exit(SCRIPT_EXCEPTION),
+        Some(TeardownFailure::Timeout(_)) => std::process::exit(TEARDOWN_TIMEOUT),
+        None => {}
     }
     if outcome.thresholds_failed {
         let names = outcome.thresholds_crossed.join(", ");

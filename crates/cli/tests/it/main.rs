@@ -5,6 +5,7 @@ mod attack_cli;
 mod distributed;
 mod http_client;
 mod k6;
+mod k6_exit;
 mod k8s;
 mod k8s_inputs;
 mod k8s_plan;

@@ -25,6 +25,8 @@ use crate::system_tags::SystemTags;
 mod env;
 mod executor;
 mod flags;
+mod known;
+pub use known::MAX_VUS;
 pub mod layer;
 mod network;
 mod request;

@@ -26,10 +26,12 @@ impl Options {
         // The environment's layer first (the flags' is over it, below).
         let env_replaces_scenarios =
             env_shortcut(&o.env) && script.get("scenarios").is_some_and(|v| !v.is_null());
+        let script_options = script;
         let script = &env_layer(script, &o.env)?;
         let opts = Layered(script);
         refuse_unsupported(opts)?;
         let mut warnings = Vec::new();
+        warnings.extend(super::known::unknown_options_warning(script_options));
         note_ignored(opts, o, &mut warnings);
         let local_ips = match o.local_ips_text() {
             None => None,
@@ -71,6 +73,7 @@ impl Options {
                 sc.segment = seg;
             }
         }
+        super::known::check_vus(scenarios.iter().map(|sc| sc.executor.max_vus()).sum())?;
         let no_setup = o.no_setup || opts.flag("noSetup")?;
         let no_teardown = o.no_teardown || opts.flag("noTeardown")?;
         let console_output = console_output(opts, o)?;

@@ -87,6 +87,15 @@ pub(crate) fn worker_header(
     ))
 }
 
+/// How `teardown()` failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TeardownFailure {
+    /// It threw: the exception's text.
+    Exception(String),
+    /// It ran past `teardownTimeout`.
+    Timeout(String),
+}
+
 /// How it went.
 #[derive(Debug)]
 pub struct RunOutcome {
@@ -100,6 +109,9 @@ pub struct RunOutcome {
     pub aborted_by_threshold: bool,
     /// `exec.test.abort(message)` was called.
     pub aborted: Option<String>,
+    /// `teardown()` threw (k6's exit code 107) or ran past
+    /// `teardownTimeout` (101); the summary is still given.
+    pub teardown_failed: Option<TeardownFailure>,
     pub iterations: u64,
     pub script_errors: u64,
     pub http_reqs: u64,

@@ -56,6 +56,11 @@ pub(crate) async fn drive_local<'js>(
         let r = run_special(&mut s, shutdown.as_mut(), options.setup_timeout, "setup").await;
         match r {
             Some(Ok(())) => {}
+            Some(Err(e)) if e.starts_with(crate::vus::sched::TIMED_OUT) => {
+                return Err(ScriptError::SetupTimeout(format!(
+                    "setup() execution {e} (setupTimeout)"
+                )));
+            }
             Some(Err(e)) => return Err(ScriptError::Script(format!("setup() failed: {e}"))),
             None => {
                 // No data for teardown: it does not run.
@@ -83,6 +88,7 @@ pub(crate) async fn drive_local<'js>(
     let test_elapsed = t0.elapsed();
     iter_global(false);
     // As in k6, teardown runs after Ctrl-C too (with the data setup gave).
+    let mut teardown_failed = None;
     if has_teardown {
         match run_special(
             &mut s,
@@ -92,12 +98,17 @@ pub(crate) async fn drive_local<'js>(
         )
         .await
         {
+            Some(Err(e)) if e.starts_with(crate::vus::sched::TIMED_OUT) => {
+                let msg = format!("teardown() execution {e} (teardownTimeout)");
+                shared.log(Level::Error, &msg, &[]);
+                teardown_failed = Some(TeardownFailure::Timeout(msg));
+            }
             // k6's line for an exception in teardown().
-            Some(Err(e)) => shared.log(
-                Level::Error,
-                &with_stack_end(e),
-                &[("hint", "script exception")],
-            ),
+            Some(Err(e)) => {
+                let text = with_stack_end(e);
+                shared.log(Level::Error, &text, &[("hint", "script exception")]);
+                teardown_failed = Some(TeardownFailure::Exception(text));
+            }
             None => interrupted = true,
             _ => {}
         }
@@ -115,14 +126,16 @@ pub(crate) async fn drive_local<'js>(
             &[],
         );
     }
-    outcome(
+    let mut out = outcome(
         &s,
         shared,
         options,
         test_elapsed,
         interrupted,
         aborted_by_threshold,
-    )
+    )?;
+    out.teardown_failed = teardown_failed;
+    Ok(out)
 }
 
 /// The scenarios from `t0` until they all end, a threshold aborts the test
@@ -396,6 +409,7 @@ fn outcome(
         interrupted,
         aborted_by_threshold,
         aborted: shared.abort.borrow().clone(),
+        teardown_failed: None,
         iterations: count("iterations"),
         script_errors,
         http_reqs: count("http_reqs"),

@@ -478,6 +478,9 @@ impl<'a, 'js> Sched<'a, 'js> {
     }
 }
 
+/// How [`run_special`]'s error for a phase past its timeout begins.
+pub(crate) const TIMED_OUT: &str = "timed out after";
+
 /// Runs setup() or teardown() on VU 0; `None` when interrupted.
 pub(crate) async fn run_special<'js>(
     s: &mut Sched<'_, 'js>,
@@ -515,7 +518,7 @@ pub(crate) async fn run_special<'js>(
                 r = None;
                 if Instant::now() >= deadline {
                     s.abort(0);
-                    return Some(Err(format!("timed out after {timeout:?}")));
+                    return Some(Err(format!("{TIMED_OUT} {timeout:?}")));
                 }
             }
             _ = shutdown.as_mut() => {

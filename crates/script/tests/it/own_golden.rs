@@ -299,15 +299,20 @@ fn apply_flags(
 }
 
 /// The exit status `loadlab k6 run` gives this result (its mapping in
-/// the CLI: 99 thresholds, 104 options, 105 interrupted, 107 script, 108
-/// `test.abort()`, 4 I/O, 1 internal).
+/// the CLI: 99 thresholds, 100/101 setup/teardown timeouts, 104 options,
+/// 105 interrupted, 107 script, 108 `test.abort()`, 4 I/O, 1 internal).
 fn exit_code(r: &Result<loadlab_script::RunOutcome, ScriptError>) -> i32 {
     match r {
         Err(ScriptError::Read { .. } | ScriptError::Output(_)) => 4,
         Err(ScriptError::Options(_)) => 104,
         Err(ScriptError::Runtime(_)) => 1,
+        Err(ScriptError::SetupTimeout(_)) => 100,
         Err(_) => 107,
         Ok(o) if o.aborted.is_some() => 108,
+        Ok(o) if o.teardown_failed.is_some() => match o.teardown_failed.as_ref().unwrap() {
+            loadlab_script::TeardownFailure::Exception(_) => 107,
+            loadlab_script::TeardownFailure::Timeout(_) => 101,
+        },
         Ok(o) if o.thresholds_failed => 99,
         Ok(o) if o.interrupted => 105,
         Ok(_) => 0,

@@ -1,0 +1,110 @@
+//! `loadlab k6 run`'s exit codes where a script's setup() or teardown()
+//! fails, an absurd VU count, and unknown option keys: as k6 v1.
+
+use std::process::{Command, Output};
+
+fn run(script: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.js");
+    std::fs::write(&path, script).unwrap();
+    let o: Output = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(["k6", "run", "-q"])
+        .args(args)
+        .arg(&path)
+        .current_dir(dir.path())
+        .output()
+        .expect("run loadlab");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_exception_in_teardown_exits_107_after_the_summary() {
+    let (code, out, err) = run(
+        "export const options = { vus: 1, iterations: 1 };\n\
+         export default function () {}\n\
+         export function teardown() { throw new Error('boom'); }\n",
+        &[],
+    );
+    assert_eq!(code, 107, "{err}");
+    assert!(err.contains("Error: boom"), "{err}");
+    assert!(out.contains("iterations"), "the summary is given: {out}");
+}
+
+#[test]
+fn teardown_past_its_timeout_exits_101() {
+    let (code, out, err) = run(
+        "import { sleep } from 'k6';\n\
+         export const options = { vus: 1, iterations: 1, teardownTimeout: '100ms' };\n\
+         export default function () {}\n\
+         export function teardown() { sleep(3); }\n",
+        &[],
+    );
+    assert_eq!(code, 101, "{err}");
+    assert!(err.contains("teardown() execution timed out"), "{err}");
+    assert!(out.contains("iterations"), "the summary is given: {out}");
+}
+
+#[test]
+fn setup_past_its_timeout_exits_100() {
+    let (code, _, err) = run(
+        "import { sleep } from 'k6';\n\
+         export const options = { vus: 1, iterations: 1, setupTimeout: '100ms' };\n\
+         export default function () {}\n\
+         export function setup() { sleep(3); }\n",
+        &[],
+    );
+    assert_eq!(code, 100, "{err}");
+    assert!(err.contains("setup() execution timed out"), "{err}");
+}
+
+#[test]
+fn an_absurd_vu_count_is_an_invalid_option_not_an_abort() {
+    for args in [
+        &["-u", "99999999999", "-d", "1s"][..],
+        &["--stage", "1s:5000000"][..],
+    ] {
+        let (code, _, err) = run("export default function () {}\n", args);
+        assert_eq!(code, 104, "{args:?}: {err}");
+        assert!(err.contains("VUs asked for"), "{err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("loadlab:")).count(),
+            1,
+            "{err}"
+        );
+    }
+    let (code, _, err) = run(
+        "export const options = { scenarios: { a: { executor: 'constant-arrival-rate', \
+         rate: 1, duration: '1s', preAllocatedVUs: 1, maxVUs: 2000000 } } };\n\
+         export default function () {}\n",
+        &[],
+    );
+    assert_eq!(code, 104, "{err}");
+}
+
+#[test]
+fn unknown_option_keys_are_warned_about_as_k6_does() {
+    let (code, _, err) = run(
+        "export const options = { vuz: 10, iterations: 1 };\n\
+         export default function () {}\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let warn: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("There were unknown fields in the options exported in the script"))
+        .collect();
+    assert_eq!(warn.len(), 1, "{err}");
+    assert!(
+        warn[0].contains("level=warning") && warn[0].contains("vuz"),
+        "{err}"
+    );
+    let (_, _, err) = run(
+        "export const options = { vus: 1, iterations: 1 };\nexport default function () {}\n",
+        &[],
+    );
+    assert!(!err.contains("unknown fields"), "{err}");
+}
