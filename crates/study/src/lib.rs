@@ -21,6 +21,7 @@ pub mod fuzzing;
 pub mod hypothesis;
 pub mod monitor;
 pub mod plan;
+pub mod plan_shape;
 pub mod report;
 pub mod runner;
 pub mod secrets;

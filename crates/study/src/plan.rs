@@ -642,6 +642,8 @@ impl Plan {
 
     /// Parses and validates plan text; `file` is only used in messages.
     pub fn from_yaml(src: &str, file: &str, base: &Path) -> Result<Plan, PlanError> {
+        // Bounds first: the YAML reader is quadratic in nesting depth.
+        crate::plan_shape::check(src, file)?;
         // serde_norway 0.9.42 panics on some malformed documents ("unexpected
         // end of mapping", found by the plan fuzz target): a bad plan is a
         // syntax error, never a crash.

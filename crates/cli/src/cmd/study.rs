@@ -173,6 +173,10 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     let yaml = std::fs::read_to_string(&plan_path)
         .map_err(|e| CliError::io(format!("{}: {e}", plan_path.display())))?;
     let plan = Plan::from_file(&plan_path).map_err(CliError::bad_input)?;
+    check_monitor(&plan, &plan_path, &yaml)?;
+    if let Some(out) = &a.out {
+        check_out_dir(out)?;
+    }
     let split = match (a.segment, a.start_at) {
         (Some(segment), Some(at)) => {
             let now = std::time::SystemTime::now()
@@ -385,4 +389,49 @@ pub(super) fn merge(m: MergeArgs) -> Result<(), CliError> {
     println!("Report: {}", o.out_dir.join("report.html").display());
     println!("        {}", o.out_dir.join("report.md").display());
     Ok(())
+}
+
+/// The plan's `monitor:` names a process that is there now: a plan error
+/// at the key's place (exit 3), found before the store or any run.
+fn check_monitor(plan: &Plan, plan_path: &Path, yaml: &str) -> Result<(), CliError> {
+    let Some(m) = &plan.monitor else {
+        return Ok(());
+    };
+    let Err(e) = loadlab_study::monitor::resolve(m) else {
+        return Ok(());
+    };
+    let key = if m.pid.is_some() {
+        "monitor.pid"
+    } else {
+        "monitor.process"
+    };
+    let (line, column) = loadlab_study::plan::locate_path(yaml, key);
+    let what = e.strip_prefix("monitor: ").unwrap_or(&e);
+    Err(CliError::bad_input(format!(
+        "{}:{line}:{column}: {key}: {what} (is it running?)",
+        plan_path.display()
+    )))
+}
+
+/// `--out DIR` can be written, checked before the first run (exit 4):
+/// a study that could not write its report would find out only at the
+/// end. The folder itself is made by the study.
+fn check_out_dir(out: &Path) -> Result<(), CliError> {
+    let fail = |why: String| CliError::io(format!("--out {}: {why}", out.display()));
+    let mut dir = out;
+    while !dir.exists() {
+        match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => dir = p,
+            _ => {
+                dir = Path::new(".");
+                break;
+            }
+        }
+    }
+    if !dir.is_dir() {
+        return Err(fail(format!("{} is not a folder", dir.display())));
+    }
+    tempfile::tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| fail(format!("cannot write in {} ({e})", dir.display())))
 }

@@ -13,6 +13,7 @@ mod reference_studies;
 mod s3;
 mod study;
 mod study_command;
+mod study_inputs;
 mod study_progress;
 mod study_runs;
 mod study_secrets;
