@@ -28,7 +28,7 @@ pub use info::{AttackInfo, TargetInfo, WorkerInfo};
 pub use pacer::{Pacer, PacerError, PacerSpec};
 pub use rate::{Rate, RateError};
 pub use sample::{ErrorKind, Sample};
-pub use segment::{ScheduleSegment, SegmentError};
+pub use segment::{MAX_SEGMENTS, ScheduleSegment, SegmentError};
 pub use series::{MetricSample, SeriesInfo, SeriesKind};
 pub use sink::{Sink, Tee};
 pub use size::{SizeError, parse_size};

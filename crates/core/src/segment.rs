@@ -40,7 +40,16 @@ pub enum SegmentError {
     },
     #[error("invalid -segment {0:?}: the number of segments must be at least 1")]
     ZeroCount(String),
+    #[error(
+        "invalid -segment {0:?}: at most {MAX_SEGMENTS} segments (a Kubernetes Indexed Job's most completions)"
+    )]
+    TooMany(String),
 }
+
+/// The most segments a schedule is split into: as many as a Kubernetes
+/// Indexed Job may have completions. More is a typo; refusing it keeps
+/// every count that follows a segment count bounded.
+pub const MAX_SEGMENTS: u64 = 100_000;
 
 impl ScheduleSegment {
     /// The whole schedule (one worker).
@@ -73,6 +82,9 @@ impl ScheduleSegment {
             t.parse().map_err(|_| syntax())
         };
         let (index, count) = (num(i)?, num(n)?);
+        if count > MAX_SEGMENTS {
+            return Err(SegmentError::TooMany(s.to_string()));
+        }
         ScheduleSegment::new(index, count).map_err(|e| match e {
             SegmentError::IndexTooLarge { index, count, .. } => SegmentError::IndexTooLarge {
                 input: s.to_string(),
@@ -195,6 +207,9 @@ mod tests {
         for bad in ["", "1", "1/", "/4", "-1/4", "a/4", "1/0", "1/4/5", "1.5/4"] {
             assert!(ScheduleSegment::parse(bad).is_err(), "{bad:?}");
         }
+        assert!(ScheduleSegment::parse("0/100000").is_ok());
+        let e = ScheduleSegment::parse("0/4294967297").unwrap_err().to_string();
+        assert!(e.contains("at most 100000 segments"), "{e}");
     }
 
     #[test]

@@ -236,21 +236,45 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
             ));
         }
     }
-    for i in 0..n {
-        if by_index.contains_key(&i) {
-            continue;
+    // Absent segments, as ranges between the present ones: the time and
+    // memory taken follow the files given, never a header's segment count.
+    let mut next = 0u64;
+    let mut gaps = Vec::new();
+    for &i in by_index.keys().chain(std::iter::once(&n)) {
+        if i > next {
+            gaps.push((next, i - 1));
         }
-        let seg = label(i);
-        match share(i, c.scheduled) {
+        next = i.saturating_add(1);
+    }
+    for (a, b) in gaps {
+        let want = match plan {
+            Some(p) => {
+                let (a, b) = (usize::try_from(a).ok(), usize::try_from(b).ok());
+                match (a, b) {
+                    (Some(a), Some(b)) if b < p.scheduled.len() => {
+                        p.scheduled[a..=b].iter().copied().sum::<Option<u64>>()
+                    }
+                    _ => None,
+                }
+            }
+            None => c.scheduled.map(|t| range_share(a, b, n, t)),
+        };
+        let which = if a == b {
+            format!("segment {}", label(a))
+        } else {
+            format!("segments {a}–{b} of {n} ({} segments)", b - a + 1)
+        };
+        match want {
             Some(want) => {
                 c.missing += want;
                 c.problems
-                    .push(format!("{} {unit} missing: segment {seg} absent", want));
+                    .push(format!("{want} {unit} missing: {which} absent"));
             }
             None => {
                 c.missing_lower_bound = true;
+                let its = if a == b { "its" } else { "their" };
                 c.problems.push(format!(
-                    "{unit} missing: segment {seg} absent (its scheduled count is unknown)"
+                    "{unit} missing: {which} absent ({its} scheduled count is unknown)"
                 ));
             }
         }
@@ -315,4 +339,39 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         }
     }
     c
+}
+
+/// The requests of a schedule of `total` that segments `a..=b` of `n`
+/// hold together (each holds the `k < total` with `k mod n` its index):
+/// in constant time, however many segments the range spans.
+fn range_share(a: u64, b: u64, n: u64, total: u64) -> u64 {
+    let (q, r) = (total / n, total % n);
+    let extra = if r > a { r.min(b + 1) - a } else { 0 };
+    (b - a + 1).saturating_mul(q).saturating_add(extra)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_holds_the_sum_of_its_segments_shares() {
+        for n in [1u64, 2, 3, 7, 10] {
+            for total in [0u64, 1, 5, 9, 10, 23, 100] {
+                for a in 0..n {
+                    for b in a..n {
+                        let sum: u64 = (a..=b)
+                            .map(|i| ScheduleSegment::new(i, n).unwrap().share(total))
+                            .sum();
+                        assert_eq!(
+                            range_share(a, b, n, total),
+                            sum,
+                            "{a}..={b} of {n}, {total}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(range_share(1, 4_294_967_296, 4_294_967_297, 300), 299);
+    }
 }

@@ -597,3 +597,33 @@ fn a_worker_clock_that_may_be_off_by_more_than_the_resolution_is_named() {
     ];
     assert!(one(&files).warnings.is_empty(), "{:?}", one(&files));
 }
+
+#[test]
+fn a_huge_segment_count_in_a_header_costs_nothing_and_reads_as_ranges() {
+    // One worker of 4,294,967,297 (a header no `attack` writes now): its
+    // absent siblings are summed in one range, in the time and memory of
+    // the one file given.
+    let n = 4_294_967_297;
+    let files = vec![file(worker(0, n, Some(300)), START, None, false, 0)];
+    let c = one(&files);
+    assert_eq!(c.missing, 299);
+    assert_eq!(
+        c.problems,
+        ["299 requests missing: segments 1–4294967296 of 4294967297 (4294967296 segments) absent"]
+    );
+    // Two present segments of 10: the gaps between them, one line each.
+    let files = vec![
+        file(worker(2, 10, Some(100)), START, None, false, 0),
+        file(worker(7, 10, Some(100)), START, None, false, 0),
+    ];
+    let c = one(&files);
+    assert_eq!(c.missing, 80);
+    assert_eq!(
+        c.problems,
+        [
+            "20 requests missing: segments 0–1 of 10 (2 segments) absent",
+            "40 requests missing: segments 3–6 of 10 (4 segments) absent",
+            "20 requests missing: segments 8–9 of 10 (2 segments) absent",
+        ]
+    );
+}
