@@ -3,11 +3,14 @@
 //! plan, `loadlab k6 --http-debug`).
 
 /// Headers whose values are credentials, lower case.
-pub const CREDENTIAL_HEADERS: [&str; 4] = [
+pub const CREDENTIAL_HEADERS: &[&str] = &[
     "authorization",
     "proxy-authorization",
     "cookie",
+    "set-cookie",
     "x-api-key",
+    "x-auth-token",
+    "x-amz-security-token",
 ];
 
 /// What a redacted header value (or the secret part of it) is replaced with.

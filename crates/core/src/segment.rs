@@ -208,7 +208,9 @@ mod tests {
             assert!(ScheduleSegment::parse(bad).is_err(), "{bad:?}");
         }
         assert!(ScheduleSegment::parse("0/100000").is_ok());
-        let e = ScheduleSegment::parse("0/4294967297").unwrap_err().to_string();
+        let e = ScheduleSegment::parse("0/4294967297")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at most 100000 segments"), "{e}");
     }
 

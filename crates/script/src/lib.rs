@@ -63,6 +63,7 @@ pub mod summary;
 pub mod system_tags;
 pub mod tags;
 pub mod thresholds;
+pub mod url_clean;
 // The VUs' slots the executors start iterations in.
 mod vus;
 

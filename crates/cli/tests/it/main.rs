@@ -6,6 +6,7 @@ mod distributed;
 mod http_client;
 mod k6;
 mod k6_exit;
+mod k6_secrets;
 mod k8s;
 mod k8s_inputs;
 mod k8s_plan;

@@ -27,7 +27,8 @@ pub fn failure_text(
     if matches!(r.error, ErrorKind::None | ErrorKind::Canceled) {
         return None;
     }
-    let url = r.url.as_deref().unwrap_or(&meta.url);
+    // Go's client writes the URL with its password as `***`.
+    let url = &*crate::url_clean::strip_password(r.url.as_deref().unwrap_or(&meta.url));
     let method = go_method(&meta.method);
     let detail = match r.error {
         ErrorKind::ConnectRefused => {
@@ -299,6 +300,8 @@ impl RunState {
             .iter()
             .find(|(k, _)| k == "name")
             .map(|(_, v)| v.as_str());
+        // No credential of the URL in a tag, an output or an error text.
+        let req_url = &*crate::url_clean::clean(req_url);
         let url = name.unwrap_or(req_url);
         let expected = meta.expect.of(r.status);
         let t = Timings::of(r);

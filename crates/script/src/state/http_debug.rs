@@ -2,10 +2,11 @@
 //! (`Request:\n<the head>\n\n<the body>\n`, then `Response:\n…`), at level
 //! info with `source=http-debug` and a `request_id` joining the two.
 //!
-//! Unlike k6, the values of credential fields (`Authorization`,
-//! `Proxy-Authorization`, `Cookie`, `X-Api-Key`) are not shown: a dump is
-//! a log line, and log lines keep no secret (`Authorization: Bearer
-//! REDACTED`).
+//! Unlike k6, the values of credential fields of requests and responses
+//! (`loadlab_core::credentials::CREDENTIAL_HEADERS`: `Authorization`,
+//! `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
+//! `X-Auth-Token`, `X-Amz-Security-Token`) are not shown: a dump is a log
+//! line, and log lines keep no secret (`Authorization: Bearer REDACTED`).
 
 use http::Method;
 use loadlab_core::credentials::{CREDENTIAL_HEADERS, REDACTED};

@@ -1,0 +1,71 @@
+//! A URL as k6 writes it into metrics and outputs: its user information
+//! masked (`http://****:****@host/` with a password, `http://****@host/`
+//! without), so no credential in a request's URL reaches a `url` or `name`
+//! tag, a JSON or CSV output, a results file or a log line.
+
+use std::borrow::Cow;
+
+/// `url` with its userinfo masked as k6 masks it; borrowed when there is
+/// none (the common case costs one scan of the authority).
+pub fn clean(url: &str) -> Cow<'_, str> {
+    let Some(scheme_end) = url.find("://") else {
+        return Cow::Borrowed(url);
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return Cow::Borrowed(url);
+    };
+    let mask = if rest[..at].contains(':') {
+        "****:****"
+    } else {
+        "****"
+    };
+    Cow::Owned(format!("{}{mask}{}", &url[..scheme_end + 3], &rest[at..]))
+}
+
+/// `url` as Go's HTTP client writes it in an error (`Get "…"`): the
+/// password, if any, as `***`, the user name kept.
+pub fn strip_password(url: &str) -> Cow<'_, str> {
+    let Some(scheme_end) = url.find("://") else {
+        return Cow::Borrowed(url);
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return Cow::Borrowed(url);
+    };
+    let Some(colon) = rest[..at].find(':') else {
+        return Cow::Borrowed(url);
+    };
+    Cow::Owned(format!(
+        "{}{}:***{}",
+        &url[..scheme_end + 3],
+        &rest[..colon],
+        &rest[at..]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clean, strip_password};
+
+    #[test]
+    fn go_keeps_the_user_and_hides_the_password() {
+        assert_eq!(strip_password("http://u:pw@h/x"), "http://u:***@h/x");
+        assert_eq!(strip_password("http://u@h/x"), "http://u@h/x");
+        assert_eq!(strip_password("http://h/x?a=b:c@d"), "http://h/x?a=b:c@d");
+    }
+
+    #[test]
+    fn userinfo_is_masked_as_k6_masks_it() {
+        assert_eq!(
+            clean("http://u:pw@h:1/p?q=a@b"),
+            "http://****:****@h:1/p?q=a@b"
+        );
+        assert_eq!(clean("https://alice@h/"), "https://****@h/");
+        assert_eq!(clean("http://h/p?mail=a@b"), "http://h/p?mail=a@b");
+        assert!(matches!(clean("http://h/"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(clean("not a url"), "not a url");
+    }
+}
