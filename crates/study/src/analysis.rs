@@ -149,6 +149,10 @@ pub struct Answer {
     pub summary: String,
     /// One-paragraph explanation for the report (starts with `summary`).
     pub explanation: String,
+    /// The verdict in one plain sentence, shown before the statistics
+    /// ("c6g kept 100.00% success where c5 had 86.00%: the claim holds.").
+    #[serde(default)]
+    pub plain: String,
     /// Runs the verdict rests on in which the load generator fell behind
     /// its schedule (they measure the client): the verdict is flagged,
     /// not changed.
@@ -232,6 +236,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         let summary = "no rate has runs of both sides".to_string();
         return Answer {
             behind: 0,
+            plain: "No rate has runs of both sides, so there is nothing to compare.".into(),
             hypothesis: h.text.clone(),
             verdict: Verdict::Inconclusive,
             evidence: None,
@@ -318,6 +323,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
             ev.n_b
         )
     };
+    let plain = plain_sentence(a, &b_name, m, &strata, is_const, &j);
     let mut explanation = format!(
         "{summary}. {a} − {b_name}: median shift {}{rel}, {:.0}% CI {}; {test} (n = {} per cell); \
          one-sided p = {} for {a} > {b_name}, {} for {a} < {b_name}; Cliff's δ = {:+.2}.",
@@ -351,6 +357,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
     }
     Answer {
         behind: 0,
+        plain,
         hypothesis: h.text.clone(),
         verdict: j.verdict,
         evidence: Some(ev),
@@ -358,6 +365,68 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         summary,
         explanation,
     }
+}
+
+/// The verdict in one plain sentence, before the statistics: what the
+/// runs showed (medians over every run of each side) and what that means
+/// for the claim ("c6g kept 100.00% success where c5 had 86.00%: the
+/// claim holds.").
+fn plain_sentence(
+    a: &str,
+    b: &str,
+    m: Metric,
+    strata: &[Stratum],
+    is_const: bool,
+    j: &stats::Judgement,
+) -> String {
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|x, y| x.total_cmp(y));
+        match v.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(v[n / 2]),
+            n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+        }
+    };
+    let mut av: Vec<f64> = strata.iter().flat_map(|s| s.a.iter().copied()).collect();
+    let mut bv: Vec<f64> = strata.iter().flat_map(|s| s.b.iter().copied()).collect();
+    let (Some(x), Some(y)) = (median(&mut av), median(&mut bv)) else {
+        return String::new();
+    };
+    let name = m.name();
+    let seen = if m == Metric::Success && !is_const {
+        format!(
+            "{a} kept {} success where {b} had {}",
+            m.fmt_value(x),
+            m.fmt_value(y)
+        )
+    } else if is_const {
+        format!(
+            "{a}'s median {name} was {} (the claim's bound: {b})",
+            m.fmt_value(x)
+        )
+    } else {
+        let rel = if y != 0.0 {
+            let r = (x - y) / y.abs() * 100.0;
+            let way = if r < 0.0 { "lower" } else { "higher" };
+            format!(", {:.1}% {way}", r.abs())
+        } else {
+            String::new()
+        };
+        format!(
+            "{a}'s median {name} was {} against {b}'s {}{rel}",
+            m.fmt_value(x),
+            m.fmt_value(y)
+        )
+    };
+    let meaning = match j.verdict {
+        Verdict::Supported => "the claim holds.",
+        Verdict::Rejected => "the claim does not hold.",
+        Verdict::Inconclusive if j.underpowered.is_some() => {
+            "too few runs to tell whether the claim holds."
+        }
+        Verdict::Inconclusive => "the runs cannot tell whether the claim holds.",
+    };
+    format!("{seen}: {meaning}")
 }
 
 fn answer_ceiling(
@@ -403,8 +472,15 @@ fn answer_ceiling(
         _ => "the ceiling brackets do not overlap",
     }
     .to_string();
+    let plain = match verdict {
+        Verdict::Supported => "The ceilings found do not overlap: the claim holds.",
+        Verdict::Rejected => "The ceilings found do not overlap: the claim does not hold.",
+        Verdict::Inconclusive => "The ceilings found overlap: the search cannot tell.",
+    }
+    .to_string();
     Answer {
         behind: 0,
+        plain,
         hypothesis: h.text.clone(),
         verdict,
         evidence: None,

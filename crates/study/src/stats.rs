@@ -86,6 +86,35 @@ pub enum Test {
     Sign,
 }
 
+/// The report's "Method" paragraph for verdicts computed from `tests` at
+/// one-sided level `alpha`: written here, beside the code that computes
+/// them, from the same values, so the two cannot drift apart.
+pub fn method_text(tests: &[Test], alpha: f64) -> String {
+    let level = 100.0 * (1.0 - 2.0 * alpha);
+    let level = if level.fract() == 0.0 {
+        format!("{level:.0}")
+    } else {
+        format!("{level:.1}")
+    };
+    let mut s = String::from(
+        "Method: each run (one repetition of one target at one rate) gives one value of the metric;          runs at the same rate form a stratum, and no stratum borrows another rate's values. ",
+    );
+    if tests.contains(&Test::RankSum) {
+        s.push_str(&format!(
+            "Two targets are compared with an exact stratified Wilcoxon–Mann–Whitney permutation test              (within each rate, the pairs of runs where A is higher; exact at any number of runs);              the effect is the Hodges–Lehmann shift A − B (the median of the within-rate differences),              with the {level} % interval of the shifts that test does not reject. "
+        ));
+    }
+    if tests.contains(&Test::Sign) {
+        s.push_str(&format!(
+            "A target against a constant is judged with an exact sign test over its runs (the median run),              with a {level} % interval. "
+        ));
+    }
+    s.push_str(&format!(
+        "A hypothesis is supported when its one-sided p is at most {alpha} — exactly when the interval          lies on its side of zero (or of its margin) — rejected when the opposite claim is, and inconclusive          otherwise; the p-value, the interval and the verdict cannot disagree."
+    ));
+    s
+}
+
 /// The evidence for one comparison of A with B (a target or a constant).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -893,5 +922,21 @@ mod tests {
         assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
         assert!((normal_cdf(1.959_964) - 0.975).abs() < 1e-6);
         assert!((normal_cdf(-1.0) - 0.158_655_25).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_method_text_names_the_test_and_the_level_that_computed_the_verdicts() {
+        let t = method_text(&[Test::RankSum], ALPHA);
+        assert!(t.contains("exact stratified Wilcoxon–Mann–Whitney"), "{t}");
+        assert!(
+            t.contains("Hodges–Lehmann") && t.contains("90 % interval"),
+            "{t}"
+        );
+        assert!(!t.contains("bootstrap") && !t.contains("sign test"), "{t}");
+        let t = method_text(&[Test::Sign, Test::RankSum], 0.025);
+        assert!(
+            t.contains("95 %") && t.contains("sign test") && t.contains("0.025"),
+            "{t}"
+        );
     }
 }

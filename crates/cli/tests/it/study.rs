@@ -111,6 +111,14 @@ fn killed_study_resumes_without_losing_or_repeating_runs() {
     }
     assert_eq!(store.studies().unwrap().len(), 1);
     assert!(d.join("out/report.md").exists() && d.join("out/report.html").exists());
+    // The method paragraph is the one of the test that gave the verdict.
+    let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
+    let method = loadlab_study::stats::method_text(
+        &[loadlab_study::stats::Test::RankSum],
+        loadlab_study::stats::ALPHA,
+    );
+    assert!(md.contains(&method), "{md}");
+    assert!(!md.contains("bootstrap"), "{md}");
 
     let list = loadlab(d, &["runs", "--db", "s.db"]);
     let text = String::from_utf8_lossy(&list.stdout);

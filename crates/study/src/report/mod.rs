@@ -130,16 +130,32 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         for (i, a) in analysis.answers.iter().enumerate() {
             b.push(Block::Verdict {
                 verdict: a.verdict.word().into(),
-                text: format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation),
+                // The plain sentence first, then the statistics.
+                text: if a.plain.is_empty() {
+                    format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation)
+                } else {
+                    format!(
+                        "{}. `{}` — {} {}",
+                        i + 1,
+                        a.hypothesis,
+                        a.plain,
+                        a.explanation
+                    )
+                },
             });
         }
-        b.push(Block::Para(
-            "Method: each run (one repetition of one target at one rate) gives one value of the metric; the effect is the \
-             mean difference A − B averaged over rates, with a 95% stratified bootstrap confidence interval (2000 resamples). \
-             A hypothesis is supported when the interval lies entirely on its side of zero, rejected when it lies entirely on \
-             the other side, inconclusive otherwise. Mann–Whitney p and Cliff's δ are shown as a distribution-free cross-check."
-                .into(),
-        ));
+        // The method of the verdicts shown, from the values that computed them.
+        let tests: Vec<crate::stats::Test> = analysis
+            .answers
+            .iter()
+            .filter_map(|a| a.evidence.as_ref().map(|e| e.test))
+            .collect();
+        let alpha = analysis
+            .answers
+            .iter()
+            .find_map(|a| a.evidence.as_ref().map(|e| e.alpha))
+            .unwrap_or(crate::stats::ALPHA);
+        b.push(Block::Para(crate::stats::method_text(&tests, alpha)));
     }
 
     // Ceilings.

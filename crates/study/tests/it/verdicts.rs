@@ -184,3 +184,21 @@ fn nothing_varies_nothing_is_claimed() {
     assert_eq!(a.verdict, Verdict::Inconclusive);
     assert!(a.summary.starts_with("no variation"), "{}", a.summary);
 }
+
+#[test]
+fn each_verdict_says_first_in_plain_words_what_the_runs_showed() {
+    let a = answer(3, "c6g.success >= c5.success");
+    assert!(
+        a.plain.starts_with("c6g kept ") && a.plain.contains(" success where c5 had "),
+        "{}",
+        a.plain
+    );
+    assert!(a.plain.ends_with(": the claim holds."), "{}", a.plain);
+    let a = answer(2, "c6g.success >= c5.success");
+    assert!(
+        a.plain
+            .ends_with("too few runs to tell whether the claim holds."),
+        "{}",
+        a.plain
+    );
+}
