@@ -34,6 +34,11 @@ pub struct StudyArgs {
     /// Continue the latest unfinished study of this plan from its last committed run.
     #[arg(long)]
     pub resume: bool,
+    /// Check the plan fully (its files, scripts, databases, monitored
+    /// process and --out) and say what it would run; run nothing, store
+    /// nothing.
+    #[arg(long, conflicts_with = "resume")]
+    pub check: bool,
     /// Run as worker i of n of a split study: every step sends segment i/n
     /// of its schedule (0-based i, like JOB_COMPLETION_INDEX). Needs --start-at.
     #[arg(long, value_parser = crate::flags::segment, requires = "start_at")]
@@ -176,6 +181,9 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     check_monitor(&plan, &plan_path, &yaml)?;
     if let Some(out) = &a.out {
         check_out_dir(out)?;
+    }
+    if a.check {
+        return check_only(&plan, &plan_path, &a.db);
     }
     let split = match (a.segment, a.start_at) {
         (Some(segment), Some(at)) => {
@@ -434,4 +442,19 @@ fn check_out_dir(out: &Path) -> Result<(), CliError> {
     tempfile::tempfile_in(dir)
         .map(drop)
         .map_err(|e| fail(format!("cannot write in {} ({e})", dir.display())))
+}
+
+/// `study --check`: what loading checks, plus every script compiled and
+/// every database target connected to once; then the plan's outline on
+/// stdout. No store is opened, nothing is sent to a target.
+fn check_only(plan: &Plan, plan_path: &Path, db: &Path) -> Result<(), CliError> {
+    let runner: Arc<dyn loadlab_study::WorkloadRunner> = Arc::new(crate::workload::ChildRunner);
+    loadlab_study::runner::check_workloads(plan, Some(&runner)).map_err(study_error)?;
+    let lines = loadlab_study::runner::outline(plan, 0, db, Path::new("-"), 0);
+    let what = lines[0].strip_prefix("study 0 ").unwrap_or(&lines[0]);
+    println!("{}: a valid plan: {what}", plan_path.display());
+    if let Some(time) = lines.iter().find(|l| l.starts_with("estimated time")) {
+        println!("{time}");
+    }
+    Ok(())
 }

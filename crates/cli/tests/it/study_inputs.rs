@@ -95,3 +95,29 @@ fn an_out_folder_that_cannot_be_written_is_refused_before_the_first_run() {
         "no store is made, no run"
     );
 }
+
+#[test]
+fn check_validates_a_plan_without_a_store_or_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let plan = root.join("examples/c5-vs-c6g.yaml");
+    let o = loadlab(
+        dir.path(),
+        &["study", "--check", plan.to_str().unwrap(), "--db", "s.db"],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        out.contains("a valid plan: \"c5-vs-c6g\": 2 target(s)"),
+        "{out}"
+    );
+    assert!(out.contains("estimated time: about"), "{out}");
+    assert!(!dir.path().join("s.db").exists(), "no store is made");
+    // A script that does not compile: k6's code, found by the check.
+    std::fs::write(dir.path().join("bad.js"), "export default function ( {\n").unwrap();
+    let plan = "name: p\ntargets:\n  - name: s\n    script: bad.js\nload: {vus: [1], step: 1s}\n";
+    std::fs::write(dir.path().join("p.yaml"), plan).unwrap();
+    let o = loadlab(dir.path(), &["study", "--check", "p.yaml", "--db", "s.db"]);
+    assert_eq!(o.status.code(), Some(107), "{}", stderr(&o));
+    assert!(!dir.path().join("s.db").exists());
+}
