@@ -23,6 +23,12 @@ pub enum Block {
         verdict: String,
         text: String,
     },
+    /// Blocks folded away under a one-line summary (`<details>`: long
+    /// run-by-run detail a reader opens when they want it).
+    Details {
+        summary: String,
+        blocks: Vec<Block>,
+    },
 }
 
 pub fn html_escape(s: &str) -> String {
@@ -47,6 +53,13 @@ fn md_cell(s: &str) -> String {
 pub fn markdown(blocks: &[Block]) -> String {
     let mut o = String::new();
     for b in blocks {
+        md_block(&mut o, b);
+    }
+    o
+}
+
+fn md_block(o: &mut String, b: &Block) {
+    {
         match b {
             Block::Heading(l, t) => {
                 let _ = writeln!(o, "{} {t}\n", "#".repeat(*l as usize));
@@ -84,22 +97,30 @@ pub fn markdown(blocks: &[Block]) -> String {
                 o.push('\n');
             }
             Block::Chart(f) => {
-                let _ = writeln!(o, "![{}](charts/{}.png)\n", f.title, f.id);
+                // The caption above its chart, as in the HTML.
+                let _ = writeln!(o, "*{}*\n\n![{}](charts/{}.png)\n", f.title, f.title, f.id);
             }
             Block::Verdict { verdict, text } => {
                 let _ = writeln!(o, "**{}** — {text}\n", verdict.to_uppercase());
             }
+            Block::Details { summary, blocks } => {
+                let _ = writeln!(o, "<details><summary>{}</summary>\n", html_escape(summary));
+                for b in blocks {
+                    md_block(o, b);
+                }
+                o.push_str("</details>\n\n");
+            }
         }
     }
-    o
 }
 
 const CSS: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
-pre{background:#f6f8fa;padding:0.8em;overflow-x:auto;font-size:0.85em}
-figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+pre{background:#f6f8fa;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.85em}
+figure{margin:2em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:600;margin-bottom:0.4em}
+details{margin:0.8em 0}summary{cursor:pointer;font-weight:600}
 .verdict{padding:0.5em 0.8em;border-left:5px solid #999;background:#fafafa;margin:0.5em 0}
 .supported{border-color:#1a7f37}.rejected{border-color:#cf222e}.inconclusive{border-color:#9a6700}";
 
@@ -112,6 +133,14 @@ pub fn html(title: &str, blocks: &[Block]) -> Result<String, String> {
         html_escape(title)
     );
     for b in blocks {
+        html_block(&mut o, b)?;
+    }
+    o.push_str("</body></html>\n");
+    Ok(o)
+}
+
+fn html_block(o: &mut String, b: &Block) -> Result<(), String> {
+    {
         match b {
             Block::Heading(l, t) => {
                 let _ = writeln!(o, "<h{l}>{}</h{l}>", html_escape(t));
@@ -150,7 +179,7 @@ pub fn html(title: &str, blocks: &[Block]) -> Result<String, String> {
                 let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
                 let _ = writeln!(
                     o,
-                    "<figure id=\"{}\">{svg}<figcaption>{}</figcaption></figure>",
+                    "<figure id=\"{}\"><figcaption>{}</figcaption>{svg}</figure>",
                     html_escape(&f.id),
                     html_escape(&f.title)
                 );
@@ -164,10 +193,16 @@ pub fn html(title: &str, blocks: &[Block]) -> Result<String, String> {
                     inline(text)
                 );
             }
+            Block::Details { summary, blocks } => {
+                let _ = writeln!(o, "<details><summary>{}</summary>", html_escape(summary));
+                for b in blocks {
+                    html_block(o, b)?;
+                }
+                o.push_str("</details>\n");
+            }
         }
     }
-    o.push_str("</body></html>\n");
-    Ok(o)
+    Ok(())
 }
 
 /// Escapes text and renders `code` spans (the only inline markup we use).

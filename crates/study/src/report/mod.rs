@@ -390,8 +390,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         };
         b.push(Block::Heading(
             3,
-            format!("Test {} — {rate} requests per second ({kind})", i + 1),
+            format!("Test {} — {} ({kind})", i + 1, plan.load.level_label(*rate)),
         ));
+        // The step's charts first; its runs, one block each, folded below.
+        let mut run_blocks = Vec::new();
         let mut time_lines = Vec::new();
         let mut overlay = Vec::new();
         for t in &plan.targets {
@@ -400,11 +402,11 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             };
             let c = target_index(plan, &t.name);
             for r in &a.runs {
-                b.push(Block::Heading(
+                run_blocks.push(Block::Heading(
                     4,
                     format!("{} — repetition {}", t.name, r.repetition),
                 ));
-                b.push(Block::Code(
+                run_blocks.push(Block::Code(
                     String::new(),
                     format!(
                         "{}\n\n{}{}",
@@ -472,6 +474,13 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 ),
                 panels: vec![spectrum_panel(overlay)],
             }));
+        }
+        if !run_blocks.is_empty() {
+            let n = run_blocks.len() / 2;
+            b.push(Block::Details {
+                summary: format!("The {n} run(s) of this step: command lines and vegeta reports"),
+                blocks: run_blocks,
+            });
         }
     }
 

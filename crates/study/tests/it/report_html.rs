@@ -98,6 +98,24 @@ fn html_report_renders_in_headless_chromium() {
         "report must be self-contained"
     );
 
+    // Each step: its heading by the plan's axis, its charts (captions
+    // above), then its runs folded in a <details>; long lines wrap.
+    assert!(
+        html.contains("<h3>Test 1 — 100 req/s (step)</h3>"),
+        "step heading"
+    );
+    let step = html.find("<h3>Test 1 — 100 req/s").unwrap();
+    let chart = step
+        + html[step..]
+            .find("<figure id=\"latency-sweep-100\"><figcaption>")
+            .unwrap();
+    let folded = step
+        + html[step..]
+            .find("<details><summary>The 4 run(s) of this step")
+            .unwrap();
+    assert!(chart < folded, "the step's charts come before its runs");
+    assert!(html.contains("white-space:pre-wrap"), "command lines wrap");
+
     let Some(bin) = chromium_or_skip("html_report_renders_in_headless_chromium") else {
         return;
     };
@@ -117,6 +135,34 @@ fn html_report_renders_in_headless_chromium() {
     assert!(dom.contains("SUPPORTED"), "verdict missing");
     assert!(dom.contains("Percentile spectrum — a"));
     assert!(dom.contains("Requests      [total, rate, throughput]"));
+
+    // Screenshots at a 1400 px wide window: the first screen and the whole
+    // page (kept in LOADLAB_REPORT_SHOTS when set, for a person to look at).
+    for (name, height) in [("first-screen", 900), ("whole", 9000)] {
+        let png = dir.path().join(format!("{name}.png"));
+        let o = Command::new(bin)
+            .args(HEADLESS)
+            .args(["--disable-dev-shm-usage", "--hide-scrollbars"])
+            .arg(format!("--window-size=1400,{height}"))
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(format!(
+                "file://{}",
+                out.join("report.html").canonicalize().unwrap().display()
+            ))
+            .output()
+            .expect("run chromium");
+        let bytes = std::fs::read(&png).unwrap_or_default();
+        assert!(
+            bytes.starts_with(b"\x89PNG"),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if let Some(keep) = std::env::var_os("LOADLAB_REPORT_SHOTS") {
+            std::fs::create_dir_all(&keep).unwrap();
+            std::fs::copy(&png, Path::new(&keep).join(format!("{name}.png"))).unwrap();
+        }
+    }
 }
 
 fn dump_dom(bin: &str, file: &Path, profile: &Path) -> String {
