@@ -38,6 +38,7 @@ pub mod prom;
 mod record;
 pub mod remote_write;
 pub mod report;
+pub mod selfcheck;
 pub mod series;
 mod sink;
 mod sniff;

@@ -499,6 +499,11 @@ pub fn text_with_style(s: &Summary, style: TextStyle) -> String {
             lat7(&s.uncorrected)
         );
     }
+    if style.loadlab_lines
+        && let Some(l) = crate::selfcheck::line(s.send_lag.p99, s.late, s.unsent)
+    {
+        let _ = writeln!(t, "Generator\t[self-check]\t{l}");
+    }
     let aligned = align(&t);
     let mut lines = aligned.split_inclusive('\n');
     let mut out: String = lines.by_ref().take(VEGETA_TABBED).collect();

@@ -2,6 +2,7 @@
 //! `tests/` folder is a module here (one link instead of one per file).
 
 mod attack_cli;
+mod attack_selfcheck;
 mod distributed;
 mod http_client;
 mod k6;

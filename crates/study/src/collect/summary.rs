@@ -96,7 +96,7 @@ pub const BEHIND_NOTE: &str = "the generator fell behind: this run measures the 
 /// rather than the target: one request in 100 left more than 100 ms after
 /// its intended time, so the schedule was not kept (a machine that keeps
 /// up sends within a millisecond or two).
-pub const BEHIND_LAG_P99_NS: u64 = 100_000_000;
+pub const BEHIND_LAG_P99_NS: u64 = loadlab_metrics::selfcheck::BEHIND_LAG_P99_NS;
 
 impl RunSummary {
     /// Whether every measured request failed to connect: the target was
