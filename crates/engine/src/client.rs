@@ -17,12 +17,6 @@ use crate::{AttackConfig, EngineError};
 
 pub use crate::stream::{Capture, ConnInfo, Phases, TlsInfo};
 
-thread_local! {
-    /// The URL [`Client::check_url`] parsed last, and its text.
-    static CHECKED: std::cell::RefCell<Option<(String, http::Uri)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
 pub use crate::request::RedirectCookies;
 pub use crate::stream::with_owner;
 
@@ -43,6 +37,9 @@ pub struct ClientRequest {
     /// request's own header fields are carried, as Go's client does
     /// without a jar).
     pub redirect_cookies: Option<RedirectCookies>,
+    /// `url` as [`Client::check_url`] parsed it, when the caller checked it
+    /// (`None`: parsed when sent).
+    pub uri: Option<http::Uri>,
 }
 
 /// What came back, with its instants.
@@ -142,32 +139,11 @@ impl Client {
         })
     }
 
-    /// Checks a URL as a request would (scheme, host). The parsed URL is
-    /// kept (one, per thread) for a `send` of the same URL to reuse: the
-    /// k6 face checks each request's URL, then sends it.
-    pub fn check_url(url: &str) -> Result<(), String> {
-        let uri = check_url(url)?;
-        CHECKED.with(|c| match &mut *c.borrow_mut() {
-            Some((s, u)) => {
-                s.clear();
-                s.push_str(url);
-                *u = uri;
-            }
-            none => *none = Some((url.to_string(), uri)),
-        });
-        Ok(())
-    }
-
-    /// `url` parsed: the one [`Client::check_url`] just parsed, else parsed now.
-    fn parsed(url: &str) -> Result<http::Uri, String> {
-        let kept = CHECKED.with(|c| match &mut *c.borrow_mut() {
-            Some((s, u)) if s == url => {
-                s.clear();
-                Some(std::mem::take(u))
-            }
-            _ => None,
-        });
-        kept.map_or_else(|| check_url(url), Ok)
+    /// Checks a URL as a request would (scheme, host), and returns it
+    /// parsed, for the request's `uri`: the k6 face checks each request's
+    /// URL, then sends it, parsed once.
+    pub fn check_url(url: &str) -> Result<http::Uri, String> {
+        check_url(url)
     }
 
     /// The head of a request as [`Client::send`] writes it on HTTP/1.1,
@@ -254,7 +230,7 @@ impl Client {
         // Holds nothing (no allocation) unless a redirect is followed.
         let mut trail = Trail::default();
         let jar = req.redirect_cookies;
-        let sent = match Self::parsed(&req.url) {
+        let sent = match req.uri.map_or_else(|| check_url(&req.url), Ok) {
             Err(_) => {
                 out.error = ErrorKind::Protocol;
                 (req.headers, req.body)

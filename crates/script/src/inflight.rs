@@ -224,6 +224,7 @@ mod tests {
             redirects: 0,
             keep_body: false,
             redirect_cookies: None,
+            uri: None,
         };
         let f = async move { client.send_polled(req, Instant::now()).await };
         let n = std::mem::size_of_val(&f);

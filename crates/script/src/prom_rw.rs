@@ -448,6 +448,7 @@ fn push_loop(
             redirects: 10,
             keep_body: false,
             redirect_cookies: None,
+            uri: None,
         };
         let r = rt.block_on(client.send(req));
         let error = if r.status == 0 {

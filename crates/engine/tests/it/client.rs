@@ -43,6 +43,7 @@ fn req(url: String) -> ClientRequest {
         redirects: 10,
         keep_body: true,
         redirect_cookies: None,
+        uri: None,
     }
 }
 
@@ -267,4 +268,32 @@ async fn redirects_come_back_hop_by_hop() {
     assert_eq!(r.url.as_deref(), Some(format!("http://{addr}/b").as_str()));
     assert_eq!(r.body, b"mov");
     assert_eq!(r.redirects.len(), 1);
+}
+
+/// Two requests checked before either is sent (as a k6 batch is): each is
+/// sent to its own URL, parsed once by `check_url` and carried in the
+/// request (no per-thread hand-off for a later check to replace).
+#[tokio::test]
+async fn requests_carry_the_url_their_check_parsed() {
+    let a = raw_server(vec![b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"]).await;
+    let b = raw_server(vec![b"HTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nb"]).await;
+    let (url_a, url_b) = (format!("http://{a}/a"), format!("http://{b}/b"));
+    let uri_a = Client::check_url(&url_a).unwrap();
+    let uri_b = Client::check_url(&url_b).unwrap();
+    assert_eq!(uri_a.path(), "/a");
+    let c = Client::new(&AttackConfig::default()).unwrap();
+    let ra = c
+        .send(ClientRequest {
+            uri: Some(uri_a),
+            ..req(url_a)
+        })
+        .await;
+    let rb = c
+        .send(ClientRequest {
+            uri: Some(uri_b),
+            ..req(url_b)
+        })
+        .await;
+    assert_eq!((ra.status, ra.body.as_slice()), (200, &b"a"[..]));
+    assert_eq!((rb.status, rb.body.as_slice()), (201, &b"b"[..]));
 }

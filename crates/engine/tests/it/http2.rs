@@ -270,6 +270,7 @@ async fn the_client_counts_http2_bytes_as_their_http1_size() {
             redirects: 0,
             keep_body: true,
             redirect_cookies: None,
+            uri: None,
         })
         .await;
     assert_eq!(r.status, 200);

@@ -222,7 +222,7 @@ pub(crate) fn build_request<'js>(
     defaults: &HttpDefaults,
     expect: Expect,
 ) -> Result<(ClientRequest, ReqMeta), BuildError> {
-    let (url, url_name) = request_url(ctx, method, url)?;
+    let (url, url_name, uri) = request_url(ctx, method, url)?;
     let method_v = Method::from_bytes(method.as_bytes())
         .ok()
         .filter(|_| !method.is_empty() && method.bytes().all(|b| b.is_ascii_graphic()))
@@ -276,6 +276,7 @@ pub(crate) fn build_request<'js>(
             redirects,
             keep_body: response_type != ResponseType::None,
             redirect_cookies: None,
+            uri: Some(uri),
         },
         ReqMeta {
             method: method.to_string(),
@@ -298,7 +299,7 @@ fn request_url<'js>(
     ctx: &Ctx<'js>,
     method: &str,
     url: &Value<'js>,
-) -> Result<(String, Option<String>), BuildError> {
+) -> Result<(String, Option<String>, http::Uri), BuildError> {
     // http.url`…`: the URL and its template, the request's `name`.
     let template = url.as_object().and_then(|o| {
         let u = o.get::<_, Option<String>>("__k6url").ok().flatten()?;
@@ -319,29 +320,32 @@ fn request_url<'js>(
             })
         })
         .ok_or_else(|| throw(ctx, "the request's URL must be a string"))?;
-    if let Err(e) = loadlab_engine::client::Client::check_url(&url) {
-        // Go's words where it has them: a URL without http(s).
-        let scheme = url
-            .split_once("://")
-            .map_or("", |(s, _)| s)
-            .to_ascii_lowercase();
-        let text = if scheme == "http" || scheme == "https" {
-            format!("invalid URL {url:?}: {e}")
-        } else {
-            format!("unsupported protocol scheme {scheme:?}")
-        };
-        let warning = format!("{}: {text}", go_op(method, &url));
-        if scheme == "http" || scheme == "https" {
-            return Err(request_error(text, Some(warning), 1000));
+    let uri = match loadlab_engine::client::Client::check_url(&url) {
+        Ok(uri) => uri,
+        Err(e) => {
+            // Go's words where it has them: a URL without http(s).
+            let scheme = url
+                .split_once("://")
+                .map_or("", |(s, _)| s)
+                .to_ascii_lowercase();
+            let text = if scheme == "http" || scheme == "https" {
+                format!("invalid URL {url:?}: {e}")
+            } else {
+                format!("unsupported protocol scheme {scheme:?}")
+            };
+            let warning = format!("{}: {text}", go_op(method, &url));
+            if scheme == "http" || scheme == "https" {
+                return Err(request_error(text, Some(warning), 1000));
+            }
+            return Err(sampled_error(text, warning));
         }
-        return Err(sampled_error(text, warning));
-    }
+    };
     if let Some(bad) = bad_path_escape(&url) {
         // Go's url.Parse refuses a bad escape in the path (not the query).
         let text = format!("invalid URL: parse {url:?}: invalid URL escape {bad:?}");
         return Err(request_error(text, None, 1020));
     }
-    Ok((url, url_name))
+    Ok((url, url_name, uri))
 }
 
 /// What a request's params set, over the defaults.
