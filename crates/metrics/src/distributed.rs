@@ -236,49 +236,9 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
             ));
         }
     }
-    // Absent segments, as ranges between the present ones: the time and
-    // memory taken follow the files given, never a header's segment count.
-    let mut next = 0u64;
-    let mut gaps = Vec::new();
-    for &i in by_index.keys().chain(std::iter::once(&n)) {
-        if i > next {
-            gaps.push((next, i - 1));
-        }
-        next = i.saturating_add(1);
-    }
-    for (a, b) in gaps {
-        let want = match plan {
-            Some(p) => {
-                let (a, b) = (usize::try_from(a).ok(), usize::try_from(b).ok());
-                match (a, b) {
-                    (Some(a), Some(b)) if b < p.scheduled.len() => {
-                        p.scheduled[a..=b].iter().copied().sum::<Option<u64>>()
-                    }
-                    _ => None,
-                }
-            }
-            None => c.scheduled.map(|t| range_share(a, b, n, t)),
-        };
-        let which = if a == b {
-            format!("segment {}", label(a))
-        } else {
-            format!("segments {a}–{b} of {n} ({} segments)", b - a + 1)
-        };
-        match want {
-            Some(want) => {
-                c.missing += want;
-                c.problems
-                    .push(format!("{want} {unit} missing: {which} absent"));
-            }
-            None => {
-                c.missing_lower_bound = true;
-                let its = if a == b { "its" } else { "their" };
-                c.problems.push(format!(
-                    "{unit} missing: {which} absent ({its} scheduled count is unknown)"
-                ));
-            }
-        }
-    }
+    let present: Vec<u64> = by_index.keys().copied().collect();
+    let unit = unit.to_string();
+    absent_segments(&mut c, &present, n, plan, &unit, &label);
     let starts: Vec<u64> = ws.iter().map(|w| w.start_unix_ns).collect();
     let (lo, hi) = (
         starts.iter().copied().min().unwrap_or(0),
@@ -339,6 +299,60 @@ fn check_run(attack: &str, n: u64, ws: &[&WorkerSegment]) -> RunCheck {
         }
     }
     c
+}
+
+/// Absent segments, as ranges between the present ones (`present` sorted):
+/// the time and memory taken follow the files given, never a header's
+/// segment count.
+fn absent_segments(
+    c: &mut RunCheck,
+    present: &[u64],
+    n: u64,
+    plan: Option<&WorkerPlan>,
+    unit: &str,
+    label: &dyn Fn(u64) -> String,
+) {
+    let mut next = 0u64;
+    let mut gaps = Vec::new();
+    for &i in present.iter().chain(std::iter::once(&n)) {
+        if i > next {
+            gaps.push((next, i - 1));
+        }
+        next = i.saturating_add(1);
+    }
+    for (a, b) in gaps {
+        let want = match plan {
+            Some(p) => {
+                let (a, b) = (usize::try_from(a).ok(), usize::try_from(b).ok());
+                match (a, b) {
+                    (Some(a), Some(b)) if b < p.scheduled.len() => {
+                        p.scheduled[a..=b].iter().copied().sum::<Option<u64>>()
+                    }
+                    _ => None,
+                }
+            }
+            None => c.scheduled.map(|t| range_share(a, b, n, t)),
+        };
+        let which = if a == b {
+            format!("segment {}", label(a))
+        } else {
+            format!("segments {a}–{b} of {n} ({} segments)", b - a + 1)
+        };
+        match want {
+            Some(want) => {
+                c.missing += want;
+                c.problems
+                    .push(format!("{want} {unit} missing: {which} absent"));
+            }
+            None => {
+                c.missing_lower_bound = true;
+                let its = if a == b { "its" } else { "their" };
+                c.problems.push(format!(
+                    "{unit} missing: {which} absent ({its} scheduled count is unknown)"
+                ));
+            }
+        }
+    }
 }
 
 /// The requests of a schedule of `total` that segments `a..=b` of `n`
