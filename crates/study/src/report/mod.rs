@@ -188,6 +188,130 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         });
     }
 
+    let (rates, sat) = summary_section(&mut b, plan, runs);
+
+    let slo_p99 = slo_p99_rule(plan);
+    charts_section(&mut b, plan, runs, analysis, sat, &slo_p99);
+    steps_section(&mut b, plan, runs, &rates, &slo_p99);
+
+    // Setup last-but-one: long, for reproduction.
+    b.push(Block::Heading(2, "Setup".into()));
+    b.push(Block::Table {
+        header: vec![
+            "Host".into(),
+            "CPU".into(),
+            "Cores".into(),
+            "Kernel".into(),
+            "loadlab".into(),
+            "Revision".into(),
+        ],
+        rows: vec![vec![
+            env.host,
+            env.cpu_model,
+            env.cores.to_string(),
+            env.kernel,
+            env.loadlab_version,
+            env.git_revision,
+        ]],
+    });
+    let mut items = vec![
+        format!(
+            "Targets: {}",
+            plan.targets
+                .iter()
+                .map(|t| format!(
+                    "`{}` ({})",
+                    t.name,
+                    t.requests
+                        .iter()
+                        .map(|r| format!("{} {}", r.method, r.url))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        format!(
+            "{}: {:?}{}, {} per run, {} warm-up, {} cool-down, {} repetition(s)",
+            if plan.load.is_rate() {
+                "Rates".to_string()
+            } else {
+                format!("Steps ({})", plan.load.axis)
+            },
+            plan.load.rates,
+            if plan.load.is_rate() { " req/s" } else { "" },
+            format_go_duration(plan.load.step),
+            format_go_duration(plan.load.warmup),
+            format_go_duration(plan.load.cooldown),
+            plan.repetitions
+        ),
+    ];
+    if let Some(s) = &plan.slo {
+        items.push(format!("SLO: {}", describe_slo(s)));
+    }
+    if let Some(c) = &plan.ceiling {
+        items.push(format!(
+            "Ceiling search: bisect to {}, at most {} probes per target",
+            plan.load.level_label(c.resolution),
+            c.max_probes
+        ));
+    }
+    if let Some(m) = &plan.monitor {
+        items.push(format!(
+            "Monitored: {}",
+            m.process
+                .clone()
+                .unwrap_or_else(|| format!("pid {}", m.pid.unwrap_or(0)))
+        ));
+    }
+    b.push(Block::List(items));
+    b.push(Block::Para(
+        "Equivalent command lines (one per target; `-rate=X` is each step's rate):".into(),
+    ));
+    let cmds: Vec<String> = plan
+        .targets
+        .iter()
+        .map(|t| attack_command(plan, &t.name, None, "http://ORIGIN"))
+        .collect();
+    b.push(Block::Code("sh".into(), cmds.join("\n")));
+    if let Some(o) = &plan.origin {
+        b.push(Block::Para(format!(
+            "Origin recipe ({}), served in-process at `http://ORIGIN`:",
+            o.source
+        )));
+        b.push(Block::Code("json".into(), o.recipes_json.clone()));
+    }
+    b.push(Block::Para("The plan:".into()));
+    b.push(Block::Code(
+        "yaml".into(),
+        crate::secrets::redact_plan_yaml(&study.plan_yaml),
+    ));
+    b
+}
+
+fn spectrum_panel(lines: Vec<Line>) -> Panel {
+    Panel {
+        x_label: "percentile (log scale of 1/(1−p))".into(),
+        y_label: "latency (ms)".into(),
+        x_axis: Axis::Log,
+        y_axis: Axis::Linear,
+        x_ticks: Some(charts::percentile_tick),
+        lines,
+        shade: None,
+        rules: Vec::new(),
+    }
+}
+
+/// Each target's saturation points: (load, throughput, p99 ms).
+type Saturation = BTreeMap<String, Vec<(f64, f64, f64)>>;
+
+/// The Summary section, rate × target (and the custom metrics' table);
+/// gives the steps in order and each target's saturation points.
+fn summary_section(
+    b: &mut Vec<Block>,
+    plan: &Plan,
+    runs: &[RunRow],
+) -> (Vec<(String, u64)>, Saturation) {
     // Summary table: rate × target.
     b.push(Block::Heading(
         2,
@@ -202,7 +326,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         plan.repetitions
     )));
     let mut rows = Vec::new();
-    let mut sat: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    let mut sat: Saturation = BTreeMap::new();
     let mut rates: Vec<(String, u64)> = runs.iter().map(|r| (r.phase.clone(), r.rate)).collect();
     rates.sort_by_key(|(p, r)| (*r, p != SWEEP));
     rates.dedup();
@@ -263,8 +387,20 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         header: header.iter().map(|s| s.to_string()).collect(),
         rows,
     });
-    metrics_table(&mut b, plan, runs, &rates);
+    metrics_table(b, plan, runs, &rates);
+    (rates, sat)
+}
 
+/// The Charts section: saturation (throughput and p99 against the load,
+/// the SLO and the ceilings drawn in) and each target's spectrum.
+fn charts_section(
+    b: &mut Vec<Block>,
+    plan: &Plan,
+    runs: &[RunRow],
+    analysis: &Analysis,
+    sat: Saturation,
+    slo_p99: &Option<Rule>,
+) {
     // Charts.
     b.push(Block::Heading(2, "Charts".into()));
     let mut sat_lines_t = Vec::new();
@@ -288,7 +424,6 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         });
     }
     // The p99 chart shows the SLO's p99 bound and each ceiling found.
-    let slo_p99 = slo_p99_rule(plan);
     let mut p99_rules: Vec<Rule> = slo_p99.iter().cloned().collect();
     for c in &analysis.ceilings {
         if let (Some(pass), Some(_)) = (c.pass, c.fail) {
@@ -373,7 +508,16 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             panels: vec![spectrum_panel(lines)],
         }));
     }
+}
 
+/// The Steps section: per step, its charts, then its runs folded.
+fn steps_section(
+    b: &mut Vec<Block>,
+    plan: &Plan,
+    runs: &[RunRow],
+    rates: &[(String, u64)],
+    slo_p99: &Option<Rule>,
+) {
     // Steps.
     b.push(Block::Heading(2, "Steps".into()));
     b.push(Block::Para(format!(
@@ -482,113 +626,6 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 blocks: run_blocks,
             });
         }
-    }
-
-    // Setup last-but-one: long, for reproduction.
-    b.push(Block::Heading(2, "Setup".into()));
-    b.push(Block::Table {
-        header: vec![
-            "Host".into(),
-            "CPU".into(),
-            "Cores".into(),
-            "Kernel".into(),
-            "loadlab".into(),
-            "Revision".into(),
-        ],
-        rows: vec![vec![
-            env.host,
-            env.cpu_model,
-            env.cores.to_string(),
-            env.kernel,
-            env.loadlab_version,
-            env.git_revision,
-        ]],
-    });
-    let mut items = vec![
-        format!(
-            "Targets: {}",
-            plan.targets
-                .iter()
-                .map(|t| format!(
-                    "`{}` ({})",
-                    t.name,
-                    t.requests
-                        .iter()
-                        .map(|r| format!("{} {}", r.method, r.url))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        format!(
-            "{}: {:?}{}, {} per run, {} warm-up, {} cool-down, {} repetition(s)",
-            if plan.load.is_rate() {
-                "Rates".to_string()
-            } else {
-                format!("Steps ({})", plan.load.axis)
-            },
-            plan.load.rates,
-            if plan.load.is_rate() { " req/s" } else { "" },
-            format_go_duration(plan.load.step),
-            format_go_duration(plan.load.warmup),
-            format_go_duration(plan.load.cooldown),
-            plan.repetitions
-        ),
-    ];
-    if let Some(s) = &plan.slo {
-        items.push(format!("SLO: {}", describe_slo(s)));
-    }
-    if let Some(c) = &plan.ceiling {
-        items.push(format!(
-            "Ceiling search: bisect to {}, at most {} probes per target",
-            plan.load.level_label(c.resolution),
-            c.max_probes
-        ));
-    }
-    if let Some(m) = &plan.monitor {
-        items.push(format!(
-            "Monitored: {}",
-            m.process
-                .clone()
-                .unwrap_or_else(|| format!("pid {}", m.pid.unwrap_or(0)))
-        ));
-    }
-    b.push(Block::List(items));
-    b.push(Block::Para(
-        "Equivalent command lines (one per target; `-rate=X` is each step's rate):".into(),
-    ));
-    let cmds: Vec<String> = plan
-        .targets
-        .iter()
-        .map(|t| attack_command(plan, &t.name, None, "http://ORIGIN"))
-        .collect();
-    b.push(Block::Code("sh".into(), cmds.join("\n")));
-    if let Some(o) = &plan.origin {
-        b.push(Block::Para(format!(
-            "Origin recipe ({}), served in-process at `http://ORIGIN`:",
-            o.source
-        )));
-        b.push(Block::Code("json".into(), o.recipes_json.clone()));
-    }
-    b.push(Block::Para("The plan:".into()));
-    b.push(Block::Code(
-        "yaml".into(),
-        crate::secrets::redact_plan_yaml(&study.plan_yaml),
-    ));
-    b
-}
-
-fn spectrum_panel(lines: Vec<Line>) -> Panel {
-    Panel {
-        x_label: "percentile (log scale of 1/(1−p))".into(),
-        y_label: "latency (ms)".into(),
-        x_axis: Axis::Log,
-        y_axis: Axis::Linear,
-        x_ticks: Some(charts::percentile_tick),
-        lines,
-        shade: None,
-        rules: Vec::new(),
     }
 }
 
