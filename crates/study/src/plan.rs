@@ -625,6 +625,247 @@ fn yaml_error(file: &str, e: serde_norway::Error) -> PlanError {
 /// Most steps a `load.ramp` may make (each is at least one run).
 const MAX_RAMP_STEPS: u64 = 1000;
 
+/// `path` is the key path of the value at fault (`load.step`,
+/// `targets[1].name`): it starts the message and gives the location.
+fn plan_err<'a>(src: &'a str, file: &'a str) -> impl Fn(&str, String) -> PlanError + 'a {
+    move |path: &str, message: String| {
+        let (line, column) = locate_path(src, path);
+        PlanError {
+            file: file.to_string(),
+            line,
+            column,
+            message: format!("{path}: {message}"),
+        }
+    }
+}
+
+/// A script target stepping along an environment variable: its index,
+/// the variable and its values.
+type EnvAxis = Option<(usize, String, Vec<u64>)>;
+
+/// The targets, where each request is written, and the environment axis.
+type ReadTargets = (Vec<TargetPlan>, Vec<Vec<crate::sources::Written>>, EnvAxis);
+
+/// The plan's targets, each checked and resolved; where each request is
+/// written; the first script target whose environment has a list.
+fn read_targets(
+    raw: &[crate::sources::RawTarget],
+    base: &Path,
+    src: &str,
+    file: &str,
+) -> Result<ReadTargets, PlanError> {
+    let err = plan_err(src, file);
+    let mut targets = Vec::new();
+    // Where each request is written, for the checks after `${NAME}`
+    // values and the origin are known.
+    let mut written = Vec::new();
+    // The first script target whose environment has a list, its
+    // variable and values.
+    let mut env_axes: EnvAxis = None;
+    for (i, t) in raw.iter().enumerate() {
+        if !t
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            || t.name.is_empty()
+        {
+            return Err(err(
+                &format!("targets[{i}].name"),
+                format!(
+                    "target name {:?} must be letters, digits, '-' or '_'",
+                    t.name
+                ),
+            ));
+        }
+        if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
+            return Err(err(
+                &format!("targets[{i}].name"),
+                format!("duplicate target name {:?}", t.name),
+            ));
+        }
+        let (target, w, env_axis) = resolve_target(t, base).map_err(|e| match e.key.as_str() {
+            "" => err(&format!("targets[{i}]"), e.message),
+            k => err(&format!("targets[{i}].{k}"), e.message),
+        })?;
+        if let Some((name, values)) = env_axis {
+            match &env_axes {
+                Some((_, n, v)) if *n != name || *v != values => {
+                    return Err(err(
+                        &format!("targets[{i}].env.{name}"),
+                        format!(
+                            "every script target must step along the same variable and values ({n}: {v:?})"
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => env_axes = Some((i, name, values)),
+            }
+        }
+        targets.push(target);
+        written.push(w);
+    }
+    Ok((targets, written, env_axes))
+}
+
+/// The plan's `load:` section, checked as the engine will run it.
+fn read_load(
+    raw: &RawPlan,
+    targets: &[TargetPlan],
+    env_axes: &EnvAxis,
+    src: &str,
+    file: &str,
+) -> Result<LoadPlan, PlanError> {
+    let err = plan_err(src, file);
+    let dur = |path: &str, v: &str| parse_go_duration(v).map_err(|e| err(path, e.to_string()));
+    let l = &raw.load;
+    // A step is identified by its whole number of requests per second
+    // (in the store, the schedule, hypotheses); unlimited reads as 0.
+    let per_second = |path: &str, r: &Rate| -> Result<u64, PlanError> {
+        if r.is_unlimited() {
+            return Ok(0);
+        }
+        let per = r.per.as_nanos();
+        let ns = u128::from(r.freq) * 1_000_000_000;
+        if ns % per != 0 {
+            return Err(err(
+                path,
+                format!(
+                    "{r} is {} requests per second; a study's rates are whole requests per second",
+                    r.hz()
+                ),
+            ));
+        }
+        u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
+    };
+    let (axis, rates_at) = resolve_axis(raw, targets, env_axes.as_ref(), &err)?;
+    let rates = match (&l.rates, &l.ramp) {
+        _ if axis != "rate" => match (&l.threads, &l.vus, &env_axes) {
+            (Some(v), _, _) if axis == "threads" => v.clone(),
+            (_, Some(v), _) if axis == "vus" => v.clone(),
+            (_, _, Some((_, _, v))) => v.clone(),
+            _ => Vec::new(),
+        },
+        (Some(r), None) => r
+            .iter()
+            .enumerate()
+            .map(|(i, r)| per_second(&format!("load.rates[{i}]"), r))
+            .collect::<Result<Vec<u64>, _>>()?,
+        (None, Some(r)) => {
+            let from = per_second("load.ramp.from", &r.from)?;
+            let to = per_second("load.ramp.to", &r.to)?;
+            let by = per_second("load.ramp.by", &r.by)?;
+            if by == 0 || to < from {
+                return Err(err("load.ramp", "needs from <= to and by > 0".into()));
+            }
+            let steps = ((to - from) / by).saturating_add(1);
+            if steps > MAX_RAMP_STEPS {
+                return Err(err(
+                    "load.ramp",
+                    format!("makes {steps} steps; a ramp has at most {MAX_RAMP_STEPS}"),
+                ));
+            }
+            (from..=to).step_by(by as usize).collect()
+        }
+        (Some(_), Some(_)) => {
+            return Err(err(
+                "load.ramp",
+                "give either `rates` or `ramp`, not both".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(err(
+                "load",
+                "needs `rates` (a list) or `ramp` (from, to, by)".into(),
+            ));
+        }
+    };
+    let what = if axis == "rate" { "rates" } else { "steps" };
+    if rates.is_empty() || rates.contains(&0) {
+        return Err(err(
+            &rates_at,
+            format!("must be a non-empty list of {what} > 0"),
+        ));
+    }
+    if let Some(i) = rates.windows(2).position(|w| w[0] >= w[1]) {
+        let at = if rates_at == "load.ramp" {
+            format!("load.rates[{}]", i + 1)
+        } else {
+            format!("{rates_at}[{}]", i + 1)
+        };
+        return Err(err(
+            &at,
+            format!(
+                "{what} must be strictly ascending ({} after {})",
+                rates[i + 1],
+                rates[i]
+            ),
+        ));
+    }
+    let step = dur("load.step", &l.step)?;
+    let warmup = l
+        .warmup
+        .as_deref()
+        .map(|v| dur("load.warmup", v))
+        .transpose()?
+        .unwrap_or_default();
+    if step.is_zero() {
+        return Err(err("load.step", "must be longer than zero".into()));
+    }
+    if warmup >= step {
+        return Err(err(
+            "load.warmup",
+            format!(
+                "{} must be shorter than load.step ({})",
+                l.warmup.as_deref().unwrap_or_default(),
+                l.step
+            ),
+        ));
+    }
+    let load = LoadPlan {
+        rates,
+        axis,
+        step,
+        warmup,
+        cooldown: l
+            .cooldown
+            .as_deref()
+            .map(|v| dur("load.cooldown", v))
+            .transpose()?
+            .unwrap_or_default(),
+        workers: l.workers.unwrap_or(10),
+        max_workers: l.max_workers,
+        connections: l.connections.unwrap_or(10_000),
+        max_connections: l.max_connections,
+        timeout: l
+            .timeout
+            .as_deref()
+            .map(|v| dur("load.timeout", v))
+            .transpose()?
+            .unwrap_or(Duration::from_secs(30)),
+        keepalive: l.keepalive.unwrap_or(true),
+    };
+    for (key, zero) in [
+        ("load.workers", load.workers == 0),
+        ("load.max_workers", load.max_workers == Some(0)),
+        ("load.max_connections", load.max_connections == Some(0)),
+    ] {
+        if zero {
+            return Err(err(key, "must be at least 1".into()));
+        }
+    }
+    if load.timeout.is_zero() {
+        return Err(err("load.timeout", "must be longer than zero".into()));
+    }
+    // Anything else the engine would refuse, refused now.
+    if let Err(e) = load
+        .attack_config(Rate::per_second(load.rates[0]))
+        .validate()
+    {
+        return Err(err("load", e.to_string()));
+    }
+    Ok(load)
+}
+
 impl Plan {
     /// Reads and validates a plan file. Relative paths inside it (recipe,
     /// targets files) are resolved against the plan's directory.
@@ -663,15 +904,7 @@ impl Plan {
         let raw: RawPlan = serde_norway::from_str(src).map_err(|e| yaml_error(file, e))?;
         // `path` is the key path of the value at fault (`load.step`,
         // `targets[1].name`): it starts the message and gives the location.
-        let err = |path: &str, message: String| {
-            let (line, column) = locate_path(src, path);
-            PlanError {
-                file: file.to_string(),
-                line,
-                column,
-                message: format!("{path}: {message}"),
-            }
-        };
+        let err = plan_err(src, file);
         let dur = |path: &str, v: &str| parse_go_duration(v).map_err(|e| err(path, e.to_string()));
 
         if raw.name.trim().is_empty() {
@@ -680,204 +913,10 @@ impl Plan {
         if raw.targets.is_empty() {
             return Err(err("targets", "at least one target is needed".into()));
         }
-        let mut targets = Vec::new();
-        // Where each request is written, for the checks after `${NAME}`
-        // values and the origin are known.
-        let mut written = Vec::new();
-        // The first script target whose environment has a list, its
-        // variable and values.
-        let mut env_axes: Option<(usize, String, Vec<u64>)> = None;
-        for (i, t) in raw.targets.iter().enumerate() {
-            if !t
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                || t.name.is_empty()
-            {
-                return Err(err(
-                    &format!("targets[{i}].name"),
-                    format!(
-                        "target name {:?} must be letters, digits, '-' or '_'",
-                        t.name
-                    ),
-                ));
-            }
-            if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
-                return Err(err(
-                    &format!("targets[{i}].name"),
-                    format!("duplicate target name {:?}", t.name),
-                ));
-            }
-            let (target, w, env_axis) =
-                resolve_target(t, base).map_err(|e| match e.key.as_str() {
-                    "" => err(&format!("targets[{i}]"), e.message),
-                    k => err(&format!("targets[{i}].{k}"), e.message),
-                })?;
-            if let Some((name, values)) = env_axis {
-                match &env_axes {
-                    Some((_, n, v)) if *n != name || *v != values => {
-                        return Err(err(
-                            &format!("targets[{i}].env.{name}"),
-                            format!(
-                                "every script target must step along the same variable and values ({n}: {v:?})"
-                            ),
-                        ));
-                    }
-                    Some(_) => {}
-                    None => env_axes = Some((i, name, values)),
-                }
-            }
-            targets.push(target);
-            written.push(w);
-        }
+        let (targets, written, env_axes) = read_targets(&raw.targets, base, src, file)?;
         let env = crate::secrets::capture(&targets, src, file)?;
 
-        let l = &raw.load;
-        // A step is identified by its whole number of requests per second
-        // (in the store, the schedule, hypotheses); unlimited reads as 0.
-        let per_second = |path: &str, r: &Rate| -> Result<u64, PlanError> {
-            if r.is_unlimited() {
-                return Ok(0);
-            }
-            let per = r.per.as_nanos();
-            let ns = u128::from(r.freq) * 1_000_000_000;
-            if ns % per != 0 {
-                return Err(err(
-                    path,
-                    format!(
-                        "{r} is {} requests per second; a study's rates are whole requests per second",
-                        r.hz()
-                    ),
-                ));
-            }
-            u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
-        };
-        let (axis, rates_at) = resolve_axis(&raw, &targets, env_axes.as_ref(), &err)?;
-        let rates = match (&l.rates, &l.ramp) {
-            _ if axis != "rate" => match (&l.threads, &l.vus, &env_axes) {
-                (Some(v), _, _) if axis == "threads" => v.clone(),
-                (_, Some(v), _) if axis == "vus" => v.clone(),
-                (_, _, Some((_, _, v))) => v.clone(),
-                _ => Vec::new(),
-            },
-            (Some(r), None) => r
-                .iter()
-                .enumerate()
-                .map(|(i, r)| per_second(&format!("load.rates[{i}]"), r))
-                .collect::<Result<Vec<u64>, _>>()?,
-            (None, Some(r)) => {
-                let from = per_second("load.ramp.from", &r.from)?;
-                let to = per_second("load.ramp.to", &r.to)?;
-                let by = per_second("load.ramp.by", &r.by)?;
-                if by == 0 || to < from {
-                    return Err(err("load.ramp", "needs from <= to and by > 0".into()));
-                }
-                let steps = ((to - from) / by).saturating_add(1);
-                if steps > MAX_RAMP_STEPS {
-                    return Err(err(
-                        "load.ramp",
-                        format!("makes {steps} steps; a ramp has at most {MAX_RAMP_STEPS}"),
-                    ));
-                }
-                (from..=to).step_by(by as usize).collect()
-            }
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    "load.ramp",
-                    "give either `rates` or `ramp`, not both".into(),
-                ));
-            }
-            (None, None) => {
-                return Err(err(
-                    "load",
-                    "needs `rates` (a list) or `ramp` (from, to, by)".into(),
-                ));
-            }
-        };
-        let what = if axis == "rate" { "rates" } else { "steps" };
-        if rates.is_empty() || rates.contains(&0) {
-            return Err(err(
-                &rates_at,
-                format!("must be a non-empty list of {what} > 0"),
-            ));
-        }
-        if let Some(i) = rates.windows(2).position(|w| w[0] >= w[1]) {
-            let at = if rates_at == "load.ramp" {
-                format!("load.rates[{}]", i + 1)
-            } else {
-                format!("{rates_at}[{}]", i + 1)
-            };
-            return Err(err(
-                &at,
-                format!(
-                    "{what} must be strictly ascending ({} after {})",
-                    rates[i + 1],
-                    rates[i]
-                ),
-            ));
-        }
-        let step = dur("load.step", &l.step)?;
-        let warmup = l
-            .warmup
-            .as_deref()
-            .map(|v| dur("load.warmup", v))
-            .transpose()?
-            .unwrap_or_default();
-        if step.is_zero() {
-            return Err(err("load.step", "must be longer than zero".into()));
-        }
-        if warmup >= step {
-            return Err(err(
-                "load.warmup",
-                format!(
-                    "{} must be shorter than load.step ({})",
-                    l.warmup.as_deref().unwrap_or_default(),
-                    l.step
-                ),
-            ));
-        }
-        let load = LoadPlan {
-            rates,
-            axis,
-            step,
-            warmup,
-            cooldown: l
-                .cooldown
-                .as_deref()
-                .map(|v| dur("load.cooldown", v))
-                .transpose()?
-                .unwrap_or_default(),
-            workers: l.workers.unwrap_or(10),
-            max_workers: l.max_workers,
-            connections: l.connections.unwrap_or(10_000),
-            max_connections: l.max_connections,
-            timeout: l
-                .timeout
-                .as_deref()
-                .map(|v| dur("load.timeout", v))
-                .transpose()?
-                .unwrap_or(Duration::from_secs(30)),
-            keepalive: l.keepalive.unwrap_or(true),
-        };
-        for (key, zero) in [
-            ("load.workers", load.workers == 0),
-            ("load.max_workers", load.max_workers == Some(0)),
-            ("load.max_connections", load.max_connections == Some(0)),
-        ] {
-            if zero {
-                return Err(err(key, "must be at least 1".into()));
-            }
-        }
-        if load.timeout.is_zero() {
-            return Err(err("load.timeout", "must be longer than zero".into()));
-        }
-        // Anything else the engine would refuse, refused now.
-        if let Err(e) = load
-            .attack_config(Rate::per_second(load.rates[0]))
-            .validate()
-        {
-            return Err(err("load", e.to_string()));
-        }
+        let load = read_load(&raw, &targets, &env_axes, src, file)?;
 
         let slo = match &raw.slo {
             None => None,
