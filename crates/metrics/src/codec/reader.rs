@@ -308,51 +308,13 @@ impl<R: Read> ResultsReader<R> {
                 return Ok(Step::Record(self.make_record(sample)));
             }
             kind::BEGIN => {
-                if payload.len() < 8 {
-                    return Err(self.bad("short attack-start record"));
-                }
-                let start = u64::from_le_bytes(payload[..8].try_into().expect("8 bytes"));
-                let mut q = 8;
-                let name = read_str(payload, &mut q).ok_or_else(|| self.bad("bad attack name"))?;
-                self.attack = Arc::from(name);
+                let (start, info) = decode_begin(payload).map_err(|e| self.bad(e))?;
+                self.attack = Arc::from(info.name.as_str());
                 self.start_unix_ns = start;
-                let mut info = AttackInfo {
-                    name: name.to_string(),
-                    start_unix_ns: start,
-                    ..AttackInfo::default()
-                };
-                // Optional fields, absent from files of older versions.
-                if q < payload.len() {
-                    let parsed = (|| {
-                        info.timeout_ns = get_varint(payload, &mut q)?;
-                        let sock = read_str(payload, &mut q)?;
-                        info.unix_socket = (!sock.is_empty()).then(|| sock.to_string());
-                        let n = get_varint(payload, &mut q)?;
-                        for _ in 0..n {
-                            let src = read_str(payload, &mut q)?;
-                            let dst = read_str(payload, &mut q)?;
-                            info.connect_to.push((src.to_string(), dst.to_string()));
-                        }
-                        if q < payload.len() {
-                            info.max_headers_size = get_varint(payload, &mut q)?;
-                        }
-                        Some(())
-                    })();
-                    if parsed.is_none() {
-                        return Err(self.bad("bad attack-start record"));
-                    }
-                }
                 self.texts.reset(info);
             }
             kind::TARGET => {
-                let mut q = 0;
-                let parsed = (|| {
-                    let idx = usize::try_from(get_varint(payload, &mut q)?).ok()?;
-                    let method = read_str(payload, &mut q)?;
-                    let url = read_str(payload, &mut q)?;
-                    Some((idx, Arc::<str>::from(method), Arc::<str>::from(url)))
-                })();
-                let Some((idx, method, url)) = parsed else {
+                let Some((idx, method, url)) = decode_target(payload) else {
                     return Err(self.bad("bad target record"));
                 };
                 self.set_entry(
@@ -454,30 +416,7 @@ impl<R: Read> ResultsReader<R> {
                     self.workers[i].unsent = n;
                 }
             }
-            kind::WORKER => {
-                // Optional: one that does not decode is skipped, said once.
-                let Some(info) = decode_worker(payload) else {
-                    self.warnings.push(format!(
-                        "{}: an undecodable worker record at byte {} was skipped (the attack's segment and start are unknown)",
-                        self.name,
-                        self.offset()
-                    ));
-                    return Ok(Step::Continue);
-                };
-                self.workers.push(WorkerSegment {
-                    file: self.name.clone(),
-                    attack: self.attack.clone(),
-                    start_unix_ns: self.start_unix_ns,
-                    info,
-                    samples: 0,
-                    unsent: 0,
-                    ended: false,
-                    plan: None,
-                    iterations: 0,
-                    dropped: 0,
-                });
-                self.cur_worker = Some(self.workers.len() - 1);
-            }
+            kind::WORKER => return Ok(self.begin_worker(decode_worker(payload))),
             kind::WORKER_PLAN => {
                 let plan = super::decode_worker_plan(payload);
                 match (self.cur_worker, plan) {
@@ -492,6 +431,33 @@ impl<R: Read> ResultsReader<R> {
             _ => {} // a record type from a later version: skipped by design
         }
         Ok(Step::Continue)
+    }
+
+    /// A worker record: the segment the records after it belong to
+    /// (optional: one that does not decode is skipped, said once).
+    fn begin_worker(&mut self, info: Option<loadlab_core::WorkerInfo>) -> Step {
+        let Some(info) = info else {
+            self.warnings.push(format!(
+                "{}: an undecodable worker record at byte {} was skipped (the attack's segment and start are unknown)",
+                self.name,
+                self.offset()
+            ));
+            return Step::Continue;
+        };
+        self.workers.push(WorkerSegment {
+            file: self.name.clone(),
+            attack: self.attack.clone(),
+            start_unix_ns: self.start_unix_ns,
+            info,
+            samples: 0,
+            unsent: 0,
+            ended: false,
+            plan: None,
+            iterations: 0,
+            dropped: 0,
+        });
+        self.cur_worker = Some(self.workers.len() - 1);
+        Step::Continue
     }
 
     fn set_entry(&mut self, idx: usize, e: Entry) -> Result<(), ReadError> {
@@ -548,4 +514,52 @@ impl<R: Read> Iterator for ResultsReader<R> {
             }
         }
     }
+}
+
+/// An attack-start record: its start instant and the attack's settings
+/// (the optional fields absent from files of older versions); the error
+/// names what was wrong.
+fn decode_begin(payload: &[u8]) -> Result<(u64, AttackInfo), &'static str> {
+    if payload.len() < 8 {
+        return Err("short attack-start record");
+    }
+    let start = u64::from_le_bytes(payload[..8].try_into().expect("8 bytes"));
+    let mut q = 8;
+    let name = read_str(payload, &mut q).ok_or("bad attack name")?;
+    let mut info = AttackInfo {
+        name: name.to_string(),
+        start_unix_ns: start,
+        ..AttackInfo::default()
+    };
+    // Optional fields, absent from files of older versions.
+    if q < payload.len() {
+        let parsed = (|| {
+            info.timeout_ns = get_varint(payload, &mut q)?;
+            let sock = read_str(payload, &mut q)?;
+            info.unix_socket = (!sock.is_empty()).then(|| sock.to_string());
+            let n = get_varint(payload, &mut q)?;
+            for _ in 0..n {
+                let src = read_str(payload, &mut q)?;
+                let dst = read_str(payload, &mut q)?;
+                info.connect_to.push((src.to_string(), dst.to_string()));
+            }
+            if q < payload.len() {
+                info.max_headers_size = get_varint(payload, &mut q)?;
+            }
+            Some(())
+        })();
+        if parsed.is_none() {
+            return Err("bad attack-start record");
+        }
+    }
+    Ok((start, info))
+}
+
+/// A target record: its index, method and URL.
+fn decode_target(payload: &[u8]) -> Option<(usize, Arc<str>, Arc<str>)> {
+    let mut q = 0;
+    let idx = usize::try_from(get_varint(payload, &mut q)?).ok()?;
+    let method = read_str(payload, &mut q)?;
+    let url = read_str(payload, &mut q)?;
+    Some((idx, Arc::<str>::from(method), Arc::<str>::from(url)))
 }
