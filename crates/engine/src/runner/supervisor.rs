@@ -66,6 +66,99 @@ fn schedule_start(cfg: &AttackConfig) -> Result<(Instant, u64), EngineError> {
     }
 }
 
+/// The attack's targets as request templates (or the lazy feed), and
+/// what the results file says of each.
+fn build_targets(
+    cfg: &AttackConfig,
+    targets: TargetSource,
+    transport: &Transport,
+) -> Result<(Targets, Vec<TargetInfo>), EngineError> {
+    let built = match targets {
+        TargetSource::Static(ts) => {
+            if ts.is_empty() {
+                return Err(EngineError::NoTargets);
+            }
+            let vegeta = cfg.vegeta_headers.then_some(cfg.name.as_str());
+            let mut tpls = Vec::with_capacity(ts.len());
+            let mut infos = Vec::with_capacity(ts.len());
+            for (i, t) in ts.iter().enumerate() {
+                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), vegeta, transport)
+                    .map_err(|reason| EngineError::Target { index: i, reason })?;
+                tpls.push(Arc::new(tpl));
+                infos.push(TargetInfo {
+                    method: t.method.to_string(),
+                    url: crate::targets::redact_url(&t.url).into_owned(),
+                });
+            }
+            (Targets::Static(tpls), infos)
+        }
+        TargetSource::Lazy(iter) => (super::lazy::feed(iter)?, Vec::new()),
+    };
+    Ok(built)
+}
+
+/// The attack's summary from the shared counters, once every worker and
+/// the sink are done; `base` is what the shared live counters held
+/// before this attack.
+fn summarise(
+    sh: &Shared,
+    base: (u64, u64, u64),
+    duration: Option<Duration>,
+    interrupted: bool,
+    interrupt_at: Duration,
+    start_unix_ns: u64,
+) -> AttackSummary {
+    let live = &sh.live;
+    let requests = live.sent() - base.0;
+    let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
+    let first = sh.first_sent.load(Ordering::Relaxed);
+    let last = sh.last_sent.load(Ordering::Relaxed);
+    let last_done = sh.last_done.load(Ordering::Relaxed);
+    let (attack_duration, wait) = if requests == 0 {
+        (Duration::ZERO, Duration::ZERO)
+    } else {
+        (
+            Duration::from_nanos(last.saturating_sub(first)),
+            Duration::from_nanos(last_done.saturating_sub(last)),
+        )
+    };
+    let unsent = if !sh.paced {
+        0
+    } else {
+        let limit = match (stop_reason, duration) {
+            (StopReason::Interrupted, _) => Some(interrupt_at),
+            (StopReason::Duration, Some(d)) => Some(d),
+            _ => None,
+        };
+        limit.map_or(0, |l| {
+            unsent(
+                sh.pacer.as_ref(),
+                sh.cfg.segment,
+                requests,
+                l,
+                sh.cfg.max_requests,
+            )
+        })
+    };
+    let target_error = sh.target_error.lock().expect("lock").take();
+    AttackSummary {
+        start_unix_ns,
+        requests,
+        successes: live.successes() - base.1,
+        attack_duration,
+        wait,
+        interrupted,
+        stop_reason,
+        late: live.late() - base.2,
+        max_send_lag: Duration::from_nanos(sh.max_lag.load(Ordering::Relaxed)),
+        unsent,
+        canceled: sh.canceled.load(Ordering::Relaxed),
+        dropped_samples: 0,
+        workers: sh.workers.load(Ordering::Relaxed),
+        target_error,
+    }
+}
+
 /// Runs an attack. See the crate docs for the model. The sink is handed
 /// back, finished, with the summary.
 pub async fn attack_with_live<S: Sink + 'static>(
@@ -84,27 +177,7 @@ pub async fn attack_with_live<S: Sink + 'static>(
     }
     let tls = crate::tls::client_config(&cfg.tls, cfg.http2)?;
     let transport = Transport::new(&cfg, Some(tls));
-    let (targets, infos) = match targets {
-        TargetSource::Static(ts) => {
-            if ts.is_empty() {
-                return Err(EngineError::NoTargets);
-            }
-            let vegeta = cfg.vegeta_headers.then_some(cfg.name.as_str());
-            let mut tpls = Vec::with_capacity(ts.len());
-            let mut infos = Vec::with_capacity(ts.len());
-            for (i, t) in ts.iter().enumerate() {
-                let tpl = Template::build(t, &cfg.headers, cfg.body.as_ref(), vegeta, &transport)
-                    .map_err(|reason| EngineError::Target { index: i, reason })?;
-                tpls.push(Arc::new(tpl));
-                infos.push(TargetInfo {
-                    method: t.method.to_string(),
-                    url: crate::targets::redact_url(&t.url).into_owned(),
-                });
-            }
-            (Targets::Static(tpls), infos)
-        }
-        TargetSource::Lazy(iter) => (super::lazy::feed(iter)?, Vec::new()),
-    };
+    let (targets, infos) = build_targets(&cfg, targets, &transport)?;
 
     // The caller may share one LiveStats across attacks: report only ours.
     let base = (live.sent(), live.successes(), live.late());
@@ -255,55 +328,14 @@ pub async fn attack_with_live<S: Sink + 'static>(
             )));
         }
     };
-    let live = &sh.live;
-    let requests = live.sent() - base.0;
-    let stop_reason = sh.reason.lock().expect("reason lock").unwrap_or_default();
-    let first = sh.first_sent.load(Ordering::Relaxed);
-    let last = sh.last_sent.load(Ordering::Relaxed);
-    let last_done = sh.last_done.load(Ordering::Relaxed);
-    let (attack_duration, wait) = if requests == 0 {
-        (Duration::ZERO, Duration::ZERO)
-    } else {
-        (
-            Duration::from_nanos(last.saturating_sub(first)),
-            Duration::from_nanos(last_done.saturating_sub(last)),
-        )
-    };
-    let unsent = if !sh.paced {
-        0
-    } else {
-        let limit = match (stop_reason, duration) {
-            (StopReason::Interrupted, _) => Some(interrupt_at),
-            (StopReason::Duration, Some(d)) => Some(d),
-            _ => None,
-        };
-        limit.map_or(0, |l| {
-            unsent(
-                sh.pacer.as_ref(),
-                sh.cfg.segment,
-                requests,
-                l,
-                sh.cfg.max_requests,
-            )
-        })
-    };
-    let target_error = sh.target_error.lock().expect("lock").take();
-    let summary = AttackSummary {
-        start_unix_ns,
-        requests,
-        successes: live.successes() - base.1,
-        attack_duration,
-        wait,
+    let summary = summarise(
+        &sh,
+        base,
+        duration,
         interrupted,
-        stop_reason,
-        late: live.late() - base.2,
-        max_send_lag: Duration::from_nanos(sh.max_lag.load(Ordering::Relaxed)),
-        unsent,
-        canceled: sh.canceled.load(Ordering::Relaxed),
-        dropped_samples: 0,
-        workers: sh.workers.load(Ordering::Relaxed),
-        target_error,
-    };
+        interrupt_at,
+        start_unix_ns,
+    );
     Ok((summary, sink))
 }
 
