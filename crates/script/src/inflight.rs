@@ -6,7 +6,7 @@
 //! is ~8.8 KiB (the test below), and glibc's malloc
 //! answers a request of that size from its large bins after merging every
 //! free small chunk first (`malloc_consolidate`): one fresh box per request
-//! cost the k6 face ~10 % of its CPU per request on seed 004's script (bench/k6.py, paired).
+//! cost the k6 face ~10 % of its CPU per request on the DSPS pub/sub script (bench/k6.py, paired).
 //! A batch, rare, gets a box of its own.
 
 use std::cell::Cell;
@@ -137,7 +137,7 @@ struct Slot {
 /// The box's future: it runs each job put in `slot` and leaves its
 /// response there. It lives as long as the box, so starting a request
 /// writes a job, not a new ~8.8 KiB future (its copy into place under
-/// `Pin::set` was 1.1 % of the k6 face's CPU on seed 004's script).
+/// `Pin::set` was 1.1 % of the k6 face's CPU on the DSPS pub/sub script).
 fn serve(slot: Rc<Slot>) -> impl Future<Output = ()> {
     // Unconstrained: the requests run inside the scheduler's own task,
     // whose cooperative budget would otherwise run out after a hundred

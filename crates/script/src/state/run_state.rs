@@ -463,7 +463,7 @@ impl RunState {
     /// The value `make` gives for `metric` with the tags of VU `vu` plus
     /// `a` and `b`, made once per distinct scenario, group, `a` and `b`:
     /// afterwards a look-up costs a hash and a comparison instead of a tag
-    /// list built, sorted and hashed (issue #11: CPU per request).
+    /// list built, sorted and hashed (CPU per request).
     pub(crate) fn cached<V: Copy>(
         &self,
         cache: &RefCell<FastCache<V>>,

@@ -77,7 +77,7 @@ pub(crate) struct Sched<'a, 'js> {
     pub(crate) script_errors: u64,
     /// Sleeping VUs: (wake-up, VU, op generation), the earliest on top.
     /// The scheduler's one timer wakes for the first, instead of a task
-    /// and a timer per sleep (issue #11: CPU per request).
+    /// and a timer per sleep (CPU per request).
     pub(crate) sleepers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
     /// The deadlines of the requests in flight: (deadline, VU, op
     /// generation), the earliest on top. The requests have no timer of

@@ -83,7 +83,7 @@ export default function () {
 
 #[test]
 fn a_vu_of_the_seed_script_costs_under_20_kb_of_javascript_heap() {
-    // Seed 004's script, 400 VUs initialised, an iteration each (their
+    // The DSPS pub/sub script, 400 VUs initialised, an iteration each (their
     // requests go to a closed port: only the init matters here).
     let dir = tempfile::tempdir().unwrap();
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -1,4 +1,4 @@
-//! Seed 004's script (DSPS's loadtest.k6.js), unchanged, against the
+//! The DSPS pub/sub script (DSPS's loadtest.k6.js), unchanged, against the
 //! DSPS-like pub/sub server of loadlab-testkit on loopback.
 
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The scheduler's HTTP path (issue #11, CPU per request: a VU's request
+//! The scheduler's HTTP path (CPU per request: a VU's request
 //! is polled by the scheduler itself, not a task of its own): responses
 //! that arrive in pieces, keep-alive connections reused, a batch's
 //! requests in flight together, and a request in flight when its VU is

@@ -179,7 +179,7 @@ fn a_finished_scenario_ends_the_run_at_once() {
 
 #[test]
 fn response_objects_show_the_same_fields_however_they_are_read() {
-    // Responses are filled in when the script reads them (issue #11, CPU
+    // Responses are filled in when the script reads them (CPU
     // per request): every field must still be there, the same object each
     // time it is read, assignable, and in `JSON.stringify(res)`.
     let (addr, _srv) = common::echo();
@@ -242,9 +242,9 @@ export default function () {
 
 #[test]
 fn sleeps_end_on_time_from_the_one_timer() {
-    // Sleeping VUs wait in the scheduler's own queue (one timer for all,
-    // issue #11): never woken early, never skipped, in setup() and
-    // teardown() too.
+    // Sleeping VUs wait in the scheduler's own queue (one timer for
+    // all): never woken early, never skipped, in setup() and teardown()
+    // too.
     let dir = tempfile::tempdir().unwrap();
     let src = r#"
 import { sleep, check } from 'k6';

@@ -25,7 +25,7 @@ use crate::state::request::{ReqMeta, ResponseType};
 /// object on every read, and the script may change it); the scalar fields
 /// are read from here each time until assigned. Making the response thus
 /// costs one object instead of three objects and ~24 properties, most of
-/// which scripts never read (issue #11: CPU per request).
+/// which scripts never read (CPU per request).
 struct RespData {
     status: u16,
     url: String,
@@ -280,7 +280,7 @@ const TIMING_KEYS: [&str; 8] = [
 thread_local! {
     /// [`TIMING_KEYS`] as atoms of this thread's runtime: naming each key
     /// by its text cost a look-up in the runtime's atom table per key and
-    /// request (~1 % of the k6 face's CPU on seed 004's script, which reads
+    /// request (~1 % of the k6 face's CPU on the DSPS pub/sub script, which reads
     /// `res.timings` after two requests in three).
     static TIMING_ATOMS: AtomKeys<8> = const { AtomKeys::new(TIMING_KEYS) };
 }
