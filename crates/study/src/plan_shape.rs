@@ -40,7 +40,8 @@ pub fn check(src: &str, file: &str) -> Result<(), PlanError> {
     let mut depth = 0usize;
     for (i, line) in src.lines().enumerate() {
         let lineno = i + 1;
-        if depth == 0 {
+        let blank = line.trim().is_empty() || line.trim_start().starts_with('#');
+        if depth == 0 && !blank {
             let col = block_column(line);
             if col > MAX_BLOCK_COLUMN {
                 return Err(fail(
@@ -140,6 +141,16 @@ mod tests {
             check(&src, f).unwrap();
         }
         check("a: [1, [2, {b: \"[[[[\"}], '{{'] # [[[[\n", "x").unwrap();
+        // Blank lines and comments are no nesting, however indented.
+        check(
+            &format!(
+                "a: 1\n{}\n{}# note\nb: 2\n",
+                " ".repeat(400),
+                " ".repeat(300)
+            ),
+            "x",
+        )
+        .unwrap();
     }
 
     #[test]
