@@ -312,6 +312,12 @@ load:
     );
     let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
     assert!(md.contains(" tps, ") && md.contains(" qps ("), "{md}");
+    // The summary table speaks of transactions, not HTTP.
+    assert!(md.contains("| tps | qps |"), "{md}");
+    assert!(
+        !md.contains("Status codes") && !md.contains("coordinated omission"),
+        "{md}"
+    );
 }
 
 #[test]

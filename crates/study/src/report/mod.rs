@@ -321,8 +321,16 @@ fn summary_section(
             format!("Summary by {} and target", plan.load.axis)
         },
     ));
+    // A database study's unit is the transaction, in a closed loop: no
+    // HTTP status, no correction for an open model's schedule.
+    let database = !runs.is_empty() && runs.iter().all(|r| r.summary.is_database());
+    let latency = if database {
+        "Latency is per transaction, as sysbench measures it (each thread sends its next transaction when the last is done); tps counts transactions, qps statements."
+    } else {
+        "Latency is measured from the intended send time (corrected for coordinated omission)."
+    };
     b.push(Block::Para(format!(
-        "Pooled over {} repetition(s) per cell, warm-up excluded. Latency is measured from the intended send time (corrected for coordinated omission).",
+        "Pooled over {} repetition(s) per cell, warm-up excluded. {latency}",
         plan.repetitions
     )));
     let mut rows = Vec::new();
@@ -336,7 +344,17 @@ fn summary_section(
                 continue;
             };
             let p = percent_of(&a.hist);
-            let codes: Vec<String> = a.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
+            let codes: Vec<String> = if database {
+                let qps = a
+                    .runs
+                    .iter()
+                    .filter_map(|r| r.summary.queries.as_ref().map(|q| q.per_second))
+                    .sum::<f64>()
+                    / a.runs.len() as f64;
+                vec![format!("{qps:.1}")]
+            } else {
+                a.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect()
+            };
             rows.push(vec![
                 format!("{rate}{}", if phase == PROBE { " (probe)" } else { "" }),
                 t.name.clone(),
@@ -378,8 +396,8 @@ fn summary_section(
         "p99",
         "Max",
         "Success",
-        "Throughput",
-        "Status codes",
+        if database { "tps" } else { "Throughput" },
+        if database { "qps" } else { "Status codes" },
         "CPU",
         "SLO",
     ];
