@@ -19,16 +19,10 @@ pub const INPUT_DIR: &str = "/loadlab/input";
 /// the files once the object's own fields are counted.
 pub const CONFIG_MAP_LIMIT: usize = 1_000_000;
 
-/// Header names whose values are credentials: written into a ConfigMap or a
-/// Job's args they are readable by whoever can read those objects.
-const CREDENTIAL_HEADERS: &[&str] = &[
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "x-api-key",
-    "api-key",
-    "x-auth-token",
-];
+// Header names whose values are credentials (the list every face and
+// report shares): written into a ConfigMap or a Job's args they are
+// readable by whoever can read those objects.
+use loadlab_core::credentials::CREDENTIAL_HEADERS;
 
 /// The worker's flags and the files they refer to.
 #[derive(Debug, Clone, Default, PartialEq)]

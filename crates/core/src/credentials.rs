@@ -9,6 +9,7 @@ pub const CREDENTIAL_HEADERS: &[&str] = &[
     "cookie",
     "set-cookie",
     "x-api-key",
+    "api-key",
     "x-auth-token",
     "x-amz-security-token",
 ];

@@ -8,42 +8,37 @@ use std::borrow::Cow;
 /// `url` with its userinfo masked as k6 masks it; borrowed when there is
 /// none (the common case costs one scan of the authority).
 pub fn clean(url: &str) -> Cow<'_, str> {
-    let Some(scheme_end) = url.find("://") else {
+    let Some((start, at)) = userinfo(url) else {
         return Cow::Borrowed(url);
     };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
-        return Cow::Borrowed(url);
-    };
-    let mask = if rest[..at].contains(':') {
+    let mask = if url[start..at].contains(':') {
         "****:****"
     } else {
         "****"
     };
-    Cow::Owned(format!("{}{mask}{}", &url[..scheme_end + 3], &rest[at..]))
+    Cow::Owned(format!("{}{mask}{}", &url[..start], &url[at..]))
+}
+
+/// Where a URL's user information lies: from just after `://` to its
+/// `@` (byte offsets), when the authority has one.
+fn userinfo(url: &str) -> Option<(usize, usize)> {
+    let start = url.find("://")? + 3;
+    let rest = &url[start..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let at = rest[..authority_end].rfind('@')?;
+    Some((start, start + at))
 }
 
 /// `url` as Go's HTTP client writes it in an error (`Get "…"`): the
 /// password, if any, as `***`, the user name kept.
 pub fn strip_password(url: &str) -> Cow<'_, str> {
-    let Some(scheme_end) = url.find("://") else {
+    let Some((start, at)) = userinfo(url) else {
         return Cow::Borrowed(url);
     };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
+    let Some(colon) = url[start..at].find(':') else {
         return Cow::Borrowed(url);
     };
-    let Some(colon) = rest[..at].find(':') else {
-        return Cow::Borrowed(url);
-    };
-    Cow::Owned(format!(
-        "{}{}:***{}",
-        &url[..scheme_end + 3],
-        &rest[..colon],
-        &rest[at..]
-    ))
+    Cow::Owned(format!("{}:***{}", &url[..start + colon], &url[at..]))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! Unlike k6, the values of credential fields of requests and responses
 //! (`loadlab_core::credentials::CREDENTIAL_HEADERS`: `Authorization`,
 //! `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
-//! `X-Auth-Token`, `X-Amz-Security-Token`) are not shown: a dump is a log
+//! `Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token`) are not shown: a dump is a log
 //! line, and log lines keep no secret (`Authorization: Bearer REDACTED`).
 
 use http::Method;

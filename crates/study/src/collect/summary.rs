@@ -109,7 +109,7 @@ impl RunSummary {
     /// could not send at all (`unsent`), or a send lag p99 above
     /// [`BEHIND_LAG_P99_NS`]. Such a run measures the client.
     pub fn generator_behind(&self) -> bool {
-        self.unsent > 0 || self.send_lag_p99_ns > BEHIND_LAG_P99_NS
+        loadlab_metrics::selfcheck::fell_behind(self.send_lag_p99_ns, self.unsent)
     }
 
     /// A database test's run: its unit is the transaction.
