@@ -18,7 +18,7 @@ use crate::{AttackConfig, EngineError};
 pub use crate::stream::{Capture, ConnInfo, Phases, TlsInfo};
 
 pub use crate::request::RedirectCookies;
-pub use crate::stream::with_owner;
+pub use crate::stream::Owner;
 
 /// What to send.
 #[derive(Debug, Clone)]
@@ -40,6 +40,8 @@ pub struct ClientRequest {
     /// `url` as [`Client::check_url`] parsed it, when the caller checked it
     /// (`None`: parsed when sent).
     pub uri: Option<http::Uri>,
+    /// Whose keep-alive connections it takes and opens (see [`Owner`]).
+    pub owner: Owner,
 }
 
 /// What came back, with its instants.
@@ -167,8 +169,13 @@ impl Client {
     /// A byte stream to `url`'s endpoint (`ws://`/`http://` plain,
     /// `wss://`/`https://` over TLS offering only `http/1.1`) for a
     /// protocol that starts over HTTP/1.1 and leaves it (k6's WebSockets).
-    /// Dialled as the requests' connections are, but never pooled.
-    pub async fn open_h1(&self, url: &http::Uri) -> Result<RawConn, ErrorKind> {
+    /// Dialled as the requests' connections are (from `laddr` when given),
+    /// but never pooled.
+    pub async fn open_h1(
+        &self,
+        url: &http::Uri,
+        laddr: Option<std::net::IpAddr>,
+    ) -> Result<RawConn, ErrorKind> {
         let tls = matches!(url.scheme_str(), Some("wss" | "https"));
         let host = url
             .host()
@@ -178,7 +185,7 @@ impl Client {
             .to_ascii_lowercase();
         let port = url.port_u16().unwrap_or(if tls { 443 } else { 80 });
         let key = crate::transport::EndpointKey { tls, host, port };
-        let (stream, times, info) = self.transport.open_h1(&key).await?;
+        let (stream, times, info) = self.transport.open_h1(&key, laddr).await?;
         Ok(RawConn {
             stream,
             info,
@@ -187,8 +194,8 @@ impl Client {
         })
     }
 
-    /// Closes the idle keep-alive connections of `owner` (requests polled
-    /// inside [`with_owner`]); k6's `noVUConnectionReuse` at the end of a
+    /// Closes the idle keep-alive connections of `owner` (requests of that
+    /// [`Owner`]); k6's `noVUConnectionReuse` at the end of a
     /// VU's iteration.
     pub fn close_idle_of(&self, owner: u32) {
         self.transport.close_idle_of(owner);
@@ -236,8 +243,9 @@ impl Client {
                 (req.headers, req.body)
             }
             Ok(uri) => {
-                let tpl =
+                let mut tpl =
                     Template::from_parts(req.method, uri, req.headers, req.body, &self.transport);
+                tpl.owner = req.owner;
                 let deadline = begin + req.timeout;
                 execute_capture::<POLLED, _>(
                     &tpl,

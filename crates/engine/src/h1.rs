@@ -54,7 +54,7 @@ pub(crate) struct H1Conn {
     _permit: Option<OwnedSemaphorePermit>,
     /// Its peer and TLS parameters.
     pub info: crate::stream::ConnInfo,
-    /// Who may reuse it (see [`crate::stream::with_owner`]; 0: anyone).
+    /// Who may reuse it (see [`crate::stream::Owner`]; 0: anyone).
     pub owner: u32,
 }
 
@@ -87,6 +87,7 @@ impl H1Conn {
         permit: Option<OwnedSemaphorePermit>,
         max_head: usize,
         info: crate::stream::ConnInfo,
+        owner: u32,
     ) -> Self {
         H1Conn {
             info,
@@ -101,7 +102,7 @@ impl H1Conn {
             wire_read: 0,
             max_head,
             _permit: permit,
-            owner: crate::stream::current_owner(),
+            owner,
         }
     }
 

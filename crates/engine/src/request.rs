@@ -32,6 +32,8 @@ pub(crate) struct Template {
     /// Request headers (defaults merged in), for HTTP/2 and redirects.
     pub headers: Vec<(String, String)>,
     pub body: Bytes,
+    /// Whose keep-alive connections it takes and opens.
+    pub owner: crate::stream::Owner,
 }
 
 fn endpoint(uri: &Uri) -> EndpointKey {
@@ -140,6 +142,7 @@ impl Template {
             uri,
             headers,
             body,
+            owner: crate::stream::Owner::default(),
         }
     }
 
@@ -164,6 +167,7 @@ impl Template {
         let mut next = Self::from_parts(method, uri, headers, body, transport);
         // As Go's client, a redirect carries the request's header fields.
         next.vegeta_seq = self.vegeta_seq;
+        next.owner = self.owner;
         Some(next)
     }
 
@@ -176,6 +180,7 @@ impl Template {
         }
         let mut next = Self::from_parts(self.method, self.uri, headers, self.body, transport);
         next.vegeta_seq = self.vegeta_seq;
+        next.owner = self.owner;
         next
     }
 
@@ -624,7 +629,7 @@ async fn attempt<const POLLED: bool>(
         let acquired = match within!(
             POLLED,
             deadline,
-            transport.acquire(&tpl.pool, &mut dial_started, &mut phase)
+            transport.acquire(&tpl.pool, tpl.owner, &mut dial_started, &mut phase)
         ) {
             Ok(r) => r,
             Err(_) => {

@@ -1,6 +1,6 @@
 //! The byte stream under a connection (plain TCP, a Unix socket, or TLS over
 //! either), the mapping of I/O failures to [`ErrorKind`]s, and who owns the
-//! keep-alive connections being made and reused ([`with_owner`]): what the
+//! keep-alive connections being made and reused ([`Owner`]): what the
 //! HTTP/1.1 and HTTP/2 clients (`h1.rs`, `h2.rs`) and the dialler
 //! (`transport.rs`) share, so that neither imports the other's module.
 
@@ -14,33 +14,21 @@ use tokio::net::UnixStream;
 
 use crate::rxtime::StampedTcp;
 
-thread_local! {
-    /// The owner of the connections the requests polled now take and open
-    /// (0: shared by all), and the local address new ones are bound to.
-    static OWNER: std::cell::Cell<(u32, Option<std::net::IpAddr>)> =
-        const { std::cell::Cell::new((0, None)) };
-}
-
-/// Runs `f` (a poll of a caller's requests) as `owner`: idle keep-alive
-/// connections are reused only by requests of the same owner, and new ones
-/// are its (k6's `noVUConnectionReuse`: each VU its own connections, closed
-/// by `Transport::close_idle_of` at the end of its iterations), bound to
-/// `laddr` when given (k6's `--local-ips`: each VU its source address).
-/// HTTP/2 connections stay shared.
-pub fn with_owner<R>(owner: u32, laddr: Option<std::net::IpAddr>, f: impl FnOnce() -> R) -> R {
-    let before = OWNER.with(|o| o.replace((owner, laddr)));
-    let r = f();
-    OWNER.with(|o| o.set(before));
-    r
-}
-
-pub(crate) fn current_owner() -> u32 {
-    OWNER.with(std::cell::Cell::get).0
-}
-
-/// The local address of the owner polled now (see [`with_owner`]).
-pub(crate) fn current_laddr() -> Option<std::net::IpAddr> {
-    OWNER.with(std::cell::Cell::get).1
+/// Who the keep-alive connections a request takes and opens belong to.
+/// The default (`id` 0) shares them among all requests. A request with an
+/// owner reuses only that owner's idle connections, and the ones it opens
+/// are that owner's: k6's `noVUConnectionReuse`, where each VU has its own
+/// connections, closed by `Transport::close_idle_of` at the end of its
+/// iterations. Those connections are bound to `laddr` when one is given
+/// (k6's `--local-ips`: each VU has its own source address). HTTP/2
+/// connections stay shared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Owner {
+    /// 0: shared by all requests.
+    pub id: u32,
+    /// The local address new connections are bound to (`None`: the
+    /// attack's `-laddr`, or any).
+    pub laddr: Option<std::net::IpAddr>,
 }
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.

@@ -19,7 +19,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use crate::config::{AttackConfig, DnsCache};
 use crate::h1::H1Conn;
 use crate::rxtime::StampedTcp;
-use crate::stream::{Stream, classify};
+use crate::stream::{Owner, Stream, classify};
 
 /// Where requests for one `scheme://host:port` go.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -102,7 +102,7 @@ pub(crate) struct HostPool {
     // request) copies a pointer, not the connection.
     #[allow(clippy::vec_box)]
     idle: Mutex<Vec<Box<H1Conn>>>,
-    /// Idle connections that have an owner ([`crate::stream::with_owner`]),
+    /// Idle connections that have an owner ([`crate::stream::Owner`]),
     /// by owner: found without a scan of every VU's.
     #[allow(clippy::vec_box)]
     owned: Mutex<HashMap<u32, Vec<Box<H1Conn>>>>,
@@ -114,8 +114,7 @@ pub(crate) struct HostPool {
 }
 
 impl HostPool {
-    fn take_idle(&self) -> Option<Box<H1Conn>> {
-        let owner = crate::stream::current_owner();
+    fn take_idle(&self, owner: u32) -> Option<Box<H1Conn>> {
         if owner == 0 {
             return self.idle.lock().expect("pool lock").pop();
         }
@@ -418,6 +417,7 @@ impl Transport {
     pub async fn acquire(
         &self,
         pool: &Arc<HostPool>,
+        owner: Owner,
         dial_started: &mut tokio::time::Instant,
         phase: &mut DialPhase,
     ) -> Result<Acquired, ErrorKind> {
@@ -433,7 +433,7 @@ impl Transport {
                 Ok(h2) => return Ok(Acquired::reused(Conn::H2(h2))),
                 Err(picked) => turn.held |= picked,
             }
-            if let Some(c) = pool.take_idle() {
+            if let Some(c) = pool.take_idle(owner.id) {
                 return Ok(Acquired::reused(Conn::H1(c)));
             }
             let permit = match &pool.open {
@@ -459,7 +459,7 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let (conn, dial) = match self.dial(pool, permit, phase).await {
+            let (conn, dial) = match self.dial(pool, permit, phase, owner).await {
                 Ok(c) => c,
                 Err(e) => {
                     // The slot is free again: a waiting request may dial.
@@ -508,8 +508,12 @@ impl Transport {
         Ok(addrs)
     }
 
-    async fn connect_tcp(&self, addr: SocketAddr) -> io::Result<TcpStream> {
-        let s = match crate::stream::current_laddr().or(self.laddr) {
+    async fn connect_tcp(
+        &self,
+        addr: SocketAddr,
+        laddr: Option<std::net::IpAddr>,
+    ) -> io::Result<TcpStream> {
+        let s = match laddr.or(self.laddr) {
             None => TcpStream::connect(addr).await?,
             Some(l) => {
                 let sock = if addr.is_ipv4() {
@@ -530,8 +534,10 @@ impl Transport {
         pool: &Arc<HostPool>,
         permit: Option<OwnedSemaphorePermit>,
         phase: &mut DialPhase,
+        owner: Owner,
     ) -> Result<(Conn, DialTimes), ErrorKind> {
-        let (stream, times, info, h2) = self.open(&pool.key, phase, self.tls.clone()).await?;
+        let tls = self.tls.clone();
+        let (stream, times, info, h2) = self.open(&pool.key, phase, tls, owner.laddr).await?;
         if h2 || !stream.stamped() {
             self.unstamped.store(true, Ordering::Relaxed);
         }
@@ -550,13 +556,13 @@ impl Transport {
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
             Ok((Conn::H2(pool.add_h2(sender, info)), times))
         } else {
-            let conn = H1Conn::new(stream, permit, self.max_headers_size, info);
+            let conn = H1Conn::new(stream, permit, self.max_headers_size, info, owner.id);
             Ok((Conn::H1(Box::new(conn)), times))
         }
     }
 
     /// Closes `owner`'s idle keep-alive connections (see
-    /// [`crate::stream::with_owner`]).
+    /// [`crate::stream::Owner`]).
     pub fn close_idle_of(&self, owner: u32) {
         let pools: Vec<Arc<HostPool>> = self
             .pools
@@ -577,9 +583,11 @@ impl Transport {
     pub async fn open_h1(
         &self,
         key: &EndpointKey,
+        laddr: Option<std::net::IpAddr>,
     ) -> Result<(Stream, DialTimes, crate::stream::ConnInfo), ErrorKind> {
         let mut phase = DialPhase::Connecting;
-        let (s, times, info, _) = self.open(key, &mut phase, self.tls_h1.clone()).await?;
+        let tls = self.tls_h1.clone();
+        let (s, times, info, _) = self.open(key, &mut phase, tls, laddr).await?;
         Ok((s, times, info))
     }
 
@@ -590,6 +598,7 @@ impl Transport {
         key: &EndpointKey,
         phase: &mut DialPhase,
         tls: Option<Arc<rustls::ClientConfig>>,
+        laddr: Option<std::net::IpAddr>,
     ) -> Result<(Stream, DialTimes, crate::stream::ConnInfo, bool), ErrorKind> {
         *phase = DialPhase::Connecting;
         let mut times = DialTimes::default();
@@ -651,7 +660,7 @@ impl Transport {
             let mut last = ErrorKind::ConnectRefused;
             let mut stream = None;
             for a in addrs.iter() {
-                match self.connect_tcp(*a).await {
+                match self.connect_tcp(*a, laddr).await {
                     Ok(s) => {
                         info.peer = Some(*a);
                         stream = Some(s);

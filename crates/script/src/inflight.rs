@@ -225,6 +225,7 @@ mod tests {
             keep_body: false,
             redirect_cookies: None,
             uri: None,
+            owner: loadlab_engine::client::Owner::default(),
         };
         let f = async move { client.send_polled(req, Instant::now()).await };
         let n = std::mem::size_of_val(&f);

@@ -449,6 +449,7 @@ fn push_loop(
             keep_body: false,
             redirect_cookies: None,
             uri: None,
+            owner: loadlab_engine::client::Owner::default(),
         };
         let r = rt.block_on(client.send(req));
         let error = if r.status == 0 {

@@ -44,6 +44,7 @@ fn req(url: String) -> ClientRequest {
         keep_body: true,
         redirect_cookies: None,
         uri: None,
+        owner: loadlab_engine::client::Owner::default(),
     }
 }
 
@@ -285,12 +286,14 @@ async fn requests_carry_the_url_their_check_parsed() {
     let ra = c
         .send(ClientRequest {
             uri: Some(uri_a),
+            owner: loadlab_engine::client::Owner::default(),
             ..req(url_a)
         })
         .await;
     let rb = c
         .send(ClientRequest {
             uri: Some(uri_b),
+            owner: loadlab_engine::client::Owner::default(),
             ..req(url_b)
         })
         .await;

@@ -271,6 +271,7 @@ async fn the_client_counts_http2_bytes_as_their_http1_size() {
             keep_body: true,
             redirect_cookies: None,
             uri: None,
+            owner: loadlab_engine::client::Owner::default(),
         })
         .await;
     assert_eq!(r.status, 200);

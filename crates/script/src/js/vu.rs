@@ -31,10 +31,12 @@ pub enum Op {
     Done(Result<(), String>),
 }
 
-/// Makes the future an [`Op::Wait`] waits for, given the run's client.
+/// Makes the future an [`Op::Wait`] waits for, given the run's client and
+/// whose connections the VU's are.
 pub type WaitFn = Box<
     dyn FnOnce(
         std::rc::Rc<loadlab_engine::client::Client>,
+        loadlab_engine::client::Owner,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>,
 >;
 

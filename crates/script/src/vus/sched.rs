@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Poll, Waker};
 use std::time::Duration;
 
-use loadlab_engine::client::{Client, with_owner};
+use loadlab_engine::client::{Client, Owner};
 use rquickjs::Object;
 use tokio::time::Instant;
 
@@ -45,17 +45,6 @@ pub(crate) struct Slot<'js> {
     pub(crate) op_gen: u64,
 }
 
-/// Runs `f` (a poll of a VU's requests) as `owner` (see [`Sched::owner`]).
-pub(crate) fn poll_as<R>(
-    owner: Option<(u32, Option<std::net::IpAddr>)>,
-    f: impl FnOnce() -> R,
-) -> R {
-    match owner {
-        Some((o, ip)) => with_owner(o, ip, f),
-        None => f(),
-    }
-}
-
 /// The owner of VU `i`'s connections under `noVUConnectionReuse`.
 pub(crate) fn owner_of(i: usize) -> u32 {
     u32::try_from(i + 1).unwrap_or(u32::MAX)
@@ -84,9 +73,8 @@ pub(crate) struct Sched<'a, 'js> {
     /// their own ([`Client::send_polled`]): at its deadline a request is
     /// polled once more, and times out.
     pub(crate) deadlines: BinaryHeap<Reverse<(Instant, usize, u64)>>,
-    /// `noVUConnectionReuse` or `--local-ips`: VU `i`'s requests are
-    /// polled as owner `i + 1` of their keep-alive connections (see
-    /// [`Sched::poll_as`]).
+    /// `noVUConnectionReuse` or `--local-ips`: VU `i`'s requests take and
+    /// open owner `i + 1`'s keep-alive connections (see [`Sched::owner`]).
     pub(crate) own_conns: bool,
     /// `noVUConnectionReuse`: a VU's connections are closed when its
     /// iteration ends.
@@ -132,18 +120,22 @@ impl<'a, 'js> Sched<'a, 'js> {
         }
     }
 
-    /// Who VU `i`'s requests are polled as: `None` unless its connections
-    /// are its own (`noVUConnectionReuse`, `--local-ips`); then owner
-    /// `i + 1` and, with `--local-ips`, its address (VU n dials from the
-    /// pool's address n - 1, as in k6).
-    pub(crate) fn owner(&self, i: usize) -> Option<(u32, Option<std::net::IpAddr>)> {
-        self.own_conns.then(|| {
-            let ip = self
-                .local_ips
-                .as_ref()
-                .map(|p| p.get(i.saturating_sub(1) as u64));
-            (owner_of(i), ip)
-        })
+    /// Whose connections VU `i`'s requests take and open: shared ones
+    /// unless its connections are its own (`noVUConnectionReuse`,
+    /// `--local-ips`); then owner `i + 1`'s and, with `--local-ips`, from
+    /// its address (VU n dials from the pool's address n - 1, as in k6).
+    pub(crate) fn owner(&self, i: usize) -> Owner {
+        if !self.own_conns {
+            return Owner::default();
+        }
+        let laddr = self
+            .local_ips
+            .as_ref()
+            .map(|p| p.get(i.saturating_sub(1) as u64));
+        Owner {
+            id: owner_of(i),
+            laddr,
+        }
     }
 
     /// When the first sleeping VU wakes up, or a request's deadline passes.
@@ -233,8 +225,7 @@ impl<'a, 'js> Sched<'a, 'js> {
             Some(Op::Wait(make, at)) => {
                 slot.op_gen += 1;
                 let g = slot.op_gen;
-                let fut = make(self.client.clone());
-                let owner = self.owner(i);
+                let fut = make(self.client.clone(), self.owner(i));
                 let inflight = &mut self.http[i];
                 inflight.start_batch(
                     &mut self.boxes,
@@ -245,7 +236,7 @@ impl<'a, 'js> Sched<'a, 'js> {
                 );
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
                 let boxes = &mut self.boxes;
-                if poll_as(owner, || inflight.poll_started(&mut cx, boxes)) {
+                if inflight.poll_started(&mut cx, boxes) {
                     self.wakers[i].0.queue();
                 }
                 if let Some(at) = at {
@@ -258,6 +249,9 @@ impl<'a, 'js> Sched<'a, 'js> {
                 let g = slot.op_gen;
                 let client = self.client.clone();
                 let owner = self.owner(i);
+                for r in &mut reqs {
+                    r.owner = owner;
+                }
                 let begin = Instant::now();
                 // Each request is polled at its deadline (a batch's may differ).
                 let first = reqs.first().map_or(Duration::ZERO, |r| r.timeout);
@@ -289,7 +283,7 @@ impl<'a, 'js> Sched<'a, 'js> {
                 // the next pass, not by a resume from inside this one.
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
                 let boxes = &mut self.boxes;
-                if poll_as(owner, || inflight.poll_started(&mut cx, boxes)) {
+                if inflight.poll_started(&mut cx, boxes) {
                     self.wakers[i].0.queue();
                 }
                 self.add_deadline(begin + first, i, g);
@@ -320,9 +314,8 @@ impl<'a, 'js> Sched<'a, 'js> {
             for &i in &batch {
                 self.wakers[i].0.queued.store(false, Ordering::Release);
                 let mut cx = std::task::Context::from_waker(&self.wakers[i].1);
-                let owner = self.owner(i);
                 let (http, boxes) = (&mut self.http[i], &mut self.boxes);
-                let polled = poll_as(owner, || http.poll(&mut cx, boxes));
+                let polled = http.poll(&mut cx, boxes);
                 if let Poll::Ready(resps) = polled
                     && let Some(r) = self.resume(i, Resume::Http(resps))
                 {

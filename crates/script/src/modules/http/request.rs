@@ -277,6 +277,7 @@ pub(crate) fn build_request<'js>(
             keep_body: response_type != ResponseType::None,
             redirect_cookies: None,
             uri: Some(uri),
+            owner: loadlab_engine::client::Owner::default(),
         },
         ReqMeta {
             method: method.to_string(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::{Sink, SinkExt, StreamExt};
 use loadlab_core::ErrorKind;
-use loadlab_engine::client::{Client, RawConn};
+use loadlab_engine::client::{Client, Owner, RawConn};
 use rquickjs::{Ctx, Object};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
@@ -224,7 +224,7 @@ pub(super) fn write(
     let (s2, out2) = (s.clone(), out.clone());
     wait_for(
         ctx,
-        Box::new(move |_client: Rc<Client>| {
+        Box::new(move |_client: Rc<Client>, _owner: Owner| {
             Box::pin(async move {
                 if flush_only {
                     let taken = s2.borrow_mut().ws.take();
@@ -485,10 +485,13 @@ fn dial(
             (result.clone(), sent.clone(), received.clone(), uri.clone());
         wait_for(
             ctx,
-            Box::new(move |client: Rc<Client>| {
+            Box::new(move |client: Rc<Client>, owner: Owner| {
                 Box::pin(async move {
                     let r = tokio::time::timeout(Duration::from_secs(60), async {
-                        let raw = client.open_h1(&uri).await.map_err(Failure::Dial)?;
+                        let raw = client
+                            .open_h1(&uri, owner.laddr)
+                            .await
+                            .map_err(Failure::Dial)?;
                         let peer = raw.info.peer;
                         let conn = Counted {
                             inner: raw,
@@ -610,7 +613,7 @@ pub(super) fn next_any<'js>(
             .then(|| Instant::now() + Duration::from_secs_f64(wait_ms / 1e3));
         wait_until(
             ctx,
-            Box::new(move |_client: Rc<Client>| {
+            Box::new(move |_client: Rc<Client>, _owner: Owner| {
                 Box::pin(async move {
                     // (Taken out while waiting, as in `write`; the guard
                     // says goodbye if the VU is stopped meanwhile.)
