@@ -17,8 +17,8 @@ use loadlab_metrics::{Distribution, MetricRecord, Metrics, SeriesDef};
 
 mod summary;
 pub use summary::{
-    BEHIND_LAG_P99_NS, BEHIND_NOTE, MetricRow, Queries, RunPart, RunSummary, SeriesPoint,
-    ThresholdVerdict, unreachable_words,
+    BEHIND_LAG_P99_NS, BEHIND_NOTE, GroupNote, MetricRow, Queries, RunPart, RunSummary,
+    SeriesPoint, ThresholdVerdict, unreachable_words,
 };
 
 /// Everything one run produced.
@@ -195,6 +195,7 @@ impl Collector {
             thresholds: Vec::new(),
             connect_errors: self.connect_errors,
             queries: None,
+            group: None,
         };
         let span_ns = if v.requests > 0 {
             v.duration_ns + v.wait_ns

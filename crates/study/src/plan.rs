@@ -16,10 +16,11 @@ use serde::{Deserialize, Serialize};
 pub use crate::error::PlanError;
 use crate::hypothesis::Hypothesis;
 pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
-use crate::sources::{
-    RawOrigin, RawTarget, Written, check_request, resolve_origin, resolve_target,
-};
+use crate::sources::{RawOrigin, RawTarget, Written, check_request, resolve_origin};
 pub use crate::suggest::suggest;
+
+mod targets;
+use targets::{EnvAxis, read_targets};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -271,7 +272,8 @@ pub struct MonitorPlan {
 fn resolve_axis(
     raw: &RawPlan,
     targets: &[TargetPlan],
-    env_axis: Option<&(usize, String, Vec<u64>)>,
+    keys: &[String],
+    env_axis: Option<&(String, String, Vec<u64>)>,
     err: &dyn Fn(&str, String) -> PlanError,
 ) -> Result<(String, String), PlanError> {
     let l = &raw.load;
@@ -287,8 +289,8 @@ fn resolve_axis(
     if l.vus.is_some() {
         given.push(("vus".into(), "load.vus".into()));
     }
-    if let Some((i, name, _)) = env_axis {
-        given.push((name.clone(), format!("targets[{i}].env.{name}")));
+    if let Some((key, name, _)) = env_axis {
+        given.push((name.clone(), format!("{key}.env.{name}")));
     }
     let workloads = targets.iter().any(|t| t.workload.is_some());
     let (axis, at) = match given.as_slice() {
@@ -311,8 +313,9 @@ fn resolve_axis(
             ));
         }
     };
-    for (i, t) in targets.iter().enumerate() {
+    for (key, t) in keys.iter().zip(targets) {
         let ok = match &t.workload {
+            None if !t.members.is_empty() => true,
             None => axis == "rate",
             Some(w @ crate::workload::WorkloadPlan::Script { .. }) => {
                 w.axes().contains(&axis.as_str()) || env_axis.is_some_and(|(_, n, _)| *n == axis)
@@ -338,7 +341,7 @@ fn resolve_axis(
                 ),
             };
             return Err(err(
-                &format!("targets[{i}]"),
+                key,
                 format!("target {:?} cannot step along {at}: {kind}", t.name),
             ));
         }
@@ -627,7 +630,7 @@ const MAX_RAMP_STEPS: u64 = 1000;
 
 /// `path` is the key path of the value at fault (`load.step`,
 /// `targets[1].name`): it starts the message and gives the location.
-fn plan_err<'a>(src: &'a str, file: &'a str) -> impl Fn(&str, String) -> PlanError + 'a {
+pub(crate) fn plan_err<'a>(src: &'a str, file: &'a str) -> impl Fn(&str, String) -> PlanError + 'a {
     move |path: &str, message: String| {
         let (line, column) = locate_path(src, path);
         PlanError {
@@ -639,78 +642,11 @@ fn plan_err<'a>(src: &'a str, file: &'a str) -> impl Fn(&str, String) -> PlanErr
     }
 }
 
-/// A script target stepping along an environment variable: its index,
-/// the variable and its values.
-type EnvAxis = Option<(usize, String, Vec<u64>)>;
-
-/// The targets, where each request is written, and the environment axis.
-type ReadTargets = (Vec<TargetPlan>, Vec<Vec<crate::sources::Written>>, EnvAxis);
-
-/// The plan's targets, each checked and resolved; where each request is
-/// written; the first script target whose environment has a list.
-fn read_targets(
-    raw: &[crate::sources::RawTarget],
-    base: &Path,
-    src: &str,
-    file: &str,
-) -> Result<ReadTargets, PlanError> {
-    let err = plan_err(src, file);
-    let mut targets = Vec::new();
-    // Where each request is written, for the checks after `${NAME}`
-    // values and the origin are known.
-    let mut written = Vec::new();
-    // The first script target whose environment has a list, its
-    // variable and values.
-    let mut env_axes: EnvAxis = None;
-    for (i, t) in raw.iter().enumerate() {
-        if !t
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            || t.name.is_empty()
-        {
-            return Err(err(
-                &format!("targets[{i}].name"),
-                format!(
-                    "target name {:?} must be letters, digits, '-' or '_'",
-                    t.name
-                ),
-            ));
-        }
-        if targets.iter().any(|x: &TargetPlan| x.name == t.name) {
-            return Err(err(
-                &format!("targets[{i}].name"),
-                format!("duplicate target name {:?}", t.name),
-            ));
-        }
-        let (target, w, env_axis) = resolve_target(t, base).map_err(|e| match e.key.as_str() {
-            "" => err(&format!("targets[{i}]"), e.message),
-            k => err(&format!("targets[{i}].{k}"), e.message),
-        })?;
-        if let Some((name, values)) = env_axis {
-            match &env_axes {
-                Some((_, n, v)) if *n != name || *v != values => {
-                    return Err(err(
-                        &format!("targets[{i}].env.{name}"),
-                        format!(
-                            "every script target must step along the same variable and values ({n}: {v:?})"
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => env_axes = Some((i, name, values)),
-            }
-        }
-        targets.push(target);
-        written.push(w);
-    }
-    Ok((targets, written, env_axes))
-}
-
 /// The plan's `load:` section, checked as the engine will run it.
 fn read_load(
     raw: &RawPlan,
     targets: &[TargetPlan],
+    keys: &[String],
     env_axes: &EnvAxis,
     src: &str,
     file: &str,
@@ -737,7 +673,7 @@ fn read_load(
         }
         u64::try_from(ns / per).map_err(|_| err(path, format!("{r} is too high a rate")))
     };
-    let (axis, rates_at) = resolve_axis(raw, targets, env_axes.as_ref(), &err)?;
+    let (axis, rates_at) = resolve_axis(raw, targets, keys, env_axes.as_ref(), &err)?;
     let rates = match (&l.rates, &l.ramp) {
         _ if axis != "rate" => match (&l.threads, &l.vus, &env_axes) {
             (Some(v), _, _) if axis == "threads" => v.clone(),
@@ -913,10 +849,12 @@ impl Plan {
         if raw.targets.is_empty() {
             return Err(err("targets", "at least one target is needed".into()));
         }
-        let (targets, written, env_axes) = read_targets(&raw.targets, base, src, file)?;
+        let read = read_targets(&raw.targets, base, src, file)?;
+        let (targets, written, keys, env_axes) =
+            (read.targets, read.written, read.keys, read.env_axis);
         let env = crate::secrets::capture(&targets, src, file)?;
 
-        let load = read_load(&raw, &targets, &env_axes, src, file)?;
+        let load = read_load(&raw, &targets, &keys, &env_axes, src, file)?;
 
         let slo = match &raw.slo {
             None => None,
@@ -1012,9 +950,9 @@ impl Plan {
         };
         // A request's key in the plan, and its place in its targets file.
         let request_at = |i: usize, w: &Written, key: &str| match w {
-            Written::Inline => (format!("targets[{i}].{key}"), String::new()),
+            Written::Inline => (format!("{}.{key}", keys[i]), String::new()),
             Written::File { path, line } => (
-                format!("targets[{i}].targets_file"),
+                format!("{}.targets_file", keys[i]),
                 format!("{path}:{line}: "),
             ),
         };
@@ -1110,6 +1048,12 @@ impl Plan {
         p
     }
 
+    /// The targets the study runs on their own: all but groups' members.
+    pub fn scheduled(&self) -> impl Iterator<Item = &TargetPlan> {
+        self.targets.iter().filter(|t| t.is_scheduled())
+    }
+
+    /// The target named `name` (a group's member: `group/member`).
     pub fn target(&self, name: &str) -> Option<&TargetPlan> {
         self.targets.iter().find(|t| t.name == name)
     }

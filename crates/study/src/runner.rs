@@ -20,11 +20,12 @@ pub use crate::error::StudyError;
 use crate::monitor;
 use crate::plan::{CeilingPlan, Plan};
 pub use crate::report::default_out_dir;
-use crate::store::Store;
+use crate::store::{RunToSave, Store};
 use crate::worker::SplitOptions;
 use crate::workload::WorkloadRunner;
 
 mod execute;
+mod group;
 use execute::execute;
 pub use execute::{check_workloads, scrub};
 
@@ -205,31 +206,64 @@ impl Ctx<'_> {
             }
             _ => None,
         };
-        let res = execute(
-            self.plan,
-            target,
-            rate,
-            &self.base_url,
-            self.pid,
-            &self.opts.stop,
-            extra,
-            live,
-            self.opts.workloads.as_ref(),
-            split,
-        );
+        let group = self.plan.target(target).filter(|t| !t.members.is_empty());
+        let res = match group {
+            Some(g) => group::execute_group(
+                self.plan,
+                g,
+                rate,
+                &self.base_url,
+                self.pid,
+                &self.opts.stop,
+                extra,
+                live,
+                self.opts.workloads.as_ref(),
+            )
+            .map(|g| (g.combined, g.monitor, g.members)),
+            None => execute(
+                self.plan,
+                target,
+                rate,
+                &self.base_url,
+                self.pid,
+                &self.opts.stop,
+                extra,
+                live,
+                self.opts.workloads.as_ref(),
+                split,
+                None,
+            )
+            .map(|(d, m)| (d, m, Vec::new())),
+        };
         if let Some(o) = self.opts.observer.as_mut() {
             o.run_ended();
         }
-        let (data, mon) = res?;
+        let (data, mon, members) = res?;
         if self.opts.stop.is_set() {
             return Err(StudyError::Interrupted {
                 study: self.study,
                 done: self.done.len(),
             });
         }
-        let pass = analysis::slo_pass(self.plan.slo.as_ref(), &data.summary);
-        self.store
-            .save_run(self.study, phase, rate, target, rep, &data, &mon, pass)?;
+        let slo = self.plan.slo.as_ref();
+        let pass = analysis::slo_pass(slo, &data.summary);
+        // A group's members first, then the group: all in one transaction.
+        let mut runs: Vec<RunToSave<'_>> = members
+            .iter()
+            .map(|(name, d)| RunToSave {
+                target: name,
+                data: d,
+                monitor: &[],
+                slo_pass: analysis::slo_pass(slo, &d.summary),
+            })
+            .collect();
+        runs.push(RunToSave {
+            target,
+            data: &data,
+            monitor: &mon,
+            slo_pass: pass,
+        });
+        self.store.save_runs(self.study, phase, rate, rep, &runs)?;
         self.done.insert(key, pass);
         if let Some(f) = self.opts.committed.as_mut() {
             f();
@@ -259,6 +293,14 @@ impl Ctx<'_> {
         );
         let line = format!("[{counter}] {what}: {}", run_line(s, verdict));
         (self.opts.progress)(&line);
+        for (name, d) in &members {
+            let v = match analysis::slo_pass(slo, &d.summary) {
+                Some(true) => "within SLO",
+                Some(false) => "FAILS SLO",
+                None => "",
+            };
+            (self.opts.progress)(&format!("    {name}: {}", run_line(&d.summary, v)));
+        }
         // Nothing is gained by going on against a target that is not
         // there; after the last run the study ends as planned, and its
         // answer says it.
@@ -350,14 +392,14 @@ fn probes_left(mut lo: u64, mut hi: u64, mut probes: u32, c: &CeilingPlan) -> us
 /// `stored`: runs already in the store (a resumed study), not run again.
 pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) -> Vec<String> {
     let l = &plan.load;
-    let names: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = plan.scheduled().map(|t| t.name.as_str()).collect();
     let rates: Vec<String> = l.rates.iter().map(u64::to_string).collect();
     let rates = if rates.len() > 6 {
         format!("{}, {}, …, {}", rates[0], rates[1], rates[rates.len() - 1])
     } else {
         rates.join(", ")
     };
-    let runs = l.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let runs = l.rates.len() * names.len() * plan.repetitions as usize;
     let steps = if l.is_rate() {
         format!("{} rate(s) ({rates} req/s)", l.rates.len())
     } else {
@@ -391,7 +433,7 @@ pub fn outline(plan: &Plan, study: i64, db: &Path, out: &Path, stored: usize) ->
                 widest = (w[0], w[1]);
             }
         }
-        let probes = probes_left(widest.0, widest.1, 0, c) * plan.targets.len();
+        let probes = probes_left(widest.0, widest.1, 0, c) * names.len();
         if probes > 0 {
             second.push_str(&format!(
                 ", then a ceiling search of at most {probes} run(s) (about {} more)",
@@ -527,7 +569,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         Some(m) => Some(monitor::resolve(m).map_err(StudyError::Monitor)?),
         None => None,
     };
-    let planned = plan.load.rates.len() * plan.targets.len() * plan.repetitions as usize;
+    let planned = plan.load.rates.len() * plan.scheduled().count() * plan.repetitions as usize;
     if let Some(o) = opts.observer.as_mut() {
         o.outline(&outline(plan, study, &opts.db, &out_dir, done.len()));
     }
@@ -600,7 +642,13 @@ fn split_schedule(ctx: &mut Ctx<'_>, o: SplitOptions) -> Result<(), StudyError> 
 /// The study's schedule: sweep with stop rules, then ceiling bisection.
 fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
     let plan = ctx.plan;
-    let names: Vec<String> = plan.targets.iter().map(|t| t.name.clone()).collect();
+    // A group's members run with their group, not on their own.
+    let names: Vec<String> = plan
+        .targets
+        .iter()
+        .filter(|t| t.is_scheduled())
+        .map(|t| t.name.clone())
+        .collect();
     let mut fails_in_row: HashMap<String, u32> = HashMap::new();
     let mut stopped: Vec<String> = Vec::new();
     for (ri, &rate) in plan.load.rates.iter().enumerate() {

@@ -44,6 +44,14 @@ pub(crate) struct RawTarget {
     /// The script's environment (`-e`); a list value is the study's axis.
     #[serde(default)]
     pub(crate) env: BTreeMap<String, serde_norway::Value>,
+    /// Workloads that run at the same time, started together: the target
+    /// is the group, each member one of its workloads.
+    #[serde(default)]
+    pub(crate) concurrent: Vec<RawTarget>,
+    /// A member's own level on the study's axis (requests per second,
+    /// threads, VUs) instead of the step's.
+    #[serde(default)]
+    pub(crate) level: Option<u64>,
 }
 
 /// An origin to start in-process.
@@ -67,6 +75,29 @@ pub struct TargetPlan {
     /// A script or database test instead of requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadPlan>,
+    /// A group of concurrent workloads: its members' names (`group/member`,
+    /// each a target of its own in the plan). The group has no requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// A member of a concurrent group: the group's name. A member runs
+    /// only with its group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// A member's own level on the study's axis (`None`: the step's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u64>,
+}
+
+impl TargetPlan {
+    /// Runs on its own (not as a member of a group).
+    pub fn is_scheduled(&self) -> bool {
+        self.group.is_none()
+    }
+
+    /// The level a run of this target at the step's `level` runs at.
+    pub fn level_at(&self, level: u64) -> u64 {
+        self.level.unwrap_or(level)
+    }
 }
 
 /// An environment variable whose values in a script target are a list:
@@ -126,6 +157,9 @@ pub(crate) fn resolve_target(
             name: t.name.clone(),
             requests: Vec::new(),
             workload: Some(w),
+            members: Vec::new(),
+            group: None,
+            level: None,
         };
         return Ok((plan, Vec::new(), axis));
     }
@@ -173,6 +207,9 @@ pub(crate) fn resolve_target(
             name: t.name.clone(),
             requests,
             workload: None,
+            members: Vec::new(),
+            group: None,
+            level: None,
         },
         written,
         None,

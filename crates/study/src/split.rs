@@ -59,6 +59,12 @@ pub fn check_plan(plan: &Plan) -> Result<(), String> {
         );
     }
     for t in &plan.targets {
+        if !t.members.is_empty() {
+            why.push(format!(
+                "target {} is a concurrent group: groups are not split yet (only single HTTP targets are)",
+                t.name
+            ));
+        }
         if let Some(w) = &t.workload {
             why.push(format!(
                 "target {} is a {} {}: workload steps are not split yet (only HTTP targets are)",

@@ -169,6 +169,14 @@ pub fn now_rfc3339() -> String {
 /// How long a store waits for another process's write lock.
 const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// One run for [`Store::save_runs`].
+pub struct RunToSave<'a> {
+    pub target: &'a str,
+    pub data: &'a RunData,
+    pub monitor: &'a [MonitorPoint],
+    pub slo_pass: Option<bool>,
+}
+
 impl Store {
     /// Opens the store at `path` for a command that only reads it (`runs`,
     /// `compare`): a missing or empty file is refused, never made a store.
@@ -428,6 +436,26 @@ impl Store {
         monitor: &[MonitorPoint],
         slo_pass: Option<bool>,
     ) -> Result<i64, StoreError> {
+        let runs = [RunToSave {
+            target,
+            data,
+            monitor,
+            slo_pass,
+        }];
+        self.save_runs(study, phase, rate, repetition, &runs)
+    }
+
+    /// Saves the runs of one step and repetition in one transaction (a
+    /// concurrent group's members and the group: all or none); returns
+    /// the last one's id.
+    pub fn save_runs(
+        &mut self,
+        study: i64,
+        phase: &str,
+        rate: u64,
+        repetition: u32,
+        runs: &[RunToSave<'_>],
+    ) -> Result<i64, StoreError> {
         let p = self.path.display().to_string();
         let sql = |source| StoreError::Sql {
             path: p.clone(),
@@ -446,26 +474,29 @@ impl Store {
                 |r| r.get(0),
             )
             .map_err(sql)?;
-        tx.execute(
-            "INSERT INTO runs (study_id, step_id, target, repetition, started_at, summary_json, latency_hdr, service_hdr,
-                               series_json, monitor_json, slo_pass)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![
-                study,
-                step,
-                target,
-                repetition,
-                now_rfc3339(),
-                serde_json::to_string(&data.summary).unwrap_or_default(),
-                encode(&data.latency),
-                encode(&data.service),
-                serde_json::to_string(&data.series).unwrap_or_default(),
-                serde_json::to_string(monitor).unwrap_or_default(),
-                slo_pass,
-            ],
-        )
-        .map_err(sql)?;
-        let id = tx.last_insert_rowid();
+        let mut id = 0;
+        for r in runs {
+            tx.execute(
+                "INSERT INTO runs (study_id, step_id, target, repetition, started_at, summary_json, latency_hdr, service_hdr,
+                                   series_json, monitor_json, slo_pass)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    study,
+                    step,
+                    r.target,
+                    repetition,
+                    now_rfc3339(),
+                    serde_json::to_string(&r.data.summary).unwrap_or_default(),
+                    encode(&r.data.latency),
+                    encode(&r.data.service),
+                    serde_json::to_string(&r.data.series).unwrap_or_default(),
+                    serde_json::to_string(r.monitor).unwrap_or_default(),
+                    r.slo_pass,
+                ],
+            )
+            .map_err(sql)?;
+            id = tx.last_insert_rowid();
+        }
         tx.commit().map_err(sql)?;
         Ok(id)
     }

@@ -68,6 +68,21 @@ pub struct RunSummary {
     /// samples are its transactions, these are counted beside them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queries: Option<Queries>,
+    /// A concurrent group's run (its members' runs are stored beside it):
+    /// the members, and how far apart they began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<GroupNote>,
+}
+
+/// What a concurrent group's combined run says of its members.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupNote {
+    /// The members' target names (`group/member`).
+    pub members: Vec<String>,
+    /// The latest member's first send minus the earliest's, over the
+    /// members that share the start instant (HTTP members); `None` when
+    /// fewer than two do.
+    pub start_spread_ns: Option<u64>,
 }
 
 /// A script threshold's verdict in one run.

@@ -28,6 +28,14 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &
     let Some(t) = plan.target(target) else {
         return String::new();
     };
+    if !t.members.is_empty() {
+        return format!(
+            "# concurrent: {} at the same time (their lines, each with one -start-at)",
+            t.members.join(", ")
+        );
+    }
+    // A group's member with a level of its own runs at it in every step.
+    let rate = rate.map(|r| t.level.map_or(r, Rate::per_second));
     if let Some(w) = &t.workload {
         let level = rate.map_or("X".to_string(), |r| r.freq.to_string());
         let words = w.command(&plan.load.axis, &level, plan.load.step);

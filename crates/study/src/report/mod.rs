@@ -222,11 +222,17 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 .map(|t| format!(
                     "`{}` ({})",
                     t.name,
-                    t.requests
-                        .iter()
-                        .map(|r| format!("{} {}", r.method, r.url))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    if let Some(w) = &t.workload {
+                        format!("a {} workload", w.tool())
+                    } else if t.members.is_empty() {
+                        t.requests
+                            .iter()
+                            .map(|r| format!("{} {}", r.method, r.url))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    } else {
+                        format!("concurrent: {}", t.members.join(", "))
+                    }
                 ))
                 .collect::<Vec<_>>()
                 .join("; ")
@@ -521,7 +527,7 @@ fn charts_section(
             continue;
         }
         b.push(Block::Chart(Figure {
-            id: format!("spectrum-{}", t.name),
+            id: format!("spectrum-{}", t.name.replace('/', "--")),
             title: format!("Percentile spectrum — {}", t.name),
             panels: vec![spectrum_panel(lines)],
         }));

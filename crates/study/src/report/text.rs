@@ -102,6 +102,17 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
             d(warmup.as_nanos() as u64)
         );
     }
+    if let Some(g) = &s.group {
+        let spread = g
+            .start_spread_ns
+            .map_or(String::new(), |n| format!(" (start spread {})", d(n)));
+        let _ = writeln!(
+            o,
+            "Concurrent    {} workloads together{spread}, figures above combined: {}",
+            g.members.len(),
+            g.members.join(", ")
+        );
+    }
     if let Some(q) = &s.queries {
         let _ = writeln!(
             o,

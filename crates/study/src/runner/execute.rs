@@ -31,6 +31,7 @@ pub(super) fn execute(
     live: Arc<LiveStats>,
     workloads: Option<&Arc<dyn WorkloadRunner>>,
     split: Option<(loadlab_core::ScheduleSegment, u64, bool)>,
+    start_at: Option<u64>,
 ) -> Result<(RunData, Vec<MonitorPoint>), StudyError> {
     let l = &plan.load;
     let t = plan
@@ -39,10 +40,8 @@ pub(super) fn execute(
     // Only the engine sees the expanded values; every message is scrubbed.
     let scrubbed = |m: String| StudyError::Engine(scrub(plan, base_url, &m));
     let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
-    // About 100 points per run in the latency-over-time chart, at least 100 ms each.
-    let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
-    let mut collector = Collector::new(rate, l.warmup.as_nanos() as u64, bucket);
-    if split.is_some() {
+    let mut collector = new_collector(plan, rate);
+    if split.is_some() || start_at.is_some() {
         collector = collector.keep_part();
     }
     // Everything that can fail before the run does, before the monitor starts.
@@ -66,7 +65,9 @@ pub(super) fn execute(
             AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
                 segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
-                start_at_unix_ns: split.and_then(|(_, slot, keep)| keep.then_some(slot)),
+                start_at_unix_ns: split
+                    .and_then(|(_, slot, keep)| keep.then_some(slot))
+                    .or(start_at),
                 ..l.attack_config(Rate::per_second(rate))
             },
         ),
@@ -109,11 +110,7 @@ pub(super) fn execute(
     };
     let points = mon.map(Monitor::stop).unwrap_or_default();
     let (mut data, unsent, late) = res?;
-    // Error texts name the URL as sent: show it as the plan does.
-    for (k, n) in std::mem::take(&mut data.summary.errors) {
-        let k = scrub(plan, base_url, &k);
-        *data.summary.errors.entry(k).or_default() += n;
-    }
+    scrub_errors(plan, base_url, &mut data.summary);
     data.summary.unsent = unsent;
     data.summary.late = late;
     if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
@@ -121,19 +118,44 @@ pub(super) fn execute(
         p.segments = seg.count;
         p.slot_unix_ns = slot;
     }
+    add_monitor(plan, &points, &mut data.summary);
+    Ok((data, points))
+}
+
+/// Error texts name the URL as sent: shows them as the plan does.
+pub(super) fn scrub_errors(plan: &Plan, base_url: &str, s: &mut crate::collect::RunSummary) {
+    for (k, n) in std::mem::take(&mut s.errors) {
+        let k = scrub(plan, base_url, &k);
+        *s.errors.entry(k).or_default() += n;
+    }
+}
+
+/// The run's CPU and memory figures from the monitor's `points`.
+pub(super) fn add_monitor(
+    plan: &Plan,
+    points: &[MonitorPoint],
+    summary: &mut crate::collect::RunSummary,
+) {
     // CPU figures exclude the warm-up, like every other figure.
     let warm = plan.load.warmup.as_secs_f64();
     let measured: Vec<&MonitorPoint> = points.iter().filter(|p| p.t > warm).collect();
     if !measured.is_empty() {
-        data.summary.cpu_mean =
+        summary.cpu_mean =
             Some(measured.iter().map(|p| p.cpu).sum::<f64>() / measured.len() as f64);
-        data.summary.cpu_max = measured
+        summary.cpu_max = measured
             .iter()
             .map(|p| p.cpu)
             .fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))));
-        data.summary.rss_max = measured.iter().map(|p| p.rss).max();
+        summary.rss_max = measured.iter().map(|p| p.rss).max();
     }
-    Ok((data, points))
+}
+
+/// A run's collector at `rate`.
+pub(super) fn new_collector(plan: &Plan, rate: u64) -> Collector {
+    let l = &plan.load;
+    // About 100 points per run in the latency-over-time chart, at least 100 ms each.
+    let bucket = (l.step.as_nanos() as u64 / 100).max(100_000_000);
+    Collector::new(rate, l.warmup.as_nanos() as u64, bucket)
 }
 
 /// One step of a workload target, `${NAME}` and `{origin}` expanded.

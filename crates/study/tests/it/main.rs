@@ -2,6 +2,7 @@
 //! `tests/` folder is a module here (one link instead of one per file).
 
 mod arbitrary_plans;
+mod concurrent;
 mod fuzz_corpus;
 mod fuzz_regressions;
 mod plan;

@@ -9,7 +9,7 @@ use loadlab_engine::StopSignal;
 use loadlab_study::stats::Verdict;
 use loadlab_study::{Plan, RunOptions, Store, StudyError, run_study};
 
-fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<String>>>) {
+pub(crate) fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mutex<Vec<String>>>) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let l = log.clone();
     (
