@@ -142,16 +142,7 @@ pub fn charts_section(
     }
     // The p99 chart shows the SLO's p99 bound and each ceiling found.
     p99.rules.extend(slo_p99.iter().cloned());
-    for c in &analysis.ceilings {
-        if let (Some(pass), Some(_)) = (c.pass, c.fail) {
-            p99.rules.push(Rule {
-                vertical: true,
-                value: pass as f64,
-                label: format!("{} ceiling {}", c.target, plan.load.level_label(pass)),
-                color: target_index(plan, &c.target),
-            });
-        }
-    }
+    p99.rules.extend(ceiling_rules(plan, analysis));
     if let Some(max_rate) = runs
         .iter()
         .map(|r| r.rate)
@@ -204,6 +195,36 @@ pub fn charts_section(
             panels: vec![spectrum_panel(lines)],
         }));
     }
+}
+
+/// A vertical line at each ceiling found, in its target's colour; targets
+/// with the same ceiling share one line (in black), named together, so no
+/// line hides another.
+fn ceiling_rules(plan: &Plan, analysis: &Analysis) -> Vec<Rule> {
+    let mut at: Vec<(u64, Vec<&str>)> = Vec::new();
+    for c in &analysis.ceilings {
+        if let (Some(pass), Some(_)) = (c.pass, c.fail) {
+            match at.iter_mut().find(|(v, _)| *v == pass) {
+                Some((_, names)) => names.push(&c.target),
+                None => at.push((pass, vec![&c.target])),
+            }
+        }
+    }
+    at.into_iter()
+        .map(|(pass, names)| Rule {
+            vertical: true,
+            value: pass as f64,
+            label: format!(
+                "{} ceiling {}",
+                names.join(", "),
+                plan.load.level_label(pass)
+            ),
+            color: match names[..] {
+                [one] => target_index(plan, one),
+                _ => 6,
+            },
+        })
+        .collect()
 }
 
 pub fn spectrum_panel(lines: Vec<Line>) -> Panel {

@@ -365,6 +365,13 @@ fn slo_failures_are_marked_on_the_panel_of_the_bound_they_broke() {
         success[0].2.contains("failed SLO success ≥ 99.00%") && success[0].2.contains("96.0"),
         "{success:?}"
     );
+    // Both ceilings are at 100 req/s: one line names both, none hidden.
+    let p99_body = panels.iter().find(|p| p.0 == "p99").unwrap().1;
+    let rules: Vec<String> = svg::with_class(p99_body, "polyline", "rule")
+        .into_iter()
+        .filter_map(|t| svg::attr(t, "data-series"))
+        .collect();
+    assert_eq!(rules, ["SLO p99 ≤ 80ms", "a, b ceiling 100 req/s"]);
     // The legends say what the marks mean.
     for (panel, words) in [
         ("p99", "failed SLO p99 ≤ 80ms"),
