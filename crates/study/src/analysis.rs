@@ -16,24 +16,65 @@ use crate::store::RunRow;
 pub const SWEEP: &str = "sweep";
 pub const PROBE: &str = "probe";
 
+/// One bound of an SLO: the success ratio, or the latency at a percentile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SloBound {
+    /// Minimum success ratio, 0..=1.
+    Success(f64),
+    /// Maximum latency at the percentile (100 = max).
+    Latency(f64, std::time::Duration),
+}
+
+impl SloBound {
+    /// Every bound of `slo`, success first.
+    pub fn all(slo: &Slo) -> Vec<SloBound> {
+        let lat = slo.latency.iter().map(|(p, d)| SloBound::Latency(*p, *d));
+        slo.success
+            .map(SloBound::Success)
+            .into_iter()
+            .chain(lat)
+            .collect()
+    }
+
+    /// The measured figure this bound limits: `success`, `p99`, `max`.
+    pub fn metric(&self) -> String {
+        match self {
+            SloBound::Success(_) => "success".into(),
+            SloBound::Latency(p, _) if *p >= 100.0 => "max".into(),
+            SloBound::Latency(p, _) => format!("p{p}"),
+        }
+    }
+
+    /// Whether run summary `s` keeps within this bound.
+    pub fn holds(&self, s: &RunSummary) -> bool {
+        match *self {
+            SloBound::Success(min) => s.success >= min,
+            SloBound::Latency(p, bound) => {
+                let v = match p as u32 {
+                    50 => s.p50_ns,
+                    90 => s.p90_ns,
+                    95 => s.p95_ns,
+                    99 => s.p99_ns,
+                    _ => s.max_ns,
+                };
+                v as u128 <= bound.as_nanos()
+            }
+        }
+    }
+}
+
+/// The SLO bounds run `s` breaks; a run without requests breaks them all.
+pub fn slo_failures(slo: &Slo, s: &RunSummary) -> Vec<SloBound> {
+    SloBound::all(slo)
+        .into_iter()
+        .filter(|b| s.requests == 0 || !b.holds(s))
+        .collect()
+}
+
 /// Whether a run meets the SLO (None when the plan has no SLO).
 pub fn slo_pass(slo: Option<&Slo>, s: &RunSummary) -> Option<bool> {
     let slo = slo?;
-    if s.requests == 0 {
-        return Some(false);
-    }
-    let mut ok = slo.success.is_none_or(|min| s.success >= min);
-    for (p, bound) in &slo.latency {
-        let v = match *p as u32 {
-            50 => s.p50_ns,
-            90 => s.p90_ns,
-            95 => s.p95_ns,
-            99 => s.p99_ns,
-            _ => s.max_ns,
-        };
-        ok &= v as u128 <= bound.as_nanos();
-    }
-    Some(ok)
+    Some(s.requests > 0 && slo_failures(slo, s).is_empty())
 }
 
 /// A step passes when a strict majority of its repetitions pass.

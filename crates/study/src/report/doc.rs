@@ -119,7 +119,7 @@ h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
 pre{background:#f6f8fa;padding:0.8em;white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.85em}
-figure{margin:2em 0}figure svg{max-width:100%;height:auto}figcaption{font-weight:600;margin-bottom:0.4em}
+figure{margin:2.5em 0 3em;padding-top:1em;border-top:1px solid #eee}h2+figure,h3+figure{margin-top:1em;padding-top:0;border-top:0}figure svg{display:block;max-width:100%;height:auto}figcaption{font-weight:600;font-size:1.05em;margin:0 0 0.6em}
 details{margin:0.8em 0}summary{cursor:pointer;font-weight:600}
 .verdict{padding:0.5em 0.8em;border-left:5px solid #999;background:#fafafa;margin:0.5em 0}
 .supported{border-color:#1a7f37}.rejected{border-color:#cf222e}.inconclusive{border-color:#9a6700}";

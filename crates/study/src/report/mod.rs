@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod command;
 pub mod doc;
+pub mod figures;
 pub mod split_note;
 pub mod text;
 
@@ -19,9 +20,10 @@ use crate::analysis::{Analysis, PROBE, SWEEP};
 use crate::env::Environment;
 use crate::plan::Plan;
 use crate::store::{RunRow, StudyRow};
-use charts::{Axis, Figure, Line, Panel, Rule};
+use charts::{Figure, Line, Panel, Rule, Shade};
 pub use command::attack_command;
 use doc::Block;
+use figures::{charts_section, slo_p99_rule, spectrum_panel};
 
 /// Table-friendly latency: 3 significant digits in ms (full precision lives in the vegeta blocks).
 fn ms(ns: f64) -> String {
@@ -188,10 +190,10 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         });
     }
 
-    let (rates, sat) = summary_section(&mut b, plan, runs);
+    let rates = summary_section(&mut b, plan, runs);
 
     let slo_p99 = slo_p99_rule(plan);
-    charts_section(&mut b, plan, runs, analysis, sat, &slo_p99);
+    charts_section(&mut b, plan, runs, analysis, &rates, &slo_p99);
     steps_section(&mut b, plan, runs, &rates, &slo_p99);
 
     // Setup last-but-one: long, for reproduction.
@@ -295,29 +297,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     b
 }
 
-fn spectrum_panel(lines: Vec<Line>) -> Panel {
-    Panel {
-        x_label: "percentile (log scale of 1/(1−p))".into(),
-        y_label: "latency (ms)".into(),
-        x_axis: Axis::Log,
-        y_axis: Axis::Linear,
-        x_ticks: Some(charts::percentile_tick),
-        lines,
-        shade: None,
-        rules: Vec::new(),
-    }
-}
-
-/// Each target's saturation points: (load, throughput, p99 ms).
-type Saturation = BTreeMap<String, Vec<(f64, f64, f64)>>;
-
 /// The Summary section, rate × target (and the custom metrics' table);
-/// gives the steps in order and each target's saturation points.
-fn summary_section(
-    b: &mut Vec<Block>,
-    plan: &Plan,
-    runs: &[RunRow],
-) -> (Vec<(String, u64)>, Saturation) {
+/// gives the steps in order.
+fn summary_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) -> Vec<(String, u64)> {
     // Summary table: rate × target.
     b.push(Block::Heading(
         2,
@@ -340,7 +322,6 @@ fn summary_section(
         plan.repetitions
     )));
     let mut rows = Vec::new();
-    let mut sat: Saturation = BTreeMap::new();
     let mut rates: Vec<(String, u64)> = runs.iter().map(|r| (r.phase.clone(), r.rate)).collect();
     rates.sort_by_key(|(p, r)| (*r, p != SWEEP));
     rates.dedup();
@@ -380,11 +361,6 @@ fn summary_section(
                     None => "—".into(),
                 },
             ]);
-            sat.entry(t.name.clone()).or_default().push((
-                *rate as f64,
-                a.throughput,
-                p(0.99) / 1e6,
-            ));
         }
     }
     let axis_head = if plan.load.is_rate() {
@@ -412,126 +388,7 @@ fn summary_section(
         rows,
     });
     metrics_table(b, plan, runs, &rates);
-    (rates, sat)
-}
-
-/// The Charts section: saturation (throughput and p99 against the load,
-/// the SLO and the ceilings drawn in) and each target's spectrum.
-fn charts_section(
-    b: &mut Vec<Block>,
-    plan: &Plan,
-    runs: &[RunRow],
-    analysis: &Analysis,
-    sat: Saturation,
-    slo_p99: &Option<Rule>,
-) {
-    // Charts.
-    b.push(Block::Heading(2, "Charts".into()));
-    let mut sat_lines_t = Vec::new();
-    let mut sat_lines_p = Vec::new();
-    for (name, mut pts) in sat {
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let c = target_index(plan, &name);
-        sat_lines_t.push(Line {
-            label: name.clone(),
-            color: c,
-            points: pts.iter().map(|p| (p.0, p.1)).collect(),
-            dashed: false,
-            markers: true,
-        });
-        sat_lines_p.push(Line {
-            label: name.clone(),
-            color: c,
-            points: pts.iter().map(|p| (p.0, p.2.max(0.001))).collect(),
-            dashed: false,
-            markers: true,
-        });
-    }
-    // The p99 chart shows the SLO's p99 bound and each ceiling found.
-    let mut p99_rules: Vec<Rule> = slo_p99.iter().cloned().collect();
-    for c in &analysis.ceilings {
-        if let (Some(pass), Some(_)) = (c.pass, c.fail) {
-            p99_rules.push(Rule {
-                vertical: true,
-                value: pass as f64,
-                label: format!("{} ceiling {}", c.target, plan.load.level_label(pass)),
-                color: target_index(plan, &c.target),
-            });
-        }
-    }
-    if let Some(max_rate) = runs
-        .iter()
-        .map(|r| r.rate)
-        .max()
-        .filter(|_| plan.load.is_rate())
-    {
-        sat_lines_t.push(Line {
-            label: "offered".into(),
-            color: 6,
-            points: vec![(0.0, 0.0), (max_rate as f64, max_rate as f64)],
-            dashed: true,
-            markers: false,
-        });
-    }
-    b.push(Block::Chart(Figure {
-        id: "saturation".into(),
-        title: if plan.load.is_rate() {
-            "Saturation: offered rate vs achieved throughput and p99".into()
-        } else {
-            format!(
-                "Scaling: {} vs achieved throughput and p99",
-                plan.load.axis_label()
-            )
-        },
-        panels: vec![
-            Panel {
-                x_label: plan.load.axis_label(),
-                y_label: "successful req/s".into(),
-                x_axis: Axis::Linear,
-                y_axis: Axis::Linear,
-                x_ticks: None,
-                lines: sat_lines_t,
-                shade: None,
-                rules: Vec::new(),
-            },
-            Panel {
-                x_label: plan.load.axis_label(),
-                y_label: "p99 latency (ms, log)".into(),
-                x_axis: Axis::Linear,
-                y_axis: Axis::Log,
-                x_ticks: None,
-                lines: sat_lines_p,
-                shade: None,
-                rules: p99_rules,
-            },
-        ],
-    }));
-    for t in &plan.targets {
-        let lines: Vec<Line> = plan
-            .load
-            .rates
-            .iter()
-            .enumerate()
-            .filter_map(|(i, rate)| {
-                let a = aggregate(runs, SWEEP, *rate, &t.name)?;
-                Some(Line {
-                    label: plan.load.level_label(*rate),
-                    color: i,
-                    points: charts::spectrum_points(&a.hist),
-                    dashed: false,
-                    markers: false,
-                })
-            })
-            .collect();
-        if lines.is_empty() {
-            continue;
-        }
-        b.push(Block::Chart(Figure {
-            id: format!("spectrum-{}", t.name.replace('/', "--")),
-            title: format!("Percentile spectrum — {}", t.name),
-            panels: vec![spectrum_panel(lines)],
-        }));
-    }
+    rates
 }
 
 /// The Steps section: per step, its charts, then its runs folded.
@@ -545,7 +402,7 @@ fn steps_section(
     // Steps.
     b.push(Block::Heading(2, "Steps".into()));
     b.push(Block::Para(format!(
-        "Each run lasts {} of which the first {} is warm-up: run, drawn shaded in the charts, excluded from every figure. \
+        "Each run lasts {} of which the first {} is warm-up: shaded in the charts and excluded from every figure. \
          Targets are interleaved within each step (A B A B …) so drift hits them alike.",
         format_go_duration(plan.load.step),
         format_go_duration(plan.load.warmup)
@@ -570,49 +427,14 @@ fn steps_section(
             };
             let c = target_index(plan, &t.name);
             for r in &a.runs {
-                run_blocks.push(Block::Heading(
-                    4,
-                    format!("{} — repetition {}", t.name, r.repetition),
-                ));
-                run_blocks.push(Block::Code(
-                    String::new(),
-                    format!(
-                        "{}\n\n{}{}",
-                        attack_command(
-                            plan,
-                            &t.name,
-                            Some(Rate::per_second(*rate)),
-                            "http://ORIGIN"
-                        ),
-                        text::vegeta_text(&r.summary),
-                        text::extras(&r.summary, plan.load.warmup)
-                    ),
-                ));
-                let pts: Vec<(f64, f64)> = r
-                    .series
-                    .iter()
-                    .map(|p| (p.t, p.p99_ns as f64 / 1e6))
-                    .collect();
-                let label = if a.runs.len() > 1 {
-                    format!("{} #{} p99", t.name, r.repetition)
-                } else {
-                    format!("{} p99", t.name)
-                };
-                time_lines.push(Line {
-                    label,
-                    color: c,
-                    points: pts,
-                    dashed: r.repetition > 1,
-                    markers: false,
-                });
+                run_blocks.extend(run_blocks_of(plan, &t.name, *rate, r));
+                time_lines.push(time_line(plan, &t.name, a.runs.len(), r));
             }
-            overlay.push(Line {
-                label: t.name.clone(),
-                color: c,
-                points: charts::spectrum_points(&a.hist),
-                dashed: false,
-                markers: false,
-            });
+            overlay.push(Line::new(
+                t.name.clone(),
+                c,
+                charts::spectrum_points(&a.hist),
+            ));
         }
         let slug = format!("{phase}-{rate}");
         b.push(Block::Chart(Figure {
@@ -621,17 +443,7 @@ fn steps_section(
                 "Latency over time at {} (p99 per bucket; warm-up shaded)",
                 plan.load.level_label(*rate)
             ),
-            panels: vec![Panel {
-                x_label: "seconds since start of run".into(),
-                y_label: "latency (ms)".into(),
-                x_axis: Axis::Linear,
-                y_axis: Axis::Linear,
-                x_ticks: None,
-                lines: time_lines,
-                shade: (!plan.load.warmup.is_zero())
-                    .then_some((0.0, plan.load.warmup.as_secs_f64())),
-                rules: slo_p99.iter().cloned().collect(),
-            }],
+            panels: vec![time_panel(plan, time_lines, slo_p99)],
         }));
         if overlay.len() > 1 {
             b.push(Block::Chart(Figure {
@@ -653,36 +465,69 @@ fn steps_section(
     }
 }
 
-/// The SLO's p99 bound as a horizontal line (in ms), if the plan has one.
-fn slo_p99_rule(plan: &Plan) -> Option<Rule> {
-    let (_, d) = plan
-        .slo
-        .as_ref()?
-        .latency
+/// A run's heading and its command line with its vegeta-style report.
+fn run_blocks_of(plan: &Plan, target: &str, rate: u64, r: &RunRow) -> [Block; 2] {
+    let command = attack_command(plan, target, Some(Rate::per_second(rate)), "http://ORIGIN");
+    [
+        Block::Heading(4, format!("{target} — repetition {}", r.repetition)),
+        Block::Code(
+            String::new(),
+            format!(
+                "{command}\n\n{}{}",
+                text::vegeta_text(&r.summary),
+                text::extras(&r.summary, plan.load.warmup)
+            ),
+        ),
+    ]
+}
+
+/// One run's line on its step's latency-over-time chart, named after the
+/// SLO bounds the run broke, if any.
+fn time_line(plan: &Plan, target: &str, reps: usize, r: &RunRow) -> Line {
+    let pts: Vec<(f64, f64)> = r
+        .series
         .iter()
-        .find(|(p, _)| (*p - 99.0).abs() < 1e-9)?;
-    Some(Rule {
-        vertical: false,
-        value: d.as_secs_f64() * 1e3,
-        label: format!("SLO p99 ≤ {}", format_go_duration(*d)),
-        color: 6,
-    })
+        .map(|p| (p.t, p.p99_ns as f64 / 1e6))
+        .collect();
+    let mut label = if reps > 1 {
+        format!("{target} #{} p99", r.repetition)
+    } else {
+        format!("{target} p99")
+    };
+    let broke: Vec<String> = plan
+        .slo
+        .as_ref()
+        .map(|slo| crate::analysis::slo_failures(slo, &r.summary))
+        .unwrap_or_default()
+        .iter()
+        .map(|b| b.metric())
+        .collect();
+    if !broke.is_empty() {
+        label = format!("{label} (failed SLO {})", broke.join(", "));
+    }
+    Line::new(label, target_index(plan, target), pts)
+}
+
+/// A step's latency-over-time panel: each run's p99 per bucket, the
+/// warm-up shaded, the SLO's p99 bound.
+fn time_panel(plan: &Plan, lines: Vec<Line>, slo_p99: &Option<Rule>) -> Panel {
+    let mut p = Panel::new("latency", "seconds since start of run", "latency (ms)");
+    p.lines = lines;
+    p.shade = (!plan.load.warmup.is_zero()).then(|| Shade {
+        from: 0.0,
+        to: plan.load.warmup.as_secs_f64(),
+        label: "warm-up (excluded)".into(),
+    });
+    p.rules = slo_p99.iter().cloned().collect();
+    p
 }
 
 pub fn describe_slo(s: &crate::plan::Slo) -> String {
-    let mut parts = Vec::new();
-    if let Some(x) = s.success {
-        parts.push(format!("success ≥ {:.2}%", x * 100.0));
-    }
-    for (p, d) in &s.latency {
-        let name = if *p >= 100.0 {
-            "max".to_string()
-        } else {
-            format!("p{p}")
-        };
-        parts.push(format!("{name} ≤ {}", format_go_duration(*d)));
-    }
-    parts.join(", ")
+    crate::analysis::SloBound::all(s)
+        .iter()
+        .map(figures::bound_text)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Writes `report.md`, `charts/*.png` and `report.html` into `out`.

@@ -10,5 +10,6 @@ mod report_charts;
 mod report_html;
 mod store;
 mod study_e2e;
+mod svg;
 mod verdicts;
 mod workload_plans;
