@@ -15,6 +15,7 @@
 pub mod credentials;
 pub mod duration;
 pub mod info;
+pub mod mix;
 pub mod pacer;
 pub mod rate;
 pub mod sample;

@@ -139,6 +139,10 @@ pub struct AttackConfig {
     /// times (see `loadlab_core::segment`). The schedule flags, the count
     /// and the worker limits describe the whole test.
     pub segment: ScheduleSegment,
+    /// A weighted mix of the (static) targets: one weight per target; request
+    /// `n` goes to the target [`loadlab_core::mix::weighted_order`] gives, so
+    /// each target's share holds at every instant (`None`: round-robin).
+    pub weights: Option<Vec<u32>>,
     /// `-start-at`: the wall-clock instant (ns since the Unix epoch) at which
     /// the schedule starts; the engine waits for it (see [`START_AT_MAX_AHEAD`]
     /// and [`START_AT_MAX_PAST`]).
@@ -230,6 +234,7 @@ impl Default for AttackConfig {
             closed_loop: false,
             resolution: DEFAULT_RESOLUTION,
             segment: ScheduleSegment::WHOLE,
+            weights: None,
             start_at_unix_ns: None,
             clock_max_error_ns: None,
         }
@@ -243,6 +248,9 @@ impl AttackConfig {
         use crate::EngineError::Config;
         if self.timeout.is_zero() {
             return Err(Config("-timeout must be greater than zero".into()));
+        }
+        if let Some(w) = &self.weights {
+            loadlab_core::mix::weighted_order(w).map_err(|m| Config(format!("-weights: {m}")))?;
         }
         if self.unpaced() && self.worker_cap().is_none() {
             let what = if self.closed_loop {

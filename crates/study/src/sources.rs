@@ -52,6 +52,9 @@ pub(crate) struct RawTarget {
     /// threads, VUs) instead of the step's.
     #[serde(default)]
     pub(crate) level: Option<u64>,
+    /// A weighted mix of the target's requests: one weight per request.
+    #[serde(default)]
+    pub(crate) weights: Vec<u32>,
 }
 
 /// An origin to start in-process.
@@ -86,12 +89,20 @@ pub struct TargetPlan {
     /// A member's own level on the study's axis (`None`: the step's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<u64>,
+    /// A weighted mix of `requests`, one weight each (empty: round-robin).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix: Vec<u32>,
 }
 
 impl TargetPlan {
     /// Runs on its own (not as a member of a group).
     pub fn is_scheduled(&self) -> bool {
         self.group.is_none()
+    }
+
+    /// The engine's weights of a weighted mix (`None`: round-robin).
+    pub fn weights(&self) -> Option<Vec<u32>> {
+        (!self.mix.is_empty()).then(|| self.mix.clone())
     }
 
     /// The level a run of this target at the step's `level` runs at.
@@ -160,7 +171,14 @@ pub(crate) fn resolve_target(
             members: Vec::new(),
             group: None,
             level: None,
+            mix: Vec::new(),
         };
+        if !t.weights.is_empty() {
+            return Err(SourceError::new(
+                "weights",
+                "`weights` mix an HTTP target's requests; a script or database test has none",
+            ));
+        }
         return Ok((plan, Vec::new(), axis));
     }
     if !t.env.is_empty() {
@@ -202,6 +220,20 @@ pub(crate) fn resolve_target(
             ));
         }
     };
+    if !t.weights.is_empty() {
+        if t.weights.len() != requests.len() {
+            return Err(SourceError::new(
+                "weights",
+                format!(
+                    "{} weight(s) for {} request(s): give one weight per request of the target, in order",
+                    t.weights.len(),
+                    requests.len()
+                ),
+            ));
+        }
+        loadlab_core::mix::weighted_order(&t.weights)
+            .map_err(|m| SourceError::new("weights", m))?;
+    }
     Ok((
         TargetPlan {
             name: t.name.clone(),
@@ -210,6 +242,7 @@ pub(crate) fn resolve_target(
             members: Vec::new(),
             group: None,
             level: None,
+            mix: t.weights.clone(),
         },
         written,
         None,

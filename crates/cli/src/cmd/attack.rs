@@ -113,6 +113,7 @@ pub fn config(a: &AttackArgs) -> Result<AttackConfig, CliError> {
         segment: a.segment.unwrap_or(loadlab_core::ScheduleSegment::WHOLE),
         start_at_unix_ns: a.start_at,
         clock_max_error_ns: None,
+        weights: a.weights.clone(),
     };
     // The engine's own checks (caps, -resolution, -cert with -key, ...),
     // as usage errors before any file is read or written.

@@ -113,6 +113,11 @@ pub struct AttackArgs {
     /// Local IP address to bind
     #[arg(long)]
     pub laddr: Option<IpAddr>,
+    /// A weighted mix: one weight per target, in the targets' order
+    /// (-weights=70,20,10); each target's share of the requests holds at
+    /// every instant, not only on average [default: round-robin]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,...")]
+    pub weights: Option<Vec<u32>>,
     /// Send request bodies with chunked transfer encoding (HTTP/1.1)
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
     pub chunked: bool,

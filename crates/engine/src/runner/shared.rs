@@ -22,7 +22,8 @@ use crate::targets::{Target, TargetError};
 use crate::transport::Transport;
 
 pub(super) enum Targets {
-    Static(Vec<Arc<Template>>),
+    /// The targets, and with a weighted mix one cycle of their order.
+    Static(Vec<Arc<Template>>, Option<Box<[u32]>>),
     Lazy {
         rx: tokio::sync::Mutex<mpsc::Receiver<Result<Target, TargetError>>>,
         index: Mutex<HashMap<(http::Method, String), u32>>,

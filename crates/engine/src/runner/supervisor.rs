@@ -90,7 +90,27 @@ fn build_targets(
                     url: crate::targets::redact_url(&t.url).into_owned(),
                 });
             }
-            (Targets::Static(tpls), infos)
+            let order = match &cfg.weights {
+                None => None,
+                Some(w) if w.len() != tpls.len() => {
+                    return Err(EngineError::Config(format!(
+                        "{} weights for {} targets: give one weight per target",
+                        w.len(),
+                        tpls.len()
+                    )));
+                }
+                Some(w) => Some(
+                    loadlab_core::mix::weighted_order(w)
+                        .map_err(EngineError::Config)?
+                        .into_boxed_slice(),
+                ),
+            };
+            (Targets::Static(tpls, order), infos)
+        }
+        TargetSource::Lazy(_) if cfg.weights.is_some() => {
+            return Err(EngineError::Config(
+                "a weighted mix needs its targets up front (not -lazy)".into(),
+            ));
         }
         TargetSource::Lazy(iter) => (super::lazy::feed(iter)?, Vec::new()),
     };

@@ -138,8 +138,11 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             (n, None)
         };
         let (target, tpl) = match &sh.targets {
-            Targets::Static(v) => {
-                let i = (n % v.len() as u64) as usize;
+            Targets::Static(v, order) => {
+                let i = match order {
+                    None => (n % v.len() as u64) as usize,
+                    Some(o) => o[(n % o.len() as u64) as usize] as usize,
+                };
                 (i as u32, v[i].clone())
             }
             Targets::Lazy { .. } => match sh.next_lazy(&tx).await {

@@ -66,3 +66,66 @@ async fn plan_pacer_ends_the_attack_by_itself() {
     assert_eq!(sum.requests, 25);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Exhausted);
 }
+
+/// A weighted mix of 70/20/10 at 1,000/s: in every second of the schedule
+/// (by intended time) each target gets its share within one request, and
+/// the server saw each request at its target's path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_weighted_mix_holds_its_shares_in_every_second() {
+    let srv = serve(hello()).await;
+    let sink = Collect::default();
+    let cfg = AttackConfig {
+        pacer: PacerSpec::Constant(Rate::per_second(1000)),
+        duration: Some(ms(2000)),
+        weights: Some(vec![70, 20, 10]),
+        ..Default::default()
+    };
+    let targets = loadlab_engine::TargetSource::Static(vec![
+        get(&srv.url("/news")),
+        get(&srv.url("/sport")),
+        get(&srv.url("/sounds")),
+    ]);
+    let (sum, _) = attack(cfg, targets, sink.boxed(), never()).await.unwrap();
+    assert_eq!(sum.requests, 2000, "{sum:?}");
+    let samples = sink.samples();
+    // Every window of 1,000 consecutive requests, i.e. every second of the
+    // schedule, not only the two whole ones.
+    for from in (0..=1000).step_by(50) {
+        let mut count = [0i64; 3];
+        for s in samples.iter().filter(|s| {
+            s.intended_ns >= from * 1_000_000 && s.intended_ns < (from + 1000) * 1_000_000
+        }) {
+            count[s.target as usize] += 1;
+        }
+        for (c, share) in count.iter().zip([700, 200, 100]) {
+            assert!((c - share).abs() <= 1, "from {from} ms: {count:?}");
+        }
+    }
+    assert!(samples.iter().all(|s| s.status == 200));
+}
+
+#[tokio::test]
+async fn weights_that_cannot_make_a_mix_are_refused() {
+    let targets = || {
+        loadlab_engine::TargetSource::Static(vec![
+            get("http://127.0.0.1:1/a"),
+            get("http://127.0.0.1:1/b"),
+        ])
+    };
+    let run = |w: Vec<u32>| {
+        let cfg = AttackConfig {
+            duration: Some(ms(100)),
+            weights: Some(w),
+            ..Default::default()
+        };
+        attack(cfg, targets(), Collect::default().boxed(), never())
+    };
+    let Err(e) = run(vec![1, 2, 3]).await else {
+        panic!("3 weights for 2 targets accepted")
+    };
+    assert!(e.to_string().contains("3 weights for 2 targets"), "{e}");
+    let Err(e) = run(vec![1, 0]).await else {
+        panic!("a weight of 0 accepted")
+    };
+    assert!(e.to_string().contains("weight 2 is 0"), "{e}");
+}

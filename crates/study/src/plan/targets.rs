@@ -91,6 +91,7 @@ fn read_group(
         ("body", g.body.is_some()),
         ("headers", !g.headers.is_empty()),
         ("env", !g.env.is_empty()),
+        ("weights", !g.weights.is_empty()),
     ];
     if let Some((k, _)) = own.iter().find(|(_, set)| *set) {
         return Err(err(
@@ -109,6 +110,7 @@ fn read_group(
         members: Vec::new(),
         group: None,
         level: None,
+        mix: Vec::new(),
     });
     out.written.push(Vec::new());
     out.keys.push(key.to_string());

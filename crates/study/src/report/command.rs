@@ -54,7 +54,8 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &
             .collect::<Vec<_>>()
             .join(" ");
     }
-    let cfg = plan.load.attack_config(rate.unwrap_or(Rate::per_second(1)));
+    let mut cfg = plan.load.attack_config(rate.unwrap_or(Rate::per_second(1)));
+    cfg.weights = t.weights();
     let url = |r: &RequestPlan| r.url.replace("{origin}", base_url);
     let body = |r: &RequestPlan| r.body.clone().filter(|b| !b.is_empty());
     // Files the line writes (or, too large, only names) before the attack.
@@ -166,6 +167,10 @@ pub fn attack_flags(cfg: &AttackConfig, rate: Option<&str>) -> Vec<String> {
         cfg.redirects != d.redirects,
         format!("-redirects={}", cfg.redirects),
     );
+    let weights = cfg.weights.as_ref().map_or(String::new(), |w| {
+        w.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    });
+    on(cfg.weights.is_some(), format!("-weights={weights}"));
     on(cfg.http2 != d.http2, format!("-http2={}", cfg.http2));
     on(cfg.h2c != d.h2c, format!("-h2c={}", cfg.h2c));
     on(cfg.tls.insecure, "-insecure".into());

@@ -68,6 +68,7 @@ pub(super) fn execute(
                 start_at_unix_ns: split
                     .and_then(|(_, slot, keep)| keep.then_some(slot))
                     .or(start_at),
+                weights: t.weights(),
                 ..l.attack_config(Rate::per_second(rate))
             },
         ),

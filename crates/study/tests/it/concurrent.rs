@@ -128,3 +128,46 @@ fn a_bad_group_is_refused_where_it_is_written() {
         assert_eq!((e.line, e.column), (line, column), "{e}");
     }
 }
+
+#[test]
+fn a_weighted_mix_runs_as_one_attack_with_its_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("routes.txt"),
+        "GET {origin}/news\nGET {origin}/sport\nGET {origin}/sounds\n",
+    )
+    .unwrap();
+    let yaml = r#"
+name: mix
+origin:
+  recipes:
+    - {route: /news, body: "n", stages: [{at: 0, status: 200}]}
+    - {route: /sport, body: "s", stages: [{at: 0, status: 200}]}
+    - {route: /sounds, body: "o", stages: [{at: 0, status: 200}]}
+targets:
+  - name: mix
+    targets_file: routes.txt
+    weights: [70, 20, 10]
+load:
+  rates: [100]
+  step: 1s
+"#;
+    let plan = Plan::from_yaml(yaml, "plan.yaml", dir.path()).unwrap();
+    let (o, log) = opts(dir.path(), yaml, false);
+    let out = run_study(&plan, o).unwrap();
+    let store = Store::open(&dir.path().join("study.db")).unwrap();
+    let runs = store.runs(out.study_id).unwrap();
+    assert_eq!(runs[0].summary.requests, 100, "{:?}", log.lock().unwrap());
+    let report = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
+    assert!(report.contains("-weights=70,20,10"), "{report}");
+    // Weights that do not fit the requests are refused where written.
+    let bad = yaml.replace("[70, 20, 10]", "[70, 30]");
+    let e = Plan::from_yaml(&bad, "plan.yaml", dir.path()).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "targets[0].weights: 2 weight(s) for 3 request(s): give one weight per request"
+        ),
+        "{e}"
+    );
+    assert_eq!(e.line, 11, "{e}");
+}
