@@ -130,6 +130,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         for (i, a) in analysis.answers.iter().enumerate() {
             b.push(Block::Verdict {
                 verdict: a.verdict.word().into(),
+                label: a.word().into(),
                 // The plain sentence first, then the statistics.
                 text: if a.plain.is_empty() {
                     format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation)
