@@ -88,7 +88,85 @@ pub fn fmt_margin(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hypothesis::Hypothesis;
     use crate::stats::{ALPHA, Verdict};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// Per-run p99 values (ns) of one cell: lognormal around `median`,
+    /// `sd` the run-to-run spread of ln p99 (0.04: about 4 %).
+    fn p99s(rng: &mut SmallRng, median: f64, sd: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                // Box–Muller.
+                let (u1, u2): (f64, f64) = (rng.random::<f64>().max(1e-12), rng.random());
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                median * (sd * z).exp()
+            })
+            .collect()
+    }
+
+    /// How many of `sets` simulated studies (3 rates, `runs` per cell, A's
+    /// p99 `ratio` times B's) the hypothesis calls each verdict:
+    /// (supported, rejected, inconclusive).
+    fn simulate(h: &str, seed: u64, sets: usize, runs: usize, ratio: f64) -> [usize; 3] {
+        let h = Hypothesis::parse(h, &["a", "b"]).unwrap();
+        let r = h.margin_relative.expect("a relative margin");
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut counts = [0; 3];
+        for _ in 0..sets {
+            // p99 grows with the rate, as it does towards saturation.
+            let strata: Vec<Stratum> = [(100, 8e6), (200, 12e6), (400, 30e6)]
+                .iter()
+                .map(|&(rate, median)| Stratum {
+                    label: format!("{rate} req/s"),
+                    a: p99s(&mut rng, median * ratio, 0.04, runs),
+                    b: p99s(&mut rng, median, 0.04, runs),
+                })
+                .collect();
+            let ev = compare(&strata, ALPHA).unwrap();
+            let j = judge(h.op, r, &ev, ALPHA);
+            assert_eq!(j.underpowered, None, "{j:?}");
+            counts[match j.verdict {
+                Verdict::Supported => 0,
+                Verdict::Rejected => 1,
+                Verdict::Inconclusive => 2,
+            }] += 1;
+        }
+        counts
+    }
+
+    /// The test of the test: on simulated studies whose answer is known,
+    /// the equivalence verdict must say EQUIVALENT when the two origins
+    /// are the same, and almost never when they are 10 % apart. 3 rates,
+    /// 10 runs per cell and a run-to-run spread of 4 % give the exact
+    /// test the power to tell a 5 % margin.
+    #[test]
+    fn equivalence_is_found_between_twins_and_not_across_a_ten_percent_gap() {
+        let h = "a.p99 ≈ b.p99 within 5%";
+        let [same, ..] = simulate(h, 1, 40, 10, 1.0);
+        assert!(same >= 38, "equivalent in only {same}/40 sets of twins");
+        for (seed, ratio) in [(2, 1.10), (3, 0.90)] {
+            let [equivalent, not, _] = simulate(h, seed, 40, 10, ratio);
+            assert!(
+                equivalent <= 2,
+                "equivalent in {equivalent}/40 sets {ratio} apart"
+            );
+            assert!(
+                not >= 30,
+                "not equivalent in only {not}/40 sets {ratio} apart"
+            );
+        }
+        // At the margin itself (exactly 5 % apart), "equivalent" is the
+        // error the level bounds: at most 5 % of the time (4.2 % over 8000
+        // sets; 7 % here is more than 3 standard errors above that, where
+        // a test at 10 % would be far beyond).
+        let [at_margin, ..] = simulate(h, 4, 600, 10, 1.05);
+        assert!(
+            at_margin <= 42,
+            "equivalent in {at_margin}/600 sets at the margin"
+        );
+    }
 
     #[test]
     fn the_margin_is_a_ratio_at_each_rate() {
