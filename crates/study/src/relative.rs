@@ -72,6 +72,29 @@ pub fn judge(op: Cmp, r: f64, ev: &RelativeEvidence, alpha: f64) -> Judgement {
     stats::judge_between(op, bounds(r), &ev.evidence, alpha)
 }
 
+/// The report's sentences on the margins its verdicts used: equivalences
+/// (`≈`) and relative margins (`within 5%`), at one-sided level `alpha`.
+pub fn method_text(equivalence: bool, relative: bool, alpha: f64) -> String {
+    let level = 100.0 * (1.0 - 2.0 * alpha);
+    let mut s = String::new();
+    if equivalence {
+        s.push_str(&format!(
+            "An equivalence (≈) is two one-sided tests, each at {alpha}: it is EQUIVALENT when \
+             the runs show the shift both above the lower end of the margin and below the upper \
+             (the {level:.0} % interval inside the margin), NOT EQUIVALENT when they show it \
+             beyond one end, and inconclusive otherwise. "
+        ));
+    }
+    if relative {
+        s.push_str(
+            "A margin in % of latency, throughput or cpu bounds the ratio A/B at each rate: it \
+             is tested with the same test on the logarithms of the runs' values, against \
+             ln(1 − margin) and ln(1 + margin), and its shift and interval are shown as ratios.",
+        );
+    }
+    s.trim_end().to_string()
+}
+
 /// A relative difference for people: `+1.8%`, `-0.4%`, `+13%`.
 pub fn fmt_pct(x: f64) -> String {
     let v = 100.0 * x;
@@ -199,6 +222,8 @@ mod tests {
         assert_eq!(ev.left_out, vec!["2000000".to_string()]);
         assert_eq!(ev.evidence.strata, 1);
         assert_eq!(fmt_pct(-0.0042), "-0.4%");
+        assert!(method_text(true, false, ALPHA).contains("each at 0.05"));
+        assert!(method_text(false, true, ALPHA).starts_with("A margin in %"));
         assert_eq!(
             (fmt_margin(0.05), fmt_margin(0.025)),
             ("5%".into(), "2.5%".into())

@@ -157,6 +157,15 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             .find_map(|a| a.evidence.as_ref().map(|e| e.alpha))
             .unwrap_or(crate::stats::ALPHA);
         b.push(Block::Para(crate::stats::method_text(&tests, alpha)));
+        let equivalence = analysis.answers.iter().any(|a| !a.word.is_empty());
+        let relative = analysis.answers.iter().any(|a| a.ratio_evidence.is_some());
+        if equivalence || relative {
+            b.push(Block::Para(crate::relative::method_text(
+                equivalence,
+                relative,
+                alpha,
+            )));
+        }
     }
 
     // Ceilings.

@@ -343,6 +343,11 @@ fn the_terminal_answer_and_the_report_lead_with_the_equivalence_word() {
         "{md}"
     );
     assert!(md.contains("within ±5% (c6g − c5: "), "{md}");
+    assert!(
+        md.contains("An equivalence (≈) is two one-sided tests, each at 0.05")
+            && md.contains("on the logarithms of the runs' values"),
+        "{md}"
+    );
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         html.contains("<div class=\"verdict supported\"><strong>EQUIVALENT</strong> — "),
