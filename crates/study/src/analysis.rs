@@ -12,6 +12,10 @@ use crate::plan::{Plan, Slo};
 use crate::stats::{self, Evidence, Stratum, Verdict};
 use crate::store::RunRow;
 
+mod margin;
+
+use margin::{Margin, Reading};
+
 /// Sweep steps are the plan's rates; probes are the ceiling search's bisection.
 pub const SWEEP: &str = "sweep";
 pub const PROBE: &str = "probe";
@@ -199,15 +203,34 @@ pub struct Answer {
     /// not changed.
     #[serde(default)]
     pub behind: usize,
+    /// The verdict's word when it is not the plain one: an equivalence
+    /// (`≈`) is "equivalent" or "not equivalent".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub word: String,
+    /// For a relative margin (`within 5%`): the test the verdict rests on,
+    /// on ln A − ln B (its shifts read as ratios, `exp(s) − 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_evidence: Option<Evidence>,
 }
 
 impl Answer {
-    /// `supported — p = 0.003`, `inconclusive — n = 2 per cell, at least 3 needed`.
+    /// The verdict's word: `supported`, `rejected`, `inconclusive`,
+    /// `equivalent`, `not equivalent`.
+    pub fn word(&self) -> &str {
+        if self.word.is_empty() {
+            self.verdict.word()
+        } else {
+            &self.word
+        }
+    }
+
+    /// `supported — p = 0.003`, `inconclusive — n = 2 per cell, at least 3 needed`,
+    /// `equivalent — within ±5.0% (…)`.
     pub fn headline(&self) -> String {
         if self.summary.is_empty() {
-            self.verdict.word().to_string()
+            self.word().to_string()
         } else {
-            format!("{} — {}", self.verdict.word(), self.summary)
+            format!("{} — {}", self.word(), self.summary)
         }
     }
 }
@@ -274,76 +297,137 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         Operand::Const(c) => stats::compare_const(&strata, *c, stats::ALPHA),
     };
     let Some(ev) = ev else {
-        let summary = "no rate has runs of both sides".to_string();
-        return Answer {
-            behind: 0,
-            plain: "No rate has runs of both sides, so there is nothing to compare.".into(),
-            hypothesis: h.text.clone(),
-            verdict: Verdict::Inconclusive,
-            evidence: None,
-            strata,
-            explanation: format!("{summary} (stopped early, or outside the `at rate` range)."),
-            summary,
-        };
+        return nothing_to_compare(h, strata, "no rate has runs of both sides");
     };
-    let margin = h.margin.unwrap_or(0.0);
-    let j = stats::judge(op, margin, &ev, stats::ALPHA);
-    let fmt_d = |v: f64| {
-        let s = m.fmt_value(v.abs());
-        if v < 0.0 {
-            format!("-{s}")
-        } else {
-            format!("+{s}")
-        }
+    let margin = Margin::of(h);
+    let rel = match margin {
+        Margin::Relative(_) => match crate::relative::compare(&strata, stats::ALPHA) {
+            Some(r) => Some(r),
+            None => {
+                return nothing_to_compare(
+                    h,
+                    strata,
+                    "no rate has values above 0 on both sides (a ratio needs them)",
+                );
+            }
+        },
+        _ => None,
+    };
+    let j = match (margin, &rel) {
+        (Margin::Relative(r), Some(rel)) => crate::relative::judge(op, r, rel, stats::ALPHA),
+        (Margin::Unit(m), _) => stats::judge(op, m, &ev, stats::ALPHA),
+        _ => stats::judge(op, 0.0, &ev, stats::ALPHA),
     };
     let is_const = matches!(right, Operand::Const(_));
-    let unit = if plan.load.is_rate() { "rate" } else { "step" };
-    let rates = |k: usize| {
-        if k == 1 {
-            format!("1 {unit}")
-        } else {
-            format!("{k} {unit}s")
-        }
+    let reading = Reading {
+        a,
+        b: &b_name,
+        metric: m,
+        margin,
+        ev: &ev,
+        rel: rel.as_ref(),
     };
-    // The statement each one-sided test is about.
-    let claim = |c: Cmp, at: f64| {
-        let rhs = if at == 0.0 {
-            "0".to_string()
-        } else {
-            fmt_d(at)
-        };
-        match c {
-            Cmp::Eq => format!("|{a} − {b_name}| < {}", m.fmt_value(at)),
-            _ => format!("{a} − {b_name} {} {rhs}", c.symbol()),
-        }
-    };
+    let summary = summary(&reading, op, &j);
+    let plain = plain_sentence(a, &b_name, m, &strata, is_const, &j);
+    let explanation = explain(&reading, op, &j, &strata, &summary, &plan.load, is_const);
+    Answer {
+        behind: 0,
+        plain,
+        hypothesis: h.text.clone(),
+        verdict: j.verdict,
+        word: reading.word(op, &j).unwrap_or_default().to_string(),
+        evidence: Some(ev),
+        ratio_evidence: rel.map(|r| r.evidence),
+        strata,
+        summary,
+        explanation,
+    }
+}
+
+/// The answer when there is no evidence at all.
+fn nothing_to_compare(h: &Hypothesis, strata: Vec<Stratum>, why: &str) -> Answer {
+    Answer {
+        behind: 0,
+        plain: format!("{}, so there is nothing to compare.", capitalise(why)),
+        hypothesis: h.text.clone(),
+        verdict: Verdict::Inconclusive,
+        word: String::new(),
+        evidence: None,
+        ratio_evidence: None,
+        strata,
+        explanation: format!("{why} (stopped early, or outside the `at rate` range)."),
+        summary: why.to_string(),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// What the verdict rests on, in a few words.
+fn summary(r: &Reading, op: Cmp, j: &stats::Judgement) -> String {
+    let alpha = fmt_p(stats::ALPHA);
     let opposite = |c: Cmp| match c {
         Cmp::Gt => Cmp::Lt,
         Cmp::Lt => Cmp::Gt,
         c => c,
     };
-    let alpha = fmt_p(stats::ALPHA);
-    let summary = if j.no_variation {
-        format!(
-            "no variation: every run gave {a} − {b_name} = {}",
-            fmt_d(ev.diff)
-        )
-    } else if let Some((n, need)) = j.underpowered {
-        format!("n = {n} per cell, at least {need} needed")
-    } else {
-        match j.verdict {
-            Verdict::Supported => {
-                format!("p = {} for {}", fmt_p(j.p), claim(j.tested.0, j.tested.1))
-            }
-            Verdict::Rejected => match j.tested.0 {
-                Cmp::Eq => format!("p = {} for a difference beyond the margin", fmt_p(j.p)),
-                c => format!("p = {} for {}", fmt_p(j.p), claim(opposite(c), j.tested.1)),
-            },
-            Verdict::Inconclusive => format!(
-                "p = {} for {}, not below {alpha}",
+    if j.no_variation {
+        return format!(
+            "no variation: every run gave {} − {} = {}",
+            r.a,
+            r.b,
+            margin::signed(r.metric, r.ev.diff)
+        );
+    }
+    if let Some((n, need)) = j.underpowered {
+        return format!("n = {n} per cell, at least {need} needed");
+    }
+    if let Some(s) = r.equivalence_summary(op, j, stats::ALPHA) {
+        return s;
+    }
+    match j.verdict {
+        Verdict::Supported => {
+            format!("p = {} for {}", fmt_p(j.p), r.claim(j.tested.0, j.tested.1))
+        }
+        Verdict::Rejected => match j.tested.0 {
+            Cmp::Eq => format!("p = {} for a difference beyond the margin", fmt_p(j.p)),
+            c => format!(
+                "p = {} for {}",
                 fmt_p(j.p),
-                claim(j.tested.0, j.tested.1)
+                r.claim(opposite(c), j.tested.1)
             ),
+        },
+        Verdict::Inconclusive => format!(
+            "p = {} for {}, not below {alpha}",
+            fmt_p(j.p),
+            r.claim(j.tested.0, j.tested.1)
+        ),
+    }
+}
+
+/// The paragraph under the verdict: the summary, the shift and its
+/// interval in the metric's unit, the test, the margin, what is missing.
+fn explain(
+    r: &Reading,
+    op: Cmp,
+    j: &stats::Judgement,
+    strata: &[Stratum],
+    summary: &str,
+    load: &crate::plan::LoadPlan,
+    is_const: bool,
+) -> String {
+    let (a, b_name, m, ev) = (r.a, r.b, r.metric, r.ev);
+    let fmt_d = |v: f64| margin::signed(m, v);
+    let unit = if load.is_rate() { "rate" } else { "step" };
+    let rates = |k: usize| {
+        if k == 1 {
+            format!("1 {unit}")
+        } else {
+            format!("{k} {unit}s")
         }
     };
     let rel = match ev.relative {
@@ -364,7 +448,6 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
             ev.n_b
         )
     };
-    let plain = plain_sentence(a, &b_name, m, &strata, is_const, &j);
     let mut explanation = format!(
         "{summary}. {a} − {b_name}: median shift {}{rel}, {:.0}% CI {}; {test} (n = {} per cell); \
          one-sided p = {} for {a} > {b_name}, {} for {a} < {b_name}; Cliff's δ = {:+.2}.",
@@ -376,12 +459,8 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         fmt_p(ev.p_less),
         ev.cliffs_delta,
     );
-    if margin > 0.0 {
-        explanation.push_str(&format!(
-            " Margin (`within`): {}, so the claim tested is {}.",
-            m.fmt_value(margin),
-            claim(j.tested.0, j.tested.1)
-        ));
+    if r.margin != Margin::None {
+        explanation.push_str(&r.sentence(j, strata));
     } else if matches!(op, Cmp::Ge | Cmp::Le) && !is_const {
         explanation.push_str(&format!(
             " With no margin, `{}` needs evidence of a difference; add `within MARGIN` to test \
@@ -390,22 +469,19 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         ));
     }
     if let Some((n, need)) = j.underpowered {
+        let both = if op == Cmp::Eq {
+            "the equivalence's two one-sided tests cannot both"
+        } else {
+            "the test cannot"
+        };
         explanation.push_str(&format!(
-            " With {n} run(s) per cell the test cannot reach p <= {alpha} whatever the numbers \
+            " With {n} run(s) per cell {both} reach p <= {} whatever the numbers \
              (at best p = {}): set `repetitions: {need}` or more.",
+            fmt_p(stats::ALPHA),
             fmt_p(j.floor)
         ));
     }
-    Answer {
-        behind: 0,
-        plain,
-        hypothesis: h.text.clone(),
-        verdict: j.verdict,
-        evidence: Some(ev),
-        strata,
-        summary,
-        explanation,
-    }
+    explanation
 }
 
 /// The verdict in one plain sentence, before the statistics: what the
@@ -521,6 +597,8 @@ fn answer_ceiling(
     .to_string();
     Answer {
         behind: 0,
+        word: String::new(),
+        ratio_evidence: None,
         plain,
         hypothesis: h.text.clone(),
         verdict,
@@ -645,12 +723,18 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             stats::ALPHA * 100.0,
             if plan.load.is_rate() { "rate" } else { "step" }
         );
+        // Widths in characters (`≈` is one), as `{:<w$}` pads.
         let w = an
             .answers
             .iter()
-            .map(|a| a.hypothesis.len())
+            .map(|a| a.hypothesis.chars().count())
             .max()
             .unwrap_or(0);
+        let ww = an
+            .answers
+            .iter()
+            .map(|a| a.word().len())
+            .fold(12, usize::max);
         for a in &an.answers {
             let flag = if a.behind > 0 {
                 format!(
@@ -662,8 +746,8 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             };
             let _ = writeln!(
                 o,
-                "  {:<12}  {:<w$}  {}{flag}",
-                a.verdict.word().to_uppercase(),
+                "  {:<ww$}  {:<w$}  {}{flag}",
+                a.word().to_uppercase(),
                 a.hypothesis,
                 a.summary
             );

@@ -3,18 +3,24 @@
 //! ```text
 //! hypothesis := operand OP operand [ "within" MARGIN ] [ "at" "rate" [CMP] NUMBER ]
 //! operand    := TARGET "." METRIC | NUMBER [ "ms" | "s" | "us" | "%" ]
-//! OP, CMP    := "<" | "<=" | ">" | ">=" | "=="   (CMP only; default "==")
+//! OP         := "<" | "<=" | ">" | ">=" | "≈" | "~=" | "=="
+//! CMP        := "<" | "<=" | ">" | ">=" | "=="   (default "==")
 //! METRIC     := mean | p50 | p90 | p95 | p99 | max | success | throughput | cpu | ceiling
 //! ```
 //!
 //! e.g. `c6g.p99 < c5.p99 at rate <= 1000`, `c6g.success >= c5.success`,
-//! `c5.p99 < 200ms`, `c6g.ceiling > c5.ceiling`.
+//! `c5.p99 < 200ms`, `c6g.ceiling > c5.ceiling`, `multi.p99 ≈ single.p99 within 5%`.
 //!
-//! `within MARGIN` (for `<=`, `>=` and `==` between two targets) is the
-//! margin of a non-inferiority or equivalence test, in the metric's unit
-//! (`within 0.5%` for success, `within 2ms` for latency): `A >= B within 0.5%`
-//! claims "A is not lower than B by more than 0.5 points". Without it the
-//! margin is 0, so `>=` needs evidence that A is higher.
+//! `within MARGIN` (for `<=`, `>=` and `≈` between two targets) is the
+//! margin of a non-inferiority (`<=`, `>=`) or equivalence (`≈`, also
+//! written `~=` or `==`) test. It is either in the metric's unit
+//! (`within 2ms` for latency, `within 50` req/s for throughput, `within 3`
+//! CPU points) or, written with `%` on latency, throughput or cpu, relative
+//! to B: `A ≈ B within 5%` claims `0.95 ≤ A/B ≤ 1.05` (tested on ln A − ln B
+//! at each rate, see [`crate::relative`]). For `success`, a ratio, `%` is
+//! percentage points: `A >= B within 0.5%` claims "A is not lower than B by
+//! more than 0.5 points". Without it the margin is 0, so `>=` needs evidence
+//! that A is higher; `≈` needs a margin.
 
 use std::fmt;
 
@@ -132,6 +138,10 @@ pub struct Hypothesis {
     /// Non-inferiority / equivalence margin, in the metric's unit (`within`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<f64>,
+    /// A relative margin instead (`within 5%` on latency, throughput or
+    /// cpu): the fraction of B, 0.05, with A/B claimed within 1 ± 0.05.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_relative: Option<f64>,
 }
 
 impl fmt::Display for Hypothesis {
@@ -149,7 +159,12 @@ fn tokenize(s: &str) -> Vec<String> {
             if !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }
-        } else if matches!(c, '<' | '>' | '=' | '!') {
+        } else if c == '≈' {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if matches!(c, '<' | '>' | '=' | '!' | '~') {
             if !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }
@@ -178,6 +193,56 @@ fn parse_cmp(t: &str) -> Option<Cmp> {
         "==" | "=" => Cmp::Eq,
         _ => return None,
     })
+}
+
+/// The comparison between the two sides: also `≈` (or `~=`), an equivalence.
+fn parse_op(t: &str) -> Option<Cmp> {
+    match t {
+        "≈" | "~=" => Some(Cmp::Eq),
+        _ => parse_cmp(t),
+    }
+}
+
+/// A margin after `within`, for `metric`: (in the metric's unit, relative).
+fn parse_margin(tok: &str, metric: Metric) -> Result<(Option<f64>, Option<f64>), String> {
+    let example = if metric == Metric::Success {
+        "`within 0.5%`"
+    } else if metric.is_latency() {
+        "`within 5%` or `within 2ms`"
+    } else {
+        "`within 5%` or `within 50`"
+    };
+    let Ok(Operand::Const(m)) = parse_operand(tok, &[]) else {
+        return Err(format!(
+            "expected a margin after `within` (e.g. {example}), got {tok:?}"
+        ));
+    };
+    if m < 0.0 {
+        return Err("the margin after `within` must not be negative".into());
+    }
+    let timed = ["ms", "us", "µs", "s"].iter().any(|u| tok.ends_with(u));
+    if tok.ends_with('%') {
+        if metric == Metric::Success {
+            // A ratio: percentage points.
+            return Ok((Some(m), None));
+        }
+        if m >= 1.0 {
+            return Err(format!("a relative margin must be below 100%, got {tok:?}"));
+        }
+        return Ok((None, Some(m)));
+    }
+    if metric.is_latency() && !timed {
+        return Err(format!(
+            "a latency margin needs a unit or a percentage (e.g. {example}), got {tok:?}"
+        ));
+    }
+    if !metric.is_latency() && timed {
+        return Err(format!(
+            "a {} margin is not a time (e.g. {example}), got {tok:?}",
+            metric.name()
+        ));
+    }
+    Ok((Some(m), None))
 }
 
 fn parse_metric(m: &str) -> Result<Metric, String> {
@@ -232,6 +297,22 @@ fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
         .ok_or_else(|| format!("expected TARGET.METRIC or a number, got {t:?}"))
 }
 
+/// Whether `within` may follow `left op right`: the metric it is a margin of.
+fn check_within(op: Cmp, left: &Operand, right: &Operand) -> Result<Metric, String> {
+    if !matches!(op, Cmp::Le | Cmp::Ge | Cmp::Eq) {
+        return Err(format!(
+            "`within` applies to <=, >= and ≈ (a margin of non-inferiority or equivalence), not {}",
+            op.symbol()
+        ));
+    }
+    match (left, right) {
+        (Operand::Target { metric, .. }, Operand::Target { .. }) => Ok(*metric),
+        _ => Err(
+            "`within` compares two targets; against a constant, move the constant instead".into(),
+        ),
+    }
+}
+
 impl Hypothesis {
     /// Parses one hypothesis; `targets` are the plan's target names.
     pub fn parse(text: &str, targets: &[&str]) -> Result<Hypothesis, String> {
@@ -246,47 +327,40 @@ impl Hypothesis {
             return Err("expected `A.metric OP B.metric [at rate OP N]`".into());
         }
         let left = parse_operand(&toks[0], targets)?;
-        let op = parse_cmp(&toks[1])
-            .ok_or_else(|| format!("expected a comparison (<, <=, >, >=), got {:?}", toks[1]))?;
+        let op = parse_op(&toks[1])
+            .ok_or_else(|| format!("expected a comparison (<, <=, >, >=, ≈), got {:?}", toks[1]))?;
+        let approx = matches!(toks[1].as_str(), "≈" | "~=");
         let right = parse_operand(&toks[2], targets)?;
-        let (margin, toks) = if toks.get(3).map(String::as_str) == Some("within") {
+        if approx {
+            match (&left, &right) {
+                (Operand::Target { metric, .. }, Operand::Target { .. })
+                    if *metric == Metric::Ceiling =>
+                {
+                    return Err(
+                        "≈ does not apply to `ceiling` (ceilings are compared as brackets)".into(),
+                    );
+                }
+                (Operand::Target { .. }, Operand::Target { .. }) => {}
+                _ => {
+                    return Err("≈ compares two targets; against a constant, use <= or >=".into());
+                }
+            }
+        }
+        let ((margin, margin_relative), toks) = if toks.get(3).map(String::as_str) == Some("within")
+        {
+            let within = check_within(op, &left, &right)?;
             let m_tok = toks
                 .get(4)
-                .ok_or("expected a margin after `within` (e.g. `within 0.5%`, `within 2ms`)")?;
-            let Ok(Operand::Const(m)) = parse_operand(m_tok, &[]) else {
-                return Err(format!(
-                    "expected a margin after `within` (e.g. `within 0.5%`, `within 2ms`), got {m_tok:?}"
-                ));
-            };
-            if m < 0.0 {
-                return Err("the margin after `within` must not be negative".into());
-            }
-            if !matches!(op, Cmp::Le | Cmp::Ge | Cmp::Eq) {
-                return Err(format!(
-                    "`within` applies to <=, >= and == (a margin of non-inferiority), not {}",
-                    op.symbol()
-                ));
-            }
-            match &left {
-                Operand::Const(_) => {
-                    return Err("`within` compares two targets; against a constant, move the constant instead".into());
-                }
-                Operand::Target { metric, .. } if metric.is_latency() && m_tok.ends_with('%') => {
-                    return Err("a latency margin needs a unit, e.g. `within 2ms`".into());
-                }
-                _ => {}
-            }
-            if matches!(right, Operand::Const(_)) {
-                return Err(
-                    "`within` compares two targets; against a constant, move the constant instead"
-                        .into(),
-                );
-            }
+                .ok_or("expected a margin after `within` (e.g. `within 5%`, `within 2ms`)")?;
+            let parsed = parse_margin(m_tok, within)?;
             let mut rest = toks[..3].to_vec();
             rest.extend_from_slice(&toks[5..]);
-            (Some(m), rest)
+            (parsed, rest)
         } else {
-            (None, toks)
+            if approx {
+                return Err("≈ needs a margin: within 5% or within 2ms".into());
+            }
+            ((None, None), toks)
         };
         let at_rate = match toks.get(3).map(String::as_str) {
             None => None,
@@ -324,6 +398,7 @@ impl Hypothesis {
             right,
             at_rate,
             margin,
+            margin_relative,
         };
         match (&h.left, &h.right) {
             (Operand::Const(_), Operand::Const(_)) => {
@@ -338,7 +413,7 @@ impl Hypothesis {
             }
             _ => {}
         }
-        if h.margin.is_some() && h.metric() == Metric::Ceiling {
+        if (h.margin.is_some() || h.margin_relative.is_some()) && h.metric() == Metric::Ceiling {
             return Err(
                 "`within` does not apply to `ceiling` (ceilings are compared as brackets)".into(),
             );
@@ -396,7 +471,9 @@ mod tests {
         );
         for bad in [
             "c6g.p99 < c5.p99 within 2ms",
-            "c6g.p99 <= c5.p99 within 5%",
+            "c6g.p99 <= c5.p99 within 2",
+            "c6g.throughput <= c5.throughput within 2ms",
+            "c6g.p99 <= c5.p99 within 100%",
             "c6g.p99 <= 200ms within 2ms",
             "c6g.success >= c5.success within",
             "c6g.success >= c5.success within lots",
@@ -405,6 +482,60 @@ mod tests {
         ] {
             assert!(Hypothesis::parse(bad, T).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn parses_an_equivalence_with_an_absolute_or_a_relative_margin() {
+        for text in [
+            "c6g.p99 ≈ c5.p99 within 5%",
+            "c6g.p99≈c5.p99 within 5%",
+            "c6g.p99 ~= c5.p99 within 5%",
+            "c6g.p99 == c5.p99 within 5%",
+        ] {
+            let h = Hypothesis::parse(text, T).unwrap();
+            assert_eq!(h.op, Cmp::Eq, "{text}");
+            assert_eq!((h.margin, h.margin_relative), (None, Some(0.05)), "{text}");
+        }
+        let h = Hypothesis::parse("c6g.p99 ≈ c5.p99 within 2ms at rate <= 200", T).unwrap();
+        assert_eq!((h.margin, h.margin_relative), (Some(2e6), None));
+        assert_eq!(h.at_rate, Some((Cmp::Le, 200)));
+        // Success is a ratio: `%` stays percentage points.
+        let h = Hypothesis::parse("c6g.success ≈ c5.success within 0.5%", T).unwrap();
+        assert_eq!((h.margin, h.margin_relative), (Some(0.005), None));
+        // Throughput and cpu: relative with `%`, in their unit without.
+        let h = Hypothesis::parse("c6g.rps ≈ c5.rps within 10%", T).unwrap();
+        assert_eq!((h.margin, h.margin_relative), (None, Some(0.1)));
+        let h = Hypothesis::parse("c6g.throughput >= c5.throughput within 50", T).unwrap();
+        assert_eq!((h.margin, h.margin_relative), (Some(50.0), None));
+        let h = Hypothesis::parse("c6g.cpu <= c5.cpu within 5%", T).unwrap();
+        assert_eq!((h.op, h.margin_relative), (Cmp::Le, Some(0.05)));
+        // Non-inferiority with a relative margin.
+        let h = Hypothesis::parse("c6g.p99 <= c5.p99 within 5%", T).unwrap();
+        assert_eq!((h.op, h.margin_relative), (Cmp::Le, Some(0.05)));
+    }
+
+    #[test]
+    fn an_equivalence_without_a_margin_says_what_is_missing() {
+        for text in [
+            "c6g.p99 ≈ c5.p99",
+            "c6g.p99 ~= c5.p99",
+            "c6g.p99 ≈ c5.p99 at rate 400",
+        ] {
+            assert_eq!(
+                Hypothesis::parse(text, T).unwrap_err(),
+                "≈ needs a margin: within 5% or within 2ms",
+                "{text}"
+            );
+        }
+        let e = Hypothesis::parse("c6g.p99 ≈ 200ms within 5%", T).unwrap_err();
+        assert!(e.contains("two targets"), "{e}");
+        let e = Hypothesis::parse("c6g.ceiling ≈ c5.ceiling", T).unwrap_err();
+        assert!(e.contains("ceiling"), "{e}");
+        // `≈` is not a rate condition.
+        assert!(Hypothesis::parse("c6g.p99 < c5.p99 at rate ≈ 400", T).is_err());
+        // `==` without a margin keeps its meaning (an equivalence within 0).
+        let h = Hypothesis::parse("c6g.p99 == c5.p99", T).unwrap();
+        assert_eq!((h.op, h.margin, h.margin_relative), (Cmp::Eq, None, None));
     }
 
     #[test]

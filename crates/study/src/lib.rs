@@ -22,6 +22,7 @@ pub mod hypothesis;
 pub mod monitor;
 pub mod plan;
 pub mod plan_shape;
+pub mod relative;
 pub mod report;
 pub mod runner;
 pub mod secrets;

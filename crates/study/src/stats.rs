@@ -46,7 +46,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hypothesis::Cmp;
+mod judge;
+
+pub use judge::{Judgement, judge, judge_between, runs_needed};
 
 /// The one-sided level of hypotheses' tests (their intervals are 1 − 2α = 90 %).
 pub const ALPHA: f64 = 0.05;
@@ -157,6 +159,10 @@ struct Design {
     d: Vec<f64>,
     /// Per stratum: (runs of A, runs of B, Some(v) when every difference is v).
     strata: Vec<(usize, usize, Option<f64>)>,
+    /// The exact null distribution of the rank statistic over every
+    /// stratum (empty when the normal approximation is used): the shifts
+    /// where no stratum is tied, nearly all of them, need no other.
+    null: Vec<f64>,
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -239,6 +245,19 @@ fn choose(n: usize, k: usize) -> f64 {
         .round()
 }
 
+/// The exact null distribution of the sum of the strata's U, None past
+/// [`EXACT_PAIRS`] pairs in a stratum.
+fn exact_null(shapes: &[(usize, usize)]) -> Option<Vec<f64>> {
+    if shapes.iter().any(|(m, n)| m * n > EXACT_PAIRS) {
+        return None;
+    }
+    let mut dist = vec![1.0];
+    for &(m, n) in shapes {
+        dist = convolve(&dist, &mann_whitney_null(m, n));
+    }
+    Some(dist)
+}
+
 impl Design {
     fn two(strata: &[&Stratum]) -> Design {
         let mut d = Vec::new();
@@ -255,10 +274,12 @@ impl Design {
             shape.push((s.a.len(), s.b.len(), tied));
         }
         d.sort_by(f64::total_cmp);
+        let shapes: Vec<(usize, usize)> = shape.iter().map(|s| (s.0, s.1)).collect();
         Design {
             test: Test::RankSum,
             d,
             strata: shape,
+            null: exact_null(&shapes).unwrap_or_default(),
         }
     }
 
@@ -274,6 +295,7 @@ impl Design {
             test: Test::Sign,
             d,
             strata: shape,
+            null: Vec::new(),
         }
     }
 
@@ -318,10 +340,13 @@ impl Design {
                     };
                     return (tail(above), tail(below));
                 }
-                let mut dist = vec![1.0];
-                for &(m, n) in &shapes {
-                    dist = convolve(&dist, &mann_whitney_null(m, n));
-                }
+                let computed;
+                let dist = if shapes.len() == self.strata.len() && !self.null.is_empty() {
+                    &self.null
+                } else {
+                    computed = exact_null(&shapes).unwrap_or_default();
+                    &computed
+                };
                 // The null is symmetric, so P(U ≤ pairs − k) = P(U ≥ k).
                 let tail = |k: usize| dist[k.min(dist.len())..].iter().sum::<f64>().min(1.0);
                 (tail(above), tail(below))
@@ -492,101 +517,6 @@ pub fn compare_const(strata: &[Stratum], c: f64, alpha: f64) -> Option<Evidence>
     Some(evidence(&strata, design, alpha, Some(c)))
 }
 
-/// The smallest number of runs per cell with which the test could reach
-/// `alpha` over `strata` strata (at most 50).
-pub fn runs_needed(test: Test, strata: usize, alpha: f64) -> usize {
-    let strata = strata.max(1) as i32;
-    (1..=50)
-        .find(|&r| {
-            let one = match test {
-                Test::RankSum => 1.0 / choose(2 * r, r),
-                Test::Sign => 0.5f64.powi(r as i32),
-            };
-            one.powi(strata) <= alpha * (1.0 + 1e-9)
-        })
-        .unwrap_or(50)
-}
-
-/// A verdict with the p-value it rests on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judgement {
-    pub verdict: Verdict,
-    /// The one-sided p of the claim (or, when rejected, of its opposite).
-    pub p: f64,
-    /// The tested statement, e.g. "A − B > −0.005".
-    pub tested: (Cmp, f64),
-    /// The smallest p the tested claim could have had with these runs.
-    pub floor: f64,
-    /// Set when the design cannot reach α at all: (runs per cell, runs needed).
-    pub underpowered: Option<(usize, usize)>,
-    /// Every run of both sides gave the same value at every rate.
-    pub no_variation: bool,
-}
-
-/// Reads the verdict of `A op B` within `margin` (≥ 0) at level `alpha`.
-pub fn judge(op: Cmp, margin: f64, ev: &Evidence, alpha: f64) -> Judgement {
-    let d = &ev.design;
-    let m = margin.abs();
-    let ok = |p: f64| p <= alpha * (1.0 + 1e-9);
-    // (support p, reject p, shift used for the support test, its direction)
-    let (sup, rej, tested) = match op {
-        Cmp::Gt => {
-            let (g, l) = d.p(0.0);
-            (g, l, (Cmp::Gt, 0.0))
-        }
-        Cmp::Ge => {
-            let (g, l) = d.p(-m);
-            (g, l, (Cmp::Gt, -m))
-        }
-        Cmp::Lt => {
-            let (g, l) = d.p(0.0);
-            (l, g, (Cmp::Lt, 0.0))
-        }
-        Cmp::Le => {
-            let (g, l) = d.p(m);
-            (l, g, (Cmp::Lt, m))
-        }
-        Cmp::Eq => {
-            let (g_lo, l_lo) = d.p(-m);
-            let (g_hi, l_hi) = d.p(m);
-            (g_lo.max(l_hi), l_lo.min(g_hi), (Cmp::Eq, m))
-        }
-    };
-    let floor = match op {
-        Cmp::Eq => d.floor(Some(-m)).max(d.floor(Some(m))),
-        _ => d.floor(Some(tested.1)),
-    };
-    // Every stratum is a tie at the tested shift: the runs say nothing either way.
-    let no_variation = match (d.test, op) {
-        (Test::Sign, Cmp::Eq) => d.d.iter().all(|v| v.abs() == m),
-        (Test::Sign, _) => d.d.iter().all(|v| *v == tested.1),
-        (Test::RankSum, Cmp::Eq) => d.active(-m).count() + d.active(m).count() == 0,
-        (Test::RankSum, _) => d.active(tested.1).count() == 0,
-    };
-    let (verdict, p) = if ok(sup) {
-        (Verdict::Supported, sup)
-    } else if ok(rej) {
-        (Verdict::Rejected, rej)
-    } else {
-        (Verdict::Inconclusive, sup)
-    };
-    let underpowered = (verdict == Verdict::Inconclusive && !ok(floor)).then(|| {
-        let strata = match op {
-            Cmp::Eq => d.strata.len(),
-            _ => d.active(tested.1).count().max(1),
-        };
-        (ev.per_cell, runs_needed(d.test, strata, alpha))
-    });
-    Judgement {
-        verdict,
-        p,
-        tested,
-        floor,
-        underpowered,
-        no_variation,
-    }
-}
-
 /// Standard normal CDF via the Abramowitz–Stegun 7.1.26 erf approximation (|ε| < 1.5e-7).
 pub fn normal_cdf(z: f64) -> f64 {
     let x = z.abs() / std::f64::consts::SQRT_2;
@@ -606,6 +536,7 @@ pub fn normal_cdf(z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hypothesis::Cmp;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
 

@@ -157,7 +157,7 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 for h in &an.answers {
                     println!(
                         "{}: {} — {}",
-                        h.verdict.word().to_uppercase(),
+                        h.word().to_uppercase(),
                         h.hypothesis,
                         h.explanation
                     );

@@ -18,9 +18,11 @@ pub enum Block {
         rows: Vec<Vec<String>>,
     },
     Chart(Figure),
-    /// A verdict line, styled by its word in HTML.
+    /// A verdict line, styled by its verdict in HTML and led by its
+    /// label (the verdict's word for readers: `equivalent`).
     Verdict {
         verdict: String,
+        label: String,
         text: String,
     },
     /// Blocks folded away under a one-line summary (`<details>`: long
@@ -100,8 +102,8 @@ fn md_block(o: &mut String, b: &Block) {
                 // The caption above its chart, as in the HTML.
                 let _ = writeln!(o, "*{}*\n\n![{}](charts/{}.png)\n", f.title, f.title, f.id);
             }
-            Block::Verdict { verdict, text } => {
-                let _ = writeln!(o, "**{}** — {text}\n", verdict.to_uppercase());
+            Block::Verdict { label, text, .. } => {
+                let _ = writeln!(o, "**{}** — {text}\n", label.to_uppercase());
             }
             Block::Details { summary, blocks } => {
                 let _ = writeln!(o, "<details><summary>{}</summary>\n", html_escape(summary));
@@ -184,12 +186,16 @@ fn html_block(o: &mut String, b: &Block) -> Result<(), String> {
                     html_escape(&f.title)
                 );
             }
-            Block::Verdict { verdict, text } => {
+            Block::Verdict {
+                verdict,
+                label,
+                text,
+            } => {
                 let _ = writeln!(
                     o,
                     "<div class=\"verdict {}\"><strong>{}</strong> — {}</div>",
                     html_escape(verdict),
-                    html_escape(&verdict.to_uppercase()),
+                    html_escape(&label.to_uppercase()),
                     inline(text)
                 );
             }

@@ -132,6 +132,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         for (i, a) in analysis.answers.iter().enumerate() {
             b.push(Block::Verdict {
                 verdict: a.verdict.word().into(),
+                label: a.word().into(),
                 // The plain sentence first, then the statistics.
                 text: if a.plain.is_empty() {
                     format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation)
@@ -158,6 +159,15 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             .find_map(|a| a.evidence.as_ref().map(|e| e.alpha))
             .unwrap_or(crate::stats::ALPHA);
         b.push(Block::Para(crate::stats::method_text(&tests, alpha)));
+        let equivalence = analysis.answers.iter().any(|a| !a.word.is_empty());
+        let relative = analysis.answers.iter().any(|a| a.ratio_evidence.is_some());
+        if equivalence || relative {
+            b.push(Block::Para(crate::relative::method_text(
+                equivalence,
+                relative,
+                alpha,
+            )));
+        }
     }
 
     // Ceilings.

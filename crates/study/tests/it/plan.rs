@@ -77,6 +77,42 @@ fn bad_values_are_located() {
 }
 
 #[test]
+fn an_equivalence_without_a_margin_is_located_and_says_what_is_missing() {
+    let two = GOOD.replace(
+        "    url: http://127.0.0.1:1/\n",
+        "    url: http://127.0.0.1:1/\n  - name: b\n    url: http://127.0.0.1:1/b\n",
+    );
+    let e = err(&format!(
+        "{two}hypotheses:\n  - a.p99 < b.p99\n  - a.p99 ≈ b.p99 at rate 10\n"
+    ));
+    assert_eq!(
+        (e.file.as_str(), e.line, e.column),
+        ("p.yaml", 12, 5),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "p.yaml:12:5: hypotheses[1]: hypothesis \"a.p99 ≈ b.p99 at rate 10\": \
+         ≈ needs a margin: within 5% or within 2ms"
+    );
+    let e = err(&format!("{two}hypotheses: [\"a.p99 ~= b.p99\"]\n"));
+    assert_eq!((e.line, e.column), (10, 14), "{e}");
+    assert!(
+        e.message
+            .ends_with("≈ needs a margin: within 5% or within 2ms"),
+        "{e}"
+    );
+    // With one, it loads.
+    let p = Plan::from_yaml(
+        &format!("{two}hypotheses:\n  - a.p99 ≈ b.p99 within 5% at rate 10\n"),
+        "p.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(p.hypotheses[0].margin_relative, Some(0.05));
+}
+
+#[test]
 fn ramp_targets_file_and_recipe_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("targets.txt"), "# two targets\nGET http://127.0.0.1:1/a\nX-A: 1\n\nPOST http://127.0.0.1:1/b\n@body.json\n").unwrap();

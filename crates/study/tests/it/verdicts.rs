@@ -202,3 +202,159 @@ fn each_verdict_says_first_in_plain_words_what_the_runs_showed() {
         a.plain
     );
 }
+
+/// c6g's runs are c5's, the repetitions in another order: the same
+/// latency at every rate, within a fraction of a millisecond.
+fn twin_runs(reps: u32) -> Vec<RunRow> {
+    let mut runs = Vec::new();
+    for rate in [100, 200, 400, 800] {
+        for rep in 1..=reps {
+            let id = runs.len() as i64 + 1;
+            let ms = 20 + rate / 20;
+            runs.push(run(id, "c5", rate, rep, ms, 0));
+            runs.push(run(id + 1, "c6g", rate, reps + 1 - rep, ms, 0));
+        }
+    }
+    runs
+}
+
+fn twin_answer(reps: u32, h: &str) -> Answer {
+    let p = plan(reps, h);
+    analysis::answer(&p, &twin_runs(reps), &p.hypotheses[0])
+}
+
+#[test]
+fn an_equivalence_reads_equivalent_with_its_interval_and_margin() {
+    let a = twin_answer(3, "c6g.p99 ≈ c5.p99 within 5%");
+    assert_eq!(
+        (a.verdict, a.word()),
+        (Verdict::Supported, "equivalent"),
+        "{}",
+        a.explanation
+    );
+    assert!(
+        a.headline()
+            .starts_with("equivalent — within ±5% (c6g − c5: +0.0% of c5, 90% CI ["),
+        "{}",
+        a.headline()
+    );
+    // Both ends of the interval (from the test on the ratio) inside ±5 %.
+    let ev = a.ratio_evidence.as_ref().expect("the test on the ratio");
+    let (lo, hi) = (ev.ci.0.unwrap(), ev.ci.1.unwrap());
+    assert!(lo > 0.95f64.ln() && hi < 1.05f64.ln(), "{ev:?}");
+    // (1/20)^4 on each side: every run of c6g within 5 % of every run of c5.
+    assert!(a.summary.ends_with("; p = 6.3e-6)"), "{}", a.summary);
+    // The margin in the metric's unit, at c5's level at each rate.
+    assert!(
+        a.explanation
+            .contains("Margin (`within`): ±5% of c5 at each rate (±1.4"),
+        "{}",
+        a.explanation
+    );
+    assert!(a.explanation.contains("ms at c5's mean per rate)"));
+    // The shift in the metric's unit, from the same test on the values.
+    assert!(a.explanation.contains(". c6g − c5: median shift +0.000ms"));
+}
+
+#[test]
+fn a_difference_beyond_the_margin_is_not_equivalent() {
+    // c6g is about 29 % faster than c5.
+    let a = answer(3, "c6g.p99 ≈ c5.p99 within 5%");
+    assert_eq!((a.verdict, a.word()), (Verdict::Rejected, "not equivalent"));
+    assert!(
+        a.summary
+            .starts_with("outside ±5% (c6g − c5: -29% of c5, 90% CI [-"),
+        "{}",
+        a.summary
+    );
+    // An absolute margin: in the metric's unit, and relative to c5's mean.
+    let a = answer(3, "c6g.p99 ~= c5.p99 within 2ms");
+    assert_eq!(a.word(), "not equivalent");
+    assert!(
+        a.summary
+            .starts_with("outside ±2.000ms (c6g − c5: -10.000ms, 90% CI ["),
+        "{}",
+        a.summary
+    );
+    assert!(
+        a.explanation.contains("±2.000ms = 5.56% of c5's mean 35.9"),
+        "{}",
+        a.explanation
+    );
+    // But c6g is not slower than c5 by more than 5 % (non-inferiority).
+    let a = answer(3, "c6g.p99 <= c5.p99 within 5%");
+    assert_eq!((a.verdict, a.word()), (Verdict::Supported, "supported"));
+    assert_eq!(a.summary, "p = 0.0001 for c6g − c5 < +5.0% of c5");
+}
+
+#[test]
+fn an_equivalence_the_design_cannot_reach_says_how_many_runs_it_needs() {
+    // One rate of 2 vs 2: 1/6 at best on each side.
+    let a = twin_answer(2, "c6g.p99 ≈ c5.p99 within 5% at rate 100");
+    assert_eq!(
+        (a.verdict, a.word()),
+        (Verdict::Inconclusive, "inconclusive")
+    );
+    assert_eq!(
+        a.headline(),
+        "inconclusive — n = 2 per cell, at least 3 needed"
+    );
+    assert!(
+        a.explanation
+            .contains("the equivalence's two one-sided tests cannot both reach p <= 0.050"),
+        "{}",
+        a.explanation
+    );
+    // Two rates of 2 vs 2 reach 1/36 on both sides.
+    let a = twin_answer(2, "c6g.p99 ≈ c5.p99 within 5% at rate <= 200");
+    assert_eq!(a.word(), "equivalent", "{}", a.explanation);
+}
+
+#[test]
+fn the_terminal_answer_and_the_report_lead_with_the_equivalence_word() {
+    let reps = 3;
+    let p = plan(reps, "c6g.p99 ≈ c5.p99 within 5%");
+    let runs = twin_runs(reps);
+    let an = analysis::analyse(&p, &runs);
+    let text = analysis::render_answer(&p, &an);
+    assert!(
+        text.contains("  EQUIVALENT    c6g.p99 ≈ c5.p99 within 5%  within ±5% (c6g − c5: "),
+        "{text}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let row = loadlab_study::store::StudyRow {
+        id: 1,
+        name: "verdicts".into(),
+        plan_path: "plan.yaml".into(),
+        plan_yaml: String::new(),
+        plan_json: serde_json::to_string(&p).unwrap(),
+        environment_json: "{}".into(),
+        out_dir: String::new(),
+        created_at: "2026-01-01T00:00:00Z".into(),
+        finished_at: None,
+        status: "done".into(),
+        runs: runs.len() as i64,
+    };
+    let out = dir.path().join("report");
+    loadlab_study::report::write_report(&row, &p, &runs, &an, &out).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("**EQUIVALENT** — 1. `c6g.p99 ≈ c5.p99 within 5%` — "),
+        "{md}"
+    );
+    assert!(md.contains("within ±5% (c6g − c5: "), "{md}");
+    assert!(
+        md.contains("An equivalence (≈) is two one-sided tests, each at 0.05")
+            && md.contains("on the logarithms of the runs' values"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<div class=\"verdict supported\"><strong>EQUIVALENT</strong> — "),
+        "{html}"
+    );
+    // The stored analysis reads back with its words.
+    let back: analysis::Analysis =
+        serde_json::from_str(&serde_json::to_string(&an).unwrap()).unwrap();
+    assert_eq!(back.answers[0].word(), "equivalent");
+}
