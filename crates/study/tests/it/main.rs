@@ -3,6 +3,7 @@
 
 mod arbitrary_plans;
 mod concurrent;
+mod examples;
 mod fuzz_corpus;
 mod fuzz_regressions;
 mod plan;
