@@ -198,6 +198,15 @@ hypotheses:
         md.contains("Generator     the generator fell behind"),
         "{md}"
     );
+    // The report names the run where its readers look first, beside the
+    // verdicts, and the verdict says it is flagged.
+    let listed = md
+        .split("## Runs that did not measure the target")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no list of the runs: {md}"));
+    assert!(listed.contains("In 1 run(s) the generator fell behind"), "{md}");
+    assert!(listed.contains("- sweep 50/s a #1"), "{md}");
+    assert!(md.contains("Flagged: 1 of the runs it rests on"), "{md}");
 }
 
 /// `--mysql-*` options of the private server, without the password.

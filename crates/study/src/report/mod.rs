@@ -170,6 +170,8 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         }
     }
 
+    runs_not_measured(&mut b, analysis);
+
     // Ceilings.
     if !analysis.ceilings.is_empty() {
         b.push(Block::Heading(2, "Ceilings".into()));
@@ -309,6 +311,31 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
 
 /// The Summary section, rate × target (and the custom metrics' table);
 /// gives the steps in order.
+/// The runs whose figures are not the target's: every request failed to
+/// connect, or the load generator fell behind its schedule. Named, never
+/// left out silently (the verdicts that rest on them say so too).
+fn runs_not_measured(b: &mut Vec<Block>, analysis: &Analysis) {
+    if analysis.behind.is_empty() && analysis.unreachable.is_empty() {
+        return;
+    }
+    b.push(Block::Heading(2, "Runs that did not measure the target".into()));
+    if !analysis.unreachable.is_empty() {
+        b.push(Block::Para(format!(
+            "In {} run(s) no request reached the target:",
+            analysis.unreachable.len()
+        )));
+        b.push(Block::List(analysis.unreachable.clone()));
+    }
+    if !analysis.behind.is_empty() {
+        b.push(Block::Para(format!(
+            "In {} run(s) {}: their figures are the client's limits, not the target's, and every verdict resting on them is flagged. Rerun those steps on a quieter machine (or with more workers) before relying on them:",
+            analysis.behind.len(),
+            crate::collect::BEHIND_NOTE.replace(": this run measures the client", ""),
+        )));
+        b.push(Block::List(analysis.behind.clone()));
+    }
+}
+
 fn summary_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) -> Vec<(String, u64)> {
     // Summary table: rate × target.
     b.push(Block::Heading(
