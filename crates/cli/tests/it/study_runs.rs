@@ -76,6 +76,12 @@ load:
         md.contains("Threshold     http_req_duration p(95)<50: crossed"),
         "{md}"
     );
+    // The summary table has the step's verdict beside the SLO's.
+    assert!(md.contains("| SLO | Thresholds |"), "{md}");
+    assert!(
+        md.contains("| crossed: http_req_duration p(95)<50 in 1 of 1 runs |"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -204,7 +210,10 @@ hypotheses:
         .split("## Runs that did not measure the target")
         .nth(1)
         .unwrap_or_else(|| panic!("no list of the runs: {md}"));
-    assert!(listed.contains("In 1 run(s) the generator fell behind"), "{md}");
+    assert!(
+        listed.contains("In 1 run(s) the generator fell behind"),
+        "{md}"
+    );
     assert!(listed.contains("- sweep 50/s a #1"), "{md}");
     assert!(md.contains("Flagged: 1 of the runs it rests on"), "{md}");
 }

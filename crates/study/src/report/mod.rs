@@ -318,7 +318,10 @@ fn runs_not_measured(b: &mut Vec<Block>, analysis: &Analysis) {
     if analysis.behind.is_empty() && analysis.unreachable.is_empty() {
         return;
     }
-    b.push(Block::Heading(2, "Runs that did not measure the target".into()));
+    b.push(Block::Heading(
+        2,
+        "Runs that did not measure the target".into(),
+    ));
     if !analysis.unreachable.is_empty() {
         b.push(Block::Para(format!(
             "In {} run(s) no request reached the target:",
@@ -358,6 +361,8 @@ fn summary_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) -> Vec<(Str
         "Pooled over {} repetition(s) per cell, warm-up excluded. {latency}",
         plan.repetitions
     )));
+    // A script's thresholds: a column beside the SLO's when any run has them.
+    let thresholds = runs.iter().any(|r| !r.summary.thresholds.is_empty());
     let mut rows = Vec::new();
     let mut rates: Vec<(String, u64)> = runs.iter().map(|r| (r.phase.clone(), r.rate)).collect();
     rates.sort_by_key(|(p, r)| (*r, p != SWEEP));
@@ -398,6 +403,11 @@ fn summary_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) -> Vec<(Str
                     None => "—".into(),
                 },
             ]);
+            if thresholds {
+                rows.last_mut()
+                    .expect("a row")
+                    .push(thresholds_cell(&a.runs));
+            }
         }
     }
     let axis_head = if plan.load.is_rate() {
@@ -420,12 +430,42 @@ fn summary_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) -> Vec<(Str
         "CPU",
         "SLO",
     ];
-    b.push(Block::Table {
-        header: header.iter().map(|s| s.to_string()).collect(),
-        rows,
-    });
+    let mut header: Vec<String> = header.iter().map(|s| s.to_string()).collect();
+    if thresholds {
+        header.push("Thresholds".into());
+    }
+    b.push(Block::Table { header, rows });
     metrics_table(b, plan, runs, &rates);
     rates
+}
+
+/// A cell's threshold verdicts: `held (2)`, or each crossed one and in
+/// how many of the cell's runs (`crossed: http_req_duration p(95)<50 in
+/// 2 of 3 runs`).
+fn thresholds_cell(runs: &[&RunRow]) -> String {
+    let mut crossed: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for r in runs {
+        for t in &r.summary.thresholds {
+            kinds.insert((t.metric.clone(), t.threshold.clone()));
+            if !t.ok {
+                *crossed
+                    .entry((t.metric.clone(), t.threshold.clone()))
+                    .or_default() += 1;
+            }
+        }
+    }
+    if kinds.is_empty() {
+        return "—".into();
+    }
+    if crossed.is_empty() {
+        return format!("held ({})", kinds.len());
+    }
+    let parts: Vec<String> = crossed
+        .iter()
+        .map(|((m, t), n)| format!("{m} {t} in {n} of {} runs", runs.len()))
+        .collect();
+    format!("crossed: {}", parts.join("; "))
 }
 
 /// The Steps section: per step, its charts, then its runs folded.
