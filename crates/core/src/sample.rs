@@ -64,10 +64,15 @@ pub enum ErrorKind {
     /// The address is in a range the test blocks (k6's `blacklistIPs`):
     /// never dialled.
     BlockedIp = 24,
+    /// The response said `Content-Encoding: gzip` to a request the engine
+    /// asked gzip for, and its body is not valid gzip (or ends before its
+    /// last member does): Go's client fails the body read, and vegeta
+    /// the request. `bytes_in` holds the body bytes as they came.
+    BadGzip = 25,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 25] = [
+    pub const ALL: [ErrorKind; 26] = [
         ErrorKind::None,
         ErrorKind::Timeout,
         ErrorKind::ConnectRefused,
@@ -93,6 +98,7 @@ impl ErrorKind {
         ErrorKind::HeadersTooLarge,
         ErrorKind::BlockedHost,
         ErrorKind::BlockedIp,
+        ErrorKind::BadGzip,
     ];
 
     pub fn from_u8(v: u8) -> Option<ErrorKind> {
@@ -127,6 +133,7 @@ impl ErrorKind {
             ErrorKind::HeadersTooLarge => "headers_too_large",
             ErrorKind::BlockedHost => "blocked_hostname",
             ErrorKind::BlockedIp => "blacklisted_ip",
+            ErrorKind::BadGzip => "bad_gzip",
         }
     }
 
@@ -162,6 +169,7 @@ impl ErrorKind {
             ErrorKind::HeadersTooLarge => "response headers larger than -max-headers-size",
             ErrorKind::BlockedHost => "hostname is blocked",
             ErrorKind::BlockedIp => "ip is blacklisted",
+            ErrorKind::BadGzip => "gzip: invalid compressed body",
         }
     }
 
@@ -329,8 +337,14 @@ pub struct Sample {
     pub error: ErrorKind,
     /// Request bytes written (body only, as vegeta counts them).
     pub bytes_out: u64,
-    /// Response body bytes received (every byte, whether stored or not).
+    /// Response body bytes received (every byte, whether stored or not),
+    /// as vegeta counts them: a gzip body the engine asked for (as Go's
+    /// client does) counts what it decoded to.
     pub bytes_in: u64,
+    /// The body bytes as they came over the wire when they differ from
+    /// `bytes_in` (a gzip body the engine decoded); 0 when they are
+    /// `bytes_in`. Read it with [`Sample::wire_bytes_in`].
+    pub wire_in: u64,
 }
 
 impl Sample {
@@ -355,6 +369,20 @@ impl Sample {
             0
         } else {
             self.first_byte_ns.saturating_sub(self.sent_ns)
+        }
+    }
+    /// The [`Sample::wire_in`] of a response whose body counted
+    /// `bytes_in` and came as `wire` bytes.
+    pub fn wire_in_of(bytes_in: u64, wire: u64) -> u64 {
+        if wire == bytes_in { 0 } else { wire }
+    }
+    /// The response body bytes as they came over the wire (compressed
+    /// bytes of a gzip body the engine decoded; else `bytes_in`).
+    pub fn wire_bytes_in(&self) -> u64 {
+        if self.wire_in == 0 {
+            self.bytes_in
+        } else {
+            self.wire_in
         }
     }
     /// vegeta's definition of success: 200 ≤ status < 400.

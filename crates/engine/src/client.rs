@@ -52,9 +52,13 @@ pub struct ClientResponse {
     pub error: ErrorKind,
     pub headers: crate::header_list::HeaderList,
     pub body: Vec<u8>,
-    /// Body bytes (vegeta's `bytes_in`/`bytes_out`).
+    /// Body bytes (vegeta's `bytes_in`/`bytes_out`; a gzip body the
+    /// client asked for counts decoded, as in `body`).
     pub bytes_in: u64,
     pub bytes_out: u64,
+    /// The response body bytes as they came over the wire (`bytes_in`
+    /// unless a gzip body was decoded).
+    pub body_wire: u64,
     /// Bytes on the wire (k6's `data_received`/`data_sent`): see
     /// [`Capture::wire_in`] and [`Capture::wire_out`].
     pub wire_in: u64,
@@ -105,6 +109,7 @@ impl ClientResponse {
             body: cap.body,
             bytes_in: out.bytes_in,
             bytes_out: out.bytes_out,
+            body_wire: out.body_wire,
             wire_in: cap.wire_in,
             wire_out: cap.wire_out,
             sent: out.sent.unwrap_or(begin),
@@ -227,6 +232,7 @@ impl Client {
             status: 0,
             error: ErrorKind::None,
             bytes_in: 0,
+            body_wire: 0,
             bytes_out: 0,
             sent: None,
             first_byte: None,

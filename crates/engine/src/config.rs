@@ -116,8 +116,12 @@ pub struct AttackConfig {
     /// `blacklistIPs`).
     pub blocklist: Option<std::sync::Arc<crate::blocklist::Blocklist>>,
     /// Ask for compressed responses (`Accept-Encoding: gzip`, unless the
-    /// request sets its own), as Go's client does (`-compression`). Bodies
-    /// are never decoded: `bytes_in` counts the bytes as they came.
+    /// request sets its own, asks for a `Range` or is a HEAD), as Go's
+    /// client does (`-compression`). A gzip response to that is decoded
+    /// as it is read, as Go's client decodes it: `bytes_in` counts the
+    /// decoded bytes (vegeta's figure) and the sample's `wire_in` the bytes
+    /// as they came; nothing decoded is kept. A request that sets its own
+    /// `Accept-Encoding` gets its bodies counted as they came.
     pub compression: bool,
     /// Largest response head accepted, status line and header fields
     /// (`-max-headers-size`, default 1 MiB); any number of fields fits.

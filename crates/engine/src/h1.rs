@@ -1,6 +1,7 @@
 //! A lean HTTP/1.1 client exchange: write pre-built request bytes, parse the
 //! response head with `httparse`, then read and count (never keep) the body,
-//! whether delimited by `Content-Length`, chunked, or the end of the stream.
+//! whether delimited by `Content-Length`, chunked, or the end of the stream
+//! (a gzip body the engine asked for is counted decoded: `gunzip.rs`).
 //! One read buffer per connection is reused for every request.
 
 use std::mem::MaybeUninit;
@@ -10,6 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
+use crate::gunzip::{Body, GunzipPool};
 use crate::stream::{Stream, classify};
 
 /// Initial (and idle) read buffer: small, because 10,000 idle keep-alive
@@ -42,9 +44,10 @@ pub(crate) struct H1Conn {
     /// True once the current response's head was parsed (a timeout from
     /// then on is the body's).
     in_body: bool,
-    /// Body bytes of the current response received so far (counted even
-    /// when the exchange fails).
-    body_read: u64,
+    /// The current response's body as counted so far (even when the
+    /// exchange fails): its bytes, and its decoder when it is gzip the
+    /// engine asked for.
+    body: Body,
     /// Bytes read off the stream by the current exchange (head, framing
     /// and body: what was on the wire).
     wire_read: u64,
@@ -58,10 +61,10 @@ pub(crate) struct H1Conn {
     pub owner: u32,
 }
 
-/// What came back.
+/// What came back (its body is counted in the connection:
+/// [`H1Conn::body_counts`]).
 pub(crate) struct H1Response {
     pub status: u16,
-    pub bytes_in: u64,
     /// True when the connection may carry another request.
     pub reusable: bool,
     /// `Location` header of a redirect (only kept for 3xx).
@@ -98,7 +101,7 @@ impl H1Conn {
             last_rx: Instant::now(),
             unyielded: 0,
             in_body: false,
-            body_read: 0,
+            body: Body::default(),
             wire_read: 0,
             max_head,
             _permit: permit,
@@ -150,9 +153,12 @@ impl H1Conn {
         self.in_body
     }
 
-    /// Body bytes the last exchange received, whether or not it completed.
-    pub fn body_read(&self) -> u64 {
-        self.body_read
+    /// The last exchange's body, whether or not it completed: (vegeta's
+    /// `bytes_in`, the bytes as they came; they differ for a gzip body the
+    /// engine decoded). A decoder goes back to `gzip`, the pool the
+    /// exchange was given.
+    pub fn body_counts(&mut self, gzip: Option<&GunzipPool>) -> (u64, u64) {
+        self.body.take_counts(gzip)
     }
 
     /// Every byte the last exchange read off the connection (status line,
@@ -162,19 +168,21 @@ impl H1Conn {
     }
 
     /// Sends `request` and reads the whole response. `first_byte` is set when
-    /// the first response byte arrives.
+    /// the first response byte arrives. `gzip` (the engine asked for gzip)
+    /// lends the decoder of a body that says `Content-Encoding: gzip`.
     pub async fn exchange(
         &mut self,
         request: &[u8],
         head_only: bool,
         first_byte: &mut Option<Instant>,
         mut capture: Option<&mut crate::stream::Capture>,
+        gzip: Option<&GunzipPool>,
     ) -> Result<H1Response, H1Error> {
         // Leftover bytes from a previous response are not ours to interpret.
         self.start = 0;
         self.end = 0;
         self.in_body = false;
-        self.body_read = 0;
+        self.body.start(None);
         self.wire_read = 0;
         if self.buf.len() > BUF {
             self.buf.truncate(BUF);
@@ -233,6 +241,9 @@ impl H1Conn {
                     let mut chunked = false;
                     let mut close = http10;
                     let mut location = None;
+                    // Go's client decodes when the first Content-Encoding
+                    // field is `gzip` (any case), nothing else.
+                    let mut encoding: Option<bool> = None;
                     if let Some(c) = capture.as_deref_mut() {
                         c.headers.clear();
                         c.body.clear();
@@ -273,6 +284,9 @@ impl H1Conn {
                                     close = false;
                                 }
                             }
+                        } else if name.eq_ignore_ascii_case(b"content-encoding") {
+                            encoding = encoding
+                                .or(Some(h.value.trim_ascii().eq_ignore_ascii_case(b"gzip")));
                         } else if name.eq_ignore_ascii_case(b"location")
                             && (300..400).contains(&status)
                         {
@@ -295,25 +309,33 @@ impl H1Conn {
                         close |= content_length != Ok(None);
                     }
                     let body = capture.map(|c| &mut c.body);
-                    let (bytes_in, delimited) = if no_body {
-                        (0, true)
+                    if !no_body && encoding == Some(true) {
+                        self.body.start(gzip);
+                    }
+                    let delimited = if no_body {
+                        true
                     } else if chunked {
-                        (self.read_chunked(body).await?, true)
+                        self.read_chunked(body).await?;
+                        true
                     } else if transfer_encoding {
-                        (self.read_to_eof(body).await?, false)
+                        self.read_to_eof(body).await?;
+                        false
                     } else {
                         match content_length {
                             Ok(Some(n)) => {
                                 self.read_exact_body(n, body).await?;
-                                (n, true)
+                                true
                             }
-                            Ok(None) => (self.read_to_eof(body).await?, false),
+                            Ok(None) => {
+                                self.read_to_eof(body).await?;
+                                false
+                            }
                             Err(()) => return Err(err(ErrorKind::InvalidContentLength, false)),
                         }
                     };
+                    self.body.end().map_err(|k| err(k, false))?;
                     return Ok(H1Response {
                         status,
-                        bytes_in,
                         reusable: delimited && !close,
                         location,
                         done: self.last_rx,
@@ -360,12 +382,12 @@ impl H1Conn {
         loop {
             let have = (self.end - self.start) as u64;
             let take = have.min(remaining);
-            if let Some(k) = keep.as_deref_mut() {
-                k.extend_from_slice(&self.buf[self.start..self.start + take as usize]);
-            }
+            self.body.put(
+                &self.buf[self.start..self.start + take as usize],
+                keep.as_deref_mut(),
+            );
             self.start += take as usize;
             remaining -= take;
-            self.body_read = n - remaining;
             if remaining == 0 {
                 return Ok(());
             }
@@ -377,45 +399,34 @@ impl H1Conn {
         }
     }
 
-    async fn read_to_eof(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<u64, H1Error> {
+    async fn read_to_eof(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<(), H1Error> {
         self.grow_for_body(u64::MAX);
-        let mut total = (self.end - self.start) as u64;
-        if let Some(k) = keep.as_deref_mut() {
-            k.extend_from_slice(&self.buf[self.start..self.end]);
-        }
-        self.start = self.end;
         loop {
-            self.body_read = total;
+            self.body
+                .put(&self.buf[self.start..self.end], keep.as_deref_mut());
+            self.start = self.end;
             match self.fill().await {
-                Ok(0) => return Ok(total),
-                Ok(n) => {
-                    total += n as u64;
-                    if let Some(k) = keep.as_deref_mut() {
-                        k.extend_from_slice(&self.buf[self.start..self.end]);
-                    }
-                    self.start = self.end;
-                }
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
                 Err(k) => return Err(err(k, false)),
             }
         }
     }
 
-    async fn read_chunked(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<u64, H1Error> {
+    async fn read_chunked(&mut self, mut keep: Option<&mut Vec<u8>>) -> Result<(), H1Error> {
         let mut dec = Chunked::default();
         let mut total = 0u64;
         let mut reads = 0u32;
         loop {
+            let body = &mut self.body;
             let used = dec
-                .feed_into(
-                    &self.buf[self.start..self.end],
-                    &mut total,
-                    keep.as_deref_mut(),
-                )
+                .feed_into(&self.buf[self.start..self.end], &mut total, |d| {
+                    body.put(d, keep.as_deref_mut())
+                })
                 .map_err(|_| err(ErrorKind::Protocol, false))?;
             self.start += used;
-            self.body_read = total;
             if dec.done() {
-                return Ok(total);
+                return Ok(());
             }
             reads += 1;
             if reads == 4 {
@@ -500,23 +511,21 @@ impl Chunked {
     /// many bytes were used (stops at the end of the message).
     #[cfg(test)]
     pub fn feed(&mut self, data: &[u8], total: &mut u64) -> Result<usize, ()> {
-        self.feed_into(data, total, None)
+        self.feed_into(data, total, |_| {})
     }
 
-    /// [`Chunked::feed`] that also appends the payload bytes to `keep`.
+    /// [`Chunked::feed`] that also hands the payload bytes to `payload`.
     pub fn feed_into(
         &mut self,
         data: &[u8],
         total: &mut u64,
-        mut keep: Option<&mut Vec<u8>>,
+        mut payload: impl FnMut(&[u8]),
     ) -> Result<usize, ()> {
         let mut i = 0;
         while i < data.len() && self.st != Ck::Done {
             if self.st == Ck::Data {
                 let take = (self.size).min((data.len() - i) as u64);
-                if let Some(k) = keep.as_deref_mut() {
-                    k.extend_from_slice(&data[i..i + take as usize]);
-                }
+                payload(&data[i..i + take as usize]);
                 *total += take;
                 self.size -= take;
                 i += take as usize;

@@ -59,16 +59,18 @@ pub(crate) struct H2Response {
 }
 
 /// Sends one request on a shared HTTP/2 connection and counts the body
-/// into `bytes_in` as it arrives (so a failed or timed-out body still
-/// counts what came). `first_byte` is set, and `in_body` becomes true,
-/// when the response head arrives.
+/// into `body` as it arrives (so a failed or timed-out body still counts
+/// what came; a gzip body is decoded when `gzip` lends a decoder, the
+/// engine having asked for gzip). `first_byte` is set, and `in_body`
+/// becomes true, when the response head arrives.
 pub(crate) async fn exchange(
     sender: &mut SendRequest<Full<Bytes>>,
     req: http::Request<Full<Bytes>>,
     first_byte: &mut Option<Instant>,
-    bytes_in: &mut u64,
+    body: &mut crate::gunzip::Body,
     in_body: &mut bool,
     mut capture: Option<&mut crate::stream::Capture>,
+    gzip: Option<&crate::gunzip::GunzipPool>,
 ) -> Result<H2Response, ErrorKind> {
     sender.ready().await.map_err(|e| hyper_kind(&e))?;
     let resp = sender.send_request(req).await.map_err(|e| hyper_kind(&e))?;
@@ -91,18 +93,22 @@ pub(crate) async fn exchange(
                 .push(k.as_str(), &String::from_utf8_lossy(v.as_bytes()));
         }
     }
-    let mut body = resp.into_body();
-    while let Some(frame) = body.frame().await {
+    // Go's client decodes when the first Content-Encoding field is `gzip`.
+    let gzipped = resp
+        .headers()
+        .get(http::header::CONTENT_ENCODING)
+        .is_some_and(|v| v.as_bytes().trim_ascii().eq_ignore_ascii_case(b"gzip"));
+    body.start(gzip.filter(|_| gzipped));
+    let mut frames = resp.into_body();
+    while let Some(frame) = frames.frame().await {
         let frame = frame.map_err(|e| match hyper_kind(&e) {
             ErrorKind::ConnectionClosed => ErrorKind::UnexpectedEof,
             k => k,
         })?;
         if let Some(d) = frame.data_ref() {
-            *bytes_in += d.len() as u64;
-            if let Some(c) = capture.as_deref_mut() {
-                c.body.extend_from_slice(d);
-            }
+            body.put(d, capture.as_deref_mut().map(|c| &mut c.body));
         }
     }
+    body.end()?;
     Ok(H2Response { status, location })
 }

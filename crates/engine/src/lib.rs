@@ -44,8 +44,10 @@
 //! response byte) → `done_ns` (body fully read, or the failure). Over TCP
 //! (HTTP/1.1, plain or TLS) the last two are the kernel's receive stamps of
 //! the data (`SO_TIMESTAMPNS`), not when the client read it. Every body
-//! byte is read and counted in `bytes_in`; none is stored. `bytes_out` is the
-//! request body size. Failures are data: status 0 and an
+//! byte is read and counted in `bytes_in`; none is stored. A gzip body the
+//! engine asked for counts what it decodes to, as vegeta (Go's client)
+//! does, and its bytes as they came go in the sample's `wire_in`
+//! (`gunzip.rs`). `bytes_out` is the request body size. Failures are data: status 0 and an
 //! [`loadlab_core::ErrorKind`].
 //!
 //! # Transport
@@ -153,6 +155,7 @@ pub mod dns_pick;
 pub mod fdlimit;
 #[doc(hidden)]
 pub mod fuzzing;
+mod gunzip;
 mod h1;
 mod h2;
 pub mod header_list;

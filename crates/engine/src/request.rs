@@ -34,6 +34,9 @@ pub(crate) struct Template {
     pub body: Bytes,
     /// Whose keep-alive connections it takes and opens.
     pub owner: crate::stream::Owner,
+    /// The engine added `Accept-Encoding: gzip` (the last of `headers`),
+    /// so a gzip response is counted decoded, as Go's client decodes it.
+    pub gzip: bool,
 }
 
 fn endpoint(uri: &Uri) -> EndpointKey {
@@ -116,12 +119,15 @@ impl Template {
             }
             None => uri,
         };
-        // As Go's client: ask for gzip unless the request chose an encoding.
-        if transport.compression()
-            && !headers
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("accept-encoding"))
-        {
+        // As Go's client: ask for gzip unless the request chose an
+        // encoding, asks for a range (a range of the gzip bytes would not
+        // decode) or is a HEAD (no body to decode).
+        let gzip = transport.compression()
+            && method != Method::HEAD
+            && !headers.iter().any(|(k, _)| {
+                k.eq_ignore_ascii_case("accept-encoding") || k.eq_ignore_ascii_case("range")
+            });
+        if gzip {
             headers.push(("Accept-Encoding".to_string(), "gzip".to_string()));
         }
         let pool = transport.pool_of(&uri);
@@ -143,7 +149,15 @@ impl Template {
             headers,
             body,
             owner: crate::stream::Owner::default(),
+            gzip,
         }
+    }
+
+    /// The request's own header fields: without the `Accept-Encoding`
+    /// the engine added (a request made from them asks for gzip again).
+    fn own_headers(&self) -> impl Iterator<Item = &(String, String)> {
+        let added = usize::from(self.gzip);
+        self.headers[..self.headers.len() - added].iter()
     }
 
     /// The request to send after a redirect to `location`, or None if the
@@ -159,8 +173,7 @@ impl Template {
         // the same host or one of its subdomains.
         let same_site = is_domain_or_subdomain(&endpoint(&uri).host, &endpoint(&self.uri).host);
         let headers = self
-            .headers
-            .iter()
+            .own_headers()
             .filter(|(k, _)| same_site || !is_sensitive(k))
             .cloned()
             .collect();
@@ -173,8 +186,11 @@ impl Template {
 
     /// This request with `cookie` as its only `Cookie` field (none for `None`).
     fn with_cookie(self, cookie: Option<String>, transport: &Transport) -> Template {
-        let mut headers = self.headers;
-        headers.retain(|(k, _)| !k.eq_ignore_ascii_case("cookie"));
+        let mut headers: Vec<(String, String)> = self
+            .own_headers()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
+            .cloned()
+            .collect();
         if let Some(c) = cookie {
             headers.push(("Cookie".to_string(), c));
         }
@@ -371,7 +387,11 @@ pub(crate) fn render_h1(
 pub(crate) struct Outcome {
     pub status: u16,
     pub error: ErrorKind,
+    /// Response body bytes as vegeta counts them (a gzip body the engine
+    /// asked for counts decoded).
     pub bytes_in: u64,
+    /// The same body bytes as they came over the wire.
+    pub body_wire: u64,
     pub bytes_out: u64,
     /// When the request started: connection taken from the pool, or dialling began.
     pub sent: Option<Instant>,
@@ -576,6 +596,7 @@ pub(crate) async fn execute_capture<const POLLED: bool, J: HopCookies>(
                 status,
                 error: ErrorKind::None,
                 bytes_in: std::mem::take(&mut out.bytes_in),
+                body_wire: std::mem::take(&mut out.body_wire),
                 bytes_out: out.bytes_out,
                 sent: out.sent.take(),
                 first_byte: out.first_byte.take(),
@@ -662,17 +683,27 @@ async fn attempt<const POLLED: bool>(
                     cap.http2 = false;
                 }
                 let head_only = tpl.method == Method::HEAD;
+                let gzip = tpl.gzip.then(|| transport.gunzips());
                 let r = within!(
                     POLLED,
                     deadline,
-                    c.exchange(&h1, head_only, &mut out.first_byte, capture.as_deref_mut(),)
+                    c.exchange(
+                        &h1,
+                        head_only,
+                        &mut out.first_byte,
+                        capture.as_deref_mut(),
+                        gzip
+                    )
                 );
                 if let Some(cap) = capture.as_deref_mut() {
                     cap.wire_in += c.wire_read();
                 }
+                // Whatever came of the body, complete or not.
+                let (body, wire) = c.body_counts(gzip);
+                out.bytes_in += body;
+                out.body_wire += wire;
                 match r {
                     Err(_) => {
-                        out.bytes_in += c.body_read();
                         let kind = if c.in_body() {
                             ErrorKind::BodyTimeout
                         } else {
@@ -683,7 +714,6 @@ async fn attempt<const POLLED: bool>(
                         return Err(kind);
                     }
                     Ok(Ok(resp)) => {
-                        out.bytes_in += resp.bytes_in;
                         out.done = Some(resp.done);
                         if resp.reusable && transport.keepalive() {
                             tpl.pool.put(c);
@@ -694,7 +724,6 @@ async fn attempt<const POLLED: bool>(
                         return Ok((resp.status, resp.location));
                     }
                     Ok(Err(e)) => {
-                        out.bytes_in += c.body_read();
                         drop(c);
                         tpl.pool.closed();
                         if e.fresh && acquired.reused && retries < STALE_RETRIES {
@@ -717,7 +746,8 @@ async fn attempt<const POLLED: bool>(
                     cap.reason = None;
                 }
                 let mut in_body = false;
-                let body_before = out.bytes_in;
+                let mut body = crate::gunzip::Body::default();
+                let gzip = tpl.gzip.then(|| transport.gunzips());
                 let r = within!(
                     POLLED,
                     deadline,
@@ -725,12 +755,16 @@ async fn attempt<const POLLED: bool>(
                         &mut lease.sender,
                         req,
                         &mut out.first_byte,
-                        &mut out.bytes_in,
+                        &mut body,
                         &mut in_body,
                         capture.as_deref_mut(),
+                        gzip,
                     )
                 );
                 drop(lease);
+                let (body, wire) = body.take_counts(gzip);
+                out.bytes_in += body;
+                out.body_wire += wire;
                 if let Some(cap) = capture.as_deref_mut() {
                     // hyper does not tell the frame bytes: count the
                     // request and response as HTTP/1.1 would carry them.
@@ -740,7 +774,7 @@ async fn attempt<const POLLED: bool>(
                             cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
                         cap.wire_in += (head + "HTTP/1.1 200 OK\r\n\r\n".len()) as u64;
                     }
-                    cap.wire_in += out.bytes_in - body_before;
+                    cap.wire_in += wire;
                 }
                 return match r {
                     // The response head arrived: the body is what stalled.

@@ -294,6 +294,8 @@ pub(crate) struct Transport {
     keepalive: bool,
     chunked: bool,
     compression: bool,
+    /// Decoders lent to the gzip bodies the engine asked for.
+    gunzips: crate::gunzip::GunzipPool,
     max_idle: usize,
     max_open: Option<usize>,
     /// `-max-headers-size`.
@@ -339,6 +341,7 @@ impl Transport {
             keepalive: cfg.keepalive,
             chunked: cfg.chunked,
             compression: cfg.compression,
+            gunzips: Default::default(),
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
             max_headers_size: cfg.max_headers_size,
@@ -363,6 +366,11 @@ impl Transport {
 
     pub fn compression(&self) -> bool {
         self.compression
+    }
+
+    /// The decoders of the gzip bodies the engine asked for.
+    pub(crate) fn gunzips(&self) -> &crate::gunzip::GunzipPool {
+        &self.gunzips
     }
 
     /// The pool of `uri`'s endpoint: the last one asked for when it is the

@@ -85,8 +85,13 @@ pub struct Summary {
     /// True when `unsent` is the count of the whole attack(s) these records
     /// came from, not of these records alone (`report -by=target`).
     pub unsent_attack_wide: bool,
+    /// Response body bytes as vegeta counts them: a gzip body the engine
+    /// asked for (as Go's client does) counts what it decoded to.
     pub bytes_in: ByteSummary,
     pub bytes_out: ByteSummary,
+    /// Response body bytes as they came over the wire: `bytes_in` with
+    /// decoded gzip bodies counted compressed ([`Sample::wire_bytes_in`]).
+    pub wire_in: ByteSummary,
     /// `(code, count)` ordered as strings, as vegeta prints them.
     pub status_codes: Vec<(String, u64)>,
     /// Distinct error texts in order of first appearance.
@@ -123,6 +128,7 @@ pub struct Metrics {
     other_status: BTreeMap<u16, u64>,
     bytes_in: u64,
     bytes_out: u64,
+    wire_in: u64,
     earliest: u64,
     latest: u64,
     end: u64,
@@ -162,6 +168,7 @@ impl Metrics {
             other_status: BTreeMap::new(),
             bytes_in: 0,
             bytes_out: 0,
+            wire_in: 0,
             earliest: u64::MAX,
             latest: 0,
             end: 0,
@@ -256,6 +263,7 @@ impl Metrics {
         }
         self.bytes_in = self.bytes_in.saturating_add(s.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(s.bytes_out);
+        self.wire_in = self.wire_in.saturating_add(s.wire_bytes_in());
         let ts = start_unix_ns.saturating_add(s.intended_ns);
         let sent = start_unix_ns.saturating_add(s.sent_ns);
         let lat = s.latency_ns();
@@ -321,6 +329,7 @@ impl Metrics {
         }
         self.bytes_in = self.bytes_in.saturating_add(other.bytes_in);
         self.bytes_out = self.bytes_out.saturating_add(other.bytes_out);
+        self.wire_in = self.wire_in.saturating_add(other.wire_in);
         self.earliest = self.earliest.min(other.earliest);
         self.latest = self.latest.max(other.latest);
         self.end = self.end.max(other.end);
@@ -436,6 +445,10 @@ impl Metrics {
             bytes_out: ByteSummary {
                 total: self.bytes_out,
                 mean: mean(self.bytes_out),
+            },
+            wire_in: ByteSummary {
+                total: self.wire_in,
+                mean: mean(self.wire_in),
             },
             status_codes: codes,
             errors: self.error_strings(),

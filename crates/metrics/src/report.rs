@@ -115,7 +115,7 @@ pub struct TextStyle {
     /// every nanosecond (as vegeta's older versions and the study's run
     /// pages do).
     pub round: bool,
-    /// Add loadlab's lines (`Unsent`, `Schedule`, `Send Lag`,
+    /// Add loadlab's lines (`Wire In`, `Unsent`, `Schedule`, `Send Lag`,
     /// `Uncorrected`) when they say something.
     pub loadlab_lines: bool,
 }
@@ -139,9 +139,11 @@ impl TextStyle {
 ///
 /// `Requests` and `Duration` come from the actual sends, as in vegeta.
 /// loadlab's own lines come after all of vegeta's (the error set included),
-/// after a blank line, and only when they say something
-/// `Unsent` (requests the schedule called for that were never sent) when
-/// there are any, then, when [`Summary::corrections_matter`], `Schedule` (the rate and span the
+/// after a blank line, and only when they say something: `Wire In` (the
+/// response body bytes as they came, when gzip bodies were decoded and
+/// `Bytes In` counts them decoded, as vegeta does), `Unsent` (requests the
+/// schedule called for that were never sent) when there are any, then,
+/// when [`Summary::corrections_matter`], `Schedule` (the rate and span the
 /// sends were meant to keep), `Send Lag` (mean, 99th percentile, max, and
 /// the count of late sends) and `Uncorrected` (the seven latency figures
 /// from the actual send). Scripts that pick vegeta's lines by prefix or by
@@ -468,6 +470,13 @@ pub fn text_with_style(s: &Summary, style: TextStyle) -> String {
     }
     t.push('\n');
     const VEGETA_TABBED: usize = 7;
+    if style.loadlab_lines && s.wire_in.total != s.bytes_in.total {
+        let _ = writeln!(
+            t,
+            "Wire In\t[body total, mean]\t{}, {:.2}",
+            s.wire_in.total, s.wire_in.mean
+        );
+    }
     if style.loadlab_lines && s.unsent > 0 {
         let scope = if s.unsent_attack_wide {
             "whole attack"
@@ -538,7 +547,8 @@ fn json_time(out: &mut String, t: Option<u64>) {
 }
 
 /// vegeta's JSON report (same keys, same order, one line), followed by our
-/// keys: `uncorrected` and `send_lag` (latency blocks in ns), `late` and
+/// keys: `wire_in` (`total`, `mean`: the response body bytes as they came
+/// over the wire, gzip bodies compressed), `uncorrected` and `send_lag` (latency blocks in ns), `late` and
 /// `late_threshold` (ns), `unsent` (requests scheduled but never sent),
 /// and `schedule` (`earliest`, `latest`: the first
 /// and last intended send; `duration` in ns; `rate`). `buckets` appears
@@ -600,7 +610,9 @@ pub fn format_report_json(m: &Metrics) -> String {
         }
         json_string(&mut o, e);
     }
-    o.push_str("],\"uncorrected\":");
+    let _ = write!(o, "],\"wire_in\":{{\"total\":{},\"mean\":", s.wire_in.total);
+    json_float(&mut o, s.wire_in.mean);
+    o.push_str("},\"uncorrected\":");
     json_latencies(&mut o, &s.uncorrected);
     o.push_str(",\"send_lag\":");
     json_latencies(&mut o, &s.send_lag);

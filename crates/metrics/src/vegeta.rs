@@ -61,6 +61,10 @@ pub fn classify_error(text: &str) -> ErrorKind {
         } else {
             ErrorKind::Tls
         }
+    } else if has("gzip: ") || has("flate: ") {
+        // Go's gzip reader on a body the client decoded: "gzip: invalid
+        // header", "gzip: invalid checksum", "flate: corrupt input …".
+        ErrorKind::BadGzip
     } else if has("hostname is blocked") {
         ErrorKind::BlockedHost
     } else if has("ip is blacklisted") {
@@ -161,6 +165,7 @@ impl Interner {
                 error,
                 bytes_out: raw.bytes_out,
                 bytes_in: raw.bytes_in,
+                wire_in: 0,
             },
             method: intern(&mut self.method, raw.method),
             url: intern(&mut self.url, raw.url),
@@ -440,6 +445,8 @@ mod tests {
                 "Get \"http://h/\": net/http: server response headers exceeded 10485760 bytes; aborted",
                 ErrorKind::HeadersTooLarge,
             ),
+            ("gzip: invalid header", ErrorKind::BadGzip),
+            ("flate: corrupt input before offset 5", ErrorKind::BadGzip),
             ("something odd", ErrorKind::Io),
         ];
         for (t, k) in cases {

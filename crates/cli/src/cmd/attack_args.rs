@@ -139,7 +139,7 @@ pub struct AttackArgs {
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
     pub max_body: i64,
-    /// Ask for compressed responses (Accept-Encoding: gzip, unless a header sets it); bytes are counted as received
+    /// Ask for compressed responses (Accept-Encoding: gzip, unless a header sets it); gzip bodies count decoded in Bytes In, as in vegeta, and as received in Wire In
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "true")]
     pub compression: bool,
     /// Largest response head accepted (status line and all header fields), e.g. 1mb, 10mb

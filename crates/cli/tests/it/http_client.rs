@@ -184,34 +184,187 @@ fn max_headers_size_accepts_large_heads_and_names_the_limit() {
     );
 }
 
+/// A 60,065-byte HTML page, compressible as pages are.
+fn page() -> Vec<u8> {
+    let mut p = Vec::with_capacity(60_065);
+    let mut i = 0;
+    while p.len() < 60_065 {
+        p.extend_from_slice(format!("<li class=\"item\">entry {}</li>\n", i % 50).as_bytes());
+        i += 1;
+    }
+    p.truncate(60_065);
+    p
+}
+
+/// Serves `page` gzip-compressed (`Content-Encoding: gzip`) to requests
+/// that accept gzip, plain to the others; records each request head.
+fn page_server(
+    page: &[u8],
+) -> (
+    std::net::SocketAddr,
+    usize,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    let zipped = loadlab_origin::payload::gzip_bytes(page);
+    let respond = |encoding: &str, body: &[u8]| {
+        let mut r = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{encoding}Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        std::sync::Arc::new(r)
+    };
+    let (gz, plain) = (
+        respond("Content-Encoding: gzip\r\n", &zipped),
+        respond("", page),
+    );
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    std::thread::spawn(move || {
+        for c in l.incoming().take(64) {
+            let Ok(mut c) = c else { return };
+            let (gz, plain, seen) = (gz.clone(), plain.clone(), seen2.clone());
+            std::thread::spawn(move || {
+                while let Some(got) = loadlab_testkit::raw::read_head_blocking(&mut c) {
+                    let head = String::from_utf8_lossy(&got).into_owned();
+                    let gzip = head.lines().any(|l| {
+                        l.to_ascii_lowercase().starts_with("accept-encoding:") && l.contains("gzip")
+                    });
+                    seen.lock().unwrap().push(head);
+                    if c.write_all(if gzip { &gz } else { &plain }).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, zipped.len(), seen)
+}
+
+/// The figures after a report line's label and brackets.
+fn figures<'a>(report: &'a str, label: &str) -> Option<&'a str> {
+    report
+        .lines()
+        .find(|l| l.starts_with(label))
+        .map(|l| l.rsplit("  ").next().unwrap().trim())
+}
+
 #[test]
-fn requests_ask_for_gzip_unless_compression_is_off() {
-    let (addr, seen) = raw_server(
-        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+fn bytes_in_counts_gzip_pages_decoded_as_vegeta_and_wire_in_as_they_came() {
+    let page = page();
+    let (addr, zipped, seen) = page_server(&page);
+    assert!(zipped < 60_065 / 4, "{zipped}");
+    let target = format!("GET http://{addr}/page\n");
+    let out = run(
+        &["attack", "-rate=20", "-max-requests=4"],
+        target.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&run(&["report"], &out.stdout).stdout);
+    // vegeta's line: the page as Go's client hands it to vegeta, decoded.
+    assert_eq!(
+        figures(&report, "Bytes In"),
+        Some("240260, 60065.00"),
+        "{report}"
+    );
+    // loadlab's own line: the gzip bytes that came over the wire.
+    assert_eq!(
+        figures(&report, "Wire In"),
+        Some(format!("{}, {zipped}.00", 4 * zipped).as_str()),
+        "{report}"
+    );
+    let heads = seen.lock().unwrap().clone();
+    assert_eq!(heads.len(), 4);
+    for h in heads {
+        assert!(
+            h.lines()
+                .any(|l| l.eq_ignore_ascii_case("accept-encoding: gzip")),
+            "{h}"
+        );
+    }
+    // vegeta's encodings carry vegeta's figure.
+    let json = text(&run(&["encode", "-to=json"], &out.stdout).stdout);
+    for l in json.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["bytes_in"], 60_065, "{l}");
+    }
+    // The JSON report has both.
+    let rep = text(&run(&["report", "-type=json"], &out.stdout).stdout);
+    let v: serde_json::Value = serde_json::from_str(&rep).unwrap();
+    assert_eq!(v["bytes_in"]["total"], 240_260);
+    assert_eq!(v["wire_in"]["total"], 4 * zipped as u64);
+}
+
+#[test]
+fn a_request_with_its_own_accept_encoding_counts_the_gzip_bytes() {
+    let page = page();
+    let (addr, zipped, seen) = page_server(&page);
+    let target = format!("GET http://{addr}/page\nAccept-Encoding: gzip\n");
+    let out = run(
+        &["attack", "-rate=20", "-max-requests=2"],
+        target.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&run(&["report"], &out.stdout).stdout);
+    // As Go's client: a body asked for by the request is not decoded.
+    assert_eq!(
+        figures(&report, "Bytes In"),
+        Some(format!("{}, {zipped}.00", 2 * zipped).as_str()),
+        "{report}"
+    );
+    assert_eq!(figures(&report, "Wire In"), None, "{report}");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    // Without compression nothing is asked for: the plain page.
+    seen.lock().unwrap().clear();
+    let target = format!("GET http://{addr}/page\n");
+    let out = run(
+        &[
+            "attack",
+            "-rate=20",
+            "-max-requests=2",
+            "-compression=false",
+        ],
+        target.as_bytes(),
+    );
+    let report = text(&run(&["report"], &out.stdout).stdout);
+    assert_eq!(
+        figures(&report, "Bytes In"),
+        Some("120130, 60065.00"),
+        "{report}"
+    );
+    for h in seen.lock().unwrap().iter() {
+        assert!(!h.to_ascii_lowercase().contains("accept-encoding"), "{h}");
+    }
+}
+
+#[test]
+fn a_body_labelled_gzip_that_is_not_fails_as_in_vegeta() {
+    let (addr, _) = raw_server(
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n<p>hi</p>\n"
             .to_vec(),
     );
     let target = format!("GET http://{addr}/\n");
-    for (flag, want) in [(None, true), (Some("-compression=false"), false)] {
-        seen.lock().unwrap().clear();
-        let mut args = vec!["attack", "-rate=20", "-max-requests=2"];
-        args.extend(flag);
-        let out = run(&args, target.as_bytes());
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let report = text(&run(&["report"], &out.stdout).stdout);
-        // The compressed bytes, as they came.
-        assert!(
-            report
-                .lines()
-                .any(|l| l.starts_with("Bytes In") && l.contains("20, 10.00")),
-            "{report}"
-        );
-        let heads = seen.lock().unwrap().clone();
-        assert_eq!(heads.len(), 2);
-        for h in heads {
-            let asked = h
-                .lines()
-                .any(|l| l.eq_ignore_ascii_case("accept-encoding: gzip"));
-            assert_eq!(asked, want, "{flag:?}: {h}");
-        }
-    }
+    let out = run(
+        &["attack", "-rate=20", "-max-requests=2"],
+        target.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&run(&["report"], &out.stdout).stdout);
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("Status Codes") && l.contains("0:2")),
+        "{report}"
+    );
+    assert_eq!(
+        error_set(&report),
+        vec![format!(
+            "Get \"http://{addr}/\": gzip: invalid compressed body"
+        )]
+    );
+    // Its bytes, as they came.
+    assert_eq!(figures(&report, "Bytes In"), Some("20, 10.00"), "{report}");
 }

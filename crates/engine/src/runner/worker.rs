@@ -179,6 +179,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             status: 0,
             error: ErrorKind::None,
             bytes_in: 0,
+            body_wire: 0,
             bytes_out: 0,
             sent: None,
             first_byte: None,
@@ -242,6 +243,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             error: out.error,
             bytes_out: out.bytes_out,
             bytes_in: out.bytes_in,
+            wire_in: Sample::wire_in_of(out.bytes_in, out.body_wire),
         };
         live.in_flight.fetch_sub(1, Ordering::Relaxed);
         live.completed.fetch_add(1, Ordering::Relaxed);

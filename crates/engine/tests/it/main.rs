@@ -12,6 +12,7 @@ mod credentials;
 mod failures;
 mod framing;
 mod fuzz_corpus;
+mod gzip;
 mod http2;
 mod keepalive;
 mod lazy;

@@ -60,6 +60,11 @@ pub(crate) mod kind {
     /// Optional: how a script worker's share is counted (`loadlab k6 run
     /// --execution-segment`); see `encode_worker_plan`. Right after `WORKER`.
     pub const WORKER_PLAN: u8 = 0x42;
+    /// Optional: the response body bytes of the next sample as they came
+    /// over the wire (varint), written before a sample whose body the
+    /// engine decoded (gzip): its `bytes_in` counts the decoded bytes, as
+    /// vegeta does. Readers that do not know it skip it.
+    pub const WIRE_IN: u8 = 0x43;
 }
 
 /// Worker plan payload: the unit its shares count (string, `iterations`),
@@ -348,6 +353,10 @@ pub(crate) fn decode_metric(p: &[u8], st: &mut DeltaState) -> Option<loadlab_cor
 /// 8. status << 5 | error kind
 /// 9. bytes_out
 /// 10. bytes_in
+///
+/// A sample's `wire_in` (nonzero only for a decoded body) goes in a
+/// [`kind::WIRE_IN`] record before it, so that the sample record, and
+/// every file without decoded bodies, stays as older readers know it.
 pub(crate) fn encode_sample(out: &mut Vec<u8>, st: &mut DeltaState, s: &loadlab_core::Sample) {
     let expected_seq = st.prev_seq.map_or(0, |p| p.wrapping_add(1));
     put_varint(out, zigzag_diff(s.seq, expected_seq));
@@ -412,6 +421,8 @@ pub(crate) fn decode_sample(p: &[u8], st: &mut DeltaState) -> Option<loadlab_cor
         error,
         bytes_out,
         bytes_in,
+        // Set from a wire record before it, if any.
+        wire_in: 0,
     })
 }
 
@@ -477,6 +488,7 @@ mod tests {
                 error: ErrorKind::Canceled,
                 bytes_out: u64::MAX,
                 bytes_in: u64::MAX,
+                wire_in: 0,
             },
             Sample {
                 seq: 1,
@@ -490,5 +502,65 @@ mod tests {
             encode_sample(&mut buf, &mut enc, &s);
             assert_eq!(decode_sample(&buf, &mut dec), Some(s));
         }
+    }
+
+    /// Walks the records of a one-attack file: (offset, type, whole length).
+    fn records(file: &[u8]) -> Vec<(usize, u8, usize)> {
+        let mut out = Vec::new();
+        let mut pos = HEADER_LEN;
+        while pos < file.len() {
+            let mut p = pos + 1;
+            let len = get_varint(file, &mut p).unwrap() as usize;
+            let whole = p + len + 1 - pos;
+            out.push((pos, file[pos], whole));
+            pos += whole;
+        }
+        out
+    }
+
+    #[test]
+    fn wire_bytes_ride_in_an_optional_record_older_readers_skip() {
+        use loadlab_core::Sink;
+        let samples: Vec<Sample> = (0..6u64)
+            .map(|i| Sample {
+                seq: i,
+                done_ns: i * 10,
+                status: 200,
+                bytes_in: 60_065,
+                wire_in: if i % 2 == 0 { 625 } else { 0 },
+                ..Default::default()
+            })
+            .collect();
+        let mut w = ResultsWriter::new(Vec::new());
+        let t = loadlab_core::TargetInfo {
+            method: "GET".into(),
+            url: "http://h/".into(),
+        };
+        w.register_target(0, &t);
+        for s in &samples {
+            w.record(s);
+        }
+        let mut file = w.into_inner().unwrap();
+        let read = |f: &[u8]| -> Vec<Sample> {
+            ResultsReader::new(f, "x")
+                .unwrap()
+                .map(|r| r.unwrap().sample)
+                .collect()
+        };
+        assert_eq!(read(&file), samples);
+        let recs = records(&file);
+        let wire: Vec<_> = recs.iter().filter(|r| r.1 == kind::WIRE_IN).collect();
+        assert_eq!(wire.len(), 3, "one per decoded body, none for the others");
+        // A reader that does not know the record (a type of 0x40 and up it
+        // skips) reads the same samples, without their wire bytes.
+        for &&(at, _, whole) in &wire {
+            file[at] = 0x7f;
+            file[at + whole - 1] = crc8(&file[at..at + whole - 1]);
+        }
+        let old: Vec<Sample> = samples
+            .iter()
+            .map(|s| Sample { wire_in: 0, ..*s })
+            .collect();
+        assert_eq!(read(&file), old);
     }
 }

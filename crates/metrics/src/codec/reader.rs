@@ -53,6 +53,8 @@ pub struct ResultsReader<R: Read> {
     metrics: u64,
     warnings: Vec<String>,
     unsent: Vec<(Arc<str>, u64)>,
+    /// The wire bytes a wire record gave the next sample.
+    wire_in: u64,
     /// The worker records of the segments read so far, with what each
     /// segment holds; `cur_worker` indexes the current segment's.
     workers: Vec<WorkerSegment>,
@@ -95,6 +97,7 @@ impl<R: Read> ResultsReader<R> {
             metrics: 0,
             warnings: Vec::new(),
             unsent: Vec::new(),
+            wire_in: 0,
             workers: Vec::new(),
             cur_worker: None,
             done: false,
@@ -297,9 +300,10 @@ impl<R: Read> ResultsReader<R> {
         let payload = &self.buf[payload_range];
         match rtype {
             kind::SAMPLE => {
-                let Some(sample) = decode_sample(payload, &mut self.state) else {
+                let Some(mut sample) = decode_sample(payload, &mut self.state) else {
                     return Err(self.bad("undecodable sample record"));
                 };
+                sample.wire_in = std::mem::take(&mut self.wire_in);
                 self.segment_samples += 1;
                 self.total += 1;
                 if let Some(i) = self.cur_worker {
@@ -307,7 +311,13 @@ impl<R: Read> ResultsReader<R> {
                 }
                 return Ok(Step::Record(self.make_record(sample)));
             }
+            kind::WIRE_IN => {
+                let mut q = 0;
+                self.wire_in =
+                    get_varint(payload, &mut q).ok_or_else(|| self.bad("bad wire record"))?;
+            }
             kind::BEGIN => {
+                self.wire_in = 0;
                 let (start, info) = decode_begin(payload).map_err(|e| self.bad(e))?;
                 self.attack = Arc::from(info.name.as_str());
                 self.start_unix_ns = start;

@@ -253,6 +253,11 @@ impl<W: Write + Send> Sink for ResultsWriter<W> {
         if !self.began {
             self.start_segment(&AttackInfo::default());
         }
+        if sample.wire_in != 0 {
+            self.payload.clear();
+            put_varint(&mut self.payload, sample.wire_in);
+            self.frame(kind::WIRE_IN);
+        }
         self.payload.clear();
         encode_sample(&mut self.payload, &mut self.state, sample);
         self.frame(kind::SAMPLE);

@@ -70,6 +70,8 @@ fn errors_and_several_targets_round_trip() {
             },
             bytes_out: i % 4 * 10,
             bytes_in: if i % 7 == 0 { 0 } else { 1_000 + i },
+            // Some decoded gzip bodies: their bytes as they came.
+            wire_in: if i % 11 == 0 { 300 + i } else { 0 },
         })
         .collect();
     let targets = [
@@ -428,6 +430,7 @@ fn v1_fixture_samples() -> Vec<Sample> {
             },
             bytes_out: i % 4 * 10,
             bytes_in: if i % 7 == 0 { 0 } else { 1_000 + i },
+            wire_in: 0,
         })
         .collect()
 }

@@ -204,6 +204,31 @@ fn text_and_json_with_unsent_requests() {
     check("text_troubled_unsent", &render(&ReportType::Text, &m));
 }
 
+/// The calm run against a gzip page: every body decoded from 625 bytes to
+/// 60,065 (vegeta's `Bytes In`), the bytes as they came on loadlab's
+/// `Wire In` line and in the JSON's `wire_in`.
+#[test]
+fn text_and_json_with_decoded_gzip_bodies() {
+    let mut m = Metrics::new();
+    for mut r in calm() {
+        r.sample.bytes_in = 60_065;
+        r.sample.wire_in = 625;
+        m.add(&r);
+    }
+    let out = render(&ReportType::Text, &m);
+    assert_vegeta_lines_first(&out);
+    assert!(
+        out.contains("\nBytes In      [total, mean]                     300325000, 60065.00\n"),
+        "{out}"
+    );
+    check("text_gzip", &out);
+    let json = render(&ReportType::Json, &m);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["bytes_in"]["total"], 300_325_000);
+    assert_eq!(v["wire_in"]["total"], 3_125_000);
+    assert_eq!(v["wire_in"]["mean"], 625.0);
+}
+
 #[test]
 fn json_calm() {
     check("json_calm", &report(&calm(), "json"));
@@ -302,6 +327,10 @@ fn text_layout_matches_vegetas_reference_report() {
         bytes_out: ByteSummary {
             total: 0,
             mean: 0.0,
+        },
+        wire_in: ByteSummary {
+            total: 500_000,
+            mean: 100.0,
         },
         status_codes: vec![("200".to_string(), 5000)],
         errors: vec![],

@@ -397,8 +397,9 @@ fn script_dir_of(script: &std::path::Path) -> PathBuf {
 fn make_client(options: &Options) -> Result<Client, ScriptError> {
     Client::new(&loadlab_engine::AttackConfig {
         timeout: Duration::from_secs(60),
-        // As k6: no `Accept-Encoding: gzip` of our own (bodies are
-        // never decoded, so a script would read gzip bytes).
+        // As k6: no `Accept-Encoding: gzip` of our own (the engine
+        // decodes only the gzip it asked for, so a script reads bodies as
+        // they came).
         compression: false,
         keepalive: !options.request.no_connection_reuse,
         hosts: options.hosts.clone(),

@@ -187,6 +187,7 @@ impl RunState {
             body: Vec::new(),
             bytes_in: 0,
             bytes_out: 0,
+            body_wire: 0,
             wire_in: 0,
             wire_out: 0,
             sent: now,
@@ -417,6 +418,7 @@ impl RunState {
             error: r.error,
             bytes_out: r.bytes_out,
             bytes_in: r.bytes_in,
+            wire_in: Sample::wire_in_of(r.bytes_in, r.body_wire),
         };
         self.out.borrow_mut().sample(&sample);
         sample

@@ -72,6 +72,12 @@ fn vegeta_summary(s: &RunSummary) -> loadlab_metrics::Summary {
             total: s.bytes_out,
             mean: s.bytes_out as f64 / n,
         },
+        // A stored run keeps vegeta's count alone (its pages show
+        // vegeta's lines, not loadlab's).
+        wire_in: ByteSummary {
+            total: s.bytes_in,
+            mean: s.bytes_in as f64 / n,
+        },
         // A database test's transactions have no HTTP status.
         status_codes: if s.is_database() {
             Default::default()

@@ -47,6 +47,7 @@ pub fn realistic(n: u64, rate_per_s: u64, seed: u64) -> Vec<Sample> {
                 error: ErrorKind::None,
                 bytes_out: 0,
                 bytes_in: 100,
+                wire_in: 0,
             }
         })
         .collect();
