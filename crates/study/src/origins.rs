@@ -156,12 +156,12 @@ pub(crate) fn start(plan: &Plan) -> Result<Running, StudyError> {
     let mut handles = Vec::new();
     let mut origins = Origins::default();
     if let Some(o) = &plan.origin {
-        let h = spawn(o, "origin")?;
+        let h = spawn(o, None)?;
         origins.unnamed = Some(h.url());
         handles.push(h);
     }
     for (name, o) in &plan.origins {
-        let h = spawn(o, &format!("origins.{name}"))?;
+        let h = spawn(o, Some(name))?;
         origins.named.push((name.clone(), h.url()));
         handles.push(h);
     }
@@ -171,9 +171,15 @@ pub(crate) fn start(plan: &Plan) -> Result<Running, StudyError> {
     })
 }
 
-/// Starts one origin; `key` names it in errors.
-fn spawn(o: &OriginPlan, key: &str) -> Result<loadlab_origin::OriginHandle, StudyError> {
-    let fail = |e: String| StudyError::Origin(format!("{key}: {e}"));
+/// Starts one origin; its `name` (`None`: the plan's `origin:`) is in its
+/// errors (shown as `origin: …`, `origin: multi: …`).
+fn spawn(o: &OriginPlan, name: Option<&str>) -> Result<loadlab_origin::OriginHandle, StudyError> {
+    let fail = |e: String| {
+        StudyError::Origin(match name {
+            None => e,
+            Some(n) => format!("{n}: {e}"),
+        })
+    };
     // Parsed when the plan was loaded; a plan built otherwise
     // (deserialized) has only the text.
     let recipes = if o.recipes.is_empty() {
@@ -212,6 +218,36 @@ mod tests {
             OriginRef::Malformed("{origin.é")
         );
         assert!(references("no origin here {origin").is_empty());
+    }
+
+    #[test]
+    fn each_origin_starts_on_its_own_port_and_a_bad_one_is_named() {
+        let yaml = "name: s
+origin: {recipes: [{route: /a, body: ok, stages: [{at: 0, status: 200}]}]}
+origins:
+  master: {recipes: [{route: /, body: ok, stages: [{at: 0, status: 200}]}]}
+  multi: {recipes: [{route: /news, body: ok, stages: [{at: 0, status: 200}]}]}
+targets:
+  - {name: a, url: \"{origin}/a\"}
+load: {rates: [10], step: 1s}
+";
+        let mut plan = Plan::from_yaml(yaml, "p.yaml", std::path::Path::new(".")).unwrap();
+        let running = start(&plan).unwrap();
+        let o = &running.origins;
+        let mut urls: Vec<&str> = o.named.iter().map(|(_, u)| u.as_str()).collect();
+        urls.extend(o.unnamed.as_deref());
+        urls.sort();
+        urls.dedup();
+        assert_eq!(urls.len(), 3, "{o:?}");
+        assert!(urls.iter().all(|u| u.starts_with("http://127.0.0.1:")));
+        drop(running);
+        // A stored plan's recipes are parsed when it starts.
+        plan.origins[1].1.recipes.clear();
+        plan.origins[1].1.recipes_json = "{".into();
+        let Err(e) = start(&plan) else {
+            panic!("a bad recipe started")
+        };
+        assert!(e.to_string().starts_with("origin: multi: "), "{e}");
     }
 
     #[test]

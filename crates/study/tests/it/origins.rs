@@ -44,15 +44,12 @@ fn each_target_reaches_its_own_origin() {
         assert_eq!(s.requests, 40, "{log}");
         assert_eq!(s.success, 1.0, "{:?} {log}", s.status_codes);
     }
-    // Each origin's own body size and latency.
+    // Each origin's own body size, and its latency as a floor (a busy
+    // machine only adds to it).
     assert_eq!(single.bytes_in, 40 * 1024, "{log}");
     assert_eq!(multi.bytes_in, 40 * 4096, "{log}");
-    assert!(
-        (2_000_000..8_000_000).contains(&single.p50_ns),
-        "{}",
-        single.p50_ns
-    );
-    assert!(multi.p50_ns >= 8_000_000, "{}", multi.p50_ns);
+    assert!(single.min_ns >= 2_000_000, "{}", single.min_ns);
+    assert!(multi.min_ns >= 8_000_000, "{}", multi.min_ns);
 
     // The stored plan keeps both origins; a plan stored before named
     // origins existed (no `origins` key) still reads back.
