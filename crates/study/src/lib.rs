@@ -20,6 +20,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod hypothesis;
 pub mod monitor;
+pub mod origins;
 pub mod plan;
 pub mod plan_shape;
 pub mod relative;

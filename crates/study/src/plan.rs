@@ -16,10 +16,12 @@ use serde::{Deserialize, Serialize};
 pub use crate::error::PlanError;
 use crate::hypothesis::Hypothesis;
 pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
-use crate::sources::{RawOrigin, RawTarget, Written, check_request, resolve_origin};
+use crate::sources::{RawOrigin, RawTarget, check_request};
 pub use crate::suggest::suggest;
 
+mod origins;
 mod targets;
+use origins::{RawOrigins, check_references, read_origins, request_at};
 use targets::{EnvAxis, read_targets};
 
 #[derive(Debug, Deserialize)]
@@ -30,6 +32,8 @@ struct RawPlan {
     question: Option<String>,
     #[serde(default)]
     origin: Option<RawOrigin>,
+    #[serde(default)]
+    origins: Option<RawOrigins>,
     targets: Vec<RawTarget>,
     load: RawLoad,
     #[serde(default)]
@@ -136,7 +140,11 @@ struct RawMonitor {
 pub struct Plan {
     pub name: String,
     pub question: Option<String>,
+    /// The origin written `{origin}` in the targets.
     pub origin: Option<OriginPlan>,
+    /// The named origins, each written `{origin.NAME}`, in the plan's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<(String, OriginPlan)>,
     pub targets: Vec<TargetPlan>,
     pub load: LoadPlan,
     /// Runs of each (rate, target), interleaved A B A B.
@@ -573,6 +581,18 @@ pub fn locate_path(src: &str, path: &str) -> (usize, usize) {
     (1, 1)
 }
 
+/// Where the key `key` of the mapping at `parent` is written, whatever
+/// characters it has (a bad name may hold `.` or `[`); falls back to
+/// [`locate_path`] of `parent`.
+pub(crate) fn locate_key_in(src: &str, parent: &str, key: &str) -> (usize, usize) {
+    let mut segs = parse_path(parent);
+    segs.push(Seg::Key(key));
+    match probe(src, &segs, true) {
+        Some((line, col, _)) => (line, col),
+        None => locate_path(src, parent),
+    }
+}
+
 /// Where the key of the value at `path` is written (an unknown key is shown
 /// there); falls back to [`locate_path`].
 pub fn locate_key(src: &str, path: &str) -> (usize, usize) {
@@ -933,45 +953,16 @@ impl Plan {
             hypotheses.push(parsed);
         }
 
-        let origin = match &raw.origin {
-            None => None,
-            Some(o) => Some(resolve_origin(o, base).map_err(|e| {
-                let path = match e.key.as_str() {
-                    "" => "origin".to_string(),
-                    k => format!("origin.{k}"),
-                };
-                let mut pe = err(&path, e.message);
-                // A recipe's unknown key is shown at the key, not its value.
-                if pe.message.starts_with(&format!("{path}: unknown field")) {
-                    (pe.line, pe.column) = locate_key(src, &path);
-                }
-                pe
-            })?),
-        };
-        // A request's key in the plan, and its place in its targets file.
-        let request_at = |i: usize, w: &Written, key: &str| match w {
-            Written::Inline => (format!("{}.{key}", keys[i]), String::new()),
-            Written::File { path, line } => (
-                format!("{}.targets_file", keys[i]),
-                format!("{path}:{line}: "),
-            ),
-        };
+        let (origin, origins) =
+            read_origins(raw.origin.as_ref(), raw.origins.as_ref(), base, src, file)?;
+        // Checked as sent: references expanded, each origin standing for
+        // an address nothing listens on (messages show the template).
+        let placeholder = crate::origins::Origins::placeholder(origin.as_ref(), &origins);
+        check_references(&targets, &written, &keys, &placeholder, &err)?;
         for (i, (t, w)) in targets.iter().zip(&written).enumerate() {
             for (r, w) in t.requests.iter().zip(w) {
-                if origin.is_none() && r.url.contains("{origin}") {
-                    let (at, _) = request_at(i, w, "url");
-                    return Err(err(
-                        &at,
-                        format!(
-                            "target {:?} uses {{origin}} but the plan starts no origin",
-                            t.name
-                        ),
-                    ));
-                }
-                // Checked as sent: references expanded, `{origin}` standing
-                // for the in-process origin (messages show the template).
                 let expand = |v: &str| crate::secrets::expand(v, &env).unwrap_or_default();
-                let url = expand(&r.url).replace("{origin}", "http://127.0.0.1:1");
+                let url = placeholder.expand(&expand(&r.url));
                 let headers: Vec<(String, String)> = r
                     .headers
                     .iter()
@@ -984,7 +975,7 @@ impl Plan {
                     } else {
                         "headers"
                     };
-                    let (at, place) = request_at(i, w, key);
+                    let (at, place) = request_at(&keys[i], w, key);
                     let m = crate::secrets::scrub_values(&env, &m);
                     return Err(err(&at, format!("{place}{m}")));
                 }
@@ -1018,6 +1009,7 @@ impl Plan {
             name: raw.name.clone(),
             question: raw.question.clone(),
             origin,
+            origins,
             targets,
             load,
             repetitions: raw.repetitions.unwrap_or(1).max(1),

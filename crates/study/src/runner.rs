@@ -122,7 +122,8 @@ struct Ctx<'a> {
     store: &'a mut Store,
     study: i64,
     done: HashMap<(String, u64, String, u32), Option<bool>>,
-    base_url: String,
+    /// What `{origin}` and `{origin.NAME}` stand for.
+    origins: crate::origins::Origins,
     pid: Option<u32>,
     opts: &'a mut RunOptions,
     executed: usize,
@@ -212,7 +213,7 @@ impl Ctx<'_> {
                 self.plan,
                 g,
                 rate,
-                &self.base_url,
+                &self.origins,
                 self.pid,
                 &self.opts.stop,
                 extra,
@@ -224,7 +225,7 @@ impl Ctx<'_> {
                 self.plan,
                 target,
                 rate,
-                &self.base_url,
+                &self.origins,
                 self.pid,
                 &self.opts.stop,
                 extra,
@@ -543,28 +544,8 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         (id, out, HashMap::new())
     };
 
-    // The in-process origin lives as long as the study.
-    let origin = match &plan.origin {
-        None => None,
-        Some(o) => {
-            // Parsed when the plan was loaded; a plan built otherwise
-            // (deserialized) has only the text.
-            let recipes = if o.recipes.is_empty() {
-                loadlab_origin::parse_recipes(&o.recipes_json)
-                    .map_err(|e| StudyError::Origin(e.to_string()))?
-            } else {
-                o.recipes.clone()
-            };
-            let cfg = loadlab_origin::OriginConfig {
-                recipes,
-                workers: Some(1),
-                ..Default::default()
-            };
-            let addr = "127.0.0.1:0".parse().expect("static address");
-            Some(loadlab_origin::spawn(addr, cfg).map_err(|e| StudyError::Origin(e.to_string()))?)
-        }
-    };
-    let base_url = origin.as_ref().map(|o| o.url()).unwrap_or_default();
+    // The in-process origins live as long as the study.
+    let origins = crate::origins::start(plan)?;
     let pid = match &plan.monitor {
         Some(m) => Some(monitor::resolve(m).map_err(StudyError::Monitor)?),
         None => None,
@@ -593,7 +574,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         store: &mut store,
         study,
         done,
-        base_url,
+        origins: origins.origins.clone(),
         pid,
         opts: &mut opts,
         executed: 0,
@@ -608,7 +589,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
         None => schedule(&mut ctx),
     };
     let (executed, reused) = (ctx.executed, ctx.reused);
-    drop(origin);
+    drop(origins);
     if let Err(e) = result {
         let _ = store.set_status(study, "interrupted");
         return Err(e);

@@ -42,6 +42,19 @@ impl EnvValues {
     }
 }
 
+#[cfg(test)]
+impl EnvValues {
+    /// Values as if captured, for tests.
+    pub(crate) fn of(pairs: &[(&str, &str)]) -> Self {
+        EnvValues(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Piece<'a> {
     Lit(&'a str),

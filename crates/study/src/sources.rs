@@ -115,8 +115,9 @@ impl TargetPlan {
 /// the study steps along it.
 pub(crate) type EnvAxis = Option<(String, Vec<u64>)>;
 
-/// One request template. `url` may contain `{origin}`, replaced by the
-/// in-process origin's base URL (`http://127.0.0.1:PORT`) at run time; `url`
+/// One request template. `url` may contain `{origin}` and `{origin.NAME}`,
+/// replaced by the in-process origins' base URLs (`http://127.0.0.1:PORT`)
+/// at run time (see [`crate::origins`]); `url`
 /// and header values may contain `${NAME}`, expanded from [`Plan::env`](crate::Plan::env).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestPlan {
@@ -454,7 +455,13 @@ mod method_name {
 /// Reads and parses the origin's recipes (with the origin's own parser), so
 /// that a bad recipe is refused when the plan is loaded: an inline recipe at
 /// its key (`recipes[1].stages[0].latency`), a recipe file at `recipe`.
-pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, SourceError> {
+/// `at` is the origin's key in the plan (`origin`, `origins.multi`), which
+/// names the further bad recipes of a list.
+pub(crate) fn resolve_origin(
+    o: &RawOrigin,
+    base: &Path,
+    at: &str,
+) -> Result<OriginPlan, SourceError> {
     match (&o.recipe, &o.recipes) {
         (Some(file), None) => {
             let path: PathBuf = base.join(file);
@@ -486,7 +493,7 @@ pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, S
                     let more: Vec<String> = e
                         .more
                         .iter()
-                        .map(|m| format!("origin.{}: {}", recipe_key(&m.field), one_recipe(m)))
+                        .map(|m| format!("{at}.{}: {}", recipe_key(&m.field), one_recipe(m)))
                         .collect();
                     message.push_str(&more.join("; "));
                 }
@@ -500,12 +507,12 @@ pub(crate) fn resolve_origin(o: &RawOrigin, base: &Path) -> Result<OriginPlan, S
         }
         _ => Err(SourceError::new(
             "",
-            "origin needs exactly one of `recipe` (a file) or `recipes` (inline)",
+            "an origin needs exactly one of `recipe` (a file) or `recipes` (inline)",
         )),
     }
 }
 
-/// The key below `origin` of a field the recipe parser names: `[1].stages[0]`
+/// The key below the origin of a field the recipe parser names: `[1].stages[0]`
 /// → `recipes[1].stages[0]`, `stages[0]` (a single recipe) →
 /// `recipes.stages[0]`; its `(json)`, `(list)`, `(recipe)` mean the node itself.
 fn recipe_key(field: &str) -> String {

@@ -58,6 +58,12 @@ pub fn check_plan(plan: &Plan) -> Result<(), String> {
                 .to_string(),
         );
     }
+    if !plan.origins.is_empty() {
+        why.push(
+            "`origins`: every worker would start its own in-process origins, each seeing 1/n of the load; run `loadlab origin` once per origin and point the targets at them"
+                .to_string(),
+        );
+    }
     for t in &plan.targets {
         if !t.members.is_empty() {
             why.push(format!(
@@ -411,6 +417,11 @@ repetitions: 2
         .unwrap_err();
         assert!(e.contains("`ceiling`"), "{e}");
         assert!(e.contains("`stop.after_failures`"), "{e}");
+        let e = check_plan(&plan(&format!(
+            "{TWO}origins: {{m: {{recipes: [{{route: /a, body: ok, stages: [{{at: 0, status: 200}}]}}]}}}}\n"
+        )))
+        .unwrap_err();
+        assert!(e.contains("`origins`: every worker would start"), "{e}");
     }
 
     fn row(data: RunData) -> RunRow {

@@ -108,7 +108,8 @@ pub struct WorkloadStep {
     pub axis: String,
     pub level: u64,
     pub step: Duration,
-    /// The in-process origin's base URL, or "".
+    /// The base URL of the plan's `origin:` (`{origin}`), or ""; the named
+    /// origins are already filled in the step's values.
     pub base_url: String,
 }
 

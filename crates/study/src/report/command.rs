@@ -12,6 +12,7 @@
 use loadlab_core::{PacerSpec, Rate, format_go_duration};
 use loadlab_engine::{AttackConfig, DnsCache};
 
+use crate::origins::Origins;
 use crate::plan::{Plan, RequestPlan};
 use crate::secrets::shell_quoted;
 
@@ -22,8 +23,9 @@ const INLINE_BODY: usize = 4096;
 /// The equivalent `loadlab attack` command line of one run of a target at
 /// `rate` (`None`: `-rate=X`, for a line standing for every step).
 /// Credentials are redacted (see [`Plan::redacted`]); `${NAME}` references
-/// are kept, so the shell expands them when the line is run.
-pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &str) -> String {
+/// are kept, so the shell expands them when the line is run; the in-process
+/// origins are shown as `origins` has them ([`Origins::shown`]).
+pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, origins: &Origins) -> String {
     let plan = &plan.redacted();
     let Some(t) = plan.target(target) else {
         return String::new();
@@ -42,7 +44,7 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &
         return words
             .iter()
             .map(|a| {
-                let a = a.replace("{origin}", base_url);
+                let a = origins.expand(a);
                 if a.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c))
                 {
@@ -56,7 +58,7 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, base_url: &
     }
     let mut cfg = plan.load.attack_config(rate.unwrap_or(Rate::per_second(1)));
     cfg.weights = t.weights();
-    let url = |r: &RequestPlan| r.url.replace("{origin}", base_url);
+    let url = |r: &RequestPlan| origins.expand(&r.url);
     let body = |r: &RequestPlan| r.body.clone().filter(|b| !b.is_empty());
     // Files the line writes (or, too large, only names) before the attack.
     let mut files: Vec<(String, String)> = Vec::new();

@@ -18,6 +18,7 @@ use loadlab_core::{Rate, format_go_duration};
 
 use crate::analysis::{Analysis, PROBE, SWEEP};
 use crate::env::Environment;
+use crate::origins::Origins;
 use crate::plan::Plan;
 use crate::store::{RunRow, StudyRow};
 use charts::{Figure, Line, Panel, Rule, Shade};
@@ -266,6 +267,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
             plan.repetitions
         ),
     ];
+    items.extend(origins_item(plan));
     if let Some(s) = &plan.slo {
         items.push(format!("SLO: {}", describe_slo(s)));
     }
@@ -291,12 +293,15 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let cmds: Vec<String> = plan
         .targets
         .iter()
-        .map(|t| attack_command(plan, &t.name, None, "http://ORIGIN"))
+        .map(|t| attack_command(plan, &t.name, None, &Origins::shown(plan)))
         .collect();
     b.push(Block::Code("sh".into(), cmds.join("\n")));
-    if let Some(o) = &plan.origin {
+    for (name, o, url) in origins_shown(plan) {
+        let whose = name.map_or("Origin recipe".to_string(), |n| {
+            format!("Origin `{n}`: recipe")
+        });
         b.push(Block::Para(format!(
-            "Origin recipe ({}), served in-process at `http://ORIGIN`:",
+            "{whose} ({}), served in-process at `{url}`:",
             o.source
         )));
         b.push(Block::Code("json".into(), o.recipes_json.clone()));
@@ -544,7 +549,8 @@ fn steps_section(
 
 /// A run's heading and its command line with its vegeta-style report.
 fn run_blocks_of(plan: &Plan, target: &str, rate: u64, r: &RunRow) -> [Block; 2] {
-    let command = attack_command(plan, target, Some(Rate::per_second(rate)), "http://ORIGIN");
+    let origins = Origins::shown(plan);
+    let command = attack_command(plan, target, Some(Rate::per_second(rate)), &origins);
     [
         Block::Heading(4, format!("{target} — repetition {}", r.repetition)),
         Block::Code(
@@ -597,6 +603,49 @@ fn time_panel(plan: &Plan, lines: Vec<Line>, slo_p99: &Option<Rule>) -> Panel {
     });
     p.rules = slo_p99.iter().cloned().collect();
     p
+}
+
+/// Each in-process origin of `plan`: its name (`None`: `origin:`), its
+/// plan and where the report shows it (`http://ORIGIN`, `http://ORIGIN-NAME`).
+fn origins_shown(plan: &Plan) -> Vec<(Option<&str>, &crate::plan::OriginPlan, String)> {
+    let shown = Origins::shown(plan);
+    let unnamed = plan
+        .origin
+        .iter()
+        .zip(&shown.unnamed)
+        .map(|(o, u)| (None, o, u.clone()));
+    let named = plan
+        .origins
+        .iter()
+        .zip(&shown.named)
+        .map(|((n, o), (_, u))| (Some(n.as_str()), o, u.clone()));
+    unnamed.chain(named).collect()
+}
+
+/// The Setup line naming the in-process origins and the routes of each.
+fn origins_item(plan: &Plan) -> Option<String> {
+    let all = origins_shown(plan);
+    if all.is_empty() {
+        return None;
+    }
+    let described: Vec<String> = all
+        .iter()
+        .map(|(name, o, url)| {
+            // A plan read back from the store has only the recipes' text.
+            let routes = match loadlab_origin::parse_recipes(&o.recipes_json) {
+                Ok(r) => r
+                    .iter()
+                    .map(|r| r.route.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Err(_) => "recipes unreadable".into(),
+            };
+            let name = name.map_or(String::new(), |n| format!("`{n}` "));
+            format!("{name}at `{url}` ({}: {routes})", o.source)
+        })
+        .collect();
+    let label = if all.len() == 1 { "Origin" } else { "Origins" };
+    Some(format!("{label} (in-process): {}", described.join("; ")))
 }
 
 pub fn describe_slo(s: &crate::plan::Slo) -> String {

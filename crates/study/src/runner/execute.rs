@@ -13,6 +13,7 @@ use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
 use super::StudyError;
 use crate::collect::{Collector, RunData};
 use crate::monitor::Monitor;
+use crate::origins::Origins;
 use crate::plan::Plan;
 use crate::secrets::{expand, is_credential, redact_urls};
 use crate::store::MonitorPoint;
@@ -24,7 +25,7 @@ pub(super) fn execute(
     plan: &Plan,
     target: &str,
     rate: u64,
-    base_url: &str,
+    origins: &Origins,
     pid: Option<u32>,
     stop: &Arc<StopSignal>,
     extra: Option<Box<dyn Sink>>,
@@ -38,7 +39,7 @@ pub(super) fn execute(
         .target(target)
         .ok_or_else(|| StudyError::Engine(format!("unknown target {target}")))?;
     // Only the engine sees the expanded values; every message is scrubbed.
-    let scrubbed = |m: String| StudyError::Engine(scrub(plan, base_url, &m));
+    let scrubbed = |m: String| StudyError::Engine(scrub(plan, origins, &m));
     let expand = |v: &str| crate::secrets::expand(v, &plan.env).map_err(scrubbed);
     let mut collector = new_collector(plan, rate);
     if split.is_some() || start_at.is_some() {
@@ -58,10 +59,10 @@ pub(super) fn execute(
                     w.tool()
                 ))
             })?;
-            Job::Workload(runner, workload_step(plan, target, w, rate, base_url)?)
+            Job::Workload(runner, workload_step(plan, target, w, rate, origins)?)
         }
         None => Job::Http(
-            http_targets(t, base_url, &expand)?,
+            http_targets(t, origins, &expand)?,
             AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
                 segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
@@ -97,7 +98,7 @@ pub(super) fn execute(
                     message: format!(
                         "target {target} at {}: {}",
                         l.level_label(rate),
-                        scrub(plan, base_url, &f.message)
+                        scrub(plan, origins, &f.message)
                     ),
                 })
         }
@@ -111,7 +112,7 @@ pub(super) fn execute(
     };
     let points = mon.map(Monitor::stop).unwrap_or_default();
     let (mut data, unsent, late) = res?;
-    scrub_errors(plan, base_url, &mut data.summary);
+    scrub_errors(plan, origins, &mut data.summary);
     data.summary.unsent = unsent;
     data.summary.late = late;
     if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
@@ -124,9 +125,9 @@ pub(super) fn execute(
 }
 
 /// Error texts name the URL as sent: shows them as the plan does.
-pub(super) fn scrub_errors(plan: &Plan, base_url: &str, s: &mut crate::collect::RunSummary) {
+pub(super) fn scrub_errors(plan: &Plan, origins: &Origins, s: &mut crate::collect::RunSummary) {
     for (k, n) in std::mem::take(&mut s.errors) {
-        let k = scrub(plan, base_url, &k);
+        let k = scrub(plan, origins, &k);
         *s.errors.entry(k).or_default() += n;
     }
 }
@@ -159,18 +160,20 @@ pub(super) fn new_collector(plan: &Plan, rate: u64) -> Collector {
     Collector::new(rate, l.warmup.as_nanos() as u64, bucket)
 }
 
-/// One step of a workload target, `${NAME}` and `{origin}` expanded.
+/// One step of a workload target, `${NAME}`, `{origin}` and
+/// `{origin.NAME}` expanded.
 fn workload_step(
     plan: &Plan,
     target: &str,
     w: &crate::workload::WorkloadPlan,
     rate: u64,
-    base_url: &str,
+    origins: &Origins,
 ) -> Result<WorkloadStep, StudyError> {
     use crate::workload::WorkloadPlan;
     let expand = |v: &str| {
         crate::secrets::expand(v, &plan.env)
-            .map_err(|m| StudyError::Engine(scrub(plan, base_url, &m)))
+            .map(|v| origins.expand(&v))
+            .map_err(|m| StudyError::Engine(scrub(plan, origins, &m)))
     };
     let workload = match w {
         WorkloadPlan::Sysbench { args } => WorkloadPlan::Sysbench {
@@ -180,7 +183,7 @@ fn workload_step(
             path: path.clone(),
             env: env
                 .iter()
-                .map(|(k, v)| Ok((k.clone(), expand(v)?.replace("{origin}", base_url))))
+                .map(|(k, v)| Ok((k.clone(), expand(v)?)))
                 .collect::<Result<_, StudyError>>()?,
         },
     };
@@ -190,13 +193,9 @@ fn workload_step(
         axis: plan.load.axis.clone(),
         level: rate,
         step: plan.load.step,
-        base_url: base_url.to_string(),
+        base_url: origins.unnamed.clone().unwrap_or_default(),
     })
 }
-
-/// The in-process origin's address as the check before the first run
-/// shows it to a script (the origin is not started yet; nothing is sent).
-const CHECK_ORIGIN: &str = "http://127.0.0.1:1";
 
 /// Before the store is opened and any run starts: every script compiles
 /// and every database target accepts one connection (the runner's
@@ -211,25 +210,24 @@ pub fn check_workloads(
     let Some(&first) = plan.load.rates.first() else {
         return Ok(());
     };
+    // The origins are not started yet: nothing is sent to them.
+    let origins = Origins::placeholder(plan.origin.as_ref(), &plan.origins);
     for t in &plan.targets {
         let Some(w) = &t.workload else { continue };
-        let step = workload_step(plan, &t.name, w, first, CHECK_ORIGIN)?;
+        let step = workload_step(plan, &t.name, w, first, &origins)?;
         runner.check(&step).map_err(|f| StudyError::Workload {
             code: f.code,
-            message: format!(
-                "target {}: {}",
-                t.name,
-                scrub(plan, CHECK_ORIGIN, &f.message)
-            ),
+            message: format!("target {}: {}", t.name, scrub(plan, &origins, &f.message)),
         })?;
     }
     Ok(())
 }
 
-/// The engine's targets of an HTTP target, `{origin}` and `${NAME}` expanded.
+/// The engine's targets of an HTTP target, `${NAME}`, `{origin}` and
+/// `{origin.NAME}` expanded.
 fn http_targets(
     t: &crate::plan::TargetPlan,
-    base_url: &str,
+    origins: &Origins,
     expand: &dyn Fn(&str) -> Result<String, StudyError>,
 ) -> Result<Vec<Target>, StudyError> {
     t.requests
@@ -237,7 +235,7 @@ fn http_targets(
         .map(|r| {
             Ok(Target {
                 method: r.method.clone(),
-                url: expand(&r.url)?.replace("{origin}", base_url),
+                url: origins.expand(&expand(&r.url)?),
                 headers: r
                     .headers
                     .iter()
@@ -250,18 +248,18 @@ fn http_targets(
 }
 
 /// Replaces every secret `plan` knows of in `text`: its URLs as sent (with
-/// `{origin}` = `base_url` and references expanded) become their redacted
+/// the `origins` and references expanded) become their redacted
 /// templates, remaining URL passwords become `xxxxx`, and any captured
 /// environment value or literal credential still present becomes `REDACTED`.
 /// Used for error messages and the error set of a run.
-pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
+pub fn scrub(plan: &crate::Plan, origins: &Origins, text: &str) -> String {
     let shown = plan.redacted();
     let mut out = text.to_string();
     for (t, s) in plan.targets.iter().zip(&shown.targets) {
         for (r, d) in t.requests.iter().zip(&s.requests) {
             if let Ok(sent) = expand(&r.url, &plan.env) {
-                let sent = sent.replace("{origin}", base_url);
-                let disp = d.url.replace("{origin}", base_url);
+                let sent = origins.expand(&sent);
+                let disp = origins.expand(&d.url);
                 if sent != disp && !sent.is_empty() {
                     out = out.replace(&sent, &disp);
                 }
@@ -287,4 +285,48 @@ pub fn scrub(plan: &crate::Plan, base_url: &str, text: &str) -> String {
     // Where they stand as values (an option's, a header's, a DSN field's),
     // not as letters in a server's prose.
     crate::secrets::redact_values(&out, &secrets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::EnvValues;
+
+    #[test]
+    fn scrub_shows_each_origins_urls_as_written() {
+        let yaml = r#"
+name: s
+origins:
+  master: {recipes: [{route: /, body: ok, stages: [{at: 0, status: 200}]}]}
+  multi: {recipes: [{route: /news, body: ok, stages: [{at: 0, status: 200}]}]}
+targets:
+  - {name: a, url: "{origin.master}/?key=${KEY}"}
+  - {name: b, url: "{origin.multi}/news?key=${KEY}"}
+load: {rates: [10], step: 1s}
+"#;
+        // `${KEY}` is captured from the environment at load: load without
+        // it, then put it back with a value.
+        let mut plan = Plan::from_yaml(
+            &yaml.replace("${KEY}", "v"),
+            "p.yaml",
+            std::path::Path::new("."),
+        )
+        .unwrap();
+        for t in &mut plan.targets {
+            t.requests[0].url = t.requests[0].url.replace("key=v", "key=${KEY}");
+        }
+        plan.env = EnvValues::of(&[("KEY", "s3cr3t-value")]);
+        let origins = Origins {
+            unnamed: None,
+            named: vec![
+                ("master".into(), "http://127.0.0.1:4001".into()),
+                ("multi".into(), "http://127.0.0.1:4002".into()),
+            ],
+        };
+        let text = "Get \"http://127.0.0.1:4002/news?key=s3cr3t-value\": timeout; Get \"http://127.0.0.1:4001/?key=s3cr3t-value\": timeout";
+        assert_eq!(
+            scrub(&plan, &origins, text),
+            "Get \"http://127.0.0.1:4002/news?key=${KEY}\": timeout; Get \"http://127.0.0.1:4001/?key=${KEY}\": timeout"
+        );
+    }
 }

@@ -17,6 +17,7 @@ use super::StudyError;
 use super::execute::{add_monitor, execute, new_collector, scrub_errors};
 use crate::collect::{Collector, GroupNote, RunData};
 use crate::monitor::Monitor;
+use crate::origins::Origins;
 use crate::plan::{Plan, TargetPlan};
 use crate::store::MonitorPoint;
 use crate::workload::WorkloadRunner;
@@ -80,7 +81,7 @@ pub(super) fn execute_group(
     plan: &Plan,
     group: &TargetPlan,
     level: u64,
-    base_url: &str,
+    origins: &Origins,
     pid: Option<u32>,
     stop: &Arc<StopSignal>,
     extra: Option<Box<dyn Sink>>,
@@ -116,7 +117,7 @@ pub(super) fn execute_group(
                         plan,
                         &m.name,
                         m.level_at(level),
-                        base_url,
+                        origins,
                         None,
                         stop,
                         Some(tee),
@@ -151,7 +152,7 @@ pub(super) fn execute_group(
         let _ = e.finish();
     }
     let mut data = c.collector.finish();
-    scrub_errors(plan, base_url, &mut data.summary);
+    scrub_errors(plan, origins, &mut data.summary);
     add_monitor(plan, &points, &mut data.summary);
     let mut began = Vec::new();
     for (_, r) in runs.iter_mut() {

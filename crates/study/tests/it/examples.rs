@@ -73,6 +73,13 @@ fn the_multi_route_comparison_runs_its_four_tests() {
         assert!(report.contains(h), "{h} in {report}");
     }
     assert!(report.contains("Concurrent    3 workloads together (start spread "));
+    // Each set-up is its own origin.
+    assert!(
+        report.contains(
+            "Origins (in-process): `single` at `http://ORIGIN-single` (inline: /, /slow); `multi` at `http://ORIGIN-multi` (inline: /news, /slow/news, /slow/sport, /slow/sounds)"
+        ),
+        "{report}"
+    );
 }
 
 #[test]
