@@ -128,49 +128,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     }
 
     // Verdicts first: the answer is what readers come for.
-    if !analysis.answers.is_empty() {
-        b.push(Block::Heading(2, "Hypotheses and verdicts".into()));
-        for (i, a) in analysis.answers.iter().enumerate() {
-            b.push(Block::Verdict {
-                verdict: a.verdict.word().into(),
-                label: a.word().into(),
-                // The plain sentence first, then the statistics.
-                text: if a.plain.is_empty() {
-                    format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation)
-                } else {
-                    format!(
-                        "{}. `{}` — {} {}",
-                        i + 1,
-                        a.hypothesis,
-                        a.plain,
-                        a.explanation
-                    )
-                },
-            });
-        }
-        // The method of the verdicts shown, from the values that computed them.
-        let tests: Vec<crate::stats::Test> = analysis
-            .answers
-            .iter()
-            .filter_map(|a| a.evidence.as_ref().map(|e| e.test))
-            .collect();
-        let alpha = analysis
-            .answers
-            .iter()
-            .find_map(|a| a.evidence.as_ref().map(|e| e.alpha))
-            .unwrap_or(crate::stats::ALPHA);
-        b.push(Block::Para(crate::stats::method_text(&tests, alpha)));
-        let equivalence = analysis.answers.iter().any(|a| !a.word.is_empty());
-        let relative = analysis.answers.iter().any(|a| a.ratio_evidence.is_some());
-        if equivalence || relative {
-            b.push(Block::Para(crate::relative::method_text(
-                equivalence,
-                relative,
-                alpha,
-            )));
-        }
-    }
-
+    verdicts_section(&mut b, analysis);
     runs_not_measured(&mut b, analysis);
 
     // Ceilings.
@@ -316,6 +274,54 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
 
 /// The Summary section, rate × target (and the custom metrics' table);
 /// gives the steps in order.
+/// The hypotheses' verdicts, each with its plain sentence first, and the
+/// method they were computed with.
+fn verdicts_section(b: &mut Vec<Block>, analysis: &Analysis) {
+    if analysis.answers.is_empty() {
+        return;
+    }
+    b.push(Block::Heading(2, "Hypotheses and verdicts".into()));
+    for (i, a) in analysis.answers.iter().enumerate() {
+        b.push(Block::Verdict {
+            verdict: a.verdict.word().into(),
+            label: a.word().into(),
+            // The plain sentence first, then the statistics.
+            text: if a.plain.is_empty() {
+                format!("{}. `{}` — {}", i + 1, a.hypothesis, a.explanation)
+            } else {
+                format!(
+                    "{}. `{}` — {} {}",
+                    i + 1,
+                    a.hypothesis,
+                    a.plain,
+                    a.explanation
+                )
+            },
+        });
+    }
+    // The method of the verdicts shown, from the values that computed them.
+    let tests: Vec<crate::stats::Test> = analysis
+        .answers
+        .iter()
+        .filter_map(|a| a.evidence.as_ref().map(|e| e.test))
+        .collect();
+    let alpha = analysis
+        .answers
+        .iter()
+        .find_map(|a| a.evidence.as_ref().map(|e| e.alpha))
+        .unwrap_or(crate::stats::ALPHA);
+    b.push(Block::Para(crate::stats::method_text(&tests, alpha)));
+    let equivalence = analysis.answers.iter().any(|a| !a.word.is_empty());
+    let relative = analysis.answers.iter().any(|a| a.ratio_evidence.is_some());
+    if equivalence || relative {
+        b.push(Block::Para(crate::relative::method_text(
+            equivalence,
+            relative,
+            alpha,
+        )));
+    }
+}
+
 /// The runs whose figures are not the target's: every request failed to
 /// connect, or the load generator fell behind its schedule. Named, never
 /// left out silently (the verdicts that rest on them say so too).
