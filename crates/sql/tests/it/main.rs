@@ -8,3 +8,4 @@ mod mariadb;
 mod mysql_wire;
 mod postgres;
 mod prepared_data;
+mod sysbench04;
