@@ -101,6 +101,10 @@ pub struct FinalFigures {
     pub transactions: u64,
     pub tps: f64,
     pub qps: f64,
+    /// Reads and writes per second, and other statements per second
+    /// (sysbench 0.4's layout).
+    pub rw_ps: f64,
+    pub others_ps: f64,
     pub ignored_errors: u64,
     pub err_ps: f64,
     pub reconnects: u64,
@@ -231,6 +235,40 @@ pub fn histogram(d: &Distribution) -> String {
         let _ = writeln!(s, "{v:12.3} |{stars:<40} {n}");
     }
     s.push_str(" \n");
+    s
+}
+
+/// A line logged by each of `n` threads, as sysbench's log prints it: once,
+/// then `(last message repeated N times)`.
+pub fn repeated(line: &str, n: u32) -> String {
+    let mut s = format!("{line}\n");
+    if n > 1 {
+        let _ = writeln!(s, "(last message repeated {} times)", n - 1);
+    }
+    s
+}
+
+/// The limit that ended a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Time,
+    Events,
+}
+
+/// The lines between the run and its statistics, at info verbosity: the
+/// word of each of the `threads` threads on the limit that ended the run
+/// (sysbench 0.4 ends quietly at its request limit), then `Done.`.
+pub fn run_end(o: &Options, limit: Option<Limit>, threads: u32) -> String {
+    if o.verbosity < crate::options::LOG_INFO {
+        return String::new();
+    }
+    let line = match (limit, o.legacy.is_some()) {
+        (Some(Limit::Time), _) => Some("Time limit exceeded, exiting..."),
+        (Some(Limit::Events), false) => Some("Event limit exceeded, exiting..."),
+        _ => None,
+    };
+    let mut s = line.map(|l| repeated(l, threads)).unwrap_or_default();
+    s.push_str("Done.\n\n");
     s
 }
 

@@ -324,7 +324,9 @@ impl Worker {
             self.in_trx = true;
         }
         match o.test {
-            Test::OltpReadOnly | Test::OltpReadWrite if o.legacy => self.complex_04().await?,
+            Test::OltpReadOnly | Test::OltpReadWrite if o.legacy.is_some() => {
+                self.complex_04().await?
+            }
             Test::OltpReadOnly | Test::OltpReadWrite | Test::OltpWriteOnly => {
                 if o.test != Test::OltpWriteOnly {
                     self.point_selects(o.point_selects).await?;

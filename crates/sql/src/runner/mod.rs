@@ -25,8 +25,9 @@ use loadlab_core::{
 use loadlab_metrics::{Distribution, ResultsWriter};
 
 use crate::driver::{ErrKind, SqlError};
-use crate::options::Options;
+use crate::options::{LOG_NOTICE, LOG_WARNING, Options};
 use crate::report::{self, FinalFigures, IntervalFigures};
+use crate::report04;
 use crate::workload::{Class, Stmt, StmtRun, Worker};
 use crate::{Error, now_seed};
 
@@ -273,8 +274,7 @@ pub async fn run(
     for _ in 0..missing {
         lock(&st).error(0);
     }
-    let _ = out.write_all(report::banner(&o, seed_given).as_bytes());
-    let _ = out.write_all(b"Threads started!\n\n");
+    let _ = out.write_all(before_run(&o, seed_given).as_bytes());
     let _ = out.flush();
     let clock = Instant::now();
     let _ = th.go_tx.send(Go::Start(clock));
@@ -291,7 +291,7 @@ pub async fn run(
         writer_result?;
         return Err(Error::during_run(&o, e, s.total.events));
     }
-    if s.cut > 0 {
+    if s.cut > 0 && o.verbosity >= LOG_WARNING {
         eprintln!(
             "loadlab: sysbench: warning: {} of {} threads had no reply from the server {} s after the time limit \
              (--forced-shutdown); their connections were closed and their unfinished transactions are not counted",
@@ -301,10 +301,7 @@ pub async fn run(
         );
     }
     let f = final_figures(&o, &s, total_s);
-    if o.histogram {
-        let _ = out.write_all(report::histogram(&s.lat).as_bytes());
-    }
-    let _ = out.write_all(report::final_blocks(&f).as_bytes());
+    let _ = out.write_all(after_run(&o, &s, &f, interrupted).as_bytes());
     let _ = out.flush();
     writer_result?;
     Ok(if interrupted {
@@ -315,6 +312,40 @@ pub async fn run(
     } else {
         Ended::Completed
     })
+}
+
+/// What is printed before the run, up to `Threads started!`: sysbench
+/// 1.0's lines or, on a 0.4 line, 0.4's, at the verbosity asked for.
+fn before_run(o: &Options, seed_given: bool) -> String {
+    match &o.legacy {
+        Some(l) => report04::banner(o, l),
+        None if o.verbosity >= LOG_NOTICE => report::banner(o, seed_given) + "Threads started!\n\n",
+        None => String::new(),
+    }
+}
+
+/// What is printed after the run: at info, each thread's word on the
+/// limit that ended it and `Done.`; at notice, the histogram and the
+/// final blocks (0.4's on a 0.4 line).
+fn after_run(o: &Options, s: &State, f: &FinalFigures, interrupted: bool) -> String {
+    let limit = if interrupted {
+        None
+    } else if o.events > 0 && s.total.events >= o.events {
+        Some(report::Limit::Events)
+    } else {
+        (o.time > 0.0).then_some(report::Limit::Time)
+    };
+    let mut text = report::run_end(o, limit, o.threads.saturating_sub(s.cut));
+    if o.verbosity >= LOG_NOTICE {
+        if o.histogram {
+            text.push_str(&report::histogram(&s.lat));
+        }
+        text.push_str(&match o.legacy {
+            Some(_) => report04::final_blocks(f),
+            None => report::final_blocks(f),
+        });
+    }
+    text
 }
 
 /// The client threads of a run, and the channels between them and the
@@ -470,8 +501,10 @@ async fn control(
                 last_report = now;
                 let at = iv.unwrap_or_default().as_secs_f64() * f64::from(k_iv);
                 let text = interval_text(o, st, clock, at, secs, now);
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
+                if o.verbosity >= LOG_NOTICE {
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
                 k_iv += 1;
             }
             _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
@@ -570,6 +603,8 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         transactions: t.events,
         tps: per(t.events),
         qps: per(t.reads + t.writes + t.others),
+        rw_ps: per(t.reads + t.writes),
+        others_ps: per(t.others),
         ignored_errors: t.errors,
         err_ps: per(t.errors),
         reconnects: t.reconnects,

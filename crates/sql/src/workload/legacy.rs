@@ -26,7 +26,7 @@ impl Worker {
     /// Whether statements count by their kind (sysbench 0.4) rather than
     /// by the rows they changed (sysbench 1.0's drivers).
     pub(super) fn count_by_kind(&self) -> bool {
-        self.opts.legacy
+        self.opts.legacy.is_some()
     }
 
     /// The statements of one 0.4 `complex` request, BEGIN and COMMIT

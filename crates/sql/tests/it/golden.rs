@@ -53,6 +53,8 @@ fn figures(text: &str) -> FinalFigures {
         transactions: per("transactions:")[0] as u64,
         tps: per("transactions:")[1],
         qps: per("queries:")[1],
+        rw_ps: 0.0,
+        others_ps: 0.0,
         ignored_errors: per("ignored errors:")[0] as u64,
         err_ps: per("ignored errors:")[1],
         reconnects: per("reconnects:")[0] as u64,

@@ -4,6 +4,7 @@
 mod common;
 mod counts;
 mod golden;
+pub mod golden04;
 mod mariadb;
 mod mysql_wire;
 mod postgres;

@@ -140,3 +140,192 @@ fn oltp_04_counts_by_statement_kind() {
         [14 * 20 + 1, 3 * 20, 20, 20, 20, 20]
     );
 }
+
+/// A number left-aligned in 6 columns (`%-6d`), as 0.4's counts before
+/// their rate.
+const PAD6: &str = r"(?:\d{6,}|\d{5} |\d{4} {2}|\d{3} {3}|\d{2} {4}|\d {5})";
+
+/// A number with 2 decimals right-aligned in 10 columns (`%10.2f`).
+const W10: &str = r"(?: {6}\d\.\d\d| {5}\d{2}\.\d\d| {4}\d{3}\.\d\d| {3}\d{4}\.\d\d| {2}\d{5}\.\d\d| \d{6}\.\d\d|\d{7,}\.\d\d)";
+
+/// 0.4.12's final blocks, a pattern per line: labels and widths exact,
+/// figures by their format.
+fn final_layout() -> Vec<String> {
+    let rate = r" \(\d+\.\d\d per sec\.\)";
+    let mut v: Vec<String> = [
+        r"OLTP test statistics:",
+        r"    queries performed:",
+        r"        read:                            \d+",
+        r"        write:                           \d+",
+        r"        other:                           \d+",
+        r"        total:                           \d+",
+    ]
+    .map(String::from)
+    .to_vec();
+    for label in [
+        "transactions:                        ",
+        "deadlocks:                           ",
+        "read/write requests:                 ",
+        "other operations:                    ",
+    ] {
+        v.push(format!("    {}{PAD6}{rate}", regex::escape(label)));
+    }
+    v.extend(
+        [
+            "",
+            "Test execution summary:",
+            r"    total time:                          \d+\.\d{4}s",
+            r"    total number of events:              \d+",
+            r"    total time taken by event execution: \d+\.\d{4}",
+            r"    per-request statistics:",
+        ]
+        .map(String::from),
+    );
+    for label in ["min:", "avg:", "max:"] {
+        v.push(format!(
+            "         {label}                            {W10}ms"
+        ));
+    }
+    v.push(format!(
+        r"         approx\. (?: {{2}}\d| \d{{2}}|\d{{3}}) percentile:         {W10}ms"
+    ));
+    v.extend(
+        [
+            "",
+            "Threads fairness:",
+            r"    events \(avg/stddev\):           \d+\.\d{4}/\d+\.\d\d",
+            r"    execution time \(avg/stddev\):   \d+\.\d{4}/\d+\.\d\d",
+            "",
+        ]
+        .map(String::from),
+    );
+    v
+}
+
+/// Every line of `text` matches its pattern, and there are as many.
+fn assert_layout(text: &str, layout: &[String], what: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, (line, pat)) in lines.iter().zip(layout).enumerate() {
+        let re = regex::Regex::new(&format!("^{pat}$")).unwrap();
+        assert!(
+            re.is_match(line),
+            "{what}: line {} {line:?} is not /{pat}/\n{text}",
+            i + 1
+        );
+    }
+    assert_eq!(lines.len(), layout.len(), "{what}: lines\n{text}");
+}
+
+/// The lines of a 0.4 run before its final blocks: `mode` the lines after
+/// "Doing OLTP test.", `end` those after "Threads started!".
+fn run_layout(no_driver: bool, threads: u32, mode: &[&str], end: &[&str]) -> Vec<String> {
+    let mut v = vec![
+        r"loadlab \S+ sysbench \(sysbench 0\.4\.12 compatible\):  multi-threaded system evaluation benchmark"
+            .to_string(),
+        String::new(),
+    ];
+    if no_driver {
+        v.push("No DB drivers specified, using mysql".into());
+    }
+    v.push("Running the test with following options:".into());
+    v.push(format!("Number of threads: {threads}"));
+    v.push(String::new());
+    v.push(r"Doing OLTP test\.".into());
+    v.extend(mode.iter().map(|m| regex::escape(m)));
+    v.push("Threads started!".into());
+    v.extend(end.iter().map(|m| regex::escape(m)));
+    v.extend(final_layout());
+    v
+}
+
+#[test]
+fn the_final_layout_patterns_match_sysbench_0_4_12s_own_output() {
+    for (name, _) in crate::golden04::RUNS {
+        let text = crate::golden04::golden(name);
+        let blocks = &text[text.find("OLTP test statistics:").unwrap()..];
+        assert_layout(blocks, &final_layout(), name);
+    }
+}
+
+#[test]
+fn oltp_04_prints_0_4_12s_layout() {
+    let Some(db) = MariaDb::start_or_skip("oltp_04_prints_0_4_12s_layout") else {
+        return;
+    };
+    let port = db.port;
+    let conn = format!(
+        "--mysql-host=127.0.0.1 --mysql-port={port} --mysql-db=sbtest --mysql-user=sbtest \
+         --mysql-password={PASSWORD}"
+    );
+    // prepare and cleanup as 0.4.12's (the table is 1.0's sbtest1, not
+    // sbtest; the first line names loadlab).
+    let as_ours = |name: &str| {
+        let g = crate::golden04::golden(name).replace("'sbtest'", "'sbtest1'");
+        g[g.find('\n').unwrap()..].to_string()
+    };
+    let out = run(&format!(
+        "--test=oltp {conn} --oltp-table-size=10000 prepare"
+    ))
+    .unwrap();
+    assert_eq!(
+        out[out.find('\n').unwrap()..],
+        as_ours("sysbench-0.4.12-oltp-prepare.txt")
+    );
+
+    // 0.4's defaults (no --db-driver, BEGIN/COMMIT), a request limit.
+    let out = run(&format!(
+        "--test=oltp {conn} --oltp-table-size=10000 --max-requests=200 --num-threads=2 run"
+    ))
+    .unwrap();
+    let mode = [
+        "Running mixed OLTP test",
+        "Using Special distribution (12 iterations,  1 pct of values are returned in 75 pct cases)",
+        "Using \"BEGIN\" for starting transactions",
+        "Using auto_inc on the id column",
+        "Maximum number of requests for OLTP test is limited to 200",
+    ];
+    assert_layout(
+        &out,
+        &run_layout(true, 2, &mode, &["Done.", ""]),
+        "requests",
+    );
+    let [r, w, o] = counts(&out);
+    assert_eq!((r, w, o), (14 * 200, 5 * 200, 2 * 200), "{out}");
+    assert_eq!(figure(&out, "read/write requests:") as u64, r + w, "{out}");
+    assert_eq!(figure(&out, "other operations:") as u64, o, "{out}");
+    assert_eq!(figure(&out, "total number of events:"), 200.0, "{out}");
+    assert_eq!(figure(&out, "events (avg/stddev):"), 100.0, "{out}");
+    assert!(out.contains("         approx.  95 percentile:"), "{out}");
+
+    // The MySQL thread sweep's read-only line, shorter: a time limit that
+    // each of the 3 threads reports, another percentile.
+    let out = run(&format!(
+        "--test=oltp --db-driver=mysql {conn} --oltp-table-size=10000 --max-time=1 \
+         --max-requests=0 --oltp-read-only --oltp-skip-trx --oltp-nontrx-mode=select \
+         --num-threads=3 --percentile=99 run"
+    ))
+    .unwrap();
+    let mode = [
+        "Running mixed OLTP test",
+        "Doing read-only test",
+        "Using Special distribution (12 iterations,  1 pct of values are returned in 75 pct cases)",
+        "Skipping BEGIN/COMMIT",
+        "Using auto_inc on the id column",
+    ];
+    let end = [
+        "Time limit exceeded, exiting...",
+        "(last message repeated 2 times)",
+        "Done.",
+        "",
+    ];
+    assert_layout(&out, &run_layout(false, 3, &mode, &end), "time");
+    assert!(out.contains("         approx.  99 percentile:"), "{out}");
+    let [r, w, o] = counts(&out);
+    assert_eq!((r, w, o), (14 * figure(&out, "transactions:") as u64, 0, 0));
+
+    let out = run(&format!("--test=oltp {conn} cleanup")).unwrap();
+    assert_eq!(
+        out[out.find('\n').unwrap()..],
+        as_ours("sysbench-0.4.12-oltp-cleanup.txt")
+    );
+}
