@@ -37,7 +37,7 @@ use std::sync::Arc;
 #[cfg(test)]
 use error::table_in;
 pub use error::{ErrKind, Error, SqlError};
-pub use options::{Command, Driver, Options, Parsed, USAGE, parse};
+pub use options::{Command, Driver, Options, Parsed, parse, test_help, usage};
 pub use runner::Ended;
 pub use test_name::Test;
 

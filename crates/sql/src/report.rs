@@ -50,6 +50,27 @@ fn fmt_g(v: f64) -> String {
     }
 }
 
+/// At debug verbosity, the lines sysbench 1.0 logs as it starts its
+/// threads: those before `Initializing worker threads...` (the reporting
+/// and the event generating threads) and those after it (each worker
+/// started, then each initialized).
+pub fn debug_start(o: &Options) -> (String, String) {
+    let mut before = String::new();
+    if o.report_interval > 0.0 {
+        before.push_str("DEBUG: Reporting thread started\n");
+    }
+    if o.rate > 0.0 {
+        before.push_str("DEBUG: Event generating thread started\n");
+    }
+    let mut after = String::new();
+    for what in ["started", "initialized"] {
+        for i in 0..o.threads {
+            let _ = writeln!(after, "DEBUG: Worker thread (#{i}) {what}");
+        }
+    }
+    (before, after)
+}
+
 /// One interval's figures (per second).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IntervalFigures {
@@ -68,13 +89,9 @@ pub struct IntervalFigures {
 
 /// `[ 1s ] thds: 2 tps: … qps: … (r/w/o: …) lat (ms,95%): … err/s: … reconn/s: …`
 pub fn interval_line(f: &IntervalFigures) -> String {
-    let lat = if f.percentile == 0 {
-        String::new()
-    } else {
-        format!("lat (ms,{}%): {:4.2} ", f.percentile, f.lat_ms)
-    };
+    // With --percentile=0, as sysbench: `lat (ms,0%): 0.00`.
     format!(
-        "[ {:.0}s ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {:4.2}/{:4.2}/{:4.2}) {lat}err/s: {:4.2} reconn/s: {:4.2}\n",
+        "[ {:.0}s ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {:4.2}/{:4.2}/{:4.2}) lat (ms,{}%): {:4.2} err/s: {:4.2} reconn/s: {:4.2}\n",
         f.elapsed_s,
         f.threads,
         f.tps,
@@ -82,6 +99,8 @@ pub fn interval_line(f: &IntervalFigures) -> String {
         f.reads_ps,
         f.writes_ps,
         f.others_ps,
+        f.percentile,
+        f.lat_ms,
         f.err_ps,
         f.reconn_ps
     )
@@ -183,12 +202,14 @@ pub fn final_blocks(f: &FinalFigures) -> String {
             &format!("{}th percentile:", f.percentile),
             f.lat_pct_ms,
         );
+    } else {
+        s.push_str("         percentile stats:               disabled\n");
     }
     lat_line(&mut s, "sum:", f.lat_sum_ms);
     if let Some(c) = f.corrected_pct_ms {
         lat_line(
             &mut s,
-            &format!("{}th percentile (corrected):", f.percentile.max(1)),
+            &format!("{}th percentile (corrected):", f.percentile),
             c,
         );
     }

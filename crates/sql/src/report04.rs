@@ -84,6 +84,11 @@ pub fn banner(o: &Options, l: &Legacy) -> String {
         );
     }
     s.push_str("Threads started!\n");
+    if o.verbosity >= crate::options::LOG_DEBUG {
+        for i in 0..o.threads {
+            let _ = writeln!(s, "DEBUG: Runner thread started ({i})!");
+        }
+    }
     s
 }
 

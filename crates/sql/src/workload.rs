@@ -258,15 +258,19 @@ impl Worker {
     fn note(&mut self, stmt: Stmt, start_ns: u64, r: &Result<u64, SqlError>) {
         // As sysbench 1.0's drivers: a statement that returns no rows
         // counts as a write only when it changed a row (affected rows > 0),
-        // so a DELETE of an id already gone, BEGIN and COMMIT are "other".
-        // sysbench 0.4 counts by the statement's kind.
+        // so a DELETE of an id already gone, BEGIN and COMMIT are "other";
+        // one that failed counts as an error only (the runner counts it).
+        // sysbench 0.4 counts by the statement's kind, failed or not.
         let class = match (stmt.class(), r) {
-            _ if self.count_by_kind() => stmt.class(),
-            (Class::Read, _) | (_, Err(_)) => stmt.class(),
-            (_, Ok(0)) => Class::Other,
-            (_, Ok(_)) => Class::Write,
+            _ if self.count_by_kind() => Some(stmt.class()),
+            (_, Err(_)) => None,
+            (Class::Read, _) => Some(Class::Read),
+            (_, Ok(0)) => Some(Class::Other),
+            (_, Ok(_)) => Some(Class::Write),
         };
-        self.counts[class as usize] += 1;
+        if let Some(class) = class {
+            self.counts[class as usize] += 1;
+        }
         if self.log.is_some() {
             let end_ns = self.now_ns();
             let (error, lost) = match r {

@@ -12,7 +12,7 @@ mod parse;
 mod usage;
 
 pub use parse::parse;
-pub use usage::USAGE;
+pub use usage::{test_help, usage};
 
 /// Which server the test talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +193,8 @@ pub const LOG_DEBUG: u32 = 5;
 #[derive(Debug)]
 pub enum Parsed {
     Help,
+    /// `TESTNAME help`: the test's options.
+    TestHelp(Test),
     Version,
     Do(Box<Options>),
 }
@@ -388,6 +390,32 @@ mod tests {
         assert!(e("--tables=2 select_random_points run").contains("--tables > 1"));
         assert!(e("--forced-shutdown=-1 oltp_read_only run").contains("--forced-shutdown=-1"));
         assert!(e("--forced-shutdown=soon oltp_read_only run").contains("not a valid number"));
+    }
+
+    #[test]
+    fn verbosity_help_and_what_is_not_supported() {
+        let v = |s: &str| p(&format!("{s} oltp_read_only run")).unwrap().verbosity;
+        assert_eq!((v(""), v("--verbosity=0"), v("--verbosity=5")), (3, 0, 5));
+        let legacy = |s: &str| p(&format!("--test=oltp {s} run")).unwrap().verbosity;
+        assert_eq!((legacy(""), legacy("--verbosity=3")), (4, 3));
+        let e = |s: &str| p(s).unwrap_err().to_string();
+        assert!(e("--verbosity=6 oltp_read_only run").contains("--verbosity=6: expected 0"));
+        assert_eq!(
+            e("--thread-stack-size=64K oltp_read_only run"),
+            "'--thread-stack-size' is a sysbench option that loadlab does not support"
+        );
+        assert_eq!(
+            e("--histogram --percentile=0 oltp_read_only run"),
+            "--histogram cannot be used with --percentile=0"
+        );
+        assert!(e("--test=oltp --percentile=0 run").contains("takes 1 to 100"));
+        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(matches!(
+            parse(&args("select_random_points help")),
+            Ok(Parsed::TestHelp(Test::SelectRandomPoints))
+        ));
+        assert!(matches!(parse(&args("--help")), Ok(Parsed::Help)));
+        assert!(matches!(parse(&args("--test=oltp help")), Ok(Parsed::Help)));
     }
 
     #[test]

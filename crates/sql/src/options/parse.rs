@@ -129,6 +129,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 if !run_option(&mut o, &mut seen, &name, raw_name, v)?
                     && !workload_option(&mut o, &mut seen, &name, raw_name, v)?
                 {
+                    if usage::UNSUPPORTED.contains(&name.as_str()) {
+                        return err(format!(
+                            "'--{raw_name}' is a sysbench option that loadlab does not support"
+                        ));
+                    }
                     let hint = nearest(&name)
                         .map(|k| format!(" (a similar option exists: '--{}')", k.replace('_', "-")))
                         .unwrap_or_default();
@@ -409,6 +414,7 @@ fn command(o: &mut Options, seen: &mut Seen) -> Result<Option<Parsed>, OptionsEr
         "prepare" => Command::Prepare,
         "run" => Command::Run,
         "cleanup" => Command::Cleanup,
+        "help" if o.legacy.is_none() => return Ok(Some(Parsed::TestHelp(o.test))),
         "help" => return Ok(Some(Parsed::Help)),
         c => {
             return err(format!(
@@ -470,6 +476,9 @@ fn check(o: &Options) -> Result<(), OptionsError> {
     }
     if o.percentile > 100 {
         return err(format!("--percentile={}: expected 0 to 100", o.percentile));
+    }
+    if o.percentile == 0 && o.histogram {
+        return err("--histogram cannot be used with --percentile=0");
     }
     if o.percentile == 0 && o.legacy.is_some() {
         // sysbench 0.4 refuses it too ("Invalid value for percentile option").

@@ -25,7 +25,7 @@ use loadlab_core::{
 use loadlab_metrics::{Distribution, ResultsWriter};
 
 use crate::driver::{ErrKind, SqlError};
-use crate::options::{LOG_NOTICE, LOG_WARNING, Options};
+use crate::options::{LOG_DEBUG, LOG_NOTICE, LOG_WARNING, Options};
 use crate::report::{self, FinalFigures, IntervalFigures};
 use crate::report04;
 use crate::workload::{Class, Stmt, StmtRun, Worker};
@@ -91,6 +91,9 @@ struct State {
     fatal: Option<SqlError>,
     /// Results-file records not yet handed to the writer thread.
     pending: Option<Vec<Rec>>,
+    /// At debug verbosity (sysbench 1.0 lines), the `DEBUG:` lines of the
+    /// threads (errors ignored, reconnects) not yet printed.
+    debug: Option<String>,
     seq: u64,
 }
 
@@ -124,6 +127,15 @@ impl State {
                 t_ns,
                 value: 1.0,
             }));
+        }
+    }
+
+    /// A `DEBUG:` line, at debug verbosity.
+    fn debug(&mut self, line: &str) {
+        if let Some(d) = self.debug.as_mut() {
+            d.push_str("DEBUG: ");
+            d.push_str(line);
+            d.push('\n');
         }
     }
 
@@ -248,6 +260,7 @@ pub async fn run(
         cut: 0,
         fatal: None,
         pending: writer.as_ref().map(|_| Vec::with_capacity(4096)),
+        debug: (o.verbosity >= LOG_DEBUG && o.legacy.is_none()).then(String::new),
         seq: 0,
     }));
     let mut th = start_threads(&o, &st, &unique, seed)?;
@@ -319,7 +332,16 @@ pub async fn run(
 fn before_run(o: &Options, seed_given: bool) -> String {
     match &o.legacy {
         Some(l) => report04::banner(o, l),
-        None if o.verbosity >= LOG_NOTICE => report::banner(o, seed_given) + "Threads started!\n\n",
+        None if o.verbosity >= LOG_NOTICE => {
+            let mut s = report::banner(o, seed_given);
+            if o.verbosity >= LOG_DEBUG {
+                let (before, after) = report::debug_start(o);
+                let at = s.find("Initializing worker threads...").unwrap_or(s.len());
+                s.insert_str(at, &before);
+                s.push_str(&after);
+            }
+            s + "Threads started!\n\n"
+        }
         None => String::new(),
     }
 }
@@ -482,6 +504,7 @@ async fn control(
     let mut interrupt = std::pin::pin!(interrupt);
     let (mut interrupt_seen, mut interrupted) = (false, false);
     while running > 0 {
+        print_debug(st, out);
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(st).stop {
             far
@@ -534,13 +557,24 @@ async fn control(
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }
             }
-            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() => {
+            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG => {
                 flush_at += Duration::from_millis(100);
                 send_pending(st, writer);
             }
         }
     }
+    print_debug(st, out);
     interrupted
+}
+
+/// Prints the threads' `DEBUG:` lines logged since the last call.
+fn print_debug(st: &Shared, out: &mut dyn Write) {
+    let text = match lock(st).debug.as_mut() {
+        Some(d) if !d.is_empty() => std::mem::take(d),
+        _ => return,
+    };
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
 /// The interval line `at` seconds into the run (`secs` since the last
@@ -566,7 +600,11 @@ fn interval_text(
         writes_ps: c.writes as f64 / secs,
         others_ps: c.others as f64 / secs,
         percentile: o.percentile,
-        lat_ms: d.quantile(f64::from(o.percentile) / 100.0) as f64 / 1e6,
+        lat_ms: if o.percentile == 0 {
+            0.0
+        } else {
+            d.quantile(f64::from(o.percentile) / 100.0) as f64 / 1e6
+        },
         err_ps: c.errors as f64 / secs,
         reconn_ps: c.reconnects as f64 / secs,
     });
@@ -617,10 +655,7 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         percentile: o.percentile,
         lat_pct_ms: ms(s.lat.quantile(p)),
         lat_sum_ms: s.lat.sum() as f64 / 1e6,
-        corrected_pct_ms: (o.rate > 0.0).then(|| {
-            ms(s.corrected
-                .quantile(if o.percentile == 0 { 0.95 } else { p }))
-        }),
+        corrected_pct_ms: (o.rate > 0.0 && o.percentile > 0).then(|| ms(s.corrected.quantile(p))),
         events_avg,
         events_stddev,
         time_avg_s,
