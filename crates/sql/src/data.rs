@@ -72,7 +72,7 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
             count: exist.len(),
         });
     }
-    crate::banner_line(out);
+    crate::banner_line(o, out);
     // oltp_insert without --auto-inc creates empty tables: ids made at
     // prepare time could collide with the unique ones of the run.
     let rows = if o.test == Test::OltpInsert && !o.auto_inc {
@@ -97,12 +97,22 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
     );
     let (mut c, mut pad) = (String::new(), String::new());
     for t in 1..=o.tables {
-        let _ = writeln!(out, "Creating table 'sbtest{t}'...");
+        say(o, out, &format!("Creating table 'sbtest{t}'..."));
         conn.query(&create_sql(o, t))
             .await
             .map_err(|e| Error::sql(o, e))?;
-        if rows > 0 {
-            let _ = writeln!(out, "Inserting {rows} records into 'sbtest{t}'");
+        if o.legacy.is_some() {
+            say(
+                o,
+                out,
+                &format!("Creating {rows} records in table 'sbtest{t}'..."),
+            );
+        } else if rows > 0 {
+            say(
+                o,
+                out,
+                &format!("Inserting {rows} records into 'sbtest{t}'"),
+            );
         }
         let mut sql = String::with_capacity(BATCH as usize * 200);
         let mut i = 1;
@@ -131,7 +141,13 @@ pub async fn prepare(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
             i = end + 1;
         }
         if o.create_secondary {
-            let _ = writeln!(out, "Creating a secondary index on 'sbtest{t}'...");
+            if o.legacy.is_none() {
+                say(
+                    o,
+                    out,
+                    &format!("Creating a secondary index on 'sbtest{t}'..."),
+                );
+            }
             conn.query(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)"))
                 .await
                 .map_err(|e| Error::sql(o, e))?;
@@ -147,13 +163,24 @@ pub async fn cleanup(o: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let mut conn = Conn::connect(o.driver, &o.conn, o.ps_mode)
         .await
         .map_err(|e| Error::connect(o, e))?;
-    crate::banner_line(out);
+    crate::banner_line(o, out);
     for t in 1..=o.tables {
-        let _ = writeln!(out, "Dropping table 'sbtest{t}'...");
+        say(o, out, &format!("Dropping table 'sbtest{t}'..."));
         conn.query(&format!("DROP TABLE IF EXISTS sbtest{t}"))
             .await
             .map_err(|e| Error::sql(o, e))?;
     }
     conn.close().await;
+    if o.legacy.is_some() {
+        let _ = out.write_all(crate::report04::cleanup_done(o).as_bytes());
+    }
     Ok(())
+}
+
+/// One line of `prepare` or `cleanup` about a table: sysbench 1.0's Lua
+/// scripts print these whatever the verbosity; 0.4 logs them as notices.
+fn say(o: &Options, out: &mut dyn Write, line: &str) {
+    if o.legacy.is_none() || o.verbosity >= crate::options::LOG_NOTICE {
+        let _ = writeln!(out, "{line}");
+    }
 }

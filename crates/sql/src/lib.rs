@@ -1,7 +1,7 @@
 //! loadlab's SQL side: `loadlab sysbench`.
 //!
-//! * [`options`]: sysbench 1.0's command line and sysbench 0.4's (seed
-//!   002's lines run verbatim), parsed once into [`Options`];
+//! * [`options`]: sysbench 1.0's command line and sysbench 0.4's (the
+//!   MySQL thread sweep's lines run verbatim), parsed once into [`Options`];
 //! * [`driver`]: one connection to MariaDB/MySQL ([`mysql_wire`], a lean
 //!   client of our own that skips rows unread) or PostgreSQL (`tokio-postgres`), statements prepared once, failures
 //!   classified;
@@ -15,7 +15,8 @@
 //!   start), interval lines, a results file (format v2) of transactions
 //!   and statements;
 //! * [`report`]: sysbench 1.0.20's text layout over the figures of
-//!   [`loadlab_metrics::Distribution`].
+//!   [`loadlab_metrics::Distribution`]; [`report04`]: sysbench 0.4.12's,
+//!   for the 0.4 lines.
 
 pub mod data;
 pub mod driver;
@@ -25,6 +26,7 @@ pub mod options;
 pub mod param;
 pub mod rand;
 pub mod report;
+pub mod report04;
 pub mod runner;
 pub mod test_name;
 pub mod workload;
@@ -35,18 +37,27 @@ use std::sync::Arc;
 #[cfg(test)]
 use error::table_in;
 pub use error::{ErrKind, Error, SqlError};
-pub use options::{Command, Driver, Options, Parsed, USAGE, parse};
+pub use options::{Command, Driver, Options, Parsed, parse, test_help, usage};
 pub use runner::Ended;
 pub use test_name::Test;
 
-/// The first line of `prepare` and `cleanup`, printed once the server
-/// has let us in (so that a failure leaves stdout empty).
-pub(crate) fn banner_line(out: &mut dyn Write) {
-    let _ = writeln!(
-        out,
-        "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
-        env!("CARGO_PKG_VERSION")
-    );
+/// The first lines of `prepare` and `cleanup`, printed once the server
+/// has let us in (so that a failure leaves stdout empty): sysbench 1.0's
+/// or, on a 0.4 line, 0.4's, at the verbosity asked for.
+pub(crate) fn banner_line(o: &Options, out: &mut dyn Write) {
+    match &o.legacy {
+        Some(l) => {
+            let _ = out.write_all(report04::start(o, l).as_bytes());
+        }
+        None if o.verbosity >= options::LOG_NOTICE => {
+            let _ = writeln!(
+                out,
+                "loadlab {} sysbench (sysbench 1.0.20 compatible)\n",
+                env!("CARGO_PKG_VERSION")
+            );
+        }
+        None => {}
+    }
 }
 
 pub(crate) fn now_seed() -> u64 {

@@ -50,6 +50,27 @@ fn fmt_g(v: f64) -> String {
     }
 }
 
+/// At debug verbosity, the lines sysbench 1.0 logs as it starts its
+/// threads: those before `Initializing worker threads...` (the reporting
+/// and the event generating threads) and those after it (each worker
+/// started, then each initialized).
+pub fn debug_start(o: &Options) -> (String, String) {
+    let mut before = String::new();
+    if o.report_interval > 0.0 {
+        before.push_str("DEBUG: Reporting thread started\n");
+    }
+    if o.rate > 0.0 {
+        before.push_str("DEBUG: Event generating thread started\n");
+    }
+    let mut after = String::new();
+    for what in ["started", "initialized"] {
+        for i in 0..o.threads {
+            let _ = writeln!(after, "DEBUG: Worker thread (#{i}) {what}");
+        }
+    }
+    (before, after)
+}
+
 /// One interval's figures (per second).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IntervalFigures {
@@ -68,13 +89,9 @@ pub struct IntervalFigures {
 
 /// `[ 1s ] thds: 2 tps: … qps: … (r/w/o: …) lat (ms,95%): … err/s: … reconn/s: …`
 pub fn interval_line(f: &IntervalFigures) -> String {
-    let lat = if f.percentile == 0 {
-        String::new()
-    } else {
-        format!("lat (ms,{}%): {:4.2} ", f.percentile, f.lat_ms)
-    };
+    // With --percentile=0, as sysbench: `lat (ms,0%): 0.00`.
     format!(
-        "[ {:.0}s ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {:4.2}/{:4.2}/{:4.2}) {lat}err/s: {:4.2} reconn/s: {:4.2}\n",
+        "[ {:.0}s ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {:4.2}/{:4.2}/{:4.2}) lat (ms,{}%): {:4.2} err/s: {:4.2} reconn/s: {:4.2}\n",
         f.elapsed_s,
         f.threads,
         f.tps,
@@ -82,6 +99,8 @@ pub fn interval_line(f: &IntervalFigures) -> String {
         f.reads_ps,
         f.writes_ps,
         f.others_ps,
+        f.percentile,
+        f.lat_ms,
         f.err_ps,
         f.reconn_ps
     )
@@ -101,6 +120,10 @@ pub struct FinalFigures {
     pub transactions: u64,
     pub tps: f64,
     pub qps: f64,
+    /// Reads and writes per second, and other statements per second
+    /// (sysbench 0.4's layout).
+    pub rw_ps: f64,
+    pub others_ps: f64,
     pub ignored_errors: u64,
     pub err_ps: f64,
     pub reconnects: u64,
@@ -179,12 +202,14 @@ pub fn final_blocks(f: &FinalFigures) -> String {
             &format!("{}th percentile:", f.percentile),
             f.lat_pct_ms,
         );
+    } else {
+        s.push_str("         percentile stats:               disabled\n");
     }
     lat_line(&mut s, "sum:", f.lat_sum_ms);
     if let Some(c) = f.corrected_pct_ms {
         lat_line(
             &mut s,
-            &format!("{}th percentile (corrected):", f.percentile.max(1)),
+            &format!("{}th percentile (corrected):", f.percentile),
             c,
         );
     }
@@ -231,6 +256,40 @@ pub fn histogram(d: &Distribution) -> String {
         let _ = writeln!(s, "{v:12.3} |{stars:<40} {n}");
     }
     s.push_str(" \n");
+    s
+}
+
+/// A line logged by each of `n` threads, as sysbench's log prints it: once,
+/// then `(last message repeated N times)`.
+pub fn repeated(line: &str, n: u32) -> String {
+    let mut s = format!("{line}\n");
+    if n > 1 {
+        let _ = writeln!(s, "(last message repeated {} times)", n - 1);
+    }
+    s
+}
+
+/// The limit that ended a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Time,
+    Events,
+}
+
+/// The lines between the run and its statistics, at info verbosity: the
+/// word of each of the `threads` threads on the limit that ended the run
+/// (sysbench 0.4 ends quietly at its request limit), then `Done.`.
+pub fn run_end(o: &Options, limit: Option<Limit>, threads: u32) -> String {
+    if o.verbosity < crate::options::LOG_INFO {
+        return String::new();
+    }
+    let line = match (limit, o.legacy.is_some()) {
+        (Some(Limit::Time), _) => Some("Time limit exceeded, exiting..."),
+        (Some(Limit::Events), false) => Some("Event limit exceeded, exiting..."),
+        _ => None,
+    };
+    let mut s = line.map(|l| repeated(l, threads)).unwrap_or_default();
+    s.push_str("Done.\n\n");
     s
 }
 

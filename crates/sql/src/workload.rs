@@ -1,6 +1,7 @@
 //! sysbench 1.0's OLTP workloads: the tests, their statements and what one
 //! event (transaction) runs, as the Lua scripts of Debian's sysbench 1.0.20
-//! define them (`/usr/share/sysbench/*.lua`).
+//! define them (`/usr/share/sysbench/*.lua`); sysbench 0.4's `--test=oltp`
+//! mix, which differs, in [`legacy`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -11,6 +12,8 @@ use crate::options::{Driver, Options};
 use crate::rand::{C_TEMPLATE, PAD_TEMPLATE, Rand};
 
 pub use crate::test_name::Test;
+
+mod legacy;
 
 impl Test {
     /// Statement kinds a thread prepares for each table (BEGIN/COMMIT and
@@ -253,15 +256,21 @@ impl Worker {
     }
 
     fn note(&mut self, stmt: Stmt, start_ns: u64, r: &Result<u64, SqlError>) {
-        // As sysbench's drivers: a statement that returns no rows counts
-        // as a write only when it changed a row (affected rows > 0), so a
-        // DELETE of an id already gone, BEGIN and COMMIT are "other".
+        // As sysbench 1.0's drivers: a statement that returns no rows
+        // counts as a write only when it changed a row (affected rows > 0),
+        // so a DELETE of an id already gone, BEGIN and COMMIT are "other";
+        // one that failed counts as an error only (the runner counts it).
+        // sysbench 0.4 counts by the statement's kind, failed or not.
         let class = match (stmt.class(), r) {
-            (Class::Read, _) | (_, Err(_)) => stmt.class(),
-            (_, Ok(0)) => Class::Other,
-            (_, Ok(_)) => Class::Write,
+            _ if self.count_by_kind() => Some(stmt.class()),
+            (_, Err(_)) => None,
+            (Class::Read, _) => Some(Class::Read),
+            (_, Ok(0)) => Some(Class::Other),
+            (_, Ok(_)) => Some(Class::Write),
         };
-        self.counts[class as usize] += 1;
+        if let Some(class) = class {
+            self.counts[class as usize] += 1;
+        }
         if self.log.is_some() {
             let end_ns = self.now_ns();
             let (error, lost) = match r {
@@ -319,6 +328,9 @@ impl Worker {
             self.in_trx = true;
         }
         match o.test {
+            Test::OltpReadOnly | Test::OltpReadWrite if o.legacy.is_some() => {
+                self.complex_04().await?
+            }
             Test::OltpReadOnly | Test::OltpReadWrite | Test::OltpWriteOnly => {
                 if o.test != Test::OltpWriteOnly {
                     self.point_selects(o.point_selects).await?;
@@ -409,6 +421,10 @@ impl Worker {
 
     async fn non_index_updates(&mut self, n: u32) -> Result<(), SqlError> {
         let t = self.table();
+        self.non_index_updates_in(t, n).await
+    }
+
+    async fn non_index_updates_in(&mut self, t: u32, n: u32) -> Result<(), SqlError> {
         for _ in 0..n {
             let mut c = std::mem::take(&mut self.c);
             self.rng.fill(C_TEMPLATE, &mut c);

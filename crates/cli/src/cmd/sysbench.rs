@@ -23,7 +23,11 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::usage(format!("sysbench: {e}; see 'loadlab sysbench --help'")))?
     {
         Parsed::Help => {
-            print!("{}", loadlab_sql::USAGE);
+            print!("{}", loadlab_sql::usage());
+            return Ok(());
+        }
+        Parsed::TestHelp(t) => {
+            print!("{}", loadlab_sql::test_help(t));
             return Ok(());
         }
         Parsed::Version => {

@@ -41,6 +41,35 @@ fn fails_with(args: &str, code: i32, needle: &str) {
 }
 
 #[test]
+fn help_and_test_help_exit_0_and_unsupported_options_exit_2() {
+    for (args, head) in [
+        (
+            "sysbench --help",
+            "Usage:\n  loadlab sysbench [options]... [testname] [command]\n",
+        ),
+        (
+            "sysbench oltp_read_write help",
+            "(sysbench 1.0.20 compatible)\n\noltp_read_write options:\n  --auto_inc[=on|off] ",
+        ),
+    ] {
+        let out = loadlab(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args}");
+        assert!(text.contains(head), "{args}: {text}");
+    }
+    fails_with(
+        "sysbench --thread-stack-size=64K oltp_read_only run",
+        2,
+        "'--thread-stack-size' is a sysbench option that loadlab does not support",
+    );
+    fails_with(
+        "sysbench --verbosity=7 oltp_read_only run",
+        2,
+        "--verbosity=7",
+    );
+}
+
+#[test]
 fn errors_have_their_own_exit_codes_and_results_feed_report() {
     // Bad command lines: exit 2, no database needed.
     fails_with("sysbench --treads=4 oltp_read_only run", 2, "'--threads'");

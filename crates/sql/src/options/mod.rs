@@ -12,7 +12,7 @@ mod parse;
 mod usage;
 
 pub use parse::parse;
-pub use usage::USAGE;
+pub use usage::{test_help, usage};
 
 /// Which server the test talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,14 +152,49 @@ pub struct Options {
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
-    /// The command line used sysbench 0.4's syntax (`--test=oltp`).
-    pub legacy: bool,
+    /// `--verbosity` (0–5, sysbench's log levels: 0 errors only, 3
+    /// notices, 4 info, 5 debug); unless given, 3 on a 1.0 line and 4 (0.4's
+    /// default) on a 0.4 line.
+    pub verbosity: u32,
+    /// The command line used sysbench 0.4's syntax (`--test=oltp`): run
+    /// 0.4's statement mix and print 0.4's layout.
+    pub legacy: Option<Legacy>,
 }
+
+/// What a sysbench 0.4 line (`--test=oltp`) says beyond the options both
+/// share, for 0.4's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Legacy {
+    /// `--oltp-test-mode`.
+    pub mode: OltpMode,
+    /// `--oltp-read-only`.
+    pub read_only: bool,
+    /// `--db-driver` was given (0.4 says which driver it took otherwise).
+    pub driver_given: bool,
+    /// `--forced-shutdown=N` was given (0.4 says when it will force it).
+    pub forced_shutdown_given: bool,
+}
+
+/// `--oltp-test-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OltpMode {
+    Simple,
+    Complex,
+    Nontrx,
+}
+
+/// sysbench's log levels (`--verbosity`).
+pub const LOG_WARNING: u32 = 2;
+pub const LOG_NOTICE: u32 = 3;
+pub const LOG_INFO: u32 = 4;
+pub const LOG_DEBUG: u32 = 5;
 
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Parsed {
     Help,
+    /// `TESTNAME help`: the test's options.
+    TestHelp(Test),
     Version,
     Do(Box<Options>),
 }
@@ -333,7 +368,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.test, Test::OltpReadOnly);
-        assert!(o.legacy && o.skip_trx);
+        assert!(o.legacy.is_some() && o.skip_trx);
+        assert_eq!(o.verbosity, 4, "0.4's default verbosity");
         assert_eq!((o.time, o.events, o.threads), (240.0, 0, 16));
         assert_eq!((o.table_size, o.conn.db.as_str()), (1_000_000, "sysbench"));
         let o = p(
@@ -354,6 +390,32 @@ mod tests {
         assert!(e("--tables=2 select_random_points run").contains("--tables > 1"));
         assert!(e("--forced-shutdown=-1 oltp_read_only run").contains("--forced-shutdown=-1"));
         assert!(e("--forced-shutdown=soon oltp_read_only run").contains("not a valid number"));
+    }
+
+    #[test]
+    fn verbosity_help_and_what_is_not_supported() {
+        let v = |s: &str| p(&format!("{s} oltp_read_only run")).unwrap().verbosity;
+        assert_eq!((v(""), v("--verbosity=0"), v("--verbosity=5")), (3, 0, 5));
+        let legacy = |s: &str| p(&format!("--test=oltp {s} run")).unwrap().verbosity;
+        assert_eq!((legacy(""), legacy("--verbosity=3")), (4, 3));
+        let e = |s: &str| p(s).unwrap_err().to_string();
+        assert!(e("--verbosity=6 oltp_read_only run").contains("--verbosity=6: expected 0"));
+        assert_eq!(
+            e("--thread-stack-size=64K oltp_read_only run"),
+            "'--thread-stack-size' is a sysbench option that loadlab does not support"
+        );
+        assert_eq!(
+            e("--histogram --percentile=0 oltp_read_only run"),
+            "--histogram cannot be used with --percentile=0"
+        );
+        assert!(e("--test=oltp --percentile=0 run").contains("takes 1 to 100"));
+        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(matches!(
+            parse(&args("select_random_points help")),
+            Ok(Parsed::TestHelp(Test::SelectRandomPoints))
+        ));
+        assert!(matches!(parse(&args("--help")), Ok(Parsed::Help)));
+        assert!(matches!(parse(&args("--test=oltp help")), Ok(Parsed::Help)));
     }
 
     #[test]

@@ -17,8 +17,11 @@ struct Seen<'a> {
     time_set: bool,
     events_set: bool,
     legacy_read_only: bool,
-    legacy_mode: Option<String>,
+    legacy_mode: Option<OltpMode>,
     ignore_set: bool,
+    driver_set: bool,
+    forced_shutdown_set: bool,
+    verbosity: Option<u32>,
 }
 
 /// sysbench's defaults.
@@ -69,7 +72,8 @@ fn defaults() -> Options {
         rand_seed: 0,
         output: None,
         client_threads: 0,
-        legacy: false,
+        verbosity: LOG_NOTICE,
+        legacy: None,
     }
 }
 
@@ -125,6 +129,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 if !run_option(&mut o, &mut seen, &name, raw_name, v)?
                     && !workload_option(&mut o, &mut seen, &name, raw_name, v)?
                 {
+                    if usage::UNSUPPORTED.contains(&name.as_str()) {
+                        return err(format!(
+                            "'--{raw_name}' is a sysbench option that loadlab does not support"
+                        ));
+                    }
                     let hint = nearest(&name)
                         .map(|k| format!(" (a similar option exists: '--{}')", k.replace('_', "-")))
                         .unwrap_or_default();
@@ -136,6 +145,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
     if let Some(p) = command(&mut o, &mut seen)? {
         return Ok(p);
     }
+    o.verbosity = seen.verbosity.unwrap_or(if o.legacy.is_some() {
+        LOG_INFO
+    } else {
+        LOG_NOTICE
+    });
     // sysbench's pgsql driver restarts a transaction after a deadlock
     // (40P01), a serialization failure (40001) and a unique violation
     // (23505, two threads deleting and inserting the same id): their
@@ -159,6 +173,7 @@ fn run_option(
 ) -> Result<bool, OptionsError> {
     match name {
         "db_driver" => {
+            seen.driver_set = true;
             o.driver = match v {
                 Some("mysql") => Driver::Mysql,
                 Some("pgsql") => Driver::Pgsql,
@@ -206,6 +221,7 @@ fn run_option(
         "rand_seed" => o.rand_seed = parse_num(raw_name, v)?,
         "client_threads" => o.client_threads = parse_num(raw_name, v)?,
         "forced_shutdown" => {
+            seen.forced_shutdown_set = true;
             o.forced_shutdown = match v {
                 Some("off") => None,
                 _ => {
@@ -219,8 +235,17 @@ fn run_option(
                 }
             }
         }
+        "verbosity" => {
+            let n: u32 = parse_num(raw_name, v)?;
+            if n > LOG_DEBUG {
+                return err(format!(
+                    "--{raw_name}={n}: expected 0 (errors only) to 5 (debug)"
+                ));
+            }
+            seen.verbosity = Some(n);
+        }
         // Accepted and without effect here.
-        "verbosity" | "db_debug" => {}
+        "db_debug" => {}
         _ => return Ok(false),
     }
     Ok(true)
@@ -293,7 +318,12 @@ fn workload_option<'a>(
         "test" => {
             let t = parse_str(raw_name, v)?;
             if t == "oltp" {
-                o.legacy = true;
+                o.legacy = Some(Legacy {
+                    mode: OltpMode::Complex,
+                    read_only: false,
+                    driver_given: false,
+                    forced_shutdown_given: false,
+                });
             } else {
                 o.test = Test::from_name(&t).ok_or_else(|| unknown_test(&t))?;
                 seen.positional.insert(0, "");
@@ -302,12 +332,16 @@ fn workload_option<'a>(
         "oltp_read_only" => seen.legacy_read_only = parse_bool(raw_name, v)?,
         "oltp_test_mode" => {
             let m = parse_str(raw_name, v)?;
-            if !matches!(m.as_str(), "simple" | "complex" | "nontrx") {
-                return err(format!(
-                    "--{raw_name}={m}: expected simple, complex or nontrx"
-                ));
-            }
-            seen.legacy_mode = Some(m);
+            seen.legacy_mode = Some(match m.as_str() {
+                "simple" => OltpMode::Simple,
+                "complex" => OltpMode::Complex,
+                "nontrx" => OltpMode::Nontrx,
+                _ => {
+                    return err(format!(
+                        "--{raw_name}={m}: expected simple, complex or nontrx"
+                    ));
+                }
+            });
         }
         "oltp_nontrx_mode" => {
             let m = parse_str(raw_name, v)?;
@@ -331,16 +365,19 @@ fn command(o: &mut Options, seen: &mut Seen) -> Result<Option<Parsed>, OptionsEr
         positional.remove(0);
     }
     let command_word;
-    if o.legacy || from_test_flag {
+    if o.legacy.is_some() || from_test_flag {
         match positional.as_slice() {
             [c] => command_word = *c,
             [] => return err("missing command: prepare, run or cleanup"),
             _ => return err(format!("unexpected arguments: {}", positional.join(" "))),
         }
-        if o.legacy {
-            let mode = seen.legacy_mode.as_deref().unwrap_or("complex");
-            o.test = match (mode, seen.legacy_read_only) {
-                ("simple" | "nontrx", _) => Test::OltpPointSelect,
+        if let Some(l) = o.legacy.as_mut() {
+            l.mode = seen.legacy_mode.unwrap_or(OltpMode::Complex);
+            l.read_only = seen.legacy_read_only;
+            l.driver_given = seen.driver_set;
+            l.forced_shutdown_given = seen.forced_shutdown_set;
+            o.test = match (l.mode, l.read_only) {
+                (OltpMode::Simple | OltpMode::Nontrx, _) => Test::OltpPointSelect,
                 (_, true) => Test::OltpReadOnly,
                 (_, false) => Test::OltpReadWrite,
             };
@@ -377,6 +414,7 @@ fn command(o: &mut Options, seen: &mut Seen) -> Result<Option<Parsed>, OptionsEr
         "prepare" => Command::Prepare,
         "run" => Command::Run,
         "cleanup" => Command::Cleanup,
+        "help" if o.legacy.is_none() => return Ok(Some(Parsed::TestHelp(o.test))),
         "help" => return Ok(Some(Parsed::Help)),
         c => {
             return err(format!(
@@ -438,6 +476,13 @@ fn check(o: &Options) -> Result<(), OptionsError> {
     }
     if o.percentile > 100 {
         return err(format!("--percentile={}: expected 0 to 100", o.percentile));
+    }
+    if o.percentile == 0 && o.histogram {
+        return err("--histogram cannot be used with --percentile=0");
+    }
+    if o.percentile == 0 && o.legacy.is_some() {
+        // sysbench 0.4 refuses it too ("Invalid value for percentile option").
+        return err("--percentile=0: a sysbench 0.4 line (--test=oltp) takes 1 to 100");
     }
     if !(o.rate >= 0.0 && o.rate.is_finite() && o.time >= 0.0 && o.time.is_finite()) {
         return err("--rate and --time must be numbers ≥ 0");

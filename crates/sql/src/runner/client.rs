@@ -160,6 +160,12 @@ async fn one_event(cx: &Cx<'_>, w: &mut Worker) -> bool {
                 return false;
             }
             s.error(t_ns);
+            s.debug(&format!("Ignoring error {} {}, ", e.code, e.message));
+            s.debug(if e.kind == ErrKind::Lost {
+                "Reconnecting"
+            } else {
+                "Ignored error encountered, restarting transaction"
+            });
             (e, s.stop)
         };
         if e.kind == ErrKind::Lost {
@@ -198,7 +204,9 @@ async fn reconnect(cx: &Cx<'_>, w: &mut Worker) -> bool {
         match w.reconnect().await {
             Ok(()) => {
                 register(cx.socks, cx.tid, Some(w));
-                lock(st).reconnect(ns(cx.clock));
+                let mut s = lock(st);
+                s.reconnect(ns(cx.clock));
+                s.debug("Reconnected");
                 return true;
             }
             Err(e2) if ignorable(cx.o, &e2) => {

@@ -25,8 +25,9 @@ use loadlab_core::{
 use loadlab_metrics::{Distribution, ResultsWriter};
 
 use crate::driver::{ErrKind, SqlError};
-use crate::options::Options;
+use crate::options::{LOG_DEBUG, LOG_NOTICE, LOG_WARNING, Options};
 use crate::report::{self, FinalFigures, IntervalFigures};
+use crate::report04;
 use crate::workload::{Class, Stmt, StmtRun, Worker};
 use crate::{Error, now_seed};
 
@@ -90,6 +91,9 @@ struct State {
     fatal: Option<SqlError>,
     /// Results-file records not yet handed to the writer thread.
     pending: Option<Vec<Rec>>,
+    /// At debug verbosity (sysbench 1.0 lines), the `DEBUG:` lines of the
+    /// threads (errors ignored, reconnects) not yet printed.
+    debug: Option<String>,
     seq: u64,
 }
 
@@ -123,6 +127,15 @@ impl State {
                 t_ns,
                 value: 1.0,
             }));
+        }
+    }
+
+    /// A `DEBUG:` line, at debug verbosity.
+    fn debug(&mut self, line: &str) {
+        if let Some(d) = self.debug.as_mut() {
+            d.push_str("DEBUG: ");
+            d.push_str(line);
+            d.push('\n');
         }
     }
 
@@ -247,6 +260,7 @@ pub async fn run(
         cut: 0,
         fatal: None,
         pending: writer.as_ref().map(|_| Vec::with_capacity(4096)),
+        debug: (o.verbosity >= LOG_DEBUG && o.legacy.is_none()).then(String::new),
         seq: 0,
     }));
     let mut th = start_threads(&o, &st, &unique, seed)?;
@@ -273,8 +287,7 @@ pub async fn run(
     for _ in 0..missing {
         lock(&st).error(0);
     }
-    let _ = out.write_all(report::banner(&o, seed_given).as_bytes());
-    let _ = out.write_all(b"Threads started!\n\n");
+    let _ = out.write_all(before_run(&o, seed_given).as_bytes());
     let _ = out.flush();
     let clock = Instant::now();
     let _ = th.go_tx.send(Go::Start(clock));
@@ -291,7 +304,7 @@ pub async fn run(
         writer_result?;
         return Err(Error::during_run(&o, e, s.total.events));
     }
-    if s.cut > 0 {
+    if s.cut > 0 && o.verbosity >= LOG_WARNING {
         eprintln!(
             "loadlab: sysbench: warning: {} of {} threads had no reply from the server {} s after the time limit \
              (--forced-shutdown); their connections were closed and their unfinished transactions are not counted",
@@ -301,10 +314,7 @@ pub async fn run(
         );
     }
     let f = final_figures(&o, &s, total_s);
-    if o.histogram {
-        let _ = out.write_all(report::histogram(&s.lat).as_bytes());
-    }
-    let _ = out.write_all(report::final_blocks(&f).as_bytes());
+    let _ = out.write_all(after_run(&o, &s, &f, interrupted).as_bytes());
     let _ = out.flush();
     writer_result?;
     Ok(if interrupted {
@@ -315,6 +325,49 @@ pub async fn run(
     } else {
         Ended::Completed
     })
+}
+
+/// What is printed before the run, up to `Threads started!`: sysbench
+/// 1.0's lines or, on a 0.4 line, 0.4's, at the verbosity asked for.
+fn before_run(o: &Options, seed_given: bool) -> String {
+    match &o.legacy {
+        Some(l) => report04::banner(o, l),
+        None if o.verbosity >= LOG_NOTICE => {
+            let mut s = report::banner(o, seed_given);
+            if o.verbosity >= LOG_DEBUG {
+                let (before, after) = report::debug_start(o);
+                let at = s.find("Initializing worker threads...").unwrap_or(s.len());
+                s.insert_str(at, &before);
+                s.push_str(&after);
+            }
+            s + "Threads started!\n\n"
+        }
+        None => String::new(),
+    }
+}
+
+/// What is printed after the run: at info, each thread's word on the
+/// limit that ended it and `Done.`; at notice, the histogram and the
+/// final blocks (0.4's on a 0.4 line).
+fn after_run(o: &Options, s: &State, f: &FinalFigures, interrupted: bool) -> String {
+    let limit = if interrupted {
+        None
+    } else if o.events > 0 && s.total.events >= o.events {
+        Some(report::Limit::Events)
+    } else {
+        (o.time > 0.0).then_some(report::Limit::Time)
+    };
+    let mut text = report::run_end(o, limit, o.threads.saturating_sub(s.cut));
+    if o.verbosity >= LOG_NOTICE {
+        if o.histogram {
+            text.push_str(&report::histogram(&s.lat));
+        }
+        text.push_str(&match o.legacy {
+            Some(_) => report04::final_blocks(f),
+            None => report::final_blocks(f),
+        });
+    }
+    text
 }
 
 /// The client threads of a run, and the channels between them and the
@@ -451,6 +504,7 @@ async fn control(
     let mut interrupt = std::pin::pin!(interrupt);
     let (mut interrupt_seen, mut interrupted) = (false, false);
     while running > 0 {
+        print_debug(st, out);
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(st).stop {
             far
@@ -470,8 +524,10 @@ async fn control(
                 last_report = now;
                 let at = iv.unwrap_or_default().as_secs_f64() * f64::from(k_iv);
                 let text = interval_text(o, st, clock, at, secs, now);
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
+                if o.verbosity >= LOG_NOTICE {
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
                 k_iv += 1;
             }
             _ = tokio::time::sleep_until(stop_at.into()), if stop_at != far => {
@@ -501,13 +557,24 @@ async fn control(
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }
             }
-            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() => {
+            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG => {
                 flush_at += Duration::from_millis(100);
                 send_pending(st, writer);
             }
         }
     }
+    print_debug(st, out);
     interrupted
+}
+
+/// Prints the threads' `DEBUG:` lines logged since the last call.
+fn print_debug(st: &Shared, out: &mut dyn Write) {
+    let text = match lock(st).debug.as_mut() {
+        Some(d) if !d.is_empty() => std::mem::take(d),
+        _ => return,
+    };
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
 /// The interval line `at` seconds into the run (`secs` since the last
@@ -533,7 +600,11 @@ fn interval_text(
         writes_ps: c.writes as f64 / secs,
         others_ps: c.others as f64 / secs,
         percentile: o.percentile,
-        lat_ms: d.quantile(f64::from(o.percentile) / 100.0) as f64 / 1e6,
+        lat_ms: if o.percentile == 0 {
+            0.0
+        } else {
+            d.quantile(f64::from(o.percentile) / 100.0) as f64 / 1e6
+        },
         err_ps: c.errors as f64 / secs,
         reconn_ps: c.reconnects as f64 / secs,
     });
@@ -570,6 +641,8 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         transactions: t.events,
         tps: per(t.events),
         qps: per(t.reads + t.writes + t.others),
+        rw_ps: per(t.reads + t.writes),
+        others_ps: per(t.others),
         ignored_errors: t.errors,
         err_ps: per(t.errors),
         reconnects: t.reconnects,
@@ -582,10 +655,7 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         percentile: o.percentile,
         lat_pct_ms: ms(s.lat.quantile(p)),
         lat_sum_ms: s.lat.sum() as f64 / 1e6,
-        corrected_pct_ms: (o.rate > 0.0).then(|| {
-            ms(s.corrected
-                .quantile(if o.percentile == 0 { 0.95 } else { p }))
-        }),
+        corrected_pct_ms: (o.rate > 0.0 && o.percentile > 0).then(|| ms(s.corrected.quantile(p))),
         events_avg,
         events_stddev,
         time_avg_s,

@@ -4,7 +4,11 @@
 mod common;
 mod counts;
 mod golden;
+pub mod golden04;
+mod help;
 mod mariadb;
 mod mysql_wire;
 mod postgres;
 mod prepared_data;
+mod sysbench04;
+mod verbosity;
