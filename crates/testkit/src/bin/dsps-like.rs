@@ -10,6 +10,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 
 use loadlab_testkit::cmdline::{self, Arg};
+use tokio::signal::unix::{SignalKind, signal};
 
 const PROG: &str = "dsps-like";
 
@@ -27,9 +28,10 @@ Options:
   -h, --help     this help
 
 Once it accepts connections it prints `listening on http://ADDR` on stdout.
-It runs until stopped (Ctrl-C, SIGTERM).
+It runs until Ctrl-C or SIGTERM.
 
-Exit status: 2 bad command line, 5 cannot listen on ADDR.
+Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad command line; 5 cannot
+listen on ADDR.
 ";
 
 fn main() {
@@ -59,7 +61,24 @@ fn main() {
         .unwrap_or_else(|e| cmdline::fail(PROG, 5, &format!("cannot listen on {addr}: {e}")));
     println!("listening on http://{addr}");
     let _ = std::io::stdout().flush();
-    loop {
-        std::thread::park();
+    // Stopped by Ctrl-C or SIGTERM even when started where SIGINT is
+    // ignored (a background job of a script).
+    let stopped = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .and_then(|rt| {
+            rt.block_on(async {
+                let mut int = signal(SignalKind::interrupt())?;
+                let mut term = signal(SignalKind::terminate())?;
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+                Ok(())
+            })
+        });
+    if let Err(e) = stopped {
+        cmdline::fail(PROG, 1, &format!("signals: {e}"));
     }
+    eprintln!("{PROG}: stopped");
 }

@@ -58,14 +58,20 @@ impl Drop for Stop {
 
 #[test]
 fn dsps_like_prints_its_address_and_carries_a_message_to_a_subscriber() {
-    let mut child = Command::new(DSPS_LIKE)
-        .args(["--listen", "127.0.0.1:0"])
+    // Started as a script's background job is: with SIGINT ignored.
+    let mut child = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' INT; exec \"$0\" --listen 127.0.0.1:0",
+            DSPS_LIKE,
+        ])
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let out = Watch::stdout(&mut child);
     let pid = child.id();
-    let _stop = Stop(Some(child));
+    let mut stop = Stop(Some(child));
     let line = out.wait_for_line("listening on http://", PATIENCE);
     let addr: SocketAddr = line
         .trim()
@@ -89,6 +95,10 @@ fn dsps_like_prints_its_address_and_carries_a_message_to_a_subscriber() {
     let handle = got["ackHandle"].as_str().unwrap();
     let ack = format!("{sub}/message?ackHandle={handle}");
     assert_eq!(call(addr, "DELETE", &ack, "").0, 204);
+    // Ctrl-C stops it all the same.
+    let done = stop.signal("INT");
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    assert!(std::net::TcpStream::connect(addr).is_err());
 }
 
 #[test]
