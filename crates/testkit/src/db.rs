@@ -7,7 +7,9 @@
 //! removed when the handle is dropped.
 //!
 //! Both create the user `sbtest` with password [`PASSWORD`] and the database
-//! `sbtest`, the names sysbench uses by default.
+//! `sbtest`, the names sysbench uses by default; a MariaDB can be given
+//! other names, a password and a fixed port ([`MariaDbOptions`]), as the
+//! `private-db` binary does for users trying the sysbench examples.
 //!
 //! As root: `mariadbd` runs with `--user=root` (it refuses to start as root
 //! otherwise), and PostgreSQL, which refuses root outright, runs as the
@@ -15,8 +17,9 @@
 //! handed to that user. As any other user both run as that user.
 
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Serializes server start-ups within a test process.
@@ -62,6 +65,11 @@ fn which(prog: &str) -> Option<PathBuf> {
             .map(|d| d.join(prog))
             .find(|p| p.exists())
     })
+}
+
+/// True when MariaDB's server and its bootstrap script are installed.
+pub fn mariadb_installed() -> bool {
+    which("mariadbd").is_some() && which("mariadb-install-db").is_some()
 }
 
 fn skip_or_panic(test: &str, what: &str, install: &str) {
@@ -125,13 +133,54 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
 pub struct MariaDbOptions {
     /// `--max-connections` (MariaDB's default is 151, its least 10).
     pub max_connections: u32,
+    /// The TCP port on 127.0.0.1; `None` for a free one (up to three are
+    /// tried, in case one is taken between finding it and binding it).
+    pub port: Option<u16>,
+    /// The user created, with all rights on each of [`Self::databases`].
+    pub user: String,
+    /// Its password (any characters: it is quoted as an SQL string).
+    pub password: String,
+    /// The databases created.
+    pub databases: Vec<String>,
 }
 
 impl Default for MariaDbOptions {
     fn default() -> Self {
         MariaDbOptions {
             max_connections: 151,
+            port: None,
+            user: USER.into(),
+            password: PASSWORD.into(),
+            databases: vec![DATABASE.into()],
         }
+    }
+}
+
+/// `s` as an SQL string literal for MariaDB (backslashes and quotes escaped).
+fn sql_string(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// `s` as a quoted SQL identifier (backquotes doubled).
+fn sql_ident(s: &str) -> String {
+    format!("`{}`", s.replace('`', "``"))
+}
+
+impl MariaDbOptions {
+    /// The statements that create the user and its databases.
+    fn setup_sql(&self) -> String {
+        let user = format!("{}@'%'", sql_string(&self.user));
+        let mut sql = format!(
+            "CREATE USER {user} IDENTIFIED BY {};",
+            sql_string(&self.password)
+        );
+        for db in &self.databases {
+            let db = sql_ident(db);
+            sql.push_str(&format!(
+                " CREATE DATABASE {db}; GRANT ALL ON {db}.* TO {user};"
+            ));
+        }
+        sql
     }
 }
 
@@ -150,7 +199,7 @@ impl MariaDb {
     }
 
     pub fn start_with_or_skip(test: &str, opts: MariaDbOptions) -> Option<MariaDb> {
-        if which("mariadbd").is_none() || which("mariadb-install-db").is_none() {
+        if !mariadb_installed() {
             skip_or_panic(
                 test,
                 "mariadbd",
@@ -190,10 +239,11 @@ impl MariaDb {
             run(&mut install, "mariadb-install-db")?;
         }
         // A port can be taken between finding it free and the server
-        // binding it: try a few.
+        // binding it: try a few (a given port once).
+        let tries = if opts.port.is_some() { 1 } else { 3 };
         let mut last = String::new();
-        for _ in 0..3 {
-            let port = free_port();
+        for _ in 0..tries {
+            let port = opts.port.unwrap_or_else(free_port);
             let log = dir.path().join("error.log");
             let mut cmd = Command::new(which("mariadbd").unwrap());
             cmd.arg("--no-defaults")
@@ -212,7 +262,10 @@ impl MariaDb {
                 .arg("--innodb-use-native-aio=0")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null());
+                .stderr(Stdio::null())
+                // Its own process group: a Ctrl-C in the terminal reaches
+                // only its owner, which stops it and removes its directory.
+                .process_group(0);
             if is_root() {
                 cmd.arg("--user=root");
             }
@@ -224,11 +277,7 @@ impl MariaDb {
                         child: Some(child),
                         port,
                     };
-                    db.root_sql(&format!(
-                        "CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'; \
-                         CREATE DATABASE {DATABASE}; \
-                         GRANT ALL ON {DATABASE}.* TO '{USER}'@'%';"
-                    ))?;
+                    db.root_sql(&opts.setup_sql())?;
                     return Ok(db);
                 }
                 Err(e) => {
@@ -263,6 +312,21 @@ impl MariaDb {
     /// The data directory's parent, where the socket and error log are.
     pub fn dir(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The server's exit status once it has exited (a crash, a kill from
+    /// outside); `None` while it runs.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
+    }
+
+    /// The last `n` lines of the server's error log.
+    pub fn log_tail(&self, n: usize) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(n)..].join("\n")
     }
 
     /// Kills the server at once (SIGKILL), as a crash would.

@@ -1,5 +1,8 @@
 //! Test helpers shared by loadlab's crates. A dev-dependency only
 //! (`publish = false`): nothing here is part of any shipped binary.
+//! Two of them are programs too, for users trying the examples on one
+//! machine: `dsps-like` (the [`pubsub`] server) and `private-db` (a
+//! [`db`] MariaDB until Ctrl-C), with [`cmdline`] their command lines.
 //!
 //! * [`tls`]: a self-signed certificate for `localhost` and a TLS acceptor
 //!   presenting it;
@@ -32,6 +35,7 @@
 //!   close, drop or refuse.
 
 pub mod browser;
+pub mod cmdline;
 pub mod db;
 pub mod golden;
 pub mod k6;

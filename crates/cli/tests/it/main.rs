@@ -11,6 +11,7 @@ mod k6_secrets;
 mod k8s;
 mod k8s_inputs;
 mod k8s_plan;
+mod local_examples;
 mod reference_studies;
 mod s3;
 mod study;

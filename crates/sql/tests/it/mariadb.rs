@@ -347,6 +347,7 @@ fn too_many_connections_fails_or_is_counted_per_interval() {
         test,
         MariaDbOptions {
             max_connections: 10,
+            ..Default::default()
         },
     ) else {
         return;

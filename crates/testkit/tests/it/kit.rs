@@ -77,6 +77,7 @@ fn private_mariadb_and_postgres_start_answer_and_stop() {
         "private_mariadb",
         MariaDbOptions {
             max_connections: 10,
+            ..Default::default()
         },
     ) {
         let out = m.root_sql("SELECT @@max_connections, @@port").unwrap();

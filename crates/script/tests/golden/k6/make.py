@@ -4,7 +4,7 @@
   python3 crates/script/tests/golden/k6/make.py [CASE ...]
 
 Starts `loadlab origin` (recipe: origin-recipe.json) and the DSPS-like pub/sub
-test server (loadlab_testkit's `pubsub_server` example) on fixed loopback ports,
+test server (loadlab_testkit's `dsps-like` binary) on fixed loopback ports,
 then runs real k6 on each case's script from the case's directory and keeps:
 stdout.txt, stderr.txt, exit-code, command, summary-export.json and
 out.sample.ndjson (every `Metric` line of `--out json` plus the first two
@@ -178,17 +178,17 @@ def main():
         if n not in CASES:
             sys.exit(f"unknown case {n!r}; cases: {', '.join(CASES)}")
     loadlab = os.environ.get("LOADLAB", os.path.join(ROOT, "target", "debug", "loadlab"))
-    example = os.environ.get("PUBSUB_SERVER")
-    if example is None:
-        subprocess.run(["cargo", "build", "-p", "loadlab-testkit", "--example", "pubsub_server"], cwd=ROOT, check=True)
-        example = os.path.join(ROOT, "target", "debug", "examples", "pubsub_server")
+    server = os.environ.get("PUBSUB_SERVER")
+    if server is None:
+        subprocess.run(["cargo", "build", "-p", "loadlab-testkit", "--bin", "dsps-like"], cwd=ROOT, check=True)
+        server = os.path.join(ROOT, "target", "debug", "dsps-like")
     origin = subprocess.Popen([loadlab, "origin", "--listen", f"127.0.0.1:{ORIGIN_PORT}",
                                "--recipe", os.path.join(HERE, "origin-recipe.json")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    pubsub = subprocess.Popen([example, f"127.0.0.1:{PUBSUB_PORT}"], stdout=subprocess.DEVNULL)
+    pubsub = subprocess.Popen([server, "--listen", f"127.0.0.1:{PUBSUB_PORT}"], stdout=subprocess.DEVNULL)
     try:
         wait_port(ORIGIN_PORT, origin, "loadlab origin")
-        wait_port(PUBSUB_PORT, pubsub, "pubsub_server")
+        wait_port(PUBSUB_PORT, pubsub, "dsps-like")
         capture = capture_server(CAPTURED)
         version = subprocess.run([K6, "version"], capture_output=True, text=True).stdout.strip()
         with open(os.path.join(HERE, "k6-version"), "w") as f:
