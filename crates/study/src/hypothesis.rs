@@ -297,6 +297,19 @@ fn parse_operand(t: &str, targets: &[&str]) -> Result<Operand, String> {
         .ok_or_else(|| format!("expected TARGET.METRIC or a number, got {t:?}"))
 }
 
+/// A constant written in % compared with `cpu` (percent of a core), as
+/// the percentage it reads as.
+fn cpu_percent(o: Operand, tok: &str, other: &Operand) -> Operand {
+    match (o, other) {
+        (Operand::Const(v), Operand::Target { metric, .. })
+            if *metric == Metric::Cpu && tok.ends_with('%') =>
+        {
+            Operand::Const(v * 100.0)
+        }
+        (o, _) => o,
+    }
+}
+
 /// Whether `within` may follow `left op right`: the metric it is a margin of.
 fn check_within(op: Cmp, left: &Operand, right: &Operand) -> Result<Metric, String> {
     if !matches!(op, Cmp::Le | Cmp::Ge | Cmp::Eq) {
@@ -331,6 +344,10 @@ impl Hypothesis {
             .ok_or_else(|| format!("expected a comparison (<, <=, >, >=, ≈), got {:?}", toks[1]))?;
         let approx = matches!(toks[1].as_str(), "≈" | "~=");
         let right = parse_operand(&toks[2], targets)?;
+        // `cpu` is in percent of a core: `cpu < 50%` means 50, not 0.5.
+        let left_cpu = left.clone();
+        let left = cpu_percent(left, &toks[0], &right);
+        let right = cpu_percent(right, &toks[2], &left_cpu);
         if approx {
             match (&left, &right) {
                 (Operand::Target { metric, .. }, Operand::Target { .. })
@@ -456,6 +473,18 @@ mod tests {
         let h = Hypothesis::parse("c5.p99<=200ms at rate 400", T).unwrap();
         assert_eq!(h.right, Operand::Const(200e6));
         assert_eq!(h.at_rate, Some((Cmp::Eq, 400)));
+    }
+
+    #[test]
+    fn a_cpu_bound_in_percent_reads_as_percent() {
+        // CPU is stored in percent of a core: 50% is 50, as 50 is.
+        let h = Hypothesis::parse("c5.cpu < 50%", T).unwrap();
+        assert_eq!(h.right, Operand::Const(50.0));
+        let h = Hypothesis::parse("c5.cpu < 50", T).unwrap();
+        assert_eq!(h.right, Operand::Const(50.0));
+        // A success ratio keeps its meaning: 99% is 0.99.
+        let h = Hypothesis::parse("c5.success >= 99%", T).unwrap();
+        assert_eq!(h.right, Operand::Const(0.99));
     }
 
     #[test]
