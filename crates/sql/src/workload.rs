@@ -1,7 +1,7 @@
 //! sysbench 1.0's OLTP workloads: the tests, their statements and what one
 //! event (transaction) runs, as the Lua scripts of Debian's sysbench 1.0.20
 //! define them (`/usr/share/sysbench/*.lua`); sysbench 0.4's `--test=oltp`
-//! mix, which differs, in [`legacy`].
+//! mix, which differs, in `legacy`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,14 +1,14 @@
 //! The plan's in-process origins as its targets name them: `{origin}` (the
 //! plan's `origin:`) and `{origin.NAME}` (each of its `origins:`), written
 //! in URLs, script variables and sysbench options, and the base URL each
-//! stands for: at run time (the origins [`start`]ed for the study), in
+//! stands for: at run time (the origins started for the study), in
 //! the report (`http://ORIGIN`, `http://ORIGIN-NAME`) and in the checks at
 //! load (an address nothing listens on).
 
 use std::ops::Range;
 
 use crate::error::StudyError;
-use crate::plan::{OriginPlan, Plan};
+use crate::sources::OriginPlan;
 
 /// One `{origin…}` reference in a template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,10 +100,11 @@ impl Origins {
         }
     }
 
-    /// As the report shows `plan`'s origins: `http://ORIGIN`,
-    /// `http://ORIGIN-NAME` (the reader puts each origin's address there).
-    pub fn shown(plan: &Plan) -> Origins {
-        Origins::of(plan.origin.as_ref(), &plan.origins, |n| match n {
+    /// As the report shows a plan's origins (its `origin` and `origins`):
+    /// `http://ORIGIN`, `http://ORIGIN-NAME` (the reader puts each
+    /// origin's address there).
+    pub fn shown(origin: Option<&OriginPlan>, named: &[(String, OriginPlan)]) -> Origins {
+        Origins::of(origin, named, |n| match n {
             None => SHOWN.into(),
             Some(n) => format!("{SHOWN}-{n}"),
         })
@@ -151,16 +152,20 @@ pub(crate) struct Running {
     pub origins: Origins,
 }
 
-/// Starts every origin of `plan`, each on its own port of 127.0.0.1.
-pub(crate) fn start(plan: &Plan) -> Result<Running, StudyError> {
+/// Starts every origin of a plan (its `origin` and `origins`), each on
+/// its own port of 127.0.0.1.
+pub(crate) fn start(
+    origin: Option<&OriginPlan>,
+    named: &[(String, OriginPlan)],
+) -> Result<Running, StudyError> {
     let mut handles = Vec::new();
     let mut origins = Origins::default();
-    if let Some(o) = &plan.origin {
+    if let Some(o) = origin {
         let h = spawn(o, None)?;
         origins.unnamed = Some(h.url());
         handles.push(h);
     }
-    for (name, o) in &plan.origins {
+    for (name, o) in named {
         let h = spawn(o, Some(name))?;
         origins.named.push((name.clone(), h.url()));
         handles.push(h);
@@ -218,36 +223,6 @@ mod tests {
             OriginRef::Malformed("{origin.é")
         );
         assert!(references("no origin here {origin").is_empty());
-    }
-
-    #[test]
-    fn each_origin_starts_on_its_own_port_and_a_bad_one_is_named() {
-        let yaml = "name: s
-origin: {recipes: [{route: /a, body: ok, stages: [{at: 0, status: 200}]}]}
-origins:
-  master: {recipes: [{route: /, body: ok, stages: [{at: 0, status: 200}]}]}
-  multi: {recipes: [{route: /news, body: ok, stages: [{at: 0, status: 200}]}]}
-targets:
-  - {name: a, url: \"{origin}/a\"}
-load: {rates: [10], step: 1s}
-";
-        let mut plan = Plan::from_yaml(yaml, "p.yaml", std::path::Path::new(".")).unwrap();
-        let running = start(&plan).unwrap();
-        let o = &running.origins;
-        let mut urls: Vec<&str> = o.named.iter().map(|(_, u)| u.as_str()).collect();
-        urls.extend(o.unnamed.as_deref());
-        urls.sort();
-        urls.dedup();
-        assert_eq!(urls.len(), 3, "{o:?}");
-        assert!(urls.iter().all(|u| u.starts_with("http://127.0.0.1:")));
-        drop(running);
-        // A stored plan's recipes are parsed when it starts.
-        plan.origins[1].1.recipes.clear();
-        plan.origins[1].1.recipes_json = "{".into();
-        let Err(e) = start(&plan) else {
-            panic!("a bad recipe started")
-        };
-        assert!(e.to_string().starts_with("origin: multi: "), "{e}");
     }
 
     #[test]

@@ -545,7 +545,7 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
     };
 
     // The in-process origins live as long as the study.
-    let origins = crate::origins::start(plan)?;
+    let origins = crate::origins::start(plan.origin.as_ref(), &plan.origins)?;
     let pid = match &plan.monitor {
         Some(m) => Some(monitor::resolve(m).map_err(StudyError::Monitor)?),
         None => None,

@@ -202,3 +202,36 @@ fn check_template(target: &str, text: &str, origins: &Origins) -> Result<(), Str
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_origin_starts_on_its_own_port_and_a_bad_one_is_named() {
+        let yaml = "name: s
+origin: {recipes: [{route: /a, body: ok, stages: [{at: 0, status: 200}]}]}
+origins:
+  master: {recipes: [{route: /, body: ok, stages: [{at: 0, status: 200}]}]}
+  multi: {recipes: [{route: /news, body: ok, stages: [{at: 0, status: 200}]}]}
+targets:
+  - {name: a, url: \"{origin}/a\"}
+load: {rates: [10], step: 1s}
+";
+        let mut plan = crate::Plan::from_yaml(yaml, "p.yaml", std::path::Path::new(".")).unwrap();
+        let running = crate::origins::start(plan.origin.as_ref(), &plan.origins).unwrap();
+        let o = &running.origins;
+        let mut urls: Vec<&str> = o.named.iter().map(|(_, u)| u.as_str()).collect();
+        urls.extend(o.unnamed.as_deref());
+        urls.sort();
+        urls.dedup();
+        assert_eq!(urls.len(), 3, "{o:?}");
+        assert!(urls.iter().all(|u| u.starts_with("http://127.0.0.1:")));
+        drop(running);
+        // A stored plan's recipes are parsed when it starts.
+        plan.origins[1].1.recipes.clear();
+        plan.origins[1].1.recipes_json = "{".into();
+        let Err(e) = crate::origins::start(plan.origin.as_ref(), &plan.origins) else {
+            panic!("a bad recipe started")
+        };
+        assert!(e.to_string().starts_with("origin: multi: "), "{e}");
+    }
+}

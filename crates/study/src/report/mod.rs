@@ -251,7 +251,14 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let cmds: Vec<String> = plan
         .targets
         .iter()
-        .map(|t| attack_command(plan, &t.name, None, &Origins::shown(plan)))
+        .map(|t| {
+            attack_command(
+                plan,
+                &t.name,
+                None,
+                &Origins::shown(plan.origin.as_ref(), &plan.origins),
+            )
+        })
         .collect();
     b.push(Block::Code("sh".into(), cmds.join("\n")));
     for (name, o, url) in origins_shown(plan) {
@@ -555,7 +562,7 @@ fn steps_section(
 
 /// A run's heading and its command line with its vegeta-style report.
 fn run_blocks_of(plan: &Plan, target: &str, rate: u64, r: &RunRow) -> [Block; 2] {
-    let origins = Origins::shown(plan);
+    let origins = Origins::shown(plan.origin.as_ref(), &plan.origins);
     let command = attack_command(plan, target, Some(Rate::per_second(rate)), &origins);
     [
         Block::Heading(4, format!("{target} — repetition {}", r.repetition)),
@@ -614,7 +621,7 @@ fn time_panel(plan: &Plan, lines: Vec<Line>, slo_p99: &Option<Rule>) -> Panel {
 /// Each in-process origin of `plan`: its name (`None`: `origin:`), its
 /// plan and where the report shows it (`http://ORIGIN`, `http://ORIGIN-NAME`).
 fn origins_shown(plan: &Plan) -> Vec<(Option<&str>, &crate::plan::OriginPlan, String)> {
-    let shown = Origins::shown(plan);
+    let shown = Origins::shown(plan.origin.as_ref(), &plan.origins);
     let unnamed = plan
         .origin
         .iter()

@@ -1,5 +1,5 @@
 //! A laid-out chart: shapes in pixels, written out as SVG here and drawn
-//! into a PNG by [`super::png`]. Layout happens once, in
+//! into a PNG by `png`. Layout happens once, in
 //! [`super::layout`], so both files show the same picture.
 //!
 //! The SVG names its parts for readers and tests alike: each panel is a
