@@ -213,6 +213,12 @@ pub fn final_blocks(f: &FinalFigures) -> String {
             c,
         );
     }
+    threads_fairness(&mut s, f);
+    s
+}
+
+/// The `Threads fairness:` block, the same in sysbench 1.0 and 0.4.12.
+pub(crate) fn threads_fairness(s: &mut String, f: &FinalFigures) {
     s.push_str("\nThreads fairness:\n");
     let _ = writeln!(
         s,
@@ -225,7 +231,6 @@ pub fn final_blocks(f: &FinalFigures) -> String {
         f.time_avg_s, f.time_stddev_s
     );
     s.push('\n');
-    s
 }
 
 /// sysbench's histogram buckets: 1024 on a log scale from 0.001 ms to

@@ -143,18 +143,7 @@ pub fn final_blocks(f: &FinalFigures) -> String {
             c,
         );
     }
-    s.push_str("\nThreads fairness:\n");
-    let _ = writeln!(
-        s,
-        "    events (avg/stddev):           {:.4}/{:3.2}",
-        f.events_avg, f.events_stddev
-    );
-    let _ = writeln!(
-        s,
-        "    execution time (avg/stddev):   {:.4}/{:3.2}",
-        f.time_avg_s, f.time_stddev_s
-    );
-    s.push('\n');
+    crate::report::threads_fairness(&mut s, f);
     s
 }
 

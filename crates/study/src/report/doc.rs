@@ -33,19 +33,8 @@ pub enum Block {
     },
 }
 
-pub fn html_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
+/// Text made safe in HTML: the charts' SVG escaping, which is the same.
+pub use super::charts::scene::xml_escape as html_escape;
 
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

@@ -74,14 +74,7 @@ pub(super) fn execute(
             },
         ),
     };
-    let mon = pid.map(|p| {
-        Monitor::start(
-            p,
-            plan.monitor
-                .as_ref()
-                .map_or(Duration::from_secs(1), |m| m.interval),
-        )
-    });
+    let mon = start_monitor(plan, pid);
     let sink = (collector, extra);
     let res = match job {
         Job::Workload(runner, step) => {
@@ -122,6 +115,15 @@ pub(super) fn execute(
     }
     add_monitor(plan, &points, &mut data.summary);
     Ok((data, points))
+}
+
+/// The monitor of the process under test for one run, if the plan has one.
+pub(super) fn start_monitor(plan: &Plan, pid: Option<u32>) -> Option<Monitor> {
+    let interval = plan
+        .monitor
+        .as_ref()
+        .map_or(Duration::from_secs(1), |m| m.interval);
+    pid.map(|p| Monitor::start(p, interval))
 }
 
 /// Error texts name the URL as sent: shows them as the plan does.

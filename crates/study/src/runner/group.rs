@@ -13,10 +13,9 @@ use std::time::Duration;
 use loadlab_core::{AttackInfo, Sample, Sink, TargetInfo};
 use loadlab_engine::{LiveStats, StopSignal};
 
-use super::StudyError;
-use super::execute::{add_monitor, execute, new_collector, scrub_errors};
+use super::execute::{add_monitor, execute, new_collector, scrub_errors, start_monitor};
+use super::{StudyError, unix_now_ns};
 use crate::collect::{Collector, GroupNote, RunData};
-use crate::monitor::Monitor;
 use crate::origins::Origins;
 use crate::plan::{Plan, TargetPlan};
 use crate::store::MonitorPoint;
@@ -69,12 +68,6 @@ pub(super) struct GroupRun {
     pub members: Vec<(String, RunData)>,
 }
 
-fn unix_now_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
 /// Runs `group`'s members at the step's `level`, together.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn execute_group(
@@ -99,11 +92,7 @@ pub(super) fn execute_group(
         extra,
         begun: false,
     }));
-    let interval = plan
-        .monitor
-        .as_ref()
-        .map_or(Duration::from_secs(1), |m| m.interval);
-    let mon = pid.map(|p| Monitor::start(p, interval));
+    let mon = start_monitor(plan, pid);
     let start_at = unix_now_ns() + LEAD.as_nanos() as u64;
     let results: Vec<Result<(RunData, Vec<MonitorPoint>), StudyError>> = std::thread::scope(|s| {
         let handles: Vec<_> = members
@@ -138,7 +127,7 @@ pub(super) fn execute_group(
             })
             .collect()
     });
-    let points = mon.map(Monitor::stop).unwrap_or_default();
+    let points = mon.map(crate::monitor::Monitor::stop).unwrap_or_default();
     let mut runs = Vec::new();
     for (m, r) in members.iter().zip(results) {
         runs.push((m.name.clone(), r?.0));
