@@ -19,9 +19,9 @@ pub const CLUSTER: i32 = 6;
 /// `loadlab study`: every request of a run failed to connect (the target
 /// is down); the run is stored and the study stops.
 pub const TARGET_UNREACHABLE: i32 = 7;
-/// `loadlab sysbench`: the database server refused the user name or password.
 /// `k6 run`: a threshold was crossed (as k6).
 pub const THRESHOLDS_FAILED: i32 = 99;
+/// `loadlab sysbench`: the database server refused the user name or password.
 pub const DB_LOGIN: i32 = 20;
 /// `loadlab sysbench`: the database does not exist (or the user may not use it).
 pub const DB_UNKNOWN_DATABASE: i32 = 21;
@@ -35,6 +35,9 @@ pub const DB_TOO_MANY_CONNECTIONS: i32 = 24;
 pub const DB_CONNECTION_LOST: i32 = 25;
 /// `loadlab sysbench`: any other SQL error not in --mysql-ignore-errors.
 pub const DB_SQL_ERROR: i32 = 26;
+/// `loadlab sysbench run --rate`: more transactions due and not started
+/// than sysbench's event queue holds (the threads cannot keep up).
+pub const DB_RATE_UNREACHABLE: i32 = 27;
 /// A study stopped by Ctrl-C or SIGTERM before its last step (128 + SIGINT);
 /// `loadlab study --resume` continues it.
 pub const INTERRUPTED: i32 = 130;

@@ -38,7 +38,7 @@ use std::sync::Arc;
 use error::table_in;
 pub use error::{ErrKind, Error, SqlError};
 pub use options::{Command, Driver, Options, Parsed, parse, test_help, usage};
-pub use runner::Ended;
+pub use runner::{Ended, QUEUE_LIMIT};
 pub use test_name::Test;
 
 /// The first lines of `prepare` and `cleanup`, printed once the server

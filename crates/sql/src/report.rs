@@ -136,9 +136,11 @@ pub struct FinalFigures {
     pub percentile: u32,
     pub lat_pct_ms: f64,
     pub lat_sum_ms: f64,
-    /// With `--rate`: the percentile of the latency measured from each
-    /// transaction's intended start (open model).
-    pub corrected_pct_ms: Option<f64>,
+    /// With `--rate`: the percentile of the other latency. On sysbench
+    /// 1.0's lines the main figures count from each transaction's intended
+    /// start (queue wait included, as sysbench 1.0), and this one from the
+    /// moment a thread started it; on 0.4's lines the other way round.
+    pub other_pct_ms: Option<f64>,
     pub events_avg: f64,
     pub events_stddev: f64,
     pub time_avg_s: f64,
@@ -206,10 +208,10 @@ pub fn final_blocks(f: &FinalFigures) -> String {
         s.push_str("         percentile stats:               disabled\n");
     }
     lat_line(&mut s, "sum:", f.lat_sum_ms);
-    if let Some(c) = f.corrected_pct_ms {
+    if let Some(c) = f.other_pct_ms {
         lat_line(
             &mut s,
-            &format!("{}th percentile (corrected):", f.percentile),
+            &format!("{}th percentile (no queue):", f.percentile),
             c,
         );
     }

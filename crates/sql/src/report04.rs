@@ -136,7 +136,7 @@ pub fn final_blocks(f: &FinalFigures) -> String {
         &format!("         approx. {:3} percentile:", f.percentile),
         f.lat_pct_ms,
     );
-    if let Some(c) = f.corrected_pct_ms {
+    if let Some(c) = f.other_pct_ms {
         ms_line(
             &mut s,
             &format!("         {}th percentile (corrected):", f.percentile),

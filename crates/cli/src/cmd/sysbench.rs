@@ -46,6 +46,7 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
     let interrupt = async {
         crate::signals::stop_requested(&mut crate::signals::term()).await;
     };
+    let rate = opts.rate;
     match loadlab_sql::execute_until(opts, &mut out, interrupt)
         .map_err(|e| CliError::new(code(&e), format!("sysbench: {e}")))?
     {
@@ -54,6 +55,19 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
             exit::INTERRUPTED,
             format!(
                 "sysbench: interrupted after {seconds:.2} s; the statistics above cover the {events} transactions completed"
+            ),
+        )),
+        Ended::QueueFull {
+            seconds,
+            events,
+            queued,
+        } => Err(CliError::new(
+            exit::DB_RATE_UNREACHABLE,
+            format!(
+                "sysbench: --rate={} is out of reach: {queued} transactions were due and not started after {seconds:.2} s (sysbench's event queue holds {}); the statistics above cover the {events} transactions completed ({:.2} per sec.); lower --rate or raise --threads",
+                rate,
+                loadlab_sql::QUEUE_LIMIT,
+                events as f64 / seconds.max(1e-9)
             ),
         )),
     }

@@ -1,7 +1,9 @@
 //! `run`: `--threads` connections, each running events (transactions) back
 //! to back (closed model) or when they are due (`--rate`, open model: event
 //! n is due at n / rate seconds, core's `PiecewisePacer::constant`, and
-//! its corrected latency counts from then), until `--time` or `--events`. The threads are tasks of
+//! its latency counts from then, as sysbench 1.0's from the moment it
+//! queues an event), until `--time` or `--events`, or until more than
+//! [`QUEUE_LIMIT`] events are due and not started. The threads are tasks of
 //! current-thread tokio runtimes (one per CPU by default: several replies
 //! per wake-up), or, for MySQL, OS threads with a blocking socket each, as
 //! sysbench's (the default at one connection: two system calls per
@@ -76,7 +78,9 @@ struct State {
     iv: Counters,
     lat: Distribution,
     iv_lat: Distribution,
-    corrected: Distribution,
+    /// With `--rate`, the latency the final block's extra line shows
+    /// (see [`report::FinalFigures::other_pct_ms`]).
+    other_lat: Distribution,
     thread_events: Vec<u64>,
     thread_time_ns: Vec<u64>,
     next_event: u64,
@@ -206,6 +210,41 @@ pub enum Ended {
     /// Interrupted (Ctrl-C) after `seconds` and `events` transactions;
     /// the statistics printed cover that time.
     Interrupted { seconds: f64, events: u64 },
+    /// With `--rate`, more than [`QUEUE_LIMIT`] transactions were due and
+    /// not started after `seconds` (`queued` of them): the threads cannot
+    /// keep up with the rate. sysbench 1.0 stops there with "FATAL: The
+    /// event queue is full"; the statistics printed cover the time run.
+    QueueFull {
+        seconds: f64,
+        events: u64,
+        queued: u64,
+    },
+}
+
+/// How many transactions may be due and not started (`--rate`) before the
+/// run stops: sysbench 1.0.20's event queue holds 131,072 (2^17), found by
+/// running it past its capacity (it stopped with the queue line at 127,596
+/// and the next 1 s later beyond 131,072).
+pub const QUEUE_LIMIT: u64 = 131_072;
+
+/// How often the controller looks at the queue of due transactions.
+const QUEUE_CHECK: Duration = Duration::from_millis(10);
+
+/// Why the controller's loop ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stop {
+    /// The time limit, the event count, or a fatal error.
+    Limit,
+    Interrupted,
+    /// [`Ended::QueueFull`] with this many queued.
+    QueueFull(u64),
+}
+
+/// Transactions due by `now` (`--rate`) and not yet started.
+fn queued(o: &Options, s: &State, clock: Instant, now: Instant) -> u64 {
+    let due = (now.duration_since(clock).as_secs_f64() * o.rate) as u64 + 1;
+    let due = if o.events > 0 { due.min(o.events) } else { due };
+    due.saturating_sub(s.next_event)
 }
 
 /// How long after an interrupt the threads still waiting for a reply are
@@ -250,7 +289,7 @@ pub async fn run(
         iv: Counters::default(),
         lat: Distribution::new(),
         iv_lat: Distribution::new(),
-        corrected: Distribution::new(),
+        other_lat: Distribution::new(),
         thread_events: vec![0; o.threads as usize],
         thread_time_ns: vec![0; o.threads as usize],
         next_event: 0,
@@ -292,7 +331,8 @@ pub async fn run(
     let clock = Instant::now();
     let _ = th.go_tx.send(Go::Start(clock));
     th.gate.set(Go::Start(clock));
-    let interrupted = control(&o, &st, &mut th, clock, &writer, out, interrupt).await;
+    let stop = control(&o, &st, &mut th, clock, &writer, out, interrupt).await;
+    let interrupted = stop != Stop::Limit;
     let total_s = clock.elapsed().as_secs_f64();
     for j in th.joins {
         let _ = j.join();
@@ -317,13 +357,15 @@ pub async fn run(
     let _ = out.write_all(after_run(&o, &s, &f, interrupted).as_bytes());
     let _ = out.flush();
     writer_result?;
-    Ok(if interrupted {
-        Ended::Interrupted {
-            seconds: total_s,
-            events: s.total.events,
-        }
-    } else {
-        Ended::Completed
+    let (seconds, events) = (total_s, s.total.events);
+    Ok(match stop {
+        Stop::Limit => Ended::Completed,
+        Stop::Interrupted => Ended::Interrupted { seconds, events },
+        Stop::QueueFull(queued) => Ended::QueueFull {
+            seconds,
+            events,
+            queued,
+        },
     })
 }
 
@@ -490,7 +532,7 @@ async fn control(
     writer: &Option<WriterThread>,
     out: &mut dyn Write,
     interrupt: impl std::future::Future<Output = ()>,
-) -> bool {
+) -> Stop {
     let iv = (o.report_interval > 0.0).then(|| Duration::from_secs_f64(o.report_interval));
     let mut k_iv: u32 = 1;
     let mut last_report = clock;
@@ -502,7 +544,8 @@ async fn control(
     // limit's grace after the stop.
     let mut force_at = far;
     let mut interrupt = std::pin::pin!(interrupt);
-    let (mut interrupt_seen, mut interrupted) = (false, false);
+    let (mut interrupt_seen, mut stopped) = (false, Stop::Limit);
+    let mut queue_at = clock + QUEUE_CHECK;
     while running > 0 {
         print_debug(st, out);
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
@@ -544,7 +587,7 @@ async fn control(
                     // interrupt ends the wait for the last replies.
                     force_at = Instant::now();
                 } else {
-                    interrupted = true;
+                    stopped = Stop::Interrupted;
                     s.stop = true;
                     force_at = Instant::now() + stop_grace(o).unwrap_or(INTERRUPT_GRACE);
                 }
@@ -557,6 +600,20 @@ async fn control(
                     let _ = s.shutdown(std::net::Shutdown::Both);
                 }
             }
+            _ = tokio::time::sleep_until(queue_at.into()), if o.rate > 0.0 && stopped == Stop::Limit && !lock(st).stop => {
+                let now = Instant::now();
+                queue_at = now + QUEUE_CHECK;
+                let q = queued(o, &lock(st), clock, now);
+                if q > QUEUE_LIMIT {
+                    // sysbench's words, on its output, at once; the
+                    // threads stop as at an interrupt.
+                    let _ = out.write_all(QUEUE_FULL_LINE.as_bytes());
+                    let _ = out.flush();
+                    stopped = Stop::QueueFull(q);
+                    lock(st).stop = true;
+                    force_at = now;
+                }
+            }
             _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG => {
                 flush_at += Duration::from_millis(100);
                 send_pending(st, writer);
@@ -564,8 +621,11 @@ async fn control(
         }
     }
     print_debug(st, out);
-    interrupted
+    stopped
 }
+
+/// sysbench 1.0's line when its event queue is full.
+const QUEUE_FULL_LINE: &str = "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate\n";
 
 /// Prints the threads' `DEBUG:` lines logged since the last call.
 fn print_debug(st: &Shared, out: &mut dyn Write) {
@@ -609,12 +669,7 @@ fn interval_text(
         reconn_ps: c.reconnects as f64 / secs,
     });
     if o.rate > 0.0 {
-        let due = (now.duration_since(clock).as_secs_f64() * o.rate) as u64 + 1;
-        text.push_str(&report::queue_line(
-            at,
-            due.saturating_sub(s.next_event),
-            s.busy,
-        ));
+        text.push_str(&report::queue_line(at, queued(o, &s, clock, now), s.busy));
     }
     text
 }
@@ -655,7 +710,7 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         percentile: o.percentile,
         lat_pct_ms: ms(s.lat.quantile(p)),
         lat_sum_ms: s.lat.sum() as f64 / 1e6,
-        corrected_pct_ms: (o.rate > 0.0 && o.percentile > 0).then(|| ms(s.corrected.quantile(p))),
+        other_pct_ms: (o.rate > 0.0 && o.percentile > 0).then(|| ms(s.other_lat.quantile(p))),
         events_avg,
         events_stddev,
         time_avg_s,

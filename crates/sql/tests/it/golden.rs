@@ -68,7 +68,7 @@ fn figures(text: &str) -> FinalFigures {
         percentile,
         lat_pct_ms: pct_line.map_or(0.0, |l| nums(l.split_once(':').unwrap().1)[0]),
         lat_sum_ms: first(text, "sum:"),
-        corrected_pct_ms: None,
+        other_pct_ms: None,
         events_avg: ev[0],
         events_stddev: ev[1],
         time_avg_s: tm[0],
