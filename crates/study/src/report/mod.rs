@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod command;
+mod concurrent;
 pub mod doc;
 pub mod figures;
 pub mod split_note;
@@ -550,6 +551,7 @@ fn steps_section(
                 panels: vec![spectrum_panel(overlay)],
             }));
         }
+        concurrent::side_by_side(b, plan, runs, phase, *rate);
         if !run_blocks.is_empty() {
             let n = run_blocks.len() / 2;
             b.push(Block::Details {

@@ -74,6 +74,18 @@ fn a_group_runs_its_members_together_and_adds_them_up() {
         "{report}"
     );
     assert!(report.contains("`three` (concurrent: three/news, three/sport, three/sounds)"));
+    // The step shows the workloads' vegeta lines side by side, then the
+    // combined run's.
+    assert!(
+        report.contains(
+            "| three — repetition 1 | three/news | three/sport | three/sounds | combined |"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("| Requests [total] | 40 | 40 | 20 | 100 |"),
+        "{report}"
+    );
     assert!(
         report.contains("loadlab attack -duration=1s -rate=25"),
         "the member with its own level: {report}"
