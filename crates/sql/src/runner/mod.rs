@@ -650,7 +650,7 @@ fn interval_text(
 ) -> String {
     let mut s = lock(st);
     let c = std::mem::take(&mut s.iv);
-    let d = std::mem::replace(&mut s.iv_lat, Distribution::new());
+    let d = std::mem::take(&mut s.iv_lat);
     let mut text = report::interval_line(&IntervalFigures {
         elapsed_s: at,
         threads: o.threads,
