@@ -74,6 +74,7 @@ pub use config::{Overrides, Stage};
 pub use modules::MODULES;
 /// The documents of `k6/html` alive now (the memory tests count them).
 pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
+pub use modules::secrets::sources::Sources as SecretSources;
 pub use sched::{RunConfig, RunOutcome, TeardownFailure, run};
 
 /// Why a script could not run (a failed request or a failed check is data,

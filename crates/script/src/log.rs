@@ -211,7 +211,13 @@ pub struct Logger {
     /// Terminal colours (text on a terminal, without `--no-color`).
     colors: bool,
     file: Option<Mutex<std::fs::File>>,
+    /// Secret values a script has read (`k6/secrets`): redacted from
+    /// every line after.
+    secrets: Mutex<Vec<String>>,
 }
+
+/// What a secret value becomes in a log line (k6's text).
+pub const REDACTED: &str = "***SECRET_REDACTED***";
 
 impl Default for Logger {
     fn default() -> Self {
@@ -238,7 +244,41 @@ impl Logger {
             output: cfg.output.clone(),
             colors: tty && !cfg.no_color && cfg.format == Format::Text,
             file,
+            secrets: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Redacts `secret` from every line made after (an empty value is
+    /// nothing to hide).
+    pub fn redact(&self, secret: &str) {
+        let mut s = self.secrets.lock().unwrap_or_else(|p| p.into_inner());
+        if !secret.is_empty() && !s.iter().any(|x| x == secret) {
+            s.push(secret.to_string());
+            // Longest first: a secret inside another is not left half shown.
+            s.sort_by_key(|x| std::cmp::Reverse(x.len()));
+        }
+    }
+
+    fn no_secrets(&self) -> bool {
+        self.secrets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    /// `line` with every secret read so far replaced by [`REDACTED`].
+    pub fn redacted(&self, line: String) -> String {
+        let s = self.secrets.lock().unwrap_or_else(|p| p.into_inner());
+        if s.is_empty() {
+            return line;
+        }
+        let mut line = line;
+        for x in s.iter() {
+            if line.contains(x.as_str()) {
+                line = line.replace(x.as_str(), REDACTED);
+            }
+        }
+        line
     }
 
     /// `--log-format`.
@@ -260,15 +300,39 @@ impl Logger {
             Output::File { max, .. } if level > *max => return None,
             _ => {}
         }
-        Some(format_line(
+        if self.no_secrets() {
+            return Some(format_line(
+                self.format,
+                self.colors,
+                PROCESS_START.elapsed().as_secs(),
+                unix_now_ns(),
+                level,
+                msg,
+                fields,
+            ));
+        }
+        // As k6: the message and the fields' values lose their secrets
+        // before the line is laid out (so logfmt quotes what now holds
+        // `*`), and the whole line after (a secret in a field's name).
+        let msg = self.redacted(msg.to_string());
+        let values: Vec<String> = fields
+            .iter()
+            .map(|(_, v)| self.redacted(v.to_string()))
+            .collect();
+        let fields: Vec<(&str, &str)> = fields
+            .iter()
+            .zip(&values)
+            .map(|((k, _), v)| (*k, v.as_str()))
+            .collect();
+        Some(self.redacted(format_line(
             self.format,
             self.colors,
             PROCESS_START.elapsed().as_secs(),
             unix_now_ns(),
             level,
-            msg,
-            fields,
-        ))
+            &msg,
+            &fields,
+        )))
     }
 
     /// Writes a line made by [`Logger::line`] to the output.

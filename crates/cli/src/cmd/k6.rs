@@ -160,6 +160,10 @@ pub struct K6RunArgs {
     /// Accepted for k6 compatibility (loadlab sends no usage report).
     #[arg(long = "no-usage-report")]
     no_usage_report: bool,
+    /// A secret source for k6/secrets (repeatable): file=PATH,
+    /// file=name=N,filename=PATH[,default], mock=KEY=VALUE,…[,name=N][,default].
+    #[arg(long = "secret-source", value_name = "TYPE=CONFIG")]
+    secret_source: Vec<String>,
     /// A tag added to every sample (repeatable), NAME=VALUE.
     #[arg(long = "tag")]
     tag: Vec<String>,
@@ -347,7 +351,11 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     if let Some(at) = a.start_at {
         wait_notice(at)?;
     }
+    let secret_sources =
+        loadlab_script::SecretSources::parse(&a.secret_source, &|p| std::fs::read_to_string(p))
+            .map_err(|e| CliError::usage(format!("--secret-source: {e}")))?;
     let mut cfg = RunConfig {
+        secret_sources,
         script: a.script.clone(),
         env,
         overrides: ov,

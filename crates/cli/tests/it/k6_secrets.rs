@@ -69,3 +69,95 @@ fn no_secret_of_the_script_reaches_an_output_or_a_log_line() {
         }
     }
 }
+
+/// `k6/secrets` with `--secret-source`, side by side with k6: the values
+/// reach the script, every log line after shows `***SECRET_REDACTED***`
+/// instead (console lines and the console file alike), and the same
+/// errors reject the promises.
+#[test]
+fn k6_secrets_reads_sources_and_redacts_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.file"),
+        "cool=s3cret-one\nelse=s3cret-two\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("s.js"),
+        "import secrets from 'k6/secrets';\n\
+         export const options = { iterations: 1 };\n\
+         export default async () => {\n\
+           const a = await secrets.get('cool');\n\
+           console.log(`a=${a} len=${a.length}`);\n\
+           console.log(`b=${await secrets.source('mine').get('else')}`);\n\
+           try { await secrets.get('nope'); } catch (e) { console.log(`err: ${e}`); }\n\
+           try { await secrets.source('other').get('cool'); } catch (e) { console.log(`err: ${e}`); }\n\
+           console.warn(a.split('').join('-'));\n\
+         };\n",
+    )
+    .unwrap();
+    let flags = [
+        "--secret-source=file=name=mine,filename=s.file",
+        "-q",
+        "--log-format=json",
+    ];
+    let lines = |o: &std::process::Output| -> Vec<String> {
+        let err = String::from_utf8_lossy(&o.stderr);
+        err.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["source"] == "console")
+            .map(|v| format!("{} {}", v["level"], v["msg"]))
+            .collect()
+    };
+    let ours = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .current_dir(dir.path())
+        .args(["k6", "run"])
+        .args(flags)
+        .arg("s.js")
+        .output()
+        .expect("run loadlab");
+    assert_eq!(
+        ours.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    let got = lines(&ours);
+    assert_eq!(
+        got,
+        [
+            "\"info\" \"a=***SECRET_REDACTED*** len=10\"",
+            "\"info\" \"b=***SECRET_REDACTED***\"",
+            "\"info\" \"err: no value\"",
+            "\"info\" \"err: no secret source with name \\\"other\\\" is configured\"",
+            "\"warning\" \"s-3-c-r-e-t---o-n-e\"",
+        ],
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    // A bad source is refused before any load, in k6's words.
+    let bad = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .current_dir(dir.path())
+        .args(["k6", "run", "--secret-source=file=missing.file", "s.js"])
+        .output()
+        .expect("run loadlab");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--secret-source: open missing.file: no such file or directory"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    let Some(k6) = loadlab_testkit::k6::k6_or_skip("k6_secrets_reads_sources_and_redacts_as_k6")
+    else {
+        return;
+    };
+    let theirs = loadlab_testkit::k6::run_command(&k6)
+        .current_dir(dir.path())
+        .args(flags)
+        .arg("s.js")
+        .output()
+        .expect("run k6");
+    assert_eq!(theirs.status.code(), Some(0));
+    assert_eq!(got, lines(&theirs), "k6 and loadlab log the same lines");
+}

@@ -20,6 +20,7 @@
 //!   timers/         k6/timers, and the event loop of async work
 //!   ws/             k6/ws
 //!   websockets/     k6/websockets (k6's experimental module)
+//!   secrets/        k6/secrets, and --secret-source
 //!   k6_utils/       jslib.k6.io/k6-utils, answered locally
 //! ```
 //!
@@ -45,6 +46,7 @@ pub(crate) mod imports;
 pub(crate) mod k6;
 pub(crate) mod k6_utils;
 pub(crate) mod metrics;
+pub mod secrets;
 pub(crate) mod timers;
 pub(crate) mod websockets;
 pub(crate) mod ws;
@@ -65,7 +67,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 12] = [
+pub(crate) const ALL: [Module; 13] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -78,6 +80,7 @@ pub(crate) const ALL: [Module; 12] = [
     ws::MODULE,
     websockets::MODULE,
     k6_utils::MODULE,
+    secrets::MODULE,
 ];
 
 /// [`ALL`]'s names and JavaScript.
@@ -119,6 +122,7 @@ pub fn install<'js>(
     let jars = http::install(ctx, &k6, shared)?;
     metrics::install(ctx, &k6, shared)?;
     execution::install(ctx, &k6, shared)?;
+    secrets::install(ctx, &k6, shared)?;
     ws::install(ctx, &k6, shared, &jars)?;
     k6.set("http", http)?;
     g.set("__k6", k6)?;

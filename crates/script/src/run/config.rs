@@ -21,6 +21,8 @@ pub struct RunConfig {
     /// `--log-output`, `--log-format`, `--no-color` (`None`: k6's
     /// default, text on standard error).
     pub logger: Option<Arc<Logger>>,
+    /// `--secret-source`: what `k6/secrets` reads.
+    pub secret_sources: crate::modules::secrets::sources::Sources,
     /// `--out json=FILE`.
     pub json_out: Option<PathBuf>,
     /// `--out csv=…`.

@@ -311,6 +311,7 @@ pub(crate) fn make_shared(
     Ok(RunState {
         console_file: RefCell::new(None),
         logger: cfg.logger.clone().unwrap_or_default(),
+        secrets: cfg.secret_sources.clone(),
         rw: RefCell::new(None),
         rps_next: Cell::new(None),
         http: crate::state::request::HttpDefaults::default(),

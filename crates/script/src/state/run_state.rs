@@ -104,6 +104,8 @@ pub struct RunState {
     pub console_file: RefCell<Option<std::fs::File>>,
     /// Where k6's log lines go, and their layout.
     pub logger: Arc<Logger>,
+    /// `--secret-source`: what `k6/secrets` reads.
+    pub secrets: crate::modules::secrets::sources::Sources,
     /// `rps`: when the next request may go (all VUs share the limit).
     pub rps_next: Cell<Option<Instant>>,
     /// `--out experimental-prometheus-rw`, and its next push.
@@ -256,7 +258,7 @@ impl RunState {
             if level >= Level::Debug && !self.verbose {
                 return;
             }
-            let mut text = crate::log::format_line(
+            let mut text = self.logger.redacted(crate::log::format_line(
                 self.logger.format(),
                 false,
                 0,
@@ -264,7 +266,7 @@ impl RunState {
                 level,
                 line,
                 &[],
-            );
+            ));
             text.push('\n');
             // One write per line (nothing is left in a buffer if the
             // process exits).
