@@ -21,6 +21,7 @@
 //!   ws/             k6/ws
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
+//!   fs/             k6/experimental/fs and k6/experimental/csv
 //!   k6_utils/       jslib.k6.io/k6-utils, answered locally
 //! ```
 //!
@@ -39,6 +40,7 @@ pub(crate) mod crypto;
 pub(crate) mod data;
 pub(crate) mod encoding;
 pub(crate) mod execution;
+pub(crate) mod fs;
 pub(crate) mod globals;
 pub(crate) mod html;
 pub(crate) mod http;
@@ -67,7 +69,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 13] = [
+pub(crate) const ALL: [Module; 16] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -81,6 +83,9 @@ pub(crate) const ALL: [Module; 13] = [
     websockets::MODULE,
     k6_utils::MODULE,
     secrets::MODULE,
+    fs::FS,
+    fs::CSV,
+    websockets::EXPERIMENTAL,
 ];
 
 /// [`ALL`]'s names and JavaScript.
@@ -123,6 +128,25 @@ pub fn install<'js>(
     metrics::install(ctx, &k6, shared)?;
     execution::install(ctx, &k6, shared)?;
     secrets::install(ctx, &k6, shared)?;
+    {
+        // `warnOnce(msg)`: a warning line, the first time in the process
+        // only (as k6 warns when it first resolves a module: the options
+        // probe's context and the run's evaluate the module each).
+        static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let st = shared.clone();
+        k6.set(
+            "warnOnce",
+            rquickjs::Function::new(ctx.clone(), move |msg: String| {
+                let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+                if !seen.contains(&msg) {
+                    seen.push(msg.clone());
+                    drop(seen);
+                    st.log(crate::log::Level::Warning, &msg, &[]);
+                }
+            })?,
+        )?;
+    }
+    fs::install(ctx, &k6, shared)?;
     ws::install(ctx, &k6, shared, &jars)?;
     k6.set("http", http)?;
     g.set("__k6", k6)?;

@@ -29,3 +29,12 @@ pub(crate) const MODULE: super::Module = super::Module {
     js: WEBSOCKETS_JS,
     exports: Some(EXPORTS),
 };
+
+/// The module's name before k6 v1 (`k6/experimental/websockets`): the
+/// same module, with k6's deprecation warning, once.
+pub(crate) const EXPERIMENTAL: super::Module = super::Module {
+    name: "k6/experimental/websockets",
+    js: "globalThis.__k6.warnOnce('k6/experimental/websockets is deprecated and will be removed in a future release. Please use k6/websockets instead.');\n\
+         export * from 'k6/websockets';\nexport { default } from 'k6/websockets';\n",
+    exports: Some(EXPORTS),
+};
