@@ -5,11 +5,10 @@
                             [--threads 1,4,16] [--test oltp_read_only]
                             [--tools sysbench,loadlab,loadlab-1] [--before PATH]
 
-Clients: sysbench; loadlab (the default client threads: one per CPU the
-process may run on, so one under `taskset -c 1`); loadlab-1
-(`--client-threads=1`: every connection a task of one thread); loadlab-tpc
-(asked for with --tools: an OS thread per connection with a blocking socket,
-as sysbench); with
+Clients: sysbench; loadlab (the default: an OS thread per connection with
+a blocking socket, as sysbench); loadlab-1 (`--client-threads=1`: every
+connection a task of one runtime thread, the cheaper on a quiet core);
+loadlab-tpc (the same as the default, named: `--client-threads=1000`); with
 `--before PATH`, "before": another loadlab binary (e.g. the previous
 commit's), so that a change is measured before and after in one run.
 `--fifo` runs the server and the clients SCHED_FIFO (root only), which

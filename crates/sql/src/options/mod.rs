@@ -145,10 +145,9 @@ pub struct Options {
     /// 0: from the current time.
     pub rand_seed: u64,
     /// `--client-threads`: OS threads the connections are spread over
-    /// (each a current-thread runtime); ≥ `threads`: a thread per
-    /// connection (MySQL: a blocking socket each, no runtime); 0: one
-    /// connection on a thread of its own, more on one thread per CPU the
-    /// process may use (see `runner::blocking_threads`).
+    /// (each a current-thread runtime); 0 (the default) or ≥ `threads`: a
+    /// thread per connection (MySQL: a blocking socket each, no runtime;
+    /// see `runner::blocking_threads`).
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,

@@ -208,7 +208,7 @@ const LOADLAB: &[Opt] = &[
     opt(
         "client-threads",
         N,
-        "OS threads the connections share; >= --threads: one per connection (blocking sockets); 0: one connection on its own thread, more on one thread per usable CPU",
+        "OS threads the connections share; 0 or >= --threads: one per connection (blocking sockets, as sysbench: keeps its tps on a busy host); fewer: runtime threads (cheaper on a quiet host)",
         Some("0"),
     ),
 ];

@@ -186,21 +186,16 @@ fn ns(clock: Instant) -> u64 {
 }
 
 /// Whether the connections are OS threads with blocking sockets (MySQL
-/// only). See docs/sysbench.md for the measurements behind the choice.
+/// only): by default (`--client-threads=0`) and with `--client-threads` ≥
+/// `--threads`, a thread per connection, as sysbench runs them, which
+/// keeps sysbench's tps on a host busy with other work; fewer client
+/// threads share runtime threads (several replies per wake-up: cheaper on
+/// a quiet host, but their tps collapses on a busy one). See
+/// docs/sysbench.md for the measurements behind the choice.
 pub fn blocking_threads(o: &Options) -> bool {
     o.driver == crate::options::Driver::Mysql
-        && if o.client_threads == 0 {
-            o.threads <= BLOCKING_UP_TO
-        } else {
-            o.client_threads >= o.threads
-        }
+        && (o.client_threads == 0 || o.client_threads >= o.threads)
 }
-
-/// By default, runs of up to this many connections give each an OS thread
-/// with a blocking socket; more share one runtime thread per CPU (which
-/// takes several replies per wake-up, the cheaper on a quiet host), unless
-/// `--client-threads` ≥ `--threads` asks for a thread per connection.
-pub const BLOCKING_UP_TO: u32 = 1;
 
 /// How a command ended, when it ended well.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -438,11 +433,9 @@ impl Threads {
 }
 
 /// Starts the connections, spread over the client OS threads, connected
-/// at once as sysbench's thread_init. By default one thread per CPU this
-/// process may run on: on a dedicated client core one thread serving 16
-/// connections gave 1.11x sysbench's tps at 0.95x its CPU per query,
-/// where a thread per connection (sysbench's way) gave 0.29x and 5.7x
-/// (bench/RESULTS.md).
+/// at once as sysbench's thread_init: by default a thread per connection
+/// (a blocking socket for MySQL, a current-thread runtime for
+/// PostgreSQL), else `--client-threads` runtime threads ([`blocking_threads`]).
 fn start_threads(
     o: &Arc<Options>,
     st: &Shared,
@@ -453,10 +446,7 @@ fn start_threads(
     let k = if blocking {
         o.threads
     } else if o.client_threads == 0 {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get() as u32)
-            .min(o.threads)
-            .max(1)
+        o.threads
     } else {
         o.client_threads.min(o.threads)
     };
