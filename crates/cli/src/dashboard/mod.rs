@@ -10,6 +10,7 @@
 //! while a page is connected or an export is due.
 
 pub mod hub;
+pub mod k6;
 mod page;
 mod server;
 pub mod sink;
@@ -122,6 +123,29 @@ impl Dashboard {
         }
     }
 
+    /// For a run that gives the hub its own figures and its end
+    /// (`k6 run`): the export, and the server stops.
+    pub fn close(mut self) -> Result<(), CliError> {
+        let written = self.export();
+        drop(self.server.take());
+        written
+    }
+
+    fn export(&self) -> Result<(), CliError> {
+        match &self.export {
+            Some(path) => {
+                let html = page::render(Some(&self.hub.snapshot()));
+                std::fs::write(path, html).map_err(|e| {
+                    CliError::io(format!(
+                        "cannot write the dashboard export {}: {e}",
+                        path.display()
+                    ))
+                })
+            }
+            None => Ok(()),
+        }
+    }
+
     /// The run ended (its sinks finished): the last point, the final
     /// totals to every page, the export, and the server stops.
     pub fn finish(mut self) -> Result<(), CliError> {
@@ -133,18 +157,7 @@ impl Dashboard {
         }
         let totals = self.acc.lock().map_or(Value::Null, |a| a.totals());
         self.hub.finish(totals);
-        let written = match &self.export {
-            Some(path) => {
-                let html = page::render(Some(&self.hub.snapshot()));
-                std::fs::write(path, html).map_err(|e| {
-                    CliError::io(format!(
-                        "cannot write -dashboard-export file {}: {e}",
-                        path.display()
-                    ))
-                })
-            }
-            None => Ok(()),
-        };
+        let written = self.export();
         drop(self.server.take());
         written
     }

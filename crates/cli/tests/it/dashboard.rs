@@ -360,3 +360,87 @@ fn a_token_guards_a_non_loopback_dashboard() {
     let status = wait_bounded(child, PATIENCE).status;
     assert!(status.success(), "{}", w.so_far());
 }
+
+#[test]
+fn a_k6_scripts_page_shows_its_vus_and_a_threshold_failing() {
+    let Some(exe) = chromium_or_skip("a_k6_scripts_page_shows_its_vus_and_a_threshold_failing")
+    else {
+        return;
+    };
+    let mut b = Browser::launch(exe, &[]);
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.js");
+    std::fs::write(
+        &script,
+        r#"import http from 'k6/http';
+import { check, sleep } from 'k6';
+import { Trend } from 'k6/metrics';
+const mine = new Trend('my_trend', true);
+export const options = {
+  vus: 3, duration: '3s',
+  thresholds: { http_req_duration: ['p(95)<1'], checks: ['rate>0.5'] },
+};
+export default function () {
+  const r = http.get(__ENV.URL);
+  check(r, { 'is 200': (r) => r.status === 200 });
+  mine.add(r.timings.duration);
+  sleep(0.05);
+}
+"#,
+    )
+    .unwrap();
+    let summary = dir.path().join("summary.json");
+    let html = dir.path().join("k6.html");
+    let mut child = Command::new(bin())
+        .args(["k6", "run", "-q", "--out", "web-dashboard=port=0"])
+        .arg(format!("--summary-export={}", summary.display()))
+        .args(["-e", &format!("URL={}/", o.url())])
+        .arg(&script)
+        .env("K6_WEB_DASHBOARD_EXPORT", &html)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let w = Watch::stderr(&mut child);
+    let tab = b.open(&page_url(&w), 1300, 1100);
+    // Live: the VUs, and the latency threshold failed (the origin answers in 5ms).
+    b.wait_for(
+        &tab,
+        "3 VUs and a failed threshold",
+        "document.getElementById('vus').dataset.value === '3' && \
+         document.querySelector('#thresholds tr[data-metric=\"http_req_duration\"][data-ok=\"false\"]')",
+    );
+    let passing = b.eval(
+        &tab,
+        "document.querySelector('#thresholds tr[data-metric=\"checks\"]').dataset.ok",
+    );
+    assert_eq!(passing, "true");
+    keep_screenshot(&b.screenshot(&tab), "DASHBOARD_K6_SCREENSHOT");
+    b.wait_for(
+        &tab,
+        "the end of the run",
+        "document.body.dataset.state === 'finished'",
+    );
+    let iterations = b.eval(&tab, "+document.getElementById('iterations').dataset.value");
+    let status = wait_bounded(child, PATIENCE).status;
+    // k6's exit code for crossed thresholds.
+    assert_eq!(status.code(), Some(99), "{}", w.so_far());
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(iterations, s["metrics"]["iterations"]["count"], "{s}");
+    assert!(iterations.as_u64().unwrap() > 0);
+    // The export: the same page, offline.
+    let mut b2 = Browser::launch(exe, &["--proxy-server=127.0.0.1:9"]);
+    let tab = b2.open(&format!("file://{}", html.display()), 1300, 1100);
+    b2.wait_for(
+        &tab,
+        "the figures",
+        "document.body.dataset.state === 'finished'",
+    );
+    assert_eq!(
+        b2.eval(&tab, "+document.getElementById('iterations').dataset.value"),
+        iterations
+    );
+    assert_eq!(b2.eval(&tab, "document.body.dataset.thresholdsFailed"), "1");
+}
