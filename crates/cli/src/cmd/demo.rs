@@ -67,6 +67,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         false,
         None,
         None,
+        None,
     )
     .map_err(|e| {
         if e.code == crate::exit::INTERRUPTED {

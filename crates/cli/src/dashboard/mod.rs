@@ -14,6 +14,7 @@ pub mod k6;
 mod page;
 mod server;
 pub mod sink;
+pub mod study;
 
 use std::path::PathBuf;
 use std::sync::mpsc::{RecvTimeoutError, Sender};
@@ -55,6 +56,18 @@ pub struct Dashboard {
     server: Option<server::Server>,
     ticker: Option<(Sender<()>, JoinHandle<Ticker>)>,
     export: Option<PathBuf>,
+    /// A study's figures around the current run's (see [`study`]).
+    context: Option<Arc<Mutex<Value>>>,
+    /// The run the points belong to (a study's runs, from 1; 0 otherwise).
+    run: u64,
+}
+
+/// The totals as published: the run's, inside the study's context if any.
+fn wrap(context: &Option<Arc<Mutex<Value>>>, totals: Value) -> Value {
+    match context.as_ref().and_then(|c| c.lock().ok()) {
+        Some(c) => json!({ "study": *c, "run": totals }),
+        None => totals,
+    }
 }
 
 impl Dashboard {
@@ -76,6 +89,8 @@ impl Dashboard {
             server,
             ticker: None,
             export: opts.export.clone(),
+            context: None,
+            run: 0,
         })
     }
 
@@ -99,6 +114,8 @@ impl Dashboard {
             acc: self.acc.clone(),
             live,
             pacer,
+            context: self.context.clone(),
+            run: self.run,
             start: Instant::now(),
             last: Instant::now(),
             last_sent: 0,
@@ -146,17 +163,22 @@ impl Dashboard {
         }
     }
 
-    /// The run ended (its sinks finished): the last point, the final
-    /// totals to every page, the export, and the server stops.
-    pub fn finish(mut self) -> Result<(), CliError> {
+    /// Stops the ticker, after a last point.
+    fn stop_ticker(&mut self) {
         if let Some((tx, th)) = self.ticker.take() {
             let _ = tx.send(());
             if let Ok(mut t) = th.join() {
                 t.tick(true);
             }
         }
+    }
+
+    /// The run ended (its sinks finished): the last point, the final
+    /// totals to every page, the export, and the server stops.
+    pub fn finish(mut self) -> Result<(), CliError> {
+        self.stop_ticker();
         let totals = self.acc.lock().map_or(Value::Null, |a| a.totals());
-        self.hub.finish(totals);
+        self.hub.finish(wrap(&self.context, totals));
         let written = self.export();
         drop(self.server.take());
         written
@@ -169,6 +191,8 @@ struct Ticker {
     acc: Arc<Mutex<Acc>>,
     live: Arc<LiveStats>,
     pacer: Box<dyn Pacer>,
+    context: Option<Arc<Mutex<Value>>>,
+    run: u64,
     start: Instant,
     last: Instant,
     last_sent: u64,
@@ -216,7 +240,8 @@ impl Ticker {
             "svc": latencies(&second.uncorrected),
             "lag": latencies(&second.send_lag),
             "inflight": self.live.in_flight(),
+            "run": self.run,
         });
-        self.hub.publish(Some(point), totals);
+        self.hub.publish(Some(point), wrap(&self.context, totals));
     }
 }

@@ -80,10 +80,10 @@ impl Acc {
     }
 }
 
-/// p50, p90, p99, max in milliseconds.
+/// p50, p90, p95, p99, max in milliseconds.
 pub fn latencies(l: &loadlab_metrics::metrics::LatencySummary) -> Value {
     let ms = |ns: u64| ns as f64 / 1e6;
-    json!({ "p50": ms(l.p50), "p90": ms(l.p90), "p99": ms(l.p99), "max": ms(l.max) })
+    json!({ "p50": ms(l.p50), "p90": ms(l.p90), "p95": ms(l.p95), "p99": ms(l.p99), "max": ms(l.max) })
 }
 
 /// A failure as the page names it: the status and its reason, or the

@@ -444,3 +444,93 @@ export default function () {
     );
     assert_eq!(b2.eval(&tab, "document.body.dataset.thresholdsFailed"), "1");
 }
+
+#[test]
+fn a_studys_page_shows_its_ladder_of_runs() {
+    let Some(exe) = chromium_or_skip("a_studys_page_shows_its_ladder_of_runs") else {
+        return;
+    };
+    let mut b = Browser::launch(exe, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("plan.yaml"),
+        r#"
+name: ladder
+origin:
+  recipes:
+    - {route: /a, body: "hello a", stages: [{at: 0, status: 200, latency: 2ms}]}
+targets:
+  - {name: a, url: "{origin}/a"}
+load: {rates: [50, 100, 200], step: 1s, warmup: 100ms}
+slo: {success: 99%, p99: 1s}
+"#,
+    )
+    .unwrap();
+    let mut child = Command::new(bin())
+        .current_dir(d)
+        .args([
+            "study",
+            "plan.yaml",
+            "--db",
+            "s.db",
+            "--out",
+            "out",
+            "--dashboard",
+        ])
+        .arg("--dashboard-export=study.html")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let w = Watch::stderr(&mut child);
+    let tab = b.open(&page_url(&w), 1300, 1100);
+    // The ladder grows while the study runs: the first run's row, and the
+    // current run named with the time left.
+    b.wait_for(&tab, "a finished run", "+document.body.dataset.runs >= 1");
+    let current = b.eval(&tab, "document.getElementById('current').textContent");
+    assert!(current.as_str().unwrap().contains(" left"), "{current}");
+    keep_screenshot(&b.screenshot(&tab), "DASHBOARD_STUDY_SCREENSHOT");
+    b.wait_for(
+        &tab,
+        "the end of the study",
+        "document.body.dataset.state === 'finished'",
+    );
+    let status = wait_bounded(child, PATIENCE).status;
+    let err = w.finish();
+    assert!(status.success(), "{err}");
+    // One row per run, at the plan's rates, each within the SLO, as the
+    // study's own lines say; the ceiling as found.
+    let rows = b.eval(
+        &tab,
+        "[...document.querySelectorAll('#ladder tbody tr')].map(r => [+r.dataset.rate, +r.dataset.achieved, r.className])",
+    );
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (row, rate) in rows.iter().zip([50.0, 100.0, 200.0]) {
+        assert_eq!(row[0].as_f64(), Some(rate), "{row}");
+        let achieved = row[1].as_f64().unwrap();
+        assert!((achieved - rate).abs() <= rate * 0.1, "{row}");
+        assert_eq!(row[2], "", "within the SLO: {row}");
+    }
+    assert_eq!(err.matches("within SLO").count(), 3, "{err}");
+    let ceiling = b.eval(
+        &tab,
+        "document.querySelector('#ceiling tbody tr').textContent",
+    );
+    assert!(ceiling.as_str().unwrap().contains("200/s"), "{ceiling}");
+    // The export holds the same ladder, offline.
+    let mut b2 = Browser::launch(exe, &["--proxy-server=127.0.0.1:9"]);
+    let tab = b2.open(
+        &format!("file://{}", d.join("study.html").display()),
+        1300,
+        1100,
+    );
+    b2.wait_for(
+        &tab,
+        "the figures",
+        "document.body.dataset.state === 'finished'",
+    );
+    assert_eq!(b2.eval(&tab, "document.body.dataset.runs"), "3");
+}
