@@ -182,6 +182,7 @@ pub fn run_plan(
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let stop = stop_flag();
+    let mut verdicts = None;
     let observer: Box<dyn Observer> = match dash {
         Some(d) => {
             // The Stop button: as Ctrl-C.
@@ -192,11 +193,13 @@ pub fn run_plan(
                 eprintln!("loadlab: stopped from the dashboard; the run in flight is discarded, committed runs are kept (continue with --resume)");
                 flag.fire();
             });
-            Box::new(crate::dashboard::study::StudyDash::new(
+            let o = crate::dashboard::study::StudyDash::new(
                 d,
                 Box::new(StderrObserver::default()),
                 plan.slo.clone(),
-            ))
+            );
+            verdicts = Some(o.context());
+            Box::new(o)
         }
         None => Box::new(StderrObserver::default()),
     };
@@ -207,7 +210,12 @@ pub fn run_plan(
         plan_path: canonical.display().to_string(),
         plan_yaml,
         stop,
-        progress: Box::new(|line| eprintln!("{line}")),
+        progress: Box::new(move |line| {
+            eprintln!("{line}");
+            if let Some(c) = &verdicts {
+                crate::dashboard::study::verdict_line(c, line);
+            }
+        }),
         observer: Some(observer),
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
         split,

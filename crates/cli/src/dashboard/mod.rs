@@ -98,6 +98,7 @@ impl Dashboard {
     pub fn sink(&self) -> DashSink {
         DashSink {
             acc: self.acc.clone(),
+            hub: self.hub.clone(),
         }
     }
 
@@ -200,11 +201,12 @@ struct Ticker {
 
 impl Ticker {
     /// One point; the `last` one (a part of a second, when the run ends)
-    /// counts its requests over a whole second, so it does not spike.
+    /// has no rates when it is under half a second (too short to say).
     fn tick(&mut self, last: bool) {
         let now = Instant::now();
-        let dt = now.duration_since(self.last).as_secs_f64();
-        let dt = if last { dt.max(1.0) } else { dt.max(1e-3) };
+        let raw = now.duration_since(self.last).as_secs_f64();
+        let dt = raw.max(1e-3);
+        let rates = !last || raw >= 0.5;
         let sent = self.live.sent();
         let sends = sent.saturating_sub(self.last_sent) as f64 / dt;
         let (from, to) = (
@@ -232,9 +234,9 @@ impl Ticker {
             / 4.0;
         let point = json!({
             "t": to.as_secs_f64(),
-            "intended": intended.is_finite().then_some(intended),
-            "sent": sends,
-            "done": second.requests as f64 / dt,
+            "intended": (rates && intended.is_finite()).then_some(intended),
+            "sent": rates.then_some(sends),
+            "done": rates.then_some(second.requests as f64 / dt),
             "ok": (second.requests > 0).then_some(second.success),
             "lat": latencies(&second.latencies),
             "svc": latencies(&second.uncorrected),

@@ -1,9 +1,9 @@
 //! What the page shows, accumulated from the run's samples with loadlab's
 //! one aggregation layer ([`Metrics`]): the whole run, and the current
 //! second, which the ticker takes once a second. Recording a sample is the
-//! same work the results writer and the report do, on the run's sink
-//! thread; the figures (percentiles, JSON) are only computed while a page
-//! is connected or an export is due.
+//! same work the report does, on the run's sink thread; the current
+//! second is only recorded, and the figures (percentiles, JSON) only
+//! computed, while a page is connected or an export is due.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex};
 use loadlab_core::{ErrorKind, Sample, Sink};
 use loadlab_metrics::{Metrics, Summary};
 use serde_json::{Value, json};
+
+use super::hub::Hub;
 
 /// The figures recorded so far.
 pub struct Acc {
@@ -33,9 +35,13 @@ impl Default for Acc {
 }
 
 impl Acc {
-    fn add(&mut self, s: &Sample) {
+    /// Records a sample: in the whole run always, in the current second
+    /// only when someone will see it (`watched`).
+    fn add(&mut self, s: &Sample, watched: bool) {
         self.whole.add_sample(self.start_unix_ns, s);
-        self.second.add_sample(self.start_unix_ns, s);
+        if watched {
+            self.second.add_sample(self.start_unix_ns, s);
+        }
         if !s.is_success() {
             *self.failures.entry((s.status, s.error)).or_default() += 1;
         }
@@ -104,6 +110,7 @@ fn failure_text(status: u16, error: ErrorKind) -> String {
 /// The run's sink for the dashboard.
 pub struct DashSink {
     pub(super) acc: Arc<Mutex<Acc>>,
+    pub(super) hub: Arc<Hub>,
 }
 
 impl Sink for DashSink {
@@ -113,8 +120,9 @@ impl Sink for DashSink {
         }
     }
     fn record(&mut self, s: &Sample) {
+        let watched = self.hub.wanted();
         if let Ok(mut a) = self.acc.lock() {
-            a.add(s);
+            a.add(s, watched);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The dashboard for `loadlab study --dashboard`: the plan's ladder of
-//! runs with each finished run's figures and its SLO verdict, the current
+//! runs with each finished run's figures and the study's SLO verdict, the current
 //! run live (the attack page), the SLO lines, the ceiling as the runs so
 //! far bracket it, and the time left.
 
@@ -17,7 +17,6 @@ use super::Dashboard;
 pub struct StudyDash {
     dash: Option<Dashboard>,
     inner: Box<dyn Observer>,
-    slo: Option<Slo>,
     context: Arc<Mutex<Value>>,
 }
 
@@ -36,9 +35,13 @@ impl StudyDash {
         StudyDash {
             dash: Some(dash),
             inner,
-            slo,
             context,
         }
+    }
+
+    /// What the study's progress lines must reach (see [`verdict_line`]).
+    pub fn context(&self) -> Arc<Mutex<Value>> {
+        self.context.clone()
     }
 
     fn set(&self, key: &str, v: Value) {
@@ -48,24 +51,28 @@ impl StudyDash {
     }
 }
 
-/// The SLO's verdict on a run's totals (as the page measures it: the
-/// whole run, corrected latency).
-fn passes(slo: Option<&Slo>, t: &Value) -> Option<bool> {
-    let slo = slo?;
-    let ok_success = slo
-        .success
-        .is_none_or(|min| t["success"].as_f64().unwrap_or(0.0) >= min);
-    let ok_latency = slo.latency.iter().all(|(p, max)| {
-        let key = match *p {
-            p if p <= 50.0 => "p50",
-            p if p <= 90.0 => "p90",
-            p if p <= 95.0 => "p95",
-            p if p <= 99.0 => "p99",
-            _ => "max",
-        };
-        t["lat"][key].as_f64().unwrap_or(f64::INFINITY) <= max.as_secs_f64() * 1e3
-    });
-    Some(ok_success && ok_latency)
+/// The study's verdict on the run that just ended, from its progress
+/// line (`[run 2/3, …] sweep 100/s a #1: …, within SLO`): the ladder's
+/// last row takes it, and the ceiling is worked out again.
+pub fn verdict_line(context: &Arc<Mutex<Value>>, line: &str) {
+    if !line.starts_with("[run ") {
+        return;
+    }
+    // (More may follow the verdict: `; the generator fell behind …`.)
+    let verdict = if line.contains(" within SLO") {
+        Some(true)
+    } else if line.contains(" FAILS SLO") {
+        Some(false)
+    } else {
+        None
+    };
+    if let Ok(mut c) = context.lock() {
+        if let Some(last) = c["ladder"].as_array_mut().and_then(|l| l.last_mut()) {
+            last["slo_ok"] = json!(verdict);
+        }
+        let ladder = c["ladder"].as_array().cloned().unwrap_or_default();
+        c["ceiling"] = ceiling(&ladder);
+    }
 }
 
 /// Per target: the highest rate that passed below the lowest that failed.
@@ -136,13 +143,13 @@ impl Observer for StudyDash {
             .context
             .lock()
             .map_or(Value::Null, |c| c["current"].clone());
-        let slo_ok = passes(self.slo.as_ref(), &totals);
         let entry = json!({
             "index": current["index"], "label": current["label"],
             "phase": current["phase"], "level": current["level"], "target": current["target"],
             "repetition": current["repetition"], "rate": current["rate"],
             "requests": totals["requests"], "achieved": totals["rate"], "success": totals["success"],
-            "p99": totals["lat"]["p99"], "slo_ok": slo_ok,
+            // The study's own verdict follows in its line (`verdicts`).
+            "p99": totals["lat"]["p99"], "slo_ok": null,
         });
         if let Ok(mut c) = self.context.lock() {
             if let Some(l) = c["ladder"].as_array_mut() {

@@ -180,7 +180,9 @@ fn the_page_ends_with_the_reports_figures() {
     let (child, w) = attack(
         dir.path(),
         &o,
-        &["-rate=100", "-duration=3s", "-dashboard", &out],
+        // Long enough for the browser to be there before the end, even
+        // on a busy machine (the end is what this test reads).
+        &["-rate=50", "-duration=6s", "-dashboard", &out],
     );
     let tab = b.open(&page_url(&w), 1000, 800);
     b.wait_for(
@@ -378,7 +380,7 @@ import { check, sleep } from 'k6';
 import { Trend } from 'k6/metrics';
 const mine = new Trend('my_trend', true);
 export const options = {
-  vus: 3, duration: '3s',
+  vus: 3, duration: '60s',
   thresholds: { http_req_duration: ['p(95)<1'], checks: ['rate>0.5'] },
 };
 export default function () {
@@ -418,6 +420,8 @@ export default function () {
     );
     assert_eq!(passing, "true");
     keep_screenshot(&b.screenshot(&tab), "DASHBOARD_K6_SCREENSHOT");
+    // Stop ends the script run as Ctrl-C does: teardown, summary, files.
+    b.eval(&tab, "document.getElementById('stop').click()");
     b.wait_for(
         &tab,
         "the end of the run",
@@ -462,7 +466,7 @@ origin:
     - {route: /a, body: "hello a", stages: [{at: 0, status: 200, latency: 2ms}]}
 targets:
   - {name: a, url: "{origin}/a"}
-load: {rates: [50, 100, 200], step: 1s, warmup: 100ms}
+load: {rates: [50, 100, 200], step: 2s, warmup: 100ms}
 slo: {success: 99%, p99: 1s}
 "#,
     )
@@ -504,15 +508,16 @@ slo: {success: 99%, p99: 1s}
     // study's own lines say; the ceiling as found.
     let rows = b.eval(
         &tab,
-        "[...document.querySelectorAll('#ladder tbody tr')].map(r => [+r.dataset.rate, +r.dataset.achieved, r.className])",
+        "[...document.querySelectorAll('#ladder tbody tr')].map(r => [+r.dataset.rate, +r.dataset.achieved, r.cells[9].textContent])",
     );
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 3, "{rows:?}");
     for (row, rate) in rows.iter().zip([50.0, 100.0, 200.0]) {
         assert_eq!(row[0].as_f64(), Some(rate), "{row}");
         let achieved = row[1].as_f64().unwrap();
-        assert!((achieved - rate).abs() <= rate * 0.1, "{row}");
-        assert_eq!(row[2], "", "within the SLO: {row}");
+        // (A busy machine sends late: the rate is still about the step's.)
+        assert!((achieved - rate).abs() <= rate * 0.3, "{row}");
+        assert_eq!(row[2], "✓", "within the SLO, as the study says: {row}");
     }
     assert_eq!(err.matches("within SLO").count(), 3, "{err}");
     let ceiling = b.eval(
