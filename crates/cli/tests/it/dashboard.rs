@@ -260,7 +260,20 @@ fn the_export_opens_offline_with_the_same_figures() {
         format!("-output={}", results.display()),
         format!("-dashboard-export={}", html.display()),
     );
-    let (child, w) = attack(dir.path(), &o, &["-rate=100", "-duration=2s", &out, &exp]);
+    // A credential header and a named attack: the name shows, the secret never.
+    let (child, w) = attack(
+        dir.path(),
+        &o,
+        &[
+            "-rate=100",
+            "-duration=2s",
+            "-name=nightly",
+            "-header=Authorization: Bearer s3cret-value",
+            "-header=X-Api-Key: k3y-value",
+            &out,
+            &exp,
+        ],
+    );
     let status = wait_bounded(child, PATIENCE).status;
     let err = w.finish();
     assert!(status.success(), "{err}");
@@ -269,6 +282,11 @@ fn the_export_opens_offline_with_the_same_figures() {
         "no server without -dashboard: {err}"
     );
     let page_src = std::fs::read_to_string(&html).unwrap();
+    assert!(page_src.contains("nightly"));
+    assert!(
+        !page_src.contains("s3cret-value") && !page_src.contains("k3y-value"),
+        "a credential reached the page"
+    );
     assert!(!page_src.contains("<script src") && !page_src.contains("<link"));
     // No network: every request goes to a proxy that is not there.
     let mut b = Browser::launch(exe, &["--proxy-server=127.0.0.1:9"]);
