@@ -122,7 +122,7 @@ pub fn study_error(e: StudyError) -> CliError {
 
 /// `--dashboard`, `--dashboard-export`: bound before the first run (a
 /// busy port ends the command before the study starts).
-fn dashboard(
+pub(crate) fn dashboard(
     (addr, token, export): (&Option<String>, &Option<String>, &Option<PathBuf>),
     plan: &Plan,
 ) -> Result<Option<crate::dashboard::Dashboard>, CliError> {
