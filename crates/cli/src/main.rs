@@ -12,6 +12,7 @@
 
 mod args;
 mod cmd;
+mod dashboard;
 mod exit;
 mod flags;
 mod progress;

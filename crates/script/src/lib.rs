@@ -46,6 +46,7 @@ mod inflight;
 // The QuickJS glue: the only module allowed `unsafe` (see above).
 #[allow(unsafe_code)]
 mod js;
+pub mod live_view;
 mod local_ips;
 pub mod log;
 mod modules;

@@ -35,6 +35,7 @@
 //!   close, drop or refuse.
 
 pub mod browser;
+pub mod cdp;
 pub mod cmdline;
 pub mod db;
 pub mod golden;

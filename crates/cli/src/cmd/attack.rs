@@ -221,6 +221,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         }
         None => None,
     };
+    let dash = dashboard(&a, &cfg)?;
     let output = if a.output == "stdout" || a.output == "-" {
         if std::io::stdout().is_terminal() {
             Output::ReportOnTerminal(
@@ -279,10 +280,19 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     if let Some((_, metrics)) = &prom {
         others.push(Box::new(metrics.sink()));
     }
+    let mut dash = dash;
+    if let Some(d) = &mut dash {
+        others.push(Box::new(d.sink()));
+        d.start_ticker(live.clone(), cfg.pacer.build());
+    }
     let sinks = (results, (Tally::default(), Tee(others)));
 
-    let res = run_attack(cfg, targets, sinks, live);
+    let stop = dash.as_ref().map(|d| d.hub());
+    let res = run_attack(cfg, targets, sinks, live, stop.clone());
     drop(prom);
+    if let Some(d) = dash {
+        d.finish()?;
+    }
     if let Some(p) = progress {
         p.stop();
     }
@@ -294,10 +304,12 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         .finish()
         .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
     if summary.interrupted {
-        eprintln!(
-            "loadlab: interrupted; {} requests recorded",
-            summary.requests
-        );
+        let how = if stop.is_some_and(|h| h.stop_was_requested()) {
+            "stopped from the dashboard"
+        } else {
+            "interrupted"
+        };
+        eprintln!("loadlab: {how}; {} requests recorded", summary.requests);
     }
     if let Some(line) = tally.summary_line(summary.unsent) {
         eprintln!("loadlab: {line}");
@@ -312,6 +324,31 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         super::report::print_text_report(tmp.path())?;
     }
     Ok(())
+}
+
+/// `-dashboard` and `-dashboard-export`: the server is bound (a busy port
+/// ends the command here, before the attack) and the page's URL printed.
+fn dashboard(
+    a: &AttackArgs,
+    cfg: &AttackConfig,
+) -> Result<Option<crate::dashboard::Dashboard>, CliError> {
+    let opts = crate::dashboard::Options {
+        addr: a.dashboard.clone(),
+        token: a
+            .dashboard_token
+            .clone()
+            .or_else(|| std::env::var("LOADLAB_DASHBOARD_TOKEN").ok()),
+        export: a.dashboard_export.clone(),
+    };
+    if !opts.any() {
+        return Ok(None);
+    }
+    let meta = serde_json::json!({
+        "kind": "attack",
+        "name": cfg.name,
+        "plan": format!("{}{}", cfg.pacer, cfg.duration.map(|d| format!(" for {}", loadlab_core::format_go_duration(d))).unwrap_or_default()),
+    });
+    crate::dashboard::Dashboard::start(&opts, meta).map(Some)
 }
 
 /// A missing bucket, a wrong endpoint or bad credentials end the attack
@@ -491,6 +528,7 @@ fn run_attack<S: Sink + 'static>(
     targets: TargetSource,
     sink: S,
     live: std::sync::Arc<loadlab_engine::LiveStats>,
+    stop: Option<Arc<crate::dashboard::hub::Hub>>,
 ) -> Result<(loadlab_engine::AttackSummary, S), CliError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -513,8 +551,19 @@ fn run_attack<S: Sink + 'static>(
     rt.block_on(async move {
         // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the
         // attack ends and its results are closed, and uploaded.
+        // The dashboard's Stop button ends it the same way.
         let shutdown = async {
-            crate::signals::stop_requested(&mut crate::signals::term()).await;
+            let button = async {
+                match &stop {
+                    Some(hub) => hub.stopped().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let mut term = crate::signals::term();
+            tokio::select! {
+                _ = crate::signals::stop_requested(&mut term) => {}
+                _ = button => {}
+            }
         };
         loadlab_engine::attack_with_live(cfg, targets, sink, shutdown, live).await
     })

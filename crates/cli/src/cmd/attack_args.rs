@@ -136,6 +136,18 @@ pub struct AttackArgs {
     /// Serve Prometheus metrics here while the attack runs, e.g. 127.0.0.1:8880 or :8880
     #[arg(long)]
     pub prometheus_addr: Option<String>,
+    /// Serve a live web dashboard while the attack runs, on ADDR (default
+    /// 127.0.0.1 on a free port; the URL is printed on stderr)
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<String>,
+    /// The token a non-loopback -dashboard address requires of every request
+    /// (?token=TOKEN in the URL); also LOADLAB_DASHBOARD_TOKEN
+    #[arg(long, value_name = "TOKEN")]
+    pub dashboard_token: Option<String>,
+    /// At the end, write the dashboard with the whole run to this
+    /// self-contained HTML file (opens with no network)
+    #[arg(long, value_name = "FILE")]
+    pub dashboard_export: Option<PathBuf>,
     /// Maximum number of response body bytes to capture (-1 = all); bytes are always counted
     #[arg(long, default_value = "-1", value_parser = flags::max_body, allow_hyphen_values = true)]
     pub max_body: i64,

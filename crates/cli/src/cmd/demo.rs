@@ -25,6 +25,10 @@ pub struct DemoArgs {
     /// Run this plan instead of the built-in one (for tests and experiments).
     #[arg(long, hide = true)]
     pub plan: Option<PathBuf>,
+    /// Serve a live web dashboard of the demo's study on ADDR (default
+    /// 127.0.0.1 on a free port; the URL is printed on stderr)
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<String>,
 }
 
 pub fn run(a: DemoArgs) -> Result<(), CliError> {
@@ -58,6 +62,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     );
     let report = report_dir(&a.out);
     let db = a.out.join(STORE);
+    let dash = super::study::dashboard((&a.dashboard, &None, &None), &plan)?;
     let (out, _) = super::study::run_plan(
         &plan,
         &plan_path,
@@ -67,6 +72,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         false,
         None,
         None,
+        dash,
     )
     .map_err(|e| {
         if e.code == crate::exit::INTERRUPTED {

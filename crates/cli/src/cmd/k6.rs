@@ -369,6 +369,16 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ..Default::default()
     };
     let upload_to = outputs(&a, &mut cfg)?;
+    let dash = match crate::dashboard::k6::options(&out_list(&a), |k| std::env::var(k).ok())? {
+        Some(opts) => {
+            let meta = serde_json::json!({ "kind": "k6", "name": a.script.display().to_string() });
+            let d = crate::dashboard::Dashboard::start(&opts, meta)?;
+            cfg.live_out = Some(std::sync::Arc::new(crate::dashboard::k6::HubOut(d.hub())));
+            Some(d)
+        }
+        None => None,
+    };
+    let stop = dash.as_ref().map(|d| d.hub());
     // No banner for a script that cannot be read: its one-line error follows.
     if !a.quiet && a.script.is_file() {
         eprintln!(
@@ -383,7 +393,18 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     let got = signal.clone();
     let shutdown = async move {
         let mut term = crate::signals::term();
-        let _ = got.set(crate::signals::stop_requested(&mut term).await);
+        // The dashboard's Stop button: as Ctrl-C.
+        let button = async {
+            match &stop {
+                Some(hub) => hub.stopped().await,
+                None => std::future::pending().await,
+            }
+        };
+        let why = tokio::select! {
+            s = crate::signals::stop_requested(&mut term) => s,
+            _ = button => "interrupt",
+        };
+        let _ = got.set(why);
         tokio::spawn(async move {
             crate::signals::stop_requested(&mut term).await;
             eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
@@ -397,6 +418,9 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         ScriptError::Runtime(_) => CliError::internal(e),
         _ => CliError::new(SCRIPT_EXCEPTION, e),
     })?;
+    if let Some(d) = dash {
+        d.close()?;
+    }
     if let Some((url, tmp)) = &upload_to {
         super::attack::upload(url, tmp)?;
     }
@@ -496,6 +520,18 @@ fn wait_notice(at: u64) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `--out`, else `K6_OUT` (comma-separated), as in k6.
+fn out_list(a: &K6RunArgs) -> Vec<String> {
+    match std::env::var("K6_OUT") {
+        Ok(v) if a.out.is_empty() && !v.is_empty() => v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        _ => a.out.clone(),
+    }
+}
+
 /// Where the results go (`--out`, else `K6_OUT`), set in `cfg`; for
 /// `loadlab=s3://…`, the object and the temporary file uploaded to it
 /// when the run ends.
@@ -506,16 +542,7 @@ fn outputs(
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
     // when the run ends (also when a threshold failed or it was stopped).
     let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
-    // K6_OUT (comma-separated) when no --out is given, as in k6.
-    let outs: Vec<String> = match std::env::var("K6_OUT") {
-        Ok(v) if a.out.is_empty() && !v.is_empty() => v
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        _ => a.out.clone(),
-    };
-    for o in &outs {
+    for o in &out_list(a) {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
             Some(("csv", f)) if !f.is_empty() => {
@@ -559,9 +586,11 @@ fn outputs(
                     })?,
                 );
             }
+            // The web dashboard (crate::dashboard::k6).
+            _ if o == "web-dashboard" || o.starts_with("web-dashboard=") => {}
             _ => {
                 return Err(CliError::usage(format!(
-                    "--out {o:?}: loadlab k6 writes json=FILE and csv=FILE (k6's points), loadlab=FILE (results for loadlab report) and experimental-prometheus-rw (Prometheus remote write)"
+                    "--out {o:?}: loadlab k6 writes json=FILE and csv=FILE (k6's points), loadlab=FILE (results for loadlab report), experimental-prometheus-rw (Prometheus remote write) and web-dashboard (a live page; see docs/dashboard.md)"
                 )));
             }
         }

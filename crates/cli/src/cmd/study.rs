@@ -51,6 +51,18 @@ pub struct StudyArgs {
     /// step and cooldown (room for the last responses and the store).
     #[arg(long, value_parser = crate::flags::duration, default_value = "2s")]
     pub step_slack: std::time::Duration,
+    /// Serve a live web dashboard of the study on ADDR (default 127.0.0.1
+    /// on a free port; the URL is printed on stderr): the ladder of runs,
+    /// the current run live, the SLO, the ceiling so far, the time left
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<String>,
+    /// The token a non-loopback --dashboard address requires (?token=TOKEN);
+    /// also LOADLAB_DASHBOARD_TOKEN
+    #[arg(long, value_name = "TOKEN")]
+    pub dashboard_token: Option<String>,
+    /// At the end, write the study's dashboard to this self-contained HTML file
+    #[arg(long, value_name = "FILE")]
+    pub dashboard_export: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -108,6 +120,26 @@ pub fn study_error(e: StudyError) -> CliError {
     }
 }
 
+/// `--dashboard`, `--dashboard-export`: bound before the first run (a
+/// busy port ends the command before the study starts).
+pub(crate) fn dashboard(
+    (addr, token, export): (&Option<String>, &Option<String>, &Option<PathBuf>),
+    plan: &Plan,
+) -> Result<Option<crate::dashboard::Dashboard>, CliError> {
+    let opts = crate::dashboard::Options {
+        addr: addr.clone(),
+        token: token
+            .clone()
+            .or_else(|| std::env::var("LOADLAB_DASHBOARD_TOKEN").ok()),
+        export: export.clone(),
+    };
+    if !opts.any() {
+        return Ok(None);
+    }
+    let meta = serde_json::json!({ "kind": "study", "name": plan.name });
+    crate::dashboard::Dashboard::start(&opts, meta).map(Some)
+}
+
 /// The study's progress on stderr: its outline at start and, on a terminal,
 /// the live line of the current run (the one `attack` draws). Without a
 /// terminal the runner's one line per completed run is all there is.
@@ -146,17 +178,45 @@ pub fn run_plan(
     resume: bool,
     split: Option<loadlab_study::split::SplitOptions>,
     committed: Option<Box<dyn FnMut() + Send>>,
+    dash: Option<crate::dashboard::Dashboard>,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
+    let stop = stop_flag();
+    let mut verdicts = None;
+    let observer: Box<dyn Observer> = match dash {
+        Some(d) => {
+            // The Stop button: as Ctrl-C.
+            let (hub, flag) = (d.hub(), stop.clone());
+            let _ = std::thread::Builder::new().name("loadlab-dashboard-stop".into()).spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+                rt.block_on(hub.stopped());
+                eprintln!("loadlab: stopped from the dashboard; the run in flight is discarded, committed runs are kept (continue with --resume)");
+                flag.fire();
+            });
+            let o = crate::dashboard::study::StudyDash::new(
+                d,
+                Box::new(StderrObserver::default()),
+                plan.slo.clone(),
+            );
+            verdicts = Some(o.context());
+            Box::new(o)
+        }
+        None => Box::new(StderrObserver::default()),
+    };
     let opts = RunOptions {
         db,
         out,
         resume,
         plan_path: canonical.display().to_string(),
         plan_yaml,
-        stop: stop_flag(),
-        progress: Box::new(|line| eprintln!("{line}")),
-        observer: Some(Box::new(StderrObserver::default())),
+        stop,
+        progress: Box::new(move |line| {
+            eprintln!("{line}");
+            if let Some(c) = &verdicts {
+                crate::dashboard::study::verdict_line(c, line);
+            }
+        }),
+        observer: Some(observer),
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
         split,
         committed,
@@ -230,6 +290,10 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
             );
         }) as Box<dyn FnMut() + Send>
     });
+    let dash = dashboard(
+        (&a.dashboard, &a.dashboard_token, &a.dashboard_export),
+        &plan,
+    )?;
     let res = run_plan(
         &plan,
         &plan_path,
@@ -239,6 +303,7 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         a.resume,
         split,
         committed,
+        dash,
     );
     if let Some((url, local, dir)) = s3 {
         upload_store(&url, &local, dir)?;

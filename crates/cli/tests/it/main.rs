@@ -3,6 +3,7 @@
 
 mod attack_cli;
 mod attack_selfcheck;
+mod dashboard;
 mod distributed;
 mod http_client;
 mod k6;

@@ -62,13 +62,8 @@ const ENV_OPTIONS: [(&str, &str, EnvKind); 30] = [
 
 /// k6's option variables loadlab k6 does not have: refused when set (to
 /// anything but false), as the options themselves are.
-const ENV_UNSUPPORTED: [&str; 5] = [
-    "K6_PAUSED",
-    "K6_TLSAUTH",
-    "K6_THRESHOLDS",
-    "K6_LINGER",
-    "K6_WEB_DASHBOARD",
-];
+/// (`K6_WEB_DASHBOARD` is the CLI's: `loadlab k6 run` serves the dashboard.)
+const ENV_UNSUPPORTED: [&str; 4] = ["K6_PAUSED", "K6_TLSAUTH", "K6_THRESHOLDS", "K6_LINGER"];
 
 #[derive(Clone, Copy)]
 enum EnvKind {

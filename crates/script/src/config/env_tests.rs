@@ -122,5 +122,6 @@ fn k6_option_variables_are_read_as_k6_reads_them() {
             .to_string();
         assert!(e.contains(want), "{k}: {e}");
     }
-    assert!(env_layer(&json!({}), &env(&[("K6_WEB_DASHBOARD", "false")])).is_ok());
+    assert!(env_layer(&json!({}), &env(&[("K6_LINGER", "false")])).is_ok());
+    assert!(env_layer(&json!({}), &env(&[("K6_WEB_DASHBOARD", "true")])).is_ok());
 }

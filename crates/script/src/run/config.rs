@@ -43,6 +43,8 @@ pub struct RunConfig {
     /// (the CLI without `-q`): every second, or redrawn in place every
     /// 100 ms on a terminal.
     pub progress: bool,
+    /// A live display of the run (the dashboard), given a view once a second.
+    pub live_out: Option<Arc<dyn crate::live_view::LiveOut>>,
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).

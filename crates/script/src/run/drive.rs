@@ -186,6 +186,7 @@ async fn run_scenarios<'js>(
                 shared.add_named("vus", active, shared.base_tags.clone(), true);
                 shared.add_named("vus_max", vus_max, shared.base_tags.clone(), true);
                 shared.out.borrow_mut().flush();
+                super::live::tick(shared, options);
                 next_gauge = now + Duration::from_secs(1);
             }
             shared.rw_push_due(now);
@@ -377,6 +378,7 @@ fn outcome(
     // its outputs).
     shared.rw_finish();
     let script_errors = s.script_errors;
+    super::live::finish(shared, options, test_elapsed);
     let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {
         // `--summary-mode=disabled`: thresholds still judge the run; the

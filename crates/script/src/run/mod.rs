@@ -5,5 +5,6 @@
 
 pub mod config;
 pub(crate) mod drive;
+mod live;
 mod outputs;
 pub mod setup;

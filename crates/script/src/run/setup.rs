@@ -337,6 +337,7 @@ pub(crate) fn make_shared(
         views: RefCell::new(Vec::new()),
         live: RefCell::new(None),
         progress: cfg.progress && !cfg.quiet,
+        live_out: cfg.live_out.clone(),
         quiet: cfg.quiet,
         verbose: cfg.verbose,
         file_http: RefCell::new(HashMap::new()),

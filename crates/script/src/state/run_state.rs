@@ -140,6 +140,8 @@ pub struct RunState {
     pub live: RefCell<Option<crate::progress::Live>>,
     /// [`RunConfig::progress`].
     pub(crate) progress: bool,
+    /// [`crate::RunConfig::live_out`].
+    pub(crate) live_out: Option<Arc<dyn crate::live_view::LiveOut>>,
     pub quiet: bool,
     pub verbose: bool,
     pub(crate) file_http: RefCell<HashMap<Tags, u32>>,
