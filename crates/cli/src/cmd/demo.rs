@@ -67,6 +67,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         false,
         None,
         None,
+        loadlab_study::history::default_label(),
     )
     .map_err(|e| {
         if e.code == crate::exit::INTERRUPTED {

@@ -51,6 +51,10 @@ pub struct StudyArgs {
     /// step and cooldown (room for the last responses and the store).
     #[arg(long, value_parser = crate::flags::duration, default_value = "2s")]
     pub step_slack: std::time::Duration,
+    /// Names the study in `runs history` [default: the git commit of the
+    /// current directory (`-dirty` when modified), else the start time].
+    #[arg(long)]
+    pub label: Option<String>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -146,6 +150,7 @@ pub fn run_plan(
     resume: bool,
     split: Option<loadlab_study::split::SplitOptions>,
     committed: Option<Box<dyn FnMut() + Send>>,
+    label: String,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let opts = RunOptions {
@@ -160,6 +165,7 @@ pub fn run_plan(
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
         split,
         committed,
+        label,
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
@@ -239,6 +245,8 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         a.resume,
         split,
         committed,
+        a.label
+            .unwrap_or_else(loadlab_study::history::default_label),
     );
     if let Some((url, local, dir)) = s3 {
         upload_store(&url, &local, dir)?;

@@ -9,8 +9,10 @@
 //! every segment is a candidate; the candidate with the largest Q is
 //! tested by permuting the values of its segment (`permutations` times,
 //! seeded, so a history always gives the same answer): it is a change
-//! point when at most a fraction `significance` of the permuted segments
-//! give a Q as large. Testing stops at the first candidate that is not.
+//! point when the p-value (permuted Qs as large + 1) / (permutations + 1)
+//! is at most `significance`. Testing stops at the first candidate that is
+//! not. With the defaults (999 permutations, 2 %) a clean step in a
+//! history of 10 studies, 5 + 5, is found: its least p-value is 2/252.
 
 /// Settings of [`detect`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,8 +30,8 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            significance: 0.01,
-            permutations: 199,
+            significance: 0.02,
+            permutations: 999,
             min_size: 3,
             seed: 0x4C4C_4142,
         }
@@ -116,17 +118,24 @@ pub fn best_split(x: &[f64], min: usize) -> Option<(usize, f64)> {
     best
 }
 
-/// The permutation p-value of the best split of `x` having statistic `q`.
-fn permutation_p(x: &[f64], q: f64, s: &Settings, rng: &mut Rng) -> f64 {
+/// The permutation p-value of the best split of `x` having statistic `q`,
+/// or None once it is sure to exceed `significance` (the permutations are
+/// stopped early then, as in Besag and Clifford's sequential test: the
+/// decision is the one the full count would give).
+fn permutation_p(x: &[f64], q: f64, s: &Settings, rng: &mut Rng) -> Option<f64> {
     let mut y = x.to_vec();
     let mut as_large = 0usize;
+    let total = (s.permutations + 1) as f64;
     for _ in 0..s.permutations {
         rng.shuffle(&mut y);
         if best_split(&y, s.min_size).is_some_and(|(_, qq)| qq >= q) {
             as_large += 1;
+            if (as_large + 1) as f64 / total > s.significance {
+                return None;
+            }
         }
     }
-    (as_large + 1) as f64 / (s.permutations + 1) as f64
+    Some((as_large + 1) as f64 / total)
 }
 
 /// The change points of `x`, in order of index.
@@ -147,10 +156,9 @@ pub fn detect(x: &[f64], s: &Settings) -> Vec<ChangePoint> {
         let Some((lo, hi, index, q)) = best else {
             break;
         };
-        let p = permutation_p(&x[lo..hi], q, s, &mut rng);
-        if p > s.significance {
+        let Some(p) = permutation_p(&x[lo..hi], q, s, &mut rng) else {
             break;
-        }
+        };
         found.push(ChangePoint { index, p, q });
     }
     found.sort_by_key(|c| c.index);

@@ -11,6 +11,8 @@
 
 pub mod changepoint;
 pub mod check;
+pub mod label;
+pub mod render;
 
 use serde::Serialize;
 
@@ -21,6 +23,7 @@ use crate::store::{RunRow, Store, StoreError, StudyRow};
 
 pub use changepoint::{ChangePoint, Settings, detect};
 pub use check::{Finding, check};
+pub use label::default_label;
 
 /// The hash that names a plan's content: FNV-1a 64 of its resolved JSON,
 /// 12 hex digits.

@@ -104,6 +104,15 @@ fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
     move |p| q(h, p)
 }
 
+/// ` (label L)` after the study's number, when it has one.
+fn label_note(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!(" (label {label})")
+    }
+}
+
 /// Builds the whole document.
 pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis) -> Vec<Block> {
     // Reports are made to be shared: no credential in any line of them.
@@ -112,8 +121,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let mut b = Vec::new();
     b.push(Block::Heading(1, format!("Study: {}", plan.name)));
     b.push(Block::Para(format!(
-        "Study #{} · started {} · status {} · {} runs · plan `{}`",
+        "Study #{}{} · started {} · status {} · {} runs · plan `{}`",
         study.id,
+        label_note(&study.label),
         study.created_at,
         study.status,
         runs.len(),

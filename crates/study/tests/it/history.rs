@@ -69,6 +69,14 @@ fn a_short_or_flat_history_has_no_change_point() {
     let step: Vec<f64> = (0..20).map(|i| if i < 12 { 1.0 } else { 2.0 }).collect();
     let found = detect(&step, &Settings::default());
     assert_eq!(found.iter().map(|c| c.index).collect::<Vec<_>>(), vec![12]);
+    // Ten studies, the last five 5 % slower with a little noise: the
+    // shortest history where a step in the middle can be found.
+    let ten: Vec<f64> = (0..10)
+        .map(|i| if i < 5 { 20.0 } else { 21.0 } + 0.05 * ((i * 7 % 5) as f64 - 2.0))
+        .collect();
+    let found = detect(&ten, &Settings::default());
+    assert_eq!(found.iter().map(|c| c.index).collect::<Vec<_>>(), vec![5]);
+    assert!(found[0].p <= 0.02, "{found:?}");
 }
 
 #[test]
