@@ -10,6 +10,9 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn interval(h: &History, ci: (Option<f64>, Option<f64>)) -> String {
+    if ci.0.is_none() && ci.1.is_none() {
+        return "(too few runs)".into();
+    }
     let f = |v: Option<f64>| v.map_or("?".to_string(), |v| h.metric.fmt_value(v));
     format!("[{}, {}]", f(ci.0), f(ci.1))
 }
