@@ -13,7 +13,8 @@ use crate::exit::{CliError, REGRESSION};
 /// What both commands look at.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Select {
-    /// Only studies of the plan with this name.
+    /// Only studies of the plan with this name, or whose plan has this
+    /// hash (as `runs history` names them).
     #[arg(long)]
     pub plan: Option<String>,
     /// The target [default: the only one].
@@ -81,10 +82,13 @@ fn studies(store: &Store, sel: &Select) -> Result<Vec<StudyRow>, CliError> {
     match &sel.plan {
         None => Ok(all),
         Some(p) => {
-            let s: Vec<StudyRow> = all.into_iter().filter(|s| &s.name == p).collect();
+            let s: Vec<StudyRow> = all
+                .into_iter()
+                .filter(|s| &s.name == p || history::plan_hash(&s.plan_json) == *p)
+                .collect();
             if s.is_empty() {
                 return Err(CliError::usage(format!(
-                    "--plan {p}: no study of that plan in the store"
+                    "--plan {p}: no study of a plan with that name or hash in the store"
                 )));
             }
             Ok(s)
@@ -146,4 +150,38 @@ pub fn check(store: &Store, a: &CheckArgs) -> Result<(), CliError> {
         REGRESSION,
         format!("{} finding(s) since {}", findings.len(), a.since),
     ))
+}
+
+/// Refuses `--baseline STUDY` before any load when the store has no such
+/// study.
+pub fn check_baseline(db: &std::path::Path, id: i64) -> Result<(), CliError> {
+    let none = || {
+        CliError::bad_input(format!(
+            "--baseline {id}: no study {id} in {} (`loadlab runs` lists them)",
+            db.display()
+        ))
+    };
+    if !db.exists() {
+        return Err(none());
+    }
+    let store = Store::open_existing(db).map_err(CliError::bad_input)?;
+    store.study(id).map(|_| ()).map_err(|_| none())
+}
+
+/// Rewrites the report of `study` with the section against `baseline`.
+pub fn baseline_report(
+    db: &std::path::Path,
+    baseline: i64,
+    study: i64,
+    out: &std::path::Path,
+) -> Result<(), CliError> {
+    let store = Store::open_existing(db).map_err(CliError::bad_input)?;
+    let s = store.study(study).map_err(CliError::io)?;
+    let plan: loadlab_study::Plan = serde_json::from_str(&s.plan_json)
+        .map_err(|e| CliError::bad_input(format!("study {study}: stored plan: {e}")))?;
+    let runs = store.runs(study).map_err(CliError::io)?;
+    let analysis = loadlab_study::analysis::analyse(&plan, &runs);
+    let extra = history::baseline::section(&store, baseline, study).map_err(CliError::io)?;
+    loadlab_study::report::write_report_with(&s, &plan, &runs, &analysis, out, extra)
+        .map_err(CliError::io)
 }

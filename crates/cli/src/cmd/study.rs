@@ -55,6 +55,10 @@ pub struct StudyArgs {
     /// current directory (`-dirty` when modified), else the start time].
     #[arg(long)]
     pub label: Option<String>,
+    /// Adds "Against the baseline" to the report: every target and rate
+    /// against this stored study (its id in --db), with exact tests.
+    #[arg(long, value_name = "STUDY")]
+    pub baseline: Option<i64>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -191,6 +195,9 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     if a.check {
         return check_only(&plan, &plan_path, &a.db);
     }
+    if let Some(b) = a.baseline {
+        super::history::check_baseline(&a.db, b)?;
+    }
     let split = match (a.segment, a.start_at) {
         (Some(segment), Some(at)) => {
             let now = std::time::SystemTime::now()
@@ -253,6 +260,9 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         eprintln!("loadlab: store uploaded to {url}");
     }
     let (out, study) = res?;
+    if let Some(b) = a.baseline {
+        super::history::baseline_report(&db, b, study, &out)?;
+    }
     // The answer on the terminal (stderr: stdout carries only the paths).
     if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
         && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)

@@ -9,6 +9,7 @@
 //! history: [`history`] refuses them with each plan's name and hash unless
 //! forced. [`check`] turns a history into findings for a CI gate.
 
+pub mod baseline;
 pub mod changepoint;
 pub mod check;
 pub mod label;
@@ -124,7 +125,7 @@ fn same_plan(studies: &[StudyRow], force: bool) -> Result<(), HistoryError> {
             .map(|(n, h, id)| format!("{n:?} {h} (from study {id})"))
             .collect();
         return Err(HistoryError::Refused(format!(
-            "the studies are of {} plans: {}; choose one with --plan, or --force to take them as one history",
+            "the studies are of {} plans: {}; choose one with --plan NAME or --plan HASH, or --force to take them as one history",
             plans.len(),
             list.join(", ")
         )));

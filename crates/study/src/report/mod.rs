@@ -687,9 +687,23 @@ pub fn write_report(
     analysis: &Analysis,
     out: &Path,
 ) -> Result<(), String> {
+    write_report_with(study, plan, runs, analysis, out, Vec::new())
+}
+
+/// [`write_report`] with `extra` blocks at the end (the comparison with a
+/// baseline study).
+pub fn write_report_with(
+    study: &StudyRow,
+    plan: &Plan,
+    runs: &[RunRow],
+    analysis: &Analysis,
+    out: &Path,
+    extra: Vec<Block>,
+) -> Result<(), String> {
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir).map_err(|e| format!("{}: {e}", charts_dir.display()))?;
-    let blocks = build(study, plan, runs, analysis);
+    let mut blocks = build(study, plan, runs, analysis);
+    blocks.extend(extra);
     for blk in &blocks {
         if let Block::Chart(f) = blk {
             f.png(&charts_dir.join(format!("{}.png", f.id)))?;
