@@ -7,7 +7,7 @@
 //!
 //! Studies of different plans, or of the same plan edited, are not one
 //! history: [`history`] refuses them with each plan's name and hash unless
-//! forced. [`check`] turns a history into findings for a CI gate.
+//! forced. [`check()`] turns a history into findings for a CI gate.
 
 pub mod baseline;
 pub mod changepoint;
