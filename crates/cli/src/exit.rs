@@ -19,6 +19,9 @@ pub const CLUSTER: i32 = 6;
 /// `loadlab study`: every request of a run failed to connect (the target
 /// is down); the run is stored and the study stops.
 pub const TARGET_UNREACHABLE: i32 = 7;
+/// `loadlab runs check`: a change point for the worse, or a significant
+/// regression beyond the margin, since the given study.
+pub const REGRESSION: i32 = 9;
 /// `k6 run`: a threshold was crossed (as k6).
 pub const THRESHOLDS_FAILED: i32 = 99;
 /// `loadlab sysbench`: the database server refused the user name or password.

@@ -86,6 +86,7 @@ fn main() {
         finished_at: None,
         status: "done".into(),
         runs: runs.len() as i64,
+        label: String::new(),
     };
     let an = analysis::analyse(&plan, &runs);
     let out = std::env::temp_dir().join(format!("loadlab-big-report-{}", std::process::id()));

@@ -18,6 +18,7 @@ pub mod env;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod history;
 pub mod hypothesis;
 pub mod monitor;
 pub mod origins;

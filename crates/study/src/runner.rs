@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Called after each run is committed to the store (the CLI uploads a
     /// worker's store to S3 there, so a worker that dies keeps its runs).
     pub committed: Option<Box<dyn FnMut() + Send>>,
+    /// Names the study in a history (`loadlab runs history`); empty: its
+    /// start time. A resumed study keeps its label.
+    pub label: String,
 }
 
 /// What a live display is told when a run starts.
@@ -536,6 +539,11 @@ pub fn run_study(plan: &Plan, mut opts: RunOptions) -> Result<StudyOutcome, Stud
             &env,
             "",
         )?;
+        let label = match opts.label.trim() {
+            "" => crate::store::now_rfc3339(),
+            l => l.to_string(),
+        };
+        store.set_label(id, &label)?;
         let out = opts
             .out
             .clone()

@@ -3,7 +3,9 @@
 //! format) and time series.
 //!
 //! The file is marked with `PRAGMA application_id` and versioned with
-//! `PRAGMA user_version`; a file that is not SQLite, or is somebody else's
+//! `PRAGMA user_version`; an older version is migrated on open (version 2
+//! added `studies.label`; a version-1 store reads with empty labels until
+//! then); a file that is not SQLite, or is somebody else's
 //! database, is refused with a clear error and never written to. Each run is
 //! committed in its own transaction, so an interrupted study loses at most the
 //! run in flight and `--resume` never repeats a committed one.
@@ -19,7 +21,7 @@ use crate::collect::{RunData, RunSummary, SeriesPoint};
 
 /// "LLAB": identifies a loadlab store.
 pub const APPLICATION_ID: i32 = 0x4C4C_4142;
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -56,7 +58,8 @@ CREATE TABLE studies (
   created_at TEXT NOT NULL,
   finished_at TEXT,
   status TEXT NOT NULL,
-  analysis_json TEXT
+  analysis_json TEXT,
+  label TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE steps (
   id INTEGER PRIMARY KEY,
@@ -101,6 +104,8 @@ pub struct StudyRow {
     pub finished_at: Option<String>,
     pub status: String,
     pub runs: i64,
+    /// Names the study in a history: `--label`, the git commit, or the time.
+    pub label: String,
 }
 
 /// One monitored sample of the process under test.
@@ -164,6 +169,27 @@ pub fn now_rfc3339() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// Brings a store of schema `from` up to [`SCHEMA_VERSION`] in one
+/// transaction (another process may be doing the same: the version is read
+/// again under the write lock). Version 1 → 2: `studies.label`, empty.
+fn migrate(conn: &Connection, from: i32) -> Result<(), rusqlite::Error> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let now: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let step = || -> Result<(), rusqlite::Error> {
+        if from.min(now) < 2 && now < 2 {
+            conn.execute_batch("ALTER TABLE studies ADD COLUMN label TEXT NOT NULL DEFAULT ''")?;
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
+    };
+    match step() {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
 }
 
 /// How long a store waits for another process's write lock.
@@ -266,6 +292,9 @@ impl Store {
                     found: ver,
                 });
             }
+            if ver < SCHEMA_VERSION {
+                migrate(&conn, ver).map_err(sql)?;
+            }
             return Ok(Store {
                 conn,
                 path: path.to_path_buf(),
@@ -345,6 +374,16 @@ impl Store {
         Ok(())
     }
 
+    pub fn set_label(&self, study: i64, label: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE studies SET label = ?2 WHERE id = ?1",
+                params![study, label],
+            )
+            .map_err(self.sql())?;
+        Ok(())
+    }
+
     pub fn set_out_dir(&self, study: i64, out: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
@@ -383,7 +422,7 @@ impl Store {
             .conn
             .prepare(
                 "SELECT s.id, s.name, s.plan_path, s.plan_yaml, s.plan_json, s.environment_json, s.out_dir, s.created_at,
-                        s.finished_at, s.status, (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id)
+                        s.finished_at, s.status, (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id), s.label
                  FROM studies s ORDER BY s.id",
             )
             .map_err(self.sql())?;
@@ -401,6 +440,7 @@ impl Store {
                     finished_at: r.get(8)?,
                     status: r.get(9)?,
                     runs: r.get(10)?,
+                    label: r.get(11)?,
                 })
             })
             .map_err(self.sql())?;

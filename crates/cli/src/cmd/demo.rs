@@ -73,6 +73,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         None,
         None,
         dash,
+        loadlab_study::history::default_label(),
     )
     .map_err(|e| {
         if e.code == crate::exit::INTERRUPTED {

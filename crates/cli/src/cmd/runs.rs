@@ -32,6 +32,12 @@ pub enum RunsAction {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// One plan's studies in order: a metric's value and interval per
+    /// study, and the change points (E-divisive means).
+    History(super::history::HistoryArgs),
+    /// Fails (exit 9) on a change point for the worse, or a significant
+    /// regression beyond --margin, since the study labelled --since.
+    Check(super::history::CheckArgs),
 }
 
 /// The store to read: `--db`, else ./loadlab.db, else (when only the demo
@@ -53,7 +59,7 @@ pub fn store_path(db: Option<PathBuf>) -> PathBuf {
     default
 }
 
-fn open(db: &Path) -> Result<Store, CliError> {
+pub(super) fn open(db: &Path) -> Result<Store, CliError> {
     if !db.exists() {
         return Err(CliError::io(format!(
             "{}: no such store (run a study first, or pass --db)",
@@ -96,15 +102,17 @@ fn d(ns: u64) -> String {
 pub fn run(a: RunsArgs) -> Result<(), CliError> {
     let store = open(&store_path(a.db))?;
     match a.action.unwrap_or(RunsAction::List) {
+        RunsAction::History(h) => return super::history::history(&store, &h),
+        RunsAction::Check(c) => return super::history::check(&store, &c),
         RunsAction::List => {
             println!(
-                "{:>4}  {:<24} {:<12} {:>5}  {:<20}  REPORT",
-                "ID", "NAME", "STATUS", "RUNS", "CREATED"
+                "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {:<14}  REPORT",
+                "ID", "NAME", "STATUS", "RUNS", "CREATED", "LABEL"
             );
             for s in store.studies().map_err(CliError::io)? {
                 println!(
-                    "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {}",
-                    s.id, s.name, s.status, s.runs, s.created_at, s.out_dir
+                    "{:>4}  {:<24} {:<12} {:>5}  {:<20}  {:<14}  {}",
+                    s.id, s.name, s.status, s.runs, s.created_at, s.label, s.out_dir
                 );
             }
         }
@@ -114,6 +122,7 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 "study {} {:?}: {} ({} runs), created {}, plan {}",
                 s.id, s.name, s.status, s.runs, s.created_at, s.plan_path
             );
+            println!("label:    {}", s.label);
             print!("{}", environment_lines(&s.environment_json));
             println!("report: {}", s.out_dir);
             println!();

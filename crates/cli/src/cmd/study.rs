@@ -63,6 +63,14 @@ pub struct StudyArgs {
     /// At the end, write the study's dashboard to this self-contained HTML file
     #[arg(long, value_name = "FILE")]
     pub dashboard_export: Option<PathBuf>,
+    /// Names the study in `runs history` [default: the git commit of the
+    /// current directory (`-dirty` when modified), else the start time].
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Adds "Against the baseline" to the report: every target and rate
+    /// against this stored study (its id in --db), with exact tests.
+    #[arg(long, value_name = "STUDY")]
+    pub baseline: Option<i64>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -179,6 +187,7 @@ pub fn run_plan(
     split: Option<loadlab_study::split::SplitOptions>,
     committed: Option<Box<dyn FnMut() + Send>>,
     dash: Option<crate::dashboard::Dashboard>,
+    label: String,
 ) -> Result<(PathBuf, i64), CliError> {
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let stop = stop_flag();
@@ -220,6 +229,7 @@ pub fn run_plan(
         workloads: Some(Arc::new(crate::workload::ChildRunner)),
         split,
         committed,
+        label,
     };
     // A resumed study says what it reuses in its outline, before the first run.
     let outcome = loadlab_study::run_study(plan, opts).map_err(study_error)?;
@@ -244,6 +254,9 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     }
     if a.check {
         return check_only(&plan, &plan_path, &a.db);
+    }
+    if let Some(b) = a.baseline {
+        super::history::check_baseline(&a.db, b)?;
     }
     let split = match (a.segment, a.start_at) {
         (Some(segment), Some(at)) => {
@@ -304,12 +317,17 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
         split,
         committed,
         dash,
+        a.label
+            .unwrap_or_else(loadlab_study::history::default_label),
     );
     if let Some((url, local, dir)) = s3 {
         upload_store(&url, &local, dir)?;
         eprintln!("loadlab: store uploaded to {url}");
     }
     let (out, study) = res?;
+    if let Some(b) = a.baseline {
+        super::history::baseline_report(&db, b, study, &out)?;
+    }
     // The answer on the terminal (stderr: stdout carries only the paths).
     if let Ok(Some(json)) = loadlab_study::Store::open(&db).and_then(|s| s.analysis(study))
         && let Ok(an) = serde_json::from_str::<loadlab_study::analysis::Analysis>(&json)

@@ -18,6 +18,7 @@ mod reference_studies;
 mod s3;
 mod study;
 mod study_command;
+mod study_history;
 mod study_inputs;
 mod study_progress;
 mod study_runs;

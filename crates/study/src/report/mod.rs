@@ -105,6 +105,15 @@ fn percent_of(h: &Histogram<u64>) -> impl Fn(f64) -> f64 + '_ {
     move |p| q(h, p)
 }
 
+/// ` (label L)` after the study's number, when it has one.
+fn label_note(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!(" (label {label})")
+    }
+}
+
 /// Builds the whole document.
 pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis) -> Vec<Block> {
     // Reports are made to be shared: no credential in any line of them.
@@ -113,8 +122,9 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     let mut b = Vec::new();
     b.push(Block::Heading(1, format!("Study: {}", plan.name)));
     b.push(Block::Para(format!(
-        "Study #{} · started {} · status {} · {} runs · plan `{}`",
+        "Study #{}{} · started {} · status {} · {} runs · plan `{}`",
         study.id,
+        label_note(&study.label),
         study.created_at,
         study.status,
         runs.len(),
@@ -679,9 +689,23 @@ pub fn write_report(
     analysis: &Analysis,
     out: &Path,
 ) -> Result<(), String> {
+    write_report_with(study, plan, runs, analysis, out, Vec::new())
+}
+
+/// [`write_report`] with `extra` blocks at the end (the comparison with a
+/// baseline study).
+pub fn write_report_with(
+    study: &StudyRow,
+    plan: &Plan,
+    runs: &[RunRow],
+    analysis: &Analysis,
+    out: &Path,
+    extra: Vec<Block>,
+) -> Result<(), String> {
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir).map_err(|e| format!("{}: {e}", charts_dir.display()))?;
-    let blocks = build(study, plan, runs, analysis);
+    let mut blocks = build(study, plan, runs, analysis);
+    blocks.extend(extra);
     for blk in &blocks {
         if let Block::Chart(f) = blk {
             f.png(&charts_dir.join(format!("{}.png", f.id)))?;

@@ -6,6 +6,7 @@ mod concurrent;
 mod examples;
 mod fuzz_corpus;
 mod fuzz_regressions;
+mod history;
 mod origins;
 mod plan;
 mod report_charts;

@@ -88,6 +88,7 @@ fn study_with(a_errors_every: u64) -> (Plan, Vec<RunRow>, StudyRow) {
         finished_at: None,
         status: "done".into(),
         runs: 4,
+        label: String::new(),
     };
     (plan, runs, row)
 }

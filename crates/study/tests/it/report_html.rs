@@ -101,6 +101,7 @@ fn html_report_renders_in_headless_chromium() {
         finished_at: None,
         status: "done".into(),
         runs: runs.len() as i64,
+        label: String::new(),
     };
     let an = analysis::analyse(&plan, &runs);
     assert_eq!(

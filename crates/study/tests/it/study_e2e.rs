@@ -25,6 +25,7 @@ pub(crate) fn opts(dir: &Path, yaml: &str, resume: bool) -> (RunOptions, Arc<Mut
             workloads: None,
             split: None,
             committed: None,
+            label: String::new(),
         },
         log,
     )

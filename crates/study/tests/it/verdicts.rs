@@ -334,6 +334,7 @@ fn the_terminal_answer_and_the_report_lead_with_the_equivalence_word() {
         finished_at: None,
         status: "done".into(),
         runs: runs.len() as i64,
+        label: String::new(),
     };
     let out = dir.path().join("report");
     loadlab_study::report::write_report(&row, &p, &runs, &an, &out).unwrap();
