@@ -75,6 +75,7 @@ pub use modules::MODULES;
 /// The documents of `k6/html` alive now (the memory tests count them).
 pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
 pub use sched::{RunConfig, RunOutcome, TeardownFailure, run};
+pub use vus::watchdog::StopSwitch;
 
 /// Why a script could not run (a failed request or a failed check is data,
 /// not an error).

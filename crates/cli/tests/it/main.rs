@@ -7,6 +7,7 @@ mod distributed;
 mod http_client;
 mod k6;
 mod k6_exit;
+mod k6_runaway;
 mod k6_secrets;
 mod k8s;
 mod k8s_inputs;

@@ -41,6 +41,9 @@ pub struct RunConfig {
     /// (the CLI without `-q`): every second, or redrawn in place every
     /// 100 ms on a terminal.
     pub progress: bool,
+    /// Interrupts the VUs' JavaScript (even a VU in an endless loop) when
+    /// the caller stops the run: the CLI's first Ctrl-C sets it.
+    pub stop: crate::StopSwitch,
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).
