@@ -9,6 +9,7 @@ mod k6;
 mod k6_exit;
 mod k6_runaway;
 mod k6_secrets;
+mod k6_webcrypto;
 mod k8s;
 mod k8s_inputs;
 mod k8s_plan;

@@ -146,6 +146,7 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
     // literals (not their `${…}`) and comments is blanked out.
     let code = code_only(source);
     let source = code.as_str();
+    check_subtle(source, file)?;
     for (name, module) in bindings {
         let allowed = exports_of(module).unwrap_or(&[]);
         let pat = format!("{name}.");
@@ -173,6 +174,34 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
                 "{file}:{line}:{col}: {name}.{member} ({module}) is not supported by loadlab k6 (see docs/k6.md)"
             )));
         }
+    }
+    Ok(())
+}
+
+/// `crypto.subtle.<method>` that loadlab lacks: refused before the test
+/// starts, naming where (`code` has its strings and comments blanked).
+fn check_subtle(code: &str, file: &str) -> Result<(), ScriptError> {
+    const PAT: &str = "crypto.subtle.";
+    let mut from = 0;
+    while let Some(pos) = code[from..].find(PAT) {
+        let at = from + pos;
+        from = at + PAT.len();
+        if code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| is_ident(c) || (c == '.' && !code[..at].ends_with("globalThis.")))
+        {
+            continue;
+        }
+        let member: String = code[from..].chars().take_while(|&c| is_ident(c)).collect();
+        if member.is_empty() || super::crypto::SUBTLE_SUPPORTED.contains(&member.as_str()) {
+            continue;
+        }
+        let line = code[..at].matches('\n').count() + 1;
+        let col = at - code[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+        return Err(ScriptError::Unsupported(format!(
+            "{file}:{line}:{col}: crypto.subtle.{member} (WebCrypto) is not supported by loadlab k6 (see docs/k6.md)"
+        )));
     }
     Ok(())
 }
