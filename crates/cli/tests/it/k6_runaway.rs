@@ -141,3 +141,25 @@ fn the_first_ctrl_c_interrupts_an_endless_loop_as_k6() {
         assert!(kerr.contains("TEARDOWN RAN"), "{kerr}");
     }
 }
+
+/// One VU's long synchronous JavaScript (300 ms a turn) holds the others'
+/// 50 ms sleeps: the run says how long VUs waited for the JS thread.
+#[test]
+fn a_cpu_heavy_vu_is_reported_as_holding_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = script(
+        dir.path(),
+        "import { sleep } from 'k6';\n\
+         export const options = { scenarios: {\n\
+           busy: { executor: 'per-vu-iterations', vus: 1, iterations: 2, exec: 'busy' },\n\
+           sleepy: { executor: 'per-vu-iterations', vus: 3, iterations: 10, exec: 'sleepy' } } };\n\
+         export function busy() { const end = Date.now() + 300; while (Date.now() < end) {} sleep(0.01); }\n\
+         export function sleepy() { sleep(0.05); }\n",
+    );
+    let (code, out, err) = run(loadlab(dir.path()), &p);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains("in all for the JS thread (the longest wait "),
+        "{err}"
+    );
+}

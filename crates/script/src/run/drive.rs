@@ -387,6 +387,7 @@ fn outcome(
     // its outputs).
     shared.rw_finish();
     let script_errors = s.script_errors;
+    js_wait_line(shared, s.js_wait);
     let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {
         // `--summary-mode=disabled`: thresholds still judge the run; the
@@ -586,4 +587,23 @@ fn book_ended(
         st.iters_done += 1;
         execs[sc].iteration_ended(i, s.slots[i].iters);
     }
+}
+
+/// The VUs' wait for the JS thread, as a warning when it was long enough
+/// to bend the test's timing (a sleep ended 100 ms late or more): one VU's
+/// long synchronous JavaScript holds every other VU (see docs/k6.md).
+fn js_wait_line(shared: &RunState, (total, longest): (Duration, Duration)) {
+    if longest < Duration::from_millis(100) {
+        return;
+    }
+    shared.log(
+        Level::Warning,
+        &format!(
+            "VUs waited {:.1}s in all for the JS thread (the longest wait {}ms): \
+             long synchronous JavaScript in one VU delays the others' sleeps and requests",
+            total.as_secs_f64(),
+            longest.as_millis()
+        ),
+        &[],
+    );
 }

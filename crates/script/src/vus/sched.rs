@@ -89,6 +89,9 @@ pub(crate) struct Sched<'a, 'js> {
     pub(crate) special_deadline: Option<Instant>,
     /// The caller's stop (Ctrl-C) that interrupts the VUs' JavaScript.
     pub(crate) stop: crate::StopSwitch,
+    /// How long sleeping VUs waited past their wake-up for the JS thread
+    /// (beyond the timer's 1 ms grid): in all, and the longest wait.
+    pub(crate) js_wait: (Duration, Duration),
 }
 
 impl<'a, 'js> Sched<'a, 'js> {
@@ -128,6 +131,7 @@ impl<'a, 'js> Sched<'a, 'js> {
             hard_ends: Vec::new(),
             special_deadline: None,
             stop: crate::StopSwitch::default(),
+            js_wait: (Duration::ZERO, Duration::ZERO),
         }
     }
 
@@ -205,6 +209,12 @@ impl<'a, 'js> Sched<'a, 'js> {
                 break;
             }
             self.sleepers.pop();
+            // Late: another VU's JavaScript held the thread.
+            let late = now - t;
+            if late > Duration::from_millis(2) {
+                self.js_wait.0 += late;
+                self.js_wait.1 = self.js_wait.1.max(late);
+            }
             // A VU aborted meanwhile has a newer generation.
             if self.slots[i].op_gen == g
                 && let Some(r) = self.resume(i, Resume::Slept)
