@@ -103,14 +103,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .map(|s| s.executor.max_vus() as usize)
         .sum();
 
-    // Once the run loop sees the stop, teardown and the summary run.
-    let stop = cfg.stop.clone();
-    let mut shutdown = Box::pin(gated(async move {
-        shutdown.await;
-        if !stop.shutdown_is_new() {
-            std::future::pending::<()>().await;
-        }
-    }));
+    let mut shutdown = Box::pin(gated(once_with(shutdown, cfg.stop.clone())));
     let result = context.with(|ctx| -> Result<RunOutcome, ScriptError> {
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
         {
@@ -503,6 +496,15 @@ fn thresholds_on_http_tags(options: &Options) -> bool {
             )
         })
     })
+}
+
+/// `shutdown`, unless the run loop took the stop already from `stop` (the
+/// caller's first Ctrl-C): then teardown and the summary run uninterrupted.
+async fn once_with(shutdown: impl Future<Output = ()>, stop: crate::StopSwitch) {
+    shutdown.await;
+    if !stop.shutdown_is_new() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// `shutdown`, polled only when its own waker fired.
