@@ -77,6 +77,7 @@ pub use modules::MODULES;
 pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
 pub use modules::secrets::sources::Sources as SecretSources;
 pub use sched::{RunConfig, RunOutcome, TeardownFailure, run};
+pub use vus::watchdog::StopSwitch;
 
 /// Why a script could not run (a failed request or a failed check is data,
 /// not an error).

@@ -378,7 +378,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         }
         None => None,
     };
-    let stop = dash.as_ref().map(|d| d.hub());
+    // The dashboard's Stop button ends the run as Ctrl-C does.
+    let button = dash.as_ref().map(|d| d.hub());
     // No banner for a script that cannot be read: its one-line error follows.
     if !a.quiet && a.script.is_file() {
         eprintln!(
@@ -388,28 +389,21 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     }
     // Ctrl-C, and SIGTERM (what Kubernetes sends a pod it stops): the run
     // ends with teardown, its summary and finished files (uploaded, for
-    // s3://). A second one, as in k6, stops at once.
+    // s3://). A second one, as in k6, stops at once. The signals are
+    // watched on a thread of their own: a VU in an endless loop holds the
+    // run's thread, and the first signal interrupts its JavaScript.
     let signal: std::sync::Arc<std::sync::OnceLock<&'static str>> = Default::default();
     let got = signal.clone();
+    let stop = cfg.stop.clone();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    std::thread::Builder::new()
+        .name("k6-signals".into())
+        .spawn(move || watch_signals(stop, got, tx, button))
+        .map_err(CliError::internal)?;
     let shutdown = async move {
-        let mut term = crate::signals::term();
-        // The dashboard's Stop button: as Ctrl-C.
-        let button = async {
-            match &stop {
-                Some(hub) => hub.stopped().await,
-                None => std::future::pending().await,
-            }
-        };
-        let why = tokio::select! {
-            s = crate::signals::stop_requested(&mut term) => s,
-            _ = button => "interrupt",
-        };
-        let _ = got.set(why);
-        tokio::spawn(async move {
-            crate::signals::stop_requested(&mut term).await;
-            eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
-            std::process::exit(EXTERNAL_ABORT);
-        });
+        if rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
     };
     let outcome = loadlab_script::run(cfg, shutdown).map_err(|e| match &e {
         ScriptError::Read { .. } | ScriptError::Output(_) => CliError::io(e),
@@ -600,6 +594,42 @@ fn outputs(
 
 /// The run's last lines and k6's exit code for how it ended (returns
 /// only when it ended well).
+/// The first Ctrl-C or SIGTERM stops the VUs (even one in an endless
+/// loop) and then ends the run through `tx`; a second exits at once.
+fn watch_signals(
+    stop: loadlab_script::StopSwitch,
+    got: std::sync::Arc<std::sync::OnceLock<&'static str>>,
+    tx: tokio::sync::oneshot::Sender<()>,
+    button: Option<std::sync::Arc<crate::dashboard::hub::Hub>>,
+) {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    rt.block_on(async move {
+        let mut term = crate::signals::term();
+        // The dashboard's Stop button: as Ctrl-C.
+        let pressed = async {
+            match &button {
+                Some(hub) => hub.stopped().await,
+                None => std::future::pending().await,
+            }
+        };
+        let why = tokio::select! {
+            s = crate::signals::stop_requested(&mut term) => s,
+            _ = pressed => "interrupt",
+        };
+        let _ = got.set(why);
+        stop.stop_vus();
+        let _ = tx.send(());
+        crate::signals::stop_requested(&mut term).await;
+        eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
+        std::process::exit(EXTERNAL_ABORT);
+    });
+}
+
 fn exit_as_k6(outcome: &RunOutcome, logger: &Logger, signal: Option<&'static str>) {
     if let Some(msg) = &outcome.aborted {
         logger.log(Level::Error, &format!("test aborted: {msg}"), &[]);

@@ -45,6 +45,9 @@ pub struct RunConfig {
     pub progress: bool,
     /// A live display of the run (the dashboard), given a view once a second.
     pub live_out: Option<Arc<dyn crate::live_view::LiveOut>>,
+    /// Interrupts the VUs' JavaScript (even a VU in an endless loop) when
+    /// the caller stops the run: the CLI's first Ctrl-C sets it.
+    pub stop: crate::StopSwitch,
 }
 
 /// Opens `--console-output`'s file (created, or appended to, as k6 does).

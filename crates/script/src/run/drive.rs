@@ -26,9 +26,10 @@ pub(crate) async fn drive<'js>(
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
+    stop: &crate::StopSwitch,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
-    drive_local(shared, options, slots, client, shutdown.as_mut()).await
+    drive_local(shared, options, slots, client, stop, shutdown.as_mut()).await
 }
 
 pub(crate) async fn drive_local<'js>(
@@ -36,9 +37,11 @@ pub(crate) async fn drive_local<'js>(
     options: &Options,
     slots: &mut Vec<Slot<'js>>,
     client: &Rc<Client>,
+    stop: &crate::StopSwitch,
     mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
 ) -> Result<RunOutcome, ScriptError> {
     let mut s = Sched::new(shared, options, slots, client);
+    s.stop = stop.clone();
     let mut interrupted = false;
 
     // setup()
@@ -150,6 +153,7 @@ async fn run_scenarios<'js>(
 ) -> (Vec<ScenState>, Vec<Box<dyn ScenarioExecutor>>, bool) {
     let shared = s.shared;
     let (mut states, mut execs, next_vu) = scenarios(options, t0);
+    s.hard_ends = states.iter().map(|st| st.hard_end).collect();
     let vus_max = (next_vu - 1) as f64;
     // k6 samples vus and vus_max each second from 1 s on (a test shorter
     // than a second has none).
@@ -175,6 +179,12 @@ async fn run_scenarios<'js>(
     };
     if !*interrupted {
         loop {
+            // Ctrl-C stopped the VUs' JavaScript (the loop may not reach its
+            // wait while iterations keep ending).
+            if s.stop.take_request() {
+                *interrupted = true;
+                break;
+            }
             s.expire_requests(Instant::now());
             s.poll_ready(&mut pending_done);
             let now = Instant::now();
@@ -379,6 +389,7 @@ fn outcome(
     shared.rw_finish();
     let script_errors = s.script_errors;
     super::live::finish(shared, options, test_elapsed);
+    js_wait_line(shared, s.js_wait);
     let mut summary = crate::summary::render(shared, options, test_elapsed);
     if options.summary_disabled {
         // `--summary-mode=disabled`: thresholds still judge the run; the
@@ -578,4 +589,23 @@ fn book_ended(
         st.iters_done += 1;
         execs[sc].iteration_ended(i, s.slots[i].iters);
     }
+}
+
+/// The VUs' wait for the JS thread, as a warning when it was long enough
+/// to bend the test's timing (a sleep ended 100 ms late or more): one VU's
+/// long synchronous JavaScript holds every other VU (see docs/k6.md).
+fn js_wait_line(shared: &RunState, (total, longest): (Duration, Duration)) {
+    if longest < Duration::from_millis(100) {
+        return;
+    }
+    shared.log(
+        Level::Warning,
+        &format!(
+            "VUs waited {:.1}s in all for the JS thread (the longest wait {}ms): \
+             long synchronous JavaScript in one VU delays the others' sleeps and requests",
+            total.as_secs_f64(),
+            longest.as_millis()
+        ),
+        &[],
+    );
 }

@@ -42,7 +42,9 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     check_members(&source, &name)?;
     let script_dir = script_dir_of(&cfg.script);
 
-    let rt = new_runtime(&script_dir)?;
+    let rt = new_runtime(&script_dir, &cfg.stop)?;
+    // Wakes the interrupt handler (see `vus::watchdog`) while the run lasts.
+    let _ticker = cfg.stop.ticker();
 
     let tokio_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -101,7 +103,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
         .map(|s| s.executor.max_vus() as usize)
         .sum();
 
-    let mut shutdown = Box::pin(gated(shutdown));
+    let mut shutdown = Box::pin(gated(once_with(shutdown, cfg.stop.clone())));
     let result = context.with(|ctx| -> Result<RunOutcome, ScriptError> {
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(total + 1);
         {
@@ -132,6 +134,7 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
             &options,
             &mut slots,
             &client,
+            &cfg.stop,
             shutdown.as_mut(),
         ));
         end_coroutines(&mut slots);
@@ -169,7 +172,10 @@ fn read_script(cfg: &RunConfig) -> Result<String, ScriptError> {
 
 /// The run's QuickJS runtime, its loader answering the k6 modules and the
 /// script's local modules (relative to `script_dir`).
-fn new_runtime(script_dir: &std::path::Path) -> Result<Runtime, ScriptError> {
+fn new_runtime(
+    script_dir: &std::path::Path,
+    stop: &crate::StopSwitch,
+) -> Result<Runtime, ScriptError> {
     let rt = Runtime::new().map_err(|e| ScriptError::Runtime(e.to_string()))?;
     let mut resolver = BuiltinResolver::default();
     for (m, _) in crate::modules::MODULES {
@@ -188,7 +194,7 @@ fn new_runtime(script_dir: &std::path::Path) -> Result<Runtime, ScriptError> {
             k6_utils: crate::modules::K6_UTILS,
         }),
     );
-    rt.set_interrupt_handler(Some(Box::new(|| vu::ABORTING.with(Cell::get))));
+    rt.set_interrupt_handler(Some(stop.handler()));
     Ok(rt)
 }
 
@@ -492,6 +498,15 @@ fn thresholds_on_http_tags(options: &Options) -> bool {
             )
         })
     })
+}
+
+/// `shutdown`, unless the run loop took the stop already from `stop` (the
+/// caller's first Ctrl-C): then teardown and the summary run uninterrupted.
+async fn once_with(shutdown: impl Future<Output = ()>, stop: crate::StopSwitch) {
+    shutdown.await;
+    if !stop.shutdown_is_new() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// `shutdown`, polled only when its own waker fired.

@@ -4,3 +4,4 @@
 
 pub(crate) mod sched;
 pub(crate) mod wake;
+pub(crate) mod watchdog;

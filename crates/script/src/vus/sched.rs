@@ -24,6 +24,7 @@ use crate::log::Level;
 use crate::http_result::ms;
 use crate::state::run_state::RunState;
 use crate::vus::wake::*;
+use crate::vus::watchdog;
 
 /// One VU: its context and coroutine.
 pub(crate) struct Slot<'js> {
@@ -81,6 +82,16 @@ pub(crate) struct Sched<'a, 'js> {
     pub(crate) close_conns: bool,
     /// `--local-ips`: the addresses VUs dial from.
     pub(crate) local_ips: Option<std::sync::Arc<crate::local_ips::IpPool>>,
+    /// Each scenario's graceful stop's end: a VU of it still running its
+    /// JavaScript then is interrupted (`vus::watchdog`).
+    pub(crate) hard_ends: Vec<Instant>,
+    /// setup()'s or teardown()'s deadline, likewise.
+    pub(crate) special_deadline: Option<Instant>,
+    /// The caller's stop (Ctrl-C) that interrupts the VUs' JavaScript.
+    pub(crate) stop: crate::StopSwitch,
+    /// How long sleeping VUs waited past their wake-up for the JS thread
+    /// (beyond the timer's 1 ms grid): in all, and the longest wait.
+    pub(crate) js_wait: (Duration, Duration),
 }
 
 impl<'a, 'js> Sched<'a, 'js> {
@@ -117,6 +128,10 @@ impl<'a, 'js> Sched<'a, 'js> {
             own_conns: shared.http.request.no_vu_connection_reuse || options.local_ips.is_some(),
             close_conns: shared.http.request.no_vu_connection_reuse,
             local_ips: options.local_ips.clone(),
+            hard_ends: Vec::new(),
+            special_deadline: None,
+            stop: crate::StopSwitch::default(),
+            js_wait: (Duration::ZERO, Duration::ZERO),
         }
     }
 
@@ -194,6 +209,12 @@ impl<'a, 'js> Sched<'a, 'js> {
                 break;
             }
             self.sleepers.pop();
+            // Late: another VU's JavaScript held the thread.
+            let late = now - t;
+            if late > Duration::from_millis(2) {
+                self.js_wait.0 += late;
+                self.js_wait.1 = self.js_wait.1.max(late);
+            }
             // A VU aborted meanwhile has a newer generation.
             if self.slots[i].op_gen == g
                 && let Some(r) = self.resume(i, Resume::Slept)
@@ -354,11 +375,23 @@ impl<'a, 'js> Sched<'a, 'js> {
     }
 
     pub(crate) fn resume(&mut self, i: usize, input: Resume) -> Option<Result<(), String>> {
+        let sc = self.slots[i].scenario;
+        let deadline = match self.hard_ends.get(sc) {
+            Some(t) => Some(*t),
+            None => self.special_deadline,
+        };
+        watchdog::set_deadline(deadline.map(Instant::into_std));
         let op = match self.slots[i].co.as_mut() {
             Some(co) => vu::resume(co, input),
             None => None,
         };
-        self.handle(i, op)
+        watchdog::set_deadline(None);
+        let fired = watchdog::take_fired();
+        match self.handle(i, op) {
+            // Its JavaScript was stopped (past its deadline, or Ctrl-C).
+            Some(Err(_)) if fired => Some(Err(INTERRUPTED.to_string())),
+            r => r,
+        }
     }
 
     pub(crate) fn start_iteration(
@@ -378,6 +411,10 @@ impl<'a, 'js> Sched<'a, 'js> {
     /// Books a finished iteration.
     pub(crate) fn finished(&mut self, i: usize, r: Result<(), String>, arrival: bool) {
         let shared = self.shared;
+        if matches!(&r, Err(e) if e == INTERRUPTED) {
+            self.interrupted_now(i);
+            return;
+        }
         // As k6 closes a VU's idle connections after each iteration.
         if self.close_conns {
             self.client.close_idle_of(owner_of(i));
@@ -461,7 +498,17 @@ impl<'a, 'js> Sched<'a, 'js> {
             guard += 1;
         }
         vu::ABORTING.with(|a| a.set(false));
+        self.interrupted_now(i);
+    }
+
+    /// Books VU `i`'s iteration as interrupted.
+    fn interrupted_now(&mut self, i: usize) {
         self.slots[i].busy = false;
+        {
+            let mut vus = self.shared.vus.borrow_mut();
+            vus[i].group.clear();
+            vus[i].group_starts.clear();
+        }
         self.shared
             .active
             .set(self.shared.active.get().saturating_sub(1));
@@ -470,6 +517,10 @@ impl<'a, 'js> Sched<'a, 'js> {
             .set(self.shared.interrupted.get() + 1);
     }
 }
+
+/// The outcome of an iteration whose JavaScript the interrupt handler
+/// stopped (see `vus::watchdog`): booked as interrupted, not as an error.
+pub(crate) const INTERRUPTED: &str = "\u{0}interrupted";
 
 /// How [`run_special`]'s error for a phase past its timeout begins.
 pub(crate) const TIMED_OUT: &str = "timed out after";
@@ -485,6 +536,29 @@ pub(crate) async fn run_special<'js>(
     s.slots[0].busy = true;
     s.shared.active.set(s.shared.active.get() + 1);
     let deadline = Instant::now() + timeout;
+    s.special_deadline = Some(deadline);
+    let r = run_special_until(s, shutdown.as_mut(), timeout, deadline).await;
+    s.special_deadline = None;
+    match r {
+        // Stopped by the interrupt handler: past its timeout, or Ctrl-C.
+        Some(Err(e)) if e == INTERRUPTED => {
+            if Instant::now() >= deadline {
+                Some(Err(format!("{TIMED_OUT} {timeout:?}")))
+            } else {
+                s.stop.take_request();
+                None
+            }
+        }
+        r => r,
+    }
+}
+
+async fn run_special_until<'js>(
+    s: &mut Sched<'_, 'js>,
+    mut shutdown: std::pin::Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+    timeout: Duration,
+    deadline: Instant,
+) -> Option<Result<(), String>> {
     let mut r = s.resume(0, Resume::Start);
     loop {
         if r.is_none() {

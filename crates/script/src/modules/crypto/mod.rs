@@ -37,6 +37,15 @@ const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
 };
 
 /// The module as the loader and the import checker see it.
+/// The `crypto` global (WebCrypto): `getRandomValues`, `randomUUID`,
+/// `subtle.digest` and HMAC keys.
+const WEBCRYPTO_JS: &str = include_str!("webcrypto.fn.js");
+
+/// What of `crypto.subtle` loadlab has; the member checker refuses the
+/// rest before the test starts.
+pub(crate) const SUBTLE_SUPPORTED: &[&str] =
+    &["digest", "importKey", "exportKey", "sign", "verify"];
+
 pub(crate) const MODULE: super::Module = super::Module {
     name: NAME,
     js: CRYPTO_JS,
@@ -46,6 +55,8 @@ pub(crate) const MODULE: super::Module = super::Module {
 /// k6/crypto's natives: whether an algorithm is known, a digest (or an
 /// HMAC) in an encoding, random bytes.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
+    // The WebCrypto global (`crypto`), on these natives.
+    super::common::k6_code(ctx, WEBCRYPTO_JS)?.call::<_, ()>((k6.clone(),))?;
     // k6/crypto's natives: whether an algorithm is known; a digest (or,
     // with a key, an HMAC) of the parts' bytes in an encoding, or a number
     // for bad input (0: the algorithm, 1: the encoding), which the module

@@ -269,10 +269,10 @@ pub(crate) fn install_jars<'js>(
                 let c = raw_cookie(name, value, opts.0.as_ref());
                 let vu = vu::current();
                 let mut all = jr.borrow_mut();
-                if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1)
-                    && let Err(e) = jar.insert_raw(&c, &url)
-                {
-                    return Err(throw(&ctx, &format!("jar.set({u:?}): {e}")));
+                // As k6 (Go's jar): a cookie the URL may not set (another
+                // domain, say) is dropped without a word.
+                if let Some(jar) = all.of(vu).jar(id as usize, sh.vu_numbers(vu).1) {
+                    let _ = jar.insert_raw(&c, &url);
                 }
                 Ok(())
             },

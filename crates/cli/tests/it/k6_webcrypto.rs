@@ -1,0 +1,92 @@
+//! The WebCrypto global (`crypto`): what loadlab has gives k6 v1.8.1's
+//! answers (side by side where k6 is installed); what it lacks is refused
+//! before the test starts, naming it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(cmd: &mut Command, script: &Path) -> (i32, String, String) {
+    let o: Output = cmd.arg(script).output().expect("run");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn loadlab() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
+    c.args(["k6", "run", "-q"]);
+    c
+}
+
+/// Known answers (SHA digests, RFC 4231-style HMAC of the quick brown
+/// fox) and the shapes of random values; every check passed in k6 v1.8.1.
+const WEBCRYPTO_JS: &str = r#"
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const hex = (b) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+const enc = (s) => new Uint8Array(Array.from(s, (c) => c.charCodeAt(0)));
+export default async function () {
+  const d256 = hex(await crypto.subtle.digest('SHA-256', enc('hello')));
+  const d1 = hex(await crypto.subtle.digest({ name: 'SHA-1' }, enc('hello')));
+  const d512 = hex(await crypto.subtle.digest('SHA-512', enc('')));
+  const key = await crypto.subtle.importKey('raw', enc('key'), { name: 'HMAC', hash: { name: 'SHA-256' } }, true, ['sign', 'verify']);
+  const sig = await crypto.subtle.sign('HMAC', key, enc('The quick brown fox jumps over the lazy dog'));
+  const ok = await crypto.subtle.verify('HMAC', key, sig, enc('The quick brown fox jumps over the lazy dog'));
+  const bad = await crypto.subtle.verify({ name: 'HMAC' }, key, sig, enc('other'));
+  const raw = hex(await crypto.subtle.exportKey('raw', key));
+  const a = crypto.getRandomValues(new Uint32Array(8));
+  const u = crypto.randomUUID();
+  let quota = '';
+  try { crypto.getRandomValues(new Uint8Array(65537)); } catch (e) { quota = e.message.split(':')[0]; }
+  check(null, {
+    'sha256': () => d256 === '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    'sha1': () => d1 === 'aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d',
+    'sha512 empty': () => d512.startsWith('cf83e1357eefb8bdf1542850d66d8007'),
+    'hmac sign': () => hex(sig) === 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+    'hmac verify': () => ok === true && bad === false,
+    'key': () => key.type === 'secret' && key.algorithm.name === 'HMAC' && key.algorithm.hash.name === 'SHA-256' && raw === '6b6579',
+    'getRandomValues': () => a.length === 8 && a.some((x) => x !== 0),
+    'randomUUID': () => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(u),
+    'quota': () => quota === 'QuotaExceededError',
+  });
+}
+"#;
+
+#[test]
+fn webcrypto_digest_hmac_and_random_values_answer_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("webcrypto.js");
+    std::fs::write(&p, WEBCRYPTO_JS).unwrap();
+    let (code, out, err) = run(&mut loadlab(), &p);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("9 out of 9"), "{out}");
+    if let Some(k6) =
+        loadlab_testkit::k6::k6_or_skip("webcrypto_digest_hmac_and_random_values_answer_as_k6")
+    {
+        let mut c = loadlab_testkit::k6::run_command(&k6);
+        c.arg("-q");
+        let (kcode, kout, kerr) = run(&mut c, &p);
+        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
+        assert!(kout.contains("9 out of 9"), "{kout}");
+    }
+}
+
+#[test]
+fn an_unsupported_subtle_method_is_named_before_the_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("enc.js");
+    std::fs::write(
+        &p,
+        "export default async function () {\n  await crypto.subtle.encrypt({ name: 'AES-GCM' }, null, null);\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&mut loadlab(), &p);
+    assert_eq!(code, 107, "{out}\n{err}");
+    assert!(
+        err.contains("enc.js:2:9: crypto.subtle.encrypt (WebCrypto) is not supported"),
+        "{err}"
+    );
+    assert!(!out.contains("TOTAL RESULTS"), "no load ran: {out}");
+}

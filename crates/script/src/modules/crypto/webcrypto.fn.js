@@ -1,0 +1,118 @@
+(k) => {
+  // The WebCrypto global as k6 v1 has it: `crypto.getRandomValues`,
+  // `crypto.randomUUID` and, of `crypto.subtle`, `digest` (SHA-1/256/384/
+  // 512) and HMAC keys (`importKey`/`exportKey` raw, `sign`, `verify`).
+  // Its other methods are refused before the test starts (the member
+  // checker, modules/imports.rs), and throw NotSupportedError if reached.
+  const domError = (name, message) => {
+    const e = new Error(message);
+    e.name = name;
+    return e;
+  };
+  const HASHES = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+  const hashOf = (alg) => {
+    const name = String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase();
+    const ours = HASHES[name];
+    if (ours === undefined) throw domError('NotSupportedError', `unsupported hash algorithm: ${name}`);
+    return [name, ours];
+  };
+  const bufferSource = (data) => {
+    if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return k.toBytes(data);
+    throw new TypeError('data must be an ArrayBuffer, a TypedArray or a DataView');
+  };
+  const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
+    Int32Array, Uint32Array, BigInt64Array, BigUint64Array];
+  const keys = new WeakMap();
+  class CryptoKey {
+    constructor(type, extractable, algorithm, usages, raw) {
+      this.type = type;
+      this.extractable = extractable;
+      this.algorithm = algorithm;
+      this.usages = usages;
+      keys.set(this, raw);
+    }
+  }
+  const hmacKey = (key, usage) => {
+    const raw = keys.get(key);
+    if (raw === undefined || key.algorithm.name !== 'HMAC') {
+      throw domError('InvalidAccessError', 'the key is not an HMAC key');
+    }
+    if (!key.usages.includes(usage)) {
+      throw domError('InvalidAccessError', `the key does not allow ${usage}`);
+    }
+    return raw;
+  };
+  const isHmac = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'HMAC';
+  const unsupported = (what) => () => Promise.reject(
+    domError('NotSupportedError', `crypto.subtle.${what} is not supported by loadlab k6 (see docs/k6.md)`));
+  const mac = (key, data) => k.digest(HASHES[key.algorithm.hash.name], keys.get(key), [bufferSource(data)], 'binary');
+  const subtle = {
+    digest(alg, data) {
+      return new Promise((resolve) => {
+        const [, ours] = hashOf(alg);
+        resolve(k.digest(ours, undefined, [bufferSource(data)], 'binary'));
+      });
+    },
+    importKey(format, keyData, alg, extractable, usages) {
+      return new Promise((resolve) => {
+        if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        if (!isHmac(alg)) throw domError('NotSupportedError', `algorithm ${JSON.stringify(alg)} is not supported by loadlab k6`);
+        const [hash] = hashOf(alg.hash);
+        const raw = bufferSource(keyData);
+        const length = alg.length === undefined ? raw.byteLength * 8 : Number(alg.length);
+        resolve(new CryptoKey('secret', Boolean(extractable), { name: 'HMAC', hash: { name: hash }, length },
+          Array.from(usages), raw));
+      });
+    },
+    exportKey(format, key) {
+      return new Promise((resolve) => {
+        if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        if (!key.extractable) throw domError('InvalidAccessError', 'the key is not extractable');
+        resolve(keys.get(key).slice(0));
+      });
+    },
+    sign(alg, key, data) {
+      return new Promise((resolve) => {
+        if (!isHmac(alg)) throw domError('NotSupportedError', 'only HMAC signatures are supported by loadlab k6');
+        hmacKey(key, 'sign');
+        resolve(mac(key, data));
+      });
+    },
+    verify(alg, key, signature, data) {
+      return new Promise((resolve) => {
+        if (!isHmac(alg)) throw domError('NotSupportedError', 'only HMAC signatures are supported by loadlab k6');
+        hmacKey(key, 'verify');
+        const want = new Uint8Array(mac(key, data));
+        const got = new Uint8Array(bufferSource(signature));
+        let diff = want.length ^ got.length;
+        for (let i = 0; i < Math.min(want.length, got.length); i++) diff |= want[i] ^ got[i];
+        resolve(diff === 0);
+      });
+    },
+  };
+  for (const m of ['encrypt', 'decrypt', 'generateKey', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey']) {
+    subtle[m] = unsupported(m);
+  }
+  const crypto = {
+    subtle,
+    getRandomValues(a) {
+      if (!INTEGER_ARRAYS.some((T) => a instanceof T)) {
+        throw k.goError("TypeMismatchError: typedArray parameter isn't a TypedArray instance");
+      }
+      // As k6: GoErrors whose messages begin with the DOMException's name.
+      if (a.byteLength > 65536) {
+        throw k.goError('QuotaExceededError: typedArray parameter is too big; maximum length is 65536');
+      }
+      new Uint8Array(a.buffer, a.byteOffset, a.byteLength).set(new Uint8Array(k.randomBytes(a.byteLength)));
+      return a;
+    },
+    randomUUID() {
+      const b = new Uint8Array(k.randomBytes(16));
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    },
+  };
+  Object.defineProperty(globalThis, 'crypto', { value: crypto, writable: true, configurable: true });
+}
