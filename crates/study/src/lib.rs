@@ -19,6 +19,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hypothesis;
+pub mod model;
 pub mod monitor;
 pub mod origins;
 pub mod plan;
