@@ -93,10 +93,11 @@ fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
         }
         a.swap(c, piv);
         b.swap(c, piv);
+        let pivot = a[c];
         for r in c + 1..3 {
-            let f = a[r][c] / a[c][c];
-            for k in c..3 {
-                a[r][k] -= f * a[c][k];
+            let f = a[r][c] / pivot[c];
+            for (x, p) in a[r].iter_mut().zip(pivot).skip(c) {
+                *x -= f * p;
             }
             b[r] -= f * b[c];
         }
