@@ -161,7 +161,7 @@ pub fn model(steps: &[Step], resamples: usize, seed: u64) -> Result<Model, Strin
     let rms = rms_miss(&usl, steps);
     if rms > MAX_RMS_MISS {
         return Err(format!(
-            "No capacity model: the best scalability curve misses the measured throughput by {:.0} % on average (weighted RMS), more than the {:.0} % a usable fit allows; the target does not behave like one queue of shared work here.",
+            "No capacity model: the best scalability curve misses the measured throughput by {:.1} % on average (weighted RMS), more than the {:.0} % a usable fit allows; the target does not behave like one queue of shared work here.",
             rms * 100.0,
             MAX_RMS_MISS * 100.0
         ));
@@ -169,6 +169,12 @@ pub fn model(steps: &[Step], resamples: usize, seed: u64) -> Result<Model, Strin
     let b = boot::bootstrap(steps, &usl, resamples, seed);
     let top = steps.iter().map(Step::x).fold(0.0, f64::max);
     let x_max = usl.peak_throughput();
+    if x_max.is_finite() && top >= KNEE_REACH * x_max && !b.x_max.hi.is_finite() {
+        return Err(format!(
+            "No capacity model: the steps never approach the knee clearly enough — the highest measured throughput, {top:.0}/s, is {:.0} % of the fitted peak, but some resamples of the repetitions never level off, so the peak's interval has no upper end; add higher steps or repetitions.",
+            100.0 * top / x_max
+        ));
+    }
     if !b.x_max.hi.is_finite() || !x_max.is_finite() || top < KNEE_REACH * x_max {
         return Err(format!(
             "No capacity model: the steps never approach the knee — the highest measured throughput, {:.0}/s, is {} of where the fitted curve would level off, and a peak read from it would be an extrapolation; add higher steps.",

@@ -143,11 +143,11 @@ fn chart(plan: &Plan, c: &Capacity) -> Figure {
         l.markers = true;
         p.lines.push(l);
     }
-    let mut means = Line::new(
-        "step means",
-        color,
-        c.steps.iter().map(|s| (s.n(), s.x())).collect(),
-    );
+    // In order of N (on the rate axis a saturated step may hold fewer in
+    // flight than the one below it).
+    let mut pts: Vec<(f64, f64)> = c.steps.iter().map(|s| (s.n(), s.x())).collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut means = Line::new("step means", color, pts);
     means.markers = true;
     p.lines.push(means);
     if let Some(m) = &c.model {
