@@ -125,8 +125,9 @@ fn steps_table(plan: &Plan, c: &Capacity) -> Block {
     }
 }
 
-/// Throughput against concurrency: every run, the step means, the fitted
-/// curve and its band.
+/// Throughput against concurrency: the step means with the lowest and
+/// highest run of each step (the spread), the fitted curve and its band.
+/// Every line is named in the legend and has its own dash.
 fn chart(plan: &Plan, c: &Capacity) -> Figure {
     let color = target_index(plan, &c.target);
     let mut p = Panel::new(
@@ -138,25 +139,34 @@ fn chart(plan: &Plan, c: &Capacity) -> Figure {
         },
         format!("successful {}", unit(plan)),
     );
-    for (i, o) in c.steps.iter().flat_map(|s| s.runs.iter()).enumerate() {
-        let mut l = Line::new(if i == 0 { "runs" } else { "" }, color, vec![(o.n, o.x)]);
+    // In order of N (on the rate axis a saturated step may hold fewer in
+    // flight than the one below it).
+    let mut steps: Vec<&model::Step> = c.steps.iter().collect();
+    steps.sort_by(|a, b| a.n().total_cmp(&b.n()));
+    let series = [
+        ("step means", steps.iter().map(|s| (s.n(), s.x())).collect()),
+        (
+            "lowest run",
+            steps.iter().map(|s| (s.n(), s.x_range().0)).collect(),
+        ),
+        (
+            "highest run",
+            steps.iter().map(|s| (s.n(), s.x_range().1)).collect(),
+        ),
+    ];
+    for (label, pts) in series {
+        let mut l = Line::new(label, color, pts);
         l.markers = true;
         p.lines.push(l);
     }
-    // In order of N (on the rate axis a saturated step may hold fewer in
-    // flight than the one below it).
-    let mut pts: Vec<(f64, f64)> = c.steps.iter().map(|s| (s.n(), s.x())).collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut means = Line::new("step means", color, pts);
-    means.markers = true;
-    p.lines.push(means);
     if let Some(m) = &c.model {
         let pick = |f: fn(&Interval) -> f64| m.band.iter().map(|b| (b.n, f(&b.x))).collect();
         p.lines
             .push(Line::new("USL fit", FIT_COLOR, pick(|i| i.mid)));
         p.lines
-            .push(Line::new("95 % band", FIT_COLOR, pick(|i| i.lo)));
-        p.lines.push(Line::new("", FIT_COLOR, pick(|i| i.hi)));
+            .push(Line::new("95 % band, low", FIT_COLOR, pick(|i| i.lo)));
+        p.lines
+            .push(Line::new("95 % band, high", FIT_COLOR, pick(|i| i.hi)));
     }
     Figure {
         id: format!("capacity-{}", c.target.replace('/', "--")),
