@@ -20,6 +20,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod history;
 pub mod hypothesis;
+pub mod model;
 pub mod monitor;
 pub mod origins;
 pub mod plan;

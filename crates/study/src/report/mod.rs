@@ -3,6 +3,7 @@
 //! write-up: question and hypotheses, verdicts, setup, summary tables,
 //! ceilings, charts, then one section per step with vegeta-style numbers.
 
+pub mod capacity;
 pub mod charts;
 pub mod command;
 mod concurrent;
@@ -172,6 +173,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
         });
     }
 
+    capacity::capacity_section(&mut b, plan, runs);
     let rates = summary_section(&mut b, plan, runs);
 
     let slo_p99 = slo_p99_rule(plan);

@@ -2,6 +2,7 @@
 //! `tests/` folder is a module here (one link instead of one per file).
 
 mod arbitrary_plans;
+mod capacity_model;
 mod concurrent;
 mod examples;
 mod fuzz_corpus;
