@@ -56,6 +56,7 @@ pub mod prom_rw;
 pub mod registry;
 pub mod run;
 pub mod sched;
+pub mod secret_sources;
 pub mod segment;
 // What the modules and the run share (k6's `lib.State`).
 pub mod state;
@@ -75,8 +76,8 @@ pub use config::{Overrides, Stage};
 pub use modules::MODULES;
 /// The documents of `k6/html` alive now (the memory tests count them).
 pub use modules::html::doc::{live_document_bytes, live_documents, peak_documents, reset_peak};
-pub use modules::secrets::sources::Sources as SecretSources;
 pub use sched::{RunConfig, RunOutcome, TeardownFailure, run};
+pub use secret_sources::Sources as SecretSources;
 pub use vus::watchdog::StopSwitch;
 
 /// Why a script could not run (a failed request or a failed check is data,

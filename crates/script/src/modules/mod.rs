@@ -48,7 +48,7 @@ pub(crate) mod imports;
 pub(crate) mod k6;
 pub(crate) mod k6_utils;
 pub(crate) mod metrics;
-pub mod secrets;
+pub(crate) mod secrets;
 pub(crate) mod timers;
 pub(crate) mod websockets;
 pub(crate) mod ws;

@@ -22,7 +22,7 @@ pub struct RunConfig {
     /// default, text on standard error).
     pub logger: Option<Arc<Logger>>,
     /// `--secret-source`: what `k6/secrets` reads.
-    pub secret_sources: crate::modules::secrets::sources::Sources,
+    pub secret_sources: crate::secret_sources::Sources,
     /// `--out json=FILE`.
     pub json_out: Option<PathBuf>,
     /// `--out csv=…`.

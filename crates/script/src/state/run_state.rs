@@ -105,7 +105,7 @@ pub struct RunState {
     /// Where k6's log lines go, and their layout.
     pub logger: Arc<Logger>,
     /// `--secret-source`: what `k6/secrets` reads.
-    pub secrets: crate::modules::secrets::sources::Sources,
+    pub secrets: crate::secret_sources::Sources,
     /// `rps`: when the next request may go (all VUs share the limit).
     pub rps_next: Cell<Option<Instant>>,
     /// `--out experimental-prometheus-rw`, and its next push.

@@ -1,5 +1,5 @@
 //! `k6/secrets`: `get(key)` and `source(name).get(key)`, promises of the
-//! values `--secret-source` configures ([`sources`]). A value a script has
+//! values `--secret-source` configures ([`crate::secret_sources`]). A value a script has
 //! read is redacted from every log line after (`***SECRET_REDACTED***`,
 //! as k6 does), on every log output and in `--console-output`.
 
@@ -8,8 +8,6 @@ use std::rc::Rc;
 use rquickjs::{Ctx, Function, Object, Value};
 
 use crate::state::run_state::RunState;
-
-pub mod sources;
 
 pub(crate) const NAME: &str = "k6/secrets";
 
