@@ -162,6 +162,7 @@ pub mod header_list;
 pub mod host;
 pub mod hosts;
 pub mod live;
+pub mod replay;
 mod request;
 mod runner;
 mod rxtime;
@@ -183,8 +184,8 @@ pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use stop::StopSignal;
 pub use targets::{
-    Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
-    redact_url,
+    Target, TargetError, TargetFormat, TargetReader, TargetSource, Timed, lazy_targets,
+    parse_targets, redact_url,
 };
 /// A sleep on a `timerfd` (ns resolution), for a common start instant.
 pub use timer::{PreciseSleep, WakeTimer};

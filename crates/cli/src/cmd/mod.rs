@@ -10,6 +10,7 @@ pub mod k6;
 pub mod k8s;
 pub mod origin;
 pub mod plot;
+pub mod replay;
 pub mod report;
 pub mod runs;
 pub mod study;
