@@ -74,7 +74,7 @@ proptest! {
             prop_assert!(out.len() as u64 <= stats.records);
             prop_assert!(out.windows(2).all(|w| w[0].at <= w[1].at), "offsets never go back");
         }
-        let _ = ReplayFormat::detect(text.as_bytes());
+        loadlab_engine::fuzzing::check_replay(text.as_bytes());
     }
 
     #[test]
