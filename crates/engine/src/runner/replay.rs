@@ -91,15 +91,23 @@ impl Shared {
     }
 }
 
+/// Records the reader keeps ready ahead of the claims.
+const FEED_AHEAD: usize = 32;
+
 /// Starts the thread that reads a replay's records into a bounded channel.
+/// The first record is read here, before the schedule starts: filling the
+/// reorder window takes a moment that must not make the first sends late.
 pub(super) fn feed(
-    iter: Box<dyn Iterator<Item = Result<Timed, TargetError>> + Send>,
+    mut iter: Box<dyn Iterator<Item = Result<Timed, TargetError>> + Send>,
 ) -> Result<Targets, EngineError> {
-    let (tx, rx) = mpsc::channel(1024);
+    // A short channel: the reader parses a few records at a time, so on a
+    // busy core it never holds the CPU long enough to make a send late.
+    let (tx, rx) = mpsc::channel(FEED_AHEAD);
+    let first = iter.next();
     std::thread::Builder::new()
         .name("loadlab-replay".into())
         .spawn(move || {
-            for t in iter {
+            for t in first.into_iter().chain(iter) {
                 let stop = t.is_err();
                 if tx.blocking_send(t).is_err() || stop {
                     break;
