@@ -157,45 +157,6 @@ fn split_host_ports(s: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn parses_flag_values() {
-        assert_eq!(
-            header("replayed-traffic: true").unwrap(),
-            ("replayed-traffic".into(), "true".into())
-        );
-        assert!(header("nocolon").is_err());
-        assert_eq!(max_body("-1").unwrap(), -1);
-        assert_eq!(max_body("10kb").unwrap(), 10240);
-        assert!(max_body("ten").is_err());
-        assert_eq!(
-            connect_to("example.com:80:127.0.0.1:8080").unwrap(),
-            ("example.com:80".into(), "127.0.0.1:8080".into())
-        );
-        assert_eq!(
-            connect_to("a:1:[::1]:2").unwrap(),
-            ("a:1".into(), "[::1]:2".into())
-        );
-        assert!(connect_to("a:1").is_err());
-    }
-
-    #[test]
-    fn dns_ttl_takes_vegetas_meanings() {
-        assert_eq!(dns_ttl("0"), Ok(loadlab_engine::DnsCache::Forever));
-        assert_eq!(dns_ttl("0s"), Ok(loadlab_engine::DnsCache::Forever));
-        assert_eq!(dns_ttl("-1"), Ok(loadlab_engine::DnsCache::Off));
-        assert_eq!(dns_ttl("-1s"), Ok(loadlab_engine::DnsCache::Off));
-        assert_eq!(
-            dns_ttl("5m"),
-            Ok(loadlab_engine::DnsCache::For(Duration::from_secs(300)))
-        );
-        assert!(dns_ttl("soon").is_err());
-        assert!(dns_ttl("-x").unwrap_err().contains("-dns-ttl"));
-    }
-}
-
 /// `-replay-window=START..END` (Go durations; either end may be left out).
 pub fn replay_window(s: &str) -> Result<(Duration, Option<Duration>), String> {
     let bad = |why: String| {
@@ -251,4 +212,43 @@ pub fn set_header(s: &str) -> Result<(String, String), String> {
         return Err(format!("invalid -set-header: bad header name {k:?}"));
     }
     Ok((k.to_string(), v.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn parses_flag_values() {
+        assert_eq!(
+            header("replayed-traffic: true").unwrap(),
+            ("replayed-traffic".into(), "true".into())
+        );
+        assert!(header("nocolon").is_err());
+        assert_eq!(max_body("-1").unwrap(), -1);
+        assert_eq!(max_body("10kb").unwrap(), 10240);
+        assert!(max_body("ten").is_err());
+        assert_eq!(
+            connect_to("example.com:80:127.0.0.1:8080").unwrap(),
+            ("example.com:80".into(), "127.0.0.1:8080".into())
+        );
+        assert_eq!(
+            connect_to("a:1:[::1]:2").unwrap(),
+            ("a:1".into(), "[::1]:2".into())
+        );
+        assert!(connect_to("a:1").is_err());
+    }
+
+    #[test]
+    fn dns_ttl_takes_vegetas_meanings() {
+        assert_eq!(dns_ttl("0"), Ok(loadlab_engine::DnsCache::Forever));
+        assert_eq!(dns_ttl("0s"), Ok(loadlab_engine::DnsCache::Forever));
+        assert_eq!(dns_ttl("-1"), Ok(loadlab_engine::DnsCache::Off));
+        assert_eq!(dns_ttl("-1s"), Ok(loadlab_engine::DnsCache::Off));
+        assert_eq!(
+            dns_ttl("5m"),
+            Ok(loadlab_engine::DnsCache::For(Duration::from_secs(300)))
+        );
+        assert!(dns_ttl("soon").is_err());
+        assert!(dns_ttl("-x").unwrap_err().contains("-dns-ttl"));
+    }
 }

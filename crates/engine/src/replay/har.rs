@@ -18,9 +18,11 @@ const SKIPPED: [&str; 6] = [
     "upgrade",
 ];
 
-/// The entries of a HAR document, each a record or why it is not one (by
-/// index from 0), or why the document is not a HAR.
-pub fn entries(doc: &[u8]) -> Result<Vec<Result<Record, (usize, String)>>, String> {
+/// An entry read: a record, or its index (from 0) and why it is not one.
+pub type Entry = Result<Record, (usize, String)>;
+
+/// The entries of a HAR document, or why the document is not a HAR.
+pub fn entries(doc: &[u8]) -> Result<Vec<Entry>, String> {
     let v: Value = serde_json::from_slice(doc).map_err(|e| format!("not a HAR document: {e}"))?;
     let entries = v
         .get("log")
