@@ -121,7 +121,7 @@ fn write_json(out: &mut String, t: &Target) {
 }
 
 /// Reads `data` as a replay log in every format (combined, common, a custom
-/// `log_format`, HAR, vegeta JSON with timestamps) and checks:
+/// `log_format`, HAR, vegeta JSON with timestamps, ALB, CloudFront) and checks:
 /// * no panic; errors name the log;
 /// * no more records than lines (HAR: than the document's bytes), and
 ///   every record read is sent unless an error ends the replay;
@@ -135,7 +135,15 @@ pub fn check_replay(data: &[u8]) {
 
     let lines = data.iter().filter(|&&b| b == b'\n').count() + 1;
     let custom = r#"log:$msec $scheme $host "$request" $request_time "$http_cookie" $request_body"#;
-    for f in ["combined", "common", custom, "har", "json"] {
+    for f in [
+        "combined",
+        "common",
+        custom,
+        "har",
+        "json",
+        "alb",
+        "cloudfront",
+    ] {
         let format = ReplayFormat::parse(f).expect("a known format");
         for strict in [false, true] {
             let mut opts = ReplayOptions::new("fuzz.log");

@@ -160,7 +160,8 @@ pub struct AttackArgs {
     #[arg(long, value_parser = flags::start_at)]
     pub start_at: Option<u64>,
     /// Replay a recorded log at its own timing (nginx/Apache combined or
-    /// common, -log-format, HAR, vegeta JSON with timestamps, loadlab results);
+    /// common, -log-format, HAR, vegeta JSON with timestamps, AWS ALB and
+    /// CloudFront logs, loadlab results);
     /// see docs/replay.md
     #[arg(long, conflicts_with_all = ["pace", "ramp_to", "sine_amplitude", "lazy", "weights", "segment"])]
     pub replay: Option<PathBuf>,
@@ -173,7 +174,7 @@ pub struct AttackArgs {
     /// Replay only the records START..END into the log (from its first record), e.g. 10m..20m; either end may be left out
     #[arg(long, requires = "replay", value_parser = flags::replay_window)]
     pub replay_window: Option<(Duration, Option<Duration>)>,
-    /// Replay format: combined, common, har, json, results [default: detected]
+    /// Replay format: combined, common, har, json, alb, cloudfront, results [default: detected]
     #[arg(long, requires = "replay")]
     pub replay_format: Option<String>,
     /// Replay a custom log written with this nginx log_format, e.g. '$msec "$request" $status'
@@ -195,8 +196,8 @@ pub struct AttackArgs {
     #[arg(long, action = ArgAction::Append, requires = "replay")]
     pub drop_header: Vec<String>,
     /// Replay: set this header "Name: value", replacing the recorded one (repeatable)
-    #[arg(long, value_parser = flags::set_header, action = ArgAction::Append, requires = "replay")]
-    pub set_header: Vec<(String, String)>,
+    #[arg(long, action = ArgAction::Append, requires = "replay")]
+    pub set_header: Vec<String>,
     /// Never show live progress, even on a terminal
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
     pub quiet: bool,

@@ -47,7 +47,6 @@ pub fn source(a: &AttackArgs) -> Result<Option<ReplayRun>, CliError> {
         ));
     }
     let name = path.display().to_string();
-    let kind = kind(a, &path, &name)?;
     let mut opts = ReplayOptions::new(&name);
     opts.speed = a.speed;
     opts.window = a.replay_window.unwrap_or_default();
@@ -66,8 +65,16 @@ pub fn source(a: &AttackArgs) -> Result<Option<ReplayRun>, CliError> {
     opts.rewrite = Rewrite {
         hosts: a.rewrite_host.clone(),
         drop_headers: a.drop_header.clone(),
-        set_headers: a.set_header.clone(),
+        // Parsed here, not by clap: clap's message would repeat the value.
+        set_headers: a
+            .set_header
+            .iter()
+            .map(|h| crate::flags::set_header(h))
+            .collect::<Result<_, _>>()
+            .map_err(CliError::usage)?,
     };
+    // The flags first (usage errors), then the file.
+    let kind = kind(a, &path, &name)?;
     let open: Opener = match kind {
         Kind::Log(format) => {
             let (path, name) = (path.clone(), name.clone());
@@ -120,7 +127,7 @@ fn kind(a: &AttackArgs, path: &Path, name: &str) -> Result<Kind, CliError> {
     }
     ReplayFormat::detect(&head).map(Kind::Log).ok_or_else(|| {
         CliError::bad_input(format!(
-            "{name}: cannot tell the log's format from its first line: give -replay-format=combined|common|har|json|results, or -log-format='…' (nginx syntax)"
+            "{name}: cannot tell the log's format from its first line: give -replay-format=combined|common|har|json|alb|cloudfront|results, or -log-format='…' (nginx syntax)"
         ))
     })
 }

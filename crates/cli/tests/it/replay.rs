@@ -185,3 +185,76 @@ fn a_bursty_log_replays_at_its_own_timing_at_x1_and_x4() {
         assert!(last < 6_000_000_000 / speed, "last due at {last} ns");
     }
 }
+
+fn loadlab(args: &[&str]) -> std::process::Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loadlab");
+    wait_bounded(child, Duration::from_secs(60))
+}
+
+#[test]
+fn a_custom_format_with_hosts_is_rewritten_and_strict_names_the_line() {
+    let o = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("timed.log");
+    std::fs::write(
+        &log,
+        "1764324000.000 https shop.example.com \"GET /a HTTP/1.1\" 0.000\n\
+         1764324000.100 https shop.example.com \"POST /b HTTP/1.1\" 0.000\n\
+         not a line\n\
+         1764324000.300 https shop.example.com \"GET /c HTTP/1.1\" 0.000\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.bin");
+    let origin_url = o.url();
+    let args = |strict: &str| {
+        vec![
+            "attack".to_string(),
+            format!("-replay={}", log.display()),
+            r#"-log-format=$msec $scheme $host "$request" $request_time"#.to_string(),
+            format!("-rewrite-host=shop.example.com={origin_url}"),
+            "-set-header=Authorization: Bearer sekrit".to_string(),
+            format!("-output={}", out.display()),
+            format!("-strict={strict}"),
+            "-quiet".to_string(),
+        ]
+    };
+    let a = args("false");
+    let done = loadlab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = text(&done.stderr);
+    assert!(done.status.success(), "{err}");
+    assert!(
+        err.contains("timed.log:3: the line does not match the log format"),
+        "{err}"
+    );
+    let got = samples(&out);
+    let paths: Vec<&str> = got.iter().map(|s| s.2.as_str()).collect();
+    assert_eq!(paths, ["/a", "/b", "/c"]);
+    let at: Vec<u64> = got.iter().map(|s| s.1 / 1_000_000).collect();
+    assert_eq!(at, [0, 100, 300], "ms offsets as recorded");
+    assert!(got.iter().all(|s| s.3 == 200));
+
+    let a = args("true");
+    let done = loadlab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = text(&done.stderr);
+    assert_eq!(done.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("timed.log:3: the line does not match the log format"),
+        "{err}"
+    );
+
+    // A bad -set-header is refused without showing its value.
+    let bad = format!("-replay={}", log.display());
+    let done = loadlab(&["attack", &bad, "-set-header=Bad Name: sekrit"]);
+    let err = text(&done.stderr);
+    assert_eq!(done.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("-set-header") && !err.contains("sekrit"),
+        "{err}"
+    );
+}

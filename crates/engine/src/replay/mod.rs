@@ -10,10 +10,11 @@
 //! out 25 ms apart, not all at once), so the per-second counts stay exact.
 //!
 //! Formats ([`ReplayFormat`]): nginx/Apache `combined` and `common` logs,
-//! any nginx `log_format` ([`LogFormat`]), HAR 1.2, and vegeta's JSON
-//! targets with a `timestamp`. Callers may bring their own source of
+//! any nginx `log_format` ([`LogFormat`]), HAR 1.2, vegeta's JSON
+//! targets with a `timestamp`, AWS ALB and CloudFront logs. Callers may bring their own source of
 //! [`Item`]s (loadlab's CLI reads its own results files that way).
 
+mod aws;
 mod har;
 mod json;
 mod nginx;
@@ -72,19 +73,26 @@ pub enum ReplayFormat {
     Har,
     /// vegeta's JSON targets with a `timestamp` field.
     VegetaJson,
+    /// AWS Application Load Balancer access logs.
+    Alb,
+    /// AWS CloudFront standard logs.
+    CloudFront,
 }
 
 impl ReplayFormat {
-    /// `combined`, `common`, `har`, `json`, or `log:FORMAT` (nginx syntax).
+    /// `combined`, `common`, `har`, `json`, `alb`, `cloudfront`, or
+    /// `log:FORMAT` (nginx syntax).
     pub fn parse(name: &str) -> Result<ReplayFormat, String> {
         match name {
             "har" => Ok(ReplayFormat::Har),
             "json" | "vegeta" => Ok(ReplayFormat::VegetaJson),
+            "alb" => Ok(ReplayFormat::Alb),
+            "cloudfront" => Ok(ReplayFormat::CloudFront),
             "combined" | "common" => LogFormat::parse(name).map(ReplayFormat::Log),
             _ => match name.strip_prefix("log:") {
                 Some(f) => LogFormat::parse(f).map(ReplayFormat::Log),
                 None => Err(format!(
-                    "unknown replay format {name:?}: expected combined, common, har, json or results"
+                    "unknown replay format {name:?}: expected combined, common, har, json, alb, cloudfront or results"
                 )),
             },
         }
@@ -107,9 +115,15 @@ impl ReplayFormat {
                 ReplayFormat::Har
             });
         }
+        if trimmed.starts_with("#Version:") || trimmed.starts_with("#Fields: date") {
+            return Some(ReplayFormat::CloudFront);
+        }
         let line = trimmed
             .lines()
             .find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
+        if aws::alb_record(line).is_ok() {
+            return Some(ReplayFormat::Alb);
+        }
         for f in ["combined", "common"] {
             let f = LogFormat::parse(f).ok()?;
             if f.record(line).is_ok() {
@@ -124,19 +138,31 @@ impl ReplayFormat {
         match self {
             ReplayFormat::Log(f) => {
                 let f = f.clone();
-                lines(reader, name, move |l| f.record(l))
+                lines(reader, name, move |l| {
+                    (!l.starts_with('#')).then(|| f.record(l))
+                })
             }
-            ReplayFormat::VegetaJson => lines(reader, name, json::record),
+            ReplayFormat::VegetaJson => lines(reader, name, |l| {
+                (!l.starts_with('#')).then(|| json::record(l))
+            }),
+            ReplayFormat::Alb => lines(reader, name, |l| {
+                (!l.starts_with('#')).then(|| aws::alb_record(l))
+            }),
+            ReplayFormat::CloudFront => {
+                let mut cf = aws::CloudFront::default();
+                lines(reader, name, move |l| cf.line(l))
+            }
             ReplayFormat::Har => har_source(reader, name),
         }
     }
 }
 
-/// A line-per-record source: blank lines and `#` comments are skipped.
+/// A line-per-record source: blank lines are skipped, and the lines
+/// `parse` answers `None` for (comments, headers).
 fn lines(
     mut reader: Box<dyn BufRead + Send>,
     name: &str,
-    parse: impl Fn(&str) -> Result<Record, String> + Send + 'static,
+    mut parse: impl FnMut(&str) -> Option<Result<Record, String>> + Send + 'static,
 ) -> Source {
     let name = name.to_string();
     let mut no = 0usize;
@@ -158,12 +184,13 @@ fn lines(
                 return Some(Ok(Item::Malformed(no, "not UTF-8 text".into())));
             };
             let line = line.trim_end_matches(['\n', '\r']);
-            if line.trim().is_empty() || line.starts_with('#') {
+            if line.trim().is_empty() {
                 continue;
             }
             return Some(Ok(match parse(line) {
-                Ok(r) => Item::Record(no, r),
-                Err(e) => Item::Malformed(no, e),
+                None => continue,
+                Some(Ok(r)) => Item::Record(no, r),
+                Some(Err(e)) => Item::Malformed(no, e),
             }));
         }
     }))

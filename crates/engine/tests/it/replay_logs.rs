@@ -22,6 +22,8 @@ fn formats() -> Vec<ReplayFormat> {
         .unwrap(),
         ReplayFormat::Har,
         ReplayFormat::VegetaJson,
+        ReplayFormat::Alb,
+        ReplayFormat::CloudFront,
     ]
 }
 
@@ -58,6 +60,8 @@ fn line() -> impl Strategy<Value = String> {
         r#"[0-9]{9,11}\.[0-9]{0,4} [a-z.:]{0,12} "(GET|PUT) [/a-z]{0,8} HTTP/2.0" [0-9.]{0,5} "[^"]{0,8}" .{0,10}"#,
         r#"\{"timestamp":("20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]{0,12}(Z|[+-][0-9:]{0,5})"|[0-9.]{1,12}|null),"method":"(GET|P)","url":"(http://[a-z.]{1,8}|/|)[/a-z]{0,6}","body":"[A-Za-z0-9+/=]{0,8}"\}"#,
         r#"\{"log":\{"entries":\[(\{"startedDateTime":"[0-9T:.Z-]{0,24}","request":\{"method":"GET","url":"[a-z:/.]{0,20}","headers":\[\{"name":"[:a-z]{0,6}","value":"x"\}\]\}\},?){0,3}\]\}\}"#,
+        r#"(http|https|h2) 20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,12}Z app/x/1 [0-9.:]{0,12} - [0-9. -]{0,20} "(GET|POST|-) (https?://[a-z.:0-9]{1,10}|)[/a-z]{0,6} HTTP/1.1" "[^"]{0,6}"( [a-z-]{0,4}){0,7}( 20[0-9T:.Z-]{0,24})?"#,
+        "(#Fields: date time cs-method x-host-header cs-uri-stem|20[0-9]{2}-[0-9]{2}-[0-9]{2}	[0-9:]{8}	(GET|P|-)	[a-z.]{0,8}	[/a-z%0-9]{0,8})",
         ".{0,60}",
     ]
 }
