@@ -6,6 +6,7 @@ mod attack_args;
 pub mod compare;
 pub mod demo;
 pub mod encode;
+pub mod import;
 pub mod k6;
 pub mod k8s;
 pub mod origin;

@@ -258,3 +258,53 @@ fn a_custom_format_with_hosts_is_rewritten_and_strict_names_the_line() {
         "{err}"
     );
 }
+
+#[test]
+fn import_log_writes_the_endpoint_mix_with_its_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let mut body = String::new();
+    for (path, n) in [
+        ("/news?id=1", 7),
+        ("/sport", 2),
+        ("/news?id=2", 3),
+        ("/sounds", 1),
+    ] {
+        for _ in 0..n {
+            writeln!(
+                body,
+                r#"1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET {path} HTTP/1.1" 200 5 "-" "t""#
+            )
+            .unwrap();
+        }
+    }
+    body.push_str("garbage\n");
+    std::fs::write(&log, body).unwrap();
+    let out = dir.path().join("mix.txt");
+    let done = loadlab(&[
+        "import",
+        "log",
+        &log.display().to_string(),
+        "--base=http://127.0.0.1:9",
+        "--top=2",
+        &format!("--output={}", out.display()),
+    ]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let mix = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = mix.lines().collect();
+    assert_eq!(lines[0], "# loadlab attack -targets=FILE -weights=10,2");
+    assert!(
+        lines[1].contains("1 requests to other endpoints left out"),
+        "{mix}"
+    );
+    assert!(lines[1].contains("1 malformed lines skipped"), "{mix}");
+    assert_eq!(
+        &lines[2..],
+        [
+            "GET http://127.0.0.1:9/news",
+            "GET http://127.0.0.1:9/sport"
+        ]
+    );
+    let done = loadlab(&["import", "openapi", "x.yaml"]);
+    assert_eq!(done.status.code(), Some(2));
+}
