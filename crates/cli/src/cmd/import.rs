@@ -17,7 +17,9 @@ pub struct ImportArgs {
     pub kind: String,
     /// The file to import
     pub file: String,
-    /// What to write: targets (a vegeta targets file with the weights)
+    /// What to write: targets (a vegeta targets file with the weights), or
+    /// plan (a study plan of the weighted mix at the log's mean rate ×½, ×1,
+    /// ×2, to --output, its targets file beside it)
     #[arg(long, default_value = "targets")]
     pub to: String,
     /// The log's format (combined, common, har, json, alb, cloudfront) [default: detected]
@@ -44,11 +46,19 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
             a.kind
         )));
     }
-    if a.to != "targets" {
-        return Err(CliError::usage(format!(
-            "--to={}: only --to=targets is supported",
-            a.to
-        )));
+    match a.to.as_str() {
+        "targets" => {}
+        "plan" if a.output != "stdout" && a.output != "-" => {}
+        "plan" => {
+            return Err(CliError::usage(
+                "--to=plan writes two files: give --output=PLAN.yaml (its targets file goes beside it)",
+            ));
+        }
+        other => {
+            return Err(CliError::usage(format!(
+                "--to={other}: expected targets or plan"
+            )));
+        }
     }
     let format = match (&a.log_format, &a.format) {
         (Some(f), _) => ReplayFormat::Log(
@@ -72,10 +82,12 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
         File::open(&a.file).map_err(|e| CliError::io(format!("cannot read {}: {e}", a.file)))?;
     let mut counts: HashMap<(String, String), u64> = HashMap::new();
     let mut malformed = 0u64;
+    let (mut first, mut last) = (i128::MAX, i128::MIN);
     for item in format.source(Box::new(BufReader::new(f)), &a.file) {
         match item.map_err(CliError::bad_input)? {
             Item::Malformed(..) => malformed += 1,
             Item::Record(_, r) => {
+                (first, last) = (first.min(r.ts), last.max(r.ts));
                 let url = if r.url.starts_with('/') {
                     format!("{}{}", a.base.trim_end_matches('/'), r.url)
                 } else {
@@ -112,10 +124,70 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
     for ((method, url), _) in &mix {
         out += &format!("{method} {url}\n");
     }
-    if a.output == "stdout" || a.output == "-" {
-        std::io::stdout().write_all(out.as_bytes())
-    } else {
-        std::fs::write(&a.output, out)
+    let span_s = ((last - first) as f64 / 1e9).max(1.0);
+    let total: u64 = mix.iter().map(|e| e.1).sum::<u64>() + rest;
+    if a.to == "plan" {
+        return write_plan(&a, &out, &weights, total as f64 / span_s);
     }
-    .map_err(|e| CliError::io(format!("cannot write {}: {e}", a.output)))
+    write(&a.output, &out)
+}
+
+fn write(path: &str, text: &str) -> Result<(), CliError> {
+    if path == "stdout" || path == "-" {
+        std::io::stdout().write_all(text.as_bytes())
+    } else {
+        std::fs::write(path, text)
+    }
+    .map_err(|e| CliError::io(format!("cannot write {path}: {e}")))
+}
+
+/// A study plan of the mix: the targets file beside the plan, the rates
+/// half, once and twice the log's mean rate.
+fn write_plan(
+    a: &ImportArgs,
+    targets: &str,
+    weights: &[String],
+    rate: f64,
+) -> Result<(), CliError> {
+    let plan = std::path::Path::new(&a.output);
+    let stem = plan.file_stem().and_then(|s| s.to_str()).unwrap_or("mix");
+    let targets_name = format!("{stem}.targets.txt");
+    let targets_path = plan.with_file_name(&targets_name);
+    write(&targets_path.display().to_string(), targets)?;
+    let r = rate.round().max(2.0) as u64;
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let text = format!(
+        "# The endpoint mix of {file} (loadlab import log --to plan): its\n\
+         # {n} most requested endpoints, weighted by their counts, at half, once\n\
+         # and twice the log's mean rate ({rate:.1} requests/s).\n\
+         name: {name}\n\
+         question: How does the service hold the endpoint mix of {file} at its own rate and twice it?\n\
+         targets:\n\
+         \x20 - name: mix\n\
+         \x20   targets_file: {targets_name}\n\
+         \x20   weights: [{w}]\n\
+         load:\n\
+         \x20 rates: [{half}, {r}, {double}]\n\
+         \x20 step: 60s\n\
+         \x20 warmup: 5s\n\
+         \x20 cooldown: 2s\n\
+         repetitions: 3\n\
+         slo:\n\
+         \x20 success: 99.9%\n",
+        file = a.file,
+        n = weights.len(),
+        w = weights.join(", "),
+        half = (r / 2).max(1),
+        double = r * 2,
+    );
+    write(&a.output, &text)
 }

@@ -305,6 +305,22 @@ fn import_log_writes_the_endpoint_mix_with_its_weights() {
             "GET http://127.0.0.1:9/sport"
         ]
     );
+    // As a study plan: the mix with its weights, which `study --check` accepts.
+    let plan = dir.path().join("mix.yaml");
+    let done = loadlab(&[
+        "import",
+        "log",
+        &log.display().to_string(),
+        "--base=http://127.0.0.1:9",
+        "--to=plan",
+        &format!("--output={}", plan.display()),
+    ]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let yaml = std::fs::read_to_string(&plan).unwrap();
+    assert!(yaml.contains("weights: [10, 2, 1]"), "{yaml}");
+    assert!(dir.path().join("mix.targets.txt").is_file());
+    let check = loadlab(&["study", "--check", &plan.display().to_string()]);
+    assert!(check.status.success(), "{}\n{yaml}", text(&check.stderr));
     let done = loadlab(&["import", "openapi", "x.yaml"]);
     assert_eq!(done.status.code(), Some(2));
 }
