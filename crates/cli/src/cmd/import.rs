@@ -60,24 +60,7 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let format = match (&a.log_format, &a.format) {
-        (Some(f), _) => ReplayFormat::Log(
-            LogFormat::parse(f).map_err(|e| CliError::usage(format!("--log-format: {e}")))?,
-        ),
-        (None, Some(f)) => ReplayFormat::parse(f).map_err(CliError::usage)?,
-        (None, None) => {
-            let mut head = Vec::new();
-            File::open(&a.file)
-                .and_then(|f| f.take(8192).read_to_end(&mut head))
-                .map_err(|e| CliError::io(format!("cannot read {}: {e}", a.file)))?;
-            ReplayFormat::detect(&head).ok_or_else(|| {
-                CliError::bad_input(format!(
-                    "{}: cannot tell the log's format from its first line: give --format or --log-format",
-                    a.file
-                ))
-            })?
-        }
-    };
+    let format = format(&a)?;
     let f =
         File::open(&a.file).map_err(|e| CliError::io(format!("cannot read {}: {e}", a.file)))?;
     let mut counts: HashMap<(String, String), u64> = HashMap::new();
@@ -130,6 +113,28 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
         return write_plan(&a, &out, &weights, total as f64 / span_s);
     }
     write(&a.output, &out)
+}
+
+/// The log's format: `--log-format`, `--format`, or detected.
+fn format(a: &ImportArgs) -> Result<ReplayFormat, CliError> {
+    Ok(match (&a.log_format, &a.format) {
+        (Some(f), _) => ReplayFormat::Log(
+            LogFormat::parse(f).map_err(|e| CliError::usage(format!("--log-format: {e}")))?,
+        ),
+        (None, Some(f)) => ReplayFormat::parse(f).map_err(CliError::usage)?,
+        (None, None) => {
+            let mut head = Vec::new();
+            File::open(&a.file)
+                .and_then(|f| f.take(8192).read_to_end(&mut head))
+                .map_err(|e| CliError::io(format!("cannot read {}: {e}", a.file)))?;
+            ReplayFormat::detect(&head).ok_or_else(|| {
+                CliError::bad_input(format!(
+                    "{}: cannot tell the log's format from its first line: give --format or --log-format",
+                    a.file
+                ))
+            })?
+        }
+    })
 }
 
 fn write(path: &str, text: &str) -> Result<(), CliError> {
