@@ -157,6 +157,63 @@ fn split_host_ports(s: &str) -> Vec<String> {
     out
 }
 
+/// `-replay-window=START..END` (Go durations; either end may be left out).
+pub fn replay_window(s: &str) -> Result<(Duration, Option<Duration>), String> {
+    let bad = |why: String| {
+        format!("invalid -replay-window {s:?}: {why} (expected START..END, e.g. 10m..20m)")
+    };
+    let (a, b) = s.split_once("..").ok_or_else(|| bad("no \"..\"".into()))?;
+    let start = match a.trim() {
+        "" => Duration::ZERO,
+        t => parse_go_duration(t).map_err(|e| bad(e.to_string()))?,
+    };
+    let end = match b.trim() {
+        "" => None,
+        t => Some(parse_go_duration(t).map_err(|e| bad(e.to_string()))?),
+    };
+    if end.is_some_and(|e| e <= start) {
+        return Err(bad("END is not after START".into()));
+    }
+    Ok((start, end))
+}
+
+/// `-rewrite-host=OLD=NEW`: OLD a host or host:port, NEW a host[:port] or
+/// scheme://host[:port].
+pub fn rewrite_host(s: &str) -> Result<(String, String), String> {
+    let (old, new) = s.split_once('=').ok_or_else(|| {
+        format!(
+            "invalid -rewrite-host {s:?}: expected OLD=NEW, e.g. shop.example.com=127.0.0.1:8080"
+        )
+    })?;
+    let (old, new) = (old.trim(), new.trim());
+    let authority = new.split_once("://").map_or(new, |(scheme, a)| {
+        if scheme == "http" || scheme == "https" {
+            a
+        } else {
+            ""
+        }
+    });
+    if old.is_empty() || authority.is_empty() || authority.contains(['/', '?', '#', ' ']) {
+        return Err(format!(
+            "invalid -rewrite-host {s:?}: expected OLD=NEW with NEW a host[:port] or http(s)://host[:port]"
+        ));
+    }
+    Ok((old.to_string(), new.to_string()))
+}
+
+/// `-set-header "Name: value"`; an error never shows the value (it may be
+/// a credential).
+pub fn set_header(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once(':')
+        .ok_or("invalid -set-header: expected \"Name: value\"")?;
+    let k = k.trim();
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+        return Err(format!("invalid -set-header: bad header name {k:?}"));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

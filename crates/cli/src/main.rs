@@ -63,6 +63,8 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Convert results to vegeta's JSON or CSV encodings (vegeta's `encode`).
     Encode(cmd::encode::EncodeArgs),
+    /// An access log's endpoint mix as a targets file with its weights (`import log FILE`).
+    Import(cmd::import::ImportArgs),
     /// Run the built-in origin simulator (OriginSimulator-compatible recipes).
     Origin(cmd::origin::OriginArgs),
     /// ApacheBench-compatible closed-model benchmark (`loadlab ab -h`).
@@ -127,6 +129,7 @@ fn main() {
         Command::Attack(a) => cmd::attack::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Encode(a) => cmd::encode::run(a),
+        Command::Import(a) => cmd::import::run(a),
         Command::Origin(a) => cmd::origin::run(a),
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),

@@ -32,6 +32,9 @@
 //!   `-workers`, `-max-workers` and `-max-connections` are split the same
 //!   way ([`AttackConfig::for_segment`]). The results header then carries a
 //!   [`loadlab_core::WorkerInfo`].
+//! * **Replays** (`TargetSource::Replay`, [`replay`]): each record brings
+//!   its own offset and target; a paced claim takes the next record
+//!   instead of asking the pacer, and the rest is the open model above.
 //! * **Unlimited rate** (`Rate::UNLIMITED`, `-rate=0`/`infinity`) and the
 //!   **closed model** (`closed_loop`, for ab and wrk): exactly `max_workers`
 //!   (else `max_connections`) workers, each sending its next request as soon
@@ -62,7 +65,7 @@
 //! # Stopping
 //!
 //! Sending stops when `duration` passes, `max_requests` were sent, the pacer's
-//! plan (or lazy targets) ends, or the `shutdown` future resolves. After a
+//! plan (or lazy targets, or a replay's records) ends, or the `shutdown` future resolves. After a
 //! normal stop, in-flight requests run to completion (each is bounded by
 //! `timeout`). After shutdown (Ctrl-C), they get [`INTERRUPT_GRACE`] (or
 //! `timeout` if shorter), then are recorded as `ErrorKind::Canceled`. Then the
@@ -162,6 +165,7 @@ pub mod header_list;
 pub mod host;
 pub mod hosts;
 pub mod live;
+pub mod replay;
 mod request;
 mod runner;
 mod rxtime;
@@ -183,8 +187,8 @@ pub use live::{AttackSummary, LiveStats, StopReason};
 pub use runner::attack_with_live;
 pub use stop::StopSignal;
 pub use targets::{
-    Target, TargetError, TargetFormat, TargetReader, TargetSource, lazy_targets, parse_targets,
-    redact_url,
+    Target, TargetError, TargetFormat, TargetReader, TargetSource, Timed, lazy_targets,
+    parse_targets, redact_url,
 };
 /// A sleep on a `timerfd` (ns resolution), for a common start instant.
 pub use timer::{PreciseSleep, WakeTimer};

@@ -51,7 +51,7 @@ pub enum StopReason {
     Duration,
     /// `max_requests` were sent.
     MaxRequests,
-    /// The pacer's plan ended, or lazy targets ran out.
+    /// The pacer's plan ended, or lazy targets or a replay's records ran out.
     Exhausted,
     /// The shutdown future resolved (Ctrl-C).
     Interrupted,

@@ -91,6 +91,19 @@ pub enum TargetSource {
     /// Each target is used once, as it arrives; the attack ends when the
     /// iterator does (`-lazy`). The iterator may block: it runs on its own thread.
     Lazy(Box<dyn Iterator<Item = Result<Target, TargetError>> + Send>),
+    /// A replay: each record brings its own send offset and target. Records
+    /// come in schedule order (offsets never decrease); each is sent once, at
+    /// `start + at`, measured from that instant; the attack ends with the
+    /// records. The pacer is not used. The iterator runs on its own thread.
+    Replay(Box<dyn Iterator<Item = Result<Timed, TargetError>> + Send>),
+}
+
+/// One record of a replay: the target and when it is due, as an offset from
+/// the attack's start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timed {
+    pub at: std::time::Duration,
+    pub target: Target,
 }
 
 impl std::fmt::Debug for TargetSource {
@@ -98,6 +111,7 @@ impl std::fmt::Debug for TargetSource {
         match self {
             TargetSource::Static(t) => f.debug_tuple("Static").field(t).finish(),
             TargetSource::Lazy(_) => f.write_str("Lazy(..)"),
+            TargetSource::Replay(_) => f.write_str("Replay(..)"),
         }
     }
 }

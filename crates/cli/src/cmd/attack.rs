@@ -208,7 +208,14 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     // Everything that can fail on bad input (targets, a busy metrics port)
     // is checked before -output is created: an existing results file is
     // only replaced by an attack that runs.
-    let targets = targets(&a)?;
+    let replay = super::replay::source(&a)?;
+    let (targets, replay) = match replay {
+        Some(mut r) => (
+            std::mem::replace(&mut r.source, TargetSource::Static(Vec::new())),
+            Some(r),
+        ),
+        None => (targets(&a)?, None),
+    };
     let prom = match &a.prometheus_addr {
         Some(addr) => {
             let metrics = loadlab_metrics::PromMetrics::new();
@@ -313,6 +320,17 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     }
     if let Some(line) = tally.summary_line(summary.unsent) {
         eprintln!("loadlab: {line}");
+    }
+    if let Some(r) = &replay {
+        super::replay::report(r);
+    }
+    if let Some(e) = &summary.target_error
+        && replay.is_some()
+    {
+        return Err(match e {
+            loadlab_engine::TargetError::Io { .. } => CliError::io(e),
+            _ => CliError::bad_input(e),
+        });
     }
     if let Output::S3(url, tmp) = &output {
         upload(url, tmp)?;

@@ -171,6 +171,45 @@ pub struct AttackArgs {
     /// 24h ahead, at most 1s past), so that every worker starts together
     #[arg(long, value_parser = flags::start_at)]
     pub start_at: Option<u64>,
+    /// Replay a recorded log at its own timing (nginx/Apache combined or
+    /// common, -log-format, HAR, vegeta JSON with timestamps, AWS ALB and
+    /// CloudFront logs, loadlab results);
+    /// see docs/replay.md
+    #[arg(long, conflicts_with_all = ["pace", "ramp_to", "sine_amplitude", "lazy", "weights", "segment"])]
+    pub replay: Option<PathBuf>,
+    /// Replay speed: recorded offsets are divided by it (2 = twice as fast)
+    #[arg(long, default_value_t = 1.0, requires = "replay")]
+    pub speed: f64,
+    /// Replay: start again at the end of the log (end it with -duration or -max-requests)
+    #[arg(long = "loop", num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false", requires = "replay")]
+    pub looped: bool,
+    /// Replay only the records START..END into the log (from its first record), e.g. 10m..20m; either end may be left out
+    #[arg(long, requires = "replay", value_parser = flags::replay_window)]
+    pub replay_window: Option<(Duration, Option<Duration>)>,
+    /// Replay format: combined, common, har, json, alb, cloudfront, results [default: detected]
+    #[arg(long, requires = "replay")]
+    pub replay_format: Option<String>,
+    /// Replay a custom log written with this nginx log_format, e.g. '$msec "$request" $status'
+    #[arg(long, requires = "replay", conflicts_with = "replay_format")]
+    pub log_format: Option<String>,
+    /// Replay: the scheme://host:port for logs that record paths without a host
+    #[arg(long, requires = "replay")]
+    pub replay_base: Option<String>,
+    /// Replay: records held to sort timestamps that go backwards
+    #[arg(long, default_value_t = loadlab_engine::replay::DEFAULT_REORDER, requires = "replay")]
+    pub replay_reorder: usize,
+    /// Replay: a malformed line ends the attack (default: counted, reported, skipped)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false", requires = "replay")]
+    pub strict: bool,
+    /// Replay: send requests for host OLD to NEW (host[:port], or scheme://host:port) (repeatable)
+    #[arg(long, value_parser = flags::rewrite_host, action = ArgAction::Append, requires = "replay")]
+    pub rewrite_host: Vec<(String, String)>,
+    /// Replay: drop this recorded header (repeatable), e.g. -drop-header=Cookie
+    #[arg(long, action = ArgAction::Append, requires = "replay")]
+    pub drop_header: Vec<String>,
+    /// Replay: set this header "Name: value", replacing the recorded one (repeatable)
+    #[arg(long, action = ArgAction::Append, requires = "replay")]
+    pub set_header: Vec<String>,
     /// Never show live progress, even on a terminal
     #[arg(long, num_args = 0..=1, default_missing_value = "true", action = ArgAction::Set, default_value = "false")]
     pub quiet: bool,

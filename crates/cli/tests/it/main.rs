@@ -17,6 +17,7 @@ mod k8s_inputs;
 mod k8s_plan;
 mod local_examples;
 mod reference_studies;
+mod replay;
 mod s3;
 mod study;
 mod study_command;

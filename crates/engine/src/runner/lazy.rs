@@ -17,7 +17,7 @@ use crate::targets::{Target, TargetError};
 
 impl Shared {
     pub(super) async fn next_lazy(&self, tx: &mpsc::Sender<Msg>) -> Option<(u32, Arc<Template>)> {
-        let Targets::Lazy { rx, index } = &self.targets else {
+        let Targets::Lazy { rx, .. } = &self.targets else {
             return None;
         };
         // A generator may block forever (stdin): the end of the attack must
@@ -46,8 +46,23 @@ impl Shared {
             }
             Some(Ok(t)) => t,
         };
+        self.admit(&target, "lazy targets", tx).await
+    }
+
+    /// Builds a target read as the attack runs into its request template and
+    /// registers it with the sink the first time its method and URL are seen.
+    pub(super) async fn admit(
+        &self,
+        target: &Target,
+        source_name: &str,
+        tx: &mpsc::Sender<Msg>,
+    ) -> Option<(u32, Arc<Template>)> {
+        let index = match &self.targets {
+            Targets::Lazy { index, .. } | Targets::Replay { index, .. } => index,
+            Targets::Static(..) => return None,
+        };
         let tpl = match Template::build(
-            &target,
+            target,
             &self.cfg.headers,
             self.cfg.body.as_ref(),
             self.cfg.vegeta_headers.then_some(self.cfg.name.as_str()),
@@ -56,7 +71,7 @@ impl Shared {
             Ok(t) => Arc::new(t),
             Err(reason) => {
                 let e = TargetError::Syntax {
-                    source_name: "lazy targets".into(),
+                    source_name: source_name.into(),
                     line: 0,
                     reason,
                 };

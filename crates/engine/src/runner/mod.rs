@@ -12,6 +12,7 @@
 
 mod cancel;
 mod lazy;
+mod replay;
 mod shared;
 mod supervisor;
 mod worker;

@@ -18,7 +18,7 @@ use crate::config::AttackConfig;
 use crate::live::{LiveStats, StopReason};
 use crate::request::Template;
 use crate::stop::StopSignal;
-use crate::targets::{Target, TargetError};
+use crate::targets::{Target, TargetError, Timed};
 use crate::transport::Transport;
 
 pub(super) enum Targets {
@@ -26,6 +26,11 @@ pub(super) enum Targets {
     Static(Vec<Arc<Template>>, Option<Box<[u32]>>),
     Lazy {
         rx: tokio::sync::Mutex<mpsc::Receiver<Result<Target, TargetError>>>,
+        index: Mutex<HashMap<(http::Method, String), u32>>,
+    },
+    /// A replay's records, each with its own send offset (see `replay.rs`).
+    Replay {
+        rx: tokio::sync::Mutex<mpsc::Receiver<Result<Timed, TargetError>>>,
         index: Mutex<HashMap<(http::Method, String), u32>>,
     },
 }

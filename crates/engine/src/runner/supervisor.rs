@@ -113,6 +113,17 @@ fn build_targets(
             ));
         }
         TargetSource::Lazy(iter) => (super::lazy::feed(iter)?, Vec::new()),
+        TargetSource::Replay(_) if cfg.weights.is_some() => {
+            return Err(EngineError::Config(
+                "a replay sends each record's own target: it takes no weights".into(),
+            ));
+        }
+        TargetSource::Replay(_) if cfg.unpaced() => {
+            return Err(EngineError::Config(
+                "a replay is an open-model schedule: it cannot run unpaced or closed-loop".into(),
+            ));
+        }
+        TargetSource::Replay(iter) => (super::replay::feed(iter)?, Vec::new()),
     };
     Ok(built)
 }
@@ -142,7 +153,8 @@ fn summarise(
             Duration::from_nanos(last_done.saturating_sub(last)),
         )
     };
-    let unsent = if !sh.paced {
+    // A replay's schedule is its records, not the pacer's.
+    let unsent = if !sh.paced || matches!(sh.targets, Targets::Replay { .. }) {
         0
     } else {
         let limit = match (stop_reason, duration) {
@@ -190,6 +202,11 @@ pub async fn attack_with_live<S: Sink + 'static>(
 ) -> Result<(AttackSummary, S), EngineError> {
     cfg.validate()?;
     let cfg = cfg.for_segment();
+    if !cfg.segment.is_whole() && matches!(targets, TargetSource::Replay(_)) {
+        return Err(EngineError::Config(
+            "a replay cannot be combined with -segment (give each worker its own log)".into(),
+        ));
+    }
     if !cfg.segment.is_whole() && matches!(targets, TargetSource::Lazy(_)) {
         return Err(EngineError::Config(
             "-lazy cannot be combined with -segment (each worker would read every target; give each worker its targets whole)".into(),

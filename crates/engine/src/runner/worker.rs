@@ -95,10 +95,20 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         if sh.stopping.is_set() {
             break;
         }
+        // A replay's claim brings its own target.
+        let mut replayed = None;
         let (n, intended) = if sh.paced {
-            let (n, intended, slot) = match sh.claim_paced() {
-                Claim::Send(n, i, s) => (n, i, s),
-                Claim::Stop => break,
+            let (n, intended, slot) = if matches!(sh.targets, Targets::Replay { .. }) {
+                let Some(c) = sh.claim_replay(&tx).await else {
+                    break;
+                };
+                replayed = Some(c.target);
+                (c.n, c.intended, c.slot)
+            } else {
+                match sh.claim_paced() {
+                    Claim::Send(n, i, s) => (n, i, s),
+                    Claim::Stop => break,
+                }
             };
             // Don't let a long wait hold samples past the flush interval.
             if slot
@@ -145,6 +155,10 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
                 };
                 (i as u32, v[i].clone())
             }
+            Targets::Replay { .. } => match replayed.take() {
+                Some(x) => x,
+                None => break,
+            },
             Targets::Lazy { .. } => match sh.next_lazy(&tx).await {
                 Some(x) => x,
                 None => {

@@ -18,3 +18,17 @@ fn targets_corpus_replays() {
     }
     assert!(n > 0, "empty corpus in {}", dir.display());
 }
+
+#[test]
+fn replay_corpus_replays() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/replay");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("corpus entry").path();
+        let data = std::fs::read(&path).expect("corpus file");
+        let res = std::panic::catch_unwind(|| loadlab_engine::fuzzing::check_replay(&data));
+        assert!(res.is_ok(), "{} fails the replay check", path.display());
+        n += 1;
+    }
+    assert!(n > 0, "empty corpus in {}", dir.display());
+}

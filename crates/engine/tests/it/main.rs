@@ -18,6 +18,7 @@ mod keepalive;
 mod lazy;
 mod live;
 mod order;
+mod replay_logs;
 mod requests;
 mod segments;
 mod sink_back;
