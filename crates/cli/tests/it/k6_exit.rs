@@ -127,3 +127,47 @@ fn digest_auth_is_named_before_any_load() {
     );
     assert!(!out.contains("TOTAL RESULTS"), "no load ran: {out}");
 }
+
+/// An async default function that throws leaves a promise nobody caught:
+/// k6 logs `Uncaught (in promise) …` with no `source` field (a synchronous
+/// throw has `source=stacktrace`).
+#[test]
+fn a_rejected_iteration_is_logged_as_k6_logs_an_uncaught_promise() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.js"),
+        "export const options = { iterations: 1 };\n\
+         export default async function () { await Promise.resolve(); throw 'boom'; }\n",
+    )
+    .unwrap();
+    let errors = |o: &std::process::Output| -> Vec<serde_json::Value> {
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["level"] == "error")
+            .collect()
+    };
+    let ours = std::process::Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .current_dir(dir.path())
+        .args(["k6", "run", "-q", "--log-format=json", "a.js"])
+        .output()
+        .expect("run loadlab");
+    let got = errors(&ours);
+    assert_eq!(got.len(), 1, "{}", String::from_utf8_lossy(&ours.stderr));
+    assert_eq!(got[0]["msg"], "Uncaught (in promise) boom");
+    assert!(got[0].get("source").is_none(), "{:?}", got[0]);
+    let Some(k6) = loadlab_testkit::k6::k6_or_skip(
+        "a_rejected_iteration_is_logged_as_k6_logs_an_uncaught_promise",
+    ) else {
+        return;
+    };
+    let theirs = loadlab_testkit::k6::run_command(&k6)
+        .current_dir(dir.path())
+        .args(["-q", "--log-format=json", "a.js"])
+        .output()
+        .expect("run k6");
+    let want = errors(&theirs);
+    assert_eq!(want.len(), 1);
+    assert_eq!(got[0]["msg"], want[0]["msg"]);
+    assert_eq!(got[0].get("source"), want[0].get("source"));
+}

@@ -99,6 +99,20 @@ pub(crate) fn call_exec<'js>(
     Ok(())
 }
 
+/// How k6 begins the error of a promise nobody caught (an async default
+/// function that throws): its log line then has no `source=stacktrace`.
+pub const IN_PROMISE: &str = "Uncaught (in promise) ";
+
+/// The text of a rejected promise's reason, as k6 logs it:
+/// `Uncaught (in promise) boom`, `Uncaught (in promise) Error: bad\n\tat …`.
+fn rejected_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    let text = exception_text(ctx, e);
+    format!(
+        "{IN_PROMISE}{}",
+        text.strip_prefix("Uncaught ").unwrap_or(&text)
+    )
+}
+
 /// k6's event loop for an iteration that returned `v`: runs the promise
 /// jobs, then the VU's timers as they fall due (waiting for each), until
 /// `v` (when a promise) has settled and the VU has no timer left. Returns
@@ -116,8 +130,8 @@ pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js
         {
             let e = p.result::<Value>().map(|r| r.map(|_| ())).unwrap_or(Ok(()));
             return Err(match e {
-                Err(e) => exception_text(ctx, e),
-                Ok(()) => "the iteration's promise was rejected".into(),
+                Err(e) => rejected_text(ctx, e),
+                Ok(()) => format!("{IN_PROMISE}the iteration's promise was rejected"),
             });
         }
         let fired = if TIMERS_LIVE.with(Cell::get) > 0 {
@@ -135,7 +149,7 @@ pub(crate) fn event_loop<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<Value<'js
         return match &promise {
             None => Ok(v),
             Some(p) => match p.result::<Value>() {
-                Some(r) => r.map_err(|e| exception_text(ctx, e)),
+                Some(r) => r.map_err(|e| rejected_text(ctx, e)),
                 None => Err(
                     "the iteration's promise never settles: no timer or request of the VU \
                      is left to settle it"

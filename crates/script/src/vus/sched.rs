@@ -446,14 +446,17 @@ impl<'a, 'js> Sched<'a, 'js> {
                         )
                     })
                     .unwrap_or(("", ""));
+                // A rejected promise's line has no `source` field in k6.
+                let fields = [
+                    ("executor", executor),
+                    ("scenario", name),
+                    ("source", "stacktrace"),
+                ];
+                let in_promise = e.starts_with(crate::js::exec::IN_PROMISE);
                 shared.log(
                     Level::Error,
                     &with_stack_end(e.clone()),
-                    &[
-                        ("executor", executor),
-                        ("scenario", name),
-                        ("source", "stacktrace"),
-                    ],
+                    &fields[..if in_promise { 2 } else { 3 }],
                 );
             } else if self.script_errors == 21 {
                 shared.log(
