@@ -443,9 +443,7 @@ fn start_threads(
     seed: u64,
 ) -> Result<Threads, Error> {
     let blocking = blocking_threads(o);
-    let k = if blocking {
-        o.threads
-    } else if o.client_threads == 0 {
+    let k = if blocking || o.client_threads == 0 {
         o.threads
     } else {
         o.client_threads.min(o.threads)
