@@ -180,6 +180,27 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at
             );
             print!("{}", loadlab_study::report::text::vegeta_text(&r.summary));
+            // A concurrent group's combined run: its workloads side by side.
+            if let Some(g) = &r.summary.group {
+                let all = store.runs(r.study_id).map_err(CliError::io)?;
+                let members: Vec<_> = g
+                    .members
+                    .iter()
+                    .filter_map(|m| {
+                        all.iter().find(|x| {
+                            x.target == *m
+                                && x.phase == r.phase
+                                && x.rate == r.rate
+                                && x.repetition == r.repetition
+                        })
+                    })
+                    .collect();
+                println!();
+                print!(
+                    "{}",
+                    loadlab_study::report::concurrent::side_by_side_text(&r, &members)
+                );
+            }
             if let Some(w) = &r.summary.workers {
                 for l in w.lines() {
                     println!("{l}");

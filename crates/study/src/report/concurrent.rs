@@ -52,7 +52,7 @@ fn rows(cols: &[&RunSummary]) -> Vec<Vec<String>> {
 /// For each concurrent group of `plan` run at (`phase`, `rate`), one
 /// table per repetition: its members' vegeta lines side by side, then the
 /// combined run's.
-pub(super) fn side_by_side(
+pub(crate) fn side_by_side(
     b: &mut Vec<Block>,
     plan: &Plan,
     runs: &[RunRow],
@@ -94,6 +94,38 @@ pub(super) fn side_by_side(
     }
 }
 
+/// The same lines as text for a terminal (`loadlab runs run N` on a
+/// group's combined run): a column per member, then `combined`.
+pub fn side_by_side_text(combined: &RunRow, members: &[&RunRow]) -> String {
+    let mut header = vec![String::new()];
+    header.extend(members.iter().map(|r| r.target.clone()));
+    header.push("combined".into());
+    let mut cols: Vec<&RunSummary> = members.iter().map(|r| &r.summary).collect();
+    cols.push(&combined.summary);
+    let mut table = vec![header];
+    table.extend(rows(&cols));
+    let widths: Vec<usize> = (0..table[0].len())
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in &table {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +152,40 @@ mod tests {
         assert_eq!(t[10], vec!["Bytes In [mean]", "10.00", "5.00"]);
         assert_eq!(t[11], vec!["Success [ratio]", "100.00%", "50.00%"]);
         assert_eq!(t[12], vec!["Status Codes", "200:1000", "200:1000 500:1000"]);
+    }
+
+    #[test]
+    fn the_text_table_has_a_column_per_member_then_the_combined_run() {
+        let run = |target: &str, requests: u64| RunRow {
+            id: 1,
+            study_id: 1,
+            phase: "sweep".into(),
+            rate: 50,
+            target: target.into(),
+            repetition: 1,
+            started_at: String::new(),
+            summary: RunSummary {
+                requests,
+                ..Default::default()
+            },
+            latency: hdrhistogram::Histogram::new(3).unwrap(),
+            service: hdrhistogram::Histogram::new(3).unwrap(),
+            series: Vec::new(),
+            monitor: Vec::new(),
+            slo_pass: None,
+        };
+        let (a, b, g) = (run("g/a", 40), run("g/b", 20), run("g", 60));
+        let text = side_by_side_text(&g, &[&a, &b]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0].split_whitespace().collect::<Vec<_>>(),
+            ["g/a", "g/b", "combined"]
+        );
+        assert!(lines[1].starts_with("Requests [total]"), "{text}");
+        // Each figure sits under its run's name.
+        for (name, n) in [("g/a", "40"), ("g/b", "20"), ("combined", "60")] {
+            let col = lines[0].find(name).unwrap();
+            assert_eq!(&lines[1][col..col + 2], n, "{text}");
+        }
     }
 }

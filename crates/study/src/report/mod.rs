@@ -6,7 +6,7 @@
 pub mod capacity;
 pub mod charts;
 pub mod command;
-mod concurrent;
+pub mod concurrent;
 pub mod doc;
 pub mod figures;
 pub mod split_note;
