@@ -144,10 +144,7 @@ impl CloudFront {
         // The time is when CloudFront finished responding.
         let took = get("time-taken").and_then(parse_seconds).unwrap_or(0);
         let method = get("cs-method").unwrap_or("");
-        let method = http::Method::from_bytes(method.as_bytes())
-            .ok()
-            .filter(|_| !method.is_empty())
-            .ok_or(format!("bad cs-method {method:?}"))?;
+        let method = super::method(method, "cs-method")?;
         let host = get("x-host-header")
             .or_else(|| get("cs(Host)"))
             .ok_or("no host (x-host-header, cs(Host))")?;

@@ -47,10 +47,7 @@ fn entry(e: &Value) -> Result<Record, String> {
     let ts = parse_iso(started).ok_or(format!("bad startedDateTime {started:?}"))?;
     let req = e.get("request").ok_or("no request")?;
     let method = req.get("method").and_then(Value::as_str).unwrap_or("");
-    let method = http::Method::from_bytes(method.as_bytes())
-        .ok()
-        .filter(|_| !method.is_empty())
-        .ok_or(format!("bad request.method {method:?}"))?;
+    let method = super::method(method, "request.method")?;
     let url = req
         .get("url")
         .and_then(Value::as_str)

@@ -20,10 +20,7 @@ pub fn record(line: &str) -> Result<Record, String> {
         _ => return Err("no \"timestamp\" field (RFC 3339 or Unix seconds)".into()),
     };
     let method = o.get("method").and_then(Value::as_str).unwrap_or("");
-    let method = http::Method::from_bytes(method.as_bytes())
-        .ok()
-        .filter(|_| !method.is_empty())
-        .ok_or(format!("bad method {method:?}"))?;
+    let method = super::method(method, "method")?;
     let url = o
         .get("url")
         .and_then(Value::as_str)

@@ -36,6 +36,15 @@ use crate::targets::TargetError;
 #[cfg(doc)]
 use crate::targets::Timed;
 
+/// A record's method, read from its `field`: any HTTP token but the empty
+/// one; the error names the field and the value (`bad cs-method ""`).
+fn method(s: &str, field: &str) -> Result<http::Method, String> {
+    http::Method::from_bytes(s.as_bytes())
+        .ok()
+        .filter(|_| !s.is_empty())
+        .ok_or(format!("bad {field} {s:?}"))
+}
+
 /// One recorded request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
