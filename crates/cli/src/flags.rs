@@ -13,38 +13,10 @@ pub fn segment(s: &str) -> Result<loadlab_core::ScheduleSegment, String> {
     loadlab_core::ScheduleSegment::parse(s).map_err(|e| e.to_string())
 }
 
-/// `-start-at`: RFC 3339 (`2026-11-23T02:00:00Z`, `…+01:00`, fractions
-/// allowed) or Unix seconds (`1795400000`, `1795400000.25`), as ns since
-/// the epoch.
+/// `-start-at`: RFC 3339 or Unix seconds, as ns since the epoch (see
+/// [`loadlab_metrics::timefmt::parse_start_at`]).
 pub fn start_at(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let bad = || {
-        format!(
-            "invalid -start-at {s:?}: expected an RFC 3339 time (2026-11-23T02:00:00Z) or Unix seconds (1795400000.5)"
-        )
-    };
-    if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit() || c == b'.') {
-        let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
-        if whole.is_empty() || frac.len() > 9 || frac.contains('.') {
-            return Err(bad());
-        }
-        let secs: u64 = whole.parse().map_err(|_| bad())?;
-        let nanos: u64 = if frac.is_empty() {
-            0
-        } else {
-            frac.parse::<u64>().map_err(|_| bad())? * 10u64.pow(9 - frac.len() as u32)
-        };
-        return secs
-            .checked_mul(1_000_000_000)
-            .and_then(|n| n.checked_add(nanos))
-            .ok_or_else(|| {
-                format!(
-                    "invalid -start-at {s:?}: too far in the future for Unix seconds (milliseconds given as seconds?)"
-                )
-            });
-    }
-    let ns = loadlab_metrics::timefmt::parse_rfc3339(t).ok_or_else(bad)?;
-    u64::try_from(ns).map_err(|_| format!("invalid -start-at {s:?}: before 1970"))
+    loadlab_metrics::timefmt::parse_start_at(s)
 }
 
 pub fn rate(s: &str) -> Result<Rate, String> {

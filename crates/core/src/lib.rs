@@ -23,6 +23,7 @@ pub mod segment;
 pub mod series;
 pub mod sink;
 pub mod size;
+pub mod start_at;
 
 pub use duration::{DurationError, format_go_duration, parse_go_duration};
 pub use info::{AttackInfo, TargetInfo, WorkerInfo};
