@@ -189,6 +189,14 @@ impl ChildRunner {
         let file = dir.path().join("step.lr");
         let summary = dir.path().join("summary.json");
         let mut flags = results_flags(&step.workload, &file);
+        if let Some(at) = step.start_at_unix_ns {
+            // A concurrent group's common instant, in Unix seconds.
+            flags.push(format!(
+                "--start-at={}.{:09}",
+                at / 1_000_000_000,
+                at % 1_000_000_000
+            ));
+        }
         if let WorkloadPlan::Script { .. } = step.workload {
             flags.push(format!("--summary-export={}", summary.display()));
         }
@@ -306,6 +314,9 @@ fn feed(file: &Path, step: &WorkloadStep, sink: &mut dyn Sink) -> Result<(), Str
                     sink.begin(&AttackInfo {
                         name: step.name.clone(),
                         start_unix_ns: rec.start_unix_ns,
+                        // With `--start-at` (a concurrent group): the instant
+                        // asked for and the one the load began on.
+                        worker: r.workers().first().map(|w| w.info.clone()),
                         ..AttackInfo::default()
                     });
                     begun = true;

@@ -111,6 +111,10 @@ pub struct WorkloadStep {
     /// The base URL of the plan's `origin:` (`{origin}`), or ""; the named
     /// origins are already filled in the step's values.
     pub base_url: String,
+    /// A concurrent group's common start instant (ns since the Unix
+    /// epoch): the step's load starts then (`--start-at`), once its
+    /// script is compiled or its connections are made.
+    pub start_at_unix_ns: Option<u64>,
 }
 
 /// What a step said beyond its samples: a script's threshold verdicts

@@ -21,6 +21,7 @@ mod replay;
 mod s3;
 mod study;
 mod study_command;
+mod study_groups;
 mod study_history;
 mod study_inputs;
 mod study_progress;

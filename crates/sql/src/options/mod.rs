@@ -151,6 +151,10 @@ pub struct Options {
     pub client_threads: u32,
     /// `-o`/`--output`: the results file (format v2) of the run.
     pub output: Option<PathBuf>,
+    /// `--start-at`: the instant (ns since the Unix epoch) the events
+    /// start on, after every connection is made: as `loadlab attack
+    /// -start-at`, for runs that must start together.
+    pub start_at_unix_ns: Option<u64>,
     /// `--verbosity` (0–5, sysbench's log levels: 0 errors only, 3
     /// notices, 4 info, 5 debug); unless given, 3 on a 1.0 line and 4 (0.4's
     /// default) on a 0.4 line.
@@ -278,6 +282,7 @@ const KNOWN: &[&str] = &[
     "rand_seed",
     "client_threads",
     "output",
+    "start_at",
     "test",
     "num_threads",
     "max_time",
@@ -388,6 +393,9 @@ mod tests {
         assert!(e("--threads=x oltp_read_only run").contains("--threads=x"));
         assert!(e("--tables=2 select_random_points run").contains("--tables > 1"));
         assert!(e("--forced-shutdown=-1 oltp_read_only run").contains("--forced-shutdown=-1"));
+        assert!(e("--start-at=soon oltp_read_only run").starts_with("invalid --start-at \"soon\""));
+        assert!(e("--start-at=1 oltp_read_only run").starts_with("--start-at passed "));
+        assert!(e("--start-at=9999999999 oltp_read_only prepare").contains("run command only"));
         assert!(e("--forced-shutdown=soon oltp_read_only run").contains("not a valid number"));
     }
 

@@ -71,6 +71,7 @@ fn defaults() -> Options {
         rand_spec_res: 75.0,
         rand_seed: 0,
         output: None,
+        start_at_unix_ns: None,
         client_threads: 0,
         verbosity: LOG_NOTICE,
         legacy: None,
@@ -220,6 +221,12 @@ fn run_option(
         }
         "rand_seed" => o.rand_seed = parse_num(raw_name, v)?,
         "client_threads" => o.client_threads = parse_num(raw_name, v)?,
+        "start_at" => {
+            let v = parse_str(raw_name, v)?;
+            let at = loadlab_metrics::timefmt::parse_start_at(&v)
+                .map_err(|e| OptionsError(e.replace("-start-at", "--start-at")))?;
+            o.start_at_unix_ns = Some(at);
+        }
         "forced_shutdown" => {
             seen.forced_shutdown_set = true;
             o.forced_shutdown = match v {
@@ -486,6 +493,16 @@ fn check(o: &Options) -> Result<(), OptionsError> {
     }
     if !(o.rate >= 0.0 && o.rate.is_finite() && o.time >= 0.0 && o.time.is_finite()) {
         return err("--rate and --time must be numbers ≥ 0");
+    }
+    if let Some(at) = o.start_at_unix_ns {
+        if o.command != Command::Run {
+            return err("--start-at applies to the run command only");
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        loadlab_core::start_at::check_start_at(at, now)
+            .map_err(|e| OptionsError(e.replace("-start-at", "--start-at")))?;
     }
     if !(o.report_interval >= 0.0 && o.report_interval.is_finite()) {
         return err("--report-interval must be a number of seconds ≥ 0");

@@ -211,6 +211,12 @@ const LOADLAB: &[Opt] = &[
         "OS threads the connections share; 0 or >= --threads: one per connection (blocking sockets, as sysbench: keeps its tps on a busy host); fewer: runtime threads (cheaper on a quiet host)",
         Some("0"),
     ),
+    opt(
+        "start-at",
+        "=TIME",
+        "start the events at TIME (RFC 3339 or Unix seconds) once every connection is made, as loadlab attack -start-at",
+        None,
+    ),
 ];
 
 const OLTP04: &[Opt] = &[

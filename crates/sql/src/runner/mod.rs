@@ -69,6 +69,8 @@ struct Counters {
 }
 
 enum Rec {
+    /// The results file's header: sent once, when the events start.
+    Begin(AttackInfo),
     Sample(Sample),
     Metric(MetricSample),
 }
@@ -274,11 +276,7 @@ pub async fn run(
             test: o.test.name(),
         });
     }
-    let start_unix_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let writer = start_writer(&o, start_unix_ns)?;
+    let writer = start_writer(&o)?;
     let st: Shared = Arc::new(Mutex::new(State {
         total: Counters::default(),
         iv: Counters::default(),
@@ -323,7 +321,13 @@ pub async fn run(
     }
     let _ = out.write_all(before_run(&o, seed_given).as_bytes());
     let _ = out.flush();
+    if let Some(at) = o.start_at_unix_ns {
+        wait_for_start(at).await;
+    }
     let clock = Instant::now();
+    if let Some((tx, _)) = &writer {
+        let _ = tx.send(vec![Rec::Begin(header(&o, unix_now_ns()))]);
+    }
     let _ = th.go_tx.send(Go::Start(clock));
     th.gate.set(Go::Start(clock));
     let stop = control(&o, &st, &mut th, clock, &writer, out, interrupt).await;
@@ -703,5 +707,48 @@ fn final_figures(o: &Options, s: &State, total_s: f64) -> FinalFigures {
         events_stddev,
         time_avg_s,
         time_stddev_s,
+    }
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// `--start-at`: sleeps until the instant on the wall clock (every
+/// connection is made by then), the last millisecond spinning on the
+/// clock so that runs started together begin within microseconds.
+async fn wait_for_start(at_unix_ns: u64) {
+    const SPIN: u64 = 1_000_000;
+    let now = unix_now_ns();
+    if at_unix_ns > now + SPIN {
+        tokio::time::sleep(std::time::Duration::from_nanos(at_unix_ns - now - SPIN)).await;
+    }
+    while unix_now_ns() < at_unix_ns {
+        std::hint::spin_loop();
+    }
+}
+
+/// The results file's header for events that start now (`began_unix_ns`,
+/// the wall clock the samples' times count from).
+fn header(o: &Options, began_unix_ns: u64) -> AttackInfo {
+    AttackInfo {
+        name: o.test.name().to_string(),
+        start_unix_ns: began_unix_ns,
+        // As `attack -start-at`: the instant asked for and the one the
+        // events began on, so that runs started together show their spread.
+        worker: o.start_at_unix_ns.map(|at| loadlab_core::WorkerInfo {
+            index: 0,
+            count: 1,
+            start_at_unix_ns: at,
+            began_unix_ns,
+            resolution_ns: 1_000_000,
+            scheduled_total: None,
+            clock_max_error_ns: None,
+            host: String::new(),
+        }),
+        ..AttackInfo::default()
     }
 }

@@ -56,7 +56,10 @@ pub(super) type WriterThread = (
     std::thread::JoinHandle<std::io::Result<()>>,
 );
 
-pub(super) fn start_writer(o: &Options, start_unix_ns: u64) -> Result<Option<WriterThread>, Error> {
+/// Creates the results file (a bad path fails here, before any
+/// connection) and its writer thread, which writes the header when the
+/// events start ([`Rec::Begin`]).
+pub(super) fn start_writer(o: &Options) -> Result<Option<WriterThread>, Error> {
     let Some(path) = o.output.clone() else {
         return Ok(None);
     };
@@ -64,22 +67,19 @@ pub(super) fn start_writer(o: &Options, start_unix_ns: u64) -> Result<Option<Wri
         path: path.display().to_string(),
         err: e.to_string(),
     })?;
-    let info = AttackInfo {
-        name: o.test.name().to_string(),
-        start_unix_ns,
-        ..AttackInfo::default()
-    };
     let series = series(o);
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Rec>>(64);
     let h = std::thread::spawn(move || {
         let mut w = ResultsWriter::new(std::io::BufWriter::new(file));
-        w.begin(&info);
-        for (id, s) in &series {
-            w.register_series(*id, s);
-        }
         for batch in rx {
             for r in batch {
                 match r {
+                    Rec::Begin(info) => {
+                        w.begin(&info);
+                        for (id, s) in &series {
+                            w.register_series(*id, s);
+                        }
+                    }
                     Rec::Sample(s) => w.record(&s),
                     Rec::Metric(m) => w.metric(&m),
                 }

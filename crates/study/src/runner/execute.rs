@@ -59,7 +59,9 @@ pub(super) fn execute(
                     w.tool()
                 ))
             })?;
-            Job::Workload(runner, workload_step(plan, target, w, rate, origins)?)
+            let mut step = workload_step(plan, target, w, rate, origins)?;
+            step.start_at_unix_ns = start_at;
+            Job::Workload(runner, step)
         }
         None => Job::Http(
             http_targets(t, origins, &expand)?,
@@ -196,6 +198,7 @@ fn workload_step(
         level: rate,
         step: plan.load.step,
         base_url: origins.unnamed.clone().unwrap_or_default(),
+        start_at_unix_ns: None,
     })
 }
 

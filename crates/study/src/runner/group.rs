@@ -1,6 +1,7 @@
-//! A concurrent group's run: its members run at the same time, the HTTP
-//! ones from one start instant (the engine's `-start-at`), each into its
-//! own collector and all into the group's combined one.
+//! A concurrent group's run: its members run at the same time from one
+//! start instant (the engine's `-start-at`; `--start-at` of a script's or
+//! database test's process), each into its own collector and all into the
+//! group's combined one.
 //!
 //! The combined collector is shared by the members' sink threads behind a
 //! lock, taken once per sample; it counts requests (their latencies,
@@ -24,6 +25,12 @@ use crate::workload::WorkloadRunner;
 /// How long before the common start instant the members are launched:
 /// time for each to build its targets and connections' settings.
 const LEAD: Duration = Duration::from_millis(100);
+
+/// The same when a member is a script or a database test: time for its
+/// process to start, compile the script and run `setup()`, or make its
+/// connections. A member still not ready at the instant starts late, and
+/// the group's start spread says so.
+const WORKLOAD_LEAD: Duration = Duration::from_millis(1500);
 
 /// The group's combined collector and the observer's sink, fed by every
 /// member.
@@ -93,14 +100,18 @@ pub(super) fn execute_group(
         begun: false,
     }));
     let mon = start_monitor(plan, pid);
-    let start_at = unix_now_ns() + LEAD.as_nanos() as u64;
+    let lead = if members.iter().any(|m| m.workload.is_some()) {
+        WORKLOAD_LEAD
+    } else {
+        LEAD
+    };
+    let start_at = unix_now_ns() + lead.as_nanos() as u64;
     let results: Vec<Result<(RunData, Vec<MonitorPoint>), StudyError>> = std::thread::scope(|s| {
         let handles: Vec<_> = members
             .iter()
             .map(|m| {
                 let tee: Box<dyn Sink> = Box::new(Tee(combined.clone()));
                 let live = live.clone();
-                let start = m.workload.is_none().then_some(start_at);
                 s.spawn(move || {
                     execute(
                         plan,
@@ -113,7 +124,7 @@ pub(super) fn execute_group(
                         live,
                         workloads,
                         None,
-                        start,
+                        Some(start_at),
                     )
                 })
             })
