@@ -107,6 +107,24 @@ impl Ceiling {
         self.describe_with(&|n| load.level_label(n))
     }
 
+    /// On the plan's axis, for this target: a concurrent group's member
+    /// with a `level:` of its own ran at that level in every step, so its
+    /// ceiling is in the group's steps, and says so.
+    pub fn describe_in(&self, plan: &Plan) -> String {
+        let text = self.describe_on(&plan.load);
+        match plan
+            .target(&self.target)
+            .and_then(|t| t.level.map(|l| (t, l)))
+        {
+            Some((t, own)) => format!(
+                "{text}, in steps of group {} (this member runs at {} in every step)",
+                t.group.as_deref().unwrap_or("?"),
+                plan.load.level_label(own)
+            ),
+            None => text,
+        }
+    }
+
     fn describe_with(&self, label: &dyn Fn(u64) -> String) -> String {
         match (self.pass, self.fail) {
             (Some(p), Some(f)) => format!("{} (passes at {p}, fails at {f})", label(p)),
@@ -268,7 +286,7 @@ pub fn answer(plan: &Plan, runs: &[RunRow], h: &Hypothesis) -> Answer {
         unreachable!("parser guarantees a target side")
     };
     if m == Metric::Ceiling {
-        return answer_ceiling(runs, h, a, op, right, &plan.load);
+        return answer_ceiling(runs, h, a, op, right, plan);
     }
     let mut strata = Vec::new();
     for &rate in &plan.load.rates {
@@ -552,7 +570,7 @@ fn answer_ceiling(
     a: &str,
     op: Cmp,
     right: &Operand,
-    load: &crate::plan::LoadPlan,
+    plan: &Plan,
 ) -> Answer {
     let ca = ceiling(runs, a);
     // A ceiling is a bracket [pass, fail): compare brackets, not points.
@@ -566,7 +584,7 @@ fn answer_ceiling(
             (
                 cb.pass.unwrap_or(0) as f64,
                 cb.fail.map_or(f64::INFINITY, |f| f as f64),
-                format!("{target}: {}", cb.describe_on(load)),
+                format!("{target}: {}", cb.describe_in(plan)),
             )
         }
         Operand::Const(c) => (*c, *c, format!("{c}")),
@@ -608,7 +626,7 @@ fn answer_ceiling(
         explanation: format!(
             "{a}: {}; {b_desc}. Each ceiling is a bracket from the search (one run per probe), \
              so the verdict compares brackets: it is only decided when they do not overlap.",
-            ca.describe_on(load)
+            ca.describe_in(plan)
         ),
     }
 }
@@ -811,7 +829,7 @@ pub fn render_answer(plan: &Plan, an: &Analysis) -> String {
             .max()
             .unwrap_or(0);
         for c in &an.ceilings {
-            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe_on(&plan.load));
+            let _ = writeln!(o, "  {:<w$}  {}", c.target, c.describe_in(plan));
         }
     }
     o

@@ -158,7 +158,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     c.target.clone(),
                     c.pass.map_or("—".into(), |p| p.to_string()),
                     c.fail.map_or("—".into(), |f| f.to_string()),
-                    c.describe_on(&plan.load),
+                    c.describe_in(plan),
                 ]
             })
             .collect();

@@ -183,3 +183,22 @@ load:
     );
     assert_eq!(e.line, 11, "{e}");
 }
+
+#[test]
+fn a_member_with_its_own_level_says_its_ceiling_is_the_groups_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::from_yaml(GROUP_PLAN, "plan.yaml", dir.path()).unwrap();
+    let c = |t: &str| loadlab_study::analysis::Ceiling {
+        target: t.into(),
+        pass: Some(50),
+        fail: None,
+    };
+    assert_eq!(
+        c("three/sounds").describe_in(&plan),
+        "at least 50 req/s (never failed), in steps of group three (this member runs at 25 req/s in every step)"
+    );
+    assert_eq!(
+        c("three/news").describe_in(&plan),
+        "at least 50 req/s (never failed)"
+    );
+}
