@@ -178,7 +178,7 @@ fn lock(st: &Shared) -> MutexGuard<'_, State> {
 }
 
 fn ignorable(o: &Options, e: &SqlError) -> bool {
-    o.ignore_errors.ignores(e.code)
+    e.kind != ErrKind::Script && o.ignore_errors.ignores(e.code)
 }
 
 fn ns(clock: Instant) -> u64 {
@@ -267,7 +267,10 @@ pub async fn run(
         .await
         .map_err(|e| Error::connect(&o, e))?;
     probe.close().await;
-    if let Some(t) = (1..=o.tables).find(|t| !exist.contains(t)) {
+    if let Some(t) = (1..=o.tables)
+        .find(|t| !exist.contains(t))
+        .filter(|_| o.script.is_none())
+    {
         return Err(Error::TablesMissing {
             table: format!("sbtest{t}"),
             db: o.conn.db.clone(),
@@ -278,6 +281,9 @@ pub async fn run(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
+    if o.script.is_some() {
+        crate::lua::thread::main_function(&o, "init").await?;
+    }
     let writer = start_writer(&o, start_unix_ns)?;
     let st: Shared = Arc::new(Mutex::new(State {
         total: Counters::default(),
@@ -321,6 +327,9 @@ pub async fn run(
     for _ in 0..missing {
         lock(&st).error(0);
     }
+    if let Some(s) = &o.script {
+        crate::lua::drain(&s.printed, out);
+    }
     let _ = out.write_all(before_run(&o, seed_given).as_bytes());
     let _ = out.flush();
     let clock = Instant::now();
@@ -334,6 +343,9 @@ pub async fn run(
     }
     send_pending(&st, &writer);
     let writer_result = finish_writer(&o, writer);
+    if let Some(s) = &o.script {
+        crate::lua::drain(&s.printed, out);
+    }
     let s = lock(&st);
     if let Some(e) = s.fatal.clone() {
         writer_result?;
@@ -536,6 +548,9 @@ async fn control(
     let mut queue_at = clock + QUEUE_CHECK;
     while running > 0 {
         print_debug(st, out);
+        if let Some(s) = &o.script {
+            crate::lua::drain(&s.printed, out);
+        }
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(st).stop {
             far
@@ -602,7 +617,7 @@ async fn control(
                     force_at = now;
                 }
             }
-            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG => {
+            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG || o.script.is_some() => {
                 flush_at += Duration::from_millis(100);
                 send_pending(st, writer);
             }
