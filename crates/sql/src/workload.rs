@@ -364,11 +364,14 @@ impl Worker {
     }
 
     /// Ends the thread: a Lua script's `thread_done`, and the connections
-    /// closed.
-    pub async fn close(self) {
+    /// closed; returns the statements `thread_done` ran, by class.
+    pub async fn close(self) -> [u64; 3] {
         match self.lua {
             Some(l) => l.close().await,
-            None => self.conn.close().await,
+            None => {
+                self.conn.close().await;
+                [0; 3]
+            }
         }
     }
 

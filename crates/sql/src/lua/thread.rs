@@ -179,17 +179,22 @@ impl LuaWorker {
         s.conn.as_ref().and_then(|c| c.blocking_socket())
     }
 
-    /// `thread_done`, then closes the connections still open.
-    pub async fn close(self) {
+    /// `thread_done`, then closes the connections still open; the
+    /// statements `thread_done` ran (bulk_insert.lua's last rows), which
+    /// sysbench counts too.
+    pub async fn close(self) -> [u64; 3] {
+        self.ctx.counts.set([0; 3]);
         if let Some(f) = &self.thread_done {
             let _ = f.call_async::<()>(()).await;
         }
+        let counts = self.ctx.counts.get();
         for st in self.ctx.open() {
             let conn = st.borrow_mut().conn.take();
             if let Some(c) = conn {
                 c.close().await;
             }
         }
+        counts
     }
 }
 

@@ -114,7 +114,8 @@ async fn thread(
         record_event(&cx, intended, start, Instant::now());
     }
     register(&socks, tid, None);
-    w.close().await;
+    let counts = w.close().await;
+    lock(&st).add_counts(counts);
 }
 
 /// What a thread's event needs to know of its run.
@@ -355,7 +356,7 @@ pub(super) fn client_thread(
         let Some(clock) = clock else {
             for (_, w) in workers {
                 if let Some(w) = w {
-                    w.close().await;
+                    let _ = w.close().await;
                 }
             }
             let _ = done_tx.send(());
@@ -479,7 +480,7 @@ pub(super) fn blocking_thread(
         }
         _ => {
             if let Some(w) = w {
-                ready(w.close());
+                let _ = ready(w.close());
             }
         }
     }
