@@ -14,8 +14,7 @@
 //! * [`scan`]: what a script uses of sysbench's API that loadlab does not
 //!   have, refused before any load.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 pub mod opts;
 pub mod rand;
@@ -24,7 +23,7 @@ pub mod sql;
 pub mod state;
 pub mod thread;
 
-pub use opts::{Declared, OptKind};
+pub use crate::options::script::{Declared, OptKind, Printed, Script};
 pub use thread::{LuaWorker, command};
 
 /// Where `require` looks after the script's own folder: where Debian's
@@ -43,26 +42,6 @@ pub enum ScriptError {
     /// error at its top level).
     #[error("{0}")]
     Bad(String),
-}
-
-/// One Lua script, read and declared once on the command line: its text,
-/// its options and commands; each thread loads it again in a Lua state of
-/// its own.
-#[derive(Debug)]
-pub struct Script {
-    pub path: PathBuf,
-    /// The name printed in messages (the path as given).
-    pub name: String,
-    pub source: String,
-    /// `sysbench.cmdline.options`, in the script's order of names (sorted).
-    pub declared: Vec<Declared>,
-    /// Values given on the command line for declared options (`_` names).
-    pub given: Vec<(String, Option<String>)>,
-    /// The commands the script defines (`sysbench.cmdline.commands` and
-    /// the global `prepare`/`cleanup`/`run` functions).
-    pub commands: Vec<String>,
-    /// What the script's threads printed, not yet written out.
-    pub printed: Printed,
 }
 
 impl Script {
@@ -100,16 +79,6 @@ impl Script {
             printed: Printed::default(),
         }))
     }
-
-    /// The option `name` (`_` spelling) the script declares.
-    pub fn declared(&self, name: &str) -> Option<&Declared> {
-        self.declared.iter().find(|d| d.name == name)
-    }
-
-    /// Whether the script defines command `c` (prepare, run, cleanup).
-    pub fn has_command(&self, c: &str) -> bool {
-        self.commands.iter().any(|x| x == c)
-    }
 }
 
 /// The positional words of a sysbench command line (the value of `-o` and
@@ -128,10 +97,6 @@ fn positional(args: &[String]) -> Vec<&str> {
     }
     v
 }
-
-/// A script's lines printed by its threads, handed to whoever writes the
-/// command's output (the Lua states never write to stdout themselves).
-pub type Printed = Arc<std::sync::Mutex<String>>;
 
 /// Moves what the scripts printed to `out`.
 pub fn drain(printed: &Printed, out: &mut dyn std::io::Write) {

@@ -7,28 +7,8 @@
 
 use mlua::{Lua, Table, Value};
 
+use crate::options::script::{Declared, OptKind, value};
 use crate::options::{Driver, Options, RandType};
-
-/// What kind of value an option takes: its default's type.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OptKind {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    List(Vec<String>),
-    /// No default: a string, `nil` unless given.
-    Unset,
-}
-
-/// One option of `sysbench.cmdline.options`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Declared {
-    /// With `_` (the command line takes `-` and `_` alike).
-    pub name: String,
-    pub description: String,
-    pub default: OptKind,
-}
 
 /// Reads `sysbench.cmdline.options` of a state that ran the script.
 pub fn declared(sysbench: &Table) -> mlua::Result<Vec<Declared>> {
@@ -71,41 +51,6 @@ pub fn declared(sysbench: &Table) -> mlua::Result<Vec<Declared>> {
     }
     v.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(v)
-}
-
-/// The value of `--name[=v]` for a declared option, typed by its default;
-/// `Err` names the option and what it expects.
-pub fn value(d: &Declared, raw_name: &str, v: Option<&str>) -> Result<OptKind, String> {
-    let need = |what: &str| format!("--{raw_name} needs a value ({what})");
-    Ok(match &d.default {
-        OptKind::Bool(_) => OptKind::Bool(match v {
-            None | Some("on" | "true" | "yes" | "1") => true,
-            Some("off" | "false" | "no" | "0") => false,
-            Some(x) => return Err(format!("--{raw_name}={x}: expected on or off")),
-        }),
-        OptKind::Int(_) => {
-            let s = v.ok_or_else(|| need("a number"))?;
-            OptKind::Int(
-                s.parse()
-                    .map_err(|_| format!("--{raw_name}={s}: not a valid integer"))?,
-            )
-        }
-        OptKind::Float(_) => {
-            let s = v.ok_or_else(|| need("a number"))?;
-            OptKind::Float(
-                s.parse()
-                    .map_err(|_| format!("--{raw_name}={s}: not a valid number"))?,
-            )
-        }
-        OptKind::Str(_) | OptKind::Unset => OptKind::Str(v.ok_or_else(|| need("a string"))?.into()),
-        OptKind::List(_) => OptKind::List(
-            v.ok_or_else(|| need("a comma-separated list"))?
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .collect(),
-        ),
-    })
 }
 
 fn to_lua(lua: &Lua, k: &OptKind) -> mlua::Result<Value> {

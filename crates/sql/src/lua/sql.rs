@@ -14,7 +14,15 @@ use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
 use crate::driver::{Conn, Param, SqlError};
 use crate::options::Options;
-use crate::workload::Class;
+
+/// A statement's place in the counts (read, write, other): the order of
+/// the runner's classes.
+#[derive(Clone, Copy)]
+pub enum Class {
+    Read = 0,
+    Write = 1,
+    Other = 2,
+}
 
 /// sysbench's bulk INSERT packet: rows are sent once the statement would
 /// grow past it.

@@ -108,6 +108,23 @@ pub fn new_state(
     refuse_missing(&lua, &sb, "sysbench", name)?;
     g.set("sysbench", sb)?;
     g.set("thread_id", tid)?;
+    install_print(&lua, printed)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let package: Table = g.get("package")?;
+    let old: String = package.get("path")?;
+    package.set(
+        "path",
+        format!("{}/?.lua;./?.lua;{SYSBENCH_DIR}/?.lua;{old}", dir.display()),
+    )?;
+    Ok(lua)
+}
+
+/// `print`: its line into the command's output (through `printed`).
+fn install_print(lua: &Lua, printed: &Printed) -> mlua::Result<()> {
+    let g = lua.globals();
     let p = printed.clone();
     g.set(
         "print",
@@ -126,7 +143,7 @@ pub fn new_state(
                         line.push_str(&format!("{n:.0}"))
                     }
                     Value::Number(n) => line.push_str(&n.to_string()),
-                    other => line.push_str(&format!("{}", other.type_name())),
+                    other => line.push_str(other.type_name()),
                 }
             }
             line.push('\n');
@@ -136,17 +153,7 @@ pub fn new_state(
             Ok(())
         })?,
     )?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let package: Table = g.get("package")?;
-    let old: String = package.get("path")?;
-    package.set(
-        "path",
-        format!("{}/?.lua;./?.lua;{SYSBENCH_DIR}/?.lua;{old}", dir.display()),
-    )?;
-    Ok(lua)
+    Ok(())
 }
 
 /// Runs the script's text in `lua` (its top level: definitions).

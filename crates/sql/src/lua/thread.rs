@@ -163,7 +163,7 @@ impl LuaWorker {
             let conn = st.borrow_mut().conn.take();
             if let Some(mut c) = conn {
                 if c.query("ROLLBACK").await.is_ok() {
-                    counts[crate::workload::Class::Other as usize] += 1;
+                    counts[super::sql::Class::Other as usize] += 1;
                 }
                 st.borrow_mut().conn = Some(c);
             }

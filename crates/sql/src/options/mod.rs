@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::test_name::Test;
 
 mod parse;
+pub mod script;
 mod usage;
 
 pub use parse::{parse, parse_with};
@@ -160,7 +161,7 @@ pub struct Options {
     pub legacy: Option<Legacy>,
     /// The test is a Lua script (`loadlab sysbench ./my_test.lua run`):
     /// its events, `prepare` and `cleanup` are the script's.
-    pub script: Option<std::sync::Arc<crate::lua::Script>>,
+    pub script: Option<std::sync::Arc<script::Script>>,
 }
 
 /// What a sysbench 0.4 line (`--test=oltp`) says beyond the options both

@@ -86,12 +86,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
 }
 
 /// [`parse`], the test being `script` (a Lua script read by
-/// [`crate::lua::Script::detect`]): the options it declares are taken
+/// `Script::detect` of the `lua` module): the options it declares are taken
 /// (and checked against their defaults' types), the built-in tests' are
 /// not.
 pub fn parse_with(
     args: &[String],
-    mut script: Option<crate::lua::Script>,
+    mut script: Option<super::script::Script>,
 ) -> Result<Parsed, OptionsError> {
     let mut o = defaults();
     let mut seen = Seen {
@@ -189,7 +189,7 @@ pub fn parse_with(
 /// against its default's type), or one of sysbench's general random
 /// number options; any other is refused.
 fn script_option(
-    s: &mut crate::lua::Script,
+    s: &mut super::script::Script,
     o: &mut Options,
     seen: &mut Seen,
     name: &str,
@@ -197,7 +197,7 @@ fn script_option(
     v: Option<&str>,
 ) -> Result<(), OptionsError> {
     if let Some(d) = s.declared(name) {
-        crate::lua::opts::value(d, raw_name, v).map_err(OptionsError)?;
+        super::script::value(d, raw_name, v).map_err(OptionsError)?;
         s.given.push((name.to_string(), v.map(String::from)));
         return Ok(());
     }
