@@ -28,6 +28,17 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
         };
         CliError::new(code, format!("sysbench: {e}"))
     })?;
+    if let Some(s) = &script
+        && a.args
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .nth(1)
+            .map(String::as_str)
+            == Some("help")
+    {
+        print!("{}", s.help());
+        return Ok(());
+    }
     let opts = match loadlab_sql::parse_with(&a.args, script)
         .map_err(|e| CliError::usage(format!("sysbench: {e}; see 'loadlab sysbench --help'")))?
     {

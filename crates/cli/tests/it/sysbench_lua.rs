@@ -43,3 +43,29 @@ fn scripts_loadlab_cannot_run_are_refused_before_any_load() {
         );
     }
 }
+
+/// `SCRIPT help`: the options the script declares, in sysbench's layout.
+#[test]
+fn script_help_lists_its_own_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mine.lua");
+    std::fs::write(
+        &p,
+        "sysbench.cmdline.options = {\n  rows = {'Rows to read', 10},\n  fast = {'Skip the checks', false},\n}\nfunction event() end\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .arg("sysbench")
+        .arg(&p)
+        .arg("help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.ends_with(
+            " options:\n  --fast[=on|off] Skip the checks [off]\n  --rows=N        Rows to read [10]\n\n"
+        ),
+        "{text}"
+    );
+}

@@ -31,6 +31,51 @@ impl Script {
         self.declared.iter().find(|d| d.name == name)
     }
 
+    /// `SCRIPT help`: the options the script declares, in sysbench's
+    /// layout (`  --name=N  description [default]`).
+    pub fn help(&self) -> String {
+        let fmt = |k: &OptKind| match k {
+            OptKind::Bool(_) => "[=on|off]",
+            OptKind::Int(_) | OptKind::Float(_) => "=N",
+            OptKind::Str(_) | OptKind::Unset => "=STRING",
+            OptKind::List(_) => "=[LIST,...]",
+        };
+        let width = self
+            .declared
+            .iter()
+            .map(|d| d.name.len() + fmt(&d.default).len())
+            .max()
+            .unwrap_or(0);
+        let mut s = format!(
+            "loadlab {} sysbench (sysbench 1.0.20 compatible)\n\n{} options:\n",
+            env!("CARGO_PKG_VERSION"),
+            self.name
+        );
+        for d in &self.declared {
+            let pad = width - d.name.len() + 1;
+            s.push_str(&format!(
+                "  --{}{:<pad$}{}",
+                d.name,
+                fmt(&d.default),
+                d.description
+            ));
+            let default = match &d.default {
+                OptKind::Bool(b) => Some(if *b { "on".to_string() } else { "off".into() }),
+                OptKind::Int(i) => Some(i.to_string()),
+                OptKind::Float(f) => Some(f.to_string()),
+                OptKind::Str(x) => Some(x.clone()),
+                OptKind::List(l) => Some(l.join(",")),
+                OptKind::Unset => None,
+            };
+            if let Some(v) = default {
+                s.push_str(&format!(" [{v}]"));
+            }
+            s.push('\n');
+        }
+        s.push('\n');
+        s
+    }
+
     /// Whether the script defines command `c` (prepare, run, cleanup).
     pub fn has_command(&self, c: &str) -> bool {
         self.commands.iter().any(|x| x == c)
