@@ -93,6 +93,30 @@ fn bundled_oltp_scripts_count_as_the_builtin_tests_on_postgres() {
     bundled_scripts_count_as_builtin(&pgsql_args(db.port));
 }
 
+/// oltp_read_write.lua prepared by sysbench, run by sysbench then by
+/// loadlab (one thread: no deadlock retries), cleaned up by loadlab.
+fn read_write_side_by_side(a: &str) {
+    let rw = script("oltp_read_write");
+    let go = format!("{a} --threads=1 --events=300 --time=0 --table-size=1000 {rw}");
+    sysbench(&format!("{a} --table-size=1000 {rw} prepare"));
+    let theirs = counts(&sysbench(&format!("{go} run")));
+    let ours = counts(&run_script(&format!("{go} run")).unwrap());
+    assert_eq!(ours, theirs, "oltp_read_write.lua: loadlab, sysbench");
+    run_script(&format!("{a} {rw} cleanup")).unwrap();
+}
+
+#[test]
+fn read_write_script_counts_as_sysbench_runs_it_on_postgres() {
+    let test = "read_write_script_counts_as_sysbench_runs_it_on_postgres";
+    let Some(_) = sysbench_or_skip(test) else {
+        return;
+    };
+    let Some(db) = Postgres::start_or_skip(test) else {
+        return;
+    };
+    read_write_side_by_side(&pgsql_args(db.port));
+}
+
 /// oltp_read_write.lua and bulk_insert.lua by Debian's sysbench, then by
 /// loadlab: the same counts.
 #[test]
@@ -105,13 +129,7 @@ fn scripts_count_as_sysbench_runs_them_on_mariadb() {
         return;
     };
     let a = mysql_args(db.port);
-    let rw = script("oltp_read_write");
-    let go = format!("{a} --threads=1 --events=300 --time=0 --table-size=1000 {rw}");
-    sysbench(&format!("{a} --table-size=1000 {rw} prepare"));
-    let theirs = counts(&sysbench(&format!("{go} run")));
-    let ours = counts(&run_script(&format!("{go} run")).unwrap());
-    assert_eq!(ours, theirs, "oltp_read_write.lua: loadlab, sysbench");
-    run_script(&format!("{a} {rw} cleanup")).unwrap();
+    read_write_side_by_side(&a);
     // bulk_insert.lua: one table per thread, rows sent in packets of
     // 512 KiB, the last ones by thread_done (counted too).
     let bulk = script("bulk_insert");
