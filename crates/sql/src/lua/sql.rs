@@ -155,14 +155,38 @@ async fn run_text(ctx: &Ctx, st: &RefCell<ConnState>, sql: &str) -> mlua::Result
     r.map(|_| ()).map_err(sql_err)
 }
 
-/// A connection as Lua sees it.
-pub struct LuaConn {
+/// A connection as Lua sees it. `SYNC`: a blocking connection (MySQL on a
+/// thread of its own), whose methods are plain Lua functions that drive
+/// the statement to its end at once, sparing the hot path the machinery
+/// of an async call; else each method is an async one, awaited by the
+/// runner's task.
+pub struct LuaConn<const SYNC: bool> {
     st: Rc<RefCell<ConnState>>,
     ctx: Rc<Ctx>,
 }
 
+/// Adds method `name` running `f`'s future: at once (`sync`, a blocking
+/// connection, with [`crate::mysql_wire::ready`]) or as an async method.
+fn method<T, A, R, F, Fut, M>(m: &mut M, sync: bool, name: &str, f: F)
+where
+    T: UserData + 'static,
+    M: UserDataMethods<T>,
+    A: mlua::FromLuaMulti,
+    R: mlua::IntoLuaMulti,
+    F: Fn(&T, A) -> Fut + 'static,
+    Fut: std::future::Future<Output = mlua::Result<R>> + 'static,
+{
+    if sync {
+        m.add_method(name, move |_, this, a: A| {
+            crate::mysql_wire::ready(f(this, a))
+        });
+    } else {
+        m.add_async_method(name, move |_, this, a: A| f(&this, a));
+    }
+}
+
 /// Opens a connection for `drv:connect()`.
-pub async fn connect(ctx: &Rc<Ctx>) -> mlua::Result<LuaConn> {
+pub async fn connect<const SYNC: bool>(ctx: &Rc<Ctx>) -> mlua::Result<LuaConn<SYNC>> {
     let o = &ctx.opts;
     let conn = Conn::connect_with(o.driver, &o.conn, o.ps_mode, ctx.blocking)
         .await
@@ -207,16 +231,16 @@ impl ConnState {
     }
 }
 
-impl UserData for LuaConn {
+impl<const SYNC: bool> UserData for LuaConn<SYNC> {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_async_method("query", |_, this, sql: mlua::String| {
+        method(m, SYNC, "query", |this: &Self, sql: mlua::String| {
             let (st, ctx) = (this.st.clone(), this.ctx.clone());
             async move {
                 run_text(&ctx, &st, &sql.to_str()?).await?;
                 Ok(Value::Nil)
             }
         });
-        m.add_async_method("prepare", |_, this, sql: String| {
+        method(m, SYNC, "prepare", |this: &Self, sql: String| {
             let (st, ctx) = (this.st.clone(), this.ctx.clone());
             async move {
                 let id = with_conn(&ctx, &st, async |c| prepare_on(c, &sql).await)
@@ -229,7 +253,7 @@ impl UserData for LuaConn {
                     params: Vec::new(),
                 }));
                 st.borrow_mut().stmts.push(stmt.clone());
-                Ok(LuaStmt {
+                Ok(LuaStmt::<SYNC> {
                     stmt,
                     conn: st,
                     ctx,
@@ -242,32 +266,37 @@ impl UserData for LuaConn {
             s.bulk = Some(head);
             Ok(())
         });
-        m.add_async_method("bulk_insert_next", |_, this, row: mlua::String| {
-            let (st, ctx) = (this.st.clone(), this.ctx.clone());
-            async move {
-                let row = row.to_str()?;
-                let full = {
-                    let s = st.borrow();
-                    let b = s.bulk.as_ref().ok_or_else(|| {
-                        mlua::Error::runtime("bulk_insert_next() before bulk_insert_init()")
-                    })?;
-                    b.len() > s.bulk_head && b.len() + row.len() + 1 > BULK_PACKET
-                };
-                if full {
-                    flush_bulk(&ctx, &st).await?;
-                }
-                let mut s = st.borrow_mut();
-                let head = s.bulk_head;
-                if let Some(b) = s.bulk.as_mut() {
-                    if b.len() > head {
-                        b.push(',');
+        method(
+            m,
+            SYNC,
+            "bulk_insert_next",
+            |this: &Self, row: mlua::String| {
+                let (st, ctx) = (this.st.clone(), this.ctx.clone());
+                async move {
+                    let row = row.to_str()?;
+                    let full = {
+                        let s = st.borrow();
+                        let b = s.bulk.as_ref().ok_or_else(|| {
+                            mlua::Error::runtime("bulk_insert_next() before bulk_insert_init()")
+                        })?;
+                        b.len() > s.bulk_head && b.len() + row.len() + 1 > BULK_PACKET
+                    };
+                    if full {
+                        flush_bulk(&ctx, &st).await?;
                     }
-                    b.push_str(&row);
+                    let mut s = st.borrow_mut();
+                    let head = s.bulk_head;
+                    if let Some(b) = s.bulk.as_mut() {
+                        if b.len() > head {
+                            b.push(',');
+                        }
+                        b.push_str(&row);
+                    }
+                    Ok(())
                 }
-                Ok(())
-            }
-        });
-        m.add_async_method("bulk_insert_done", |_, this, ()| {
+            },
+        );
+        method(m, SYNC, "bulk_insert_done", |this: &Self, ()| {
             let (st, ctx) = (this.st.clone(), this.ctx.clone());
             async move {
                 flush_bulk(&ctx, &st).await?;
@@ -275,7 +304,7 @@ impl UserData for LuaConn {
                 Ok(())
             }
         });
-        m.add_async_method("disconnect", |_, this, ()| {
+        method(m, SYNC, "disconnect", |this: &Self, ()| {
             let st = this.st.clone();
             async move {
                 let conn = st.borrow_mut().conn.take();
@@ -305,8 +334,8 @@ async fn flush_bulk(ctx: &Ctx, st: &RefCell<ConnState>) -> mlua::Result<()> {
     run_text(ctx, st, &sql).await
 }
 
-/// A prepared statement as Lua sees it.
-pub struct LuaStmt {
+/// A prepared statement as Lua sees it (`SYNC` as its connection's).
+pub struct LuaStmt<const SYNC: bool> {
     stmt: Rc<RefCell<StmtState>>,
     conn: Rc<RefCell<ConnState>>,
     ctx: Rc<Ctx>,
@@ -318,7 +347,7 @@ pub struct LuaParam {
     ctx: Rc<Ctx>,
 }
 
-impl UserData for LuaStmt {
+impl<const SYNC: bool> UserData for LuaStmt<SYNC> {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_method("bind_create", |_, this, (ty, _len): (u32, Option<u32>)| {
             if let Some((name, _)) = OTHER_TYPES.iter().find(|(_, n)| *n == ty) {
@@ -345,7 +374,7 @@ impl UserData for LuaStmt {
                 Ok(())
             },
         );
-        m.add_async_method("execute", |_, this, ()| {
+        method(m, SYNC, "execute", |this: &Self, ()| {
             let (stmt, conn, ctx) = (this.stmt.clone(), this.conn.clone(), this.ctx.clone());
             async move { execute(&ctx, &stmt, &conn).await }
         });
@@ -420,17 +449,18 @@ impl UserData for LuaParam {
     }
 }
 
-/// The driver object of `sysbench.sql.driver()`.
-pub struct LuaDriver {
+/// The driver object of `sysbench.sql.driver()` (`SYNC` as the
+/// connections it makes).
+pub struct LuaDriver<const SYNC: bool> {
     ctx: Rc<Ctx>,
 }
 
-impl UserData for LuaDriver {
+impl<const SYNC: bool> UserData for LuaDriver<SYNC> {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_method("name", |_, this, ()| Ok(this.ctx.opts.driver.name()));
-        m.add_async_method("connect", |_, this, ()| {
+        method(m, SYNC, "connect", |this: &Self, ()| {
             let ctx = this.ctx.clone();
-            async move { connect(&ctx).await }
+            async move { connect::<SYNC>(&ctx).await }
         });
     }
 }
@@ -441,7 +471,14 @@ pub fn install(lua: &Lua, sysbench: &Table, ctx: &Rc<Ctx>) -> mlua::Result<()> {
     let ctx2 = ctx.clone();
     t.set(
         "driver",
-        lua.create_function(move |_, _name: Option<String>| Ok(LuaDriver { ctx: ctx2.clone() }))?,
+        lua.create_function(move |lua, _name: Option<String>| {
+            let ctx = ctx2.clone();
+            if ctx.blocking {
+                lua.create_userdata(LuaDriver::<true> { ctx })
+            } else {
+                lua.create_userdata(LuaDriver::<false> { ctx })
+            }
+        })?,
     )?;
     let types = lua.create_table()?;
     types.set("NONE", 0)?;

@@ -116,7 +116,13 @@ impl LuaWorker {
     /// also when it failed.
     pub async fn event(&mut self, counts: &mut [u64; 3]) -> Result<(), SqlError> {
         self.ctx.counts.set([0; 3]);
-        let r = self.event.call_async::<()>(()).await;
+        // On a blocking connection every method runs to its end at once:
+        // a plain call, no coroutine.
+        let r = if self.ctx.blocking {
+            self.event.call::<()>(())
+        } else {
+            self.event.call_async::<()>(()).await
+        };
         *counts = self.ctx.counts.get();
         r.map_err(|e| script_failure(&e))
     }
