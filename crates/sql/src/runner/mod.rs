@@ -327,10 +327,16 @@ pub async fn run(
     for _ in 0..missing {
         lock(&st).error(0);
     }
+    let mut text = before_run(&o, seed_given);
     if let Some(s) = &o.script {
+        // What thread_init printed goes where sysbench prints it: after
+        // "Initializing worker threads...", before "Threads started!".
+        let at = text.find("Threads started!").unwrap_or(text.len());
+        let _ = out.write_all(text[..at].as_bytes());
         crate::lua::drain(&s.printed, out);
+        text.replace_range(..at, "");
     }
-    let _ = out.write_all(before_run(&o, seed_given).as_bytes());
+    let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     let clock = Instant::now();
     let _ = th.go_tx.send(Go::Start(clock));

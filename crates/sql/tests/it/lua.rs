@@ -195,7 +195,14 @@ end
         "{a} --threads=2 --events=50 --time=0 --max-id=7 --label=hello {p} run"
     ))
     .unwrap();
-    assert!(out.contains("label=hello max_id=7\n"), "{out}");
+    // Printed by thread_init where sysbench prints it.
+    let (init, printed, started) = (
+        out.find("Initializing worker threads...").unwrap(),
+        out.find("label=hello max_id=7\n")
+            .expect("the script's line"),
+        out.find("Threads started!").unwrap(),
+    );
+    assert!(init < printed && printed < started, "{out}");
     assert_eq!(counts(&out), [50, 0, 0, 50], "{out}");
     let out = run_script(&format!("{a} --events=5 --time=0 --quiet {p} run")).unwrap();
     assert!(!out.contains("label="), "{out}");
