@@ -332,7 +332,7 @@ pub async fn run(
         // What thread_init printed goes where sysbench prints it: after
         // "Initializing worker threads...", before "Threads started!".
         let at = text.find("Threads started!").unwrap_or(text.len());
-        let _ = out.write_all(text[..at].as_bytes());
+        let _ = out.write_all(&text.as_bytes()[..at]);
         crate::lua::drain(&s.printed, out);
         text.replace_range(..at, "");
     }
