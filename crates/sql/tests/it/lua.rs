@@ -223,6 +223,18 @@ end
     // No prepare command in the script: a clear error.
     let e = run_script(&format!("{a} {p} prepare")).unwrap_err();
     assert!(e.to_string().contains("has no 'prepare' command"), "{e}");
+    // An error of the script's own during the run: its file and line.
+    let rt = dir.path().join("rt.lua");
+    std::fs::write(
+        &rt,
+        "function event()\n  local x = nil\n  return x.y\nend\n",
+    )
+    .unwrap();
+    let e = run_script(&format!("{a} --time=5 {} run", rt.display())).unwrap_err();
+    assert!(
+        matches!(&e, Error::Script(m) if m.contains("rt.lua:3: attempt to index local 'x'")),
+        "{e}"
+    );
 }
 
 /// What loadlab lacks, named with file:line:col before anything runs.
