@@ -41,6 +41,12 @@ pub const DB_SQL_ERROR: i32 = 26;
 /// `loadlab sysbench run --rate`: more transactions due and not started
 /// than sysbench's event queue holds (the threads cannot keep up).
 pub const DB_RATE_UNREACHABLE: i32 = 27;
+/// `loadlab sysbench SCRIPT.lua`: the Lua script cannot run (cannot be
+/// read, a syntax error, an error of its own, a command it lacks).
+pub const LUA_SCRIPT: i32 = 28;
+/// `loadlab sysbench SCRIPT.lua`: the script uses a part of sysbench's
+/// Lua API that loadlab does not have (found before any load).
+pub const LUA_UNSUPPORTED: i32 = 29;
 /// A study stopped by Ctrl-C or SIGTERM before its last step (128 + SIGINT);
 /// `loadlab study --resume` continues it.
 pub const INTERRUPTED: i32 = 130;
@@ -89,5 +95,6 @@ pub fn sql_code(e: &loadlab_sql::Error) -> i32 {
         loadlab_sql::Error::Sql { .. } => DB_SQL_ERROR,
         loadlab_sql::Error::Output { .. } => IO,
         loadlab_sql::Error::Runtime(_) => INTERNAL,
+        loadlab_sql::Error::Script(_) => LUA_SCRIPT,
     }
 }

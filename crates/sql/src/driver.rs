@@ -54,6 +54,14 @@ fn pg_error(e: tokio_postgres::Error, connecting: bool) -> SqlError {
     }
 }
 
+fn no_connection() -> SqlError {
+    SqlError {
+        kind: ErrKind::Lost,
+        code: codes::SERVER_LOST,
+        message: "no connection".into(),
+    }
+}
+
 /// `?` placeholders filled with literal values, for text queries.
 fn inline(sql: &str, params: &[Param<'_>], out: &mut String) {
     out.clear();
@@ -81,6 +89,12 @@ fn inline(sql: &str, params: &[Param<'_>], out: &mut String) {
             out.push(ch);
         }
     }
+}
+
+/// `?` placeholders of `sql` filled with `params` as literals (a
+/// statement the server would not prepare, sent as text).
+pub(crate) fn inline_params(sql: &str, params: &[Param<'_>], out: &mut String) {
+    inline(sql, params, out)
 }
 
 /// `?` → `$1`, `$2`… for PostgreSQL.
@@ -115,6 +129,9 @@ enum Inner {
         stmts: Vec<tokio_postgres::Statement>,
         task: tokio::task::JoinHandle<()>,
     },
+    /// No connection: the thread of a Lua script, whose connections are
+    /// the script's own (`crate::lua`).
+    None,
 }
 
 /// One connection with its statements.
@@ -215,6 +232,17 @@ impl Conn {
         })
     }
 
+    /// A `Conn` with no connection behind it: every statement fails as on
+    /// a lost connection.
+    pub fn none() -> Conn {
+        Conn {
+            inner: Inner::None,
+            ps: PsMode::Disable,
+            sql: Vec::new(),
+            text: String::new(),
+        }
+    }
+
     /// Prepares `sql` (with `?` placeholders) as statement number
     /// `self.len()`.
     pub async fn prepare(&mut self, sql: &str) -> Result<usize, SqlError> {
@@ -233,6 +261,7 @@ impl Conn {
                         .map_err(|e| pg_error(e, false))?;
                     stmts.push(s);
                 }
+                Inner::None => return Err(no_connection()),
             }
         }
         self.sql.push(sql.to_string());
@@ -274,6 +303,7 @@ impl Conn {
                     .await
                     .map_err(|e| pg_error(e, false))
             }
+            Inner::None => Err(no_connection()),
         }
     }
 
@@ -295,6 +325,7 @@ impl Conn {
                         .sum()
                 })
                 .map_err(|e| pg_error(e, false)),
+            Inner::None => Err(no_connection()),
         }
     }
 
@@ -315,6 +346,7 @@ impl Conn {
                 }
                 Ok(None)
             }
+            Inner::None => Err(no_connection()),
         }
     }
 
@@ -337,6 +369,7 @@ impl Conn {
                 drop(client);
                 let _ = task.await;
             }
+            Inner::None => {}
         }
     }
 }

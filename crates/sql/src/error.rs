@@ -25,6 +25,9 @@ pub enum ErrKind {
     TableExists,
     /// Any other server error (deadlock, lock wait timeout, duplicate key…).
     Other,
+    /// A Lua script failed (an error of its own, not a statement's): never
+    /// ignored, ends the run.
+    Script,
 }
 
 /// One failure of a connection or a statement.
@@ -178,6 +181,9 @@ pub enum Error {
     Output { path: String, err: String },
     #[error("cannot start the runtime: {0}")]
     Runtime(String),
+    /// A Lua script failed: its own error, or a command it lacks.
+    #[error("{0}")]
+    Script(String),
 }
 
 impl Error {
@@ -196,6 +202,7 @@ impl Error {
     pub fn connect(o: &Options, e: SqlError) -> Error {
         let (server, addr) = (Self::server(o), Self::addr(o));
         match e.kind {
+            ErrKind::Script => Error::Script(e.message),
             ErrKind::Refused => Error::Refused {
                 server,
                 driver: o.driver.name(),
@@ -260,6 +267,7 @@ impl Error {
     /// A failure that ended a run.
     pub fn during_run(o: &Options, e: SqlError, transactions: u64) -> Error {
         match e.kind {
+            ErrKind::Script => Error::Script(e.message),
             ErrKind::Lost | ErrKind::Refused => Error::Lost {
                 server: Self::server(o),
                 addr: Self::addr(o),

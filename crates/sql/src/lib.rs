@@ -21,6 +21,7 @@
 pub mod data;
 pub mod driver;
 pub mod error;
+pub mod lua;
 pub mod mysql_wire;
 pub mod options;
 pub mod param;
@@ -37,7 +38,7 @@ use std::sync::Arc;
 #[cfg(test)]
 use error::table_in;
 pub use error::{ErrKind, Error, SqlError};
-pub use options::{Command, Driver, Options, Parsed, parse, test_help, usage};
+pub use options::{Command, Driver, Options, Parsed, parse, parse_with, test_help, usage};
 pub use runner::{Ended, QUEUE_LIMIT};
 pub use test_name::Test;
 
@@ -90,6 +91,11 @@ pub fn execute_until(
     let o = Arc::new(o);
     rt.block_on(async {
         match o.command {
+            Command::Prepare | Command::Cleanup if o.script.is_some() => {
+                lua::command(o.clone(), out)
+                    .await
+                    .map(|()| Ended::Completed)
+            }
             Command::Prepare => data::prepare(&o, out).await.map(|()| Ended::Completed),
             Command::Cleanup => data::cleanup(&o, out).await.map(|()| Ended::Completed),
             Command::Run => runner::run(o.clone(), out, interrupt).await,
@@ -114,6 +120,7 @@ pub fn check_connection(o: &Options) -> Result<(), Error> {
             .map_err(|e| Error::connect(o, e))?;
         conn.close().await;
         if o.command == Command::Run
+            && o.script.is_none()
             && let Some(t) = (1..=o.tables).find(|t| !exist.contains(t))
         {
             return Err(Error::TablesMissing {

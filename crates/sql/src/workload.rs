@@ -193,6 +193,9 @@ pub struct Worker {
     c: String,
     pad: String,
     sql: String,
+    /// A Lua script's thread, whose connections and events are the
+    /// script's (`conn` is then none).
+    lua: Option<crate::lua::LuaWorker>,
 }
 
 impl Worker {
@@ -206,7 +209,23 @@ impl Worker {
         log: bool,
         blocking: bool,
     ) -> Result<Worker, SqlError> {
-        let conn = Conn::connect_with(opts.driver, &opts.conn, opts.ps_mode, blocking).await?;
+        let lua = match &opts.script {
+            Some(_) => Some(
+                crate::lua::LuaWorker::start(
+                    opts.clone(),
+                    thread_id,
+                    seed,
+                    unique.clone(),
+                    blocking,
+                )
+                .await?,
+            ),
+            None => None,
+        };
+        let conn = match lua {
+            Some(_) => Conn::none(),
+            None => Conn::connect_with(opts.driver, &opts.conn, opts.ps_mode, blocking).await?,
+        };
         let rng = Rand::new(seed, opts.rand_type, opts.rand_spec_pct, opts.rand_spec_res);
         let mut w = Worker {
             conn,
@@ -223,8 +242,11 @@ impl Worker {
             pad: String::with_capacity(60),
             sql: String::with_capacity(256),
             opts,
+            lua,
         };
-        w.prepare_statements().await?;
+        if w.lua.is_none() {
+            w.prepare_statements().await?;
+        }
         Ok(w)
     }
 
@@ -244,6 +266,15 @@ impl Worker {
 
     /// Replaces the connection (after it was lost) and prepares again.
     pub async fn reconnect(&mut self) -> Result<(), SqlError> {
+        if let Some(l) = self.lua.as_mut() {
+            self.in_trx = false;
+            let lost = SqlError {
+                kind: crate::driver::ErrKind::Lost,
+                code: crate::driver::codes::SERVER_LOST,
+                message: "Lost connection to server during query".into(),
+            };
+            return l.reconnect(&lost).await;
+        }
         let o = &self.opts;
         let conn = Conn::connect_with(o.driver, &o.conn, o.ps_mode, self.blocking).await?;
         self.conn = conn;
@@ -308,6 +339,10 @@ impl Worker {
     /// (counted as "other").
     pub async fn rollback(&mut self) -> Result<(), SqlError> {
         self.in_trx = false;
+        if let Some(l) = self.lua.as_mut() {
+            l.rollback(&mut self.counts).await;
+            return Ok(());
+        }
         self.text(Stmt::Rollback, "ROLLBACK").await
     }
 
@@ -319,8 +354,35 @@ impl Worker {
         self.rng.default_id(1, i64::from(self.opts.table_size))
     }
 
+    /// A second handle on the blocking socket of the connection (a Lua
+    /// script's first), for the controller to shut it down.
+    pub fn blocking_socket(&self) -> Option<std::net::TcpStream> {
+        match &self.lua {
+            Some(l) => l.blocking_socket(),
+            None => self.conn.blocking_socket(),
+        }
+    }
+
+    /// Ends the thread: a Lua script's `thread_done`, and the connections
+    /// closed; returns the statements `thread_done` ran, by class.
+    pub async fn close(self) -> [u64; 3] {
+        match self.lua {
+            Some(l) => l.close().await,
+            None => {
+                self.conn.close().await;
+                [0; 3]
+            }
+        }
+    }
+
     /// One event (transaction) of the test.
     pub async fn event(&mut self) -> Result<(), SqlError> {
+        if let Some(l) = self.lua.as_mut() {
+            let r = l.event(&mut self.counts).await;
+            // A failed event may leave a PostgreSQL transaction open.
+            self.in_trx = r.is_err();
+            return r;
+        }
         let o = self.opts.clone();
         let trx = o.test.transactional() && !o.skip_trx;
         if trx {

@@ -19,7 +19,27 @@ pub struct SysbenchArgs {
 pub use crate::exit::sql_code as code;
 
 pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
-    let opts = match loadlab_sql::parse(&a.args)
+    // A Lua script is read, checked for what loadlab does not support and
+    // run once for its options before the command line is parsed.
+    let script = loadlab_sql::lua::Script::detect(&a.args).map_err(|e| {
+        let code = match e {
+            loadlab_sql::lua::ScriptError::Unsupported(_) => exit::LUA_UNSUPPORTED,
+            loadlab_sql::lua::ScriptError::Bad(_) => exit::LUA_SCRIPT,
+        };
+        CliError::new(code, format!("sysbench: {e}"))
+    })?;
+    if let Some(s) = &script
+        && a.args
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .nth(1)
+            .map(String::as_str)
+            == Some("help")
+    {
+        print!("{}", s.help());
+        return Ok(());
+    }
+    let opts = match loadlab_sql::parse_with(&a.args, script)
         .map_err(|e| CliError::usage(format!("sysbench: {e}; see 'loadlab sysbench --help'")))?
     {
         Parsed::Help => {

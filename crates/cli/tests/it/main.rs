@@ -30,3 +30,4 @@ mod study_secrets;
 mod study_split;
 mod study_workloads;
 mod sysbench_cli;
+mod sysbench_lua;

@@ -9,9 +9,10 @@ use std::path::PathBuf;
 use crate::test_name::Test;
 
 mod parse;
+pub mod script;
 mod usage;
 
-pub use parse::parse;
+pub use parse::{parse, parse_with};
 pub use usage::{test_help, usage};
 
 /// Which server the test talks to.
@@ -162,6 +163,9 @@ pub struct Options {
     /// The command line used sysbench 0.4's syntax (`--test=oltp`): run
     /// 0.4's statement mix and print 0.4's layout.
     pub legacy: Option<Legacy>,
+    /// The test is a Lua script (`loadlab sysbench ./my_test.lua run`):
+    /// its events, `prepare` and `cleanup` are the script's.
+    pub script: Option<std::sync::Arc<script::Script>>,
 }
 
 /// What a sysbench 0.4 line (`--test=oltp`) says beyond the options both

@@ -22,6 +22,8 @@ struct Seen<'a> {
     driver_set: bool,
     forced_shutdown_set: bool,
     verbosity: Option<u32>,
+    /// The test is a Lua script (its options and commands are its own).
+    script: bool,
 }
 
 /// sysbench's defaults.
@@ -75,13 +77,28 @@ fn defaults() -> Options {
         client_threads: 0,
         verbosity: LOG_NOTICE,
         legacy: None,
+        script: None,
     }
 }
 
 /// Parses the arguments after `loadlab sysbench`.
 pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
+    parse_with(args, None)
+}
+
+/// [`parse`], the test being `script` (a Lua script read by
+/// `Script::detect` of the `lua` module): the options it declares are taken
+/// (and checked against their defaults' types), the built-in tests' are
+/// not.
+pub fn parse_with(
+    args: &[String],
+    mut script: Option<super::script::Script>,
+) -> Result<Parsed, OptionsError> {
     let mut o = defaults();
-    let mut seen = Seen::default();
+    let mut seen = Seen {
+        script: script.is_some(),
+        ..Seen::default()
+    };
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -127,9 +144,14 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
                 o.output = Some(PathBuf::from(f));
             }
             _ => {
-                if !run_option(&mut o, &mut seen, &name, raw_name, v)?
-                    && !workload_option(&mut o, &mut seen, &name, raw_name, v)?
-                {
+                if run_option(&mut o, &mut seen, &name, raw_name, v)? {
+                    continue;
+                }
+                if let Some(s) = script.as_mut() {
+                    script_option(s, &mut o, &mut seen, &name, raw_name, v)?;
+                    continue;
+                }
+                if !workload_option(&mut o, &mut seen, &name, raw_name, v)? {
                     if usage::UNSUPPORTED.contains(&name.as_str()) {
                         return err(format!(
                             "'--{raw_name}' is a sysbench option that loadlab does not support"
@@ -159,8 +181,41 @@ pub fn parse(args: &[String]) -> Result<Parsed, OptionsError> {
         o.ignore_errors = IgnoreErrors::Codes(vec![1213, 1062]);
     }
     connection(&mut o, seen.my, seen.pg)?;
+    o.script = script.map(std::sync::Arc::new);
     check(&o)?;
     Ok(Parsed::Do(Box::new(o)))
+}
+
+/// An option on a script's line: one it declares (its value checked
+/// against its default's type), or one of sysbench's general random
+/// number options; any other is refused.
+fn script_option(
+    s: &mut super::script::Script,
+    o: &mut Options,
+    seen: &mut Seen,
+    name: &str,
+    raw_name: &str,
+    v: Option<&str>,
+) -> Result<(), OptionsError> {
+    if let Some(d) = s.declared(name) {
+        super::script::value(d, raw_name, v).map_err(OptionsError)?;
+        s.given.push((name.to_string(), v.map(String::from)));
+        return Ok(());
+    }
+    if name.starts_with("rand_") && workload_option(o, seen, name, raw_name, v)? {
+        return Ok(());
+    }
+    let list = s
+        .declared
+        .iter()
+        .map(|d| format!("--{}", d.name.replace('_', "-")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    err(format!(
+        "unknown option '--{raw_name}': {} does not declare it in sysbench.cmdline.options (it declares: {})",
+        s.name,
+        if list.is_empty() { "none" } else { &list }
+    ))
 }
 
 /// The connection, the run's limits and its reporting: true when `name`
@@ -399,12 +454,18 @@ fn command(o: &mut Options, seen: &mut Seen) -> Result<Option<Parsed>, OptionsEr
     } else {
         match positional.as_slice() {
             [] => return Ok(Some(Parsed::Help)),
+            [t] if seen.script => {
+                return err(format!(
+                    "missing command after '{t}': prepare, run or cleanup"
+                ));
+            }
             [t] => {
                 Test::from_name(t).ok_or_else(|| unknown_test(t))?;
                 return err(format!(
                     "missing command after '{t}': prepare, run or cleanup"
                 ));
             }
+            [_, c] if seen.script => command_word = c,
             [t, c] => {
                 o.test = Test::from_name(t).ok_or_else(|| unknown_test(t))?;
                 command_word = c;
@@ -421,6 +482,7 @@ fn command(o: &mut Options, seen: &mut Seen) -> Result<Option<Parsed>, OptionsEr
         "prepare" => Command::Prepare,
         "run" => Command::Run,
         "cleanup" => Command::Cleanup,
+        "help" if seen.script => return Ok(Some(Parsed::Help)),
         "help" if o.legacy.is_none() => return Ok(Some(Parsed::TestHelp(o.test))),
         "help" => return Ok(Some(Parsed::Help)),
         c => {

@@ -363,7 +363,8 @@ Not supported by loadlab (refused with a message):
   --rand-spec-iter --rand-pareto-h --rand-type=gaussian|pareto
   --mysql-socket (TCP only) --mysql-ssl --mysql-ssl-cipher --mysql-compression
   --mysql-debug --mysql-dry-run; several --mysql-host/--mysql-port values
-  tests fileio cpu memory threads mutex, other Lua scripts, the prewarm command
+  tests fileio cpu memory threads mutex, the prewarm command; of Lua scripts,
+  what docs/sysbench.md does not list (named before any load)
   sysbench 0.4: --oltp-test-mode=sp, --oltp-nontrx-mode other than select,
   --oltp-reconnect-mode --oltp-sp-name --oltp-connect-delay --oltp-user-delay-min
   --oltp-user-delay-max --oltp-table-name --oltp-dist-iter --mysql-engine-trx

@@ -24,7 +24,7 @@ fn register(socks: &Option<Sockets>, tid: u32, w: Option<&Worker>) {
     if let Some(socks) = socks {
         let mut v = socks.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(slot) = v.get_mut(tid as usize) {
-            *slot = w.and_then(|w| w.conn.blocking_socket());
+            *slot = w.and_then(Worker::blocking_socket);
         }
     }
 }
@@ -114,7 +114,8 @@ async fn thread(
         record_event(&cx, intended, start, Instant::now());
     }
     register(&socks, tid, None);
-    w.conn.close().await;
+    let counts = w.close().await;
+    lock(&st).add_counts(counts);
 }
 
 /// What a thread's event needs to know of its run.
@@ -308,7 +309,10 @@ pub(super) fn client_thread(
         }
     };
     let log = o.output.is_some();
-    rt.block_on(async move {
+    // A local set: a Lua script's threads hold Lua states, which stay on
+    // the OS thread that made them.
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
         let mut workers = Vec::new();
         let mut missing = 0;
         let mut fatal = None;
@@ -352,7 +356,7 @@ pub(super) fn client_thread(
         let Some(clock) = clock else {
             for (_, w) in workers {
                 if let Some(w) = w {
-                    w.conn.close().await;
+                    let _ = w.close().await;
                 }
             }
             let _ = done_tx.send(());
@@ -363,7 +367,7 @@ pub(super) fn client_thread(
             if let Some(w) = w.as_mut() {
                 w.clock = clock;
             }
-            tasks.spawn(thread(
+            tasks.spawn_local(thread(
                 o.clone(),
                 tid,
                 w,
@@ -476,7 +480,7 @@ pub(super) fn blocking_thread(
         }
         _ => {
             if let Some(w) = w {
-                ready(w.conn.close());
+                let _ = ready(w.close());
             }
         }
     }

@@ -180,7 +180,7 @@ fn lock(st: &Shared) -> MutexGuard<'_, State> {
 }
 
 fn ignorable(o: &Options, e: &SqlError) -> bool {
-    o.ignore_errors.ignores(e.code)
+    e.kind != ErrKind::Script && o.ignore_errors.ignores(e.code)
 }
 
 fn ns(clock: Instant) -> u64 {
@@ -269,12 +269,18 @@ pub async fn run(
         .await
         .map_err(|e| Error::connect(&o, e))?;
     probe.close().await;
-    if let Some(t) = (1..=o.tables).find(|t| !exist.contains(t)) {
+    if let Some(t) = (1..=o.tables)
+        .find(|t| !exist.contains(t))
+        .filter(|_| o.script.is_none())
+    {
         return Err(Error::TablesMissing {
             table: format!("sbtest{t}"),
             db: o.conn.db.clone(),
             test: o.test.name(),
         });
+    }
+    if o.script.is_some() {
+        crate::lua::thread::main_function(&o, "init").await?;
     }
     let writer = start_writer(&o)?;
     let st: Shared = Arc::new(Mutex::new(State {
@@ -319,7 +325,16 @@ pub async fn run(
     for _ in 0..missing {
         lock(&st).error(0);
     }
-    let _ = out.write_all(before_run(&o, seed_given).as_bytes());
+    let mut text = before_run(&o, seed_given);
+    if let Some(s) = &o.script {
+        // What thread_init printed goes where sysbench prints it: after
+        // "Initializing worker threads...", before "Threads started!".
+        let at = text.find("Threads started!").unwrap_or(text.len());
+        let _ = out.write_all(&text.as_bytes()[..at]);
+        crate::lua::drain(&s.printed, out);
+        text.replace_range(..at, "");
+    }
+    let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     if let Some(at) = o.start_at_unix_ns {
         wait_for_start(at).await;
@@ -338,6 +353,9 @@ pub async fn run(
     }
     send_pending(&st, &writer);
     let writer_result = finish_writer(&o, writer);
+    if let Some(s) = &o.script {
+        crate::lua::drain(&s.printed, out);
+    }
     let s = lock(&st);
     if let Some(e) = s.fatal.clone() {
         writer_result?;
@@ -540,6 +558,9 @@ async fn control(
     let mut queue_at = clock + QUEUE_CHECK;
     while running > 0 {
         print_debug(st, out);
+        if let Some(s) = &o.script {
+            crate::lua::drain(&s.printed, out);
+        }
         let next_report = iv.map(|d| clock + d * k_iv).unwrap_or(far);
         let stop_at = if lock(st).stop {
             far
@@ -606,7 +627,7 @@ async fn control(
                     force_at = now;
                 }
             }
-            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG => {
+            _ = tokio::time::sleep_until(flush_at.into()), if writer.is_some() || o.verbosity >= LOG_DEBUG || o.script.is_some() => {
                 flush_at += Duration::from_millis(100);
                 send_pending(st, writer);
             }

@@ -6,6 +6,7 @@ mod counts;
 mod golden;
 pub mod golden04;
 mod help;
+mod lua;
 mod mariadb;
 mod mysql_wire;
 mod postgres;
