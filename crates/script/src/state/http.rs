@@ -451,6 +451,7 @@ impl RunState {
     /// values carrying the request's `tags` over the series'
     /// (`failed`: `http_req_failed`'s value, and whether a response
     /// callback decides it).
+    #[allow(clippy::too_many_arguments)]
     fn add_http(
         &self,
         vu: usize,
