@@ -286,6 +286,24 @@ pub struct Registry {
     by_name: HashMap<String, usize>,
     pub series: Vec<SeriesEntry>,
     by_key: HashMap<(usize, Tags), usize>,
+    /// Tag-filtered metrics kept on their own ([`Registry::add_sub`]).
+    pub subs: Vec<SubMetric>,
+}
+
+/// A metric's values whose tags match `filter`, aggregated as they come:
+/// what a threshold (or summary row) on a request tag such as `name` or
+/// `url` reads, where the series leave those tags out so that a URL with
+/// ids in it does not make a series each.
+#[derive(Debug)]
+pub struct SubMetric {
+    pub metric: usize,
+    pub filter: Vec<(String, String)>,
+    pub agg: Agg,
+}
+
+/// Whether `filter` and `other` hold the same tags (in any order).
+fn same_filter(filter: &[(String, String)], other: &[(String, String)]) -> bool {
+    filter.len() == other.len() && filter.iter().all(|f| other.contains(f))
 }
 
 pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
@@ -395,8 +413,40 @@ impl Registry {
         (self.series.len() - 1, true)
     }
 
-    /// The figures of a metric over every series whose tags include `filter`.
+    /// Keeps the values of `metric` whose tags match `filter` apart from
+    /// now on: [`Registry::merged`] reads them there.
+    pub fn add_sub(&mut self, metric: usize, filter: Vec<(String, String)>) {
+        if self
+            .subs
+            .iter()
+            .any(|s| s.metric == metric && same_filter(&s.filter, &filter))
+        {
+            return;
+        }
+        let agg = Agg::new(self.metrics[metric].kind);
+        self.subs.push(SubMetric {
+            metric,
+            filter,
+            agg,
+        });
+    }
+
+    /// How many series and tag-filtered metrics the run keeps.
+    pub fn kept(&self) -> usize {
+        self.series.len() + self.subs.len()
+    }
+
+    /// The figures of a metric over every value whose tags include
+    /// `filter`: its sub-metric's when it has one, else over the series.
     pub fn merged(&self, metric: usize, filter: &[(String, String)]) -> Agg {
+        if !filter.is_empty()
+            && let Some(sub) = self
+                .subs
+                .iter()
+                .find(|s| s.metric == metric && same_filter(&s.filter, filter))
+        {
+            return sub.agg.clone();
+        }
         let mut agg = Agg::new(self.metrics[metric].kind);
         for s in &self.series {
             if s.metric == metric

@@ -127,6 +127,10 @@ pub struct RunOutcome {
     pub js_heap_bytes: u64,
     /// VUs initialised, VU 0 (setup/teardown) included.
     pub vus_initialised: u64,
+    /// The series (a metric and a tag set each) and tag-filtered metrics
+    /// the run kept in memory: bounded by the script's metrics, tags and
+    /// thresholds, not by the URLs it requests.
+    pub metric_series: u64,
 }
 
 /// Prints k6's banner (without its logo) on standard output.

@@ -428,6 +428,7 @@ fn outcome(
         http_reqs: count("http_reqs"),
         js_heap_bytes: shared.js_heap.get(),
         vus_initialised: s.slots.len() as u64,
+        metric_series: reg.kept() as u64,
     })
 }
 

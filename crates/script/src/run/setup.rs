@@ -279,11 +279,11 @@ fn run_shared(
         None => None,
     };
     shared_v.sys = options.system_tags;
-    shared_v.full_http_tags.set(
-        shared_v.out.borrow().has_points()
-            || cfg.prometheus_rw.is_some()
-            || thresholds_on_http_tags(options),
-    );
+    let request_subs = keep_request_submetrics(&shared_v, options);
+    shared_v
+        .full_http_tags
+        .set(shared_v.out.borrow().has_points() || cfg.prometheus_rw.is_some() || request_subs);
+    shared_v.http_series_full.set(cfg.prometheus_rw.is_some());
     shared_v.http = crate::state::request::HttpDefaults {
         max_redirects: options.max_redirects,
         request: options.request.clone(),
@@ -353,6 +353,7 @@ pub(crate) fn make_shared(
         fast: RefCell::new(HashMap::new()),
         fast_http: RefCell::new(HashMap::new()),
         full_http_tags: Cell::new(false),
+        http_series_full: Cell::new(false),
         fast_file: RefCell::new(HashMap::new()),
         ids,
     })
@@ -482,9 +483,13 @@ fn scenario_meta(options: &Options) -> Vec<ScenarioMeta> {
 }
 
 /// A threshold filters on a tag only full HTTP series carry.
-fn thresholds_on_http_tags(options: &Options) -> bool {
-    options.thresholds.iter().any(|t| {
-        t.filter.iter().any(|(k, _)| {
+/// Keeps apart each sub-metric of an HTTP metric filtered on a request
+/// tag (`{name:…}`, `{url:…}`: tags the series leave out); true if any.
+fn keep_request_submetrics(shared: &RunState, options: &Options) -> bool {
+    let mut any = false;
+    let mut reg = shared.reg.borrow_mut();
+    for (metric, filter) in &options.submetrics {
+        let on_request_tag = filter.iter().any(|(k, _)| {
             matches!(
                 k.as_str(),
                 "url"
@@ -496,8 +501,17 @@ fn thresholds_on_http_tags(options: &Options) -> bool {
                     | "ip"
                     | "ocsp_status"
             )
-        })
-    })
+        });
+        let http = HTTP_METRICS.contains(&metric.as_str());
+        if let Some(m) = reg.metric(metric)
+            && on_request_tag
+            && http
+        {
+            reg.add_sub(m, filter.clone());
+            any = true;
+        }
+    }
+    any
 }
 
 /// `shutdown`, unless the run loop took the stop already from `stop` (the

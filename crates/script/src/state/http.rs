@@ -325,52 +325,28 @@ impl RunState {
             ),
             ("url", url),
         ];
-        let ids = if self.full_http_tags.get() {
-            // k6's tags: `url` and `name`, both the URL unless the script
-            // named the request (then both the name, as in k6), and, for a
-            // failure or a 4xx/5xx, its error.
-            let (error, code) = match &meta.unsent {
-                Some((e, c)) => (e.clone(), *c),
-                None => error_of(r, req_url),
-            };
-            let mut cbuf = itoa::Buffer::new();
-            // Those `systemTags` keeps (a `name` the script gave is its
-            // own tag, kept whatever they say).
-            let sys = self.sys;
-            let mut full = Vec::with_capacity(8);
-            if sys.has(SystemTags::URL) {
-                full.push(("url", url));
+        // k6's tags: `url` and `name`, both the URL unless the script
+        // named the request (then both the name, as in k6), and, for a
+        // failure or a 4xx/5xx, its error. The points and the tag-filtered
+        // metrics get them; the series only for the Prometheus output.
+        let (error, code) = match (&meta.unsent, self.full_http_tags.get()) {
+            (_, false) => (String::new(), 0),
+            (Some((e, c)), true) => (e.clone(), *c),
+            (None, true) => error_of(r, req_url),
+        };
+        let ip = match r.conn.peer {
+            Some(p) if self.full_http_tags.get() && self.sys.has(SystemTags::IP) => {
+                p.ip().to_string()
             }
-            if sys.has(SystemTags::NAME) {
-                full.push(("name", url));
-            }
-            if r.status > 0 {
-                if sys.has(SystemTags::PROTO) {
-                    full.push(("proto", proto_of(r)));
-                }
-                if let Some(tls) = r.conn.tls {
-                    if sys.has(SystemTags::TLS_VERSION) {
-                        full.push(("tls_version", tls.version));
-                    }
-                    if sys.has(SystemTags::OCSP_STATUS) {
-                        // No staple is asked for (see `res.ocsp`).
-                        full.push(("ocsp_status", "unknown"));
-                    }
-                }
-            }
-            if code != 0 && sys.has(SystemTags::ERROR_CODE) {
-                full.push(("error_code", cbuf.format(code)));
-            }
-            if !error.is_empty() && sys.has(SystemTags::ERROR) {
-                full.push(("error", &error));
-            }
-            let ip = match r.conn.peer {
-                Some(p) if sys.has(SystemTags::IP) => p.ip().to_string(),
-                _ => String::new(),
-            };
-            if !ip.is_empty() {
-                full.push(("ip", &ip));
-            }
+            _ => String::new(),
+        };
+        let mut cbuf = itoa::Buffer::new();
+        let full = if self.full_http_tags.get() {
+            self.request_tags(r, url, (&error, cbuf.format(code)), &ip)
+        } else {
+            Vec::new()
+        };
+        let ids = if self.http_series_full.get() {
             let mut key = a[..3].to_vec();
             key.extend_from_slice(&full);
             self.cached(&self.fast_http, vu, 1, &key, &meta.tags, || {
@@ -388,7 +364,54 @@ impl RunState {
                 self.http_series(vu, meta, r.status, expected, &a[3..])
             })
         };
-        self.add_http(vu, &ids, &t, failed, r, expected.is_some(), sample.done_ns);
+        let done = sample.done_ns;
+        self.add_http(vu, &ids, &t, (failed, expected.is_some()), r, done, &full);
+    }
+
+    /// k6's request tags of a response that `systemTags` keeps: `url` and
+    /// `name` (`url`, the URL or the name the script gave), `proto`, TLS's,
+    /// `error_code` and `error` (`error`: text and code, "" and "0" for
+    /// none) and `ip` ("" for none). A `name` the script gave is its own
+    /// tag, kept whatever `systemTags` says.
+    fn request_tags<'a>(
+        &self,
+        r: &ClientResponse,
+        url: &'a str,
+        error: (&'a str, &'a str),
+        ip: &'a str,
+    ) -> Vec<(&'a str, &'a str)> {
+        let sys = self.sys;
+        let mut full = Vec::with_capacity(8);
+        if sys.has(SystemTags::URL) {
+            full.push(("url", url));
+        }
+        if sys.has(SystemTags::NAME) {
+            full.push(("name", url));
+        }
+        if r.status > 0 {
+            if sys.has(SystemTags::PROTO) {
+                full.push(("proto", proto_of(r)));
+            }
+            if let Some(tls) = r.conn.tls {
+                if sys.has(SystemTags::TLS_VERSION) {
+                    full.push(("tls_version", tls.version));
+                }
+                if sys.has(SystemTags::OCSP_STATUS) {
+                    // No staple is asked for (see `res.ocsp`).
+                    full.push(("ocsp_status", "unknown"));
+                }
+            }
+        }
+        if error.1 != "0" && sys.has(SystemTags::ERROR_CODE) {
+            full.push(("error_code", error.1));
+        }
+        if !error.0.is_empty() && sys.has(SystemTags::ERROR) {
+            full.push(("error", error.0));
+        }
+        if !ip.is_empty() {
+            full.push(("ip", ip));
+        }
+        full
     }
 
     /// The request's sample, written to the results file (its series
@@ -424,18 +447,20 @@ impl RunState {
         sample
     }
 
-    /// Adds an HTTP request's values to its metrics' series `ids`
-    /// (`expected`: a response callback decides `http_req_failed`).
+    /// Adds an HTTP request's values to its metrics' series `ids`, the
+    /// values carrying the request's `tags` over the series'
+    /// (`failed`: `http_req_failed`'s value, and whether a response
+    /// callback decides it).
     #[allow(clippy::too_many_arguments)]
     fn add_http(
         &self,
         vu: usize,
         ids: &HttpSeries,
         t: &Timings,
-        failed: f64,
+        (failed, expected): (f64, bool),
         r: &ClientResponse,
-        expected: bool,
         done_ns: u64,
+        tags: &[(&str, &str)],
     ) {
         let values = [
             1.0,
@@ -454,13 +479,13 @@ impl RunState {
         ];
         let smeta = self.sample_meta(vu);
         if expected {
-            self.add_all(ids, &values, done_ns, smeta);
+            self.add_tagged(ids, &values, done_ns, smeta, tags);
         } else {
             // No callback: no `http_req_failed` sample, as in k6.
             let skip = |i: &usize| *i != FAILED;
             let ids: Vec<usize> = (0..ids.len()).filter(skip).map(|i| ids[i]).collect();
             let values: Vec<f64> = (0..values.len()).filter(skip).map(|i| values[i]).collect();
-            self.add_all(&ids, &values, done_ns, smeta);
+            self.add_tagged(&ids, &values, done_ns, smeta, tags);
         }
     }
 }

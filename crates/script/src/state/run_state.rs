@@ -153,12 +153,36 @@ pub struct RunState {
     pub(crate) fast: RefCell<FastCache<usize>>,
     pub(crate) fast_http: RefCell<FastCache<HttpSeries>>,
     /// HTTP samples carry all of k6's request tags (`url`, `name`,
-    /// `proto`, `error`, `error_code`): for `--out json`, or when a
-    /// threshold filters on one of them. Otherwise the in-memory series
-    /// leave them out (a URL with ids in it would make a series each).
+    /// `proto`, `error`, `error_code`): for `--out json` or `csv`, or when
+    /// a threshold filters on one of them. The in-memory series leave
+    /// them out all the same (a URL with ids in it would make a series
+    /// each): the points carry them, and a threshold's sub-metric is
+    /// kept on its own ([`crate::registry::SubMetric`]).
     pub full_http_tags: Cell<bool>,
+    /// The in-memory series keep the request tags too: for the Prometheus
+    /// remote-write output, whose time series are those.
+    pub http_series_full: Cell<bool>,
     pub(crate) fast_file: RefCell<FastCache<u32>>,
     pub(crate) ids: BuiltinIds,
+}
+
+/// Tag `k` of a value: of `extra` (over the series'), else of `tags`.
+fn tag_of<'a>(tags: &'a Tags, extra: &'a [(&'a str, &'a str)], k: &str) -> Option<&'a str> {
+    match extra.iter().find(|(a, _)| *a == k) {
+        Some((_, v)) => Some(v),
+        None => tags.get(k),
+    }
+}
+
+/// `tags` with `extra` over them, sorted.
+fn with_extra(tags: &Tags, extra: &[(&str, &str)]) -> Tags {
+    let mut t = tags.clone();
+    for (k, v) in extra {
+        t.retain(|(a, _)| a != k);
+        t.push(((*k).to_string(), (*v).to_string()));
+    }
+    t.sort();
+    t
 }
 
 /// The ids of the built-in metrics added per iteration.
@@ -406,13 +430,38 @@ impl RunState {
         t_ns: u64,
         meta: Option<(u64, u64)>,
     ) {
+        self.add_tagged(ids, values, t_ns, meta, &[]);
+    }
+
+    /// [`RunState::add_all`], the values carrying `extra` tags over their
+    /// series' (a request's `url`, `name`, `proto`...: tags the series
+    /// leave out). The points written and the tag-filtered metrics see
+    /// them; every series of `ids` has the same tags.
+    pub(crate) fn add_tagged(
+        &self,
+        ids: &[usize],
+        values: &[f64],
+        t_ns: u64,
+        meta: Option<(u64, u64)>,
+        extra: &[(&str, &str)],
+    ) {
         let mut reg = self.reg.borrow_mut();
         let reg = &mut *reg;
         let mut out = self.out.borrow_mut();
         let json = out.has_points();
+        let mut point_tags: Option<Tags> = None;
         for (&si, &value) in ids.iter().zip(values) {
             let s = &mut reg.series[si];
             s.agg.add(value);
+            for sub in reg.subs.iter_mut().filter(|x| x.metric == s.metric) {
+                if sub
+                    .filter
+                    .iter()
+                    .all(|(k, v)| tag_of(&s.tags, extra, k) == Some(v.as_str()))
+                {
+                    sub.agg.add(value);
+                }
+            }
             if s.file_id == NO_FILE && !json {
                 continue;
             }
@@ -422,7 +471,12 @@ impl RunState {
                 out.metric(s.file_id, t_ns, v);
             }
             if json {
-                out.point(def, self.start_unix_ns + t_ns, value, &s.tags, meta);
+                let tags = if extra.is_empty() {
+                    &s.tags
+                } else {
+                    &*point_tags.get_or_insert_with(|| with_extra(&s.tags, extra))
+                };
+                out.point(def, self.start_unix_ns + t_ns, value, tags, meta);
             }
         }
     }

@@ -9,6 +9,7 @@ mod own_golden;
 mod seed;
 mod segments;
 mod transport;
+mod url_series;
 mod vus;
 mod websockets;
 mod ws;
