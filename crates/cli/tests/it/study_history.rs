@@ -194,6 +194,10 @@ fn a_slower_route_from_the_sixth_study_is_a_change_point() {
         page.contains("change at study 6 (v6)"),
         "the chart marks the change"
     );
+    assert!(
+        page.contains("<polygon class=\"band\""),
+        "the interval is a filled band"
+    );
     let Some(bin) = chromium_or_skip("a_slower_route_from_the_sixth_study_is_a_change_point")
     else {
         return;
