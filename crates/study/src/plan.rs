@@ -20,8 +20,11 @@ use crate::sources::{RawOrigin, RawTarget, check_request};
 pub use crate::suggest::suggest;
 
 mod origins;
+mod regression;
 mod targets;
 use origins::{RawOrigins, check_references, read_origins, request_at};
+use regression::{RawRegression, read_regression};
+pub use regression::{RegressionPlan, Since, history_metric};
 use targets::{EnvAxis, read_targets};
 
 #[derive(Debug, Deserialize)]
@@ -50,6 +53,8 @@ struct RawPlan {
     monitor: Option<RawMonitor>,
     #[serde(default)]
     redact: Vec<String>,
+    #[serde(default)]
+    regression: Option<RawRegression>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +158,9 @@ pub struct Plan {
     /// Stop stepping a target up after this many consecutive SLO failures.
     pub stop_after_failures: Option<u32>,
     pub ceiling: Option<CeilingPlan>,
+    /// Checked against the plan's history after the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionPlan>,
     pub hypotheses: Vec<Hypothesis>,
     pub monitor: Option<MonitorPlan>,
     /// Headers whose values are credentials, besides the usual ones
@@ -982,6 +990,12 @@ impl Plan {
             }
         }
 
+        let regression = raw
+            .regression
+            .as_ref()
+            .map(|r| read_regression(r, &names, &err))
+            .transpose()?;
+
         let monitor = match &raw.monitor {
             None => None,
             Some(m) => {
@@ -1016,6 +1030,7 @@ impl Plan {
             slo,
             stop_after_failures,
             ceiling,
+            regression,
             hypotheses,
             monitor,
             redact: raw.redact.iter().map(|h| h.trim().to_string()).collect(),

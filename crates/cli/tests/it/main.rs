@@ -24,6 +24,7 @@ mod study_command;
 mod study_history;
 mod study_inputs;
 mod study_progress;
+mod study_regression;
 mod study_runs;
 mod study_secrets;
 mod study_split;
