@@ -126,6 +126,8 @@ struct RawStop {
 struct RawCeiling {
     resolution: u64,
     #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
     max_probes: Option<u32>,
 }
 
@@ -272,6 +274,26 @@ pub struct CeilingPlan {
     /// Bisect until the pass/fail bracket is at most this wide (requests/s).
     pub resolution: u64,
     pub max_probes: u32,
+    /// How the next probe is placed.
+    #[serde(default, skip_serializing_if = "CeilingMethod::is_bisect")]
+    pub method: CeilingMethod,
+}
+
+/// How the ceiling search places its probes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CeilingMethod {
+    /// At the middle of the pass/fail bracket.
+    #[default]
+    Bisect,
+    /// Where the SLO model of the runs so far is least sure of the
+    /// crossing (see the runner's ceiling model).
+    Model,
+}
+
+impl CeilingMethod {
+    fn is_bisect(&self) -> bool {
+        *self == CeilingMethod::Bisect
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -918,8 +940,19 @@ impl Plan {
                 if c.resolution == 0 {
                     return Err(err("ceiling.resolution", "must be > 0".into()));
                 }
+                let method = match c.method.as_deref().map(str::trim) {
+                    None | Some("bisect") => CeilingMethod::Bisect,
+                    Some("model") => CeilingMethod::Model,
+                    Some(m) => {
+                        return Err(err(
+                            "ceiling.method",
+                            format!("{m:?}: expected bisect or model"),
+                        ));
+                    }
+                };
                 Some(CeilingPlan {
                     resolution: c.resolution,
+                    method,
                     max_probes: c.max_probes.unwrap_or(8),
                 })
             }
