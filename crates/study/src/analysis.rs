@@ -81,6 +81,30 @@ pub fn slo_pass(slo: Option<&Slo>, s: &RunSummary) -> Option<bool> {
     Some(s.requests > 0 && slo_failures(slo, s).is_empty())
 }
 
+/// Bisection probes a bracket may still need, at most (the wider half kept).
+pub fn bisection_probes(
+    mut lo: u64,
+    mut hi: u64,
+    mut probes: u32,
+    c: &crate::plan::CeilingPlan,
+) -> usize {
+    let mut n = 0;
+    while hi - lo > c.resolution && probes < c.max_probes {
+        let mid = lo + (hi - lo) / 2;
+        if mid == 0 || mid == lo {
+            break;
+        }
+        if hi - mid >= mid - lo {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        probes += 1;
+        n += 1;
+    }
+    n
+}
+
 /// A step passes when a strict majority of its repetitions pass.
 pub fn step_pass(passes: &[bool]) -> bool {
     !passes.is_empty() && passes.iter().filter(|p| **p).count() * 2 > passes.len()

@@ -21,11 +21,14 @@ pub use crate::suggest::suggest;
 
 mod locate;
 mod origins;
+mod regression;
 mod targets;
 pub(crate) use locate::locate_key_in;
 use locate::yaml_error;
 pub use locate::{locate_key, locate_path};
 use origins::{RawOrigins, check_references, read_origins, request_at};
+use regression::{RawRegression, read_regression};
+pub use regression::{RegressionPlan, Since, history_metric};
 use targets::{EnvAxis, read_targets};
 
 #[derive(Debug, Deserialize)]
@@ -54,6 +57,8 @@ struct RawPlan {
     monitor: Option<RawMonitor>,
     #[serde(default)]
     redact: Vec<String>,
+    #[serde(default)]
+    regression: Option<RawRegression>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -125,6 +130,8 @@ struct RawStop {
 struct RawCeiling {
     resolution: u64,
     #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
     max_probes: Option<u32>,
 }
 
@@ -157,6 +164,9 @@ pub struct Plan {
     /// Stop stepping a target up after this many consecutive SLO failures.
     pub stop_after_failures: Option<u32>,
     pub ceiling: Option<CeilingPlan>,
+    /// Checked against the plan's history after the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionPlan>,
     pub hypotheses: Vec<Hypothesis>,
     pub monitor: Option<MonitorPlan>,
     /// Headers whose values are credentials, besides the usual ones
@@ -268,6 +278,26 @@ pub struct CeilingPlan {
     /// Bisect until the pass/fail bracket is at most this wide (requests/s).
     pub resolution: u64,
     pub max_probes: u32,
+    /// How the next probe is placed.
+    #[serde(default, skip_serializing_if = "CeilingMethod::is_bisect")]
+    pub method: CeilingMethod,
+}
+
+/// How the ceiling search places its probes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CeilingMethod {
+    /// At the middle of the pass/fail bracket.
+    #[default]
+    Bisect,
+    /// Where the SLO model of the runs so far is least sure of the
+    /// crossing (see the runner's ceiling model).
+    Model,
+}
+
+impl CeilingMethod {
+    fn is_bisect(&self) -> bool {
+        *self == CeilingMethod::Bisect
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -626,8 +656,19 @@ impl Plan {
                 if c.resolution == 0 {
                     return Err(err("ceiling.resolution", "must be > 0".into()));
                 }
+                let method = match c.method.as_deref().map(str::trim) {
+                    None | Some("bisect") => CeilingMethod::Bisect,
+                    Some("model") => CeilingMethod::Model,
+                    Some(m) => {
+                        return Err(err(
+                            "ceiling.method",
+                            format!("{m:?}: expected bisect or model"),
+                        ));
+                    }
+                };
                 Some(CeilingPlan {
                     resolution: c.resolution,
+                    method,
                     max_probes: c.max_probes.unwrap_or(8),
                 })
             }
@@ -698,6 +739,12 @@ impl Plan {
             }
         }
 
+        let regression = raw
+            .regression
+            .as_ref()
+            .map(|r| read_regression(r, &names, &err))
+            .transpose()?;
+
         let monitor = match &raw.monitor {
             None => None,
             Some(m) => {
@@ -732,6 +779,7 @@ impl Plan {
             slo,
             stop_after_failures,
             ceiling,
+            regression,
             hypotheses,
             monitor,
             redact: raw.redact.iter().map(|h| h.trim().to_string()).collect(),

@@ -18,12 +18,13 @@ use crate::analysis::{self, PROBE, SWEEP};
 use crate::env::Environment;
 pub use crate::error::StudyError;
 use crate::monitor;
-use crate::plan::{CeilingPlan, Plan};
+use crate::plan::{CeilingMethod, Plan};
 pub use crate::report::default_out_dir;
 use crate::store::{RunToSave, Store};
 use crate::worker::SplitOptions;
 use crate::workload::WorkloadRunner;
 
+mod ceiling_model;
 mod execute;
 mod group;
 use execute::execute;
@@ -373,24 +374,7 @@ pub fn run_line(s: &crate::collect::RunSummary, verdict: &str) -> String {
 
 pub use crate::collect::unreachable_words;
 
-/// Bisection probes a bracket may still need, at most (the wider half kept).
-fn probes_left(mut lo: u64, mut hi: u64, mut probes: u32, c: &CeilingPlan) -> usize {
-    let mut n = 0;
-    while hi - lo > c.resolution && probes < c.max_probes {
-        let mid = lo + (hi - lo) / 2;
-        if mid == 0 || mid == lo {
-            break;
-        }
-        if hi - mid >= mid - lo {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        probes += 1;
-        n += 1;
-    }
-    n
-}
+pub(crate) use crate::analysis::bisection_probes as probes_left;
 
 /// The plan's outline and estimated time, printed before the first run.
 /// `stored`: runs already in the store (a resumed study), not run again.
@@ -684,6 +668,9 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
             .unwrap_or(0);
         brackets.push((t.clone(), lo, fail, 0));
     }
+    if c.method == CeilingMethod::Model {
+        return ceiling_model::search(ctx, brackets, c);
+    }
     loop {
         let left: usize = brackets
             .iter()
@@ -717,12 +704,14 @@ fn schedule(ctx: &mut Ctx<'_>) -> Result<(), StudyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::CeilingPlan;
 
     #[test]
     fn probes_left_is_the_worst_case_of_the_bisection() {
         let c = CeilingPlan {
             resolution: 10,
             max_probes: 8,
+            method: Default::default(),
         };
         // 0..50: 25, 37 (or 12), 43 (or 31) ... until the bracket is <= 10 wide.
         assert_eq!(probes_left(0, 50, 0, &c), 3);

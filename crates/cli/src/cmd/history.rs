@@ -185,3 +185,42 @@ pub fn baseline_report(
     loadlab_study::report::write_report_with(&s, &plan, &runs, &analysis, out, extra)
         .map_err(CliError::io)
 }
+
+/// A plan's `regression:` block after its study: one line per finding on
+/// stdout, exit [`REGRESSION`] if any.
+pub fn regression_gate(
+    db: &std::path::Path,
+    study: i64,
+    r: &loadlab_study::plan::RegressionPlan,
+) -> Result<(), CliError> {
+    let store = Store::open_existing(db).map_err(CliError::io)?;
+    let g = history::gate(&store, study, r).map_err(|e| match e {
+        HistoryError::Store(e) => CliError::io(e),
+        HistoryError::Refused(m) => CliError::bad_input(m),
+    })?;
+    for n in &g.notes {
+        println!("regression: {n}");
+    }
+    for f in &g.findings {
+        println!("regression: {}", f.line);
+    }
+    if g.findings.is_empty() {
+        println!(
+            "regression: none in {} beyond {:.1}% (study {study} against {})",
+            r.metric.name(),
+            r.margin * 100.0,
+            match &r.since {
+                loadlab_study::plan::Since::Previous => "the previous study".to_string(),
+                loadlab_study::plan::Since::Label(l) => format!("the study labelled {l}"),
+            }
+        );
+        return Ok(());
+    }
+    Err(CliError::new(
+        REGRESSION,
+        format!(
+            "{} regression finding(s) in study {study}",
+            g.findings.len()
+        ),
+    ))
+}

@@ -344,6 +344,9 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     }
     println!("Report: {}", out.join("report.html").display());
     println!("        {}", out.join("report.md").display());
+    if let Some(r) = &plan.regression {
+        super::history::regression_gate(&db, study, r)?;
+    }
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use loadlab_testkit::proc::{PATIENCE, wait_bounded};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loadlab");
 
-fn origin(addr: SocketAddr, latency: &str) -> OriginHandle {
+pub(crate) fn origin(addr: SocketAddr, latency: &str) -> OriginHandle {
     let recipe = format!(
         r#"{{"route":"/h","body":"ok","stages":[{{"at":0,"status":200,"latency":"{latency}"}}]}}"#
     );
@@ -28,7 +28,7 @@ fn origin(addr: SocketAddr, latency: &str) -> OriginHandle {
     .expect("origin")
 }
 
-fn loadlab(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn loadlab(dir: &Path, args: &[&str]) -> Output {
     let child = Command::new(BIN)
         .current_dir(dir)
         .args(args)
@@ -39,7 +39,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
     wait_bounded(child, PATIENCE)
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -193,6 +193,10 @@ fn a_slower_route_from_the_sixth_study_is_a_change_point() {
     assert!(
         page.contains("change at study 6 (v6)"),
         "the chart marks the change"
+    );
+    assert!(
+        page.contains("<polygon class=\"band\""),
+        "the interval is a filled band"
     );
     let Some(bin) = chromium_or_skip("a_slower_route_from_the_sixth_study_is_a_change_point")
     else {

@@ -12,6 +12,7 @@
 pub mod baseline;
 pub mod changepoint;
 pub mod check;
+pub mod gate;
 pub mod label;
 pub mod render;
 
@@ -24,6 +25,7 @@ use crate::store::{RunRow, Store, StoreError, StudyRow};
 
 pub use changepoint::{ChangePoint, Settings, detect};
 pub use check::{Finding, check};
+pub use gate::{Gate, gate};
 pub use label::default_label;
 
 /// The hash that names a plan's content: FNV-1a 64 of its resolved JSON,

@@ -3,7 +3,7 @@
 
 use super::History;
 use crate::report::charts::scene::xml_escape;
-use crate::report::charts::{Figure, Line, Panel, Rule};
+use crate::report::charts::{Band, Figure, Line, Panel, Rule};
 
 fn pct(v: Option<f64>) -> String {
     v.map_or("?".into(), |v| format!("{:+.1}%", v * 100.0))
@@ -76,8 +76,16 @@ pub fn text(h: &History) -> String {
     o
 }
 
-/// The chart: the median per study (by position), the interval's ends
-/// as the band's edges, a vertical rule before each change point.
+fn band(points: Vec<(f64, f64, f64)>) -> Band {
+    Band {
+        label: "90 % interval of the median".into(),
+        color: 2,
+        points,
+    }
+}
+
+/// The chart: the median per study (by position), the interval as a
+/// filled band, a vertical rule before each change point.
 pub fn figure(h: &History) -> Figure {
     let scale = if h.metric.is_latency() { 1e-6 } else { 1.0 };
     let unit = if h.metric.is_latency() { " (ms)" } else { "" };
@@ -99,17 +107,19 @@ pub fn figure(h: &History) -> Figure {
     );
     value.markers = true;
     p.lines.push(value);
-    let edge = |lo: bool| -> Vec<(f64, f64)> {
-        h.points
-            .iter()
-            .enumerate()
-            .filter_map(|(i, q)| if lo { q.ci.0 } else { q.ci.1 }.map(|v| (at(i), v * scale)))
-            .collect()
-    };
-    p.lines
-        .push(Line::new("90 % interval, lower", 2, edge(true)));
-    p.lines
-        .push(Line::new("90 % interval, upper", 2, edge(false)));
+    // The interval as one filled band; a study without an interval (too
+    // few runs) leaves a gap: the band is cut there and drawn in pieces.
+    let mut piece = Vec::new();
+    for (i, q) in h.points.iter().enumerate() {
+        if let (Some(lo), Some(hi)) = q.ci {
+            piece.push((at(i), lo * scale, hi * scale));
+        } else if !piece.is_empty() {
+            p.bands.push(band(std::mem::take(&mut piece)));
+        }
+    }
+    if !piece.is_empty() {
+        p.bands.push(band(piece));
+    }
     for s in &h.shifts {
         p.rules.push(Rule {
             vertical: true,

@@ -4,7 +4,7 @@
 //! sentence in words, and the queueing reading of each step — or, where the
 //! data cannot carry a model, the sentence that says why.
 
-use super::charts::{Figure, Line, Panel};
+use super::charts::{Band, Figure, Line, Panel};
 use super::doc::Block;
 use super::target_index;
 use crate::model::{self, Capacity, Interval, Model, sig3};
@@ -163,10 +163,11 @@ fn chart(plan: &Plan, c: &Capacity) -> Figure {
         let pick = |f: fn(&Interval) -> f64| m.band.iter().map(|b| (b.n, f(&b.x))).collect();
         p.lines
             .push(Line::new("USL fit", FIT_COLOR, pick(|i| i.mid)));
-        p.lines
-            .push(Line::new("95 % band, low", FIT_COLOR, pick(|i| i.lo)));
-        p.lines
-            .push(Line::new("95 % band, high", FIT_COLOR, pick(|i| i.hi)));
+        p.bands.push(Band {
+            label: "95 % band of the fit".into(),
+            color: FIT_COLOR,
+            points: m.band.iter().map(|b| (b.n, b.x.lo, b.x.hi)).collect(),
+        });
     }
     Figure {
         id: format!("capacity-{}", c.target.replace('/', "--")),

@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use hdrhistogram::Histogram;
 use loadlab_core::{Rate, format_go_duration};
 
-use crate::analysis::{Analysis, PROBE, SWEEP};
+use crate::analysis::{self, Analysis, PROBE, SWEEP};
 use crate::env::Environment;
 use crate::origins::Origins;
-use crate::plan::Plan;
+use crate::plan::{CeilingMethod, CeilingPlan, Plan};
 use crate::store::{RunRow, StudyRow};
 use charts::{Figure, Line, Panel, Rule, Shade};
 pub use command::attack_command;
@@ -159,6 +159,7 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     c.pass.map_or("—".into(), |p| p.to_string()),
                     c.fail.map_or("—".into(), |f| f.to_string()),
                     c.describe_in(plan),
+                    probe_count(runs, &c.target).to_string(),
                 ]
             })
             .collect();
@@ -168,9 +169,17 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                 "Passes at".into(),
                 "Fails at".into(),
                 "Ceiling".into(),
+                "Probe runs".into(),
             ],
             rows,
         });
+        if let Some(c) = plan
+            .ceiling
+            .as_ref()
+            .filter(|c| c.method == CeilingMethod::Model)
+        {
+            b.push(Block::Para(model_search_note(runs, analysis, c)));
+        }
     }
 
     capacity::capacity_section(&mut b, plan, runs);
@@ -244,7 +253,11 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
     }
     if let Some(c) = &plan.ceiling {
         items.push(format!(
-            "Ceiling search: bisect to {}, at most {} probes per target",
+            "Ceiling search: {} to {}, at most {} probes per target",
+            match c.method {
+                CeilingMethod::Bisect => "bisect",
+                CeilingMethod::Model => "model-guided probes",
+            },
             plan.load.level_label(c.resolution),
             c.max_probes
         ));
@@ -296,6 +309,45 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
 /// gives the steps in order.
 /// The hypotheses' verdicts, each with its plain sentence first, and the
 /// method they were computed with.
+fn probe_count(runs: &[RunRow], target: &str) -> usize {
+    runs.iter()
+        .filter(|r| r.target == target && r.phase == PROBE)
+        .count()
+}
+
+/// What the model-guided search cost against the bisection of the same
+/// brackets (its worst case, as the plan's outline estimates it).
+fn model_search_note(runs: &[RunRow], an: &Analysis, c: &CeilingPlan) -> String {
+    let parts: Vec<String> = an
+        .ceilings
+        .iter()
+        .filter_map(|ceil| {
+            let steps = analysis::step_outcomes(runs, &ceil.target, SWEEP);
+            let fail = steps.iter().filter(|s| !s.1).map(|s| s.0).min()?;
+            let pass = steps
+                .iter()
+                .filter(|s| s.1 && s.0 < fail)
+                .map(|s| s.0)
+                .max();
+            let bisect = analysis::bisection_probes(pass.unwrap_or(0), fail, 0, c);
+            Some(format!(
+                "{} {} probe run(s) where bisecting [{}, {fail}] takes {bisect}",
+                ceil.target,
+                probe_count(runs, &ceil.target),
+                pass.unwrap_or(0)
+            ))
+        })
+        .collect();
+    format!(
+        "Probes placed by the SLO model of the runs so far (method: model): {}.",
+        if parts.is_empty() {
+            "none needed".to_string()
+        } else {
+            parts.join("; ")
+        }
+    )
+}
+
 fn verdicts_section(b: &mut Vec<Block>, analysis: &Analysis) {
     if analysis.answers.is_empty() {
         return;

@@ -109,3 +109,57 @@ fn a_store_without_labels_is_migrated_and_keeps_its_studies() {
         .unwrap();
     assert_eq!(v, loadlab_study::store::SCHEMA_VERSION);
 }
+
+#[test]
+fn the_history_page_fills_the_interval_band_and_cuts_it_at_a_gap() {
+    use loadlab_study::history::{History, Point, render};
+    use loadlab_study::hypothesis::Metric;
+    let point = |i: i64, ci: (Option<f64>, Option<f64>)| Point {
+        study: i,
+        label: format!("v{i}"),
+        plan_hash: "0".into(),
+        value: 10e6,
+        mean: 10e6,
+        ci,
+        runs: vec![10e6; 3],
+    };
+    let both = (Some(9e6), Some(11e6));
+    let h = History {
+        plan: "nightly".into(),
+        target: "api".into(),
+        rate: 50,
+        metric: Metric::P99,
+        points: vec![
+            point(1, both),
+            point(2, both),
+            point(3, (None, None)),
+            point(4, both),
+            point(5, (Some(9.5e6), Some(12e6))),
+        ],
+        shifts: Vec::new(),
+    };
+    let page = render::html(&h).unwrap();
+    let bands: Vec<&str> = page
+        .split('<')
+        .filter(|t| t.starts_with("polygon class=\"band\""))
+        .collect();
+    // Studies 1–2 and 4–5: two filled pieces, each closed over 4 corners;
+    // the edges are no longer drawn as lines.
+    assert_eq!(bands.len(), 2, "{page}");
+    for b in &bands {
+        assert!(
+            b.contains("fill-opacity=") && !b.contains("fill=\"none\""),
+            "{b}"
+        );
+        let pts = b
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(pts.split(' ').count(), 4, "{b}");
+    }
+    assert!(!page.contains("interval, lower"), "{page}");
+    assert_eq!(page.matches("class=\"swatch-band\"").count(), 1, "{page}");
+}

@@ -261,3 +261,53 @@ fn ab_study_interrupted_then_resumed_writes_report() {
     assert!(html.matches("<svg").count() >= 5);
     assert!(!html.contains("<script") && !html.contains("http://fonts") && !html.contains("<link"));
 }
+
+/// The ceiling of `yaml`'s study: (passing rate, failing rate, probe runs,
+/// the failing run's send lag p99 in ns, the report).
+fn ceiling_of(yaml: &str) -> (u64, u64, usize, u64, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::from_yaml(yaml, "plan.yaml", dir.path()).unwrap();
+    let (o, _) = opts(dir.path(), yaml, false);
+    let out = run_study(&plan, o).unwrap();
+    let runs = Store::open(&dir.path().join("study.db"))
+        .unwrap()
+        .runs(out.study_id)
+        .unwrap();
+    let c = loadlab_study::analysis::ceiling(&runs, "cap");
+    let (pass, fail) = (c.pass.unwrap(), c.fail.unwrap());
+    let lag = runs
+        .iter()
+        .filter(|r| r.rate == fail && r.slo_pass == Some(false))
+        .map(|r| r.summary.send_lag_p99_ns)
+        .max()
+        .unwrap();
+    let probes = runs.iter().filter(|r| r.phase == "probe").count();
+    let md = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
+    (pass, fail, probes, lag, md)
+}
+
+#[test]
+fn the_model_guided_ceiling_search_agrees_with_bisection() {
+    let model_plan = CEILING_PLAN.replace("resolution: 15", "resolution: 15\n  method: model");
+    let (bp, bf, bn, blag, _) = ceiling_of(CEILING_PLAN);
+    let (mp, mf, mn, mlag, md) = ceiling_of(&model_plan);
+    let seen = format!(
+        "bisect {bp}..{bf} in {bn} probes (lag {blag} ns), model {mp}..{mf} in {mn} probes (lag {mlag} ns)"
+    );
+    eprintln!("{seen}");
+    // Its ceiling is a measured passing rate, within the resolution of a
+    // measured failing one, as the bisection's.
+    assert!(mf - mp <= 15 && mp <= 260, "{seen}");
+    assert!(
+        md.contains("Probes placed by the SLO model of the runs so far (method: model): cap ")
+            && md.contains(&format!("cap {mn} probe run(s) where bisecting [")),
+        "{md}"
+    );
+    // Where both generators kept their schedule at the failing rate, both
+    // searches found the same ceiling, give or take the resolution.
+    if blag < LAG_OK_NS && mlag < LAG_OK_NS {
+        assert!(bp.abs_diff(mp) <= 15, "{seen}");
+    } else {
+        eprintln!("a generator fell behind: the two ceilings are not compared ({seen})");
+    }
+}

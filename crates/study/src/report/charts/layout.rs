@@ -31,6 +31,8 @@ const AXIS_INK: RGBColor = RGBColor(90, 90, 90);
 const GRID: RGBColor = RGBColor(225, 225, 225);
 const FRAME: RGBColor = RGBColor(190, 190, 190);
 const SHADE: RGBColor = RGBColor(222, 222, 222);
+/// How opaque an interval band's fill is: the lines stay readable on it.
+const BAND_OPACITY: f64 = 0.22;
 /// The colour of SLO failure marks.
 pub const FAIL: RGBColor = RGBColor(204, 0, 0);
 
@@ -111,8 +113,15 @@ fn frame(p: &Panel, top: f64) -> (Frame, Ticks, Ticks) {
             .map(|r| r.value)
     };
     let points = || p.lines.iter().flat_map(|l| l.points.iter());
-    let xs = points().map(|q| q.0).chain(rule(true));
-    let ys = points().map(|q| q.1).chain(rule(false));
+    let band = || p.bands.iter().flat_map(|b| b.points.iter());
+    let xs = points()
+        .map(|q| q.0)
+        .chain(band().map(|q| q.0))
+        .chain(rule(true));
+    let ys = points()
+        .map(|q| q.1)
+        .chain(band().flat_map(|q| [q.1, q.2]))
+        .chain(rule(false));
     let xr = range(xs.map(|x| tr(p.x_axis, x)), p.x_axis, true);
     let yr = range(ys.map(|y| tr(p.y_axis, y)), p.y_axis, p.y_zero);
     let xt = ticks(p.x_axis, p.x_ticks, xr.0, xr.1);
@@ -253,6 +262,17 @@ pub fn dash_of(i: usize) -> &'static [f64] {
 
 /// Reference lines, series, their dots and the SLO failure marks (last, on top).
 fn data(items: &mut Vec<Item>, f: &Frame, p: &Panel) {
+    for b in &p.bands {
+        let hi = b.points.iter().map(|q| f.data(q.0, q.2));
+        let lo = b.points.iter().rev().map(|q| f.data(q.0, q.1));
+        items.push(Item::Area {
+            class: "band",
+            series: Some(b.label.clone()),
+            points: hi.chain(lo).collect(),
+            fill: PALETTE[b.color % PALETTE.len()],
+            opacity: BAND_OPACITY,
+        });
+    }
     for r in &p.rules {
         let ends = if r.vertical {
             let x = f.data(r.value, 1.0).0;
@@ -351,6 +371,7 @@ enum Swatch {
         dot: bool,
     },
     Band,
+    Fill(RGBColor),
     Fail,
 }
 
@@ -380,6 +401,14 @@ fn entries(p: &Panel) -> Vec<(Swatch, String)> {
             dot: false,
         };
         out.push((sw, r.label.clone()));
+    }
+    for (k, b) in p.bands.iter().enumerate() {
+        // A band cut in pieces is one legend entry.
+        if p.bands[..k].iter().any(|o| o.label == b.label) {
+            continue;
+        }
+        let color = PALETTE[b.color % PALETTE.len()];
+        out.push((Swatch::Fill(color), b.label.clone()));
     }
     if let Some(s) = &p.shade {
         out.push((Swatch::Band, s.label.clone()));
@@ -476,6 +505,18 @@ fn swatch(sw: Swatch, x: f64, cy: f64) -> Vec<Item> {
             h: 16.0,
             fill: Some(SHADE),
             stroke: Some(FRAME),
+        }],
+        Swatch::Fill(fill) => vec![Item::Area {
+            class: "swatch-band",
+            series: None,
+            points: vec![
+                (x, cy - 6.0),
+                (x + SWATCH, cy - 6.0),
+                (x + SWATCH, cy + 6.0),
+                (x, cy + 6.0),
+            ],
+            fill,
+            opacity: BAND_OPACITY,
         }],
         Swatch::Fail => vec![fail_mark("swatch-fail", mid)],
     }

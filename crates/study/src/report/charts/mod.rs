@@ -100,6 +100,16 @@ pub struct Shade {
     pub label: String,
 }
 
+/// The area between a low and a high edge, filled in a light tint of a
+/// palette colour and named in the legend.
+#[derive(Debug, Clone)]
+pub struct Band {
+    pub label: String,
+    pub color: usize,
+    /// `(x, low, high)` in data units, in x order.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Panel {
     /// Names the panel in the SVG (`<g id="FIGURE-ID">`).
@@ -116,6 +126,8 @@ pub struct Panel {
     pub x_ticks: Option<fn(f64) -> String>,
     pub lines: Vec<Line>,
     pub shade: Option<Shade>,
+    /// Filled intervals drawn under the lines (an interval band).
+    pub bands: Vec<Band>,
     /// Reference lines across the whole panel (an SLO, a ceiling).
     pub rules: Vec<Rule>,
 }
@@ -134,6 +146,7 @@ impl Panel {
             x_ticks: None,
             lines: Vec::new(),
             shade: None,
+            bands: Vec::new(),
             rules: Vec::new(),
         }
     }

@@ -60,6 +60,15 @@ fn draw(area: &Area, it: &Item) -> Result<(), String> {
             }
             Ok(())
         }
+        Item::Area {
+            points,
+            fill,
+            opacity,
+            ..
+        } => {
+            let pts: Vec<(i32, i32)> = points.iter().copied().map(px).collect();
+            area.draw(&Polygon::new(pts, fill.mix(*opacity).filled()))
+        }
         Item::Rect {
             x,
             y,

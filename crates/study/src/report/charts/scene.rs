@@ -55,6 +55,15 @@ pub enum Item {
         /// On/off lengths in px; empty for a solid line.
         dash: &'static [f64],
     },
+    /// A closed filled polygon (an interval band), no outline.
+    Area {
+        class: &'static str,
+        series: Option<String>,
+        points: Vec<(f64, f64)>,
+        fill: RGBColor,
+        /// 0 (clear) to 1 (opaque).
+        opacity: f64,
+    },
     Rect {
         class: &'static str,
         x: f64,
@@ -174,6 +183,28 @@ fn write_item(o: &mut String, it: &Item) {
             width,
             dash,
         } => write_path(o, class, series.as_deref(), points, *color, *width, dash),
+        Item::Area {
+            class,
+            series,
+            points,
+            fill,
+            opacity,
+        } => {
+            let pts: Vec<String> = points
+                .iter()
+                .map(|(x, y)| format!("{x:.1},{y:.1}"))
+                .collect();
+            let _ = write!(o, "<polygon class=\"{class}\"");
+            if let Some(s) = series {
+                let _ = write!(o, " data-series=\"{}\"", xml_escape(s));
+            }
+            let _ = writeln!(
+                o,
+                " points=\"{}\" fill=\"{}\" fill-opacity=\"{opacity}\" stroke=\"none\"/>",
+                pts.join(" "),
+                rgb(*fill)
+            );
+        }
         Item::Rect {
             class,
             x,
