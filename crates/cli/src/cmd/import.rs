@@ -46,7 +46,12 @@ pub struct ImportArgs {
 
 pub fn run(a: ImportArgs) -> Result<(), CliError> {
     if a.kind == "openapi" && matches!(a.to.as_str(), "targets" | "plan") {
-        return crate::cmd::import_openapi::run(&a);
+        return crate::cmd::import_openapi::run(&crate::cmd::import_openapi::Convert {
+            file: &a.file,
+            to: &a.to,
+            base: &a.base,
+            output: &a.output,
+        });
     }
     if a.kind != "log" {
         return Err(CliError::usage(format!(

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::cmd::import::ImportArgs;
 use crate::exit::CliError;
 
 const METHODS: [&str; 8] = [
@@ -24,11 +23,20 @@ struct Op {
     body: Option<String>,
 }
 
-pub fn run(a: &ImportArgs) -> Result<(), CliError> {
-    let doc = load(&a.file)?;
-    check_refs(&doc, &doc, &a.file, "")?;
-    let ops = operations(&doc, &a.file, &a.base)?;
-    let out = Path::new(&a.output);
+/// What to convert and where to: `import openapi`'s arguments.
+pub struct Convert<'a> {
+    pub file: &'a str,
+    /// targets or plan
+    pub to: &'a str,
+    pub base: &'a str,
+    pub output: &'a str,
+}
+
+pub fn run(a: &Convert) -> Result<(), CliError> {
+    let doc = load(a.file)?;
+    check_refs(&doc, &doc, a.file, "")?;
+    let ops = operations(&doc, a.file, a.base)?;
+    let out = Path::new(a.output);
     let to_stdout = a.output == "stdout" || a.output == "-";
     if a.to == "plan" && to_stdout {
         return Err(CliError::usage(
@@ -46,12 +54,12 @@ pub fn run(a: &ImportArgs) -> Result<(), CliError> {
     } else {
         out.to_path_buf()
     };
-    let targets = targets_text(&ops, &targets_path, &a.file)?;
+    let targets = targets_text(&ops, &targets_path, a.file)?;
     if a.to == "targets" {
-        return write(&a.output, &targets);
+        return write(a.output, &targets);
     }
     write(&targets_path.display().to_string(), &targets)?;
-    write(&a.output, &plan_text(a, stem, &targets_path, ops.len()))
+    write(a.output, &plan_text(a, stem, &targets_path, ops.len()))
 }
 
 /// The document as JSON values, from JSON or YAML, refused unless OpenAPI 3.
@@ -445,7 +453,7 @@ fn targets_text(ops: &[Op], targets: &Path, file: &str) -> Result<String, CliErr
 }
 
 /// A study plan hitting every operation equally often.
-fn plan_text(a: &ImportArgs, stem: &str, targets: &Path, n: usize) -> String {
+fn plan_text(a: &Convert, stem: &str, targets: &Path, n: usize) -> String {
     let targets_name = targets.file_name().and_then(|s| s.to_str()).unwrap_or("");
     let name: String = stem
         .chars()
