@@ -13,7 +13,8 @@ use crate::exit::CliError;
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// What FILE is: log (any log `attack -replay` reads)
+    /// What FILE is: log (any log `attack -replay` reads) or openapi (an
+    /// OpenAPI 3.0/3.1 document, YAML or JSON)
     pub kind: String,
     /// The file to import
     pub file: String,
@@ -29,17 +30,29 @@ pub struct ImportArgs {
     #[arg(long, conflicts_with = "format")]
     pub log_format: Option<String>,
     /// scheme://host:port for logs that record paths without a host
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        visible_alias = "base-url",
+        default_value = "http://127.0.0.1:8080"
+    )]
     pub base: String,
     /// Keep the N most requested endpoints (the rest are counted in a comment)
     #[arg(long, default_value_t = 50)]
     pub top: usize,
     /// Output file
-    #[arg(long, default_value = "stdout")]
+    #[arg(long, short = 'o', default_value = "stdout")]
     pub output: String,
 }
 
 pub fn run(a: ImportArgs) -> Result<(), CliError> {
+    if a.kind == "openapi" && matches!(a.to.as_str(), "targets" | "plan") {
+        return crate::cmd::import_openapi::run(&crate::cmd::import_openapi::Convert {
+            file: &a.file,
+            to: &a.to,
+            base: &a.base,
+            output: &a.output,
+        });
+    }
     if a.kind != "log" {
         return Err(CliError::usage(format!(
             "loadlab import {:?}: only `import log FILE --to targets` is supported",
