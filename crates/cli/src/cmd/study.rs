@@ -144,7 +144,9 @@ pub(crate) fn dashboard(
     if !opts.any() {
         return Ok(None);
     }
-    let meta = serde_json::json!({ "kind": "study", "name": plan.name });
+    // The SLO in the meta: the charts draw its bounds from the first point.
+    let slo = plan.slo.as_ref().map(crate::dashboard::study::slo_json);
+    let meta = serde_json::json!({ "kind": "study", "name": plan.name, "slo": slo });
     crate::dashboard::Dashboard::start(&opts, meta).map(Some)
 }
 
