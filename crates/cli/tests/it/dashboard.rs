@@ -11,7 +11,7 @@ use loadlab_testkit::cdp::Browser;
 use loadlab_testkit::proc::{PATIENCE, Watch, text, wait_bounded};
 use serde_json::Value;
 
-fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_loadlab")
 }
 
@@ -47,7 +47,7 @@ fn attack(dir: &std::path::Path, o: &OriginHandle, args: &[&str]) -> (Child, Wat
 }
 
 /// The page's URL, from the line the attack prints.
-fn page_url(w: &Watch) -> String {
+pub(crate) fn page_url(w: &Watch) -> String {
     let err = w.wait_for_line("dashboard on http://", PATIENCE);
     err.lines()
         .find_map(|l| l.split("dashboard on ").nth(1))
@@ -98,7 +98,7 @@ fn assert_matches(page: &Value, rep: &Value) {
     );
 }
 
-fn keep_screenshot(png: &[u8], var: &str) {
+pub(crate) fn keep_screenshot(png: &[u8], var: &str) {
     assert!(
         png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
         "screenshot of {} bytes",
