@@ -133,3 +133,72 @@ slo: {success: 99%, p99: 1s}
         assert!(page["points"].as_u64().unwrap() >= 1, "{name}: {page}");
     }
 }
+
+/// The k6 page's latency percentiles are each second's: a target slow for
+/// its first seconds then fast shows a slow first point and fast last ones
+/// (over the run so far its p99 would stay slow: the slow requests are
+/// more than 1 % of them).
+#[test]
+fn a_k6_pages_percentiles_are_per_second() {
+    let Some(exe) = chromium_or_skip("a_k6_pages_percentiles_are_per_second") else {
+        return;
+    };
+    let recipe = r#"{"route":"/*","body":"hello","stages":[{"at":0,"status":200,"latency":"300ms"},{"at":"2500ms","status":200,"latency":"2ms"}]}"#;
+    let o = loadlab_origin::spawn(
+        "127.0.0.1:0".parse().unwrap(),
+        loadlab_origin::OriginConfig {
+            recipes: loadlab_origin::parse_recipes(recipe).unwrap(),
+            workers: Some(1),
+            ..Default::default()
+        },
+    )
+    .expect("origin");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.js");
+    std::fs::write(
+        &script,
+        r#"import http from 'k6/http';
+export const options = { vus: 2, duration: '6s' };
+export default function () { http.get(__ENV.URL); }
+"#,
+    )
+    .unwrap();
+    let html = dir.path().join("k6.html");
+    let out = Command::new(bin())
+        .args(["k6", "run", "-q", "--out", "web-dashboard=port=-1"])
+        .args(["-e", &format!("URL={}/", o.url())])
+        .arg(&script)
+        .env("K6_WEB_DASHBOARD_EXPORT", &html)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut b = Browser::launch(exe, &["--proxy-server=127.0.0.1:9"]);
+    let tab = b.open(&format!("file://{}", html.display()), 1300, 1100);
+    b.wait_for(
+        &tab,
+        "the figures",
+        "document.body.dataset.state === 'finished'",
+    );
+    let p99 = b.eval(&tab, "K.p99");
+    let p99: Vec<f64> = p99
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_f64())
+        .collect();
+    assert!(p99.len() >= 5, "{p99:?}");
+    assert!(p99[0] >= 300.0, "the first, slow second: {p99:?}");
+    let last = p99[p99.len() - 2];
+    assert!(last < 150.0, "a late, fast second: {p99:?}");
+    // Over the whole run p99 is the slow requests'.
+    let whole = b.eval(
+        &tab,
+        "EMBED.totals.metrics.find(m => m.name === 'http_req_duration').values['p(99)']",
+    );
+    assert!(whole.as_f64().unwrap() >= 300.0, "{whole}");
+}
