@@ -9,7 +9,7 @@ use loadlab_testkit::browser::chromium_or_skip;
 use loadlab_testkit::cdp::Browser;
 use loadlab_testkit::proc::{PATIENCE, Watch, wait_bounded};
 
-use super::dashboard::{bin, keep_screenshot, page_url};
+use super::dashboard_kit::{bin, keep_screenshot, page_url};
 
 #[test]
 fn a_study_writes_each_runs_page_with_the_stores_figures() {
