@@ -296,6 +296,19 @@ impl<U: Unit> Distribution<U> {
         self.max
     }
 
+    /// Percentiles (`ps` in 0..=100) of the values recorded since
+    /// `earlier`, a copy of this distribution taken before: from the
+    /// difference of the histograms, so within their precision. `None`
+    /// when nothing was recorded since, or `earlier` is no past copy.
+    pub fn percentiles_since(&self, earlier: &Distribution<U>, ps: &[f64]) -> Option<Vec<u64>> {
+        let mut h = self.hist.clone();
+        h.subtract(&earlier.hist).ok()?;
+        if h.is_empty() {
+            return None;
+        }
+        Some(ps.iter().map(|p| h.value_at_quantile(p / 100.0)).collect())
+    }
+
     /// The underlying histogram (for plots, spectra and exports).
     pub fn histogram(&self) -> &Histogram<u64> {
         &self.hist

@@ -213,6 +213,17 @@ impl Agg {
         }
     }
 
+    /// A trend's percentiles (`ps` in 0..=100, in the metric's unit) of
+    /// the values added since `earlier`, a copy of it taken before; `None`
+    /// when none were, or for another kind of metric.
+    pub fn percentiles_since(&self, earlier: &Agg, ps: &[f64]) -> Option<Vec<f64>> {
+        let (Agg::Trend(now), Agg::Trend(then)) = (self, earlier) else {
+            return None;
+        };
+        let v = now.whole().percentiles_since(&then.whole(), ps)?;
+        Some(v.into_iter().map(|x| x as f64 / SCALE).collect())
+    }
+
     /// A trend statistic (`avg`, `min`, `med`, `max`, `p(N)`, `count`) in
     /// the metric's unit.
     pub fn stat(&self, name: &str) -> Option<f64> {

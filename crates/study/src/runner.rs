@@ -78,6 +78,8 @@ pub struct RunInfo {
     pub repetition: u32,
     /// How long the run sends (the plan's `step`).
     pub step: Duration,
+    /// The run's first part left out of its figures (the plan's `warmup`).
+    pub warmup: Duration,
     /// Estimated time until the study ends, this run included.
     pub left: Duration,
 }
@@ -184,6 +186,7 @@ impl Ctx<'_> {
             target: target.to_string(),
             repetition: rep,
             step: self.plan.load.step,
+            warmup: self.plan.load.warmup,
             left: self.per_run() * (self.planned - self.position + 1) as u32,
         };
         let live = LiveStats::new();

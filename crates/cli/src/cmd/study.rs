@@ -144,7 +144,9 @@ pub(crate) fn dashboard(
     if !opts.any() {
         return Ok(None);
     }
-    let meta = serde_json::json!({ "kind": "study", "name": plan.name });
+    // The SLO in the meta: the charts draw its bounds from the first point.
+    let slo = plan.slo.as_ref().map(crate::dashboard::study::slo_json);
+    let meta = serde_json::json!({ "kind": "study", "name": plan.name, "slo": slo });
     crate::dashboard::Dashboard::start(&opts, meta).map(Some)
 }
 
@@ -192,6 +194,15 @@ pub fn run_plan(
     let canonical = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
     let stop = stop_flag();
     let mut verdicts = None;
+    // With --out, each run's own page beside the report.
+    let base: Box<dyn Observer> = match &out {
+        Some(dir) => Box::new(crate::dashboard::run_pages::RunPages::new(
+            dir.clone(),
+            plan.slo.as_ref(),
+            Box::new(StderrObserver::default()),
+        )),
+        None => Box::new(StderrObserver::default()),
+    };
     let observer: Box<dyn Observer> = match dash {
         Some(d) => {
             // The Stop button: as Ctrl-C.
@@ -202,15 +213,11 @@ pub fn run_plan(
                 eprintln!("loadlab: stopped from the dashboard; the run in flight is discarded, committed runs are kept (continue with --resume)");
                 flag.fire();
             });
-            let o = crate::dashboard::study::StudyDash::new(
-                d,
-                Box::new(StderrObserver::default()),
-                plan.slo.clone(),
-            );
+            let o = crate::dashboard::study::StudyDash::new(d, base, plan.slo.clone());
             verdicts = Some(o.context());
             Box::new(o)
         }
-        None => Box::new(StderrObserver::default()),
+        None => base,
     };
     let opts = RunOptions {
         db,

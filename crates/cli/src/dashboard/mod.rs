@@ -12,6 +12,7 @@
 pub mod hub;
 pub mod k6;
 mod page;
+pub mod run_pages;
 mod server;
 pub mod sink;
 pub mod study;

@@ -17,6 +17,9 @@ use super::hub::Hub;
 /// The figures recorded so far.
 pub struct Acc {
     start_unix_ns: u64,
+    /// Samples intended before this (from the run's start) are left out of
+    /// the whole run's figures (a study run's warm-up); 0 otherwise.
+    pub(super) warmup_ns: u64,
     whole: Metrics,
     second: Metrics,
     /// Failures by (status, transport error), over the whole run.
@@ -27,6 +30,7 @@ impl Default for Acc {
     fn default() -> Self {
         Acc {
             start_unix_ns: 0,
+            warmup_ns: 0,
             whole: Metrics::new(),
             second: Metrics::new(),
             failures: HashMap::new(),
@@ -38,10 +42,13 @@ impl Acc {
     /// Records a sample: in the whole run always, in the current second
     /// only when someone will see it (`watched`).
     fn add(&mut self, s: &Sample, watched: bool) {
-        self.whole.add_sample(self.start_unix_ns, s);
         if watched {
             self.second.add_sample(self.start_unix_ns, s);
         }
+        if s.intended_ns < self.warmup_ns {
+            return;
+        }
+        self.whole.add_sample(self.start_unix_ns, s);
         if !s.is_success() {
             *self.failures.entry((s.status, s.error)).or_default() += 1;
         }

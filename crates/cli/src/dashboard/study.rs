@@ -22,12 +22,7 @@ pub struct StudyDash {
 
 impl StudyDash {
     pub fn new(mut dash: Dashboard, inner: Box<dyn Observer>, slo: Option<Slo>) -> StudyDash {
-        let slo_json = slo.as_ref().map(|s| {
-            json!({
-                "success": s.success,
-                "latency": s.latency.iter().map(|(p, d)| json!({ "p": p, "ms": d.as_secs_f64() * 1e3 })).collect::<Vec<_>>(),
-            })
-        });
+        let slo_json = slo.as_ref().map(slo_json);
         let context = Arc::new(Mutex::new(json!({
             "outline": [], "ladder": [], "current": null, "slo": slo_json, "ceiling": [],
         })));
@@ -49,6 +44,14 @@ impl StudyDash {
             c[key] = v;
         }
     }
+}
+
+/// The SLO as the page draws it: its success bound and latency bounds.
+pub fn slo_json(s: &Slo) -> Value {
+    json!({
+        "success": s.success,
+        "latency": s.latency.iter().map(|(p, d)| json!({ "p": p, "ms": d.as_secs_f64() * 1e3 })).collect::<Vec<_>>(),
+    })
 }
 
 /// The study's verdict on the run that just ended, from its progress

@@ -4,6 +4,8 @@
 mod attack_cli;
 mod attack_selfcheck;
 mod dashboard;
+mod dashboard_kit;
+mod dashboard_runs;
 mod distributed;
 mod http_client;
 mod import_openapi;

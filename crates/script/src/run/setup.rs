@@ -344,6 +344,7 @@ pub(crate) fn make_shared(
         live: RefCell::new(None),
         progress: cfg.progress && !cfg.quiet,
         live_out: cfg.live_out.clone(),
+        live_last: RefCell::new(None),
         quiet: cfg.quiet,
         verbose: cfg.verbose,
         file_http: RefCell::new(HashMap::new()),

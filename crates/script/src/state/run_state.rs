@@ -142,6 +142,9 @@ pub struct RunState {
     pub(crate) progress: bool,
     /// [`crate::RunConfig::live_out`].
     pub(crate) live_out: Option<Arc<dyn crate::live_view::LiveOut>>,
+    /// `http_req_duration` as the live display's last point saw it (its
+    /// next point's percentiles are of the requests since).
+    pub(crate) live_last: RefCell<Option<crate::registry::Agg>>,
     pub quiet: bool,
     pub verbose: bool,
     pub(crate) file_http: RefCell<HashMap<Tags, u32>>,

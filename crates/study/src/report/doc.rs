@@ -25,6 +25,8 @@ pub enum Block {
         label: String,
         text: String,
     },
+    /// Links, one per line: (text, relative address).
+    Links(Vec<(String, String)>),
     /// Blocks folded away under a one-line summary (`<details>`: long
     /// run-by-run detail a reader opens when they want it).
     Details {
@@ -93,6 +95,12 @@ fn md_block(o: &mut String, b: &Block) {
             }
             Block::Verdict { label, text, .. } => {
                 let _ = writeln!(o, "**{}** — {text}\n", label.to_uppercase());
+            }
+            Block::Links(links) => {
+                for (t, href) in links {
+                    let _ = writeln!(o, "- [{}]({href})", t.replace(['[', ']'], ""));
+                }
+                o.push('\n');
             }
             Block::Details { summary, blocks } => {
                 let _ = writeln!(o, "<details><summary>{}</summary>\n", html_escape(summary));
@@ -187,6 +195,18 @@ fn html_block(o: &mut String, b: &Block) -> Result<(), String> {
                     html_escape(&label.to_uppercase()),
                     inline(text)
                 );
+            }
+            Block::Links(links) => {
+                o.push_str("<ul class=\"links\">");
+                for (t, href) in links {
+                    let _ = write!(
+                        o,
+                        "<li><a href=\"{}\">{}</a></li>",
+                        html_escape(href),
+                        html_escape(t)
+                    );
+                }
+                o.push_str("</ul>\n");
             }
             Block::Details { summary, blocks } => {
                 let _ = writeln!(o, "<details><summary>{}</summary>", html_escape(summary));

@@ -9,6 +9,7 @@ pub mod command;
 pub mod concurrent;
 pub mod doc;
 pub mod figures;
+pub mod run_pages;
 pub mod split_note;
 pub mod text;
 
@@ -759,6 +760,7 @@ pub fn write_report_with(
     let charts_dir = out.join("charts");
     std::fs::create_dir_all(&charts_dir).map_err(|e| format!("{}: {e}", charts_dir.display()))?;
     let mut blocks = build(study, plan, runs, analysis);
+    blocks.extend(run_pages::section(runs, out));
     blocks.extend(extra);
     for blk in &blocks {
         if let Block::Chart(f) = blk {
