@@ -11,9 +11,14 @@ use loadlab_engine::replay::{Item, LogFormat, ReplayFormat};
 
 use crate::exit::CliError;
 
+mod correlate;
+pub mod har;
+pub mod k6;
+
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// What FILE is: log (any log `attack -replay` reads)
+    /// What FILE is: log (any log `attack -replay` reads), or har (a
+    /// browser's recording, to targets or k6) or har
     pub kind: String,
     /// The file to import
     pub file: String,
@@ -35,14 +40,20 @@ pub struct ImportArgs {
     #[arg(long, default_value_t = 50)]
     pub top: usize,
     /// Output file
-    #[arg(long, default_value = "stdout")]
+    #[arg(short = 'o', long, default_value = "stdout")]
     pub output: String,
+    /// HAR: keep the static assets (images, CSS, scripts, fonts)
+    #[arg(long)]
+    pub keep_static: bool,
 }
 
 pub fn run(a: ImportArgs) -> Result<(), CliError> {
+    if a.kind == "har" {
+        return har::run(&a);
+    }
     if a.kind != "log" {
         return Err(CliError::usage(format!(
-            "loadlab import {:?}: only `import log FILE --to targets` is supported",
+            "loadlab import {:?}: expected log or har",
             a.kind
         )));
     }

@@ -1,0 +1,304 @@
+//! `loadlab import har FILE --to targets|k6`: a browser's recording as a
+//! vegeta targets file (`attack -targets=FILE` replays it) or as an
+//! editable k6 script with its think times, page groups and the values
+//! one response hands to a later request carried over (see
+//! [`super::correlate`]). Static assets (images, style sheets, scripts,
+//! fonts) are left out unless `--keep-static`.
+
+use serde_json::Value;
+
+use loadlab_engine::replay::time::parse_iso;
+
+use super::ImportArgs;
+use super::k6::{self, Group, Request};
+use crate::exit::CliError;
+
+/// One HAR entry, as far as the converters need it.
+#[derive(Debug, Clone, Default)]
+pub struct Entry {
+    /// Its index in `log.entries` (from 0), kept after filtering.
+    pub index: usize,
+    /// `startedDateTime`, ns since the Unix epoch.
+    pub started: i128,
+    /// `time`: the whole exchange, in ms (0 when not recorded).
+    pub time_ms: f64,
+    pub pageref: Option<String>,
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    pub status: u16,
+    /// The response's MIME type (`response.content.mimeType`), lower case.
+    pub mime: String,
+    /// The response body's text, when recorded as text.
+    pub response: Option<String>,
+}
+
+/// A HAR read: its pages (id, title) and entries in `startedDateTime` order.
+#[derive(Debug, Default)]
+pub struct Har {
+    pub pages: Vec<(String, String)>,
+    pub entries: Vec<Entry>,
+}
+
+/// Headers a client sets itself, or that belong to one connection only.
+const HOP_BY_HOP: [&str; 10] = [
+    "host",
+    "content-length",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// Reads a HAR document; the error says what is wrong, without the path.
+pub fn parse(doc: &[u8]) -> Result<Har, String> {
+    let v: Value = serde_json::from_slice(doc).map_err(|e| format!("not a HAR document: {e}"))?;
+    let log = v
+        .get("log")
+        .ok_or("not a HAR document: no \"log\" object")?;
+    let list = log
+        .get("entries")
+        .and_then(Value::as_array)
+        .ok_or("not a HAR document: no log.entries array")?;
+    if list.is_empty() {
+        return Err("the HAR has no entries (log.entries is empty)".into());
+    }
+    let mut har = Har::default();
+    for p in log
+        .get("pages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let id = str_at(p, &["id"]).unwrap_or_default();
+        let title = str_at(p, &["title"]).unwrap_or_else(|| id.clone());
+        har.pages.push((id, title));
+    }
+    for (i, e) in list.iter().enumerate() {
+        har.entries
+            .push(entry(i, e).map_err(|r| format!("log.entries[{i}]: {r}"))?);
+    }
+    har.entries.sort_by_key(|e| (e.started, e.index));
+    Ok(har)
+}
+
+fn str_at(v: &Value, path: &[&str]) -> Option<String> {
+    let mut v = v;
+    for k in path {
+        v = v.get(k)?;
+    }
+    v.as_str().map(str::to_string)
+}
+
+fn entry(index: usize, e: &Value) -> Result<Entry, String> {
+    let started = str_at(e, &["startedDateTime"]).ok_or("no startedDateTime")?;
+    let started = parse_iso(&started).ok_or(format!("bad startedDateTime {started:?}"))?;
+    let req = e.get("request").ok_or("no request")?;
+    let method = str_at(req, &["method"]).ok_or("no request.method")?;
+    let url = str_at(req, &["url"]).ok_or("no request.url")?;
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!("request.url {url:?} is not an http(s) URL"));
+    }
+    let mut headers = Vec::new();
+    for h in req
+        .get("headers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(k), Some(v)) = (str_at(h, &["name"]), str_at(h, &["value"])) else {
+            return Err("a request header without a string name and value".into());
+        };
+        let lower = k.to_ascii_lowercase();
+        if k.starts_with(':') || HOP_BY_HOP.contains(&lower.as_str()) {
+            continue;
+        }
+        headers.push((k, v));
+    }
+    let resp = e.get("response");
+    let content = resp.and_then(|r| r.get("content"));
+    let mime = content
+        .and_then(|c| str_at(c, &["mimeType"]))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let base64 = content.and_then(|c| str_at(c, &["encoding"])).as_deref() == Some("base64");
+    Ok(Entry {
+        index,
+        started,
+        time_ms: e
+            .get("time")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+            .max(0.0),
+        pageref: str_at(e, &["pageref"]),
+        method,
+        url,
+        headers,
+        body: str_at(req, &["postData", "text"]),
+        status: resp
+            .and_then(|r| r.get("status"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as u16,
+        mime,
+        response: content
+            .and_then(|c| str_at(c, &["text"]))
+            .filter(|_| !base64),
+    })
+}
+
+/// Extensions of static assets (the path's, before any query).
+const STATIC_EXT: [&str; 17] = [
+    "css", "js", "mjs", "map", "png", "jpg", "jpeg", "gif", "webp", "avif", "svg", "ico", "bmp",
+    "woff", "woff2", "ttf", "otf",
+];
+
+/// Whether an entry fetched a static asset: an image, style sheet, script
+/// or font, by its response's MIME type or its URL's extension.
+pub fn is_static(e: &Entry) -> bool {
+    let m = e.mime.split(';').next().unwrap_or("").trim();
+    if m.starts_with("image/")
+        || m.starts_with("font/")
+        || m == "text/css"
+        || m.contains("javascript")
+        || m.contains("ecmascript")
+        || m == "application/font-woff"
+        || m == "application/vnd.ms-fontobject"
+    {
+        return true;
+    }
+    let path = e.url.split(['?', '#']).next().unwrap_or("");
+    let last = path.rsplit('/').next().unwrap_or("");
+    last.rsplit_once('.').is_some_and(|(_, ext)| {
+        STATIC_EXT.contains(&ext.to_ascii_lowercase().as_str()) || ext.eq_ignore_ascii_case("eot")
+    })
+}
+
+/// Think time before entry `i`: the gap from the end of the latest
+/// exchange before it to its start, in seconds. Gaps under 0.1 s are a
+/// browser loading in parallel (none); long ones are capped at 10 s.
+pub fn think_times(entries: &[Entry]) -> Vec<f64> {
+    let mut end = i128::MIN;
+    entries
+        .iter()
+        .map(|e| {
+            let gap = if end == i128::MIN {
+                0.0
+            } else {
+                (e.started - end) as f64 / 1e9
+            };
+            end = end.max(e.started + (e.time_ms * 1e6) as i128);
+            if gap < 0.1 {
+                0.0
+            } else {
+                (gap.min(10.0) * 10.0).round() / 10.0
+            }
+        })
+        .collect()
+}
+
+pub fn run(a: &ImportArgs) -> Result<(), CliError> {
+    let doc =
+        std::fs::read(&a.file).map_err(|e| CliError::io(format!("cannot read {}: {e}", a.file)))?;
+    let har = parse(&doc).map_err(|e| CliError::bad_input(format!("{}: {e}", a.file)))?;
+    let total = har.entries.len();
+    let entries: Vec<Entry> = har
+        .entries
+        .iter()
+        .filter(|e| a.keep_static || !is_static(e))
+        .cloned()
+        .collect();
+    if entries.is_empty() {
+        return Err(CliError::bad_input(format!(
+            "{}: all {total} entries are static assets (images, CSS, scripts, fonts): give --keep-static to keep them",
+            a.file
+        )));
+    }
+    let left_out = total - entries.len();
+    let note = format!(
+        "{} requests from {}{}",
+        entries.len(),
+        a.file,
+        if left_out > 0 {
+            format!(" ({left_out} static assets left out; --keep-static keeps them)")
+        } else {
+            String::new()
+        }
+    );
+    match a.to.as_str() {
+        "targets" => write_targets(a, &entries, &note),
+        "k6" => {
+            let script = k6::script(&note, &groups(&har.pages, &entries));
+            super::write(&a.output, &script)
+        }
+        other => Err(CliError::usage(format!(
+            "--to={other}: a HAR converts to targets or k6"
+        ))),
+    }
+}
+
+/// The k6 requests, grouped by page when the HAR has pages (in the order
+/// of their first request), with the correlated values carried over.
+fn groups(pages: &[(String, String)], entries: &[Entry]) -> Vec<Group> {
+    let think = think_times(entries);
+    let requests = super::correlate::requests(entries);
+    let mut groups: Vec<Group> = Vec::new();
+    for ((e, r), t) in entries.iter().zip(requests).zip(think) {
+        let name = e.pageref.as_ref().map(|p| {
+            pages
+                .iter()
+                .find(|(id, _)| id == p)
+                .map_or(p.clone(), |(_, title)| title.clone())
+        });
+        let r = Request { think: t, ..r };
+        match groups.last_mut() {
+            Some(g) if g.name == name => g.requests.push(r),
+            _ => groups.push(Group {
+                name,
+                requests: vec![r],
+            }),
+        }
+    }
+    groups
+}
+
+/// A vegeta targets file (http format): each request with its headers, and
+/// its body in a file beside the targets file (`@path`, as given relative
+/// to where `attack` runs, like the output path itself).
+fn write_targets(a: &ImportArgs, entries: &[Entry], note: &str) -> Result<(), CliError> {
+    let to_stdout = a.output == "stdout" || a.output == "-";
+    let out = std::path::Path::new(&a.output);
+    let bodies = out.with_file_name(format!(
+        "{}.bodies",
+        out.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("targets")
+    ));
+    let mut text = format!("# {note} (loadlab import har)\n");
+    for e in entries {
+        text += &format!("{} {}\n", e.method, e.url);
+        for (k, v) in &e.headers {
+            text += &format!("{k}: {v}\n");
+        }
+        if let Some(b) = e.body.as_ref().filter(|b| !b.is_empty()) {
+            if to_stdout {
+                return Err(CliError::usage(
+                    "the HAR has request bodies: give -o FILE (the bodies are written beside it)",
+                ));
+            }
+            std::fs::create_dir_all(&bodies).map_err(|err| {
+                CliError::io(format!("cannot create {}: {err}", bodies.display()))
+            })?;
+            let path = bodies.join(format!("{}.body", e.index));
+            std::fs::write(&path, b)
+                .map_err(|err| CliError::io(format!("cannot write {}: {err}", path.display())))?;
+            text += &format!("@{}\n", path.display());
+        }
+        text.push('\n');
+    }
+    super::write(&a.output, &text)
+}
