@@ -161,7 +161,11 @@ fn var_name(hint: &str, used: &mut Vec<String>) -> String {
     unique
 }
 
-/// The entries as k6 requests (the Cookie header left to k6's cookie jar),
+/// Request headers left to k6: cookies are its cookie jar's, and it
+/// negotiates its own content encoding.
+const LEFT_TO_K6: [&str; 2] = ["cookie", "accept-encoding"];
+
+/// The entries as k6 requests (cookies and content encoding left to k6),
 /// with the correlated values read from responses into variables.
 pub fn requests(entries: &[Entry]) -> Vec<Request> {
     let mut reqs: Vec<Request> = entries
@@ -173,7 +177,7 @@ pub fn requests(entries: &[Entry]) -> Vec<Request> {
             headers: e
                 .headers
                 .iter()
-                .filter(|(k, _)| !k.eq_ignore_ascii_case("cookie"))
+                .filter(|(k, _)| !LEFT_TO_K6.contains(&k.to_ascii_lowercase().as_str()))
                 .map(|(k, v)| (k.clone(), Text::lit(v)))
                 .collect(),
             body: e.body.as_deref().filter(|b| !b.is_empty()).map(Text::lit),
@@ -225,4 +229,86 @@ pub fn requests(entries: &[Entry]) -> Vec<Request> {
         }
     }
     reqs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(index: usize, method: &str, url: &str, headers: &[(&str, &str)]) -> Entry {
+        Entry {
+            index,
+            method: method.into(),
+            url: url.into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            status: 200,
+            ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn a_login_token_is_read_from_json_and_sent_in_a_later_header() {
+        let mut login = entry(
+            2,
+            "POST",
+            "http://h/login",
+            &[("Content-Type", "application/json")],
+        );
+        login.body = Some(r#"{"user":"alice_2024","password":"pw"}"#.into());
+        login.response = Some(r#"{"auth":{"token":"tk_9f8e7d6c5b4a"},"user":"alice_2024"}"#.into());
+        let me = entry(
+            3,
+            "GET",
+            "http://h/me",
+            &[
+                ("Authorization", "Bearer tk_9f8e7d6c5b4a"),
+                ("Cookie", "s=1"),
+                ("Accept-Encoding", "br"),
+            ],
+        );
+        let r = requests(&[login, me]);
+        assert_eq!(
+            r[0].extract,
+            vec![Extract {
+                var: "token".into(),
+                find: Find::Json("auth.token".into()),
+                comment: "from entry 2 (POST http://h/login), JSON field auth.token: used by the requests below".into(),
+            }],
+            "the user name the client sent first is not a token"
+        );
+        assert_eq!(r[1].headers.len(), 1, "cookies and encoding are left to k6");
+        assert_eq!(r[1].headers[0].1.js(), "`Bearer ${token}`");
+        assert_eq!(r[1].url.js(), "\"http://h/me\"");
+    }
+
+    #[test]
+    fn an_id_in_html_is_read_by_a_regex_and_used_in_a_later_url() {
+        let mut page = entry(0, "GET", "http://h/form", &[]);
+        page.response = Some("<form>\n<input name=\"csrf\" value=\"Ab3dEf7hIj\">".into());
+        let post = entry(1, "GET", "http://h/go?csrf=Ab3dEf7hIj&x=1", &[]);
+        let r = requests(&[page, post]);
+        assert_eq!(r[0].extract.len(), 1);
+        assert_eq!(
+            r[0].extract[0].find,
+            Find::Regex(r#"e="csrf" value="([A-Za-z0-9_.~+=-]+)"#.into())
+        );
+        assert_eq!(r[1].url.js(), "`http://h/go?csrf=${value}&x=1`");
+    }
+
+    #[test]
+    fn words_and_values_never_sent_back_are_not_correlated() {
+        assert!(!qualifies("password"));
+        assert!(!qualifies("Dashboard"));
+        assert!(!qualifies("short1"));
+        assert!(!qualifies("http://example.com/a1b2c3d4"));
+        assert!(!qualifies("two words 12345678"));
+        assert!(qualifies("5f2b9c1e"));
+        let mut a = entry(0, "GET", "http://h/a", &[]);
+        a.response = Some(r#"{"id":"ord_12345678","title":"Dashboard"}"#.into());
+        let b = entry(1, "GET", "http://h/b", &[("X-Title", "Dashboard")]);
+        assert!(requests(&[a, b]).iter().all(|r| r.extract.is_empty()));
+    }
 }

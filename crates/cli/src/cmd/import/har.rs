@@ -302,3 +302,67 @@ fn write_targets(a: &ImportArgs, entries: &[Entry], note: &str) -> Result<(), Cl
     }
     super::write(&a.output, &text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(url: &str, mime: &str) -> Entry {
+        Entry {
+            url: url.into(),
+            mime: mime.into(),
+            ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn static_assets_by_mime_type_or_extension() {
+        for (url, mime) in [
+            ("http://h/app.css", "text/css"),
+            ("http://h/app.js?v=3", ""),
+            ("http://h/x", "application/javascript; charset=utf-8"),
+            ("http://h/logo", "image/png"),
+            ("http://h/f.woff2", "application/octet-stream"),
+            ("http://h/favicon.ico", "text/html"),
+        ] {
+            assert!(is_static(&at(url, mime)), "{url} {mime}");
+        }
+        for (url, mime) in [
+            ("http://h/", "text/html"),
+            ("http://h/api/items.json", "application/json"),
+            ("http://h/login", ""),
+            ("http://h/a.css/edit", "text/html"),
+        ] {
+            assert!(!is_static(&at(url, mime)), "{url} {mime}");
+        }
+    }
+
+    #[test]
+    fn think_times_are_the_idle_gaps_capped() {
+        let e = |ms: i128, time_ms: f64| Entry {
+            started: ms * 1_000_000,
+            time_ms,
+            ..Entry::default()
+        };
+        // Parallel loads (no gap), 1.5 s of reading, then 60 s of idling.
+        let es = [e(0, 50.0), e(20, 30.0), e(1550, 10.0), e(61_560, 5.0)];
+        assert_eq!(think_times(&es), vec![0.0, 0.0, 1.5, 10.0]);
+    }
+
+    #[test]
+    fn a_har_without_entries_or_not_json_is_refused_with_the_reason() {
+        assert_eq!(
+            parse(br#"{"log":{"entries":[]}}"#).unwrap_err(),
+            "the HAR has no entries (log.entries is empty)"
+        );
+        assert!(
+            parse(b"nope")
+                .unwrap_err()
+                .starts_with("not a HAR document: ")
+        );
+        assert_eq!(
+            parse(br#"{"log":{"entries":[{"startedDateTime":"x"}]}}"#).unwrap_err(),
+            "log.entries[0]: bad startedDateTime \"x\""
+        );
+    }
+}

@@ -18,13 +18,14 @@ pub mod k6;
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// What FILE is: log (any log `attack -replay` reads), or har (a
-    /// browser's recording, to targets or k6) or har
+    /// browser's recording, to targets or k6)
     pub kind: String,
     /// The file to import
     pub file: String,
     /// What to write: targets (a vegeta targets file with the weights), or
     /// plan (a study plan of the weighted mix at the log's mean rate ×½, ×1,
-    /// ×2, to --output, its targets file beside it)
+    /// ×2, to --output, its targets file beside it); for a HAR, targets or k6
+    /// (an editable k6 script)
     #[arg(long, default_value = "targets")]
     pub to: String,
     /// The log's format (combined, common, har, json, alb, cloudfront) [default: detected]
