@@ -6,6 +6,7 @@ mod attack_selfcheck;
 mod dashboard;
 mod distributed;
 mod http_client;
+mod import_har;
 mod k6;
 mod k6_exit;
 mod k6_files;
