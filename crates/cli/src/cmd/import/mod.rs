@@ -12,6 +12,7 @@ use loadlab_engine::replay::{Item, LogFormat, ReplayFormat};
 use crate::exit::CliError;
 
 mod correlate;
+mod from_har;
 pub mod har;
 pub mod k6;
 
@@ -50,7 +51,7 @@ pub struct ImportArgs {
 
 pub fn run(a: ImportArgs) -> Result<(), CliError> {
     if a.kind == "har" {
-        return har::run(&a);
+        return from_har::run(&a);
     }
     if a.kind != "log" {
         return Err(CliError::usage(format!(
