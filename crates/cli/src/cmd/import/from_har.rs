@@ -28,12 +28,16 @@ pub fn run(a: &ImportArgs) -> Result<(), CliError> {
         )));
     }
     let left_out = total - entries.len();
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     let note = format!(
-        "{} requests from {}{}",
-        entries.len(),
+        "{} from {}{}",
+        plural(entries.len(), "request"),
         a.file,
         if left_out > 0 {
-            format!(" ({left_out} static assets left out; --keep-static keeps them)")
+            format!(
+                " ({} left out; --keep-static keeps them)",
+                plural(left_out, "static asset")
+            )
         } else {
             String::new()
         }
@@ -87,7 +91,7 @@ fn write_targets(a: &ImportArgs, entries: &[Entry], note: &str) -> Result<(), Cl
             .and_then(|s| s.to_str())
             .unwrap_or("targets")
     ));
-    let mut text = format!("# {note} (loadlab import har)\n");
+    let mut text = format!("# loadlab import har: {note}\n");
     for e in entries {
         text += &format!("{} {}\n", e.method, e.url);
         for (k, v) in &e.headers {
