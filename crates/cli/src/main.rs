@@ -63,7 +63,7 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Convert results to vegeta's JSON or CSV encodings (vegeta's `encode`).
     Encode(cmd::encode::EncodeArgs),
-    /// An access log's endpoint mix as a targets file with its weights (`import log FILE`).
+    /// Turn a log or a HAR into targets, a plan or a k6 script (`import log|har FILE`).
     Import(cmd::import::ImportArgs),
     /// Run the built-in origin simulator (OriginSimulator-compatible recipes).
     Origin(cmd::origin::OriginArgs),

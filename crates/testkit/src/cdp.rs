@@ -19,6 +19,8 @@ pub struct Browser {
     next: u64,
     /// Events read while waiting for an answer: (session, method).
     events: Vec<(String, String)>,
+    /// `Network.*` events with their parameters: (session, method, params).
+    network: Vec<(String, String, Value)>,
     _profile: tempfile::TempDir,
 }
 
@@ -69,12 +71,24 @@ impl Browser {
             ws,
             next: 0,
             events: Vec::new(),
+            network: Vec::new(),
             _profile: profile,
         }
     }
 
     /// Sends one command and returns its result (events are skipped).
     pub fn call(&mut self, tab: Option<&Tab>, method: &str, params: Value) -> Value {
+        self.try_call(tab, method, params)
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+    }
+
+    /// [`Browser::call`], with the protocol's error as an `Err`.
+    pub fn try_call(
+        &mut self,
+        tab: Option<&Tab>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -88,16 +102,15 @@ impl Browser {
             let m = self.ws.read().expect("read from DevTools");
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(t.as_str()).expect("DevTools JSON");
-            if let Some(m) = v["method"].as_str() {
-                let session = v["sessionId"].as_str().unwrap_or_default();
-                self.events.push((session.to_string(), m.to_string()));
+            if v["method"].is_string() {
+                self.note(&v);
                 continue;
             }
             if v["id"].as_u64() == Some(id) {
-                if let Some(e) = v.get("error") {
-                    panic!("{method}: {e}");
-                }
-                return v["result"].clone();
+                return match v.get("error") {
+                    Some(e) => Err(e.clone()),
+                    None => Ok(v["result"].clone()),
+                };
             }
         }
     }
@@ -118,10 +131,20 @@ impl Browser {
             json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
         );
         self.call(Some(&tab), "Page.enable", json!({}));
-        self.events.clear();
-        self.call(Some(&tab), "Page.navigate", json!({ "url": url }));
-        self.wait_event(&tab, "Page.loadEventFired");
+        self.navigate(&tab, url);
         tab
+    }
+
+    /// A new tab of `width`×`height` on about:blank, its page events on.
+    pub fn blank(&mut self, width: u32, height: u32) -> Tab {
+        self.open("about:blank", width, height)
+    }
+
+    /// Loads `url` in the tab and waits for its load event.
+    pub fn navigate(&mut self, tab: &Tab, url: &str) {
+        self.events.clear();
+        self.call(Some(tab), "Page.navigate", json!({ "url": url }));
+        self.wait_event(tab, "Page.loadEventFired");
     }
 
     /// Waits for the tab's next `method` event.
@@ -138,11 +161,31 @@ impl Browser {
             let m = self.ws.read().expect("read from DevTools");
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(t.as_str()).expect("DevTools JSON");
-            if let Some(m) = v["method"].as_str() {
-                let session = v["sessionId"].as_str().unwrap_or_default();
-                self.events.push((session.to_string(), m.to_string()));
+            if v["method"].is_string() {
+                self.note(&v);
             }
         }
+    }
+
+    fn note(&mut self, v: &Value) {
+        let m = v["method"].as_str().unwrap_or_default().to_string();
+        let session = v["sessionId"].as_str().unwrap_or_default().to_string();
+        if m.starts_with("Network.") {
+            self.network
+                .push((session.clone(), m.clone(), v["params"].clone()));
+        }
+        self.events.push((session, m));
+    }
+
+    /// The tab's `Network.*` events read so far (after
+    /// `Network.enable`), as (method, params), taken out of the browser.
+    pub fn network_events(&mut self, tab: &Tab) -> Vec<(String, Value)> {
+        let (mine, rest) = std::mem::take(&mut self.network)
+            .into_iter()
+            .partition(|(s, _, _)| *s == tab.0);
+        self.network = rest;
+        let mine: Vec<(String, String, Value)> = mine;
+        mine.into_iter().map(|(_, m, p)| (m, p)).collect()
     }
 
     /// Evaluates `expr` in the tab (awaiting it when it is a promise) and

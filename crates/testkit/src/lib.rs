@@ -14,6 +14,10 @@
 //!   directories on free 127.0.0.1 ports, stopped on drop;
 //! * [`raw`]: raw HTTP/1.1 servers on 127.0.0.1:0: accept loops and reading
 //!   one request head;
+//! * [`har`]: a HAR 1.2 document of what a headless Chromium tab fetched
+//!   (from the DevTools protocol's network events, see [`cdp`]);
+//! * [`site`]: a small web site with a login whose token a later request
+//!   must send back, to record and replay;
 //! * [`netns`]: private networks of network namespaces on a bridge of
 //!   their own (198.18.0.0/15), removed when the test ends.
 //! * [`pubsub`]: a pub/sub server speaking DSPS's HTTP API subset (for
@@ -39,6 +43,7 @@ pub mod cdp;
 pub mod cmdline;
 pub mod db;
 pub mod golden;
+pub mod har;
 pub mod k6;
 pub mod moto;
 pub mod need;
@@ -46,5 +51,6 @@ pub mod netns;
 pub mod proc;
 pub mod pubsub;
 pub mod raw;
+pub mod site;
 pub mod tls;
 pub mod ws;

@@ -8,7 +8,6 @@ pub mod demo;
 pub mod encode;
 pub mod history;
 pub mod import;
-pub mod import_openapi;
 pub mod k6;
 pub mod k8s;
 pub mod origin;

@@ -321,6 +321,6 @@ fn import_log_writes_the_endpoint_mix_with_its_weights() {
     assert!(dir.path().join("mix.targets.txt").is_file());
     let check = loadlab(&["study", "--check", &plan.display().to_string()]);
     assert!(check.status.success(), "{}\n{yaml}", text(&check.stderr));
-    let done = loadlab(&["import", "openapi", "x.yaml"]);
+    let done = loadlab(&["import", "pcap", "x.yaml"]);
     assert_eq!(done.status.code(), Some(2));
 }

@@ -11,16 +11,24 @@ use loadlab_engine::replay::{Item, LogFormat, ReplayFormat};
 
 use crate::exit::CliError;
 
+mod correlate;
+mod from_har;
+pub mod har;
+pub mod k6;
+pub mod openapi;
+
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// What FILE is: log (any log `attack -replay` reads) or openapi (an
-    /// OpenAPI 3.0/3.1 document, YAML or JSON)
+    /// What FILE is: log (any log `attack -replay` reads), har (a
+    /// browser's recording, to targets or k6) or openapi (an OpenAPI
+    /// 3.0/3.1 document, YAML or JSON, to targets or plan)
     pub kind: String,
     /// The file to import
     pub file: String,
     /// What to write: targets (a vegeta targets file with the weights), or
     /// plan (a study plan of the weighted mix at the log's mean rate ×½, ×1,
-    /// ×2, to --output, its targets file beside it)
+    /// ×2, to --output, its targets file beside it); for a HAR, targets or k6
+    /// (an editable k6 script)
     #[arg(long, default_value = "targets")]
     pub to: String,
     /// The log's format (combined, common, har, json, alb, cloudfront) [default: detected]
@@ -40,22 +48,34 @@ pub struct ImportArgs {
     #[arg(long, default_value_t = 50)]
     pub top: usize,
     /// Output file
-    #[arg(long, short = 'o', default_value = "stdout")]
+    #[arg(short = 'o', long, default_value = "stdout")]
     pub output: String,
+    /// HAR: keep the static assets (images, CSS, scripts, fonts)
+    #[arg(long)]
+    pub keep_static: bool,
 }
 
 pub fn run(a: ImportArgs) -> Result<(), CliError> {
-    if a.kind == "openapi" && matches!(a.to.as_str(), "targets" | "plan") {
-        return crate::cmd::import_openapi::run(&crate::cmd::import_openapi::Convert {
+    if a.kind == "openapi" {
+        if !matches!(a.to.as_str(), "targets" | "plan") {
+            return Err(CliError::usage(format!(
+                "--to={}: import openapi writes targets or plan",
+                a.to
+            )));
+        }
+        return openapi::run(&openapi::Convert {
             file: &a.file,
             to: &a.to,
             base: &a.base,
             output: &a.output,
         });
     }
+    if a.kind == "har" {
+        return from_har::run(&a);
+    }
     if a.kind != "log" {
         return Err(CliError::usage(format!(
-            "loadlab import {:?}: only `import log FILE --to targets` is supported",
+            "loadlab import {:?}: expected log, har or openapi",
             a.kind
         )));
     }
