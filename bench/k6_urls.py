@@ -19,7 +19,7 @@ tags in the points costs there.
 
 --tools picks the clients (k6, loadlab, base; default k6,loadlab): `base`
 is another loadlab binary (--base, e.g. a build of an older commit), so
-that two builds are measured side by side in one session. Peak RSS hardly
+that two builds are measured side by side in one run. Peak RSS hardly
 depends on CPU speed: a busy host or a debug build changes the times, not
 the memory (say which build was measured).
 """
