@@ -16,6 +16,7 @@ mod from_har;
 pub mod har;
 pub mod k6;
 pub mod openapi;
+mod plan_name;
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
@@ -193,16 +194,7 @@ fn write_plan(
     let targets_path = plan.with_file_name(&targets_name);
     write(&targets_path.display().to_string(), targets)?;
     let r = rate.round().max(2.0) as u64;
-    let name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let name = plan_name::plan_name(stem);
     let text = format!(
         "# The endpoint mix of {file} (loadlab import log --to plan): its\n\
          # {n} most requested endpoints, weighted by their counts, at half, once\n\

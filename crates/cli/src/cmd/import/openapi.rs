@@ -455,16 +455,7 @@ fn targets_text(ops: &[Op], targets: &Path, file: &str) -> Result<String, CliErr
 /// A study plan hitting every operation equally often.
 fn plan_text(a: &Convert, stem: &str, targets: &Path, n: usize) -> String {
     let targets_name = targets.file_name().and_then(|s| s.to_str()).unwrap_or("");
-    let name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let name = super::plan_name::plan_name(stem);
     let weights = vec!["1"; n].join(", ");
     format!(
         "# Every operation of {file} (loadlab import openapi --to plan), each\n\
