@@ -16,7 +16,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The benches measure the `dist` profile (fat LTO, one codegen unit): the
 # fastest binary, not the quick `release` build a user gets first.
-LOADLAB = os.path.join(ROOT, "target", "dist", "loadlab")
+# LOADLAB_BIN=PATH measures another build (e.g. a debug one while a bench
+# script is being written) and skips the `dist` build.
+LOADLAB = os.environ.get("LOADLAB_BIN") or os.path.join(ROOT, "target", "dist", "loadlab")
 
 
 def have(tool):
@@ -24,6 +26,8 @@ def have(tool):
 
 
 def build_loadlab():
+    if os.environ.get("LOADLAB_BIN"):
+        return
     subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "-p", "loadlab"], cwd=ROOT, check=True)
 
 
