@@ -238,6 +238,7 @@ impl Client {
             first_byte: None,
             done: None,
             connect_ns: 0,
+            behind: false,
         };
         let mut cap = Capture::default();
         // Holds nothing (no allocation) unless a redirect is followed.

@@ -32,6 +32,9 @@ const YIELD_EVERY: usize = 256 * 1024;
 
 /// One HTTP/1.1 connection and its read buffer.
 pub(crate) struct H1Conn {
+    /// What its exchange waits for, as its pool sees it (first: dropped
+    /// before the socket closes).
+    pub watch: std::sync::Arc<crate::behind::Watch>,
     stream: Stream,
     buf: Vec<u8>,
     start: usize,
@@ -91,8 +94,10 @@ impl H1Conn {
         max_head: usize,
         info: crate::stream::ConnInfo,
         owner: u32,
+        watch: std::sync::Arc<crate::behind::Watch>,
     ) -> Self {
         H1Conn {
+            watch,
             info,
             stream,
             buf: vec![0; BUF],
@@ -184,6 +189,7 @@ impl H1Conn {
         self.in_body = false;
         self.body.start(None);
         self.wire_read = 0;
+        self.watch.taken();
         if self.buf.len() > BUF {
             self.buf.truncate(BUF);
             self.buf.shrink_to_fit();
@@ -194,6 +200,7 @@ impl H1Conn {
         if let Err(e) = self.stream.flush().await {
             return Err(err(classify(&e), true));
         }
+        self.watch.written();
         if let Some(c) = capture.as_deref_mut() {
             c.wire_out += request.len() as u64;
             c.phases.wrote = Some(Instant::now());
@@ -301,6 +308,7 @@ impl H1Conn {
                         continue; // 100 Continue and friends: the real response follows.
                     }
                     self.in_body = true;
+                    self.watch.in_body();
                     let no_body = head_only || status == 204 || status == 304;
                     if transfer_encoding {
                         // With Content-Length too, the response may be an

@@ -149,6 +149,7 @@
 //! stream. Modules import each other without cycles (checked for every crate
 //! by testkit's `tests/it/module_graph.rs`).
 
+mod behind;
 pub mod blocklist;
 pub mod client;
 mod clock;

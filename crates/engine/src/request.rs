@@ -400,6 +400,10 @@ pub(crate) struct Outcome {
     /// the exchange returned".
     pub done: Option<Instant>,
     pub connect_ns: u32,
+    /// The request left more than [`crate::behind::BEHIND_LAG`] after its
+    /// intended time: it waits for one of the pool's connections while the
+    /// client holds them (see `behind.rs`).
+    pub behind: bool,
 }
 
 impl Outcome {
@@ -602,6 +606,7 @@ pub(crate) async fn execute_capture<const POLLED: bool, J: HopCookies>(
                 first_byte: out.first_byte.take(),
                 done: Some(out.done.take().unwrap_or(started)),
                 connect_ns: std::mem::take(&mut out.connect_ns),
+                behind: out.behind,
             };
             out.bytes_out = next.body.len() as u64;
             let mut cap = capture
@@ -650,7 +655,13 @@ async fn attempt<const POLLED: bool>(
         let acquired = match within!(
             POLLED,
             deadline,
-            transport.acquire(&tpl.pool, tpl.owner, &mut dial_started, &mut phase)
+            transport.acquire(
+                &tpl.pool,
+                tpl.owner,
+                out.behind,
+                &mut dial_started,
+                &mut phase
+            )
         ) {
             Ok(r) => r,
             Err(_) => {

@@ -50,6 +50,16 @@ impl Stream {
         }
     }
 
+    /// The socket under it (for the pool's look at unread answers).
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(s) => s.get_ref().0.raw_fd(),
+        }
+    }
+
     pub fn last_rx(&self) -> Option<tokio::time::Instant> {
         match self {
             Stream::Tcp(s) => s.last_rx(),

@@ -111,26 +111,40 @@ pub(crate) struct HostPool {
     /// Wakes a request waiting for a connection when one is returned or closed.
     freed: Notify,
     max_idle: usize,
+    /// Whether a late request opens a connection or waits for one of
+    /// these (see `behind.rs`).
+    gate: crate::behind::Gate,
 }
 
 impl HostPool {
     fn take_idle(&self, owner: u32) -> Option<Box<H1Conn>> {
-        if owner == 0 {
-            return self.idle.lock().expect("pool lock").pop();
+        let c = if owner == 0 {
+            self.idle.lock().expect("pool lock").pop()
+        } else {
+            self.owned.lock().expect("pool lock").get_mut(&owner)?.pop()
+        };
+        if let Some(c) = &c {
+            c.watch.taken();
         }
-        self.owned.lock().expect("pool lock").get_mut(&owner)?.pop()
+        c
+    }
+
+    /// Whether a request waits for a connection to be returned or closed.
+    fn waited_for(&self) -> bool {
+        self.open.is_some() || self.gate.has_waiters()
     }
 
     /// Drops the idle connections of `owner` (closing them).
     fn close_idle_of(&self, owner: u32) {
         let gone = self.owned.lock().expect("pool lock").remove(&owner);
-        if gone.is_some_and(|g| !g.is_empty()) && self.open.is_some() {
+        if gone.is_some_and(|g| !g.is_empty()) && self.waited_for() {
             self.freed.notify_one();
         }
     }
 
     /// Returns a connection after a complete exchange it can be reused for.
     pub fn put(&self, c: Box<H1Conn>) {
+        c.watch.idle();
         if c.owner != 0 {
             let mut owned = self.owned.lock().expect("pool lock");
             let mine = owned.entry(c.owner).or_default();
@@ -143,14 +157,14 @@ impl HostPool {
                 idle.push(c);
             }
         }
-        if self.open.is_some() {
+        if self.waited_for() {
             self.freed.notify_one();
         }
     }
 
     /// Called after a connection was dropped, so a waiter may dial.
     pub fn closed(&self) {
-        if self.open.is_some() {
+        if self.waited_for() {
             self.freed.notify_one();
         }
     }
@@ -196,7 +210,7 @@ impl HostPool {
         // Requests that waited at the cap while it was dialled can all take
         // a stream on it now (one notification each would leave the others
         // waiting until a connection frees, or until their timeout).
-        if self.open.is_some() {
+        if self.waited_for() {
             self.freed.notify_waiters();
         }
         H2Lease {
@@ -300,6 +314,9 @@ pub(crate) struct Transport {
     max_open: Option<usize>,
     /// `-max-headers-size`.
     max_headers_size: usize,
+    /// Connections per endpoint below which even a late request opens one
+    /// (`-workers`; see `behind.rs`).
+    behind_floor: usize,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -345,6 +362,7 @@ impl Transport {
             max_idle: if cfg.keepalive { cfg.connections } else { 0 },
             max_open: cfg.max_connections,
             max_headers_size: cfg.max_headers_size,
+            behind_floor: usize::try_from(cfg.workers).unwrap_or(usize::MAX).max(1),
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
         }
@@ -415,6 +433,7 @@ impl Transport {
             open: self.max_open.map(|n| Arc::new(Semaphore::new(n.max(1)))),
             freed: Notify::new(),
             max_idle: self.max_idle,
+            gate: Default::default(),
         });
         pools.insert(key.clone(), p.clone());
         p
@@ -422,10 +441,13 @@ impl Transport {
 
     /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
     /// keep-alive one, or a new one (waiting under `-max-connections`).
+    /// `behind`: the request left late, and waits for one of the pool's
+    /// connections while the client holds them (see `behind.rs`).
     pub async fn acquire(
         &self,
         pool: &Arc<HostPool>,
         owner: Owner,
+        behind: bool,
         dial_started: &mut tokio::time::Instant,
         phase: &mut DialPhase,
     ) -> Result<Acquired, ErrorKind> {
@@ -444,6 +466,22 @@ impl Transport {
             if let Some(c) = pool.take_idle(owner.id) {
                 return Ok(Acquired::reused(Conn::H1(c)));
             }
+            let dialing = if behind {
+                match pool.gate.admit(self.behind_floor) {
+                    Some(d) => d,
+                    None => {
+                        // Behind, and a connection the client holds is
+                        // about to be free: a new one would only add to the
+                        // client's work.
+                        turn.release();
+                        pool.gate.wait(&pool.freed).await;
+                        *dial_started = tokio::time::Instant::now();
+                        continue;
+                    }
+                }
+            } else {
+                pool.gate.dialing()
+            };
             let permit = match &pool.open {
                 None => None,
                 Some(sem) => match sem.clone().try_acquire_owned() {
@@ -467,7 +505,9 @@ impl Transport {
             };
             let t0 = tokio::time::Instant::now();
             *dial_started = t0;
-            let (conn, dial) = match self.dial(pool, permit, phase, owner).await {
+            let dialled = self.dial(pool, permit, phase, owner).await;
+            drop(dialing);
+            let (conn, dial) = match dialled {
                 Ok(c) => c,
                 Err(e) => {
                     // The slot is free again: a waiting request may dial.
@@ -564,7 +604,8 @@ impl Transport {
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
             Ok((Conn::H2(pool.add_h2(sender, info)), times))
         } else {
-            let conn = H1Conn::new(stream, permit, self.max_headers_size, info, owner.id);
+            let watch = pool.gate.watch(stream.raw_fd());
+            let conn = H1Conn::new(stream, permit, self.max_headers_size, info, owner.id, watch);
             Ok((Conn::H1(Box::new(conn)), times))
         }
     }

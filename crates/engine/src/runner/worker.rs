@@ -14,6 +14,7 @@ use tokio::time::Instant;
 
 use super::shared::{Claim, Shared, Targets};
 use crate::LATE_THRESHOLD;
+use crate::behind::BEHIND_LAG;
 use crate::clock::Slot;
 use crate::collector::{BATCH, Hold, Msg};
 use crate::live::StopReason;
@@ -199,6 +200,8 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             first_byte: None,
             done: None,
             connect_ns: 0,
+            // Late at dispatch: the client is behind its schedule.
+            behind: intended.is_some_and(|i| begin.saturating_duration_since(i) > BEHIND_LAG),
         };
         let deadline = begin + sh.cfg.timeout;
         let canceled = {

@@ -22,6 +22,7 @@ mod replay_logs;
 mod requests;
 mod segments;
 mod sink_back;
+mod spiral;
 mod stall;
 mod starve;
 mod stopping;
