@@ -20,7 +20,11 @@
 //!    one whose request was written less than [`ANSWER_GRACE`] ago, or one
 //!    whose answer is already in its socket unread (the kernel's `FIONREAD`).
 //!    Such a connection is free as soon as the client gets to it; a new one
-//!    would only add work for the side that is already short of it.
+//!    would only add work for the side that is already short of it. This
+//!    holds only while the pool's connections do come back: when none was
+//!    returned for [`RECHECK`], the answers in the sockets are long ones
+//!    (an endless body read slowly looks the same at first), and rule 4
+//!    applies.
 //! 4. When every busy connection is *held by the server* (a response in
 //!    progress: its head was read and its body is still coming; or a
 //!    request written [`ANSWER_GRACE`] ago or more with no byte of the
@@ -141,6 +145,8 @@ pub(crate) struct Gate {
     rechecking: AtomicBool,
     /// The last verdict: when (ns) << 1 | held by the client.
     verdict: AtomicU64,
+    /// When (ns) a connection was last returned to the pool.
+    last_return: AtomicU64,
 }
 
 #[derive(Default)]
@@ -172,6 +178,11 @@ impl Gate {
         Dialing(&self.dialing)
     }
 
+    /// A connection was returned to the pool, free for a waiting request.
+    pub fn returned(&self) {
+        self.last_return.store(now_ns(), Ordering::Relaxed);
+    }
+
     /// True when requests wait here (returned and closed connections must
     /// wake them).
     pub fn has_waiters(&self) -> bool {
@@ -200,6 +211,11 @@ impl Gate {
     /// verdict is reused for [`VERDICT_FOR`].
     fn held_by_client(&self, ws: &Watches) -> bool {
         let now = now_ns();
+        if now.saturating_sub(self.last_return.load(Ordering::Relaxed)) >= RECHECK.as_nanos() as u64
+        {
+            // Nothing came back lately: waiting would not be short.
+            return false;
+        }
         let v = self.verdict.load(Ordering::Relaxed);
         if now.saturating_sub(v >> 1) < VERDICT_FOR.as_nanos() as u64 {
             return v & 1 == 1;
@@ -254,6 +270,15 @@ impl Drop for Dialing<'_> {
 }
 
 struct Count<'a>(&'a AtomicUsize);
+
+/// Takes one off a count of waiting requests when dropped.
+pub(crate) struct Counted<'a>(pub &'a AtomicU64);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 impl Drop for Count<'_> {
     fn drop(&mut self) {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -145,6 +145,7 @@ impl HostPool {
     /// Returns a connection after a complete exchange it can be reused for.
     pub fn put(&self, c: Box<H1Conn>) {
         c.watch.idle();
+        self.gate.returned();
         if c.owner != 0 {
             let mut owned = self.owned.lock().expect("pool lock");
             let mine = owned.entry(c.owner).or_default();
@@ -317,6 +318,9 @@ pub(crate) struct Transport {
     /// Connections per endpoint below which even a late request opens one
     /// (`-workers`; see `behind.rs`).
     behind_floor: usize,
+    /// Late requests waiting for one of their pool's connections (see
+    /// `behind.rs`), in every pool: the worker pool does not grow for them.
+    waiting_behind: AtomicU64,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -365,6 +369,7 @@ impl Transport {
             behind_floor: usize::try_from(cfg.workers).unwrap_or(usize::MAX).max(1),
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
+            waiting_behind: AtomicU64::new(0),
         }
     }
 
@@ -439,6 +444,11 @@ impl Transport {
         p
     }
 
+    /// Late requests waiting now for a connection their client holds.
+    pub fn waiting_behind(&self) -> u64 {
+        self.waiting_behind.load(Ordering::Acquire)
+    }
+
     /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
     /// keep-alive one, or a new one (waiting under `-max-connections`).
     /// `behind`: the request left late, and waits for one of the pool's
@@ -474,6 +484,8 @@ impl Transport {
                         // about to be free: a new one would only add to the
                         // client's work.
                         turn.release();
+                        self.waiting_behind.fetch_add(1, Ordering::AcqRel);
+                        let _waiting = crate::behind::Counted(&self.waiting_behind);
                         pool.gate.wait(&pool.freed).await;
                         *dial_started = tokio::time::Instant::now();
                         continue;

@@ -176,7 +176,11 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         // only when its turn comes, so growing one at a time would let only
         // one request out per turn of every busy task.
         if sh.paced {
-            let busy = sh.sending.fetch_add(1, Ordering::AcqRel) + 1;
+            // Late requests waiting for a connection the client holds (see
+            // behind.rs) are not counted: a worker for each would only add
+            // tasks for a client already short of CPU.
+            let busy = (sh.sending.fetch_add(1, Ordering::AcqRel) + 1)
+                .saturating_sub(sh.transport.waiting_behind());
             let want = busy + 1 + busy / 16;
             let have = sh.workers.load(Ordering::Acquire);
             for _ in have..want {

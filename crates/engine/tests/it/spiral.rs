@@ -109,4 +109,12 @@ async fn a_client_behind_its_schedule_reuses_its_connections() {
         opened <= 200,
         "{opened} connections for a client behind its schedule"
     );
+    // Nor a worker for each late request (one each made about 550-2,100):
+    // a task per request waiting for a connection is work for a client
+    // already short of CPU.
+    assert!(
+        sum.workers <= 200,
+        "{} workers for a client behind its schedule",
+        sum.workers
+    );
 }
