@@ -30,6 +30,7 @@ mod study_history;
 mod study_inputs;
 mod study_progress;
 mod study_regression;
+mod study_replay;
 mod study_runs;
 mod study_secrets;
 mod study_split;
