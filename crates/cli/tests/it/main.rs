@@ -9,6 +9,7 @@ mod dashboard_runs;
 mod distributed;
 mod http_client;
 mod import_har;
+mod import_more;
 mod import_openapi;
 mod k6;
 mod k6_exit;
