@@ -16,7 +16,7 @@
 
 mod aws;
 mod file;
-mod har;
+pub mod har;
 mod json;
 mod nginx;
 mod rewrite;
