@@ -2,7 +2,7 @@
 """Replaying an access log: how exactly the schedule is kept, and the memory.
 
   python3 bench/replay.py lag [--binary BIN] [--lines 100000] [--rate 400] [--speed 4]
-  python3 bench/replay.py rss [--binary BIN] [--gb 2] [--speed 10]
+  python3 bench/replay.py rss [--binary BIN] [--gb 2] [--speed 10] [--max-workers N]
 
 Server: nginx (one worker) on CPU 0 serving a 100-byte file for each logged path.
 Client: `loadlab attack -replay=LOG -replay-base=…` pinned to CPU 1.
@@ -16,7 +16,8 @@ lag  replays LINES lines at SPEED and reads the run's own report: every
      p50/p99/max. Goal: p99 under 1 ms when the client is not saturated.
 rss  generates a log of about GB gigabytes (long lines: a 1.5 KB user
      agent), replays it at SPEED and samples the client's RSS twice a
-     second; prints min/max after the first 5 s. Goal: flat within 5 MB.
+     second; prints the curve and min/max after the first 5 s (goal: flat
+     within 5 MB), then the send lag, which says whether the client kept up.
 """
 import argparse
 import json
@@ -64,9 +65,11 @@ def generate(path, lines, rate, pad=0, seed=7):
     return sec
 
 
-def replay(binary, log, base, speed, out):
+def replay(binary, log, base, speed, out, max_workers=None):
     cmd = ["taskset", "-c", "1", binary, "attack", f"-replay={log}", f"-replay-base={base}",
            f"-speed={speed}", f"-output={out}", "-quiet"]
+    if max_workers:
+        cmd.append(f"-max-workers={max_workers}")
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -103,7 +106,9 @@ def rss(args, nginx, tmp):
     size = os.path.getsize(log)
     print(f"log: {size / 1e9:.2f} GB, {lines} lines over {span} s; replay at x{args.speed} "
           f"(~{span / args.speed:.0f} s)")
-    p = replay(args.binary, log, f"http://127.0.0.1:{nginx.port}", args.speed, "/dev/null")
+    out = os.path.join(tmp, "big.bin")
+    p = replay(args.binary, log, f"http://127.0.0.1:{nginx.port}", args.speed, out,
+               args.max_workers)
     samples = []
 
     def sample():
@@ -128,9 +133,18 @@ def rss(args, nginx, tmp):
     after = [m for t, m in samples if t >= 5]
     if not after:
         raise SystemExit("the replay ended within 5 s: no samples")
+    # The curve, ten points: does it climb steadily, step up, or level off?
+    step = max(1, len(samples) // 10)
+    print("RSS: " + "  ".join(f"{t:.0f}s {m:.1f}" for t, m in samples[::step]) + " MiB")
     print(f"RSS after 5 s: min {min(after):.1f} MiB  max {max(after):.1f} MiB  "
           f"spread {max(after) - min(after):.1f} MiB over {samples[-1][0]:.0f} s "
           f"({len(after)} samples; goal: spread <= 5 MB)")
+    # A saturated client grows its pool of workers (and their connections)
+    # in bursts: memory that follows the concurrency, not the log's length.
+    r = report(args.binary, out)
+    lag = r["send_lag"]
+    print(f"requests {r['requests']} of {lines}; send lag p99 {lag['99th'] / 1e6:.3f} ms  "
+          f"max {lag['max'] / 1e6:.3f} ms (a lag of many ms: the client was saturated)")
 
 
 def main():
@@ -141,6 +155,8 @@ def main():
     ap.add_argument("--rate", type=int, default=400)
     ap.add_argument("--speed", type=float, default=4)
     ap.add_argument("--gb", type=float, default=2)
+    ap.add_argument("--max-workers", type=int, default=None,
+                    help="rss: cap the client's workers (their pool grows when it falls behind)")
     args = ap.parse_args()
     if args.mode == "rss" and args.speed == 4:
         args.speed = 10

@@ -26,6 +26,7 @@ pub mod origins;
 pub mod plan;
 pub mod plan_shape;
 pub mod relative;
+pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod secrets;

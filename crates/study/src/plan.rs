@@ -19,14 +19,17 @@ pub use crate::sources::{OriginPlan, RequestPlan, TargetPlan};
 use crate::sources::{RawOrigin, RawTarget, check_request};
 pub use crate::suggest::suggest;
 
+mod labels;
 mod locate;
 mod origins;
+mod ratio;
 mod regression;
 mod targets;
 pub(crate) use locate::locate_key_in;
 use locate::yaml_error;
 pub use locate::{locate_key, locate_path};
 use origins::{RawOrigins, check_references, read_origins, request_at};
+use ratio::parse_ratio;
 use regression::{RawRegression, read_regression};
 pub use regression::{RegressionPlan, Since, history_metric};
 use targets::{EnvAxis, read_targets};
@@ -74,6 +77,9 @@ struct RawLoad {
     /// Virtual-user steps of a script target.
     #[serde(default)]
     vus: Option<Vec<u64>>,
+    /// Speeds of a replay target (×1, ×2, ×4).
+    #[serde(default)]
+    speeds: Option<Vec<u64>>,
     step: String,
     #[serde(default)]
     warmup: Option<String>,
@@ -217,35 +223,6 @@ impl LoadPlan {
         self.axis == "rate"
     }
 
-    /// A step's level for people: `400 req/s`, `8 threads`, `CHANNELS=200`.
-    pub fn level_label(&self, level: u64) -> String {
-        match self.axis.as_str() {
-            "rate" => format!("{level} req/s"),
-            "threads" => format!("{level} threads"),
-            "vus" => format!("{level} VUs"),
-            name => format!("{name}={level}"),
-        }
-    }
-
-    /// The axis for a chart: `offered rate (req/s)`, `threads`, `CHANNELS`.
-    pub fn axis_label(&self) -> String {
-        match self.axis.as_str() {
-            "rate" => "offered rate (req/s)".into(),
-            "vus" => "virtual users".into(),
-            name => name.into(),
-        }
-    }
-
-    /// A step's level, short: `400/s`, `8 thr`, `CHANNELS=200`.
-    pub fn level_short(&self, level: u64) -> String {
-        match self.axis.as_str() {
-            "rate" => format!("{level}/s"),
-            "threads" => format!("{level} thr"),
-            "vus" => format!("{level} VUs"),
-            name => format!("{name}={level}"),
-        }
-    }
-
     /// The engine's configuration of one run at `rate`: the only mapping
     /// from a plan's load to attack settings, used by the runner and by the
     /// report's equivalent command line (which renders it as flags).
@@ -331,15 +308,20 @@ fn resolve_axis(
     if l.vus.is_some() {
         given.push(("vus".into(), "load.vus".into()));
     }
+    if l.speeds.is_some() {
+        given.push(("speed".into(), "load.speeds".into()));
+    }
     if let Some((key, name, _)) = env_axis {
         given.push((name.clone(), format!("{key}.env.{name}")));
     }
-    let workloads = targets.iter().any(|t| t.workload.is_some());
+    let workloads = targets
+        .iter()
+        .any(|t| t.workload.is_some() || t.replay.is_some());
     let (axis, at) = match given.as_slice() {
         [] if workloads => {
             return Err(err(
                 "load",
-                "needs the steps: `rates` or `ramp` (requests per second), `threads` (a sysbench target), `vus` (a script target), or a list in a script target's env".into(),
+                "needs the steps: `rates` or `ramp` (requests per second), `threads` (a sysbench target), `vus` (a script target), `speeds` (a replay target), or a list in a script target's env".into(),
             ));
         }
         // Without workloads, the request-rate messages below apply.
@@ -358,6 +340,9 @@ fn resolve_axis(
     for (key, t) in keys.iter().zip(targets) {
         let ok = match &t.workload {
             None if !t.members.is_empty() => true,
+            None if t.replay.is_some() => {
+                axis == "speed" || t.replay.as_ref().is_some_and(|r| r.speed.is_some())
+            }
             None => axis == "rate",
             Some(w @ crate::workload::WorkloadPlan::Script { .. }) => {
                 w.axes().contains(&axis.as_str()) || env_axis.is_some_and(|(_, n, _)| *n == axis)
@@ -366,6 +351,9 @@ fn resolve_axis(
         };
         if !ok {
             let kind = match &t.workload {
+                None if t.replay.is_some() => {
+                    "a replay target steps along `speeds` (or give it a fixed `speed`)".to_string()
+                }
                 None => "an HTTP target steps along `rates` only".to_string(),
                 Some(w) => format!(
                     "a {} target steps along {}",
@@ -441,6 +429,7 @@ fn read_load(
     };
     let (axis, rates_at) = resolve_axis(raw, targets, keys, env_axes.as_ref(), &err)?;
     let rates = match (&l.rates, &l.ramp) {
+        _ if axis == "speed" => l.speeds.clone().unwrap_or_default(),
         _ if axis != "rate" => match (&l.threads, &l.vus, &env_axes) {
             (Some(v), _, _) if axis == "threads" => v.clone(),
             (_, Some(v), _) if axis == "vus" => v.clone(),
@@ -800,6 +789,15 @@ impl Plan {
                     *v = crate::secrets::redact_header_value(k, v, &self.redact);
                 }
             }
+            if let Some(r) = &mut t.replay {
+                for (k, v) in &mut r.set_headers {
+                    *v = crate::secrets::redact_header_value(k, v, &self.redact);
+                }
+                for (_, v) in &mut r.hosts {
+                    *v = crate::secrets::redact_urls(v);
+                }
+                r.base = r.base.as_deref().map(crate::secrets::redact_urls);
+            }
         }
         p
     }
@@ -813,35 +811,4 @@ impl Plan {
     pub fn target(&self, name: &str) -> Option<&TargetPlan> {
         self.targets.iter().find(|t| t.name == name)
     }
-}
-
-/// `99.9%`, `"99.9%"`, `0.999` → 0.999.
-fn parse_ratio(v: &serde_norway::Value) -> Result<f64, String> {
-    let x = match v {
-        serde_norway::Value::Number(n) => n.as_f64().ok_or("not a number")?,
-        serde_norway::Value::String(s) => {
-            let s = s.trim();
-            match s.strip_suffix('%') {
-                Some(p) => {
-                    // `99.9%` is the decimal 0.999 (read as `99.9e-2`), not
-                    // 99.9 / 100 = 0.9990000000000001, which 999 of 1000 fails.
-                    let p = p.trim();
-                    let x = if p.contains(['e', 'E']) {
-                        p.parse::<f64>().map(|x| x / 100.0)
-                    } else {
-                        format!("{p}e-2").parse::<f64>()
-                    };
-                    x.map_err(|_| format!("invalid percentage {s:?}"))?
-                }
-                None => s
-                    .parse::<f64>()
-                    .map_err(|_| format!("invalid ratio {s:?}"))?,
-            }
-        }
-        _ => return Err("expected a ratio like 0.999 or \"99.9%\"".into()),
-    };
-    if !(0.0..=1.0).contains(&x) {
-        return Err(format!("ratio {x} is outside 0..1 (write 99.9% or 0.999)"));
-    }
-    Ok(x)
 }

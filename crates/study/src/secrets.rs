@@ -297,6 +297,9 @@ pub fn capture(targets: &[TargetPlan], src: &str, file: &str) -> Result<EnvValue
         if let Some(w) = &t.workload {
             values.extend(w.values());
         }
+        if let Some(r) = &t.replay {
+            values.extend(r.values());
+        }
         {
             for (what, v) in values {
                 let names = references(v)
@@ -441,7 +444,12 @@ fn yaml_replacements(v: &serde_norway::Value) -> Vec<(String, String)> {
                 out.push((url.to_string(), red));
             }
         }
-        if let Some(h) = t.get("headers").and_then(|h| h.as_mapping()) {
+        let set = t.get("rewrite").and_then(|r| r.get("set_headers"));
+        for h in [t.get("headers"), set]
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.as_mapping())
+        {
             for (k, val) in h {
                 let (Some(k), Some(val)) = (k.as_str(), val.as_str()) else {
                     continue;
@@ -495,13 +503,17 @@ pub fn redact_plan_yaml(text: &str) -> String {
             {
                 *u = serde_norway::Value::String(redact_urls(s));
             }
-            if let Some(h) = t.get_mut("headers").and_then(|h| h.as_mapping_mut()) {
-                for (k, val) in h.iter_mut() {
-                    if let (Some(k), Some(s)) = (k.as_str(), val.as_str()) {
-                        *val = serde_norway::Value::String(redact_header_value(k, s, &extra));
+            let redact = |h: Option<&mut serde_norway::Value>| {
+                if let Some(h) = h.and_then(|h| h.as_mapping_mut()) {
+                    for (k, val) in h.iter_mut() {
+                        if let (Some(k), Some(s)) = (k.as_str(), val.as_str()) {
+                            *val = serde_norway::Value::String(redact_header_value(k, s, &extra));
+                        }
                     }
                 }
-            }
+            };
+            redact(t.get_mut("headers"));
+            redact(t.get_mut("rewrite").and_then(|r| r.get_mut("set_headers")));
         }
     }
     format!(

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use loadlab_engine::{TargetFormat, TargetReader};
 use serde::{Deserialize, Serialize};
 
+use crate::replay::{RawReplay, ReplayPlan};
 use crate::workload::WorkloadPlan;
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +56,30 @@ pub(crate) struct RawTarget {
     /// A weighted mix of the target's requests: one weight per request.
     #[serde(default)]
     pub(crate) weights: Vec<u32>,
+    /// A recorded log to replay at its own timing.
+    #[serde(default)]
+    pub(crate) replay: Option<String>,
+    /// The replayed log's format (detected when left out).
+    #[serde(default)]
+    pub(crate) format: Option<String>,
+    /// The replayed log's nginx `log_format`.
+    #[serde(default)]
+    pub(crate) log_format: Option<String>,
+    /// Where a replayed log's paths go, when it records no host.
+    #[serde(default)]
+    pub(crate) base: Option<String>,
+    /// A fixed replay speed (else the step's level).
+    #[serde(default)]
+    pub(crate) speed: Option<f64>,
+    /// Replay the log again from its start at its end.
+    #[serde(default, rename = "loop")]
+    pub(crate) looped: Option<bool>,
+    /// A malformed line of the replayed log ends the run.
+    #[serde(default)]
+    pub(crate) strict: Option<bool>,
+    /// The replayed requests' hosts and headers changed.
+    #[serde(default)]
+    pub(crate) rewrite: Option<crate::replay::RawRewrite>,
 }
 
 /// An origin to start in-process.
@@ -92,6 +117,9 @@ pub struct TargetPlan {
     /// A weighted mix of `requests`, one weight each (empty: round-robin).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mix: Vec<u32>,
+    /// A recorded log replayed at its own timing, instead of requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayPlan>,
 }
 
 impl TargetPlan {
@@ -163,6 +191,10 @@ pub(crate) fn resolve_target(
     t: &RawTarget,
     base: &Path,
 ) -> Result<(TargetPlan, Vec<Written>, EnvAxis), SourceError> {
+    check_replay_keys(t)?;
+    if t.replay.is_some() {
+        return resolve_replay(t, base);
+    }
     if t.script.is_some() || t.sysbench.is_some() {
         let (w, axis) = resolve_workload(t, base)?;
         let plan = TargetPlan {
@@ -173,6 +205,7 @@ pub(crate) fn resolve_target(
             group: None,
             level: None,
             mix: Vec::new(),
+            replay: None,
         };
         if !t.weights.is_empty() {
             return Err(SourceError::new(
@@ -244,10 +277,85 @@ pub(crate) fn resolve_target(
             group: None,
             level: None,
             mix: t.weights.clone(),
+            replay: None,
         },
         written,
         None,
     ))
+}
+
+/// The keys of a replay target on a target that replays nothing.
+fn check_replay_keys(t: &RawTarget) -> Result<(), SourceError> {
+    if t.replay.is_some() {
+        return Ok(());
+    }
+    let keys = [
+        ("format", t.format.is_some()),
+        ("log_format", t.log_format.is_some()),
+        ("base", t.base.is_some()),
+        ("speed", t.speed.is_some()),
+        ("loop", t.looped.is_some()),
+        ("strict", t.strict.is_some()),
+        ("rewrite", t.rewrite.is_some()),
+    ];
+    match keys.iter().find(|(_, set)| *set) {
+        Some((k, _)) => Err(SourceError::new(
+            *k,
+            format!("`{k}` is for a `replay` target (a recorded log replayed at its own timing)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A `replay:` target: a recorded log, no requests of its own.
+fn resolve_replay(
+    t: &RawTarget,
+    base: &Path,
+) -> Result<(TargetPlan, Vec<Written>, EnvAxis), SourceError> {
+    let own = [
+        ("url", t.url.is_some()),
+        ("targets_file", t.targets_file.is_some()),
+        ("script", t.script.is_some()),
+        ("sysbench", t.sysbench.is_some()),
+        ("method", t.method.is_some()),
+        ("body", t.body.is_some()),
+        ("env", !t.env.is_empty()),
+        ("weights", !t.weights.is_empty()),
+    ];
+    if let Some((k, _)) = own.iter().find(|(_, set)| *set) {
+        return Err(SourceError::new(
+            *k,
+            format!("a `replay` target sends the log's requests: it has no `{k}`"),
+        ));
+    }
+    if !t.headers.is_empty() {
+        return Err(SourceError::new(
+            "headers",
+            "a `replay` target sets headers in `rewrite.set_headers` (and drops them in `rewrite.drop_headers`)",
+        ));
+    }
+    let raw = RawReplay {
+        file: t.replay.as_deref().unwrap_or_default(),
+        format: t.format.as_deref(),
+        log_format: t.log_format.as_deref(),
+        base: t.base.as_deref(),
+        speed: t.speed,
+        looped: t.looped.unwrap_or(false),
+        strict: t.strict.unwrap_or(false),
+        rewrite: t.rewrite.as_ref(),
+    };
+    let replay = crate::replay::resolve(&raw, base).map_err(|(key, m)| SourceError::new(key, m))?;
+    let plan = TargetPlan {
+        name: t.name.clone(),
+        requests: Vec::new(),
+        workload: None,
+        members: Vec::new(),
+        group: None,
+        level: None,
+        mix: Vec::new(),
+        replay: Some(replay),
+    };
+    Ok((plan, Vec::new(), None))
 }
 
 /// A `script:` or `sysbench:` target.

@@ -71,6 +71,12 @@ pub fn check_plan(plan: &Plan) -> Result<(), String> {
                 t.name
             ));
         }
+        if t.replay.is_some() {
+            why.push(format!(
+                "target {} replays a log: replays are not split yet (only HTTP targets with requests are)",
+                t.name
+            ));
+        }
         if let Some(w) = &t.workload {
             why.push(format!(
                 "target {} is a {} {}: workload steps are not split yet (only HTTP targets are)",

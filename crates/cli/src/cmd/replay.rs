@@ -3,7 +3,7 @@
 //! vegeta's) as a replay source: a past attack's schedule sent again.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -77,14 +77,7 @@ pub fn source(a: &AttackArgs) -> Result<Option<ReplayRun>, CliError> {
     let kind = kind(a, &path, &name)?;
     let open: Opener = match kind {
         Kind::Log(format) => {
-            let (path, name) = (path.clone(), name.clone());
-            Box::new(move || {
-                let f = File::open(&path).map_err(|err| TargetError::Io {
-                    source_name: name.clone(),
-                    err,
-                })?;
-                Ok(format.source(Box::new(BufReader::with_capacity(1 << 16, f)), &name))
-            })
+            loadlab_engine::replay::file_opener(path.clone(), name.clone(), format)
         }
         Kind::Results => {
             let (path, name) = (path.clone(), name.clone());
@@ -118,9 +111,7 @@ fn kind(a: &AttackArgs, path: &Path, name: &str) -> Result<Kind, CliError> {
         }
         None => {}
     }
-    let mut head = Vec::with_capacity(8192);
-    File::open(path)
-        .and_then(|f| f.take(8192).read_to_end(&mut head))
+    let head = loadlab_engine::replay::head(path)
         .map_err(|e| CliError::io(format!("cannot read -replay file {name}: {e}")))?;
     if head.starts_with(&loadlab_metrics::codec::MAGIC) || vegeta_results(&head) {
         return Ok(Kind::Results);

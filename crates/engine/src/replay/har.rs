@@ -1,6 +1,8 @@
-//! HAR 1.2 (`log.entries[]`): each entry's `startedDateTime`, request
-//! method, URL, headers and `postData.text`. A HAR is one JSON document: it
-//! is read whole (browsers' recordings are megabytes, not gigabytes).
+//! HAR 1.2 (`log.entries[]`), the one reader of loadlab: `attack -replay`
+//! takes each entry's `startedDateTime`, method, URL, headers and
+//! `postData.text` as a [`Record`]; `loadlab import har` takes the pages
+//! and every [`HarEntry`] with its response. A HAR is one JSON document:
+//! it is read whole (browsers' recordings are megabytes, not gigabytes).
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -8,51 +10,129 @@ use serde_json::Value;
 use super::Record;
 use super::time::parse_iso;
 
-/// Headers a client sets itself (HTTP/2 pseudo-headers start with `:`).
-const SKIPPED: [&str; 6] = [
+/// Headers a client sets itself, or that belong to one connection only
+/// (HTTP/2 pseudo-headers, starting with `:`, are left out too).
+const HOP_BY_HOP: [&str; 10] = [
     "host",
     "content-length",
     "connection",
-    "transfer-encoding",
     "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
     "upgrade",
 ];
 
-/// An entry read: a record, or its index (from 0) and why it is not one.
-pub type Entry = Result<Record, (usize, String)>;
+/// One HAR entry: its request, and what the converters need of its
+/// response.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HarEntry {
+    /// Its index in `log.entries` (from 0).
+    pub index: usize,
+    /// `startedDateTime`, ns since the Unix epoch.
+    pub started: i128,
+    /// `time`: the whole exchange, in ms (0 when not recorded).
+    pub time_ms: f64,
+    pub pageref: Option<String>,
+    /// An HTTP method token.
+    pub method: String,
+    /// An `http://` or `https://` URL.
+    pub url: String,
+    /// The request's headers, without the hop-by-hop ones.
+    pub headers: Vec<(String, String)>,
+    /// `postData.text`.
+    pub body: Option<String>,
+    pub status: u16,
+    /// The response's MIME type (`response.content.mimeType`), lower case.
+    pub mime: String,
+    /// The response body's text, when recorded as text.
+    pub response: Option<String>,
+}
 
-/// The entries of a HAR document, or why the document is not a HAR.
-pub fn entries(doc: &[u8]) -> Result<Vec<Entry>, String> {
+/// A HAR document read: its pages (id, title), and each entry in the
+/// document's order, or its index and why it is not one.
+#[derive(Debug, Default)]
+pub struct HarDoc {
+    pub pages: Vec<(String, String)>,
+    pub entries: Vec<Result<HarEntry, (usize, String)>>,
+}
+
+/// Reads a HAR document; the error says what is wrong with the document
+/// as a whole (not JSON, no entries), without the file's name.
+pub fn read(doc: &[u8]) -> Result<HarDoc, String> {
     let v: Value = serde_json::from_slice(doc).map_err(|e| format!("not a HAR document: {e}"))?;
-    let entries = v
+    let log = v
         .get("log")
-        .and_then(|l| l.get("entries"))
+        .ok_or("not a HAR document: no \"log\" object")?;
+    let list = log
+        .get("entries")
         .and_then(Value::as_array)
         .ok_or("not a HAR document: no log.entries array")?;
-    if entries.is_empty() {
+    if list.is_empty() {
         return Err("the HAR has no entries (log.entries is empty)".into());
     }
-    Ok(entries
+    let mut har = HarDoc::default();
+    for p in log
+        .get("pages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let id = str_at(p, &["id"]).unwrap_or_default();
+        let title = str_at(p, &["title"]).unwrap_or_else(|| id.clone());
+        har.pages.push((id, title));
+    }
+    har.entries = list
         .iter()
         .enumerate()
-        .map(|(i, e)| entry(e).map_err(|r| (i, r)))
+        .map(|(i, e)| entry(i, e).map_err(|r| (i, r)))
+        .collect();
+    Ok(har)
+}
+
+/// An entry read: a record, or its index (from 0) and why it is not one.
+pub(super) type Entry = Result<Record, (usize, String)>;
+
+/// The entries of a HAR document as replay records.
+pub(super) fn entries(doc: &[u8]) -> Result<Vec<Entry>, String> {
+    Ok(read(doc)?
+        .entries
+        .into_iter()
+        .map(|e| {
+            let e = e?;
+            let method = super::method(&e.method, "request.method").map_err(|r| (e.index, r))?;
+            Ok(Record {
+                ts: e.started,
+                resolution: 0,
+                method,
+                url: e.url,
+                headers: e.headers,
+                body: e.body.map_or(Bytes::new(), Bytes::from),
+            })
+        })
         .collect())
 }
 
-fn entry(e: &Value) -> Result<Record, String> {
-    let started = e
-        .get("startedDateTime")
-        .and_then(Value::as_str)
-        .ok_or("no startedDateTime")?;
-    let ts = parse_iso(started).ok_or(format!("bad startedDateTime {started:?}"))?;
+fn str_at(v: &Value, path: &[&str]) -> Option<String> {
+    let mut v = v;
+    for k in path {
+        v = v.get(k)?;
+    }
+    v.as_str().map(str::to_string)
+}
+
+fn entry(index: usize, e: &Value) -> Result<HarEntry, String> {
+    let started = str_at(e, &["startedDateTime"]).ok_or("no startedDateTime")?;
+    let started = parse_iso(&started).ok_or(format!("bad startedDateTime {started:?}"))?;
     let req = e.get("request").ok_or("no request")?;
-    let method = req.get("method").and_then(Value::as_str).unwrap_or("");
-    let method = super::method(method, "request.method")?;
-    let url = req
-        .get("url")
-        .and_then(Value::as_str)
-        .ok_or("no request.url")?
-        .to_string();
+    let method = str_at(req, &["method"]).unwrap_or_default();
+    super::method(&method, "request.method")?;
+    let url = str_at(req, &["url"]).ok_or("no request.url")?;
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!("request.url {url:?} is not an http(s) URL"));
+    }
     let mut headers = Vec::new();
     for h in req
         .get("headers")
@@ -60,28 +140,41 @@ fn entry(e: &Value) -> Result<Record, String> {
         .into_iter()
         .flatten()
     {
-        let (Some(k), Some(v)) = (
-            h.get("name").and_then(Value::as_str),
-            h.get("value").and_then(Value::as_str),
-        ) else {
+        let (Some(k), Some(v)) = (str_at(h, &["name"]), str_at(h, &["value"])) else {
             return Err("a request header without a string name and value".into());
         };
-        if k.starts_with(':') || SKIPPED.iter().any(|s| k.eq_ignore_ascii_case(s)) {
+        if k.starts_with(':') || HOP_BY_HOP.iter().any(|s| k.eq_ignore_ascii_case(s)) {
             continue;
         }
-        headers.push((k.to_string(), v.to_string()));
+        headers.push((k, v));
     }
-    let body = req
-        .get("postData")
-        .and_then(|p| p.get("text"))
-        .and_then(Value::as_str)
-        .map_or(Bytes::new(), |t| Bytes::from(t.to_string()));
-    Ok(Record {
-        ts,
-        resolution: 0,
+    let resp = e.get("response");
+    let content = resp.and_then(|r| r.get("content"));
+    let mime = content
+        .and_then(|c| str_at(c, &["mimeType"]))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let base64 = content.and_then(|c| str_at(c, &["encoding"])).as_deref() == Some("base64");
+    Ok(HarEntry {
+        index,
+        started,
+        time_ms: e
+            .get("time")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+            .max(0.0),
+        pageref: str_at(e, &["pageref"]),
         method,
         url,
         headers,
-        body,
+        body: str_at(req, &["postData", "text"]),
+        status: resp
+            .and_then(|r| r.get("status"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as u16,
+        mime,
+        response: content
+            .and_then(|c| str_at(c, &["text"]))
+            .filter(|_| !base64),
     })
 }

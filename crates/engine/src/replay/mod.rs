@@ -15,7 +15,8 @@
 //! [`Item`]s (loadlab's CLI reads its own results files that way).
 
 mod aws;
-mod har;
+mod file;
+pub mod har;
 mod json;
 mod nginx;
 mod rewrite;
@@ -28,6 +29,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+pub use file::{HEAD, detect_file, file_opener, head};
 pub use nginx::{COMBINED, COMMON, LogFormat};
 pub use rewrite::Rewrite;
 pub use schedule::Replay;

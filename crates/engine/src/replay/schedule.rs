@@ -57,6 +57,9 @@ pub struct Replay {
     source: Option<Source>,
     heap: BinaryHeap<Reverse<Held>>,
     peeked: Option<Held>,
+    /// The records of the timestamp being turned into targets (kept to
+    /// reuse its allocation).
+    group: Vec<Held>,
     out: VecDeque<Timed>,
     seq: u64,
     pass: Pass,
@@ -73,6 +76,7 @@ impl Replay {
             source: None,
             heap: BinaryHeap::new(),
             peeked: None,
+            group: Vec::new(),
             out: VecDeque::new(),
             seq: 0,
             pass: Pass::default(),
@@ -125,9 +129,18 @@ impl Replay {
         Ok(check_url(&rec.url).map(|_| ()))
     }
 
-    /// Reads until the reorder window is full or the log ends.
+    /// Records read and not yet handed out: the window, the group being
+    /// gathered, the one peeked at. The targets of a group waiting to be
+    /// handed out are not counted: nothing is read while there are any.
+    fn held(&self) -> usize {
+        self.heap.len() + self.group.len() + usize::from(self.peeked.is_some())
+    }
+
+    /// Reads until the reorder window is full or the log ends. The window
+    /// counts every record held (see [`Self::held`]), so that memory does
+    /// not grow by a burst's group on top of a full window.
     fn fill(&mut self) -> Result<(), TargetError> {
-        while !self.pass.done && self.heap.len() < self.opts.reorder.max(1) {
+        while !self.pass.done && self.held() < self.opts.reorder.max(1) {
             if self.source.is_none() {
                 self.source = Some((self.open)()?);
             }
@@ -200,10 +213,11 @@ impl Replay {
             self.heap.clear();
             return Ok(false);
         }
-        let mut group = vec![first];
-        while group.len() < self.opts.reorder.max(1) {
+        self.group.clear();
+        self.group.push(first);
+        while self.group.len() < self.opts.reorder.max(1) {
             match self.next_sorted()? {
-                Some(h) if h.ts == group[0].ts => group.push(h),
+                Some(h) if h.ts == self.group[0].ts => self.group.push(h),
                 other => {
                     self.peeked = other;
                     break;
@@ -211,11 +225,14 @@ impl Replay {
             }
         }
         let start_ns = start.as_nanos() as i128;
+        let mut group = std::mem::take(&mut self.group);
         if rel < start_ns {
+            group.clear();
+            self.group = group;
             return Ok(true);
         }
         let m = group.len() as i128;
-        for (k, h) in group.into_iter().enumerate() {
+        for (k, h) in group.drain(..).enumerate() {
             let spread = i128::from(h.rec.resolution) * k as i128 / m;
             let r = rel - start_ns + spread;
             self.pass.last_rel = r;
@@ -231,6 +248,7 @@ impl Replay {
                 },
             });
         }
+        self.group = group;
         Ok(true)
     }
 
@@ -255,6 +273,7 @@ impl Replay {
         };
         self.source = None;
         self.heap.clear();
+        self.group.clear();
         self.peeked = None;
         true
     }

@@ -109,8 +109,9 @@ fn schedule_spreads_sorts_scales_and_loops() {
     ];
     let text = lines.join("\n");
     let f = || ReplayFormat::parse("combined").unwrap();
-    // Reorder window of 2: /c is sorted before /d; /late is too far back:
-    // it goes right after the record before it (/c, whose second it shares).
+    // Reorder window of 2: /c is sorted before /d; /late is too far back
+    // (read when /c and /d filled the window): it goes right after the
+    // record sent before it (/d, whose second it then shares).
     let mut o = opts();
     o.reorder = 2;
     let (out, stats, failed) = run(&text, f(), o.clone());
@@ -122,13 +123,13 @@ fn schedule_spreads_sorts_scales_and_loops() {
             "http://127.0.0.1:9/a",
             "http://127.0.0.1:9/b",
             "http://127.0.0.1:9/c",
-            "http://127.0.0.1:9/late",
-            "http://127.0.0.1:9/d"
+            "http://127.0.0.1:9/d",
+            "http://127.0.0.1:9/late"
         ]
     );
     assert_eq!(
         out.iter().map(ms).collect::<Vec<_>>(),
-        [0, 500, 1000, 1500, 2000]
+        [0, 500, 1000, 2000, 2500]
     );
     assert_eq!(
         (
@@ -202,4 +203,46 @@ fn har_and_json_targets_keep_headers_and_bodies() {
         matches!(&items[..], [Err(e)] if e.to_string().contains("e.har") && e.to_string().contains("no entries"))
     );
     let _ = Item::Malformed(1, String::new());
+}
+
+/// However bursty the log, the records read and not yet handed out never
+/// exceed the reorder window: a second of 40 requests (spread across it
+/// as a group) does not come on top of a full window of 10.
+#[test]
+fn records_held_never_exceed_the_window() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut lines = Vec::new();
+    for sec in 0..5 {
+        let n = if sec == 2 { 40 } else { 4 };
+        lines.extend((0..n).map(|i| combined(sec, &format!("/s{sec}/{i}"))));
+    }
+    let text = lines.join("\n");
+    let read = Arc::new(AtomicUsize::new(0));
+    let counted = read.clone();
+    let f = ReplayFormat::parse("combined").unwrap();
+    let open: Opener = Box::new(move || {
+        let counted = counted.clone();
+        let src = f.source(
+            Box::new(Cursor::new(text.clone().into_bytes())),
+            "burst.log",
+        );
+        Ok(Box::new(src.inspect(move |_| {
+            counted.fetch_add(1, Ordering::Relaxed);
+        })))
+    });
+    let mut o = opts();
+    o.reorder = 10;
+    let stats: SharedStats = Arc::new(Mutex::new(ReplayStats::default()));
+    let mut given = 0;
+    let mut most = 0;
+    for t in Replay::new(o, open, stats) {
+        t.unwrap();
+        given += 1;
+        most = most.max(read.load(Ordering::Relaxed) - given);
+    }
+    assert_eq!(given, 56, "every record handed out");
+    assert!(
+        most <= 10,
+        "{most} records held at once, beyond the window of 10"
+    );
 }

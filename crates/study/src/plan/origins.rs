@@ -139,7 +139,7 @@ pub(super) fn check_references(
                 return Err(err(&at, format!("{place}{m}")));
             }
         }
-        let templates: Vec<(String, &String)> = match &t.workload {
+        let mut templates: Vec<(String, &String)> = match &t.workload {
             None => Vec::new(),
             Some(WorkloadPlan::Script { env, .. }) => env
                 .iter()
@@ -150,6 +150,14 @@ pub(super) fn check_references(
                 .map(|a| (format!("{key}.sysbench"), a))
                 .collect(),
         };
+        if let Some(r) = &t.replay {
+            templates.extend(r.base.iter().map(|b| (format!("{key}.base"), b)));
+            templates.extend(
+                r.hosts
+                    .iter()
+                    .map(|(k, v)| (format!("{key}.rewrite.hosts.{k}"), v)),
+            );
+        }
         for (at, v) in templates {
             check_template(&t.name, v, origins).map_err(|m| err(&at, m))?;
         }

@@ -92,6 +92,7 @@ fn read_group(
         ("headers", !g.headers.is_empty()),
         ("env", !g.env.is_empty()),
         ("weights", !g.weights.is_empty()),
+        ("replay", g.replay.is_some()),
     ];
     if let Some((k, _)) = own.iter().find(|(_, set)| *set) {
         return Err(err(
@@ -111,6 +112,7 @@ fn read_group(
         group: None,
         level: None,
         mix: Vec::new(),
+        replay: None,
     });
     out.written.push(Vec::new());
     out.keys.push(key.to_string());

@@ -56,6 +56,9 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, origins: &O
             .collect::<Vec<_>>()
             .join(" ");
     }
+    if let Some(r) = &t.replay {
+        return replay_command(plan, r, rate, origins);
+    }
     let mut cfg = plan.load.attack_config(rate.unwrap_or(Rate::per_second(1)));
     cfg.weights = t.weights();
     let url = |r: &RequestPlan| origins.expand(&r.url);
@@ -114,6 +117,44 @@ pub fn attack_command(plan: &Plan, target: &str, rate: Option<Rate>, origins: &O
         cmd.push_str(&format!("  # {} (see the plan)", untold.join(", ")));
     }
     cmd
+}
+
+/// The line of a replay target's run at the step's `rate` (its speed):
+/// `-replay` and its options instead of targets and `-rate`.
+fn replay_command(
+    plan: &Plan,
+    r: &crate::replay::ReplayPlan,
+    rate: Option<Rate>,
+    origins: &Origins,
+) -> String {
+    let speed = r.speed.or(rate.map(|x| x.freq as f64));
+    let cfg = plan.load.attack_config(Rate::per_second(1));
+    let mut flags: Vec<String> = r
+        .flags(speed)
+        .into_iter()
+        .map(|f| origins.expand(&f))
+        .collect();
+    flags.extend(
+        attack_flags(&cfg, None)
+            .into_iter()
+            .filter(|f| !f.starts_with("-rate=")),
+    );
+    let words: Vec<String> = flags
+        .iter()
+        .map(|a| {
+            if a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c))
+            {
+                a.clone()
+            } else {
+                shell_quoted(a)
+            }
+        })
+        .collect();
+    format!(
+        "loadlab attack {} | tee results.bin | loadlab report",
+        words.join(" ")
+    )
 }
 
 /// `loadlab attack`'s flags for `cfg`: `-duration`, `-rate` and `-workers`

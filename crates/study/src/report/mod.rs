@@ -220,6 +220,11 @@ pub fn build(study: &StudyRow, plan: &Plan, runs: &[RunRow], analysis: &Analysis
                     t.name,
                     if let Some(w) = &t.workload {
                         format!("a {} workload", w.tool())
+                    } else if let Some(r) = &t.replay {
+                        match r.speed {
+                            Some(s) => format!("replays {} at ×{s}", r.file),
+                            None => format!("replays {} at each step's speed", r.file),
+                        }
                     } else if t.members.is_empty() {
                         t.requests
                             .iter()

@@ -49,7 +49,7 @@ pub(super) fn execute(
     #[allow(clippy::large_enum_variant)] // one value per run, never moved around
     enum Job<'a> {
         Workload(&'a Arc<dyn WorkloadRunner>, WorkloadStep),
-        Http(Vec<Target>, AttackConfig),
+        Http(TargetSource, AttackConfig),
     }
     let job = match &t.workload {
         Some(w) => {
@@ -64,7 +64,7 @@ pub(super) fn execute(
             Job::Workload(runner, step)
         }
         None => Job::Http(
-            http_targets(t, origins, &expand)?,
+            http_source(plan, t, rate, origins, &expand)?,
             AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
                 segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
@@ -97,12 +97,19 @@ pub(super) fn execute(
                     ),
                 })
         }
-        Job::Http(targets, cfg) => {
+        Job::Http(source, cfg) => {
             let flag = stop.clone();
             let shutdown = async move { flag.wait().await };
-            loadlab_engine::run_blocking(cfg, TargetSource::Static(targets), sink, shutdown, live)
-                .map(|(summary, (c, _))| (c.finish(), summary.unsent, summary.late))
-                .map_err(|e| scrubbed(e.to_string()))
+            match loadlab_engine::run_blocking(cfg, source, sink, shutdown, live) {
+                // A replayed log that cannot be read on (or, `strict`, a
+                // malformed line) fails the run.
+                Ok((summary, _)) if summary.target_error.is_some() => Err(scrubbed(format!(
+                    "target {target}: {}",
+                    summary.target_error.expect("checked")
+                ))),
+                Ok((summary, (c, _))) => Ok((c.finish(), summary.unsent, summary.late)),
+                Err(e) => Err(scrubbed(e.to_string())),
+            }
         }
     };
     let points = mon.map(Monitor::stop).unwrap_or_default();
@@ -228,6 +235,29 @@ pub fn check_workloads(
     Ok(())
 }
 
+/// What an HTTP target sends: its requests, or the log it replays (at
+/// the speed of the step's `level`).
+fn http_source(
+    plan: &Plan,
+    t: &crate::plan::TargetPlan,
+    level: u64,
+    origins: &Origins,
+    expand: &dyn Fn(&str) -> Result<String, StudyError>,
+) -> Result<TargetSource, StudyError> {
+    let Some(r) = &t.replay else {
+        return http_targets(t, origins, expand).map(TargetSource::Static);
+    };
+    let fill = |v: &str| {
+        crate::secrets::expand(v, &plan.env)
+            .map(|v| origins.expand(&v))
+            .map_err(|m| scrub(plan, origins, &m))
+    };
+    let name = r.path.display().to_string();
+    r.source(&name, r.speed_at(level), &fill)
+        .map(|(source, _)| source)
+        .map_err(|m| StudyError::Engine(format!("target {}: {}", t.name, scrub(plan, origins, &m))))
+}
+
 /// The engine's targets of an HTTP target, `${NAME}`, `{origin}` and
 /// `{origin.NAME}` expanded.
 fn http_targets(
@@ -276,13 +306,12 @@ pub fn scrub(plan: &crate::Plan, origins: &Origins, text: &str) -> String {
     // mangle ordinary text; such a value is no secret anyway).
     let mut secrets: Vec<String> = plan.env.values().map(str::to_string).collect();
     for t in &plan.targets {
-        for r in &t.requests {
-            for (k, v) in &r.headers {
-                if is_credential(k, &plan.redact) {
-                    secrets.push(v.trim().to_string());
-                    if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
-                        secrets.push(rest.trim().to_string());
-                    }
+        let set = t.replay.iter().flat_map(|r| &r.set_headers);
+        for (k, v) in t.requests.iter().flat_map(|r| &r.headers).chain(set) {
+            if is_credential(k, &plan.redact) {
+                secrets.push(v.trim().to_string());
+                if let Some((_, rest)) = v.trim().split_once(char::is_whitespace) {
+                    secrets.push(rest.trim().to_string());
                 }
             }
         }

@@ -1,31 +1,9 @@
-//! A HAR 1.2 document as `loadlab import har` reads it: its pages and its
-//! entries' requests and responses, which entries are static assets, and
-//! the think times between them.
+//! A HAR 1.2 document as `loadlab import har` reads it (the engine's HAR
+//! reader, in `startedDateTime` order): its pages and its entries'
+//! requests and responses, which entries are static assets, and the think
+//! times between them.
 
-use serde_json::Value;
-
-use loadlab_engine::replay::time::parse_iso;
-
-/// One HAR entry, as far as the converters need it.
-#[derive(Debug, Clone, Default)]
-pub struct Entry {
-    /// Its index in `log.entries` (from 0), kept after filtering.
-    pub index: usize,
-    /// `startedDateTime`, ns since the Unix epoch.
-    pub started: i128,
-    /// `time`: the whole exchange, in ms (0 when not recorded).
-    pub time_ms: f64,
-    pub pageref: Option<String>,
-    pub method: String,
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Option<String>,
-    pub status: u16,
-    /// The response's MIME type (`response.content.mimeType`), lower case.
-    pub mime: String,
-    /// The response body's text, when recorded as text.
-    pub response: Option<String>,
-}
+pub use loadlab_engine::replay::har::HarEntry as Entry;
 
 /// A HAR read: its pages (id, title) and entries in `startedDateTime` order.
 #[derive(Debug, Default)]
@@ -34,113 +12,20 @@ pub struct Har {
     pub entries: Vec<Entry>,
 }
 
-/// Headers a client sets itself, or that belong to one connection only.
-const HOP_BY_HOP: [&str; 10] = [
-    "host",
-    "content-length",
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "proxy-authorization",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-];
-
-/// Reads a HAR document; the error says what is wrong, without the path.
+/// Reads a HAR document (with the engine's reader, the one `attack
+/// -replay` uses); an entry that cannot be read refuses the document. The
+/// error says what is wrong, without the path.
 pub fn parse(doc: &[u8]) -> Result<Har, String> {
-    let v: Value = serde_json::from_slice(doc).map_err(|e| format!("not a HAR document: {e}"))?;
-    let log = v
-        .get("log")
-        .ok_or("not a HAR document: no \"log\" object")?;
-    let list = log
-        .get("entries")
-        .and_then(Value::as_array)
-        .ok_or("not a HAR document: no log.entries array")?;
-    if list.is_empty() {
-        return Err("the HAR has no entries (log.entries is empty)".into());
-    }
-    let mut har = Har::default();
-    for p in log
-        .get("pages")
-        .and_then(Value::as_array)
+    let doc = loadlab_engine::replay::har::read(doc)?;
+    let mut entries = doc
+        .entries
         .into_iter()
-        .flatten()
-    {
-        let id = str_at(p, &["id"]).unwrap_or_default();
-        let title = str_at(p, &["title"]).unwrap_or_else(|| id.clone());
-        har.pages.push((id, title));
-    }
-    for (i, e) in list.iter().enumerate() {
-        har.entries
-            .push(entry(i, e).map_err(|r| format!("log.entries[{i}]: {r}"))?);
-    }
-    har.entries.sort_by_key(|e| (e.started, e.index));
-    Ok(har)
-}
-
-fn str_at(v: &Value, path: &[&str]) -> Option<String> {
-    let mut v = v;
-    for k in path {
-        v = v.get(k)?;
-    }
-    v.as_str().map(str::to_string)
-}
-
-fn entry(index: usize, e: &Value) -> Result<Entry, String> {
-    let started = str_at(e, &["startedDateTime"]).ok_or("no startedDateTime")?;
-    let started = parse_iso(&started).ok_or(format!("bad startedDateTime {started:?}"))?;
-    let req = e.get("request").ok_or("no request")?;
-    let method = str_at(req, &["method"]).ok_or("no request.method")?;
-    let url = str_at(req, &["url"]).ok_or("no request.url")?;
-    if !url.starts_with("http://") && !url.starts_with("https://") {
-        return Err(format!("request.url {url:?} is not an http(s) URL"));
-    }
-    let mut headers = Vec::new();
-    for h in req
-        .get("headers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let (Some(k), Some(v)) = (str_at(h, &["name"]), str_at(h, &["value"])) else {
-            return Err("a request header without a string name and value".into());
-        };
-        let lower = k.to_ascii_lowercase();
-        if k.starts_with(':') || HOP_BY_HOP.contains(&lower.as_str()) {
-            continue;
-        }
-        headers.push((k, v));
-    }
-    let resp = e.get("response");
-    let content = resp.and_then(|r| r.get("content"));
-    let mime = content
-        .and_then(|c| str_at(c, &["mimeType"]))
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let base64 = content.and_then(|c| str_at(c, &["encoding"])).as_deref() == Some("base64");
-    Ok(Entry {
-        index,
-        started,
-        time_ms: e
-            .get("time")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
-            .max(0.0),
-        pageref: str_at(e, &["pageref"]),
-        method,
-        url,
-        headers,
-        body: str_at(req, &["postData", "text"]),
-        status: resp
-            .and_then(|r| r.get("status"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as u16,
-        mime,
-        response: content
-            .and_then(|c| str_at(c, &["text"]))
-            .filter(|_| !base64),
+        .map(|e| e.map_err(|(i, r)| format!("log.entries[{i}]: {r}")))
+        .collect::<Result<Vec<Entry>, String>>()?;
+    entries.sort_by_key(|e| (e.started, e.index));
+    Ok(Har {
+        pages: doc.pages,
+        entries,
     })
 }
 

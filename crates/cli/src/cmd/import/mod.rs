@@ -1,7 +1,8 @@
-//! `loadlab import log FILE --to targets`: an access log's endpoint mix as
-//! a vegeta targets file, one target per method and path (the query left
-//! out), most requested first, with the measured weights for `attack
-//! -weights=` in its first line.
+//! `loadlab import log FILE --to targets|plan|k6`: an access log's
+//! endpoint mix as a vegeta targets file, one target per method and path
+//! (the query left out), most requested first, with the measured weights
+//! for `attack -weights=` in its first line; as a study plan of that
+//! weighted mix; or as a k6 script drawing each request with the weights.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -15,21 +16,22 @@ mod correlate;
 mod from_har;
 pub mod har;
 pub mod k6;
+mod log_k6;
 pub mod openapi;
 mod plan_name;
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// What FILE is: log (any log `attack -replay` reads), har (a
-    /// browser's recording, to targets or k6) or openapi (an OpenAPI
+    /// browser's recording, to targets, plan or k6) or openapi (an OpenAPI
     /// 3.0/3.1 document, YAML or JSON, to targets or plan)
     pub kind: String,
     /// The file to import
     pub file: String,
-    /// What to write: targets (a vegeta targets file with the weights), or
+    /// What to write: targets (a vegeta targets file with the weights),
     /// plan (a study plan of the weighted mix at the log's mean rate ×½, ×1,
-    /// ×2, to --output, its targets file beside it); for a HAR, targets or k6
-    /// (an editable k6 script)
+    /// ×2, to --output, its targets file beside it), or k6 (an editable k6
+    /// script of the mix); for a HAR, targets, plan or k6
     #[arg(long, default_value = "targets")]
     pub to: String,
     /// The log's format (combined, common, har, json, alb, cloudfront) [default: detected]
@@ -81,7 +83,7 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
         )));
     }
     match a.to.as_str() {
-        "targets" => {}
+        "targets" | "k6" => {}
         "plan" if a.output != "stdout" && a.output != "-" => {}
         "plan" => {
             return Err(CliError::usage(
@@ -90,7 +92,7 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
         }
         other => {
             return Err(CliError::usage(format!(
-                "--to={other}: expected targets or plan"
+                "--to={other}: expected targets, plan or k6"
             )));
         }
     }
@@ -146,6 +148,15 @@ pub fn run(a: ImportArgs) -> Result<(), CliError> {
     if a.to == "plan" {
         return write_plan(&a, &out, &weights, total as f64 / span_s);
     }
+    if a.to == "k6" {
+        let about = log_k6::About {
+            file: &a.file,
+            rest,
+            malformed,
+            rate: total as f64 / span_s,
+        };
+        return write(&a.output, &log_k6::script(&mix, &about));
+    }
     write(&a.output, &out)
 }
 
@@ -188,36 +199,36 @@ fn write_plan(
     weights: &[String],
     rate: f64,
 ) -> Result<(), CliError> {
-    let plan = std::path::Path::new(&a.output);
-    let stem = plan.file_stem().and_then(|s| s.to_str()).unwrap_or("mix");
-    let targets_name = format!("{stem}.targets.txt");
-    let targets_path = plan.with_file_name(&targets_name);
+    let (stem, targets_path) = plan_name::beside(&a.output, "mix")?;
     write(&targets_path.display().to_string(), targets)?;
     let r = rate.round().max(2.0) as u64;
-    let name = plan_name::plan_name(stem);
-    let text = format!(
-        "# The endpoint mix of {file} (loadlab import log --to plan): its\n\
-         # {n} most requested endpoints, weighted by their counts, at half, once\n\
-         # and twice the log's mean rate ({rate:.1} requests/s).\n\
-         name: {name}\n\
-         question: How does the service hold the endpoint mix of {file} at its own rate and twice it?\n\
-         targets:\n\
-         \x20 - name: mix\n\
-         \x20   targets_file: {targets_name}\n\
-         \x20   weights: [{w}]\n\
-         load:\n\
-         \x20 rates: [{half}, {r}, {double}]\n\
-         \x20 step: 60s\n\
-         \x20 warmup: 5s\n\
-         \x20 cooldown: 2s\n\
-         repetitions: 3\n\
-         slo:\n\
-         \x20 success: 99.9%\n",
-        file = a.file,
-        n = weights.len(),
-        w = weights.join(", "),
-        half = (r / 2).max(1),
-        double = r * 2,
-    );
+    let text = plan_name::PlanText {
+        comment: &[
+            format!(
+                "The endpoint mix of {} (loadlab import log --to plan): its",
+                a.file
+            ),
+            format!(
+                "{} most requested endpoints, weighted by their counts, at half, once",
+                weights.len()
+            ),
+            format!("and twice the log's mean rate ({rate:.1} requests/s)."),
+        ],
+        stem: &stem,
+        question: format!(
+            "How does the service hold the endpoint mix of {} at its own rate and twice it?",
+            a.file
+        ),
+        target: "mix",
+        targets: &targets_path,
+        weights: Some(weights.join(", ")),
+        rates: &[(r / 2).max(1), r, r * 2],
+        step: "60s",
+        warmup: "5s",
+        cooldown: Some("2s"),
+        repetitions: 3,
+        success: "99.9%",
+    }
+    .render();
     write(&a.output, &text)
 }

@@ -454,29 +454,31 @@ fn targets_text(ops: &[Op], targets: &Path, file: &str) -> Result<String, CliErr
 
 /// A study plan hitting every operation equally often.
 fn plan_text(a: &Convert, stem: &str, targets: &Path, n: usize) -> String {
-    let targets_name = targets.file_name().and_then(|s| s.to_str()).unwrap_or("");
-    let name = super::plan_name::plan_name(stem);
-    let weights = vec!["1"; n].join(", ");
-    format!(
-        "# Every operation of {file} (loadlab import openapi --to plan), each\n\
-         # one request of the mix, equally weighted.\n\
-         name: {name}\n\
-         question: How does the API of {file} hold an even mix of its {n} operations?\n\
-         targets:\n\
-         \x20 - name: api\n\
-         \x20   targets_file: {targets_name}\n\
-         \x20   weights: [{weights}]\n\
-         load:\n\
-         \x20 rates: [{r}, {r2}]\n\
-         \x20 step: 30s\n\
-         \x20 warmup: 2s\n\
-         repetitions: 1\n\
-         slo:\n\
-         \x20 success: 99%\n",
-        file = a.file,
-        r = n.max(5),
-        r2 = n.max(5) * 2,
-    )
+    let r = n.max(5) as u64;
+    super::plan_name::PlanText {
+        comment: &[
+            format!(
+                "Every operation of {} (loadlab import openapi --to plan), each",
+                a.file
+            ),
+            "one request of the mix, equally weighted.".into(),
+        ],
+        stem,
+        question: format!(
+            "How does the API of {} hold an even mix of its {n} operations?",
+            a.file
+        ),
+        target: "api",
+        targets,
+        weights: Some(vec!["1"; n].join(", ")),
+        rates: &[r, r * 2],
+        step: "30s",
+        warmup: "2s",
+        cooldown: None,
+        repetitions: 1,
+        success: "99%",
+    }
+    .render()
 }
 
 fn write(path: &str, text: &str) -> Result<(), CliError> {
