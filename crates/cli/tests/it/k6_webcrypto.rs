@@ -73,6 +73,47 @@ fn webcrypto_digest_hmac_and_random_values_answer_as_k6() {
     }
 }
 
+/// PBKDF2's `deriveBits`: RFC 6070 and RFC 7914 known answers, and the
+/// OperationError for a length not a multiple of 8; every check passed in
+/// k6 v1.8.1.
+const PBKDF2_JS: &str = r#"
+import { check } from 'k6';
+export const options = { iterations: 1, thresholds: { checks: ['rate==1'] } };
+const hex = (b) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+const enc = (s) => new Uint8Array(Array.from(s, (c) => c.charCodeAt(0)));
+export default async function () {
+  const key = await crypto.subtle.importKey('raw', enc('password'), 'PBKDF2', false, ['deriveBits']);
+  const sha1 = hex(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: enc('salt'), iterations: 4096 }, key, 160));
+  const pw = await crypto.subtle.importKey('raw', enc('passwd'), { name: 'PBKDF2' }, false, ['deriveBits']);
+  const sha256 = hex(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: { name: 'SHA-256' }, salt: enc('salt'), iterations: 1 }, pw, 512));
+  let odd = '';
+  try { await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: enc('salt'), iterations: 1 }, key, 12); } catch (e) { odd = e.name; }
+  check(null, {
+    'pbkdf2 sha1': () => sha1 === '4b007901b765489abead49d926f721d065a429c1',
+    'pbkdf2 sha256': () => sha256.startsWith('55ac046e56e3089fec1691c22544b605') && sha256.endsWith('d3a19783'),
+    'key': () => key.type === 'secret' && key.algorithm.name === 'PBKDF2' && key.extractable === false,
+    'length not a multiple of 8': () => odd === 'OperationError',
+  });
+}
+"#;
+
+#[test]
+fn pbkdf2_derive_bits_answers_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pbkdf2.js");
+    std::fs::write(&p, PBKDF2_JS).unwrap();
+    let (code, out, err) = run(&mut loadlab(), &p);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("4 out of 4"), "{out}");
+    if let Some(k6) = loadlab_testkit::k6::k6_or_skip("pbkdf2_derive_bits_answers_as_k6") {
+        let mut c = loadlab_testkit::k6::run_command(&k6);
+        c.arg("-q");
+        let (kcode, kout, kerr) = run(&mut c, &p);
+        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
+        assert!(kout.contains("4 out of 4"), "{kout}");
+    }
+}
+
 #[test]
 fn an_unsupported_subtle_method_is_named_before_the_test() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::common::js_bytes;
 
 mod hash;
+mod subtle;
 
 pub(crate) use hash::hex;
 
@@ -38,13 +39,19 @@ const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
 
 /// The module as the loader and the import checker see it.
 /// The `crypto` global (WebCrypto): `getRandomValues`, `randomUUID`,
-/// `subtle.digest` and HMAC keys.
+/// `subtle.digest`, HMAC keys and PBKDF2's `deriveBits`.
 const WEBCRYPTO_JS: &str = include_str!("webcrypto.fn.js");
 
 /// What of `crypto.subtle` loadlab has; the member checker refuses the
 /// rest before the test starts.
-pub(crate) const SUBTLE_SUPPORTED: &[&str] =
-    &["digest", "importKey", "exportKey", "sign", "verify"];
+pub(crate) const SUBTLE_SUPPORTED: &[&str] = &[
+    "digest",
+    "importKey",
+    "exportKey",
+    "sign",
+    "verify",
+    "deriveBits",
+];
 
 pub(crate) const MODULE: super::Module = super::Module {
     name: NAME,
@@ -96,6 +103,26 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result
                     _ => return Ok(Value::new_number(ctx, 1.0)),
                 };
                 Ok(rquickjs::String::from_str(ctx, &text)?.into_value())
+            },
+        )?,
+    )?;
+    // PBKDF2: `len` bytes, from the password's and the salt's bytes.
+    k6.set(
+        "pbkdf2",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             hash: String,
+             password: Value<'js>,
+             salt: Value<'js>,
+             iterations: u32,
+             len: usize|
+             -> rquickjs::Result<Value<'js>> {
+                let (password, salt) = (js_bytes(&password)?, js_bytes(&salt)?);
+                match subtle::kdf::pbkdf2(&hash, &password, &salt, iterations, len) {
+                    Some(out) => Ok(rquickjs::ArrayBuffer::new(ctx, out)?.into_value()),
+                    None => Ok(Value::new_undefined(ctx)),
+                }
             },
         )?,
     )?;

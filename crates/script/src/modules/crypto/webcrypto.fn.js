@@ -1,7 +1,8 @@
 (k) => {
   // The WebCrypto global as k6 v1 has it: `crypto.getRandomValues`,
   // `crypto.randomUUID` and, of `crypto.subtle`, `digest` (SHA-1/256/384/
-  // 512) and HMAC keys (`importKey`/`exportKey` raw, `sign`, `verify`).
+  // 512), HMAC keys (`importKey`/`exportKey` raw, `sign`, `verify`) and
+  // PBKDF2 (`importKey` raw, `deriveBits`).
   // Its other methods are refused before the test starts (the member
   // checker, modules/imports.rs), and throw NotSupportedError if reached.
   const domError = (name, message) => {
@@ -43,6 +44,7 @@
     return raw;
   };
   const isHmac = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'HMAC';
+  const isPbkdf2 = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'PBKDF2';
   const unsupported = (what) => () => Promise.reject(
     domError('NotSupportedError', `crypto.subtle.${what} is not supported by loadlab k6 (see docs/k6.md)`));
   const mac = (key, data) => k.digest(HASHES[key.algorithm.hash.name], keys.get(key), [bufferSource(data)], 'binary');
@@ -56,6 +58,10 @@
     importKey(format, keyData, alg, extractable, usages) {
       return new Promise((resolve) => {
         if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        if (isPbkdf2(alg)) {
+          resolve(new CryptoKey('secret', false, { name: 'PBKDF2' }, Array.from(usages), bufferSource(keyData)));
+          return;
+        }
         if (!isHmac(alg)) throw domError('NotSupportedError', `algorithm ${JSON.stringify(alg)} is not supported by loadlab k6`);
         const [hash] = hashOf(alg.hash);
         const raw = bufferSource(keyData);
@@ -89,8 +95,26 @@
         resolve(diff === 0);
       });
     },
+    deriveBits(alg, key, length) {
+      return new Promise((resolve) => {
+        if (!isPbkdf2(alg)) throw domError('NotSupportedError', 'only PBKDF2 is supported by deriveBits in loadlab k6');
+        const raw = keys.get(key);
+        if (raw === undefined || key.algorithm.name !== 'PBKDF2') {
+          throw domError('InvalidAccessError', 'the key is not a PBKDF2 key');
+        }
+        if (!key.usages.includes('deriveBits')) throw domError('InvalidAccessError', 'the key does not allow deriveBits');
+        const [, ours] = hashOf(alg.hash);
+        const bits = Number(length);
+        if (!(bits > 0) || bits % 8 !== 0) {
+          throw domError('OperationError', 'currently only multiples of 8 are supported for length');
+        }
+        const iterations = Number(alg.iterations);
+        if (!(iterations >= 1)) throw domError('OperationError', 'iterations must be at least 1');
+        resolve(k.pbkdf2(ours, raw, bufferSource(alg.salt), iterations, bits / 8));
+      });
+    },
   };
-  for (const m of ['encrypt', 'decrypt', 'generateKey', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey']) {
+  for (const m of ['encrypt', 'decrypt', 'generateKey', 'deriveKey', 'wrapKey', 'unwrapKey']) {
     subtle[m] = unsupported(m);
   }
   const crypto = {
