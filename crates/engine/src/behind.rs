@@ -20,11 +20,9 @@
 //!    one whose request was written less than [`ANSWER_GRACE`] ago, or one
 //!    whose answer is already in its socket unread (the kernel's `FIONREAD`).
 //!    Such a connection is free as soon as the client gets to it; a new one
-//!    would only add work for the side that is already short of it. This
-//!    holds only while the pool's connections do come back: when none was
-//!    returned for [`RECHECK`], the answers in the sockets are long ones
-//!    (an endless body read slowly looks the same at first), and rule 4
-//!    applies.
+//!    would only add work for the side that is already short of it. More
+//!    than [`LONG_ANSWER`] unread is a long answer, not a quick one (a large
+//!    or endless body read slowly): the server's, as in rule 4.
 //! 4. When every busy connection is *held by the server* (a response in
 //!    progress: its head was read and its body is still coming; or a
 //!    request written [`ANSWER_GRACE`] ago or more with no byte of the
@@ -52,11 +50,16 @@ use tokio::sync::Notify;
 
 /// A request that leaves this long after its intended time finds the
 /// client behind its schedule (rule 1).
-pub(crate) const BEHIND_LAG: Duration = Duration::from_millis(10);
+pub(crate) const BEHIND_LAG: Duration = Duration::from_millis(1);
 
 /// A request written less than this ago counts as the client's still: a
 /// quick server answers well within it (rule 3).
 const ANSWER_GRACE: Duration = Duration::from_millis(2);
+
+/// Bytes unread in a connection's socket above which its answer is a long
+/// one, held by the server (rule 4), not a quick one the client is about
+/// to read (rule 3).
+const LONG_ANSWER: i32 = 64 * 1024;
 
 /// How often a waiting request looks at the pool again (rule 4 may have
 /// come true without a connection being returned).
@@ -113,7 +116,10 @@ impl Watch {
             IDLE | IN_BODY => false,
             TAKEN => true,
             written => {
-                now.saturating_sub(written) < ANSWER_GRACE.as_nanos() as u64 || unread(self.fd) > 0
+                now.saturating_sub(written) < ANSWER_GRACE.as_nanos() as u64 || {
+                    let n = unread(self.fd);
+                    n > 0 && n <= LONG_ANSWER
+                }
             }
         }
     }
@@ -145,8 +151,6 @@ pub(crate) struct Gate {
     rechecking: AtomicBool,
     /// The last verdict: when (ns) << 1 | held by the client.
     verdict: AtomicU64,
-    /// When (ns) a connection was last returned to the pool.
-    last_return: AtomicU64,
 }
 
 #[derive(Default)]
@@ -178,11 +182,6 @@ impl Gate {
         Dialing(&self.dialing)
     }
 
-    /// A connection was returned to the pool, free for a waiting request.
-    pub fn returned(&self) {
-        self.last_return.store(now_ns(), Ordering::Relaxed);
-    }
-
     /// True when requests wait here (returned and closed connections must
     /// wake them).
     pub fn has_waiters(&self) -> bool {
@@ -211,11 +210,6 @@ impl Gate {
     /// verdict is reused for [`VERDICT_FOR`].
     fn held_by_client(&self, ws: &Watches) -> bool {
         let now = now_ns();
-        if now.saturating_sub(self.last_return.load(Ordering::Relaxed)) >= RECHECK.as_nanos() as u64
-        {
-            // Nothing came back lately: waiting would not be short.
-            return false;
-        }
         let v = self.verdict.load(Ordering::Relaxed);
         if now.saturating_sub(v >> 1) < VERDICT_FOR.as_nanos() as u64 {
             return v & 1 == 1;

@@ -145,7 +145,6 @@ impl HostPool {
     /// Returns a connection after a complete exchange it can be reused for.
     pub fn put(&self, c: Box<H1Conn>) {
         c.watch.idle();
-        self.gate.returned();
         if c.owner != 0 {
             let mut owned = self.owned.lock().expect("pool lock");
             let mine = owned.entry(c.owner).or_default();
