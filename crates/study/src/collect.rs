@@ -192,6 +192,7 @@ impl Collector {
             metrics: Vec::new(),
             part: None,
             workers: None,
+            replay: Vec::new(),
             thresholds: Vec::new(),
             connect_errors: self.connect_errors,
             queries: None,

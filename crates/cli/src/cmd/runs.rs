@@ -180,6 +180,10 @@ pub fn run(a: RunsArgs) -> Result<(), CliError> {
                 r.id, r.study_id, r.phase, r.rate, r.target, r.repetition, r.started_at
             );
             print!("{}", loadlab_study::report::text::vegeta_text(&r.summary));
+            // A replayed log's skipped or reordered lines.
+            for l in &r.summary.replay {
+                println!("Replay        {l}");
+            }
             // A concurrent group's combined run: its workloads side by side.
             if let Some(g) = &r.summary.group {
                 let all = store.runs(r.study_id).map_err(CliError::io)?;

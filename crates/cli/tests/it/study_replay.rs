@@ -37,10 +37,14 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// 30 combined lines over two seconds (20, then 10).
+/// 30 combined lines over two seconds (20, then 10), and 3 malformed
+/// lines among them (lines 6, 12 and 18).
 fn combined_log() -> String {
     let mut s = String::new();
     for i in 0..30 {
+        if i % 5 == 0 && (5..=15).contains(&i) {
+            writeln!(s, "this is not a log line {i}").unwrap();
+        }
         let sec = if i < 20 { 0 } else { 1 };
         writeln!(
             s,
@@ -183,6 +187,24 @@ fn a_study_replays_every_logged_request_at_each_speed() {
     }
     let printed = String::from_utf8_lossy(&printed);
     assert!(!printed.contains(SECRET), "{printed}");
+
+    // The malformed lines are said, on stderr, in the report and in
+    // `runs show`, for the log that had them only.
+    let skipped = "access.log: 3 malformed lines skipped of 33";
+    assert!(
+        printed.contains(&format!("target night: {skipped}")),
+        "{printed}"
+    );
+    assert!(printed.contains("access.log:6:"), "{printed}");
+    assert!(md.contains(&format!("Replay        {skipped}")), "{md}");
+    assert!(
+        !md.contains("api.jsonl: "),
+        "a clean log says nothing:\n{md}"
+    );
+    let night = runs.iter().find(|r| r.target == "night").unwrap();
+    let shown = loadlab(d, &["runs", "run", &night.id.to_string(), "--db", "s.db"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains(skipped), "{shown}");
 }
 
 #[test]

@@ -56,6 +56,10 @@ pub struct RunSummary {
     /// A merged run (`study merge`): its workers, and what is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<crate::worker::WorkersNote>,
+    /// A replayed log's lines skipped or reordered (`attack -replay`'s
+    /// end-of-run lines), none when the log was clean.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<String>,
     /// A script's thresholds and whether each held in this run (a crossed
     /// threshold is recorded, not a failure of the run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

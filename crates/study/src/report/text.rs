@@ -164,6 +164,9 @@ pub fn extras(s: &RunSummary, warmup: Duration) -> String {
             let _ = writeln!(o, "{l}");
         }
     }
+    for l in &s.replay {
+        let _ = writeln!(o, "Replay        {l}");
+    }
     o
 }
 

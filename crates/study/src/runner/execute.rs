@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use loadlab_core::{Rate, Sink};
+use loadlab_engine::replay::SharedStats;
 use loadlab_engine::{AttackConfig, LiveStats, StopSignal, Target, TargetSource};
 
 use super::StudyError;
@@ -51,6 +52,8 @@ pub(super) fn execute(
         Workload(&'a Arc<dyn WorkloadRunner>, WorkloadStep),
         Http(TargetSource, AttackConfig),
     }
+    // A replayed log's reading, for the run's summary.
+    let mut replay_stats = None;
     let job = match &t.workload {
         Some(w) => {
             let runner = workloads.ok_or_else(|| {
@@ -64,7 +67,11 @@ pub(super) fn execute(
             Job::Workload(runner, step)
         }
         None => Job::Http(
-            http_source(plan, t, rate, origins, &expand)?,
+            {
+                let (source, stats) = http_source(plan, t, rate, origins, &expand)?;
+                replay_stats = stats;
+                source
+            },
             AttackConfig {
                 name: format!("{}/{target}/{rate}", plan.name),
                 segment: split.map_or(loadlab_core::ScheduleSegment::WHOLE, |s| s.0),
@@ -115,6 +122,15 @@ pub(super) fn execute(
     let points = mon.map(Monitor::stop).unwrap_or_default();
     let (mut data, unsent, late) = res?;
     scrub_errors(plan, origins, &mut data.summary);
+    if let Some((stats, name)) = replay_stats {
+        let read = stats.lock().expect("replay stats lock").clone();
+        // A study's replay keeps the engine's default reorder window.
+        for line in read.report(&name, loadlab_engine::replay::DEFAULT_REORDER) {
+            let line = scrub(plan, origins, &line);
+            eprintln!("loadlab: target {target}: {line}");
+            data.summary.replay.push(line);
+        }
+    }
     data.summary.unsent = unsent;
     data.summary.late = late;
     if let (Some((seg, slot, _)), Some(p)) = (split, data.summary.part.as_mut()) {
@@ -243,9 +259,9 @@ fn http_source(
     level: u64,
     origins: &Origins,
     expand: &dyn Fn(&str) -> Result<String, StudyError>,
-) -> Result<TargetSource, StudyError> {
+) -> Result<(TargetSource, Option<(SharedStats, String)>), StudyError> {
     let Some(r) = &t.replay else {
-        return http_targets(t, origins, expand).map(TargetSource::Static);
+        return http_targets(t, origins, expand).map(|t| (TargetSource::Static(t), None));
     };
     let fill = |v: &str| {
         crate::secrets::expand(v, &plan.env)
@@ -254,7 +270,7 @@ fn http_source(
     };
     let name = r.path.display().to_string();
     r.source(&name, r.speed_at(level), &fill)
-        .map(|(source, _)| source)
+        .map(|(source, stats)| (source, Some((stats, name))))
         .map_err(|m| StudyError::Engine(format!("target {}: {}", t.name, scrub(plan, origins, &m))))
 }
 
