@@ -178,8 +178,7 @@ impl Gate {
 
     /// Counts a connection being opened until the guard is dropped.
     pub fn dialing(&self) -> Dialing<'_> {
-        self.dialing.fetch_add(1, Ordering::AcqRel);
-        Dialing(&self.dialing)
+        Count::new(&self.dialing)
     }
 
     /// True when requests wait here (returned and closed connections must
@@ -228,8 +227,7 @@ impl Gate {
     /// waiter that rechecks) [`RECHECK`] passed; the caller then tries
     /// again.
     pub async fn wait(&self, freed: &Notify) {
-        self.waiters.fetch_add(1, Ordering::AcqRel);
-        let _waiting = Count(&self.waiters);
+        let _waiting = Count::new(&self.waiters);
         let notified = freed.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
@@ -255,22 +253,16 @@ impl Gate {
 }
 
 /// A connection being opened (see [`Gate::dialing`]).
-pub(crate) struct Dialing<'a>(&'a AtomicUsize);
+pub(crate) type Dialing<'a> = Count<'a>;
 
-impl Drop for Dialing<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
+/// One more in a count (requests waiting, connections being opened) until
+/// dropped.
+pub(crate) struct Count<'a>(&'a AtomicUsize);
 
-struct Count<'a>(&'a AtomicUsize);
-
-/// Takes one off a count of waiting requests when dropped.
-pub(crate) struct Counted<'a>(pub &'a AtomicU64);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+impl<'a> Count<'a> {
+    pub fn new(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::AcqRel);
+        Count(n)
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -319,7 +319,7 @@ pub(crate) struct Transport {
     behind_floor: usize,
     /// Late requests waiting for one of their pool's connections (see
     /// `behind.rs`), in every pool: the worker pool does not grow for them.
-    waiting_behind: AtomicU64,
+    waiting_behind: AtomicUsize,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -368,7 +368,7 @@ impl Transport {
             behind_floor: usize::try_from(cfg.workers).unwrap_or(usize::MAX).max(1),
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
-            waiting_behind: AtomicU64::new(0),
+            waiting_behind: AtomicUsize::new(0),
         }
     }
 
@@ -445,7 +445,7 @@ impl Transport {
 
     /// Late requests waiting now for a connection their client holds.
     pub fn waiting_behind(&self) -> u64 {
-        self.waiting_behind.load(Ordering::Acquire)
+        self.waiting_behind.load(Ordering::Acquire) as u64
     }
 
     /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
@@ -483,8 +483,7 @@ impl Transport {
                         // about to be free: a new one would only add to the
                         // client's work.
                         turn.release();
-                        self.waiting_behind.fetch_add(1, Ordering::AcqRel);
-                        let _waiting = crate::behind::Counted(&self.waiting_behind);
+                        let _waiting = crate::behind::Count::new(&self.waiting_behind);
                         pool.gate.wait(&pool.freed).await;
                         *dial_started = tokio::time::Instant::now();
                         continue;
