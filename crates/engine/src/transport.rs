@@ -320,6 +320,9 @@ pub(crate) struct Transport {
     /// Late requests waiting for one of their pool's connections (see
     /// `behind.rs`), in every pool: the worker pool does not grow for them.
     waiting_behind: AtomicUsize,
+    /// Notified each time a late request stops waiting (it is about to
+    /// send, and busy): the worker pool grows for it then.
+    waits_ended: Notify,
     /// Set once a connection without kernel receive stamps was opened
     /// (Unix socket, HTTP/2, or a kernel that refused): its responses must
     /// be read as they arrive to be timed right.
@@ -369,6 +372,7 @@ impl Transport {
             unstamped: AtomicBool::new(false),
             stamp: !cfg.unpaced() && !cfg.resolution.is_zero(),
             waiting_behind: AtomicUsize::new(0),
+            waits_ended: Notify::new(),
         }
     }
 
@@ -448,6 +452,12 @@ impl Transport {
         self.waiting_behind.load(Ordering::Acquire) as u64
     }
 
+    /// Notified (one permit kept) each time a late request stops waiting:
+    /// it counts as busy again, and the worker pool may need to grow.
+    pub fn waits_ended(&self) -> &Notify {
+        &self.waits_ended
+    }
+
     /// A connection to the pool's endpoint: a shared HTTP/2 one, an idle
     /// keep-alive one, or a new one (waiting under `-max-connections`).
     /// `behind`: the request left late, and waits for one of the pool's
@@ -483,7 +493,7 @@ impl Transport {
                         // about to be free: a new one would only add to the
                         // client's work.
                         turn.release();
-                        let _waiting = crate::behind::Count::new(&self.waiting_behind);
+                        let _waiting = WaitingBehind::new(self);
                         pool.gate.wait(&pool.freed).await;
                         *dial_started = tokio::time::Instant::now();
                         continue;
@@ -762,6 +772,24 @@ fn bracket(host: &str) -> std::borrow::Cow<'_, str> {
         format!("[{host}]").into()
     } else {
         host.into()
+    }
+}
+
+/// A late request counted in [`Transport::waiting_behind`] until dropped;
+/// dropping it says so through [`Transport::waits_ended`].
+struct WaitingBehind<'a>(&'a Transport);
+
+impl<'a> WaitingBehind<'a> {
+    fn new(t: &'a Transport) -> Self {
+        t.waiting_behind.fetch_add(1, Ordering::AcqRel);
+        WaitingBehind(t)
+    }
+}
+
+impl Drop for WaitingBehind<'_> {
+    fn drop(&mut self) {
+        self.0.waiting_behind.fetch_sub(1, Ordering::AcqRel);
+        self.0.waits_ended.notify_one();
     }
 }
 

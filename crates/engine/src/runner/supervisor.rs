@@ -332,6 +332,11 @@ pub async fn attack_with_live<S: Sink + 'static>(
         }
         tokio::select! {
             _ = sh.all_done.notified() => continue,
+            // A late request stopped waiting for a connection and is busy:
+            // keep workers free for the schedule beside it.
+            _ = sh.transport.waits_ended().notified(), if paced => {
+                sh.keep_free(sh.sending.load(Ordering::Acquire));
+            }
             _ = &mut shutdown, if !interrupted => {
                 interrupted = true;
                 interrupt_at = start.elapsed();

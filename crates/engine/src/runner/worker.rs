@@ -41,6 +41,20 @@ impl Shared {
         }
     }
 
+    /// Grows the pool to keep workers free beside `sending` in flight:
+    /// one, plus one per 16 busy. Late requests waiting for a connection
+    /// the client holds (see behind.rs) are not busy: a worker for each
+    /// would only add tasks for a client already short of CPU. When one
+    /// stops waiting it is busy again, and the supervisor calls this anew.
+    pub(super) fn keep_free(self: &Arc<Self>, sending: u64) {
+        let busy = sending.saturating_sub(self.transport.waiting_behind());
+        let want = busy + 1 + busy / 16;
+        let have = self.workers.load(Ordering::Acquire);
+        for _ in have..want {
+            self.grow();
+        }
+    }
+
     pub(super) fn spawn_counted(self: &Arc<Self>) {
         let Some(tx) = self.tx.lock().expect("tx lock").clone() else {
             return;
@@ -176,16 +190,7 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         // only when its turn comes, so growing one at a time would let only
         // one request out per turn of every busy task.
         if sh.paced {
-            // Late requests waiting for a connection the client holds (see
-            // behind.rs) are not counted: a worker for each would only add
-            // tasks for a client already short of CPU.
-            let busy = (sh.sending.fetch_add(1, Ordering::AcqRel) + 1)
-                .saturating_sub(sh.transport.waiting_behind());
-            let want = busy + 1 + busy / 16;
-            let have = sh.workers.load(Ordering::Acquire);
-            for _ in have..want {
-                sh.grow();
-            }
+            sh.keep_free(sh.sending.fetch_add(1, Ordering::AcqRel) + 1);
         }
         live.sent.fetch_add(1, Ordering::Relaxed);
         live.in_flight.fetch_add(1, Ordering::Relaxed);
