@@ -54,8 +54,27 @@ struct H2Entry {
 struct H2Set {
     conns: Vec<H2Entry>,
     /// A connection is being opened because every one was full: others
-    /// queue on the least busy one meanwhile instead of dialling too.
+    /// queue on the least busy one meanwhile instead of dialling too. With
+    /// none open yet, it is the first dial to an endpoint that may speak
+    /// HTTP/2: others wait for what it speaks (as Go's HTTP/2 pool does),
+    /// instead of each opening a connection only to share the first.
     dialing: bool,
+    /// The endpoint was offered HTTP/2 and chose HTTP/1.1: its requests
+    /// dial without waiting for each other.
+    spoke_h1: bool,
+}
+
+/// What [`HostPool::h2`] found.
+enum H2Pick {
+    /// A stream on an open HTTP/2 connection.
+    Lease(H2Lease),
+    /// This caller opens the endpoint's next connection (holding a
+    /// [`DialTurn`]).
+    Dial,
+    /// No HTTP/2 connection: dial or reuse an HTTP/1.1 one.
+    None,
+    /// The first connection is being opened: wait to learn what it speaks.
+    Wait,
 }
 
 /// The turn to open an endpoint's next HTTP/2 connection (see `HostPool::h2`).
@@ -171,9 +190,10 @@ impl HostPool {
 
     /// A stream on the least busy HTTP/2 connection. A full one is only
     /// taken when `queue` is set or another connection is being opened;
-    /// otherwise `Err(true)`: this caller is to open the next one (holding
-    /// a [`DialTurn`]). `Err(false)`: there is no HTTP/2 connection.
-    fn h2(&self, queue: bool) -> Result<H2Lease, bool> {
+    /// otherwise this caller is to open the next one. With none open and
+    /// `may_h2` (HTTP/2 offered to an endpoint not known to refuse it), the
+    /// first caller dials and the others wait for it.
+    fn h2(&self, queue: bool, may_h2: bool) -> H2Pick {
         let mut set = self.h2.lock().expect("pool lock");
         set.conns.retain(|c| !c.sender.is_closed());
         let Some(best) = set
@@ -181,15 +201,22 @@ impl HostPool {
             .iter()
             .min_by_key(|c| c.streams.load(Ordering::Relaxed))
         else {
-            return Err(false);
+            if !may_h2 || set.spoke_h1 {
+                return H2Pick::None;
+            }
+            if set.dialing {
+                return H2Pick::Wait;
+            }
+            set.dialing = true;
+            return H2Pick::Dial;
         };
         let busy = best.streams.load(Ordering::Relaxed);
         if busy >= H2_STREAMS_PER_CONN && !queue && !set.dialing {
             set.dialing = true;
-            return Err(true);
+            return H2Pick::Dial;
         }
         best.streams.fetch_add(1, Ordering::Relaxed);
-        Ok(H2Lease {
+        H2Pick::Lease(H2Lease {
             sender: best.sender.clone(),
             streams: best.streams.clone(),
             info: best.info,
@@ -207,12 +234,12 @@ impl HostPool {
             info,
         });
         drop(set);
-        // Requests that waited at the cap while it was dialled can all take
-        // a stream on it now (one notification each would leave the others
-        // waiting until a connection frees, or until their timeout).
-        if self.waited_for() {
-            self.freed.notify_waiters();
-        }
+        // Requests that waited at the cap or for the first connection while
+        // it was dialled can all take a stream on it now (one notification
+        // each would leave the others waiting until a connection frees, or
+        // until their timeout). New HTTP/2 connections are few: no need to
+        // ask first whether anyone waits.
+        self.freed.notify_waiters();
         H2Lease {
             sender,
             streams,
@@ -221,9 +248,29 @@ impl HostPool {
     }
 
     /// The request that was to open the next HTTP/2 connection is done
-    /// (it opened it, failed, got HTTP/1.1 or was cancelled).
+    /// (it opened it, failed, got HTTP/1.1 or was cancelled). Requests
+    /// waiting for the first connection go on: one of them dials next.
     fn h2_dial_ended(&self) {
-        self.h2.lock().expect("pool lock").dialing = false;
+        let mut set = self.h2.lock().expect("pool lock");
+        let first = set.conns.is_empty();
+        set.dialing = false;
+        drop(set);
+        if first {
+            self.freed.notify_waiters();
+        }
+    }
+
+    /// True while the endpoint's first connection is being opened and
+    /// requests wait to learn what it speaks.
+    fn first_pending(&self) -> bool {
+        let set = self.h2.lock().expect("pool lock");
+        set.dialing && !set.spoke_h1 && set.conns.is_empty()
+    }
+
+    /// A dial that offered HTTP/2 got HTTP/1.1: later requests dial
+    /// without waiting for each other.
+    fn spoke_h1(&self) {
+        self.h2.lock().expect("pool lock").spoke_h1 = true;
     }
 }
 
@@ -447,6 +494,17 @@ impl Transport {
         p
     }
 
+    /// True when a dial to `key` offers HTTP/2 (ALPN `h2`, or h2c).
+    fn may_h2(&self, key: &EndpointKey) -> bool {
+        if key.tls {
+            self.tls
+                .as_ref()
+                .is_some_and(|c| c.alpn_protocols.iter().any(|p| p == b"h2"))
+        } else {
+            self.h2c
+        }
+    }
+
     /// Late requests waiting now for a connection their client holds.
     pub fn waiting_behind(&self) -> u64 {
         self.waiting_behind.load(Ordering::Acquire) as u64
@@ -477,10 +535,25 @@ impl Transport {
             pool: pool.as_ref(),
             held: false,
         };
+        let may_h2 = self.may_h2(&pool.key);
         loop {
-            match pool.h2(false) {
-                Ok(h2) => return Ok(Acquired::reused(Conn::H2(h2))),
-                Err(picked) => turn.held |= picked,
+            match pool.h2(false, may_h2) {
+                H2Pick::Lease(h2) => return Ok(Acquired::reused(Conn::H2(h2))),
+                H2Pick::Dial => turn.held = true,
+                H2Pick::None => {}
+                H2Pick::Wait => {
+                    // Listening, then looking again: the first connection
+                    // added (or its dial ended) in between still wakes
+                    // this request.
+                    let first = pool.freed.notified();
+                    tokio::pin!(first);
+                    first.as_mut().enable();
+                    if pool.first_pending() {
+                        first.await;
+                    }
+                    *dial_started = tokio::time::Instant::now();
+                    continue;
+                }
             }
             if let Some(c) = pool.take_idle(owner.id) {
                 return Ok(Acquired::reused(Conn::H1(c)));
@@ -514,7 +587,7 @@ impl Transport {
                         let freed = pool.freed.notified();
                         tokio::pin!(freed);
                         freed.as_mut().enable();
-                        if let Ok(h2) = pool.h2(true) {
+                        if let H2Pick::Lease(h2) = pool.h2(true, false) {
                             return Ok(Acquired::reused(Conn::H2(h2)));
                         }
                         freed.await;
@@ -624,6 +697,9 @@ impl Transport {
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
             Ok((Conn::H2(pool.add_h2(sender, info)), times))
         } else {
+            if self.may_h2(&pool.key) {
+                pool.spoke_h1();
+            }
             let watch = pool.gate.watch(stream.raw_fd());
             let conn = H1Conn::new(stream, permit, self.max_headers_size, info, owner.id, watch);
             Ok((Conn::H1(Box::new(conn)), times))

@@ -173,6 +173,29 @@ async fn http2_over_tls_via_alpn() {
     assert_eq!(t.srv.accepted(), 1, "one multiplexed connection");
 }
 
+/// Twenty requests that start together share the first HTTP/2 connection:
+/// one dial learns what the endpoint speaks while the others wait for it,
+/// instead of each opening a connection of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_start_together_share_the_first_http2_connection() {
+    let t = serve_tls().await;
+    let mut c = cfg(
+        &t.srv,
+        TlsOptions {
+            insecure: true,
+            ..Default::default()
+        },
+        true,
+    );
+    c.pacer = PacerSpec::Constant(Rate::per_second(0));
+    c.max_workers = Some(20);
+    c.max_requests = Some(60);
+    let s = run(c, &t.srv).await;
+    assert_eq!(s.len(), 60);
+    assert!(s.iter().all(|s| s.status == 200), "{s:?}");
+    assert_eq!(t.srv.accepted(), 1, "one multiplexed connection");
+}
+
 #[tokio::test]
 async fn h2c_prior_knowledge() {
     let srv = serve(hello()).await;
