@@ -15,6 +15,7 @@ mod cmd;
 mod dashboard;
 mod exit;
 mod flags;
+mod local_server;
 mod progress;
 mod prom_server;
 mod signals;

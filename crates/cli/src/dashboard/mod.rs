@@ -54,7 +54,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:0";
 pub struct Dashboard {
     hub: Arc<Hub>,
     acc: Arc<Mutex<Acc>>,
-    server: Option<server::Server>,
+    server: Option<crate::local_server::LocalServer>,
     ticker: Option<(Sender<()>, JoinHandle<Ticker>)>,
     export: Option<PathBuf>,
     /// A study's figures around the current run's (see [`study`]).
@@ -78,8 +78,8 @@ impl Dashboard {
         let hub = Hub::new(meta, opts.export.is_some());
         let server = match &opts.addr {
             Some(addr) => {
-                let s = server::start(addr, opts.token.clone(), hub.clone())?;
-                eprintln!("loadlab: dashboard on {}", s.url);
+                let (s, url) = server::start(addr, opts.token.clone(), hub.clone())?;
+                eprintln!("loadlab: dashboard on {url}");
                 Some(s)
             }
             None => None,
