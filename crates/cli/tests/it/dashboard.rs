@@ -33,18 +33,17 @@ fn the_live_page_follows_the_run_and_its_stop_button_ends_it() {
     let url = page_url(&w);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let tab = b.open(&url, 1300, 1100);
-    // Two seconds' points arrive live; the last one sent at the intended rate.
+    // Two seconds' points arrive live, and a second sent at the intended
+    // rate shows as such (on a busy machine a second may send late, and the
+    // next catch up: the run is long enough for one on time).
     b.wait_for(
         &tab,
-        "two live points",
-        "+document.body.dataset.points >= 2",
+        "two live points, the last at the intended rate",
+        "+document.body.dataset.points >= 2 && \
+         Math.abs(+document.getElementById('sent').dataset.value - 100) <= 10",
     );
     let live = shown(&mut b, &tab);
     assert_eq!(live["state"], "running", "{live}");
-    assert!(
-        (live["sent"].as_f64().unwrap() - 100.0).abs() <= 10.0,
-        "{live}"
-    );
     assert!(
         live["p99"].as_f64().unwrap() >= 5.0,
         "the origin answers in 5ms: {live}"
@@ -427,27 +426,45 @@ slo: {success: 99%, p99: 1s}
     let status = wait_bounded(child, PATIENCE).status;
     let err = w.finish();
     assert!(status.success(), "{err}");
-    // One row per run, at the plan's rates, each within the SLO, as the
-    // study's own lines say; the ceiling as found.
+    // One row per run, at the plan's rates, each with the study's own
+    // verdict as its lines print it (a busy machine may miss the SLO: the
+    // page must say so as the study does); the ceiling as found.
     let rows = b.eval(
         &tab,
         "[...document.querySelectorAll('#ladder tbody tr')].map(r => [+r.dataset.rate, +r.dataset.achieved, r.cells[9].textContent])",
     );
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 3, "{rows:?}");
-    for (row, rate) in rows.iter().zip([50.0, 100.0, 200.0]) {
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sweep ")).collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    for ((row, rate), line) in rows.iter().zip([50.0, 100.0, 200.0]).zip(&lines) {
         assert_eq!(row[0].as_f64(), Some(rate), "{row}");
-        let achieved = row[1].as_f64().unwrap();
-        // (A busy machine sends late: the rate is still about the step's.)
-        assert!((achieved - rate).abs() <= rate * 0.3, "{row}");
-        assert_eq!(row[2], "✓", "within the SLO, as the study says: {row}");
+        assert!(line.contains(&format!(" sweep {rate}/s ")), "{line}");
+        assert!(row[1].as_f64().unwrap() > 0.0, "{row}");
+        let want = if line.contains("within SLO") {
+            "✓"
+        } else {
+            "✗"
+        };
+        assert_eq!(row[2], want, "as the study says ({line}): {row}");
     }
-    assert_eq!(err.matches("within SLO").count(), 3, "{err}");
     let ceiling = b.eval(
         &tab,
         "document.querySelector('#ceiling tbody tr').textContent",
     );
-    assert!(ceiling.as_str().unwrap().contains("200/s"), "{ceiling}");
+    let said = err
+        .lines()
+        .find(|l| l.starts_with("  a  "))
+        .unwrap_or_else(|| panic!("no ceiling line: {err}"));
+    let found: String = said
+        .split_whitespace()
+        .find(|w| w.chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no rate in {said:?}"))
+        .to_string();
+    assert!(
+        ceiling.as_str().unwrap().contains(&format!("{found}/s")),
+        "{ceiling} vs the study's {said:?}"
+    );
     // The export holds the same ladder, offline.
     let mut b2 = Browser::launch(exe, &["--proxy-server=127.0.0.1:9"]);
     let tab = b2.open(

@@ -193,8 +193,13 @@ export default function () { http.get(__ENV.URL); }
         .collect();
     assert!(p99.len() >= 5, "{p99:?}");
     assert!(p99[0] >= 300.0, "the first, slow second: {p99:?}");
-    let last = p99[p99.len() - 2];
-    assert!(last < 150.0, "a late, fast second: {p99:?}");
+    // A fast second after the switch (run so far, p99 would stay at the
+    // slow requests' 300 ms; a busy machine may slow a second or two, so
+    // any one of the later seconds will do).
+    assert!(
+        p99[2..].iter().any(|&v| v < 150.0),
+        "a late, fast second: {p99:?}"
+    );
     // Over the whole run p99 is the slow requests'.
     let whole = b.eval(
         &tab,
