@@ -164,9 +164,12 @@ impl Pending {
     }
 }
 
+/// Starts the sink thread. It begins the sink when `info` arrives (the
+/// attack's start: the thread can be made before a `-start-at` instant,
+/// and the start stamped after it), then writes what the workers send.
 pub(crate) fn spawn<S: Sink + 'static>(
     mut sink: S,
-    info: AttackInfo,
+    info: std::sync::mpsc::Receiver<AttackInfo>,
     targets: Vec<TargetInfo>,
     holds: Arc<Holds>,
 ) -> std::io::Result<Collector<S>> {
@@ -175,6 +178,13 @@ pub(crate) fn spawn<S: Sink + 'static>(
     std::thread::Builder::new()
         .name("loadlab-sink".into())
         .spawn(move || {
+            // Batches sent before it wait in the channel; without it (the
+            // attack failed before its start) the sink is finished unbegun.
+            let Ok(info) = info.recv() else {
+                let finished = sink.finish();
+                let _ = done_tx.send((finished, sink));
+                return;
+            };
             sink.begin(&info);
             for (i, t) in targets.iter().enumerate() {
                 sink.register_target(i as u32, t);

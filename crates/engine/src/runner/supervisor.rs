@@ -49,6 +49,26 @@ fn unix_now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// The attack's description for the sink thread, sent once, when the
+/// attack starts (the worker record's start stamped then).
+struct Begin(
+    Option<(
+        loadlab_core::AttackInfo,
+        std::sync::mpsc::Sender<loadlab_core::AttackInfo>,
+    )>,
+);
+
+impl Begin {
+    fn now(&mut self) {
+        if let Some((mut info, tx)) = self.0.take() {
+            if let Some(w) = info.worker.as_mut() {
+                w.began_unix_ns = unix_now_ns();
+            }
+            let _ = tx.send(info);
+        }
+    }
+}
+
 /// Where the schedule starts: now, or at `-start-at` (checked against its
 /// bounds). Returns the start instant on the monotonic clock and the same
 /// instant on the wall clock.
@@ -221,17 +241,6 @@ pub async fn attack_with_live<S: Sink + 'static>(
     let pacer = cfg.pacer.build();
     let (start, start_unix_ns) = schedule_start(&cfg)?;
     let mut shutdown = std::pin::pin!(shutdown);
-    // -start-at: wait for the common instant (on a precise timer: the
-    // runtime's own timer is 1 ms coarse). An interrupt while waiting ends
-    // the attack before its first request.
-    let mut interrupted_early = false;
-    if cfg.start_at_unix_ns.is_some() && start > Instant::now() {
-        let mut sleeper = crate::timer::PreciseSleep::new();
-        tokio::select! {
-            _ = sleeper.until(start) => {}
-            _ = &mut shutdown => interrupted_early = true,
-        }
-    }
     let mut info = cfg.attack_info(start_unix_ns);
     if cfg.is_worker() {
         let total = if cfg.closed_loop {
@@ -243,7 +252,8 @@ pub async fn attack_with_live<S: Sink + 'static>(
             index: cfg.segment.index,
             count: cfg.segment.count,
             start_at_unix_ns: cfg.start_at_unix_ns.unwrap_or(0),
-            began_unix_ns: unix_now_ns(),
+            // Stamped when the attack starts (see `Begin`).
+            began_unix_ns: 0,
             resolution_ns: cfg.resolution.as_nanos() as u64,
             scheduled_total: total,
             clock_max_error_ns: cfg
@@ -253,8 +263,10 @@ pub async fn attack_with_live<S: Sink + 'static>(
         });
     }
     let holds = Arc::new(Holds::default());
+    let (info_tx, info_rx) = std::sync::mpsc::channel();
     let collector =
-        collector::spawn(sink, info, infos, holds.clone()).map_err(EngineError::Runtime)?;
+        collector::spawn(sink, info_rx, infos, holds.clone()).map_err(EngineError::Runtime)?;
+    let mut begin = Begin(Some((info, info_tx)));
     let paced = !cfg.unpaced();
     let cap = cfg.worker_cap().unwrap_or(u64::MAX);
     let initial = if paced {
@@ -305,11 +317,21 @@ pub async fn attack_with_live<S: Sink + 'static>(
         canceled: AtomicU64::new(0),
         holds,
     });
-    if !interrupted_early {
-        for _ in 0..initial {
-            sh.spawn_counted();
-        }
+    // -start-at: everything is made before the common instant, and the
+    // workers wait for their first turns on their precise timers; what is
+    // left to do at the instant is sending (on a machine with fewer CPUs
+    // than a group has members, work done at the instant by one member
+    // delays the others' start). The supervisor stamps the start then.
+    // (Unpaced workers have no turns to wait for: they are started then.)
+    let mut waiting = sh.cfg.start_at_unix_ns.is_some() && start > Instant::now();
+    let mut unstarted = if waiting && !paced { initial } else { 0 };
+    if !waiting {
+        begin.now();
     }
+    for _ in unstarted..initial {
+        sh.spawn_counted();
+    }
+    let mut sleeper = crate::timer::PreciseSleep::new();
     let clock_task = (paced && !resolution.is_zero()).then(|| {
         let sh = sh.clone();
         tokio::spawn(async move { sh.clock.run(&sh.live, in_step, &sh.transport).await })
@@ -322,15 +344,18 @@ pub async fn attack_with_live<S: Sink + 'static>(
     let grace_end = tokio::time::sleep_until(far);
     let mut grace_end = std::pin::pin!(grace_end);
     let (mut interrupted, mut interrupt_at, mut cancel_sent) = (false, Duration::ZERO, false);
-    if interrupted_early {
-        interrupted = true;
-        sh.stop(StopReason::Interrupted);
-    }
     loop {
-        if sh.running.load(Ordering::Acquire) == 0 {
+        if sh.running.load(Ordering::Acquire) == 0 && unstarted == 0 {
             break;
         }
         tokio::select! {
+            _ = sleeper.until(start), if waiting => {
+                waiting = false;
+                begin.now();
+                for _ in 0..std::mem::take(&mut unstarted) {
+                    sh.spawn_counted();
+                }
+            }
             _ = sh.all_done.notified() => continue,
             // A late request stopped waiting for a connection and is busy:
             // keep workers free for the schedule beside it.
@@ -338,6 +363,11 @@ pub async fn attack_with_live<S: Sink + 'static>(
                 sh.keep_free(sh.sending.load(Ordering::Acquire));
             }
             _ = &mut shutdown, if !interrupted => {
+                // An interrupt while waiting for -start-at ends the attack
+                // before its first request.
+                waiting = false;
+                unstarted = 0;
+                begin.now();
                 interrupted = true;
                 interrupt_at = start.elapsed();
                 sh.stop(StopReason::Interrupted);
@@ -355,6 +385,7 @@ pub async fn attack_with_live<S: Sink + 'static>(
             }
         }
     }
+    begin.now();
     if let Some(t) = clock_task {
         t.abort();
         let _ = t.await;

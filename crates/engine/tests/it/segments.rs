@@ -223,3 +223,36 @@ async fn start_at_bounds_and_interrupt() {
     assert_eq!(sum.requests, 0);
     assert!(unix_now() < at, "waited for the start instant");
 }
+
+/// With -start-at the paced workers are made before the instant and wait
+/// for their turns; unpaced ones, which have no turns, are started at the
+/// instant: neither sends before it.
+#[tokio::test]
+async fn nothing_is_sent_before_the_start_instant() {
+    let srv = serve(hello()).await;
+    for pacer in [
+        PacerSpec::Constant(Rate::per_second(1000)),
+        PacerSpec::Constant(Rate::per_second(0)),
+    ] {
+        let at = unix_now() + 300_000_000;
+        let cfg = AttackConfig {
+            pacer: pacer.clone(),
+            max_requests: Some(20),
+            max_workers: Some(4),
+            start_at_unix_ns: Some(at),
+            ..Default::default()
+        };
+        let sink = Collect::default();
+        let (sum, _) = attack(cfg, one(&srv.url("/")), sink.boxed(), never())
+            .await
+            .unwrap();
+        assert_eq!(sum.requests, 20, "{pacer:?}");
+        assert!(
+            unix_now() >= at,
+            "{pacer:?}: ended before its start instant"
+        );
+        let seen = srv.stats.seen.lock().unwrap().len();
+        assert!(seen >= 20, "{pacer:?}: the server saw {seen}");
+        srv.stats.seen.lock().unwrap().clear();
+    }
+}
