@@ -343,7 +343,8 @@ fn resolve_axis(
             None if t.replay.is_some() => {
                 axis == "speed" || t.replay.as_ref().is_some_and(|r| r.speed.is_some())
             }
-            None => axis == "rate",
+            // A fixed `level` (a group member's own rate) fits any axis.
+            None => axis == "rate" || t.level.is_some(),
             Some(w @ crate::workload::WorkloadPlan::Script { .. }) => {
                 w.axes().contains(&axis.as_str()) || env_axis.is_some_and(|(_, n, _)| *n == axis)
             }
@@ -354,7 +355,9 @@ fn resolve_axis(
                 None if t.replay.is_some() => {
                     "a replay target steps along `speeds` (or give it a fixed `speed`)".to_string()
                 }
-                None => "an HTTP target steps along `rates` only".to_string(),
+                None => {
+                    "an HTTP target steps along `rates` (or give it a fixed `level`)".to_string()
+                }
                 Some(w) => format!(
                     "a {} target steps along {}",
                     w.tool(),

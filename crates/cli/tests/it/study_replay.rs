@@ -245,3 +245,61 @@ fn replay_targets_are_checked_where_they_are_written() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A replay target inside a concurrent group: the log is replayed at each
+/// speed while an HTTP member runs at its own fixed rate beside it, from
+/// one start instant. Each member's run is stored, every logged request is
+/// sent, and the group's combined run holds both members' requests.
+#[test]
+fn a_replay_runs_beside_an_http_member_in_a_concurrent_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("access.log"), combined_log()).unwrap();
+    std::fs::write(
+        d.join("plan.yaml"),
+        r#"name: beside
+question: Does the night's traffic still get through beside a steady load?
+origin:
+  recipes: [{route: "/*", body: ok, stages: [{at: 0, status: 200}]}]
+targets:
+  - name: both
+    concurrent:
+      - {name: night, replay: access.log, base: "{origin}"}
+      - {name: steady, url: "{origin}/steady", level: 20}
+load: {speeds: [1, 2], step: 3s, timeout: 2s}
+"#,
+    )
+    .unwrap();
+    let out = loadlab(d, &["study", "plan.yaml", "--db", "s.db", "--out", "out"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let store = loadlab_study::Store::open(&d.join("s.db")).unwrap();
+    let runs = store.runs(1).unwrap();
+    let mut seen: Vec<(String, u64, u64)> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            assert_eq!(s.unsent, 0, "{} at {}: {err}", r.target, r.rate);
+            assert_eq!(s.success, 1.0, "{} at {}: {:?}", r.target, r.rate, s.errors);
+            (r.target.clone(), r.rate, s.requests + s.warmup_requests)
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            // The combined run: the log's 30 and the steady member's 60.
+            ("both".to_string(), 1, 90),
+            ("both".to_string(), 2, 90),
+            ("both/night".to_string(), 1, 30),
+            ("both/night".to_string(), 2, 30),
+            ("both/steady".to_string(), 1, 60),
+            ("both/steady".to_string(), 2, 60),
+        ],
+        "{err}"
+    );
+    // Both members began on the group's instant, and the report says how
+    // far apart.
+    let md = std::fs::read_to_string(d.join("out/report.md")).unwrap();
+    assert!(md.contains("2 workloads together (start spread"), "{md}");
+}

@@ -84,7 +84,7 @@ fn each_kind_steps_along_its_own_axes() {
     let e = parse(&yaml, Path::new(".")).unwrap_err();
     assert!(
         e.message.contains(
-            "target \"web\" cannot step along load.threads: an HTTP target steps along `rates` only"
+            "target \"web\" cannot step along load.threads: an HTTP target steps along `rates` (or give it a fixed `level`)"
         ),
         "{e}"
     );
