@@ -81,6 +81,9 @@ async fn thread(
         blocking,
         socks: &socks,
     };
+    // The run's state is locked twice per event (claim, record): with 16
+    // threads and other work on the host, a thread preempted while it
+    // holds the lock stalls every other, so each lock taken counts.
     loop {
         let n = {
             let mut s = lock(&st);
@@ -88,6 +91,9 @@ async fn thread(
                 break;
             }
             s.next_event += 1;
+            if pacer.is_none() {
+                s.busy += 1;
+            }
             s.next_event - 1
         };
         let intended = if let Some(pacer) = &pacer {
@@ -98,20 +104,21 @@ async fn thread(
             }
             if due > Instant::now() {
                 pause_until(due, blocking).await;
-                if lock(&st).stop {
-                    break;
-                }
             }
+            let mut s = lock(&st);
+            if s.stop {
+                break;
+            }
+            s.busy += 1;
             due
         } else {
             Instant::now()
         };
         let start = Instant::now();
-        lock(&st).busy += 1;
         if !one_event(&cx, &mut w).await {
             break;
         }
-        record_event(&cx, intended, start, Instant::now());
+        record_event(&cx, &mut w, intended, start, Instant::now());
     }
     register(&socks, tid, None);
     let counts = w.close().await;
@@ -129,12 +136,17 @@ struct Cx<'a> {
 }
 
 /// Runs one event, again after each ignored error, until it completes
-/// (true) or the thread must end (false: it is no longer counted busy).
+/// (true: its statement counts and log are left in `w` for
+/// [`record_event`]) or the thread must end (false: it is no longer
+/// counted busy).
 async fn one_event(cx: &Cx<'_>, w: &mut Worker) -> bool {
     let (o, st) = (cx.o, cx.st);
     loop {
         w.counts = [0; 3];
-        let r = w.event().await;
+        let e = match w.event().await {
+            Ok(()) => return true,
+            Err(e) => e,
+        };
         let t_ns = ns(cx.clock);
         // The state is borrowed only between awaits.
         let (e, stopping) = {
@@ -143,10 +155,6 @@ async fn one_event(cx: &Cx<'_>, w: &mut Worker) -> bool {
             if let Some(l) = w.log.as_mut() {
                 s.statements(l);
             }
-            let e = match r {
-                Ok(()) => return true,
-                Err(e) => e,
-            };
             if s.forced && e.kind == ErrKind::Lost {
                 // Shut down by the controller after the time limit's
                 // grace: the transaction is not counted.
@@ -225,11 +233,16 @@ async fn reconnect(cx: &Cx<'_>, w: &mut Worker) -> bool {
     }
 }
 
-/// Counts a completed event: its latency (and, with `--rate`, from when
-/// it was due), its thread's share, its results-file sample.
-fn record_event(cx: &Cx<'_>, intended: Instant, start: Instant, end: Instant) {
+/// Counts a completed event: its statements (and their log), its latency
+/// (and, with `--rate`, from when it was due), its thread's share, its
+/// results-file sample.
+fn record_event(cx: &Cx<'_>, w: &mut Worker, intended: Instant, start: Instant, end: Instant) {
     let (o, tid, clock) = (cx.o, cx.tid, cx.clock);
     let mut s = lock(cx.st);
+    s.add_counts(w.counts);
+    if let Some(l) = w.log.as_mut() {
+        s.statements(l);
+    }
     s.busy -= 1;
     // With `--rate`, sysbench 1.0 counts a transaction's latency from the
     // moment it was queued (its intended start, queue wait included), and
