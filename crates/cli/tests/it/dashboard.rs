@@ -435,7 +435,7 @@ slo: {success: 99%, p99: 1s}
     );
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 3, "{rows:?}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" sweep ")).collect();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("[run ")).collect();
     assert_eq!(lines.len(), 3, "{err}");
     for ((row, rate), line) in rows.iter().zip([50.0, 100.0, 200.0]).zip(&lines) {
         assert_eq!(row[0].as_f64(), Some(rate), "{row}");
