@@ -39,7 +39,7 @@ const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
 
 /// The module as the loader and the import checker see it.
 /// The `crypto` global (WebCrypto): `getRandomValues`, `randomUUID`,
-/// `subtle.digest`, HMAC keys and PBKDF2's `deriveBits`.
+/// `subtle.digest`, HMAC keys, PBKDF2's `deriveBits` and AES encryption.
 const WEBCRYPTO_JS: &str = include_str!("webcrypto.fn.js");
 
 /// What of `crypto.subtle` loadlab has; the member checker refuses the
@@ -51,6 +51,9 @@ pub(crate) const SUBTLE_SUPPORTED: &[&str] = &[
     "sign",
     "verify",
     "deriveBits",
+    "encrypt",
+    "decrypt",
+    "generateKey",
 ];
 
 pub(crate) const MODULE: super::Module = super::Module {
@@ -122,6 +125,39 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result
                 match subtle::kdf::pbkdf2(&hash, &password, &salt, iterations, len) {
                     Some(out) => Ok(rquickjs::ArrayBuffer::new(ctx, out)?.into_value()),
                     None => Ok(Value::new_undefined(ctx)),
+                }
+            },
+        )?,
+    )?;
+    // AES: `mode` AES-GCM, AES-CBC or AES-CTR; `iv` the IV or counter
+    // block; `aad` GCM's additional data. The result's bytes, or the
+    // reason it failed (a string, for an OperationError).
+    k6.set(
+        "aes",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             mode: String,
+             encrypt: bool,
+             key: Value<'js>,
+             iv: Value<'js>,
+             aad: Value<'js>,
+             data: Value<'js>|
+             -> rquickjs::Result<Value<'js>> {
+                let (key, iv, aad, data) = (
+                    js_bytes(&key)?,
+                    js_bytes(&iv)?,
+                    js_bytes(&aad)?,
+                    js_bytes(&data)?,
+                );
+                let mode = match mode.as_str() {
+                    "AES-GCM" => subtle::aes::Mode::Gcm { iv: &iv, aad: &aad },
+                    "AES-CBC" => subtle::aes::Mode::Cbc { iv: &iv },
+                    _ => subtle::aes::Mode::Ctr { counter: &iv },
+                };
+                match subtle::aes::run(&mode, &key, &data, encrypt) {
+                    Ok(out) => Ok(rquickjs::ArrayBuffer::new(ctx, out)?.into_value()),
+                    Err(why) => Ok(rquickjs::String::from_str(ctx, why)?.into_value()),
                 }
             },
         )?,

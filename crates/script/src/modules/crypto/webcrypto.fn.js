@@ -1,8 +1,10 @@
 (k) => {
   // The WebCrypto global as k6 v1 has it: `crypto.getRandomValues`,
   // `crypto.randomUUID` and, of `crypto.subtle`, `digest` (SHA-1/256/384/
-  // 512), HMAC keys (`importKey`/`exportKey` raw, `sign`, `verify`) and
-  // PBKDF2 (`importKey` raw, `deriveBits`).
+  // 512), HMAC keys (`importKey`/`exportKey` raw, `generateKey`, `sign`,
+  // `verify`), PBKDF2 (`importKey` raw, `deriveBits`) and AES-GCM, AES-CBC
+  // and AES-CTR keys (`importKey`/`exportKey` raw, `generateKey`,
+  // `encrypt`, `decrypt`).
   // Its other methods are refused before the test starts (the member
   // checker, modules/imports.rs), and throw NotSupportedError if reached.
   const domError = (name, message) => {
@@ -44,6 +46,41 @@
     return raw;
   };
   const isHmac = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'HMAC';
+  const algName = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase();
+  const isAes = (alg) => ['AES-GCM', 'AES-CBC', 'AES-CTR'].includes(algName(alg));
+  const aesKey = (alg, key, usage) => {
+    const raw = keys.get(key);
+    if (raw === undefined || key.algorithm.name !== algName(alg)) {
+      throw domError('InvalidAccessError', `the key is not an ${algName(alg)} key`);
+    }
+    if (!key.usages.includes(usage)) throw domError('InvalidAccessError', `the key does not allow ${usage}`);
+    return raw;
+  };
+  // encrypt and decrypt: the mode's parameters checked as k6 does, the
+  // work done natively (modules/crypto/subtle/aes.rs).
+  const aes = (alg, key, data, encrypt) => {
+    const name = algName(alg);
+    if (!isAes(alg)) throw domError('NotSupportedError', `algorithm ${name} is not supported by loadlab k6 for ${encrypt ? 'encrypt' : 'decrypt'}`);
+    const raw = aesKey(alg, key, encrypt ? 'encrypt' : 'decrypt');
+    let iv;
+    let aad = new ArrayBuffer(0);
+    if (name === 'AES-GCM') {
+      iv = bufferSource(alg.iv);
+      if (alg.additionalData !== undefined) aad = bufferSource(alg.additionalData);
+      if (alg.tagLength !== undefined && Number(alg.tagLength) !== 128) {
+        throw domError('NotSupportedError', `tagLength ${alg.tagLength} is not supported by loadlab k6 (128 only)`);
+      }
+    } else if (name === 'AES-CBC') {
+      iv = bufferSource(alg.iv);
+    } else {
+      iv = bufferSource(alg.counter);
+      const length = Number(alg.length);
+      if (!(length >= 1 && length <= 128)) throw domError('OperationError', 'invalid counter length');
+    }
+    const out = k.aes(name, encrypt, raw, iv, aad, bufferSource(data));
+    if (typeof out === 'string') throw domError('OperationError', out);
+    return out;
+  };
   const isPbkdf2 = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'PBKDF2';
   const unsupported = (what) => () => Promise.reject(
     domError('NotSupportedError', `crypto.subtle.${what} is not supported by loadlab k6 (see docs/k6.md)`));
@@ -60,6 +97,15 @@
         if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
         if (isPbkdf2(alg)) {
           resolve(new CryptoKey('secret', false, { name: 'PBKDF2' }, Array.from(usages), bufferSource(keyData)));
+          return;
+        }
+        if (isAes(alg)) {
+          const raw = bufferSource(keyData);
+          if (![16, 24, 32].includes(raw.byteLength)) {
+            throw domError('DataError', `invalid key length: ${raw.byteLength * 8} bits (128, 192 or 256)`);
+          }
+          resolve(new CryptoKey('secret', Boolean(extractable), { name: algName(alg), length: raw.byteLength * 8 },
+            Array.from(usages), raw));
           return;
         }
         if (!isHmac(alg)) throw domError('NotSupportedError', `algorithm ${JSON.stringify(alg)} is not supported by loadlab k6`);
@@ -95,6 +141,32 @@
         resolve(diff === 0);
       });
     },
+    generateKey(alg, extractable, usages) {
+      return new Promise((resolve) => {
+        if (isAes(alg)) {
+          const length = Number(alg.length);
+          if (![128, 192, 256].includes(length)) {
+            throw domError('OperationError', `invalid key length: ${alg.length} bits (128, 192 or 256)`);
+          }
+          resolve(new CryptoKey('secret', Boolean(extractable), { name: algName(alg), length },
+            Array.from(usages), k.randomBytes(length / 8)));
+          return;
+        }
+        if (!isHmac(alg)) throw domError('NotSupportedError', `algorithm ${JSON.stringify(alg)} is not supported by loadlab k6 for generateKey`);
+        const [hash] = hashOf(alg.hash);
+        // The hash's block size unless a length is given, as WebCrypto says.
+        const length = alg.length === undefined ? (hash === 'SHA-384' || hash === 'SHA-512' ? 1024 : 512) : Number(alg.length);
+        if (!(length > 0) || length % 8 !== 0) throw domError('OperationError', `invalid key length: ${alg.length}`);
+        resolve(new CryptoKey('secret', Boolean(extractable), { name: 'HMAC', hash: { name: hash }, length },
+          Array.from(usages), k.randomBytes(length / 8)));
+      });
+    },
+    encrypt(alg, key, data) {
+      return new Promise((resolve) => resolve(aes(alg, key, data, true)));
+    },
+    decrypt(alg, key, data) {
+      return new Promise((resolve) => resolve(aes(alg, key, data, false)));
+    },
     deriveBits(alg, key, length) {
       return new Promise((resolve) => {
         if (!isPbkdf2(alg)) throw domError('NotSupportedError', 'only PBKDF2 is supported by deriveBits in loadlab k6');
@@ -114,7 +186,7 @@
       });
     },
   };
-  for (const m of ['encrypt', 'decrypt', 'generateKey', 'deriveKey', 'wrapKey', 'unwrapKey']) {
+  for (const m of ['deriveKey', 'wrapKey', 'unwrapKey']) {
     subtle[m] = unsupported(m);
   }
   const crypto = {
