@@ -56,7 +56,9 @@ pub(super) fn search(
                 continue;
             }
             let obs = observed(ctx, t)?;
-            let Some((rate, by)) = next_probe(&obs, *lo, *hi, c.resolution, u64::from(*probes))
+            let spare = c.max_probes - *probes;
+            let Some((rate, by)) =
+                next_probe(&obs, *lo, *hi, c.resolution, u64::from(*probes), spare)
             else {
                 continue;
             };
@@ -201,20 +203,28 @@ pub fn crossing(obs: &[Obs], lo: u64, hi: u64, seed: u64) -> Option<Crossing> {
 
 /// The next probe inside the measured bracket (`lo` passed, `hi` failed),
 /// and the crossing it was placed by (None: the bisection's midpoint).
-/// None when the bracket is already within `resolution`.
+/// None when the bracket is already within `resolution`. `spare` is how
+/// many probes the search may still run: once bisecting what is left
+/// would take all of them, the midpoint is taken (the model's guesses on a
+/// noisy target must not leave the bracket open at the probes' cap).
 pub fn next_probe(
     obs: &[Obs],
     lo: u64,
     hi: u64,
     resolution: u64,
     seed: u64,
+    spare: u32,
 ) -> Option<(u64, Option<Crossing>)> {
     if hi.saturating_sub(lo) <= resolution || hi <= lo + 1 {
         return None;
     }
+    let midpoint = Some((lo + (hi - lo) / 2, None));
+    if bisection_need(lo, hi, resolution) >= spare as usize {
+        return midpoint;
+    }
     let inside = |x: f64| (x.round() as u64).clamp(lo + 1, hi - 1);
     let Some(c) = crossing(obs, lo, hi, seed) else {
-        return Some((lo + (hi - lo) / 2, None));
+        return midpoint;
     };
     let (a, b) = (c.lo.max(lo as f64), c.hi.min(hi as f64));
     let probe = if b - a > resolution as f64 {
@@ -228,6 +238,22 @@ pub fn next_probe(
         inside((lo + resolution) as f64)
     };
     Some((probe, Some(c)))
+}
+
+/// Bisection probes from `[lo, hi]` to a bracket within `resolution`, in
+/// the worst case (the wider half kept each time).
+fn bisection_need(mut lo: u64, mut hi: u64, resolution: u64) -> usize {
+    let mut n = 0;
+    while hi - lo > resolution && hi > lo + 1 {
+        let mid = lo + (hi - lo) / 2;
+        if hi - mid >= mid - lo {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// Probes the model search takes on a simulated target whose score at
@@ -263,7 +289,7 @@ pub(crate) fn simulate(
         .unwrap_or(0);
     let mut hi = fail;
     let mut n = 0;
-    while let Some((p, _)) = next_probe(&obs, lo, hi, resolution, 7 + n as u64) {
+    while let Some((p, _)) = next_probe(&obs, lo, hi, resolution, 7 + n as u64, 40 - n as u32) {
         let s = truth(p as f64) * (1.0 + noise());
         obs.push(Obs {
             rate: p as f64,
@@ -284,21 +310,7 @@ pub(crate) fn simulate(
 mod tests {
     use super::*;
 
-    /// Bisection probes from `[lo, hi]` to a bracket within `res` (the
-    /// wider half kept: its worst case, as the plan's estimate).
-    fn bisection(mut lo: u64, mut hi: u64, res: u64) -> usize {
-        let mut n = 0;
-        while hi - lo > res {
-            let mid = lo + (hi - lo) / 2;
-            if hi - mid >= mid - lo {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            n += 1;
-        }
-        n
-    }
+    use super::bisection_need as bisection;
 
     fn noise(seed: u64, cv: f64) -> impl FnMut() -> f64 {
         let mut rng = SplitMix::new(seed);
@@ -361,7 +373,30 @@ mod tests {
                 score: 1.5,
             },
         ];
-        assert_eq!(next_probe(&obs, 100, 200, 10, 1), Some((150, None)));
-        assert_eq!(next_probe(&obs, 100, 105, 10, 1), None);
+        assert_eq!(next_probe(&obs, 100, 200, 10, 1, 8), Some((150, None)));
+        assert_eq!(next_probe(&obs, 100, 105, 10, 1, 8), None);
+    }
+
+    /// With only as many probes left as bisecting the bracket takes, the
+    /// search bisects, whatever the model says: it closes the bracket
+    /// within the plan's cap even when the model's guesses went wrong.
+    #[test]
+    fn the_last_probes_bisect() {
+        // Scores that fit well: the model would place its probe at its
+        // crossing, near 150 in [100, 240].
+        let obs: Vec<Obs> = [60.0, 80.0, 100.0, 240.0, 260.0]
+            .iter()
+            .map(|&r| Obs {
+                rate: r,
+                score: 0.5 / (1.0 - r / 300.0),
+            })
+            .collect();
+        let (guided, by) = next_probe(&obs, 100, 240, 15, 1, 8).unwrap();
+        assert!(by.is_some() && guided != 170, "{guided}");
+        // [100, 240] to 15 takes 4 bisection probes: with 4 left, the
+        // midpoint.
+        assert_eq!(bisection(100, 240, 15), 4);
+        assert_eq!(next_probe(&obs, 100, 240, 15, 1, 4), Some((170, None)));
+        assert!(next_probe(&obs, 100, 240, 15, 1, 5).unwrap().1.is_some());
     }
 }
