@@ -146,7 +146,7 @@ fn dsps_like_says_what_is_wrong_with_its_command_line_in_one_line() {
 
 /// `private-db` started with `args`; `None` (after a loud note, or a
 /// failure under CI) when MariaDB is not installed.
-fn private_db(test: &str, args: &[&str], password: Option<&str>) -> Option<(Stop, Watch)> {
+fn private_db(test: &str, args: &[&str], password: Option<&str>) -> Option<(Stop, Ready)> {
     if !loadlab_testkit::db::mariadb_installed() {
         loadlab_testkit::need::missing(
             test,
@@ -163,7 +163,31 @@ fn private_db(test: &str, args: &[&str], password: Option<&str>) -> Option<(Stop
     };
     let mut child = cmd.spawn().unwrap();
     let out = Watch::stdout(&mut child);
-    Some((Stop(Some(child)), out))
+    let err = Watch::stderr(&mut child);
+    Some((Stop(Some(child)), Ready { out, err }))
+}
+
+/// private-db's output: stdout, and stderr to say why when it never
+/// became ready.
+struct Ready {
+    out: Watch,
+    err: Watch,
+}
+
+impl Ready {
+    /// Its stdout once it says "ready"; a failure shows its stderr.
+    fn wait(&self) -> String {
+        let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.out.wait_for_line("ready", PATIENCE)
+        }));
+        waited.unwrap_or_else(|_| {
+            panic!(
+                "private-db never said it was ready; stdout:\n{}\nstderr:\n{}",
+                self.out.so_far(),
+                self.err.so_far()
+            )
+        })
+    }
 }
 
 /// The value after `key` on the line that has it.
@@ -199,7 +223,7 @@ fn private_db_serves_its_user_and_databases_and_cleans_up_on_ctrl_c() {
     let Some((mut stop, out)) = private_db(test, &args, Some(pw)) else {
         return;
     };
-    let shown = out.wait_for_line("ready", PATIENCE);
+    let shown = out.wait();
     let port = after(&shown, "listening on 127.0.0.1:").to_string();
     let dir = PathBuf::from(after(&shown, "removes ").trim_end_matches(')'));
     assert!(dir.join("sock").exists(), "{shown}");
@@ -222,7 +246,7 @@ fn private_db_serves_its_user_and_databases_and_cleans_up_on_ctrl_c() {
         assert_eq!(got.trim(), format!("{db}\tsysbench@%"));
     }
     let done = stop.signal("INT");
-    let err = text(&done.stderr);
+    let err = out.err.finish();
     assert_eq!(done.status.code(), Some(0), "{err}");
     assert!(err.contains("stopped MariaDB and removed"), "{err}");
     assert!(!dir.exists(), "{} is removed", dir.display());
@@ -235,7 +259,7 @@ fn private_db_prints_a_random_password_when_none_is_given() {
     let Some((mut stop, out)) = private_db(test, &["--mariadb"], None) else {
         return;
     };
-    let shown = out.wait_for_line("ready", PATIENCE);
+    let shown = out.wait();
     let port = after(&shown, "listening on 127.0.0.1:").to_string();
     let pw = after(&shown, "export MYSQL_PASSWORD=").to_string();
     assert!(
