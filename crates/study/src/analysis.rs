@@ -82,14 +82,15 @@ pub fn slo_pass(slo: Option<&Slo>, s: &RunSummary) -> Option<bool> {
 }
 
 /// Bisection probes a bracket may still need, at most (the wider half kept).
-pub fn bisection_probes(
-    mut lo: u64,
-    mut hi: u64,
-    mut probes: u32,
-    c: &crate::plan::CeilingPlan,
-) -> usize {
+pub fn bisection_probes(lo: u64, hi: u64, probes: u32, c: &crate::plan::CeilingPlan) -> usize {
+    bisection_steps(lo, hi, c.resolution).min(c.max_probes.saturating_sub(probes) as usize)
+}
+
+/// Bisection probes from `[lo, hi]` to a bracket within `resolution`, in
+/// the worst case (the wider half kept each time), with no cap.
+pub fn bisection_steps(mut lo: u64, mut hi: u64, resolution: u64) -> usize {
     let mut n = 0;
-    while hi - lo > c.resolution && probes < c.max_probes {
+    while hi - lo > resolution {
         let mid = lo + (hi - lo) / 2;
         if mid == 0 || mid == lo {
             break;
@@ -99,7 +100,6 @@ pub fn bisection_probes(
         } else {
             hi = mid;
         }
-        probes += 1;
         n += 1;
     }
     n

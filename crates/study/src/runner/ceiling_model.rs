@@ -10,7 +10,7 @@
 //! bisection's midpoint.
 
 use super::{Ctx, probes_left};
-use crate::analysis::{PROBE, SWEEP, SloBound};
+use crate::analysis::{PROBE, SWEEP, SloBound, bisection_steps};
 use crate::collect::RunSummary;
 use crate::error::StudyError;
 use crate::model::boot::SplitMix;
@@ -219,7 +219,7 @@ pub fn next_probe(
         return None;
     }
     let midpoint = Some((lo + (hi - lo) / 2, None));
-    if bisection_need(lo, hi, resolution) >= spare as usize {
+    if bisection_steps(lo, hi, resolution) >= spare as usize {
         return midpoint;
     }
     let inside = |x: f64| (x.round() as u64).clamp(lo + 1, hi - 1);
@@ -238,22 +238,6 @@ pub fn next_probe(
         inside((lo + resolution) as f64)
     };
     Some((probe, Some(c)))
-}
-
-/// Bisection probes from `[lo, hi]` to a bracket within `resolution`, in
-/// the worst case (the wider half kept each time).
-fn bisection_need(mut lo: u64, mut hi: u64, resolution: u64) -> usize {
-    let mut n = 0;
-    while hi - lo > resolution && hi > lo + 1 {
-        let mid = lo + (hi - lo) / 2;
-        if hi - mid >= mid - lo {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        n += 1;
-    }
-    n
 }
 
 /// Probes the model search takes on a simulated target whose score at
@@ -310,7 +294,7 @@ pub(crate) fn simulate(
 mod tests {
     use super::*;
 
-    use super::bisection_need as bisection;
+    use crate::analysis::bisection_steps as bisection;
 
     fn noise(seed: u64, cv: f64) -> impl FnMut() -> f64 {
         let mut rng = SplitMix::new(seed);
