@@ -852,20 +852,26 @@ fn bracket(host: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A late request counted in [`Transport::waiting_behind`] until dropped;
-/// dropping it says so through [`Transport::waits_ended`].
-struct WaitingBehind<'a>(&'a Transport);
+/// dropping it says so through [`Transport::waits_ended`], after the count
+/// is down (the supervisor reads it when notified).
+struct WaitingBehind<'a> {
+    count: Option<crate::behind::Count<'a>>,
+    ended: &'a Notify,
+}
 
 impl<'a> WaitingBehind<'a> {
     fn new(t: &'a Transport) -> Self {
-        t.waiting_behind.fetch_add(1, Ordering::AcqRel);
-        WaitingBehind(t)
+        WaitingBehind {
+            count: Some(crate::behind::Count::new(&t.waiting_behind)),
+            ended: &t.waits_ended,
+        }
     }
 }
 
 impl Drop for WaitingBehind<'_> {
     fn drop(&mut self) {
-        self.0.waiting_behind.fetch_sub(1, Ordering::AcqRel);
-        self.0.waits_ended.notify_one();
+        drop(self.count.take());
+        self.ended.notify_one();
     }
 }
 
