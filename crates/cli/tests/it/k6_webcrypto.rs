@@ -20,6 +20,25 @@ fn loadlab() -> Command {
     c
 }
 
+/// Runs `js` under loadlab and, where k6 is installed, under k6 too: both
+/// exit alike and pass all `checks` of them.
+fn answers_as_k6(test: &str, file: &str, js: &str, checks: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(file);
+    std::fs::write(&p, js).unwrap();
+    let all = format!("{checks} out of {checks}");
+    let (code, out, err) = run(&mut loadlab(), &p);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains(&all), "{out}");
+    if let Some(k6) = loadlab_testkit::k6::k6_or_skip(test) {
+        let mut c = loadlab_testkit::k6::run_command(&k6);
+        c.arg("-q");
+        let (kcode, kout, kerr) = run(&mut c, &p);
+        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
+        assert!(kout.contains(&all), "{kout}");
+    }
+}
+
 /// Known answers (SHA digests, RFC 4231-style HMAC of the quick brown
 /// fox) and the shapes of random values; every check passed in k6 v1.8.1.
 const WEBCRYPTO_JS: &str = r#"
@@ -56,21 +75,12 @@ export default async function () {
 
 #[test]
 fn webcrypto_digest_hmac_and_random_values_answer_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("webcrypto.js");
-    std::fs::write(&p, WEBCRYPTO_JS).unwrap();
-    let (code, out, err) = run(&mut loadlab(), &p);
-    assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.contains("9 out of 9"), "{out}");
-    if let Some(k6) =
-        loadlab_testkit::k6::k6_or_skip("webcrypto_digest_hmac_and_random_values_answer_as_k6")
-    {
-        let mut c = loadlab_testkit::k6::run_command(&k6);
-        c.arg("-q");
-        let (kcode, kout, kerr) = run(&mut c, &p);
-        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
-        assert!(kout.contains("9 out of 9"), "{kout}");
-    }
+    answers_as_k6(
+        "webcrypto_digest_hmac_and_random_values_answer_as_k6",
+        "webcrypto.js",
+        WEBCRYPTO_JS,
+        9,
+    );
 }
 
 /// PBKDF2's `deriveBits`: RFC 6070 and RFC 7914 known answers, and the
@@ -99,19 +109,12 @@ export default async function () {
 
 #[test]
 fn pbkdf2_derive_bits_answers_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("pbkdf2.js");
-    std::fs::write(&p, PBKDF2_JS).unwrap();
-    let (code, out, err) = run(&mut loadlab(), &p);
-    assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.contains("4 out of 4"), "{out}");
-    if let Some(k6) = loadlab_testkit::k6::k6_or_skip("pbkdf2_derive_bits_answers_as_k6") {
-        let mut c = loadlab_testkit::k6::run_command(&k6);
-        c.arg("-q");
-        let (kcode, kout, kerr) = run(&mut c, &p);
-        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
-        assert!(kout.contains("4 out of 4"), "{kout}");
-    }
+    answers_as_k6(
+        "pbkdf2_derive_bits_answers_as_k6",
+        "pbkdf2.js",
+        PBKDF2_JS,
+        4,
+    );
 }
 
 /// AES-GCM (NIST SP 800-38D test case 4, with additional data, and a
@@ -172,21 +175,12 @@ export default async function () {
 
 #[test]
 fn aes_encrypt_decrypt_and_generated_keys_answer_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("aes.js");
-    std::fs::write(&p, AES_JS).unwrap();
-    let (code, out, err) = run(&mut loadlab(), &p);
-    assert_eq!(code, 0, "{out}\n{err}");
-    assert!(out.contains("10 out of 10"), "{out}");
-    if let Some(k6) =
-        loadlab_testkit::k6::k6_or_skip("aes_encrypt_decrypt_and_generated_keys_answer_as_k6")
-    {
-        let mut c = loadlab_testkit::k6::run_command(&k6);
-        c.arg("-q");
-        let (kcode, kout, kerr) = run(&mut c, &p);
-        assert_eq!(kcode, code, "k6:\n{kout}\n{kerr}");
-        assert!(kout.contains("10 out of 10"), "{kout}");
-    }
+    answers_as_k6(
+        "aes_encrypt_decrypt_and_generated_keys_answer_as_k6",
+        "aes.js",
+        AES_JS,
+        10,
+    );
 }
 
 #[test]
