@@ -2181,7 +2181,7 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
     // checked against the time it shows, not against a count of them.
     let summary = o.rfind("TOTAL RESULTS").expect("summary");
     let frames: Vec<&str> = o[..summary].split("\r\x1b[J\x1b[3A").collect();
-    let (mut last_tenths, mut last_fill, mut drawn) = (0, 0, 0);
+    let (mut last_tenths, mut last_fill, mut drawn, mut same) = (0, 0, 0, 0);
     for f in &frames[..frames.len() - 1] {
         // A log line takes the block's place; the block is drawn again
         // under it, unchanged.
@@ -2233,8 +2233,17 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
         if logged {
             assert_eq!((tenths, fill), (last_tenths, last_fill), "{f:?}");
         } else {
-            // At most one block per tick of the run's clock.
-            assert!(tenths > last_tenths && fill >= last_fill, "{f:?}");
+            // One block per tick of the run's clock. A tick drawn late on
+            // a loaded machine shows its time rounded up to the next
+            // tick's tenth, which that tick then shows again: never more
+            // than two blocks with one time.
+            assert!(tenths >= last_tenths && fill >= last_fill, "{f:?}");
+            same = if drawn > 0 && tenths == last_tenths {
+                same + 1
+            } else {
+                0
+            };
+            assert!(same <= 1, "three blocks at {tenths} tenths: {o:?}");
             drawn += 1;
         }
         (last_tenths, last_fill) = (tenths, fill);
