@@ -5,8 +5,16 @@
 //! over the runs gives an interval of the rate where `s` crosses 1. The
 //! next probe goes where the model is least sure (its median crossing)
 //! while that interval is wider than the resolution; once it is narrower,
-//! the probes close the measured bracket around it. When the score cannot
-//! be fitted (too few rates, no rise with the rate), the probe is the
+//! the probes close the measured bracket around it.
+//!
+//! A target that hits a wall (a fixed number served at once, a queue that
+//! rejects when full) jumps from far below the bound to far above it
+//! between two rates, and the score has nothing between to fit. Its
+//! failing runs say where the wall is, though: past its capacity, a target
+//! delivers about its capacity, whatever the rate. The saturation reading
+//! ([`saturation`]) takes that capacity from the failing runs and places
+//! the crossing by it; when it has none (or its crossing is outside the
+//! bracket), the score fit does, and when neither can, the probe is the
 //! bisection's midpoint.
 
 use super::{Ctx, probes_left};
@@ -29,6 +37,9 @@ fn observed(ctx: &Ctx<'_>, target: &str) -> Result<Vec<Obs>, StudyError> {
         .map(|r| Obs {
             rate: r.rate as f64,
             score: score(slo, &r.summary),
+            latency: latency_score(slo, &r.summary),
+            sent: r.summary.rate,
+            delivered: r.summary.rate * r.summary.success,
         })
         .collect())
 }
@@ -43,6 +54,7 @@ pub(super) fn search(
     c: &CeilingPlan,
 ) -> Result<(), StudyError> {
     let start: Vec<(u64, u64)> = brackets.iter().map(|b| (b.1, b.2)).collect();
+    let success = ctx.plan.slo.as_ref().and_then(|s| s.success);
     let mut guided = vec![0u32; brackets.len()];
     loop {
         let left: usize = brackets
@@ -57,9 +69,13 @@ pub(super) fn search(
             }
             let obs = observed(ctx, t)?;
             let spare = c.max_probes - *probes;
-            let Some((rate, by)) =
-                next_probe(&obs, *lo, *hi, c.resolution, u64::from(*probes), spare)
-            else {
+            let bracket = Bracket {
+                lo: *lo,
+                hi: *hi,
+                resolution: c.resolution,
+                spare,
+            };
+            let Some((rate, by)) = next_probe(&obs, &bracket, success, u64::from(*probes)) else {
                 continue;
             };
             *probes += 1;
@@ -85,11 +101,31 @@ pub(super) fn search(
     Ok(())
 }
 
-/// One run: its rate and its SLO score (≤ 1 within every bound).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One run: its rate, its SLO score (≤ 1 within every bound), and what
+/// the saturation reading needs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Obs {
     pub rate: f64,
     pub score: f64,
+    /// The score of the latency bounds alone (0 without one).
+    pub latency: f64,
+    /// Requests sent per second.
+    pub sent: f64,
+    /// Successful requests per second of sending: `sent` × the success
+    /// ratio. (Not the run's throughput, successes over the run and the
+    /// wait for its last answers: on a short step that wait alone makes
+    /// it fall short of the rate.)
+    pub delivered: f64,
+}
+
+/// The measured bracket (`lo` passed, `hi` failed), the width the search
+/// stops at, and how many probes it may still run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bracket {
+    pub lo: u64,
+    pub hi: u64,
+    pub resolution: u64,
+    pub spare: u32,
 }
 
 /// The bootstrap interval of the crossing rate (2.5 %, 50 %, 97.5 %).
@@ -103,11 +139,21 @@ pub struct Crossing {
 /// The run's worst ratio to the SLO's bounds: a latency over its bound, or
 /// the failed share over the share allowed to fail.
 pub fn score(slo: &Slo, s: &RunSummary) -> f64 {
+    bound_score(slo, s, true)
+}
+
+/// The run's worst ratio to the SLO's latency bounds (0 without one).
+fn latency_score(slo: &Slo, s: &RunSummary) -> f64 {
+    bound_score(slo, s, false)
+}
+
+fn bound_score(slo: &Slo, s: &RunSummary, with_success: bool) -> f64 {
     if s.requests == 0 {
         return f64::INFINITY;
     }
     SloBound::all(slo)
         .iter()
+        .filter(|b| with_success || matches!(b, SloBound::Latency(..)))
         .map(|b| match *b {
             SloBound::Success(min) if min >= 1.0 => {
                 if s.success >= 1.0 {
@@ -201,52 +247,125 @@ pub fn crossing(obs: &[Obs], lo: u64, hi: u64, seed: u64) -> Option<Crossing> {
     })
 }
 
-/// The next probe inside the measured bracket (`lo` passed, `hi` failed),
-/// and the crossing it was placed by (None: the bisection's midpoint).
-/// None when the bracket is already within `resolution`. `spare` is how
-/// many probes the search may still run: once bisecting what is left
-/// would take all of them, the midpoint is taken (the model's guesses on a
+/// A failing run that delivered less than this share of what it sent
+/// (or less than the success bound's share) was past the target's
+/// capacity.
+const SHORT: f64 = 0.97;
+
+/// The saturation reading of a target with a wall: an interval of the
+/// crossing, from the capacity its saturated failing runs delivered. None
+/// without such a run.
+///
+/// The capacity `X_sat` is the median of what the saturated runs
+/// delivered (successful requests per second of sending: a queue that
+/// absorbs the excess for the length of a step counts, as it does for the
+/// step's verdict). A latency bound is crossed between `X_sat·(1 − s0)` (a
+/// queue that grows as `1/(1 − X/X_sat)`, `s0` being the idle score
+/// `s·(1 − X/X_sat)` of the highest passing run below `X_sat`) and
+/// `X_sat` (a flat latency up to a wall). A success bound `m` is crossed
+/// between `X_sat` and `X_sat / m` (past the capacity only `X_sat` of the
+/// rate succeeds). The crossing is the lower of the bounds' crossings.
+pub fn saturation(obs: &[Obs], success: Option<f64>) -> Option<Crossing> {
+    let short = success.map_or(SHORT, |m| m.max(SHORT));
+    let mut caps: Vec<f64> = obs
+        .iter()
+        .filter(|o| o.score > 1.0 && o.sent > 0.0 && o.delivered < short * o.sent)
+        .map(|o| o.delivered)
+        .collect();
+    if caps.is_empty() {
+        return None;
+    }
+    caps.sort_by(f64::total_cmp);
+    let cap = caps[caps.len() / 2];
+    if cap <= 0.0 {
+        return None;
+    }
+    let by_success = success
+        .filter(|m| *m > 0.0)
+        .map(|m| (cap, cap / m.min(1.0)));
+    let by_latency = obs.iter().any(|o| o.latency > 0.0).then(|| {
+        let queue = obs
+            .iter()
+            .filter(|o| o.score <= 1.0 && o.rate < cap)
+            .max_by(|a, b| a.rate.total_cmp(&b.rate))
+            .map_or(cap, |o| cap * (1.0 - o.latency * (1.0 - o.rate / cap)));
+        (queue, cap)
+    });
+    let (lo, hi) = [by_success, by_latency]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1)))?;
+    Some(Crossing {
+        lo,
+        median: (lo + hi) / 2.0,
+        hi,
+    })
+}
+
+/// The next probe inside the measured bracket, and the crossing it was
+/// placed by (None: the bisection's midpoint). None when the bracket is
+/// already within `resolution`. Once bisecting what is left would take
+/// every spare probe, the midpoint is taken (the model's guesses on a
 /// noisy target must not leave the bracket open at the probes' cap).
+/// `success` is the SLO's success bound, for the saturation reading.
 pub fn next_probe(
     obs: &[Obs],
-    lo: u64,
-    hi: u64,
-    resolution: u64,
+    bracket: &Bracket,
+    success: Option<f64>,
     seed: u64,
-    spare: u32,
 ) -> Option<(u64, Option<Crossing>)> {
+    let (lo, hi, resolution) = (bracket.lo, bracket.hi, bracket.resolution);
     if hi.saturating_sub(lo) <= resolution || hi <= lo + 1 {
         return None;
     }
     let midpoint = Some((lo + (hi - lo) / 2, None));
-    if bisection_steps(lo, hi, resolution) >= spare as usize {
+    if bisection_steps(lo, hi, resolution) >= bracket.spare as usize {
         return midpoint;
     }
     let inside = |x: f64| (x.round() as u64).clamp(lo + 1, hi - 1);
-    let Some(c) = crossing(obs, lo, hi, seed) else {
+    // Two probes close the bracket around a crossing the model places
+    // within `[a, b]`, at most a resolution wide: one at `a` (which it
+    // says passes), then one a resolution above the passing rate (which
+    // it says fails, with the most room above `b`). When `a` is less than
+    // half a resolution above the passing rate already measured (or `b`
+    // as near the failing one), one probe a resolution from that end
+    // closes the bracket if the model is right.
+    let close = |a: f64, b: f64| {
+        let r = resolution as f64;
+        if a.floor() < lo as f64 + r / 2.0 {
+            inside((lo + resolution) as f64)
+        } else if b.ceil() > hi as f64 - r / 2.0 {
+            inside((hi - resolution) as f64)
+        } else {
+            inside(a.floor())
+        }
+    };
+    // The saturation reading, unless the runs since proved it wrong by
+    // more than a resolution; else the score's fit.
+    let r = resolution as f64;
+    let Some(c) = saturation(obs, success)
+        .filter(|c| c.hi > lo as f64 - r && c.lo < hi as f64 + r)
+        .or_else(|| crossing(obs, lo, hi, seed))
+    else {
         return midpoint;
     };
     let (a, b) = (c.lo.max(lo as f64), c.hi.min(hi as f64));
-    let probe = if b - a > resolution as f64 {
-        // Least sure where the bootstrap's crossings split in half.
-        inside(c.median)
-    } else if a > lo as f64 + 0.5 {
-        // Sure enough: a passing run just below the crossing ...
-        inside(a.floor())
+    let probe = if b - a > r {
+        // Least sure where the crossings split in half.
+        inside(c.median.clamp(a, b))
     } else {
-        // ... and a failing one a resolution above it close the bracket.
-        inside((lo + resolution) as f64)
+        close(a, b)
     };
     Some((probe, Some(c)))
 }
 
-/// Probes the model search takes on a simulated target whose score at
-/// rate `x` is `truth(x)` (`noise(i)` added to probe `i`), from a sweep
-/// of `sweep` rates (`reps` runs each): (probes, final bracket).
+/// Probes the model search takes on a simulated target, `run(x)` being a
+/// run at rate `x` (its score past 1 fails), from a sweep of `sweep`
+/// rates (`reps` runs each): (probes, final bracket).
 #[cfg(test)]
 pub(crate) fn simulate(
-    truth: &dyn Fn(f64) -> f64,
-    noise: &mut dyn FnMut() -> f64,
+    run: &mut dyn FnMut(f64) -> Obs,
+    success: Option<f64>,
     sweep: &[u64],
     reps: usize,
     resolution: u64,
@@ -254,17 +373,10 @@ pub(crate) fn simulate(
     let mut obs = Vec::new();
     for &r in sweep {
         for _ in 0..reps {
-            obs.push(Obs {
-                rate: r as f64,
-                score: truth(r as f64) * (1.0 + noise()),
-            });
+            obs.push(run(r as f64));
         }
     }
-    let fail = sweep
-        .iter()
-        .copied()
-        .find(|r| truth(*r as f64) > 1.0)
-        .unwrap();
+    let fail = obs.iter().find(|o| o.score > 1.0).unwrap().rate as u64;
     let mut lo = sweep
         .iter()
         .copied()
@@ -273,13 +385,19 @@ pub(crate) fn simulate(
         .unwrap_or(0);
     let mut hi = fail;
     let mut n = 0;
-    while let Some((p, _)) = next_probe(&obs, lo, hi, resolution, 7 + n as u64, 40 - n as u32) {
-        let s = truth(p as f64) * (1.0 + noise());
-        obs.push(Obs {
-            rate: p as f64,
-            score: s,
-        });
-        if s <= 1.0 {
+    loop {
+        let b = Bracket {
+            lo,
+            hi,
+            resolution,
+            spare: 40 - n as u32,
+        };
+        let Some((p, _)) = next_probe(&obs, &b, success, 7 + n as u64) else {
+            break;
+        };
+        let o = run(p as f64);
+        obs.push(o);
+        if o.score <= 1.0 {
             lo = p;
         } else {
             hi = p;
@@ -295,6 +413,15 @@ mod tests {
     use super::*;
 
     use crate::analysis::bisection_steps as bisection;
+
+    fn bracket(lo: u64, hi: u64, resolution: u64, spare: u32) -> Bracket {
+        Bracket {
+            lo,
+            hi,
+            resolution,
+            spare,
+        }
+    }
 
     fn noise(seed: u64, cv: f64) -> impl FnMut() -> f64 {
         let mut rng = SplitMix::new(seed);
@@ -327,7 +454,13 @@ mod tests {
         ] {
             let (mut model, mut bis) = (0, 0);
             for seed in 0..20 {
-                let (n, lo, hi) = simulate(truth, &mut noise(seed, 0.01), &sweep, 3, 5);
+                let mut noise = noise(seed, 0.01);
+                let mut run = |x: f64| Obs {
+                    rate: x,
+                    score: truth(x) * (1.0 + noise()),
+                    ..Obs::default()
+                };
+                let (n, lo, hi) = simulate(&mut run, None, &sweep, 3, 5);
                 assert!(hi - lo <= 5, "{name} seed {seed}: [{lo}, {hi}]");
                 // The bracket holds the true crossing, give or take the noise.
                 assert!(
@@ -345,20 +478,63 @@ mod tests {
         }
     }
 
+    /// A target with a wall (a fixed capacity; past it, the rest is
+    /// rejected and the queue's latency jumps) scores far below the bound
+    /// on one side and far above it on the other: the score fit has
+    /// nothing to go on, but the failing runs delivered the capacity.
+    #[test]
+    fn a_wall_is_found_from_what_the_failing_runs_delivered() {
+        let sweep = [100, 200, 300, 400, 500, 600];
+        let (mut model, mut bis) = (0, 0);
+        for seed in 0..20 {
+            let mut noise = noise(seed, 0.01);
+            let cap = 510.0 + 1000.0 * noise();
+            // SLO: success ≥ 99 %, p99 at 0.3 of its bound below the wall
+            // and 3 times it past.
+            let mut run = |x: f64| {
+                let delivered = x.min(cap) * (1.0 + noise() / 4.0);
+                let success = (delivered / x).min(1.0);
+                let latency: f64 = if x < cap { 0.3 } else { 3.0 };
+                Obs {
+                    rate: x,
+                    score: latency.max((1.0 - success) / 0.01),
+                    latency,
+                    sent: x,
+                    delivered,
+                }
+            };
+            let (n, lo, hi) = simulate(&mut run, Some(0.99), &sweep, 3, 5);
+            assert!(hi - lo <= 5, "seed {seed}: [{lo}, {hi}]");
+            assert!(
+                lo as f64 <= cap + 1.0 && hi as f64 >= cap - 1.0,
+                "seed {seed}: [{lo}, {hi}] vs {cap}"
+            );
+            model += n;
+            bis += bisection(lo - lo % 100, lo - lo % 100 + 100, 5);
+        }
+        println!("wall: model {model} probes, bisection {bis} (20 seeds)");
+        assert!(model * 3 <= bis * 2, "model {model}, bisection {bis}");
+    }
+
     #[test]
     fn too_few_rates_fall_back_to_the_midpoint() {
         let obs = [
             Obs {
                 rate: 100.0,
                 score: 0.5,
+                ..Obs::default()
             },
             Obs {
                 rate: 200.0,
                 score: 1.5,
+                ..Obs::default()
             },
         ];
-        assert_eq!(next_probe(&obs, 100, 200, 10, 1, 8), Some((150, None)));
-        assert_eq!(next_probe(&obs, 100, 105, 10, 1, 8), None);
+        assert_eq!(
+            next_probe(&obs, &bracket(100, 200, 10, 8), None, 1),
+            Some((150, None))
+        );
+        assert_eq!(next_probe(&obs, &bracket(100, 105, 10, 8), None, 1), None);
     }
 
     /// With only as many probes left as bisecting the bracket takes, the
@@ -373,14 +549,23 @@ mod tests {
             .map(|&r| Obs {
                 rate: r,
                 score: 0.5 / (1.0 - r / 300.0),
+                ..Obs::default()
             })
             .collect();
-        let (guided, by) = next_probe(&obs, 100, 240, 15, 1, 8).unwrap();
+        let (guided, by) = next_probe(&obs, &bracket(100, 240, 15, 8), None, 1).unwrap();
         assert!(by.is_some() && guided != 170, "{guided}");
         // [100, 240] to 15 takes 4 bisection probes: with 4 left, the
         // midpoint.
         assert_eq!(bisection(100, 240, 15), 4);
-        assert_eq!(next_probe(&obs, 100, 240, 15, 1, 4), Some((170, None)));
-        assert!(next_probe(&obs, 100, 240, 15, 1, 5).unwrap().1.is_some());
+        assert_eq!(
+            next_probe(&obs, &bracket(100, 240, 15, 4), None, 1),
+            Some((170, None))
+        );
+        assert!(
+            next_probe(&obs, &bracket(100, 240, 15, 5), None, 1)
+                .unwrap()
+                .1
+                .is_some()
+        );
     }
 }
