@@ -30,6 +30,14 @@ const SCRIPT_RENDERER_FLAGS: &[(&str, &str)] = &[
         "summary-export",
         "the file would stay in the worker's pod; the merged report comes from the results (--results)",
     ),
+    (
+        "config",
+        "the file is not mounted in the workers' pods; put its options in the script's `options`",
+    ),
+    (
+        "c",
+        "the file is not mounted in the workers' pods; put its options in the script's `options`",
+    ),
 ];
 
 /// `k6 run` flags that take a value (the next token when not `=`-joined).
@@ -414,6 +422,8 @@ mod tests {
             &["--out", "loadlab=x.lr"],
             &["-o", "json=x.json"],
             &["--summary-export", "s.json"],
+            &["--config", "c.json"],
+            &["-c", "c.json"],
         ] {
             let mut raw = s(&["k6", "run"]);
             raw.extend(s(bad));

@@ -63,6 +63,11 @@ pub struct K6RunArgs {
     /// (our results file, for `loadlab report`).
     #[arg(short = 'o', long = "out")]
     out: Vec<String>,
+    /// k6's JSON configuration file (its options under the script's; its
+    /// `out` when no --out or K6_OUT is given). Default: K6_CONFIG, else
+    /// ~/.config/k6/config.json when it exists.
+    #[arg(short = 'c', long = "config")]
+    config: Option<PathBuf>,
     /// Write the end-of-test figures as JSON to FILE.
     #[arg(long = "summary-export")]
     summary_export: Option<PathBuf>,
@@ -337,6 +342,10 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         env.retain(|(a, _)| *a != k);
         env.push((k, v));
     }
+    let config_file = match config::file::find(a.config.as_deref(), |k| std::env::var(k).ok()) {
+        Some(p) => Some(config::file::load(&p).map_err(|e| CliError::new(INVALID_CONFIG, e))?),
+        None => None,
+    };
     let segment = execution_segment(&a)?;
     // k6's option variables (K6_VUS, K6_DURATION, …): read from the
     // process's environment whatever --no-system-env-vars says (that one
@@ -348,6 +357,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
     )
     .map_err(CliError::usage)?;
     ov.segment = segment;
+    ov.config = config_file.as_ref().map(|c| c.options.clone());
+    let out = out_list(&a, config_file.map(|c| c.out).unwrap_or_default());
     if let Some(at) = a.start_at {
         wait_notice(at)?;
     }
@@ -368,8 +379,8 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         logger: Some(logger.clone()),
         ..Default::default()
     };
-    let upload_to = outputs(&a, &mut cfg)?;
-    let dash = match crate::dashboard::k6::options(&out_list(&a), |k| std::env::var(k).ok())? {
+    let upload_to = outputs(&out, &mut cfg)?;
+    let dash = match crate::dashboard::k6::options(&out, |k| std::env::var(k).ok())? {
         Some(opts) => {
             let meta = serde_json::json!({ "kind": "k6", "name": a.script.display().to_string() });
             let d = crate::dashboard::Dashboard::start(&opts, meta)?;
@@ -514,15 +525,17 @@ fn wait_notice(at: u64) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--out`, else `K6_OUT` (comma-separated), as in k6.
-fn out_list(a: &K6RunArgs) -> Vec<String> {
+/// `--out`, else `K6_OUT` (comma-separated), else the configuration
+/// file's `out` (`from_file`), as in k6.
+fn out_list(a: &K6RunArgs, from_file: Vec<String>) -> Vec<String> {
     match std::env::var("K6_OUT") {
-        Ok(v) if a.out.is_empty() && !v.is_empty() => v
+        _ if !a.out.is_empty() => a.out.clone(),
+        Ok(v) if !v.is_empty() => v
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
-        _ => a.out.clone(),
+        _ => from_file,
     }
 }
 
@@ -530,13 +543,13 @@ fn out_list(a: &K6RunArgs) -> Vec<String> {
 /// `loadlab=s3://…`, the object and the temporary file uploaded to it
 /// when the run ends.
 fn outputs(
-    a: &K6RunArgs,
+    out: &[String],
     cfg: &mut RunConfig,
 ) -> Result<Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)>, CliError> {
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
     // when the run ends (also when a threshold failed or it was stopped).
     let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
-    for o in &out_list(a) {
+    for o in out {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
             Some(("csv", f)) if !f.is_empty() => {

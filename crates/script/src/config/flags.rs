@@ -51,6 +51,9 @@ pub struct Overrides {
     pub blacklist_ips: Option<Vec<String>>,
     /// `--local-ips`, as written.
     pub local_ips: Option<String>,
+    /// The configuration file's options (`--config`, `K6_CONFIG`; see
+    /// `file.rs`), under the script's.
+    pub config: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Overrides {

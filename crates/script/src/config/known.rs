@@ -60,6 +60,12 @@ const K6_OPTIONS: &[&str] = &[
     "linger",
 ];
 
+/// True for a key of k6's `lib.Options` (a configuration file's keys are
+/// read when they are one).
+pub(crate) fn is_k6_option(key: &str) -> bool {
+    K6_OPTIONS.contains(&key) && !["localIPs", "linger"].contains(&key)
+}
+
 /// k6's warning for keys of `options` it does not know, or `None`.
 pub(crate) fn unknown_options_warning(script: &Value) -> Option<String> {
     let map = script.as_object()?;

@@ -3,7 +3,8 @@
 //! turned into scenarios with their executors.
 //!
 //! The layers, lowest first, as k6's `cmd/config.go` stacks them (see
-//! [`layer`]): k6's defaults, the script's `options`, the environment's
+//! [`layer`]): k6's defaults, the configuration file's (`file`: `--config`,
+//! `K6_CONFIG`), the script's `options`, the environment's
 //! `K6_*` variables (`env`), the command line's flags (`flags`:
 //! [`FlagTexts`] read into [`Overrides`]). [`Options::resolve`]
 //! (`resolve`) stacks them and asks one reader per concern:
@@ -24,6 +25,7 @@ use crate::system_tags::SystemTags;
 
 mod env;
 mod executor;
+pub mod file;
 mod flags;
 mod known;
 pub use known::MAX_VUS;

@@ -76,6 +76,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     drop(ctx0);
     let opts_value: serde_json::Value =
         serde_json::from_str(&options_json).unwrap_or(serde_json::Value::Null);
+    // The configuration file's options under the script's.
+    let opts_value = crate::config::file::under(cfg.overrides.config.as_ref(), opts_value);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
     crate::thresholds::eval::check(&options, &probe_shared.reg.borrow())?;
     for w in &options.warnings {
