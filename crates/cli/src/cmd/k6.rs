@@ -342,10 +342,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         env.retain(|(a, _)| *a != k);
         env.push((k, v));
     }
-    let config_file = match config::file::find(a.config.as_deref(), |k| std::env::var(k).ok()) {
-        Some(p) => Some(config::file::load(&p).map_err(|e| CliError::new(INVALID_CONFIG, e))?),
-        None => None,
-    };
+    let config_file = config_file(&a)?;
     let segment = execution_segment(&a)?;
     // k6's option variables (K6_VUS, K6_DURATION, …): read from the
     // process's environment whatever --no-system-env-vars says (that one
@@ -523,6 +520,13 @@ fn wait_notice(at: u64) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// The configuration file (`--config`, `K6_CONFIG`, k6's default), read.
+fn config_file(a: &K6RunArgs) -> Result<Option<config::file::ConfigFile>, CliError> {
+    config::file::find(a.config.as_deref(), |k| std::env::var(k).ok())
+        .map(|p| config::file::load(&p).map_err(|e| CliError::new(INVALID_CONFIG, e)))
+        .transpose()
 }
 
 /// `--out`, else `K6_OUT` (comma-separated), else the configuration
