@@ -19,6 +19,15 @@ pub fn clean(url: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{}{mask}{}", &url[..start], &url[at..]))
 }
 
+/// `url` without its user information (`http://host/`), as k6 tags a
+/// request whose credentials went into a digest answer.
+pub fn without_userinfo(url: &str) -> Cow<'_, str> {
+    match userinfo(url) {
+        Some((start, at)) => Cow::Owned(format!("{}{}", &url[..start], &url[at + 1..])),
+        None => Cow::Borrowed(url),
+    }
+}
+
 /// Where a URL's user information lies: from just after `://` to its
 /// `@` (byte offsets), when the authority has one.
 fn userinfo(url: &str) -> Option<(usize, usize)> {
@@ -43,6 +52,15 @@ pub fn strip_password(url: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn digest_urls_lose_their_user_information() {
+        assert_eq!(
+            super::without_userinfo("http://bob:s%3A@h:1/p?a=@"),
+            "http://h:1/p?a=@"
+        );
+        assert_eq!(super::without_userinfo("http://h/p"), "http://h/p");
+    }
+
     use super::{clean, strip_password};
 
     #[test]

@@ -13,6 +13,7 @@ mod import_more;
 mod import_openapi;
 mod k6;
 mod k6_config;
+mod k6_digest;
 mod k6_exit;
 mod k6_files;
 mod k6_runaway;

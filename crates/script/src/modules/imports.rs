@@ -207,9 +207,9 @@ fn check_subtle(code: &str, file: &str) -> Result<(), ScriptError> {
     Ok(())
 }
 
-/// `auth: 'digest'` or `auth: 'ntlm'` in a request's params: refused
-/// before the test starts (loadlab sends basic credentials only). `code`
-/// is `raw` with its strings' text blanked, byte for byte.
+/// `auth: 'ntlm'` in a request's params: refused before the test starts
+/// (loadlab answers basic and digest challenges only). `code` is `raw`
+/// with its strings' text blanked, byte for byte.
 fn check_auth(code: &str, raw: &str, file: &str) -> Result<(), ScriptError> {
     let mut from = 0;
     while let Some(pos) = code[from..].find("auth") {
@@ -237,13 +237,13 @@ fn check_auth(code: &str, raw: &str, file: &str) -> Result<(), ScriptError> {
             continue;
         };
         let value = &raw[start..start + len];
-        if !matches!(value, "digest" | "ntlm") {
+        if value != "ntlm" {
             continue;
         }
         let line = code[..at].matches('\n').count() + 1;
         let col = at - code[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
         return Err(ScriptError::Unsupported(format!(
-            "{file}:{line}:{col}: params.auth {value:?} is not supported by loadlab k6; only \"basic\" (see docs/k6.md)"
+            "{file}:{line}:{col}: params.auth {value:?} is not supported by loadlab k6; only \"basic\" and \"digest\" (see docs/k6.md)"
         )));
     }
     Ok(())

@@ -75,6 +75,9 @@ pub struct ReqMeta {
     /// A request that could not be made, its error and code as k6 tags
     /// them (see `BuildError::Request`'s `sampled`).
     pub unsent: Option<(String, u32)>,
+    /// `params.auth: 'digest'`: a 401 with a `Digest` challenge is
+    /// answered by a second try (`modules/http/digest.rs`).
+    pub digest: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

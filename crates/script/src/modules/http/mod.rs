@@ -1,4 +1,5 @@
-//! `k6/http`: requests (`request.rs`, sent by `send.rs`), cookie jars (`cookies.rs`), the
+//! `k6/http`: requests (`request.rs`, sent by `send.rs`; digest
+//! authentication's second try in `digest.rs`), cookie jars (`cookies.rs`), the
 //! response class (`response.rs`); `--http-debug` is `crate::state::http_debug`.
 
 use std::cell::Cell;
@@ -12,6 +13,7 @@ use crate::js::vu;
 use crate::state::run_state::RunState;
 
 pub(crate) mod cookies;
+mod digest;
 pub(crate) mod request;
 pub(crate) mod response;
 mod send;

@@ -189,6 +189,7 @@ pub(crate) fn record_unsent(
         expect,
         throws: false,
         unsent: Some(error),
+        digest: false,
     };
     sh.record_unsent(vu, &meta);
 }
@@ -241,6 +242,7 @@ pub(crate) fn build_request<'js>(
         jar,
         throws,
         expect,
+        digest,
     } = read_params(ctx, params, defaults, expect)?;
     if let Some(n) = url_name
         && defaults.name_tag
@@ -266,10 +268,16 @@ pub(crate) fn build_request<'js>(
             Some(ua) => headers.push(("User-Agent".into(), ua.into())),
         }
     }
+    let (meta_url, url) = if digest {
+        // As k6: the credentials went into the digest answer, not the tags.
+        (crate::url_clean::without_userinfo(&url).into_owned(), url)
+    } else {
+        (url.clone(), url)
+    };
     Ok((
         ClientRequest {
             method: method_v,
-            url: url.clone(),
+            url,
             headers,
             body,
             timeout,
@@ -281,7 +289,7 @@ pub(crate) fn build_request<'js>(
         },
         ReqMeta {
             method: method.to_string(),
-            url,
+            url: meta_url,
             tags,
             response_type,
             jar,
@@ -290,6 +298,7 @@ pub(crate) fn build_request<'js>(
             expect,
             throws,
             unsent: None,
+            digest,
         },
     ))
 }
@@ -361,6 +370,24 @@ struct Params {
     jar: usize,
     throws: bool,
     expect: Expect,
+    /// `auth: 'digest'`.
+    digest: bool,
+}
+
+/// The exception for a param value loadlab cannot send (an `auth` other
+/// than basic and digest, any `compression`).
+fn unsupported_param(ctx: &Ctx<'_>, k: &str, v: &Value<'_>) -> BuildError {
+    let what = js_string(v).map_or_else(String::new, |s| format!(" {s:?}"));
+    let only = if k == "auth" {
+        "; only \"basic\" and \"digest\""
+    } else {
+        ""
+    };
+    throw(
+        ctx,
+        &format!("params.{k}{what} is not supported by loadlab k6{only} (see docs/k6.md)"),
+    )
+    .into()
 }
 
 /// A request's params read (its own keys, in order, as k6 reads them).
@@ -385,6 +412,7 @@ fn read_params<'js>(
     let mut cookies = Vec::new();
     let mut jar = 0;
     let mut throws = defaults.request.throw;
+    let mut digest = false;
     if let Some(p) = params.and_then(|p| p.as_object()) {
         for (k, v) in p.props::<String, Value>().flatten() {
             match k.as_str() {
@@ -447,18 +475,12 @@ fn read_params<'js>(
                     })?;
                 }
                 // Basic credentials come from the URL (`http://user:pass@…`),
-                // with or without `auth: 'basic'`, as in k6.
+                // with or without `auth: 'basic'`, as in k6; `digest` takes
+                // them from there too.
                 "auth" if js_string(&v).as_deref() == Some("basic") => {}
+                "auth" if js_string(&v).as_deref() == Some("digest") => digest = true,
                 "auth" | "compression" if !v.is_undefined() && !v.is_null() => {
-                    let what = js_string(&v).map_or_else(String::new, |s| format!(" {s:?}"));
-                    let only = if k == "auth" { "; only \"basic\"" } else { "" };
-                    return Err(throw(
-                        ctx,
-                        &format!(
-                            "params.{k}{what} is not supported by loadlab k6{only} (see docs/k6.md)"
-                        ),
-                    )
-                    .into());
+                    return Err(unsupported_param(ctx, &k, &v));
                 }
                 _ => {}
             }
@@ -475,6 +497,7 @@ fn read_params<'js>(
         jar,
         throws,
         expect,
+        digest,
     })
 }
 

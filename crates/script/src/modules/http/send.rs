@@ -1,11 +1,12 @@
 //! The natives behind `http.request()` (and the methods) and
 //! `http.batch()`: a request built, its cookies added, sent on the
-//! scheduler, and its response made.
+//! scheduler (twice for a digest challenge, `digest.rs`), and its
+//! response made.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use loadlab_engine::client::ClientRequest;
+use loadlab_engine::client::{ClientRequest, ClientResponse};
 use rquickjs::{Ctx, Value};
 
 use super::cookies::{AllJars, add_cookies, redirect_jar, store_cookies};
@@ -14,7 +15,7 @@ use super::response::{response_object, unsent_response};
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::modules::common::{js_string, throw, throw_go, wait};
-use crate::state::request::ReqMeta;
+use crate::state::request::{Expect, ReqMeta};
 use crate::state::run_state::RunState;
 
 /// One request, as `http.request()` and the methods make it.
@@ -63,10 +64,14 @@ pub(super) fn send<'js>(
     req.redirect_cookies = redirect_jar(jr, vu, iteration, &meta);
     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
     rps_wait(ctx, sh, 1)?;
-    let resp = match wait(ctx, Op::Http(vec![req]), "making HTTP requests")? {
-        Resume::Http(mut r) if r.len() == 1 => r.pop().expect("one response"),
-        _ => return Err(throw(ctx, "internal error: no response")),
-    };
+    let digest = meta.digest.then(|| req.clone());
+    let mut resp = exchange(ctx, vec![req])?.pop().expect("one response");
+    if let Some(again) = digest.and_then(|r| second_try(r, &resp)) {
+        store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+        sh.record_http(vu, &challenged(&meta), &resp);
+        rps_wait(ctx, sh, 1)?;
+        resp = exchange(ctx, vec![again])?.pop().expect("one response");
+    }
     store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
     sh.record_http(vu, &meta, &resp);
     if meta.throws
@@ -76,6 +81,35 @@ pub(super) fn send<'js>(
         return Err(throw_go(ctx, &text));
     }
     response_object(ctx, &meta, resp)
+}
+
+/// `reqs` sent together, their responses in order.
+fn exchange(ctx: &Ctx<'_>, reqs: Vec<ClientRequest>) -> rquickjs::Result<Vec<ClientResponse>> {
+    let n = reqs.len();
+    match wait(ctx, Op::Http(reqs), "making HTTP requests")? {
+        Resume::Http(r) if r.len() == n => Ok(r),
+        _ => Err(throw(ctx, "internal error: no response")),
+    }
+}
+
+/// For a request with `auth: 'digest'` whose answer is a 401 with a
+/// `Digest` challenge: the same request with the challenge's answer.
+fn second_try(mut req: ClientRequest, resp: &ClientResponse) -> Option<ClientRequest> {
+    let auth = super::digest::answer(&req, resp)?;
+    req.headers
+        .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+    req.headers.push(("Authorization".into(), auth));
+    Some(req)
+}
+
+/// How a digest challenge's 401 is recorded: an expected response, as k6
+/// records it (unless no response is expected of any request).
+fn challenged(meta: &ReqMeta) -> ReqMeta {
+    let mut m = meta.clone();
+    if !matches!(m.expect, Expect::Nothing) {
+        m.expect = Expect::Statuses(std::rc::Rc::from([(401u16, 401u16)]));
+    }
+    m
 }
 
 /// A batch's requests that could not be made but count as failed ones:
@@ -103,17 +137,36 @@ pub(super) fn batch<'js>(
         Built::Send(reqs, metas, unsent) => (reqs, metas, unsent),
         Built::Failed(out) => return Ok(out),
     };
+    let iteration = sh.vu_numbers(vu).1;
     let resps = if reqs.is_empty() {
         Vec::new()
     } else {
         rps_wait(ctx, sh, reqs.len())?;
-        match wait(ctx, Op::Http(reqs), "making HTTP requests")? {
-            Resume::Http(r) => r,
-            _ => return Err(throw(ctx, "internal error: no response")),
+        let digest: Vec<Option<ClientRequest>> = metas
+            .iter()
+            .zip(&reqs)
+            .map(|(m, r)| m.digest.then(|| r.clone()))
+            .collect();
+        let mut resps = exchange(ctx, reqs)?;
+        // Digest challenges answered, all together.
+        let mut again = Vec::new();
+        for (i, r) in digest.into_iter().enumerate() {
+            if let Some(req) = r.and_then(|r| second_try(r, &resps[i])) {
+                store_cookies(jr.borrow_mut().of(vu), iteration, &metas[i], &resps[i]);
+                sh.record_http(vu, &challenged(&metas[i]), &resps[i]);
+                again.push((i, req));
+            }
         }
+        if !again.is_empty() {
+            rps_wait(ctx, sh, again.len())?;
+            let (at, reqs): (Vec<usize>, Vec<ClientRequest>) = again.into_iter().unzip();
+            for (i, r) in at.into_iter().zip(exchange(ctx, reqs)?) {
+                resps[i] = r;
+            }
+        }
+        resps
     };
     let mut out = Vec::new();
-    let iteration = sh.vu_numbers(vu).1;
     let mut failed = None;
     let mut unsent = unsent.into_iter().peekable();
     for (meta, resp) in metas.iter().zip(resps) {
