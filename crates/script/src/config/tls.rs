@@ -112,6 +112,7 @@ pub(crate) fn cipher_suites(
         Some(Value::Array(a)) => {
             let ours = loadlab_engine::tls12_suite_names();
             let mut keep = Vec::new();
+            let mut missing = Vec::new();
             for v in a {
                 let Value::String(name) = v else {
                     return Err(bad(format!(
@@ -126,12 +127,22 @@ pub(crate) fn cipher_suites(
                 if ours.contains(&name.as_str()) {
                     keep.push(name.clone());
                 } else if !name.starts_with("TLS_AES_") && !name.starts_with("TLS_CHACHA20") {
-                    warnings.push(format!(
-                        "tlsCipherSuites: {name} is not offered by loadlab k6 (its TLS 1.2 \
-                         suites: {})",
-                        ours.join(", ")
-                    ));
+                    missing.push(name.clone());
                 }
+            }
+            if !missing.is_empty() {
+                let what = format!(
+                    "{} not offered by loadlab k6 (no CBC, RC4, 3DES or RSA key exchange; \
+                     its TLS 1.2 suites: {})",
+                    missing.join(", "),
+                    ours.join(", ")
+                );
+                // None of the TLS 1.2 suites asked for: the server the
+                // script was written for cannot be reached as asked.
+                if keep.is_empty() {
+                    return Err(bad(format!("options.tlsCipherSuites: {what}")));
+                }
+                warnings.push(format!("tlsCipherSuites: {what}"));
             }
             Some(keep)
         }

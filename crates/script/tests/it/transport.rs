@@ -549,6 +549,10 @@ export default function () {{
             "tlsVersion: 'tls1.1'",
             "loadlab k6 speaks TLS 1.2 and 1.3 only",
         ),
+        (
+            "tlsCipherSuites: ['TLS_RSA_WITH_AES_128_CBC_SHA', 'TLS_AES_128_GCM_SHA256']",
+            "options.tlsCipherSuites: TLS_RSA_WITH_AES_128_CBC_SHA not offered by loadlab k6",
+        ),
     ] {
         let e = common::refused(dir.path(), options);
         assert!(e.contains(want), "{options}: {e}");
