@@ -65,7 +65,7 @@ pub fn export_json(shared: &RunState, options: &Options, elapsed: Duration) -> s
     let secs = elapsed.as_secs_f64().max(1e-9);
     let stats = &options.summary_trend_stats;
     let mut metrics = serde_json::Map::new();
-    for m in shown_metrics(&reg) {
+    for m in shown_metrics(&reg, options) {
         let def = &reg.metrics[m];
         let mut keys = vec![(def.name.clone(), Vec::new())];
         for f in submetrics(&reg, options, m) {
@@ -101,7 +101,7 @@ pub fn summary_data(shared: &RunState, options: &Options, elapsed: Duration) -> 
     let secs = elapsed.as_secs_f64().max(1e-9);
     let stats = &options.summary_trend_stats;
     let mut metrics = serde_json::Map::new();
-    for m in shown_metrics(&reg) {
+    for m in shown_metrics(&reg, options) {
         let def = &reg.metrics[m];
         let contains = if def.time {
             "time"

@@ -158,7 +158,7 @@ pub(crate) fn checks_block(
                 (
                     "checks_total",
                     format!("{total}"),
-                    format!("{:.6}/s", total as f64 / secs),
+                    format!("{}/s", fmt_num(total as f64 / secs)),
                 ),
                 (
                     "checks_succeeded",
@@ -244,7 +244,7 @@ fn metric_rows(
     let filter: Vec<(String, String)> = group
         .map(|g| vec![("group".to_string(), g.to_string())])
         .unwrap_or_default();
-    let used = shown_metrics(reg);
+    let used = shown_metrics(reg, options);
     let stats = &options.summary_trend_stats;
     let mut rows: Vec<Row> = Vec::new();
     for &m in &used {
@@ -376,11 +376,23 @@ fn write_sections(s: &mut String, rows: &[Row], indent: &str) {
     }
 }
 
-/// The metrics the summary shows: those with values, and k6's
-/// `data_received`/`data_sent` whenever an iteration ran (k6 records
-/// them per iteration, so they show `0 B` in a test without requests).
-pub(crate) fn shown_metrics(reg: &crate::registry::Registry) -> Vec<usize> {
+/// The metrics the summary shows: those with values, those a threshold
+/// names, and k6's `data_received`/`data_sent` whenever an iteration ran
+/// (k6 records them per iteration, so they show `0 B` in a test without
+/// requests).
+pub(crate) fn shown_metrics(reg: &crate::registry::Registry, options: &Options) -> Vec<usize> {
     let mut used = reg.used();
+    // A metric a threshold names is shown without samples too (`0 0/s`,
+    // `0.00% 0 out of 0`, zero times), as k6 shows it (not under
+    // --no-thresholds, which leaves no threshold).
+    for t in &options.thresholds {
+        if let Some(m) = reg.metric(&t.metric)
+            && !used.contains(&m)
+        {
+            used.push(m);
+        }
+    }
+    used.sort_unstable();
     if reg.metric("iterations").is_some_and(|i| used.contains(&i)) {
         for name in ["data_received", "data_sent"] {
             if let Some(m) = reg.metric(name)
@@ -429,7 +441,8 @@ pub(crate) fn cells(
             if data {
                 vec![fmt_bytes(*sum), format!("{}/s", fmt_bytes(sum / secs))]
             } else {
-                vec![fmt_value(*sum, time), format!("{:.6}/s", sum / secs)]
+                // k6: six decimals, trailing zeros dropped (`0/s`, `2.5/s`).
+                vec![fmt_value(*sum, time), format!("{}/s", fmt_num(sum / secs))]
             }
         }
         Agg::Rate { hits, total } => vec![
