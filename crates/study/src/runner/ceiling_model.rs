@@ -13,9 +13,9 @@
 //! failing runs say where the wall is, though: past its capacity, a target
 //! delivers about its capacity, whatever the rate. The saturation reading
 //! ([`saturation`]) takes that capacity from the failing runs and places
-//! the crossing by it; when it has none (or its crossing is outside the
-//! bracket), the score fit does, and when neither can, the probe is the
-//! bisection's midpoint.
+//! the crossing by it; when it has none (or the runs since proved it wrong
+//! by more than a resolution), the score fit does, and when neither can,
+//! the probe is the bisection's midpoint.
 
 use super::{Ctx, probes_left};
 use crate::analysis::{PROBE, SWEEP, SloBound, bisection_steps};
