@@ -185,6 +185,7 @@ pub use config::{
     AttackConfig, DnsCache, START_AT_MAX_AHEAD, START_AT_MAX_PAST, TlsOptions, check_start_at,
 };
 pub use live::{AttackSummary, LiveStats, StopReason};
+pub use request::url_credentials;
 pub use runner::attack_with_live;
 pub use stop::StopSignal;
 pub use targets::{

@@ -239,12 +239,11 @@ impl Template {
 /// and password percent-decoded, as Go does) and the URL without it.
 pub(crate) fn split_userinfo(uri: &Uri) -> Option<(String, Uri)> {
     use base64::Engine as _;
-    let authority = uri.authority()?.as_str();
-    let (userinfo, hostport) = authority.rsplit_once('@')?;
-    let (user, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-    let mut cred = percent_decode(user);
+    let (user, pass) = url_credentials(uri)?;
+    let hostport = uri.authority()?.as_str().rsplit_once('@')?.1;
+    let mut cred = user;
     cred.push(b':');
-    cred.extend_from_slice(&percent_decode(pass));
+    cred.extend_from_slice(&pass);
     let auth = format!(
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(cred)
@@ -252,6 +251,14 @@ pub(crate) fn split_userinfo(uri: &Uri) -> Option<(String, Uri)> {
     let mut parts = uri.clone().into_parts();
     parts.authority = Some(hostport.parse().ok()?);
     Some((auth, Uri::from_parts(parts).ok()?))
+}
+
+/// A URL's user name and password (empty when it has none),
+/// percent-decoded as Go decodes them; None without user information.
+pub fn url_credentials(uri: &Uri) -> Option<(Vec<u8>, Vec<u8>)> {
+    let userinfo = uri.authority()?.as_str().rsplit_once('@')?.0;
+    let (user, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    Some((percent_decode(user), percent_decode(pass)))
 }
 
 fn percent_decode(s: &str) -> Vec<u8> {

@@ -32,26 +32,21 @@ pub(super) fn answer(req: &ClientRequest, resp: &ClientResponse) -> Option<Strin
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
         .find_map(|(_, v)| parse(v))?;
-    let url = url::Url::parse(&req.url).ok()?;
-    if url.username().is_empty() {
+    let uri = match &req.uri {
+        Some(u) => u.clone(),
+        None => req.url.parse::<http::Uri>().ok()?,
+    };
+    let (user, pass) = loadlab_engine::url_credentials(&uri)?;
+    if user.is_empty() {
         return None;
     }
-    let user = percent_decode(url.username());
-    let pass = percent_decode(url.password().unwrap_or(""));
-    let uri = match url.query() {
-        Some(q) => format!("{}?{q}", url.path()),
-        None => url.path().to_string(),
-    };
+    let (user, pass) = (
+        String::from_utf8_lossy(&user),
+        String::from_utf8_lossy(&pass),
+    );
+    let uri = uri.path_and_query().map_or("/", |p| p.as_str());
     let cnonce = format!("{:032x}", rand::random::<u128>());
-    authorization(&ch, &user, &pass, req.method.as_str(), &uri, &cnonce)
-}
-
-/// `s` with its `%XX` escapes decoded (a `+` stays a `+`).
-fn percent_decode(s: &str) -> String {
-    url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_default()
+    authorization(&ch, &user, &pass, req.method.as_str(), uri, &cnonce)
 }
 
 /// The challenge in a `WWW-Authenticate` value, if it is `Digest`.
