@@ -310,6 +310,7 @@ pub fn check_syntax(source: &str, file: &str) -> Result<(), ScriptError> {
     let rt = rquickjs::Runtime::new().map_err(runtime)?;
     rt.set_loader(AnyName, AnyName);
     let context = rquickjs::Context::full(&rt).map_err(runtime)?;
+    let source = crate::js::source::prepare(source.to_string(), file)?;
     context.with(|ctx| {
         rquickjs::Module::declare(ctx.clone(), file, source)
             .map(|_| ())

@@ -162,6 +162,12 @@ pub struct K6RunArgs {
     /// Print `console.debug` lines too (k6's debug logging).
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
+    /// JavaScript compatibility mode, as k6: extended (the default:
+    /// `global` is `globalThis`), base (no `global`), experimental_enhanced
+    /// (deprecated, as base); also K6_COMPATIBILITY_MODE. TypeScript
+    /// (`.ts` files) runs in every mode.
+    #[arg(long = "compatibility-mode", value_name = "MODE")]
+    compatibility_mode: Option<String>,
     /// Accepted for k6 compatibility (loadlab sends no usage report).
     #[arg(long = "no-usage-report")]
     no_usage_report: bool,
@@ -342,6 +348,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         env.retain(|(a, _)| *a != k);
         env.push((k, v));
     }
+    let base_mode = base_mode(&a, &logger)?;
     let config_file = config_file(&a)?;
     let segment = execution_segment(&a)?;
     // k6's option variables (K6_VUS, K6_DURATION, …): read from the
@@ -369,6 +376,7 @@ fn run_script(a: K6RunArgs) -> Result<(), CliError> {
         overrides: ov,
         quiet: a.quiet,
         verbose: a.verbose,
+        base_mode,
         summary_export: a.summary_export.clone(),
         start_at_unix_ns: a.start_at,
         exit_after: true,
@@ -681,5 +689,33 @@ fn exit_as_k6(outcome: &RunOutcome, logger: &Logger, signal: Option<&'static str
             &[],
         );
         std::process::exit(EXTERNAL_ABORT);
+    }
+}
+
+/// Whether the script runs in k6's `base` compatibility mode (no `global`
+/// alias), from `--compatibility-mode` or `K6_COMPATIBILITY_MODE`; an
+/// unknown mode is refused in k6's words.
+fn base_mode(a: &K6RunArgs, logger: &Logger) -> Result<bool, CliError> {
+    let mode = a
+        .compatibility_mode
+        .clone()
+        .or_else(|| std::env::var("K6_COMPATIBILITY_MODE").ok())
+        .unwrap_or_else(|| "extended".into());
+    match mode.as_str() {
+        "extended" => Ok(false),
+        "base" => Ok(true),
+        "experimental_enhanced" => {
+            logger.log(
+                Level::Warning,
+                "CompatibilityMode \"experimental_enhanced\" is deprecated. Types are stripped by \
+                 default for `.ts` files. Please move to using \"base\" instead as \
+                 \"experimental_enhanced\" will be removed in the future",
+                &[],
+            );
+            Ok(true)
+        }
+        m => Err(CliError::usage(format!(
+            "invalid compatibility mode {m:?}. Use: \"extended\", \"base\", \"experimental_enhanced\""
+        ))),
     }
 }

@@ -19,6 +19,7 @@ mod k6_files;
 mod k6_runaway;
 mod k6_secrets;
 mod k6_threshold_rows;
+mod k6_typescript;
 mod k6_webcrypto;
 mod k8s;
 mod k8s_inputs;

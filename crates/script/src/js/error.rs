@@ -14,7 +14,7 @@ pub(crate) fn with_stack_end(mut e: String) -> String {
 
 /// Turns a JavaScript exception into text with its position.
 pub(crate) fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    unmark(&marked_exception_text(ctx, e))
+    super::source_map::remap(&unmark(&marked_exception_text(ctx, e)))
 }
 
 pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
@@ -63,12 +63,12 @@ pub(crate) fn value_text<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
 /// A syntax error as `file:line:column: message` (QuickJS puts the
 /// position in the stack's first line).
 pub(crate) fn syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {
-    match marked_syntax_text(ctx, e, script) {
+    super::source::remap_error(match marked_syntax_text(ctx, e, script) {
         ScriptError::Syntax(m) => ScriptError::Syntax(unmark(&m)),
         ScriptError::Unsupported(m) => ScriptError::Unsupported(unmark(&m)),
         ScriptError::Script(m) => ScriptError::Script(unmark(&m)),
         other => other,
-    }
+    })
 }
 
 pub(crate) fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str) -> ScriptError {

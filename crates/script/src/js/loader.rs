@@ -82,6 +82,7 @@ pub(crate) const VU_MARK: &str = "#vu";
 pub(crate) struct K6Loader {
     builtins: Builtins,
     compiled: HashMap<String, RefCell<Option<Vec<u8>>>>,
+    prepared: HashMap<String, String>,
 }
 
 /// The modules the loader answers by name (the k6 modules, each with its
@@ -111,8 +112,26 @@ impl K6Loader {
         K6Loader {
             builtins,
             compiled: HashMap::new(),
+            prepared: HashMap::new(),
         }
     }
+
+    /// The code of the local module `file`, read and prepared (types
+    /// stripped, see `source`) once for all the VUs.
+    fn prepared(&mut self, file: &str) -> rquickjs::Result<String> {
+        if let Some(code) = self.prepared.get(file) {
+            return Ok(code.clone());
+        }
+        let source = std::fs::read_to_string(file)?;
+        let code = super::source::prepare(source, file).map_err(loading(file))?;
+        self.prepared.insert(file.to_string(), code.clone());
+        Ok(code)
+    }
+}
+
+/// A module that cannot be prepared, as a loading error naming why.
+fn loading(file: &str) -> impl Fn(crate::ScriptError) -> rquickjs::Error + '_ {
+    move |e| rquickjs::Error::new_loading_message(file, e.to_string())
 }
 
 impl Loader for K6Loader {
@@ -125,7 +144,7 @@ impl Loader for K6Loader {
         // A local module, for one VU (see `LocalResolver`): its own
         // instance, compiled from the source.
         if let Some((file, _)) = path.rsplit_once(VU_MARK) {
-            let source = std::fs::read_to_string(file)?;
+            let source = self.prepared(file)?;
             return Module::declare(ctx.clone(), path, source);
         }
         let builtin = self.builtins.modules.iter().find(|(m, _)| *m == path);
@@ -135,9 +154,11 @@ impl Loader for K6Loader {
         }
         match builtin {
             Some((_, src)) => declare_cached(ctx, cache, path, src),
-            // A local module (as rquickjs's `ScriptLoader`: `.js` files).
-            None if path.ends_with(".js") => {
+            // A local module (as rquickjs's `ScriptLoader`: `.js` files,
+            // and `.ts` ones).
+            None if path.ends_with(".js") || path.ends_with(".ts") => {
                 let source = std::fs::read_to_string(path)?;
+                let source = super::source::prepare(source, path).map_err(loading(path))?;
                 declare_cached(ctx, cache, path, &source)
             }
             None => Err(rquickjs::Error::new_loading(path)),

@@ -18,6 +18,8 @@ pub struct RunConfig {
     /// `-v/--verbose`: `console.debug` lines are printed (k6 drops them
     /// otherwise).
     pub verbose: bool,
+    /// k6's `--compatibility-mode=base`: no `global` alias of `globalThis`.
+    pub base_mode: bool,
     /// `--log-output`, `--log-format`, `--no-color` (`None`: k6's
     /// default, text on standard error).
     pub logger: Option<Arc<Logger>>,

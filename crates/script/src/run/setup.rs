@@ -37,9 +37,8 @@ use crate::vus::wake::*;
 
 /// Runs a script: init, setup, scenarios, teardown, summary.
 pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutcome, ScriptError> {
-    let source = read_script(&cfg)?;
     let name = cfg.script.display().to_string();
-    check_members(&source, &name)?;
+    let source = read_script(&cfg, &name)?;
     let script_dir = script_dir_of(&cfg.script);
 
     let rt = new_runtime(&script_dir, &cfg.stop)?;
@@ -80,7 +79,8 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     let opts_value = crate::config::file::under(cfg.overrides.config.as_ref(), opts_value);
     let options = Options::resolve(&opts_value, &cfg.overrides)?;
     crate::thresholds::eval::check(&options, &probe_shared.reg.borrow())?;
-    for w in &options.warnings {
+    let maps = crate::js::source_map::take_warnings();
+    for w in options.warnings.iter().chain(&maps) {
         probe_shared.log(Level::Warning, w, &[]);
     }
     if cfg.progress && !cfg.quiet {
@@ -155,8 +155,10 @@ pub fn run(cfg: RunConfig, shutdown: impl Future<Output = ()>) -> Result<RunOutc
     result
 }
 
-/// The script's source: its file, or standard input for `-`.
-fn read_script(cfg: &RunConfig) -> Result<String, ScriptError> {
+/// The code of the script `name`, read (its file, or standard input for
+/// `-`), prepared (TypeScript's types stripped, see `js::source`) and
+/// checked for what loadlab k6 lacks.
+fn read_script(cfg: &RunConfig, name: &str) -> Result<String, ScriptError> {
     // `-`: the script from standard input, as `k6 run -` reads it (its
     // relative imports and `open()` from the working folder).
     let source = if cfg.script.as_os_str() == "-" {
@@ -169,6 +171,8 @@ fn read_script(cfg: &RunConfig) -> Result<String, ScriptError> {
         path: cfg.script.clone(),
         err,
     })?;
+    let source = crate::js::source::prepare(source, name)?;
+    check_members(&source, name).map_err(crate::js::source::remap_error)?;
     Ok(source)
 }
 
@@ -349,6 +353,7 @@ pub(crate) fn make_shared(
         live_last: RefCell::new(None),
         quiet: cfg.quiet,
         verbose: cfg.verbose,
+        base_mode: cfg.base_mode,
         file_http: RefCell::new(HashMap::new()),
         distinct_urls: Cell::new(0),
         http_cache: RefCell::new(HashMap::new()),

@@ -147,6 +147,8 @@ pub struct RunState {
     pub(crate) live_last: RefCell<Option<crate::registry::Agg>>,
     pub quiet: bool,
     pub verbose: bool,
+    /// [`crate::RunConfig::base_mode`].
+    pub(crate) base_mode: bool,
     pub(crate) file_http: RefCell<HashMap<Tags, u32>>,
     pub(crate) distinct_urls: Cell<usize>,
     pub(crate) http_cache: RefCell<HashMap<Tags, HttpSeries>>,

@@ -30,6 +30,11 @@ pub(crate) fn install<'js>(
     shared: &Rc<RunState>,
     scenario_env: &[Vec<(String, String)>],
 ) -> rquickjs::Result<()> {
+    if !shared.base_mode {
+        // k6's default `extended` compatibility mode: `global` is the
+        // global object, as in Node.
+        ctx.globals().set("global", ctx.globals())?;
+    }
     install_env(ctx, k6, shared, scenario_env)?;
     install_numbers(ctx, shared)?;
     install_console(ctx, shared)?;
