@@ -189,13 +189,13 @@ fn an_unsupported_subtle_method_is_named_before_the_test() {
     let p = dir.path().join("enc.js");
     std::fs::write(
         &p,
-        "export default async function () {\n  await crypto.subtle.deriveKey({ name: 'ECDH' }, null, null, true, []);\n}\n",
+        "export default async function () {\n  await crypto.subtle.encapsulateKey({ name: 'ML-KEM-768' }, null, null, true, []);\n}\n",
     )
     .unwrap();
     let (code, out, err) = run(&mut loadlab(), &p);
     assert_eq!(code, 107, "{out}\n{err}");
     assert!(
-        err.contains("enc.js:2:9: crypto.subtle.deriveKey (WebCrypto) is not supported"),
+        err.contains("enc.js:2:9: crypto.subtle.encapsulateKey (WebCrypto) is not supported"),
         "{err}"
     );
     assert!(!out.contains("TOTAL RESULTS"), "no load ran: {out}");

@@ -6,6 +6,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::common::js_bytes;
 
 mod hash;
+mod pk_natives;
 mod subtle;
 
 pub(crate) use hash::hex;
@@ -38,8 +39,8 @@ const EXPORT_LIST: [&str; 5 + hash::ALGORITHMS.len()] = {
 };
 
 /// The module as the loader and the import checker see it.
-/// The `crypto` global (WebCrypto): `getRandomValues`, `randomUUID`,
-/// `subtle.digest`, HMAC keys, PBKDF2's `deriveBits` and AES encryption.
+/// The `crypto` global (WebCrypto): `getRandomValues`, `randomUUID` and
+/// `crypto.subtle` (its public-key algorithms in `pk_natives`).
 const WEBCRYPTO_JS: &str = include_str!("webcrypto.fn.js");
 
 /// What of `crypto.subtle` loadlab has; the member checker refuses the
@@ -54,6 +55,9 @@ pub(crate) const SUBTLE_SUPPORTED: &[&str] = &[
     "encrypt",
     "decrypt",
     "generateKey",
+    "deriveKey",
+    "wrapKey",
+    "unwrapKey",
 ];
 
 pub(crate) const MODULE: super::Module = super::Module {
@@ -65,7 +69,9 @@ pub(crate) const MODULE: super::Module = super::Module {
 /// k6/crypto's natives: whether an algorithm is known, a digest (or an
 /// HMAC) in an encoding, random bytes.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs::Result<()> {
-    // The WebCrypto global (`crypto`), on these natives.
+    // The WebCrypto global (`crypto`), on these natives and those of the
+    // public-key algorithms.
+    pk_natives::install(ctx, k6)?;
     super::common::k6_code(ctx, WEBCRYPTO_JS)?.call::<_, ()>((k6.clone(),))?;
     // k6/crypto's natives: whether an algorithm is known; a digest (or,
     // with a key, an HMAC) of the parts' bytes in an encoding, or a number

@@ -1,12 +1,12 @@
 (k) => {
   // The WebCrypto global as k6 v1 has it: `crypto.getRandomValues`,
   // `crypto.randomUUID` and, of `crypto.subtle`, `digest` (SHA-1/256/384/
-  // 512), HMAC keys (`importKey`/`exportKey` raw, `generateKey`, `sign`,
-  // `verify`), PBKDF2 (`importKey` raw, `deriveBits`) and AES-GCM, AES-CBC
-  // and AES-CTR keys (`importKey`/`exportKey` raw, `generateKey`,
-  // `encrypt`, `decrypt`).
-  // Its other methods are refused before the test starts (the member
-  // checker, modules/imports.rs), and throw NotSupportedError if reached.
+  // 512), HMAC keys (`importKey`/`exportKey` raw and jwk, `generateKey`,
+  // `sign`, `verify`), PBKDF2 (`importKey` raw, `deriveBits`), AES-GCM,
+  // AES-CBC and AES-CTR keys (`importKey`/`exportKey` raw and jwk,
+  // `generateKey`, `encrypt`, `decrypt`), the public-key algorithms
+  // (webcrypto_pk.fn.js: RSA and elliptic curves), and `deriveKey`,
+  // `wrapKey` and `unwrapKey` over those.
   const domError = (name, message) => {
     const e = new Error(message);
     e.name = name;
@@ -58,10 +58,10 @@
   };
   // encrypt and decrypt: the mode's parameters checked as k6 does, the
   // work done natively (modules/crypto/subtle/aes.rs).
-  const aes = (alg, key, data, encrypt) => {
+  const aes = (alg, key, data, encrypt, usage) => {
     const name = algName(alg);
-    if (!isAes(alg)) throw domError('NotSupportedError', `algorithm ${name} is not supported by loadlab k6 for ${encrypt ? 'encrypt' : 'decrypt'}`);
-    const raw = aesKey(alg, key, encrypt ? 'encrypt' : 'decrypt');
+    if (!isAes(alg)) throw domError('NotSupportedError', `algorithm ${name} is not supported by loadlab k6 for ${usage}`);
+    const raw = aesKey(alg, key, usage);
     let iv;
     let aad = new ArrayBuffer(0);
     if (name === 'AES-GCM') {
@@ -81,9 +81,20 @@
     if (typeof out === 'string') throw domError('OperationError', out);
     return out;
   };
+  // JWK of a secret key (`kty: "oct"`): its `alg` as WebCrypto names it.
+  const octAlg = (algorithm) => (algorithm.name === 'HMAC'
+    ? `HS${algorithm.hash.name.slice(4)}` : `A${algorithm.length}${algorithm.name.slice(4)}`);
+  const fromJwk = (format, keyData) => {
+    if (format !== 'jwk') return keyData;
+    if (keyData === null || typeof keyData !== 'object' || keyData.kty !== 'oct' || typeof keyData.k !== 'string') {
+      throw domError('DataError', 'the JWK is not a secret key (kty "oct" with "k")');
+    }
+    const raw = k.b64decode(keyData.k.replace(/=+$/, ''), 'rawurl', false);
+    if (typeof raw === 'number') throw domError('DataError', 'the JWK\'s "k" is not base64url');
+    return raw;
+  };
   const isPbkdf2 = (alg) => String(typeof alg === 'object' && alg !== null ? alg.name : alg).toUpperCase() === 'PBKDF2';
-  const unsupported = (what) => () => Promise.reject(
-    domError('NotSupportedError', `crypto.subtle.${what} is not supported by loadlab k6 (see docs/k6.md)`));
+  const pk = k.pkSubtle({ CryptoKey, keys, domError, bufferSource, hashOf, algName });
   const mac = (key, data) => k.digest(HASHES[key.algorithm.hash.name], keys.get(key), [bufferSource(data)], 'binary');
   const subtle = {
     digest(alg, data) {
@@ -94,7 +105,14 @@
     },
     importKey(format, keyData, alg, extractable, usages) {
       return new Promise((resolve) => {
-        if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        if (pk.handles(alg)) {
+          resolve(pk.importKey(format, keyData, alg, extractable, usages));
+          return;
+        }
+        if (format !== 'raw' && !(format === 'jwk' && !isPbkdf2(alg))) {
+          throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        }
+        keyData = fromJwk(format, keyData);
         if (isPbkdf2(alg)) {
           resolve(new CryptoKey('secret', false, { name: 'PBKDF2' }, Array.from(usages), bufferSource(keyData)));
           return;
@@ -118,13 +136,27 @@
     },
     exportKey(format, key) {
       return new Promise((resolve) => {
-        if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
+        if (!(key instanceof CryptoKey)) throw new TypeError('key must be a CryptoKey');
         if (!key.extractable) throw domError('InvalidAccessError', 'the key is not extractable');
+        if (pk.handles(key.algorithm)) {
+          resolve(pk.exportKey(format, key));
+          return;
+        }
+        if (format === 'jwk' && key.algorithm.name !== 'PBKDF2') {
+          resolve({ kty: 'oct', k: k.b64encode(keys.get(key), 'rawurl'), alg: octAlg(key.algorithm),
+            ext: key.extractable, key_ops: Array.from(key.usages) });
+          return;
+        }
+        if (format !== 'raw') throw domError('NotSupportedError', `key format ${format} is not supported by loadlab k6`);
         resolve(keys.get(key).slice(0));
       });
     },
     sign(alg, key, data) {
       return new Promise((resolve) => {
+        if (pk.handles(alg)) {
+          resolve(pk.sign(alg, key, data));
+          return;
+        }
         if (!isHmac(alg)) throw domError('NotSupportedError', 'only HMAC signatures are supported by loadlab k6');
         hmacKey(key, 'sign');
         resolve(mac(key, data));
@@ -132,6 +164,10 @@
     },
     verify(alg, key, signature, data) {
       return new Promise((resolve) => {
+        if (pk.handles(alg)) {
+          resolve(pk.verify(alg, key, signature, data));
+          return;
+        }
         if (!isHmac(alg)) throw domError('NotSupportedError', 'only HMAC signatures are supported by loadlab k6');
         hmacKey(key, 'verify');
         const want = new Uint8Array(mac(key, data));
@@ -143,6 +179,10 @@
     },
     generateKey(alg, extractable, usages) {
       return new Promise((resolve) => {
+        if (pk.handles(alg)) {
+          resolve(pk.generateKey(alg, extractable, usages));
+          return;
+        }
         if (isAes(alg)) {
           const length = Number(alg.length);
           if (![128, 192, 256].includes(length)) {
@@ -162,32 +202,74 @@
       });
     },
     encrypt(alg, key, data) {
-      return new Promise((resolve) => resolve(aes(alg, key, data, true)));
+      return new Promise((resolve) => resolve(crypt(alg, key, data, true, 'encrypt')));
     },
     decrypt(alg, key, data) {
-      return new Promise((resolve) => resolve(aes(alg, key, data, false)));
+      return new Promise((resolve) => resolve(crypt(alg, key, data, false, 'decrypt')));
     },
     deriveBits(alg, key, length) {
+      return new Promise((resolve) => resolve(deriveBits(alg, key, length, 'deriveBits')));
+    },
+    // deriveKey: the bits the derived key's algorithm needs, imported raw.
+    deriveKey(alg, key, derivedAlg, extractable, usages) {
       return new Promise((resolve) => {
-        if (!isPbkdf2(alg)) throw domError('NotSupportedError', 'only PBKDF2 is supported by deriveBits in loadlab k6');
-        const raw = keys.get(key);
-        if (raw === undefined || key.algorithm.name !== 'PBKDF2') {
-          throw domError('InvalidAccessError', 'the key is not a PBKDF2 key');
+        const name = algName(derivedAlg);
+        let length;
+        if (isAes(derivedAlg)) {
+          length = Number(derivedAlg.length);
+        } else if (isHmac(derivedAlg)) {
+          const [hash] = hashOf(derivedAlg.hash);
+          length = derivedAlg.length === undefined ? (hash === 'SHA-384' || hash === 'SHA-512' ? 1024 : 512) : Number(derivedAlg.length);
+        } else {
+          throw domError('NotSupportedError', `deriveKey cannot make ${name} keys (AES and HMAC only)`);
         }
-        if (!key.usages.includes('deriveBits')) throw domError('InvalidAccessError', 'the key does not allow deriveBits');
-        const [, ours] = hashOf(alg.hash);
-        const bits = Number(length);
-        if (!(bits > 0) || bits % 8 !== 0) {
-          throw domError('OperationError', 'currently only multiples of 8 are supported for length');
-        }
-        const iterations = Number(alg.iterations);
-        if (!(iterations >= 1)) throw domError('OperationError', 'iterations must be at least 1');
-        resolve(k.pbkdf2(ours, raw, bufferSource(alg.salt), iterations, bits / 8));
+        const bits = deriveBits(alg, key, length, 'deriveKey');
+        resolve(subtle.importKey('raw', bits, derivedAlg, extractable, usages));
+      });
+    },
+    // wrapKey: the key exported (a JWK as its JSON text), then encrypted.
+    wrapKey(format, key, wrappingKey, wrapAlg) {
+      return subtle.exportKey(format, key).then((exported) => {
+        // A JWK's JSON is ASCII.
+        const bytes = format === 'jwk' ? Uint8Array.from(JSON.stringify(exported), (c) => c.charCodeAt(0)).buffer : exported;
+        return crypt(wrapAlg, wrappingKey, bytes, true, 'wrapKey');
+      });
+    },
+    unwrapKey(format, wrapped, unwrappingKey, unwrapAlg, keyAlg, extractable, usages) {
+      return new Promise((resolve) => {
+        const bytes = crypt(unwrapAlg, unwrappingKey, wrapped, false, 'unwrapKey');
+        const keyData = format === 'jwk' ? JSON.parse(String.fromCharCode(...new Uint8Array(bytes))) : bytes;
+        resolve(subtle.importKey(format, keyData, keyAlg, extractable, usages));
       });
     },
   };
-  for (const m of ['deriveKey', 'wrapKey', 'unwrapKey']) {
-    subtle[m] = unsupported(m);
+  // encrypt, decrypt, wrapKey, unwrapKey: AES here, RSA-OAEP in `pk`.
+  function crypt(alg, key, data, encrypt, usage) {
+    if (pk.handles(alg)) return pk.crypt(alg, key, data, encrypt, usage);
+    if (usage === 'wrapKey' || usage === 'unwrapKey') {
+      if (!isAes(alg)) throw domError('NotSupportedError', `algorithm ${algName(alg)} cannot ${usage} in loadlab k6`);
+    }
+    return aes(alg, key, data, encrypt, usage);
+  }
+  function deriveBits(alg, key, length, usage) {
+    if (algName(alg) === 'ECDH') return pk.deriveBits(alg, key, length, usage);
+    return pbkdf2Bits(alg, key, length, usage);
+  }
+  function pbkdf2Bits(alg, key, length, usage) {
+    if (!isPbkdf2(alg)) throw domError('NotSupportedError', `algorithm ${algName(alg)} cannot ${usage} in loadlab k6 (PBKDF2 and ECDH)`);
+    const raw = keys.get(key);
+    if (raw === undefined || key.algorithm.name !== 'PBKDF2') {
+      throw domError('InvalidAccessError', 'the key is not a PBKDF2 key');
+    }
+    if (!key.usages.includes(usage)) throw domError('InvalidAccessError', `the key does not allow ${usage}`);
+    const [, ours] = hashOf(alg.hash);
+    const bits = Number(length);
+    if (!(bits > 0) || bits % 8 !== 0) {
+      throw domError('OperationError', 'currently only multiples of 8 are supported for length');
+    }
+    const iterations = Number(alg.iterations);
+    if (!(iterations >= 1)) throw domError('OperationError', 'iterations must be at least 1');
+    return k.pbkdf2(ours, raw, bufferSource(alg.salt), iterations, bits / 8);
   }
   const crypto = {
     subtle,

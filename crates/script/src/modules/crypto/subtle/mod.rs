@@ -1,5 +1,7 @@
 //! `crypto.subtle`'s natives beyond digests and HMACs: key derivation
-//! (`kdf.rs`) and AES encryption (`aes.rs`).
+//! (`kdf.rs`), AES encryption (`aes.rs`) and the public-key algorithms
+//! (`pk.rs`).
 
 pub mod aes;
 pub mod kdf;
+pub mod pk;
