@@ -120,12 +120,11 @@ pub(crate) fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str
     ScriptError::Script(s)
 }
 
-/// What to do about a remote module (jslib.k6.io's `textSummary` above all).
+/// What to do about a remote module.
 pub(crate) fn remote_hint(msg: &str) -> &'static str {
-    if msg.contains("k6-summary") {
-        "; remote modules are not fetched, so jslib's textSummary is not supported: \
-         leave handleSummary out to get k6's default summary, or build the text in \
-         handleSummary from its data (see docs/k6.md)"
+    if msg.contains("jslib.k6.io") {
+        "; remote modules are not fetched: of jslib, loadlab answers k6-utils and \
+         k6-summary itself; download another module and import it by a local path"
     } else if msg.contains("http://") || msg.contains("https://") {
         "; remote modules are not fetched: download the file and import it by a local path"
     } else {
@@ -156,7 +155,7 @@ fn module_names() -> String {
     b.modules
         .iter()
         .map(|(m, _)| *m)
-        .filter(|m| *m != b.k6_utils)
+        .filter(|m| !b.jslib.iter().any(|(_, j)| j == m))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -86,13 +86,13 @@ pub(crate) struct K6Loader {
 }
 
 /// The modules the loader answers by name (the k6 modules, each with its
-/// JavaScript), and the one of them that answers imports of jslib's
-/// k6-utils. The layer above `js` hands them in; exceptions leave their
+/// JavaScript), and those of them that answer imports of jslib's modules
+/// by URL (`https://jslib.k6.io/<name>/<version>/index.js`). The layer above `js` hands them in; exceptions leave their
 /// frames out ([`builtins`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Builtins {
     pub(crate) modules: &'static [(&'static str, &'static str)],
-    pub(crate) k6_utils: &'static str,
+    pub(crate) jslib: &'static [(&'static str, &'static str)],
 }
 
 /// The built-in modules of the process's runs (they are the same for all).
@@ -102,7 +102,7 @@ static BUILTINS: OnceLock<Builtins> = OnceLock::new();
 pub(crate) fn builtins() -> Builtins {
     BUILTINS.get().copied().unwrap_or(Builtins {
         modules: &[],
-        k6_utils: "",
+        jslib: &[],
     })
 }
 
@@ -177,8 +177,8 @@ impl Loader for K6Loader {
 /// Messages leave the mark out (`error::unmark`).
 pub(crate) struct LocalResolver {
     pub(crate) script_dir: PathBuf,
-    /// The built-in module that answers imports of jslib's k6-utils.
-    pub(crate) k6_utils: &'static str,
+    /// The built-in modules that answer jslib's URLs: (URL prefix, module).
+    pub(crate) jslib: &'static [(&'static str, &'static str)],
 }
 
 impl Resolver for LocalResolver {
@@ -190,10 +190,12 @@ impl Resolver for LocalResolver {
         _attributes: Option<rquickjs::loader::ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
         use std::path::{Component, Path};
-        if let Some(rest) = name.strip_prefix("https://jslib.k6.io/k6-utils/")
-            && rest.ends_with("/index.js")
-        {
-            return Ok(self.k6_utils.to_string());
+        for (prefix, module) in self.jslib {
+            if let Some(rest) = name.strip_prefix(prefix)
+                && rest.ends_with("/index.js")
+            {
+                return Ok(module.to_string());
+            }
         }
         let joined = if name.starts_with("./") || name.starts_with("../") {
             Path::new(base)

@@ -22,7 +22,7 @@
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv
-//!   k6_utils/       jslib.k6.io/k6-utils, answered locally
+//!   jslib/          jslib.k6.io's k6-utils and k6-summary, answered locally
 //! ```
 //!
 //! JavaScript files named `*.fn.js` are expressions (a function the
@@ -45,15 +45,15 @@ pub(crate) mod globals;
 pub(crate) mod html;
 pub(crate) mod http;
 pub(crate) mod imports;
+pub(crate) mod jslib;
 pub(crate) mod k6;
-pub(crate) mod k6_utils;
 pub(crate) mod metrics;
 pub(crate) mod secrets;
 pub(crate) mod timers;
 pub(crate) mod websockets;
 pub(crate) mod ws;
 
-pub use k6_utils::K6_UTILS;
+pub use jslib::JSLIB;
 
 /// A module a script may import.
 pub(crate) struct Module {
@@ -69,7 +69,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 16] = [
+pub(crate) const ALL: [Module; 17] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -81,7 +81,8 @@ pub(crate) const ALL: [Module; 16] = [
     timers::MODULE,
     ws::MODULE,
     websockets::MODULE,
-    k6_utils::MODULE,
+    jslib::K6_UTILS_MODULE,
+    jslib::K6_SUMMARY_MODULE,
     secrets::MODULE,
     fs::FS,
     fs::CSV,

@@ -192,12 +192,12 @@ fn new_runtime(
             resolver,
             LocalResolver {
                 script_dir: script_dir.to_path_buf(),
-                k6_utils: crate::modules::K6_UTILS,
+                jslib: crate::modules::JSLIB,
             },
         ),
         K6Loader::new(Builtins {
             modules: crate::modules::MODULES,
-            k6_utils: crate::modules::K6_UTILS,
+            jslib: crate::modules::JSLIB,
         }),
     );
     rt.set_interrupt_handler(Some(stop.handler()));

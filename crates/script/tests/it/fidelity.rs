@@ -334,16 +334,16 @@ export function handleSummary(data) {
     assert!(data["state"]["testRunDurationMs"].as_f64().unwrap() > 0.0);
 }
 
-/// jslib's textSummary is a remote import: the error says what to do.
+/// A jslib module loadlab does not answer is a remote import: the error
+/// says what to do.
 #[test]
-fn text_summary_import_says_it_is_not_supported() {
+fn another_jslib_import_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.js");
     std::fs::write(
         &path,
-        "import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';\n\
-         export default function () {}\n\
-         export function handleSummary(d) { return { stdout: textSummary(d) }; }\n",
+        "import papa from 'https://jslib.k6.io/papaparse/5.1.1/index.js';\n\
+         export default function () { papa.parse('a,b'); }\n",
     )
     .unwrap();
     let cfg = RunConfig {
@@ -352,8 +352,12 @@ fn text_summary_import_says_it_is_not_supported() {
         ..Default::default()
     };
     let err = run(cfg, std::future::pending()).unwrap_err().to_string();
-    assert!(err.contains("textSummary is not supported"), "{err}");
-    assert!(err.contains("leave handleSummary out"), "{err}");
+    assert!(err.contains("papaparse"), "{err}");
+    assert!(
+        err.contains("loadlab answers k6-utils and k6-summary"),
+        "{err}"
+    );
+    assert!(err.contains("import it by a local path"), "{err}");
 }
 
 /// The `Cookie` field of a request head ("" when there is none).

@@ -3,6 +3,7 @@
 
 mod common;
 mod fidelity;
+mod jslib;
 mod layout;
 mod memory;
 mod own_golden;

@@ -1,0 +1,30 @@
+//! k6's JavaScript library (`https://jslib.k6.io/…`), answered locally:
+//! loadlab never fetches a module, so the modules scripts import most are
+//! written here, each answering every version's URL.
+
+/// The module answering `https://jslib.k6.io/k6-utils/<version>/index.js`:
+/// the functions scripts use most.
+pub const K6_UTILS: &str = "jslib.k6.io/k6-utils";
+/// The module answering `https://jslib.k6.io/k6-summary/<version>/index.js`:
+/// `textSummary`, `jUnit` and `humanizeValue` for `handleSummary`.
+pub const K6_SUMMARY: &str = "jslib.k6.io/k6-summary";
+
+/// jslib's URLs (up to the version) and the modules that answer them.
+pub const JSLIB: &[(&str, &str)] = &[
+    ("https://jslib.k6.io/k6-utils/", K6_UTILS),
+    ("https://jslib.k6.io/k6-summary/", K6_SUMMARY),
+];
+
+/// The modules as the loader sees them (their imports are not checked: a
+/// script names them by URL; a function they lack is a link error at init).
+pub(crate) const K6_UTILS_MODULE: super::Module = super::Module {
+    name: K6_UTILS,
+    js: include_str!("k6_utils.js"),
+    exports: None,
+};
+
+pub(crate) const K6_SUMMARY_MODULE: super::Module = super::Module {
+    name: K6_SUMMARY,
+    js: include_str!("k6_summary.js"),
+    exports: None,
+};
