@@ -22,7 +22,7 @@
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv
-//!   jslib/          jslib.k6.io's k6-utils and k6-summary, answered locally
+//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url and formdata, answered locally
 //! ```
 //!
 //! JavaScript files named `*.fn.js` are expressions (a function the
@@ -69,7 +69,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 17] = [
+pub(crate) const ALL: [Module; 19] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -83,6 +83,8 @@ pub(crate) const ALL: [Module; 17] = [
     websockets::MODULE,
     jslib::K6_UTILS_MODULE,
     jslib::K6_SUMMARY_MODULE,
+    jslib::URL_MODULE,
+    jslib::FORMDATA_MODULE,
     secrets::MODULE,
     fs::FS,
     fs::CSV,
@@ -123,6 +125,7 @@ pub fn install<'js>(
     crypto::install(ctx, &k6)?;
     data::install(ctx, &k6)?;
     encoding::install(ctx, &k6)?;
+    jslib::install(ctx, &k6)?;
     globals::install_open(ctx, shared)?;
     k6::install(ctx, &k6, shared)?;
     let jars = http::install(ctx, &k6, shared)?;

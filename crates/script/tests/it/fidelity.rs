@@ -354,7 +354,7 @@ fn another_jslib_import_says_what_to_do() {
     let err = run(cfg, std::future::pending()).unwrap_err().to_string();
     assert!(err.contains("papaparse"), "{err}");
     assert!(
-        err.contains("loadlab answers k6-utils and k6-summary"),
+        err.contains("loadlab answers k6-utils, k6-summary, url and formdata"),
         "{err}"
     );
     assert!(err.contains("import it by a local path"), "{err}");

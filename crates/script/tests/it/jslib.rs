@@ -1,7 +1,8 @@
-//! jslib's k6-summary, answered by loadlab's own module: on the same
-//! `handleSummary()` data it writes what the published module writes,
-//! byte for byte (tests/golden/k6_summary/), and it renders loadlab's own
-//! data.
+//! jslib's modules, answered by loadlab's own: k6-summary on the same
+//! `handleSummary()` data writes what the published module writes, byte
+//! for byte (tests/golden/k6_summary/), and renders loadlab's own data;
+//! url and formdata give what the published modules give on the same
+//! script (tests/golden/jslib_url/, jslib_formdata/).
 
 use loadlab_script::{RunConfig, run};
 
@@ -71,4 +72,41 @@ fn text_summary_renders_a_runs_own_data() {
     ] {
         assert!(text.contains(want), "{want:?} in:\n{text}");
     }
+}
+
+/// Runs a golden case's `script.js` (its folder copied) and compares the
+/// `got.txt` its handleSummary writes with the published module's
+/// `expected.txt`.
+fn same_as_the_published_module(case: &str) {
+    let golden = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(case);
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&golden).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    let cfg = RunConfig {
+        script: dir.path().join("script.js"),
+        env: vec![("OUT".into(), dir.path().display().to_string())],
+        quiet: true,
+        ..Default::default()
+    };
+    run(cfg, std::future::pending()).expect("run");
+    let got = std::fs::read_to_string(dir.path().join("got.txt")).unwrap();
+    let want = std::fs::read_to_string(golden.join("expected.txt")).unwrap();
+    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+        assert_eq!(g, w, "{case}: line {}", i + 1);
+    }
+    assert_eq!(got, want, "{case}");
+}
+
+#[test]
+fn url_and_url_search_params_give_what_the_module_gives() {
+    same_as_the_published_module("jslib_url");
+}
+
+#[test]
+fn form_data_bodies_are_the_module_s_bytes() {
+    same_as_the_published_module("jslib_formdata");
 }

@@ -9,11 +9,31 @@ pub const K6_UTILS: &str = "jslib.k6.io/k6-utils";
 /// `textSummary`, `jUnit` and `humanizeValue` for `handleSummary`.
 pub const K6_SUMMARY: &str = "jslib.k6.io/k6-summary";
 
+/// The module answering `https://jslib.k6.io/url/<version>/index.js`:
+/// `URL` and `URLSearchParams`.
+pub const URL: &str = "jslib.k6.io/url";
+
+/// The module answering `https://jslib.k6.io/formdata/<version>/index.js`:
+/// `FormData`, for multipart/form-data bodies.
+pub const FORMDATA: &str = "jslib.k6.io/formdata";
+
 /// jslib's URLs (up to the version) and the modules that answer them.
 pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/k6-utils/", K6_UTILS),
     ("https://jslib.k6.io/k6-summary/", K6_SUMMARY),
+    ("https://jslib.k6.io/url/", URL),
+    ("https://jslib.k6.io/formdata/", FORMDATA),
 ];
+
+mod url;
+
+/// The natives of the jslib modules (on `__k6`).
+pub(crate) fn install<'js>(
+    ctx: &rquickjs::Ctx<'js>,
+    k6: &rquickjs::Object<'js>,
+) -> rquickjs::Result<()> {
+    url::install(ctx, k6)
+}
 
 /// The modules as the loader sees them (their imports are not checked: a
 /// script names them by URL; a function they lack is a link error at init).
@@ -26,5 +46,17 @@ pub(crate) const K6_UTILS_MODULE: super::Module = super::Module {
 pub(crate) const K6_SUMMARY_MODULE: super::Module = super::Module {
     name: K6_SUMMARY,
     js: include_str!("k6_summary.js"),
+    exports: None,
+};
+
+pub(crate) const URL_MODULE: super::Module = super::Module {
+    name: URL,
+    js: include_str!("url.js"),
+    exports: None,
+};
+
+pub(crate) const FORMDATA_MODULE: super::Module = super::Module {
+    name: FORMDATA,
+    js: include_str!("formdata.js"),
     exports: None,
 };
