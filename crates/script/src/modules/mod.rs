@@ -22,7 +22,7 @@
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv
-//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url and formdata, answered locally
+//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse
 //! ```
 //!
 //! JavaScript files named `*.fn.js` are expressions (a function the
@@ -69,7 +69,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 19] = [
+pub(crate) const ALL: [Module; 20] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -85,6 +85,7 @@ pub(crate) const ALL: [Module; 19] = [
     jslib::K6_SUMMARY_MODULE,
     jslib::URL_MODULE,
     jslib::FORMDATA_MODULE,
+    jslib::PAPAPARSE_MODULE,
     secrets::MODULE,
     fs::FS,
     fs::CSV,

@@ -342,8 +342,8 @@ fn another_jslib_import_says_what_to_do() {
     let path = dir.path().join("s.js");
     std::fs::write(
         &path,
-        "import papa from 'https://jslib.k6.io/papaparse/5.1.1/index.js';\n\
-         export default function () { papa.parse('a,b'); }\n",
+        "import { expect } from 'https://jslib.k6.io/k6chaijs/4.3.4.3/index.js';\n\
+         export default function () { expect(1).to.equal(1); }\n",
     )
     .unwrap();
     let cfg = RunConfig {
@@ -352,9 +352,9 @@ fn another_jslib_import_says_what_to_do() {
         ..Default::default()
     };
     let err = run(cfg, std::future::pending()).unwrap_err().to_string();
-    assert!(err.contains("papaparse"), "{err}");
+    assert!(err.contains("k6chaijs"), "{err}");
     assert!(
-        err.contains("loadlab answers k6-utils, k6-summary, url and formdata"),
+        err.contains("loadlab answers k6-utils, k6-summary, url, formdata and papaparse"),
         "{err}"
     );
     assert!(err.contains("import it by a local path"), "{err}");

@@ -1,8 +1,9 @@
 //! jslib's modules, answered by loadlab's own: k6-summary on the same
 //! `handleSummary()` data writes what the published module writes, byte
 //! for byte (tests/golden/k6_summary/), and renders loadlab's own data;
-//! url and formdata give what the published modules give on the same
-//! script (tests/golden/jslib_url/, jslib_formdata/).
+//! url, formdata and papaparse give what the published modules give on
+//! the same script (tests/golden/jslib_url/, jslib_formdata/,
+//! jslib_papaparse/).
 
 use loadlab_script::{RunConfig, run};
 
@@ -109,4 +110,9 @@ fn url_and_url_search_params_give_what_the_module_gives() {
 #[test]
 fn form_data_bodies_are_the_module_s_bytes() {
     same_as_the_published_module("jslib_formdata");
+}
+
+#[test]
+fn papaparse_parses_and_unparses_as_the_module_does() {
+    same_as_the_published_module("jslib_papaparse");
 }

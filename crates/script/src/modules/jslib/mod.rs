@@ -17,12 +17,17 @@ pub const URL: &str = "jslib.k6.io/url";
 /// `FormData`, for multipart/form-data bodies.
 pub const FORMDATA: &str = "jslib.k6.io/formdata";
 
+/// The module answering `https://jslib.k6.io/papaparse/<version>/index.js`:
+/// Papa Parse's `parse` and `unparse` of CSV text.
+pub const PAPAPARSE: &str = "jslib.k6.io/papaparse";
+
 /// jslib's URLs (up to the version) and the modules that answer them.
 pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/k6-utils/", K6_UTILS),
     ("https://jslib.k6.io/k6-summary/", K6_SUMMARY),
     ("https://jslib.k6.io/url/", URL),
     ("https://jslib.k6.io/formdata/", FORMDATA),
+    ("https://jslib.k6.io/papaparse/", PAPAPARSE),
 ];
 
 mod url;
@@ -58,5 +63,11 @@ pub(crate) const URL_MODULE: super::Module = super::Module {
 pub(crate) const FORMDATA_MODULE: super::Module = super::Module {
     name: FORMDATA,
     js: include_str!("formdata.js"),
+    exports: None,
+};
+
+pub(crate) const PAPAPARSE_MODULE: super::Module = super::Module {
+    name: PAPAPARSE,
+    js: include_str!("papaparse.js"),
     exports: None,
 };
