@@ -323,6 +323,8 @@ pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
     ("data_sent", Kind::Counter, false, true),
     ("dropped_iterations", Kind::Counter, false, false),
     ("group_duration", Kind::Trend, true, false),
+    // k6/net/grpc's.
+    ("grpc_req_duration", Kind::Trend, true, false),
     ("http_req_blocked", Kind::Trend, true, false),
     ("http_req_connecting", Kind::Trend, true, false),
     ("http_req_duration", Kind::Trend, true, false),

@@ -43,6 +43,7 @@ pub mod cdp;
 pub mod cmdline;
 pub mod db;
 pub mod golden;
+pub mod grpc;
 pub mod har;
 pub mod k6;
 pub mod moto;

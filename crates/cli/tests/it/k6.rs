@@ -228,12 +228,12 @@ fn unsupported_module_and_function_are_named_at_init() {
     let dir = tempfile::tempdir().unwrap();
     let out = k6(
         dir.path(),
-        "import grpc from 'k6/net/grpc';\nexport default function () {}\n",
+        "import { chromium } from 'k6/browser';\nexport default function () {}\n",
         &[],
     );
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(107), "{stderr}");
-    assert!(stderr.contains("k6/net/grpc"), "{stderr}");
+    assert!(stderr.contains("k6/browser"), "{stderr}");
     let out = k6(
         dir.path(),
         "import { requestAsync } from 'k6/http';\nexport default function () {}\n",

@@ -19,6 +19,7 @@
 //!   html/           k6/html
 //!   timers/         k6/timers, and the event loop of async work
 //!   ws/             k6/ws
+//!   grpc/           k6/net/grpc (unary calls)
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv
@@ -42,6 +43,7 @@ pub(crate) mod encoding;
 pub(crate) mod execution;
 pub(crate) mod fs;
 pub(crate) mod globals;
+pub(crate) mod grpc;
 pub(crate) mod html;
 pub(crate) mod http;
 pub(crate) mod imports;
@@ -69,7 +71,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 20] = [
+pub(crate) const ALL: [Module; 21] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -80,6 +82,7 @@ pub(crate) const ALL: [Module; 20] = [
     html::MODULE,
     timers::MODULE,
     ws::MODULE,
+    grpc::MODULE,
     websockets::MODULE,
     jslib::K6_UTILS_MODULE,
     jslib::K6_SUMMARY_MODULE,
@@ -133,6 +136,7 @@ pub fn install<'js>(
     metrics::install(ctx, &k6, shared)?;
     execution::install(ctx, &k6, shared)?;
     secrets::install(ctx, &k6, shared)?;
+    grpc::install(ctx, &k6, shared)?;
     {
         // `warnOnce(msg)`: a warning line, the first time in the process
         // only (as k6 warns when it first resolves a module: the options

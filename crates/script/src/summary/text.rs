@@ -21,6 +21,8 @@ pub(crate) fn section(name: &str) -> &'static str {
         "HTTP"
     } else if matches!(name, "data_received" | "data_sent") {
         "NETWORK"
+    } else if name.starts_with("grpc_") {
+        "GRPC"
     } else if name.starts_with("ws_") {
         "WEBSOCKET"
     } else {
@@ -337,7 +339,14 @@ fn write_sections(s: &mut String, rows: &[Row], indent: &str) {
             .max()
             .unwrap_or(0)
     };
-    for sec in ["CUSTOM", "HTTP", "EXECUTION", "NETWORK", "WEBSOCKET"] {
+    for sec in [
+        "CUSTOM",
+        "HTTP",
+        "EXECUTION",
+        "NETWORK",
+        "GRPC",
+        "WEBSOCKET",
+    ] {
         let mut mine: Vec<_> = Vec::new();
         // Metrics by name; each one's sub-rows stay under it.
         let mut i = 0;

@@ -1,0 +1,137 @@
+//! `k6/net/grpc` side by side with k6 v1.8.1 against the tests' Greeter
+//! (loadlab_testkit::grpc): protos loaded at init, unary calls with
+//! metadata, tags and statuses, the response's message, headers and
+//! trailers, `grpc_req_duration` and its tags, the summary's GRPC section.
+
+use std::process::Command;
+
+const SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.load([], 'greeter.proto');
+export const options = { iterations: 2, thresholds: { grpc_req_duration: ['p(95)<5000'] } };
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true, timeout: '5s' });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Ann', times: 2 },
+    { metadata: { 'x-test': 'v1' }, tags: { kind: 'hello' } });
+  check(r, {
+    'status is OK': (x) => x.status === grpc.StatusOK,
+    'the message': (x) => x.message.message === 'hello Ann',
+    'int64 as a string': (x) => x.message.count === '4',
+    'unpopulated fields emitted': (x) => Array.isArray(x.message.notes) && x.message.notes.length === 0,
+    'a header field': (x) => x.headers['x-echo'][0] === 'v1',
+    'a trailer field': (x) => x.trailers['x-trailer'][0] === 't',
+    'no error': (x) => x.error === null,
+  });
+  const f = client.invoke('/loadlab.test.Greeter/Fail', { name: 'Bob' });
+  check(f, {
+    'not found': (x) => x.status === grpc.StatusNotFound,
+    'its message': (x) => x.error.message === 'no greeting for Bob',
+    'its code': (x) => x.error.code === 5,
+    'a default message': (x) => x.message.message === '' && x.message.count === '0',
+  });
+  check(methods, {
+    'the loaded methods': (m) => m.length === 2 && m[0].full_method === '/loadlab.test.Greeter/SayHello'
+      && m[0].package === 'loadlab.test' && m[0].service === 'Greeter' && m[1].name === 'Fail'
+      && m[1].is_server_stream === false,
+  });
+  let thrown = '';
+  try { client.invoke('loadlab.test.Greeter/Nope', {}); } catch (e) { thrown = String(e); }
+  check(thrown, { 'an unknown method throws': (t) => t.includes('method "/loadlab.test.Greeter/Nope" not found') });
+  client.close();
+};
+"#;
+
+/// The tags of the `grpc_req_duration` points of `--out json`'s file,
+/// each as sorted `key=value` pairs (the address left out).
+fn grpc_points(json: &str, addr: &str) -> Vec<String> {
+    let mut out: Vec<String> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["metric"] == "grpc_req_duration" && v["type"] == "Point")
+        .map(|v| {
+            let mut tags: Vec<String> = v["data"]["tags"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("").replace(addr, "ADDR")))
+                .collect();
+            tags.sort();
+            tags.join(" ")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn unary_calls_answer_and_are_measured_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("greeter.proto"),
+        loadlab_testkit::grpc::GREETER_PROTO,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("g.js"), SCRIPT).unwrap();
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    let k6 = loadlab_testkit::k6::k6_or_skip("unary_calls_answer_and_are_measured_as_k6");
+    let mut points = Vec::new();
+    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
+        let name = if tool.is_some() { "k6" } else { "loadlab" };
+        let mut cmd = match tool {
+            Some(k6) => loadlab_testkit::k6::run_command(k6),
+            None => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
+                c.args(["k6", "run"]);
+                c
+            }
+        };
+        let json = dir.path().join(format!("{name}.json"));
+        let o = cmd
+            .current_dir(dir.path())
+            .args(["-q", "-e", &format!("ADDR={addr}")])
+            .arg(format!("--out=json={}", json.display()))
+            .arg("g.js")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("26 out of 26"), "{name}:\n{out}\n{err}");
+        assert!(
+            out.contains("    GRPC\n    grpc_req_duration."),
+            "{name}:\n{out}"
+        );
+        assert!(out.contains("✓ 'p(95)<5000'"), "{name}:\n{out}");
+        points.push(grpc_points(&std::fs::read_to_string(&json).unwrap(), &addr));
+    }
+    let want = [
+        "group= kind=hello method=SayHello name=/loadlab.test.Greeter/SayHello scenario=default service=loadlab.test.Greeter status=0 url=ADDR/loadlab.test.Greeter/SayHello",
+        "group= method=Fail name=/loadlab.test.Greeter/Fail scenario=default service=loadlab.test.Greeter status=5 url=ADDR/loadlab.test.Greeter/Fail",
+    ];
+    assert_eq!(points[0].len(), 4, "{:?}", points[0]);
+    assert_eq!(points[0][0], want[0]);
+    assert_eq!(points[0][2], want[1]);
+    if points.len() == 2 {
+        assert_eq!(points[0], points[1], "loadlab's tags, then k6's");
+    }
+}
+
+#[test]
+fn what_loadlab_lacks_is_named_before_the_test() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.js"),
+        "import { Client, Stream } from 'k6/net/grpc';\nexport default () => {};\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_loadlab"))
+        .current_dir(dir.path())
+        .args(["k6", "run", "-q", "s.js"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(107), "{err}");
+    assert!(err.contains("Stream"), "{err}");
+}

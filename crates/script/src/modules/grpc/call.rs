@@ -1,0 +1,299 @@
+//! A gRPC client's connection and its unary calls: HTTP/2 (cleartext with
+//! prior knowledge, or TLS offering `h2`) through hyper's connection API;
+//! a call is a POST of one length-prefixed message whose status comes in
+//! the trailers (or, for an error without a body, in the headers).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+
+/// A client's connection: what sends its calls, and the address as the
+/// script gave it (k6's `url` tag starts with it).
+#[derive(Clone)]
+pub struct Conn {
+    pub sender: SendRequest<Full<Bytes>>,
+    pub addr: String,
+    scheme: &'static str,
+    /// Bytes written and read on the connection so far (HTTP/2 and TLS
+    /// included), as k6 counts `data_sent` and `data_received`.
+    pub counts: Arc<[AtomicU64; 2]>,
+}
+
+impl Conn {
+    /// The bytes written and read so far.
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.counts[0].load(Ordering::Relaxed),
+            self.counts[1].load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// A stream that counts the bytes it writes and reads.
+struct Counted<S> {
+    inner: S,
+    counts: Arc<[AtomicU64; 2]>,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Counted<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        self.counts[1].fetch_add((buf.filled().len() - before) as u64, Ordering::Relaxed);
+        r
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, data);
+        if let Poll::Ready(Ok(n)) = &r {
+            self.counts[0].fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        r
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Dials `addr` (`host:port`) and opens HTTP/2 on it, within `timeout`.
+pub async fn connect(
+    addr: String,
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
+    timeout: Duration,
+) -> Result<Conn, String> {
+    let dial = async {
+        let tcp = tokio::net::TcpStream::connect(&addr).await.map_err(|e| {
+            // Go's words, as k6 reports a dial that failed.
+            let why = match e.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connect: connection refused".to_string(),
+                _ => e.to_string(),
+            };
+            format!("connection error: desc = \"transport: error while dialing: dial tcp {addr}: {why}\"")
+        })?;
+        let _ = tcp.set_nodelay(true);
+        let counts: Arc<[AtomicU64; 2]> = Arc::default();
+        let tcp = Counted {
+            inner: tcp,
+            counts: counts.clone(),
+        };
+        let (sender, scheme) = match tls {
+            None => (handshake(tcp).await?, "http"),
+            Some(cfg) => {
+                let host = addr.rsplit_once(':').map_or(addr.as_str(), |(h, _)| h);
+                let host = host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string();
+                let name = rustls::pki_types::ServerName::try_from(host)
+                    .map_err(|e| format!("invalid server name in {addr}: {e}"))?;
+                let stream = tokio_rustls::TlsConnector::from(cfg)
+                    .connect(name, tcp)
+                    .await
+                    .map_err(|e| format!("tls: {e}"))?;
+                (handshake(stream).await?, "https")
+            }
+        };
+        Ok(Conn {
+            sender,
+            addr: addr.clone(),
+            scheme,
+            counts,
+        })
+    };
+    tokio::time::timeout(timeout, dial)
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "context deadline exceeded: dialing {addr} took longer than {timeout:?}"
+            ))
+        })
+}
+
+async fn handshake<S>(io: S) -> Result<SendRequest<Full<Bytes>>, String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| format!("http2 handshake: {e}"))?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
+}
+
+/// What a call gave: its status and message, the response's header and
+/// trailer fields, and the first response message's bytes.
+pub struct Answer {
+    pub status: u32,
+    pub message: String,
+    pub headers: Vec<(String, String)>,
+    pub trailers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// One unary call of `path` (`/pkg.Service/Method`) with the encoded
+/// request `msg` and the metadata `meta`; and the bytes it wrote and read
+/// on the connection.
+pub async fn unary(
+    mut conn: Conn,
+    path: String,
+    msg: Vec<u8>,
+    meta: Vec<(String, String)>,
+    user_agent: String,
+    timeout: Option<Duration>,
+) -> (Answer, (u64, u64)) {
+    let mut framed = Vec::with_capacity(msg.len() + 5);
+    framed.push(0);
+    framed.extend_from_slice(&(msg.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&msg);
+    let before = conn.bytes();
+    let uri = format!("{}://{}{}", conn.scheme, conn.addr, path);
+    let mut req = hyper::Request::post(uri)
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("user-agent", user_agent);
+    if let Some(t) = timeout {
+        req = req.header("grpc-timeout", format!("{}m", t.as_millis().max(1)));
+    }
+    for (k, v) in &meta {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let failed = |status: u32, message: String| Answer {
+        status,
+        message,
+        headers: Vec::new(),
+        trailers: Vec::new(),
+        body: None,
+    };
+    let req = match req.body(Full::new(Bytes::from(framed))) {
+        Ok(r) => r,
+        Err(e) => return (failed(13, e.to_string()), (0, 0)),
+    };
+    let call = async {
+        if let Err(e) = conn.sender.ready().await {
+            return failed(14, format!("connection error: {e}"));
+        }
+        let resp = match conn.sender.send_request(req).await {
+            Ok(r) => r,
+            Err(e) => return failed(14, format!("connection error: {e}")),
+        };
+        let (parts, body) = resp.into_parts();
+        let headers = fields(&parts.headers);
+        let collected = match body.collect().await {
+            Ok(c) => c,
+            Err(e) => return failed(14, format!("reading the response: {e}")),
+        };
+        let trailers = collected.trailers().map(fields).unwrap_or_default();
+        let mut data = collected.to_bytes();
+        // The status: the trailers', else the headers' (a "trailers-only"
+        // answer), else from the HTTP status.
+        let find = |k: &str| {
+            trailers
+                .iter()
+                .chain(&headers)
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        let (status, message) = match find("grpc-status").and_then(|s| s.parse().ok()) {
+            Some(s) => (
+                s,
+                find("grpc-message")
+                    .map(|m| percent_decode(&m))
+                    .unwrap_or_default(),
+            ),
+            None if parts.status != 200 => (
+                http_status(parts.status.as_u16()),
+                format!(
+                    "unexpected HTTP status code received from server: {}",
+                    parts.status.as_u16()
+                ),
+            ),
+            None => (
+                13,
+                "server closed the stream without sending trailers".into(),
+            ),
+        };
+        let body = if data.len() >= 5 {
+            let compressed = data.get_u8();
+            let len = data.get_u32() as usize;
+            (compressed == 0 && data.len() >= len).then(|| data[..len].to_vec())
+        } else {
+            None
+        };
+        let strip = |v: Vec<(String, String)>| {
+            v.into_iter()
+                .filter(|(k, _)| !k.starts_with("grpc-status") && k != "grpc-message")
+                .collect()
+        };
+        Answer {
+            status,
+            message,
+            headers: strip(headers),
+            trailers: strip(trailers),
+            body,
+        }
+    };
+    let answer = match timeout {
+        Some(t) => tokio::time::timeout(t, call)
+            .await
+            .unwrap_or_else(|_| failed(4, "context deadline exceeded".into())),
+        None => call.await,
+    };
+    let after = conn.bytes();
+    (answer, (after.0 - before.0, after.1 - before.1))
+}
+
+fn fields(h: &http::HeaderMap) -> Vec<(String, String)> {
+    h.iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// gRPC's mapping of an HTTP status it did not expect.
+fn http_status(code: u16) -> u32 {
+    match code {
+        400 => 13,
+        401 => 16,
+        403 => 7,
+        404 => 12,
+        429 | 502 | 503 | 504 => 14,
+        _ => 2,
+    }
+}
+
+/// `grpc-message` is percent-encoded.
+fn percent_decode(s: &str) -> String {
+    url::form_urlencoded::parse(format!("m={}", s.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| s.to_string())
+}

@@ -1,0 +1,376 @@
+//! `k6/net/grpc`: gRPC clients as k6's module has them, for unary calls.
+//! `Client.load(importPaths, ...files)` compiles `.proto` files at init
+//! (`proto.rs`), `connect(address, {plaintext, timeout})` opens a
+//! client's HTTP/2 connection and `invoke(method, request, params)` makes
+//! a call (`call.rs`), its message from and to JSON as k6's protojson.
+//! Each call is a `grpc_req_duration` sample tagged as k6 tags it (`name`,
+//! `url`, `service`, `method`, `status`), with its bytes in `data_sent`
+//! and `data_received`. Streams, server reflection and `loadProtoset` are
+//! refused before the test starts (the member checker, see `EXPORTS`).
+//!
+//! Shared state: the clients of the run's VUs, by id, on the run's thread
+//! (`CLIENTS`); a client's connection lives until `close()` or the end.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use rquickjs::function::Opt;
+use rquickjs::{Ctx, Function, Object, Value};
+
+use crate::js::vu::{self, Op};
+use crate::modules::common::throw_go;
+use crate::state::run_state::RunState;
+use crate::system_tags::SystemTags;
+use crate::tags::Tags;
+
+mod call;
+mod proto;
+
+pub(crate) const NAME: &str = "k6/net/grpc";
+
+const GRPC_JS: &str = include_str!("grpc.js");
+
+/// What the module exports: the client and k6's status codes.
+pub(crate) const EXPORTS: &[&str] = &[
+    "Client",
+    "StatusOK",
+    "StatusCanceled",
+    "StatusUnknown",
+    "StatusInvalidArgument",
+    "StatusDeadlineExceeded",
+    "StatusNotFound",
+    "StatusAlreadyExists",
+    "StatusPermissionDenied",
+    "StatusResourceExhausted",
+    "StatusFailedPrecondition",
+    "StatusAborted",
+    "StatusOutOfRange",
+    "StatusUnimplemented",
+    "StatusInternal",
+    "StatusUnavailable",
+    "StatusDataLoss",
+    "StatusUnauthenticated",
+];
+
+pub(crate) const MODULE: super::Module = super::Module {
+    name: NAME,
+    js: GRPC_JS,
+    exports: Some(EXPORTS),
+};
+
+#[derive(Default)]
+struct ClientState {
+    pools: Vec<prost_reflect::DescriptorPool>,
+    conn: Option<call::Conn>,
+}
+
+thread_local! {
+    static CLIENTS: RefCell<HashMap<u32, ClientState>> = RefCell::new(HashMap::new());
+    static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(1) };
+}
+
+fn with_client<T>(id: u32, f: impl FnOnce(&mut ClientState) -> T) -> T {
+    CLIENTS.with(|c| f(c.borrow_mut().entry(id).or_default()))
+}
+
+/// Suspends the VU until `fut` is done; its output.
+fn wait_on<'js, T: 'static>(
+    ctx: &Ctx<'js>,
+    what: &str,
+    fut: impl std::future::Future<Output = T> + 'static,
+) -> rquickjs::Result<T> {
+    let out: Rc<RefCell<Option<T>>> = Rc::default();
+    let slot = out.clone();
+    let make: vu::WaitFn = Box::new(move |_client, _owner| {
+        Box::pin(async move {
+            *slot.borrow_mut() = Some(fut.await);
+        })
+    });
+    crate::modules::common::wait(ctx, Op::Wait(make, None), what)?;
+    let v = out.borrow_mut().take();
+    v.ok_or_else(|| throw_go(ctx, "the gRPC call was interrupted"))
+}
+
+pub(crate) fn install<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<RunState>,
+) -> rquickjs::Result<()> {
+    k6.set(
+        "grpcNew",
+        Function::new(ctx.clone(), || {
+            NEXT.with(|n| {
+                let id = n.get();
+                n.set(id + 1);
+                id
+            })
+        })?,
+    )?;
+    let sh = shared.clone();
+    k6.set(
+        "grpcLoad",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: u32,
+                  paths: Vec<String>,
+                  files: Vec<String>|
+                  -> rquickjs::Result<Value<'js>> {
+                if vu::in_vu() {
+                    return Err(throw_go(&ctx, "load must be called in the init context"));
+                }
+                let pool =
+                    proto::load(&sh.script_dir, &paths, &files).map_err(|e| throw_go(&ctx, &e))?;
+                let infos = serde_json::Value::Array(proto::method_infos(&pool));
+                with_client(id, |c| c.pools.push(pool));
+                ctx.json_parse(infos.to_string())
+            },
+        )?,
+    )?;
+    let sh = shared.clone();
+    k6.set(
+        "grpcConnect",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: u32,
+                  addr: String,
+                  params: Opt<Object<'js>>|
+                  -> rquickjs::Result<bool> {
+                if !vu::in_vu() {
+                    return Err(throw_go(
+                        &ctx,
+                        "connecting to a gRPC server in the init context is not supported",
+                    ));
+                }
+                let (plaintext, timeout) = connect_params(&ctx, params.0.as_ref())?;
+                let tls = if plaintext {
+                    None
+                } else {
+                    let cfg = loadlab_engine::tls_client_config(&Default::default(), true)
+                        .map_err(|e| throw_go(&ctx, &e.to_string()))?;
+                    Some(cfg)
+                };
+                let conn = wait_on(
+                    &ctx,
+                    "connecting to a gRPC server",
+                    call::connect(addr, tls, timeout),
+                )?;
+                let conn = conn.map_err(|e| throw_go(&ctx, &e))?;
+                // The connection's opening bytes (TLS, HTTP/2's preface
+                // and settings).
+                let (sent, received) = conn.bytes();
+                network(&sh, vu::current(), sent, received);
+                with_client(id, |c| c.conn = Some(conn));
+                Ok(true)
+            },
+        )?,
+    )?;
+    let sh = shared.clone();
+    k6.set(
+        "grpcInvoke",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: u32,
+                  method: String,
+                  request: String,
+                  params: Opt<Object<'js>>| {
+                invoke(&ctx, &sh, id, &method, &request, params.0.as_ref())
+            },
+        )?,
+    )?;
+    k6.set(
+        "grpcClose",
+        Function::new(ctx.clone(), |id: u32| {
+            with_client(id, |c| c.conn = None);
+        })?,
+    )?;
+    Ok(())
+}
+
+/// `connect`'s params: `plaintext` (false: TLS), `timeout` (60s).
+fn connect_params<'js>(
+    ctx: &Ctx<'js>,
+    p: Option<&Object<'js>>,
+) -> rquickjs::Result<(bool, Duration)> {
+    let (mut plaintext, mut timeout) = (false, Duration::from_secs(60));
+    let Some(p) = p else {
+        return Ok((plaintext, timeout));
+    };
+    for key in p.keys::<String>() {
+        let key = key?;
+        let v: Value = p.get(&key)?;
+        match key.as_str() {
+            "plaintext" => plaintext = crate::modules::common::truthy(&v),
+            "timeout" => {
+                timeout = crate::modules::common::js_duration(&v).ok_or_else(|| {
+                    throw_go(ctx, &format!("invalid GRPC's client.connect() parameters: invalid timeout value: time: invalid duration {:?}", value_text(&v)))
+                })?;
+            }
+            "reflect" if crate::modules::common::truthy(&v) => {
+                return Err(throw_go(
+                    ctx,
+                    "server reflection (reflect: true) is not supported by loadlab k6: load the .proto files with client.load (see docs/k6.md)",
+                ));
+            }
+            "reflect" | "reflectMetadata" | "maxReceiveSize" | "maxSendSize" => {}
+            "tls" => {
+                return Err(throw_go(
+                    ctx,
+                    "connect params.tls (client certificates, CAs) is not supported by loadlab k6 (see docs/k6.md)",
+                ));
+            }
+            other => return Err(throw_go(ctx, &format!("unknown connect param: {other:?}"))),
+        }
+    }
+    Ok((plaintext, timeout))
+}
+
+/// A param's value as the script wrote it, for an error.
+fn value_text(v: &Value<'_>) -> String {
+    v.as_string()
+        .and_then(|s| s.to_string().ok())
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// `invoke`'s params: metadata, tags, timeout.
+struct CallParams {
+    metadata: Vec<(String, String)>,
+    tags: Tags,
+    timeout: Option<Duration>,
+}
+
+fn call_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Result<CallParams> {
+    let mut out = CallParams {
+        metadata: Vec::new(),
+        tags: Tags::new(),
+        timeout: Some(Duration::from_secs(60)),
+    };
+    let Some(p) = p else { return Ok(out) };
+    for key in p.keys::<String>() {
+        let key = key?;
+        let v: Value = p.get(&key)?;
+        match key.as_str() {
+            "metadata" => {
+                for (k, val) in crate::modules::common::js_pairs(Some(&v)) {
+                    out.metadata.push((k.to_ascii_lowercase(), val));
+                }
+            }
+            "tags" => out.tags = crate::modules::common::js_pairs(Some(&v)).into(),
+            "timeout" => {
+                out.timeout = Some(crate::modules::common::js_duration(&v).ok_or_else(|| {
+                    throw_go(ctx, &format!("invalid GRPC's client.invoke() parameters: invalid timeout value: time: invalid duration {:?}", value_text(&v)))
+                })?);
+            }
+            "discardResponseMessage" => {}
+            other => return Err(throw_go(ctx, &format!("unknown param: {other:?}"))),
+        }
+    }
+    Ok(out)
+}
+
+fn invoke<'js>(
+    ctx: &Ctx<'js>,
+    sh: &Rc<RunState>,
+    id: u32,
+    method: &str,
+    request: &str,
+    params: Option<&Object<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    if !vu::in_vu() {
+        return Err(throw_go(
+            ctx,
+            "invoking RPC methods in the init context is not supported",
+        ));
+    }
+    let (pools, conn) = with_client(id, |c| (c.pools.clone(), c.conn.clone()));
+    let conn =
+        conn.ok_or_else(|| throw_go(ctx, "no gRPC connection, you must call connect first"))?;
+    let (desc, path) = proto::method(&pools, method).map_err(|e| throw_go(ctx, &e))?;
+    let msg = proto::encode(&desc, request).map_err(|e| throw_go(ctx, &e))?;
+    let p = call_params(ctx, params)?;
+    let addr = conn.addr.clone();
+    let started = std::time::Instant::now();
+    let (answer, (sent, received)) = wait_on(
+        ctx,
+        "invoking RPC methods",
+        call::unary(
+            conn,
+            path.clone(),
+            msg,
+            p.metadata,
+            "loadlab-k6".into(),
+            p.timeout,
+        ),
+    )?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let vu_id = vu::current();
+    let mut tags = sh.vu_tags(vu_id);
+    let sys = sh.sys;
+    let (service, name) = path[1..].rsplit_once('/').unwrap_or(("", ""));
+    if sys.has(SystemTags::URL) {
+        tags.push(("url".into(), format!("{addr}{path}")));
+    }
+    if sys.has(SystemTags::SERVICE) {
+        tags.push(("service".into(), service.to_string()));
+    }
+    if sys.has(SystemTags::METHOD) {
+        tags.push(("method".into(), name.to_string()));
+    }
+    for (k, v) in &p.tags {
+        tags.retain(|(n, _)| n != k);
+        tags.push((k.clone(), v.clone()));
+    }
+    if sys.has(SystemTags::NAME) && !tags.iter().any(|(k, _)| k == "name") {
+        tags.push(("name".into(), path.clone()));
+    }
+    if sys.has(SystemTags::STATUS) {
+        tags.push(("status".into(), answer.status.to_string()));
+    }
+    sh.add_vu_named(vu_id, "grpc_req_duration", ms, tags);
+    network(sh, vu_id, sent, received);
+    response(ctx, &desc, &answer)
+}
+
+/// Bytes on a connection, in `data_sent` and `data_received`.
+fn network(sh: &RunState, vu_id: usize, sent: u64, received: u64) {
+    let mut tags = sh.vu_tags(vu_id);
+    tags.retain(|(k, _)| k != "url");
+    sh.add_vu_named(vu_id, "data_sent", sent as f64, tags.clone());
+    sh.add_vu_named(vu_id, "data_received", received as f64, tags);
+}
+
+/// k6's response object: `status`, `message`, `headers`, `trailers`, and
+/// `error` (`{code, message, details}`) for a status other than OK.
+fn response<'js>(
+    ctx: &Ctx<'js>,
+    desc: &prost_reflect::MethodDescriptor,
+    a: &call::Answer,
+) -> rquickjs::Result<Value<'js>> {
+    use serde_json::{Map, Value as J, json};
+    let group = |fields: &[(String, String)]| {
+        let mut m: Map<String, J> = Map::new();
+        for (k, v) in fields {
+            let e = m.entry(k.clone()).or_insert_with(|| J::Array(Vec::new()));
+            if let J::Array(a) = e {
+                a.push(J::String(v.clone()));
+            }
+        }
+        J::Object(m)
+    };
+    let message =
+        proto::decode(desc, a.body.as_deref().unwrap_or(&[])).map_err(|e| throw_go(ctx, &e))?;
+    let mut out = json!({
+        "status": a.status,
+        "message": message,
+        "headers": group(&a.headers),
+        "trailers": group(&a.trailers),
+    });
+    if a.status != 0 {
+        out["error"] = json!({ "code": a.status, "message": a.message, "details": [] });
+    }
+    ctx.json_parse(out.to_string())
+}
