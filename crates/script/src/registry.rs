@@ -325,6 +325,9 @@ pub const BUILTINS: &[(&str, Kind, bool, bool)] = &[
     ("group_duration", Kind::Trend, true, false),
     // k6/net/grpc's.
     ("grpc_req_duration", Kind::Trend, true, false),
+    ("grpc_streams", Kind::Counter, false, false),
+    ("grpc_streams_msgs_received", Kind::Counter, false, false),
+    ("grpc_streams_msgs_sent", Kind::Counter, false, false),
     ("http_req_blocked", Kind::Trend, true, false),
     ("http_req_connecting", Kind::Trend, true, false),
     ("http_req_duration", Kind::Trend, true, false),

@@ -7,12 +7,21 @@
 //!   `x-echo` header and a `x-trailer: t` trailer;
 //! * `Fail({name})` answers status 5 (NOT_FOUND), `no greeting for NAME`,
 //!   in the trailers;
+//! * `CountDown({name, times})` streams `times` replies (`NAME times`,
+//!   `NAME times-1`, …, `NAME 1`) then OK;
+//! * `Collect(stream {name})` answers once the client ends: the names
+//!   joined by `+`, `count` the number of requests;
+//! * `Chat(stream {name})` answers each request as it comes (`hi NAME`),
+//!   then OK when the client ends;
+//! * `Broken({name})` streams one reply, then status 9
+//!   (FAILED_PRECONDITION), `stream broke`;
 //! * any other path: status 12 (UNIMPLEMENTED).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 
 use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -25,6 +34,10 @@ package loadlab.test;
 service Greeter {
   rpc SayHello (HelloRequest) returns (HelloReply);
   rpc Fail (HelloRequest) returns (HelloReply);
+  rpc CountDown (HelloRequest) returns (stream HelloReply);
+  rpc Collect (stream HelloRequest) returns (HelloReply);
+  rpc Chat (stream HelloRequest) returns (stream HelloReply);
+  rpc Broken (HelloRequest) returns (stream HelloReply);
 }
 
 message HelloRequest {
@@ -64,13 +77,71 @@ pub fn greeter() -> SocketAddr {
     addr
 }
 
-type Body =
-    StreamBody<futures_util::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, Infallible>>>>;
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// A message framed as gRPC sends it.
+fn framed(msg: &[u8]) -> Bytes {
+    let mut out = vec![0u8];
+    out.extend_from_slice(&(msg.len() as u32).to_be_bytes());
+    out.extend_from_slice(msg);
+    Bytes::from(out)
+}
+
+fn ok_trailers() -> http::HeaderMap {
+    let mut t = http::HeaderMap::new();
+    t.insert("grpc-status", "0".parse().unwrap());
+    t
+}
+
+/// `Chat`: a reply per request as it comes, then OK when the client ends.
+fn chat(body: hyper::body::Incoming) -> Body {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<Frame<Bytes>, Infallible>>();
+    tokio::spawn(async move {
+        let mut body = body;
+        let mut buf = Vec::new();
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                buf.extend_from_slice(&data);
+                while buf.len() >= 5 {
+                    let n = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+                    if buf.len() < 5 + n {
+                        break;
+                    }
+                    let (name, _) = read_request(&buf[5..5 + n]);
+                    buf.drain(..5 + n);
+                    let reply = framed(&write_reply(&format!("hi {name}"), 0));
+                    let _ = tx.send(Ok(Frame::data(reply)));
+                }
+            }
+        }
+        let _ = tx.send(Ok(Frame::trailers(ok_trailers())));
+    });
+    let stream =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|f| (f, rx)) });
+    StreamBody::new(stream).boxed_unsync()
+}
+
+/// The messages of a request body.
+fn messages(body: &[u8]) -> Vec<(String, i32)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 5 <= body.len() {
+        let n = u32::from_be_bytes([body[i + 1], body[i + 2], body[i + 3], body[i + 4]]) as usize;
+        let end = (i + 5 + n).min(body.len());
+        out.push(read_request(&body[i + 5..end]));
+        i = end;
+    }
+    out
+}
 
 async fn answer(
     req: hyper::Request<hyper::body::Incoming>,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let path = req.uri().path().to_string();
+    if path == "/loadlab.test.Greeter/Chat" {
+        let head = hyper::Response::builder().header("content-type", "application/grpc");
+        return Ok(head.body(chat(req.into_body())).expect("response"));
+    }
     let echo = req.headers().get("x-test").cloned();
     let body = req
         .into_body()
@@ -78,12 +149,8 @@ async fn answer(
         .await
         .map(|c| c.to_bytes())
         .unwrap_or_default();
-    let msg = if body.len() >= 5 {
-        &body[5..]
-    } else {
-        &body[..]
-    };
-    let (name, times) = read_request(msg);
+    let all = messages(&body);
+    let (name, times) = all.first().cloned().unwrap_or_default();
     let mut head = hyper::Response::builder().header("content-type", "application/grpc");
     let mut frames = Vec::new();
     let mut trailers = http::HeaderMap::new();
@@ -93,12 +160,34 @@ async fn answer(
                 head = head.header("x-echo", v);
             }
             let reply = write_reply(&format!("hello {name}"), i64::from(times) * 2);
-            let mut framed = vec![0u8];
-            framed.extend_from_slice(&(reply.len() as u32).to_be_bytes());
-            framed.extend_from_slice(&reply);
-            frames.push(Ok(Frame::data(Bytes::from(framed))));
+            frames.push(Ok(Frame::data(framed(&reply))));
             trailers.insert("grpc-status", "0".parse().unwrap());
             trailers.insert("x-trailer", "t".parse().unwrap());
+        }
+        "/loadlab.test.Greeter/CountDown" => {
+            for i in (1..=times).rev() {
+                frames.push(Ok(Frame::data(framed(&write_reply(
+                    &format!("{name} {i}"),
+                    0,
+                )))));
+            }
+            trailers = ok_trailers();
+        }
+        "/loadlab.test.Greeter/Collect" => {
+            let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+            frames.push(Ok(Frame::data(framed(&write_reply(
+                &names.join("+"),
+                all.len() as i64,
+            )))));
+            trailers = ok_trailers();
+        }
+        "/loadlab.test.Greeter/Broken" => {
+            frames.push(Ok(Frame::data(framed(&write_reply(
+                &format!("{name} once"),
+                0,
+            )))));
+            trailers.insert("grpc-status", "9".parse().unwrap());
+            trailers.insert("grpc-message", "stream%20broke".parse().unwrap());
         }
         "/loadlab.test.Greeter/Fail" => {
             trailers.insert("grpc-status", "5".parse().unwrap());
@@ -111,7 +200,7 @@ async fn answer(
         }
     }
     frames.push(Ok(Frame::trailers(trailers)));
-    let body = StreamBody::new(futures_util::stream::iter(frames));
+    let body = StreamBody::new(futures_util::stream::iter(frames)).boxed_unsync();
     Ok(head.body(body).expect("response"))
 }
 

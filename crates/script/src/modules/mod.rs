@@ -19,7 +19,7 @@
 //!   html/           k6/html
 //!   timers/         k6/timers, and the event loop of async work
 //!   ws/             k6/ws
-//!   grpc/           k6/net/grpc (unary calls)
+//!   grpc/           k6/net/grpc (unary calls and streams)
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv

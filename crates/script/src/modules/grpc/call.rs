@@ -10,15 +10,19 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
 /// A client's connection: what sends its calls, and the address as the
 /// script gave it (k6's `url` tag starts with it).
+/// A request body: one message (a unary call) or a stream's messages.
+pub type ReqBody = UnsyncBoxBody<Bytes, std::convert::Infallible>;
+
 #[derive(Clone)]
 pub struct Conn {
-    pub sender: SendRequest<Full<Bytes>>,
+    pub sender: SendRequest<ReqBody>,
     pub addr: String,
     scheme: &'static str,
     /// Bytes written and read on the connection so far (HTTP/2 and TLS
@@ -27,6 +31,11 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// `scheme://address`, which a method's path follows in a request's URI.
+    pub fn base_uri(&self) -> String {
+        format!("{}://{}", self.scheme, self.addr)
+    }
+
     /// The bytes written and read so far.
     pub fn bytes(&self) -> (u64, u64) {
         (
@@ -131,7 +140,7 @@ pub async fn connect(
         })
 }
 
-async fn handshake<S>(io: S) -> Result<SendRequest<Full<Bytes>>, String>
+async fn handshake<S>(io: S) -> Result<SendRequest<ReqBody>, String>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -171,7 +180,7 @@ pub async fn unary(
     framed.extend_from_slice(&(msg.len() as u32).to_be_bytes());
     framed.extend_from_slice(&msg);
     let before = conn.bytes();
-    let uri = format!("{}://{}{}", conn.scheme, conn.addr, path);
+    let uri = format!("{}{}", conn.base_uri(), path);
     let mut req = hyper::Request::post(uri)
         .header("content-type", "application/grpc")
         .header("te", "trailers")
@@ -189,7 +198,7 @@ pub async fn unary(
         trailers: Vec::new(),
         body: None,
     };
-    let req = match req.body(Full::new(Bytes::from(framed))) {
+    let req = match req.body(Full::new(Bytes::from(framed)).boxed_unsync()) {
         Ok(r) => r,
         Err(e) => return (failed(13, e.to_string()), (0, 0)),
     };
@@ -291,7 +300,7 @@ fn http_status(code: u16) -> u32 {
 }
 
 /// `grpc-message` is percent-encoded.
-fn percent_decode(s: &str) -> String {
+pub(super) fn percent_decode(s: &str) -> String {
     url::form_urlencoded::parse(format!("m={}", s.replace('+', "%2B")).as_bytes())
         .next()
         .map(|(_, v)| v.into_owned())

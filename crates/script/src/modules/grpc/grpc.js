@@ -22,6 +22,16 @@ export class Client {
     }));
   }
 
+  // What loadlab does not have yet, named when called (loadProtoset in
+  // the init context: before any load).
+  loadProtoset() {
+    throw k.goError('client.loadProtoset (protoset files) is not supported by loadlab k6: load the .proto files with client.load (see docs/k6.md)');
+  }
+
+  healthCheck() {
+    throw k.goError('client.healthCheck is not supported by loadlab k6: invoke grpc.health.v1.Health/Check with its .proto loaded (see docs/k6.md)');
+  }
+
   connect(address, params) {
     return k.grpcConnect(ids.get(this), String(address), params === undefined || params === null ? {} : params);
   }
@@ -51,6 +61,90 @@ export class Client {
   }
 }
 
+// The streams not yet over: by VU (arrays, as timers/global.fn.js keeps
+// its own) and by id.
+const byVu = [];
+const bySid = Object.create(null);
+const EVENTS = ['data', 'error', 'end', 'status'];
+
+const over = (st) => {
+  delete bySid[st.sid];
+  const set = byVu[st.vu];
+  if (set !== undefined) {
+    set.delete(st);
+    if (set.size === 0) byVu[st.vu] = undefined;
+  }
+  k.timersLive(-1);
+};
+
+// A client, server or bidirectional stream, as k6's: its request goes out
+// when it is made; `write` queues a message, `end` closes the sending side;
+// the VU's event loop calls the listeners of `data` (each message), then
+// `error` (a status other than OK: {code, details, message}) and `end`.
+export class Stream {
+  constructor(client, method, params) {
+    if (!(client instanceof Client)) throw k.goError('the client is not a grpc.Client');
+    const sid = k.grpcStreamOpen(ids.get(client), String(method), params === undefined || params === null ? {} : params);
+    const st = { sid, vu: k.vuIndex(), listeners: { data: [], error: [], end: [], status: [] } };
+    ids.set(this, st);
+    bySid[sid] = st;
+    (byVu[st.vu] ?? (byVu[st.vu] = new Set())).add(st);
+    k.timersLive(1);
+  }
+
+  on(event, handler) {
+    if (typeof handler !== 'function') throw k.goError(`handler for "${event}" event isn't a callable function`);
+    if (!EVENTS.includes(event)) {
+      k.warn(`can't register ${event} event handler: unknown GRPC stream's event type: ${event}`);
+      return;
+    }
+    ids.get(this).listeners[event].push(handler);
+  }
+
+  write(message) {
+    if (message === undefined || message === null) {
+      k.warn("can't send empty message");
+      return;
+    }
+    k.grpcStreamWrite(ids.get(this).sid, JSON.stringify(message));
+  }
+
+  end() {
+    k.grpcStreamEnd(ids.get(this).sid);
+  }
+}
+
+// The VU's event loop's part (timers/global.fn.js, timerStep): wait (at
+// most `wait` ms; < 0: no limit) for its streams' next events and
+// dispatch them; false when the wait ended with none.
+k.grpcVu = {
+  live: (vu) => byVu[vu] !== undefined,
+  step(vu, wait) {
+    const events = k.grpcStreamStep(vu, wait);
+    if (events.length === 0) return false;
+    for (const e of events) {
+      const st = bySid[e.sid];
+      if (st === undefined || e.type === 'none') continue;
+      const meta = { ts: Math.floor(Date.now() / 1000) };
+      if (e.type === 'data') {
+        for (const f of st.listeners.data) f(e.message, meta);
+        continue;
+      }
+      over(st);
+      if (e.error !== null) for (const f of st.listeners.error) f(e.error, meta);
+      for (const f of st.listeners.end) f({}, meta);
+    }
+    return true;
+  },
+  // The iteration ended with streams open (an exception, a stop).
+  drop(vu) {
+    k.grpcStreamDrop(vu);
+    const set = byVu[vu];
+    if (set === undefined) return;
+    for (const st of [...set]) over(st);
+  },
+};
+
 export const StatusOK = 0;
 export const StatusCanceled = 1;
 export const StatusUnknown = 2;
@@ -70,7 +164,7 @@ export const StatusDataLoss = 15;
 export const StatusUnauthenticated = 16;
 
 export default {
-  Client, StatusOK, StatusCanceled, StatusUnknown, StatusInvalidArgument, StatusDeadlineExceeded,
+  Client, Stream, StatusOK, StatusCanceled, StatusUnknown, StatusInvalidArgument, StatusDeadlineExceeded,
   StatusNotFound, StatusAlreadyExists, StatusPermissionDenied, StatusResourceExhausted,
   StatusFailedPrecondition, StatusAborted, StatusOutOfRange, StatusUnimplemented, StatusInternal,
   StatusUnavailable, StatusDataLoss, StatusUnauthenticated,

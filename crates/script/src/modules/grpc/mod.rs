@@ -1,12 +1,13 @@
-//! `k6/net/grpc`: gRPC clients as k6's module has them, for unary calls.
+//! `k6/net/grpc`: gRPC clients as k6's module has them: unary calls, and
+//! streams (`stream.rs`, their natives in `stream_api.rs`).
 //! `Client.load(importPaths, ...files)` compiles `.proto` files at init
 //! (`proto.rs`), `connect(address, {plaintext, timeout})` opens a
 //! client's HTTP/2 connection and `invoke(method, request, params)` makes
 //! a call (`call.rs`), its message from and to JSON as k6's protojson.
 //! Each call is a `grpc_req_duration` sample tagged as k6 tags it (`name`,
 //! `url`, `service`, `method`, `status`), with its bytes in `data_sent`
-//! and `data_received`. Streams, server reflection and `loadProtoset` are
-//! refused before the test starts (the member checker, see `EXPORTS`).
+//! and `data_received`. Server reflection, `loadProtoset` and
+//! `healthCheck` throw, naming what is missing.
 //!
 //! Shared state: the clients of the run's VUs, by id, on the run's thread
 //! (`CLIENTS`); a client's connection lives until `close()` or the end.
@@ -27,6 +28,8 @@ use crate::tags::Tags;
 
 mod call;
 mod proto;
+mod stream;
+mod stream_api;
 
 pub(crate) const NAME: &str = "k6/net/grpc";
 
@@ -35,6 +38,7 @@ const GRPC_JS: &str = include_str!("grpc.js");
 /// What the module exports: the client and k6's status codes.
 pub(crate) const EXPORTS: &[&str] = &[
     "Client",
+    "Stream",
     "StatusOK",
     "StatusCanceled",
     "StatusUnknown",
@@ -182,6 +186,7 @@ pub(crate) fn install<'js>(
             },
         )?,
     )?;
+    stream_api::install(ctx, k6, shared)?;
     k6.set(
         "grpcClose",
         Function::new(ctx.clone(), |id: u32| {
@@ -308,6 +313,19 @@ fn invoke<'js>(
     )?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
     let vu_id = vu::current();
+    let mut tags = call_tags(sh, vu_id, &addr, &path, &p.tags);
+    if sh.sys.has(SystemTags::STATUS) {
+        tags.push(("status".into(), answer.status.to_string()));
+    }
+    sh.add_vu_named(vu_id, "grpc_req_duration", ms, tags);
+    network(sh, vu_id, sent, received);
+    response(ctx, &desc, &answer)
+}
+
+/// A call's tags as k6 sets them: the VU's, `url` (address and path),
+/// `service`, `method`, the call's own, then `name` (the path) unless
+/// those set one.
+fn call_tags(sh: &RunState, vu_id: usize, addr: &str, path: &str, own: &Tags) -> Tags {
     let mut tags = sh.vu_tags(vu_id);
     let sys = sh.sys;
     let (service, name) = path[1..].rsplit_once('/').unwrap_or(("", ""));
@@ -320,19 +338,14 @@ fn invoke<'js>(
     if sys.has(SystemTags::METHOD) {
         tags.push(("method".into(), name.to_string()));
     }
-    for (k, v) in &p.tags {
+    for (k, v) in own {
         tags.retain(|(n, _)| n != k);
         tags.push((k.clone(), v.clone()));
     }
     if sys.has(SystemTags::NAME) && !tags.iter().any(|(k, _)| k == "name") {
-        tags.push(("name".into(), path.clone()));
+        tags.push(("name".into(), path.to_string()));
     }
-    if sys.has(SystemTags::STATUS) {
-        tags.push(("status".into(), answer.status.to_string()));
-    }
-    sh.add_vu_named(vu_id, "grpc_req_duration", ms, tags);
-    network(sh, vu_id, sent, received);
-    response(ctx, &desc, &answer)
+    tags
 }
 
 /// Bytes on a connection, in `data_sent` and `data_received`.

@@ -79,6 +79,12 @@ pub fn method(pools: &[DescriptorPool], name: &str) -> Result<(MethodDescriptor,
 
 /// The request `json` as the method's input, encoded.
 pub fn encode(m: &MethodDescriptor, json: &str) -> Result<Vec<u8>, String> {
+    encode_input(m, json)
+}
+
+/// A message `json` of the method's input type, encoded (a stream's
+/// `write`).
+pub fn encode_input(m: &MethodDescriptor, json: &str) -> Result<Vec<u8>, String> {
     let mut de = serde_json::Deserializer::from_str(json);
     let msg = DynamicMessage::deserialize(m.input(), &mut de)
         .map_err(|e| format!("unable to serialise request object to protocol buffer: {e}"))?;

@@ -67,11 +67,19 @@
     const all = byVu[vu];
     let id = 0, t;
     if (all !== undefined) for (const [i, x] of all) if (t === undefined || x.at < t.at) { id = i; t = x; }
-    // k6/websockets: the VU's sockets are waited on with its next timer.
-    const ws = k.wsVu;
-    if (ws !== undefined && ws.live(vu)) {
-      if (ws.step(vu, t === undefined ? -1 : Math.max(0, t.at - k.clock()))) return true;
-      if (t === undefined) return true;
+    // k6/websockets' sockets and k6/net/grpc's streams: waited on with
+    // the VU's next timer (both kinds at once: each in turn, 10 ms at most).
+    const live = [k.wsVu, k.grpcVu].filter((s) => s !== undefined && s.live(vu));
+    if (live.length > 0) {
+      const wait = t === undefined ? -1 : Math.max(0, t.at - k.clock());
+      if (live.length === 1) {
+        if (live[0].step(vu, wait)) return true;
+        if (t === undefined) return true;
+      } else {
+        let any = false;
+        for (const s of live) if (s.step(vu, any ? 0 : (wait < 0 ? 10 : Math.min(wait, 10)))) any = true;
+        if (any || t === undefined || t.at > k.clock()) return true;
+      }
     } else {
       if (t === undefined) return false;
       const wait = t.at - k.clock();
@@ -88,6 +96,7 @@
   k.timersDrop = () => {
     const vu = k.vuIndex();
     if (k.wsVu !== undefined) k.wsVu.drop(vu);
+    if (k.grpcVu !== undefined) k.grpcVu.drop(vu);
     const all = byVu[vu];
     const left = all === undefined ? [] : [...all.values()];
     if (all !== undefined) { all.clear(); k.timersLive(-left.length); }
