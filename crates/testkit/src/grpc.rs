@@ -15,6 +15,9 @@
 //!   then OK when the client ends;
 //! * `Broken({name})` streams one reply, then status 9
 //!   (FAILED_PRECONDITION), `stream broke`;
+//! * server reflection (`grpc.reflection.v1` and `v1alpha`): the
+//!   Greeter listed, its file by symbol or by name, answered request by
+//!   request;
 //! * any other path: status 12 (UNIMPLEMENTED).
 
 use std::convert::Infallible;
@@ -121,6 +124,92 @@ fn chat(body: hyper::body::Incoming) -> Body {
     StreamBody::new(stream).boxed_unsync()
 }
 
+/// The Greeter's file, as reflection sends it (an encoded
+/// `FileDescriptorProto`, named `greeter.proto`).
+fn greeter_file() -> Vec<u8> {
+    use prost::Message as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("greeter.proto"), GREETER_PROTO).expect("write");
+    let set = protox::compile(["greeter.proto"], [dir.path()]).expect("the Greeter compiles");
+    set.file[0].encode_to_vec()
+}
+
+/// A length-delimited field.
+fn put_bytes(out: &mut Vec<u8>, field: u64, b: &[u8]) {
+    put_varint(out, field << 3 | 2);
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+/// A reflection request's answer.
+fn reflect_answer(req: &[u8], file: &[u8]) -> Vec<u8> {
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < req.len() {
+        let key = varint(req, &mut i);
+        if key & 7 != 2 {
+            varint(req, &mut i);
+            continue;
+        }
+        let n = varint(req, &mut i) as usize;
+        let text = String::from_utf8_lossy(&req[i..(i + n).min(req.len())]).into_owned();
+        i += n;
+        match key >> 3 {
+            // list_services
+            7 => {
+                let mut svc = Vec::new();
+                put_bytes(&mut svc, 1, b"loadlab.test.Greeter");
+                let mut list = Vec::new();
+                put_bytes(&mut list, 1, &svc);
+                put_bytes(&mut out, 6, &list);
+            }
+            // file_by_filename, file_containing_symbol
+            3 | 4 if text == "greeter.proto" || text.starts_with("loadlab.test.") => {
+                let mut files = Vec::new();
+                put_bytes(&mut files, 1, file);
+                put_bytes(&mut out, 4, &files);
+            }
+            3 | 4 => {
+                let mut err = Vec::new();
+                put_varint(&mut err, 1 << 3);
+                put_varint(&mut err, 5);
+                put_bytes(&mut err, 2, format!("{text} not found").as_bytes());
+                put_bytes(&mut out, 7, &err);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Server reflection: an answer per request as it comes, then OK.
+fn reflection(body: hyper::body::Incoming) -> Body {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<Frame<Bytes>, Infallible>>();
+    tokio::spawn(async move {
+        let file = greeter_file();
+        let mut body = body;
+        let mut buf = Vec::new();
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                buf.extend_from_slice(&data);
+                while buf.len() >= 5 {
+                    let n = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+                    if buf.len() < 5 + n {
+                        break;
+                    }
+                    let answer = reflect_answer(&buf[5..5 + n], &file);
+                    buf.drain(..5 + n);
+                    let _ = tx.send(Ok(Frame::data(framed(&answer))));
+                }
+            }
+        }
+        let _ = tx.send(Ok(Frame::trailers(ok_trailers())));
+    });
+    let stream =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|f| (f, rx)) });
+    StreamBody::new(stream).boxed_unsync()
+}
+
 /// The messages of a request body.
 fn messages(body: &[u8]) -> Vec<(String, i32)> {
     let mut out = Vec::new();
@@ -141,6 +230,10 @@ async fn answer(
     if path == "/loadlab.test.Greeter/Chat" {
         let head = hyper::Response::builder().header("content-type", "application/grpc");
         return Ok(head.body(chat(req.into_body())).expect("response"));
+    }
+    if path.ends_with(".ServerReflection/ServerReflectionInfo") {
+        let head = hyper::Response::builder().header("content-type", "application/grpc");
+        return Ok(head.body(reflection(req.into_body())).expect("response"));
     }
     let echo = req.headers().get("x-test").cloned();
     let body = req

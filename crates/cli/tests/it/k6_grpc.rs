@@ -249,6 +249,62 @@ fn server_client_and_bidirectional_streams_as_k6() {
     }
 }
 
+const REFLECT: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+export const options = { iterations: 2 };
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true, reflect: true });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Ref', times: 1 });
+  check(r, {
+    'found by reflection': (x) => x.message.message === 'hello Ref' && x.message.count === '2',
+  });
+  let thrown = '';
+  try { client.invoke('loadlab.test.Nope/X', {}); } catch (e) { thrown = String(e); }
+  check(thrown, { 'only what the server has': (t) => t.includes('not found') });
+  client.close();
+};
+"#;
+
+#[test]
+fn server_reflection_finds_the_methods_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.js"), REFLECT).unwrap();
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    let k6 = loadlab_testkit::k6::k6_or_skip("server_reflection_finds_the_methods_as_k6");
+    let mut seen = Vec::new();
+    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
+        let name = if tool.is_some() { "k6" } else { "loadlab" };
+        let mut cmd = match tool {
+            Some(k6) => loadlab_testkit::k6::run_command(k6),
+            None => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
+                c.args(["k6", "run"]);
+                c
+            }
+        };
+        let json = dir.path().join(format!("{name}.json"));
+        let o = cmd
+            .current_dir(dir.path())
+            .args(["-q", "-e", &format!("ADDR={addr}")])
+            .arg(format!("--out=json={}", json.display()))
+            .arg("r.js")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("4 out of 4"), "{name}:\n{out}\n{err}");
+        // One sample per call: the reflection's own calls are not sampled.
+        seen.push(grpc_points(&std::fs::read_to_string(&json).unwrap(), &addr));
+    }
+    assert_eq!(seen[0].len(), 2, "{:?}", seen[0]);
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1], "loadlab's tags, then k6's");
+    }
+}
+
 #[test]
 fn what_loadlab_lacks_is_named_before_the_test() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,9 @@
 //! a call (`call.rs`), its message from and to JSON as k6's protojson.
 //! Each call is a `grpc_req_duration` sample tagged as k6 tags it (`name`,
 //! `url`, `service`, `method`, `status`), with its bytes in `data_sent`
-//! and `data_received`. Server reflection, `loadProtoset` and
-//! `healthCheck` throw, naming what is missing.
+//! and `data_received`. `connect`'s `reflect` fetches the definitions
+//! from the server (`reflect.rs`). `loadProtoset` and `healthCheck`
+//! throw, naming what is missing.
 //!
 //! Shared state: the clients of the run's VUs, by id, on the run's thread
 //! (`CLIENTS`); a client's connection lives until `close()` or the end.
@@ -28,6 +29,7 @@ use crate::tags::Tags;
 
 mod call;
 mod proto;
+mod reflect;
 mod stream;
 mod stream_api;
 
@@ -149,8 +151,8 @@ pub(crate) fn install<'js>(
                         "connecting to a gRPC server in the init context is not supported",
                     ));
                 }
-                let (plaintext, timeout) = connect_params(&ctx, params.0.as_ref())?;
-                let tls = if plaintext {
+                let p = connect_params(&ctx, params.0.as_ref())?;
+                let tls = if p.plaintext {
                     None
                 } else {
                     let cfg = loadlab_engine::tls_client_config(&Default::default(), true)
@@ -160,13 +162,23 @@ pub(crate) fn install<'js>(
                 let conn = wait_on(
                     &ctx,
                     "connecting to a gRPC server",
-                    call::connect(addr, tls, timeout),
+                    call::connect(addr, tls, p.timeout),
                 )?;
                 let conn = conn.map_err(|e| throw_go(&ctx, &e))?;
-                // The connection's opening bytes (TLS, HTTP/2's preface
-                // and settings).
+                let vu_id = vu::current();
+                if p.reflect {
+                    let pool = wait_on(
+                        &ctx,
+                        "connecting to a gRPC server",
+                        reflect::resolve(conn.clone(), p.reflect_metadata),
+                    )?;
+                    let pool = pool.map_err(|e| throw_go(&ctx, &e))?;
+                    with_client(id, |c| c.pools.push(pool));
+                }
+                // The connection's bytes so far (TLS, HTTP/2's preface and
+                // settings, reflection).
                 let (sent, received) = conn.bytes();
-                network(&sh, vu::current(), sent, received);
+                network(&sh, vu_id, sent, received);
                 with_client(id, |c| c.conn = Some(conn));
                 Ok(true)
             },
@@ -196,32 +208,41 @@ pub(crate) fn install<'js>(
     Ok(())
 }
 
-/// `connect`'s params: `plaintext` (false: TLS), `timeout` (60s).
-fn connect_params<'js>(
-    ctx: &Ctx<'js>,
-    p: Option<&Object<'js>>,
-) -> rquickjs::Result<(bool, Duration)> {
-    let (mut plaintext, mut timeout) = (false, Duration::from_secs(60));
+/// `connect`'s params: `plaintext` (false: TLS), `timeout` (60s),
+/// `reflect` and `reflectMetadata`.
+#[derive(Default)]
+struct ConnectParams {
+    plaintext: bool,
+    timeout: Duration,
+    reflect: bool,
+    reflect_metadata: Vec<(String, String)>,
+}
+
+fn connect_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Result<ConnectParams> {
+    let mut out = ConnectParams {
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
     let Some(p) = p else {
-        return Ok((plaintext, timeout));
+        return Ok(out);
     };
     for key in p.keys::<String>() {
         let key = key?;
         let v: Value = p.get(&key)?;
         match key.as_str() {
-            "plaintext" => plaintext = crate::modules::common::truthy(&v),
+            "plaintext" => out.plaintext = crate::modules::common::truthy(&v),
             "timeout" => {
-                timeout = crate::modules::common::js_duration(&v).ok_or_else(|| {
+                out.timeout = crate::modules::common::js_duration(&v).ok_or_else(|| {
                     throw_go(ctx, &format!("invalid GRPC's client.connect() parameters: invalid timeout value: time: invalid duration {:?}", value_text(&v)))
                 })?;
             }
-            "reflect" if crate::modules::common::truthy(&v) => {
-                return Err(throw_go(
-                    ctx,
-                    "server reflection (reflect: true) is not supported by loadlab k6: load the .proto files with client.load (see docs/k6.md)",
-                ));
+            "reflect" => out.reflect = crate::modules::common::truthy(&v),
+            "reflectMetadata" => {
+                for (k, val) in crate::modules::common::js_pairs(Some(&v)) {
+                    out.reflect_metadata.push((k.to_ascii_lowercase(), val));
+                }
             }
-            "reflect" | "reflectMetadata" | "maxReceiveSize" | "maxSendSize" => {}
+            "maxReceiveSize" | "maxSendSize" => {}
             "tls" => {
                 return Err(throw_go(
                     ctx,
@@ -231,7 +252,7 @@ fn connect_params<'js>(
             other => return Err(throw_go(ctx, &format!("unknown connect param: {other:?}"))),
         }
     }
-    Ok((plaintext, timeout))
+    Ok(out)
 }
 
 /// A param's value as the script wrote it, for an error.
