@@ -29,6 +29,8 @@ pub struct Overrides {
     pub request: RequestOptions,
     /// `--summary-mode=full`.
     pub summary_full: bool,
+    /// `--summary-mode=legacy`: k6's layout before v1.
+    pub summary_legacy: bool,
     pub no_thresholds: bool,
     /// `--execution-segment` with `--execution-segment-sequence`.
     pub segment: Option<Tuple>,
@@ -208,11 +210,12 @@ impl Overrides {
         match f.summary_mode.as_deref() {
             None | Some("compact") => {}
             Some("full") => ov.summary_full = true,
+            Some("legacy") => ov.summary_legacy = true,
             Some("disabled") => ov.summary_disabled = true,
             Some(other) => {
                 return Err(format!(
-                    "--summary-mode {other:?}: loadlab k6 has compact (the default), full and \
-                     disabled (k6's legacy layout is not supported)"
+                    "--summary-mode {other:?}: loadlab k6 has compact (the default), full, \
+                     legacy and disabled"
                 ));
             }
         }
@@ -268,10 +271,10 @@ mod tests {
             ),
             (
                 FlagTexts {
-                    summary_mode: Some("legacy".into()),
+                    summary_mode: Some("fancy".into()),
                     ..Default::default()
                 },
-                "--summary-mode \"legacy\"",
+                "--summary-mode \"fancy\"",
             ),
             (
                 FlagTexts {

@@ -66,6 +66,9 @@ pub struct Options {
     pub summary_trend_stats: Vec<String>,
     /// `--summary-mode=full`: every `http_req_*` trend, and a section per group.
     pub summary_full: bool,
+    /// `--summary-mode=legacy`: k6's layout before v1 (jslib's
+    /// textSummary, rates as `N out of M`).
+    pub summary_legacy: bool,
     /// The tag-filtered metrics the thresholds name (`metric`, filter):
     /// their sub-metric rows show even under `--no-thresholds`, as in k6.
     pub submetrics: Vec<(String, Vec<(String, String)>)>,

@@ -86,6 +86,7 @@ impl Options {
             tags,
             summary_trend_stats,
             summary_full: o.summary_full,
+            summary_legacy: o.summary_legacy,
             submetrics,
             setup_timeout,
             teardown_timeout,

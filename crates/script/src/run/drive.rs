@@ -401,6 +401,12 @@ fn outcome(
         // The script's handleSummary(data), when it has one, replaces the
         // default summary (as in k6), above the last progress lines.
         summary.0 = text + &crate::summary::last_block(shared, options, test_elapsed);
+    } else if options.summary_legacy {
+        // `--summary-mode=legacy`: k6's layout before v1, from the
+        // summary's data, above the last progress lines.
+        let text =
+            crate::summary::legacy_text(s.slots[0].holder.ctx(), shared, options, test_elapsed);
+        summary.0 = text + &crate::summary::last_block(shared, options, test_elapsed);
     }
     let thresholds_crossed = std::mem::take(&mut summary.1);
     let thresholds_failed = !thresholds_crossed.is_empty();

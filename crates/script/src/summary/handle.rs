@@ -96,3 +96,36 @@ pub fn handle_summary(
     }
     Some(stdout)
 }
+
+/// `--summary-mode=legacy`: the summary in k6's layout before v1, as
+/// k6 v1 prints it in that mode: jslib's textSummary of the
+/// `handleSummary()` data (loadlab's own, `modules/jslib/summary.fn.js`),
+/// rates as `N out of M`, between an empty line and two. Said on stderr,
+/// and empty, if it cannot be made.
+pub fn legacy_text(
+    ctx: &rquickjs::Ctx<'_>,
+    shared: &RunState,
+    options: &Options,
+    elapsed: Duration,
+) -> String {
+    use rquickjs::{Function, Object};
+    let data = summary_data(shared, options, elapsed).to_string();
+    let made = (|| -> rquickjs::Result<String> {
+        let k6: Object = ctx.globals().get("__k6")?;
+        let s: Object = k6.get("jslibSummary")?;
+        let f: Function = s.get("legacy")?;
+        crate::js::vu::on_main_stack();
+        f.call((data,))
+    })();
+    match made {
+        Ok(text) => text,
+        Err(e) => {
+            shared.log(
+                crate::log::Level::Error,
+                &format!("the legacy summary could not be made: {e}"),
+                &[],
+            );
+            String::new()
+        }
+    }
+}

@@ -15,5 +15,5 @@ mod text;
 
 pub use export::{export_json, summary_data};
 pub use format::{fmt_ms, jnum};
-pub use handle::handle_summary;
+pub use handle::{handle_summary, legacy_text};
 pub use text::{last_block, render};

@@ -32,11 +32,17 @@ pub const JSLIB: &[(&str, &str)] = &[
 
 mod url;
 
-/// The natives of the jslib modules (on `__k6`).
+/// The functions k6-summary's module exports and `--summary-mode=legacy`
+/// prints with, on `__k6.jslibSummary`.
+const SUMMARY_FN_JS: &str = include_str!("summary.fn.js");
+
+/// The natives of the jslib modules, and the summary's functions (on
+/// `__k6`).
 pub(crate) fn install<'js>(
     ctx: &rquickjs::Ctx<'js>,
     k6: &rquickjs::Object<'js>,
 ) -> rquickjs::Result<()> {
+    super::common::k6_code(ctx, SUMMARY_FN_JS)?.call::<_, ()>((k6.clone(),))?;
     url::install(ctx, k6)
 }
 
