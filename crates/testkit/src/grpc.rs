@@ -18,6 +18,8 @@
 //! * server reflection (`grpc.reflection.v1` and `v1alpha`): the
 //!   Greeter listed, its file by symbol or by name, answered request by
 //!   request;
+//! * `grpc.health.v1.Health/Check`: SERVING for the server ("") and the
+//!   Greeter, NOT_FOUND for any other service;
 //! * any other path: status 12 (UNIMPLEMENTED).
 
 use std::convert::Infallible;
@@ -122,6 +124,17 @@ fn chat(body: hyper::body::Incoming) -> Body {
     let stream =
         futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|f| (f, rx)) });
     StreamBody::new(stream).boxed_unsync()
+}
+
+/// The Greeter's definitions as a protoset (an encoded
+/// `FileDescriptorSet`, as `protoc --descriptor_set_out` writes one).
+pub fn greeter_protoset() -> Vec<u8> {
+    use prost::Message as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("greeter.proto"), GREETER_PROTO).expect("write");
+    protox::compile(["greeter.proto"], [dir.path()])
+        .expect("the Greeter compiles")
+        .encode_to_vec()
 }
 
 /// The Greeter's file, as reflection sends it (an encoded
@@ -281,6 +294,15 @@ async fn answer(
             )))));
             trailers.insert("grpc-status", "9".parse().unwrap());
             trailers.insert("grpc-message", "stream%20broke".parse().unwrap());
+        }
+        "/grpc.health.v1.Health/Check" => {
+            if name.is_empty() || name == "loadlab.test.Greeter" {
+                frames.push(Ok(Frame::data(framed(&[0x08, 0x01]))));
+                trailers = ok_trailers();
+            } else {
+                trailers.insert("grpc-status", "5".parse().unwrap());
+                trailers.insert("grpc-message", "unknown%20service".parse().unwrap());
+            }
         }
         "/loadlab.test.Greeter/Fail" => {
             trailers.insert("grpc-status", "5".parse().unwrap());

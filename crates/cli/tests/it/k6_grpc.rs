@@ -305,23 +305,70 @@ fn server_reflection_finds_the_methods_as_k6() {
     }
 }
 
+const PROTOSET: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.loadProtoset('greeter.protoset');
+export const options = { iterations: 1 };
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Set' });
+  const h = client.healthCheck();
+  const g = client.healthCheck('loadlab.test.Greeter');
+  let missing = '';
+  try { client.healthCheck('nope.Service'); } catch (e) { missing = String(e); }
+  let tls = '';
+  try { client.connect(__ENV.ADDR, { tls: { cacerts: ['x'] } }); } catch (e) { tls = String(e); }
+  check(null, {
+    'methods from the protoset': () => methods.length === 6 && methods[5].name === 'Broken',
+    'a call by them': () => r.message.message === 'hello Set',
+    // `==`: k6 hands the script Go's enum values (objects that print as
+    // SERVING and equal 1), loadlab numbers.
+    'the server serves': () => h.status == grpc.HealthCheckServing && h.status == 1,
+    'so does the service': () => g.status == grpc.HealthCheckServing,
+    'an unknown service throws': () => missing.includes('NotFound') && missing.includes('unknown service'),
+    'connect params.tls': () => tls !== '',
+  });
+  if (__ENV.SHOW) console.log(tls);
+};
+"#;
+
 #[test]
-fn what_loadlab_lacks_is_named_before_the_test() {
+fn protosets_and_health_checks_as_k6() {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.js"), PROTOSET).unwrap();
     std::fs::write(
-        dir.path().join("s.js"),
-        "import grpc from 'k6/net/grpc';\nconst c = new grpc.Client();\nc.loadProtoset('x.protoset');\nexport default () => {};\n",
+        dir.path().join("greeter.protoset"),
+        loadlab_testkit::grpc::greeter_protoset(),
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_loadlab"))
-        .current_dir(dir.path())
-        .args(["k6", "run", "-q", "s.js"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(107), "{err}");
-    assert!(
-        err.contains("client.loadProtoset (protoset files) is not supported"),
-        "{err}"
-    );
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    let k6 = loadlab_testkit::k6::k6_or_skip("protosets_and_health_checks_as_k6");
+    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
+        let name = if tool.is_some() { "k6" } else { "loadlab" };
+        let mut cmd = match tool {
+            Some(k6) => loadlab_testkit::k6::run_command(k6),
+            None => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
+                c.args(["k6", "run"]);
+                c
+            }
+        };
+        let o = cmd
+            .current_dir(dir.path())
+            .args(["-q", "-e", &format!("ADDR={addr}"), "-e", "SHOW=1", "p.js"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
+        if tool.is_none() {
+            assert!(
+                err.contains("connect params.tls (client certificates, CAs) is not supported"),
+                "{err}"
+            );
+        }
+    }
 }

@@ -74,7 +74,7 @@ fn the_legacy_summary_is_laid_out_as_k6_lays_it_out() {
             "\n     checks...............: 75.00%  6 out of 8\n",
             "\n     ✗ { kind:strict }....: 50.00%  2 out of 4\n",
             "\n   ✓ my_counter...........: 4       ",
-            "\n     my_gauge.............: 3       min=3         max=3\n",
+            "\n     my_gauge.............: 3       min=3 ",
             "\n     my_rate..............: 100.00% 4 out of 4\n",
             "\n   ✗ my_trend.............: avg=5ms ",
         ] {

@@ -17,6 +17,7 @@ mod k6_digest;
 mod k6_exit;
 mod k6_files;
 mod k6_grpc;
+mod k6_httpx;
 mod k6_legacy_summary;
 mod k6_runaway;
 mod k6_secrets;

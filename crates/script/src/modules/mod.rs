@@ -23,7 +23,7 @@
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
 //!   fs/             k6/experimental/fs and k6/experimental/csv
-//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse
+//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse, httpx
 //! ```
 //!
 //! JavaScript files named `*.fn.js` are expressions (a function the
@@ -71,7 +71,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 21] = [
+pub(crate) const ALL: [Module; 22] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -89,6 +89,7 @@ pub(crate) const ALL: [Module; 21] = [
     jslib::URL_MODULE,
     jslib::FORMDATA_MODULE,
     jslib::PAPAPARSE_MODULE,
+    jslib::HTTPX_MODULE,
     secrets::MODULE,
     fs::FS,
     fs::CSV,

@@ -354,7 +354,7 @@ fn another_jslib_import_says_what_to_do() {
     let err = run(cfg, std::future::pending()).unwrap_err().to_string();
     assert!(err.contains("k6chaijs"), "{err}");
     assert!(
-        err.contains("loadlab answers k6-utils, k6-summary, url, formdata and papaparse"),
+        err.contains("loadlab answers k6-utils, k6-summary, url, formdata, papaparse and httpx"),
         "{err}"
     );
     assert!(err.contains("import it by a local path"), "{err}");

@@ -276,6 +276,30 @@ pub async fn unary(
     (answer, (after.0 - before.0, after.1 - before.1))
 }
 
+/// A status code's name, as Go's gRPC prints it.
+pub fn code_name(code: u32) -> &'static str {
+    const NAMES: [&str; 17] = [
+        "OK",
+        "Canceled",
+        "Unknown",
+        "InvalidArgument",
+        "DeadlineExceeded",
+        "NotFound",
+        "AlreadyExists",
+        "PermissionDenied",
+        "ResourceExhausted",
+        "FailedPrecondition",
+        "Aborted",
+        "OutOfRange",
+        "Unimplemented",
+        "Internal",
+        "Unavailable",
+        "DataLoss",
+        "Unauthenticated",
+    ];
+    NAMES.get(code as usize).copied().unwrap_or("Unknown")
+}
+
 fn fields(h: &http::HeaderMap) -> Vec<(String, String)> {
     h.iter()
         .map(|(k, v)| {

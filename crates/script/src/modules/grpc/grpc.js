@@ -24,12 +24,23 @@ export class Client {
 
   // What loadlab does not have yet, named when called (loadProtoset in
   // the init context: before any load).
-  loadProtoset() {
-    throw k.goError('client.loadProtoset (protoset files) is not supported by loadlab k6: load the .proto files with client.load (see docs/k6.md)');
+  // The methods of a protoset file (a FileDescriptorSet), relative to the
+  // script; in the init context only.
+  loadProtoset(protosetPath) {
+    return k.grpcLoadProtoset(ids.get(this), String(protosetPath)).map((m) => ({
+      package: m.package,
+      service: m.service,
+      full_method: m.full_method,
+      name: m.name,
+      is_client_stream: m.is_client_stream,
+      is_server_stream: m.is_server_stream,
+    }));
   }
 
-  healthCheck() {
-    throw k.goError('client.healthCheck is not supported by loadlab k6: invoke grpc.health.v1.Health/Check with its .proto loaded (see docs/k6.md)');
+  // grpc.health.v1.Health/Check of `service` (the server's without one):
+  // { status }, a HealthCheck* constant.
+  healthCheck(service) {
+    return { status: k.grpcHealth(ids.get(this), service === undefined || service === null ? '' : String(service)) };
   }
 
   connect(address, params) {
@@ -145,6 +156,11 @@ k.grpcVu = {
   },
 };
 
+export const HealthCheckUnknown = 0;
+export const HealthCheckServing = 1;
+export const HealthCheckNotServing = 2;
+export const HealthCheckServiceUnkown = 3;
+
 export const StatusOK = 0;
 export const StatusCanceled = 1;
 export const StatusUnknown = 2;
@@ -164,7 +180,7 @@ export const StatusDataLoss = 15;
 export const StatusUnauthenticated = 16;
 
 export default {
-  Client, Stream, StatusOK, StatusCanceled, StatusUnknown, StatusInvalidArgument, StatusDeadlineExceeded,
+  Client, Stream, HealthCheckUnknown, HealthCheckServing, HealthCheckNotServing, HealthCheckServiceUnkown, StatusOK, StatusCanceled, StatusUnknown, StatusInvalidArgument, StatusDeadlineExceeded,
   StatusNotFound, StatusAlreadyExists, StatusPermissionDenied, StatusResourceExhausted,
   StatusFailedPrecondition, StatusAborted, StatusOutOfRange, StatusUnimplemented, StatusInternal,
   StatusUnavailable, StatusDataLoss, StatusUnauthenticated,

@@ -7,8 +7,8 @@
 //! Each call is a `grpc_req_duration` sample tagged as k6 tags it (`name`,
 //! `url`, `service`, `method`, `status`), with its bytes in `data_sent`
 //! and `data_received`. `connect`'s `reflect` fetches the definitions
-//! from the server (`reflect.rs`). `loadProtoset` and `healthCheck`
-//! throw, naming what is missing.
+//! from the server (`reflect.rs`); `loadProtoset` reads a protoset file;
+//! `healthCheck` calls `grpc.health.v1.Health/Check`.
 //!
 //! Shared state: the clients of the run's VUs, by id, on the run's thread
 //! (`CLIENTS`); a client's connection lives until `close()` or the end.
@@ -41,6 +41,10 @@ const GRPC_JS: &str = include_str!("grpc.js");
 pub(crate) const EXPORTS: &[&str] = &[
     "Client",
     "Stream",
+    "HealthCheckUnknown",
+    "HealthCheckServing",
+    "HealthCheckNotServing",
+    "HealthCheckServiceUnkown",
     "StatusOK",
     "StatusCanceled",
     "StatusUnknown",
@@ -132,6 +136,45 @@ pub(crate) fn install<'js>(
                 let infos = serde_json::Value::Array(proto::method_infos(&pool));
                 with_client(id, |c| c.pools.push(pool));
                 ctx.json_parse(infos.to_string())
+            },
+        )?,
+    )?;
+    let sh = shared.clone();
+    k6.set(
+        "grpcLoadProtoset",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, id: u32, file: String| -> rquickjs::Result<Value<'js>> {
+                if vu::in_vu() {
+                    return Err(throw_go(
+                        &ctx,
+                        "loadProtoset must be called in the init context",
+                    ));
+                }
+                let pool =
+                    proto::load_protoset(&sh.script_dir, &file).map_err(|e| throw_go(&ctx, &e))?;
+                let infos = serde_json::Value::Array(proto::method_infos(&pool));
+                with_client(id, |c| c.pools.push(pool));
+                ctx.json_parse(infos.to_string())
+            },
+        )?,
+    )?;
+    k6.set(
+        "grpcHealth",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, id: u32, service: String| -> rquickjs::Result<u32> {
+                if !vu::in_vu() {
+                    return Err(throw_go(
+                        &ctx,
+                        "health checks in the init context are not supported",
+                    ));
+                }
+                let conn = with_client(id, |c| c.conn.clone()).ok_or_else(|| {
+                    throw_go(&ctx, "no gRPC connection, you must call connect first")
+                })?;
+                let status = wait_on(&ctx, "gRPC health checks", health_check(conn, service))?;
+                status.map_err(|e| throw_go(&ctx, &e))
             },
         )?,
     )?;
@@ -367,6 +410,38 @@ fn call_tags(sh: &RunState, vu_id: usize, addr: &str, path: &str, own: &Tags) ->
         tags.push(("name".into(), path.to_string()));
     }
     tags
+}
+
+/// `grpc.health.v1.Health/Check` of `service` ("" for the server): its
+/// serving status (0 unknown, 1 serving, 2 not serving, 3 service
+/// unknown), or gRPC's words for a call that failed.
+async fn health_check(conn: call::Conn, service: String) -> Result<u32, String> {
+    let mut msg = Vec::new();
+    if !service.is_empty() {
+        msg.push(0x0a);
+        prost::encoding::encode_varint(service.len() as u64, &mut msg);
+        msg.extend_from_slice(service.as_bytes());
+    }
+    let path = "/grpc.health.v1.Health/Check".to_string();
+    let (a, _) = call::unary(conn, path, msg, Vec::new(), "loadlab-k6".into(), None).await;
+    if a.status != 0 {
+        return Err(format!(
+            "rpc error: code = {} desc = {}",
+            call::code_name(a.status),
+            a.message
+        ));
+    }
+    // HealthCheckResponse: status (1), a varint.
+    let body = a.body.unwrap_or_default();
+    let mut buf = body.as_slice();
+    while !buf.is_empty() {
+        let key = prost::encoding::decode_varint(&mut buf).map_err(|e| e.to_string())?;
+        let v = prost::encoding::decode_varint(&mut buf).map_err(|e| e.to_string())?;
+        if key == 0x08 {
+            return Ok(v as u32);
+        }
+    }
+    Ok(0)
 }
 
 /// Bytes on a connection, in `data_sent` and `data_received`.

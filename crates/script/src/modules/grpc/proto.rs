@@ -41,6 +41,16 @@ pub fn load(
     Ok(pool)
 }
 
+/// The pool of a protoset file (a `FileDescriptorSet`, as `protoc
+/// --descriptor_set_out` writes it), relative to `script_dir`.
+pub fn load_protoset(script_dir: &Path, file: &str) -> Result<DescriptorPool, String> {
+    let path = script_dir.join(file);
+    let bytes =
+        std::fs::read(&path).map_err(|e| format!("couldn't open protoset: open {file}: {e}"))?;
+    DescriptorPool::decode(bytes.as_slice())
+        .map_err(|e| format!("couldn't unmarshal protoset file {file:?}: {e}"))
+}
+
 /// k6's MethodInfo of each method of the pool's services.
 pub fn method_infos(pool: &DescriptorPool) -> Vec<serde_json::Value> {
     pool.services()

@@ -21,6 +21,10 @@ pub const FORMDATA: &str = "jslib.k6.io/formdata";
 /// Papa Parse's `parse` and `unparse` of CSV text.
 pub const PAPAPARSE: &str = "jslib.k6.io/papaparse";
 
+/// The module answering `https://jslib.k6.io/httpx/<version>/index.js`:
+/// `Httpx` sessions and request objects over k6/http.
+pub const HTTPX: &str = "jslib.k6.io/httpx";
+
 /// jslib's URLs (up to the version) and the modules that answer them.
 pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/k6-utils/", K6_UTILS),
@@ -28,6 +32,7 @@ pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/url/", URL),
     ("https://jslib.k6.io/formdata/", FORMDATA),
     ("https://jslib.k6.io/papaparse/", PAPAPARSE),
+    ("https://jslib.k6.io/httpx/", HTTPX),
 ];
 
 mod url;
@@ -75,5 +80,11 @@ pub(crate) const FORMDATA_MODULE: super::Module = super::Module {
 pub(crate) const PAPAPARSE_MODULE: super::Module = super::Module {
     name: PAPAPARSE,
     js: include_str!("papaparse.js"),
+    exports: None,
+};
+
+pub(crate) const HTTPX_MODULE: super::Module = super::Module {
+    name: HTTPX,
+    js: include_str!("httpx.js"),
     exports: None,
 };
