@@ -118,47 +118,7 @@ pub(crate) fn install<'js>(
             })
         })?,
     )?;
-    let sh = shared.clone();
-    k6.set(
-        "grpcLoad",
-        Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>,
-                  id: u32,
-                  paths: Vec<String>,
-                  files: Vec<String>|
-                  -> rquickjs::Result<Value<'js>> {
-                if vu::in_vu() {
-                    return Err(throw_go(&ctx, "load must be called in the init context"));
-                }
-                let pool =
-                    proto::load(&sh.script_dir, &paths, &files).map_err(|e| throw_go(&ctx, &e))?;
-                let infos = serde_json::Value::Array(proto::method_infos(&pool));
-                with_client(id, |c| c.pools.push(pool));
-                ctx.json_parse(infos.to_string())
-            },
-        )?,
-    )?;
-    let sh = shared.clone();
-    k6.set(
-        "grpcLoadProtoset",
-        Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>, id: u32, file: String| -> rquickjs::Result<Value<'js>> {
-                if vu::in_vu() {
-                    return Err(throw_go(
-                        &ctx,
-                        "loadProtoset must be called in the init context",
-                    ));
-                }
-                let pool =
-                    proto::load_protoset(&sh.script_dir, &file).map_err(|e| throw_go(&ctx, &e))?;
-                let infos = serde_json::Value::Array(proto::method_infos(&pool));
-                with_client(id, |c| c.pools.push(pool));
-                ctx.json_parse(infos.to_string())
-            },
-        )?,
-    )?;
+    install_loading(ctx, k6, shared)?;
     k6.set(
         "grpcHealth",
         Function::new(
@@ -247,6 +207,57 @@ pub(crate) fn install<'js>(
         Function::new(ctx.clone(), |id: u32| {
             with_client(id, |c| c.conn = None);
         })?,
+    )?;
+    Ok(())
+}
+
+/// `load` and `loadProtoset`: the definitions a client calls by, read at
+/// init.
+fn install_loading<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<RunState>,
+) -> rquickjs::Result<()> {
+    let sh = shared.clone();
+    k6.set(
+        "grpcLoad",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  id: u32,
+                  paths: Vec<String>,
+                  files: Vec<String>|
+                  -> rquickjs::Result<Value<'js>> {
+                if vu::in_vu() {
+                    return Err(throw_go(&ctx, "load must be called in the init context"));
+                }
+                let pool =
+                    proto::load(&sh.script_dir, &paths, &files).map_err(|e| throw_go(&ctx, &e))?;
+                let infos = serde_json::Value::Array(proto::method_infos(&pool));
+                with_client(id, |c| c.pools.push(pool));
+                ctx.json_parse(infos.to_string())
+            },
+        )?,
+    )?;
+    let sh = shared.clone();
+    k6.set(
+        "grpcLoadProtoset",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, id: u32, file: String| -> rquickjs::Result<Value<'js>> {
+                if vu::in_vu() {
+                    return Err(throw_go(
+                        &ctx,
+                        "loadProtoset must be called in the init context",
+                    ));
+                }
+                let pool =
+                    proto::load_protoset(&sh.script_dir, &file).map_err(|e| throw_go(&ctx, &e))?;
+                let infos = serde_json::Value::Array(proto::method_infos(&pool));
+                with_client(id, |c| c.pools.push(pool));
+                ctx.json_parse(infos.to_string())
+            },
+        )?,
     )?;
     Ok(())
 }
