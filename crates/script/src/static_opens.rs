@@ -318,8 +318,9 @@ pub fn check_syntax(source: &str, file: &str) -> Result<(), ScriptError> {
     })
 }
 
-/// Resolves every import to its own name and loads it as an empty module.
-struct AnyName;
+/// Resolves every import to its own name and loads it as an empty module
+/// (a module's own syntax is checked, not what it imports).
+pub(crate) struct AnyName;
 
 impl rquickjs::loader::Resolver for AnyName {
     fn resolve<'js>(

@@ -5,8 +5,6 @@
 //! section; server, client and bidirectional streams with their events
 //! and counts.
 
-use std::process::Command;
-
 const SCRIPT: &str = r#"
 import grpc from 'k6/net/grpc';
 import { check } from 'k6';
@@ -78,18 +76,10 @@ fn unary_calls_answer_and_are_measured_as_k6() {
     .unwrap();
     std::fs::write(dir.path().join("g.js"), SCRIPT).unwrap();
     let addr = loadlab_testkit::grpc::greeter().to_string();
-    let k6 = loadlab_testkit::k6::k6_or_skip("unary_calls_answer_and_are_measured_as_k6");
     let mut points = Vec::new();
-    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
+    for tool in crate::side_by_side::tools("unary_calls_answer_and_are_measured_as_k6") {
+        let name = tool.name;
+        let mut cmd = tool.command();
         let json = dir.path().join(format!("{name}.json"));
         let o = cmd
             .current_dir(dir.path())
@@ -208,18 +198,10 @@ fn server_client_and_bidirectional_streams_as_k6() {
     .unwrap();
     std::fs::write(dir.path().join("s.js"), STREAMS).unwrap();
     let addr = loadlab_testkit::grpc::greeter().to_string();
-    let k6 = loadlab_testkit::k6::k6_or_skip("server_client_and_bidirectional_streams_as_k6");
     let mut seen = Vec::new();
-    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
+    for tool in crate::side_by_side::tools("server_client_and_bidirectional_streams_as_k6") {
+        let name = tool.name;
+        let mut cmd = tool.command();
         let json = dir.path().join(format!("{name}.json"));
         let o = cmd
             .current_dir(dir.path())
@@ -272,18 +254,10 @@ fn server_reflection_finds_the_methods_as_k6() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.js"), REFLECT).unwrap();
     let addr = loadlab_testkit::grpc::greeter().to_string();
-    let k6 = loadlab_testkit::k6::k6_or_skip("server_reflection_finds_the_methods_as_k6");
     let mut seen = Vec::new();
-    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
+    for tool in crate::side_by_side::tools("server_reflection_finds_the_methods_as_k6") {
+        let name = tool.name;
+        let mut cmd = tool.command();
         let json = dir.path().join(format!("{name}.json"));
         let o = cmd
             .current_dir(dir.path())
@@ -344,17 +318,9 @@ fn protosets_and_health_checks_as_k6() {
     )
     .unwrap();
     let addr = loadlab_testkit::grpc::greeter().to_string();
-    let k6 = loadlab_testkit::k6::k6_or_skip("protosets_and_health_checks_as_k6");
-    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
+    for tool in crate::side_by_side::tools("protosets_and_health_checks_as_k6") {
+        let name = tool.name;
+        let mut cmd = tool.command();
         let o = cmd
             .current_dir(dir.path())
             .args(["-q", "-e", &format!("ADDR={addr}"), "-e", "SHOW=1", "p.js"])
@@ -364,7 +330,7 @@ fn protosets_and_health_checks_as_k6() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
         assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
-        if tool.is_none() {
+        if name == "loadlab" {
             assert!(
                 err.contains("connect params.tls (client certificates, CAs) is not supported"),
                 "{err}"

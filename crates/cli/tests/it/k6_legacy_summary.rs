@@ -2,8 +2,6 @@
 //! with k6 v1.8.1 in that mode (the lines' layout compared, numbers left
 //! out: they differ from run to run).
 
-use std::process::Command;
-
 const SCRIPT: &str = r#"
 import { check, group } from 'k6';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
@@ -45,18 +43,10 @@ fn layout(stdout: &str) -> Vec<String> {
 fn the_legacy_summary_is_laid_out_as_k6_lays_it_out() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.js"), SCRIPT).unwrap();
-    let k6 = loadlab_testkit::k6::k6_or_skip("the_legacy_summary_is_laid_out_as_k6_lays_it_out");
     let mut seen = Vec::new();
-    for tool in std::iter::once(None).chain(k6.as_deref().map(Some)) {
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
+    for tool in crate::side_by_side::tools("the_legacy_summary_is_laid_out_as_k6_lays_it_out") {
+        let name = tool.name;
+        let mut cmd = tool.command();
         let o = cmd
             .current_dir(dir.path())
             .args(["-q", "--summary-mode=legacy", "s.js"])

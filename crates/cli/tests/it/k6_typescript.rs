@@ -4,8 +4,10 @@
 //! bundle's source map (inline or beside it) puts its positions back into
 //! the sources it was built from.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use crate::side_by_side::Tool;
 
 const USER_TS: &str = r#"interface User {
   name: string;
@@ -51,23 +53,9 @@ export default (): void => {
 };
 "#;
 
-/// `loadlab k6 run` with `args`, then k6's when it is installed.
-fn tools(test: &str) -> Vec<(&'static str, PathBuf)> {
-    let mut t = vec![("loadlab", PathBuf::from(env!("CARGO_BIN_EXE_loadlab")))];
-    if let Some(k6) = loadlab_testkit::k6::k6_or_skip(test) {
-        t.push(("k6", k6));
-    }
-    t
-}
-
-fn run(tool: &(&str, PathBuf), dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut c = if tool.0 == "k6" {
-        loadlab_testkit::k6::run_command(&tool.1)
-    } else {
-        let mut c = Command::new(&tool.1);
-        c.args(["k6", "run"]);
-        c
-    };
+/// The script run by `tool` in `dir` with `args` (and `stdin`).
+fn run(tool: &Tool, dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut c = tool.command();
     c.current_dir(dir).arg("-q").args(args);
     c.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -110,10 +98,12 @@ fn typescript_runs_and_its_stacks_name_the_typescript_lines() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("user.ts"), USER_TS).unwrap();
     std::fs::write(dir.path().join("main.ts"), MAIN_TS).unwrap();
-    for tool in tools("typescript_runs_and_its_stacks_name_the_typescript_lines") {
+    for tool in
+        crate::side_by_side::tools("typescript_runs_and_its_stacks_name_the_typescript_lines")
+    {
         let o = run(&tool, dir.path(), &["main.ts"], None);
         let err = String::from_utf8_lossy(&o.stderr);
-        let name = tool.0;
+        let name = tool.name;
         assert_eq!(o.status.code(), Some(0), "{name}: {err}");
         assert!(
             err.contains(r#"msg="John Writer 5 object" source=console"#),
@@ -133,8 +123,8 @@ fn typescript_runs_and_its_stacks_name_the_typescript_lines() {
 fn typescript_from_standard_input_and_in_base_mode() {
     let dir = tempfile::tempdir().unwrap();
     let script = "let n: number = 2;\nexport default function (): void { console.log(n * 21, typeof global); }\n";
-    for tool in tools("typescript_from_standard_input_and_in_base_mode") {
-        let name = tool.0;
+    for tool in crate::side_by_side::tools("typescript_from_standard_input_and_in_base_mode") {
+        let name = tool.name;
         let o = run(&tool, dir.path(), &["-"], Some(script));
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}: {err}");
@@ -168,8 +158,8 @@ fn typescript_from_standard_input_and_in_base_mode() {
 fn a_typescript_syntax_error_names_its_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bad.ts"), "let a = 1;\nlet x: = 1;\n").unwrap();
-    for tool in tools("a_typescript_syntax_error_names_its_line") {
-        let name = tool.0;
+    for tool in crate::side_by_side::tools("a_typescript_syntax_error_names_its_line") {
+        let name = tool.name;
         let o = run(&tool, dir.path(), &["bad.ts"], None);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(107), "{name}: {err}");
@@ -267,8 +257,8 @@ fn a_bundle_s_source_map_puts_its_positions_back() {
         format!("{BUNDLE}//# sourceMappingURL=lost.js.map\n"),
     )
     .unwrap();
-    for tool in tools("a_bundle_s_source_map_puts_its_positions_back") {
-        let name = tool.0;
+    for tool in crate::side_by_side::tools("a_bundle_s_source_map_puts_its_positions_back") {
+        let name = tool.name;
         let stack = |file: &str| {
             let o = run(&tool, dir.path(), &[file], None);
             let err = String::from_utf8_lossy(&o.stderr).into_owned();

@@ -32,6 +32,7 @@ mod local_examples;
 mod reference_studies;
 mod replay;
 mod s3;
+mod side_by_side;
 mod study;
 mod study_command;
 mod study_groups;

@@ -85,6 +85,23 @@ fn with_client<T>(id: u32, f: impl FnOnce(&mut ClientState) -> T) -> T {
     CLIENTS.with(|c| f(c.borrow_mut().entry(id).or_default()))
 }
 
+/// The definitions and the connection of client `id`, for a call made in
+/// a VU (`in_init`: the error in the init context); k6's error without a
+/// connection.
+fn vu_conn(
+    ctx: &Ctx<'_>,
+    id: u32,
+    in_init: &str,
+) -> rquickjs::Result<(Vec<prost_reflect::DescriptorPool>, call::Conn)> {
+    if !vu::in_vu() {
+        return Err(throw_go(ctx, in_init));
+    }
+    let (pools, conn) = with_client(id, |c| (c.pools.clone(), c.conn.clone()));
+    let conn =
+        conn.ok_or_else(|| throw_go(ctx, "no gRPC connection, you must call connect first"))?;
+    Ok((pools, conn))
+}
+
 /// Suspends the VU until `fut` is done; its output.
 fn wait_on<'js, T: 'static>(
     ctx: &Ctx<'js>,
@@ -124,15 +141,11 @@ pub(crate) fn install<'js>(
         Function::new(
             ctx.clone(),
             |ctx: Ctx<'js>, id: u32, service: String| -> rquickjs::Result<u32> {
-                if !vu::in_vu() {
-                    return Err(throw_go(
-                        &ctx,
-                        "health checks in the init context are not supported",
-                    ));
-                }
-                let conn = with_client(id, |c| c.conn.clone()).ok_or_else(|| {
-                    throw_go(&ctx, "no gRPC connection, you must call connect first")
-                })?;
+                let (_, conn) = vu_conn(
+                    &ctx,
+                    id,
+                    "health checks in the init context are not supported",
+                )?;
                 let status = wait_on(&ctx, "gRPC health checks", health_check(conn, service))?;
                 status.map_err(|e| throw_go(&ctx, &e))
             },
@@ -360,15 +373,11 @@ fn invoke<'js>(
     request: &str,
     params: Option<&Object<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
-    if !vu::in_vu() {
-        return Err(throw_go(
-            ctx,
-            "invoking RPC methods in the init context is not supported",
-        ));
-    }
-    let (pools, conn) = with_client(id, |c| (c.pools.clone(), c.conn.clone()));
-    let conn =
-        conn.ok_or_else(|| throw_go(ctx, "no gRPC connection, you must call connect first"))?;
+    let (pools, conn) = vu_conn(
+        ctx,
+        id,
+        "invoking RPC methods in the init context is not supported",
+    )?;
     let (desc, path) = proto::method(&pools, method).map_err(|e| throw_go(ctx, &e))?;
     let msg = proto::encode(&desc, request).map_err(|e| throw_go(ctx, &e))?;
     let p = call_params(ctx, params)?;
@@ -429,9 +438,7 @@ fn call_tags(sh: &RunState, vu_id: usize, addr: &str, path: &str, own: &Tags) ->
 async fn health_check(conn: call::Conn, service: String) -> Result<u32, String> {
     let mut msg = Vec::new();
     if !service.is_empty() {
-        msg.push(0x0a);
-        prost::encoding::encode_varint(service.len() as u64, &mut msg);
-        msg.extend_from_slice(service.as_bytes());
+        prost::encoding::string::encode(1, &service, &mut msg);
     }
     let path = "/grpc.health.v1.Health/Check".to_string();
     let (a, _) = call::unary(conn, path, msg, Vec::new(), "loadlab-k6".into(), None).await;

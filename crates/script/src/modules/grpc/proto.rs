@@ -87,14 +87,9 @@ pub fn method(pools: &[DescriptorPool], name: &str) -> Result<(MethodDescriptor,
         .ok_or_else(|| format!("method {path:?} not found in file descriptors"))
 }
 
-/// The request `json` as the method's input, encoded.
+/// A message `json` of the method's input type (a call's request, a
+/// stream's `write`), encoded.
 pub fn encode(m: &MethodDescriptor, json: &str) -> Result<Vec<u8>, String> {
-    encode_input(m, json)
-}
-
-/// A message `json` of the method's input type, encoded (a stream's
-/// `write`).
-pub fn encode_input(m: &MethodDescriptor, json: &str) -> Result<Vec<u8>, String> {
     let mut de = serde_json::Deserializer::from_str(json);
     let msg = DynamicMessage::deserialize(m.input(), &mut de)
         .map_err(|e| format!("unable to serialise request object to protocol buffer: {e}"))?;

@@ -11,64 +11,46 @@ use prost_types::FileDescriptorProto;
 
 use super::call::{self, Conn};
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn varint(buf: &[u8], i: &mut usize) -> Option<u64> {
-    let (mut v, mut shift) = (0u64, 0);
-    loop {
-        let b = *buf.get(*i)?;
-        *i += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-        shift += 7;
-    }
-}
-
 /// The length-delimited fields of a message, by number.
-fn fields(buf: &[u8]) -> Vec<(u64, &[u8])> {
+fn fields(mut buf: &[u8]) -> Vec<(u64, &[u8])> {
+    use prost::encoding::decode_varint;
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < buf.len() {
-        let Some(key) = varint(buf, &mut i) else {
+    while !buf.is_empty() {
+        let Ok(key) = decode_varint(&mut buf) else {
             break;
         };
-        match key & 7 {
-            0 => {
-                if varint(buf, &mut i).is_none() {
-                    break;
-                }
-            }
+        let skip = match key & 7 {
+            0 => match decode_varint(&mut buf) {
+                Ok(_) => 0,
+                Err(_) => break,
+            },
             2 => {
-                let Some(n) = varint(buf, &mut i) else { break };
-                let end = i + n as usize;
-                if end > buf.len() {
+                let Ok(n) = decode_varint(&mut buf) else {
+                    break;
+                };
+                let n = n as usize;
+                if n > buf.len() {
                     break;
                 }
-                out.push((key >> 3, &buf[i..end]));
-                i = end;
+                out.push((key >> 3, &buf[..n]));
+                n
             }
-            1 => i += 8,
-            5 => i += 4,
+            1 => 8,
+            5 => 4,
             _ => break,
+        };
+        if skip > buf.len() {
+            break;
         }
+        buf = &buf[skip..];
     }
     out
 }
 
 /// A request with one string field set.
-fn request(field: u64, value: &str) -> Vec<u8> {
+fn request(field: u32, value: &str) -> Vec<u8> {
     let mut out = Vec::new();
-    put_varint(&mut out, field << 3 | 2);
-    put_varint(&mut out, value.len() as u64);
-    out.extend_from_slice(value.as_bytes());
+    prost::encoding::string::encode(field, &value.to_string(), &mut out);
     out
 }
 
@@ -107,7 +89,7 @@ impl Session {
     }
 
     /// The files a `file_descriptor_response` (4) carries.
-    async fn files(&mut self, field: u64, name: &str) -> Result<Vec<FileDescriptorProto>, String> {
+    async fn files(&mut self, field: u32, name: &str) -> Result<Vec<FileDescriptorProto>, String> {
         let body = self
             .ask(request(field, name))
             .await

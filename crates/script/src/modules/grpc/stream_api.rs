@@ -11,7 +11,7 @@ use std::time::Duration;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use super::{call_params, call_tags, network, proto, stream, wait_on, with_client};
+use super::{call_params, call_tags, network, proto, stream, vu_conn, wait_on};
 use crate::js::vu;
 use crate::modules::common::throw_go;
 use crate::state::run_state::RunState;
@@ -32,16 +32,11 @@ pub(super) fn install<'js>(
                   method: String,
                   params: Opt<Object<'js>>|
                   -> rquickjs::Result<u32> {
-                if !vu::in_vu() {
-                    return Err(throw_go(
-                        &ctx,
-                        "creating a gRPC stream in the init context is not supported",
-                    ));
-                }
-                let (pools, conn) = with_client(id, |c| (c.pools.clone(), c.conn.clone()));
-                let conn = conn.ok_or_else(|| {
-                    throw_go(&ctx, "no gRPC connection, you must call connect first")
-                })?;
+                let (pools, conn) = vu_conn(
+                    &ctx,
+                    id,
+                    "creating a gRPC stream in the init context is not supported",
+                )?;
                 let (desc, path) =
                     proto::method(&pools, &method).map_err(|e| throw_go(&ctx, &e))?;
                 let p = call_params(&ctx, params.0.as_ref())?;
@@ -66,7 +61,7 @@ pub(super) fn install<'js>(
                 }) else {
                     return Ok(());
                 };
-                let msg = proto::encode_input(&desc, &json).map_err(|e| throw_go(&ctx, &e))?;
+                let msg = proto::encode(&desc, &json).map_err(|e| throw_go(&ctx, &e))?;
                 if stream::write(sid, &msg) {
                     sh.add_vu_named(vu_id, "grpc_streams_msgs_sent", 1.0, tags);
                 }
