@@ -102,6 +102,19 @@ fn vu_conn(
     Ok((pools, conn))
 }
 
+/// The TLS configuration of the clients' connections (the built-in web
+/// roots, `h2` offered), made once for the process: a script may connect
+/// in every iteration.
+fn tls_config() -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
+    static CONFIG: std::sync::OnceLock<Result<std::sync::Arc<rustls::ClientConfig>, String>> =
+        std::sync::OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            loadlab_engine::tls_client_config(&Default::default(), true).map_err(|e| e.to_string())
+        })
+        .clone()
+}
+
 /// Suspends the VU until `fut` is done; its output.
 fn wait_on<'js, T: 'static>(
     ctx: &Ctx<'js>,
@@ -171,9 +184,7 @@ pub(crate) fn install<'js>(
                 let tls = if p.plaintext {
                     None
                 } else {
-                    let cfg = loadlab_engine::tls_client_config(&Default::default(), true)
-                        .map_err(|e| throw_go(&ctx, &e.to_string()))?;
-                    Some(cfg)
+                    Some(tls_config().map_err(|e| throw_go(&ctx, &e))?)
                 };
                 let conn = wait_on(
                     &ctx,
