@@ -1,6 +1,8 @@
 //! Helpers every module's natives share: values from JavaScript, k6's
 //! exceptions, and waiting (suspending the calling VU).
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use rquickjs::{Ctx, Exception, Function, Value};
@@ -61,6 +63,25 @@ pub(crate) fn wait(ctx: &Ctx<'_>, op: Op, what: &str) -> rquickjs::Result<Resume
         )),
         r => Ok(r),
     }
+}
+
+/// Suspends the VU until `fut` is done; its output. A VU interrupted
+/// meanwhile (the test's end) gets k6's `GoError` saying so.
+pub(crate) fn wait_on<'js, T: 'static>(
+    ctx: &Ctx<'js>,
+    what: &str,
+    fut: impl std::future::Future<Output = T> + 'static,
+) -> rquickjs::Result<T> {
+    let out: Rc<RefCell<Option<T>>> = Rc::default();
+    let slot = out.clone();
+    let make: vu::WaitFn = Box::new(move |_client, _owner| {
+        Box::pin(async move {
+            *slot.borrow_mut() = Some(fut.await);
+        })
+    });
+    wait(ctx, Op::Wait(make, None), what)?;
+    let v = out.borrow_mut().take();
+    v.ok_or_else(|| throw_go(ctx, &format!("{what} was interrupted")))
 }
 
 /// k6 durations in params: a number of milliseconds or a duration string.

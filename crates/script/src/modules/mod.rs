@@ -7,6 +7,7 @@
 //! modules/
 //!   mod.rs          the list of modules, `install`
 //!   common.rs       helpers the natives share (values, exceptions, waits)
+//!   counted.rs      a connection counting its bytes (data_sent/received)
 //!   imports.rs      the check of a script's imports against export lists
 //!   globals/        __ENV, __VU, __ITER, console, open(), __k6's helpers
 //!   k6/             k6: check, group, sleep, fail
@@ -37,6 +38,7 @@ use rquickjs::{Ctx, Object};
 use crate::state::run_state::RunState;
 
 pub(crate) mod common;
+pub(crate) mod counted;
 pub(crate) mod crypto;
 pub(crate) mod data;
 pub(crate) mod encoding;

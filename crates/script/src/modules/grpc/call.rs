@@ -3,10 +3,8 @@
 //! a call is a POST of one length-prefixed message whose status comes in
 //! the trailers (or, for an error without a body, in the headers).
 
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
@@ -14,6 +12,8 @@ use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+
+use crate::modules::counted::Counted;
 
 /// A client's connection: what sends its calls, and the address as the
 /// script gave it (k6's `url` tag starts with it).
@@ -45,47 +45,6 @@ impl Conn {
     }
 }
 
-/// A stream that counts the bytes it writes and reads.
-struct Counted<S> {
-    inner: S,
-    counts: Arc<[AtomicU64; 2]>,
-}
-
-impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Counted<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        self.counts[1].fetch_add((buf.filled().len() - before) as u64, Ordering::Relaxed);
-        r
-    }
-}
-
-impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let r = Pin::new(&mut self.inner).poll_write(cx, data);
-        if let Poll::Ready(Ok(n)) = &r {
-            self.counts[0].fetch_add(*n as u64, Ordering::Relaxed);
-        }
-        r
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
 /// Dials `addr` (`host:port`) and opens HTTP/2 on it, within `timeout`.
 pub async fn connect(
     addr: String,
@@ -102,11 +61,7 @@ pub async fn connect(
             format!("connection error: desc = \"transport: error while dialing: dial tcp {addr}: {why}\"")
         })?;
         let _ = tcp.set_nodelay(true);
-        let counts: Arc<[AtomicU64; 2]> = Arc::default();
-        let tcp = Counted {
-            inner: tcp,
-            counts: counts.clone(),
-        };
+        let (tcp, counts) = Counted::new(tcp);
         let (sender, scheme) = match tls {
             None => (handshake(tcp).await?, "http"),
             Some(cfg) => {

@@ -21,8 +21,8 @@ use std::time::Duration;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use crate::js::vu::{self, Op};
-use crate::modules::common::throw_go;
+use crate::js::vu;
+use crate::modules::common::{throw_go, wait_on};
 use crate::state::run_state::RunState;
 use crate::system_tags::SystemTags;
 use crate::tags::Tags;
@@ -113,24 +113,6 @@ fn tls_config() -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
             loadlab_engine::tls_client_config(&Default::default(), true).map_err(|e| e.to_string())
         })
         .clone()
-}
-
-/// Suspends the VU until `fut` is done; its output.
-fn wait_on<'js, T: 'static>(
-    ctx: &Ctx<'js>,
-    what: &str,
-    fut: impl std::future::Future<Output = T> + 'static,
-) -> rquickjs::Result<T> {
-    let out: Rc<RefCell<Option<T>>> = Rc::default();
-    let slot = out.clone();
-    let make: vu::WaitFn = Box::new(move |_client, _owner| {
-        Box::pin(async move {
-            *slot.borrow_mut() = Some(fut.await);
-        })
-    });
-    crate::modules::common::wait(ctx, Op::Wait(make, None), what)?;
-    let v = out.borrow_mut().take();
-    v.ok_or_else(|| throw_go(ctx, "the gRPC call was interrupted"))
 }
 
 pub(crate) fn install<'js>(
