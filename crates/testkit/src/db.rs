@@ -54,7 +54,7 @@ fn pg_program(prog: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(prog))
 }
 
-fn which(prog: &str) -> Option<PathBuf> {
+pub(crate) fn which(prog: &str) -> Option<PathBuf> {
     if prog.contains('/') {
         let p = PathBuf::from(prog);
         return p.exists().then_some(p);
@@ -95,7 +95,12 @@ pub fn free_port() -> u16 {
         .expect("bind 127.0.0.1:0")
 }
 
-fn wait_for_port(port: u16, child: &mut Child, log: &Path, what: &str) -> Result<(), String> {
+pub(crate) fn wait_for_port(
+    port: u16,
+    child: &mut Child,
+    log: &Path,
+    what: &str,
+) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok() {

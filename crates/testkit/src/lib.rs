@@ -52,6 +52,7 @@ pub mod netns;
 pub mod proc;
 pub mod pubsub;
 pub mod raw;
+pub mod redis;
 pub mod site;
 pub mod tls;
 pub mod ws;

@@ -19,6 +19,7 @@ mod k6_files;
 mod k6_grpc;
 mod k6_httpx;
 mod k6_legacy_summary;
+mod k6_redis;
 mod k6_runaway;
 mod k6_secrets;
 mod k6_threshold_rows;

@@ -25,13 +25,18 @@ impl Tool {
     }
 }
 
+/// loadlab alone.
+pub fn loadlab() -> Tool {
+    Tool {
+        name: "loadlab",
+        k6: None,
+    }
+}
+
 /// loadlab, then k6 when it is installed (`test` names the test in the
 /// note of a skip).
 pub fn tools(test: &str) -> Vec<Tool> {
-    let mut out = vec![Tool {
-        name: "loadlab",
-        k6: None,
-    }];
+    let mut out = vec![loadlab()];
     if let Some(k6) = loadlab_testkit::k6::k6_or_skip(test) {
         out.push(Tool {
             name: "k6",

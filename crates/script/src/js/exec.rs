@@ -48,6 +48,9 @@ pub(crate) fn init_vu<'js>(
         promise
             .finish::<()>()
             .map_err(|e| syntax_text(ctx, e, name))?;
+        // The promise jobs the init code queued run before the VU's
+        // first iteration, as k6's event loop runs them at init's end.
+        while ctx.execute_pending_job() {}
         m.namespace().map_err(|e| syntax_text(ctx, e, name))
     });
     vu::set_current(0);

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
+use crate::state::run_state::RunState;
+
 /// A stream that counts the bytes it writes and reads.
 pub(crate) struct Counted<S> {
     inner: S,
@@ -61,4 +63,13 @@ impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<S> {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
+}
+
+/// Bytes on a connection of VU `vu_id`, in `data_sent` and
+/// `data_received`, with the VU's tags (without `url`).
+pub(crate) fn add_bytes(sh: &RunState, vu_id: usize, sent: u64, received: u64) {
+    let mut tags = sh.vu_tags(vu_id);
+    tags.retain(|(k, _)| k != "url");
+    sh.add_vu_named(vu_id, "data_sent", sent as f64, tags.clone());
+    sh.add_vu_named(vu_id, "data_received", received as f64, tags);
 }

@@ -23,6 +23,7 @@
 //!   grpc/           k6/net/grpc (unary calls and streams)
 //!   websockets/     k6/websockets (k6's experimental module)
 //!   secrets/        k6/secrets, and --secret-source
+//!   redis/          k6/x/redis (and k6/experimental/redis): a Redis client
 //!   fs/             k6/experimental/fs and k6/experimental/csv
 //!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse, httpx
 //! ```
@@ -52,6 +53,7 @@ pub(crate) mod imports;
 pub(crate) mod jslib;
 pub(crate) mod k6;
 pub(crate) mod metrics;
+pub(crate) mod redis;
 pub(crate) mod secrets;
 pub(crate) mod timers;
 pub(crate) mod websockets;
@@ -73,7 +75,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 22] = [
+pub(crate) const ALL: [Module; 24] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -96,6 +98,8 @@ pub(crate) const ALL: [Module; 22] = [
     fs::FS,
     fs::CSV,
     websockets::EXPERIMENTAL,
+    redis::MODULE,
+    redis::EXPERIMENTAL,
 ];
 
 /// [`ALL`]'s names and JavaScript.
@@ -140,6 +144,7 @@ pub fn install<'js>(
     execution::install(ctx, &k6, shared)?;
     secrets::install(ctx, &k6, shared)?;
     grpc::install(ctx, &k6, shared)?;
+    redis::install(ctx, &k6, shared)?;
     {
         // `warnOnce(msg)`: a warning line, the first time in the process
         // only (as k6 warns when it first resolves a module: the options

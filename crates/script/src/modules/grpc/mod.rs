@@ -23,6 +23,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use crate::js::vu;
 use crate::modules::common::{throw_go, wait_on};
+use crate::modules::counted::add_bytes as network;
 use crate::state::run_state::RunState;
 use crate::system_tags::SystemTags;
 use crate::tags::Tags;
@@ -453,14 +454,6 @@ async fn health_check(conn: call::Conn, service: String) -> Result<u32, String> 
         }
     }
     Ok(0)
-}
-
-/// Bytes on a connection, in `data_sent` and `data_received`.
-fn network(sh: &RunState, vu_id: usize, sent: u64, received: u64) {
-    let mut tags = sh.vu_tags(vu_id);
-    tags.retain(|(k, _)| k != "url");
-    sh.add_vu_named(vu_id, "data_sent", sent as f64, tags.clone());
-    sh.add_vu_named(vu_id, "data_received", received as f64, tags);
 }
 
 /// k6's response object: `status`, `message`, `headers`, `trailers`, and

@@ -11,10 +11,11 @@ use std::time::Duration;
 use rquickjs::function::Opt;
 use rquickjs::{Ctx, Function, Object, Value};
 
-use super::{call_params, call_tags, network, proto, stream, vu_conn};
+use super::{call_params, call_tags, proto, stream, vu_conn};
 use crate::js::vu;
 use crate::modules::common::throw_go;
 use crate::modules::common::wait_on;
+use crate::modules::counted::add_bytes as network;
 use crate::state::run_state::RunState;
 use crate::system_tags::SystemTags;
 
