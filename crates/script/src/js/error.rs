@@ -124,8 +124,8 @@ pub(crate) fn marked_syntax_text(ctx: &Ctx<'_>, e: rquickjs::Error, script: &str
 pub(crate) fn remote_hint(msg: &str) -> &'static str {
     if msg.contains("jslib.k6.io") {
         "; remote modules are not fetched: of jslib, loadlab answers k6-utils, k6-summary, \
-         url, formdata, papaparse and httpx itself; download another module and import \
-         it by a local path"
+         url, formdata, papaparse, httpx, k6chaijs and expect itself; download another \
+         module and import it by a local path"
     } else if msg.contains("http://") || msg.contains("https://") {
         "; remote modules are not fetched: download the file and import it by a local path"
     } else {

@@ -25,7 +25,9 @@
 //!   secrets/        k6/secrets, and --secret-source
 //!   redis/          k6/x/redis (and k6/experimental/redis): a Redis client
 //!   fs/             k6/experimental/fs and k6/experimental/csv
-//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse, httpx
+//!   streams/        k6/experimental/streams (ReadableStream, in JavaScript)
+//!   jslib/          jslib.k6.io's k6-utils, k6-summary, url, formdata, papaparse,
+//!                   httpx, k6chaijs, expect
 //! ```
 //!
 //! JavaScript files named `*.fn.js` are expressions (a function the
@@ -55,6 +57,7 @@ pub(crate) mod k6;
 pub(crate) mod metrics;
 pub(crate) mod redis;
 pub(crate) mod secrets;
+pub(crate) mod streams;
 pub(crate) mod timers;
 pub(crate) mod websockets;
 pub(crate) mod ws;
@@ -75,7 +78,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 24] = [
+pub(crate) const ALL: [Module; 27] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -100,6 +103,9 @@ pub(crate) const ALL: [Module; 24] = [
     websockets::EXPERIMENTAL,
     redis::MODULE,
     redis::EXPERIMENTAL,
+    streams::MODULE,
+    jslib::K6CHAIJS_MODULE,
+    jslib::EXPECT_MODULE,
 ];
 
 /// [`ALL`]'s names and JavaScript.

@@ -3,7 +3,9 @@
 //! for byte (tests/golden/k6_summary/), and renders loadlab's own data;
 //! url, formdata and papaparse give what the published modules give on
 //! the same script (tests/golden/jslib_url/, jslib_formdata/,
-//! jslib_papaparse/).
+//! jslib_papaparse/), and so do k6chaijs and expect (jslib_k6chaijs/,
+//! jslib_expect/: every check's name, group and count); k6's
+//! `k6/experimental/streams` gives what k6 v1.8.1's gives (k6_streams/).
 
 use loadlab_script::{RunConfig, run};
 
@@ -115,4 +117,19 @@ fn form_data_bodies_are_the_module_s_bytes() {
 #[test]
 fn papaparse_parses_and_unparses_as_the_module_does() {
     same_as_the_published_module("jslib_papaparse");
+}
+
+#[test]
+fn k6chaijs_checks_are_the_module_s_checks() {
+    same_as_the_published_module("jslib_k6chaijs");
+}
+
+#[test]
+fn the_expect_module_checks_as_the_module_does() {
+    same_as_the_published_module("jslib_expect");
+}
+
+#[test]
+fn readable_streams_behave_as_k6_s() {
+    same_as_the_published_module("k6_streams");
 }

@@ -25,6 +25,14 @@ pub const PAPAPARSE: &str = "jslib.k6.io/papaparse";
 /// `Httpx` sessions and request objects over k6/http.
 pub const HTTPX: &str = "jslib.k6.io/httpx";
 
+/// The module answering `https://jslib.k6.io/k6chaijs/<version>/index.js`:
+/// Chai's `expect`, every assertion a check, and `describe`.
+pub const K6CHAIJS: &str = "jslib.k6.io/k6chaijs";
+
+/// The module answering `https://jslib.k6.io/expect/<version>/index.js`:
+/// the older `describe` and chained `expect` checks.
+pub const EXPECT: &str = "jslib.k6.io/expect";
+
 /// jslib's URLs (up to the version) and the modules that answer them.
 pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/k6-utils/", K6_UTILS),
@@ -33,6 +41,8 @@ pub const JSLIB: &[(&str, &str)] = &[
     ("https://jslib.k6.io/formdata/", FORMDATA),
     ("https://jslib.k6.io/papaparse/", PAPAPARSE),
     ("https://jslib.k6.io/httpx/", HTTPX),
+    ("https://jslib.k6.io/k6chaijs/", K6CHAIJS),
+    ("https://jslib.k6.io/expect/", EXPECT),
 ];
 
 mod url;
@@ -86,5 +96,17 @@ pub(crate) const PAPAPARSE_MODULE: super::Module = super::Module {
 pub(crate) const HTTPX_MODULE: super::Module = super::Module {
     name: HTTPX,
     js: include_str!("httpx.js"),
+    exports: None,
+};
+
+pub(crate) const K6CHAIJS_MODULE: super::Module = super::Module {
+    name: K6CHAIJS,
+    js: include_str!("k6chaijs.js"),
+    exports: None,
+};
+
+pub(crate) const EXPECT_MODULE: super::Module = super::Module {
+    name: EXPECT,
+    js: include_str!("expect.js"),
     exports: None,
 };
