@@ -166,10 +166,17 @@ impl H1Conn {
         self.body.take_counts(gzip)
     }
 
-    /// Every byte the last exchange read off the connection (status line,
-    /// header fields, framing, body), whether or not it completed.
-    pub fn wire_read(&self) -> u64 {
-        self.wire_read
+    /// The bytes on the wire for the last exchange, whose request was
+    /// `written` bytes long: on a TCP socket, every byte written and read
+    /// since the connection's previous exchange (a new connection's TLS
+    /// handshake, TLS records); else the request and every byte the
+    /// exchange read off the connection (status line, header fields,
+    /// framing, body), whether or not it completed.
+    pub fn take_wire(&self, written: u64) -> (u64, u64) {
+        match self.stream.counts() {
+            Some(c) => c.take(),
+            None => (written, self.wire_read),
+        }
     }
 
     /// Sends `request` and reads the whole response. `first_byte` is set when
@@ -202,7 +209,6 @@ impl H1Conn {
         }
         self.watch.written();
         if let Some(c) = capture.as_deref_mut() {
-            c.wire_out += request.len() as u64;
             c.phases.wrote = Some(Instant::now());
         }
         loop {

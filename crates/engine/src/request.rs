@@ -714,7 +714,9 @@ async fn attempt<const POLLED: bool>(
                     )
                 );
                 if let Some(cap) = capture.as_deref_mut() {
-                    cap.wire_in += c.wire_read();
+                    let (out, read) = c.take_wire(h1.len() as u64);
+                    cap.wire_out += out;
+                    cap.wire_in += read;
                 }
                 // Whatever came of the body, complete or not.
                 let (body, wire) = c.body_counts(gzip);
@@ -779,20 +781,30 @@ async fn attempt<const POLLED: bool>(
                         gzip,
                     )
                 );
+                // The connection's bytes since its previous request ended
+                // (its frames are written and read by its own task).
+                let taken = capture
+                    .is_some()
+                    .then(|| lease.counts.as_ref().map(|c| c.take()));
                 drop(lease);
                 let (body, wire) = body.take_counts(gzip);
                 out.bytes_in += body;
                 out.body_wire += wire;
                 if let Some(cap) = capture.as_deref_mut() {
-                    // hyper does not tell the frame bytes: count the
-                    // request and response as HTTP/1.1 would carry them.
-                    cap.wire_out += h1.len() as u64;
-                    if in_body {
-                        let head: usize =
-                            cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
-                        cap.wire_in += (head + "HTTP/1.1 200 OK\r\n\r\n".len()) as u64;
+                    if let Some(Some((w, r))) = taken {
+                        cap.wire_out += w;
+                        cap.wire_in += r;
+                    } else {
+                        // No socket counts (a Unix socket): the request
+                        // and response as HTTP/1.1 would carry them.
+                        cap.wire_out += h1.len() as u64;
+                        if in_body {
+                            let head: usize =
+                                cap.headers.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+                            cap.wire_in += (head + "HTTP/1.1 200 OK\r\n\r\n".len()) as u64;
+                        }
+                        cap.wire_in += wire;
                     }
-                    cap.wire_in += wire;
                 }
                 return match r {
                     // The response head arrived: the body is what stalled.

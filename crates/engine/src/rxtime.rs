@@ -35,6 +35,8 @@ pub(crate) struct StampedTcp {
     cmsg: [u8; 64],
     /// When the data of the last non-empty read arrived.
     last_rx: Option<Instant>,
+    /// Every byte written and read on the socket.
+    pub counts: std::sync::Arc<crate::stream::WireCounts>,
 }
 
 impl StampedTcp {
@@ -46,6 +48,7 @@ impl StampedTcp {
             stamped,
             cmsg: [0; 64],
             last_rx: None,
+            counts: Default::default(),
         }
     }
 
@@ -148,7 +151,10 @@ impl AsyncRead for StampedTcp {
         let this = self.get_mut();
         if !this.stamped {
             this.last_rx = None;
-            return Pin::new(&mut this.stream).poll_read(cx, buf);
+            let before = buf.filled().len();
+            let r = Pin::new(&mut this.stream).poll_read(cx, buf);
+            this.counts.read((buf.filled().len() - before) as u64);
+            return r;
         }
         loop {
             ready!(this.stream.poll_read_ready(cx))?;
@@ -178,6 +184,7 @@ impl AsyncRead for StampedTcp {
                     if n > 0 {
                         this.last_rx = stamp;
                     }
+                    this.counts.read(n as u64);
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
@@ -194,7 +201,12 @@ impl AsyncWrite for StampedTcp {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.stream).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &r {
+            this.counts.written(*n as u64);
+        }
+        r
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_flush(cx)

@@ -6,6 +6,7 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use loadlab_core::ErrorKind;
@@ -29,6 +30,40 @@ pub struct Owner {
     /// The local address new connections are bound to (`None`: the
     /// attack's `-laddr`, or any).
     pub laddr: Option<std::net::IpAddr>,
+}
+
+/// The bytes a TCP connection wrote and read on its socket (TLS records
+/// and handshakes, HTTP/2 frames and all), and how many of them a request
+/// already took: k6 counts `data_sent` and `data_received` there. Atomics,
+/// as an HTTP/2 connection is driven by a task of its own while its
+/// requests take the counts.
+#[derive(Debug, Default)]
+pub(crate) struct WireCounts {
+    written: AtomicU64,
+    read: AtomicU64,
+    taken_written: AtomicU64,
+    taken_read: AtomicU64,
+}
+
+impl WireCounts {
+    pub fn written(&self, n: u64) {
+        self.written.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn read(&self, n: u64) {
+        self.read.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The bytes written and read since the last take (the first take
+    /// has the connection's handshakes): each byte is taken once, by
+    /// whichever request takes next.
+    pub fn take(&self) -> (u64, u64) {
+        let w = self.written.load(Ordering::Relaxed);
+        let r = self.read.load(Ordering::Relaxed);
+        let w0 = self.taken_written.swap(w, Ordering::Relaxed);
+        let r0 = self.taken_read.swap(r, Ordering::Relaxed);
+        (w.saturating_sub(w0), r.saturating_sub(r0))
+    }
 }
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
@@ -57,6 +92,15 @@ impl Stream {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
             Stream::Tls(s) => s.get_ref().0.raw_fd(),
+        }
+    }
+
+    /// The socket's byte counts (`None` on a Unix socket).
+    pub fn counts(&self) -> Option<&std::sync::Arc<WireCounts>> {
+        match self {
+            Stream::Tcp(s) => Some(&s.counts),
+            Stream::Unix(_) => None,
+            Stream::Tls(s) => s.get_ref().0.counts(),
         }
     }
 
@@ -136,15 +180,15 @@ pub(crate) fn classify(e: &io::Error) -> ErrorKind {
 pub struct Capture {
     pub headers: crate::header_list::HeaderList,
     pub body: Vec<u8>,
-    /// Bytes of the request(s) written to the connection (request line,
-    /// header fields, body; every retry, and every redirect hop unless the
-    /// hops are kept apart, as the k6 client does), over HTTP/1.1;
-    /// over HTTP/2, the size of the same request written as HTTP/1.1 (hyper
-    /// does not tell the frame bytes).
+    /// Bytes written on the connection's socket for the request(s): the
+    /// request line, header fields and body (every retry, and every
+    /// redirect hop unless the hops are kept apart, as the k6 client
+    /// does), with a new connection's TLS handshake, TLS records and
+    /// HTTP/2 frames (an HTTP/2 connection's bytes go to whichever of its
+    /// requests ends next). On a Unix socket, the request's own bytes.
     pub wire_out: u64,
-    /// Bytes of the response(s) read off the connection (status line,
-    /// header fields, body framing and body); over HTTP/2 the size of the
-    /// response as HTTP/1.1 would carry it.
+    /// Bytes read off the socket for the response(s), counted as
+    /// `wire_out` is.
     pub wire_in: u64,
     /// Where the request's time went before its response (k6's `blocked`,
     /// `connecting`, `tls_handshaking` and `sending`).

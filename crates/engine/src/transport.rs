@@ -47,6 +47,7 @@ struct H2Entry {
     sender: H2Sender,
     streams: Arc<AtomicUsize>,
     info: crate::stream::ConnInfo,
+    counts: Option<Arc<crate::stream::WireCounts>>,
 }
 
 /// The endpoint's HTTP/2 connections.
@@ -103,6 +104,8 @@ pub(crate) struct H2Lease {
     streams: Arc<AtomicUsize>,
     /// The connection's peer and TLS parameters.
     pub info: crate::stream::ConnInfo,
+    /// The connection's socket byte counts (`None` on a Unix socket).
+    pub counts: Option<Arc<crate::stream::WireCounts>>,
 }
 
 impl Drop for H2Lease {
@@ -220,11 +223,17 @@ impl HostPool {
             sender: best.sender.clone(),
             streams: best.streams.clone(),
             info: best.info,
+            counts: best.counts.clone(),
         })
     }
 
     /// Adds a new HTTP/2 connection and leases its first stream.
-    fn add_h2(&self, sender: H2Sender, info: crate::stream::ConnInfo) -> H2Lease {
+    fn add_h2(
+        &self,
+        sender: H2Sender,
+        info: crate::stream::ConnInfo,
+        counts: Option<Arc<crate::stream::WireCounts>>,
+    ) -> H2Lease {
         let streams = Arc::new(AtomicUsize::new(1));
         let mut set = self.h2.lock().expect("pool lock");
         set.dialing = false;
@@ -232,6 +241,7 @@ impl HostPool {
             sender: sender.clone(),
             streams: streams.clone(),
             info,
+            counts: counts.clone(),
         });
         drop(set);
         // Requests that waited at the cap or for the first connection while
@@ -244,6 +254,7 @@ impl HostPool {
             sender,
             streams,
             info,
+            counts,
         }
     }
 
@@ -693,9 +704,10 @@ impl Transport {
                 }
             };
             *phase = DialPhase::Http2;
+            let counts = stream.counts().cloned();
             let sender =
                 crate::h2::handshake(stream, permit, self.max_headers_size, on_close).await?;
-            Ok((Conn::H2(pool.add_h2(sender, info)), times))
+            Ok((Conn::H2(pool.add_h2(sender, info, counts)), times))
         } else {
             if self.may_h2(&pool.key) {
                 pool.spoke_h1();

@@ -45,6 +45,7 @@ pub mod db;
 pub mod golden;
 pub mod grpc;
 pub mod har;
+pub mod https;
 pub mod k6;
 pub mod moto;
 pub mod need;
