@@ -26,6 +26,9 @@ pub struct TlsOptions {
     pub key: Option<PathBuf>,
     /// Extra trusted roots (PEM files). The built-in web roots are always trusted too.
     pub root_certs: Vec<PathBuf>,
+    /// Extra trusted roots as PEM texts (k6's gRPC `cacerts`, the Redis
+    /// client's `socket.tls.ca`), trusted as `root_certs` are.
+    pub root_pems: Vec<String>,
     /// Resume TLS sessions on new connections (session tickets / IDs). Off
     /// by default, as in vegeta: every new connection pays a full handshake.
     pub session_tickets: bool,

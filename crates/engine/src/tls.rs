@@ -113,6 +113,21 @@ pub fn client_config(opts: &TlsOptions, alpn_h2: bool) -> Result<Arc<ClientConfi
                 own.push(c);
             }
         }
+        for (i, pem) in opts.root_pems.iter().enumerate() {
+            // Go's words (k6's), for a text without a certificate.
+            let bad =
+                || EngineError::Tls(format!("failed to append ca certificate [{i}] from PEM"));
+            let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut pem.as_bytes())
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad())?;
+            if certs.is_empty() {
+                return Err(bad());
+            }
+            for c in certs {
+                roots.add(c.clone()).map_err(|_| bad())?;
+                own.push(c);
+            }
+        }
         let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
             .map_err(|e| EngineError::Tls(e.to_string()))?;

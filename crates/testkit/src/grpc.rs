@@ -59,6 +59,15 @@ message HelloReply {
 
 /// Serves the Greeter on `127.0.0.1:0` from a thread of its own; its address.
 pub fn greeter() -> SocketAddr {
+    greeter_on(None)
+}
+
+/// Serves the Greeter over TLS (the acceptor must offer ALPN `h2`).
+pub fn greeter_tls(acceptor: crate::tls::TlsAcceptor) -> SocketAddr {
+    greeter_on(Some(acceptor))
+}
+
+fn greeter_on(tls: Option<crate::tls::TlsAcceptor>) -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     listener.set_nonblocking(true).expect("nonblocking");
@@ -70,11 +79,22 @@ pub fn greeter() -> SocketAddr {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
             while let Ok((s, _)) = listener.accept().await {
+                let tls = tls.clone();
                 tokio::spawn(async move {
                     let svc = hyper::service::service_fn(answer);
-                    let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                        .serve_connection(TokioIo::new(s), svc)
-                        .await;
+                    let h2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+                    match tls {
+                        None => {
+                            let _ = h2.serve_connection(TokioIo::new(s), svc).await;
+                        }
+                        // A client without the certificate the server
+                        // asks for fails here.
+                        Some(a) => {
+                            if let Ok(t) = a.accept(s).await {
+                                let _ = h2.serve_connection(TokioIo::new(t), svc).await;
+                            }
+                        }
+                    }
                 });
             }
         });

@@ -47,6 +47,9 @@ pub fn run_command(k6: &std::path::Path) -> Command {
     let mut c = Command::new(k6);
     c.arg("run")
         .arg("--no-usage-report")
+        // Its REST API on a port of its own: tests run side by side, and
+        // the one that lost the default port logs "Error from API server".
+        .args(["--address", "127.0.0.1:0"])
         .env("K6_AUTO_EXTENSION_RESOLUTION", "false")
         .env("K6_NO_USAGE_REPORT", "true");
     c

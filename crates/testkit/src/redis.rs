@@ -1,6 +1,7 @@
 //! A private Redis server (Debian's `redis-server`) for the tests of
 //! k6's redis module: on a free 127.0.0.1 port, in a temporary directory,
-//! with nothing saved to disk; killed when the handle is dropped.
+//! with nothing saved to disk, plain or over TLS (a fresh self-signed
+//! certificate for `localhost`); killed when the handle is dropped.
 
 use std::process::{Child, Command, Stdio};
 
@@ -11,6 +12,8 @@ pub struct Redis {
     child: Child,
     _dir: tempfile::TempDir,
     pub port: u16,
+    /// Over TLS: the server's certificate, PEM (a client's CA).
+    pub cert_pem: Option<String>,
 }
 
 impl Drop for Redis {
@@ -24,19 +27,45 @@ impl Redis {
     /// Starts one, or returns `None` after a loud note when
     /// `redis-server` is not installed (under `CI` that fails the test).
     pub fn start_or_skip(test: &str) -> Option<Redis> {
+        Self::start(test, false)
+    }
+
+    /// [`Self::start_or_skip`], the server speaking TLS only.
+    pub fn start_tls_or_skip(test: &str) -> Option<Redis> {
+        Self::start(test, true)
+    }
+
+    fn start(test: &str, tls: bool) -> Option<Redis> {
         let Some(prog) = which("redis-server") else {
             crate::need::missing(test, "redis-server", "apt-get install -y redis-server");
             return None;
         };
         let dir = tempfile::tempdir().expect("tempdir");
         let log = dir.path().join("redis.log");
+        let cert_pem = tls.then(|| {
+            let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+            std::fs::write(dir.path().join("cert.pem"), ck.cert.pem()).unwrap();
+            std::fs::write(dir.path().join("key.pem"), ck.signing_key.serialize_pem()).unwrap();
+            ck.cert.pem()
+        });
         // A port can be taken between finding it free and the server
         // binding it: try a few.
         let mut last = String::new();
         for _ in 0..3 {
             let port = free_port();
-            let mut child = Command::new(&prog)
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            let mut cmd = Command::new(&prog);
+            if tls {
+                let file = |f: &str| dir.path().join(f).display().to_string();
+                cmd.args(["--port", "0", "--tls-port", &port.to_string()])
+                    .args(["--tls-cert-file", &file("cert.pem")])
+                    .args(["--tls-key-file", &file("key.pem")])
+                    .args(["--tls-ca-cert-file", &file("cert.pem")])
+                    .args(["--tls-auth-clients", "no"]);
+            } else {
+                cmd.args(["--port", &port.to_string()]);
+            }
+            let mut child = cmd
+                .args(["--bind", "127.0.0.1"])
                 .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
                 .arg("--dir")
                 .arg(dir.path())
@@ -53,6 +82,7 @@ impl Redis {
                         child,
                         _dir: dir,
                         port,
+                        cert_pem,
                     });
                 }
                 Err(e) => {

@@ -42,6 +42,8 @@ pub struct MutualTls {
     pub acceptor: TlsAcceptor,
     pub trusted: (String, String),
     pub foreign: (String, String),
+    /// The server's own certificate, PEM (a client's CA to trust it).
+    pub server_pem: String,
 }
 
 /// A CA and a client certificate it issued: (the CA's DER, the client's
@@ -61,8 +63,13 @@ fn client_ca(name: &str) -> (CertificateDer<'static>, (String, String)) {
 }
 
 /// A fresh [`MutualTls`]: the server presents a self-signed certificate
-/// for `localhost` (trust it with `-insecure`).
+/// for `localhost` (trust it with `-insecure`, or its `server_pem`).
 pub fn mutual() -> MutualTls {
+    mutual_offering(&[])
+}
+
+/// [`mutual`], offering `alpn` (`[b"h2"]` for gRPC).
+pub fn mutual_offering(alpn: &[&[u8]]) -> MutualTls {
     let (ca, trusted) = client_ca("loadlab test client CA");
     let (_, foreign) = client_ca("another CA");
     let ck = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
@@ -77,15 +84,17 @@ pub fn mutual() -> MutualTls {
     )
     .build()
     .unwrap();
-    let cfg = rustls::ServerConfig::builder_with_provider(provider)
+    let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
         .with_client_cert_verifier(verifier)
         .with_single_cert(vec![cert], key)
         .unwrap();
+    cfg.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     MutualTls {
         acceptor: TlsAcceptor::from(Arc::new(cfg)),
         trusted,
         foreign,
+        server_pem: ck.cert.pem(),
     }
 }

@@ -330,11 +330,82 @@ fn protosets_and_health_checks_as_k6() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
         assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
-        if name == "loadlab" {
-            assert!(
-                err.contains("connect params.tls (client certificates, CAs) is not supported"),
-                "{err}"
-            );
-        }
+        assert!(
+            err.contains("failed to append ca certificate [0] from PEM"),
+            "{name}: {err}"
+        );
+    }
+}
+
+const TLS: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'greeter.proto');
+const [CA, CERT, KEY, FCERT, FKEY] = ['ca', 'cert', 'key', 'fcert', 'fkey'].map((f) => open(`${f}.pem`));
+export const options = { iterations: 1 };
+const tried = (tls) => {
+  try {
+    client.connect(__ENV.ADDR, { tls, timeout: '2s' });
+    const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'again' });
+    client.close();
+    return `answered ${r.status}`;
+  } catch (e) {
+    return String(e);
+  }
+};
+export default () => {
+  client.connect(__ENV.ADDR, { tls: { cacerts: [CA], cert: CERT, key: KEY } });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'TLS' });
+  client.close();
+  const foreign = tried({ cacerts: CA, cert: FCERT, key: FKEY });
+  const untrusted = tried({ cert: CERT, key: KEY });
+  const badCa = tried({ cacerts: ['not a certificate'] });
+  const badCert = tried({ cert: 5, key: KEY });
+  const badTls = tried('yes');
+  check(null, {
+    'a call with a client certificate': () => r.status === grpc.StatusOK && r.message.message === 'hello TLS',
+    'a foreign certificate is refused': () => !foreign.startsWith('answered'),
+    'an untrusted server is refused': () => !untrusted.startsWith('answered'),
+    'a CA that is not PEM is refused': () => badCa.includes('failed to append ca certificate [0] from PEM'),
+    'a certificate that is not a string': () => badCert.includes('invalid tls cert value') && badCert.includes('it needs to be a PEM formatted string'),
+    'tls that is not an object': () => badTls.includes('invalid tls value'),
+  });
+  console.log([foreign, untrusted, badCa, badCert, badTls].join(' | '));
+};
+"#;
+
+#[test]
+fn tls_with_cas_and_client_certificates_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.js"), TLS).unwrap();
+    std::fs::write(
+        dir.path().join("greeter.proto"),
+        loadlab_testkit::grpc::GREETER_PROTO,
+    )
+    .unwrap();
+    let m = loadlab_testkit::tls::mutual_offering(&[b"h2"]);
+    for (f, pem) in [
+        ("ca", &m.server_pem),
+        ("cert", &m.trusted.0),
+        ("key", &m.trusted.1),
+        ("fcert", &m.foreign.0),
+        ("fkey", &m.foreign.1),
+    ] {
+        std::fs::write(dir.path().join(format!("{f}.pem")), pem).unwrap();
+    }
+    let port = loadlab_testkit::grpc::greeter_tls(m.acceptor.clone()).port();
+    for tool in crate::side_by_side::tools("tls_with_cas_and_client_certificates_as_k6") {
+        let name = tool.name;
+        let o = tool
+            .command()
+            .current_dir(dir.path())
+            .args(["-q", "-e", &format!("ADDR=localhost:{port}"), "t.js"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
     }
 }

@@ -283,9 +283,19 @@ async fn the_client_counts_http2_bytes_as_on_the_wire() {
     // HEADERS and DATA, each with a 9-byte header, the body's 3 bytes.
     assert!(first.wire_out >= 24 + 9 + 9 + 9 + 3, "{}", first.wire_out);
     assert!(second.wire_out >= 9 + 9 + 3, "{}", second.wire_out);
-    assert!(first.wire_out > second.wire_out + 24, "{} {}", first.wire_out, second.wire_out);
+    assert!(
+        first.wire_out > second.wire_out + 24,
+        "{} {}",
+        first.wire_out,
+        second.wire_out
+    );
     // The answer's HEADERS and DATA frames, its 2 bytes; the server's
     // SETTINGS came with the first.
     assert!(second.wire_in >= 9 + 9 + 2, "{}", second.wire_in);
-    assert!(first.wire_in > second.wire_in, "{} {}", first.wire_in, second.wire_in);
+    assert!(
+        first.wire_in > second.wire_in,
+        "{} {}",
+        first.wire_in,
+        second.wire_in
+    );
 }

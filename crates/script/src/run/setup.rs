@@ -295,6 +295,7 @@ fn run_shared(
         request: options.request.clone(),
         name_tag: options.system_tags.has(SystemTags::NAME),
         blocklist: std::sync::Arc::new(options.blocklist.clone()),
+        tls: tls_options(options),
     };
     if cfg.start_at_unix_ns.is_some() {
         shared_v.start = start;
@@ -410,6 +411,17 @@ fn script_dir_of(script: &std::path::Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// The TLS the options ask for.
+fn tls_options(options: &Options) -> loadlab_engine::config::TlsOptions {
+    loadlab_engine::config::TlsOptions {
+        insecure: options.request.insecure_skip_tls_verify,
+        versions: options.tls_versions,
+        cipher_suites_12: options.tls_cipher_suites.clone(),
+        client_pems: options.tls_auth.clone(),
+        ..Default::default()
+    }
+}
+
 /// The HTTP client of the VUs, as the options make it.
 fn make_client(options: &Options) -> Result<Client, ScriptError> {
     Client::new(&loadlab_engine::AttackConfig {
@@ -426,13 +438,7 @@ fn make_client(options: &Options) -> Result<Client, ScriptError> {
             options.dns.policy,
         ))),
         blocklist: Some(std::sync::Arc::new(options.blocklist.clone())),
-        tls: loadlab_engine::config::TlsOptions {
-            insecure: options.request.insecure_skip_tls_verify,
-            versions: options.tls_versions,
-            cipher_suites_12: options.tls_cipher_suites.clone(),
-            client_pems: options.tls_auth.clone(),
-            ..Default::default()
-        },
+        tls: tls_options(options),
         ..Default::default()
     })
     .map_err(|e| ScriptError::Runtime(e.to_string()))

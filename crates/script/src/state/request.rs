@@ -99,4 +99,8 @@ pub struct HttpDefaults {
     pub name_tag: bool,
     /// `blockHostnames` and `blacklistIPs` (for the failures' words).
     pub blocklist: std::sync::Arc<loadlab_engine::blocklist::Blocklist>,
+    /// The TLS the options ask for (`insecureSkipTLSVerify`, `tlsVersion`,
+    /// `tlsCipherSuites`, `tlsAuth`): HTTP's, and what the modules that
+    /// open their own connections (gRPC, Redis) start from.
+    pub tls: loadlab_engine::config::TlsOptions,
 }

@@ -76,7 +76,7 @@ pub async fn connect(
                     .connect(name, tcp)
                     .await
                     .map_err(|e| format!("tls: {e}"))?;
-                (handshake(stream).await?, "https")
+                (handshake(server_preface(stream).await?).await?, "https")
             }
         };
         Ok(Conn {
@@ -93,6 +93,77 @@ pub async fn connect(
                 "context deadline exceeded: dialing {addr} took longer than {timeout:?}"
             ))
         })
+}
+
+/// Waits for the server's first bytes (its HTTP/2 SETTINGS), as gRPC's
+/// blocking dial waits for the connection to be ready: a server that
+/// refuses the client's certificate says so only then, under TLS 1.3.
+/// The bytes are kept for the HTTP/2 connection to read.
+async fn server_preface<S>(mut io: S) -> Result<Prefetched<S>, String>
+where
+    S: tokio::io::AsyncRead + Unpin,
+{
+    use tokio::io::AsyncReadExt;
+    let mut first = vec![0u8; 16 * 1024];
+    let n = io.read(&mut first).await.map_err(|e| {
+        format!("connection error: desc = \"transport: authentication handshake failed: tls: {e}\"")
+    })?;
+    if n == 0 {
+        return Err(
+            "connection error: desc = \"transport: the server closed the connection before its preface\""
+                .into(),
+        );
+    }
+    first.truncate(n);
+    Ok(Prefetched { first, at: 0, io })
+}
+
+/// A stream whose first bytes were read ahead ([`server_preface`]).
+struct Prefetched<S> {
+    first: Vec<u8>,
+    at: usize,
+    io: S,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Prefetched<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if self.at < self.first.len() {
+            let n = buf.remaining().min(self.first.len() - self.at);
+            let at = self.at;
+            buf.put_slice(&self.first[at..at + n]);
+            self.at += n;
+            return std::task::Poll::Ready(Ok(()));
+        }
+        std::pin::Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Prefetched<S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, data)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
+    }
 }
 
 async fn handshake<S>(io: S) -> Result<SendRequest<ReqBody>, String>

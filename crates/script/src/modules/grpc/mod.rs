@@ -103,17 +103,41 @@ fn vu_conn(
     Ok((pools, conn))
 }
 
-/// The TLS configuration of the clients' connections (the built-in web
-/// roots, `h2` offered), made once for the process: a script may connect
-/// in every iteration.
-fn tls_config() -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
-    static CONFIG: std::sync::OnceLock<Result<std::sync::Arc<rustls::ClientConfig>, String>> =
-        std::sync::OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            loadlab_engine::tls_client_config(&Default::default(), true).map_err(|e| e.to_string())
-        })
-        .clone()
+/// The TLS configuration of a client's connection: the options' TLS
+/// (`insecureSkipTLSVerify`, `tlsVersion`, …, as k6 starts from the VU's),
+/// with connect's `tls` param's CAs and client certificate in place of
+/// `tlsAuth`'s, `h2` offered. Made once per set of options: a script may
+/// connect in every iteration.
+fn tls_config(
+    base: &loadlab_engine::config::TlsOptions,
+    own: Option<&ConnectTls>,
+) -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
+    type Cache = Option<(
+        loadlab_engine::config::TlsOptions,
+        std::sync::Arc<rustls::ClientConfig>,
+    )>;
+    thread_local! {
+        static CONFIG: RefCell<Cache> = const { RefCell::new(None) };
+    }
+    let mut opts = base.clone();
+    if let Some(t) = own {
+        opts.root_pems = t.cacerts.clone();
+        opts.client_pems = t.cert.iter().cloned().collect();
+    }
+    if let Some(cfg) = CONFIG.with(|c| {
+        c.borrow()
+            .as_ref()
+            .filter(|(o, _)| *o == opts)
+            .map(|(_, cfg)| cfg.clone())
+    }) {
+        return Ok(cfg);
+    }
+    let cfg = loadlab_engine::tls_client_config(&opts, true).map_err(|e| match e {
+        loadlab_engine::EngineError::Tls(m) | loadlab_engine::EngineError::Config(m) => m,
+        other => other.to_string(),
+    })?;
+    CONFIG.with(|c| *c.borrow_mut() = Some((opts, cfg.clone())));
+    Ok(cfg)
 }
 
 pub(crate) fn install<'js>(
@@ -167,7 +191,7 @@ pub(crate) fn install<'js>(
                 let tls = if p.plaintext {
                     None
                 } else {
-                    Some(tls_config().map_err(|e| throw_go(&ctx, &e))?)
+                    Some(tls_config(&sh.http.tls, p.tls.as_ref()).map_err(|e| throw_go(&ctx, &e))?)
                 };
                 let conn = wait_on(
                     &ctx,
@@ -270,13 +294,80 @@ fn install_loading<'js>(
 }
 
 /// `connect`'s params: `plaintext` (false: TLS), `timeout` (60s),
-/// `reflect` and `reflectMetadata`.
+/// `reflect`, `reflectMetadata` and `tls`.
 #[derive(Default)]
 struct ConnectParams {
     plaintext: bool,
     timeout: Duration,
     reflect: bool,
     reflect_metadata: Vec<(String, String)>,
+    tls: Option<ConnectTls>,
+}
+
+/// connect's `tls`: CAs to trust and a client certificate, PEM texts.
+#[derive(Default)]
+struct ConnectTls {
+    cacerts: Vec<String>,
+    cert: Option<(String, String)>,
+}
+
+/// connect's `tls` param, checked as k6 checks it (its words).
+fn connect_tls(v: &Value<'_>) -> Result<ConnectTls, String> {
+    // Go's `%#v`: a string quoted.
+    let shown = || match v.as_string() {
+        Some(_) => format!("'{:?}'", value_text(v)),
+        None => format!("'{}'", value_text(v)),
+    };
+    let Some(o) = v.as_object().filter(|_| !v.is_array()) else {
+        return Err(format!(
+            "invalid tls value: {}, expected (optional) keys: cert, key, password, and cacerts",
+            shown()
+        ));
+    };
+    let text = |key: &str, what: &str| -> Result<Option<String>, String> {
+        let x: Value = o.get(key).map_err(|e| e.to_string())?;
+        if x.is_undefined() {
+            return Ok(None);
+        }
+        x.as_string()
+            .and_then(|s| s.to_string().ok())
+            .map(Some)
+            .ok_or_else(|| format!("invalid tls {key} value: '{}', {what}", value_text(&x)))
+    };
+    let cert = text("cert", "it needs to be a PEM formatted string")?;
+    let key = text("key", "it needs to be a PEM formatted string")?;
+    if text("password", "it needs to be a string")?.is_some_and(|p| !p.is_empty()) {
+        return Err(
+            "tls.password (an encrypted private key) is not supported by loadlab k6 (see docs/k6.md)"
+                .into(),
+        );
+    }
+    let cas: Value = o.get("cacerts").map_err(|e| e.to_string())?;
+    let bad_cas = || {
+        format!(
+            "invalid tls cacerts value: '{}', it needs to be a string or an array of PEM formatted strings",
+            value_text(&cas)
+        )
+    };
+    let mut cacerts = Vec::new();
+    if let Some(a) = cas.as_array() {
+        for x in a.iter::<Value>() {
+            let x = x.map_err(|e| e.to_string())?;
+            cacerts.push(
+                x.as_string()
+                    .and_then(|s| s.to_string().ok())
+                    .ok_or_else(bad_cas)?,
+            );
+        }
+    } else if let Some(s) = cas.as_string() {
+        cacerts.push(s.to_string().map_err(|e| e.to_string())?);
+    } else if !cas.is_undefined() {
+        return Err(bad_cas());
+    }
+    Ok(ConnectTls {
+        cacerts,
+        cert: cert.zip(key),
+    })
 }
 
 fn connect_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Result<ConnectParams> {
@@ -305,10 +396,9 @@ fn connect_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Res
             }
             "maxReceiveSize" | "maxSendSize" => {}
             "tls" => {
-                return Err(throw_go(
-                    ctx,
-                    "connect params.tls (client certificates, CAs) is not supported by loadlab k6 (see docs/k6.md)",
-                ));
+                out.tls = Some(connect_tls(&v).map_err(|e| {
+                    throw_go(ctx, &format!("invalid grpc.connect() parameters: {e}"))
+                })?);
             }
             other => return Err(throw_go(ctx, &format!("unknown connect param: {other:?}"))),
         }
@@ -318,9 +408,7 @@ fn connect_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Res
 
 /// A param's value as the script wrote it, for an error.
 fn value_text(v: &Value<'_>) -> String {
-    v.as_string()
-        .and_then(|s| s.to_string().ok())
-        .unwrap_or_else(|| format!("{v:?}"))
+    crate::modules::common::js_string(v).unwrap_or_else(|| format!("{v:?}"))
 }
 
 /// `invoke`'s params: metadata, tags, timeout.

@@ -17,7 +17,9 @@ use crate::modules::counted::Counted;
 pub struct Target {
     pub host: String,
     pub port: u16,
-    pub tls: Option<Arc<rustls::ClientConfig>>,
+    /// TLS (`rediss://`, `socket.tls`): the CAs to trust and a client
+    /// certificate, PEM texts.
+    pub tls: Option<Tls>,
     pub username: Option<String>,
     pub password: Option<String>,
     pub database: i64,
@@ -25,6 +27,13 @@ pub struct Target {
     /// go-redis's defaults: 5 s to dial, 3 s for an answer.
     pub dial_timeout: Duration,
     pub read_timeout: Duration,
+}
+
+/// A client's TLS settings.
+#[derive(Clone, Debug, Default)]
+pub struct Tls {
+    pub ca: Vec<String>,
+    pub cert: Option<(String, String)>,
 }
 
 /// An open connection and the bytes on it so far.
@@ -44,8 +53,9 @@ impl Conn {
     }
 }
 
-/// Dials `t` and opens the connection, in Go's words when it fails.
-pub async fn connect(t: Target) -> Result<Conn, String> {
+/// Dials `t` and opens the connection (over TLS with `tls`, made from
+/// `t.tls`), in Go's words when it fails.
+pub async fn connect(t: Target, tls: Option<Arc<rustls::ClientConfig>>) -> Result<Conn, String> {
     let addr = format!("{}:{}", t.host, t.port);
     let dial = async {
         let tcp = tokio::net::TcpStream::connect(&addr).await.map_err(|e| {
@@ -67,7 +77,7 @@ pub async fn connect(t: Target) -> Result<Conn, String> {
             info = info.set_password(p);
         }
         let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(t.read_timeout));
-        let inner = match &t.tls {
+        let inner = match &tls {
             None => {
                 let (inner, driver) = MultiplexedConnection::new_with_config(&info, tcp, config)
                     .await

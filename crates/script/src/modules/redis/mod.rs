@@ -133,7 +133,11 @@ fn run_command<'js>(
     let conn = match conn {
         Some(c) => c,
         None => {
-            let c = wait_on(ctx, "a redis command", conn::connect(target))?
+            let tls = match &target.tls {
+                Some(t) => Some(tls_config(sh, t).map_err(|e| throw(ctx, &e))?),
+                None => None,
+            };
+            let c = wait_on(ctx, "a redis command", conn::connect(target, tls))?
                 .map_err(|e| throw(ctx, &e))?;
             CLIENTS.with(|cs| {
                 if let Some(s) = cs.borrow_mut().get_mut(&id) {
@@ -149,6 +153,24 @@ fn run_command<'js>(
     })?;
     count_bytes(sh, id, &conn);
     to_js(ctx, answer.map_err(|e| throw(ctx, &e))?, true)
+}
+
+/// A TLS connection's configuration: the options' TLS (as k6 merges the
+/// VU's `insecureSkipTLSVerify`, versions and suites in), with the
+/// client's CAs and certificate.
+fn tls_config(
+    sh: &RunState,
+    t: &conn::Tls,
+) -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
+    let mut opts = sh.http.tls.clone();
+    opts.root_pems = t.ca.clone();
+    if let Some(c) = &t.cert {
+        opts.client_pems = vec![c.clone()];
+    }
+    loadlab_engine::tls_client_config(&opts, false).map_err(|e| match e {
+        loadlab_engine::EngineError::Tls(m) | loadlab_engine::EngineError::Config(m) => m,
+        other => other.to_string(),
+    })
 }
 
 /// The bytes client `id`'s connection carried since last counted.

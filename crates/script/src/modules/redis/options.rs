@@ -2,12 +2,13 @@
 //! (`redis://[user:password@]host[:port][/database]`) or an object
 //! (`socket: {host, port, dialTimeout, readTimeout, …}`, `username`,
 //! `password`, `database`, `clientName`, …), refused in k6's words (an
-//! unknown field, a wrong scheme). Cluster and sentinel clients and TLS
-//! are refused by name.
+//! unknown field, a wrong scheme). TLS from `rediss://` or `socket.tls`
+//! (`ca`, `cert`, `key`). Cluster and sentinel clients are refused by
+//! name.
 
 use serde_json::Value as J;
 
-use super::conn::Target;
+use super::conn::{Target, Tls};
 use super::{DIAL_TIMEOUT, READ_TIMEOUT};
 
 const NOT_HERE: &str = "is not supported by loadlab k6 (see docs/k6.md)";
@@ -30,11 +31,13 @@ fn default_target() -> Target {
 pub fn from_url(text: &str) -> Result<Target, String> {
     let u = url::Url::parse(text).map_err(|e| invalid(format!("parse {text:?}: {e}")))?;
     match u.scheme() {
-        "redis" => {}
-        "rediss" => return Err(format!("TLS to redis (rediss://) {NOT_HERE}")),
+        "redis" | "rediss" => {}
         other => return Err(invalid(format!("redis: invalid URL scheme: {other}"))),
     }
     let mut t = default_target();
+    if u.scheme() == "rediss" {
+        t.tls = Some(Tls::default());
+    }
     if let Some(h) = u.host_str() {
         t.host = h.trim_start_matches('[').trim_end_matches(']').to_string();
     }
@@ -106,7 +109,7 @@ pub fn from_object(json: &str) -> Result<Target, String> {
             "port" => t.port = int(SOCKET, k, v)? as u16,
             "dialTimeout" => t.dial_timeout = millis(v, DIAL_TIMEOUT),
             "readTimeout" => t.read_timeout = millis(v, READ_TIMEOUT),
-            "tls" => return Err(format!("TLS to redis (socket.tls) {NOT_HERE}")),
+            "tls" => t.tls = Some(tls(v)?),
             "writeTimeout" | "poolSize" | "minIdleConns" | "maxConnAge" | "poolTimeout"
             | "idleTimeout" | "idleCheckFrequency" => {
                 int(SOCKET, k, v)?;
@@ -120,6 +123,41 @@ pub fn from_object(json: &str) -> Result<Target, String> {
 /// Where Go's JSON decoder says a field is, in its errors.
 const TOP: &str = "singleNodeOptions.";
 const SOCKET: &str = "socketOptions.socket.";
+
+/// `socket.tls`: `ca` (PEM texts), `cert` and `key` (PEM).
+fn tls(v: &J) -> Result<Tls, String> {
+    const AT: &str = "tlsOptions.socket.tls.";
+    let J::Object(o) = v else {
+        return Err(invalid(format!(
+            "json: cannot unmarshal {} into Go struct field socketOptions.socket.tls of type redis.tlsOptions",
+            json_kind(v)
+        )));
+    };
+    let mut out = Tls::default();
+    let (mut cert, mut key) = (None, None);
+    for (k, v) in o {
+        match k.as_str() {
+            "ca" => {
+                let J::Array(a) = v else {
+                    return Err(invalid(format!(
+                        "json: cannot unmarshal {} into Go struct field {AT}ca of type []string",
+                        json_kind(v)
+                    )));
+                };
+                for c in a {
+                    out.ca.push(string(AT, "ca", c)?);
+                }
+            }
+            "cert" => cert = Some(string(AT, k, v)?),
+            "key" => key = Some(string(AT, k, v)?),
+            other => return Err(invalid(format!("json: unknown field {other:?}"))),
+        }
+    }
+    out.cert = cert
+        .zip(key)
+        .filter(|(c, k)| !c.is_empty() && !k.is_empty());
+    Ok(out)
+}
 
 fn string(at: &str, k: &str, v: &J) -> Result<String, String> {
     v.as_str().map(str::to_string).ok_or_else(|| {
