@@ -173,3 +173,86 @@ fn a_rejected_iteration_is_logged_as_k6_logs_an_uncaught_promise() {
     assert_eq!(got[0]["msg"], want[0]["msg"]);
     assert_eq!(got[0].get("source"), want[0].get("source"));
 }
+
+/// A thrown value that is not an `Error` is logged as k6 logs it:
+/// `String(value)`, then the frames of its last `throw`, the innermost at
+/// the throw's own line and column (QuickJS keeps no stack for such a
+/// value: loadlab marks the throws, see `js/throw_sites.rs`). Columns of
+/// the outer frames differ (QuickJS marks a call where its callee
+/// starts); files, functions and lines agree.
+#[test]
+fn thrown_values_name_their_place_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = [
+        (
+            "fn.js",
+            "export const options = { iterations: 1 };\nfunction inner() {\n  if (__ITER === 0) throw 'boom'; inner();\n}\nexport default function () {\n  inner();\n}\n",
+        ),
+        (
+            "obj.js",
+            "export const options = { iterations: 1 };\nexport default function () {\n  const o = { code: 7 }; throw o;\n}\n",
+        ),
+        (
+            "again.js",
+            "export const options = { iterations: 1 };\nexport default function () {\n  try { throw 'inner'; } catch (e) { throw e; }\n}\n",
+        ),
+    ];
+    // `msg` of each error line, with k6's `file:///dir/` and bytecode
+    // offsets (`:3:3(2)`) taken out; each frame as (function, file, line)
+    // and the first frame's column.
+    let shape = |msg: &str, dir: &str| -> (String, Vec<String>, String) {
+        let msg = msg.replace(&format!("file://{dir}/"), "");
+        let mut lines = msg.trim_end().split("\n\tat ");
+        let text = lines.next().unwrap_or("").to_string();
+        let frames: Vec<&str> = lines.collect();
+        let first_col = frames
+            .first()
+            .and_then(|f| f.rsplit(':').next())
+            .map(|c| {
+                c.trim_end_matches(')')
+                    .split('(')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let frames = frames
+            .iter()
+            .map(|f| f.rsplit_once(':').map_or("", |x| x.0).to_string())
+            .collect();
+        (text, frames, first_col)
+    };
+    let dir_s = dir.path().canonicalize().unwrap().display().to_string();
+    for (name, code) in scripts {
+        std::fs::write(dir.path().join(name), code).unwrap();
+        let mut seen = Vec::new();
+        for tool in crate::side_by_side::tools("thrown_values_name_their_place_as_k6") {
+            let o = tool
+                .command()
+                .current_dir(dir.path())
+                .args(["-q", "--log-format=json", name])
+                .output()
+                .unwrap();
+            let errors: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|v| v["level"] == "error")
+                .collect();
+            assert_eq!(errors.len(), 1, "{} {name}: {errors:?}", tool.name);
+            assert_eq!(errors[0]["source"], "stacktrace", "{} {name}", tool.name);
+            seen.push(shape(errors[0]["msg"].as_str().unwrap(), &dir_s));
+        }
+        let ours = &seen[0];
+        let (text, frames, col) = match name {
+            "fn.js" => ("boom", vec!["inner (fn.js:3", "default (fn.js:6"], "21"),
+            "obj.js" => ("[object Object]", vec!["default (obj.js:3"], "26"),
+            _ => ("inner", vec!["default (again.js:3"], "38"),
+        };
+        assert_eq!(ours.0, text, "{name}");
+        assert_eq!(ours.1, frames, "{name}");
+        assert_eq!(ours.2, col, "{name}");
+        if let Some(k6) = seen.get(1) {
+            assert_eq!(k6, ours, "{name}: k6 against loadlab");
+        }
+    }
+}

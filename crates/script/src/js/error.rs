@@ -14,10 +14,73 @@ pub(crate) fn with_stack_end(mut e: String) -> String {
 
 /// Turns a JavaScript exception into text with its position.
 pub(crate) fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    super::source_map::remap(&unmark(&marked_exception_text(ctx, e)))
+    positions_back(&marked_exception_text(ctx, e, true))
 }
 
-pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+/// A rejected promise's reason as text: a value that is not an `Error`
+/// without the place it was thrown, as k6 shows it.
+pub(crate) fn rejection_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    positions_back(&marked_exception_text(ctx, e, false))
+}
+
+/// The positions in `text` put back where the user wrote them: past the
+/// throws' marks (`throw_sites`), then through the source maps.
+fn positions_back(text: &str) -> String {
+    super::source_map::remap(&super::throw_sites::unshift(&unmark(text)))
+}
+
+/// k6's text of a thrown value that is not an `Error`: `String(v)`, and
+/// with `site` the frames of the last `throw` of it, the innermost at the
+/// throw's own place (see `throw_sites`).
+fn value_thrown<'js>(ctx: &Ctx<'js>, v: &Value<'js>, site: bool) -> String {
+    let text: String = ctx
+        .globals()
+        .get::<_, rquickjs::Function>("String")
+        .and_then(|f| f.call((v.clone(),)))
+        .unwrap_or_else(|_| value_text(ctx, v));
+    let found = site
+        .then(|| super::exec::k6_helper(ctx, "thrownSite").ok())
+        .flatten()
+        .and_then(|f| f.call::<_, Option<rquickjs::Object>>((v.clone(),)).ok())
+        .flatten();
+    let Some(found) = found else {
+        return text;
+    };
+    let stack: String = found.get("stack").unwrap_or_default();
+    let (line, col): (u32, u32) = (
+        found.get("line").unwrap_or_default(),
+        found.get("col").unwrap_or_default(),
+    );
+    let mut out = text;
+    for (i, frame) in script_frames(&stack).enumerate() {
+        out.push_str("\n\tat ");
+        match frame.rfind(':').and_then(|c| frame[..c].rfind(':')) {
+            Some(at) if i == 0 => {
+                let close = if frame.ends_with(')') { ")" } else { "" };
+                out.push_str(&format!("{}:{line}:{col}{close}", &frame[..at]));
+            }
+            _ => out.push_str(frame),
+        }
+    }
+    out
+}
+
+/// The frames of a stack that are the script's own (not those inside
+/// loadlab's k6 modules), innermost first.
+fn script_frames(stack: &str) -> impl Iterator<Item = &str> {
+    stack
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("at "))
+        .filter(|f| {
+            !builtins()
+                .modules
+                .iter()
+                .any(|(m, _)| f.contains(&format!("({m}:")))
+        })
+}
+
+pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error, site: bool) -> String {
     if let rquickjs::Error::Exception = e {
         let v = ctx.catch();
         if let Some(ex) = v.as_exception() {
@@ -28,23 +91,13 @@ pub(crate) fn marked_exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String
             // them; those inside loadlab's k6 modules (`fail` in `k6`) are
             // left out.
             let mut text = format!("{name}: {msg}");
-            for frame in stack
-                .lines()
-                .map(str::trim)
-                .filter_map(|l| l.strip_prefix("at "))
-                .filter(|f| {
-                    !builtins()
-                        .modules
-                        .iter()
-                        .any(|(m, _)| f.contains(&format!("({m}:")))
-                })
-            {
+            for frame in script_frames(&stack) {
                 text.push_str("\n\tat ");
                 text.push_str(frame);
             }
             return text;
         }
-        return format!("Uncaught {}", value_text(ctx, &v));
+        return value_thrown(ctx, &v, site);
     }
     e.to_string()
 }

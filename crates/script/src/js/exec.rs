@@ -109,7 +109,7 @@ pub const IN_PROMISE: &str = "Uncaught (in promise) ";
 /// The text of a rejected promise's reason, as k6 logs it:
 /// `Uncaught (in promise) boom`, `Uncaught (in promise) Error: bad\n\tat …`.
 fn rejected_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    let text = exception_text(ctx, e);
+    let text = super::error::rejection_text(ctx, e);
     format!(
         "{IN_PROMISE}{}",
         text.strip_prefix("Uncaught ").unwrap_or(&text)

@@ -9,5 +9,6 @@ pub(crate) mod loader;
 pub(crate) mod runtime;
 pub(crate) mod source;
 pub(crate) mod source_map;
+pub(crate) mod throw_sites;
 pub(crate) mod typescript;
 pub mod vu;

@@ -1,8 +1,9 @@
 //! The code QuickJS compiles for one of the script's files: TypeScript
 //! with its types stripped, JavaScript as it is; either way the file's
-//! source map, if it has one, is registered (see `source_map`).
+//! source map, if it has one, is registered (see `source_map`), and its
+//! throws of values that are not `Error`s are marked (`throw_sites`).
 
-use super::{source_map, typescript};
+use super::{source_map, throw_sites, typescript};
 use crate::ScriptError;
 
 /// The code to compile for the file `name` (`-`: standard input) whose
@@ -16,7 +17,7 @@ pub(crate) fn prepare(source: String, name: &str) -> Result<String, ScriptError>
         match typescript::strip_types(&source, name) {
             Ok(s) => {
                 source_map::register(name, Some(s.map));
-                return Ok(s.code);
+                return Ok(throw_sites::mark(s.code, name));
             }
             Err(e) if name != "-" => return Err(e),
             // Standard input that is not TypeScript either: QuickJS says
@@ -29,15 +30,19 @@ pub(crate) fn prepare(source: String, name: &str) -> Result<String, ScriptError>
         None
     });
     source_map::register(name, map);
-    Ok(source)
+    Ok(throw_sites::mark(source, name))
 }
 
 /// `e` with the positions in its text put back where the user wrote them.
 pub(crate) fn remap_error(e: ScriptError) -> ScriptError {
     match e {
-        ScriptError::Syntax(m) => ScriptError::Syntax(source_map::remap(&m)),
-        ScriptError::Unsupported(m) => ScriptError::Unsupported(source_map::remap(&m)),
-        ScriptError::Script(m) => ScriptError::Script(source_map::remap(&m)),
+        ScriptError::Syntax(m) => ScriptError::Syntax(back(&m)),
+        ScriptError::Unsupported(m) => ScriptError::Unsupported(back(&m)),
+        ScriptError::Script(m) => ScriptError::Script(back(&m)),
         other => other,
     }
+}
+
+fn back(text: &str) -> String {
+    source_map::remap(&throw_sites::unshift(text))
 }

@@ -208,8 +208,21 @@ pub(crate) fn install_helpers<'js>(ctx: &Ctx<'js>, k6: &Object<'js>) -> rquickjs
         )?,
     )?;
     k6_code(ctx, ITER_GLOBAL_JS)?.call::<_, ()>((k6.clone(),))?;
+    k6_code(ctx, THROWN_JS)?.call::<_, ()>((k6.clone(),))?;
     Ok(())
 }
+
+/// `thrown`, which a marked `throw` calls (see `js::throw_sites`), and
+/// `thrownSite`, the stack and place of the last throw of a value.
+const THROWN_JS: &str = "(k) => { \
+    const sites = new WeakMap(); let last = null; \
+    const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'function'); \
+    k.thrown = (v, line, col) => { \
+      if (v instanceof Error) return v; \
+      const site = { stack: new Error().stack, line, col }; \
+      if (isObject(v)) sites.set(v, site); else last = { v, site }; \
+      return v; }; \
+    k.thrownSite = (v) => isObject(v) ? sites.get(v) : (last !== null && Object.is(last.v, v) ? last.site : undefined); }";
 
 /// `open(path[, "b"])`, in the init context only.
 pub(crate) fn install_open<'js>(ctx: &Ctx<'js>, shared: &Rc<RunState>) -> rquickjs::Result<()> {
