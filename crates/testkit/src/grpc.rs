@@ -6,7 +6,7 @@
 //!   times × 2}`, with the request's `x-test` metadata back in its
 //!   `x-echo` header and a `x-trailer: t` trailer;
 //! * `Fail({name})` answers status 5 (NOT_FOUND), `no greeting for NAME`,
-//!   in the trailers;
+//!   trailers-only (in the response's one HEADERS frame);
 //! * `CountDown({name, times})` streams `times` replies (`NAME times`,
 //!   `NAME times-1`, …, `NAME 1`) then OK;
 //! * `Collect(stream {name})` answers once the client ends: the names
@@ -325,9 +325,12 @@ async fn answer(
             }
         }
         "/loadlab.test.Greeter/Fail" => {
-            trailers.insert("grpc-status", "5".parse().unwrap());
+            // Trailers-only, as gRPC servers answer an error without a
+            // message: one HEADERS frame that ends the stream.
             let m = format!("no greeting for {name}").replace(' ', "%20");
-            trailers.insert("grpc-message", m.parse().unwrap());
+            let head = head.header("grpc-status", "5").header("grpc-message", m);
+            let empty = http_body_util::Empty::<Bytes>::new().boxed_unsync();
+            return Ok(head.body(empty).expect("response"));
         }
         _ => {
             trailers.insert("grpc-status", "12".parse().unwrap());

@@ -28,6 +28,8 @@ export default () => {
   check(f, {
     'not found': (x) => x.status === grpc.StatusNotFound,
     'its message': (x) => x.error.message === 'no greeting for Bob',
+    // A trailers-only answer's fields are its trailers, as gRPC reads them.
+    'trailers only': (x) => Object.keys(x.headers).length === 0 && x.trailers['content-type'][0] === 'application/grpc',
     'its code': (x) => x.error.code === 5,
     'a default message': (x) => x.message.message === '' && x.message.count === '0',
   });
@@ -91,7 +93,7 @@ fn unary_calls_answer_and_are_measured_as_k6() {
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
-        assert!(out.contains("26 out of 26"), "{name}:\n{out}\n{err}");
+        assert!(out.contains("28 out of 28"), "{name}:\n{out}\n{err}");
         assert!(
             out.contains("    GRPC\n    grpc_req_duration."),
             "{name}:\n{out}"
@@ -407,5 +409,88 @@ fn tls_with_cas_and_client_certificates_as_k6() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
         assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
+    }
+}
+
+/// What k6's own examples do: a server stream written to once and never
+/// ended (gRPC ends the request side of a method whose client sends one
+/// message), a health check (a `grpc_req_duration` sample of its own),
+/// and definitions loaded from a folder beside the script's; and
+/// connect's message size limits.
+const EXAMPLES: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], '../protos/greeter.proto');
+export const options = { iterations: 1 };
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const got = [];
+  const s = new grpc.Stream(client, 'loadlab.test.Greeter/CountDown');
+  s.on('data', (m) => got.push(m.message));
+  s.on('end', () => {
+    const h = client.healthCheck();
+    check(null, {
+      'three replies without end()': () => got.join(',') === 'Zed 3,Zed 2,Zed 1',
+      'served': () => h.status == grpc.HealthCheckServing,
+    });
+    client.close();
+    client.connect(__ENV.ADDR, { plaintext: true, maxReceiveSize: 5 });
+    const big = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Ann' });
+    client.close();
+    client.connect(__ENV.ADDR, { plaintext: true, maxSendSize: 3 });
+    const sent = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Ann' });
+    client.close();
+    let bad = '';
+    try { client.connect(__ENV.ADDR, { plaintext: true, maxSendSize: 'x' }); } catch (e) { bad = String(e); }
+    check(null, {
+      'an answer past maxReceiveSize': () => big.status === grpc.StatusResourceExhausted
+        && big.error.message.startsWith('grpc: received message larger than max ('),
+      'a request past maxSendSize': () => sent.status === grpc.StatusResourceExhausted
+        && sent.error.message.startsWith('trying to send message larger than max ('),
+      'a size that is not a number': () => bad.includes("invalid maxSendSize value: '\"x\"', it needs to be an integer"),
+    });
+  });
+  s.write({ name: 'Zed', times: 3 });
+};
+"#;
+
+#[test]
+fn a_server_stream_and_a_health_check_as_in_k6s_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::create_dir_all(dir.path().join("protos")).unwrap();
+    std::fs::write(scripts.join("e.js"), EXAMPLES).unwrap();
+    std::fs::write(
+        dir.path().join("protos/greeter.proto"),
+        loadlab_testkit::grpc::GREETER_PROTO,
+    )
+    .unwrap();
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    for tool in crate::side_by_side::tools("a_server_stream_and_a_health_check_as_in_k6s_examples")
+    {
+        let name = tool.name;
+        let json = dir.path().join(format!("{name}.json"));
+        let o = tool
+            .command()
+            .current_dir(&scripts)
+            .args(["-q", "-e", &format!("ADDR={addr}")])
+            .arg(format!("--out=json={}", json.display()))
+            .arg("e.js")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("5 out of 5"), "{name}:\n{out}\n{err}");
+        let calls = std::fs::read_to_string(&json)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("\"metric\":\"grpc_req_duration\"") && l.contains("\"Point\""))
+            .count();
+        // The stream, the health check, the calls past the sizes (k6
+        // samples the one refused before it was sent too).
+        assert_eq!(calls, 4, "{name}: {calls} calls");
     }
 }

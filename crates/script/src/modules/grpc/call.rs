@@ -28,7 +28,15 @@ pub struct Conn {
     /// Bytes written and read on the connection so far (HTTP/2 and TLS
     /// included), as k6 counts `data_sent` and `data_received`.
     pub counts: Arc<[AtomicU64; 2]>,
+    /// connect's `maxSendSize` and `maxReceiveSize`: the largest message
+    /// a unary call sends and takes (k6's defaults: gRPC's, no limit on
+    /// sending, 4 MiB received).
+    pub max_send: usize,
+    pub max_receive: usize,
 }
+
+/// gRPC's default for the largest message a client takes.
+pub const MAX_RECEIVE: usize = 4 * 1024 * 1024;
 
 impl Conn {
     /// `scheme://address`, which a method's path follows in a request's URI.
@@ -84,6 +92,8 @@ pub async fn connect(
             addr: addr.clone(),
             scheme,
             counts,
+            max_send: usize::MAX,
+            max_receive: MAX_RECEIVE,
         })
     };
     tokio::time::timeout(timeout, dial)
@@ -217,13 +227,14 @@ pub async fn unary(
     for (k, v) in &meta {
         req = req.header(k.as_str(), v.as_str());
     }
-    let failed = |status: u32, message: String| Answer {
-        status,
-        message,
-        headers: Vec::new(),
-        trailers: Vec::new(),
-        body: None,
-    };
+    if msg.len() > conn.max_send {
+        let why = format!(
+            "trying to send message larger than max ({} vs. {})",
+            msg.len(),
+            conn.max_send
+        );
+        return (failed(8, why), (0, 0));
+    }
     let req = match req.body(Full::new(Bytes::from(framed)).boxed_unsync()) {
         Ok(r) => r,
         Err(e) => return (failed(13, e.to_string()), (0, 0)),
@@ -237,59 +248,9 @@ pub async fn unary(
             Err(e) => return failed(14, format!("connection error: {e}")),
         };
         let (parts, body) = resp.into_parts();
-        let headers = fields(&parts.headers);
-        let collected = match body.collect().await {
-            Ok(c) => c,
-            Err(e) => return failed(14, format!("reading the response: {e}")),
-        };
-        let trailers = collected.trailers().map(fields).unwrap_or_default();
-        let mut data = collected.to_bytes();
-        // The status: the trailers', else the headers' (a "trailers-only"
-        // answer), else from the HTTP status.
-        let find = |k: &str| {
-            trailers
-                .iter()
-                .chain(&headers)
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.clone())
-        };
-        let (status, message) = match find("grpc-status").and_then(|s| s.parse().ok()) {
-            Some(s) => (
-                s,
-                find("grpc-message")
-                    .map(|m| percent_decode(&m))
-                    .unwrap_or_default(),
-            ),
-            None if parts.status != 200 => (
-                http_status(parts.status.as_u16()),
-                format!(
-                    "unexpected HTTP status code received from server: {}",
-                    parts.status.as_u16()
-                ),
-            ),
-            None => (
-                13,
-                "server closed the stream without sending trailers".into(),
-            ),
-        };
-        let body = if data.len() >= 5 {
-            let compressed = data.get_u8();
-            let len = data.get_u32() as usize;
-            (compressed == 0 && data.len() >= len).then(|| data[..len].to_vec())
-        } else {
-            None
-        };
-        let strip = |v: Vec<(String, String)>| {
-            v.into_iter()
-                .filter(|(k, _)| !k.starts_with("grpc-status") && k != "grpc-message")
-                .collect()
-        };
-        Answer {
-            status,
-            message,
-            headers: strip(headers),
-            trailers: strip(trailers),
-            body,
+        match body.collect().await {
+            Ok(c) => answer_of(&parts, c, conn.max_receive),
+            Err(e) => failed(14, format!("reading the response: {e}")),
         }
     };
     let answer = match timeout {
@@ -300,6 +261,83 @@ pub async fn unary(
     };
     let after = conn.bytes();
     (answer, (after.0 - before.0, after.1 - before.1))
+}
+
+/// An answer without fields or message: a call that failed.
+fn failed(status: u32, message: String) -> Answer {
+    Answer {
+        status,
+        message,
+        headers: Vec::new(),
+        trailers: Vec::new(),
+        body: None,
+    }
+}
+
+/// A unary call's answer from its response: the status from the
+/// trailers, else the headers (a "trailers-only" answer, whose fields
+/// are the trailers, as gRPC reads them), else the HTTP status; the first
+/// message, refused past `max_receive` bytes.
+fn answer_of(
+    parts: &hyper::http::response::Parts,
+    collected: http_body_util::Collected<Bytes>,
+    max_receive: usize,
+) -> Answer {
+    let headers = fields(&parts.headers);
+    let (headers, trailers) = match collected.trailers().map(fields) {
+        None if headers.iter().any(|(k, _)| k == "grpc-status") => (Vec::new(), headers),
+        t => (headers, t.unwrap_or_default()),
+    };
+    let mut data = collected.to_bytes();
+    let find = |k: &str| {
+        trailers
+            .iter()
+            .chain(&headers)
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    };
+    let (status, message) = match find("grpc-status").and_then(|s| s.parse().ok()) {
+        Some(s) => (
+            s,
+            find("grpc-message")
+                .map(|m| percent_decode(&m))
+                .unwrap_or_default(),
+        ),
+        None if parts.status != 200 => (
+            http_status(parts.status.as_u16()),
+            format!(
+                "unexpected HTTP status code received from server: {}",
+                parts.status.as_u16()
+            ),
+        ),
+        None => (
+            13,
+            "server closed the stream without sending trailers".into(),
+        ),
+    };
+    let body = if data.len() >= 5 {
+        let compressed = data.get_u8();
+        let len = data.get_u32() as usize;
+        if len > max_receive {
+            let why = format!("grpc: received message larger than max ({len} vs. {max_receive})");
+            return failed(8, why);
+        }
+        (compressed == 0 && data.len() >= len).then(|| data[..len].to_vec())
+    } else {
+        None
+    };
+    let strip = |v: Vec<(String, String)>| {
+        v.into_iter()
+            .filter(|(k, _)| !k.starts_with("grpc-status") && k != "grpc-message")
+            .collect()
+    };
+    Answer {
+        status,
+        message,
+        headers: strip(headers),
+        trailers: strip(trailers),
+        body,
+    }
 }
 
 /// A status code's name, as Go's gRPC prints it.

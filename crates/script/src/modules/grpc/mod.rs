@@ -88,18 +88,23 @@ fn with_client<T>(id: u32, f: impl FnOnce(&mut ClientState) -> T) -> T {
 
 /// The definitions and the connection of client `id`, for a call made in
 /// a VU (`in_init`: the error in the init context); k6's error without a
-/// connection.
+/// connection, after `prefix` (a stream's: `invalid GRPC Stream's client: `).
 fn vu_conn(
     ctx: &Ctx<'_>,
     id: u32,
     in_init: &str,
+    prefix: &str,
 ) -> rquickjs::Result<(Vec<prost_reflect::DescriptorPool>, call::Conn)> {
     if !vu::in_vu() {
         return Err(throw_go(ctx, in_init));
     }
     let (pools, conn) = with_client(id, |c| (c.pools.clone(), c.conn.clone()));
-    let conn =
-        conn.ok_or_else(|| throw_go(ctx, "no gRPC connection, you must call connect first"))?;
+    let conn = conn.ok_or_else(|| {
+        throw_go(
+            ctx,
+            &format!("{prefix}no gRPC connection, you must call connect first"),
+        )
+    })?;
     Ok((pools, conn))
 }
 
@@ -156,21 +161,7 @@ pub(crate) fn install<'js>(
         })?,
     )?;
     install_loading(ctx, k6, shared)?;
-    k6.set(
-        "grpcHealth",
-        Function::new(
-            ctx.clone(),
-            |ctx: Ctx<'js>, id: u32, service: String| -> rquickjs::Result<u32> {
-                let (_, conn) = vu_conn(
-                    &ctx,
-                    id,
-                    "health checks in the init context are not supported",
-                )?;
-                let status = wait_on(&ctx, "gRPC health checks", health_check(conn, service))?;
-                status.map_err(|e| throw_go(&ctx, &e))
-            },
-        )?,
-    )?;
+    install_health(ctx, k6, shared)?;
     let sh = shared.clone();
     k6.set(
         "grpcConnect",
@@ -198,7 +189,13 @@ pub(crate) fn install<'js>(
                     "connecting to a gRPC server",
                     call::connect(addr, tls, p.timeout),
                 )?;
-                let conn = conn.map_err(|e| throw_go(&ctx, &e))?;
+                let mut conn = conn.map_err(|e| throw_go(&ctx, &e))?;
+                if let Some(n) = p.max_send.filter(|n| *n > 0) {
+                    conn.max_send = n;
+                }
+                if let Some(n) = p.max_receive.filter(|n| *n > 0) {
+                    conn.max_receive = n;
+                }
                 let vu_id = vu::current();
                 if p.reflect {
                     let pool = wait_on(
@@ -238,6 +235,47 @@ pub(crate) fn install<'js>(
         Function::new(ctx.clone(), |id: u32| {
             with_client(id, |c| c.conn = None);
         })?,
+    )?;
+    Ok(())
+}
+
+/// `healthCheck`: `grpc.health.v1.Health/Check`, a `grpc_req_duration`
+/// sample as k6's (the VU's tags and `status`).
+fn install_health<'js>(
+    ctx: &Ctx<'js>,
+    k6: &Object<'js>,
+    shared: &Rc<RunState>,
+) -> rquickjs::Result<()> {
+    let sh = shared.clone();
+    k6.set(
+        "grpcHealth",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, id: u32, service: String| -> rquickjs::Result<u32> {
+                let (_, conn) = vu_conn(
+                    &ctx,
+                    id,
+                    "health checks in the init context are not supported",
+                    "",
+                )?;
+                let started = std::time::Instant::now();
+                let (status, code) =
+                    wait_on(&ctx, "gRPC health checks", health_check(conn, service))?;
+                // A sample as k6's: the VU's tags and the status only.
+                let vu_id = vu::current();
+                let mut tags = sh.vu_tags(vu_id);
+                if sh.sys.has(SystemTags::STATUS) {
+                    tags.push(("status".into(), code.to_string()));
+                }
+                sh.add_vu_named(
+                    vu_id,
+                    "grpc_req_duration",
+                    started.elapsed().as_secs_f64() * 1e3,
+                    tags,
+                );
+                status.map_err(|e| throw_go(&ctx, &e))
+            },
+        )?,
     )?;
     Ok(())
 }
@@ -302,6 +340,8 @@ struct ConnectParams {
     reflect: bool,
     reflect_metadata: Vec<(String, String)>,
     tls: Option<ConnectTls>,
+    max_receive: Option<usize>,
+    max_send: Option<usize>,
 }
 
 /// connect's `tls`: CAs to trust and a client certificate, PEM texts.
@@ -313,11 +353,7 @@ struct ConnectTls {
 
 /// connect's `tls` param, checked as k6 checks it (its words).
 fn connect_tls(v: &Value<'_>) -> Result<ConnectTls, String> {
-    // Go's `%#v`: a string quoted.
-    let shown = || match v.as_string() {
-        Some(_) => format!("'{:?}'", value_text(v)),
-        None => format!("'{}'", value_text(v)),
-    };
+    let shown = || format!("'{}'", go_quoted(v));
     let Some(o) = v.as_object().filter(|_| !v.is_array()) else {
         return Err(format!(
             "invalid tls value: {}, expected (optional) keys: cert, key, password, and cacerts",
@@ -394,16 +430,47 @@ fn connect_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Res
                     out.reflect_metadata.push((k.to_ascii_lowercase(), val));
                 }
             }
-            "maxReceiveSize" | "maxSendSize" => {}
+            "maxReceiveSize" | "maxSendSize" => {
+                let n = v
+                    .as_number()
+                    .filter(|n| n.fract() == 0.0 && *n >= 0.0)
+                    .ok_or_else(|| {
+                        throw_go(
+                            ctx,
+                            &format!(
+                                "invalid grpc.connect() parameters: invalid {key} value: '{}', it needs to be an integer",
+                                go_quoted(&v)
+                            ),
+                        )
+                    })?;
+                if key == "maxReceiveSize" {
+                    out.max_receive = Some(n as usize);
+                } else {
+                    out.max_send = Some(n as usize);
+                }
+            }
             "tls" => {
                 out.tls = Some(connect_tls(&v).map_err(|e| {
                     throw_go(ctx, &format!("invalid grpc.connect() parameters: {e}"))
                 })?);
             }
-            other => return Err(throw_go(ctx, &format!("unknown connect param: {other:?}"))),
+            other => {
+                return Err(throw_go(
+                    ctx,
+                    &format!("invalid grpc.connect() parameters: unknown connect param: {other:?}"),
+                ));
+            }
         }
     }
     Ok(out)
+}
+
+/// A param's value as Go's `%#v` shows it: a string quoted.
+fn go_quoted(v: &Value<'_>) -> String {
+    match v.as_string() {
+        Some(_) => format!("{:?}", value_text(v)),
+        None => value_text(v),
+    }
 }
 
 /// A param's value as the script wrote it, for an error.
@@ -411,7 +478,11 @@ fn value_text(v: &Value<'_>) -> String {
     crate::modules::common::js_string(v).unwrap_or_else(|| format!("{v:?}"))
 }
 
-/// `invoke`'s params: metadata, tags, timeout.
+/// How long a unary call may take unless its params say (k6's default);
+/// a stream has no limit of its own.
+const INVOKE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// `invoke`'s and a stream's params: metadata, tags, timeout.
 struct CallParams {
     metadata: Vec<(String, String)>,
     tags: Tags,
@@ -422,7 +493,7 @@ fn call_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Result
     let mut out = CallParams {
         metadata: Vec::new(),
         tags: Tags::new(),
-        timeout: Some(Duration::from_secs(60)),
+        timeout: None,
     };
     let Some(p) = p else { return Ok(out) };
     for key in p.keys::<String>() {
@@ -441,7 +512,12 @@ fn call_params<'js>(ctx: &Ctx<'js>, p: Option<&Object<'js>>) -> rquickjs::Result
                 })?);
             }
             "discardResponseMessage" => {}
-            other => return Err(throw_go(ctx, &format!("unknown param: {other:?}"))),
+            other => {
+                return Err(throw_go(
+                    ctx,
+                    &format!("invalid GRPC's client.invoke() parameters: unknown param: {other:?}"),
+                ));
+            }
         }
     }
     Ok(out)
@@ -459,6 +535,7 @@ fn invoke<'js>(
         ctx,
         id,
         "invoking RPC methods in the init context is not supported",
+        "",
     )?;
     let (desc, path) = proto::method(&pools, method).map_err(|e| throw_go(ctx, &e))?;
     let msg = proto::encode(&desc, request).map_err(|e| throw_go(ctx, &e))?;
@@ -474,7 +551,7 @@ fn invoke<'js>(
             msg,
             p.metadata,
             "loadlab-k6".into(),
-            p.timeout,
+            Some(p.timeout.unwrap_or(INVOKE_TIMEOUT)),
         ),
     )?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
@@ -516,32 +593,46 @@ fn call_tags(sh: &RunState, vu_id: usize, addr: &str, path: &str, own: &Tags) ->
 
 /// `grpc.health.v1.Health/Check` of `service` ("" for the server): its
 /// serving status (0 unknown, 1 serving, 2 not serving, 3 service
-/// unknown), or gRPC's words for a call that failed.
-async fn health_check(conn: call::Conn, service: String) -> Result<u32, String> {
+/// unknown), or gRPC's words for a call that failed; and the call's
+/// status code.
+async fn health_check(conn: call::Conn, service: String) -> (Result<u32, String>, u32) {
     let mut msg = Vec::new();
     if !service.is_empty() {
         prost::encoding::string::encode(1, &service, &mut msg);
     }
     let path = "/grpc.health.v1.Health/Check".to_string();
-    let (a, _) = call::unary(conn, path, msg, Vec::new(), "loadlab-k6".into(), None).await;
+    let (a, _) = call::unary(
+        conn,
+        path,
+        msg,
+        Vec::new(),
+        "loadlab-k6".into(),
+        Some(INVOKE_TIMEOUT),
+    )
+    .await;
     if a.status != 0 {
-        return Err(format!(
+        let why = format!(
             "rpc error: code = {} desc = {}",
             call::code_name(a.status),
             a.message
-        ));
+        );
+        return (Err(why), a.status);
     }
     // HealthCheckResponse: status (1), a varint.
     let body = a.body.unwrap_or_default();
     let mut buf = body.as_slice();
     while !buf.is_empty() {
-        let key = prost::encoding::decode_varint(&mut buf).map_err(|e| e.to_string())?;
-        let v = prost::encoding::decode_varint(&mut buf).map_err(|e| e.to_string())?;
+        let Ok(key) = prost::encoding::decode_varint(&mut buf) else {
+            break;
+        };
+        let Ok(v) = prost::encoding::decode_varint(&mut buf) else {
+            break;
+        };
         if key == 0x08 {
-            return Ok(v as u32);
+            return (Ok(v as u32), 0);
         }
     }
-    Ok(0)
+    (Ok(0), 0)
 }
 
 /// k6's response object: `status`, `message`, `headers`, `trailers`, and

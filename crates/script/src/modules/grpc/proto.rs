@@ -28,13 +28,31 @@ pub fn load(
     if let Some((_, p)) = pools.iter().find(|(k, _)| *k == key) {
         return Ok(p.clone());
     }
-    let mut c = protox::Compiler::new(&includes).map_err(|e| e.to_string())?;
-    c.include_imports(true);
+    // A name is looked up under the include paths, as protoc does; one
+    // outside all of them (`../protos/a.proto` from the script's folder,
+    // as k6 takes it) has its own folder included.
+    let mut paths = Vec::new();
     for f in files {
-        // A name is looked up under the include paths, as protoc does.
         let found = includes.iter().map(|i| i.join(f)).find(|p| p.is_file());
         let path = found.ok_or_else(|| format!("open {f}: no such file or directory"))?;
-        c.open_file(&path).map_err(|e| e.to_string())?;
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let inside = includes
+            .iter()
+            .filter_map(|i| i.canonicalize().ok())
+            .any(|i| real.starts_with(i));
+        if !inside && let Some(dir) = real.parent() {
+            // First: its name must not be taken by a file of the same
+            // name in an include path.
+            includes.insert(0, dir.to_path_buf());
+            paths.push(real);
+        } else {
+            paths.push(path);
+        }
+    }
+    let mut c = protox::Compiler::new(&includes).map_err(|e| e.to_string())?;
+    c.include_imports(true);
+    for path in &paths {
+        c.open_file(path).map_err(|e| e.to_string())?;
     }
     let pool = c.descriptor_pool();
     pools.push((key, pool.clone()));

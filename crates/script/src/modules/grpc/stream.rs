@@ -26,9 +26,12 @@ use tokio::sync::mpsc;
 use super::call::Conn;
 use crate::tags::Tags;
 
+/// The response's head, or why it did not come.
+type Head = Pin<Box<dyn Future<Output = Result<hyper::Response<Incoming>, String>>>>;
+
 enum Phase {
     /// Waiting for the response's head.
-    Head(Pin<Box<dyn Future<Output = Result<hyper::Response<Incoming>, hyper::Error>>>>),
+    Head(Head),
     Body(Incoming),
     Done,
 }
@@ -43,6 +46,16 @@ pub struct Stream {
     tx: Option<mpsc::UnboundedSender<Bytes>>,
     phase: Phase,
     buf: BytesMut,
+    /// The task sending the request, stopped with the stream.
+    sending: Option<tokio::task::AbortHandle>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if let Some(t) = &self.sending {
+            t.abort();
+        }
+    }
 }
 
 /// What a stream gave the event loop.
@@ -104,6 +117,26 @@ pub fn open(
         futures_util::future::poll_fn(|cx| sender.poll_ready(cx)).await?;
         sender.send_request(req).await
     };
+    // The request goes out, and its messages as they are written, on a
+    // task of its own, as in k6: not only when the VU's event loop turns
+    // (a VU in `sleep()` or busy in its code still sends them).
+    let (head, sending): (Head, _) = match tokio::runtime::Handle::try_current() {
+        Ok(rt) => {
+            let task = rt.spawn(fut);
+            let abort = task.abort_handle();
+            let head = async move {
+                match task.await {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                }
+            };
+            (Box::pin(head), Some(abort))
+        }
+        Err(_) => (
+            Box::pin(async move { fut.await.map_err(|e| e.to_string()) }),
+            None,
+        ),
+    };
     let id = NEXT.with(|n| {
         let id = n.get();
         n.set(id + 1);
@@ -121,8 +154,9 @@ pub fn open(
                 counts_before,
                 conn,
                 tx: Some(tx),
-                phase: Phase::Head(Box::pin(fut)),
+                phase: Phase::Head(head),
                 buf: BytesMut::new(),
+                sending,
             },
         )
     });

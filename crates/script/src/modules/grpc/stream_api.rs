@@ -38,6 +38,7 @@ pub(super) fn install<'js>(
                     &ctx,
                     id,
                     "creating a gRPC stream in the init context is not supported",
+                    "invalid GRPC Stream's client: ",
                 )?;
                 let (desc, path) =
                     proto::method(&pools, &method).map_err(|e| throw_go(&ctx, &e))?;
@@ -66,6 +67,11 @@ pub(super) fn install<'js>(
                 let msg = proto::encode(&desc, &json).map_err(|e| throw_go(&ctx, &e))?;
                 if stream::write(sid, &msg) {
                     sh.add_vu_named(vu_id, "grpc_streams_msgs_sent", 1.0, tags);
+                }
+                // A method whose client sends one message: its request side
+                // ends with it, as gRPC ends it (the server waits for that).
+                if !desc.is_client_streaming() {
+                    stream::end(sid);
                 }
                 Ok(())
             },
