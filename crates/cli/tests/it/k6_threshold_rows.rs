@@ -73,3 +73,43 @@ fn threshold_metrics_without_samples_are_shown_as_k6_shows_them() {
         }
     }
 }
+
+/// `delayAbortEval`: a threshold that fails from the first iteration
+/// aborts the test (exit 99) only once the delay is over, as in k6. The
+/// time from setup() to teardown(), which the script measures itself, is
+/// at least the delay in both tools; a busy machine can only make it
+/// longer.
+#[test]
+fn delay_abort_eval_holds_an_abort_back_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("d.js"),
+        r#"
+import { check, sleep } from 'k6';
+export const options = {
+  vus: 1,
+  duration: '60s',
+  thresholds: { checks: [{ threshold: 'rate==1', abortOnFail: true, delayAbortEval: '3s' }] },
+};
+export default function () { check(null, { 'never': () => false }); sleep(0.2); }
+export function setup() { return Date.now(); }
+export function teardown(start) { console.log(`ran ${Date.now() - start} ms`); }
+"#,
+    )
+    .unwrap();
+    for tool in crate::side_by_side::tools("delay_abort_eval_holds_an_abort_back_as_k6") {
+        let o = tool
+            .command()
+            .current_dir(dir.path())
+            .args(["-q", "--log-format=raw", "d.js"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(99), "{}: {err}", tool.name);
+        let ran: u64 = err
+            .lines()
+            .find_map(|l| l.strip_prefix("ran ")?.strip_suffix(" ms")?.parse().ok())
+            .unwrap_or_else(|| panic!("{}: {err}", tool.name));
+        assert!(ran >= 3000, "{}: aborted after {ran} ms", tool.name);
+    }
+}

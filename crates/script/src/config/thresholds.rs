@@ -13,6 +13,9 @@ pub struct Threshold {
     pub filter: Vec<(String, String)>,
     pub source: String,
     pub abort_on_fail: bool,
+    /// `delayAbortEval`: `abortOnFail` is not checked before this long
+    /// into the test, as in k6.
+    pub delay_abort: std::time::Duration,
 }
 
 /// `name{tag:value,tag2:value}` → the name and the filter.
@@ -69,8 +72,8 @@ pub(crate) fn read(
                 other => vec![other],
             };
             for item in list {
-                let (source, abort) = match item {
-                    Value::String(s) => (s.clone(), false),
+                let (source, abort, delay) = match item {
+                    Value::String(s) => (s.clone(), false, std::time::Duration::ZERO),
                     Value::Object(m) => (
                         m.get("threshold")
                             .and_then(Value::as_str)
@@ -83,6 +86,7 @@ pub(crate) fn read(
                         m.get("abortOnFail")
                             .and_then(Value::as_bool)
                             .unwrap_or(false),
+                        delay_abort(key, m.get("delayAbortEval"))?,
                     ),
                     _ => {
                         return Err(bad(format!(
@@ -98,11 +102,27 @@ pub(crate) fn read(
                     filter: filter.clone(),
                     source,
                     abort_on_fail: abort,
+                    delay_abort: delay,
                 });
             }
         }
     }
     Ok((thresholds, submetrics))
+}
+
+/// A threshold's `delayAbortEval` (`"10s"`, as k6 reads it); none: 0.
+fn delay_abort(key: &str, v: Option<&Value>) -> Result<std::time::Duration, ScriptError> {
+    match v {
+        None | Some(Value::Null) => Ok(std::time::Duration::ZERO),
+        Some(Value::String(s)) => crate::config::parse_duration_str(s).ok_or_else(|| {
+            bad(format!(
+                "thresholds[{key:?}]: delayAbortEval {s:?} is not a duration"
+            ))
+        }),
+        Some(other) => Err(bad(format!(
+            "thresholds[{key:?}]: delayAbortEval {other} is not a duration"
+        ))),
+    }
 }
 
 #[cfg(test)]

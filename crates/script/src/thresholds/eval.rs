@@ -89,14 +89,22 @@ fn eval_or_empty(expr: &Expr, agg: &Agg, elapsed: f64) -> (f64, bool) {
 }
 
 /// True when a threshold with `abortOnFail` fails now, `elapsed` into
-/// the test.
+/// the test (and past its `delayAbortEval`).
 pub fn abort_failed(reg: &Registry, options: &Options, elapsed: Duration) -> bool {
     if !options.thresholds.iter().any(|t| t.abort_on_fail) {
         return false;
     }
+    // Each threshold's own `delayAbortEval` holds its abort back; the
+    // verdicts come in another order, so by key and source.
+    let held = |v: &Verdict| {
+        options
+            .thresholds
+            .iter()
+            .any(|t| t.key == v.key && t.source == v.source && elapsed < t.delay_abort)
+    };
     evaluate(reg, options, elapsed)
         .iter()
-        .any(|v| v.abort && !v.ok)
+        .any(|v| v.abort && !v.ok && !held(v))
 }
 
 /// Refuses, before any load, a threshold on a metric the script does not
