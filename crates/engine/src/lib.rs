@@ -146,7 +146,8 @@
 //! registry). `clock.rs` groups sends; `collector.rs` is the sink thread.
 //! `request.rs` runs one request over `transport.rs` (dialling, pools), which
 //! speaks HTTP/1.1 (`h1.rs`) or HTTP/2 (`h2.rs`) over a `stream.rs` byte
-//! stream. Modules import each other without cycles (checked for every crate
+//! stream, whose TCP sockets (`rxtime.rs`) count their bytes (`wire.rs`).
+//! Modules import each other without cycles (checked for every crate
 //! by testkit's `tests/it/module_graph.rs`).
 
 mod behind;
@@ -176,6 +177,7 @@ pub mod targets;
 mod timer;
 mod tls;
 mod transport;
+mod wire;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -36,7 +36,7 @@ pub(crate) struct StampedTcp {
     /// When the data of the last non-empty read arrived.
     last_rx: Option<Instant>,
     /// Every byte written and read on the socket.
-    pub counts: std::sync::Arc<crate::stream::WireCounts>,
+    pub counts: std::sync::Arc<crate::wire::WireCounts>,
 }
 
 impl StampedTcp {

@@ -6,7 +6,6 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use loadlab_core::ErrorKind;
@@ -30,40 +29,6 @@ pub struct Owner {
     /// The local address new connections are bound to (`None`: the
     /// attack's `-laddr`, or any).
     pub laddr: Option<std::net::IpAddr>,
-}
-
-/// The bytes a TCP connection wrote and read on its socket (TLS records
-/// and handshakes, HTTP/2 frames and all), and how many of them a request
-/// already took: k6 counts `data_sent` and `data_received` there. Atomics,
-/// as an HTTP/2 connection is driven by a task of its own while its
-/// requests take the counts.
-#[derive(Debug, Default)]
-pub(crate) struct WireCounts {
-    written: AtomicU64,
-    read: AtomicU64,
-    taken_written: AtomicU64,
-    taken_read: AtomicU64,
-}
-
-impl WireCounts {
-    pub fn written(&self, n: u64) {
-        self.written.fetch_add(n, Ordering::Relaxed);
-    }
-
-    pub fn read(&self, n: u64) {
-        self.read.fetch_add(n, Ordering::Relaxed);
-    }
-
-    /// The bytes written and read since the last take (the first take
-    /// has the connection's handshakes): each byte is taken once, by
-    /// whichever request takes next.
-    pub fn take(&self) -> (u64, u64) {
-        let w = self.written.load(Ordering::Relaxed);
-        let r = self.read.load(Ordering::Relaxed);
-        let w0 = self.taken_written.swap(w, Ordering::Relaxed);
-        let r0 = self.taken_read.swap(r, Ordering::Relaxed);
-        (w.saturating_sub(w0), r.saturating_sub(r0))
-    }
 }
 
 /// A byte stream to a server: plain TCP, a Unix socket, or TLS over either.
@@ -96,7 +61,7 @@ impl Stream {
     }
 
     /// The socket's byte counts (`None` on a Unix socket).
-    pub fn counts(&self) -> Option<&std::sync::Arc<WireCounts>> {
+    pub fn counts(&self) -> Option<&std::sync::Arc<crate::wire::WireCounts>> {
         match self {
             Stream::Tcp(s) => Some(&s.counts),
             Stream::Unix(_) => None,

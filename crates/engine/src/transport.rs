@@ -47,7 +47,7 @@ struct H2Entry {
     sender: H2Sender,
     streams: Arc<AtomicUsize>,
     info: crate::stream::ConnInfo,
-    counts: Option<Arc<crate::stream::WireCounts>>,
+    counts: Option<Arc<crate::wire::WireCounts>>,
 }
 
 /// The endpoint's HTTP/2 connections.
@@ -105,7 +105,7 @@ pub(crate) struct H2Lease {
     /// The connection's peer and TLS parameters.
     pub info: crate::stream::ConnInfo,
     /// The connection's socket byte counts (`None` on a Unix socket).
-    pub counts: Option<Arc<crate::stream::WireCounts>>,
+    pub counts: Option<Arc<crate::wire::WireCounts>>,
 }
 
 impl Drop for H2Lease {
@@ -232,7 +232,7 @@ impl HostPool {
         &self,
         sender: H2Sender,
         info: crate::stream::ConnInfo,
-        counts: Option<Arc<crate::stream::WireCounts>>,
+        counts: Option<Arc<crate::wire::WireCounts>>,
     ) -> H2Lease {
         let streams = Arc::new(AtomicUsize::new(1));
         let mut set = self.h2.lock().expect("pool lock");

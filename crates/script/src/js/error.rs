@@ -39,7 +39,7 @@ fn value_thrown<'js>(ctx: &Ctx<'js>, v: &Value<'js>, site: bool) -> String {
         .and_then(|f| f.call((v.clone(),)))
         .unwrap_or_else(|_| value_text(ctx, v));
     let found = site
-        .then(|| super::exec::k6_helper(ctx, "thrownSite").ok())
+        .then(|| super::runtime::k6_helper(ctx, "thrownSite").ok())
         .flatten()
         .and_then(|f| f.call::<_, Option<rquickjs::Object>>((v.clone(),)).ok())
         .flatten();

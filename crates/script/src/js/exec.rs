@@ -21,12 +21,7 @@ thread_local! {
     pub static TIMERS_LIVE: Cell<i64> = const { Cell::new(0) };
 }
 
-/// One of the helpers the k6 modules' installer (`modules::install`) keeps on the hidden `__k6` object.
-pub fn k6_helper<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
-    ctx.globals()
-        .get::<_, Object>("__k6")
-        .and_then(|k| k.get::<_, Function>(name))
-}
+pub use super::runtime::k6_helper;
 
 /// Evaluates VU `vu_index`'s own instance of the script's module in the
 /// run's context (each VU reads the module's bytecode: its top-level

@@ -86,3 +86,13 @@ pub(crate) fn array_buffer_bytes(ab: &rquickjs::ArrayBuffer<'_>) -> Option<Vec<u
     // JavaScript runs in between).
     unsafe { ab.as_bytes() }.map(<[u8]>::to_vec)
 }
+
+/// One of the helpers the k6 modules' installer (`modules::install`) keeps on the hidden `__k6` object.
+pub fn k6_helper<'js>(
+    ctx: &rquickjs::Ctx<'js>,
+    name: &str,
+) -> rquickjs::Result<rquickjs::Function<'js>> {
+    ctx.globals()
+        .get::<_, rquickjs::Object>("__k6")
+        .and_then(|k| k.get::<_, rquickjs::Function>(name))
+}
