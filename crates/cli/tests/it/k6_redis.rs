@@ -500,3 +500,48 @@ fn a_client_speaks_tls_as_k6s() {
         );
     }
 }
+
+/// A connection the server closed (`QUIT`) is dialled again for the next
+/// command, which gets its answer, as k6's client retries it.
+#[test]
+fn a_closed_connection_is_dialled_again() {
+    let Some(redis) = Redis::start_or_skip("a_closed_connection_is_dialled_again") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("q.js"),
+        r#"
+import redis from 'k6/experimental/redis';
+export const options = { iterations: 1 };
+const c = new redis.Client(`redis://127.0.0.1:${__ENV.REDIS_PORT}`);
+export default async function () {
+  await c.set('q', 'kept');
+  let quit = '';
+  try { quit = await c.sendCommand('QUIT'); } catch (e) { quit = String(e); }
+  let after = '';
+  try { after = await c.get('q'); } catch (e) { after = String(e); }
+  console.log(`${quit} | ${after}`);
+  await c.del('q');
+}
+"#,
+    )
+    .unwrap();
+    for tool in tools("a_closed_connection_is_dialled_again") {
+        let o = tool
+            .command()
+            .current_dir(dir.path())
+            .args(["-q", "--log-format=raw"])
+            .args(["-e", &format!("REDIS_PORT={}", redis.port)])
+            .arg("q.js")
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{}: {err}", tool.name);
+        assert!(
+            err.lines().any(|l| l == "OK | kept"),
+            "{}: {err}",
+            tool.name
+        );
+    }
+}

@@ -121,3 +121,15 @@ pub fn js_pairs(v: Option<&Value<'_>>) -> Vec<(String, String)> {
     }
     out
 }
+
+/// The TLS configuration of a connection a module opens itself (gRPC,
+/// Redis), from the engine's options; the error's own words.
+pub(crate) fn client_tls(
+    opts: &loadlab_engine::config::TlsOptions,
+    alpn_h2: bool,
+) -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
+    loadlab_engine::tls_client_config(opts, alpn_h2).map_err(|e| match e {
+        loadlab_engine::EngineError::Tls(m) | loadlab_engine::EngineError::Config(m) => m,
+        other => other.to_string(),
+    })
+}

@@ -137,10 +137,7 @@ fn tls_config(
     }) {
         return Ok(cfg);
     }
-    let cfg = loadlab_engine::tls_client_config(&opts, true).map_err(|e| match e {
-        loadlab_engine::EngineError::Tls(m) | loadlab_engine::EngineError::Config(m) => m,
-        other => other.to_string(),
-    })?;
+    let cfg = crate::modules::common::client_tls(&opts, true)?;
     CONFIG.with(|c| *c.borrow_mut() = Some((opts, cfg.clone())));
     Ok(cfg)
 }

@@ -101,15 +101,14 @@ pub async fn connect(t: Target, tls: Option<Arc<rustls::ClientConfig>>) -> Resul
         };
         let mut conn = Conn { inner, counts };
         if let Some(name) = &t.client_name {
-            command(
-                &mut conn,
-                vec![
-                    b"client".to_vec(),
-                    b"setname".to_vec(),
-                    name.clone().into_bytes(),
-                ],
-            )
-            .await?;
+            let setname = vec![
+                b"client".to_vec(),
+                b"setname".to_vec(),
+                name.clone().into_bytes(),
+            ];
+            command(&mut conn, setname).await.map_err(|e| match e {
+                Failed::Server(m) | Failed::Network(m) => m,
+            })?;
         }
         Ok(conn)
     };
@@ -118,16 +117,26 @@ pub async fn connect(t: Target, tls: Option<Arc<rustls::ClientConfig>>) -> Resul
         .unwrap_or_else(|_| Err(format!("dial tcp {addr}: i/o timeout")))
 }
 
+/// Why a command got no answer: the server's error (the connection is
+/// fine), or the connection's.
+pub enum Failed {
+    Server(String),
+    Network(String),
+}
+
 /// One command (its name and arguments as bytes) and its answer.
-pub async fn command(conn: &mut Conn, args: Vec<Vec<u8>>) -> Result<redis::Value, String> {
+pub async fn command(conn: &mut Conn, args: Vec<Vec<u8>>) -> Result<redis::Value, Failed> {
     let mut cmd = redis::Cmd::new();
     for a in args {
         cmd.arg(a);
     }
     match conn.inner.send_packed_command(&cmd).await {
-        Ok(redis::Value::ServerError(e)) => Err(server_error(&e)),
+        Ok(redis::Value::ServerError(e)) => Err(Failed::Server(server_error(&e))),
         Ok(v) => Ok(v),
-        Err(e) => Err(error_text(&e)),
+        // An error the server answered (with its code) leaves the
+        // connection usable.
+        Err(e) if e.code().is_some() => Err(Failed::Server(error_text(&e))),
+        Err(e) => Err(Failed::Network(error_text(&e))),
     }
 }
 

@@ -123,6 +123,38 @@ fn run_command<'js>(
         ));
     }
     let words = args.iter().map(arg_bytes).collect::<Vec<_>>();
+    // A broken connection (the server closed it) is dialled again and the
+    // command sent once more, as k6's client retries it.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let conn = client_conn(ctx, sh, id)?;
+        let mut sent_conn = conn.clone();
+        let sent = words.clone();
+        let answer = wait_on(ctx, "a redis command", async move {
+            conn::command(&mut sent_conn, sent).await
+        })?;
+        count_bytes(sh, id, &conn);
+        match answer {
+            Ok(v) => return to_js(ctx, v, true),
+            Err(conn::Failed::Server(e)) => return Err(throw(ctx, &e)),
+            Err(conn::Failed::Network(e)) => {
+                CLIENTS.with(|cs| {
+                    if let Some(s) = cs.borrow_mut().get_mut(&id) {
+                        s.conn = None;
+                        s.counted = (0, 0);
+                    }
+                });
+                if tries > 1 {
+                    return Err(throw(ctx, &e));
+                }
+            }
+        }
+    }
+}
+
+/// Client `id`'s connection, dialled when it has none.
+fn client_conn(ctx: &Ctx<'_>, sh: &RunState, id: u32) -> rquickjs::Result<conn::Conn> {
     let (target, conn) = CLIENTS
         .with(|c| {
             c.borrow()
@@ -130,29 +162,21 @@ fn run_command<'js>(
                 .map(|s| (s.target.clone(), s.conn.clone()))
         })
         .ok_or_else(|| throw(ctx, "not a redis client"))?;
-    let conn = match conn {
-        Some(c) => c,
-        None => {
-            let tls = match &target.tls {
-                Some(t) => Some(tls_config(sh, t).map_err(|e| throw(ctx, &e))?),
-                None => None,
-            };
-            let c = wait_on(ctx, "a redis command", conn::connect(target, tls))?
-                .map_err(|e| throw(ctx, &e))?;
-            CLIENTS.with(|cs| {
-                if let Some(s) = cs.borrow_mut().get_mut(&id) {
-                    s.conn = Some(c.clone());
-                }
-            });
-            c
-        }
+    if let Some(c) = conn {
+        return Ok(c);
+    }
+    let tls = match &target.tls {
+        Some(t) => Some(tls_config(sh, t).map_err(|e| throw(ctx, &e))?),
+        None => None,
     };
-    let mut sent_conn = conn.clone();
-    let answer = wait_on(ctx, "a redis command", async move {
-        conn::command(&mut sent_conn, words).await
-    })?;
-    count_bytes(sh, id, &conn);
-    to_js(ctx, answer.map_err(|e| throw(ctx, &e))?, true)
+    let c =
+        wait_on(ctx, "a redis command", conn::connect(target, tls))?.map_err(|e| throw(ctx, &e))?;
+    CLIENTS.with(|cs| {
+        if let Some(s) = cs.borrow_mut().get_mut(&id) {
+            s.conn = Some(c.clone());
+        }
+    });
+    Ok(c)
 }
 
 /// A TLS connection's configuration: the options' TLS (as k6 merges the
@@ -167,10 +191,7 @@ fn tls_config(
     if let Some(c) = &t.cert {
         opts.client_pems = vec![c.clone()];
     }
-    loadlab_engine::tls_client_config(&opts, false).map_err(|e| match e {
-        loadlab_engine::EngineError::Tls(m) | loadlab_engine::EngineError::Config(m) => m,
-        other => other.to_string(),
-    })
+    crate::modules::common::client_tls(&opts, false)
 }
 
 /// The bytes client `id`'s connection carried since last counted.
