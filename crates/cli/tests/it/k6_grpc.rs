@@ -494,3 +494,60 @@ fn a_server_stream_and_a_health_check_as_in_k6s_examples() {
         assert_eq!(calls, 4, "{name}: {calls} calls");
     }
 }
+
+/// The dial follows the options' `hosts`, `blockHostnames` and
+/// `blacklistIPs`, as HTTP requests do and as k6's dial does (a blocked
+/// address is refused before any packet leaves).
+const DIALING: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'greeter.proto');
+export const options = {
+  iterations: 1,
+  hosts: { 'greeter.test': '127.0.0.1' },
+  blockHostnames: ['*.blocked'],
+  blacklistIPs: ['10.0.0.0/8'],
+};
+const refused = (addr) => {
+  try { client.connect(addr, { plaintext: true, timeout: '2s' }); return 'connected'; } catch (e) { return String(e); }
+};
+export default () => {
+  client.connect(`greeter.test:${__ENV.PORT}`, { plaintext: true });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Host' });
+  client.close();
+  const name = refused('api.blocked:1');
+  const ip = refused('10.1.2.3:1');
+  check(null, {
+    'a name from hosts': () => r.message.message === 'hello Host',
+    'a blocked name': () => name.includes('hostname (api.blocked) is in a blocked pattern (*.blocked)'),
+    'a blacklisted address': () => ip.includes('IP (10.1.2.3) is in a blacklisted range (10.0.0.0/8)'),
+  });
+  console.log(`${name} | ${ip}`);
+};
+"#;
+
+#[test]
+fn the_dial_follows_hosts_and_blocklists_as_k6() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("d.js"), DIALING).unwrap();
+    std::fs::write(
+        dir.path().join("greeter.proto"),
+        loadlab_testkit::grpc::GREETER_PROTO,
+    )
+    .unwrap();
+    let port = loadlab_testkit::grpc::greeter().port();
+    for tool in crate::side_by_side::tools("the_dial_follows_hosts_and_blocklists_as_k6") {
+        let name = tool.name;
+        let o = tool
+            .command()
+            .current_dir(dir.path())
+            .args(["-q", "-e", &format!("PORT={port}"), "d.js"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        assert!(out.contains("3 out of 3"), "{name}:\n{out}\n{err}");
+    }
+}

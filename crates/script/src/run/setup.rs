@@ -295,6 +295,7 @@ fn run_shared(
         request: options.request.clone(),
         name_tag: options.system_tags.has(SystemTags::NAME),
         blocklist: std::sync::Arc::new(options.blocklist.clone()),
+        hosts: options.hosts.clone(),
         tls: tls_options(options),
     };
     if cfg.start_at_unix_ns.is_some() {

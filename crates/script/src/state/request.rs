@@ -99,6 +99,9 @@ pub struct HttpDefaults {
     pub name_tag: bool,
     /// `blockHostnames` and `blacklistIPs` (for the failures' words).
     pub blocklist: std::sync::Arc<loadlab_engine::blocklist::Blocklist>,
+    /// `hosts`: names dialled at fixed addresses (the modules that open
+    /// their own connections follow them, as HTTP does).
+    pub hosts: loadlab_engine::hosts::HostOverrides,
     /// The TLS the options ask for (`insecureSkipTLSVerify`, `tlsVersion`,
     /// `tlsCipherSuites`, `tlsAuth`): HTTP's, and what the modules that
     /// open their own connections (gRPC, Redis) start from.

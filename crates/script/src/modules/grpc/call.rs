@@ -53,20 +53,68 @@ impl Conn {
     }
 }
 
-/// Dials `addr` (`host:port`) and opens HTTP/2 on it, within `timeout`.
+/// Where a client may dial: the options' `hosts`, `blockHostnames` and
+/// `blacklistIPs`, as HTTP requests follow them.
+pub struct Dialing {
+    pub hosts: loadlab_engine::hosts::HostOverrides,
+    pub blocklist: std::sync::Arc<loadlab_engine::blocklist::Blocklist>,
+}
+
+/// The addresses to dial for `addr` (`host:port`), or why not, in the
+/// words k6 uses after "error while dialing: ".
+async fn addresses(addr: &str, d: &Dialing) -> Result<Vec<std::net::SocketAddr>, String> {
+    let (host, port) = addr
+        .rsplit_once(':')
+        .and_then(|(h, p)| {
+            Some((
+                h.trim_start_matches('[').trim_end_matches(']'),
+                p.parse().ok()?,
+            ))
+        })
+        .ok_or_else(|| format!("dial tcp {addr}: missing port in address"))?;
+    if host.parse::<std::net::IpAddr>().is_err()
+        && let Some(p) = d.blocklist.host_match(host)
+    {
+        return Err(format!("hostname ({host}) is in a blocked pattern ({p})"));
+    }
+    let found = match d.hosts.lookup(host, port) {
+        Some(a) => vec![a],
+        None => tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|e| format!("dial tcp: lookup {host}: {e}"))?
+            .collect(),
+    };
+    for a in &found {
+        if let Some(range) = d.blocklist.ip_match(a.ip()) {
+            return Err(format!(
+                "IP ({}) is in a blacklisted range ({range})",
+                a.ip()
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// Dials `addr` (`host:port`, as `dialing` says) and opens HTTP/2 on it,
+/// within `timeout`.
 pub async fn connect(
     addr: String,
     tls: Option<std::sync::Arc<rustls::ClientConfig>>,
     timeout: Duration,
+    dialing: Dialing,
 ) -> Result<Conn, String> {
     let dial = async {
-        let tcp = tokio::net::TcpStream::connect(&addr).await.map_err(|e| {
+        let failed = |why: String| {
+            format!("connection error: desc = \"transport: error while dialing: {why}\"")
+        };
+        let to = addresses(&addr, &dialing).await.map_err(failed)?;
+        let tcp = tokio::net::TcpStream::connect(&to[..]).await.map_err(|e| {
             // Go's words, as k6 reports a dial that failed.
             let why = match e.kind() {
                 std::io::ErrorKind::ConnectionRefused => "connect: connection refused".to_string(),
                 _ => e.to_string(),
             };
-            format!("connection error: desc = \"transport: error while dialing: dial tcp {addr}: {why}\"")
+            failed(format!("dial tcp {addr}: {why}"))
         })?;
         let _ = tcp.set_nodelay(true);
         let (tcp, counts) = Counted::new(tcp);

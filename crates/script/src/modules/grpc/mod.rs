@@ -184,7 +184,15 @@ pub(crate) fn install<'js>(
                 let conn = wait_on(
                     &ctx,
                     "connecting to a gRPC server",
-                    call::connect(addr, tls, p.timeout),
+                    call::connect(
+                        addr,
+                        tls,
+                        p.timeout,
+                        call::Dialing {
+                            hosts: sh.http.hosts.clone(),
+                            blocklist: sh.http.blocklist.clone(),
+                        },
+                    ),
                 )?;
                 let mut conn = conn.map_err(|e| throw_go(&ctx, &e))?;
                 if let Some(n) = p.max_send.filter(|n| *n > 0) {
