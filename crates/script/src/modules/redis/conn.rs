@@ -12,8 +12,9 @@ use redis::aio::MultiplexedConnection;
 
 use crate::modules::counted::Counted;
 
-/// Where and how a client connects, from its URL or options.
-#[derive(Clone, Debug, Default)]
+/// Where and how a client connects, from its URL or options. (No
+/// `Debug`: it holds the password and the client's key.)
+#[derive(Clone, Default)]
 pub struct Target {
     pub host: String,
     pub port: u16,
@@ -30,7 +31,7 @@ pub struct Target {
 }
 
 /// A client's TLS settings.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Tls {
     pub ca: Vec<String>,
     pub cert: Option<(String, String)>,
