@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 
-use loadlab_testkit::proc::{HANG, text, wait_bounded};
+use loadlab_testkit::proc::text;
 use loadlab_testkit::redis::Redis;
 
 use crate::side_by_side::{loadlab, tools};
@@ -237,18 +237,22 @@ fn every_command_answers_as_k6s_client() {
     std::fs::write(dir.path().join("r.js"), SCRIPT).unwrap();
     let down = loadlab_testkit::db::free_port();
     for tool in tools("every_command_answers_as_k6s_client") {
-        let child = tool
-            .command()
-            .current_dir(dir.path())
-            .args(["-q", "--log-format=raw"])
-            .args(["-e", &format!("REDIS_PORT={}", redis.port)])
-            .args(["-e", &format!("DOWN_PORT={down}")])
-            .arg("r.js")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = wait_bounded(child, HANG);
+        let (port, down_env) = (
+            format!("REDIS_PORT={}", redis.port),
+            format!("DOWN_PORT={down}"),
+        );
+        let o = tool.run_in(
+            dir.path(),
+            &[
+                "-q",
+                "--log-format=raw",
+                "-e",
+                &port,
+                "-e",
+                &down_env,
+                "r.js",
+            ],
+        );
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{}: {err}", tool.name);
         assert!(
@@ -381,18 +385,19 @@ fn a_load_test_shares_a_redis_between_vus_as_in_k6() {
         .collect();
     runs.push((loadlab(), "load_x.js"));
     for (tool, script) in runs {
-        let child = tool
-            .command()
-            .current_dir(dir.path())
-            .args(["--log-format=raw", "--no-color"])
-            .args(["-e", &format!("REDIS_PORT={}", redis.port)])
-            .args(["-e", &format!("BASE={base}")])
-            .arg(script)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = wait_bounded(child, HANG);
+        let (port, at) = (format!("REDIS_PORT={}", redis.port), format!("BASE={base}"));
+        let o = tool.run_in(
+            dir.path(),
+            &[
+                "--log-format=raw",
+                "--no-color",
+                "-e",
+                &port,
+                "-e",
+                &at,
+                script,
+            ],
+        );
         let (out, err) = (text(&o.stdout), text(&o.stderr));
         assert_eq!(o.status.code(), Some(0), "{}: {out}\n{err}", tool.name);
         assert!(err.contains("fetched 200 times"), "{}: {err}", tool.name);
@@ -474,18 +479,22 @@ fn a_client_speaks_tls_as_k6s() {
         .collect();
     runs.push((loadlab(), "0"));
     for (tool, insecure) in runs {
-        let child = tool
-            .command()
-            .current_dir(dir.path())
-            .args(["-q", "--log-format=raw"])
-            .args(["-e", &format!("PORT={}", redis.port)])
-            .args(["-e", &format!("INSECURE={insecure}")])
-            .arg("t.js")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = wait_bounded(child, HANG);
+        let (port, insecure_env) = (
+            format!("PORT={}", redis.port),
+            format!("INSECURE={insecure}"),
+        );
+        let o = tool.run_in(
+            dir.path(),
+            &[
+                "-q",
+                "--log-format=raw",
+                "-e",
+                &port,
+                "-e",
+                &insecure_env,
+                "t.js",
+            ],
+        );
         let (out, err) = (text(&o.stdout), text(&o.stderr));
         assert_eq!(
             o.status.code(),
@@ -528,14 +537,8 @@ export default async function () {
     )
     .unwrap();
     for tool in tools("a_closed_connection_is_dialled_again") {
-        let o = tool
-            .command()
-            .current_dir(dir.path())
-            .args(["-q", "--log-format=raw"])
-            .args(["-e", &format!("REDIS_PORT={}", redis.port)])
-            .arg("q.js")
-            .output()
-            .unwrap();
+        let port = format!("REDIS_PORT={}", redis.port);
+        let o = tool.run_in(dir.path(), &["-q", "--log-format=raw", "-e", &port, "q.js"]);
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{}: {err}", tool.name);
         assert!(

@@ -5,7 +5,7 @@
 //! so that a threshold on them holds or fails in both alike.
 
 use loadlab_testkit::https::{CountingHttps, serve};
-use loadlab_testkit::proc::{HANG, text, wait_bounded};
+use loadlab_testkit::proc::text;
 
 use crate::side_by_side::tools;
 
@@ -24,18 +24,11 @@ fn run_counts(
     srv: &CountingHttps,
 ) -> (u64, u64) {
     let export = dir.join(format!("{}.json", tool.name));
-    let child = tool
-        .command()
-        .current_dir(dir)
-        .arg("-q")
-        .args(["-e", &format!("PORT={}", srv.addr.port())])
-        .arg(format!("--summary-export={}", export.display()))
-        .arg("s.js")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = wait_bounded(child, HANG);
+    let (port, summary) = (
+        format!("PORT={}", srv.addr.port()),
+        format!("--summary-export={}", export.display()),
+    );
+    let o = tool.run_in(dir, &["-q", "-e", &port, &summary, "s.js"]);
     assert_eq!(
         o.status.code(),
         Some(0),

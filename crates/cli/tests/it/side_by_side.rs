@@ -23,6 +23,20 @@ impl Tool {
             }
         }
     }
+
+    /// Runs `… run ARGS` in `dir` and waits for it, at most testkit's
+    /// `HANG` (past it the test fails).
+    pub fn run_in(&self, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+        let child = self
+            .command()
+            .current_dir(dir)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        loadlab_testkit::proc::wait_bounded(child, loadlab_testkit::proc::HANG)
+    }
 }
 
 /// loadlab alone.

@@ -126,7 +126,7 @@ pub(crate) fn remap(text: &str) -> String {
 }
 
 /// `LINE:COL` at `at`: the two numbers and where they end.
-fn position(text: &str, at: usize) -> Option<(u32, u32, usize)> {
+pub(crate) fn position(text: &str, at: usize) -> Option<(u32, u32, usize)> {
     let digits = |from: usize| {
         let n = text[from..].len()
             - text[from..]

@@ -124,10 +124,8 @@ fn marked(code: &str, inserts: &mut Vec<Insert>) -> Option<String> {
 
 /// The line and column (from 1, in characters) of the byte `offset`.
 fn line_col(code: &str, offset: usize) -> (u32, u32) {
-    let before = &code[..offset];
-    let line = before.matches('\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line as u32, before[start..].chars().count() as u32 + 1)
+    let (line, col) = super::typescript::line_col(code, offset);
+    (line as u32, col as u32)
 }
 
 /// `text` with each `NAME:LINE:COL` of a file whose throws were marked
@@ -144,7 +142,7 @@ pub(crate) fn unshift(text: &str) -> String {
         while let Some(p) = out[from..].find(&pat) {
             let at = from + p + pat.len();
             from = at;
-            let Some((line, col, end)) = position(&out, at) else {
+            let Some((line, col, end)) = super::source_map::position(&out, at) else {
                 continue;
             };
             let before: u32 = inserts
@@ -160,27 +158,6 @@ pub(crate) fn unshift(text: &str) -> String {
         }
     }
     out
-}
-
-/// `LINE:COL` at `at`: the numbers and where they end.
-fn position(text: &str, at: usize) -> Option<(u32, u32, usize)> {
-    let digits = |from: usize| {
-        let n = text[from..].len()
-            - text[from..]
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .len();
-        (n > 0).then_some(from + n)
-    };
-    let line_end = digits(at)?;
-    if text.as_bytes().get(line_end) != Some(&b':') {
-        return None;
-    }
-    let col_end = digits(line_end + 1)?;
-    Some((
-        text[at..line_end].parse().ok()?,
-        text[line_end + 1..col_end].parse().ok()?,
-        col_end,
-    ))
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ fn syntax(source: &str, name: &str, e: &OxcDiagnostic) -> ScriptError {
 }
 
 /// The line and column (from 1, in characters) of the byte `offset`.
-fn line_col(source: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(source: &str, offset: usize) -> (usize, usize) {
     let before = &source[..source.floor_char_boundary(offset.min(source.len()))];
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
