@@ -2,11 +2,11 @@
 """Does the capacity model predict where a route saturates?
 
 For routes of `loadlab origin` whose capacity is set (served at once, queue),
-runs a study of the first 5 steps (20 %..100 % of the nominal capacity, 3
-repetitions) and reads the model's X_max and its 95 % interval from the
-report, then a study of 2 long steps past saturation (150 %, 200 %, 8 s
-each) and takes the higher step's throughput as the throughput measured at
-saturation. Prints one line per repetition and a table per shape:
+runs a study of the first 5 steps of a plan that steps past the capacity
+(25 %..125 % of the nominal capacity, 1.5 s steps, 3 repetitions) and reads
+the model's X_max and its 95 % interval from the report, then a study of 2
+long steps past saturation (150 %, 200 %, 8 s each) and takes the higher
+step's throughput as the throughput measured at saturation. Prints one line per repetition and a table per shape:
 median |error| of X_max, how often it is within 10 %, and how often the
 interval covers the measured saturation.
 
@@ -53,6 +53,10 @@ load:
 repetitions: {reps}
 """
 
+# The study's first 5 steps, as shares of the nominal capacity: a plan that
+# steps past it, as examples/c5-vs-c6g.yaml's 100..800 req/s does.
+STEPS = (0.25, 0.5, 0.75, 1.0, 1.25)
+
 # The saturation study's step. A step's throughput is its successes over
 # the step and the wait for its last answers (vegeta's): past the capacity
 # the queue takes that wait to drain (100-200 ms on these routes), so a
@@ -96,7 +100,7 @@ def main():
         for shape in results:
             cap = SHAPES[shape][1]
             with tempfile.TemporaryDirectory() as w1, tempfile.TemporaryDirectory() as w2:
-                xmax, _, refusal = study(a.loadlab, shape, [round(cap * f) for f in (0.2, 0.4, 0.6, 0.8, 1.0)], 3, w1)
+                xmax, _, refusal = study(a.loadlab, shape, [round(cap * f) for f in STEPS], 3, w1)
                 _, sat, _ = study(a.loadlab, shape, [round(cap * f) for f in (1.5, 2.0)], 1, w2,
                                   step=SATURATION_STEP)
             measured = max(x for _, x in sat)

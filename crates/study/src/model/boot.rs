@@ -14,6 +14,15 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// Every end multiplied by `f`.
+    pub fn scaled(&self, f: f64) -> Interval {
+        Interval {
+            lo: self.lo * f,
+            mid: self.mid * f,
+            hi: self.hi * f,
+        }
+    }
+
     /// True when `v` lies within the interval.
     pub fn covers(&self, v: f64) -> bool {
         self.lo <= v && v <= self.hi
@@ -89,15 +98,19 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
     v[i.min(v.len() - 1)]
 }
 
-/// Student's t at 97.5 % for `df` degrees of freedom, over the normal's 1.96.
-fn t_over_z(df: usize) -> f64 {
+/// Student's t at 97.5 % for `df` degrees of freedom (at least 1).
+pub fn t975(df: usize) -> f64 {
     const T: [f64; 10] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
     ];
     T.get(df.max(1) - 1)
         .copied()
         .unwrap_or(2.0 + 2.4 / df as f64)
-        / 1.96
+}
+
+/// Student's t at 97.5 % over the normal's 1.96.
+fn t_over_z(df: usize) -> f64 {
+    t975(df) / 1.96
 }
 
 /// The 95 % percentile interval of the resamples, each side widened by

@@ -11,9 +11,14 @@
 //! on the others. Where the data cannot carry a model — too few steps or
 //! repetitions, a poor fit, steps that never approach the knee — the model
 //! is a sentence saying so ([`Capacity::refusal`]), never a number.
+//!
+//! On the rate axis, steps that were sent more than the target answered
+//! measured its capacity: X_max is then read from them ([`saturation`]),
+//! not from the curve's peak, and no knee needs to be approached.
 
 pub mod boot;
 pub mod fit;
+pub mod saturation;
 #[cfg(test)]
 mod tests;
 
@@ -21,6 +26,7 @@ use crate::plan::Plan;
 use crate::store::RunRow;
 pub use boot::{Band, Interval};
 pub use fit::Usl;
+pub use saturation::Saturation;
 
 /// Fewest steps a fit of three parameters accepts.
 pub const MIN_STEPS: usize = 4;
@@ -39,8 +45,32 @@ pub const SEED: u64 = 0x005e_ed0f_051a;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Obs {
     pub n: f64,
+    /// Successful responses over the run and the wait for its last
+    /// answers (vegeta's throughput).
     pub x: f64,
     pub r: f64,
+    /// Requests sent per second of sending (0 off the rate axis).
+    pub sent: f64,
+    /// Successful responses per second of sending.
+    pub delivered: f64,
+    /// Successful responses over the span from the first answer to the
+    /// last: the target's throughput while it was busy.
+    pub busy: f64,
+}
+
+impl Obs {
+    /// A run of a closed model (threads, virtual users): nothing sent at
+    /// a set rate, every throughput the measured one.
+    pub fn closed(n: f64, x: f64, r: f64) -> Obs {
+        Obs {
+            n,
+            x,
+            r,
+            sent: 0.0,
+            delivered: x,
+            busy: x,
+        }
+    }
 }
 
 /// The runs of one step (one level, every repetition).
@@ -51,7 +81,7 @@ pub struct Step {
 }
 
 impl Step {
-    fn mean(&self, f: impl Fn(&Obs) -> f64) -> f64 {
+    pub(crate) fn mean(&self, f: impl Fn(&Obs) -> f64) -> f64 {
         self.runs.iter().map(f).sum::<f64>() / self.runs.len().max(1) as f64
     }
     /// Mean concurrency.
@@ -84,6 +114,9 @@ pub struct Model {
     /// `hi` (and maybe `mid`) infinite when κ may be zero: throughput
     /// levels off instead of falling.
     pub n_star: Interval,
+    /// The capacity measured by saturated steps, which X_max and N* are
+    /// read from; None when they come from the curve's peak.
+    pub saturation: Option<Saturation>,
     /// Weighted RMS relative miss of the curve at the step means.
     pub rms_miss: f64,
     /// Mean latency of the lowest step (s): the low-load service time S₀.
@@ -120,15 +153,10 @@ pub fn steps(plan: &Plan, runs: &[RunRow], target: &str) -> Vec<Step> {
             continue;
         }
         let lat = s.mean_ns / 1e9;
-        let n = if plan.load.is_rate() {
-            s.throughput * lat
+        let o = if plan.load.is_rate() {
+            open_obs(s, lat)
         } else {
-            r.rate as f64
-        };
-        let o = Obs {
-            n,
-            x: s.throughput,
-            r: lat,
+            Obs::closed(r.rate as f64, s.throughput, lat)
         };
         match out.iter_mut().find(|st| st.level == r.rate) {
             Some(st) => st.runs.push(o),
@@ -140,6 +168,25 @@ pub fn steps(plan: &Plan, runs: &[RunRow], target: &str) -> Vec<Step> {
     }
     out.sort_by_key(|s| s.level);
     out
+}
+
+/// A run of the rate axis: concurrency by Little's law, and what it sent
+/// and answered over its spans.
+fn open_obs(s: &crate::collect::RunSummary, lat: f64) -> Obs {
+    let sending = s.attack_ns as f64 / 1e9;
+    let wait = s.wait_ns as f64 / 1e9;
+    let successes = s.requests as f64 * s.success;
+    let per = |span: f64| if span > 0.0 { successes / span } else { 0.0 };
+    // The first answer came no sooner than the fastest one took.
+    let first = (s.min_ns as f64 / 1e9).min(wait);
+    Obs {
+        n: s.throughput * lat,
+        x: s.throughput,
+        r: lat,
+        sent: s.rate,
+        delivered: per(sending),
+        busy: per(sending + wait - first).max(s.throughput),
+    }
 }
 
 /// Fits the model to `steps`, or says why not.
@@ -159,7 +206,9 @@ pub fn model(steps: &[Step], resamples: usize, seed: u64) -> Result<Model, Strin
     }
     let usl = fit::fit(&boot::weighted(steps));
     let rms = rms_miss(&usl, steps);
-    if rms > MAX_RMS_MISS {
+    // Steps past a wall measured X_max: the curve only gives its shape.
+    let sat = saturation::reading(steps);
+    if sat.is_none() && rms > MAX_RMS_MISS {
         return Err(format!(
             "No capacity model: the best scalability curve misses the measured throughput by {:.1} % on average (weighted RMS), more than the {:.0} % a usable fit allows; the target does not behave like one queue of shared work here.",
             rms * 100.0,
@@ -167,6 +216,31 @@ pub fn model(steps: &[Step], resamples: usize, seed: u64) -> Result<Model, Strin
         ));
     }
     let b = boot::bootstrap(steps, &usl, resamples, seed);
+    let s0 = steps[0].r();
+    let (x_max, n_star) = match &sat {
+        Some(s) => (s.x, s.x.scaled(s0)),
+        None => {
+            knee_reached(steps, &usl, &b)?;
+            (b.x_max, b.n_star)
+        }
+    };
+    Ok(Model {
+        usl,
+        sigma: b.sigma,
+        kappa: b.kappa,
+        x_max,
+        n_star,
+        saturation: sat,
+        rms_miss: rms,
+        service: s0,
+        band: b.band,
+        resamples,
+    })
+}
+
+/// Refuses a peak read off the curve past the steps: the highest step must
+/// reach [`KNEE_REACH`] of it, and the peak's interval must be closed.
+fn knee_reached(steps: &[Step], usl: &Usl, b: &boot::Boot) -> Result<(), String> {
     let top = steps.iter().map(Step::x).fold(0.0, f64::max);
     let x_max = usl.peak_throughput();
     if x_max.is_finite() && top >= KNEE_REACH * x_max && !b.x_max.hi.is_finite() {
@@ -186,18 +260,7 @@ pub fn model(steps: &[Step], resamples: usize, seed: u64) -> Result<Model, Strin
             }
         ));
     }
-    let low = &steps[0];
-    Ok(Model {
-        usl,
-        sigma: b.sigma,
-        kappa: b.kappa,
-        x_max: b.x_max,
-        n_star: b.n_star,
-        rms_miss: rms,
-        service: low.r(),
-        band: b.band,
-        resamples,
-    })
+    Ok(())
 }
 
 /// Weighted RMS of the relative miss (X̄ − X(N̄)) / X̄ over the steps.
@@ -247,6 +310,13 @@ pub fn sig3(v: f64) -> String {
 pub fn sentence(m: &Model, unit: &str) -> String {
     let x = &m.x_max;
     let xs = format!("{} {unit} ({}–{})", sig3(x.mid), sig3(x.lo), sig3(x.hi));
+    if let Some(sat) = &m.saturation {
+        return format!(
+            "Throughput levels off at {xs}, measured: from the {} {unit} step on, the target answered less than it was sent (its queue grew, or it refused work). About {} requests were in service at the peak (X_max·S₀); more load only queues or is refused.",
+            sat.from,
+            sig3(m.servers().max(1.0))
+        );
+    }
     if m.n_star.mid.is_finite() && m.n_star.hi.is_finite() {
         format!(
             "Throughput peaks near {xs} at ~{} in flight; past that, coherency costs dominate and more load lowers throughput.",

@@ -26,7 +26,7 @@ fn simulate(m: &Usl, levels: &[u64], reps: usize, spread: f64, seed: u64) -> Vec
                 .map(|_| {
                     let n = l as f64;
                     let x = m.throughput(n) * (1.0 + spread * normal(&mut rng));
-                    Obs { n, x, r: n / x }
+                    Obs::closed(n, x, n / x)
                 })
                 .collect(),
         })
@@ -149,4 +149,101 @@ fn a_plateau_reads_as_levelling_off() {
 fn the_same_seed_gives_the_same_intervals() {
     let steps = simulate(&TRUTH, &LEVELS, 4, 0.03, 8);
     assert_eq!(model(&steps, 100, 9), model(&steps, 100, 9));
+}
+
+/// Open-model steps at `fracs` of a wall's capacity `cap` (a pool in
+/// front of a queue of `queue` requests; service time `s0`, 1.2 s steps):
+/// below it everything is answered at once; past it the queue grows, the
+/// rest is refused, and the target answers `cap` while busy.
+fn simulate_wall(cap: f64, queue: f64, fracs: &[f64], reps: usize, seed: u64) -> Vec<Step> {
+    let (s0, t) = (0.02, 1.2);
+    let mut rng = SplitMix::new(seed);
+    fracs
+        .iter()
+        .map(|&f| {
+            let sent = f * cap;
+            let runs = (0..reps)
+                .map(|_| {
+                    let c = cap * (1.0 + 0.01 * normal(&mut rng));
+                    let excess = ((sent - c) * t).max(0.0);
+                    let backlog = excess.min(queue);
+                    let successes = sent * t - (excess - backlog);
+                    let wait = s0 + backlog / c;
+                    let r = s0 * (1.0 + 0.01 * normal(&mut rng)) + 0.5 * backlog / c;
+                    let x = successes / (t + wait);
+                    Obs {
+                        n: x * r,
+                        x,
+                        r,
+                        sent,
+                        delivered: successes / t,
+                        busy: (successes / (t + wait - s0)).max(x),
+                    }
+                })
+                .collect();
+            Step {
+                level: sent.round() as u64,
+                runs,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_queue_that_grew_measures_the_capacity() {
+    // Nothing refused: the 110 % step's queue absorbed the excess, and
+    // only its latency and its busy span show the wall.
+    let steps = simulate_wall(300.0, 1e9, &[0.2, 0.4, 0.6, 0.8, 1.1], 3, 11);
+    assert!(
+        steps
+            .iter()
+            .all(|s| s.runs.iter().all(|o| o.delivered >= o.sent - 1e-9))
+    );
+    let m = model(&steps, 100, 1).expect("a model");
+    let sat = m.saturation.as_ref().expect("read from the saturated step");
+    assert_eq!((sat.from, sat.runs), (330, 3));
+    assert!(m.x_max.covers(300.0), "{:?}", m.x_max);
+    assert!((m.x_max.mid / 300.0 - 1.0).abs() < 0.05, "{:?}", m.x_max);
+    assert!(
+        (m.n_star.mid / (300.0 * 0.02) - 1.0).abs() < 0.1,
+        "{:?}",
+        m.n_star
+    );
+    let s = sentence(&m, "req/s");
+    assert!(s.starts_with("Throughput levels off at "), "{s}");
+    assert!(s.contains("measured: from the 330 req/s step on"), "{s}");
+}
+
+#[test]
+fn refused_work_measures_the_capacity_in_nineteen_of_twenty_studies() {
+    let mut covered = 0;
+    for seed in 0..20 {
+        let steps = simulate_wall(180.0, 4.0, &[0.2, 0.4, 0.6, 0.8, 1.25], 3, 100 + seed);
+        let m = model(&steps, 50, 1).expect("a model");
+        assert_eq!(m.saturation.as_ref().map(|s| s.from), Some(225), "{m:?}");
+        assert!((m.x_max.mid / 180.0 - 1.0).abs() < 0.05, "{:?}", m.x_max);
+        covered += usize::from(m.x_max.covers(180.0));
+    }
+    assert!(covered >= 19, "covered {covered} of 20");
+}
+
+#[test]
+fn a_queue_that_only_begins_is_not_a_wall() {
+    // At 97 % of the capacity the busy span may fall behind a little, but
+    // the latency has not risen: the curve, not a wall, answers.
+    let mut steps = simulate_wall(300.0, 1e9, &[0.2, 0.4, 0.6, 0.8, 0.97], 3, 12);
+    for o in &mut steps[4].runs {
+        o.busy = 0.98 * o.sent;
+        o.r *= 1.1;
+    }
+    let s0 = steps[0].r();
+    assert!(!steps.iter().any(|s| saturation::saturated(s, s0)));
+    assert_eq!(saturation::reading(&steps), None);
+}
+
+#[test]
+fn a_closed_model_never_reads_a_wall() {
+    let steps = simulate(&TRUTH, &LEVELS, 3, 0.02, 13);
+    assert_eq!(saturation::reading(&steps), None);
+    assert_eq!(model(&steps, 50, 1).unwrap().saturation, None);
 }

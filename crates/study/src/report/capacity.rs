@@ -4,7 +4,7 @@
 //! sentence in words, and the queueing reading of each step — or, where the
 //! data cannot carry a model, the sentence that says why.
 
-use super::charts::{Band, Figure, Line, Panel};
+use super::charts::{Band, Figure, Line, Panel, Rule};
 use super::doc::Block;
 use super::target_index;
 use crate::model::{self, Capacity, Interval, Model, sig3};
@@ -13,6 +13,11 @@ use crate::store::RunRow;
 
 /// Colour of the fitted curve and its band (black in the palette).
 const FIT_COLOR: usize = 6;
+/// Colour of the capacity measured at saturation: vermilion, or orange
+/// when vermilion is the target's own.
+fn saturation_color(target: usize) -> usize {
+    if target % 6 == 1 { 4 } else { 1 }
+}
 
 fn unit(plan: &Plan) -> &'static str {
     if plan.load.is_rate() { "req/s" } else { "/s" }
@@ -45,6 +50,14 @@ pub fn capacity_section(b: &mut Vec<Block>, plan: &Plan, runs: &[RunRow]) {
         model::MAX_RMS_MISS * 100.0,
         model::KNEE_REACH * 100.0,
     )));
+    if plan.load.is_rate() {
+        b.push(Block::Para(format!(
+            "Where steps were sent more than the target answered — it answered less than {:.0} % of what was sent, or less than {:.1} % over the span it was busy while its mean latency stood {:.1}× the lowest step's (a queue grew) — the peak was measured, not predicted (from the steps that refused work where there are any): X_max lies between what those steps answered per second of their whole span (the step and the wait for its last answers) and per second of sending, each widened by Student's t over their runs, and N* is X_max·S₀, the work in service at the knee. The curve is then fitted for its shape only.",
+            model::saturation::SHORT * 100.0,
+            model::saturation::BEHIND * 100.0,
+            model::saturation::QUEUED,
+        )));
+    }
     for c in &caps {
         b.push(Block::Heading(3, c.target.clone()));
         match (&c.model, &c.refusal) {
@@ -66,8 +79,16 @@ fn figures_table(m: &Model, unit: &str) -> Block {
     } else {
         "none: levels off".into()
     };
+    let read_from = match &m.saturation {
+        Some(s) => format!(
+            "measured: {} runs of the saturated steps, from {} {unit}",
+            s.runs, s.from
+        ),
+        None => "the fitted curve's peak".into(),
+    };
     let rows = vec![
         vec![format!("Peak throughput X_max ({unit})"), range(&m.x_max)],
+        vec!["X_max read from".into(), read_from],
         vec!["In flight at the peak, N*".into(), n_star],
         vec!["Contention σ".into(), range(&m.sigma)],
         vec!["Coherency κ".into(), range(&m.kappa)],
@@ -168,6 +189,20 @@ fn chart(plan: &Plan, c: &Capacity) -> Figure {
             color: FIT_COLOR,
             points: m.band.iter().map(|b| (b.n, b.x.lo, b.x.hi)).collect(),
         });
+        if m.saturation.is_some() {
+            let x = m.x_max;
+            p.bands.push(Band {
+                label: "capacity measured at saturation (95 %)".into(),
+                color: saturation_color(color),
+                points: m.band.iter().map(|b| (b.n, x.lo, x.hi)).collect(),
+            });
+            p.rules.push(Rule {
+                vertical: false,
+                value: x.mid,
+                label: format!("X_max, measured: {}", sig3(x.mid)),
+                color: saturation_color(color),
+            });
+        }
     }
     Figure {
         id: format!("capacity-{}", c.target.replace('/', "--")),
