@@ -7,13 +7,16 @@ set capacity), runs the same study twice, once per method: a sweep at 40,
 80, 120 and 160 % of the nominal capacity (stop after the first failed
 step), an SLO of success >= 99 % and p99 <= 5x the route's latency, and a
 ceiling search to 5 % of the capacity. Prints each study's bracket and
-probe-run count (read from the report's ceiling table) and a table.
+probe-run count (read from the report's ceiling table) and a table: the
+probe runs of each method, and how many of each method's ceilings lie
+within the resolution of the bisection's median ceiling.
 
     bench/ceiling.py [--reps N] [--shapes c5,narrow] [--loadlab PATH]
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import tempfile
 
@@ -71,17 +74,28 @@ def main():
     rows = []
     for shape in a.shapes.split(","):
         counts = {"bisect": [], "model": []}
+        res = max(1, round(SHAPES[shape][1] * 0.05))
+        ceilings = {"bisect": [], "model": []}
         for rep in range(a.reps):
             for method in counts:
                 with tempfile.TemporaryDirectory() as w:
                     p, f, n = study(a.loadlab, shape, method, w)
                 print(f"{shape} rep {rep} {method}: passes at {p}, fails at {f}, {n} probe run(s)", flush=True)
                 counts[method].append(n)
-        rows.append((shape, a.reps, sum(counts["bisect"]), sum(counts["model"])))
-    print("\n| Shape | Reps | Probe runs, bisect | Probe runs, model |")
-    print("|---|---|---|---|")
-    for shape, reps, b, m in rows:
-        print(f"| {shape} | {reps} | {b} | {m} |")
+                ceilings[method].append(int(p) if p and p.isdigit() else None)
+        # Each study finds its own ceiling, and a route's wall moves a
+        # little from study to study: both methods are held to the
+        # bisection's median ceiling, within the resolution.
+        found = [c for c in ceilings["bisect"] if c is not None]
+        median = statistics.median(found) if found else None
+        near = {k: sum(c is not None and median is not None and abs(c - median) <= res for c in v)
+                for k, v in ceilings.items()}
+        rows.append((shape, a.reps, sum(counts["bisect"]), sum(counts["model"]), median, res, near))
+    print("\n| Shape | Reps | Probe runs, bisect | Probe runs, model | Bisection's median ceiling "
+          "| Within ± resolution of it: bisect | model |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, reps, b, m, median, res, near in rows:
+        print(f"| {shape} | {reps} | {b} | {m} | {median} (± {res}) | {near['bisect']}/{reps} | {near['model']}/{reps} |")
 
 
 if __name__ == "__main__":

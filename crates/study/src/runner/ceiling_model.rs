@@ -259,12 +259,12 @@ const SHORT: f64 = 0.97;
 /// The capacity `X_sat` is the median of what the saturated runs
 /// delivered (successful requests per second of sending: a queue that
 /// absorbs the excess for the length of a step counts, as it does for the
-/// step's verdict). A latency bound is crossed between `X_sat·(1 − s0)` (a
-/// queue that grows as `1/(1 − X/X_sat)`, `s0` being the idle score
-/// `s·(1 − X/X_sat)` of the highest passing run below `X_sat`) and
-/// `X_sat` (a flat latency up to a wall). A success bound `m` is crossed
-/// between `X_sat` and `X_sat / m` (past the capacity only `X_sat` of the
-/// rate succeeds). The crossing is the lower of the bounds' crossings.
+/// step's verdict). A success bound `m` is crossed between `X_sat` and
+/// `X_sat / m` (past the capacity only `X_sat` of the rate succeeds). A
+/// latency bound is crossed below the wall only if the saturated runs
+/// broke it (else the full queue's wait is within it), between
+/// [`queue_crossing`] and `X_sat` (a flat latency up to a wall). The
+/// crossing is the lower of the bounds' crossings.
 pub fn saturation(obs: &[Obs], success: Option<f64>) -> Option<Crossing> {
     let short = success.map_or(SHORT, |m| m.max(SHORT));
     let mut caps: Vec<f64> = obs
@@ -283,14 +283,10 @@ pub fn saturation(obs: &[Obs], success: Option<f64>) -> Option<Crossing> {
     let by_success = success
         .filter(|m| *m > 0.0)
         .map(|m| (cap, cap / m.min(1.0)));
-    let by_latency = obs.iter().any(|o| o.latency > 0.0).then(|| {
-        let queue = obs
-            .iter()
-            .filter(|o| o.score <= 1.0 && o.rate < cap)
-            .max_by(|a, b| a.rate.total_cmp(&b.rate))
-            .map_or(cap, |o| cap * (1.0 - o.latency * (1.0 - o.rate / cap)));
-        (queue, cap)
-    });
+    let broke_latency = obs
+        .iter()
+        .any(|o| o.score > 1.0 && o.delivered < short * o.sent && o.latency > 1.0);
+    let by_latency = broke_latency.then(|| (queue_crossing(obs, cap), cap));
     let (lo, hi) = [by_success, by_latency]
         .into_iter()
         .flatten()
@@ -300,6 +296,28 @@ pub fn saturation(obs: &[Obs], success: Option<f64>) -> Option<Crossing> {
         median: (lo + hi) / 2.0,
         hi,
     })
+}
+
+/// Where a latency bound is crossed below a wall at `cap` if it rises as a
+/// queue's: the score of the lowest passing run, `s_idle` (the service
+/// time's own spread), plus a queueing part `k·X/(cap − X)` that the
+/// highest passing run's rise above it sets. With no rise, the latency is
+/// flat up to the wall: `cap`.
+fn queue_crossing(obs: &[Obs], cap: f64) -> f64 {
+    let passing = || {
+        obs.iter()
+            .filter(|o| o.score <= 1.0 && o.rate > 0.0 && o.rate < cap)
+    };
+    let by_rate = |a: &&Obs, b: &&Obs| a.rate.total_cmp(&b.rate);
+    let (Some(low), Some(high)) = (passing().min_by(by_rate), passing().max_by(by_rate)) else {
+        return cap;
+    };
+    let idle = low.latency.clamp(0.0, 1.0);
+    let k = (high.latency - idle).max(0.0) * (cap - high.rate) / high.rate;
+    if idle + k <= 0.0 || idle >= 1.0 {
+        return cap;
+    }
+    cap * (1.0 - idle) / (1.0 - idle + k)
 }
 
 /// The next probe inside the measured bracket, and the crossing it was
@@ -514,6 +532,53 @@ mod tests {
         }
         println!("wall: model {model} probes, bisection {bis} (20 seeds)");
         assert!(model * 3 <= bis * 2, "model {model}, bisection {bis}");
+    }
+
+    fn run(rate: f64, latency: f64, delivered: f64) -> Obs {
+        let success = delivered / rate;
+        Obs {
+            rate,
+            score: latency.max((1.0 - success) / 0.01),
+            latency,
+            sent: rate,
+            delivered,
+        }
+    }
+
+    /// Past the wall the runs failed the success bound only: the full
+    /// queue's wait is within the latency bound, which says nothing.
+    #[test]
+    fn a_full_queue_within_the_latency_bound_leaves_the_success_bound() {
+        let obs = [
+            run(50.0, 0.2, 50.0),
+            run(200.0, 0.6, 200.0),
+            run(300.0, 0.9, 250.0),
+        ];
+        let c = saturation(&obs, Some(0.99)).expect("a reading");
+        assert_eq!((c.lo, c.hi), (250.0, 250.0 / 0.99), "{c:?}");
+    }
+
+    /// A latency bound broken past the wall is crossed below it as far as
+    /// the passing runs' latency rose: not at all for a pool of workers, a
+    /// queue's rise above the service time's own spread for one server.
+    #[test]
+    fn a_broken_latency_bound_is_crossed_as_far_below_the_wall_as_it_rose() {
+        let flat = [
+            run(50.0, 0.6, 50.0),
+            run(200.0, 0.6, 200.0),
+            run(300.0, 1.5, 250.0),
+        ];
+        let c = saturation(&flat, Some(0.99)).expect("a reading");
+        assert_eq!((c.lo, c.hi), (250.0, 250.0), "{c:?}");
+        let rising = [
+            run(50.0, 0.2, 50.0),
+            run(200.0, 0.5, 200.0),
+            run(300.0, 1.5, 250.0),
+        ];
+        let c = saturation(&rising, Some(0.99)).expect("a reading");
+        // k = 0.3·(250 − 200)/200 = 0.075: 250·0.8/0.875.
+        assert!((c.lo - 250.0 * 0.8 / 0.875).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.hi, 250.0);
     }
 
     #[test]
