@@ -16,7 +16,11 @@ const FIT_COLOR: usize = 6;
 /// Colour of the capacity measured at saturation: vermilion, or orange
 /// when vermilion is the target's own.
 fn saturation_color(target: usize) -> usize {
-    if target % 6 == 1 { 4 } else { 1 }
+    if target % super::charts::PALETTE.len() == 1 {
+        4
+    } else {
+        1
+    }
 }
 
 fn unit(plan: &Plan) -> &'static str {
