@@ -68,15 +68,21 @@ fn grpc_points(json: &str, addr: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn unary_calls_answer_and_are_measured_as_k6() {
+/// A directory holding `script` as `name` beside the Greeter's proto.
+fn greeter_dir(name: &str, script: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), script).unwrap();
     std::fs::write(
         dir.path().join("greeter.proto"),
         loadlab_testkit::grpc::GREETER_PROTO,
     )
     .unwrap();
-    std::fs::write(dir.path().join("g.js"), SCRIPT).unwrap();
+    dir
+}
+
+#[test]
+fn unary_calls_answer_and_are_measured_as_k6() {
+    let dir = greeter_dir("g.js", SCRIPT);
     let addr = loadlab_testkit::grpc::greeter().to_string();
     let mut points = Vec::new();
     for tool in crate::side_by_side::tools("unary_calls_answer_and_are_measured_as_k6") {
@@ -192,13 +198,7 @@ fn grpc_series(json: &str, addr: &str) -> Vec<String> {
 
 #[test]
 fn server_client_and_bidirectional_streams_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("greeter.proto"),
-        loadlab_testkit::grpc::GREETER_PROTO,
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("s.js"), STREAMS).unwrap();
+    let dir = greeter_dir("s.js", STREAMS);
     let addr = loadlab_testkit::grpc::greeter().to_string();
     let mut seen = Vec::new();
     for tool in crate::side_by_side::tools("server_client_and_bidirectional_streams_as_k6") {
@@ -379,13 +379,7 @@ export default () => {
 
 #[test]
 fn tls_with_cas_and_client_certificates_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("t.js"), TLS).unwrap();
-    std::fs::write(
-        dir.path().join("greeter.proto"),
-        loadlab_testkit::grpc::GREETER_PROTO,
-    )
-    .unwrap();
+    let dir = greeter_dir("t.js", TLS);
     let m = loadlab_testkit::tls::mutual_offering(&[b"h2"]);
     for (f, pem) in [
         ("ca", &m.server_pem),
@@ -529,13 +523,7 @@ export default () => {
 
 #[test]
 fn the_dial_follows_hosts_and_blocklists_as_k6() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("d.js"), DIALING).unwrap();
-    std::fs::write(
-        dir.path().join("greeter.proto"),
-        loadlab_testkit::grpc::GREETER_PROTO,
-    )
-    .unwrap();
+    let dir = greeter_dir("d.js", DIALING);
     let port = loadlab_testkit::grpc::greeter().port();
     for tool in crate::side_by_side::tools("the_dial_follows_hosts_and_blocklists_as_k6") {
         let name = tool.name;
