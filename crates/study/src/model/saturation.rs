@@ -74,11 +74,6 @@ pub fn queued(step: &Step, s0: f64) -> bool {
     sent > 0.0 && step.mean(|o| o.busy) < BEHIND * sent && step.r() > QUEUED * s0
 }
 
-/// True when `step` was past the target's capacity.
-pub fn saturated(step: &Step, s0: f64) -> bool {
-    refused(step) || queued(step, s0)
-}
-
 /// The capacity measured by the saturated steps of `steps` (lowest level
 /// first), or None when no step was saturated.
 pub fn reading(steps: &[Step]) -> Option<Saturation> {

@@ -22,6 +22,10 @@ use crate::analysis::{PROBE, SWEEP, SloBound, bisection_steps};
 use crate::collect::RunSummary;
 use crate::error::StudyError;
 use crate::model::boot::SplitMix;
+// A failing run that delivered less than this share of what it sent (or
+// less than the success bound's share) was past the target's capacity,
+// as a step is for the capacity model.
+use crate::model::saturation::SHORT;
 use crate::plan::{CeilingPlan, Slo};
 
 /// The runs of `target` so far (sweep and probes) as observations.
@@ -246,11 +250,6 @@ pub fn crossing(obs: &[Obs], lo: u64, hi: u64, seed: u64) -> Option<Crossing> {
         hi: q(0.975),
     })
 }
-
-/// A failing run that delivered less than this share of what it sent
-/// (or less than the success bound's share) was past the target's
-/// capacity.
-const SHORT: f64 = 0.97;
 
 /// The saturation reading of a target with a wall: an interval of the
 /// crossing, from the capacity its saturated failing runs delivered. None
