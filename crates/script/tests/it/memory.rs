@@ -115,7 +115,7 @@ fn a_vu_of_the_seed_script_costs_under_20_kb_of_javascript_heap() {
 
 #[test]
 fn parsed_html_documents_are_freed_when_the_script_drops_them() {
-    // 500 iterations in 4 VUs, each parsing a 50 KB page and walking it
+    // 200 iterations in 4 VUs, each parsing a 50 KB page and walking it
     // (Selections, Elements, callbacks): the documents alive at once stay
     // a handful (QuickJS frees a document with its last Selection or
     // Element), and none is left after the run.
@@ -126,7 +126,7 @@ const row = (i) => `<tr class="r${i % 3}"><td><a href="/item/${i}">Item ${i}</a>
 let page = '<!DOCTYPE html><html><head><title>Load</title></head><body><form><table>';
 for (let i = 0; page.length < 50000; i++) page += row(i);
 page += '</table></form></body></html>';
-export const options = { vus: 4, iterations: 500 };
+export const options = { vus: 4, iterations: 200 };
 let kept;
 export default function () {
   const doc = parseHTML(page);
@@ -144,7 +144,7 @@ export default function () {
     loadlab_script::reset_peak();
     let before = loadlab_script::live_documents();
     let out = run_in(dir.path(), src, vec![], Overrides::default());
-    assert_eq!(out.iterations, 500, "{}", out.summary);
+    assert_eq!(out.iterations, 200, "{}", out.summary);
     assert_eq!(out.script_errors, 0, "{}", out.summary);
     let peak = loadlab_script::peak_documents();
     let after = loadlab_script::live_documents();
