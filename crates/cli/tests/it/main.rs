@@ -27,6 +27,7 @@ mod k6_typescript;
 mod k6_webcrypto;
 mod k6_webcrypto_pk;
 mod k6_wire_bytes;
+mod k6_x509;
 mod k8s;
 mod k8s_inputs;
 mod k8s_plan;

@@ -16,7 +16,7 @@
 //!   execution/      k6/execution
 //!   data/           k6/data
 //!   encoding/       k6/encoding
-//!   crypto/         k6/crypto
+//!   crypto/         k6/crypto (and x509/: k6/crypto/x509)
 //!   html/           k6/html
 //!   timers/         k6/timers, and the event loop of async work
 //!   ws/             k6/ws
@@ -78,7 +78,7 @@ pub(crate) struct Module {
 
 /// The modules a script may import; any other `k6/...` name is refused at
 /// init, naming it.
-pub(crate) const ALL: [Module; 27] = [
+pub(crate) const ALL: [Module; 28] = [
     k6::MODULE,
     http::MODULE,
     metrics::MODULE,
@@ -86,6 +86,7 @@ pub(crate) const ALL: [Module; 27] = [
     data::MODULE,
     encoding::MODULE,
     crypto::MODULE,
+    crypto::x509::MODULE,
     html::MODULE,
     timers::MODULE,
     ws::MODULE,
@@ -140,6 +141,7 @@ pub fn install<'js>(
     timers::install(ctx, &k6, shared)?;
     html::install(ctx, &k6)?;
     crypto::install(ctx, &k6)?;
+    crypto::x509::install(ctx, &k6)?;
     data::install(ctx, &k6)?;
     encoding::install(ctx, &k6)?;
     jslib::install(ctx, &k6)?;

@@ -8,6 +8,7 @@ use super::common::js_bytes;
 mod hash;
 mod pk_natives;
 mod subtle;
+pub(crate) mod x509;
 
 pub(crate) use hash::hex;
 
