@@ -539,3 +539,81 @@ fn the_dial_follows_hosts_and_blocklists_as_k6() {
         assert!(out.contains("3 out of 3"), "{name}:\n{out}\n{err}");
     }
 }
+
+/// What a stream does when its script goes wrong, as in k6: a message
+/// that does not fit the method's request type ends the stream with an
+/// `error` event (code 2) and `end` (`write` returns); a `data` listener
+/// that throws calls the stream's `error` listeners with the exception,
+/// then its `end` listeners, and the iteration ends with the exception.
+const STREAM_FAULTS: &str = r#"
+import grpc from 'k6/net/grpc';
+const client = new grpc.Client();
+client.load([], 'greeter.proto');
+export const options = { iterations: 1 };
+const log = (...a) => console.log(...a);
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const bad = new grpc.Stream(client, 'loadlab.test.Greeter/Collect');
+  bad.on('data', (m) => log('bad data', JSON.stringify(m)));
+  bad.on('error', (e) => log('bad error', JSON.stringify(e)));
+  bad.on('end', () => {
+    log('bad end');
+    const s = new grpc.Stream(client, 'loadlab.test.Greeter/CountDown');
+    s.on('data', (m) => { log('data', m.message); throw new Error('listener broke'); });
+    s.on('error', (e) => log('error', e.message.split(' at ')[0], JSON.stringify(e.details)));
+    s.on('end', () => log('end'));
+    s.write({ name: 'n', times: 3 });
+    s.end();
+  });
+  try { bad.write({ name: { nested: 1 } }); log('write returned'); } catch (e) { log('write threw', String(e)); }
+  bad.end();
+};
+"#;
+
+#[test]
+fn a_bad_message_and_a_throwing_listener_end_the_stream_as_k6() {
+    let dir = greeter_dir("f.js", STREAM_FAULTS);
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    for tool in
+        crate::side_by_side::tools("a_bad_message_and_a_throwing_listener_end_the_stream_as_k6")
+    {
+        let o = tool.run_in(
+            dir.path(),
+            &[
+                "-q",
+                "--log-output=stdout",
+                "--log-format=raw",
+                "-e",
+                &format!("ADDR={addr}"),
+                "f.js",
+            ],
+        );
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let name = tool.name;
+        assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
+        let at = |line: &str| {
+            out.lines()
+                .position(|l| l.starts_with(line))
+                .unwrap_or_else(|| panic!("{name}: no {line:?} in\n{out}\n{err}"))
+        };
+        // The message that does not encode.
+        let bad = at(
+            r#"bad error {"code":2,"details":[],"message":"can't serialise request object to protocol buffer: "#,
+        );
+        assert!(at("write returned") < bad, "{name}:\n{out}");
+        assert!(bad < at("bad end"), "{name}:\n{out}");
+        assert!(
+            !out.contains("bad data"),
+            "{name}: no data after the error\n{out}"
+        );
+        // The listener that throws.
+        let data = at("data n 3");
+        let error = at("error Error: listener broke []");
+        assert!(data < error && error < at("end"), "{name}:\n{out}");
+        assert!(
+            format!("{out}{err}").contains("Error: listener broke\n\tat "),
+            "{name}: the iteration ends with the exception\n{out}\n{err}"
+        );
+    }
+}

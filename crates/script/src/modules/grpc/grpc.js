@@ -138,7 +138,19 @@ k.grpcVu = {
       if (st === undefined || e.type === 'none') continue;
       const meta = { ts: Math.floor(Date.now() / 1000) };
       if (e.type === 'data') {
-        for (const f of st.listeners.data) f(e.message, meta);
+        try {
+          for (const f of st.listeners.data) f(e.message, meta);
+        } catch (err) {
+          // As k6: the stream's error listeners get the exception (code 2,
+          // Unknown), then its end listeners; the iteration then ends
+          // with the exception (its other streams are dropped with it).
+          over(st);
+          const at = /\(([^()]*:\d+:\d+)\)/.exec(String(err && err.stack));
+          const error = { code: 2, details: [], message: `${err}${at ? ` at ${at[1]}` : ''}` };
+          for (const f of st.listeners.error) f(error, meta);
+          for (const f of st.listeners.end) f({}, meta);
+          throw err;
+        }
         continue;
       }
       over(st);

@@ -48,6 +48,9 @@ pub struct Stream {
     buf: BytesMut,
     /// The task sending the request, stopped with the stream.
     sending: Option<tokio::task::AbortHandle>,
+    /// An end the script caused (a message that did not encode), given
+    /// to the event loop at its next turn.
+    failed: Option<(u32, String)>,
 }
 
 impl Drop for Stream {
@@ -157,6 +160,7 @@ pub fn open(
                 phase: Phase::Head(head),
                 buf: BytesMut::new(),
                 sending,
+                failed: None,
             },
         )
     });
@@ -184,6 +188,20 @@ pub fn end(id: u32) {
     STREAMS.with(|s| {
         if let Some(st) = s.borrow_mut().get_mut(&id) {
             st.tx = None;
+        }
+    });
+}
+
+/// Ends stream `id` with `code` and `message` at the event loop's next
+/// turn (as k6 ends a stream whose message did not encode): its request
+/// side closes, and what the server sends from now on is not read.
+pub fn fail(id: u32, code: u32, message: String) {
+    STREAMS.with(|s| {
+        if let Some(st) = s.borrow_mut().get_mut(&id) {
+            st.tx = None;
+            if !matches!(st.phase, Phase::Done) && st.failed.is_none() {
+                st.failed = Some((code, message));
+            }
         }
     });
 }
@@ -216,6 +234,11 @@ pub fn remove(id: u32) -> Option<Stream> {
 
 /// Polls one stream for what it has now.
 fn poll_stream(st: &mut Stream, cx: &mut Context<'_>, out: &mut Vec<Event>) {
+    if let Some((code, message)) = st.failed.take() {
+        st.phase = Phase::Done;
+        out.push(Event::End(code, message));
+        return;
+    }
     loop {
         match &mut st.phase {
             Phase::Done => return,

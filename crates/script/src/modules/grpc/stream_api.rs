@@ -56,7 +56,7 @@ pub(super) fn install<'js>(
         "grpcStreamWrite",
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, sid: u32, json: String| -> rquickjs::Result<()> {
+            move |sid: u32, json: String| -> rquickjs::Result<()> {
                 let Some((desc, tags, vu_id)) = stream::STREAMS.with(|s| {
                     s.borrow()
                         .get(&sid)
@@ -64,7 +64,17 @@ pub(super) fn install<'js>(
                 }) else {
                     return Ok(());
                 };
-                let msg = proto::encode(&desc, &json).map_err(|e| throw_go(&ctx, &e))?;
+                // A message that does not encode ends the stream with an
+                // `error` event (code 2, Unknown) and `end` at the event
+                // loop's next turn, as in k6; `write` itself returns.
+                let msg = match proto::encode(&desc, &json) {
+                    Ok(msg) => msg,
+                    Err(e) => {
+                        let why = e.replacen("unable to serialise", "can't serialise", 1);
+                        stream::fail(sid, 2, why);
+                        return Ok(());
+                    }
+                };
                 if stream::write(sid, &msg) {
                     sh.add_vu_named(vu_id, "grpc_streams_msgs_sent", 1.0, tags);
                 }
