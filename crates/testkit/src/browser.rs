@@ -1,5 +1,6 @@
 //! Headless Chromium for the tests that check a page as a browser draws it.
 
+use crate::proc::BoundedOutput;
 use std::process::Command;
 
 /// The flags every headless run takes: no sandbox, GPU, network chatter,
@@ -22,7 +23,7 @@ pub fn chromium() -> Option<&'static str> {
         .find(|c| {
             Command::new(c)
                 .arg("--version")
-                .output()
+                .output_bounded()
                 .is_ok_and(|o| o.status.success())
         })
 }

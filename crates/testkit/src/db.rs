@@ -16,6 +16,7 @@
 //! unprivileged `nobody` through `runuser -u nobody` with its data directory
 //! handed to that user. As any other user both run as that user.
 
+use crate::proc::BoundedOutput;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -120,7 +121,7 @@ pub(crate) fn wait_for_port(
 fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     let out = cmd
         .stdin(Stdio::null())
-        .output()
+        .output_bounded()
         .map_err(|e| format!("{what}: {e}"))?;
     if !out.status.success() {
         return Err(format!(

@@ -1,6 +1,7 @@
 //! Real k6, for tests that run a script through it side by side with
 //! `loadlab k6 run` (layouts, exit codes, what a server receives).
 
+use crate::proc::BoundedOutput;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -21,7 +22,7 @@ pub fn k6() -> Option<PathBuf> {
     candidates.into_iter().find(|c| {
         Command::new(c)
             .arg("version")
-            .output()
+            .output_bounded()
             .is_ok_and(|o| o.status.success())
     })
 }

@@ -6,6 +6,8 @@
 //! value of the environment variable) it fails the test: `.ci/run` installs
 //! every peer, so a missing one there is a broken install, never a pass.
 
+use crate::proc::BoundedOutput;
+
 /// True when the test runs under CI, where every peer must be present.
 pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some()
@@ -31,7 +33,7 @@ pub fn missing(test: &str, what: &str, install: &str) {
 pub fn program(test: &str, program: &str, install: &str) -> bool {
     let ok = std::process::Command::new(program)
         .arg("--version")
-        .output()
+        .output_bounded()
         .is_ok();
     if !ok {
         missing(test, program, install);

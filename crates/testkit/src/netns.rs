@@ -19,6 +19,7 @@
 //! Needs root and `ip` (iproute2): call [`skip_reason`] first and skip the
 //! test, saying why, when it returns `Some`.
 
+use crate::proc::BoundedOutput;
 use std::net::Ipv4Addr;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -54,7 +55,7 @@ pub fn skip_reason() -> Option<String> {
 pub fn ip(args: &[&str]) -> Result<Output, String> {
     let out = Command::new("ip")
         .args(args)
-        .output()
+        .output_bounded()
         .map_err(|e| format!("cannot run ip: {e}"))?;
     if out.status.success() {
         Ok(out)

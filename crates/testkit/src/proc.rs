@@ -4,24 +4,67 @@
 //! results file's records, a server-side counter), polled with a generous
 //! bound that fails the test with a clear message.
 
-use std::process::{Child, Output};
+use std::io::Read;
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Waits for `child` at most `limit`, then returns its output; kills it and
 /// fails the test past the limit (every test process stops by itself).
-/// For children whose output fits in the pipes (a few KB): they are read
-/// once the child has exited.
+/// Its stdout and stderr (when piped) are read while it runs, so a child
+/// that writes more than a pipe holds does not stall.
 pub fn wait_bounded(mut child: Child, limit: Duration) -> Output {
+    fn drain(r: Option<impl Read + Send + 'static>) -> Option<std::thread::JoinHandle<Vec<u8>>> {
+        r.map(|mut r| {
+            std::thread::spawn(move || {
+                let mut b = Vec::new();
+                let _ = r.read_to_end(&mut b);
+                b
+            })
+        })
+    }
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
     let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
-            panic!("loadlab did not finish within {limit:?}");
+            let _ = child.wait();
+            panic!(
+                "a child process (pid {}) did not finish within {limit:?}",
+                child.id()
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    let joined = |t: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        t.map(|t| t.join().unwrap_or_default()).unwrap_or_default()
+    };
+    Output {
+        status,
+        stdout: joined(out),
+        stderr: joined(err),
+    }
+}
+
+/// `Command::output()` with a bound, for tests.
+pub trait BoundedOutput {
+    /// As `Command::output()` (stdin empty, stdout and stderr captured),
+    /// but a child still running after [`HANG`] is killed and fails the
+    /// test, instead of hanging the test suite.
+    fn output_bounded(&mut self) -> std::io::Result<Output>;
+}
+
+impl BoundedOutput for Command {
+    fn output_bounded(&mut self) -> std::io::Result<Output> {
+        let child = self
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        Ok(wait_bounded(child, HANG))
     }
 }
 

@@ -1,6 +1,7 @@
 //! `loadlab attack | report | encode` end to end: the real binary against a
 //! real in-process origin on 127.0.0.1, real pipes, real files.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -959,7 +960,7 @@ fn the_version_names_the_commit_built() {
     let head = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
+        .output_bounded()
         .ok()
         .filter(|o| o.status.success())
         .map_or("unknown".to_string(), |o| {

@@ -2,6 +2,7 @@
 //! could not keep its schedule says so (one that kept it says nothing: a
 //! unit test of `loadlab_metrics::selfcheck`, free of the machine's load).
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -22,7 +23,11 @@ fn attack_then_report(url: &str, args: &[&str]) -> String {
         .unwrap();
     writeln!(a.stdin.take().unwrap(), "GET {url}").unwrap();
     assert!(a.wait().unwrap().success());
-    let r = Command::new(BIN).arg("report").arg(&file).output().unwrap();
+    let r = Command::new(BIN)
+        .arg("report")
+        .arg(&file)
+        .output_bounded()
+        .unwrap();
     assert!(r.status.success());
     String::from_utf8_lossy(&r.stdout).into_owned()
 }

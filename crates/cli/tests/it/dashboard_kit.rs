@@ -1,6 +1,7 @@
 //! What the dashboard tests share: the binary, an origin, an attack on
 //! it, the page's URL and figures, the report to compare with.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::{Child, Command, Stdio};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
@@ -58,7 +59,7 @@ pub(crate) fn report(path: &std::path::Path) -> Value {
     let out = Command::new(bin())
         .args(["report", "-type=json"])
         .arg(path)
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()

@@ -2,6 +2,7 @@
 //! from the report) and the SLO's lines on the live page: the real binary,
 //! the pages read by headless Chromium.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::{Command, Stdio};
 
 use loadlab_study::report::run_pages::page_name;
@@ -171,7 +172,7 @@ export default function () { http.get(__ENV.URL); }
         .arg(&script)
         .env("K6_WEB_DASHBOARD_EXPORT", &html)
         .stdin(Stdio::null())
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(
         out.status.success(),

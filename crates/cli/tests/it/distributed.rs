@@ -10,6 +10,7 @@
 //! * `killed_and_absent_workers_show_as_missing`: the same checks on
 //!   loopback, which runs everywhere.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -118,7 +119,7 @@ fn report(files: &[PathBuf], kind: &str) -> String {
         .arg("report")
         .arg(format!("-type={kind}"))
         .args(files)
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(
         out.status.success(),
@@ -274,7 +275,7 @@ fn scenario(launch: Launcher, url: &str, dir: &Path, rate: u64, n: u64) {
     let out = Command::new(bin())
         .args(["report", "-by=worker", "-type=json"])
         .args(&files)
-        .output()
+        .output_bounded()
         .unwrap();
     let by = json(&String::from_utf8_lossy(&out.stdout));
     for i in 0..n {
@@ -362,7 +363,10 @@ fn four_workers_in_namespaces_equal_one() {
     drop(_origin);
     drop(lab);
     // The namespaces are gone.
-    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let list = Command::new("ip")
+        .args(["netns", "list"])
+        .output_bounded()
+        .unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
     for ns in names {
         assert!(
@@ -430,7 +434,7 @@ fn bad_segment_and_start_at_are_usage_errors() {
             .args(&args)
             .arg("-duration=1s")
             .stdin(Stdio::null());
-        let out = c.output().unwrap();
+        let out = c.output_bounded().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");

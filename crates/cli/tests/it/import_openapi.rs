@@ -2,6 +2,7 @@
 //! and a targets file, run against a small server that implements it and
 //! checks every request; bad documents refused with where and why.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -109,7 +110,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(BIN)
         .current_dir(dir)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

@@ -1,6 +1,7 @@
 //! `loadlab k6 run`: real scripts, the real binary, a real origin on
 //! 127.0.0.1, real files; k6's exit codes.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::{Command, Output};
 
 use loadlab_origin::{OriginConfig, OriginHandle, parse_recipes, spawn};
@@ -44,7 +45,7 @@ fn k6_with(dir: &std::path::Path, script: &str, args: &[&str], quiet: bool) -> O
         .args(args)
         .arg(&path)
         .current_dir(dir)
-        .output()
+        .output_bounded()
         .expect("run loadlab")
 }
 
@@ -181,7 +182,7 @@ fn api_script_passes_its_thresholds_and_writes_outputs() {
     let rep = Command::new(bin())
         .args(["report", "run.lr"])
         .current_dir(dir.path())
-        .output()
+        .output_bounded()
         .unwrap();
     let (rs, re) = text(&rep);
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
@@ -354,7 +355,7 @@ fn k6s_option_variables_are_a_layer_between_the_script_and_the_flags() {
             .arg("script.js")
             .envs(env.iter().copied())
             .current_dir(dir.path())
-            .output()
+            .output_bounded()
             .expect("run loadlab")
     };
     // K6_VUS and K6_ITERATIONS replace the script's 30 s (a shared 4
@@ -542,7 +543,7 @@ fn k6_version_says_what_it_is() {
     // k6 its behaviour follows, not that it is k6.
     let out = Command::new(bin())
         .args(["k6", "version"])
-        .output()
+        .output_bounded()
         .unwrap();
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -700,7 +701,7 @@ fn ctrl_c_ends_with_a_summary_and_a_readable_results_file() {
     let rep = Command::new(bin())
         .args(["report", "run.lr"])
         .current_dir(dir.path())
-        .output()
+        .output_bounded()
         .unwrap();
     let (rs, re) = text(&rep);
     assert_eq!(rep.status.code(), Some(0), "{rs}\n{re}");
@@ -992,7 +993,7 @@ fn http_debug_logs_each_request_and_response_as_k6_without_credentials() {
         if let Some(v) = env {
             c.env("K6_HTTP_DEBUG", v);
         }
-        let out = c.output().unwrap();
+        let out = c.output_bounded().unwrap();
         let (_, stderr) = text(&out);
         let msgs: Vec<String> = log_lines(&stderr).into_iter().map(|(_, m)| m).collect();
         assert!(
@@ -1105,7 +1106,7 @@ export default function () {
         .env("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s")
         .env("K6_PROMETHEUS_RW_BEARER_TOKEN", "tok-s3cr3t")
         .env("K6_PROMETHEUS_RW_STALE_MARKERS", "true")
-        .output()
+        .output_bounded()
         .unwrap();
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -1195,7 +1196,7 @@ fn prometheus_remote_write_failures_are_logged_and_bad_settings_refused() {
         for (k, v) in env {
             c.env(k, v);
         }
-        c.output().unwrap()
+        c.output_bounded().unwrap()
     };
     // The endpoint refuses: k6's error line; the run itself is not failed.
     let out = run(
@@ -1343,7 +1344,7 @@ fn rps_limits_requests_across_vus_as_k6() {
             c.env("K6_RPS", v);
         }
         let t0 = std::time::Instant::now();
-        let out = c.output().unwrap();
+        let out = c.output_bounded().unwrap();
         let took = t0.elapsed();
         let (stdout, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -1364,7 +1365,7 @@ fn rps_limits_requests_across_vus_as_k6() {
         .current_dir(dir.path())
         .args(["k6", "run", "-q", "-e", &base, "script.js"])
         .env("K6_RPS", "10")
-        .output()
+        .output_bounded()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     assert!(t0.elapsed() >= std::time::Duration::from_millis(2000));
@@ -1407,7 +1408,7 @@ fn batch_limits_are_k6s() {
         for (k, v) in env {
             c.env(k, v);
         }
-        let out = c.output().unwrap();
+        let out = c.output_bounded().unwrap();
         let (stdout, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
         let msg = log_lines(&stderr)
@@ -1475,7 +1476,7 @@ export default function () {
         .current_dir(dir.path())
         .args(["k6", "run", "-q", "-v", "script.js"])
         .env("K6_LOG_FORMAT", "raw")
-        .output()
+        .output_bounded()
         .unwrap();
     let (_, stderr) = text(&out);
     assert!(
@@ -1576,7 +1577,7 @@ export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
         let rep = Command::new(bin())
             .args(["report", "-type=json", out])
             .current_dir(dir.path())
-            .output()
+            .output_bounded()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
         let mut arrivals: Vec<u64> = log_lines(&text(&r).1)
@@ -1617,7 +1618,7 @@ export function shared() { http.get(`${__ENV.BASE_URL}/s`); }
             .args(["report", "-type=json"])
             .args(&files)
             .current_dir(dir.path())
-            .output()
+            .output_bounded()
             .unwrap();
         let j: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
         assert_eq!(j["requests"].as_u64(), Some(whole), "{seq}: merged");
@@ -1741,7 +1742,7 @@ export default function () { http.get(`${__ENV.BASE_URL}/a`); }
             .arg(format!("-type={typ}"))
             .args(files)
             .current_dir(dir.path())
-            .output()
+            .output_bounded()
             .unwrap();
         assert!(r.status.success(), "{:?}", text(&r));
         String::from_utf8(r.stdout).unwrap()
@@ -1853,7 +1854,7 @@ fn a_missing_script_is_one_line_without_a_banner() {
     let out = Command::new(bin())
         .args(["k6", "run", "no-such-script.js"])
         .current_dir(dir.path())
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -2171,7 +2172,7 @@ fn on_a_terminal_the_progress_lines_are_redrawn_in_place_as_k6() {
         .args(["-q", "-e", "-c", &cmd, "/dev/null"])
         .env("TERM", "xterm")
         .env_remove("NO_COLOR")
-        .output()
+        .output_bounded()
         .expect("script (util-linux) runs the command on a pseudo-terminal");
     let o = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(out.status.code(), Some(0), "{o}");
@@ -2646,7 +2647,7 @@ fn system_env_vars_flags_as_k6() {
             .args(flags)
             .arg(&path)
             .env("LOADLAB_T_ENV", "yes")
-            .output()
+            .output_bounded()
             .unwrap();
         let (stdout, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(0), "{flags:?}: {stdout}\n{stderr}");

@@ -3,6 +3,7 @@
 //! under `--out`, and a bad file refused with k6's exit code; side by side
 //! with k6 v1.8.1 where it is installed.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::Command;
 
@@ -57,7 +58,7 @@ fn run(
     if let Some(f) = k6_config {
         cmd.env("K6_CONFIG", f);
     }
-    let o = cmd.output().expect("run");
+    let o = cmd.output_bounded().expect("run");
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

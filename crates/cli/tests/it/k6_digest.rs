@@ -2,6 +2,7 @@
 //! challenge answered by a second try, both measured as k6 v1.8.1
 //! measures them (side by side where k6 is installed).
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -145,7 +146,7 @@ fn digest_challenges_are_answered_and_measured_as_k6() {
             .args(["-q", "-e", &format!("ADDR={addr}")])
             .arg(format!("--out=json={}", points.display()))
             .arg(&script)
-            .output()
+            .output_bounded()
             .expect("run");
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -1,6 +1,7 @@
 //! `loadlab k6 run`'s exit codes where a script's setup() or teardown()
 //! fails, an absurd VU count, and unknown option keys: as k6 v1.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::{Command, Output};
 
 fn run(script: &str, args: &[&str]) -> (i32, String, String) {
@@ -12,7 +13,7 @@ fn run(script: &str, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .arg(&path)
         .current_dir(dir.path())
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     (
         o.status.code().unwrap_or(-1),
@@ -152,7 +153,7 @@ fn a_rejected_iteration_is_logged_as_k6_logs_an_uncaught_promise() {
     let ours = std::process::Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .current_dir(dir.path())
         .args(["k6", "run", "-q", "--log-format=json", "a.js"])
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     let got = errors(&ours);
     assert_eq!(got.len(), 1, "{}", String::from_utf8_lossy(&ours.stderr));
@@ -166,7 +167,7 @@ fn a_rejected_iteration_is_logged_as_k6_logs_an_uncaught_promise() {
     let theirs = loadlab_testkit::k6::run_command(&k6)
         .current_dir(dir.path())
         .args(["-q", "--log-format=json", "a.js"])
-        .output()
+        .output_bounded()
         .expect("run k6");
     let want = errors(&theirs);
     assert_eq!(want.len(), 1);
@@ -231,7 +232,7 @@ fn thrown_values_name_their_place_as_k6() {
                 .command()
                 .current_dir(dir.path())
                 .args(["-q", "--log-format=json", name])
-                .output()
+                .output_bounded()
                 .unwrap();
             let errors: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stderr)
                 .lines()

@@ -1,6 +1,7 @@
 //! `k6/experimental/fs` and `k6/experimental/csv`, side by side with k6
 //! v1.8.1: the same script over the same files logs the same lines.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::Command;
 
 const SCRIPT: &str = r#"
@@ -62,7 +63,7 @@ fn experimental_fs_and_csv_read_files_as_k6() {
         .current_dir(dir.path())
         .args(["k6", "run"])
         .args(args)
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     let err = String::from_utf8_lossy(&ours.stderr);
     assert_eq!(ours.status.code(), Some(0), "{err}");
@@ -95,7 +96,7 @@ fn experimental_fs_and_csv_read_files_as_k6() {
     let theirs = loadlab_testkit::k6::run_command(&k6)
         .current_dir(dir.path())
         .args(args)
-        .output()
+        .output_bounded()
         .expect("run k6");
     assert_eq!(theirs.status.code(), Some(0));
     assert_eq!(
@@ -121,7 +122,7 @@ fn the_experimental_websockets_name_is_an_alias_with_k6s_warning() {
     let o = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .current_dir(dir.path())
         .args(["k6", "run", "-q", "--log-format=raw", "w.js"])
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");

@@ -5,6 +5,8 @@
 //! section; server, client and bidirectional streams with their events
 //! and counts.
 
+use loadlab_testkit::proc::BoundedOutput;
+
 const SCRIPT: &str = r#"
 import grpc from 'k6/net/grpc';
 import { check } from 'k6';
@@ -94,7 +96,7 @@ fn unary_calls_answer_and_are_measured_as_k6() {
             .args(["-q", "-e", &format!("ADDR={addr}")])
             .arg(format!("--out=json={}", json.display()))
             .arg("g.js")
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -210,7 +212,7 @@ fn server_client_and_bidirectional_streams_as_k6() {
             .args(["-q", "-e", &format!("ADDR={addr}")])
             .arg(format!("--out=json={}", json.display()))
             .arg("s.js")
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -266,7 +268,7 @@ fn server_reflection_finds_the_methods_as_k6() {
             .args(["-q", "-e", &format!("ADDR={addr}")])
             .arg(format!("--out=json={}", json.display()))
             .arg("r.js")
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -326,7 +328,7 @@ fn protosets_and_health_checks_as_k6() {
         let o = cmd
             .current_dir(dir.path())
             .args(["-q", "-e", &format!("ADDR={addr}"), "-e", "SHOW=1", "p.js"])
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -397,7 +399,7 @@ fn tls_with_cas_and_client_certificates_as_k6() {
             .command()
             .current_dir(dir.path())
             .args(["-q", "-e", &format!("ADDR=localhost:{port}"), "t.js"])
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -472,7 +474,7 @@ fn a_server_stream_and_a_health_check_as_in_k6s_examples() {
             .args(["-q", "-e", &format!("ADDR={addr}")])
             .arg(format!("--out=json={}", json.display()))
             .arg("e.js")
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -531,7 +533,7 @@ fn the_dial_follows_hosts_and_blocklists_as_k6() {
             .command()
             .current_dir(dir.path())
             .args(["-q", "-e", &format!("PORT={port}"), "d.js"])
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);

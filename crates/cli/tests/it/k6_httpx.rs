@@ -4,6 +4,7 @@
 //! sends them under k6 v1.8.1 (recorded from it: the same script, the
 //! same echo server).
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::Command;
@@ -106,7 +107,7 @@ fn an_httpx_session_sends_what_the_module_sends() {
         .args(["k6", "run", "-q", "-e", &format!("BASE={base}")])
         .arg(format!("--out=json={}", json.display()))
         .arg("h.js")
-        .output()
+        .output_bounded()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -2,6 +2,8 @@
 //! with k6 v1.8.1 in that mode (the lines' layout compared, numbers left
 //! out: they differ from run to run).
 
+use loadlab_testkit::proc::BoundedOutput;
+
 const SCRIPT: &str = r#"
 import { check, group } from 'k6';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
@@ -50,7 +52,7 @@ fn the_legacy_summary_is_laid_out_as_k6_lays_it_out() {
         let o = cmd
             .current_dir(dir.path())
             .args(["-q", "--summary-mode=legacy", "s.js"])
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout).into_owned();
         let err = String::from_utf8_lossy(&o.stderr);

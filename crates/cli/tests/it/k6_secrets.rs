@@ -3,6 +3,7 @@
 //! error texts), and credential headers of requests and responses in
 //! `--http-debug` dumps.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::Command;
 
 use loadlab_origin::{OriginConfig, parse_recipes, spawn};
@@ -41,7 +42,7 @@ fn no_secret_of_the_script_reaches_an_output_or_a_log_line() {
         .current_dir(dir.path())
         .args(["k6", "run", "--http-debug=full", "--out", "json=o.json"])
         .args(["--out", "csv=o.csv", "--out", "loadlab=o.bin", "s.js"])
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -114,7 +115,7 @@ fn k6_secrets_reads_sources_and_redacts_as_k6() {
         .args(["k6", "run"])
         .args(flags)
         .arg("s.js")
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     assert_eq!(
         ours.status.code(),
@@ -139,7 +140,7 @@ fn k6_secrets_reads_sources_and_redacts_as_k6() {
     let bad = Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .current_dir(dir.path())
         .args(["k6", "run", "--secret-source=file=missing.file", "s.js"])
-        .output()
+        .output_bounded()
         .expect("run loadlab");
     assert_eq!(bad.status.code(), Some(2));
     assert!(
@@ -156,7 +157,7 @@ fn k6_secrets_reads_sources_and_redacts_as_k6() {
         .current_dir(dir.path())
         .args(flags)
         .arg("s.js")
-        .output()
+        .output_bounded()
         .expect("run k6");
     assert_eq!(theirs.status.code(), Some(0));
     assert_eq!(got, lines(&theirs), "k6 and loadlab log the same lines");

@@ -2,6 +2,7 @@
 //! (`0   0/s`, `0.00% 0 out of 0`, zero times), as k6 v1.8.1 shows them,
 //! and not under `--no-thresholds`; side by side where k6 is installed.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::Command;
 
 const SCRIPT: &str = r#"
@@ -46,7 +47,7 @@ fn threshold_metrics_without_samples_are_shown_as_k6_shows_them() {
             if no_thresholds {
                 cmd.arg("--no-thresholds");
             }
-            let o = cmd.arg(&script).output().expect("run");
+            let o = cmd.arg(&script).output_bounded().expect("run");
             let out = String::from_utf8_lossy(&o.stdout);
             let seen = format!("{tool:?} --no-thresholds={no_thresholds}:\n{out}");
             assert_eq!(o.status.code(), Some(0), "{seen}");
@@ -102,7 +103,7 @@ export function teardown(start) { console.log(`ran ${Date.now() - start} ms`); }
             .command()
             .current_dir(dir.path())
             .args(["-q", "--log-format=raw", "d.js"])
-            .output()
+            .output_bounded()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(99), "{}: {err}", tool.name);

@@ -2,11 +2,12 @@
 //! answers (side by side where k6 is installed); what it lacks is refused
 //! before the test starts, naming it.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(cmd: &mut Command, script: &Path) -> (i32, String, String) {
-    let o: Output = cmd.arg(script).output().expect("run");
+    let o: Output = cmd.arg(script).output_bounded().expect("run");
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

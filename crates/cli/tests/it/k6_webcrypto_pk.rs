@@ -5,6 +5,7 @@
 //! reads its own. deriveKey, wrapKey and unwrapKey, which k6 v1.8.1
 //! lacks, are checked on loadlab alone.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::Command;
 
@@ -160,7 +161,7 @@ fn keys_signatures_and_ciphertexts_cross_between_loadlab_and_k6() {
     for (maker, checker) in pairs {
         let o = tool_command(maker, k6.as_deref())
             .arg(&script)
-            .output()
+            .output_bounded()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{maker} make: {err}");
@@ -173,7 +174,7 @@ fn keys_signatures_and_ciphertexts_cross_between_loadlab_and_k6() {
                 &format!("TOOL={checker}"),
             ])
             .arg(&script)
-            .output()
+            .output_bounded()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -193,7 +194,10 @@ fn derive_key_wrap_key_and_unwrap_key() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("derived.js");
     std::fs::write(&script, DERIVED_JS).unwrap();
-    let o = tool_command("loadlab", None).arg(&script).output().unwrap();
+    let o = tool_command("loadlab", None)
+        .arg(&script)
+        .output_bounded()
+        .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");

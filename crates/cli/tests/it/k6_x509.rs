@@ -4,6 +4,7 @@
 //! input that is not a certificate. Every call's answer, printed as JSON
 //! (BigInts as hexadecimal), is k6's line for line.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -53,7 +54,7 @@ fn lines(o: &Output) -> Vec<String> {
 fn run(mut c: Command, dir: &Path) -> Output {
     c.current_dir(dir)
         .args(["-q", "--log-output=stdout", "--log-format=raw", "x509.js"])
-        .output()
+        .output_bounded()
         .expect("run")
 }
 

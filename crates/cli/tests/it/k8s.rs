@@ -3,6 +3,7 @@
 //! matter checked one by one, the workers' command lines run here as local
 //! processes, and `k8s run`'s answer when there is no cluster.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -270,7 +271,7 @@ fn rendered_manifests_pass_the_kubernetes_json_schemas_strictly() {
             let v = Command::new(&exe)
                 .args(["--strict", "-k", version])
                 .arg(&file)
-                .output()
+                .output_bounded()
                 .unwrap();
             let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
             assert!(v.status.success(), "{args:?} against {version}:\n{report}");
@@ -1066,7 +1067,7 @@ fn script_render_passes_the_kubernetes_json_schemas_strictly() {
         let v = Command::new(&exe)
             .args(["--strict", "-k", version])
             .arg(&file)
-            .output()
+            .output_bounded()
             .unwrap();
         let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
         assert!(v.status.success(), "against {version}:\n{report}");

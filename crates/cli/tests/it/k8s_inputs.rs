@@ -3,6 +3,7 @@
 //! script that compiles (or an error before any pod starts), and a plan's
 //! literal credentials in a Secret, never in the ConfigMap.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -387,7 +388,7 @@ fn validate_strictly(yaml: &[u8], dir: &Path) {
         let v = Command::new(&exe)
             .args(["--strict", "-k", version])
             .arg(&file)
-            .output()
+            .output_bounded()
             .unwrap();
         let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
         assert!(v.status.success(), "against {version}:\n{report}");

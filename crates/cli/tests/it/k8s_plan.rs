@@ -5,6 +5,7 @@
 //! loopback, their stores kept on a folder standing for the volume, or
 //! uploaded to a local S3 server (moto) and merged by `k8s gather`.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
@@ -178,7 +179,7 @@ fn a_plan_renders_as_a_config_map_and_an_indexed_job_of_the_api_schema() {
         let v = Command::new(&exe)
             .args(["--strict", "-k", version])
             .arg(&file)
-            .output()
+            .output_bounded()
             .unwrap();
         let report = format!("{}{}", text(&v.stdout), text(&v.stderr));
         assert!(v.status.success(), "{version}:\n{report}");

@@ -8,6 +8,7 @@
 //! process by pid) and a private MariaDB made as `private-db --mariadb
 //! --database small --database large` makes it.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -40,7 +41,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .env("MYSQL_PASSWORD", PASSWORD)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

@@ -10,6 +10,7 @@
 //! * the t2.micro vs t2.xlarge comparison: `ab -c 10 -n 1000 -g out.data URL`
 //! * the large- vs small-payload comparison: `wrk -t2 -c10 -d30s -R1000 URL`
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -90,7 +91,7 @@ fn sh(dir: &Path, line: &str, envs: &[(&str, &Path)]) -> (String, String) {
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let out = cmd.output().unwrap();
+    let out = cmd.output_bounded().unwrap();
     let (so, se) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

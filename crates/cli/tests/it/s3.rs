@@ -4,6 +4,7 @@
 //! after SIGTERM; `report s3://bucket/prefix/` lists, downloads and merges;
 //! the secret key never shows in any output.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -278,7 +279,7 @@ fn a_failed_upload_keeps_the_results_and_says_where_without_the_secret() {
         .trim();
     let rep = Command::new(bin())
         .args(["report", "-type=json", kept])
-        .output()
+        .output_bounded()
         .unwrap();
     assert_eq!(requests(&rep.stdout), 80);
     let _ = std::fs::remove_file(kept);

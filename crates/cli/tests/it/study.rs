@@ -1,6 +1,7 @@
 //! `loadlab study`, `runs`, `compare` as a user runs them: the real binary,
 //! killed mid-study with SIGKILL and resumed; bad plans and foreign stores.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,7 +29,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(BIN)
         .current_dir(dir)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

@@ -5,6 +5,7 @@
 //! targets file) with the run's settings (rate and duration, keep-alive, the
 //! connection cap), and still shows no credential.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -200,7 +201,7 @@ load: {{rates: [20], step: 1s, workers: 3, max_workers: 4, connections: 7, max_c
         .current_dir(d)
         .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
         .env("LOADLAB_TEST_CMD_TOKEN", TOKEN)
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(
         out.status.success(),

@@ -3,6 +3,7 @@
 //! the member's process), and the group's run says how far apart they
 //! began.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,7 +16,7 @@ fn study(dir: &Path) -> Output {
         .current_dir(dir)
         .env("LL_DB_PW", PASSWORD)
         .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
-        .output()
+        .output_bounded()
         .unwrap()
 }
 
@@ -95,7 +96,7 @@ fn a_database_member_starts_with_the_http_one() {
         .current_dir(d)
         .env("MYSQL_PWD", PASSWORD)
         .args(format!("sysbench {c} --table-size=100 oltp_point_select prepare").split_whitespace())
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(
         prep.status.success(),

@@ -3,6 +3,7 @@
 //! sixth study on, each stored with its label; the history marks the
 //! sixth, the check fails, and the HTML page renders in headless Chromium.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -213,7 +214,7 @@ fn a_slower_route_from_the_sixth_study_is_a_change_point() {
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(&url)
-        .output()
+        .output_bounded()
         .expect("run chromium");
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(
@@ -232,7 +233,7 @@ fn a_slower_route_from_the_sixth_study_is_a_change_point() {
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--screenshot={}", png.display()))
         .arg(&url)
-        .output()
+        .output_bounded()
         .expect("run chromium");
     let bytes = std::fs::read(&png).unwrap_or_default();
     assert!(

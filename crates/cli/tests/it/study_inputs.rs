@@ -3,6 +3,7 @@
 //! the YAML reader alone would take minutes), a monitored process that is
 //! not there, and an `--out` folder that cannot be written.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .current_dir(dir)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

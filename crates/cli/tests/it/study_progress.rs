@@ -1,6 +1,7 @@
 //! `loadlab study` is not silent: the real binary, stderr a pipe (not a
 //! terminal), read line by line as it is written.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -81,7 +82,7 @@ fn study_prints_its_outline_then_one_line_per_run_without_a_terminal() {
     let show = Command::new(BIN)
         .current_dir(d)
         .args(["runs", "show", "1", "--db", "s.db"])
-        .output()
+        .output_bounded()
         .unwrap();
     let show = String::from_utf8_lossy(&show.stdout);
     let rows: Vec<&str> = show.lines().filter(|l| l.contains(" sweep ")).collect();

@@ -5,6 +5,7 @@
 //! credential set. Every logged request is sent in every step, the report
 //! names the speeds, and the credential is nowhere on disk or on screen.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -33,7 +34,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .current_dir(dir)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

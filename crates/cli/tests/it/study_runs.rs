@@ -3,6 +3,7 @@
 //! a target that is down stops the study, a run whose generator fell
 //! behind is marked, and a sysbench run counts transactions.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,7 +16,7 @@ fn study(dir: &Path, pw: &str) -> Output {
         .current_dir(dir)
         .env("LL_DB_PW", pw)
         .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
-        .output()
+        .output_bounded()
         .unwrap()
 }
 
@@ -277,7 +278,7 @@ fn a_sysbench_study_counts_transactions_and_shows_queries() {
             )
             .split_whitespace(),
         )
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(
         prep.status.success(),
@@ -316,7 +317,7 @@ load:
     let shown = Command::new(BIN)
         .current_dir(d)
         .args(["runs", "run", &runs[0].id.to_string(), "--db", "s.db"])
-        .output()
+        .output_bounded()
         .unwrap();
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(

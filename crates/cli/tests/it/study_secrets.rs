@@ -3,6 +3,7 @@
 //! report folder, the store (and any -wal/-journal beside it) and every line
 //! the commands printed is scanned for the secret values.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .env("LOADLAB_TEST_TOKEN", TOKEN)
         .env("LOADLAB_TEST_PASS", URL_PASS_ENV)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 
@@ -211,7 +212,7 @@ fn a_missing_variable_names_the_file_line_and_variable() {
         .current_dir(d)
         .args(["study", "plan.yaml", "--db", "s.db"])
         .env_remove("LOADLAB_TEST_NOT_SET_ANYWHERE")
-        .output()
+        .output_bounded()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");

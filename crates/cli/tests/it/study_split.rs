@@ -16,6 +16,7 @@
 //! * `merge_refuses_stores_that_do_not_belong_together`.
 //! * `plans_that_cannot_be_split_are_refused`.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -153,7 +154,7 @@ fn merge(dir: &Path, out: &str, stores: &[&str]) -> Output {
         .arg("--out")
         .arg(dir.join(out))
         .args(stores.iter().map(|s| dir.join(s)))
-        .output()
+        .output_bounded()
         .unwrap()
 }
 
@@ -217,7 +218,10 @@ fn merged_workers_in_namespaces_equal_one_study() {
     let names: Vec<String> = lab.namespaces().to_vec();
     drop(origin);
     drop(lab);
-    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let list = Command::new("ip")
+        .args(["netns", "list"])
+        .output_bounded()
+        .unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
     for ns in names {
         assert!(
@@ -252,7 +256,7 @@ fn equal_one(launch: &dyn Fn(usize) -> Command, url: &str, d: &Path) {
         .arg(d.join("one.db"))
         .arg("--out")
         .arg(d.join("one"))
-        .output()
+        .output_bounded()
         .unwrap();
     ok(&one);
     let merged = runs(&d.join("merged.db"));
@@ -376,7 +380,7 @@ fn a_killed_worker_shows_as_missing() {
         .args(["runs", "--db"])
         .arg(d.join("merged.db"))
         .args(["show", "1"])
-        .output()
+        .output_bounded()
         .unwrap();
     ok(&show);
     let show = String::from_utf8_lossy(&show.stdout);
@@ -389,7 +393,7 @@ fn a_killed_worker_shows_as_missing() {
         .args(["runs", "--db"])
         .arg(d.join("merged.db"))
         .args(["run", &id])
-        .output()
+        .output_bounded()
         .unwrap();
     ok(&one);
     let one = String::from_utf8_lossy(&one.stdout);
@@ -540,7 +544,7 @@ fn merge_refuses_stores_that_do_not_belong_together() {
         .arg(d.join("plain.db"))
         .arg("--out")
         .arg(d.join("plain"))
-        .output()
+        .output_bounded()
         .unwrap();
     ok(&plain);
     let cases: &[(&[&str], &str)] = &[
@@ -591,7 +595,7 @@ fn plans_that_cannot_be_split_are_refused() {
             .args(["--segment=0/2", &at])
             .arg("--db")
             .arg(d.join("x.db"))
-            .output()
+            .output_bounded()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{extra}: {err}");
@@ -609,7 +613,7 @@ fn plans_that_cannot_be_split_are_refused() {
         .arg("study")
         .arg(&plan)
         .args(["--segment=1/2", &at])
-        .output()
+        .output_bounded()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
@@ -638,7 +642,7 @@ fn plans_that_cannot_be_split_are_refused() {
             .arg("study")
             .arg(&plan)
             .args(&args)
-            .output()
+            .output_bounded()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
@@ -651,7 +655,7 @@ fn plans_that_cannot_be_split_are_refused() {
         .args(["--segment=0/2", &at, "--resume"])
         .arg("--db")
         .arg(d.join("r.db"))
-        .output()
+        .output_bounded()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");

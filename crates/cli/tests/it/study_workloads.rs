@@ -3,6 +3,7 @@
 //! step a child `loadlab sysbench|k6`, figures in the store and the report,
 //! and no password anywhere on disk.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::Command;
 
@@ -15,7 +16,7 @@ fn loadlab(dir: &Path, args: &[&str]) -> std::process::Output {
         .current_dir(dir)
         .env("LL_DB_PW", PASSWORD)
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap()
 }
 
@@ -143,7 +144,7 @@ hypotheses:
         .env("K6_VUS", "9")
         .env("K6_DURATION", "3s")
         .args(["study", "plan.yaml", "--db", "s.db", "--out", "out"])
-        .output()
+        .output_bounded()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

@@ -4,6 +4,7 @@
 //! (docs/exit-codes.md), and never the password. A run's results file is
 //! read by `loadlab report -by=statement`.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::{Command, Output};
 
 use loadlab_testkit::db::{MariaDb, PASSWORD};
@@ -11,7 +12,7 @@ use loadlab_testkit::db::{MariaDb, PASSWORD};
 fn loadlab(args: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_loadlab"))
         .args(args.split_whitespace())
-        .output()
+        .output_bounded()
         .unwrap()
 }
 

@@ -4,6 +4,7 @@
 //! in it, before any connection is tried (nothing listens on the port
 //! given: a connection would exit 5).
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::process::Command;
 
 #[test]
@@ -31,7 +32,7 @@ fn scripts_loadlab_cannot_run_are_refused_before_any_load() {
             .args(["sysbench", "--mysql-host=127.0.0.1", "--mysql-port=9"])
             .arg(&p)
             .arg("run")
-            .output()
+            .output_bounded()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{name}: {err}");
@@ -58,7 +59,7 @@ fn script_help_lists_its_own_options() {
         .arg("sysbench")
         .arg(&p)
         .arg("help")
-        .output()
+        .output_bounded()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");

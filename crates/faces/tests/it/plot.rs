@@ -1,6 +1,7 @@
 //! `plot`: real results files in, an HTML page out, rendered by headless
 //! Chromium to check that the series were drawn, with a screenshot.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::Command;
 
@@ -132,7 +133,7 @@ fn chromium_draws_every_series() {
         .arg(&udd)
         .arg("--dump-dom")
         .arg(&url)
-        .output()
+        .output_bounded()
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -154,7 +155,7 @@ fn chromium_draws_every_series() {
         .arg(&udd)
         .arg(format!("--screenshot={}", shot.display()))
         .arg(&url)
-        .output()
+        .output_bounded()
         .unwrap();
     let png = std::fs::read(&shot).unwrap_or_else(|e| {
         panic!(

@@ -10,6 +10,7 @@
 //! `LOADLAB_RECORD_GOLDEN=1` rewrites the files instead of comparing (only
 //! on purpose: see tests/golden/loadlab/README.md).
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -795,7 +796,7 @@ fn banner(c: &Case) -> String {
             "--test-threads=1",
         ])
         .env(BANNER_CASE, c.name)
-        .output()
+        .output_bounded()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let tests = tests_dir().display().to_string();

@@ -6,11 +6,12 @@
 
 use crate::common::sysbench_or_skip;
 use loadlab_sql::Test;
+use loadlab_testkit::proc::BoundedOutput;
 
 fn sysbench_stdout(args: &[&str]) -> String {
     let out = std::process::Command::new("sysbench")
         .args(args)
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(out.status.success(), "sysbench {args:?}");
     String::from_utf8(out.stdout).unwrap()

@@ -5,6 +5,7 @@
 //! SLO's p99: the charts mark both. In the rendered page every chart text
 //! is at least 12 px, captions sit above their charts, figures apart.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::Path;
 use std::process::Command;
 
@@ -170,7 +171,7 @@ fn html_report_renders_in_headless_chromium() {
                 "file://{}",
                 out.join("report.html").canonicalize().unwrap().display()
             ))
-            .output()
+            .output_bounded()
             .expect("run chromium");
         let bytes = std::fs::read(&png).unwrap_or_default();
         assert!(
@@ -255,7 +256,7 @@ fn dump_dom(bin: &str, file: &Path, profile: &Path) -> String {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", file.canonicalize().unwrap().display()))
-        .output()
+        .output_bounded()
         .expect("run chromium");
     assert!(
         out.status.success(),

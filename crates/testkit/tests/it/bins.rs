@@ -3,6 +3,7 @@
 //! private MariaDB until Ctrl-C). Each is waited on through the line it
 //! prints once it is ready, never through time.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -209,7 +210,7 @@ fn sql_as(port: &str, user: &str, password: &str, db: &str, sql: &str) -> String
         .arg("-e")
         .arg(sql)
         .env("MYSQL_PWD", password)
-        .output()
+        .output_bounded()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)

@@ -2,6 +2,7 @@
 //! publish, subscribe, long poll (with and without messages), acknowledge,
 //! errors; and it stops when its handle is dropped.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -604,7 +605,7 @@ fn real_k6_runs_dsps_loadtest_script_against_it() {
         .env("CHANNELS", "2")
         .env("TEST_RAMPUP_SEC", "1")
         .env("TEST_DURATION_SEC", "2")
-        .output()
+        .output_bounded()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -9,6 +9,7 @@
 //! name, such as md-5's `md5`). An unused dependency costs every build its
 //! compile time.
 
+use loadlab_testkit::proc::BoundedOutput;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -27,7 +28,7 @@ fn metadata() -> Value {
             "--offline",
         ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
+        .output_bounded()
         .expect("cargo metadata runs");
     assert!(
         out.status.success(),

@@ -1,6 +1,7 @@
 #![allow(dead_code)]
 
 use loadlab_sql::{Error, Options, Parsed};
+use loadlab_testkit::proc::BoundedOutput;
 
 /// Options from a command line (whitespace-separated).
 pub fn opts(line: &str) -> Options {
@@ -58,7 +59,7 @@ pub fn figure(out: &str, label: &str) -> f64 {
 pub fn sysbench_or_skip(test: &str) -> Option<&'static str> {
     let ok = std::process::Command::new("sysbench")
         .arg("--version")
-        .output()
+        .output_bounded()
         .is_ok_and(|o| o.status.success());
     if !ok {
         if std::env::var_os("CI").is_some() {
@@ -74,7 +75,7 @@ pub fn sysbench_or_skip(test: &str) -> Option<&'static str> {
 pub fn sysbench(line: &str) -> String {
     let out = std::process::Command::new("sysbench")
         .args(line.split_whitespace())
-        .output()
+        .output_bounded()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
