@@ -28,6 +28,12 @@ impl<S> Counted<S> {
             counts,
         )
     }
+
+    /// `inner`, counted into `counts` (bytes written, bytes read), which
+    /// its owner made before the connection.
+    pub(crate) fn sharing(inner: S, counts: Arc<[AtomicU64; 2]>) -> Self {
+        Counted { inner, counts }
+    }
 }
 
 impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Counted<S> {

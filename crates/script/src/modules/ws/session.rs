@@ -5,6 +5,9 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -12,7 +15,6 @@ use futures_util::{Sink, SinkExt, StreamExt};
 use loadlab_core::ErrorKind;
 use loadlab_engine::client::{Client, Owner, RawConn};
 use rquickjs::{Ctx, Object};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -20,6 +22,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use crate::js::vu;
+use crate::modules::counted::{Counted, add_bytes};
 use crate::state::run_state::{RunState, Tags};
 use crate::system_tags::SystemTags;
 
@@ -27,51 +30,7 @@ use super::{Params, wait_for, wait_until};
 
 /// A session's connection, counting the bytes on the wire (k6's
 /// `data_sent`/`data_received`).
-pub(super) struct Counted {
-    inner: RawConn,
-    sent: Rc<Cell<u64>>,
-    received: Rc<Cell<u64>>,
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let me = self.get_mut();
-        let before = buf.filled().len();
-        let r = Pin::new(&mut me.inner).poll_read(cx, buf);
-        let n = (buf.filled().len() - before) as u64;
-        me.received.set(me.received.get() + n);
-        r
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let me = self.get_mut();
-        let r = Pin::new(&mut me.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = &r {
-            me.sent.set(me.sent.get() + *n as u64);
-        }
-        r
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-}
-
-pub(super) type Ws = WebSocketStream<Counted>;
+pub(super) type Ws = WebSocketStream<Counted<RawConn>>;
 
 /// One open session.
 pub(super) struct Session {
@@ -82,8 +41,8 @@ pub(super) struct Session {
     /// Pings sent and not yet answered: payload → when.
     pub(super) pings: HashMap<Vec<u8>, Instant>,
     pub(super) ping_seq: u64,
-    pub(super) sent: Rc<Cell<u64>>,
-    pub(super) received: Rc<Cell<u64>>,
+    /// Bytes written and read on its connection.
+    pub(super) counts: Arc<[AtomicU64; 2]>,
     /// The close written when the end of the test cuts the session short:
     /// going away (1001) for k6/ws, normal (1000) for k6/websockets, as k6.
     pub(super) goodbye: u16,
@@ -179,10 +138,8 @@ pub(super) fn end_samples(sh: &RunState, b: &Session, duration: bool) {
         let ms = b.started.elapsed().as_secs_f64() * 1e3;
         sh.add_vu_named(b.vu, "ws_session_duration", ms, b.tags.clone());
     }
-    let mut tags = sh.vu_tags(b.vu);
-    tags.retain(|(k, _)| k != "url");
-    sh.add_vu_named(b.vu, "data_sent", b.sent.get() as f64, tags.clone());
-    sh.add_vu_named(b.vu, "data_received", b.received.get() as f64, tags);
+    let [sent, received] = &*b.counts;
+    add_bytes(sh, b.vu, sent.load(Relaxed), received.load(Relaxed));
 }
 
 /// Writes `msg` (and flushes), suspending the VU while the socket is
@@ -337,10 +294,9 @@ pub(super) fn open<'js>(
             return Ok(out);
         }
     };
-    let sent = Rc::new(Cell::new(0u64));
-    let received = Rc::new(Cell::new(0u64));
+    let counts: Arc<[AtomicU64; 2]> = Arc::default();
     let started = Instant::now();
-    let r = dial(ctx, &uri, req, &sent, &received)?;
+    let r = dial(ctx, &uri, req, &counts)?;
     let connected = started.elapsed().as_secs_f64() * 1e3;
     tag_outcome(sh, &r, &mut tags);
     // As k6: a session and its connecting time are counted whether or
@@ -354,8 +310,7 @@ pub(super) fn open<'js>(
         started,
         pings: HashMap::new(),
         ping_seq: 0,
-        sent,
-        received,
+        counts,
         goodbye: if browser_style { 1000 } else { 1001 },
     };
     match r {
@@ -459,8 +414,8 @@ fn upgrade_request(
     Ok(req)
 }
 
-/// A session's connection: dialled and upgraded, its bytes counted in
-/// `sent` and `received`.
+/// A session's connection, dialled and upgraded, with the response to
+/// the upgrade and the peer's address.
 type Opened = Result<
     (
         Ws,
@@ -471,18 +426,16 @@ type Opened = Result<
 >;
 
 /// A session's connection: dialled and upgraded, its bytes counted in
-/// `sent` and `received`.
+/// `counts` (written, read).
 fn dial(
     ctx: &Ctx<'_>,
     uri: &http::Uri,
     req: tungstenite::handshake::client::Request,
-    sent: &Rc<Cell<u64>>,
-    received: &Rc<Cell<u64>>,
+    counts: &Arc<[AtomicU64; 2]>,
 ) -> rquickjs::Result<Opened> {
     let result: Rc<RefCell<Option<Opened>>> = Rc::default();
     {
-        let (result, sent, received, uri) =
-            (result.clone(), sent.clone(), received.clone(), uri.clone());
+        let (result, counts, uri) = (result.clone(), counts.clone(), uri.clone());
         wait_for(
             ctx,
             Box::new(move |client: Rc<Client>, owner: Owner| {
@@ -493,11 +446,7 @@ fn dial(
                             .await
                             .map_err(Failure::Dial)?;
                         let peer = raw.info.peer;
-                        let conn = Counted {
-                            inner: raw,
-                            sent,
-                            received,
-                        };
+                        let conn = Counted::sharing(raw, counts);
                         // Small buffers (the defaults, 128 KiB each way,
                         // cost a thousand sessions 170 MiB): a 4 KiB read
                         // chunk (larger messages are read in several), and
