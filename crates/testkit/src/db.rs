@@ -88,7 +88,8 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// A port that was free on 127.0.0.1 a moment ago.
+/// A port that was free on 127.0.0.1 a moment ago, for a server to bind
+/// (for a port that must stay refused, see [`crate::refused::Refused`]).
 pub fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|l| l.local_addr())

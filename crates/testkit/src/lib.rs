@@ -35,6 +35,8 @@
 //!   [`proc::until`]), and hang guards ([`proc::finish_within`],
 //!   [`proc::within`]) that fail only past a generous bound
 //!   ([`proc::PATIENCE`], [`proc::HANG`]);
+//! * [`refused`]: a loopback port that refuses connections for as long as
+//!   the test holds it (a dropped listener's port may be taken again);
 //! * [`ws`]: a WebSocket server on 127.0.0.1:0 whose paths echo, push,
 //!   close, drop or refuse.
 
@@ -54,6 +56,7 @@ pub mod proc;
 pub mod pubsub;
 pub mod raw;
 pub mod redis;
+pub mod refused;
 pub mod site;
 pub mod tls;
 pub mod ws;

@@ -165,10 +165,8 @@ fn encode_round_trips_through_vegeta_json_and_csv() {
 
 #[test]
 fn refused_target_is_measured_not_a_crash() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let refused = loadlab_testkit::refused::Refused::new();
+    let port = refused.port();
     let target = format!("GET http://127.0.0.1:{port}/down\n");
     let out = run(
         &["attack", "-rate=50", "-max-requests=10", "-timeout=2s"],
@@ -1186,10 +1184,8 @@ fn scheduled_requests_never_sent_show_in_every_report() {
 
 #[test]
 fn a_failing_target_is_summed_up_on_stderr() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let refused = loadlab_testkit::refused::Refused::new();
+    let port = refused.port();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("r.bin");
     let target = format!("GET http://127.0.0.1:{port}/down\n");

@@ -53,11 +53,6 @@ fn error_set(report: &str) -> Vec<String> {
         .collect()
 }
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
 /// Accepts connections and never answers.
 fn silent_server() -> std::net::SocketAddr {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -73,7 +68,8 @@ fn silent_server() -> std::net::SocketAddr {
 
 #[test]
 fn error_set_names_the_dialled_address_and_the_timeout() {
-    let down = free_port();
+    let refused = loadlab_testkit::refused::Refused::new();
+    let down = refused.port();
     let silent = silent_server();
     let targets = format!(
         "GET http://127.0.0.1:{down}/down\n\nGET http://app.test/moved\n\nGET http://{silent}/slow\n"

@@ -922,10 +922,7 @@ export default function () { sleep(0.05); }
 #[test]
 fn http_debug_logs_each_request_and_response_as_k6_without_credentials() {
     let o = origin();
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
+    let closed = loadlab_testkit::refused::Refused::new();
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         "import http from 'k6/http';\n\
@@ -2416,10 +2413,7 @@ fn thresholds_on_a_missing_metric_or_a_foreign_aggregation_exit_104_before_any_l
 
 #[test]
 fn failed_requests_warn_on_stderr_as_k6() {
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = loadlab_testkit::refused::Refused::new();
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         "import http from 'k6/http';\nexport const options = {{ iterations: 2 }};\n\
@@ -2544,10 +2538,7 @@ fn an_exception_shows_every_frame_of_the_script_as_k6() {
 #[test]
 fn request_option_flags_and_a_disabled_summary_as_k6() {
     let o = origin();
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = loadlab_testkit::refused::Refused::new();
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         "import http from 'k6/http';\nimport {{ check }} from 'k6';\n\

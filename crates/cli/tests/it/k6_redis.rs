@@ -235,7 +235,8 @@ fn every_command_answers_as_k6s_client() {
     };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("r.js"), SCRIPT).unwrap();
-    let down = loadlab_testkit::db::free_port();
+    let refused = loadlab_testkit::refused::Refused::new();
+    let down = refused.port();
     for tool in tools("every_command_answers_as_k6s_client") {
         let (port, down_env) = (
             format!("REDIS_PORT={}", redis.port),

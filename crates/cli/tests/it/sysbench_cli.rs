@@ -79,7 +79,8 @@ fn errors_have_their_own_exit_codes_and_results_feed_report() {
         return;
     };
     let a = db_args(db.port);
-    let dead = loadlab_testkit::db::free_port();
+    let refused = loadlab_testkit::refused::Refused::new();
+    let dead = refused.port();
     fails_with(
         &format!("sysbench {} --events=1 oltp_read_only run", db_args(dead)),
         5,

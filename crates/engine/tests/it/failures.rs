@@ -27,9 +27,8 @@ async fn run(cfg: AttackConfig, url: &str) -> Vec<loadlab_core::Sample> {
 
 #[tokio::test]
 async fn refused_port() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    drop(l);
+    let refused = loadlab_testkit::refused::Refused::new();
+    let port = refused.port();
     let s = run(cfg(3), &format!("http://127.0.0.1:{port}/")).await;
     assert_eq!(s.len(), 3);
     for s in s {

@@ -298,9 +298,8 @@ fn wrk_closed_loop_without_rate() {
 
 #[test]
 fn unreachable_server_is_a_clear_error() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    drop(l);
+    let refused = loadlab_testkit::refused::Refused::new();
+    let addr = refused.addr();
     let a = args(&["-n", "5", &format!("http://{addr}/")]);
     let ab::AbCommand::Run(o) = ab::parse(&a).unwrap() else {
         panic!()

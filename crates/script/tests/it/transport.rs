@@ -305,10 +305,7 @@ fn k6_request_options_as_k6() {
     let srv = server(|_, s| {
         let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     });
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = loadlab_testkit::refused::Refused::new();
     let dir = tempfile::tempdir().unwrap();
     let src = format!(
         r#"

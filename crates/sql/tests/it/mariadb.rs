@@ -321,7 +321,8 @@ fn errors_are_one_clear_line_and_leave_the_data() {
         s
     };
     // Connection refused: a port nothing listens on.
-    let dead = loadlab_testkit::db::free_port();
+    let refused = loadlab_testkit::refused::Refused::new();
+    let dead = refused.port();
     let e = run(&format!(
         "{} --events=1 oltp_read_only run",
         mysql_args(dead)

@@ -282,7 +282,8 @@ fn logins_auth_switch_empty_password_and_unknown_plugins() {
             .err()
             .unwrap();
         assert_eq!((e.kind, e.code), (ErrKind::UnknownDb, 1044), "{e}");
-        let free = loadlab_testkit::db::free_port();
+        let refused = loadlab_testkit::refused::Refused::new();
+        let free = refused.port();
         let e = Conn::connect("127.0.0.1", free, USER, PASSWORD, DATABASE)
             .await
             .err()

@@ -60,7 +60,8 @@ fn postgres_runs_every_test_and_reports_errors() {
     run(&format!("{a} --table-size=100 oltp_read_only prepare")).unwrap();
     let e = run(&format!("{a} --table-size=100 oltp_read_only prepare")).unwrap_err();
     assert!(matches!(e, Error::TablesExist { .. }), "{e:?}");
-    let dead = loadlab_testkit::db::free_port();
+    let refused = loadlab_testkit::refused::Refused::new();
+    let dead = refused.port();
     let e = run(&format!(
         "{} --events=1 oltp_read_only run",
         pgsql_args(dead)
