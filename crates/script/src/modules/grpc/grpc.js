@@ -125,6 +125,14 @@ export class Stream {
   }
 }
 
+// A stream is over: its `error` listeners get `error` (unless null),
+// then its `end` listeners run.
+function finish(st, error, meta) {
+  over(st);
+  if (error !== null) for (const f of st.listeners.error) f(error, meta);
+  for (const f of st.listeners.end) f({}, meta);
+}
+
 // The VU's event loop's part (timers/global.fn.js, timerStep): wait (at
 // most `wait` ms; < 0: no limit) for its streams' next events and
 // dispatch them; false when the wait ended with none.
@@ -144,18 +152,13 @@ k.grpcVu = {
           // As k6: the stream's error listeners get the exception (code 2,
           // Unknown), then its end listeners; the iteration then ends
           // with the exception (its other streams are dropped with it).
-          over(st);
           const at = /\(([^()]*:\d+:\d+)\)/.exec(String(err && err.stack));
-          const error = { code: 2, details: [], message: `${err}${at ? ` at ${at[1]}` : ''}` };
-          for (const f of st.listeners.error) f(error, meta);
-          for (const f of st.listeners.end) f({}, meta);
+          finish(st, { code: 2, details: [], message: `${err}${at ? ` at ${at[1]}` : ''}` }, meta);
           throw err;
         }
         continue;
       }
-      over(st);
-      if (e.error !== null) for (const f of st.listeners.error) f(e.error, meta);
-      for (const f of st.listeners.end) f({}, meta);
+      finish(st, e.error, meta);
     }
     return true;
   },

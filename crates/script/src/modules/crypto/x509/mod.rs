@@ -295,29 +295,23 @@ fn hex(b: &[u8]) -> String {
     if t.is_empty() { "0".into() } else { t.into() }
 }
 
-/// The INTEGERs in a DER SEQUENCE's content (DSA's p, q, g), their
-/// content bytes.
-fn der_integers(mut body: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut out = Vec::new();
-    while let Some((&tag, b)) = body.split_first() {
-        let (&l, b) = b.split_first()?;
-        let (len, b) = if l < 0x80 {
-            (usize::from(l), b)
-        } else {
-            let n = usize::from(l & 0x7f);
-            if n == 0 || n > 4 || b.len() < n {
-                return None;
-            }
-            let len = b[..n].iter().fold(0usize, |a, &x| a << 8 | usize::from(x));
-            (len, &b[n..])
-        };
-        if tag != 0x02 || b.len() < len {
-            return None;
-        }
-        out.push(&b[..len]);
-        body = &b[len..];
-    }
-    Some(out)
+/// DSA's domain parameters: the algorithm's parameters, a SEQUENCE of
+/// the INTEGERs p, q and g.
+fn dsa_parameters(params: &x509_parser::asn1_rs::Any<'_>) -> Option<DsaParameters> {
+    use x509_parser::asn1_rs::{Error, Integer};
+    let seq = params.as_sequence().ok()?;
+    let ints = seq
+        .der_iter::<Integer, Error>()
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    let [p, q, g] = ints.as_slice() else {
+        return None;
+    };
+    Some(DsaParameters {
+        p: hex(p.as_ref()),
+        q: hex(q.as_ref()),
+        g: hex(g.as_ref()),
+    })
 }
 
 /// k6's public key: RSA, ECDSA (the NIST curves Go reads) or DSA; any
@@ -370,21 +364,16 @@ fn public_key(cert: &X509Certificate<'_>) -> Result<PublicKey, String> {
             })
         }
         Parsed::DSA(y) => {
-            let params = spki
+            let parameters = spki
                 .algorithm
                 .parameters
                 .as_ref()
-                .and_then(|p| der_integers(p.data))
-                .filter(|v| v.len() == 3)
+                .and_then(dsa_parameters)
                 .ok_or_else(unsupported)?;
             Ok(PublicKey {
                 algorithm: "DSA",
                 key: Key::Dsa {
-                    parameters: DsaParameters {
-                        p: hex(params[0]),
-                        q: hex(params[1]),
-                        g: hex(params[2]),
-                    },
+                    parameters,
                     y: hex(y),
                 },
             })
