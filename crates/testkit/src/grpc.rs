@@ -4,7 +4,8 @@
 //!
 //! * `SayHello({name, times})` answers `{message: "hello NAME", count:
 //!   times × 2}`, with the request's `x-test` metadata back in its
-//!   `x-echo` header and a `x-trailer: t` trailer;
+//!   `x-echo` header, its `user-agent` in `x-user-agent`, and a
+//!   `x-trailer: t` trailer;
 //! * `Fail({name})` answers status 5 (NOT_FOUND), `no greeting for NAME`,
 //!   trailers-only (in the response's one HEADERS frame);
 //! * `CountDown({name, times})` streams `times` replies (`NAME times`,
@@ -269,6 +270,7 @@ async fn answer(
         return Ok(head.body(reflection(req.into_body())).expect("response"));
     }
     let echo = req.headers().get("x-test").cloned();
+    let agent = req.headers().get("user-agent").cloned();
     let body = req
         .into_body()
         .collect()
@@ -284,6 +286,9 @@ async fn answer(
         "/loadlab.test.Greeter/SayHello" => {
             if let Some(v) = echo {
                 head = head.header("x-echo", v);
+            }
+            if let Some(v) = agent {
+                head = head.header("x-user-agent", v);
             }
             let reply = write_reply(&format!("hello {name}"), i64::from(times) * 2);
             frames.push(Ok(Frame::data(framed(&reply))));

@@ -347,13 +347,14 @@ import { check } from 'k6';
 const client = new grpc.Client();
 client.load([], 'greeter.proto');
 const [CA, CERT, KEY, FCERT, FKEY] = ['ca', 'cert', 'key', 'fcert', 'fkey'].map((f) => open(`${f}.pem`));
+const [AES, DES3, PKCS8] = ['aes', 'des3', 'pkcs8'].map((f) => open(`${f}.pem`));
 export const options = { iterations: 1 };
 const tried = (tls) => {
   try {
     client.connect(__ENV.ADDR, { tls, timeout: '2s' });
     const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'again' });
     client.close();
-    return `answered ${r.status}`;
+    return r.status === grpc.StatusOK ? 'answered OK' : `answered ${r.status}`;
   } catch (e) {
     return String(e);
   }
@@ -367,6 +368,10 @@ export default () => {
   const badCa = tried({ cacerts: ['not a certificate'] });
   const badCert = tried({ cert: 5, key: KEY });
   const badTls = tried('yes');
+  const aes = tried({ cacerts: CA, cert: CERT, key: AES, password: 's3cret' });
+  const des3 = tried({ cacerts: CA, cert: CERT, key: DES3, password: 's3cret' });
+  const wrong = tried({ cacerts: CA, cert: CERT, key: AES, password: 'wrong' });
+  const pkcs8 = tried({ cacerts: CA, cert: CERT, key: PKCS8, password: 's3cret' });
   check(null, {
     'a call with a client certificate': () => r.status === grpc.StatusOK && r.message.message === 'hello TLS',
     'a foreign certificate is refused': () => !foreign.startsWith('answered'),
@@ -374,8 +379,11 @@ export default () => {
     'a CA that is not PEM is refused': () => badCa.includes('failed to append ca certificate [0] from PEM'),
     'a certificate that is not a string': () => badCert.includes('invalid tls cert value') && badCert.includes('it needs to be a PEM formatted string'),
     'tls that is not an object': () => badTls.includes('invalid tls value'),
+    'an encrypted key and its password': () => aes === 'answered OK' && des3 === 'answered OK',
+    'a wrong password': () => wrong.includes('x509: decryption password incorrect'),
+    'an encrypted PKCS#8 key': () => pkcs8.includes('encrypted pkcs8 formatted key is not supported'),
   });
-  console.log([foreign, untrusted, badCa, badCert, badTls].join(' | '));
+  console.log([foreign, untrusted, badCa, badCert, badTls, aes, des3, wrong, pkcs8].join(' | '));
 };
 "#;
 
@@ -392,6 +400,16 @@ fn tls_with_cas_and_client_certificates_as_k6() {
     ] {
         std::fs::write(dir.path().join(format!("{f}.pem")), pem).unwrap();
     }
+    // The trusted key encrypted the legacy PEM way (tls.password), and as
+    // PKCS#8, which k6 refuses.
+    use loadlab_testkit::tls::{TRUSTED_KEY_ENCRYPTED as ENC, TRUSTED_KEY_PKCS8_ENCRYPTED};
+    for (f, pem) in [
+        ("aes", ENC[2].1),
+        ("des3", ENC[3].1),
+        ("pkcs8", TRUSTED_KEY_PKCS8_ENCRYPTED),
+    ] {
+        std::fs::write(dir.path().join(format!("{f}.pem")), pem).unwrap();
+    }
     let port = loadlab_testkit::grpc::greeter_tls(m.acceptor.clone()).port();
     for tool in crate::side_by_side::tools("tls_with_cas_and_client_certificates_as_k6") {
         let name = tool.name;
@@ -404,7 +422,7 @@ fn tls_with_cas_and_client_certificates_as_k6() {
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{out}\n{err}");
-        assert!(out.contains("6 out of 6"), "{name}:\n{out}\n{err}");
+        assert!(out.contains("9 out of 9"), "{name}:\n{out}\n{err}");
     }
 }
 
@@ -617,5 +635,53 @@ fn a_bad_message_and_a_throwing_listener_end_the_stream_as_k6() {
             format!("{out}{err}").contains("Error: listener broke\n\tat "),
             "{name}: the iteration ends with the exception\n{out}\n{err}"
         );
+    }
+}
+
+const AGENT: &str = r#"
+import grpc from 'k6/net/grpc';
+const client = new grpc.Client();
+client.load([], 'greeter.proto');
+export const options = { iterations: 1 };
+export default () => {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const r = client.invoke('loadlab.test.Greeter/SayHello', { name: 'Ann' });
+  console.log(`agent=${r.headers['x-user-agent'][0]}`);
+  client.close();
+};
+"#;
+
+/// A gRPC call's `user-agent` is the `userAgent` option (or
+/// `--user-agent`), as k6's client takes it at connect; k6 appends its
+/// gRPC library's own (`grpc-go/…`), loadlab sends the option alone.
+/// Without one, loadlab's calls say `loadlab-k6` (k6's, `grpc-go/…`).
+#[test]
+fn calls_carry_the_user_agent_option_as_k6() {
+    let dir = greeter_dir("a.js", AGENT);
+    let addr = loadlab_testkit::grpc::greeter().to_string();
+    for tool in crate::side_by_side::tools("calls_carry_the_user_agent_option_as_k6") {
+        let name = tool.name;
+        let run = |extra: &[&str]| {
+            let mut args = vec!["-q", "--log-output=stdout", "--log-format=raw"];
+            args.extend_from_slice(extra);
+            let a = format!("ADDR={addr}");
+            args.extend_from_slice(&["-e", &a, "a.js"]);
+            let o = tool.run_in(dir.path(), &args);
+            let out = String::from_utf8_lossy(&o.stdout).into_owned();
+            assert_eq!(o.status.code(), Some(0), "{name}:\n{out}");
+            out.lines()
+                .find_map(|l| l.strip_prefix("agent="))
+                .unwrap_or_else(|| panic!("{name}: no agent in\n{out}"))
+                .to_string()
+        };
+        let flag = run(&["--user-agent", "my-agent/1"]);
+        assert!(flag.starts_with("my-agent/1"), "{name}: {flag}");
+        let default = run(&[]);
+        if name == "loadlab" {
+            assert_eq!(flag, "my-agent/1");
+            assert_eq!(default, "loadlab-k6");
+        } else {
+            assert!(default.starts_with("grpc-go/"), "{name}: {default}");
+        }
     }
 }

@@ -31,6 +31,7 @@ mod known;
 pub use known::MAX_VUS;
 pub mod layer;
 mod network;
+pub(crate) mod pem_key;
 mod request;
 mod resolve;
 mod scenario;

@@ -180,12 +180,6 @@ pub(crate) fn client_certs(
                         return Err(bad(format!("{what}: json: unknown field {k:?}")));
                     }
                 }
-                if m.get("password").is_some_and(|p| !p.is_null()) {
-                    return Err(bad(format!(
-                        "{what}.password: encrypted private keys are not supported by \
-                         loadlab k6 (decrypt the key first, e.g. `openssl pkey -in k.pem`)"
-                    )));
-                }
                 match m.get("domains") {
                     None | Some(Value::Null) => {}
                     Some(Value::Array(d)) if d.iter().all(Value::is_string) => {
@@ -206,7 +200,17 @@ pub(crate) fn client_certs(
                         return Err(bad(format!("{what}.domains: {v} is not a list of names")));
                     }
                 }
-                let (cert, key) = (text("cert")?, text("key")?);
+                let (cert, mut key) = (text("cert")?, text("key")?);
+                // As k6: a password (even "") means a key encrypted the
+                // legacy PEM way, decrypted before any load.
+                match m.get("password") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::String(p)) => {
+                        key = super::pem_key::decrypt(&key, p)
+                            .map_err(|e| bad(format!("{what}: {e}")))?;
+                    }
+                    Some(v) => return Err(bad(format!("{what}.password: {v} is not a string"))),
+                }
                 loadlab_engine::check_client_cert(&cert, &key)
                     .map_err(|e| bad(format!("{what}: {e}")))?;
                 out.push((cert, key));

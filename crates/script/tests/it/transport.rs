@@ -560,7 +560,8 @@ export default function () {{
 /// s_server -Verify`): the server gets the client certificate its CA
 /// issued, whichever place it has in the list; with none it trusts, the
 /// handshake fails; a key that is not the certificate's is refused before
-/// any load, naming its place.
+/// any load, naming its place. A key encrypted the legacy PEM way is
+/// decrypted with its `password` (a wrong one refused in Go's words).
 #[test]
 fn tls_auth_client_certificates_as_k6() {
     let m = loadlab_testkit::tls::mutual();
@@ -575,9 +576,16 @@ fn tls_auth_client_certificates_as_k6() {
         std::fs::write(dir.path().join(format!("{name}.pem")), c).unwrap();
         std::fs::write(dir.path().join(format!("{name}-key.pem")), k).unwrap();
     }
+    // The trusted key encrypted the legacy PEM way (`password`).
+    let encrypted = loadlab_testkit::tls::TRUSTED_KEY_ENCRYPTED[3].1;
+    std::fs::write(dir.path().join("trusted-key.des3.pem"), encrypted).unwrap();
     for (auth, want) in [
         (
             "[{ cert: open('foreign.pem'), key: open('foreign-key.pem') }, { cert: open('trusted.pem'), key: open('trusted-key.pem'), domains: ['x'] }]",
+            "r.status === 200",
+        ),
+        (
+            "[{ cert: open('trusted.pem'), key: open('trusted-key.des3.pem'), password: 's3cret' }]",
             "r.status === 200",
         ),
         (
@@ -609,6 +617,14 @@ export default function () {{
     );
     assert!(
         e.contains("options.tlsAuth[0]: the private key does not match the certificate"),
+        "{e}"
+    );
+    let e = common::refused(
+        dir.path(),
+        "tlsAuth: [{ cert: open('trusted.pem'), key: open('trusted-key.des3.pem'), password: 'nope' }]",
+    );
+    assert!(
+        e.contains("options.tlsAuth[0]: x509: decryption password incorrect"),
         "{e}"
     );
 }

@@ -33,6 +33,9 @@ pub struct Conn {
     /// sending, 4 MiB received).
     pub max_send: usize,
     pub max_receive: usize,
+    /// Every call's `user-agent`: the options' `userAgent` (as k6's
+    /// client takes it at connect), `loadlab-k6` when none is set.
+    pub user_agent: String,
 }
 
 /// gRPC's default for the largest message a client takes.
@@ -142,6 +145,7 @@ pub async fn connect(
             counts,
             max_send: usize::MAX,
             max_receive: MAX_RECEIVE,
+            user_agent: "loadlab-k6".into(),
         })
     };
     tokio::time::timeout(timeout, dial)
@@ -256,7 +260,6 @@ pub async fn unary(
     path: String,
     msg: Vec<u8>,
     meta: Vec<(String, String)>,
-    user_agent: String,
     timeout: Option<Duration>,
 ) -> (Answer, (u64, u64)) {
     let mut framed = Vec::with_capacity(msg.len() + 5);
@@ -268,7 +271,7 @@ pub async fn unary(
     let mut req = hyper::Request::post(uri)
         .header("content-type", "application/grpc")
         .header("te", "trailers")
-        .header("user-agent", user_agent);
+        .header("user-agent", conn.user_agent.as_str());
     if let Some(t) = timeout {
         req = req.header("grpc-timeout", format!("{}m", t.as_millis().max(1)));
     }

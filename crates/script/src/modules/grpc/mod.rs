@@ -201,6 +201,15 @@ pub(crate) fn install<'js>(
                 if let Some(n) = p.max_receive.filter(|n| *n > 0) {
                     conn.max_receive = n;
                 }
+                if let Some(ua) = sh
+                    .http
+                    .request
+                    .user_agent
+                    .as_deref()
+                    .filter(|u| !u.is_empty())
+                {
+                    conn.user_agent = ua.to_string();
+                }
                 let vu_id = vu::current();
                 if p.reflect {
                     let pool = wait_on(
@@ -376,12 +385,13 @@ fn connect_tls(v: &Value<'_>) -> Result<ConnectTls, String> {
             .ok_or_else(|| format!("invalid tls {key} value: '{}', {what}", value_text(&x)))
     };
     let cert = text("cert", "it needs to be a PEM formatted string")?;
-    let key = text("key", "it needs to be a PEM formatted string")?;
-    if text("password", "it needs to be a string")?.is_some_and(|p| !p.is_empty()) {
-        return Err(
-            "tls.password (an encrypted private key) is not supported by loadlab k6 (see docs/k6.md)"
-                .into(),
-        );
+    let mut key = text("key", "it needs to be a PEM formatted string")?;
+    // As k6: a key encrypted the legacy PEM way, with its password.
+    if let Some(p) = text("password", "it needs to be a string")?.filter(|p| !p.is_empty()) {
+        key = Some(crate::config::pem_key::decrypt(
+            key.as_deref().unwrap_or(""),
+            &p,
+        )?);
     }
     let cas: Value = o.get("cacerts").map_err(|e| e.to_string())?;
     let bad_cas = || {
@@ -555,7 +565,6 @@ fn invoke<'js>(
             path.clone(),
             msg,
             p.metadata,
-            "loadlab-k6".into(),
             Some(p.timeout.unwrap_or(INVOKE_TIMEOUT)),
         ),
     )?;
@@ -606,15 +615,7 @@ async fn health_check(conn: call::Conn, service: String) -> (Result<u32, String>
         prost::encoding::string::encode(1, &service, &mut msg);
     }
     let path = "/grpc.health.v1.Health/Check".to_string();
-    let (a, _) = call::unary(
-        conn,
-        path,
-        msg,
-        Vec::new(),
-        "loadlab-k6".into(),
-        Some(INVOKE_TIMEOUT),
-    )
-    .await;
+    let (a, _) = call::unary(conn, path, msg, Vec::new(), Some(INVOKE_TIMEOUT)).await;
     if a.status != 0 {
         let why = format!(
             "rpc error: code = {} desc = {}",

@@ -69,7 +69,6 @@ impl Session {
             self.path.into(),
             req,
             self.meta.clone(),
-            "loadlab-k6".into(),
             None,
         )
         .await;

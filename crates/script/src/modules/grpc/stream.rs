@@ -105,7 +105,7 @@ pub fn open(
     let mut req = hyper::Request::post(uri)
         .header("content-type", "application/grpc")
         .header("te", "trailers")
-        .header("user-agent", "loadlab-k6");
+        .header("user-agent", conn.user_agent.as_str());
     if let Some(t) = timeout {
         req = req.header("grpc-timeout", format!("{}m", t.as_millis().max(1)));
     }
