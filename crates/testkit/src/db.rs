@@ -228,23 +228,36 @@ impl MariaDb {
             .tempdir()
             .map_err(|e| e.to_string())?;
         let data = dir.path().join("data");
-        let mut install = Command::new(which("mariadb-install-db").unwrap());
-        install
-            .arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .arg("--auth-root-authentication-method=normal")
-            .arg("--skip-test-db");
+        let install = which("mariadb-install-db").ok_or("no `mariadb-install-db`")?;
+        let server = which("mariadbd").ok_or("no `mariadbd`")?;
+        let mut args = vec![
+            "--no-defaults",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            // No Linux native AIO: many InnoDB instances at once (parallel
+            // tests, other users of the host) can exhaust fs.aio-max-nr.
+            "--innodb-use-native-aio=0",
+            // The servers' own size (below): no resize at their start.
+            "--innodb-log-file-size=16M",
+        ];
         if is_root() {
-            install.arg("--user=root");
+            args.push("--user=root");
         }
-        // No Linux native AIO: many InnoDB instances at once (parallel
-        // tests, other users of the host) can exhaust fs.aio-max-nr.
-        install.arg("--innodb-use-native-aio=0");
-        // A bootstrap on a loaded host fails now and then: once more.
-        if run(&mut install, "mariadb-install-db").is_err() {
-            let _ = std::fs::remove_dir_all(&data);
-            run(&mut install, "mariadb-install-db")?;
-        }
+        let key: Vec<&std::ffi::OsStr> = [install.as_os_str(), server.as_os_str()]
+            .into_iter()
+            .chain(args.iter().map(std::ffi::OsStr::new))
+            .collect();
+        crate::datadir::copy_template("mariadb", &key, &data, |at| {
+            let mut cmd = Command::new(&install);
+            cmd.args(&args)
+                .arg(format!("--datadir={}", at.join("data").display()));
+            // A bootstrap on a loaded host fails now and then: once more.
+            if run(&mut cmd, "mariadb-install-db").is_err() {
+                let _ = std::fs::remove_dir_all(at.join("data"));
+                run(&mut cmd, "mariadb-install-db")?;
+            }
+            Ok(())
+        })?;
         // A port can be taken between finding it free and the server
         // binding it: try a few (a given port once).
         let tries = if opts.port.is_some() { 1 } else { 3 };
@@ -404,31 +417,49 @@ impl Postgres {
         } else {
             None
         };
-        let pwfile = dir.path().join("pw");
-        std::fs::write(&pwfile, format!("{PASSWORD}\n")).map_err(|e| e.to_string())?;
-        if let Some((uid, gid)) = as_user.as_deref().and_then(uid_gid_of) {
-            std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
-        }
         let data = dir.path().join("data");
+        let initdb = pg_program("initdb");
+        let args = [
+            "-U",
+            "postgres",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "--no-sync",
+        ];
+        let server = pg_program("postgres");
+        let key: Vec<&std::ffi::OsStr> = [initdb.as_os_str(), server.as_os_str()]
+            .into_iter()
+            .chain(args.iter().map(std::ffi::OsStr::new))
+            .collect();
+        crate::datadir::copy_template("postgres", &key, &data, |at| {
+            // initdb runs as the server's user, in a directory it owns.
+            let owner = as_user.as_deref().and_then(uid_gid_of);
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(at, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
+            }
+            let pwfile = at.join("pw");
+            std::fs::write(&pwfile, format!("{PASSWORD}\n")).map_err(|e| e.to_string())?;
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid))
+                    .map_err(|e| e.to_string())?;
+            }
+            run(
+                command_as(as_user.as_deref(), &initdb)
+                    .arg("-D")
+                    .arg(at.join("data"))
+                    .args(args)
+                    .arg(format!("--pwfile={}", pwfile.display()))
+                    .env("LC_ALL", "C"),
+                "initdb",
+            )
+            .map(|_| ())
+        })?;
         let mut pg = Postgres {
             dir,
             child: None,
             port: 0,
             as_user,
         };
-        run(
-            pg.command("initdb")
-                .arg("-D")
-                .arg(&data)
-                .arg("-U")
-                .arg("postgres")
-                .arg("--auth-local=trust")
-                .arg("--auth-host=scram-sha-256")
-                .arg(format!("--pwfile={}", pwfile.display()))
-                .arg("--no-sync")
-                .env("LC_ALL", "C"),
-            "initdb",
-        )?;
         let mut last = String::new();
         for _ in 0..3 {
             let port = free_port();

@@ -43,6 +43,7 @@
 pub mod browser;
 pub mod cdp;
 pub mod cmdline;
+mod datadir;
 pub mod db;
 pub mod golden;
 pub mod grpc;
