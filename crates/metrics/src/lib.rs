@@ -47,7 +47,7 @@ pub mod timefmt;
 pub mod vegeta;
 
 pub use buckets::Buckets;
-pub use codec::{ResultsReader, ResultsWriter};
+pub use codec::{ResultsReader, ResultsWriter, Unfinished};
 pub use dist::{Distribution, Micros, Nanos};
 pub use encode::{Encoder, Encoding};
 pub use error::ReadError;

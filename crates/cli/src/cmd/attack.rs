@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use loadlab_core::{PacerSpec, Sink, Tee};
 use loadlab_engine::{AttackConfig, TargetFormat, TargetSource, TlsOptions};
-use loadlab_metrics::ResultsWriter;
+use loadlab_metrics::{ResultsWriter, Unfinished};
 
 pub use super::attack_args::AttackArgs;
 use crate::exit::CliError;
@@ -303,12 +303,11 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
     if let Some(p) = progress {
         p.stop();
     }
-    let (summary, (Unfinished(mut results), (tally, _))) = res?;
+    let (summary, (results, (tally, _))) = res?;
     // The engine has flushed the samples; the attack's own count of
     // requests it never sent goes in before the end record.
-    results.write_unsent(summary.unsent);
     results
-        .finish()
+        .close(summary.unsent)
         .map_err(|e| CliError::io(format!("cannot write the results: {e}")))?;
     if summary.interrupted {
         let how = if stop.is_some_and(|h| h.stop_was_requested()) {
@@ -508,35 +507,6 @@ impl Sink for Tally {
                 .entry((s.target, s.error, s.status))
                 .or_default() += 1;
         }
-    }
-}
-
-type Results = ResultsWriter<BufWriter<Box<dyn Write + Send>>>;
-
-/// The results writer as the engine's sink: when the engine finishes the
-/// sink, the samples are flushed but the end record is not written yet, so
-/// that the attack's summary — the requests it never sent — can be recorded
-/// in the file first, by the caller, on the writer the engine hands back.
-struct Unfinished(Results);
-
-impl Sink for Unfinished {
-    fn begin(&mut self, info: &loadlab_core::AttackInfo) {
-        self.0.begin(info);
-    }
-    fn register_target(&mut self, index: u32, target: &loadlab_core::TargetInfo) {
-        self.0.register_target(index, target);
-    }
-    fn register_series(&mut self, id: u32, series: &loadlab_core::SeriesInfo) {
-        self.0.register_series(id, series);
-    }
-    fn record(&mut self, sample: &loadlab_core::Sample) {
-        self.0.record(sample);
-    }
-    fn metric(&mut self, m: &loadlab_core::MetricSample) {
-        self.0.metric(m);
-    }
-    fn finish(&mut self) -> std::io::Result<()> {
-        self.0.flush()
     }
 }
 

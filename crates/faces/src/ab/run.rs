@@ -13,7 +13,7 @@ use super::collect::{AbCollector, heartbeat};
 use super::flags::AbOptions;
 use super::report::{AbReport, gnuplot_tsv, percentile_csv, render};
 use crate::probe::{ProbeError, ProbeInfo, probe};
-use crate::results::{ResultsFileError, results_file};
+use crate::results::{ResultsFileError, close, results_file};
 
 /// The first line of the banner: ab's, so tools that sniff it still match.
 pub fn banner() -> String {
@@ -93,12 +93,13 @@ pub fn run(
     let method = http::Method::from_bytes(o.method.as_bytes()).unwrap_or(http::Method::GET);
     let target = Target::new(method, o.url.clone());
     let sink = (collector, results_file(o.results.as_deref())?);
-    let (summary, (collector, _)) = rt.block_on(loadlab_engine::attack(
+    let (summary, (collector, results)) = rt.block_on(loadlab_engine::attack(
         attack_config(o),
         TargetSource::Static(vec![target]),
         sink,
         shutdown,
     ))?;
+    close(results, o.results.as_deref(), summary.unsent)?;
     let mut st = collector.state;
     if beat > 0 {
         eprintln!("Finished {} requests", st.complete);

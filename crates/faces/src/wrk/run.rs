@@ -13,7 +13,7 @@ use super::collect::WrkCollector;
 use super::flags::WrkOptions;
 use super::report::{WrkReport, render_body, render_header};
 use crate::probe::{ProbeError, ProbeInfo, probe};
-use crate::results::{ResultsFileError, results_file};
+use crate::results::{ResultsFileError, close, results_file};
 
 /// `-v`: the version line.
 pub fn version() -> String {
@@ -96,12 +96,13 @@ pub fn run(
     let collector = WrkCollector::new(o.threads);
     let target = Target::new(http::Method::GET, o.url.clone());
     let sink = (collector, results_file(o.results.as_deref())?);
-    let (summary, (WrkCollector(mut st), _)) = rt.block_on(loadlab_engine::attack(
+    let (summary, (WrkCollector(mut st), results)) = rt.block_on(loadlab_engine::attack(
         attack_config(o),
         TargetSource::Static(vec![target]),
         sink,
         shutdown,
     ))?;
+    close(results, o.results.as_deref(), summary.unsent)?;
     drop(rt);
     // wrk's runtime is the whole run: `-d` (or longer when the last responses
     // came in after it); an interrupted run counts only the time it ran.

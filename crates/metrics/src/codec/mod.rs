@@ -20,7 +20,7 @@ mod reader;
 mod writer;
 
 pub use reader::ResultsReader;
-pub use writer::ResultsWriter;
+pub use writer::{ResultsWriter, Unfinished};
 
 /// The first bytes of every loadlab results file (and of every attack in a
 /// concatenation of files). The high first byte and the CR LF / SUB bytes

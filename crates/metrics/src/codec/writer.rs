@@ -281,3 +281,39 @@ impl<W: Write + Send> Sink for ResultsWriter<W> {
         }
     }
 }
+
+/// A results writer as an engine's sink whose end record waits: when the
+/// engine finishes the sink, the samples are flushed but the segment is
+/// not closed, so that what only the run's summary knows (the requests
+/// its schedule called for that were never sent) goes in first, with
+/// [`Unfinished::close`], on the writer the engine hands back.
+pub struct Unfinished<W: Write + Send>(pub ResultsWriter<W>);
+
+impl<W: Write + Send> Unfinished<W> {
+    /// Records `unsent` (none when 0), then the end record, and flushes.
+    pub fn close(mut self, unsent: u64) -> io::Result<()> {
+        self.0.write_unsent(unsent);
+        self.0.finish()
+    }
+}
+
+impl<W: Write + Send> Sink for Unfinished<W> {
+    fn begin(&mut self, info: &AttackInfo) {
+        self.0.begin(info);
+    }
+    fn register_target(&mut self, index: u32, target: &TargetInfo) {
+        self.0.register_target(index, target);
+    }
+    fn register_series(&mut self, id: u32, series: &SeriesInfo) {
+        self.0.register_series(id, series);
+    }
+    fn record(&mut self, sample: &Sample) {
+        self.0.record(sample);
+    }
+    fn metric(&mut self, m: &MetricSample) {
+        self.0.metric(m);
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
