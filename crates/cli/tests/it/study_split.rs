@@ -263,7 +263,32 @@ fn equal_one(launch: &dyn Fn(usize) -> Command, url: &str, d: &Path) {
     let whole = runs(&d.join("one.db"));
     assert_eq!(merged.len(), 2);
     assert_eq!(whole.len(), 2);
-    for (m, w) in merged.iter().zip(&whole) {
+    // Every worker began each run on its slot, or within the 500 ms it may
+    // be late and still keep the common schedule; one later than that (a
+    // debug binary on a loaded 2-core machine) starts when it is ready, and
+    // the merged run shows the shift as start spread, as the workers'
+    // own records say.
+    let slot = Duration::from_secs(3).as_nanos() as u64;
+    let mut starts = vec![Vec::new(); merged.len()];
+    for i in 0..3 {
+        for (k, r) in runs(&d.join(format!("w{i}.db"))).iter().enumerate() {
+            let p = r.summary.part.as_ref().unwrap();
+            assert_eq!((p.segment, p.segments), (i, 3));
+            assert_eq!(
+                p.slot_unix_ns,
+                (at as u64) * 1_000_000_000 + k as u64 * slot
+            );
+            let late = p.began_unix_ns.saturating_sub(p.slot_unix_ns);
+            if late < 500_000_000 {
+                assert_eq!(p.start_unix_ns, p.slot_unix_ns, "worker {i} run {k}");
+            } else {
+                assert!(p.start_unix_ns > p.slot_unix_ns, "worker {i} run {k}");
+            }
+            starts[k].push(p.start_unix_ns);
+        }
+    }
+    let spread = |k: usize| starts[k].iter().max().unwrap() - starts[k].iter().min().unwrap();
+    for (k, (m, w)) in merged.iter().zip(&whole).enumerate() {
         assert_eq!((m.rate, &m.target), (w.rate, &w.target));
         let (ms, ws) = (&m.summary, &w.summary);
         // rate × step requests in each, whoever sent them.
@@ -290,35 +315,17 @@ fn equal_one(launch: &dyn Fn(usize) -> Command, url: &str, d: &Path) {
         assert_eq!(note.present, vec![0, 1, 2]);
         assert_eq!(note.missing, 0, "{note:?}");
         assert_eq!(note.scheduled, Some(scheduled));
-        assert_eq!(note.start_spread_ns, 0, "every worker kept the slot");
-    }
-    // Every worker began each run on its slot: within the 500 ms it may be
-    // late and still keep the common schedule (a loaded 2-core machine
-    // delays wake-ups; the spread of the schedules' starts is 0 above).
-    let slot = Duration::from_secs(3).as_nanos() as u64;
-    for i in 0..3 {
-        for (k, r) in runs(&d.join(format!("w{i}.db"))).iter().enumerate() {
-            let p = r.summary.part.as_ref().unwrap();
-            assert_eq!((p.segment, p.segments), (i, 3));
-            assert_eq!(
-                p.slot_unix_ns,
-                (at as u64) * 1_000_000_000 + k as u64 * slot
-            );
-            assert_eq!(p.start_unix_ns, p.slot_unix_ns);
-            let late = p.began_unix_ns.saturating_sub(p.slot_unix_ns);
-            assert!(
-                late < 500_000_000,
-                "worker {i} run {k} began {late} ns late"
-            );
-        }
+        assert_eq!(note.start_spread_ns, spread(k), "{:?}", starts[k]);
     }
     let md = std::fs::read_to_string(d.join("merged/report.md")).unwrap();
     assert!(md.contains("Merged from 3 of 3 workers"), "{md}");
     assert!(md.contains("No run misses any request."), "{md}");
-    assert!(
-        md.contains("Workers       3 of 3 segments, start spread 0s"),
-        "{md}"
-    );
+    if (0..merged.len()).all(|k| spread(k) == 0) {
+        assert!(
+            md.contains("Workers       3 of 3 segments, start spread 0s"),
+            "{md}"
+        );
+    }
 }
 
 #[test]
