@@ -380,7 +380,9 @@ async fn a_lazy_generator_that_never_ends_does_not_hold_up_the_stop() {
     };
     let t = std::time::Instant::now();
     let (sum, _) = attack(c, src, sink.boxed(), never()).await.unwrap();
-    assert!(t.elapsed() < ms(3000), "took {:?}", t.elapsed());
+    // A hang guard (held up, the stop would wait forever), generous for a
+    // loaded machine.
+    assert!(t.elapsed() < ms(30_000), "took {:?}", t.elapsed());
     assert_eq!(sum.requests, 1);
     assert_eq!(sum.stop_reason, loadlab_engine::StopReason::Duration);
     drop(tx);

@@ -73,7 +73,9 @@ async fn hang_fault_never_answers_and_bounded_hang_then_closes() {
     tokio::task::spawn_blocking(move || o.shutdown())
         .await
         .unwrap();
-    assert!(t.elapsed() < Duration::from_secs(5));
+    // Well before the request's own 30 s timeout, however loaded the
+    // machine.
+    assert!(t.elapsed() < Duration::from_secs(20));
     assert!(!matches!(h.await.unwrap(), Outcome::Timeout));
 }
 
