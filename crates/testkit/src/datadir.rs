@@ -100,7 +100,8 @@ fn make_template(
         }
         return Ok(());
     }
-    // The same kind's older templates (another week, another program).
+    // The same kind's older templates (another week, another program),
+    // and any left half made by a process killed an hour ago or more.
     let (kind, uid) = name
         .rsplit_once('-')
         .and_then(|(head, uid)| Some((head.rsplit_once('-')?.0, uid)))
@@ -108,11 +109,15 @@ fn make_template(
     for e in std::fs::read_dir(parent).into_iter().flatten().flatten() {
         let other = e.file_name();
         let other = other.to_string_lossy();
-        if other != name
-            && !other.contains(".making-")
-            && other.starts_with(&format!("{kind}-"))
-            && other.ends_with(&format!("-{uid}"))
-        {
+        let abandoned = other.contains(".making-")
+            && e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() >= 3600);
+        let older =
+            other != name && !other.contains(".making-") && other.ends_with(&format!("-{uid}"));
+        if other.starts_with(&format!("{kind}-")) && (older || abandoned) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
