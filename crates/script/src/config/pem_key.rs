@@ -9,13 +9,16 @@
 use aes::cipher::{BlockDecryptMut, KeyIvInit, block_padding::NoPadding};
 use md5::{Digest, Md5};
 
-/// The ciphers Go reads: (name, key size, block size).
-const CIPHERS: [(&str, usize, usize); 5] = [
-    ("DES-CBC", 8, 8),
-    ("DES-EDE3-CBC", 24, 8),
-    ("AES-128-CBC", 16, 16),
-    ("AES-192-CBC", 24, 16),
-    ("AES-256-CBC", 32, 16),
+/// CBC decryption in place with a block cipher: the key, the IV, the data.
+type CbcDecrypt = fn(&[u8], &[u8], &mut [u8]) -> Result<(), String>;
+
+/// The ciphers Go reads: (name, key size, block size, decryption).
+const CIPHERS: [(&str, usize, usize, CbcDecrypt); 5] = [
+    ("DES-CBC", 8, 8, cbc_decrypt::<des::Des>),
+    ("DES-EDE3-CBC", 24, 8, cbc_decrypt::<des::TdesEde3>),
+    ("AES-128-CBC", 16, 16, cbc_decrypt::<aes::Aes128>),
+    ("AES-192-CBC", 24, 16, cbc_decrypt::<aes::Aes192>),
+    ("AES-256-CBC", 32, 16, cbc_decrypt::<aes::Aes256>),
 ];
 
 /// `pem_text`'s first PEM block decrypted with `password`, as a PEM text
@@ -32,7 +35,7 @@ pub(crate) fn decrypt(pem_text: &str, password: &str) -> Result<String, String> 
     let (mode, iv_hex) = dek
         .split_once(',')
         .ok_or("x509: malformed DEK-Info header")?;
-    let &(_, key_size, block_size) = CIPHERS
+    let &(_, key_size, block_size, decrypt_cbc) = CIPHERS
         .iter()
         .find(|(name, ..)| *name == mode)
         .ok_or("x509: unknown encryption mode")?;
@@ -47,7 +50,7 @@ pub(crate) fn decrypt(pem_text: &str, password: &str) -> Result<String, String> 
         return Err("x509: encrypted PEM data is not a multiple of the block size".into());
     }
     let mut plain = data.to_vec();
-    cbc_decrypt(mode, &key, &iv, &mut plain)?;
+    decrypt_cbc(&key, &iv, &mut plain)?;
     let unpadded = unpad(&plain, block_size)?;
     Ok(pem::encode(&pem::Pem::new(block.tag(), unpadded)))
 }
@@ -68,24 +71,15 @@ fn derive_key(password: &[u8], salt: &[u8], size: usize) -> Vec<u8> {
     out
 }
 
-fn cbc_decrypt(mode: &str, key: &[u8], iv: &[u8], buf: &mut [u8]) -> Result<(), String> {
-    fn run<C>(key: &[u8], iv: &[u8], buf: &mut [u8]) -> Result<(), String>
-    where
-        C: aes::cipher::BlockDecryptMut + aes::cipher::BlockCipher + aes::cipher::KeyInit,
-    {
-        cbc::Decryptor::<C>::new_from_slices(key, iv)
-            .map_err(|e| e.to_string())?
-            .decrypt_padded_mut::<NoPadding>(buf)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
-    match mode {
-        "DES-CBC" => run::<des::Des>(key, iv, buf),
-        "DES-EDE3-CBC" => run::<des::TdesEde3>(key, iv, buf),
-        "AES-128-CBC" => run::<aes::Aes128>(key, iv, buf),
-        "AES-192-CBC" => run::<aes::Aes192>(key, iv, buf),
-        _ => run::<aes::Aes256>(key, iv, buf),
-    }
+fn cbc_decrypt<C>(key: &[u8], iv: &[u8], buf: &mut [u8]) -> Result<(), String>
+where
+    C: aes::cipher::BlockDecryptMut + aes::cipher::BlockCipher + aes::cipher::KeyInit,
+{
+    cbc::Decryptor::<C>::new_from_slices(key, iv)
+        .map_err(|e| e.to_string())?
+        .decrypt_padded_mut::<NoPadding>(buf)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// PKCS#7 padding removed, or Go's words for a wrong password (the
