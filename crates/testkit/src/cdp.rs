@@ -33,7 +33,12 @@ impl Browser {
     /// connects to it (the endpoint's line on stderr is the signal).
     pub fn launch(exe: &str, extra: &[&str]) -> Browser {
         let profile = tempfile::tempdir().expect("profile dir");
+        // Chromium keeps its singleton socket in a directory of its own
+        // under TMPDIR and removes it only on a clean exit; the browser is
+        // killed at the end, so that directory goes inside the profile,
+        // which is removed with it.
         let mut child = Command::new(exe)
+            .env("TMPDIR", profile.path())
             .args(HEADLESS)
             .args(extra)
             .arg(format!("--user-data-dir={}", profile.path().display()))
