@@ -20,6 +20,7 @@ mod progress;
 mod prom_server;
 mod signals;
 mod stdin;
+mod store;
 mod usage;
 mod workload;
 
@@ -75,9 +76,17 @@ enum Command {
     /// Plot latency over time from results files as a self-contained HTML page (vegeta's `plot`).
     Plot(cmd::plot::PlotArgs),
     /// sysbench-compatible OLTP benchmark of MariaDB/MySQL or PostgreSQL (`loadlab sysbench --help`).
+    #[cfg(feature = "sysbench")]
     Sysbench(cmd::sysbench::SysbenchArgs),
+    /// sysbench-compatible OLTP benchmark: not in this build (cargo feature `sysbench`).
+    #[cfg(not(feature = "sysbench"))]
+    Sysbench(cmd::absent::Absent),
     /// Run k6 scripts unchanged (`loadlab k6 run script.js`), k6's flags and summary.
+    #[cfg(feature = "k6")]
     K6(cmd::k6::K6Args),
+    /// Run k6 scripts unchanged: not in this build (cargo feature `k6`).
+    #[cfg(not(feature = "k6"))]
+    K6(cmd::absent::Absent),
     /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
     Study(cmd::study::StudyArgs),
     /// List and show the studies and runs in the store.
@@ -87,7 +96,11 @@ enum Command {
     /// A two-minute self-contained study: in-process origin, two routes, report.
     Demo(cmd::demo::DemoArgs),
     /// Run one attack as N worker pods of a Kubernetes Indexed Job: `k8s render`, `k8s run`.
+    #[cfg(feature = "cluster")]
     K8s(cmd::k8s::K8sArgs),
+    /// Run one attack as N worker pods of a Kubernetes Indexed Job: not in this build (cargo feature `cluster`).
+    #[cfg(not(feature = "cluster"))]
+    K8s(cmd::absent::Absent),
 }
 
 fn main() {
@@ -114,8 +127,11 @@ fn main() {
                 // Usage errors: one line, as docs/exit-codes.md promises.
                 _ => {
                     // An attack flag given to `k8s` before `--` gets its own advice.
+                    #[cfg(feature = "cluster")]
                     let line = cmd::k8s::attack_flag_before_dashes(&e, &original)
                         .unwrap_or_else(|| usage::one_line(&e, &original));
+                    #[cfg(not(feature = "cluster"))]
+                    let line = usage::one_line(&e, &original);
                     eprintln!("{line}");
                     std::process::exit(exit::USAGE);
                 }
@@ -135,13 +151,22 @@ fn main() {
         Command::Ab(a) => cmd::ab::run(a),
         Command::Wrk(a) => cmd::wrk::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        #[cfg(feature = "sysbench")]
         Command::Sysbench(a) => cmd::sysbench::run(a),
+        #[cfg(not(feature = "sysbench"))]
+        Command::Sysbench(_) => Err(cmd::absent::not_built("sysbench", "sysbench")),
+        #[cfg(feature = "k6")]
         Command::K6(a) => cmd::k6::run(a),
+        #[cfg(not(feature = "k6"))]
+        Command::K6(_) => Err(cmd::absent::not_built("k6", "k6")),
         Command::Study(a) => cmd::study::run(a),
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        #[cfg(feature = "cluster")]
         Command::K8s(a) => cmd::k8s::run(a),
+        #[cfg(not(feature = "cluster"))]
+        Command::K8s(_) => Err(cmd::absent::not_built("k8s", "cluster")),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

@@ -138,6 +138,7 @@ fn clear_k6_env(cmd: &mut Command) {
 
 /// Opens one connection to a sysbench target's database, as its run
 /// would, and closes it.
+#[cfg(feature = "sysbench")]
 fn check_database(step: &WorkloadStep) -> Result<(), StepFailure> {
     let mut args = ChildRunner::args(step, Vec::new());
     args.remove(0); // "sysbench"
@@ -159,9 +160,21 @@ fn check_database(step: &WorkloadStep) -> Result<(), StepFailure> {
 
 impl WorkloadRunner for ChildRunner {
     fn check(&self, step: &WorkloadStep) -> Result<(), StepFailure> {
+        // A face this build lacks is named before any step runs.
+        let absent = |face: &str, feature: &str| {
+            let e = crate::cmd::absent::not_built(face, feature);
+            Err(StepFailure {
+                code: Some(e.code),
+                message: e.message,
+            })
+        };
         match step.workload {
-            WorkloadPlan::Script { .. } => Self::check_script(step),
+            WorkloadPlan::Script { .. } if cfg!(feature = "k6") => Self::check_script(step),
+            WorkloadPlan::Script { .. } => absent("k6", "k6"),
+            #[cfg(feature = "sysbench")]
             WorkloadPlan::Sysbench { .. } => check_database(step),
+            #[cfg(not(feature = "sysbench"))]
+            WorkloadPlan::Sysbench { .. } => absent("sysbench", "sysbench"),
         }
     }
 

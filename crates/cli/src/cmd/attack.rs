@@ -22,7 +22,7 @@ enum Output {
     ReportOnTerminal(tempfile::NamedTempFile),
     /// `-output=s3://bucket/key`: results go to a local temporary file,
     /// uploaded when the attack ends (also after Ctrl-C or SIGTERM).
-    S3(loadlab_cluster::store::S3Url, tempfile::NamedTempFile),
+    S3(crate::store::S3Url, tempfile::NamedTempFile),
 }
 
 pub fn pacer(a: &AttackArgs) -> Result<PacerSpec, CliError> {
@@ -238,8 +238,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         } else {
             Output::Stdout
         }
-    } else if let Some(url) = loadlab_cluster::store::S3Url::parse(&a.output) {
-        let url = url.map_err(|e| CliError::usage(format!("-output: {e}")))?;
+    } else if let Some(url) = crate::store::s3_url(&a.output, "-output")? {
         if url.key.is_empty() || url.key.ends_with('/') {
             return Err(CliError::usage(format!(
                 "-output={url}: names a prefix, not an object; expected s3://BUCKET/KEY"
@@ -370,8 +369,8 @@ fn dashboard(
 
 /// A missing bucket, a wrong endpoint or bad credentials end the attack
 /// before it starts, not after it.
-pub(crate) fn preflight(url: &loadlab_cluster::store::S3Url) -> Result<(), CliError> {
-    use loadlab_cluster::store::{self, Preflight};
+pub(crate) fn preflight(url: &crate::store::S3Url) -> Result<(), CliError> {
+    use crate::store::{self, Preflight};
     match store::block_on(store::preflight(url)).map_err(|e| CliError::internal(e.to_string()))? {
         Ok(Preflight::Ok) => Ok(()),
         Ok(Preflight::Warn(w)) => {
@@ -384,12 +383,11 @@ pub(crate) fn preflight(url: &loadlab_cluster::store::S3Url) -> Result<(), CliEr
 
 /// Uploads the results; when that fails the local file is kept and named.
 pub(crate) fn upload(
-    url: &loadlab_cluster::store::S3Url,
+    url: &crate::store::S3Url,
     tmp: &tempfile::NamedTempFile,
 ) -> Result<(), CliError> {
-    let res =
-        loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(tmp.path(), url))
-            .map_err(|e| CliError::internal(e.to_string()))?;
+    let res = crate::store::block_on(crate::store::upload_file(tmp.path(), url))
+        .map_err(|e| CliError::internal(e.to_string()))?;
     match res {
         Ok(_) => Ok(()),
         Err(e) => {

@@ -227,6 +227,7 @@ fn start_at(s: &str) -> Result<u64, String> {
 }
 
 /// `k6 run`'s flags alone, to check them as `loadlab k6 run` would.
+#[cfg(feature = "cluster")]
 #[derive(Debug, clap::Parser)]
 #[command(name = "k6 run", args_override_self = true)]
 struct RunOnly {
@@ -237,6 +238,7 @@ struct RunOnly {
 /// For `k8s render -- k6 run [flags] script.js`: the flags checked as
 /// `loadlab k6 run` checks them before anything runs (not the script,
 /// which runs in the pods); returns the script argument and `-d`.
+#[cfg(feature = "cluster")]
 pub(crate) fn check_run_flags(
     argv: &[String],
 ) -> Result<(PathBuf, Option<std::time::Duration>), CliError> {
@@ -296,6 +298,7 @@ pub(crate) fn check_run_flags(
 }
 
 /// `-d`'s value: a duration, perhaps negative (refused later, in k6's words).
+#[cfg(feature = "cluster")]
 fn duration_flag(d: &str) -> Result<(bool, std::time::Duration), CliError> {
     config::duration_flag(d).map_err(CliError::usage)
 }
@@ -557,10 +560,10 @@ fn out_list(a: &K6RunArgs, from_file: Vec<String>) -> Vec<String> {
 fn outputs(
     out: &[String],
     cfg: &mut RunConfig,
-) -> Result<Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)>, CliError> {
+) -> Result<Option<(crate::store::S3Url, tempfile::NamedTempFile)>, CliError> {
     // --out loadlab=s3://BUCKET/KEY: written to a temporary file, uploaded
     // when the run ends (also when a threshold failed or it was stopped).
-    let mut upload_to: Option<(loadlab_cluster::store::S3Url, tempfile::NamedTempFile)> = None;
+    let mut upload_to: Option<(crate::store::S3Url, tempfile::NamedTempFile)> = None;
     for o in out {
         match o.split_once('=') {
             Some(("json", f)) if !f.is_empty() => cfg.json_out = Some(PathBuf::from(f)),
@@ -570,10 +573,9 @@ fn outputs(
                         .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?,
                 );
             }
-            Some(("loadlab", f)) if loadlab_cluster::store::S3Url::parse(f).is_some() => {
-                let url = loadlab_cluster::store::S3Url::parse(f)
-                    .expect("checked")
-                    .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?;
+            Some(("loadlab", f)) if f.starts_with("s3://") => {
+                let url = crate::store::s3_url(f, &format!("--out {o:?}"))?
+                    .ok_or_else(|| CliError::usage(format!("--out {o:?}: not an S3 URL")))?;
                 if url.key.is_empty() || url.key.ends_with('/') {
                     return Err(CliError::usage(format!(
                         "--out {o:?}: names a prefix, not an object; expected loadlab=s3://BUCKET/KEY"

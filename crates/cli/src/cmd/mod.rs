@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod ab;
+pub mod absent;
 pub mod attack;
 mod attack_args;
 pub mod compare;
@@ -8,7 +9,9 @@ pub mod demo;
 pub mod encode;
 pub mod history;
 pub mod import;
+#[cfg(feature = "k6")]
 pub mod k6;
+#[cfg(feature = "cluster")]
 pub mod k8s;
 pub mod origin;
 pub mod plot;
@@ -16,5 +19,6 @@ pub mod replay;
 pub mod report;
 pub mod runs;
 pub mod study;
+#[cfg(feature = "sysbench")]
 pub mod sysbench;
 pub mod wrk;

@@ -296,7 +296,7 @@ fn segment_of(name: &str) -> Option<String> {
 
 /// Replaces every `s3://` input by local copies of the object(s) it names.
 fn fetch_s3(inputs: Vec<String>) -> Result<(Vec<String>, Option<tempfile::TempDir>), CliError> {
-    use loadlab_cluster::store::{self, S3Url, StoreError};
+    use crate::store::{self, StoreError};
     if !inputs.iter().any(|i| i.starts_with("s3://")) {
         return Ok((inputs, None));
     }
@@ -304,7 +304,7 @@ fn fetch_s3(inputs: Vec<String>) -> Result<(Vec<String>, Option<tempfile::TempDi
         .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;
     let mut out = Vec::new();
     for (n, input) in inputs.into_iter().enumerate() {
-        let Some(url) = S3Url::parse(&input) else {
+        let Some(url) = store::s3_url(&input, "")? else {
             out.push(input);
             continue;
         };
@@ -313,7 +313,6 @@ fn fetch_s3(inputs: Vec<String>) -> Result<(Vec<String>, Option<tempfile::TempDi
             StoreError::Local { .. } => CliError::io(e),
             _ => CliError::network(e),
         };
-        let url = url.map_err(err)?;
         let sub = dir.path().join(n.to_string());
         std::fs::create_dir(&sub)
             .map_err(|e| CliError::io(format!("cannot create {}: {e}", sub.display())))?;

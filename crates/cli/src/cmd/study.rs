@@ -298,9 +298,7 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
     let committed = s3.as_ref().map(|(url, local, _)| {
         let (url, local) = (url.clone(), local.clone());
         Box::new(move || {
-            let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(
-                &local, &url,
-            ));
+            let res = crate::store::block_on(crate::store::upload_file(&local, &url));
             let err = match res {
                 Ok(Ok(_)) => return,
                 Ok(Err(e)) | Err(e) => e,
@@ -361,11 +359,15 @@ pub fn run(a: StudyArgs) -> Result<(), CliError> {
 /// its folder. The bucket is checked before the study starts.
 fn s3_store(
     db: &Path,
-) -> Result<Option<(loadlab_cluster::store::S3Url, PathBuf, tempfile::TempDir)>, CliError> {
-    let Some(url) = db.to_str().and_then(loadlab_cluster::store::S3Url::parse) else {
+) -> Result<Option<(crate::store::S3Url, PathBuf, tempfile::TempDir)>, CliError> {
+    let Some(url) = db
+        .to_str()
+        .map(|s| crate::store::s3_url(s, "--db"))
+        .transpose()?
+        .flatten()
+    else {
         return Ok(None);
     };
-    let url = url.map_err(|e| CliError::usage(format!("--db: {e}")))?;
     if url.key.is_empty() || url.key.ends_with('/') {
         return Err(CliError::usage(format!(
             "--db {url}: names a prefix, not an object; expected s3://BUCKET/KEY"
@@ -380,14 +382,14 @@ fn s3_store(
 
 /// Uploads the store; when that fails the local copy is kept and named.
 fn upload_store(
-    url: &loadlab_cluster::store::S3Url,
+    url: &crate::store::S3Url,
     local: &Path,
     dir: tempfile::TempDir,
 ) -> Result<(), CliError> {
     if !local.exists() {
         return Ok(());
     }
-    let res = loadlab_cluster::store::block_on(loadlab_cluster::store::upload_file(local, url))
+    let res = crate::store::block_on(crate::store::upload_file(local, url))
         .map_err(|e| CliError::internal(e.to_string()))?;
     match res {
         Ok(_) => Ok(()),
@@ -413,14 +415,18 @@ fn upload_store(
 /// downloaded, each `s3://BUCKET/PREFIX/` gives its `*.db` objects; local
 /// paths are kept as they are.
 pub(super) fn fetch_stores(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    use loadlab_cluster::store::{self, S3Url};
+    use crate::store;
     let mut out = Vec::new();
     for (n, input) in inputs.iter().enumerate() {
-        let Some(url) = input.to_str().and_then(S3Url::parse) else {
+        let Some(url) = input
+            .to_str()
+            .map(|s| store::s3_url(s, ""))
+            .transpose()?
+            .flatten()
+        else {
             out.push(input.clone());
             continue;
         };
-        let url = url.map_err(|e| CliError::usage(e.to_string()))?;
         let keys: Vec<String> = if url.key.is_empty() || url.key.ends_with('/') {
             store::block_on(store::list(&url))
                 .map_err(CliError::network)?
@@ -438,7 +444,7 @@ pub(super) fn fetch_stores(inputs: &[PathBuf], dir: &Path) -> Result<Vec<PathBuf
             )));
         }
         for key in keys {
-            let one = S3Url {
+            let one = store::S3Url {
                 bucket: url.bucket.clone(),
                 key: key.clone(),
             };

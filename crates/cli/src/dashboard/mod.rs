@@ -10,6 +10,7 @@
 //! while a page is connected or an export is due.
 
 pub mod hub;
+#[cfg(feature = "k6")]
 pub mod k6;
 mod page;
 pub mod run_pages;
