@@ -14,7 +14,7 @@ ENV LOADLAB_GIT_REV=${LOADLAB_GIT_REV}
 COPY . .
 # --locked: the versions of Cargo.lock, as CI builds them. The `dist`
 # profile (fat LTO, one codegen unit): workers are there to make load.
-RUN cargo build --profile dist --locked -p loadlab \
+RUN cargo build --profile dist --locked -p loadlab --features full \
  && cp target/dist/loadlab /usr/local/bin/loadlab
 
 # --- runtime: the binary, CA certificates (S3 over https), no shell tools needed ---

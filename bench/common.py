@@ -28,7 +28,7 @@ def have(tool):
 def build_loadlab():
     if os.environ.get("LOADLAB_BIN"):
         return
-    subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "-p", "loadlab"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "-p", "loadlab", "--features", "full"], cwd=ROOT, check=True)
 
 
 def run_measured(cmd, cpu=1, stdin=None, stdout=subprocess.PIPE, timeout=900):

@@ -37,7 +37,7 @@ need taskset util-linux
 
 if [ -z "${NO_BUILD:-}" ]; then
   echo "building loadlab (dist) ..." >&2
-  (cd "$ROOT" && cargo build --profile dist -p loadlab >&2)
+  (cd "$ROOT" && cargo build --profile dist -p loadlab --features full >&2)
 fi
 
 WORK="$(mktemp -d)"

@@ -209,7 +209,7 @@ def run_client(cmd, env, watchdog_kib=None, timeout=600):
 
 def loadlab_k6_available(binary):
     if not os.path.exists(binary):
-        return f"{binary} does not exist (cargo build --profile dist -p loadlab)"
+        return f"{binary} does not exist (cargo build --profile dist -p loadlab --features full)"
     p = subprocess.run([binary, "k6", "run", "--help"], capture_output=True, text=True)
     if p.returncode != 0:
         first = (p.stderr or p.stdout).strip().splitlines()[:1]

@@ -46,7 +46,7 @@ fi
 if [ "${BUILD:-1}" = 0 ]; then
   # BUILD=0: use what is built, preferring the loadlab binary.
   if [ -x "$LOADLAB" ]; then ORIGIN_CMD=("$LOADLAB" origin --workers 1 --recipe); else ORIGIN_CMD=("$EXAMPLE"); fi
-elif echo "building loadlab (dist) ..." >&2 && (cd "$ROOT" && cargo build --profile dist -p loadlab >&2); then
+elif echo "building loadlab (dist) ..." >&2 && (cd "$ROOT" && cargo build --profile dist -p loadlab --features full >&2); then
   ORIGIN_CMD=("$LOADLAB" origin --workers 1 --recipe)
 else
   # The CLI crate may be mid-change; the origin library alone is what is measured.

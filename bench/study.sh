@@ -22,7 +22,7 @@ LOADLAB="$TARGET/dist/loadlab"
 PORT=18491
 
 if [ "${BUILD:-1}" != 0 ]; then
-  (cd "$ROOT" && cargo build --profile dist -p loadlab >&2)
+  (cd "$ROOT" && cargo build --profile dist -p loadlab --features full >&2)
 fi
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 

@@ -54,7 +54,7 @@ echo "pgo-build: 1/4 instrumented build (target/pgo-gen)" >&2
 # The build scripts are instrumented too: their profiles go elsewhere.
 LLVM_PROFILE_FILE="$profiles/build-%m_%p.profraw" \
     RUSTFLAGS="-Cprofile-generate=$profiles" \
-    cargo build --profile dist --locked -p loadlab --target-dir target/pgo-gen
+    cargo build --profile dist --locked -p loadlab --features full --target-dir target/pgo-gen
 rm -f "$profiles"/build-*.profraw
 gen="$root/target/pgo-gen/dist/loadlab"
 
@@ -100,5 +100,5 @@ ls "$profiles"/train-*.profraw > /dev/null 2>&1 || die "the training wrote no pr
 
 echo "pgo-build: 4/4 optimised build (target/pgo)" >&2
 RUSTFLAGS="-Cprofile-use=$profiles/loadlab.profdata" \
-    cargo build --profile dist --locked -p loadlab --target-dir target/pgo
+    cargo build --profile dist --locked -p loadlab --features full --target-dir target/pgo
 echo "pgo-build: done: target/pgo/dist/loadlab" >&2

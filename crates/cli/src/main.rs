@@ -47,7 +47,7 @@ const VERSION: &str = concat!(
     about,
     long_about = None,
     args_override_self = true,
-    after_help = "New here? Start with `loadlab demo`: a two-minute study against a built-in origin, with a report on disk and the answer in the terminal."
+    after_help = "New here? Start with `loadlab demo`: a 90-second study against a built-in origin, with a report on disk and the answer in the terminal."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -93,7 +93,7 @@ enum Command {
     Runs(cmd::runs::RunsArgs),
     /// Compare two runs (`12 15`) or two targets of studies (`3:c5 3:c6g`) with statistics.
     Compare(cmd::compare::CompareArgs),
-    /// A two-minute self-contained study: in-process origin, two routes, report.
+    /// A 90-second self-contained study: in-process origin, two routes, report.
     Demo(cmd::demo::DemoArgs),
     /// Run one attack as N worker pods of a Kubernetes Indexed Job: `k8s render`, `k8s run`.
     #[cfg(feature = "cluster")]

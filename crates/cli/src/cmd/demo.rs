@@ -1,4 +1,4 @@
-//! `loadlab demo`: a self-contained study in about two minutes. An in-process
+//! `loadlab demo`: a self-contained study in about a minute and a half. An in-process
 //! origin serves two routes that behave like two instance types (different
 //! latency and capacity); the study compares them with repetitions, a ceiling
 //! search and hypotheses, writes the report, and prints the answer.
@@ -57,7 +57,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         plan_path.display()
     );
     eprintln!(
-        "up to {runs} runs of {step} each ({} repetitions, interleaved), then a ceiling search; about two minutes; Ctrl-C stops",
+        "up to {runs} runs of {step} each ({} repetitions, interleaved), then a ceiling search; about a minute and a half; Ctrl-C stops",
         plan.repetitions
     );
     let report = report_dir(&a.out);
