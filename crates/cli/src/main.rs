@@ -10,6 +10,7 @@
     rustdoc::bare_urls
 )]
 
+mod absent;
 mod args;
 mod cmd;
 mod dashboard;
@@ -80,13 +81,13 @@ enum Command {
     Sysbench(cmd::sysbench::SysbenchArgs),
     /// sysbench-compatible OLTP benchmark: not in this build (cargo feature `sysbench`).
     #[cfg(not(feature = "sysbench"))]
-    Sysbench(cmd::absent::Absent),
+    Sysbench(absent::Absent),
     /// Run k6 scripts unchanged (`loadlab k6 run script.js`), k6's flags and summary.
     #[cfg(feature = "k6")]
     K6(cmd::k6::K6Args),
     /// Run k6 scripts unchanged: not in this build (cargo feature `k6`).
     #[cfg(not(feature = "k6"))]
-    K6(cmd::absent::Absent),
+    K6(absent::Absent),
     /// Run a study plan (YAML): steps, repetitions, ceiling search, hypotheses, report.
     Study(cmd::study::StudyArgs),
     /// List and show the studies and runs in the store.
@@ -100,7 +101,7 @@ enum Command {
     K8s(cmd::k8s::K8sArgs),
     /// Run one attack as N worker pods of a Kubernetes Indexed Job: not in this build (cargo feature `cluster`).
     #[cfg(not(feature = "cluster"))]
-    K8s(cmd::absent::Absent),
+    K8s(absent::Absent),
 }
 
 fn main() {
@@ -154,11 +155,11 @@ fn main() {
         #[cfg(feature = "sysbench")]
         Command::Sysbench(a) => cmd::sysbench::run(a),
         #[cfg(not(feature = "sysbench"))]
-        Command::Sysbench(_) => Err(cmd::absent::not_built("sysbench", "sysbench")),
+        Command::Sysbench(_) => Err(absent::not_built("sysbench", "sysbench")),
         #[cfg(feature = "k6")]
         Command::K6(a) => cmd::k6::run(a),
         #[cfg(not(feature = "k6"))]
-        Command::K6(_) => Err(cmd::absent::not_built("k6", "k6")),
+        Command::K6(_) => Err(absent::not_built("k6", "k6")),
         Command::Study(a) => cmd::study::run(a),
         Command::Runs(a) => cmd::runs::run(a),
         Command::Compare(a) => cmd::compare::run(a),
@@ -166,7 +167,7 @@ fn main() {
         #[cfg(feature = "cluster")]
         Command::K8s(a) => cmd::k8s::run(a),
         #[cfg(not(feature = "cluster"))]
-        Command::K8s(_) => Err(cmd::absent::not_built("k8s", "cluster")),
+        Command::K8s(_) => Err(absent::not_built("k8s", "cluster")),
     };
     if let Err(e) = result {
         eprintln!("loadlab: {}", e.message);

@@ -9,7 +9,7 @@ use crate::exit::CliError;
 pub use loadlab_cluster::store::*;
 
 #[cfg(not(feature = "cluster"))]
-pub use absent::*;
+pub use standin::*;
 
 /// `s` as an `s3://` URL, `None` when it is not one. A malformed URL is a
 /// usage error after `what` (`-output`, `--db`; nothing when empty).
@@ -20,7 +20,7 @@ pub fn s3_url(s: &str, what: &str) -> Result<Option<S3Url>, CliError> {
     };
     #[cfg(not(feature = "cluster"))]
     if s.starts_with("s3://") {
-        return Err(crate::cmd::absent::not_built(&prefixed(&s), "cluster"));
+        return Err(crate::absent::not_built(&prefixed(&s), "cluster"));
     }
     match S3Url::parse(s) {
         None => Ok(None),
@@ -34,7 +34,7 @@ pub fn s3_url(s: &str, what: &str) -> Result<Option<S3Url>, CliError> {
 /// were one made, every operation would answer that it is not built.
 #[cfg(not(feature = "cluster"))]
 #[allow(dead_code)] // mirrors the real store's names; nothing makes them
-mod absent {
+mod standin {
     use std::path::{Path, PathBuf};
 
     #[derive(Debug, Clone)]

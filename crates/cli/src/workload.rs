@@ -162,7 +162,7 @@ impl WorkloadRunner for ChildRunner {
     fn check(&self, step: &WorkloadStep) -> Result<(), StepFailure> {
         // A face this build lacks is named before any step runs.
         let absent = |face: &str, feature: &str| {
-            let e = crate::cmd::absent::not_built(face, feature);
+            let e = crate::absent::not_built(face, feature);
             Err(StepFailure {
                 code: Some(e.code),
                 message: e.message,

@@ -1,7 +1,6 @@
 //! One module per subcommand.
 
 pub mod ab;
-pub mod absent;
 pub mod attack;
 mod attack_args;
 pub mod compare;
