@@ -110,27 +110,6 @@ fn unknown_option_keys_are_warned_about_as_k6_does() {
     assert!(!err.contains("unknown fields"), "{err}");
 }
 
-#[test]
-fn ntlm_auth_is_named_before_any_load() {
-    let (code, out, err) = run(
-        "import http from 'k6/http';\n\
-         export const options = { vus: 1, iterations: 1 };\n\
-         // auth: 'ntlm' in a comment is no request's\n\
-         export default function () {\n\
-           http.get('http://user:pw@127.0.0.1:9/', { auth: 'ntlm' });\n\
-         }\n",
-        &[],
-    );
-    assert_eq!(code, 107, "{out}\n{err}");
-    assert!(
-        err.contains(
-            "script.js:5:43: params.auth \"ntlm\" is not supported by loadlab k6; only \"basic\" and \"digest\""
-        ),
-        "{err}"
-    );
-    assert!(!out.contains("TOTAL RESULTS"), "no load ran: {out}");
-}
-
 /// An async default function that throws leaves a promise nobody caught:
 /// k6 logs `Uncaught (in promise) …` with no `source` field (a synchronous
 /// throw has `source=stacktrace`).

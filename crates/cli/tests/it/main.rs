@@ -48,6 +48,8 @@ mod k6_httpx;
 #[cfg(feature = "k6")]
 mod k6_legacy_summary;
 #[cfg(feature = "k6")]
+mod k6_ntlm;
+#[cfg(feature = "k6")]
 mod k6_redis;
 #[cfg(feature = "k6")]
 mod k6_runaway;

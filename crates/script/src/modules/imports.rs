@@ -145,7 +145,6 @@ pub fn check_members(source: &str, file: &str) -> Result<(), ScriptError> {
     // Members are looked for in code only: text in strings, template
     // literals (not their `${…}`) and comments is blanked out.
     let code = code_only(source);
-    check_auth(&code, source, file)?;
     let source = code.as_str();
     check_subtle(source, file)?;
     for (name, module) in bindings {
@@ -202,48 +201,6 @@ fn check_subtle(code: &str, file: &str) -> Result<(), ScriptError> {
         let col = at - code[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
         return Err(ScriptError::Unsupported(format!(
             "{file}:{line}:{col}: crypto.subtle.{member} (WebCrypto) is not supported by loadlab k6 (see docs/k6.md)"
-        )));
-    }
-    Ok(())
-}
-
-/// `auth: 'ntlm'` in a request's params: refused before the test starts
-/// (loadlab answers basic and digest challenges only). `code` is `raw`
-/// with its strings' text blanked, byte for byte.
-fn check_auth(code: &str, raw: &str, file: &str) -> Result<(), ScriptError> {
-    let mut from = 0;
-    while let Some(pos) = code[from..].find("auth") {
-        let at = from + pos;
-        from = at + 4;
-        let before = code[..at].chars().next_back();
-        let after = code[from..].chars().next();
-        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
-            continue;
-        }
-        let rest = code[from..].trim_start();
-        let Some(rest) = rest.strip_prefix(':') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let Some(q) = rest
-            .chars()
-            .next()
-            .filter(|c| matches!(c, '\'' | '"' | '`'))
-        else {
-            continue;
-        };
-        let start = code.len() - rest.len() + 1;
-        let Some(len) = raw[start..].find(q) else {
-            continue;
-        };
-        let value = &raw[start..start + len];
-        if value != "ntlm" {
-            continue;
-        }
-        let line = code[..at].matches('\n').count() + 1;
-        let col = at - code[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
-        return Err(ScriptError::Unsupported(format!(
-            "{file}:{line}:{col}: params.auth {value:?} is not supported by loadlab k6; only \"basic\" and \"digest\" (see docs/k6.md)"
         )));
     }
     Ok(())

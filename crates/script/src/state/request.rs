@@ -75,9 +75,21 @@ pub struct ReqMeta {
     /// A request that could not be made, its error and code as k6 tags
     /// them (see `BuildError::Request`'s `sampled`).
     pub unsent: Option<(String, u32)>,
-    /// `params.auth: 'digest'`: a 401 with a `Digest` challenge is
-    /// answered by a second try (`modules/http/digest.rs`).
-    pub digest: bool,
+    /// `params.auth`: how a 401 is answered.
+    pub auth: Auth,
+}
+
+/// `params.auth`: the scheme a request answers 401s with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Auth {
+    /// The URL's credentials, if any, go as Basic; a 401 is the answer.
+    #[default]
+    Basic,
+    /// A 401 with a `Digest` challenge is answered by a second try
+    /// (`modules/http/digest.rs`).
+    Digest,
+    /// The NTLM handshake (`modules/http/ntlm.rs`).
+    Ntlm,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

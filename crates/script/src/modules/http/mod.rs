@@ -12,8 +12,10 @@ use super::common::throw_go;
 use crate::js::vu;
 use crate::state::run_state::RunState;
 
+mod challenge;
 pub(crate) mod cookies;
 mod digest;
+mod ntlm;
 pub(crate) mod request;
 pub(crate) mod response;
 mod send;

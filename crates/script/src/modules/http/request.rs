@@ -11,7 +11,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use crate::js::runtime::array_buffer_bytes;
 use crate::js::vu::{self, Op};
 use crate::modules::common::{js_bytes, js_duration, js_pairs, js_string, throw, wait};
-use crate::state::request::{Expect, HttpDefaults, ReqMeta, ResponseType};
+use crate::state::request::{Auth, Expect, HttpDefaults, ReqMeta, ResponseType};
 use crate::state::run_state::RunState;
 use crate::tags::Tags;
 
@@ -189,7 +189,7 @@ pub(crate) fn record_unsent(
         expect,
         throws: false,
         unsent: Some(error),
-        digest: false,
+        auth: Auth::Basic,
     };
     sh.record_unsent(vu, &meta);
 }
@@ -242,7 +242,7 @@ pub(crate) fn build_request<'js>(
         jar,
         throws,
         expect,
-        digest,
+        auth,
     } = read_params(ctx, params, defaults, expect)?;
     if let Some(n) = url_name
         && defaults.name_tag
@@ -268,7 +268,7 @@ pub(crate) fn build_request<'js>(
             Some(ua) => headers.push(("User-Agent".into(), ua.into())),
         }
     }
-    let (meta_url, url) = if digest {
+    let (meta_url, url) = if auth == Auth::Digest {
         // As k6: the credentials went into the digest answer, not the tags.
         (crate::url_clean::without_userinfo(&url).into_owned(), url)
     } else {
@@ -298,7 +298,7 @@ pub(crate) fn build_request<'js>(
             expect,
             throws,
             unsent: None,
-            digest,
+            auth,
         },
     ))
 }
@@ -370,16 +370,16 @@ struct Params {
     jar: usize,
     throws: bool,
     expect: Expect,
-    /// `auth: 'digest'`.
-    digest: bool,
+    /// `params.auth`.
+    auth: Auth,
 }
 
 /// The exception for a param value loadlab cannot send (an `auth` other
-/// than basic and digest, any `compression`).
+/// than basic, digest and ntlm, any `compression`).
 fn unsupported_param(ctx: &Ctx<'_>, k: &str, v: &Value<'_>) -> BuildError {
     let what = js_string(v).map_or_else(String::new, |s| format!(" {s:?}"));
     let only = if k == "auth" {
-        "; only \"basic\" and \"digest\""
+        "; only \"basic\", \"digest\" and \"ntlm\""
     } else {
         ""
     };
@@ -412,7 +412,7 @@ fn read_params<'js>(
     let mut cookies = Vec::new();
     let mut jar = 0;
     let mut throws = defaults.request.throw;
-    let mut digest = false;
+    let mut auth = Auth::Basic;
     if let Some(p) = params.and_then(|p| p.as_object()) {
         for (k, v) in p.props::<String, Value>().flatten() {
             match k.as_str() {
@@ -475,10 +475,11 @@ fn read_params<'js>(
                     })?;
                 }
                 // Basic credentials come from the URL (`http://user:pass@…`),
-                // with or without `auth: 'basic'`, as in k6; `digest` takes
-                // them from there too.
-                "auth" if js_string(&v).as_deref() == Some("basic") => {}
-                "auth" if js_string(&v).as_deref() == Some("digest") => digest = true,
+                // with or without `auth: 'basic'`, as in k6; `digest` and
+                // `ntlm` take them from there too.
+                "auth" if js_string(&v).as_deref() == Some("basic") => auth = Auth::Basic,
+                "auth" if js_string(&v).as_deref() == Some("digest") => auth = Auth::Digest,
+                "auth" if js_string(&v).as_deref() == Some("ntlm") => auth = Auth::Ntlm,
                 "auth" | "compression" if !v.is_undefined() && !v.is_null() => {
                     return Err(unsupported_param(ctx, &k, &v));
                 }
@@ -497,7 +498,7 @@ fn read_params<'js>(
         jar,
         throws,
         expect,
-        digest,
+        auth,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The natives behind `http.request()` (and the methods) and
 //! `http.batch()`: a request built, its cookies added, sent on the
-//! scheduler (twice for a digest challenge, `digest.rs`), and its
-//! response made.
+//! scheduler (again for each 401 its `params.auth` answers,
+//! `challenge.rs`), and its response made.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,13 +9,14 @@ use std::rc::Rc;
 use loadlab_engine::client::{ClientRequest, ClientResponse};
 use rquickjs::{Ctx, Value};
 
+use super::challenge::{Handshake, Step};
 use super::cookies::{AllJars, add_cookies, redirect_jar, store_cookies};
 use super::request::{BuildError, build_request, params_throw, record_unsent, rps_wait};
 use super::response::{response_object, unsent_response};
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::modules::common::{js_string, throw, throw_go, wait};
-use crate::state::request::{Expect, ReqMeta};
+use crate::state::request::ReqMeta;
 use crate::state::run_state::RunState;
 
 /// One request, as `http.request()` and the methods make it.
@@ -64,16 +65,30 @@ pub(super) fn send<'js>(
     req.redirect_cookies = redirect_jar(jr, vu, iteration, &meta);
     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
     rps_wait(ctx, sh, 1)?;
-    let digest = meta.digest.then(|| req.clone());
-    let mut resp = exchange(ctx, vec![req])?.pop().expect("one response");
-    if let Some(again) = digest.and_then(|r| second_try(r, &resp)) {
-        store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-        sh.record_http(vu, &challenged(&meta), &resp);
-        rps_wait(ctx, sh, 1)?;
-        resp = exchange(ctx, vec![again])?.pop().expect("one response");
+    let (mut hs, first) = Handshake::start(&meta, &req);
+    let mut resp = exchange(ctx, vec![first])?.pop().expect("one response");
+    // The 401s `params.auth` answers, each exchange recorded.
+    loop {
+        match hs.after(&resp, &meta) {
+            Step::Done => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+                sh.record_http(vu, &hs.record_final(&meta), &resp);
+                break;
+            }
+            Step::Again { record, next } => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+                sh.record_http(vu, &record, &resp);
+                rps_wait(ctx, sh, 1)?;
+                resp = exchange(ctx, vec![next])?.pop().expect("one response");
+            }
+            Step::Fallback { record, answer } => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+                sh.record_http(vu, &record, &resp);
+                resp = *answer;
+                break;
+            }
+        }
     }
-    store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-    sh.record_http(vu, &meta, &resp);
     if meta.throws
         && let Some(text) = crate::state::http::failure_text(&meta, &resp, &sh.http.blocklist)
     {
@@ -92,24 +107,57 @@ fn exchange(ctx: &Ctx<'_>, reqs: Vec<ClientRequest>) -> rquickjs::Result<Vec<Cli
     }
 }
 
-/// For a request with `auth: 'digest'` whose answer is a 401 with a
-/// `Digest` challenge: the same request with the challenge's answer.
-fn second_try(mut req: ClientRequest, resp: &ClientResponse) -> Option<ClientRequest> {
-    let auth = super::digest::answer(&req, resp)?;
-    req.headers
-        .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
-    req.headers.push(("Authorization".into(), auth));
-    Some(req)
-}
-
-/// How a digest challenge's 401 is recorded: an expected response, as k6
-/// records it (unless no response is expected of any request).
-fn challenged(meta: &ReqMeta) -> ReqMeta {
-    let mut m = meta.clone();
-    if !matches!(m.expect, Expect::Nothing) {
-        m.expect = Expect::Statuses(std::rc::Rc::from([(401u16, 401u16)]));
+/// A batch's requests sent together, the 401s their `params.auth`
+/// answers answered together, round by round (each exchange recorded but
+/// the last): each request's response, and how to record it (`None`:
+/// recorded already).
+fn batch_exchange(
+    ctx: &Ctx<'_>,
+    sh: &RunState,
+    jr: &Rc<RefCell<AllJars>>,
+    (vu, iteration): (usize, u64),
+    metas: &[ReqMeta],
+    reqs: Vec<ClientRequest>,
+) -> rquickjs::Result<Vec<(ClientResponse, Option<ReqMeta>)>> {
+    let (mut hss, firsts): (Vec<Handshake>, Vec<ClientRequest>) = metas
+        .iter()
+        .zip(&reqs)
+        .map(|(m, r)| Handshake::start(m, r))
+        .unzip();
+    let mut out: Vec<(ClientResponse, Option<ReqMeta>)> = exchange(ctx, firsts)?
+        .into_iter()
+        .map(|r| (r, None))
+        .collect();
+    let mut pending: Vec<usize> = (0..out.len()).collect();
+    while !pending.is_empty() {
+        let mut again = Vec::new();
+        for i in pending {
+            let resp = &out[i].0;
+            match hss[i].after(resp, &metas[i]) {
+                Step::Done => out[i].1 = Some(hss[i].record_final(&metas[i])),
+                Step::Again { record, next } => {
+                    store_cookies(jr.borrow_mut().of(vu), iteration, &metas[i], resp);
+                    sh.record_http(vu, &record, resp);
+                    again.push((i, next));
+                }
+                Step::Fallback { record, answer } => {
+                    store_cookies(jr.borrow_mut().of(vu), iteration, &metas[i], resp);
+                    sh.record_http(vu, &record, resp);
+                    out[i] = (*answer, None);
+                }
+            }
+        }
+        if again.is_empty() {
+            break;
+        }
+        rps_wait(ctx, sh, again.len())?;
+        let (at, reqs): (Vec<usize>, Vec<ClientRequest>) = again.into_iter().unzip();
+        for (&i, r) in at.iter().zip(exchange(ctx, reqs)?) {
+            out[i].0 = r;
+        }
+        pending = at;
     }
-    m
+    Ok(out)
 }
 
 /// A batch's requests that could not be made but count as failed ones:
@@ -142,39 +190,19 @@ pub(super) fn batch<'js>(
         Vec::new()
     } else {
         rps_wait(ctx, sh, reqs.len())?;
-        let digest: Vec<Option<ClientRequest>> = metas
-            .iter()
-            .zip(&reqs)
-            .map(|(m, r)| m.digest.then(|| r.clone()))
-            .collect();
-        let mut resps = exchange(ctx, reqs)?;
-        // Digest challenges answered, all together.
-        let mut again = Vec::new();
-        for (i, r) in digest.into_iter().enumerate() {
-            if let Some(req) = r.and_then(|r| second_try(r, &resps[i])) {
-                store_cookies(jr.borrow_mut().of(vu), iteration, &metas[i], &resps[i]);
-                sh.record_http(vu, &challenged(&metas[i]), &resps[i]);
-                again.push((i, req));
-            }
-        }
-        if !again.is_empty() {
-            rps_wait(ctx, sh, again.len())?;
-            let (at, reqs): (Vec<usize>, Vec<ClientRequest>) = again.into_iter().unzip();
-            for (i, r) in at.into_iter().zip(exchange(ctx, reqs)?) {
-                resps[i] = r;
-            }
-        }
-        resps
+        batch_exchange(ctx, sh, jr, (vu, iteration), &metas, reqs)?
     };
     let mut out = Vec::new();
     let mut failed = None;
     let mut unsent = unsent.into_iter().peekable();
-    for (meta, resp) in metas.iter().zip(resps) {
+    for (meta, (resp, record)) in metas.iter().zip(resps) {
         while let Some((_, m, u, t, c)) = unsent.next_if(|x| x.0 == out.len()) {
             out.push(unsent_response(ctx, &m, u, t, c)?);
         }
-        store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
-        sh.record_http(vu, meta, &resp);
+        if let Some(record) = record {
+            store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
+            sh.record_http(vu, &record, &resp);
+        }
         if failed.is_none() && meta.throws {
             failed = crate::state::http::failure_text(meta, &resp, &sh.http.blocklist);
         }
