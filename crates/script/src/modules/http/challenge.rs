@@ -11,8 +11,9 @@ use crate::state::request::{Auth, Expect, ReqMeta};
 
 /// Where a request is in its handshake.
 pub(super) struct Handshake {
-    /// The request as the script made it, credentials in its URL.
-    req: ClientRequest,
+    /// The request as the script made it, credentials in its URL (`None`
+    /// for basic: nothing to answer, nothing kept).
+    req: Option<ClientRequest>,
     auth: Auth,
     /// Exchanges done so far.
     sent: u8,
@@ -43,25 +44,30 @@ pub(super) enum Step {
 
 impl Handshake {
     /// The request to send first: NTLM's goes without credentials (k6's
-    /// client tries anonymously first); the others as they are.
-    pub(super) fn start(meta: &ReqMeta, req: &ClientRequest) -> (Handshake, ClientRequest) {
+    /// client tries anonymously first); the others as they are. A basic
+    /// request is not copied.
+    pub(super) fn start(meta: &ReqMeta, req: ClientRequest) -> (Handshake, ClientRequest) {
+        let kept = (meta.auth != Auth::Basic).then(|| req.clone());
+        let mut first = req;
+        if meta.auth == Auth::Ntlm && credentials(&first).is_some() {
+            strip_authorization(&mut first);
+        }
         let hs = Handshake {
-            req: req.clone(),
+            req: kept,
             auth: meta.auth,
             sent: 1,
             first: None,
         };
-        let mut first = req.clone();
-        if meta.auth == Auth::Ntlm && credentials(req).is_some() {
-            strip_authorization(&mut first);
-        }
         (hs, first)
     }
 
     /// What follows `resp`, the answer to the last request sent.
     pub(super) fn after(&mut self, resp: &ClientResponse, meta: &ReqMeta) -> Step {
+        let Some(req) = &self.req else {
+            return Step::Done;
+        };
         match (self.auth, self.sent) {
-            (Auth::Digest, 1) => match super::digest::answer(&self.req, resp) {
+            (Auth::Digest, 1) => match super::digest::answer(req, resp) {
                 Some(auth) => self.again(expecting_401(meta, false), auth_header(auth)),
                 None => Step::Done,
             },
@@ -83,7 +89,9 @@ impl Handshake {
     }
 
     fn again(&mut self, record: ReqMeta, header: (String, String)) -> Step {
-        let mut next = self.req.clone();
+        let Some(mut next) = self.req.clone() else {
+            return Step::Done;
+        };
         strip_authorization(&mut next);
         next.headers.push(header);
         self.sent += 1;
@@ -93,7 +101,7 @@ impl Handshake {
     /// After the anonymous try: a 401 offering NTLM gets the NEGOTIATE
     /// message.
     fn ntlm_negotiate(&mut self, resp: &ClientResponse, meta: &ReqMeta) -> Step {
-        if resp.status != 401 || credentials(&self.req).is_none() {
+        if resp.status != 401 || self.req.as_ref().and_then(credentials).is_none() {
             return Step::Done;
         }
         let Some((scheme, _)) = super::ntlm::offered(resp.headers.iter()) else {
@@ -114,7 +122,7 @@ impl Handshake {
             return Step::Done;
         }
         let answer = super::ntlm::offered(resp.headers.iter()).and_then(|(scheme, token)| {
-            let (user, pass) = credentials(&self.req)?;
+            let (user, pass) = self.req.as_ref().and_then(credentials)?;
             let m = super::ntlm::authenticate(token, &user, &pass)?;
             Some(format!("{scheme} {m}"))
         });

@@ -65,7 +65,7 @@ pub(super) fn send<'js>(
     req.redirect_cookies = redirect_jar(jr, vu, iteration, &meta);
     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
     rps_wait(ctx, sh, 1)?;
-    let (mut hs, first) = Handshake::start(&meta, &req);
+    let (mut hs, first) = Handshake::start(&meta, req);
     let mut resp = exchange(ctx, vec![first])?.pop().expect("one response");
     // The 401s `params.auth` answers, each exchange recorded.
     loop {
@@ -121,7 +121,7 @@ fn batch_exchange(
 ) -> rquickjs::Result<Vec<(ClientResponse, Option<ReqMeta>)>> {
     let (mut hss, firsts): (Vec<Handshake>, Vec<ClientRequest>) = metas
         .iter()
-        .zip(&reqs)
+        .zip(reqs)
         .map(|(m, r)| Handshake::start(m, r))
         .unzip();
     let mut out: Vec<(ClientResponse, Option<ReqMeta>)> = exchange(ctx, firsts)?
