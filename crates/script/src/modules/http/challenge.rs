@@ -3,6 +3,7 @@
 //! handshake's two (`ntlm.rs`). `send.rs` sends what [`Handshake::after`]
 //! asks for and records every exchange, each as k6 v1.8.1 records it.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use loadlab_engine::client::{ClientRequest, ClientResponse};
@@ -80,11 +81,11 @@ impl Handshake {
     /// How the request's response is recorded when [`Step::Done`] ends
     /// the handshake: as the request says, except NTLM's first answer,
     /// whose 401 k6 takes as expected (its callback for the first answer).
-    pub(super) fn record_final(&self, meta: &ReqMeta) -> ReqMeta {
+    pub(super) fn record_final<'m>(&self, meta: &'m ReqMeta) -> Cow<'m, ReqMeta> {
         if self.auth == Auth::Ntlm && self.sent == 1 {
-            expecting_401(meta, true)
+            Cow::Owned(expecting_401(meta, true))
         } else {
-            meta.clone()
+            Cow::Borrowed(meta)
         }
     }
 

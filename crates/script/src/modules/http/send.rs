@@ -3,6 +3,7 @@
 //! scheduler (again for each 401 its `params.auth` answers,
 //! `challenge.rs`), and its response made.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -111,20 +112,20 @@ fn exchange(ctx: &Ctx<'_>, reqs: Vec<ClientRequest>) -> rquickjs::Result<Vec<Cli
 /// answers answered together, round by round (each exchange recorded but
 /// the last): each request's response, and how to record it (`None`:
 /// recorded already).
-fn batch_exchange(
+fn batch_exchange<'m>(
     ctx: &Ctx<'_>,
     sh: &RunState,
     jr: &Rc<RefCell<AllJars>>,
     (vu, iteration): (usize, u64),
-    metas: &[ReqMeta],
+    metas: &'m [ReqMeta],
     reqs: Vec<ClientRequest>,
-) -> rquickjs::Result<Vec<(ClientResponse, Option<ReqMeta>)>> {
+) -> rquickjs::Result<Vec<(ClientResponse, Option<Cow<'m, ReqMeta>>)>> {
     let (mut hss, firsts): (Vec<Handshake>, Vec<ClientRequest>) = metas
         .iter()
         .zip(reqs)
         .map(|(m, r)| Handshake::start(m, r))
         .unzip();
-    let mut out: Vec<(ClientResponse, Option<ReqMeta>)> = exchange(ctx, firsts)?
+    let mut out: Vec<(ClientResponse, Option<Cow<'m, ReqMeta>>)> = exchange(ctx, firsts)?
         .into_iter()
         .map(|r| (r, None))
         .collect();
