@@ -17,7 +17,7 @@ use super::response::{response_object, unsent_response};
 use crate::js::vu::{self, Op, Resume};
 use crate::log::Level;
 use crate::modules::common::{js_string, throw, throw_go, wait};
-use crate::state::request::ReqMeta;
+use crate::state::request::{Auth, ReqMeta};
 use crate::state::run_state::RunState;
 
 /// One request, as `http.request()` and the methods make it.
@@ -66,30 +66,14 @@ pub(super) fn send<'js>(
     req.redirect_cookies = redirect_jar(jr, vu, iteration, &meta);
     add_cookies(jr.borrow_mut().of(vu), iteration, &mut req, &meta);
     rps_wait(ctx, sh, 1)?;
-    let (mut hs, first) = Handshake::start(&meta, req);
-    let mut resp = exchange(ctx, vec![first])?.pop().expect("one response");
-    // The 401s `params.auth` answers, each exchange recorded.
-    loop {
-        match hs.after(&resp, &meta) {
-            Step::Done => {
-                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-                sh.record_http(vu, &hs.record_final(&meta), &resp);
-                break;
-            }
-            Step::Again { record, next } => {
-                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-                sh.record_http(vu, &record, &resp);
-                rps_wait(ctx, sh, 1)?;
-                resp = exchange(ctx, vec![next])?.pop().expect("one response");
-            }
-            Step::Fallback { record, answer } => {
-                store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
-                sh.record_http(vu, &record, &resp);
-                resp = *answer;
-                break;
-            }
-        }
-    }
+    let resp = if meta.auth == Auth::Basic {
+        let resp = exchange(ctx, vec![req])?.pop().expect("one response");
+        store_cookies(jr.borrow_mut().of(vu), iteration, &meta, &resp);
+        sh.record_http(vu, &meta, &resp);
+        resp
+    } else {
+        answered(ctx, sh, jr, (vu, iteration), &meta, req)?
+    };
     if meta.throws
         && let Some(text) = crate::state::http::failure_text(&meta, &resp, &sh.http.blocklist)
     {
@@ -97,6 +81,40 @@ pub(super) fn send<'js>(
         return Err(throw_go(ctx, &text));
     }
     response_object(ctx, &meta, resp)
+}
+
+/// A request whose `params.auth` answers 401s (digest, NTLM): sent, and
+/// again as its handshake asks, each exchange recorded; its response.
+fn answered(
+    ctx: &Ctx<'_>,
+    sh: &RunState,
+    jr: &Rc<RefCell<AllJars>>,
+    (vu, iteration): (usize, u64),
+    meta: &ReqMeta,
+    req: ClientRequest,
+) -> rquickjs::Result<ClientResponse> {
+    let (mut hs, first) = Handshake::start(meta, req);
+    let mut resp = exchange(ctx, vec![first])?.pop().expect("one response");
+    loop {
+        match hs.after(&resp, meta) {
+            Step::Done => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
+                sh.record_http(vu, &hs.record_final(meta), &resp);
+                return Ok(resp);
+            }
+            Step::Again { record, next } => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
+                sh.record_http(vu, &record, &resp);
+                rps_wait(ctx, sh, 1)?;
+                resp = exchange(ctx, vec![next])?.pop().expect("one response");
+            }
+            Step::Fallback { record, answer } => {
+                store_cookies(jr.borrow_mut().of(vu), iteration, meta, &resp);
+                sh.record_http(vu, &record, &resp);
+                return Ok(*answer);
+            }
+        }
+    }
 }
 
 /// `reqs` sent together, their responses in order.
@@ -120,6 +138,13 @@ fn batch_exchange<'m>(
     metas: &'m [ReqMeta],
     reqs: Vec<ClientRequest>,
 ) -> rquickjs::Result<Vec<(ClientResponse, Option<Cow<'m, ReqMeta>>)>> {
+    if metas.iter().all(|m| m.auth == Auth::Basic) {
+        let resps = exchange(ctx, reqs)?.into_iter();
+        return Ok(resps
+            .zip(metas)
+            .map(|(r, m)| (r, Some(Cow::Borrowed(m))))
+            .collect());
+    }
     let (mut hss, firsts): (Vec<Handshake>, Vec<ClientRequest>) = metas
         .iter()
         .zip(reqs)
