@@ -2,9 +2,10 @@
 //! challenge answered by a second try, both measured as k6 v1.8.1
 //! measures them (side by side where k6 is installed).
 
+use crate::k6_auth_kit::{k6_run, serve_each};
 use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -122,25 +123,9 @@ fn digest_challenges_are_answered_and_measured_as_k6() {
     let k6 = loadlab_testkit::k6::k6_or_skip("digest_challenges_are_answered_and_measured_as_k6");
     let tools = std::iter::once(None).chain(k6.as_deref().map(Some));
     for tool in tools {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
         let seen: Arc<[AtomicUsize; 2]> = Arc::new(Default::default());
-        let counts = seen.clone();
-        std::thread::spawn(move || {
-            for s in listener.incoming().flatten() {
-                let seen = counts.clone();
-                std::thread::spawn(move || serve(s, &seen));
-            }
-        });
-        let mut cmd = match tool {
-            Some(k6) => loadlab_testkit::k6::run_command(k6),
-            None => {
-                let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_loadlab"));
-                c.args(["k6", "run"]);
-                c
-            }
-        };
-        let name = if tool.is_some() { "k6" } else { "loadlab" };
+        let addr = serve_each(seen.clone(), serve);
+        let (mut cmd, name) = k6_run(tool);
         let points = dir.path().join(format!("{name}.json"));
         let o = cmd
             .args(["-q", "-e", &format!("ADDR={addr}")])

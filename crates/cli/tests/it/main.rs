@@ -34,6 +34,8 @@ mod import_openapi;
 #[cfg(feature = "k6")]
 mod k6;
 #[cfg(feature = "k6")]
+mod k6_auth_kit;
+#[cfg(feature = "k6")]
 mod k6_config;
 #[cfg(feature = "k6")]
 mod k6_digest;
