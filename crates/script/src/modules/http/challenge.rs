@@ -147,13 +147,17 @@ fn strip_authorization(req: &mut ClientRequest) {
         .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
 }
 
+/// The request's URL as a URI (parsed when the request has none).
+pub(super) fn request_uri(req: &ClientRequest) -> Option<http::Uri> {
+    match &req.uri {
+        Some(u) => Some(u.clone()),
+        None => req.url.parse::<http::Uri>().ok(),
+    }
+}
+
 /// The user and password of the request's URL, decoded; `None` without.
-fn credentials(req: &ClientRequest) -> Option<(String, String)> {
-    let uri = match &req.uri {
-        Some(u) => u.clone(),
-        None => req.url.parse::<http::Uri>().ok()?,
-    };
-    let (user, pass) = loadlab_engine::url_credentials(&uri)?;
+pub(super) fn credentials(req: &ClientRequest) -> Option<(String, String)> {
+    let (user, pass) = loadlab_engine::url_credentials(&request_uri(req)?)?;
     Some((
         String::from_utf8_lossy(&user).into_owned(),
         String::from_utf8_lossy(&pass).into_owned(),

@@ -32,18 +32,11 @@ pub(super) fn answer(req: &ClientRequest, resp: &ClientResponse) -> Option<Strin
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
         .find_map(|(_, v)| parse(v))?;
-    let uri = match &req.uri {
-        Some(u) => u.clone(),
-        None => req.url.parse::<http::Uri>().ok()?,
-    };
-    let (user, pass) = loadlab_engine::url_credentials(&uri)?;
+    let (user, pass) = super::challenge::credentials(req)?;
     if user.is_empty() {
         return None;
     }
-    let (user, pass) = (
-        String::from_utf8_lossy(&user),
-        String::from_utf8_lossy(&pass),
-    );
+    let uri = super::challenge::request_uri(req)?;
     let uri = uri.path_and_query().map_or("/", |p| p.as_str());
     let cnonce = format!("{:032x}", rand::random::<u128>());
     authorization(&ch, &user, &pass, req.method.as_str(), uri, &cnonce)
