@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use loadlab_engine::client::{ClientRequest, ClientResponse};
 
+use super::userinfo::credentials;
 use crate::state::request::{Auth, Expect, ReqMeta};
 
 /// Where a request is in its handshake.
@@ -145,23 +146,6 @@ fn auth_header(value: String) -> (String, String) {
 fn strip_authorization(req: &mut ClientRequest) {
     req.headers
         .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
-}
-
-/// The request's URL as a URI (parsed when the request has none).
-pub(super) fn request_uri(req: &ClientRequest) -> Option<http::Uri> {
-    match &req.uri {
-        Some(u) => Some(u.clone()),
-        None => req.url.parse::<http::Uri>().ok(),
-    }
-}
-
-/// The user and password of the request's URL, decoded; `None` without.
-pub(super) fn credentials(req: &ClientRequest) -> Option<(String, String)> {
-    let (user, pass) = loadlab_engine::url_credentials(&request_uri(req)?)?;
-    Some((
-        String::from_utf8_lossy(&user).into_owned(),
-        String::from_utf8_lossy(&pass).into_owned(),
-    ))
 }
 
 /// How a challenge's 401 is recorded: expected (digest: only a 401, as

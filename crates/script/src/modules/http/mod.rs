@@ -19,6 +19,7 @@ mod ntlm;
 pub(crate) mod request;
 pub(crate) mod response;
 mod send;
+mod userinfo;
 
 use crate::state::request::Expect;
 use cookies::{AllJars, install_jars};
