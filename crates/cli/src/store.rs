@@ -29,6 +29,22 @@ pub fn s3_url(s: &str, what: &str) -> Result<Option<S3Url>, CliError> {
     }
 }
 
+/// `s` as an `s3://` URL naming one object, `None` when it is not an
+/// `s3://` URL. A prefix (no key, or one ending in `/`) is a usage error
+/// saying the form expected (`form`: `s3://BUCKET/KEY`), after `what` as
+/// in [`s3_url`].
+pub fn s3_object(s: &str, what: &str, form: &str) -> Result<Option<S3Url>, CliError> {
+    let Some(url) = s3_url(s, what)? else {
+        return Ok(None);
+    };
+    if url.key.is_empty() || url.key.ends_with('/') {
+        return Err(CliError::usage(format!(
+            "{what}: {url} names a prefix, not an object; expected {form}"
+        )));
+    }
+    Ok(Some(url))
+}
+
 /// The stand-in of a build without `cluster`: the same names. Nothing
 /// makes an [`S3Url`] ([`s3_url`] has answered every `s3://` URL), and
 /// were one made, every operation would answer that it is not built.

@@ -238,12 +238,7 @@ pub fn run(a: AttackArgs) -> Result<(), CliError> {
         } else {
             Output::Stdout
         }
-    } else if let Some(url) = crate::store::s3_url(&a.output, "-output")? {
-        if url.key.is_empty() || url.key.ends_with('/') {
-            return Err(CliError::usage(format!(
-                "-output={url}: names a prefix, not an object; expected s3://BUCKET/KEY"
-            )));
-        }
+    } else if let Some(url) = crate::store::s3_object(&a.output, "-output", "s3://BUCKET/KEY")? {
         preflight(&url)?;
         Output::S3(
             url,

@@ -573,21 +573,20 @@ fn outputs(
                         .map_err(|e| CliError::usage(format!("--out {o:?}: {e}")))?,
                 );
             }
-            Some(("loadlab", f)) if f.starts_with("s3://") => {
-                let url = crate::store::s3_url(f, &format!("--out {o:?}"))?
-                    .ok_or_else(|| CliError::usage(format!("--out {o:?}: not an S3 URL")))?;
-                if url.key.is_empty() || url.key.ends_with('/') {
-                    return Err(CliError::usage(format!(
-                        "--out {o:?}: names a prefix, not an object; expected loadlab=s3://BUCKET/KEY"
-                    )));
+            Some(("loadlab", f)) if !f.is_empty() => {
+                let what = format!("--out {o:?}");
+                match crate::store::s3_object(f, &what, "loadlab=s3://BUCKET/KEY")? {
+                    Some(url) => {
+                        super::attack::preflight(&url)?;
+                        let tmp = tempfile::NamedTempFile::new().map_err(|e| {
+                            CliError::io(format!("cannot create a temporary file: {e}"))
+                        })?;
+                        cfg.results_out = Some(tmp.path().to_path_buf());
+                        upload_to = Some((url, tmp));
+                    }
+                    None => cfg.results_out = Some(PathBuf::from(f)),
                 }
-                super::attack::preflight(&url)?;
-                let tmp = tempfile::NamedTempFile::new()
-                    .map_err(|e| CliError::io(format!("cannot create a temporary file: {e}")))?;
-                cfg.results_out = Some(tmp.path().to_path_buf());
-                upload_to = Some((url, tmp));
             }
-            Some(("loadlab", f)) if !f.is_empty() => cfg.results_out = Some(PathBuf::from(f)),
             // k6's Prometheus remote-write output, configured by its
             // K6_PROMETHEUS_RW_* variables and the argument.
             _ if o == "experimental-prometheus-rw"

@@ -362,17 +362,12 @@ fn s3_store(
 ) -> Result<Option<(crate::store::S3Url, PathBuf, tempfile::TempDir)>, CliError> {
     let Some(url) = db
         .to_str()
-        .map(|s| crate::store::s3_url(s, "--db"))
+        .map(|s| crate::store::s3_object(s, "--db", "s3://BUCKET/KEY"))
         .transpose()?
         .flatten()
     else {
         return Ok(None);
     };
-    if url.key.is_empty() || url.key.ends_with('/') {
-        return Err(CliError::usage(format!(
-            "--db {url}: names a prefix, not an object; expected s3://BUCKET/KEY"
-        )));
-    }
     super::attack::preflight(&url)?;
     let dir = tempfile::tempdir()
         .map_err(|e| CliError::io(format!("cannot create a temporary folder: {e}")))?;

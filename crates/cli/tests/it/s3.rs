@@ -234,12 +234,34 @@ fn a_missing_bucket_is_found_before_the_attack() {
         err.contains("s3://missing-bucket/r.bin") && err.contains("NoSuchBucket"),
         "{err}"
     );
-    // A prefix is not an object.
-    let out = run(
-        loadlab(&moto, &["attack", "-rate=1", "-output=s3://b/dir/"]),
-        "GET http://127.0.0.1:1/\n",
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // A prefix is not an object: a usage error naming the option and the
+    // form expected, before anything runs (in each face that writes one).
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("t.js");
+    std::fs::write(&script, "export default function () {}\n").unwrap();
+    let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/c5-vs-c6g.yaml");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["attack", "-rate=1", "-output=s3://b/dir/"],
+            "-output: s3://b/dir/ names a prefix, not an object; expected s3://BUCKET/KEY",
+        ),
+        (
+            &["study", plan, "--db", "s3://b"],
+            "--db: s3://b/ names a prefix, not an object; expected s3://BUCKET/KEY",
+        ),
+        (
+            &["k6", "run", "--out", "loadlab=s3://b/d/", script.to_str().unwrap()],
+            "--out \"loadlab=s3://b/d/\": s3://b/d/ names a prefix, not an object; \
+             expected loadlab=s3://BUCKET/KEY",
+        ),
+    ];
+    for (args, line) in cases {
+        let out = run(loadlab(&moto, args), "GET http://127.0.0.1:1/\n");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end(), format!("loadlab: {line}"), "{args:?}");
+    }
+    assert_eq!(origin_requests(o.addr), 0);
 }
 
 #[test]
