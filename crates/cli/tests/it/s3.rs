@@ -250,7 +250,13 @@ fn a_missing_bucket_is_found_before_the_attack() {
             "--db: s3://b/ names a prefix, not an object; expected s3://BUCKET/KEY",
         ),
         (
-            &["k6", "run", "--out", "loadlab=s3://b/d/", script.to_str().unwrap()],
+            &[
+                "k6",
+                "run",
+                "--out",
+                "loadlab=s3://b/d/",
+                script.to_str().unwrap(),
+            ],
             "--out \"loadlab=s3://b/d/\": s3://b/d/ names a prefix, not an object; \
              expected loadlab=s3://BUCKET/KEY",
         ),

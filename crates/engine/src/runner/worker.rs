@@ -156,10 +156,6 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             if sh.past_limit(n) {
                 break;
             }
-            if sh.cfg.duration.is_some_and(|d| sh.start.elapsed() >= d) {
-                sh.stop_claims(StopReason::Duration);
-                break;
-            }
             (n, None)
         };
         let (target, tpl) = match &sh.targets {
@@ -182,6 +178,20 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
             },
         };
 
+        let begin = Instant::now();
+        // An unpaced attack ends at its duration, read on the clock reading
+        // that stamps the request (its sample's `sent` on a reused
+        // connection): none of its requests goes out after the duration.
+        if !sh.paced
+            && sh
+                .cfg
+                .duration
+                .is_some_and(|d| begin.saturating_duration_since(sh.start) >= d)
+        {
+            sh.stop_claims(StopReason::Duration);
+            break;
+        }
+
         // Keep workers out of flight, free to claim the next slots: if this
         // send would leave fewer than one (plus one per 16 in flight) free,
         // add workers (up to the cap). A stalled server thus grows the pool
@@ -194,7 +204,6 @@ async fn worker(sh: &Arc<Shared>, tx: mpsc::Sender<Msg>) {
         }
         live.sent.fetch_add(1, Ordering::Relaxed);
         live.in_flight.fetch_add(1, Ordering::Relaxed);
-        let begin = Instant::now();
         if batch.is_empty() {
             // No sample of this worker can complete before this request starts.
             hold.begin(sh.offset(begin));
