@@ -540,9 +540,9 @@ fn run_attack<S: Sink + 'static>(
                     None => std::future::pending().await,
                 }
             };
-            let mut term = crate::signals::term();
+            let mut stops = crate::signals::listen();
             tokio::select! {
-                _ = crate::signals::stop_requested(&mut term) => {}
+                _ = stops.next() => {}
                 _ = button => {}
             }
         };

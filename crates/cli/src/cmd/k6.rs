@@ -635,7 +635,7 @@ fn watch_signals(
         return;
     };
     rt.block_on(async move {
-        let mut term = crate::signals::term();
+        let mut stops = crate::signals::listen();
         // The dashboard's Stop button: as Ctrl-C.
         let pressed = async {
             match &button {
@@ -644,13 +644,13 @@ fn watch_signals(
             }
         };
         let why = tokio::select! {
-            s = crate::signals::stop_requested(&mut term) => s,
+            s = stops.next() => s,
             _ = pressed => "interrupt",
         };
         let _ = got.set(why);
         stop.stop_vus();
         let _ = tx.send(());
-        crate::signals::stop_requested(&mut term).await;
+        stops.next().await;
         eprintln!("loadlab k6: stopped by a second interrupt, without teardown or summary");
         std::process::exit(EXTERNAL_ABORT);
     });

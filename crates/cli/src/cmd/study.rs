@@ -101,7 +101,7 @@ pub fn stop_flag() -> Arc<StopSignal> {
     let _ = std::thread::Builder::new().name("loadlab-signals".into()).spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         rt.block_on(async {
-            crate::signals::stop_requested(&mut crate::signals::term()).await;
+            crate::signals::listen().next().await;
         });
         eprintln!("loadlab: stopping; the run in flight is discarded, committed runs are kept (continue with --resume)");
         f.fire();

@@ -64,7 +64,7 @@ pub fn run(a: SysbenchArgs) -> Result<(), CliError> {
     // Ctrl-C or SIGTERM ends a run as its time limit would: sysbench's
     // final blocks over the time it ran, then one line and exit 130.
     let interrupt = async {
-        crate::signals::stop_requested(&mut crate::signals::term()).await;
+        crate::signals::listen().next().await;
     };
     let rate = opts.rate;
     match loadlab_sql::execute_until(opts, &mut out, interrupt)
