@@ -1,9 +1,8 @@
 //! What the side-by-side authentication tests share: a loopback server
-//! whose every connection gets a thread of its own, and the `k6 run` of
-//! either client.
+//! whose every connection gets a thread of its own (the clients are
+//! `side_by_side`'s).
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::Command;
 use std::sync::Arc;
 
 /// A listener on 127.0.0.1:0 whose connections `serve` takes, each on a
@@ -21,16 +20,4 @@ pub(crate) fn serve_each<S: Send + Sync + 'static>(
         }
     });
     addr
-}
-
-/// `k6 run` of k6 (`Some`) or of loadlab (`None`), and the client's name.
-pub(crate) fn k6_run(k6: Option<&std::path::Path>) -> (Command, &'static str) {
-    match k6 {
-        Some(k6) => (loadlab_testkit::k6::run_command(k6), "k6"),
-        None => {
-            let mut c = Command::new(env!("CARGO_BIN_EXE_loadlab"));
-            c.args(["k6", "run"]);
-            (c, "loadlab")
-        }
-    }
 }

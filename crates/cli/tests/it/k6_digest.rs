@@ -2,7 +2,7 @@
 //! challenge answered by a second try, both measured as k6 v1.8.1
 //! measures them (side by side where k6 is installed).
 
-use crate::k6_auth_kit::{k6_run, serve_each};
+use crate::k6_auth_kit::serve_each;
 use loadlab_testkit::proc::BoundedOutput;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -120,12 +120,10 @@ fn digest_challenges_are_answered_and_measured_as_k6() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("digest.js");
     std::fs::write(&script, SCRIPT).unwrap();
-    let k6 = loadlab_testkit::k6::k6_or_skip("digest_challenges_are_answered_and_measured_as_k6");
-    let tools = std::iter::once(None).chain(k6.as_deref().map(Some));
-    for tool in tools {
+    for tool in crate::side_by_side::tools("digest_challenges_are_answered_and_measured_as_k6") {
         let seen: Arc<[AtomicUsize; 2]> = Arc::new(Default::default());
         let addr = serve_each(seen.clone(), serve);
-        let (mut cmd, name) = k6_run(tool);
+        let (mut cmd, name) = (tool.command(), tool.name);
         let points = dir.path().join(format!("{name}.json"));
         let o = cmd
             .args(["-q", "-e", &format!("ADDR={addr}")])

@@ -3,7 +3,7 @@
 //! exchange measured as k6 v1.8.1 measures them (side by side where k6 is
 //! installed). The server checks the NTLMv2 answer against the password.
 
-use crate::k6_auth_kit::{k6_run, serve_each};
+use crate::k6_auth_kit::serve_each;
 use base64::Engine as _;
 use hmac::{KeyInit, Mac};
 use loadlab_testkit::proc::BoundedOutput;
@@ -176,12 +176,10 @@ fn ntlm_handshakes_are_answered_and_measured_as_k6() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("ntlm.js");
     std::fs::write(&script, SCRIPT).unwrap();
-    let k6 = loadlab_testkit::k6::k6_or_skip("ntlm_handshakes_are_answered_and_measured_as_k6");
-    let tools = std::iter::once(None).chain(k6.as_deref().map(Some));
-    for tool in tools {
+    for tool in crate::side_by_side::tools("ntlm_handshakes_are_answered_and_measured_as_k6") {
         let seen: Arc<Seen> = Arc::new(Default::default());
         let addr = serve_each(seen.clone(), serve);
-        let (mut cmd, name) = k6_run(tool);
+        let (mut cmd, name) = (tool.command(), tool.name);
         let points = dir.path().join(format!("{name}.json"));
         let o = cmd
             .args([
@@ -216,7 +214,7 @@ fn ntlm_handshakes_are_answered_and_measured_as_k6() {
             !points.contains(PASSWORD) && !points.contains("nope"),
             "{name}"
         );
-        if tool.is_none() {
+        if name == "loadlab" {
             let url = format!("\"url\":\"http://****:****@{addr}/ntlm?x=1\"");
             assert!(points.matches(url.as_str()).count() >= 6, "{url}");
         }

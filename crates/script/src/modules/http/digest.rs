@@ -32,11 +32,11 @@ pub(super) fn answer(req: &ClientRequest, resp: &ClientResponse) -> Option<Strin
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
         .find_map(|(_, v)| parse(v))?;
-    let (user, pass) = super::userinfo::credentials(req)?;
+    let uri = super::userinfo::request_uri(req)?;
+    let (user, pass) = super::userinfo::credentials_in(&uri)?;
     if user.is_empty() {
         return None;
     }
-    let uri = super::userinfo::request_uri(req)?;
     let uri = uri.path_and_query().map_or("/", |p| p.as_str());
     let cnonce = format!("{:032x}", rand::random::<u128>());
     authorization(&ch, &user, &pass, req.method.as_str(), uri, &cnonce)

@@ -14,7 +14,12 @@ pub(super) fn request_uri(req: &ClientRequest) -> Option<http::Uri> {
 
 /// The user and password of the request's URL, decoded; `None` without.
 pub(super) fn credentials(req: &ClientRequest) -> Option<(String, String)> {
-    let (user, pass) = loadlab_engine::url_credentials(&request_uri(req)?)?;
+    credentials_in(&request_uri(req)?)
+}
+
+/// The user and password of `uri`, decoded; `None` without.
+pub(super) fn credentials_in(uri: &http::Uri) -> Option<(String, String)> {
+    let (user, pass) = loadlab_engine::url_credentials(uri)?;
     Some((
         String::from_utf8_lossy(&user).into_owned(),
         String::from_utf8_lossy(&pass).into_owned(),
